@@ -1,0 +1,206 @@
+/**
+ * Quire configuration: defaults here, overridden by QUIRE_* environment variables (and PORT/HOST),
+ * validated once at start-up and deep-frozen. A bad value stops start-up with one clear message.
+ * The README's configuration table is generated from ENV_VARS (a test checks they agree).
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+
+export interface EnvVar {
+  name: string;
+  description: string;
+  default: string;
+}
+
+/** Every environment variable Quire reads, with its default and meaning. */
+export const ENV_VARS: EnvVar[] = [
+  { name: 'PORT', default: '8080', description: 'HTTP port of the API.' },
+  { name: 'HOST', default: '0.0.0.0', description: 'Interface the API listens on.' },
+  { name: 'QUIRE_PUBLIC_URL', default: 'http://localhost:$PORT', description: 'Public address of the service, used in status_url, studio_link and signed upload/download URLs.' },
+  { name: 'QUIRE_DATA_DIR', default: './data', description: 'Where the SQLite database, stored files, parsed content and the embedded vector index live.' },
+  { name: 'QUIRE_DB_URL', default: 'sqlite (in the data dir)', description: 'mysql://user:pass@host:3306/db for MySQL/MariaDB, or sqlite:///path/to/file.db.' },
+  { name: 'QUIRE_QUEUE_URL', default: '(in-process)', description: 'amqp://user:pass@host:5672 to run pipeline stages over RabbitMQ.' },
+  { name: 'QUIRE_RUN_STAGES', default: 'true', description: 'Whether the API process also consumes pipeline stages. Set false when dedicated `quire worker` processes do.' },
+  { name: 'QUIRE_STAGE_CONCURRENCY', default: '2', description: 'Stage messages a process handles at once (RabbitMQ prefetch).' },
+  { name: 'QUIRE_MAX_ATTEMPTS', default: '3', description: 'Deliveries of a stage message before it is dead-lettered and its job fails.' },
+  { name: 'QUIRE_LOG_LEVEL', default: 'info', description: 'pino log level (fatal, error, warn, info, debug, trace, silent).' },
+  { name: 'QUIRE_BOOTSTRAP_API_KEY', default: '(none)', description: 'Makes sure this exact API key (svc_ + 32+ hex) exists for the bootstrap admin user at start-up.' },
+  { name: 'QUIRE_BOOTSTRAP_PLAN', default: 'premium', description: "Plan of the bootstrap user: free, standard or premium (sets its rate limits)." },
+  { name: 'QUIRE_RATE_LIMIT_STORE', default: 'memory', description: 'memory (one process) or db (counters in the database, shared by several API processes).' },
+  { name: 'QUIRE_SIGNING_SECRET', default: '(generated in the data dir)', description: 'Key for signed upload/download URLs and studio links. Set the same value on every API process.' },
+  { name: 'QUIRE_MAX_UPLOAD_MB', default: '100', description: 'Upload and parse size limit, enforced while streaming.' },
+  { name: 'QUIRE_MAX_PRESIGNED_MB', default: '5120', description: 'Size limit of a presigned upload.' },
+  { name: 'QUIRE_ANONYMOUS_PAGES', default: '2', description: 'Pages the anonymous PDF conversion endpoints read.' },
+  { name: 'QUIRE_PARSE_TIMEOUT_S', default: '600', description: 'Time limit of one document parse.' },
+  { name: 'QUIRE_ALLOWED_HOSTS', default: '(none)', description: 'Comma-separated hosts (or host:port) that URL inputs and webhooks may reach even though they are loopback or private.' },
+  { name: 'QUIRE_URL_TIMEOUT_S', default: '30', description: 'Time limit for fetching a URL input.' },
+  { name: 'QUIRE_PDF_WORKERS', default: '(number of cores)', description: 'worker_threads that parse PDF pages in parallel.' },
+  { name: 'QUIRE_OCR_CONCURRENCY', default: '(number of cores)', description: 'Tesseract processes run at once.' },
+  { name: 'QUIRE_OCR_LANGUAGE', default: 'eng', description: 'Default OCR language(s), tesseract codes joined with +, or auto.' },
+  { name: 'QUIRE_TESSERACT_PATH', default: 'tesseract', description: 'The tesseract binary.' },
+  { name: 'QUIRE_SOFFICE_PATH', default: 'soffice', description: 'LibreOffice binary used to render legacy .ppt slides.' },
+  { name: 'QUIRE_CHROMIUM_PATH', default: '/usr/bin/chromium', description: 'Chromium used for PDF generation.' },
+  { name: 'QUIRE_PLUGINS', default: '(none)', description: 'Extra plugins to load: comma-separated npm package names or paths. They may override built-ins of the same kind and name.' },
+  { name: 'QUIRE_EMBEDDER', default: 'local', description: 'Embedder plugin: local (offline) or openai (OpenAI-compatible /embeddings).' },
+  { name: 'QUIRE_VECTOR_STORE', default: 'embedded', description: 'Vector store plugin: embedded or weaviate.' },
+  { name: 'QUIRE_WEAVIATE_URL', default: '(none)', description: 'Weaviate address, e.g. http://weaviate:8080 (gRPC on 50051 of the same host).' },
+  { name: 'QUIRE_WEAVIATE_API_KEY', default: '(none)', description: 'Weaviate API key.' },
+  { name: 'QUIRE_EMBEDDINGS_BASE_URL', default: '(none)', description: 'OpenAI-compatible embeddings endpoint base, e.g. http://localhost:11434/v1.' },
+  { name: 'QUIRE_EMBEDDINGS_MODEL', default: '(none)', description: 'Embedding model name.' },
+  { name: 'QUIRE_EMBEDDINGS_API_KEY', default: '(none)', description: 'Embeddings API key.' },
+  { name: 'QUIRE_LLM_BASE_URL', default: '(none)', description: 'OpenAI-compatible chat-completions base URL; when set, extraction and chat use the LLM.' },
+  { name: 'QUIRE_LLM_MODEL', default: '(none)', description: 'LLM model name.' },
+  { name: 'QUIRE_LLM_API_KEY', default: '(none)', description: 'LLM API key.' },
+];
+
+const bool = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])]).transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const optionalString = z.string().trim().min(1).optional();
+
+const schema = z.object({
+  port: int(0, 65535),
+  host: z.string().min(1),
+  publicUrl: z.string().url().optional(),
+  dataDir: z.string().min(1),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+  db: z.object({ url: z.string().regex(/^(sqlite|mysql|mariadb):/, 'must start with sqlite:, mysql: or mariadb:').optional() }),
+  queue: z.object({
+    url: z.string().regex(/^amqps?:\/\//, 'must be an amqp:// or amqps:// URL').optional(),
+    runStages: bool,
+    concurrency: int(1, 256),
+    maxAttempts: int(1, 50),
+  }),
+  auth: z.object({ bootstrapKey: z.string().regex(/^svc_[0-9a-f]{32,}$/, 'must be svc_ followed by at least 32 lowercase hex characters').optional(), bootstrapPlan: z.enum(['free', 'standard', 'premium']) }),
+  rateLimit: z.object({ store: z.enum(['memory', 'db']) }),
+  secrets: z.object({ signing: z.string().min(16, 'must be at least 16 characters').optional() }),
+  limits: z.object({
+    uploadBytes: z.number().int().positive(),
+    presignedBytes: z.number().int().positive(),
+    anonymousPages: int(1, 1000),
+    parseTimeoutMs: z.number().int().positive(),
+    urlTimeoutMs: z.number().int().positive(),
+  }),
+  network: z.object({ allowedHosts: z.array(z.string().min(1)) }),
+  pdf: z.object({ workers: int(1, 64) }),
+  ocr: z.object({ concurrency: int(1, 64), language: z.string().regex(/^(auto|[a-z_]{3,}(\+[a-z_]{3,})*)$/i, 'tesseract codes joined with + or auto'), tesseractPath: z.string().min(1) }),
+  tools: z.object({ soffice: z.string().min(1), chromium: z.string().min(1) }),
+  plugins: z.object({
+    extra: z.array(z.string().min(1)),
+    /** the active plugin name for single-choice kinds */
+    selected: z.record(z.string(), z.string()),
+    /** per-plugin options, keyed by `<kind>:<name>` */
+    options: z.record(z.string(), z.record(z.string(), z.unknown())),
+  }),
+  llm: z.object({ baseUrl: z.string().url().optional(), model: optionalString, apiKey: optionalString }),
+  embeddings: z.object({ baseUrl: z.string().url().optional(), model: optionalString, apiKey: optionalString }),
+  weaviate: z.object({ url: z.string().url().optional(), apiKey: optionalString }),
+});
+
+export type QuireConfig = z.infer<typeof schema>;
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+const list = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []);
+const mb = (v: string | undefined, d: number) => (v === undefined || v === '' ? d : Number(v)) * 1024 * 1024;
+const secs = (v: string | undefined, d: number) => (v === undefined || v === '' ? d : Number(v)) * 1000;
+const nonEmpty = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v);
+
+/** Which environment variable each config path comes from, to name it in errors. */
+const SOURCE: Record<string, string> = {
+  port: 'PORT', host: 'HOST', publicUrl: 'QUIRE_PUBLIC_URL', dataDir: 'QUIRE_DATA_DIR', logLevel: 'QUIRE_LOG_LEVEL',
+  'db.url': 'QUIRE_DB_URL', 'queue.url': 'QUIRE_QUEUE_URL', 'queue.runStages': 'QUIRE_RUN_STAGES', 'queue.concurrency': 'QUIRE_STAGE_CONCURRENCY',
+  'queue.maxAttempts': 'QUIRE_MAX_ATTEMPTS', 'auth.bootstrapKey': 'QUIRE_BOOTSTRAP_API_KEY', 'auth.bootstrapPlan': 'QUIRE_BOOTSTRAP_PLAN',
+  'rateLimit.store': 'QUIRE_RATE_LIMIT_STORE', 'secrets.signing': 'QUIRE_SIGNING_SECRET', 'limits.uploadBytes': 'QUIRE_MAX_UPLOAD_MB',
+  'limits.presignedBytes': 'QUIRE_MAX_PRESIGNED_MB', 'limits.anonymousPages': 'QUIRE_ANONYMOUS_PAGES', 'limits.parseTimeoutMs': 'QUIRE_PARSE_TIMEOUT_S',
+  'limits.urlTimeoutMs': 'QUIRE_URL_TIMEOUT_S', 'pdf.workers': 'QUIRE_PDF_WORKERS', 'ocr.concurrency': 'QUIRE_OCR_CONCURRENCY',
+  'ocr.language': 'QUIRE_OCR_LANGUAGE', 'llm.baseUrl': 'QUIRE_LLM_BASE_URL', 'embeddings.baseUrl': 'QUIRE_EMBEDDINGS_BASE_URL', 'weaviate.url': 'QUIRE_WEAVIATE_URL',
+};
+
+function deepFreeze<T>(o: T): T {
+  if (o && typeof o === 'object' && !Object.isFrozen(o)) {
+    Object.freeze(o);
+    for (const v of Object.values(o as object)) deepFreeze(v);
+  }
+  return o;
+}
+
+/**
+ * Builds the config from the environment plus optional overrides (tests and the runner pass overrides).
+ * Throws ConfigError naming the variable and the problem.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Record<string, unknown>> = {}): Readonly<QuireConfig> {
+  const cores = Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
+  const raw = {
+    port: env.PORT ?? 8080,
+    host: env.HOST ?? '0.0.0.0',
+    publicUrl: nonEmpty(env.QUIRE_PUBLIC_URL),
+    dataDir: path.resolve(env.QUIRE_DATA_DIR ?? './data'),
+    logLevel: env.QUIRE_LOG_LEVEL ?? 'info',
+    db: { url: nonEmpty(env.QUIRE_DB_URL) },
+    queue: {
+      url: nonEmpty(env.QUIRE_QUEUE_URL),
+      runStages: env.QUIRE_RUN_STAGES ?? 'true',
+      concurrency: env.QUIRE_STAGE_CONCURRENCY ?? 2,
+      maxAttempts: env.QUIRE_MAX_ATTEMPTS ?? 3,
+    },
+    auth: { bootstrapKey: nonEmpty(env.QUIRE_BOOTSTRAP_API_KEY), bootstrapPlan: env.QUIRE_BOOTSTRAP_PLAN ?? 'premium' },
+    rateLimit: { store: env.QUIRE_RATE_LIMIT_STORE ?? 'memory' },
+    secrets: { signing: nonEmpty(env.QUIRE_SIGNING_SECRET) },
+    limits: {
+      uploadBytes: mb(env.QUIRE_MAX_UPLOAD_MB, 100),
+      presignedBytes: mb(env.QUIRE_MAX_PRESIGNED_MB, 5120),
+      anonymousPages: env.QUIRE_ANONYMOUS_PAGES ?? 2,
+      parseTimeoutMs: secs(env.QUIRE_PARSE_TIMEOUT_S, 600),
+      urlTimeoutMs: secs(env.QUIRE_URL_TIMEOUT_S, 30),
+    },
+    network: { allowedHosts: list(env.QUIRE_ALLOWED_HOSTS) },
+    pdf: { workers: env.QUIRE_PDF_WORKERS ?? cores },
+    ocr: { concurrency: env.QUIRE_OCR_CONCURRENCY ?? cores, language: env.QUIRE_OCR_LANGUAGE ?? 'eng', tesseractPath: env.QUIRE_TESSERACT_PATH ?? 'tesseract' },
+    tools: { soffice: env.QUIRE_SOFFICE_PATH ?? 'soffice', chromium: env.QUIRE_CHROMIUM_PATH ?? '/usr/bin/chromium' },
+    plugins: {
+      extra: list(env.QUIRE_PLUGINS),
+      selected: {
+        store: 'typeorm',
+        storage: 'disk',
+        transport: env.QUIRE_QUEUE_URL ? 'rabbitmq' : 'inprocess',
+        chunker: 'default',
+        embedder: env.QUIRE_EMBEDDER ?? 'local',
+        'vector-store': env.QUIRE_VECTOR_STORE ?? 'embedded',
+        extractor: 'layout',
+        ocr: 'tesseract',
+      },
+      options: {},
+    },
+    llm: { baseUrl: nonEmpty(env.QUIRE_LLM_BASE_URL), model: nonEmpty(env.QUIRE_LLM_MODEL), apiKey: nonEmpty(env.QUIRE_LLM_API_KEY) },
+    embeddings: { baseUrl: nonEmpty(env.QUIRE_EMBEDDINGS_BASE_URL), model: nonEmpty(env.QUIRE_EMBEDDINGS_MODEL), apiKey: nonEmpty(env.QUIRE_EMBEDDINGS_API_KEY) },
+    weaviate: { url: nonEmpty(env.QUIRE_WEAVIATE_URL), apiKey: nonEmpty(env.QUIRE_WEAVIATE_API_KEY) },
+  };
+  const merged = mergeDeep(raw, overrides);
+  const parsed = schema.safeParse(merged);
+  if (!parsed.success) {
+    const msgs = parsed.error.issues.map((i) => {
+      const p = i.path.join('.');
+      const src = SOURCE[p];
+      return `${src ? `${src} (${p})` : p}: ${i.message}`;
+    });
+    throw new ConfigError(`Invalid configuration: ${msgs.join('; ')}`);
+  }
+  const cfg = parsed.data;
+  if (cfg.plugins.selected.embedder === 'openai' && !cfg.embeddings.baseUrl) throw new ConfigError('Invalid configuration: QUIRE_EMBEDDER=openai needs QUIRE_EMBEDDINGS_BASE_URL');
+  if (cfg.plugins.selected['vector-store'] === 'weaviate' && !cfg.weaviate.url) throw new ConfigError('Invalid configuration: QUIRE_VECTOR_STORE=weaviate needs QUIRE_WEAVIATE_URL');
+  if (!cfg.publicUrl) cfg.publicUrl = `http://localhost:${cfg.port}`;
+  return deepFreeze(cfg);
+}
+
+function mergeDeep(a: any, b: any): any {
+  if (!b || typeof b !== 'object' || Array.isArray(b)) return b === undefined ? a : b;
+  const out: any = { ...(a ?? {}) };
+  for (const [k, v] of Object.entries(b)) out[k] = v && typeof v === 'object' && !Array.isArray(v) ? mergeDeep(out[k], v) : v;
+  return out;
+}

@@ -1,0 +1,54 @@
+/**
+ * One catalogue of coded errors. Every error the API returns is one of these codes; the HTTP layer maps
+ * them to the spec's body {error: {code, message, details}} and to a status. A test checks that every
+ * code is documented in the README.
+ */
+export const ERROR_CATALOGUE = {
+  VALIDATION_ERROR: { status: 400, description: 'Invalid input or configuration.' },
+  UNAUTHORIZED: { status: 401, description: 'Missing, unknown, expired or revoked API key.' },
+  FORBIDDEN: { status: 403, description: 'Authenticated, but not allowed to do this to this resource.' },
+  NOT_FOUND: { status: 404, description: 'No such route or resource (or it belongs to someone else).' },
+  METHOD_NOT_ALLOWED: { status: 405, description: 'The route exists but not with this method.' },
+  CONFLICT: { status: 409, description: 'The resource is in a state that does not allow this, or a unique value is taken.' },
+  FILE_TOO_LARGE: { status: 413, description: 'The file exceeds the size limit (100 MB; 5 GB for presigned uploads).' },
+  UNSUPPORTED_FORMAT: { status: 422, description: 'The file format is not supported.' },
+  UNPROCESSABLE: { status: 422, description: 'The input is well-formed but cannot be processed as asked.' },
+  rate_limit_exceeded: { status: 429, description: 'Too many requests for the plan; see Retry-After.' },
+  INSUFFICIENT_CREDITS: { status: 402, description: 'The account has no credits left for this operation.' },
+  PROCESSING_ERROR: { status: 500, description: 'Parsing or processing failed; the message says why.' },
+  UPSTREAM_ERROR: { status: 502, description: 'A remote service (URL input, LLM, embeddings provider) failed.' },
+  SERVICE_UNAVAILABLE: { status: 503, description: 'A dependency (database, queue, system binary) is not available.' },
+  INTERNAL_ERROR: { status: 500, description: 'Unexpected failure; details are in the server log under the request id.' },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+export class QuireError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: unknown;
+  constructor(code: ErrorCode, message: string, details?: unknown) {
+    super(message);
+    this.name = 'QuireError';
+    this.code = code;
+    this.status = ERROR_CATALOGUE[code].status;
+    this.details = details ?? null;
+  }
+}
+
+export const errors = {
+  validation: (message: string, details?: unknown) => new QuireError('VALIDATION_ERROR', message, details),
+  notFound: (what: string, id?: string) => new QuireError('NOT_FOUND', id ? `${what} ${id} not found` : `${what} not found`),
+  forbidden: (message = 'Not allowed') => new QuireError('FORBIDDEN', message),
+  unauthorized: (message = 'Missing or invalid API key') => new QuireError('UNAUTHORIZED', message),
+  conflict: (message: string, details?: unknown) => new QuireError('CONFLICT', message, details),
+  tooLarge: (limit: number) => new QuireError('FILE_TOO_LARGE', `File exceeds the ${Math.round(limit / 1048576)} MB limit`, { limit_bytes: limit }),
+  unsupported: (message: string, details?: unknown) => new QuireError('UNSUPPORTED_FORMAT', message, details),
+  processing: (message: string, details?: unknown) => new QuireError('PROCESSING_ERROR', message, details),
+  upstream: (message: string, details?: unknown) => new QuireError('UPSTREAM_ERROR', message, details),
+  unavailable: (message: string, details?: unknown) => new QuireError('SERVICE_UNAVAILABLE', message, details),
+};
+
+export function isQuireError(e: unknown): e is QuireError {
+  return e instanceof QuireError;
+}

@@ -1,0 +1,123 @@
+/**
+ * The content model. Everything a reader produces and every API shape is derived from these types.
+ * Bounding boxes are page coordinates in points (1/72 inch), origin at the top-left corner of the page,
+ * y growing downwards. The API boundary converts to the spec's {x,y,width,height} / {left,top,width,height}.
+ */
+export interface BBox {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export type BlockType =
+  | 'heading'
+  | 'paragraph'
+  | 'list_item'
+  | 'key_value'
+  | 'table'
+  | 'figure'
+  | 'caption'
+  | 'header'
+  | 'footer';
+
+/** Character offsets into ParsedDocument.text: [start, end). */
+export interface Span {
+  start: number;
+  end: number;
+}
+
+export interface Block {
+  type: BlockType;
+  text: string;
+  /** 1-based page number. */
+  page: number;
+  bbox: BBox | null;
+  span: Span;
+  /** 0..1: 1 for a text layer, the OCR confidence for recognised text. */
+  confidence: number;
+  /** heading level (1 = top) for headings. */
+  level?: number;
+  /** for key_value blocks. */
+  key?: string;
+  value?: string;
+  /** index into ParsedDocument.tables for table blocks. */
+  tableIndex?: number;
+  /** font facts used by later stages (size in points, bold). */
+  font?: { size?: number; bold?: boolean; name?: string };
+}
+
+export interface TableCell {
+  row: number;
+  col: number;
+  rowSpan: number;
+  colSpan: number;
+  text: string;
+  bbox?: BBox | null;
+  header?: boolean;
+}
+
+export interface Table {
+  page: number;
+  bbox: BBox | null;
+  rows: number;
+  cols: number;
+  cells: TableCell[];
+  /** optional caption or sheet title */
+  title?: string;
+  confidence: number;
+}
+
+export interface Word {
+  text: string;
+  bbox: BBox;
+  confidence: number;
+}
+
+export interface Page {
+  /** 1-based. */
+  number: number;
+  width: number;
+  height: number;
+  /** whether the page text came from OCR. */
+  ocr: boolean;
+  /** mean confidence of the page's text (1 for a text layer). */
+  confidence: number;
+  /** optional name (sheet name, slide title). */
+  name?: string;
+  /** optional OCR words for citations / later stages. Not persisted for text-layer pages. */
+  words?: Word[];
+}
+
+/** A problem with a part of a document that did not stop the whole document. */
+export interface DocIssue {
+  code: string;
+  stage: string;
+  page?: number;
+  message: string;
+}
+
+export type DocStatus = 'pending' | 'processing' | 'completed' | 'failed';
+
+export interface ParsedDocument {
+  id: string;
+  name: string;
+  format: string;
+  pages: Page[];
+  blocks: Block[];
+  tables: Table[];
+  /** Full text in reading order; every block's span points into it. */
+  text: string;
+  metadata: { title?: string; author?: string; creationDate?: string; [k: string]: unknown };
+  issues: DocIssue[];
+}
+
+export interface Chunk {
+  id: string;
+  index: number;
+  page: number;
+  content: string;
+  bbox: BBox | null;
+  span: Span;
+  metadata: { type: 'text' | 'table'; confidence: number; pages?: number[]; heading?: string };
+}

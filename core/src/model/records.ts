@@ -1,0 +1,202 @@
+/**
+ * Stored records. Every resource a user owns carries `user_id` and an optional `organization_id`.
+ * Times are Date objects; the API boundary converts them (epoch seconds in /v1, ISO 8601 in /api).
+ * JSON columns are typed as unknown objects and validated where they are produced.
+ */
+export type Plan = 'free' | 'standard' | 'premium';
+export type Role = 'owner' | 'admin' | 'member' | 'viewer';
+export type JobStatus = 'pending' | 'processing' | 'completed' | 'failed';
+
+export interface Owned {
+  user_id: string;
+  organization_id: string | null;
+}
+
+export interface UserRecord {
+  id: string;
+  email: string;
+  name: string | null;
+  password_hash: string | null;
+  plan: Plan;
+  avatar_url: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  user_id: string;
+  name: string;
+  /** first characters of the key, to recognise it in lists (never enough to use it). */
+  prefix: string;
+  /** sha256 hex of the whole key. */
+  key_hash: string;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+  expires_at: Date | null;
+}
+
+export interface OrganizationRecord {
+  id: string;
+  name: string;
+  slug: string;
+  settings: Record<string, unknown>;
+  created_by: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface MembershipRecord {
+  id: string;
+  organization_id: string;
+  user_id: string;
+  role: Role;
+  created_at: Date;
+}
+
+export interface DocumentRecord extends Owned {
+  id: string;
+  name: string;
+  status: JobStatus;
+  /** detected format: pdf, docx, doc, rtf, txt, html, png, jpg, gif, bmp, tiff, csv, xlsx, xls, xlsm, xltx, xltm, qpw, pptx, ppt */
+  file_type: string;
+  mime_type: string;
+  file_size: number;
+  sha256: string | null;
+  pages: number | null;
+  /** key of the original file in blob storage */
+  storage_key: string;
+  /** key of the ParsedDocument JSON in blob storage, once parsed */
+  content_key: string | null;
+  parsing_config: Record<string, unknown> | null;
+  /** knowledge base to add the document to once processed */
+  knowledge_base_id: string | null;
+  error: string | null;
+  /** issues of a partially parsed document ({code, stage, page, message}[]) */
+  issues: unknown[] | null;
+  processing_ms: number | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface JobRecord extends Owned {
+  id: string;
+  /** 'document' (upload processing), 'parse' (async parse), 'extract', ... */
+  type: string;
+  status: JobStatus;
+  progress: number;
+  document_id: string | null;
+  input: Record<string, unknown> | null;
+  result: Record<string, unknown> | null;
+  error: string | null;
+  webhook_url: string | null;
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+}
+
+/** One row per (job, stage): the marker that makes a stage run at most once to completion. */
+export interface JobStageRecord {
+  id: string;
+  job_id: string;
+  stage: string;
+  status: 'running' | 'completed' | 'failed';
+  attempts: number;
+  worker: string | null;
+  error: string | null;
+  started_at: Date;
+  completed_at: Date | null;
+}
+
+export interface ChunkRecord extends Owned {
+  id: string;
+  document_id: string;
+  idx: number;
+  page: number;
+  content: string;
+  type: 'text' | 'table';
+  confidence: number;
+  bbox: Record<string, number> | null;
+  span_start: number;
+  span_end: number;
+  metadata: Record<string, unknown> | null;
+}
+
+export interface UsageRecord extends Owned {
+  id: string;
+  /** parse, ocr_agentic, extract, chat, generate */
+  operation: string;
+  units: number;
+  credits: number;
+  resource_id: string | null;
+  created_at: Date;
+}
+
+export interface WebhookDeliveryRecord {
+  id: string;
+  user_id: string | null;
+  webhook_id: string | null;
+  url: string;
+  event: string;
+  /** the exact bytes that are signed and sent */
+  payload: string;
+  /** HMAC key used for X-Svc-Signature */
+  secret: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  next_attempt_at: Date;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface RateCounterRecord {
+  /** `${api_key_id}:${window}:${window_start_epoch}` */
+  id: string;
+  count: number;
+  expires_at: Date;
+}
+
+export interface PresetRecord extends Owned {
+  id: string;
+  name: string;
+  description: string | null;
+  config: Record<string, unknown>;
+  scope: 'user' | 'organization';
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface PresignedUploadRecord {
+  id: string;
+  user_id: string;
+  organization_id: string | null;
+  document_id: string;
+  filename: string;
+  content_type: string;
+  file_size: number;
+  token_hash: string;
+  expires_at: Date;
+  used_at: Date | null;
+  created_at: Date;
+}
+
+/** Every table the store knows, by name. Later features add entries here and a migration. */
+export interface Tables {
+  users: UserRecord;
+  api_keys: ApiKeyRecord;
+  organizations: OrganizationRecord;
+  memberships: MembershipRecord;
+  documents: DocumentRecord;
+  jobs: JobRecord;
+  job_stages: JobStageRecord;
+  chunks: ChunkRecord;
+  usage: UsageRecord;
+  webhook_deliveries: WebhookDeliveryRecord;
+  rate_counters: RateCounterRecord;
+  presets: PresetRecord;
+  presigned_uploads: PresignedUploadRecord;
+}
+export type TableName = keyof Tables;

@@ -1,0 +1,255 @@
+import type { BBox, Chunk, ParsedDocument, Word } from '../model/content.js';
+import type { BlobStorage, Store } from '../store.js';
+import type { Transport } from '../transport/types.js';
+import type { Logger } from '../util/logger.js';
+import type { EventBus } from '../events/bus.js';
+
+export const PLUGIN_KINDS = [
+  'reader',
+  'ocr',
+  'chunker',
+  'embedder',
+  'vector-store',
+  'extractor',
+  'llm',
+  'generator',
+  'splitter',
+  'editor',
+  'integration',
+  'storage',
+  'store',
+  'transport',
+] as const;
+export type PluginKind = (typeof PLUGIN_KINDS)[number];
+
+/** What every plugin receives when it is created. */
+export interface PluginContext {
+  /** the plugin's own options (validated by the plugin), from config `plugins.<name>` */
+  options: Record<string, unknown>;
+  /** the whole frozen Quire config */
+  config: Readonly<Record<string, any>>;
+  dataDir: string;
+  logger: Logger;
+  /** other plugins (e.g. a reader asks for the 'ocr' plugin) */
+  get<K extends PluginKind>(kind: K, name?: string): PluginInstance<K>;
+  tryGet<K extends PluginKind>(kind: K, name?: string): PluginInstance<K> | undefined;
+}
+
+/** Manifest: the `quire` field of a plugin's package.json, checked at registration. */
+export interface PluginManifest {
+  kind: PluginKind;
+  name: string;
+  /** semver range of @quire/core the plugin works with, e.g. "^1" */
+  core: string;
+  description?: string;
+}
+
+/** A plugin module's default export. */
+export interface PluginDefinition<K extends PluginKind = PluginKind> {
+  kind: K;
+  name: string;
+  core: string;
+  description?: string;
+  /** Creates the instance. May be async (open connections, spawn workers). */
+  create(ctx: PluginContext): PluginInstance<K> | Promise<PluginInstance<K>>;
+}
+
+export function definePlugin<K extends PluginKind>(def: PluginDefinition<K>): PluginDefinition<K> {
+  return def;
+}
+
+interface Lifecycle {
+  /** What this instance needs from the system and whether it has it (shown by /readyz and at start). */
+  health?(): Promise<{ ok: boolean; message?: string }>;
+  close?(): Promise<void>;
+}
+
+// ---------- reader / ocr ----------
+export interface ReadOptions {
+  ocr: { enabled: boolean | 'auto'; language: string; agentic?: boolean };
+  /** abort the read (timeouts, cancelled jobs) */
+  signal?: AbortSignal;
+  /** anonymous conversions read only the first pages */
+  maxPages?: number;
+  /** progress 0..1 */
+  onProgress?: (fraction: number) => void;
+}
+export interface ReaderInput {
+  /** local file path made by Quire (never a user-chosen path) */
+  path: string;
+  /** display name (user's file name) */
+  name: string;
+  format: string;
+  size: number;
+  documentId: string;
+}
+export interface ReaderPlugin extends Lifecycle {
+  /** formats this reader handles, e.g. ['pdf'] */
+  formats: string[];
+  read(input: ReaderInput, options: ReadOptions): Promise<ParsedDocument>;
+}
+
+export interface OcrResult {
+  text: string;
+  words: Word[];
+  /** lines of words, in reading order, each with a bbox */
+  lines: { text: string; bbox: BBox; confidence: number }[];
+  confidence: number;
+  width: number;
+  height: number;
+}
+export interface OcrPlugin extends Lifecycle {
+  /** imagePath must be a path Quire created. `language`: tesseract codes ('eng', 'eng+deu') or 'auto'. */
+  recognize(imagePath: string, options: { language: string; signal?: AbortSignal; dpi?: number }): Promise<OcrResult>;
+  /** languages installed */
+  languages(): Promise<string[]>;
+}
+
+// ---------- chunker ----------
+export interface ChunkOptions {
+  strategy: 'semantic' | 'fixed' | 'page';
+  max_chunk_size: number;
+  overlap: number;
+  table_output_format: 'markdown' | 'html' | 'json';
+}
+export interface ChunkerPlugin extends Lifecycle {
+  chunk(doc: ParsedDocument, options: ChunkOptions): Chunk[];
+}
+
+// ---------- embedder / vector store ----------
+export interface EmbedderPlugin extends Lifecycle {
+  /** stable id of the vector space, e.g. 'local-hash-v1' or 'openai:text-embedding-3-small' */
+  readonly space: string;
+  readonly dimension: number;
+  embed(texts: string[], purpose: 'document' | 'query'): Promise<Float32Array[]>;
+}
+export interface VectorItem {
+  id: string; // chunk id
+  documentId: string;
+  userId: string;
+  organizationId: string | null;
+  page: number;
+  text: string;
+  vector: Float32Array;
+  metadata?: Record<string, unknown>;
+}
+export interface VectorFilter {
+  /** restrict to these documents (collections, knowledge bases) */
+  documentIds?: string[];
+  /** owner scope: items of this user, or of any of these organizations */
+  userId?: string;
+  organizationIds?: string[];
+}
+export interface VectorHit {
+  id: string;
+  documentId: string;
+  page: number;
+  text: string;
+  score: number;
+  metadata?: Record<string, unknown>;
+}
+export interface VectorStorePlugin extends Lifecycle {
+  upsert(space: string, items: VectorItem[]): Promise<void>;
+  /** hybrid search: `text` for keyword scoring, `vector` for similarity; alpha 0 = keyword only, 1 = vector only */
+  search(space: string, query: { text: string; vector: Float32Array; topK: number; filter: VectorFilter; alpha?: number }): Promise<VectorHit[]>;
+  deleteDocument(documentId: string): Promise<void>;
+  count(space: string): Promise<number>;
+}
+
+// ---------- llm / extractor ----------
+export interface LlmMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+export interface LlmPlugin extends Lifecycle {
+  readonly model: string;
+  complete(request: {
+    messages: LlmMessage[];
+    jsonSchema?: { name: string; schema: Record<string, unknown> };
+    temperature?: number;
+    maxTokens?: number;
+    signal?: AbortSignal;
+  }): Promise<{ content: string; usage: { prompt_tokens: number; completion_tokens: number } }>;
+  stream?(request: { messages: LlmMessage[]; temperature?: number; maxTokens?: number; signal?: AbortSignal }): AsyncIterable<string>;
+}
+
+export interface FieldDefinition {
+  id?: string;
+  name: string;
+  type: 'string' | 'number' | 'boolean' | 'date' | 'array' | 'object';
+  description?: string;
+  required?: boolean;
+  items?: FieldDefinition;
+  properties?: Record<string, FieldDefinition>;
+}
+export interface Evidence {
+  text: string;
+  page: number;
+  bbox: BBox | null;
+  confidence: number;
+  chunk_id?: string;
+  span?: { start: number; end: number };
+}
+export interface FieldResult {
+  field: string;
+  value: unknown;
+  confidence: number;
+  evidence: Evidence | null;
+}
+export type ExtractionEvent =
+  | { type: 'progress'; progress: number; progress_message?: string }
+  | { type: 'field_extracted'; field: { fieldId: string; fieldName: string; value: unknown; confidence: number } }
+  | { type: 'chunk_done'; chunk_index: number; partial_data?: unknown };
+export interface ExtractorPlugin extends Lifecycle {
+  extract(request: {
+    doc: ParsedDocument;
+    chunks: Chunk[];
+    fields: FieldDefinition[];
+    instructions?: string;
+    settings?: Record<string, unknown>;
+    signal?: AbortSignal;
+    onEvent?: (e: ExtractionEvent) => void;
+  }): Promise<{ data: Record<string, unknown>; fieldResults: FieldResult[] }>;
+  /** propose fields from a document (schema generation) */
+  suggestFields?(doc: ParsedDocument): Promise<(FieldDefinition & { suggestionReason: string })[]>;
+}
+
+// ---------- later kinds: generator, splitter, editor, integration ----------
+export interface GeneratorPlugin extends Lifecycle {
+  formats: string[];
+  generate(request: { format: string; content: string; title?: string; data?: Record<string, unknown> }): Promise<{ bytes: Buffer; mime: string }>;
+}
+export interface SplitterPlugin extends Lifecycle {
+  detect(doc: ParsedDocument, options: Record<string, unknown>): Promise<{ name: string; page_start: number; page_end: number; confidence: number; reason: string }[]>;
+}
+export interface EditorPlugin extends Lifecycle {
+  formats: string[];
+  detect(path: string, options: Record<string, unknown>): Promise<unknown[]>;
+  fill(path: string, values: unknown[], options: Record<string, unknown>): Promise<Buffer>;
+}
+export interface IntegrationPlugin extends Lifecycle {
+  readonly type: string;
+  send(config: Record<string, unknown>, payload: Record<string, unknown>): Promise<{ ok: boolean; status?: number; message?: string }>;
+}
+
+export interface StoragePlugin extends Lifecycle, BlobStorage {}
+export interface StorePlugin extends Store { health?(): Promise<{ ok: boolean; message?: string }> }
+export interface TransportPlugin extends Transport { health?(): Promise<{ ok: boolean; message?: string }> }
+
+export interface PluginInstances {
+  reader: ReaderPlugin;
+  ocr: OcrPlugin;
+  chunker: ChunkerPlugin;
+  embedder: EmbedderPlugin;
+  'vector-store': VectorStorePlugin;
+  extractor: ExtractorPlugin;
+  llm: LlmPlugin;
+  generator: GeneratorPlugin;
+  splitter: SplitterPlugin;
+  editor: EditorPlugin;
+  integration: IntegrationPlugin;
+  storage: StoragePlugin;
+  store: StorePlugin;
+  transport: TransportPlugin;
+}
+export type PluginInstance<K extends PluginKind> = PluginInstances[K];
