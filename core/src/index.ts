@@ -7,3 +7,5 @@ export * from './plugin/registry.js';
 export * from './transport/types.js';
 export * from './events/bus.js';
 export * from './util/logger.js';
+export * from './model/tables.js';
+export * from './model/builder.js';
