@@ -9,3 +9,6 @@ export * from './events/bus.js';
 export * from './util/logger.js';
 export * from './model/tables.js';
 export * from './model/builder.js';
+export * from './pipeline/runtime.js';
+export * from './pipeline/delivery.js';
+export * from './transport/inprocess.js';
