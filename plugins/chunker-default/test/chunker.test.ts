@@ -1,0 +1,230 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DocumentBuilder, QuireError, renderTable, tableToMarkdown } from '@quire/core';
+import type { Chunk, ChunkOptions, ParsedDocument, Table, TableCell } from '@quire/core';
+import plugin, { chunkDocument, sentenceStarts } from '@quire/plugin-chunker-default';
+
+const box = (x: number, y: number, w: number, h: number) => ({ x, y, width: w, height: h });
+
+function table(rows: string[][], page = 2, headerRow = true): Table {
+  const cells: TableCell[] = [];
+  rows.forEach((r, ri) => r.forEach((text, ci) => cells.push({ row: ri, col: ci, rowSpan: 1, colSpan: 1, text, header: headerRow && ri === 0, bbox: box(50 + ci * 100, 100 + ri * 20, 100, 20) })));
+  return { page, bbox: box(50, 100, rows[0]!.length * 100, rows.length * 20), rows: rows.length, cols: rows[0]!.length, cells, confidence: 0.97 };
+}
+
+const sentence = (i: number) => `Sentence number ${i} talks about the quarterly figures of the northern division in detail.`;
+
+/** Three pages: headings, paragraphs, a list, a small and a big table, running footers, an OCR page. */
+function sampleDoc(): ParsedDocument {
+  const b = new DocumentBuilder('doc-1', 'report.pdf', 'pdf');
+  b.addPage({ number: 1, width: 612, height: 792, ocr: false, confidence: 1 });
+  b.addPage({ number: 2, width: 612, height: 792, ocr: false, confidence: 1 });
+  b.addPage({ number: 3, width: 612, height: 792, ocr: true, confidence: 0.8 });
+  b.addBlock({ type: 'heading', level: 1, text: 'Annual Report', page: 1, bbox: box(50, 40, 300, 30), confidence: 1 });
+  b.addBlock({ type: 'paragraph', text: 'This report covers the fiscal year. It was prepared by the finance team.', page: 1, bbox: box(50, 80, 500, 30), confidence: 1 });
+  b.addBlock({ type: 'heading', level: 2, text: 'Revenue', page: 1, bbox: box(50, 120, 200, 20), confidence: 1 });
+  b.addBlock({ type: 'paragraph', text: Array.from({ length: 12 }, (_, i) => sentence(i)).join(' '), page: 1, bbox: box(50, 150, 500, 300), confidence: 1 });
+  b.addBlock({ type: 'list_item', text: '- North: up 4%', page: 1, bbox: box(60, 460, 200, 12), confidence: 1 });
+  b.addBlock({ type: 'list_item', text: '- South: down 2%', page: 1, bbox: box(60, 474, 200, 12), confidence: 1 }, '\n');
+  b.addBlock({ type: 'footer', text: 'Page 1 of 3', page: 1, bbox: box(280, 760, 60, 10), confidence: 1 });
+  b.addBlock({ type: 'heading', level: 2, text: 'Tables', page: 2, bbox: box(50, 40, 200, 20), confidence: 1 });
+  b.addTable(table([['Region', 'Q1', 'Q2'], ['North', '10', '12'], ['South', '8', '7']]));
+  b.addTable(table([['Item', 'Description', 'Amount'], ...Array.from({ length: 40 }, (_, i) => [`item-${i}`, `Description of line item ${i} with some words`, `${i * 10}.00`])]));
+  b.addBlock({ type: 'footer', text: 'Page 2 of 3', page: 2, bbox: box(280, 760, 60, 10), confidence: 1 });
+  b.addBlock({ type: 'heading', level: 1, text: 'Appendix', page: 3, bbox: box(50, 40, 200, 20), confidence: 0.9 });
+  b.addBlock({ type: 'paragraph', text: 'Scanned notes were added. The ink was faded.', page: 3, bbox: box(50, 70, 400, 20), confidence: 0.7 });
+  b.addBlock({ type: 'paragraph', text: 'Signatures follow below.', page: 3, bbox: box(50, 100, 300, 20), confidence: 0.6 });
+  return b.build();
+}
+
+const opts = (o: Partial<ChunkOptions> = {}): ChunkOptions => ({ strategy: 'semantic', max_chunk_size: 400, overlap: 100, table_output_format: 'markdown', ...o });
+
+function checkCommon(doc: ParsedDocument, chunks: Chunk[], max: number) {
+  assert.ok(chunks.length > 0);
+  chunks.forEach((c, i) => {
+    assert.equal(c.index, i);
+    assert.equal(c.id, `${doc.id}:${i}`);
+    assert.ok(c.span.start >= 0 && c.span.end <= doc.text.length && c.span.start < c.span.end, `span of ${c.id}`);
+    assert.ok(c.metadata.confidence > 0 && c.metadata.confidence <= 1);
+    assert.ok(c.metadata.pages!.includes(c.page));
+    if (c.metadata.type === 'text') {
+      assert.equal(c.content, doc.text.slice(c.span.start, c.span.end).trim(), `content of ${c.id} is its span`);
+      assert.ok(c.content.length <= max, `${c.id} is ${c.content.length} > ${max}`);
+    }
+  });
+}
+
+test('semantic: spans, headings, whole small table, big table split by rows with the header repeated', () => {
+  const doc = sampleDoc();
+  const chunks = plugin.create({} as never).chunk(doc, opts());
+  checkCommon(doc, chunks, 400);
+
+  // every chunk carrying a heading path; chunks start at headings
+  const revenue = chunks.filter((c) => c.metadata.heading === 'Annual Report > Revenue');
+  assert.ok(revenue.length >= 2, 'the long Revenue section spans several chunks');
+  const revHeading = doc.blocks.find((b) => b.text === 'Revenue')!;
+  assert.ok(chunks.some((c) => c.span.start === revHeading.span.start), 'a chunk starts at the Revenue heading');
+  assert.equal(chunks[0]!.metadata.heading, 'Annual Report');
+  const appendix = chunks.find((c) => c.content.startsWith('Appendix'))!;
+  assert.equal(appendix.metadata.heading, 'Appendix', 'a level-1 heading resets the path');
+
+  // small table: whole, rendered, span of the table block
+  const tables = chunks.filter((c) => c.metadata.type === 'table');
+  const small = tables[0]!;
+  assert.equal(small.content, renderTable(doc.tables[0]!, 'markdown'));
+  const smallBlock = doc.blocks.find((b) => b.type === 'table' && b.tableIndex === 0)!;
+  assert.deepEqual(small.span, smallBlock.span);
+  assert.equal(small.metadata.confidence, 0.97);
+  assert.equal(small.metadata.heading, 'Annual Report > Tables');
+  assert.equal(small.page, 2);
+
+  // big table: several pieces, each fits, each starts with the header row, every body row exactly once
+  const big = tables.slice(1);
+  assert.ok(big.length >= 3, `big table split into ${big.length}`);
+  const seen: string[] = [];
+  for (const t of big) {
+    assert.ok(t.content.length <= 400);
+    assert.ok(t.content.startsWith('| Item | Description | Amount |\n| --- | --- | --- |'), 'header repeated');
+    seen.push(...t.content.split('\n').slice(2).map((l) => l.split(' | ')[0]!.replace('| ', '')));
+    assert.ok(t.bbox && t.bbox.height < doc.tables[1]!.bbox!.height, 'piece bbox covers its rows only');
+  }
+  assert.deepEqual(seen, Array.from({ length: 40 }, (_, i) => `item-${i}`));
+
+  // footers are in no chunk
+  assert.ok(!chunks.some((c) => c.content.includes('Page 1 of 3')));
+  // list items stay together
+  assert.ok(chunks.some((c) => c.content.includes('- North: up 4%\n- South: down 2%')));
+});
+
+test('semantic: an over-long paragraph splits at sentence boundaries, with whole-sentence overlap', () => {
+  const doc = sampleDoc();
+  const chunks = chunkDocument(doc, opts({ max_chunk_size: 300, overlap: 100 }));
+  checkCommon(doc, chunks, 300);
+  const para = doc.blocks.find((b) => b.text.startsWith('Sentence number 0'))!;
+  const inPara = chunks.filter((c) => c.span.start >= para.span.start - 10 && c.span.end <= para.span.end && c.metadata.type === 'text');
+  assert.ok(inPara.length >= 4);
+  const sentenceEnds = new Set(sentenceStarts(para.text).map((s) => para.span.start + s));
+  for (const c of inPara) {
+    assert.match(c.content, /\.$/, 'ends at a sentence end');
+    const heading = doc.blocks.find((b) => b.text === 'Revenue')!;
+    assert.ok(c.span.start === heading.span.start || sentenceEnds.has(c.span.start), `starts at a sentence start: ${c.content.slice(0, 30)}`);
+  }
+  for (let i = 1; i < inPara.length; i++) {
+    const ov = inPara[i - 1]!.span.end - inPara[i]!.span.start;
+    assert.ok(ov > 0 && ov <= 100, `overlap ${ov} in (0, 100]`);
+  }
+  const none = chunkDocument(doc, opts({ max_chunk_size: 300, overlap: 0 }));
+  for (let i = 1; i < none.length; i++) if (none[i]!.metadata.type === 'text' && none[i - 1]!.metadata.type === 'text') assert.ok(none[i]!.span.start >= none[i - 1]!.span.end);
+});
+
+test('semantic: a sentence longer than the limit splits at word boundaries', () => {
+  const b = new DocumentBuilder('d2', 'x.txt', 'txt');
+  b.addPage({ number: 1, width: 1, height: 1, ocr: false, confidence: 1 });
+  const words = Array.from({ length: 120 }, (_, i) => `word${i}`);
+  b.addBlock({ type: 'paragraph', text: words.join(' '), page: 1, bbox: null, confidence: 1 });
+  const doc = b.build();
+  const chunks = chunkDocument(doc, opts({ max_chunk_size: 100, overlap: 0 }));
+  checkCommon(doc, chunks, 100);
+  assert.deepEqual(chunks.flatMap((c) => c.content.split(' ')), words, 'no word is cut');
+  assert.equal(chunks[0]!.bbox, null);
+});
+
+test('semantic: confidence and bbox are derived from the covered blocks', () => {
+  const doc = sampleDoc();
+  const chunks = chunkDocument(doc, opts({ max_chunk_size: 1000 }));
+  const appendix = chunks.find((c) => c.content.startsWith('Appendix'))!;
+  const blocks = doc.blocks.filter((b) => b.page === 3);
+  const len = (t: string) => t.length;
+  const expected = blocks.reduce((s, b) => s + b.confidence * len(b.text), 0) / blocks.reduce((s, b) => s + len(b.text), 0);
+  assert.ok(Math.abs(appendix.metadata.confidence - expected) < 1e-3, `${appendix.metadata.confidence} ≈ ${expected}`);
+  assert.ok(appendix.metadata.confidence < 0.8);
+  assert.deepEqual(appendix.bbox, { x: 50, y: 40, width: 400, height: 80 });
+  const first = chunks[0]!;
+  assert.equal(first.metadata.confidence, 1);
+  assert.deepEqual(first.metadata.pages, [1]);
+});
+
+test('semantic: tables in html and json, and a table larger than the limit in json still splits', () => {
+  const doc = sampleDoc();
+  for (const fmt of ['html', 'json'] as const) {
+    const chunks = chunkDocument(doc, opts({ table_output_format: fmt, max_chunk_size: 2000 }));
+    const t = chunks.filter((c) => c.metadata.type === 'table');
+    assert.equal(t[0]!.content, renderTable(doc.tables[0]!, fmt));
+    assert.ok(t.length >= 2);
+    for (const c of t) assert.ok(c.content.length <= 2000);
+    if (fmt === 'json') {
+      const rows = t.slice(1).flatMap((c) => (JSON.parse(c.content) as { rows: Record<string, string>[] }).rows.map((r) => r.Item));
+      assert.deepEqual(rows, Array.from({ length: 40 }, (_, i) => `item-${i}`));
+    } else for (const c of t) assert.match(c.content, /^<table><tr><th>Item|^<table><tr><th>Region/);
+  }
+});
+
+test('fixed: windows at word boundaries with the overlap respected', () => {
+  const doc = sampleDoc();
+  const chunks = chunkDocument(doc, opts({ strategy: 'fixed', max_chunk_size: 200, overlap: 50 }));
+  checkCommon(doc, chunks, 200);
+  const ws = (c: string | undefined) => c === undefined || /\s/.test(c);
+  for (let i = 0; i < chunks.length; i++) {
+    const c = chunks[i]!;
+    assert.ok(ws(doc.text[c.span.start - 1]), 'starts at a word start');
+    assert.ok(ws(doc.text[c.span.end]), 'ends at a word end');
+    if (i > 0) {
+      const ov = chunks[i - 1]!.span.end - c.span.start;
+      assert.ok(ov > 0 && ov <= 50, `overlap ${ov}`);
+    }
+  }
+  assert.equal(chunks[chunks.length - 1]!.span.end, doc.text.trimEnd().length, 'covers the end');
+  const noOverlap = chunkDocument(doc, opts({ strategy: 'fixed', max_chunk_size: 200, overlap: 0 }));
+  assert.equal(noOverlap.map((c) => c.content).join(' ').replace(/\s+/g, ' '), doc.text.replace(/\s+/g, ' '), 'nothing lost, nothing repeated');
+});
+
+test('page: one chunk per page, tables as text', () => {
+  const doc = sampleDoc();
+  const chunks = chunkDocument(doc, opts({ strategy: 'page' }));
+  assert.deepEqual(chunks.map((c) => c.page), [1, 2, 3]);
+  for (const c of chunks) {
+    assert.equal(c.content, doc.text.slice(c.span.start, c.span.end));
+    assert.deepEqual(c.metadata.pages, [c.page]);
+  }
+  assert.ok(chunks[1]!.content.includes(tableToMarkdown(doc.tables[0]!)));
+  assert.ok(chunks[2]!.metadata.confidence < 0.8);
+  assert.equal(chunks[2]!.metadata.heading, 'Appendix');
+});
+
+test('options are validated and errors name the option', () => {
+  const doc = sampleDoc();
+  const bad: [Partial<ChunkOptions>, string][] = [
+    [{ max_chunk_size: 99 }, 'max_chunk_size'],
+    [{ max_chunk_size: 100_001 }, 'max_chunk_size'],
+    [{ max_chunk_size: 500.5 }, 'max_chunk_size'],
+    [{ max_chunk_size: 400, overlap: 201 }, 'overlap'],
+    [{ overlap: -1 }, 'overlap'],
+    [{ strategy: 'words' as never }, 'strategy'],
+    [{ table_output_format: 'csv' as never }, 'table_output_format'],
+  ];
+  for (const [o, name] of bad) {
+    assert.throws(() => chunkDocument(doc, { ...opts(), ...o }), (e: unknown) => {
+      assert.ok(e instanceof QuireError);
+      assert.equal(e.code, 'VALIDATION_ERROR');
+      assert.match(e.message, new RegExp(name));
+      assert.equal((e.details as { option: string }).option, name);
+      return true;
+    });
+  }
+  assert.doesNotThrow(() => chunkDocument(doc, { max_chunk_size: 100 } as ChunkOptions), 'omitted overlap defaults within max/2');
+});
+
+test('sentence boundaries skip abbreviations, initials and decimals', () => {
+  const t = 'Dr. Smith paid 3.5 million, approx. five times more. J. Doe agreed! Then e.g. this. Next line\nnew line';
+  const starts = sentenceStarts(t).map((i) => t.slice(i, i + 6));
+  assert.deepEqual(starts, ['J. Doe', 'Then e', 'Next l', 'new li']);
+});
+
+test('a document without blocks is chunked from its text; an empty one gives no chunks', () => {
+  const text = Array.from({ length: 30 }, (_, i) => sentence(i)).join(' ');
+  const doc: ParsedDocument = { id: 'raw', name: 'r', format: 'txt', pages: [{ number: 1, width: 1, height: 1, ocr: false, confidence: 1 }], blocks: [], tables: [], text, metadata: {}, issues: [] };
+  const chunks = chunkDocument(doc, opts({ max_chunk_size: 500 }));
+  checkCommon(doc, chunks, 500);
+  assert.ok(chunks.length >= 5);
+  assert.deepEqual(chunkDocument({ ...doc, text: '  ' }, opts()), []);
+});
