@@ -21,6 +21,7 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'QUIRE_DATA_DIR', default: './data', description: 'Where the SQLite database, stored files, parsed content and the embedded vector index live.' },
   { name: 'QUIRE_DB_URL', default: 'sqlite (in the data dir)', description: 'mysql://user:pass@host:3306/db for MySQL/MariaDB, or sqlite:///path/to/file.db.' },
   { name: 'QUIRE_QUEUE_URL', default: '(in-process)', description: 'amqp://user:pass@host:5672 to run pipeline stages over RabbitMQ.' },
+  { name: 'QUIRE_QUEUE_PREFIX', default: 'quire', description: 'Prefix of RabbitMQ queue and exchange names (separate installations sharing one broker use different prefixes).' },
   { name: 'QUIRE_RUN_STAGES', default: 'true', description: 'Whether the API process also consumes pipeline stages. Set false when dedicated `quire worker` processes do.' },
   { name: 'QUIRE_STAGE_CONCURRENCY', default: '2', description: 'Stage messages a process handles at once (RabbitMQ prefetch).' },
   { name: 'QUIRE_MAX_ATTEMPTS', default: '3', description: 'Deliveries of a stage message before it is dead-lettered and its job fails.' },
@@ -35,6 +36,7 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'QUIRE_PARSE_TIMEOUT_S', default: '600', description: 'Time limit of one document parse.' },
   { name: 'QUIRE_ALLOWED_HOSTS', default: '(none)', description: 'Comma-separated hosts (or host:port) that URL inputs and webhooks may reach even though they are loopback or private.' },
   { name: 'QUIRE_URL_TIMEOUT_S', default: '30', description: 'Time limit for fetching a URL input.' },
+  { name: 'QUIRE_WEBHOOK_RETRY_DELAYS_S', default: '60,300,1800,7200', description: 'Delays before webhook attempts 2 to 5 (spec §6.3); after the last failed attempt a delivery is marked failed.' },
   { name: 'QUIRE_PDF_WORKERS', default: '(number of cores)', description: 'worker_threads that parse PDF pages in parallel.' },
   { name: 'QUIRE_OCR_CONCURRENCY', default: '(number of cores)', description: 'Tesseract processes run at once.' },
   { name: 'QUIRE_OCR_LANGUAGE', default: 'eng', description: 'Default OCR language(s), tesseract codes joined with +, or auto.' },
@@ -67,6 +69,7 @@ const schema = z.object({
   db: z.object({ url: z.string().regex(/^(sqlite|mysql|mariadb):/, 'must start with sqlite:, mysql: or mariadb:').optional() }),
   queue: z.object({
     url: z.string().regex(/^amqps?:\/\//, 'must be an amqp:// or amqps:// URL').optional(),
+    prefix: z.string().regex(/^[a-z0-9_.-]{1,40}$/i, 'letters, digits, _ . - only'),
     runStages: bool,
     concurrency: int(1, 256),
     maxAttempts: int(1, 50),
@@ -82,6 +85,7 @@ const schema = z.object({
     urlTimeoutMs: z.number().int().positive(),
   }),
   network: z.object({ allowedHosts: z.array(z.string().min(1)) }),
+  webhooks: z.object({ retryDelaysMs: z.array(z.number().int().min(0)).min(1).max(10), timeoutMs: z.number().int().positive() }),
   pdf: z.object({ workers: int(1, 64) }),
   ocr: z.object({ concurrency: int(1, 64), language: z.string().regex(/^(auto|[a-z_]{3,}(\+[a-z_]{3,})*)$/i, 'tesseract codes joined with + or auto'), tesseractPath: z.string().min(1) }),
   tools: z.object({ soffice: z.string().min(1), chromium: z.string().min(1) }),
@@ -114,12 +118,12 @@ const nonEmpty = (v: string | undefined) => (v === undefined || v.trim() === '' 
 /** Which environment variable each config path comes from, to name it in errors. */
 const SOURCE: Record<string, string> = {
   port: 'PORT', host: 'HOST', publicUrl: 'QUIRE_PUBLIC_URL', dataDir: 'QUIRE_DATA_DIR', logLevel: 'QUIRE_LOG_LEVEL',
-  'db.url': 'QUIRE_DB_URL', 'queue.url': 'QUIRE_QUEUE_URL', 'queue.runStages': 'QUIRE_RUN_STAGES', 'queue.concurrency': 'QUIRE_STAGE_CONCURRENCY',
+  'db.url': 'QUIRE_DB_URL', 'queue.url': 'QUIRE_QUEUE_URL', 'queue.prefix': 'QUIRE_QUEUE_PREFIX', 'queue.runStages': 'QUIRE_RUN_STAGES', 'queue.concurrency': 'QUIRE_STAGE_CONCURRENCY',
   'queue.maxAttempts': 'QUIRE_MAX_ATTEMPTS', 'auth.bootstrapKey': 'QUIRE_BOOTSTRAP_API_KEY', 'auth.bootstrapPlan': 'QUIRE_BOOTSTRAP_PLAN',
   'rateLimit.store': 'QUIRE_RATE_LIMIT_STORE', 'secrets.signing': 'QUIRE_SIGNING_SECRET', 'limits.uploadBytes': 'QUIRE_MAX_UPLOAD_MB',
   'limits.presignedBytes': 'QUIRE_MAX_PRESIGNED_MB', 'limits.anonymousPages': 'QUIRE_ANONYMOUS_PAGES', 'limits.parseTimeoutMs': 'QUIRE_PARSE_TIMEOUT_S',
   'limits.urlTimeoutMs': 'QUIRE_URL_TIMEOUT_S', 'pdf.workers': 'QUIRE_PDF_WORKERS', 'ocr.concurrency': 'QUIRE_OCR_CONCURRENCY',
-  'ocr.language': 'QUIRE_OCR_LANGUAGE', 'llm.baseUrl': 'QUIRE_LLM_BASE_URL', 'embeddings.baseUrl': 'QUIRE_EMBEDDINGS_BASE_URL', 'weaviate.url': 'QUIRE_WEAVIATE_URL',
+  'ocr.language': 'QUIRE_OCR_LANGUAGE', 'webhooks.retryDelaysMs': 'QUIRE_WEBHOOK_RETRY_DELAYS_S', 'llm.baseUrl': 'QUIRE_LLM_BASE_URL', 'embeddings.baseUrl': 'QUIRE_EMBEDDINGS_BASE_URL', 'weaviate.url': 'QUIRE_WEAVIATE_URL',
 };
 
 function deepFreeze<T>(o: T): T {
@@ -145,6 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     db: { url: nonEmpty(env.QUIRE_DB_URL) },
     queue: {
       url: nonEmpty(env.QUIRE_QUEUE_URL),
+      prefix: env.QUIRE_QUEUE_PREFIX ?? 'quire',
       runStages: env.QUIRE_RUN_STAGES ?? 'true',
       concurrency: env.QUIRE_STAGE_CONCURRENCY ?? 2,
       maxAttempts: env.QUIRE_MAX_ATTEMPTS ?? 3,
@@ -160,6 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       urlTimeoutMs: secs(env.QUIRE_URL_TIMEOUT_S, 30),
     },
     network: { allowedHosts: list(env.QUIRE_ALLOWED_HOSTS) },
+    webhooks: { retryDelaysMs: list(env.QUIRE_WEBHOOK_RETRY_DELAYS_S ?? '60,300,1800,7200').map((x) => Number(x) * 1000), timeoutMs: 30_000 },
     pdf: { workers: env.QUIRE_PDF_WORKERS ?? cores },
     ocr: { concurrency: env.QUIRE_OCR_CONCURRENCY ?? cores, language: env.QUIRE_OCR_LANGUAGE ?? 'eng', tesseractPath: env.QUIRE_TESSERACT_PATH ?? 'tesseract' },
     tools: { soffice: env.QUIRE_SOFFICE_PATH ?? 'soffice', chromium: env.QUIRE_CHROMIUM_PATH ?? '/usr/bin/chromium' },

@@ -1,0 +1,52 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import { koaBody } from 'koa-body';
+import { QuireError } from '@quire/core';
+import type { AppCustom, AppState } from './http/context.js';
+import { errorHandler, requestContext } from './http/middleware.js';
+import { authentication } from './auth/authenticate.js';
+import type { QuireRuntime } from './runtime.js';
+import { systemRoutes } from './routes/system.js';
+import { documentRoutes } from './routes/v1/documents.js';
+import { jobRoutes } from './routes/v1/jobs.js';
+import { uploadRoutes } from './routes/api/upload.js';
+import { parseRoutes } from './routes/api/parse.js';
+import { presetRoutes } from './routes/api/presets.js';
+import { convertRoutes } from './routes/api/convert.js';
+
+/** Every route module, one per spec area. Later areas add themselves here. */
+export const ROUTE_MODULES = [systemRoutes, documentRoutes, jobRoutes, uploadRoutes, parseRoutes, presetRoutes, convertRoutes];
+
+/** The Koa host: thin — validate, authorise, start pipelines, shape responses. */
+export function createApp(rt: QuireRuntime): Koa<AppState, AppCustom> {
+  const app = new Koa<AppState, AppCustom>({ proxy: process.env.QUIRE_TRUST_PROXY === 'true' });
+  app.context.quire = rt;
+  app.silent = true;
+
+  const router = new Router<AppState, AppCustom>();
+  for (const mod of ROUTE_MODULES) mod(router as any);
+
+  const json = koaBody({ json: true, multipart: false, urlencoded: false, text: false, jsonLimit: '10mb', jsonStrict: true, parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] as any });
+
+  app.use(requestContext(rt.logger) as any);
+  app.use(errorHandler() as any);
+  app.use(authentication() as any);
+  app.use(async (ctx, next) => {
+    // multipart and presigned uploads are streamed by their routes; only JSON bodies are parsed here
+    if (ctx.is('multipart/form-data') || ctx.path.startsWith('/api/upload/presigned/')) return next();
+    if (['POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method) && ctx.request.length && !ctx.is('application/json')) {
+      const type = ctx.get('content-type') || '(none)';
+      throw new QuireError('VALIDATION_ERROR', `Unsupported Content-Type ${type}: send application/json (or multipart/form-data for files)`);
+    }
+    return json(ctx as any, next);
+  });
+  app.use(router.routes() as any);
+  app.use(
+    router.allowedMethods({
+      throw: true,
+      methodNotAllowed: () => new QuireError('METHOD_NOT_ALLOWED', 'Method not allowed for this route'),
+      notImplemented: () => new QuireError('METHOD_NOT_ALLOWED', 'Method not implemented'),
+    }) as any,
+  );
+  return app;
+}

@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import type { Next } from 'koa';
+import { ERROR_CATALOGUE, QuireError, isQuireError } from '@quire/core';
+import type { Logger } from '@quire/core';
+import type { AppContext } from './context.js';
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
+
+/** Request id (from X-Request-Id when sane, else new), a child logger, one structured log line per request. */
+export function requestContext(logger: Logger) {
+  return async (ctx: AppContext, next: Next) => {
+    const incoming = ctx.get('x-request-id');
+    const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.state.log = logger.child({ reqId: requestId });
+    ctx.set('X-Request-Id', requestId);
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      ctx.state.log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10, user: ctx.state.auth?.user.id }, 'request');
+    }
+  };
+}
+
+/** Maps every error to the spec's body {error: {code, message, details}}; never leaks a stack trace. */
+export function errorHandler() {
+  return async (ctx: AppContext, next: Next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new QuireError('NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`);
+    } catch (err) {
+      const e = toQuireError(err);
+      if (e.code === 'INTERNAL_ERROR') ctx.state.log?.error({ err }, 'unhandled error');
+      else if (e.status >= 500) ctx.state.log?.warn({ err: { message: (err as Error).message, code: e.code } }, 'request failed');
+      ctx.status = e.status;
+      if (e.code === 'rate_limit_exceeded') {
+        ctx.body = { error: { type: 'rate_limit_error', message: e.message, code: 'rate_limit_exceeded' } };
+      } else {
+        ctx.body = { error: { code: e.code, message: e.message, details: e.details ?? null } };
+      }
+      if (e.code === 'METHOD_NOT_ALLOWED' && Array.isArray((e.details as any)?.allowed)) ctx.set('Allow', (e.details as any).allowed.join(', '));
+    }
+  };
+}
+
+export function toQuireError(err: unknown): QuireError {
+  if (isQuireError(err)) return err;
+  const e = err as { status?: number; statusCode?: number; type?: string; message?: string; expose?: boolean };
+  const status = e?.status ?? e?.statusCode;
+  if (e?.type === 'entity.parse.failed') return new QuireError('VALIDATION_ERROR', 'Malformed JSON body');
+  if (e?.type === 'entity.too.large' || status === 413) return new QuireError('FILE_TOO_LARGE', 'Request body too large');
+  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') return new QuireError('VALIDATION_ERROR', e.message ?? 'Unsupported body encoding');
+  if (status === 400) return new QuireError('VALIDATION_ERROR', e.expose && e.message ? e.message : 'Bad request');
+  if (status === 401) return new QuireError('UNAUTHORIZED', 'Missing or invalid API key');
+  if (status === 404) return new QuireError('NOT_FOUND', 'Not found');
+  if (status === 405) return new QuireError('METHOD_NOT_ALLOWED', 'Method not allowed');
+  if (status === 415) return new QuireError('VALIDATION_ERROR', 'Unsupported content type');
+  return new QuireError('INTERNAL_ERROR', 'Internal server error');
+}
+
+export { ERROR_CATALOGUE };

@@ -1,0 +1,11 @@
+export { QuireRuntime, BUILTIN_PLUGINS } from './runtime.js';
+export type { RuntimeRole } from './runtime.js';
+export { createApp, ROUTE_MODULES } from './app.js';
+export { startServer } from './serve.js';
+export { createLogger } from './logger.js';
+export { readFile, chunkParsed, readerFor } from './pipelines/steps.js';
+export { toMarkdown, toJsonShape } from './services/render.js';
+export { parseConfig, parseConfigField } from './services/parse-config.js';
+export type { ParseConfig } from './services/parse-config.js';
+export { createKey, findOrCreateUser, hashKey, newKey, revokeKey, ensureBootstrapKey } from './auth/keys.js';
+export { signatureHeader } from './services/webhooks.js';

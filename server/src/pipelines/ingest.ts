@@ -1,0 +1,91 @@
+import type { DocumentRecord } from '@quire/core';
+import type { QuireRuntime } from '../runtime.js';
+import { charge } from '../services/ledger.js';
+import { parseConfig } from '../services/parse-config.js';
+import { ownerOf, requireDocument } from './index.js';
+import { chunkParsed, contentKey, indexChunks, loadParsed, readFile, saveParsed, storeChunks } from './steps.js';
+
+/** spec §6.1 document.completed data */
+export function documentEventData(doc: DocumentRecord) {
+  return { id: doc.id, name: doc.name, status: doc.status, file_type: doc.file_type, file_size: doc.file_size, pages: doc.pages, processing_time_ms: doc.processing_ms };
+}
+
+/**
+ * Upload processing: read (reader + OCR) → chunk → index. Each stage keeps its output in the store or
+ * blob storage, so any worker can run the next one.
+ */
+export function defineIngestPipeline(rt: QuireRuntime): void {
+  rt.pipelines.define({
+    name: 'ingest',
+    stages: [
+      {
+        name: 'read',
+        async run(ctx) {
+          const doc = await requireDocument(rt, String(ctx.payload.documentId));
+          const cfg = parseConfig(doc.parsing_config ?? {});
+          const local = rt.storage.localPath(doc.storage_key);
+          const tmp = local ? null : await rt.storage.toTempFile(doc.storage_key);
+          try {
+            const parsed = await readFile(rt, { path: local ?? tmp!.path, name: doc.name, format: doc.file_type, size: doc.file_size, id: doc.id }, cfg, {
+              signal: ctx.signal,
+              onProgress: (f) => void ctx.progress(f * 0.7).catch(() => {}),
+            });
+            await saveParsed(rt, contentKey(doc.id), parsed);
+            const ocrPages = parsed.pages.filter((p) => p.ocr).length;
+            await rt.store.repo('documents').update(doc.id, { pages: parsed.pages.length, content_key: contentKey(doc.id), issues: parsed.issues.length ? parsed.issues : null, updated_at: new Date() });
+            return { documentId: doc.id, pages: parsed.pages.length, ocr_pages: ocrPages };
+          } finally {
+            await tmp?.cleanup();
+          }
+        },
+      },
+      {
+        name: 'chunk',
+        async run(ctx) {
+          const doc = await requireDocument(rt, String(ctx.payload.documentId));
+          const cfg = parseConfig(doc.parsing_config ?? {});
+          const parsed = await loadParsed(rt, contentKey(doc.id));
+          const chunks = chunkParsed(rt, parsed, cfg);
+          await storeChunks(rt, ownerOf(doc), doc.id, chunks);
+          await ctx.progress(0.8);
+          return { ...ctx.payload, chunks: chunks.length };
+        },
+      },
+      {
+        name: 'index',
+        async run(ctx) {
+          const doc = await requireDocument(rt, String(ctx.payload.documentId));
+          const indexed = await indexChunks(rt, ownerOf(doc), doc.id, ctx.signal);
+          return { ...ctx.payload, indexed };
+        },
+      },
+    ],
+    async onStart(job) {
+      if (!job.document_id) return;
+      await rt.store.repo('documents').update(job.document_id, { status: 'processing', updated_at: new Date() });
+      const doc = await rt.store.repo('documents').get(job.document_id);
+      if (doc) await rt.events.emit('document.processing', documentEventData(doc), ownerOf(doc));
+    },
+    async onComplete(job, output) {
+      if (!job.document_id) return;
+      const doc = await rt.store.repo('documents').get(job.document_id);
+      if (!doc) return;
+      const pages = Number(output.pages ?? doc.pages ?? 0);
+      const processing_ms = Date.now() - doc.created_at.getTime();
+      await rt.store.repo('documents').update(doc.id, { status: 'completed', pages, processing_ms, error: null, updated_at: new Date() });
+      const cfg = parseConfig(doc.parsing_config ?? {});
+      await charge(rt.store, ownerOf(doc), cfg.ocr.agentic ? 'ocr_agentic' : 'parse', pages, doc.id);
+      await rt.store.repo('jobs').update(job.id, { result: { document_id: doc.id, pages, chunks: Number(output.chunks ?? 0) } });
+      const done = { ...doc, status: 'completed' as const, pages, processing_ms };
+      await rt.events.emit('document.completed', documentEventData(done), ownerOf(doc));
+      await rt.events.emit('document.processed', documentEventData(done), ownerOf(doc));
+    },
+    async onFail(job, error) {
+      if (!job.document_id) return;
+      const doc = await rt.store.repo('documents').get(job.document_id);
+      if (!doc) return;
+      await rt.store.repo('documents').update(doc.id, { status: 'failed', error: error.message, updated_at: new Date() });
+      await rt.events.emit('document.failed', { ...documentEventData({ ...doc, status: 'failed' }), error: error.message }, ownerOf(doc));
+    },
+  });
+}

@@ -1,0 +1,126 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import Router from '@koa/router';
+import { z } from 'zod';
+import { errors, isQuireError } from '@quire/core';
+import { requireAuth } from '../../http/context.js';
+import { route } from '../../http/route.js';
+import { assertCanCreateIn, newOwned } from '../../auth/access.js';
+import { parseConfigField } from '../../services/parse-config.js';
+import { createDocument, detectStored } from '../../services/documents.js';
+import { cleanFileName } from '../../services/multipart.js';
+import { safeEqualHex } from '../../services/signing.js';
+import { originalKey } from '../../pipelines/steps.js';
+import { uploadDocument } from '../v1/documents.js';
+
+const TAG = 'Upload';
+const uuid = z.string().uuid();
+const PRESIGNED_TTL_MS = 60 * 60 * 1000;
+
+export function uploadRoutes(router: Router<any, any>): void {
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/api/upload',
+      summary: 'Upload a file for processing',
+      tag: TAG,
+      multipart: { fields: { file: 'the file (max 100 MB)', parsing_config: 'JSON: chunking {strategy, max_chunk_size, overlap}, ocr {enabled, language}', knowledge_base_id: 'knowledge base to add the document to once processed', organization_id: 'owning organization' } },
+    },
+    async (ctx) => {
+      const auth = requireAuth(ctx);
+      let parsingConfig: ReturnType<typeof parseConfigField> | undefined;
+      const { doc, file } = await uploadDocument(ctx, newOwned(auth, null), async (fields) => {
+        parsingConfig = parseConfigField(fields.parsing_config, 'parsing_config');
+        const org = fields.organization_id || null;
+        if (org && !uuid.safeParse(org).success) throw errors.validation('organization_id must be a UUID', [{ field: 'organization_id', message: 'invalid UUID' }]);
+        assertCanCreateIn(auth, org);
+        const kb = fields.knowledge_base_id || null;
+        if (kb && !uuid.safeParse(kb).success) throw errors.validation('knowledge_base_id must be a UUID', [{ field: 'knowledge_base_id', message: 'invalid UUID' }]);
+        return { organization_id: org, parsingConfig, knowledgeBaseId: kb };
+      });
+      const ext = (file.fileName.split('.').pop() ?? '').toLowerCase();
+      return {
+        file_id: `svc://${doc.id}`,
+        document: { id: doc.id, name: doc.name, status: doc.status, file_type: doc.file_type, file_format: ext || doc.file_type, parsing_config: doc.parsing_config },
+        filename: doc.name,
+        size: doc.file_size,
+        mime_type: doc.mime_type,
+        queue: { queued: true, error: null },
+        // credits are charged per page when processing completes (GET /v1/jobs/<id> then shows the pages)
+        usage: { num_pages: 0, credits: 0 },
+      };
+    },
+  );
+
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/api/upload/presigned',
+      summary: 'Get a signed URL to PUT a large file (up to 5 GB)',
+      tag: TAG,
+      body: z.object({ filename: z.string().min(1).max(1024), content_type: z.string().min(1).max(255).optional(), file_size: z.number().int().positive() }).strict(),
+    },
+    async (ctx, { body }) => {
+      const auth = requireAuth(ctx);
+      const rt = ctx.quire;
+      if (body.file_size > rt.config.limits.presignedBytes) throw errors.tooLarge(rt.config.limits.presignedBytes);
+      const token = randomBytes(24).toString('hex');
+      const id = randomUUID();
+      const documentId = randomUUID();
+      const expires = new Date(Date.now() + PRESIGNED_TTL_MS);
+      const contentType = body.content_type ?? 'application/octet-stream';
+      await rt.store.repo('presigned_uploads').insert({
+        id,
+        user_id: auth.user.id,
+        organization_id: null,
+        document_id: documentId,
+        filename: cleanFileName(body.filename),
+        content_type: contentType,
+        file_size: body.file_size,
+        token_hash: createHash('sha256').update(token).digest('hex'),
+        expires_at: expires,
+        used_at: null,
+        created_at: new Date(),
+      });
+      return {
+        upload_url: `${rt.config.publicUrl}/api/upload/presigned/${id}?token=${token}`,
+        file_id: `svc://${documentId}`,
+        expires_at: expires.toISOString(),
+        method: 'PUT',
+        headers: { 'Content-Type': contentType },
+      };
+    },
+  );
+
+  route(router, { method: 'put', path: '/api/upload/presigned/:id', summary: 'Upload the bytes to a presigned URL (no API key: the URL is the credential)', tag: TAG, auth: 'none', raw: 'application/json' }, async (ctx) => {
+    const rt = ctx.quire;
+    const id = ctx.params.id!;
+    const token = String(ctx.query.token ?? '');
+    const row = uuid.safeParse(id).success ? await rt.store.repo('presigned_uploads').get(id) : null;
+    if (!row || !token || !safeEqualHex(row.token_hash, createHash('sha256').update(token).digest('hex'))) throw errors.unauthorized('Invalid upload URL');
+    if (row.expires_at.getTime() < Date.now()) throw errors.unauthorized('Upload URL expired');
+    // single use: claim it before reading the body
+    if ((await rt.store.repo('presigned_uploads').update({ id, used_at: null }, { used_at: new Date() })) !== 1) throw errors.conflict('This upload URL was already used');
+    const limit = Math.min(row.file_size, rt.config.limits.presignedBytes);
+    const declared = Number(ctx.get('content-length') || 0);
+    if (declared > limit) {
+      ctx.set('Connection', 'close');
+      throw errors.tooLarge(limit);
+    }
+    const key = originalKey(row.document_id);
+    try {
+      const put = await rt.storage.put(key, ctx.req, { maxBytes: limit });
+      const detected = await detectStored(rt, key, row.filename);
+      const { doc } = await createDocument(rt, { user_id: row.user_id, organization_id: row.organization_id }, { id: row.document_id, name: row.filename, size: put.size, sha256: put.sha256, format: detected.format, mime: detected.mime, parsingConfig: null });
+      ctx.status = 200;
+      ctx.body = { file_id: `svc://${doc.id}`, document: { id: doc.id, name: doc.name, status: doc.status, file_type: doc.file_type }, size: doc.file_size };
+    } catch (e) {
+      await rt.storage.delete(key).catch(() => {});
+      // a failed upload may be retried with the same URL
+      await rt.store.repo('presigned_uploads').update(id, { used_at: null });
+      if (isQuireError(e) && e.code === 'FILE_TOO_LARGE') ctx.set('Connection', 'close');
+      throw e;
+    }
+  });
+}

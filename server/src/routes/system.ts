@@ -1,0 +1,74 @@
+import Router from '@koa/router';
+import { z } from 'zod';
+import { errors } from '@quire/core';
+import { requireAuth } from '../http/context.js';
+import { route } from '../http/route.js';
+import { openApiDocument } from '../http/openapi.js';
+import { callbackSecret, verifyLink } from '../services/signing.js';
+import { jobParsedKey, loadParsed } from '../pipelines/steps.js';
+import { toMarkdown } from '../services/render.js';
+
+const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+export function systemRoutes(router: Router<any, any>): void {
+  route(router, { method: 'get', path: '/healthz', summary: 'The process is up', tag: 'System', auth: 'none' }, () => ({ status: 'ok' }));
+
+  route(router, { method: 'get', path: '/readyz', summary: 'Database and queue reachable; what optional system tools are missing', tag: 'System', auth: 'none' }, async (ctx) => {
+    const rt = ctx.quire;
+    const check = async (fn: () => Promise<void>) => {
+      try {
+        await fn();
+        return { ok: true };
+      } catch (e) {
+        return { ok: false, message: (e as Error).message };
+      }
+    };
+    const [db, queue] = await Promise.all([check(() => rt.store.ping()), check(() => rt.transport.ping())]);
+    const plugins = await rt.registry.health();
+    const ready = db.ok && queue.ok;
+    ctx.status = ready ? 200 : 503;
+    return { status: ready ? 'ready' : 'not_ready', checks: { database: { dialect: rt.store.dialect, ...db }, queue: { transport: rt.transport.name, ...queue } }, plugins };
+  });
+
+  route(router, { method: 'get', path: '/openapi.json', summary: 'This API as OpenAPI 3.1', tag: 'System', auth: 'none' }, (ctx) => openApiDocument(ctx.quire.config.publicUrl!));
+
+  route(router, { method: 'get', path: '/api/webhooks/callback-secret', summary: 'The key that signs callbacks sent to per-request webhook_url addresses (X-Svc-Signature)', tag: 'Webhooks' }, (ctx) => {
+    const auth = requireAuth(ctx);
+    return { secret: callbackSecret(ctx.quire.signingSecret, auth.user.id), algorithm: 'HMAC-SHA256', header: 'X-Svc-Signature', format: 'sha256=<hex of HMAC over the raw request body>' };
+  });
+
+  route(
+    router,
+    { method: 'get', path: '/studio/jobs/:id', summary: 'Signed link to a stored parse result (studio_link)', tag: 'Parse', auth: 'none', raw: 'text/html', query: z.object({ expires: z.coerce.number(), sig: z.string().min(1), format: z.enum(['html', 'json', 'markdown']).default('html') }) },
+    async (ctx, { query }) => {
+      const rt = ctx.quire;
+      const id = ctx.params.id!;
+      if (!verifyLink(rt.signingSecret, 'studio', id, query.expires, query.sig)) throw errors.unauthorized('Invalid or expired studio link');
+      const job = await rt.store.repo('jobs').get(id);
+      if (!job) throw errors.notFound('job', id);
+      const doc = await loadParsed(rt, jobParsedKey(id)).catch(() => null);
+      if (!doc) throw errors.notFound('parse result', id);
+      if (query.format === 'json') {
+        ctx.body = { job_id: id, document: doc, result: job.result };
+        return;
+      }
+      if (query.format === 'markdown') {
+        ctx.type = 'text/markdown; charset=utf-8';
+        ctx.body = toMarkdown(doc);
+        return;
+      }
+      const pages = doc.pages
+        .map((p) => {
+          const boxes = doc.blocks
+            .filter((b) => b.page === p.number && b.bbox)
+            .map((b) => `<div class="b ${b.type}" title="${esc(b.type)}" style="left:${(b.bbox!.x / p.width) * 100}%;top:${(b.bbox!.y / p.height) * 100}%;width:${(b.bbox!.width / p.width) * 100}%;height:${(b.bbox!.height / p.height) * 100}%"></div>`)
+            .join('');
+          const text = doc.blocks.filter((b) => b.page === p.number).map((b) => `<p class="${b.type}"><small>${b.type}</small> ${esc(b.text)}</p>`).join('');
+          return `<section><h2>Page ${p.number}</h2><div class="page" style="aspect-ratio:${p.width}/${p.height}">${boxes}</div><div class="text">${text}</div></section>`;
+        })
+        .join('');
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.body = `<!doctype html><html><head><meta charset="utf-8"><title>${esc(doc.name)} — Quire studio</title><style>body{font-family:sans-serif;margin:2em}section{display:flex;gap:2em;margin-bottom:2em}.page{position:relative;width:420px;border:1px solid #999;background:#fff}.b{position:absolute;border:1px solid rgba(0,90,200,.6);background:rgba(0,90,200,.07)}.b.table{border-color:rgba(200,90,0,.8)}.b.heading{border-color:rgba(0,150,60,.8)}.text{flex:1}small{color:#888}</style></head><body><h1>${esc(doc.name)}</h1><p>${doc.pages.length} pages, ${doc.blocks.length} blocks, ${doc.tables.length} tables. <a href="?expires=${query.expires}&sig=${query.sig}&format=json">JSON</a> · <a href="?expires=${query.expires}&sig=${query.sig}&format=markdown">Markdown</a></p>${pages}</body></html>`;
+    },
+  );
+}

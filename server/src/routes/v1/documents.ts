@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto';
+import Router from '@koa/router';
+import { z } from 'zod';
+import { errors } from '@quire/core';
+import type { AppContext } from '../../http/context.js';
+import { requireAuth } from '../../http/context.js';
+import { route } from '../../http/route.js';
+import { loadOwned, newOwned } from '../../auth/access.js';
+import { createDocument, deleteDocument, detectStored, v1Document } from '../../services/documents.js';
+import { listOwned } from '../../services/listing.js';
+import { receiveMultipart } from '../../services/multipart.js';
+import { parseConfigField } from '../../services/parse-config.js';
+import { contentKey, loadParsed, originalKey } from '../../pipelines/steps.js';
+
+const TAG = 'Documents (v1)';
+const idParam = z.string().uuid();
+
+export function documentRoutes(router: Router<any, any>): void {
+  route(router, { method: 'post', path: '/v1/documents', summary: 'Upload a document; it is parsed, chunked and indexed asynchronously', tag: TAG, multipart: { fields: { file: 'the document (max 100 MB)' } }, status: 201 }, async (ctx) => {
+    const auth = requireAuth(ctx);
+    const { doc } = await uploadDocument(ctx, newOwned(auth, null));
+    ctx.status = 201;
+    return v1Document(doc);
+  });
+
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/v1/documents',
+      summary: 'List documents',
+      tag: TAG,
+      query: z.object({
+        limit: z.coerce.number().int().min(1).max(100).default(20),
+        offset: z.coerce.number().int().min(0).default(0),
+        status: z.enum(['pending', 'processing', 'completed', 'failed']).optional(),
+      }),
+    },
+    async (ctx, { query }) => {
+      const auth = requireAuth(ctx);
+      const { rows, total } = await listOwned(ctx.quire.store, 'documents', auth, query.status ? { status: query.status } : {}, { limit: query.limit, offset: query.offset, orderBy: 'created_at' });
+      return { object: 'list', data: rows.map(v1Document), has_more: query.offset + rows.length < total, total };
+    },
+  );
+
+  route(router, { method: 'get', path: '/v1/documents/:id', summary: 'Get a document', tag: TAG }, async (ctx) => {
+    const auth = requireAuth(ctx);
+    const id = documentId(ctx.params.id);
+    return v1Document(await loadOwned(ctx.quire.store, 'documents', id, auth, 'read'));
+  });
+
+  route(router, { method: 'delete', path: '/v1/documents/:id', summary: 'Delete a document, its file and its embeddings (idempotent)', tag: TAG }, async (ctx) => {
+    const auth = requireAuth(ctx);
+    const id = documentId(ctx.params.id);
+    const doc = await ctx.quire.store.repo('documents').get(id);
+    if (doc) {
+      const owned = await loadOwned(ctx.quire.store, 'documents', id, auth, 'write');
+      await deleteDocument(ctx.quire, owned);
+    }
+    // deleting what is already gone answers the same: deletes are idempotent
+    return { id, object: 'document', deleted: true };
+  });
+
+  route(
+    router,
+    { method: 'get', path: '/v1/documents/:id/content', summary: 'Parsed content: text, chunks or both', tag: TAG, query: z.object({ response: z.enum(['text', 'chunks', 'full']).default('text') }) },
+    async (ctx, { query }) => {
+      const auth = requireAuth(ctx);
+      const doc = await loadOwned(ctx.quire.store, 'documents', documentId(ctx.params.id), auth, 'read');
+      if (doc.status !== 'completed' || !doc.content_key) throw errors.conflict(`Document is ${doc.status}; content is available once it is completed`, { status: doc.status });
+      const out: Record<string, unknown> = { id: doc.id, object: 'document.content', name: doc.name, pages: doc.pages };
+      if (query.response !== 'chunks') out.text = (await loadParsed(ctx.quire, contentKey(doc.id))).text;
+      if (query.response !== 'text') {
+        const rows = await ctx.quire.store.repo('chunks').find({ document_id: doc.id }, { order: { idx: 'ASC' } });
+        out.chunks = rows.map((r) => ({ id: r.id, index: r.idx, page: r.page, content: r.content, type: r.type, confidence: r.confidence, bbox: r.bbox, span: { start: r.span_start, end: r.span_end } }));
+      }
+      return out;
+    },
+  );
+}
+
+export function documentId(raw: string | undefined): string {
+  const r = idParam.safeParse(raw);
+  if (!r.success) throw errors.notFound('document', raw);
+  return r.data;
+}
+
+/** Shared by POST /v1/documents and POST /api/upload: stream the file to storage, detect, register, queue. */
+export async function uploadDocument(ctx: AppContext, owner: { user_id: string; organization_id: string | null }, fieldsCheck?: (fields: Record<string, string>) => Promise<{ organization_id?: string | null; parsingConfig?: ReturnType<typeof parseConfigField>; knowledgeBaseId?: string | null }>) {
+  const rt = ctx.quire;
+  const id = randomUUID();
+  const key = originalKey(id);
+  const { fields, file } = await receiveMultipart(ctx, rt.storage, key, rt.config.limits.uploadBytes);
+  if (!file) throw errors.validation('The multipart field "file" is required', [{ field: 'file', message: 'required' }]);
+  try {
+    const extra = fieldsCheck ? await fieldsCheck(fields) : {};
+    const detected = await detectStored(rt, key, file.fileName);
+    const finalOwner = extra.organization_id !== undefined ? { user_id: owner.user_id, organization_id: extra.organization_id } : owner;
+    const created = await createDocument(rt, finalOwner, {
+      id,
+      name: file.fileName,
+      size: file.size,
+      sha256: file.sha256,
+      format: detected.format,
+      mime: detected.mime,
+      parsingConfig: extra.parsingConfig ?? null,
+      knowledgeBaseId: extra.knowledgeBaseId ?? null,
+    });
+    return { ...created, file, detected };
+  } catch (e) {
+    await rt.storage.delete(key).catch(() => {});
+    throw e;
+  }
+}

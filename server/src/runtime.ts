@@ -1,0 +1,102 @@
+import os from 'node:os';
+import { EventBus, PipelineRuntime, PluginRegistry, inProcessTransportPlugin } from '@quire/core';
+import type { BlobStorage, Logger, Store, Transport } from '@quire/core';
+import type { QuireConfig } from '@quire/config';
+import { RateLimiter } from './auth/ratelimit.js';
+import { ensureBootstrapKey } from './auth/keys.js';
+import { WebhookDispatcher } from './services/webhooks.js';
+import { loadSigningSecret } from './services/signing.js';
+import { definePipelines } from './pipelines/index.js';
+
+/** Built-in plugins, loaded through the same registry as third-party ones (which may override them). */
+export const BUILTIN_PLUGINS = [
+  '@quire/plugin-store-typeorm',
+  '@quire/plugin-storage-disk',
+  '@quire/plugin-transport-rabbitmq',
+  '@quire/plugin-ocr-tesseract',
+  '@quire/plugin-reader-pdf',
+  '@quire/plugin-reader-image',
+  '@quire/plugin-reader-office',
+  '@quire/plugin-reader-sheet',
+  '@quire/plugin-reader-slides',
+  '@quire/plugin-chunker-default',
+  '@quire/plugin-embedder-local',
+  '@quire/plugin-embedder-openai',
+  '@quire/plugin-vector-embedded',
+  '@quire/plugin-vector-weaviate',
+  '@quire/plugin-llm-openai',
+  '@quire/plugin-extractor-layout',
+];
+
+export type RuntimeRole = 'server' | 'worker' | 'runner';
+
+/**
+ * Everything a Quire process needs, built once from the frozen config: plugins, store, blob storage,
+ * transport, event bus, pipelines, webhooks. The server, `quire worker` and the runner all use it.
+ */
+export class QuireRuntime {
+  readonly registry: PluginRegistry;
+  readonly events = new EventBus();
+  store!: Store;
+  storage!: BlobStorage;
+  transport!: Transport;
+  pipelines!: PipelineRuntime;
+  rateLimiter!: RateLimiter;
+  webhooks!: WebhookDispatcher;
+  signingSecret!: string;
+  readonly workerId = `${os.hostname()}:${process.pid}`;
+
+  private constructor(readonly config: Readonly<QuireConfig>, readonly logger: Logger, readonly role: RuntimeRole) {
+    const selected: Record<string, string> = { ...config.plugins.selected };
+    if (config.llm.baseUrl) selected.llm = 'openai';
+    this.registry = new PluginRegistry({ config, dataDir: config.dataDir, logger, selected, options: config.plugins.options });
+  }
+
+  static async create(config: Readonly<QuireConfig>, logger: Logger, role: RuntimeRole = 'server'): Promise<QuireRuntime> {
+    const rt = new QuireRuntime(config, logger, role);
+    await rt.init();
+    return rt;
+  }
+
+  private async init(): Promise<void> {
+    const { config, registry, logger } = this;
+    registry.register(inProcessTransportPlugin, undefined, '@quire/core');
+    for (const name of BUILTIN_PLUGINS) await registry.load(name, import.meta.dirname);
+    for (const spec of config.plugins.extra) await registry.load(spec, process.cwd());
+    await registry.start();
+    this.store = registry.get('store');
+    this.storage = registry.get('storage');
+    this.transport = registry.get('transport');
+    await this.events.attach(this.transport, (e) => logger.warn({ err: (e as Error)?.message }, 'event handler failed'));
+    this.signingSecret = loadSigningSecret(config.dataDir, config.secrets.signing);
+    this.rateLimiter = new RateLimiter(config.rateLimit.store, this.store);
+    this.webhooks = new WebhookDispatcher(this.store, { allowedHosts: config.network.allowedHosts, retryDelaysMs: config.webhooks.retryDelaysMs, timeoutMs: config.webhooks.timeoutMs }, logger.child({ part: 'webhooks' }));
+    this.pipelines = new PipelineRuntime({
+      store: this.store,
+      transport: this.transport,
+      logger: logger.child({ part: 'pipelines' }),
+      workerId: this.workerId,
+      concurrency: config.queue.concurrency,
+      maxAttempts: config.queue.maxAttempts,
+    });
+    definePipelines(this);
+    if (config.auth.bootstrapKey && this.role !== 'runner') await ensureBootstrapKey(this.store, config.auth.bootstrapKey, config.auth.bootstrapPlan);
+    for (const h of await registry.health()) if (!h.ok) logger.warn({ plugin: h.plugin }, `not available: ${h.message ?? 'unhealthy'}`);
+  }
+
+  /** Consume pipeline stages in this process (the server by default; `quire worker` always). */
+  async startStages(stages?: string[]): Promise<void> {
+    await this.pipelines.consume(stages);
+  }
+
+  /** The webhook delivery loop runs in API processes. */
+  startWebhooks(): void {
+    this.webhooks.start();
+  }
+
+  async close(): Promise<void> {
+    await this.pipelines?.stop().catch(() => {});
+    await this.webhooks?.stop().catch(() => {});
+    await this.registry.close();
+  }
+}

@@ -1,0 +1,41 @@
+import type { Server } from 'node:http';
+import { loadConfig } from '@quire/config';
+import type { QuireConfig } from '@quire/config';
+import { createApp } from './app.js';
+import { createLogger } from './logger.js';
+import { QuireRuntime } from './runtime.js';
+
+export interface RunningServer {
+  url: string;
+  runtime: QuireRuntime;
+  server: Server;
+  close(): Promise<void>;
+}
+
+/** Starts the API (and, unless QUIRE_RUN_STAGES=false, the pipeline stages) in this process. */
+export async function startServer(config: Readonly<QuireConfig> = loadConfig()): Promise<RunningServer> {
+  const logger = createLogger(config.logLevel);
+  const runtime = await QuireRuntime.create(config, logger, 'server');
+  if (config.queue.runStages) await runtime.startStages();
+  runtime.startWebhooks();
+  const app = createApp(runtime);
+  const server = app.listen(config.port, config.host);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  server.requestTimeout = 0; // large uploads stream for as long as they need; limits are on size
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : config.port;
+  const url = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`;
+  return {
+    url,
+    runtime,
+    server,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections?.();
+      await runtime.close();
+    },
+  };
+}

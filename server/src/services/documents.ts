@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import { detectFormat, errors } from '@quire/core';
+import type { DocumentRecord, JobRecord, Owned } from '@quire/core';
+import type { QuireRuntime } from '../runtime.js';
+import { documentEventData } from '../pipelines/ingest.js';
+import { contentKey, originalKey } from '../pipelines/steps.js';
+import type { ParseConfig } from './parse-config.js';
+
+export const epoch = (d: Date) => Math.floor(d.getTime() / 1000);
+
+/** The versioned API's document object (spec §2.1). */
+export function v1Document(d: DocumentRecord) {
+  return {
+    id: d.id,
+    object: 'document' as const,
+    name: d.name,
+    status: d.status,
+    file_type: d.file_type,
+    file_size: d.file_size,
+    pages: d.pages,
+    created: epoch(d.created_at),
+    ...(d.status === 'failed' ? { error: d.error } : {}),
+  };
+}
+
+/** Detects the format of a stored upload; an unsupported file is removed and refused (422). */
+export async function detectStored(rt: QuireRuntime, key: string, fileName: string): Promise<{ format: string; mime: string }> {
+  const local = rt.storage.localPath(key);
+  const tmp = local ? null : await rt.storage.toTempFile(key);
+  try {
+    const detected = await detectFormat(local ?? tmp!.path, fileName);
+    if (!detected) {
+      await rt.storage.delete(key);
+      throw errors.unsupported(`Unsupported file format: ${fileName}. Supported: pdf, docx, doc, txt, html, rtf, png, jpg, jpeg, gif, bmp, tiff, csv, xlsx, xls, xlsm, xltx, xltm, qpw, pptx, ppt`);
+    }
+    return detected;
+  } finally {
+    await tmp?.cleanup();
+  }
+}
+
+/**
+ * Registers an uploaded file (already in storage under originalKey(documentId)) as a document and queues its
+ * processing. Returns the document (pending, pages null) and its job.
+ */
+export async function createDocument(
+  rt: QuireRuntime,
+  owner: Owned,
+  f: { id: string; name: string; size: number; sha256: string | null; format: string; mime: string; parsingConfig: ParseConfig | null; knowledgeBaseId?: string | null },
+): Promise<{ doc: DocumentRecord; job: JobRecord }> {
+  const now = new Date();
+  const doc: DocumentRecord = {
+    id: f.id,
+    ...owner,
+    name: f.name,
+    status: 'pending',
+    file_type: f.format,
+    mime_type: f.mime,
+    file_size: f.size,
+    sha256: f.sha256,
+    pages: null,
+    storage_key: originalKey(f.id),
+    content_key: null,
+    parsing_config: f.parsingConfig as Record<string, unknown> | null,
+    knowledge_base_id: f.knowledgeBaseId ?? null,
+    error: null,
+    issues: null,
+    processing_ms: null,
+    created_at: now,
+    updated_at: now,
+  };
+  const job: JobRecord = {
+    id: randomUUID(),
+    ...owner,
+    type: 'document',
+    status: 'pending',
+    progress: 0,
+    document_id: f.id,
+    input: null,
+    result: null,
+    error: null,
+    webhook_url: null,
+    created_at: now,
+    updated_at: now,
+    completed_at: null,
+  };
+  await rt.store.transaction(async (tx) => {
+    await tx.repo('documents').insert(doc);
+    await tx.repo('jobs').insert(job);
+  });
+  await rt.events.emit('document.uploaded', documentEventData(doc), owner);
+  await rt.pipelines.start(job.id, 'ingest', { documentId: doc.id });
+  return { doc, job };
+}
+
+/** Removes a document, its stored file, parsed content, chunks and vectors. */
+export async function deleteDocument(rt: QuireRuntime, doc: DocumentRecord): Promise<void> {
+  const jobs = await rt.store.repo('jobs').find({ document_id: doc.id });
+  for (const j of jobs) if (j.status === 'pending' || j.status === 'processing') await rt.pipelines.cancel(j.id).catch(() => {});
+  await rt.registry.tryGet('vector-store')?.deleteDocument(doc.id);
+  await rt.store.transaction(async (tx) => {
+    await tx.repo('chunks').delete({ document_id: doc.id });
+    await tx.repo('jobs').delete({ document_id: doc.id, type: 'document' });
+    await tx.repo('documents').delete(doc.id);
+  });
+  await rt.storage.delete(doc.storage_key);
+  await rt.storage.delete(contentKey(doc.id));
+  await rt.storage.deletePrefix(`documents/${doc.id}/`);
+  await rt.events.emit('document.deleted', { id: doc.id, name: doc.name }, { user_id: doc.user_id, organization_id: doc.organization_id });
+}

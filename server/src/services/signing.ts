@@ -1,0 +1,46 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** The signing secret: from config, else generated once into the data dir (0600) and reused. */
+export function loadSigningSecret(dataDir: string, configured?: string): string {
+  if (configured) return configured;
+  const file = path.join(dataDir, 'signing.key');
+  try {
+    return fs.readFileSync(file, 'utf8').trim();
+  } catch {
+    fs.mkdirSync(dataDir, { recursive: true });
+    const secret = randomBytes(32).toString('hex');
+    try {
+      fs.writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
+      return secret;
+    } catch {
+      return fs.readFileSync(file, 'utf8').trim(); // another process won the race
+    }
+  }
+}
+
+export function hmacHex(secret: string, data: string | Buffer): string {
+  return createHmac('sha256', secret).update(data).digest('hex');
+}
+
+export function safeEqualHex(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'utf8');
+  const y = Buffer.from(b, 'utf8');
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** Signs `purpose:id:expires` for links that work without an API key (studio links, downloads). */
+export function signLink(secret: string, purpose: string, id: string, expiresAt: number): string {
+  return hmacHex(secret, `${purpose}:${id}:${expiresAt}`);
+}
+
+export function verifyLink(secret: string, purpose: string, id: string, expiresAt: number, sig: string): boolean {
+  if (!Number.isFinite(expiresAt) || expiresAt * 1000 < Date.now()) return false;
+  return safeEqualHex(signLink(secret, purpose, id, expiresAt), sig);
+}
+
+/** Per-user key for callbacks sent to a per-request webhook_url (GET /api/webhooks/callback-secret shows it). */
+export function callbackSecret(secret: string, userId: string): string {
+  return `whsec_${hmacHex(secret, `callback:${userId}`)}`;
+}
