@@ -12,3 +12,4 @@ export * from './model/builder.js';
 export * from './pipeline/runtime.js';
 export * from './pipeline/delivery.js';
 export * from './transport/inprocess.js';
+export * from './formats.js';

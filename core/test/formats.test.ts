@@ -1,0 +1,182 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { detectFormat, extensionOf, SUPPORTED_FORMATS, formatForExtension } from '@quire/core';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-formats-'));
+process.on('exit', () => fs.rmSync(tmp, { recursive: true, force: true }));
+let n = 0;
+const write = (bytes: Buffer | string, name = 'file') => {
+  const p = path.join(tmp, `${n++}-${name}`);
+  fs.writeFileSync(p, bytes);
+  return p;
+};
+
+/** A minimal ZIP with deflated entries and a central directory. */
+function zip(entries: Record<string, string>): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const [name, content] of Object.entries(entries)) {
+    const raw = Buffer.from(content);
+    const data = zlib.deflateRawSync(raw);
+    const nameBuf = Buffer.from(name);
+    const lh = Buffer.alloc(30);
+    lh.writeUInt32LE(0x04034b50, 0);
+    lh.writeUInt16LE(20, 4);
+    lh.writeUInt16LE(8, 8);
+    lh.writeUInt32LE(data.length, 18);
+    lh.writeUInt32LE(raw.length, 22);
+    lh.writeUInt16LE(nameBuf.length, 26);
+    const ch = Buffer.alloc(46);
+    ch.writeUInt32LE(0x02014b50, 0);
+    ch.writeUInt16LE(20, 4);
+    ch.writeUInt16LE(20, 6);
+    ch.writeUInt16LE(8, 10);
+    ch.writeUInt32LE(data.length, 20);
+    ch.writeUInt32LE(raw.length, 24);
+    ch.writeUInt16LE(nameBuf.length, 28);
+    ch.writeUInt32LE(offset, 42);
+    locals.push(lh, nameBuf, data);
+    centrals.push(ch, nameBuf);
+    offset += 30 + nameBuf.length + data.length;
+  }
+  const cd = Buffer.concat(centrals);
+  const eocd = Buffer.alloc(22);
+  eocd.writeUInt32LE(0x06054b50, 0);
+  eocd.writeUInt16LE(Object.keys(entries).length, 8);
+  eocd.writeUInt16LE(Object.keys(entries).length, 10);
+  eocd.writeUInt32LE(cd.length, 12);
+  eocd.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, cd, eocd]);
+}
+
+const ct = (main: string) => `<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Override PartName="/x" ContentType="${main}"/></Types>`;
+
+/** A minimal compound file (512-byte sectors: FAT in sector 0, directory in sector 1) with the given stream names. */
+function cfb(streams: string[]): Buffer {
+  const header = Buffer.alloc(512, 0);
+  Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]).copy(header, 0);
+  header.writeUInt16LE(0x3e, 0x18);
+  header.writeUInt16LE(3, 0x1a);
+  header.writeUInt16LE(0xfffe, 0x1c);
+  header.writeUInt16LE(9, 0x1e);
+  header.writeUInt16LE(6, 0x20);
+  header.writeUInt32LE(1, 0x2c); // FAT sectors
+  header.writeUInt32LE(1, 0x30); // first directory sector
+  header.writeUInt32LE(4096, 0x38);
+  header.writeUInt32LE(0xfffffffe, 0x3c);
+  header.writeUInt32LE(0xfffffffe, 0x44);
+  for (let i = 0; i < 109; i++) header.writeUInt32LE(i === 0 ? 0 : 0xffffffff, 0x4c + i * 4);
+  const fat = Buffer.alloc(512, 0xff);
+  fat.writeUInt32LE(0xfffffffd, 0);
+  fat.writeUInt32LE(0xfffffffe, 4);
+  const dir = Buffer.alloc(512, 0);
+  const entry = (i: number, name: string, type: number) => {
+    const nb = Buffer.from(name + '\0', 'utf16le');
+    nb.copy(dir, i * 128);
+    dir.writeUInt16LE(nb.length, i * 128 + 0x40);
+    dir[i * 128 + 0x42] = type;
+  };
+  entry(0, 'Root Entry', 5);
+  streams.slice(0, 3).forEach((s, i) => entry(i + 1, s, 2));
+  return Buffer.concat([header, fat, dir]);
+}
+
+test('extensionOf', () => {
+  assert.equal(extensionOf('Report.Final.PDF'), 'pdf');
+  assert.equal(extensionOf('/a/b.c/noext'), '');
+  assert.equal(extensionOf('.bashrc'), '');
+  assert.equal(extensionOf('x.tar.gz'), 'gz');
+  assert.equal(formatForExtension('jpeg')?.format, 'jpg');
+  assert.equal(formatForExtension('.TIF')?.format, 'tiff');
+});
+
+test('SUPPORTED_FORMATS lists every format with a mime type and a family', () => {
+  const ids = ['pdf', 'docx', 'doc', 'txt', 'html', 'rtf', 'png', 'jpg', 'gif', 'bmp', 'tiff', 'csv', 'xlsx', 'xls', 'xlsm', 'xltx', 'xltm', 'qpw', 'pptx', 'ppt'];
+  assert.deepEqual(Object.keys(SUPPORTED_FORMATS).sort(), [...ids].sort());
+  for (const id of ids) {
+    assert.match(SUPPORTED_FORMATS[id]!.mime, /^[a-z]+\/[\w.+-]+$/);
+    assert.ok(['document', 'image', 'spreadsheet', 'presentation'].includes(SUPPORTED_FORMATS[id]!.family));
+  }
+});
+
+test('magic numbers win over the extension', async () => {
+  const cases: [Buffer, string][] = [
+    [Buffer.from('%PDF-1.7\n%\xe2\xe3\n1 0 obj\n', 'latin1'), 'pdf'],
+    [Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]), 'png'],
+    [Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46]), 'jpg'],
+    [Buffer.from('GIF89a\x01\x00\x01\x00', 'latin1'), 'gif'],
+    [Buffer.concat([Buffer.from('BM'), Buffer.alloc(12), Buffer.from([40, 0, 0, 0]), Buffer.alloc(40)]), 'bmp'],
+    [Buffer.from([0x49, 0x49, 0x2a, 0x00, 8, 0, 0, 0]), 'tiff'],
+    [Buffer.from([0x4d, 0x4d, 0x00, 0x2a, 0, 0, 0, 8]), 'tiff'],
+    [Buffer.from('{\\rtf1\\ansi hello}'), 'rtf'],
+    [zip({ '[Content_Types].xml': ct('application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml'), 'word/document.xml': '<w/>' }), 'docx'],
+    [zip({ '[Content_Types].xml': ct('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml'), 'xl/workbook.xml': '<w/>' }), 'xlsx'],
+    [zip({ '[Content_Types].xml': ct('application/vnd.ms-excel.sheet.macroEnabled.main+xml'), 'xl/workbook.xml': '<w/>', 'xl/vbaProject.bin': 'x' }), 'xlsm'],
+    [zip({ '[Content_Types].xml': ct('application/vnd.openxmlformats-officedocument.spreadsheetml.template.main+xml'), 'xl/workbook.xml': '<w/>' }), 'xltx'],
+    [zip({ '[Content_Types].xml': ct('application/vnd.ms-excel.template.macroEnabled.main+xml'), 'xl/workbook.xml': '<w/>' }), 'xltm'],
+    [zip({ '[Content_Types].xml': ct('application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml'), 'ppt/presentation.xml': '<p/>' }), 'pptx'],
+    [cfb(['WordDocument', '1Table']), 'doc'],
+    [cfb(['Workbook']), 'xls'],
+    [cfb(['Book']), 'xls'],
+    [cfb(['Current User', 'PowerPoint Document']), 'ppt'],
+    [cfb(['NativeContent_MAIN']), 'qpw'],
+  ];
+  for (const [bytes, want] of cases) {
+    // a misleading name: the bytes decide
+    const got = await detectFormat(write(bytes, 'renamed.txt'), 'renamed.txt');
+    assert.equal(got?.format, want, `expected ${want}`);
+    assert.equal(got?.mime, SUPPORTED_FORMATS[want]!.mime);
+  }
+});
+
+test('text formats: extension decides among txt/csv/html, html sniffed from the content', async () => {
+  assert.equal((await detectFormat(write('a,b\n1,2\n'), 'data.csv'))?.format, 'csv');
+  assert.equal((await detectFormat(write('hello world\n'), 'notes.txt'))?.format, 'txt');
+  assert.equal((await detectFormat(write('hello world\n'), 'README'))?.format, 'txt');
+  assert.equal((await detectFormat(write('<!DOCTYPE html><html><body>x</body></html>'), 'page.txt'))?.format, 'html');
+  assert.equal((await detectFormat(write('\uFEFF  <html lang="en"><p>x</p></html>'), 'page'))?.format, 'html');
+  assert.equal((await detectFormat(write('<p>fragment</p>'), 'frag.htm'))?.format, 'html');
+  assert.equal((await detectFormat(write('caf\xe9 cr\xe8me\n', 'latin1'), 'latin1.txt'))?.format, 'txt');
+  assert.equal((await detectFormat(write(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('hello', 'utf16le')])), 'u16.txt'))?.format, 'txt');
+});
+
+test('unknown and binary-with-text-extension are null', async () => {
+  const garbage = Buffer.alloc(4096);
+  for (let i = 0; i < garbage.length; i++) garbage[i] = (i * 7919 + 13) % 256;
+  assert.equal(await detectFormat(write(garbage), 'garbage.txt'), null);
+  assert.equal(await detectFormat(write(garbage), 'garbage.csv'), null);
+  assert.equal(await detectFormat(write(Buffer.from([0, 1, 2, 3, 0, 0, 0])), 'x.html'), null);
+  assert.equal(await detectFormat(write('plain text'), 'notes.md'), null);
+  assert.equal(await detectFormat(write(zip({ 'a.txt': 'x' })), 'a.docx'), null);
+  assert.equal(await detectFormat(write(cfb(['Something'])), 'a.doc'), null);
+  assert.equal(await detectFormat(write('BM is how this text starts'), 'bm.txt').then((r) => r?.format), 'txt');
+  assert.equal(await detectFormat(write(''), 'empty.txt').then((r) => r?.format), 'txt');
+});
+
+test('a real docx made by the docx package is detected', async () => {
+  const { Document, Packer, Paragraph } = await import('docx');
+  const buf = await Packer.toBuffer(new Document({ sections: [{ children: [new Paragraph('Hello')] }] }));
+  assert.equal((await detectFormat(write(buf), 'upload.bin'))?.format, 'docx');
+});
+
+const corpus = path.resolve(process.env.QUIRE_CORPUS ?? path.join(import.meta.dirname, '../../../shared/corpus'));
+test('corpus: every file is detected as its manifest format, also when renamed', { skip: !fs.existsSync(path.join(corpus, 'manifest.json')) }, async () => {
+  const manifest = JSON.parse(fs.readFileSync(path.join(corpus, 'manifest.json'), 'utf8')) as { files: { id: string; path: string; format: string }[] };
+  const wrong: string[] = [];
+  for (const file of manifest.files) {
+    const p = path.join(corpus, file.path);
+    const got = await detectFormat(p, file.id);
+    if (got?.format !== file.format) wrong.push(`${file.id}: ${got?.format}`);
+    // binary formats are found from the bytes alone
+    if (!['txt', 'csv', 'html'].includes(file.format)) {
+      const renamed = await detectFormat(p, 'upload.dat');
+      if (renamed?.format !== file.format) wrong.push(`${file.id} (renamed): ${renamed?.format}`);
+    }
+  }
+  assert.deepEqual(wrong, []);
+});
