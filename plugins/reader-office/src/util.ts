@@ -1,0 +1,95 @@
+import { errors, isQuireError } from '@quire/core';
+
+/** Nominal page size (US Letter, points) for flowed formats that have no fixed page geometry. */
+export const NOMINAL_PAGE = { width: 612, height: 792 } as const;
+
+const CFB_MAGIC = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
+const ZIP_MAGIC = Buffer.from([0x50, 0x4b]);
+
+export function isCfb(bytes: Uint8Array): boolean {
+  return bytes.length >= 8 && Buffer.from(bytes.buffer, bytes.byteOffset, 8).equals(CFB_MAGIC);
+}
+
+export function isZip(bytes: Uint8Array): boolean {
+  return bytes.length >= 4 && bytes[0] === ZIP_MAGIC[0] && bytes[1] === ZIP_MAGIC[1];
+}
+
+/** Rejects as soon as the signal aborts, even when the wrapped work cannot be interrupted. */
+export function raceSignal<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.reject(abortReason(signal));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortReason(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+export function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? Object.assign(new Error('The operation was aborted'), { name: 'AbortError' });
+}
+
+export function checkAbort(signal?: AbortSignal): void {
+  if (signal?.aborted) throw abortReason(signal);
+}
+
+function messageOf(e: unknown): string {
+  const m = e instanceof Error ? e.message : String(e);
+  return m.replace(/\s+/g, ' ').trim().slice(0, 300) || 'unknown error';
+}
+
+/** Turns a library failure into a clear reason. */
+export function describeFailure(e: unknown, bytes?: Uint8Array, ooxml = false): string {
+  if (bytes && ooxml && isCfb(bytes)) return 'the file is password-protected (encrypted)';
+  if (bytes && bytes.length === 0) return 'the file is empty';
+  const m = messageOf(e);
+  if (/end of central directory|zip file|invalid zip|corrupted zip|unexpected end|invalid signature|ERR_INVALID/i.test(m)) {
+    return `the file is corrupt or truncated (${m})`;
+  }
+  if (/password|encrypt/i.test(m)) return 'the file is password-protected (encrypted)';
+  return m;
+}
+
+/**
+ * Runs a reader body: aborts pass through untouched, Quire errors pass through, every other failure becomes
+ * PROCESSING_ERROR "<format> could not be read: <reason>".
+ */
+export async function guard<T>(format: string, signal: AbortSignal | undefined, body: () => Promise<T>, reason?: (e: unknown) => string): Promise<T> {
+  try {
+    return await body();
+  } catch (e) {
+    if (signal?.aborted) throw abortReason(signal);
+    if (isQuireError(e)) throw e;
+    throw errors.processing(`${format} could not be read: ${reason ? reason(e) : describeFailure(e)}`);
+  }
+}
+
+/** "Figure 1: …", "Table 2. …": a caption line. */
+export function isCaption(text: string): boolean {
+  return /^(figure|fig\.|table|tab\.|chart|exhibit|image|illustration|plate|photo|listing|diagram|abbildung|tabelle)\s*[\dIVXivx]+[a-z]?\s*[.:–—-]/i.test(text.trim()) && text.length < 400;
+}
+
+/** `Label: value` on one line. Conservative: short label of at most 6 words, starting with a letter. */
+const KV = /^([\p{L}][\p{L}\p{N} ./&()#'’_-]{0,48}?)\s*:\s+(\S.*)$/u;
+
+export function keyValue(text: string): { key: string; value: string } | null {
+  if (text.includes('\n') || text.length > 300 || isCaption(text)) return null;
+  const m = KV.exec(text.trim());
+  if (!m) return null;
+  const key = m[1]!.trim();
+  const value = m[2]!.trim();
+  if (key.split(/\s+/).length > 6) return null;
+  if (/^(https?|ftp|mailto|file)$/i.test(key)) return null;
+  // a sentence that merely contains a colon ("Also, don't forget: ...") is not a pair
+  if (/[,;]/.test(key)) return null;
+  return { key, value };
+}
