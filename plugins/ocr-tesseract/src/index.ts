@@ -1,0 +1,34 @@
+import { definePlugin } from '@quire/core';
+import type { OcrPlugin } from '@quire/core';
+import { Tesseract } from './tesseract.js';
+
+export { Tesseract, Limiter, parseTsv, parseOsd, TESSERACT_MISSING, LANGUAGE_PATTERN } from './tesseract.js';
+export type { TesseractResult, TesseractConfig, OcrLine, OsdResult } from './tesseract.js';
+
+/** The OCR plugin instance: OcrPlugin plus per-page recognition of multi-page images. */
+export interface TesseractOcrPlugin extends OcrPlugin {
+  readonly engine: Tesseract;
+}
+
+export default definePlugin({
+  kind: 'ocr',
+  name: 'tesseract',
+  core: '^1',
+  description: 'OCR with the system tesseract binary (TSV words, boxes, confidences).',
+  create(ctx) {
+    const ocr = (ctx.config.ocr ?? {}) as { concurrency?: number; language?: string; tesseractPath?: string };
+    const opts = ctx.options as { binary?: unknown; concurrency?: unknown };
+    const engine = new Tesseract({
+      binary: typeof opts.binary === 'string' && opts.binary ? opts.binary : ocr.tesseractPath || 'tesseract',
+      concurrency: Number(opts.concurrency ?? ocr.concurrency ?? 1) || 1,
+      language: ocr.language || 'eng',
+    });
+    const plugin: TesseractOcrPlugin = {
+      engine,
+      recognize: (imagePath, options) => engine.recognize(imagePath, options),
+      languages: () => engine.languages(),
+      health: () => engine.health(),
+    };
+    return plugin;
+  },
+});

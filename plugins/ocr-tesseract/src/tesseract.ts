@@ -1,0 +1,346 @@
+/**
+ * The system `tesseract` binary: recognition to TSV (words with boxes and confidences), script detection
+ * (OSD), installed languages. Processes run without a shell (execFile), one thread each
+ * (OMP_THREAD_LIMIT=1), at most `concurrency` at once, and are killed when the caller's signal aborts.
+ */
+import { execFile } from 'node:child_process';
+import type { BBox, OcrResult, Word } from '@quire/core';
+import { errors } from '@quire/core';
+
+export const TESSERACT_MISSING = 'tesseract not found: install tesseract-ocr (scripts/install-system-deps.sh)';
+export const LANGUAGE_PATTERN = /^[a-z_]+(\+[a-z_]+)*$/;
+
+/** One OCR line with the tesseract block/paragraph it belongs to. */
+export interface OcrLine {
+  text: string;
+  bbox: BBox;
+  confidence: number;
+  words: Word[];
+  block: number;
+  paragraph: number;
+}
+
+/** The OcrResult of one page, plus per-page results when the input had several pages (multi-page TIFF). */
+export interface TesseractResult extends OcrResult {
+  lines: OcrLine[];
+  /** 1-based page number within the input */
+  page: number;
+  /** the language(s) used */
+  language: string;
+  /** every page of the input when there were more than one (the top level then holds all of them joined) */
+  pages?: TesseractResult[];
+}
+
+export interface TesseractConfig {
+  binary: string;
+  concurrency: number;
+  /** default language(s), or 'auto' */
+  language: string;
+}
+
+/** A counting semaphore whose waiters can be aborted. */
+export class Limiter {
+  private active = 0;
+  private readonly queue: { start: () => void; fail: (e: unknown) => void }[] = [];
+  constructor(private readonly max: number) {}
+
+  get running(): number {
+    return this.active;
+  }
+
+  async run<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    signal?.throwIfAborted();
+    if (this.active >= this.max) {
+      await new Promise<void>((resolve, reject) => {
+        const entry = {
+          start: () => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+          },
+          fail: reject,
+        };
+        const onAbort = () => {
+          const i = this.queue.indexOf(entry);
+          if (i >= 0) this.queue.splice(i, 1);
+          reject(signal!.reason ?? new Error('aborted'));
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+        this.queue.push(entry);
+      });
+    } else {
+      this.active++;
+    }
+    try {
+      return await fn();
+    } finally {
+      const next = this.queue.shift();
+      if (next) next.start();
+      else this.active--;
+    }
+  }
+}
+
+interface ExecResult {
+  stdout: string;
+  stderr: string;
+}
+
+function run(binary: string, args: string[], signal?: AbortSignal, timeoutMs = 0): Promise<ExecResult> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      binary,
+      args,
+      {
+        env: { ...process.env, OMP_THREAD_LIMIT: '1' },
+        maxBuffer: 256 * 1024 * 1024,
+        signal,
+        timeout: timeoutMs,
+        killSignal: 'SIGKILL',
+        windowsHide: true,
+      },
+      (error, stdout, stderr) => {
+        if (error) {
+          const e = error as NodeJS.ErrnoException & { killed?: boolean };
+          if (e.code === 'ENOENT') return reject(errors.unavailable(TESSERACT_MISSING));
+          if (signal?.aborted) return reject(signal.reason ?? e);
+          return reject(errors.processing(`tesseract failed: ${String(stderr || e.message).trim().split('\n').slice(-3).join(' ')}`));
+        }
+        resolve({ stdout: String(stdout), stderr: String(stderr) });
+      },
+    );
+  });
+}
+
+/** Parses tesseract TSV output into one result per page. */
+export function parseTsv(tsv: string, language = ''): TesseractResult[] {
+  const pages = new Map<number, { width: number; height: number; lines: Map<string, OcrLine & { order: number }> }>();
+  let order = 0;
+  for (const row of tsv.split('\n')) {
+    if (!row || row.startsWith('level')) continue;
+    const cols = row.split('\t');
+    if (cols.length < 11) continue;
+    const level = Number(cols[0]);
+    const pageNum = Number(cols[1]);
+    const blockNum = Number(cols[2]);
+    const parNum = Number(cols[3]);
+    const lineNum = Number(cols[4]);
+    const bbox = { x: Number(cols[6]), y: Number(cols[7]), width: Number(cols[8]), height: Number(cols[9]) };
+    const conf = Number(cols[10]);
+    const text = cols.slice(11).join('\t').trim();
+    let page = pages.get(pageNum);
+    if (!page) {
+      page = { width: 0, height: 0, lines: new Map() };
+      pages.set(pageNum, page);
+    }
+    if (level === 1) {
+      page.width = bbox.width;
+      page.height = bbox.height;
+      continue;
+    }
+    const key = `${blockNum}.${parNum}.${lineNum}`;
+    if (level === 4) {
+      page.lines.set(key, { text: '', bbox, confidence: 0, words: [], block: blockNum, paragraph: parNum, order: order++ });
+    } else if (level === 5 && text) {
+      let line = page.lines.get(key);
+      if (!line) {
+        line = { text: '', bbox, confidence: 0, words: [], block: blockNum, paragraph: parNum, order: order++ };
+        page.lines.set(key, line);
+      }
+      line.words.push({ text, bbox, confidence: conf >= 0 ? Math.min(1, conf / 100) : 0 });
+    }
+  }
+  const results: TesseractResult[] = [];
+  for (const [pageNum, page] of [...pages].sort((a, b) => a[0] - b[0])) {
+    const lines: OcrLine[] = [];
+    for (const l of [...page.lines.values()].sort((a, b) => a.order - b.order)) {
+      if (!l.words.length) continue;
+      const { order: _o, ...line } = l;
+      line.text = line.words.map((w) => w.text).join(' ');
+      line.confidence = mean(line.words.map((w) => w.confidence));
+      lines.push(line);
+    }
+    const words = lines.flatMap((l) => l.words);
+    results.push({
+      page: Math.max(1, pageNum),
+      language,
+      text: joinLines(lines),
+      words,
+      lines,
+      confidence: words.length ? mean(words.map((w) => w.confidence)) : 0,
+      width: page.width,
+      height: page.height,
+    });
+  }
+  return results;
+}
+
+function mean(xs: number[]): number {
+  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0;
+}
+
+/** Lines joined by newlines, a blank line between tesseract paragraphs. */
+function joinLines(lines: OcrLine[]): string {
+  let out = '';
+  let prev: OcrLine | null = null;
+  for (const l of lines) {
+    if (prev) out += prev.block !== l.block || prev.paragraph !== l.paragraph ? '\n\n' : '\n';
+    out += l.text;
+    prev = l;
+  }
+  return out;
+}
+
+/** Tesseract's OSD script names → traineddata codes. */
+const SCRIPT_LANGUAGES: Record<string, string[]> = {
+  Latin: ['eng'],
+  Cyrillic: ['rus', 'ukr', 'bul', 'srp'],
+  Greek: ['ell'],
+  Arabic: ['ara', 'fas', 'urd'],
+  Hebrew: ['heb'],
+  Han: ['chi_sim', 'chi_tra'],
+  HanS: ['chi_sim'],
+  HanT: ['chi_tra'],
+  Japanese: ['jpn'],
+  Katakana: ['jpn'],
+  Hiragana: ['jpn'],
+  Hangul: ['kor'],
+  Korean: ['kor'],
+  Devanagari: ['hin', 'mar', 'nep'],
+  Bengali: ['ben'],
+  Thai: ['tha'],
+  Armenian: ['hye'],
+  Georgian: ['kat'],
+  Tamil: ['tam'],
+  Telugu: ['tel'],
+  Kannada: ['kan'],
+  Malayalam: ['mal'],
+  Gujarati: ['guj'],
+  Gurmukhi: ['pan'],
+  Ethiopic: ['amh'],
+  Khmer: ['khm'],
+  Lao: ['lao'],
+  Myanmar: ['mya'],
+  Sinhala: ['sin'],
+  Tibetan: ['bod'],
+};
+
+export interface OsdResult {
+  script: string;
+  scriptConfidence: number;
+  orientation: number;
+  rotate: number;
+}
+
+export function parseOsd(out: string): OsdResult | null {
+  const get = (k: string) => new RegExp(`^${k}:\\s*(.+)$`, 'm').exec(out)?.[1]?.trim();
+  const script = get('Script');
+  if (!script) return null;
+  return {
+    script,
+    scriptConfidence: Number(get('Script confidence') ?? 0),
+    orientation: Number(get('Orientation in degrees') ?? 0),
+    rotate: Number(get('Rotate') ?? 0),
+  };
+}
+
+export class Tesseract {
+  private readonly limiter: Limiter;
+  private langs: Promise<string[]> | null = null;
+
+  constructor(private readonly cfg: TesseractConfig) {
+    this.limiter = new Limiter(Math.max(1, cfg.concurrency));
+  }
+
+  get running(): number {
+    return this.limiter.running;
+  }
+
+  async health(): Promise<{ ok: boolean; message?: string }> {
+    try {
+      const { stdout, stderr } = await run(this.cfg.binary, ['--version'], undefined, 10_000);
+      const version = /tesseract\s+v?([\d.]+)/i.exec(stdout + stderr)?.[1];
+      const langs = await this.languages();
+      return { ok: true, message: `tesseract ${version ?? '(unknown version)'}; languages: ${langs.filter((l) => l !== 'osd').join(', ') || '(none)'}` };
+    } catch (e) {
+      return { ok: false, message: e instanceof Error ? e.message : String(e) };
+    }
+  }
+
+  /** Installed languages (tesseract --list-langs), cached after the first successful call. */
+  languages(): Promise<string[]> {
+    if (!this.langs) {
+      this.langs = run(this.cfg.binary, ['--list-langs'], undefined, 10_000).then(({ stdout, stderr }) =>
+        (stdout + '\n' + stderr)
+          .split('\n')
+          .map((l) => l.trim())
+          .filter((l) => LANGUAGE_PATTERN.test(l))
+          .sort(),
+      );
+      this.langs.catch(() => (this.langs = null));
+    }
+    return this.langs;
+  }
+
+  /** The language(s) to run: validated explicit codes, or for 'auto' the script detected by OSD. */
+  async resolveLanguage(imagePath: string, language: string | undefined, signal?: AbortSignal): Promise<string> {
+    const installed = await this.languages();
+    const requested = (language || this.cfg.language || 'eng').trim().toLowerCase();
+    const fallback = this.defaultLanguage(installed);
+    if (requested === 'auto') {
+      const osd = await this.detectScript(imagePath, signal).catch((e) => {
+        if (signal?.aborted) throw e;
+        return null;
+      });
+      if (!osd) return fallback;
+      const candidates = SCRIPT_LANGUAGES[osd.script] ?? [];
+      if (osd.script === 'Latin' && fallback.split('+').every((l) => installed.includes(l))) return fallback;
+      const found = candidates.filter((c) => installed.includes(c));
+      return found.length ? found[0]! : fallback;
+    }
+    if (!LANGUAGE_PATTERN.test(requested)) throw errors.validation(`Invalid OCR language "${language}": use tesseract codes joined with + (e.g. eng+deu) or auto`);
+    const missing = requested.split('+').filter((l) => !installed.includes(l));
+    if (missing.length) throw errors.validation(`OCR language not installed: ${missing.join(', ')} (installed: ${installed.filter((l) => l !== 'osd').join(', ')})`);
+    return requested;
+  }
+
+  private defaultLanguage(installed: string[]): string {
+    const d = (this.cfg.language || 'eng').toLowerCase();
+    if (d !== 'auto' && LANGUAGE_PATTERN.test(d) && d.split('+').every((l) => installed.includes(l))) return d;
+    if (installed.includes('eng')) return 'eng';
+    return installed.find((l) => l !== 'osd') ?? 'eng';
+  }
+
+  /** Script and orientation (tesseract --psm 0). Null when there is too little text to tell. */
+  async detectScript(imagePath: string, signal?: AbortSignal): Promise<OsdResult | null> {
+    const installed = await this.languages();
+    if (!installed.includes('osd')) return null;
+    const { stdout } = await this.limiter.run(() => run(this.cfg.binary, [imagePath, 'stdout', '--psm', '0', '-l', 'osd'], signal), signal);
+    return parseOsd(stdout);
+  }
+
+  /** Recognises every page of an image; the first element is page 1. */
+  async recognizePages(imagePath: string, options: { language?: string; signal?: AbortSignal; dpi?: number }): Promise<TesseractResult[]> {
+    const lang = await this.resolveLanguage(imagePath, options.language, options.signal);
+    const args = [imagePath, 'stdout', '--psm', '3', '-l', lang];
+    if (options.dpi && Number.isFinite(options.dpi) && options.dpi >= 50 && options.dpi <= 2400) args.push('--dpi', String(Math.round(options.dpi)));
+    args.push('tsv');
+    const { stdout } = await this.limiter.run(() => run(this.cfg.binary, args, options.signal), options.signal);
+    const pages = parseTsv(stdout, lang);
+    return pages.length ? pages : [{ page: 1, language: lang, text: '', words: [], lines: [], confidence: 0, width: 0, height: 0 }];
+  }
+
+  /** OcrPlugin.recognize: page 1's result, with `pages` when the input had several. */
+  async recognize(imagePath: string, options: { language?: string; signal?: AbortSignal; dpi?: number }): Promise<TesseractResult> {
+    const pages = await this.recognizePages(imagePath, options);
+    if (pages.length === 1) return pages[0]!;
+    const words = pages.flatMap((p) => p.words);
+    return {
+      ...pages[0]!,
+      text: pages.map((p) => p.text).join('\n\n'),
+      words,
+      lines: pages.flatMap((p) => p.lines),
+      confidence: words.length ? mean(words.map((w) => w.confidence)) : 0,
+      pages,
+    };
+  }
+}

@@ -1,0 +1,142 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { createCanvas } from '@napi-rs/canvas';
+import { silentLogger } from '@quire/core';
+import plugin, { Limiter, parseTsv, parseOsd, TESSERACT_MISSING, Tesseract } from '@quire/plugin-ocr-tesseract';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-ocr-'));
+process.on('exit', () => fs.rmSync(tmp, { recursive: true, force: true }));
+
+const hasTesseract = (() => {
+  try {
+    execFileSync('tesseract', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+function textImage(lines: string[], file: string): string {
+  const c = createCanvas(900, 70 + lines.length * 70);
+  const g = c.getContext('2d');
+  g.fillStyle = '#fff';
+  g.fillRect(0, 0, c.width, c.height);
+  g.fillStyle = '#000';
+  g.font = '40px DejaVu Sans';
+  lines.forEach((l, i) => g.fillText(l, 30, 70 + i * 70));
+  const p = path.join(tmp, file);
+  fs.writeFileSync(p, c.toBuffer('image/png'));
+  return p;
+}
+
+const ctx = (config: Record<string, any> = {}) => ({
+  options: {},
+  config: { ocr: { concurrency: 1, language: 'eng', tesseractPath: 'tesseract' }, ...config },
+  dataDir: tmp,
+  logger: silentLogger,
+  get: () => { throw new Error('none'); },
+  tryGet: () => undefined,
+}) as any;
+
+test('parseTsv builds lines with boxes and 0..1 confidences, per page', () => {
+  const tsv = [
+    'level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext',
+    '1\t1\t0\t0\t0\t0\t0\t0\t800\t200\t-1\t',
+    '4\t1\t1\t1\t1\t0\t22\t48\t405\t33\t-1\t',
+    '5\t1\t1\t1\t1\t1\t22\t48\t117\t32\t90\tHello',
+    '5\t1\t1\t1\t1\t2\t168\t48\t113\t33\t80\tworld',
+    '4\t1\t2\t1\t1\t0\t22\t148\t100\t33\t-1\t',
+    '5\t1\t2\t1\t1\t1\t22\t148\t100\t33\t70\tAgain',
+    '1\t2\t0\t0\t0\t0\t0\t0\t640\t480\t-1\t',
+    '5\t2\t1\t1\t1\t1\t10\t10\t50\t20\t60\tTwo',
+  ].join('\n');
+  const pages = parseTsv(tsv, 'eng');
+  assert.equal(pages.length, 2);
+  const [p1, p2] = pages;
+  assert.equal(p1!.text, 'Hello world\n\nAgain');
+  assert.equal(p1!.width, 800);
+  assert.equal(p1!.lines.length, 2);
+  assert.deepEqual(p1!.lines[0]!.bbox, { x: 22, y: 48, width: 405, height: 33 });
+  assert.ok(Math.abs(p1!.lines[0]!.confidence - 0.85) < 1e-9);
+  assert.ok(Math.abs(p1!.confidence - 0.8) < 1e-9);
+  assert.equal(p2!.page, 2);
+  assert.equal(p2!.text, 'Two');
+  assert.equal(p2!.height, 480);
+});
+
+test('parseOsd reads script and rotation', () => {
+  const r = parseOsd('Page number: 0\nOrientation in degrees: 180\nRotate: 180\nOrientation confidence: 3.1\nScript: Cyrillic\nScript confidence: 2.5\n');
+  assert.deepEqual(r, { script: 'Cyrillic', scriptConfidence: 2.5, orientation: 180, rotate: 180 });
+  assert.equal(parseOsd('Too few characters'), null);
+});
+
+test('Limiter runs at most N at once and drops aborted waiters', async () => {
+  const lim = new Limiter(2);
+  let active = 0;
+  let peak = 0;
+  const job = () => lim.run(async () => {
+    active++;
+    peak = Math.max(peak, active);
+    await new Promise((r) => setTimeout(r, 10));
+    active--;
+  });
+  await Promise.all([job(), job(), job(), job(), job()]);
+  assert.equal(peak, 2);
+  const ac = new AbortController();
+  const blockers = [lim.run(() => new Promise((r) => setTimeout(r, 30))), lim.run(() => new Promise((r) => setTimeout(r, 30)))];
+  const waiting = lim.run(async () => 'ran', ac.signal);
+  ac.abort(new Error('stop'));
+  await assert.rejects(waiting, /stop/);
+  await Promise.all(blockers);
+  assert.equal(lim.running, 0);
+});
+
+test('missing binary: health says how to install, recognize fails with SERVICE_UNAVAILABLE', async () => {
+  const inst = await plugin.create(ctx({ ocr: { concurrency: 1, language: 'eng', tesseractPath: '/nonexistent/tesseract' } }));
+  const h = await inst.health!();
+  assert.equal(h.ok, false);
+  assert.equal(h.message, TESSERACT_MISSING);
+  await assert.rejects(inst.recognize(path.join(tmp, 'x.png'), { language: 'eng' }), (e: any) => e.code === 'SERVICE_UNAVAILABLE' && /install tesseract-ocr/.test(e.message));
+});
+
+test('recognize: words, lines, confidence, size in pixels', { skip: !hasTesseract }, async () => {
+  const img = textImage(['Invoice number: 12345', 'Total due: 99.50 EUR'], 'invoice.png');
+  const inst = await plugin.create(ctx());
+  assert.equal((await inst.health!()).ok, true);
+  assert.ok((await inst.languages()).includes('eng'));
+  const r = await inst.recognize(img, { language: 'eng' });
+  assert.match(r.text, /Invoice number: 12345/);
+  assert.match(r.text, /Total due: 99\.50 EUR/);
+  assert.equal(r.width, 900);
+  assert.equal(r.height, 210);
+  assert.equal(r.lines.length, 2);
+  assert.ok(r.confidence > 0.8 && r.confidence <= 1);
+  const w = r.words.find((x) => x.text === '12345')!;
+  assert.ok(w.bbox.x > 300 && w.bbox.y > 20 && w.bbox.y < 80, JSON.stringify(w.bbox));
+  // auto: OSD finds Latin script and uses the default language
+  const auto = await inst.recognize(img, { language: 'auto' });
+  assert.match(auto.text, /12345/);
+});
+
+test('language codes are validated against the pattern and the installed list', { skip: !hasTesseract }, async () => {
+  const inst = await plugin.create(ctx());
+  const img = path.join(tmp, 'never-read.png');
+  await assert.rejects(inst.recognize(img, { language: 'eng; rm -rf /' }), (e: any) => e.code === 'VALIDATION_ERROR');
+  await assert.rejects(inst.recognize(img, { language: 'eng+zzz' }), (e: any) => e.code === 'VALIDATION_ERROR' && /zzz/.test(e.message));
+});
+
+test('abort kills the running process', { skip: !hasTesseract }, async () => {
+  const engine = new Tesseract({ binary: 'tesseract', concurrency: 1, language: 'eng' });
+  const img = textImage(Array.from({ length: 12 }, (_, i) => `Line ${i} of a longer page of text to read`), 'long.png');
+  const ac = new AbortController();
+  const started = Date.now();
+  const p = engine.recognize(img, { language: 'eng', signal: ac.signal });
+  setTimeout(() => ac.abort(new Error('cancelled')), 50);
+  await assert.rejects(p, /cancelled|abort/i);
+  assert.ok(Date.now() - started < 1500);
+  assert.equal(engine.running, 0);
+});
