@@ -3,7 +3,7 @@ export type { RuntimeRole } from './runtime.js';
 export { createApp, ROUTE_MODULES } from './app.js';
 export { startServer } from './serve.js';
 export { createLogger } from './logger.js';
-export { readFile, chunkParsed, readerFor } from './pipelines/steps.js';
+export { readFile, chunkParsed, readerFor, apiChunk } from './pipelines/steps.js';
 export { toMarkdown, toJsonShape } from './services/render.js';
 export { parseConfig, parseConfigField } from './services/parse-config.js';
 export type { ParseConfig } from './services/parse-config.js';

@@ -9,7 +9,7 @@ import type { ParseConfig } from '../services/parse-config.js';
  * endpoint and the runner all call these same functions.
  */
 
-export function readerFor(rt: QuireRuntime, format: string): ReaderPlugin {
+export function readerFor(rt: Pick<QuireRuntime, 'registry'>, format: string): ReaderPlugin {
   // the last registered reader for a format wins, so a third-party plugin can replace a built-in
   const readers = rt.registry.all('reader').reverse();
   const found = readers.find((r) => r.instance.formats.includes(format));
@@ -26,7 +26,7 @@ export interface FileRef {
   id: string;
 }
 
-export async function readFile(rt: QuireRuntime, file: FileRef, cfg: ParseConfig, opts: { signal?: AbortSignal; maxPages?: number; onProgress?: (f: number) => void } = {}): Promise<ParsedDocument> {
+export async function readFile(rt: Pick<QuireRuntime, 'registry' | 'config'>, file: FileRef, cfg: ParseConfig, opts: { signal?: AbortSignal; maxPages?: number; onProgress?: (f: number) => void } = {}): Promise<ParsedDocument> {
   const reader = readerFor(rt, file.format);
   const timeout = AbortSignal.timeout(rt.config.limits.parseTimeoutMs);
   const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
@@ -47,7 +47,7 @@ export async function readFile(rt: QuireRuntime, file: FileRef, cfg: ParseConfig
   }
 }
 
-export function chunkParsed(rt: QuireRuntime, doc: ParsedDocument, cfg: ParseConfig): Chunk[] {
+export function chunkParsed(rt: Pick<QuireRuntime, 'registry'>, doc: ParsedDocument, cfg: ParseConfig): Chunk[] {
   return rt.registry.get('chunker').chunk(doc, chunkOptions(cfg));
 }
 

@@ -1,0 +1,81 @@
+#!/usr/bin/env node
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '@quire/config';
+import { runParse } from './parse.js';
+
+const USAGE = 'usage: quire-runner parse <folder> --out <dir> [--config <file.json>] [--concurrency N]';
+
+function bar(done: number, total: number): string {
+  const width = 28;
+  const filled = total ? Math.round((done / total) * width) : width;
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}`;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [cmd, ...rest] = argv;
+  if (cmd !== 'parse') {
+    console.error(USAGE);
+    return 2;
+  }
+  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { out: { type: 'string' }, config: { type: 'string' }, concurrency: { type: 'string' } } });
+  const folder = positionals[0];
+  if (!folder || !values.out) {
+    console.error(USAGE);
+    return 2;
+  }
+  if (!fs.existsSync(folder) || !fs.statSync(folder).isDirectory()) {
+    console.error(`quire-runner: ${folder} is not a folder`);
+    return 2;
+  }
+  let parse: unknown = {};
+  if (values.config) {
+    try {
+      parse = JSON.parse(fs.readFileSync(values.config, 'utf8'));
+    } catch (e) {
+      console.error(`quire-runner: cannot read config ${values.config}: ${(e as Error).message}`);
+      return 2;
+    }
+  }
+  const concurrency = values.concurrency ? Number(values.concurrency) : 2;
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
+    console.error('quire-runner: --concurrency must be a whole number from 1 to 64');
+    return 2;
+  }
+  let config;
+  try {
+    config = loadConfig({ ...process.env, QUIRE_DATA_DIR: process.env.QUIRE_DATA_DIR ?? path.join(values.out, '.quire') });
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      console.error(e.message);
+      return 2;
+    }
+    throw e;
+  }
+  const tty = process.stderr.isTTY;
+  const summary = await runParse({
+    folder: path.resolve(folder),
+    out: path.resolve(values.out),
+    config,
+    parse,
+    concurrency,
+    onProgress: (done, total, file, status) => {
+      if (tty) process.stderr.write(`\r${bar(done, total)} ${status.padEnd(7)} ${file.slice(-50).padEnd(50)}`);
+      else process.stderr.write(`${bar(done, total)} ${status} ${file}\n`);
+    },
+  });
+  if (tty) process.stderr.write('\n');
+  console.log(`parsed ${summary.parsed}, skipped ${summary.skipped} (already done), unsupported ${summary.unsupported.length}, failed ${summary.failed.length}; ${summary.pages} pages in ${summary.seconds.toFixed(1)} s`);
+  for (const u of summary.unsupported) console.log(`  unsupported: ${u}`);
+  for (const f of summary.failed) console.log(`  FAILED: ${f.file}: ${f.error}`);
+  return summary.failed.length ? 1 : 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (e) => {
+    console.error(`quire-runner: ${(e as Error).message}`);
+    process.exit(1);
+  },
+);

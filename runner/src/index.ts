@@ -1,0 +1,2 @@
+export { runParse } from './parse.js';
+export type { RunOptions, RunSummary } from './parse.js';
