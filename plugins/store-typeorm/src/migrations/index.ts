@@ -1,0 +1,9 @@
+/**
+ * Every migration, oldest first. They run at start-up (each once, recorded in `quire_migrations`).
+ * To change the schema, add a file `<13-digit epoch ms>-<what>.ts` exporting a class named
+ * `<What><same epoch ms>` and append it here. Never edit a migration that has shipped.
+ */
+import type { MigrationInterface } from 'typeorm';
+import { Initial1795297866386 } from './1795297866386-initial.js';
+
+export const MIGRATIONS: (new () => MigrationInterface)[] = [Initial1795297866386];
