@@ -67,6 +67,8 @@ class MemoryRepo<T extends { id: string }> implements Repo<T> {
 
 export class MemoryStore implements Store {
   readonly dialect = 'sqlite' as const;
+  /** strict: a running row of another worker is not claimable; lenient: only a completed row is not (like the TypeORM store) */
+  constructor(readonly claims: 'strict' | 'lenient' = 'strict') {}
   private repos = new Map<string, MemoryRepo<any>>();
   repo<N extends TableName>(name: N): Repo<Tables[N]> {
     let r = this.repos.get(name);
@@ -83,19 +85,18 @@ export class MemoryStore implements Store {
     await repo.update(id, { count: row.count + by });
     return row.count + by;
   }
-  /** no row → claim; completed → no; running by another worker → no; failed or own → reclaim. */
+  /** Atomic (no await inside). No row → claim; completed → no; running by another worker → no when strict; otherwise reclaim. */
   async claimStage(jobId: string, stage: string, worker: string) {
-    const repo = this.repo('job_stages');
-    const row = await repo.findOne({ job_id: jobId, stage });
+    const repo = this.repo('job_stages') as MemoryRepo<Tables['job_stages']>;
+    const row = [...repo.rows.values()].find((r) => r.job_id === jobId && r.stage === stage);
     if (!row) {
       const r = { id: randomUUID(), job_id: jobId, stage, status: 'running' as const, attempts: 1, worker, error: null, started_at: new Date(), completed_at: null };
-      await repo.insert(r);
+      repo.rows.set(r.id, clone(r));
       return { claimed: true, row: r };
     }
-    if (row.status === 'completed' || (row.status === 'running' && row.worker !== worker)) return { claimed: false, row };
-    const patch = { status: 'running' as const, attempts: row.attempts + 1, worker, error: null, started_at: new Date(), completed_at: null };
-    await repo.update(row.id, patch);
-    return { claimed: true, row: { ...row, ...patch } };
+    if (row.status === 'completed' || (this.claims === 'strict' && row.status === 'running' && row.worker !== worker)) return { claimed: false, row: clone(row) };
+    Object.assign(row, { status: 'running' as const, attempts: row.attempts + 1, worker, error: null, started_at: new Date(), completed_at: null });
+    return { claimed: true, row: clone(row) };
   }
   async ping() {}
   async close() {}

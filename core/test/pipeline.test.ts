@@ -7,8 +7,8 @@ import { QuireError } from '../src/errors/index.js';
 import type { JobRecord } from '../src/model/records.js';
 import { MemoryStore, newJob } from './pipeline-memory-store.js';
 
-function setup(opts: { maxAttempts?: number; leaseMs?: number; concurrency?: number } = {}) {
-  const store = new MemoryStore();
+function setup(opts: { maxAttempts?: number; leaseMs?: number; concurrency?: number; claims?: 'strict' | 'lenient' } = {}) {
+  const store = new MemoryStore(opts.claims);
   const transport = new InProcessTransport();
   const runtime = new PipelineRuntime({ store, transport, maxAttempts: opts.maxAttempts ?? 3, retryDelayMs: () => 5, pollMs: 20, leaseMs: opts.leaseMs ?? 5000, concurrency: opts.concurrency });
   return { store, transport, runtime, close: async () => { await runtime.stop(); await transport.close(); } };
@@ -258,8 +258,8 @@ test('duplicate deliveries of a stage run it once', async () => {
   await close();
 });
 
-test('a stage held by a worker that went silent is taken over after the lease', async () => {
-  const { store, runtime, close } = setup({ leaseMs: 300 });
+for (const claims of ['strict', 'lenient'] as const) test(`a stage held by a worker that went silent is taken over after the lease (${claims} store)`, async () => {
+  const { store, runtime, close } = setup({ leaseMs: 300, claims });
   const h = hooks();
   let runs = 0;
   runtime.define({ name: 'lease', stages: [{ name: 'a', run: async () => { runs++; return { done: true }; } }], ...h });
@@ -326,4 +326,55 @@ test('define() rejects bad names and empty pipelines', () => {
   assert.throws(() => runtime.define({ name: 'a.b', stages: [{ name: 's', run: async () => {} }] }), /must match/);
   assert.throws(() => runtime.define({ name: 'a', stages: [] }), /no stages/);
   assert.throws(() => runtime.define({ name: 'a', stages: [{ name: 's', run: async () => {} }, { name: 's', run: async () => {} }] }), /duplicate stage/);
+});
+
+async function twoWorkers(leaseMs = 600) {
+  const store = new MemoryStore('lenient');
+  const transport = new InProcessTransport();
+  const h = hooks();
+  const runs = { a: 0, b: 0 };
+  const def: PipelineDefinition = {
+    name: 'twice',
+    stages: [
+      { name: 'a', run: async () => { runs.a++; await sleep(150); return { runs: runs.a }; } },
+      { name: 'b', run: async (ctx) => { runs.b++; return ctx.payload; } },
+    ],
+    ...h,
+  };
+  const workers = ['w1', 'w2'].map((id) => new PipelineRuntime({ store, transport, workerId: id, pollMs: 20, leaseMs, concurrency: 1 }));
+  for (const w of workers) { w.define(def); await w.consume(); }
+  const job = await newJob(store);
+  const msg = { id: 'm', jobId: job.id, pipeline: 'twice', stage: 'a', payload: {}, attempt: 1 };
+  const settle = async () => {
+    const done = await workers[0]!.waitFor(job.id, 5000);
+    for (const q of ['twice.a', 'twice.b']) while ((await transport.depth(q)) > 0) await sleep(10);
+    await sleep(30);
+    for (const w of workers) await w.stop();
+    await transport.close();
+    return done;
+  };
+  return { store, transport, h, runs, job, msg, settle };
+}
+
+test('a duplicate delivered to another worker while the holder is alive waits instead of running twice', async () => {
+  const { transport, h, runs, msg, settle } = await twoWorkers();
+  await transport.publish(msg);
+  await sleep(30);
+  await transport.publish(msg); // round-robin: the copy goes to the other worker, which sees a live holder
+  const done = await settle();
+  assert.equal(done.status, 'completed');
+  assert.deepEqual(runs, { a: 1, b: 1 });
+  assert.equal(h.calls.complete.length, 1);
+});
+
+test('simultaneous duplicates on a store that hands rows over: one result wins, the job completes once', async () => {
+  const { store, transport, h, runs, job, msg, settle } = await twoWorkers();
+  await transport.publish(msg);
+  await transport.publish(msg); // both look before either claims: the second takes the row over
+  const done = await settle();
+  assert.equal(done.status, 'completed', `${done.error}`);
+  assert.equal(runs.b, 1, 'the superseded worker dropped its result');
+  assert.equal(h.calls.complete.length, 1);
+  const rows = await store.repo('job_stages').find({ job_id: job.id });
+  assert.deepEqual(rows.map((r) => [r.stage, r.status]).sort(), [['twice.a', 'completed'], ['twice.b', 'completed']]);
 });

@@ -290,7 +290,11 @@ export class PipelineRuntime {
     if (index < n - 1) {
       const current = await jobs.get(jobId);
       if (!current || current.status !== 'processing') {
-        await this.markStage(row, 'failed', 'Cancelled');
+        await this.markStage(row, 'failed', current?.status === 'failed' ? (current.error ?? 'Cancelled') : `job ${current?.status ?? 'deleted'} meanwhile`);
+        return;
+      }
+      if (!(await this.holds(row))) {
+        log.warn({}, 'another worker took this stage over while it ran; this result is dropped');
         return;
       }
       // publish first, then mark: a crash in between re-runs this stage rather than losing its output
@@ -303,9 +307,11 @@ export class PipelineRuntime {
     }
 
     const done = await this.store.transaction(async (tx) => {
-      await tx.repo('job_stages').update(row.id, { status: 'completed', completed_at: now, error: null });
+      const mine = await tx.repo('job_stages').update({ id: row.id, worker: this.workerId, status: 'running' }, { status: 'completed', completed_at: now, error: null });
+      if (mine === 0) return -1;
       return tx.repo('jobs').update({ id: jobId, status: 'processing' }, { status: 'completed', result: output, progress: 100, error: null, completed_at: now, updated_at: now });
     });
+    if (done < 0) log.warn({}, 'another worker took this stage over while it ran; this result is dropped');
     if (done > 0) {
       log.info({}, 'job completed');
       this.notify(jobId);
@@ -319,8 +325,23 @@ export class PipelineRuntime {
   /** Claims the stage row, or returns null when the message must be acked without running the stage. */
   private async claim(job: JobRecord, key: string, log: Logger): Promise<JobStageRecord | null> {
     const stages = this.store.repo('job_stages');
+    const beat = new Date(job.updated_at).getTime();
+    const silentFor = Date.now() - (Number.isFinite(beat) ? beat : 0);
+    // Look before claiming: a store may hand over a running row to anyone, but a holder whose job still
+    // shows a heartbeat is alive, and running the stage beside it would duplicate its work.
+    const existing = await stages.findOne({ job_id: job.id, stage: key });
+    if (existing?.status === 'completed') {
+      log.debug({}, 'stage already completed; duplicate message acked');
+      return null;
+    }
+    if (existing?.status === 'running' && existing.worker !== this.workerId && silentFor <= this.leaseMs) {
+      throw new RequeueError(`stage ${key} of job ${job.id} is held by ${existing.worker}`, this.busyDelay());
+    }
     const { claimed, row } = await this.store.claimStage(job.id, key, this.workerId);
-    if (claimed) return row;
+    if (claimed) {
+      if (existing?.status === 'running' && existing.worker !== this.workerId) log.warn({ previousWorker: existing.worker, silentForMs: silentFor }, 'took over a stage from a worker that stopped responding');
+      return row;
+    }
     if (row.status === 'completed') {
       log.debug({}, 'stage already completed; duplicate message acked');
       return null;
@@ -336,8 +357,6 @@ export class PipelineRuntime {
       throw new RequeueError(`stage ${key} of job ${job.id} was claimed concurrently`, this.busyDelay());
     }
     // running, held by another worker: take it over only when its job shows no heartbeat for leaseMs
-    const beat = new Date(job.updated_at).getTime();
-    const silentFor = Date.now() - (Number.isFinite(beat) ? beat : 0);
     if (row.worker === this.workerId || silentFor > this.leaseMs) {
       const taken = await take({ status: 'running', worker: row.worker });
       if (taken) {
@@ -358,11 +377,14 @@ export class PipelineRuntime {
     }
     if (controller.signal.reason === STOPPING) {
       // interrupted by stop(): free the row and give the message back without spending an attempt
-      await this.markStage(row, 'failed', 'Interrupted: worker stopped', false);
-      throw new RequeueError('worker is stopping');
+      if (await this.markStage(row, 'failed', 'Interrupted: worker stopped', false)) throw new RequeueError('worker is stopping');
+      return;
     }
     const final = !isRetryable(err) || msg.attempt >= this.maxAttempts;
-    await this.markStage(row, 'failed', message, final);
+    if (!(await this.markStage(row, 'failed', message, final))) {
+      log.warn({ error: message }, 'stage failed after another worker took it over; left to that worker');
+      return;
+    }
     if (!final) {
       log.warn({ error: message }, 'stage failed; will retry');
       throw err instanceof Error ? err : new Error(message);
@@ -380,8 +402,15 @@ export class PipelineRuntime {
     }
   }
 
-  private async markStage(row: JobStageRecord, status: 'completed' | 'failed', error: string | null, finished = true): Promise<void> {
-    await this.store.repo('job_stages').update(row.id, { status, error, completed_at: finished ? new Date() : null });
+  /** Settles the stage row if this worker still holds it (a fence against a worker that took it over). */
+  private async markStage(row: JobStageRecord, status: 'completed' | 'failed', error: string | null, finished = true): Promise<boolean> {
+    const n = await this.store.repo('job_stages').update({ id: row.id, worker: this.workerId, status: 'running' }, { status, error, completed_at: finished ? new Date() : null });
+    return n > 0;
+  }
+
+  private async holds(row: JobStageRecord): Promise<boolean> {
+    const now = await this.store.repo('job_stages').get(row.id);
+    return !!now && now.status === 'running' && now.worker === this.workerId;
   }
 
   /** While a stage runs: abort it when its job gets cancelled elsewhere, and keep the job's heartbeat fresh. */
