@@ -256,7 +256,7 @@ export class HtmlWalker {
       const text = tidy(col.text).replace(/\n/g, ' ');
       if (text) {
         const marker = ordered ? `${counter}.` : '-';
-        this.emit({ type: 'list_item', text: `${'  '.repeat(depth)}${marker} ${text}`, level: depth + 1 });
+        this.emit({ type: 'list_item', text: `${marker} ${text}`, level: depth + 1 });
       }
       for (let i = 0; i < col.breaksAfter; i++) this.sink.pageBreak();
       counter++;

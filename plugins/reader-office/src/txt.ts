@@ -116,7 +116,7 @@ export async function readTxt(input: TxtRead): Promise<ParsedDocument> {
           }
           const depth = Math.floor(li[1]!.replace(/\t/g, '  ').length / 2);
           const marker = /^[-*+•‣◦▪]$/u.test(li[2]!) ? '-' : li[2]!;
-          emit('list_item', `${'  '.repeat(depth)}${marker} ${item}`, { level: depth + 1 });
+          emit('list_item', `${marker} ${item}`, { level: depth + 1 });
           continue;
         }
         para.push(line);

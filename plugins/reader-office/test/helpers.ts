@@ -6,6 +6,8 @@ export interface CorpusFile {
   id: string;
   path: string;
   format: string;
+  category?: string;
+  tables?: number;
   ground_truth?: { path: string; kind: string }[];
 }
 
