@@ -18,7 +18,8 @@ export default definePlugin({
   core: '^1',
   description: 'Relational store on TypeORM: SQLite in the data dir, or MySQL/MariaDB from QUIRE_DB_URL.',
   create(ctx) {
-    const url = (ctx.options.url as string | undefined) ?? (ctx.config.db?.url as string | undefined);
+    const url = ctx.options.url ?? ctx.config.db?.url;
+    if (url !== undefined && typeof url !== 'string') throw new Error('store:typeorm: the database URL must be a string');
     return openTypeormStore({ url, dataDir: ctx.dataDir, logger: ctx.logger });
   },
 });

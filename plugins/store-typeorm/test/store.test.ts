@@ -130,6 +130,11 @@ for (const target of targets) {
       assert.equal(got.created_at.toISOString(), '2026-01-02T03:04:05.678Z');
       assert.deepEqual(got, d);
       assert.equal(got.file_size, 5368709120);
+      // stored as UTC whatever the process time zone, so processes in different zones agree
+      const e = (x: string) => store.dataSource.driver.escape(x);
+      const raw = await store.dataSource.query(`SELECT CAST(${e('created_at')} AS CHAR) AS v, ${e('parsing_config')} AS j FROM ${e('documents')} WHERE ${e('id')} = 'd-rt'`);
+      assert.equal(raw[0].v, '2026-01-02 03:04:05.678');
+      assert.deepEqual(JSON.parse(raw[0].j), d.parsing_config);
       assert.equal(got.content_key, null);
 
       await store.repo('chunks').insert({
