@@ -378,3 +378,20 @@ test('simultaneous duplicates on a store that hands rows over: one result wins, 
   const rows = await store.repo('job_stages').find({ job_id: job.id });
   assert.deepEqual(rows.map((r) => [r.stage, r.status]).sort(), [['twice.a', 'completed'], ['twice.b', 'completed']]);
 });
+
+test('a stage whose worker died after publishing its output is settled, not run again', async () => {
+  const { store, transport, runtime, close } = setup({ leaseMs: 60_000 });
+  let runs = 0;
+  runtime.define({ name: 'half', stages: [{ name: 'a', run: async () => { runs++; return {}; } }, { name: 'b', run: async () => ({ b: true }) }] });
+  const job = await newJob(store, { status: 'processing', updated_at: new Date() });
+  await store.claimStage(job.id, 'half.a', 'dead-worker');
+  await store.claimStage(job.id, 'half.b', 'dead-worker'); // the next stage had started
+  await store.repo('job_stages').update({ job_id: job.id, stage: 'half.b' }, { status: 'completed' });
+  await runtime.consume(['half.a']);
+  await runtime.start(job.id, 'half');
+  while ((await store.repo('job_stages').findOne({ job_id: job.id, stage: 'half.a' }))!.status !== 'completed') await sleep(5);
+  assert.equal(runs, 0);
+  assert.equal(await transport.depth('half.a'), 0);
+  assert.equal(await transport.depth('half.b'), 0, 'no duplicate of the next stage was published');
+  await close();
+});

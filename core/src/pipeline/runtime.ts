@@ -240,7 +240,8 @@ export class PipelineRuntime {
       log.debug({ status: job.status }, 'job already finished; stage skipped');
       return;
     }
-    const row = await this.claim(job, key, log);
+    const nextKey = index < def.stages.length - 1 ? stageKey(def.name, def.stages[index + 1]!.name) : null;
+    const row = await this.claim(job, key, nextKey, log);
     if (!row) return;
 
     if (job.status === 'pending') {
@@ -323,7 +324,7 @@ export class PipelineRuntime {
   }
 
   /** Claims the stage row, or returns null when the message must be acked without running the stage. */
-  private async claim(job: JobRecord, key: string, log: Logger): Promise<JobStageRecord | null> {
+  private async claim(job: JobRecord, key: string, nextKey: string | null, log: Logger): Promise<JobStageRecord | null> {
     const stages = this.store.repo('job_stages');
     const beat = new Date(job.updated_at).getTime();
     const silentFor = Date.now() - (Number.isFinite(beat) ? beat : 0);
@@ -332,6 +333,13 @@ export class PipelineRuntime {
     const existing = await stages.findOne({ job_id: job.id, stage: key });
     if (existing?.status === 'completed') {
       log.debug({}, 'stage already completed; duplicate message acked');
+      return null;
+    }
+    if (existing && nextKey && (await stages.findOne({ job_id: job.id, stage: nextKey }))) {
+      // the next stage started, so this one published its output and only missed marking itself (its worker
+      // died in between): settle the row instead of running the stage again
+      await stages.update({ id: existing.id, status: existing.status, worker: existing.worker }, { status: 'completed', completed_at: new Date() });
+      log.warn({ previousWorker: existing.worker }, 'stage had published its output but was not marked completed; marked now');
       return null;
     }
     if (existing?.status === 'running' && existing.worker !== this.workerId && silentFor <= this.leaseMs) {
