@@ -8,12 +8,12 @@ import type { CellBudget } from './ooxml.js';
 import { decodeText } from './decode.js';
 import { checkAbort } from './util.js';
 
-const CANDIDATES = [',', ';', '\t', '|'];
+// on a tie the rarer character wins: a tab or semicolon on every line is stronger evidence than a comma
+const CANDIDATES = ['\t', ';', '|', ','];
 
 /** Picks the delimiter whose per-line count (outside quotes) is most consistent and non-zero. */
 export function sniffDelimiter(sample: string): string {
   const lines = sample.split('\n').filter((l) => l.trim()).slice(0, 50);
-  if (lines.length > 1) lines.pop(); // the sample may end mid-line
   let best = ',';
   let bestScore = -1;
   for (const d of CANDIDATES) {

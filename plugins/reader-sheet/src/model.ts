@@ -163,31 +163,57 @@ function components(rows: Row[], merges: Merge[]): Row[][] {
     for (const c of cells) (m.get(c.r) ?? m.set(c.r, []).get(c.r)!).push(c);
     return [...m.entries()].sort((a, b) => a[0] - b[0]).map(([r, cs]) => ({ r, cells: cs.sort((a, b) => a.c - b.c) }));
   };
-  const out: { rows: Row[]; g: (typeof groups)[number] }[] = [];
-  for (const g of groups) {
-    const rowsOf = toRows(g.cells);
-    const prev = out.find((o) => o.g.c0 === g.c0 && o.g.c1 === g.c1 && o.g.r1 < g.r0 && g.r0 - o.g.r1 <= 3 && o.rows.length > 1);
-    const firstAllText = rowsOf[0]!.cells.every((c) => c.kind === 'text' && !looksNumeric(c.text));
-    if (prev && !firstAllText) {
-      prev.rows.push(...rowsOf);
-      prev.g.r1 = g.r1;
-    } else out.push({ rows: rowsOf, g });
+  type Group = (typeof groups)[number];
+  const firstRowAllText = (g: Group) => {
+    const top = g.cells.filter((c) => c.r === g.r0);
+    return top.every((c) => c.kind === 'text' && !looksNumeric(c.text));
+  };
+  const absorb = (a: Group, b: Group) => {
+    a.cells.push(...b.cells);
+    a.r0 = Math.min(a.r0, b.r0);
+    a.r1 = Math.max(a.r1, b.r1);
+    a.c0 = Math.min(a.c0, b.c0);
+    a.c1 = Math.max(a.c1, b.c1);
+  };
+  // side by side pieces of one table (split by an empty spacer column): same rows, near each other
+  // below a table, same columns, separated by blank rows, not starting with a header-like row: a continuation
+  let merged = true;
+  while (merged) {
+    merged = false;
+    outer: for (let i = 0; i < groups.length; i++) {
+      for (let j = 0; j < groups.length; j++) {
+        if (i === j) continue;
+        const a = groups[i]!;
+        const b = groups[j]!;
+        const sideBySide = b.c0 > a.c1 && b.c0 - a.c1 <= 3 && Math.abs(a.r0 - b.r0) <= 2 && Math.abs(a.r1 - b.r1) <= 1 && a.r1 - a.r0 >= 2;
+        const below = b.r0 > a.r1 && b.r0 - a.r1 <= 3 && a.c0 === b.c0 && a.c1 === b.c1 && !firstRowAllText(b);
+        if (sideBySide || below) {
+          absorb(a, b);
+          groups.splice(j, 1);
+          merged = true;
+          break outer;
+        }
+      }
+    }
   }
+  groups.sort((a, b) => a.r0 - b.r0 || a.c0 - b.c0);
+  const out = groups.map((g) => ({ rows: toRows(g.cells), g }));
   return out.map((o) => o.rows);
 }
 
 function emitTable(builder: DocumentBuilder, seg: Row[], mergeAt: Map<string, Merge>, headerRow: boolean, o: EmitOptions, title: string): number {
-  // columns in use (cells and the merges they start)
-  let c0 = Infinity;
-  let c1 = -Infinity;
+  // columns in use (cells and the merges they start); empty spacer columns are dropped
+  const used = new Set<number>();
   for (const row of seg) {
     for (const cell of row.cells) {
       const m = mergeAt.get(`${cell.r}:${cell.c}`);
-      c0 = Math.min(c0, cell.c);
-      c1 = Math.max(c1, m ? m.c1 : cell.c);
+      for (let c = cell.c; c <= (m ? Math.min(m.c1, cell.c + 1000) : cell.c); c++) used.add(c);
     }
   }
-  const cols = c1 - c0 + 1;
+  const order = [...used].sort((a, b) => a - b);
+  const colIndex = new Map(order.map((c, i) => [c, i]));
+  const cols = order.length;
+  const spanCols = (m: Merge) => order.filter((c) => c >= m.c0 && c <= m.c1).length;
   const rowIndex = new Map<number, number>();
   seg.forEach((row, i) => rowIndex.set(row.r, i));
   const spanRows = (m: Merge) => {
@@ -200,9 +226,9 @@ function emitTable(builder: DocumentBuilder, seg: Row[], mergeAt: Map<string, Me
       const m = mergeAt.get(`${cell.r}:${cell.c}`);
       return {
         row: at,
-        col: cell.c - c0,
+        col: colIndex.get(cell.c)!,
         rowSpan: m ? Math.min(spanRows(m), limit - at) : 1,
-        colSpan: m ? Math.min(m.c1 - m.c0 + 1, cols - (cell.c - c0)) : 1,
+        colSpan: m ? Math.max(1, spanCols(m)) : 1,
         text: cell.text,
         header,
       };
