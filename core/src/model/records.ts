@@ -183,6 +183,104 @@ export interface PresignedUploadRecord {
   created_at: Date;
 }
 
+/** A collection (versioned API) and a knowledge base (application API) are one record seen through two APIs. */
+export interface CollectionRecord extends Owned {
+  id: string;
+  name: string;
+  description: string | null;
+  /** {retrieval: {top_k, threshold, reranking}, chunking: {strategy, max_size, overlap}} */
+  settings: Record<string, unknown>;
+  template_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface CollectionDocumentRecord {
+  id: string;
+  collection_id: string;
+  document_id: string;
+  /** who added it */
+  user_id: string;
+  created_at: Date;
+}
+
+export interface ChatSessionRecord extends Owned {
+  id: string;
+  knowledge_base_id: string | null;
+  title: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface ChatMessageRecord extends Owned {
+  id: string;
+  session_id: string;
+  knowledge_base_id: string | null;
+  role: 'user' | 'assistant';
+  content: string;
+  /** for assistant messages: the question answered */
+  query: string | null;
+  mode: string | null;
+  /** [{chunk_id, document_id, page, score}] */
+  citations: unknown[] | null;
+  confidence: number | null;
+  response_time_ms: number | null;
+  feedback: 'thumbs_up' | 'thumbs_down' | null;
+  created_at: Date;
+}
+
+export interface SchemaRecord extends Owned {
+  id: string;
+  name: string;
+  description: string | null;
+  instructions: string | null;
+  fields: unknown[];
+  settings: Record<string, unknown>;
+  is_shared: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface ExtractionRecord extends Owned {
+  id: string;
+  document_id: string;
+  schema_id: string | null;
+  job_id: string | null;
+  /** inline field definitions when no schema was used */
+  fields: unknown[];
+  data: Record<string, unknown>;
+  field_results: unknown[];
+  corrections: unknown[];
+  confidence: number;
+  duration_ms: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface ExtractBatchRecord extends Owned {
+  id: string;
+  name: string | null;
+  status: 'pending' | 'processing' | 'completed' | 'failed';
+  progress: number;
+  document_ids: string[];
+  schema_id: string;
+  config: Record<string, unknown> | null;
+  /** {<document_id>: {success, extraction_id | error}} */
+  results: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface GroundTruthRecord extends Owned {
+  id: string;
+  document_id: string;
+  schema_id: string | null;
+  field_values: Record<string, unknown>;
+  notes: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
 /** Every table the store knows, by name. Later features add entries here and a migration. */
 export interface Tables {
   users: UserRecord;
@@ -198,5 +296,13 @@ export interface Tables {
   rate_counters: RateCounterRecord;
   presets: PresetRecord;
   presigned_uploads: PresignedUploadRecord;
+  collections: CollectionRecord;
+  collection_documents: CollectionDocumentRecord;
+  chat_sessions: ChatSessionRecord;
+  chat_messages: ChatMessageRecord;
+  schemas: SchemaRecord;
+  extractions: ExtractionRecord;
+  extract_batches: ExtractBatchRecord;
+  ground_truth: GroundTruthRecord;
 }
 export type TableName = keyof Tables;
