@@ -1,0 +1,156 @@
+/**
+ * The offline engine: candidates per field, choice and confidence from the evidence, typed values for
+ * strings, numbers, dates, booleans, objects (per property) and arrays (table rows, lists).
+ */
+import type { Chunk, Evidence, FieldDefinition, ParsedDocument, Span } from '@quire/core';
+import { LayoutIndex, type Unit } from './layout.js';
+import { CandidateFinder, type Candidate } from './candidates.js';
+import { fieldLabels, type FieldLabels } from './labels.js';
+import { normaliseValue, type ParseContext } from './parse/value.js';
+import { documentDateOrder, type DateOrder } from './parse/date.js';
+import { rowsFromTables, listValues, itemConcept } from './arrays.js';
+import { fallbackCandidates } from './fallbacks.js';
+
+/** Scores top out near 1 for a printed exact label with a clean value; confidence keeps a margin below that. */
+export const CALIBRATION = 0.93;
+
+export interface EngineSettings {
+  dateOrder?: DateOrder;
+  decimal?: '.' | ',';
+}
+
+export interface Outcome {
+  field: FieldDefinition;
+  value: unknown;
+  confidence: number;
+  evidence: Evidence | null;
+  /** primitive fields: all scored candidates, best first */
+  candidates: Candidate[];
+  note: string;
+  /** findings of validation steps (agentic mode) */
+  checks: string[];
+}
+
+/** The decimal separator a document uses, from how its amounts are printed. */
+export function documentDecimal(text: string): '.' | ',' | undefined {
+  const comma = (text.match(/\d\.\d{3},\d{2}(?!\d)|(?<![\d.,])\d{1,3},\d{2}(?![\d,.])/g) ?? []).length;
+  const dot = (text.match(/\d,\d{3}\.\d{2}(?!\d)|(?<![\d.,])\d{1,3}\.\d{2}(?![\d,.])/g) ?? []).length;
+  if (comma === dot) return undefined;
+  return comma > dot ? ',' : '.';
+}
+
+const round = (n: number) => Math.round(n * 1000) / 1000;
+const clamp = (n: number) => Math.max(0, Math.min(0.99, n));
+
+export class OfflineEngine {
+  readonly index: LayoutIndex;
+  readonly finder: CandidateFinder;
+  readonly ctx: ParseContext;
+
+  constructor(
+    readonly doc: ParsedDocument,
+    chunks: Chunk[] = [],
+    settings: EngineSettings = {},
+  ) {
+    this.index = new LayoutIndex(doc, chunks);
+    this.finder = new CandidateFinder(this.index);
+    this.ctx = { dateOrder: settings.dateOrder ?? documentDateOrder(doc.text), decimal: settings.decimal ?? documentDecimal(doc.text) };
+  }
+
+  fieldCtx(field: FieldDefinition, labels: FieldLabels): ParseContext {
+    const c = labels.concept;
+    const text = `${field.name} ${field.description ?? ''}`;
+    const money = field.type === 'number' && (c?.money || /amount|total|price|cost|fee|tax|vat|balance|paid|due|sum|betrag|montant|importe/i.test(text));
+    return { ...this.ctx, format: field.type === 'string' ? c?.format : undefined, money: !!money };
+  }
+
+  /** Scored candidates of a primitive field, best first; unlabelled fallbacks only when no label matched. */
+  candidates(field: FieldDefinition, filter?: (u: Unit) => boolean, labels = fieldLabels(field)): Candidate[] {
+    const ctx = this.fieldCtx(field, labels);
+    let list = this.finder.find(field, labels, { ctx, unitFilter: filter, multiline: !!labels.concept?.multiline });
+    if (!list.length) list = fallbackCandidates(field, labels, this.index, this.finder, ctx, filter ?? (() => true));
+    // one candidate per value span (the same value reached by two routes keeps the better route)
+    const bySpan = new Map<string, Candidate>();
+    for (const c of list) {
+      const k = `${c.span.start}:${c.span.end}`;
+      const prev = bySpan.get(k);
+      if (!prev || c.score > prev.score) bySpan.set(k, c);
+    }
+    return [...bySpan.values()].sort((a, b) => b.score - a.score || a.span.start - b.span.start);
+  }
+
+  valueKey(field: FieldDefinition, v: unknown): string {
+    return JSON.stringify(normaliseValue(v, field, this.ctx));
+  }
+
+  /**
+   * Chooses among candidates: the best score wins; other values scoring close to it lower the confidence
+   * (conflict), the same value found at several places raises it a little (agreement).
+   */
+  decide(field: FieldDefinition, cands: Candidate[], preferred?: Candidate): Outcome {
+    if (!cands.length) return { field, value: null, confidence: 0, evidence: null, candidates: [], note: 'not found', checks: [] };
+    const best = preferred ?? cands[0]!;
+    const key = this.valueKey(field, best.value);
+    const rivals = cands.filter((c) => this.valueKey(field, c.value) !== key);
+    const allies = cands.filter((c) => c !== best && this.valueKey(field, c.value) === key && c.unit.id !== best.unit.id);
+    const s1 = best.score;
+    const s2 = rivals.length ? Math.max(...rivals.map((c) => c.score)) : 0;
+    const conflict = s2 >= 0.5 * s1 ? 1 - 0.45 * Math.min(1, s2 / s1) : 1;
+    const agree = allies.length ? 1.05 : 1;
+    const confidence = round(clamp(s1 * CALIBRATION * conflict * agree));
+    let note = `${best.note} (${best.method})`;
+    if (conflict < 1) note += `; ${rivals.length} conflicting candidate(s)`;
+    if (allies.length) note += `; also found at ${allies.length} other place(s)`;
+    return { field, value: best.value, confidence, evidence: this.evidence(best.span, confidence), candidates: cands, note, checks: [] };
+  }
+
+  evidence(span: Span, confidence: number): Evidence {
+    const { page, bbox } = this.index.boxForSpan(span);
+    const ev: Evidence = { text: this.doc.text.slice(span.start, span.end), page, bbox, confidence, span: { start: span.start, end: span.end } };
+    const chunk = this.index.chunkFor(span);
+    if (chunk) ev.chunk_id = chunk;
+    return ev;
+  }
+
+  /** Extracts one field (any type). `filter` restricts where labels are looked for. */
+  extract(field: FieldDefinition, filter?: (u: Unit) => boolean): Outcome {
+    if (field.type === 'object') return this.extractObject(field, filter);
+    if (field.type === 'array') return this.extractArray(field, filter);
+    return this.decide(field, this.candidates(field, filter));
+  }
+
+  private extractObject(field: FieldDefinition, filter?: (u: Unit) => boolean): Outcome {
+    const entries = Object.entries(field.properties ?? {});
+    if (!entries.length) return { field, value: null, confidence: 0, evidence: null, candidates: [], note: 'object field without properties', checks: [] };
+    const value: Record<string, unknown> = {};
+    const parts: Outcome[] = [];
+    for (const [k, def] of entries) {
+      // a property is looked up under its own name, and under "<object> <property>" ("customer" + "name")
+      const prop = { ...def, name: def.name ?? k };
+      const own = this.extract(prop, filter);
+      const qualified = prop.type === 'object' || prop.type === 'array' ? own : this.extract({ ...prop, name: `${field.name} ${prop.name}` }, filter);
+      const o = qualified.confidence > own.confidence ? qualified : own;
+      value[k] = o.value;
+      parts.push(o);
+    }
+    const found = parts.filter((p) => p.value !== null);
+    if (!found.length) return { field, value: null, confidence: 0, evidence: null, candidates: [], note: 'no property found', checks: [] };
+    const confidence = round(parts.reduce((a, p) => a + p.confidence, 0) / parts.length);
+    const top = found.reduce((a, b) => (b.confidence > a.confidence ? b : a));
+    return { field, value, confidence, evidence: top.evidence ? { ...top.evidence, confidence } : null, candidates: [], note: `${found.length}/${parts.length} properties found`, checks: [] };
+  }
+
+  private extractArray(field: FieldDefinition, filter?: (u: Unit) => boolean): Outcome {
+    const item = field.items;
+    const ctx = { ...this.ctx };
+    const got = item?.type === 'object' ? rowsFromTables(field, this.index, ctx, filter) : listValues(field, this.index, ctx, filter);
+    if (!got || !got.value.length) return { field, value: null, confidence: 0, evidence: null, candidates: [], note: 'not found', checks: [] };
+    const confidence = round(clamp(got.score * CALIBRATION));
+    return { field, value: got.value, confidence, evidence: this.evidence(got.span, confidence), candidates: [], note: got.note, checks: [] };
+  }
+
+  /** Line-item property concept (for validation of row sums). */
+  itemConceptId(prop: FieldDefinition): string | undefined {
+    return itemConcept(prop)?.id;
+  }
+}

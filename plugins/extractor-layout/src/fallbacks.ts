@@ -1,0 +1,89 @@
+/**
+ * Unlabelled evidence, used only when no label names the field: values whose shape is unmistakable
+ * (e-mail, IBAN, URL, BIC, phone), the currency the amounts are printed in, the company-like line at the
+ * top of the first page for a vendor, the first date of the first page for a document date.
+ * These score low by construction (METHOD_FACTOR 'document' / 'position').
+ */
+import type { FieldDefinition } from '@quire/core';
+import type { FieldLabels } from './labels.js';
+import { tokenize } from './labels.js';
+import { scanTyped, type ParseContext } from './parse/value.js';
+import { scanNumbers } from './parse/number.js';
+import type { LayoutIndex, Unit } from './layout.js';
+import type { Candidate, CandidateFinder } from './candidates.js';
+
+const LEGAL_FORM = /\b(inc|incorporated|llc|l\.l\.c|ltd|limited|plc|corp|corporation|co|company|gmbh|ag|kg|ohg|ug|b\.?\s?v|n\.?\s?v|s\.?\s?a|s\.?\s?a\.?\s?s|sarl|s\.?\s?r\.?\s?l|s\.?\s?p\.?\s?a|oy|ab|as|a\/s|sdn\.?\s?bhd|bhd|pte|pty|pvt|llp|lp)\b\.?/i;
+const TITLES = /^(tax\s+)?(invoice|receipt|bill|statement|quote|quotation|order|credit note|factuur|rechnung|facture|factura|fattura|payment receipt|cash receipt|official receipt)\b/i;
+const CURRENCY_WORDS: [RegExp, string][] = [
+  [/\bUS\s?dollars?\b/i, 'USD'],
+  [/\beuros?\b/i, 'EUR'],
+  [/\bpounds? sterling\b/i, 'GBP'],
+  [/\brupees?\b/i, 'INR'],
+  [/\bringgit\b/i, 'MYR'],
+  [/\bswiss francs?\b/i, 'CHF'],
+];
+
+export function fallbackCandidates(field: FieldDefinition, labels: FieldLabels, index: LayoutIndex, finder: CandidateFinder, ctx: ParseContext, filter: (u: Unit) => boolean): Candidate[] {
+  const out: Candidate[] = [];
+  const lines = index.units.filter((u) => u.kind === 'line' && filter(u));
+  const id = labels.concept?.id;
+  if (ctx.format && ctx.format !== 'currency' && ctx.format !== 'id' && field.type === 'string') {
+    for (const u of lines) {
+      for (const m of scanTyped(u.text, 'string', ctx)) {
+        if (ctx.format === 'url' && (u.text[m.start - 1] === '@' || /@/.test(u.text.slice(m.start, m.end)))) continue;
+        if (ctx.format === 'phone' && (u.text.slice(m.start, m.end).match(/\d/g)?.length ?? 0) < 7) continue;
+        out.push(finder.candidate(u, m, { start: u.start + m.start, end: u.start + m.end }, u.text.slice(m.start, m.end), 'document', 0.8, `${ctx.format} printed on page ${u.page} (no label)`));
+      }
+    }
+    return out;
+  }
+  if (ctx.format === 'currency' && field.type === 'string') {
+    const counts = new Map<string, { n: number; u: Unit; start: number; end: number }>();
+    for (const u of lines) {
+      for (const m of scanNumbers(u.text)) {
+        if (!m.currency) continue;
+        const e = counts.get(m.currency) ?? { n: 0, u, start: m.start, end: m.end };
+        e.n++;
+        counts.set(m.currency, e);
+      }
+      for (const [re, code] of CURRENCY_WORDS) {
+        const m = re.exec(u.text);
+        if (!m) continue;
+        const e = counts.get(code) ?? { n: 0, u, start: m.index, end: m.index + m[0].length };
+        e.n += 2;
+        counts.set(code, e);
+      }
+    }
+    const all = [...counts.values()].reduce((a, e) => a + e.n, 0);
+    for (const [code, e] of counts) {
+      // evidence: where the currency is first printed (the symbol or the code in front of an amount)
+      const text = e.u.text.slice(e.start, e.end);
+      const sym = /^[^\d\s(+-]+/.exec(text.replace(/^[(\-−–+]/, ''))?.[0] ?? text;
+      const at = e.u.text.indexOf(sym, e.start);
+      const span = { start: e.u.start + at, end: e.u.start + at + sym.length };
+      out.push(finder.candidate(e.u, { start: 0, end: sym.length, value: code, quality: 1 }, span, sym, 'document', 0.5 + 0.5 * (e.n / all), `currency of ${e.n} of ${all} amounts`));
+    }
+    return out;
+  }
+  if (id === 'vendor' && field.type === 'string') {
+    const first = lines.filter((u) => u.page === lines[0]?.page);
+    const top = first.slice(0, Math.max(6, Math.ceil(first.length * 0.4)));
+    const legal = top.find((u) => LEGAL_FORM.test(u.text) && tokenize(u.text).length <= 10 && !/[:：]/.test(u.text));
+    const plain = top.find((u) => /\p{L}{2,}/u.test(u.text) && !TITLES.test(u.text.trim()) && tokenize(u.text).length <= 8 && !/[:：@]|\d{3,}/.test(u.text));
+    for (const [u, ls, why] of [[legal, 0.9, 'company name with a legal form'], [plain, 0.6, 'first line of the document']] as const) {
+      if (!u) continue;
+      const seg = index.segments(u).find((s) => (u === legal ? LEGAL_FORM.test(s.text) : true)) ?? index.segments(u)[0]!;
+      out.push(finder.candidate(u, { start: 0, end: seg.text.length, value: seg.text, quality: 1 }, { start: seg.start, end: seg.end }, seg.text, 'position', ls, `${why} near the top of page ${u.page}`));
+    }
+    return out;
+  }
+  if (id === 'date' && field.type === 'date') {
+    for (const u of lines) {
+      const m = scanTyped(u.text, 'date', ctx)[0];
+      if (!m) continue;
+      out.push(finder.candidate(u, m, { start: u.start + m.start, end: u.start + m.end }, u.text.slice(m.start, m.end), 'position', 0.8, `first date of the document (page ${u.page}, no label)`));
+      break;
+    }
+  }
+  return out;
+}

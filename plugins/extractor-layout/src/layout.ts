@@ -1,0 +1,320 @@
+/**
+ * A positional index over a ParsedDocument: text lines and table cells as "units" with spans into
+ * doc.text and boxes, OCR words aligned to text offsets, and span → (page, bbox, chunk) look-ups.
+ */
+import type { BBox, Block, BlockType, Chunk, ParsedDocument, Span, Table } from '@quire/core';
+import { tableGrid, unionBBox } from '@quire/core';
+
+export interface CellRef {
+  table: number;
+  row: number;
+  col: number;
+  header: boolean;
+}
+
+export interface Unit {
+  id: number;
+  kind: 'line' | 'cell';
+  /** doc.text.slice(start, end) */
+  text: string;
+  start: number;
+  end: number;
+  page: number;
+  /** box used for layout reasoning; may be an estimate (see bboxSource) */
+  bbox: BBox | null;
+  bboxSource: 'words' | 'block' | 'cell' | 'estimate' | null;
+  block: number;
+  blockType: BlockType;
+  /** line number inside its block */
+  line: number;
+  confidence: number;
+  cell?: CellRef;
+}
+
+export interface Segment {
+  start: number;
+  end: number;
+  text: string;
+  /** horizontal extent: page points when the unit has a box, else character columns */
+  x0: number;
+  x1: number;
+  unit: Unit;
+}
+
+interface AlignedWord {
+  start: number;
+  end: number;
+  bbox: BBox;
+  confidence: number;
+}
+
+/** Runs of 2+ spaces, tabs or a spaced pipe separate columns inside a printed line. */
+const GAP = /\s{2,}|\t+|\s\|\s/g;
+
+export class LayoutIndex {
+  readonly units: Unit[] = [];
+  /** per page, OCR words aligned to doc.text offsets, sorted by start */
+  private readonly words = new Map<number, AlignedWord[]>();
+  /** table index → cell spans (row, col → span) */
+  readonly cellSpans = new Map<number, Map<string, Span>>();
+  readonly tableBlocks = new Map<number, Block>();
+
+  constructor(
+    readonly doc: ParsedDocument,
+    readonly chunks: Chunk[] = [],
+  ) {
+    this.alignWords();
+    doc.blocks.forEach((b, bi) => {
+      if (b.type === 'table' && b.tableIndex !== undefined && doc.tables[b.tableIndex]) {
+        this.tableBlocks.set(b.tableIndex, b);
+        this.addCells(b, bi, doc.tables[b.tableIndex]!);
+      } else this.addLines(b, bi);
+    });
+  }
+
+  private alignWords(): void {
+    for (const page of this.doc.pages) {
+      if (!page.words?.length) continue;
+      const aligned: AlignedWord[] = [];
+      const used = new Set<number>();
+      for (const b of this.doc.blocks) {
+        if (b.page !== page.number) continue;
+        // words inside the block's box, in their reading order; all words when the block has no box
+        const inside = page.words
+          .map((w, i) => ({ w, i }))
+          .filter(({ w, i }) => {
+            if (used.has(i)) return false;
+            if (!b.bbox) return true;
+            const cx = w.bbox.x + w.bbox.width / 2, cy = w.bbox.y + w.bbox.height / 2;
+            return cx >= b.bbox.x - 1 && cx <= b.bbox.x + b.bbox.width + 1 && cy >= b.bbox.y - 1 && cy <= b.bbox.y + b.bbox.height + 1;
+          });
+        let cursor = b.span.start;
+        for (const { w, i } of inside) {
+          const t = w.text.trim();
+          if (!t) continue;
+          const at = this.doc.text.indexOf(t, cursor);
+          if (at < 0 || at + t.length > b.span.end || at - cursor > 40 + t.length) continue;
+          aligned.push({ start: at, end: at + t.length, bbox: w.bbox, confidence: w.confidence });
+          used.add(i);
+          cursor = at + t.length;
+        }
+      }
+      aligned.sort((a, b) => a.start - b.start);
+      this.words.set(page.number, aligned);
+    }
+  }
+
+  private wordsIn(page: number, span: Span): AlignedWord[] {
+    const list = this.words.get(page);
+    if (!list) return [];
+    return list.filter((w) => w.start < span.end && span.start < w.end);
+  }
+
+  private addLines(b: Block, bi: number): void {
+    const lines = b.text.split('\n');
+    let off = b.span.start;
+    const nonEmpty = lines.filter((l) => l.trim()).length;
+    lines.forEach((raw, li) => {
+      const start = off;
+      off += raw.length + 1;
+      const lead = raw.length - raw.trimStart().length;
+      const text = raw.trim();
+      if (!text) return;
+      const s = start + lead;
+      const span = { start: s, end: s + text.length };
+      const ws = this.wordsIn(b.page, span);
+      let bbox: BBox | null = null;
+      let bboxSource: Unit['bboxSource'] = null;
+      if (ws.length) {
+        bbox = unionBBox(ws.map((w) => w.bbox));
+        bboxSource = 'words';
+      } else if (b.bbox && nonEmpty === 1) {
+        bbox = b.bbox;
+        bboxSource = 'block';
+      } else if (b.bbox) {
+        // evenly spaced line bands inside the block: good enough to relate neighbours, never used as evidence
+        const h = b.bbox.height / lines.length;
+        bbox = { x: b.bbox.x, y: b.bbox.y + h * li, width: b.bbox.width, height: h };
+        bboxSource = 'estimate';
+      }
+      const conf = ws.length ? ws.reduce((a, w) => a + w.confidence, 0) / ws.length : b.confidence;
+      this.units.push({ id: this.units.length, kind: 'line', text, start: span.start, end: span.end, page: b.page, bbox, bboxSource, block: bi, blockType: b.type, line: li, confidence: normConf(conf) });
+    });
+  }
+
+  private addCells(b: Block, bi: number, table: Table): void {
+    const spans = cellSpansOf(this.doc.text, b, table);
+    this.cellSpans.set(b.tableIndex!, spans);
+    const headerRows = headerRowCount(table);
+    for (const c of table.cells) {
+      const span = spans.get(`${c.row},${c.col}`);
+      if (!span || span.end <= span.start) continue;
+      this.units.push({
+        id: this.units.length,
+        kind: 'cell',
+        text: this.doc.text.slice(span.start, span.end),
+        start: span.start,
+        end: span.end,
+        page: table.page,
+        bbox: c.bbox ?? null,
+        bboxSource: c.bbox ? 'cell' : null,
+        block: bi,
+        blockType: 'table',
+        line: c.row,
+        confidence: normConf(b.confidence),
+        cell: { table: b.tableIndex!, row: c.row, col: c.col, header: !!c.header || c.row < headerRows },
+      });
+    }
+  }
+
+  /** Column segments of a unit (split at runs of spaces), with horizontal extents. */
+  segments(u: Unit): Segment[] {
+    const out: Segment[] = [];
+    let last = 0;
+    const push = (a: number, b: number) => {
+      const raw = u.text.slice(a, b);
+      const lead = raw.length - raw.trimStart().length;
+      const t = raw.trim();
+      if (!t) return;
+      const s = u.start + a + lead;
+      out.push({ start: s, end: s + t.length, text: t, ...this.xRange(u, s, s + t.length), unit: u });
+    };
+    for (const m of u.text.matchAll(GAP)) {
+      push(last, m.index!);
+      last = m.index! + m[0].length;
+    }
+    push(last, u.text.length);
+    return out;
+  }
+
+  /** Horizontal extent of [start, end) inside unit u: from words, else proportional to the unit box, else columns. */
+  xRange(u: Unit, start: number, end: number): { x0: number; x1: number } {
+    const ws = this.wordsIn(u.page, { start, end });
+    if (ws.length) {
+      const bb = unionBBox(ws.map((w) => w.bbox))!;
+      return { x0: bb.x, x1: bb.x + bb.width };
+    }
+    if (u.bbox) {
+      const len = Math.max(1, u.end - u.start);
+      return { x0: u.bbox.x + (u.bbox.width * (start - u.start)) / len, x1: u.bbox.x + (u.bbox.width * (end - u.start)) / len };
+    }
+    const lineStart = this.doc.text.lastIndexOf('\n', start - 1) + 1;
+    return { x0: start - lineStart, x1: end - lineStart };
+  }
+
+  /**
+   * Evidence box of a span: the union of the OCR words it covers; else the table cell or single-line
+   * block holding it; else its block's box. Never an estimate.
+   */
+  boxForSpan(span: Span): { page: number; bbox: BBox | null } {
+    const u = this.unitAt(span);
+    const block = u ? this.doc.blocks[u.block] : this.doc.blocks.find((b) => b.span.start <= span.start && span.end <= b.span.end);
+    const page = u?.page ?? block?.page ?? 1;
+    const ws = this.wordsIn(page, span);
+    if (ws.length) return { page, bbox: unionBBox(ws.map((w) => w.bbox)) };
+    if (u?.kind === 'cell' && u.bbox) return { page, bbox: u.bbox };
+    if (u && u.bboxSource === 'block') return { page, bbox: u.bbox };
+    if (u && u.bboxSource === 'words') return { page, bbox: u.bbox };
+    return { page, bbox: block?.bbox ?? null };
+  }
+
+  /** The smallest unit containing the span (or overlapping its start). */
+  unitAt(span: Span): Unit | undefined {
+    let best: Unit | undefined;
+    for (const u of this.units) {
+      if (u.start <= span.start && span.end <= u.end) {
+        if (!best || u.end - u.start < best.end - best.start) best = u;
+      }
+    }
+    return best ?? this.units.find((u) => u.start <= span.start && span.start < u.end);
+  }
+
+  /** Id of the chunk whose span contains the span (else the one overlapping it most). */
+  chunkFor(span: Span): string | undefined {
+    let best: { id: string; overlap: number } | undefined;
+    for (const c of this.chunks) {
+      if (c.span.start <= span.start && span.end <= c.span.end) return c.id;
+      const overlap = Math.min(c.span.end, span.end) - Math.max(c.span.start, span.start);
+      if (overlap > 0 && (!best || overlap > best.overlap)) best = { id: c.id, overlap };
+    }
+    return best?.id;
+  }
+
+  /** Units in reading order after u (same page first), for label-then-value-on-the-next-line layouts. */
+  nextUnits(u: Unit, n = 3): Unit[] {
+    const out: Unit[] = [];
+    for (let i = u.id + 1; i < this.units.length && out.length < n; i++) {
+      const v = this.units[i]!;
+      if (v.kind !== u.kind || v.page !== u.page) break;
+      out.push(v);
+    }
+    return out;
+  }
+
+  /** Mean OCR confidence of the words under a span (1 for text layers). */
+  confidenceOf(span: Span, fallback: number): number {
+    const u = this.unitAt(span);
+    const ws = this.wordsIn(u?.page ?? 1, span);
+    return ws.length ? normConf(ws.reduce((a, w) => a + w.confidence, 0) / ws.length) : fallback;
+  }
+}
+
+/** OCR engines report 0..100 or 0..1; the model says 0..1. */
+const normConf = (c: number) => (c > 1 ? c / 100 : c < 0 ? 0 : c);
+
+export function headerRowCount(table: Table): number {
+  let n = 0;
+  for (let r = 0; r < table.rows; r++) {
+    const cells = table.cells.filter((c) => c.row === r);
+    if (cells.length && cells.every((c) => c.header)) n++;
+    else break;
+  }
+  return n;
+}
+
+const mdCell = (s: string) => s.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ').trim();
+
+/**
+ * Spans of a table's cells in doc.text. Table blocks hold the markdown rendering (core's tableToMarkdown);
+ * when the block text is exactly that, offsets are computed; otherwise each cell text is searched in order.
+ */
+export function cellSpansOf(text: string, block: Block, table: Table): Map<string, Span> {
+  const spans = new Map<string, Span>();
+  const grid = tableGrid(table);
+  const blockText = text.slice(block.span.start, block.span.end);
+  const lines: string[] = [];
+  grid.forEach((row, r) => {
+    lines.push(`| ${row.map(mdCell).join(' | ')} |`);
+    if (r === 0) lines.push(`| ${row.map(() => '---').join(' | ')} |`);
+  });
+  if (lines.join('\n') === blockText) {
+    let off = block.span.start;
+    lines.forEach((line, li) => {
+      if (li === 1) {
+        off += line.length + 1;
+        return;
+      }
+      const r = li === 0 ? 0 : li - 1;
+      let col = off + 2;
+      grid[r]!.forEach((cell, c) => {
+        const t = mdCell(cell);
+        spans.set(`${r},${c}`, { start: col, end: col + t.length });
+        col += t.length + 3;
+      });
+      off += line.length + 1;
+    });
+    return spans;
+  }
+  let cursor = block.span.start;
+  for (let r = 0; r < grid.length; r++) {
+    for (let c = 0; c < grid[r]!.length; c++) {
+      const t = mdCell(grid[r]![c]!);
+      if (!t) continue;
+      const at = text.indexOf(t, cursor);
+      if (at < 0 || at >= block.span.end) continue;
+      spans.set(`${r},${c}`, { start: at, end: at + t.length });
+      cursor = at + t.length;
+    }
+  }
+  return spans;
+}
