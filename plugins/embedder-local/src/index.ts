@@ -1,0 +1,45 @@
+import { definePlugin, errors } from '@quire/core';
+import type { EmbedderPlugin } from '@quire/core';
+import { DEFAULT_DIMENSION, FEATURE_VERSION, HashEmbedder } from './hash-embedder.js';
+
+export { HashEmbedder, DEFAULT_DIMENSION, DEFAULT_WEIGHTS, STOP_WORDS, normalizeText, words, stem, cosine } from './hash-embedder.js';
+export type { HashEmbedderOptions, FeatureWeights } from './hash-embedder.js';
+
+/** The vector space id of the local embedder at a dimension. */
+export const localSpace = (dimension: number) => `local-hash-${FEATURE_VERSION}-${dimension}`;
+
+/** Creates the embedder directly (without the registry). */
+export function createLocalEmbedder(options: { dimension?: number } = {}): EmbedderPlugin & { embedSync(text: string): Float32Array } {
+  let embedder: HashEmbedder;
+  try {
+    embedder = new HashEmbedder({ dimension: options.dimension ?? DEFAULT_DIMENSION });
+  } catch (e) {
+    throw errors.validation(`embedder local: ${(e as Error).message}`, { option: 'dimension' });
+  }
+  return {
+    space: localSpace(embedder.dimension),
+    dimension: embedder.dimension,
+    embedSync: (text) => embedder.embed(text),
+    async embed(texts) {
+      return texts.map((t) => embedder.embed(t));
+    },
+    async health() {
+      return { ok: true, message: `offline hashed n-gram embedder, ${embedder.dimension} dimensions` };
+    },
+  };
+}
+
+/**
+ * Offline deterministic embedder (no model, no network): hashed word unigrams and bigrams plus character
+ * 3/4-grams. Options: `dimension` (default 384).
+ */
+export default definePlugin({
+  kind: 'embedder',
+  name: 'local',
+  core: '^1',
+  description: 'Offline deterministic embedder: hashed word and character n-grams.',
+  create(ctx) {
+    const dim = ctx.options?.dimension;
+    return createLocalEmbedder({ dimension: dim === undefined ? undefined : Number(dim) });
+  },
+});

@@ -1,0 +1,230 @@
+import type { VectorFilter } from '@quire/core';
+import { VectorMatrix } from './kernel.js';
+import type { Precision } from './kernel.js';
+
+/** Strings (document, user, organization ids) as small integers. */
+export class Interner {
+  private readonly ids = new Map<string, number>();
+  id(s: string): number {
+    let i = this.ids.get(s);
+    if (i === undefined) this.ids.set(s, (i = this.ids.size));
+    return i;
+  }
+  get(s: string): number | undefined {
+    return this.ids.get(s);
+  }
+}
+
+/** A row as loaded from the database. */
+export interface CacheRow {
+  rowid: number;
+  documentId: string;
+  userId: string;
+  organizationId: string | null;
+  vector: ArrayLike<number>;
+}
+
+/** Bounded selection of the k best (score, key) pairs. */
+export class TopK {
+  private readonly scores: Float64Array;
+  private readonly keys: Float64Array;
+  size = 0;
+  constructor(readonly k: number) {
+    this.scores = new Float64Array(k);
+    this.keys = new Float64Array(k);
+  }
+  /** the score a candidate must beat once full */
+  get floor(): number {
+    return this.size < this.k ? -Infinity : this.scores[0]!;
+  }
+  push(score: number, key: number): void {
+    const s = this.scores, k = this.keys;
+    if (this.size < this.k) {
+      let i = this.size++;
+      while (i > 0) {
+        const p = (i - 1) >> 1;
+        if (s[p]! <= score) break;
+        s[i] = s[p]!;
+        k[i] = k[p]!;
+        i = p;
+      }
+      s[i] = score;
+      k[i] = key;
+      return;
+    }
+    if (score <= s[0]!) return;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1, r = l + 1;
+      let m = i, ms = score;
+      if (l < this.size && s[l]! < ms) (m = l), (ms = s[l]!);
+      if (r < this.size && s[r]! < ms) (m = r), (ms = s[r]!);
+      if (m === i) break;
+      s[i] = s[m]!;
+      k[i] = k[m]!;
+      i = m;
+    }
+    s[i] = score;
+    k[i] = key;
+  }
+  /** best first */
+  sorted(): { key: number; score: number }[] {
+    const out: { key: number; score: number }[] = [];
+    for (let i = 0; i < this.size; i++) out.push({ key: this.keys[i]!, score: this.scores[i]! });
+    return out.sort((a, b) => b.score - a.score || a.key - b.key);
+  }
+}
+
+/**
+ * The in-memory vectors of one space, kept in step with the database: rows are appended in rowid order,
+ * deleted rows are marked dead (and compacted away later). Positions of each document, user and
+ * organization are indexed so filtered searches scan only their rows.
+ */
+export class SpaceCache {
+  readonly matrix: VectorMatrix;
+  private readonly strings = new Interner();
+  n = 0;
+  dead = 0;
+  /** highest rowid and tombstone sequence applied */
+  maxRowid = 0;
+  tombSeq = 0;
+  private rowids = new Float64Array(0);
+  private doc = new Int32Array(0);
+  private user = new Int32Array(0);
+  private org = new Int32Array(0);
+  private alive = new Uint8Array(0);
+  private readonly rowPos = new Map<number, number>();
+  private docRows = new Map<number, number[]>();
+  private userRows = new Map<number, number[]>();
+  private orgRows = new Map<number, number[]>();
+
+  constructor(readonly space: string, readonly dimension: number, precision: Precision) {
+    this.matrix = new VectorMatrix(dimension, precision);
+  }
+
+  get live(): number {
+    return this.n - this.dead;
+  }
+
+  /** Approximate bytes held by this cache. */
+  get bytes(): number {
+    return this.matrix.bytes + this.rowids.byteLength + this.doc.byteLength * 3 + this.alive.byteLength + this.n * 64;
+  }
+
+  private grow(rows: number) {
+    if (rows <= this.rowids.length) return;
+    const cap = Math.max(rows, Math.ceil(this.rowids.length * 1.5), 1024);
+    const g = <T extends Float64Array | Int32Array | Uint8Array>(a: T, C: new (n: number) => T): T => {
+      const b = new C(cap);
+      b.set(a);
+      return b;
+    };
+    this.rowids = g(this.rowids, Float64Array);
+    this.doc = g(this.doc, Int32Array);
+    this.user = g(this.user, Int32Array);
+    this.org = g(this.org, Int32Array);
+    this.alive = g(this.alive, Uint8Array);
+    this.matrix.reserve(cap);
+  }
+
+  add(row: CacheRow): void {
+    if (this.rowPos.has(row.rowid)) return;
+    const pos = this.n++;
+    this.grow(this.n);
+    this.matrix.set(pos, row.vector);
+    this.rowids[pos] = row.rowid;
+    const d = this.strings.id(row.documentId), u = this.strings.id(row.userId);
+    const o = row.organizationId === null ? -1 : this.strings.id(row.organizationId);
+    this.doc[pos] = d;
+    this.user[pos] = u;
+    this.org[pos] = o;
+    this.alive[pos] = 1;
+    this.rowPos.set(row.rowid, pos);
+    push(this.docRows, d, pos);
+    push(this.userRows, u, pos);
+    if (o >= 0) push(this.orgRows, o, pos);
+    if (row.rowid > this.maxRowid) this.maxRowid = row.rowid;
+  }
+
+  remove(rowid: number): void {
+    const pos = this.rowPos.get(rowid);
+    if (pos === undefined) return;
+    this.rowPos.delete(rowid);
+    this.alive[pos] = 0;
+    this.dead++;
+  }
+
+  /** Drops dead rows when they are many (a quarter and at least 1024). */
+  maybeCompact(): void {
+    if (this.dead < 1024 || this.dead < this.n / 4) return;
+    let w = 0;
+    this.docRows = new Map();
+    this.userRows = new Map();
+    this.orgRows = new Map();
+    for (let r = 0; r < this.n; r++) {
+      if (!this.alive[r]) continue;
+      if (w !== r) {
+        this.matrix.move(r, w);
+        this.rowids[w] = this.rowids[r]!;
+        this.doc[w] = this.doc[r]!;
+        this.user[w] = this.user[r]!;
+        this.org[w] = this.org[r]!;
+        this.alive[w] = 1;
+        this.rowPos.set(this.rowids[w]!, w);
+      }
+      push(this.docRows, this.doc[w]!, w);
+      push(this.userRows, this.user[w]!, w);
+      if (this.org[w]! >= 0) push(this.orgRows, this.org[w]!, w);
+      w++;
+    }
+    this.alive.fill(0, w, this.n);
+    this.n = w;
+    this.dead = 0;
+  }
+
+  /**
+   * The `k` best rows for the query vector among the rows the filter allows: [{rowid, score}], best first.
+   * Scores are cosines (approximate when the matrix is int8).
+   */
+  search(query: ArrayLike<number>, k: number, filter: VectorFilter): { rowid: number; score: number }[] {
+    if (!this.live || !this.matrix.setQuery(query)) return [];
+    const docs = filter.documentIds ? new Set(filter.documentIds.map((d) => this.strings.get(d)).filter((d): d is number => d !== undefined)) : null;
+    if (docs && docs.size === 0) return [];
+    const scoped = filter.userId !== undefined || (filter.organizationIds?.length ?? 0) > 0;
+    const user = filter.userId === undefined ? -2 : (this.strings.get(filter.userId) ?? -2);
+    const orgs = new Set((filter.organizationIds ?? []).map((o) => this.strings.get(o)).filter((o): o is number => o !== undefined));
+    if (scoped && user === -2 && orgs.size === 0) return [];
+
+    const top = new TopK(k);
+    const alive = this.alive, doc = this.doc, usr = this.user, org = this.org;
+    const visit = (pos: number, score: number) => {
+      if (score <= top.floor || !alive[pos]) return;
+      if (docs && !docs.has(doc[pos]!)) return;
+      if (scoped && usr[pos] !== user && !orgs.has(org[pos]!)) return;
+      top.push(score, pos);
+    };
+    // the positions to scan: the filter's documents, else the owner's rows, else everything
+    let lists: number[][] | null = null;
+    if (docs) lists = [...docs].map((d) => this.docRows.get(d) ?? []);
+    else if (scoped) lists = [this.userRows.get(user) ?? [], ...[...orgs].map((o) => this.orgRows.get(o) ?? [])];
+    const total = lists ? lists.reduce((s, l) => s + l.length, 0) : this.n;
+    if (!lists || total > this.n / 2) this.matrix.scan(0, this.n, visit);
+    else {
+      const positions = lists.length === 1 ? lists[0]! : [...new Set(lists.flat())].sort((a, b) => a - b);
+      // contiguous runs (a document's rows are usually inserted together) go through the kernel at once
+      for (let i = 0; i < positions.length; ) {
+        let j = i + 1;
+        while (j < positions.length && positions[j] === positions[j - 1]! + 1) j++;
+        this.matrix.scan(positions[i]!, positions[j - 1]! + 1, visit);
+        i = j;
+      }
+    }
+    return top.sorted().map(({ key, score }) => ({ rowid: this.rowids[key]!, score }));
+  }
+}
+
+function push(m: Map<number, number[]>, k: number, v: number) {
+  const l = m.get(k);
+  if (l) l.push(v);
+  else m.set(k, [v]);
+}

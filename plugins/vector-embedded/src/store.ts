@@ -1,0 +1,420 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { errors } from '@quire/core';
+import type { Logger, VectorFilter, VectorHit, VectorItem, VectorStorePlugin } from '@quire/core';
+import { SpaceCache } from './cache.js';
+import type { Precision } from './kernel.js';
+
+export type Fusion = 'rrf' | 'relative' | 'weighted';
+
+export interface EmbeddedStoreOptions {
+  /** how keyword and vector rankings are combined (default 'relative', measured best on the relevance set) */
+  fusion?: Fusion;
+  /** default weight of the vector side when a query gives none (0 keyword only … 1 vector only) */
+  alpha?: number;
+  /** in-memory precision of the vector cache: int8 (default, 4x smaller, best candidates rescored exactly) or f32 */
+  precision?: Precision;
+  /** the k of reciprocal rank fusion */
+  rrfK?: number;
+  /** how long a writer waits for another process's write lock */
+  busyTimeoutMs?: number;
+  logger?: Logger;
+}
+
+export const DEFAULTS = { fusion: 'relative' as Fusion, alpha: 0.5, precision: 'int8' as Precision, rrfK: 60, busyTimeoutMs: 15_000 };
+const SCHEMA_VERSION = '1';
+/** tombstones kept for other processes to catch up with deletions; a cache further behind reloads */
+const TOMBSTONE_KEEP = 200_000;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS spaces (space TEXT PRIMARY KEY, dimension INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS vectors (
+  rowid INTEGER PRIMARY KEY AUTOINCREMENT,
+  space TEXT NOT NULL,
+  id TEXT NOT NULL,
+  document_id TEXT NOT NULL,
+  user_id TEXT NOT NULL,
+  organization_id TEXT,
+  page INTEGER NOT NULL,
+  text TEXT NOT NULL,
+  metadata TEXT,
+  vector BLOB NOT NULL,
+  UNIQUE (space, id)
+);
+CREATE INDEX IF NOT EXISTS vectors_space ON vectors (space);
+CREATE INDEX IF NOT EXISTS vectors_document ON vectors (document_id);
+CREATE TABLE IF NOT EXISTS tombstones (seq INTEGER PRIMARY KEY AUTOINCREMENT, space TEXT NOT NULL, row INTEGER NOT NULL);
+CREATE VIRTUAL TABLE IF NOT EXISTS vectors_fts USING fts5 (text, content='vectors', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2');
+CREATE TRIGGER IF NOT EXISTS vectors_ai AFTER INSERT ON vectors BEGIN
+  INSERT INTO vectors_fts (rowid, text) VALUES (new.rowid, new.text);
+END;
+CREATE TRIGGER IF NOT EXISTS vectors_ad AFTER DELETE ON vectors BEGIN
+  INSERT INTO vectors_fts (vectors_fts, rowid, text) VALUES ('delete', old.rowid, old.text);
+  INSERT INTO tombstones (space, row) VALUES (old.space, old.rowid);
+END;
+CREATE TRIGGER IF NOT EXISTS vectors_au BEFORE UPDATE ON vectors BEGIN
+  SELECT RAISE(ABORT, 'vectors rows are immutable: delete and insert');
+END;
+`;
+
+// prettier-ignore
+const STOP = new Set(['a', 'an', 'and', 'are', 'as', 'at', 'be', 'by', 'can', 'do', 'does', 'did', 'for', 'from', 'has', 'have', 'how', 'i', 'if', 'in', 'is', 'it', 'its', 'my', 'of', 'on', 'or', 'our', 'so', 'that', 'the', 'their', 'there', 'these', 'this', 'those', 'to', 'was', 'we', 'were', 'what', 'when', 'where', 'which', 'who', 'why', 'will', 'with', 'you', 'your', 'me', 'im', 'get', 'should', 'would', 'could', 'about', 'into', 'than', 'then', 'them', 'they', 'he', 'she', 'his', 'her', 'not', 'no', 'any', 'all', 'been', 'being', 'am']);
+
+/** The FTS5 query for a text: its distinct words (stop words dropped unless nothing else is left), OR-ed. */
+export function ftsQuery(text: string): string | null {
+  const words = [...new Set((text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []))];
+  const content = words.filter((w) => !STOP.has(w) && (w.length > 1 || /\d/.test(w)));
+  const terms = (content.length ? content : words).slice(0, 32);
+  return terms.length ? terms.map((t) => `"${t}"`).join(' OR ') : null;
+}
+
+interface Scored {
+  rowid: number;
+  score: number;
+}
+
+/** Combines a vector ranking and a keyword ranking (best first, raw scores) into scores in 0..1. */
+export function fuse(vec: Scored[], kw: Scored[], alpha: number, method: Fusion, rrfK = 60): Scored[] {
+  const out = new Map<number, number>();
+  const addAll = (list: Scored[], weight: number, norm: (s: Scored, rank: number) => number) => {
+    if (weight <= 0) return;
+    list.forEach((s, i) => out.set(s.rowid, (out.get(s.rowid) ?? 0) + weight * norm(s, i)));
+  };
+  if (method === 'rrf') {
+    const top = 1 / (rrfK + 1);
+    const rr = (_: Scored, rank: number) => 1 / (rrfK + rank + 1) / top;
+    addAll(vec, alpha, rr);
+    addAll(kw, 1 - alpha, rr);
+  } else if (method === 'relative') {
+    // min-max normalisation of each list (Weaviate's relativeScoreFusion)
+    const mm = (list: Scored[]) => {
+      const max = list[0]?.score ?? 0, min = list[list.length - 1]?.score ?? 0;
+      return (s: Scored) => (max > min ? (s.score - min) / (max - min) : 1);
+    };
+    addAll(vec, alpha, mm(vec));
+    addAll(kw, 1 - alpha, mm(kw));
+  } else {
+    // cosine as is, keyword relative to the best keyword score
+    const kmax = kw[0]?.score ?? 0;
+    addAll(vec, alpha, (s) => clamp01(s.score));
+    addAll(kw, 1 - alpha, (s) => (kmax > 0 ? s.score / kmax : 0));
+  }
+  return [...out.entries()].map(([rowid, score]) => ({ rowid, score: clamp01(score) })).sort((a, b) => b.score - a.score || a.rowid - b.rowid);
+}
+
+const clamp01 = (x: number) => (x > 1 ? 1 : x > 0 ? x : 0);
+
+function toVector(v: unknown, what: string): Float32Array {
+  if (v instanceof Float32Array) return v;
+  if (Array.isArray(v) || ArrayBuffer.isView(v)) return Float32Array.from(v as ArrayLike<number>);
+  throw errors.validation(`${what} must be a Float32Array`);
+}
+
+function unitBlob(v: Float32Array): Buffer {
+  let n = 0;
+  for (let i = 0; i < v.length; i++) n += v[i]! * v[i]!;
+  const inv = n > 0 ? 1 / Math.sqrt(n) : 0;
+  const u = new Float32Array(v.length);
+  for (let i = 0; i < v.length; i++) u[i] = v[i]! * inv;
+  return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+}
+
+function blobVector(b: Buffer): Float32Array {
+  if (b.byteOffset % 4 === 0) return new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4);
+  return new Float32Array(new Uint8Array(b).buffer);
+}
+
+/**
+ * The embedded vector store: one SQLite database (WAL) under the data dir holds the chunks, their vectors
+ * and an FTS5 index (BM25); every process keeps an in-memory matrix per space for the vector side and
+ * catches up with other processes' writes (new rows by rowid, deletions by tombstones) before each search.
+ */
+export class EmbeddedVectorStore implements VectorStorePlugin {
+  readonly file: string;
+  private readonly db: Database.Database;
+  private readonly opts: Required<Omit<EmbeddedStoreOptions, 'logger'>>;
+  private readonly logger?: Logger;
+  private readonly caches = new Map<string, SpaceCache>();
+  private dataVersion = -1;
+  private dirty = false;
+  private closed = false;
+  private readonly stmt: Record<string, Database.Statement>;
+  private readonly dynamic = new Map<string, Database.Statement>();
+
+  constructor(dir: string, options: EmbeddedStoreOptions = {}) {
+    this.opts = {
+      fusion: options.fusion ?? DEFAULTS.fusion,
+      alpha: options.alpha ?? DEFAULTS.alpha,
+      precision: options.precision ?? DEFAULTS.precision,
+      rrfK: options.rrfK ?? DEFAULTS.rrfK,
+      busyTimeoutMs: options.busyTimeoutMs ?? DEFAULTS.busyTimeoutMs,
+    };
+    if (!['rrf', 'relative', 'weighted'].includes(this.opts.fusion)) throw errors.validation(`vector store embedded: fusion must be rrf, relative or weighted`, { option: 'fusion' });
+    if (!(this.opts.alpha >= 0 && this.opts.alpha <= 1)) throw errors.validation('vector store embedded: alpha must be from 0 to 1', { option: 'alpha' });
+    if (!['int8', 'f32'].includes(this.opts.precision)) throw errors.validation('vector store embedded: precision must be int8 or f32', { option: 'precision' });
+    this.logger = options.logger;
+    fs.mkdirSync(dir, { recursive: true });
+    this.file = path.join(dir, 'vectors.db');
+    this.db = new Database(this.file, { timeout: this.opts.busyTimeoutMs });
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.transaction(() => {
+      this.db.exec(SCHEMA);
+      const v = this.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).pluck().get() as string | undefined;
+      if (v === undefined) this.db.prepare(`INSERT INTO meta (key, value) VALUES ('schema_version', ?), ('tombstones_pruned', '0')`).run(SCHEMA_VERSION);
+      else if (v !== SCHEMA_VERSION) throw errors.unavailable(`vector index ${this.file} has schema version ${v}; this Quire reads version ${SCHEMA_VERSION}`);
+    }).immediate();
+    const p = (sql: string) => this.db.prepare(sql);
+    this.stmt = {
+      spaceDim: p(`SELECT dimension FROM spaces WHERE space = ?`).pluck(),
+      addSpace: p(`INSERT OR IGNORE INTO spaces (space, dimension) VALUES (?, ?)`),
+      del: p(`DELETE FROM vectors WHERE space = ? AND id = ?`),
+      ins: p(`INSERT INTO vectors (space, id, document_id, user_id, organization_id, page, text, metadata, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      delDoc: p(`DELETE FROM vectors WHERE document_id = ?`),
+      count: p(`SELECT count(*) FROM vectors WHERE space = ?`).pluck(),
+      rowsAfter: p(`SELECT rowid, document_id, user_id, organization_id, vector FROM vectors WHERE space = ? AND rowid > ? ORDER BY rowid`).raw(),
+      tombsAfter: p(`SELECT row FROM tombstones WHERE seq > ? AND space = ?`).pluck(),
+      maxTomb: p(`SELECT coalesce(max(seq), 0) FROM tombstones`).pluck(),
+      pruned: p(`SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'tombstones_pruned'`).pluck(),
+      vectors: p(`SELECT rowid, vector FROM vectors WHERE rowid IN (SELECT value FROM json_each(?))`).raw(),
+    };
+  }
+
+  // ------------------------------------------------------------------ writes
+
+  async upsert(space: string, items: VectorItem[]): Promise<void> {
+    this.open();
+    if (typeof space !== 'string' || !space) throw errors.validation('vector space must be a non-empty string');
+    if (!items.length) return;
+    const rows = items.map((it, i) => {
+      const v = toVector(it.vector, `items[${i}].vector`);
+      if (typeof it.id !== 'string' || !it.id || typeof it.documentId !== 'string' || !it.documentId || typeof it.userId !== 'string' || !it.userId) {
+        throw errors.validation(`items[${i}] needs id, documentId and userId strings`);
+      }
+      for (let j = 0; j < v.length; j++) if (!Number.isFinite(v[j]!)) throw errors.validation(`items[${i}].vector has a non-finite value`);
+      return [space, it.id, it.documentId, it.userId, it.organizationId ?? null, Math.trunc(it.page || 1), String(it.text ?? ''), it.metadata ? JSON.stringify(it.metadata) : null, unitBlob(v)] as const;
+    });
+    const dim = items[0]!.vector.length;
+    if (!dim || items.some((it) => it.vector.length !== dim)) throw errors.validation('all vectors of an upsert must have the same, non-zero dimension');
+    this.db.transaction(() => {
+      this.stmt.addSpace!.run(space, dim);
+      const known = this.stmt.spaceDim!.get(space) as number;
+      if (known !== dim) throw errors.validation(`vector space ${space} has dimension ${known}, got ${dim}`);
+      for (const r of rows) {
+        this.stmt.del!.run(space, r[1]);
+        this.stmt.ins!.run(...r);
+      }
+    }).immediate();
+    this.dirty = true;
+  }
+
+  async deleteDocument(documentId: string): Promise<void> {
+    this.open();
+    const removed = this.db.transaction(() => this.stmt.delDoc!.run(documentId).changes).immediate();
+    if (removed) {
+      this.dirty = true;
+      this.pruneTombstones();
+    }
+  }
+
+  /** Keeps the tombstone log bounded; a process whose cache is behind the pruned part reloads it. */
+  private pruneTombstones(): void {
+    const max = this.stmt.maxTomb!.get() as number;
+    const pruned = this.stmt.pruned!.get() as number;
+    if (max - pruned < TOMBSTONE_KEEP * 1.5) return;
+    const upto = max - TOMBSTONE_KEEP;
+    this.db.transaction(() => {
+      this.db.prepare(`DELETE FROM tombstones WHERE seq <= ?`).run(upto);
+      this.db.prepare(`UPDATE meta SET value = ? WHERE key = 'tombstones_pruned'`).run(String(upto));
+    }).immediate();
+  }
+
+  async count(space: string): Promise<number> {
+    this.open();
+    return this.stmt.count!.get(space) as number;
+  }
+
+  // ------------------------------------------------------------------ reads
+
+  /** Brings the loaded caches up to date with every process's committed writes. */
+  private sync(): void {
+    const dv = this.db.pragma('data_version', { simple: true }) as number;
+    if (dv === this.dataVersion && !this.dirty) return;
+    this.dataVersion = dv;
+    this.dirty = false;
+    for (const cache of [...this.caches.values()]) {
+      this.db.transaction(() => {
+        const pruned = this.stmt.pruned!.get() as number;
+        if (cache.tombSeq < pruned) {
+          this.caches.delete(cache.space); // too far behind: reload on use
+          return;
+        }
+        const maxSeq = this.stmt.maxTomb!.get() as number;
+        for (const row of this.stmt.tombsAfter!.iterate(cache.tombSeq, cache.space) as Iterable<number>) cache.remove(row);
+        this.addRows(cache);
+        cache.tombSeq = maxSeq;
+        cache.maybeCompact();
+      })();
+    }
+  }
+
+  private addRows(cache: SpaceCache): void {
+    for (const r of this.stmt.rowsAfter!.iterate(cache.space, cache.maxRowid) as Iterable<[number, string, string, string | null, Buffer]>) {
+      const v = blobVector(r[4]);
+      if (v.length !== cache.dimension) continue;
+      cache.add({ rowid: r[0], documentId: r[1], userId: r[2], organizationId: r[3], vector: v });
+    }
+  }
+
+  /** The cache of a space, loaded on first use (null when the space has no vectors yet). */
+  private cache(space: string): SpaceCache | null {
+    let c = this.caches.get(space);
+    if (c) return c;
+    const dim = this.stmt.spaceDim!.get(space) as number | undefined;
+    if (!dim) return null;
+    const t0 = Date.now();
+    c = new SpaceCache(space, dim, this.opts.precision);
+    const cache = c;
+    this.db.transaction(() => {
+      cache.tombSeq = this.stmt.maxTomb!.get() as number;
+      this.addRows(cache);
+    })();
+    this.caches.set(space, c);
+    this.logger?.debug({ space, rows: c.live, ms: Date.now() - t0 }, 'vector cache loaded');
+    return c;
+  }
+
+  async search(space: string, query: { text: string; vector: Float32Array; topK: number; filter: VectorFilter; alpha?: number }): Promise<VectorHit[]> {
+    this.open();
+    const topK = Math.min(1000, Math.max(1, Math.trunc(Number(query.topK) || 10)));
+    const alpha = query.alpha ?? this.opts.alpha;
+    if (!(alpha >= 0 && alpha <= 1)) throw errors.validation('alpha must be from 0 to 1', { option: 'alpha' });
+    const filter = query.filter ?? {};
+    if (filter.documentIds && filter.documentIds.length === 0) return [];
+    this.sync();
+    const cache = this.cache(space);
+    if (!cache) return [];
+    const vector = query.vector ? toVector(query.vector, 'query vector') : null;
+    if (vector && vector.length && vector.length !== cache.dimension) {
+      throw errors.validation(`query vector has dimension ${vector.length}; space ${space} has ${cache.dimension}`);
+    }
+    const pool = Math.max(50, topK * 3);
+    const useVec = alpha > 0 && !!vector && vector.length > 0 && vector.some((x) => x !== 0);
+    const match = alpha < 1 && query.text ? ftsQuery(query.text) : null;
+    const vec = useVec ? this.vectorSearch(cache, vector!, pool, filter) : [];
+    const kw = match ? this.keywordSearch(space, match, pool, filter) : [];
+    // one side absent (a text without words, a zero vector): the other decides alone
+    const a = !match ? 1 : !useVec ? 0 : alpha;
+    const fused = fuse(vec, kw, a, this.opts.fusion, this.opts.rrfK).slice(0, topK);
+    return this.hits(fused, filter);
+  }
+
+  /** Exact cosine top-k: the in-memory scan, with int8 candidates rescored from the stored float vectors. */
+  private vectorSearch(cache: SpaceCache, q: Float32Array, k: number, filter: VectorFilter): Scored[] {
+    if (this.opts.precision === 'f32') return cache.search(q, k, filter);
+    const candidates = cache.search(q, Math.max(k * 4, 200), filter);
+    if (!candidates.length) return [];
+    let n = 0;
+    for (let i = 0; i < q.length; i++) n += q[i]! * q[i]!;
+    const inv = n > 0 ? 1 / Math.sqrt(n) : 0;
+    const exact: Scored[] = [];
+    for (const [rowid, blob] of this.stmt.vectors!.iterate(JSON.stringify(candidates.map((c) => c.rowid))) as Iterable<[number, Buffer]>) {
+      const v = blobVector(blob);
+      let s = 0;
+      for (let i = 0; i < v.length; i++) s += v[i]! * q[i]!;
+      exact.push({ rowid, score: s * inv });
+    }
+    return exact.sort((a, b) => b.score - a.score || a.rowid - b.rowid).slice(0, k);
+  }
+
+  private keywordSearch(space: string, match: string, k: number, filter: VectorFilter): Scored[] {
+    const { where, params } = filterSql(filter);
+    const sql = `SELECT v.rowid, -bm25(vectors_fts) FROM vectors_fts JOIN vectors v ON v.rowid = vectors_fts.rowid
+      WHERE vectors_fts MATCH @match AND v.space = @space${where} ORDER BY bm25(vectors_fts) LIMIT @limit`;
+    try {
+      return (this.prepared(sql).raw().all({ ...params, match, space, limit: k }) as [number, number][]).map(([rowid, score]) => ({ rowid, score }));
+    } catch (e) {
+      if (/fts5/i.test((e as Error).message)) return []; // a query FTS5 cannot parse finds nothing by keyword
+      throw e;
+    }
+  }
+
+  private hits(fused: Scored[], filter: VectorFilter): VectorHit[] {
+    if (!fused.length) return [];
+    const { where, params } = filterSql(filter);
+    const sql = `SELECT v.rowid, v.id, v.document_id, v.page, v.text, v.metadata FROM vectors v WHERE v.rowid IN (SELECT value FROM json_each(@ids))${where}`;
+    const rows = new Map<number, VectorHit>();
+    for (const r of this.prepared(sql).raw().iterate({ ...params, ids: JSON.stringify(fused.map((f) => f.rowid)) }) as Iterable<[number, string, string, number, string, string | null]>) {
+      rows.set(r[0], { id: r[1], documentId: r[2], page: r[3], text: r[4], score: 0, ...(r[5] ? { metadata: JSON.parse(r[5]) as Record<string, unknown> } : {}) });
+    }
+    const out: VectorHit[] = [];
+    for (const f of fused) {
+      const h = rows.get(f.rowid);
+      if (h) out.push({ ...h, score: Math.round(f.score * 1e6) / 1e6 });
+    }
+    return out;
+  }
+
+  private prepared(sql: string): Database.Statement {
+    let s = this.dynamic.get(sql);
+    if (!s) this.dynamic.set(sql, (s = this.db.prepare(sql)));
+    return s;
+  }
+
+  // ------------------------------------------------------------------ lifecycle
+
+  /** Facts for health checks and benchmarks. */
+  stats(): { file: string; spaces: { space: string; rows: number; cachedRows: number; cacheBytes: number; simd: boolean }[] } {
+    const spaces = (this.db.prepare(`SELECT space, (SELECT count(*) FROM vectors v WHERE v.space = s.space) AS n FROM spaces s`).all() as { space: string; n: number }[]).map((s) => {
+      const c = this.caches.get(s.space);
+      return { space: s.space, rows: s.n, cachedRows: c?.live ?? 0, cacheBytes: c?.bytes ?? 0, simd: c?.matrix.simd ?? false };
+    });
+    return { file: this.file, spaces };
+  }
+
+  async health(): Promise<{ ok: boolean; message?: string }> {
+    try {
+      this.open();
+      this.db.prepare('SELECT 1').get();
+      return { ok: true, message: `sqlite ${this.file}` };
+    } catch (e) {
+      return { ok: false, message: `vector index ${this.file}: ${(e as Error).message}` };
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.caches.clear();
+    this.db.close();
+  }
+
+  private open() {
+    if (this.closed) throw errors.unavailable('the embedded vector store is closed');
+  }
+}
+
+/** SQL conditions (on alias v) for a filter: document ids, and owner scope (the user's rows or the organizations'). */
+function filterSql(filter: VectorFilter): { where: string; params: Record<string, string> } {
+  let where = '';
+  const params: Record<string, string> = {};
+  if (filter.documentIds) {
+    where += ` AND v.document_id IN (SELECT value FROM json_each(@docs))`;
+    params.docs = JSON.stringify(filter.documentIds);
+  }
+  const orgs = filter.organizationIds?.length ? filter.organizationIds : null;
+  if (filter.userId !== undefined && orgs) {
+    where += ` AND (v.user_id = @user OR v.organization_id IN (SELECT value FROM json_each(@orgs)))`;
+    params.user = filter.userId;
+    params.orgs = JSON.stringify(orgs);
+  } else if (filter.userId !== undefined) {
+    where += ` AND v.user_id = @user`;
+    params.user = filter.userId;
+  } else if (orgs) {
+    where += ` AND v.organization_id IN (SELECT value FROM json_each(@orgs))`;
+    params.orgs = JSON.stringify(orgs);
+  }
+  return { where, params };
+}
