@@ -281,8 +281,8 @@ export class CandidateFinder {
           break;
         }
       }
-      // row header → the first cell to its right that reads as the type
-      for (let r = 0; r < table.rows; r++) {
+      // row header → the first cell to its right that reads as the type (rows flagged as headers are not data)
+      for (let r = headerRowCount(table); r < table.rows; r++) {
         for (let c = 0; c < table.cols - 1; c++) {
           const h = at(r, c);
           if (!h || (/\d/.test(h.text) && field.type !== 'string')) continue;

@@ -43,7 +43,8 @@ export function fieldsFromDescription(description: string): FieldDefinition[] {
       name = snakeCase(/^(is|are|was|has|have|does|do|did|can|will|should)\b/i.test(rest) ? rest : `is ${rest}`);
     } else {
       name = snakeCase(p);
-      if (LIST.test(p) && !ID_NUMBER.test(p)) type = 'array';
+      if (/\b(number of|how many|count of|total number)\b/i.test(p)) type = 'number';
+      else if (LIST.test(p) && !ID_NUMBER.test(p)) type = 'array';
       else if (DATE.test(p)) type = 'date';
       else if (ID_NUMBER.test(p)) type = 'string';
       else if (NUMBER.test(p)) type = 'number';

@@ -1,0 +1,305 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import os from 'node:os';
+import { DocumentBuilder, silentLogger, type ExtractionEvent, type FieldDefinition, type FieldResult, type ParsedDocument, type PluginContext } from '@quire/core';
+import plugin, { createExtractor, parseNumber, parseDate } from '@quire/plugin-extractor-layout';
+import { invoiceDoc, labelAboveDoc, chunksOf, textDoc, box, wordsOf } from './docs.js';
+
+const offline = createExtractor({ tryGet: (() => undefined) as any });
+const byField = (rs: FieldResult[]) => Object.fromEntries(rs.map((r) => [r.field, r]));
+const LINE_ITEMS: FieldDefinition = {
+  name: 'line_items',
+  type: 'array',
+  items: { name: 'item', type: 'object', properties: { description: { name: 'description', type: 'string' }, quantity: { name: 'quantity', type: 'number' }, unit_price: { name: 'unit_price', type: 'number' }, amount: { name: 'amount', type: 'number' } } },
+};
+const INVOICE_FIELDS: FieldDefinition[] = [
+  { name: 'invoice_number', type: 'string' },
+  { name: 'date', type: 'date', description: 'Invoice date' },
+  { name: 'due_date', type: 'date' },
+  { name: 'customer', type: 'string' },
+  { name: 'currency', type: 'string' },
+  { name: 'subtotal', type: 'number' },
+  { name: 'tax', type: 'number' },
+  { name: 'total', type: 'number' },
+  { name: 'iban', type: 'string' },
+  { name: 'email', type: 'string' },
+  { name: 'order_number', type: 'string' },
+];
+
+/** Every evidence points exactly at its value: the span's text is the evidence text and reads as the value. */
+function assertEvidence(doc: ParsedDocument, r: FieldResult, type: FieldDefinition['type']): void {
+  const ev = r.evidence!;
+  assert.ok(ev, `${r.field} has evidence`);
+  assert.ok(ev.span, `${r.field} has a span`);
+  assert.equal(doc.text.slice(ev.span!.start, ev.span!.end), ev.text, `${r.field}: span text`);
+  assert.equal(ev.confidence, r.confidence);
+  if (type === 'number') assert.equal(parseNumber(ev.text, { decimal: ',' }) ?? parseNumber(ev.text), r.value, `${r.field}: printed ${ev.text}`);
+  if (type === 'date') assert.equal(parseDate(ev.text), r.value, `${r.field}: printed ${ev.text}`);
+  if (type === 'string' && r.field !== 'iban') assert.equal(ev.text, r.value, `${r.field}: printed ${ev.text}`);
+}
+
+test('offline: invoice with "Label: value" lines gives typed values with exact evidence spans and chunk ids', async () => {
+  const doc = invoiceDoc();
+  const chunks = chunksOf(doc);
+  const { data, fieldResults } = await offline.extract({ doc, chunks, fields: INVOICE_FIELDS });
+  assert.deepEqual(data, {
+    invoice_number: 'INV-2024-0042',
+    date: '2024-03-12',
+    due_date: '2024-04-11',
+    customer: 'Globex GmbH',
+    currency: 'EUR',
+    subtotal: 1285.5,
+    tax: 257.1,
+    total: 1542.6,
+    iban: 'DE89370400440532013000',
+    email: 'billing@acme.example',
+    order_number: 'PO-7781',
+  });
+  for (const r of fieldResults) {
+    const f = INVOICE_FIELDS.find((x) => x.name === r.field)!;
+    assertEvidence(doc, r, f.type);
+    assert.equal(r.evidence!.page, 1);
+    const chunk = chunks.find((c) => c.id === r.evidence!.chunk_id)!;
+    assert.ok(chunk.span.start <= r.evidence!.span!.start && r.evidence!.span!.end <= chunk.span.end, `${r.field}: chunk contains the value`);
+    assert.ok(r.confidence >= 0.7 && r.confidence < 1, `${r.field}: confidence ${r.confidence}`);
+  }
+  const rs = byField(fieldResults);
+  assert.equal(rs.iban!.evidence!.text, 'DE89 3704 0044 0532 0130 00');
+  assert.equal(rs.total!.evidence!.text, '€ 1.542,60');
+});
+
+test('offline: exact label scores above a synonym label, and confidence is not a constant', async () => {
+  const exact = await offline.extract({ doc: textDoc('a', ['Invoice Number: 4471']), chunks: [], fields: [{ name: 'invoice_number', type: 'string' }] });
+  const synonym = await offline.extract({ doc: textDoc('b', ['Inv No: 4471']), chunks: [], fields: [{ name: 'invoice_number', type: 'string' }] });
+  const fuzzy = await offline.extract({ doc: textDoc('c', ['Invoise Number: 4471']), chunks: [], fields: [{ name: 'invoice_number', type: 'string' }] });
+  const [e, s, z] = [exact, synonym, fuzzy].map((r) => r.fieldResults[0]!);
+  assert.deepEqual([e.value, s.value, z.value], ['4471', '4471', '4471']);
+  assert.ok(e.confidence >= 0.85, `exact ${e.confidence}`);
+  assert.ok(s.confidence < e.confidence, `synonym ${s.confidence} < exact ${e.confidence}`);
+  assert.ok(z.confidence < e.confidence, `fuzzy ${z.confidence} < exact ${e.confidence}`);
+});
+
+test('offline: label above value and label left of value with boxes and OCR words', async () => {
+  const doc = labelAboveDoc();
+  const { data, fieldResults } = await offline.extract({
+    doc,
+    chunks: [],
+    fields: [{ name: 'invoice_number', type: 'string' }, { name: 'invoice_date', type: 'date' }, { name: 'customer', type: 'string' }, { name: 'total', type: 'number' }],
+  });
+  // 03/15/2024 can only be month first
+  assert.deepEqual(data, { invoice_number: 'NW-5531', invoice_date: '2024-03-15', customer: 'Contoso Pharmacy', total: 2310.75 });
+  const rs = byField(fieldResults);
+  assert.deepEqual(rs.invoice_number!.evidence!.bbox, box(50, 114, 35, 10));
+  assert.deepEqual(rs.invoice_date!.evidence!.bbox, box(300, 114, 50, 10));
+  assert.deepEqual(rs.customer!.evidence!.bbox, box(200, 160, 80, 10));
+  // "$ 2,310.75" is two OCR words; the box is their union
+  assert.deepEqual(rs.total!.evidence!.bbox, box(300, 400, 50, 10));
+  for (const r of fieldResults) assert.equal(doc.text.slice(r.evidence!.span!.start, r.evidence!.span!.end), r.evidence!.text);
+});
+
+test('offline: label-above in a text-only layout uses character columns', async () => {
+  const doc = textDoc('cols', ['Check In                Check Out             Rooms\n31/12/2017              01/01/2018            1']);
+  const { data } = await offline.extract({ doc, chunks: [], fields: [{ name: 'check_in', type: 'date' }, { name: 'check_out', type: 'date' }, { name: 'rooms', type: 'number' }] });
+  assert.deepEqual(data, { check_in: '2017-12-31', check_out: '2018-01-01', rooms: 1 });
+});
+
+test('offline: line-item table becomes an array of objects; table header and row lookups', async () => {
+  const doc = invoiceDoc();
+  const { data, fieldResults } = await offline.extract({ doc, chunks: [], fields: [LINE_ITEMS] });
+  assert.deepEqual(data.line_items, [
+    { description: 'Widget, blue', quantity: 2, unit_price: 10, amount: 20 },
+    { description: 'Gadget', quantity: 1, unit_price: 1250.5, amount: 1250.5 },
+    { description: 'Service fee', quantity: 3, unit_price: 5, amount: 15 },
+  ]);
+  const ev = fieldResults[0]!.evidence!;
+  assert.equal(doc.text.slice(ev.span!.start, ev.span!.end), ev.text);
+  assert.ok(ev.text.startsWith('Widget, blue') && ev.text.endsWith('€ 15,00'), ev.text);
+  assert.ok(fieldResults[0]!.confidence > 0.7);
+
+  // a summary table: the row header names the field, the value is in the same row
+  const b = new DocumentBuilder('t2', 't2.pdf', 'pdf');
+  b.addPage({ number: 1, width: 595, height: 842, ocr: false, confidence: 1 });
+  const cells = [
+    ['Reference', 'Policy holder'],
+    ['PX-9912', 'Jane Roe'],
+  ].flatMap((row, r) => row.map((text, c) => ({ row: r, col: c, rowSpan: 1, colSpan: 1, text, header: r === 0, bbox: box(50 + c * 200, 100 + r * 20, 180, 18) })));
+  b.addTable({ page: 1, bbox: box(50, 100, 380, 40), rows: 2, cols: 2, cells, confidence: 1 });
+  b.addTable({
+    page: 1, bbox: null, rows: 2, cols: 2, confidence: 1,
+    cells: [['Premium', '€ 310,00'], ['Excess', '€ 150,00']].flatMap((row, r) => row.map((text, c) => ({ row: r, col: c, rowSpan: 1, colSpan: 1, text }))),
+  });
+  const d2 = b.build();
+  const r2 = await offline.extract({ doc: d2, chunks: [], fields: [{ name: 'reference', type: 'string' }, { name: 'policy_holder', type: 'string' }, { name: 'excess', type: 'number' }] });
+  assert.deepEqual(r2.data, { reference: 'PX-9912', policy_holder: 'Jane Roe', excess: 150 });
+  const ref = byField(r2.fieldResults).reference!.evidence!;
+  assert.deepEqual(ref.bbox, box(50, 120, 180, 18));
+  assert.equal(d2.text.slice(ref.span!.start, ref.span!.end), 'PX-9912');
+});
+
+test('offline: a field the document does not have is null with confidence 0 and no evidence', async () => {
+  const { data, fieldResults } = await offline.extract({ doc: invoiceDoc(), chunks: [], fields: [{ name: 'shipping_date', type: 'date' }, { name: 'tracking_code', type: 'string' }] });
+  assert.deepEqual(data, { shipping_date: null, tracking_code: null });
+  for (const r of fieldResults) assert.deepEqual([r.value, r.confidence, r.evidence], [null, 0, null]);
+});
+
+test('offline: conflicting candidates lower the confidence', async () => {
+  const field: FieldDefinition[] = [{ name: 'total', type: 'number' }];
+  const one = await offline.extract({ doc: textDoc('one', ['Total: 100.00']), chunks: [], fields: field });
+  const two = await offline.extract({ doc: textDoc('two', ['Total: 100.00', 'Total: 120.00']), chunks: [], fields: field });
+  const same = await offline.extract({ doc: textDoc('same', ['Total: 100.00', 'Total: 100.00']), chunks: [], fields: field });
+  const [c1, c2, c3] = [one, two, same].map((r) => r.fieldResults[0]!.confidence);
+  assert.ok(c2 < c1 * 0.8, `conflict ${c2} vs single ${c1}`);
+  assert.ok(c3 >= c1, `agreement ${c3} vs single ${c1}`);
+});
+
+test('offline: dates and numbers in several formats, day/month order from the document', async () => {
+  const doc = textDoc('fmt', [
+    'Order date: 7. Mai 2014',
+    'Delivery date: Mar 12, 2024',
+    'Payment date: 2024-03-15',
+    'Issue date: 05/04/2024',
+    'Reminder date: 28/04/2024',
+    'Net amount: 1.234,56 EUR',
+    'Discount: (12.00)',
+    'Deposit: USD 1,000',
+  ]);
+  const { data } = await offline.extract({
+    doc,
+    chunks: [],
+    fields: [
+      { name: 'order_date', type: 'date' },
+      { name: 'delivery_date', type: 'date' },
+      { name: 'payment_date', type: 'date' },
+      { name: 'issue_date', type: 'date' },
+      { name: 'net_amount', type: 'number' },
+      { name: 'discount', type: 'number' },
+      { name: 'deposit', type: 'number' },
+    ],
+  });
+  // 28/04/2024 shows the document writes day first, so 05/04/2024 is 5 April
+  assert.deepEqual(data, { order_date: '2014-05-07', delivery_date: '2024-03-12', payment_date: '2024-03-15', issue_date: '2024-04-05', net_amount: 1234.56, discount: -12, deposit: 1000 });
+});
+
+test('offline: booleans from checkboxes and yes/no', async () => {
+  const doc = textDoc('bool', ['☒ Paid', '☐ Shipped', 'Signed: Yes', 'Gift wrap [ ]']);
+  const { data, fieldResults } = await offline.extract({
+    doc,
+    chunks: [],
+    fields: [{ name: 'paid', type: 'boolean' }, { name: 'shipped', type: 'boolean' }, { name: 'signed', type: 'boolean' }, { name: 'gift_wrap', type: 'boolean' }],
+  });
+  assert.deepEqual(data, { paid: true, shipped: false, signed: true, gift_wrap: false });
+  const rs = byField(fieldResults);
+  assert.equal(rs.paid!.evidence!.text, '☒');
+  assert.equal(rs.signed!.evidence!.text, 'Yes');
+});
+
+test('offline: object fields by property, arrays of strings from a list', async () => {
+  const b = new DocumentBuilder('cv', 'cv.docx', 'docx');
+  b.addPage({ number: 1, width: 595, height: 842, ocr: false, confidence: 1 });
+  b.addBlock({ type: 'paragraph', text: 'Name: Ada Lovelace\nEmail: ada@example.org\nPhone: +44 20 7946 0958', page: 1, bbox: null, confidence: 1 });
+  b.addBlock({ type: 'heading', text: 'Skills', page: 1, bbox: null, confidence: 1, level: 2 });
+  for (const s of ['Mathematics', 'Analytical engines', 'Technical writing']) b.addBlock({ type: 'list_item', text: s, page: 1, bbox: null, confidence: 1 }, '\n');
+  const doc = b.build();
+  const { data, fieldResults } = await offline.extract({
+    doc,
+    chunks: [],
+    fields: [
+      { name: 'contact', type: 'object', properties: { name: { name: 'name', type: 'string' }, email: { name: 'email', type: 'string' }, phone: { name: 'phone', type: 'string' } } },
+      { name: 'skills', type: 'array', items: { name: 'skill', type: 'string' } },
+    ],
+  });
+  assert.deepEqual(data.contact, { name: 'Ada Lovelace', email: 'ada@example.org', phone: '+44 20 7946 0958' });
+  assert.deepEqual(data.skills, ['Mathematics', 'Analytical engines', 'Technical writing']);
+  const skills = byField(fieldResults).skills!.evidence!;
+  assert.equal(skills.text, 'Mathematics\nAnalytical engines\nTechnical writing');
+});
+
+test('offline: key_value blocks are read with their key', async () => {
+  const b = new DocumentBuilder('kv', 'kv.html', 'html');
+  b.addPage({ number: 1, width: 595, height: 842, ocr: false, confidence: 1 });
+  b.addBlock({ type: 'key_value', text: 'Policy number: ZX-001-77', key: 'Policy number', value: 'ZX-001-77', page: 1, bbox: box(40, 40, 200, 12), confidence: 1 });
+  const doc = b.build();
+  const { fieldResults } = await offline.extract({ doc, chunks: [], fields: [{ name: 'policy_number', type: 'string' }] });
+  assert.equal(fieldResults[0]!.value, 'ZX-001-77');
+  assert.equal(fieldResults[0]!.evidence!.text, 'ZX-001-77');
+  assert.deepEqual(fieldResults[0]!.evidence!.bbox, box(40, 40, 200, 12));
+});
+
+test('agentic: regions, per-region extraction, merge and validation emit events and check totals', async () => {
+  const doc = invoiceDoc();
+  const fields = [...INVOICE_FIELDS, LINE_ITEMS];
+  const events: ExtractionEvent[] = [];
+  const normal = await offline.extract({ doc, chunks: [], fields });
+  const agentic = await offline.extract({ doc, chunks: [], fields, settings: { agenticExtractionMode: true }, onEvent: (e) => events.push(e) });
+  assert.deepEqual(agentic.data, normal.data);
+  const progress = events.filter((e) => e.type === 'progress').map((e) => (e as { progress: number }).progress);
+  assert.deepEqual(progress, [...progress].sort((a, b) => a - b), 'progress only grows');
+  assert.equal(progress.at(-1), 100);
+  const chunkDone = events.filter((e) => e.type === 'chunk_done');
+  assert.ok(chunkDone.length >= 3, `one chunk_done per region (${chunkDone.length})`);
+  const regions = chunkDone.map((e) => ((e as any).partial_data as { region: string }).region);
+  assert.ok(regions.includes('table') && regions.includes('totals') && regions.includes('header'), regions.join(','));
+  const extracted = events.filter((e) => e.type === 'field_extracted');
+  assert.deepEqual(extracted.map((e) => (e as any).field.fieldName), fields.map((f) => f.name));
+  // 1285.50 + 257.10 = 1542.60 and the rows add up to the subtotal: confidence goes up, not down
+  const [n, a] = [byField(normal.fieldResults), byField(agentic.fieldResults)];
+  for (const k of ['subtotal', 'tax', 'total', 'line_items']) assert.ok(a[k]!.confidence > n[k]!.confidence, `${k}: ${a[k]!.confidence} > ${n[k]!.confidence}`);
+
+  // numbers that do not add up lower the confidence of all three
+  const bad = textDoc('bad', ['Invoice No: 1', 'Subtotal: 100.00', 'Tax: 20.00', 'Total: 150.00']);
+  const f3: FieldDefinition[] = [{ name: 'subtotal', type: 'number' }, { name: 'tax', type: 'number' }, { name: 'total', type: 'number' }];
+  const bn = byField((await offline.extract({ doc: bad, chunks: [], fields: f3 })).fieldResults);
+  const ba = byField((await offline.extract({ doc: bad, chunks: [], fields: f3, settings: { agenticExtractionMode: true } })).fieldResults);
+  for (const k of ['subtotal', 'tax', 'total']) assert.ok(ba[k]!.confidence < bn[k]!.confidence * 0.8, `${k}: ${ba[k]!.confidence} vs ${bn[k]!.confidence}`);
+});
+
+test('agentic: merge prefers the combination where subtotal + tax = total', async () => {
+  // two "Total" lines; only one is consistent with subtotal and tax
+  const doc = textDoc('merge', ['Subtotal: 80.00', 'Tax: 16.00', 'Total: 69.00', 'Total: 96.00']);
+  const fields: FieldDefinition[] = [{ name: 'subtotal', type: 'number' }, { name: 'tax', type: 'number' }, { name: 'total', type: 'number' }];
+  const r = await offline.extract({ doc, chunks: [], fields, settings: { agenticExtractionMode: true } });
+  assert.equal(r.data.total, 96);
+});
+
+test('abort: an aborted signal stops with an AbortError', async () => {
+  const ac = new AbortController();
+  ac.abort();
+  await assert.rejects(offline.extract({ doc: invoiceDoc(), chunks: [], fields: INVOICE_FIELDS, signal: ac.signal }), (e: Error) => e.name === 'AbortError');
+  const ac2 = new AbortController();
+  let n = 0;
+  await assert.rejects(
+    offline.extract({ doc: invoiceDoc(), chunks: [], fields: INVOICE_FIELDS, settings: { agenticExtractionMode: true }, signal: ac2.signal, onEvent: (e) => e.type === 'chunk_done' && ++n === 2 && ac2.abort() }),
+    (e: Error) => e.name === 'AbortError',
+  );
+});
+
+test('invalid field definitions are a validation error', async () => {
+  await assert.rejects(offline.extract({ doc: invoiceDoc(), chunks: [], fields: [{ name: 'x', type: 'money' as any }] }), /type must be one of/);
+  await assert.rejects(offline.extract({ doc: invoiceDoc(), chunks: [], fields: [{ name: 'x', type: 'string' }, { name: 'x', type: 'number' }] }), /used twice/);
+});
+
+test('suggestFields: key-values and tables with names, inferred types and reasons', async () => {
+  const fields = await offline.suggestFields!(invoiceDoc());
+  const by = Object.fromEntries(fields.map((f) => [f.name, f]));
+  assert.equal(by.invoice_number?.type, 'string');
+  assert.equal(by.date?.type, 'date');
+  assert.equal(by.due_date?.type, 'date');
+  assert.equal(by.total?.type, 'number');
+  assert.equal(by.iban?.type, 'string');
+  assert.match(by.invoice_number!.suggestionReason, /label "Invoice No" on page 1/);
+  const table = fields.find((f) => f.type === 'array')!;
+  assert.equal(table.name, 'line_items');
+  assert.deepEqual(Object.fromEntries(Object.entries(table.items!.properties!).map(([k, v]) => [k, v.type])), { description: 'string', qty: 'number', unit_price: 'number', amount: 'number' });
+  assert.match(table.suggestionReason, /table on page 1 with 3 rows/);
+});
+
+test('plugin: definePlugin manifest and create() with a context', async () => {
+  assert.equal(plugin.kind, 'extractor');
+  assert.equal(plugin.name, 'layout');
+  const ctx: PluginContext = { options: {}, config: {}, dataDir: os.tmpdir(), logger: silentLogger, get: (() => { throw new Error('no'); }) as any, tryGet: (() => undefined) as any };
+  const ex = await plugin.create(ctx);
+  const r = await ex.extract({ doc: textDoc('p', ['Total: $ 12.00']), chunks: [], fields: [{ name: 'total', type: 'number' }] });
+  assert.equal(r.data.total, 12);
+  assert.deepEqual(await ex.health!(), { ok: true, message: 'layout extraction (offline)' });
+  void wordsOf;
+});
