@@ -13,9 +13,11 @@ import { uploadRoutes } from './routes/api/upload.js';
 import { parseRoutes } from './routes/api/parse.js';
 import { presetRoutes } from './routes/api/presets.js';
 import { convertRoutes } from './routes/api/convert.js';
+import { collectionRoutes } from './routes/v1/collections.js';
+import { knowledgeBaseRoutes } from './routes/api/knowledge-bases.js';
 
 /** Every route module, one per spec area. Later areas add themselves here. */
-export const ROUTE_MODULES = [systemRoutes, documentRoutes, jobRoutes, uploadRoutes, parseRoutes, presetRoutes, convertRoutes];
+export const ROUTE_MODULES = [systemRoutes, documentRoutes, jobRoutes, uploadRoutes, parseRoutes, presetRoutes, convertRoutes, collectionRoutes, knowledgeBaseRoutes];
 
 /** The Koa host: thin — validate, authorise, start pipelines, shape responses. */
 export function createApp(rt: QuireRuntime): Koa<AppState, AppCustom> {

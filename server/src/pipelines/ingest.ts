@@ -1,6 +1,7 @@
 import type { DocumentRecord } from '@quire/core';
 import type { QuireRuntime } from '../runtime.js';
 import { charge } from '../services/ledger.js';
+import { addDocument } from '../services/collections.js';
 import { parseConfig } from '../services/parse-config.js';
 import { ownerOf, requireDocument } from './index.js';
 import { chunkParsed, contentKey, indexChunks, loadParsed, readFile, saveParsed, storeChunks } from './steps.js';
@@ -76,6 +77,10 @@ export function defineIngestPipeline(rt: QuireRuntime): void {
       const cfg = parseConfig(doc.parsing_config ?? {});
       await charge(rt.store, ownerOf(doc), cfg.ocr.agentic ? 'ocr_agentic' : 'parse', pages, doc.id);
       await rt.store.repo('jobs').update(job.id, { result: { document_id: doc.id, pages, chunks: Number(output.chunks ?? 0) } });
+      if (doc.knowledge_base_id) {
+        const kb = await rt.store.repo('collections').get(doc.knowledge_base_id);
+        if (kb) await addDocument(rt, null, kb, doc.id, doc.user_id).catch((e) => rt.logger.warn({ err: (e as Error).message, doc: doc.id }, 'adding to knowledge base failed'));
+      }
       const done = { ...doc, status: 'completed' as const, pages, processing_ms };
       await rt.events.emit('document.completed', documentEventData(done), ownerOf(doc));
       await rt.events.emit('document.processed', documentEventData(done), ownerOf(doc));

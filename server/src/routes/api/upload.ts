@@ -11,6 +11,7 @@ import { cleanFileName } from '../../services/multipart.js';
 import { safeEqualHex } from '../../services/signing.js';
 import { originalKey } from '../../pipelines/steps.js';
 import { uploadDocument } from '../v1/documents.js';
+import { KbSettingsSchema, loadCollection } from '../../services/collections.js';
 
 const TAG = 'Upload';
 const uuid = z.string().uuid();
@@ -35,7 +36,15 @@ export function uploadRoutes(router: Router<any, any>): void {
         if (org && !uuid.safeParse(org).success) throw errors.validation('organization_id must be a UUID', [{ field: 'organization_id', message: 'invalid UUID' }]);
         assertCanCreateIn(auth, org);
         const kb = fields.knowledge_base_id || null;
-        if (kb && !uuid.safeParse(kb).success) throw errors.validation('knowledge_base_id must be a UUID', [{ field: 'knowledge_base_id', message: 'invalid UUID' }]);
+        if (kb) {
+          if (!uuid.safeParse(kb).success) throw errors.validation('knowledge_base_id must be a UUID', [{ field: 'knowledge_base_id', message: 'invalid UUID' }]);
+          const record = await loadCollection(ctx.quire, auth, kb, 'write', 'knowledge base');
+          // the knowledge base's chunking settings apply when the upload brings none
+          if (!fields.parsing_config) {
+            const s = KbSettingsSchema.parse(record.settings ?? {});
+            parsingConfig = parseConfigField({ chunking: { strategy: s.chunking.strategy, max_chunk_size: s.chunking.max_size, overlap: s.chunking.overlap } }, 'parsing_config');
+          }
+        }
         return { organization_id: org, parsingConfig, knowledgeBaseId: kb };
       });
       const ext = (file.fileName.split('.').pop() ?? '').toLowerCase();
