@@ -100,6 +100,7 @@ export async function deleteDocument(rt: QuireRuntime, doc: DocumentRecord): Pro
   await rt.registry.tryGet('vector-store')?.deleteDocument(doc.id);
   await rt.store.transaction(async (tx) => {
     await tx.repo('chunks').delete({ document_id: doc.id });
+    await tx.repo('collection_documents').delete({ document_id: doc.id });
     await tx.repo('jobs').delete({ document_id: doc.id, type: 'document' });
     await tx.repo('documents').delete(doc.id);
   });
