@@ -1,0 +1,88 @@
+/**
+ * Slides reader: pptx from the slide XML (fflate + fast-xml-parser); legacy ppt rendered to PDF by
+ * LibreOffice and read by the PDF reader plugin (which OCRs pages without a text layer).
+ */
+import fs from 'node:fs/promises';
+import { definePlugin, errors, isQuireError } from '@quire/core';
+import type { ParsedDocument, PluginContext, ReadOptions, ReaderInput, ReaderPlugin } from '@quire/core';
+import { readPptx } from './pptx.js';
+import { SofficeError, convertWithSoffice, sofficeAvailable } from './soffice.js';
+
+export { parseChart } from './chart.js';
+export type { ChartInfo } from './chart.js';
+export { convertWithSoffice, sofficeAvailable } from './soffice.js';
+
+export const SLIDE_FORMATS = ['pptx', 'ppt'];
+
+export interface SlidesReaderOptions {
+  /** LibreOffice binary (default config.tools.soffice) */
+  soffice?: string;
+  /** time limit of one LibreOffice conversion (default: min(180 s, config.limits.parseTimeoutMs)) */
+  sofficeTimeoutMs?: number;
+}
+
+const SOFFICE_MISSING = 'legacy .ppt needs LibreOffice (soffice) — install it with scripts/install-system-deps.sh';
+
+const abortReason = (s: AbortSignal) => s.reason ?? Object.assign(new Error('The operation was aborted'), { name: 'AbortError' });
+const checkAbort = (s?: AbortSignal) => {
+  if (s?.aborted) throw abortReason(s);
+};
+const isCfb = (b: Uint8Array) => b.length >= 8 && b[0] === 0xd0 && b[1] === 0xcf && b[2] === 0x11 && b[3] === 0xe0;
+
+export function createSlidesReader(ctx: Pick<PluginContext, 'config' | 'options' | 'tryGet'>): ReaderPlugin {
+  const o = (ctx.options ?? {}) as SlidesReaderOptions;
+  const soffice = o.soffice ?? ctx.config?.tools?.soffice ?? 'soffice';
+  const timeoutMs = o.sofficeTimeoutMs ?? Math.min(180_000, ctx.config?.limits?.parseTimeoutMs ?? 180_000);
+
+  async function readPpt(input: ReaderInput, options: ReadOptions): Promise<ParsedDocument> {
+    const pdfReader = ctx.tryGet?.('reader', 'pdf');
+    if (!pdfReader) throw errors.processing('legacy .ppt needs the pdf reader plugin, which is not loaded');
+    let converted;
+    try {
+      converted = await convertWithSoffice({ soffice, input: input.path, inputExt: 'ppt', to: 'pdf', timeoutMs, signal: options.signal });
+    } catch (e) {
+      if (options.signal?.aborted) throw abortReason(options.signal);
+      if (e instanceof SofficeError && e.kind === 'missing') throw errors.processing(SOFFICE_MISSING);
+      throw errors.processing(`ppt could not be read: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    try {
+      const stat = await fs.stat(converted.output);
+      const doc = await pdfReader.read({ ...input, path: converted.output, format: 'pdf', size: stat.size }, options);
+      return { ...doc, id: input.documentId, name: input.name, format: 'ppt', metadata: { ...doc.metadata, convertedWith: 'libreoffice', slides: doc.pages.length } };
+    } finally {
+      await converted.cleanup();
+    }
+  }
+
+  return {
+    formats: SLIDE_FORMATS,
+    async read(input: ReaderInput, options: ReadOptions): Promise<ParsedDocument> {
+      const format = input.format.toLowerCase();
+      if (!SLIDE_FORMATS.includes(format)) throw errors.unsupported(`the slides reader does not read ${input.format}`);
+      checkAbort(options.signal);
+      try {
+        if (format === 'ppt') return await readPpt(input, options);
+        const bytes = new Uint8Array(await fs.readFile(input.path));
+        if (!bytes.byteLength) throw errors.processing('pptx could not be read: the file is empty');
+        if (isCfb(bytes)) throw errors.processing('pptx could not be read: the file is password-protected (encrypted)');
+        return readPptx({ bytes, id: input.documentId, name: input.name, format, maxPages: options.maxPages, checkAbort: () => checkAbort(options.signal), onProgress: options.onProgress });
+      } catch (e) {
+        if (options.signal?.aborted) throw abortReason(options.signal);
+        if (isQuireError(e)) throw e;
+        throw errors.processing(`${format} could not be read: ${e instanceof Error ? e.message.replace(/\s+/g, ' ').slice(0, 300) : String(e)}`);
+      }
+    },
+    async health() {
+      const s = await sofficeAvailable(soffice);
+      return s.ok ? { ok: true, message: `pptx; legacy ppt through ${s.version ?? 'LibreOffice'}` } : { ok: false, message: `${soffice} not found: ${SOFFICE_MISSING}` };
+    },
+  };
+}
+
+export default definePlugin({
+  kind: 'reader',
+  name: 'slides',
+  core: '^1',
+  description: 'Slides reader: pptx from the slide XML, legacy ppt rendered by LibreOffice then read.',
+  create: (ctx) => createSlidesReader(ctx),
+});
