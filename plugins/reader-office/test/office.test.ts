@@ -252,7 +252,7 @@ test('corpus: every docx/doc/rtf/txt/html file parses; word F1 ≥ 0.9 against t
     assert.ok(doc.pages.length >= 1, f.id);
     assert.ok(doc.text.length > 0, `${f.id} has text`);
     const ref = referenceText(root, f);
-    const score = ref ? wordF1(doc.text, stripMarkdown(ref)) : null;
+    const score = ref ? wordF1(stripMarkdown(doc.text), stripMarkdown(ref)) : null;
     console.log(`${f.id}: ${ms.toFixed(0)} ms, ${doc.pages.length} page(s), ${doc.blocks.length} blocks, ${doc.tables.length} tables${score ? `, F1 ${score.f1.toFixed(3)} (P ${score.precision.toFixed(3)} R ${score.recall.toFixed(3)})` : ''}`);
     if (score) assert.ok(score.f1 >= 0.9, `${f.id}: F1 ${score.f1.toFixed(3)} < 0.9`);
     if (/table/i.test(f.category ?? '') || (f.tables ?? 0) > 0) assert.ok(doc.tables.length > 0, `${f.id} yields tables`);

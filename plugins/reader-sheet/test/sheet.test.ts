@@ -188,7 +188,7 @@ test('corpus: every csv/xlsx/xls file parses into tables; word F1 ≥ 0.9 agains
     assert.ok(doc.tables.length > 0, `${f.id} yields tables`);
     if (Array.isArray((f as { sheets?: string[] }).sheets)) assert.deepEqual(doc.pages.map((pg) => pg.name), (f as { sheets?: string[] }).sheets);
     const ref = referenceText(root, f);
-    const score = ref ? wordF1(doc.text, stripMarkdown(ref)) : null;
+    const score = ref ? wordF1(stripMarkdown(doc.text), stripMarkdown(ref)) : null;
     console.log(`${f.id}: ${ms.toFixed(0)} ms, ${doc.pages.length} sheet(s), ${doc.tables.length} tables${score ? `, F1 ${score.f1.toFixed(3)} (P ${score.precision.toFixed(3)} R ${score.recall.toFixed(3)})` : ''}`);
     if (score) assert.ok(score.f1 >= 0.9, `${f.id}: F1 ${score.f1.toFixed(3)} < 0.9`);
   }
