@@ -26,6 +26,9 @@ export function parseKeyValue(text: string): { key: string; value: string } | nu
   const key = m[1]!.trim();
   const value = m[2]!.trim();
   if (!/\p{L}/u.test(key)) return null;
+  // labels start like labels ("Invoice number", "Date", "2. Total"); a lowercase start is a sentence going on
+  if (/^\p{Ll}/u.test(key) || key.includes(',')) return null;
+  if (value.length > 100) return null;
   if (/\d$/.test(key) && /^\d/.test(value)) return null; // 10:30
   if (/^\/\//.test(value)) return null; // http://
   if (key.split(/\s+/).length > 6) return null;
@@ -50,7 +53,7 @@ export function joinLines(lines: string[]): string {
     }
     if (out.endsWith('\u00ad')) {
       out = out.slice(0, -1) + line;
-    } else if (/\p{Ll}-$/u.test(out) && /^\p{Ll}/u.test(line) && !/(?:^|\s)\S{1,2}-$/u.test(out)) {
+    } else if (/\p{Ll}-$/u.test(out) && /^\p{Ll}/u.test(line) && !/(?:^|\s)\S-$/u.test(out)) {
       out = out.slice(0, -1) + line;
     } else if (/[\p{L}\p{N}][\u2010-]$/u.test(out) && /^[\p{Lu}\p{N}]/u.test(line)) {
       out += line; // "self-" + "Employed", "2019-" + "2020": keep the hyphen, no space

@@ -1,0 +1,141 @@
+/**
+ * Document-level decisions made once every page is laid out: the body font size, headings and their
+ * levels (font size / weight relative to the body), running headers and footers (lines repeated at the
+ * top or bottom of pages, page numbers), then the blocks in reading order into the DocumentBuilder.
+ */
+import type { BlockInput, DocumentBuilder, Word } from '@quire/core';
+import type { PageResult, TextElement } from './types.js';
+
+export interface OcrPage {
+  blocks: BlockInput[];
+  words: Word[];
+  confidence: number;
+}
+
+export type AssembledPage = PageResult & { ocr?: OcrPage };
+
+const sizeKey = (s: number) => Math.round(s * 2) / 2;
+
+/** Char-weighted most common font size of paragraph text. */
+export function bodyFontSize(pages: PageResult[]): number {
+  const weights = new Map<number, number>();
+  for (const p of pages) {
+    for (const e of p.elements) {
+      if (e.kind !== 'text' || e.type === 'caption') continue;
+      const k = sizeKey(e.size);
+      weights.set(k, (weights.get(k) ?? 0) + e.text.length);
+    }
+  }
+  let best = 10;
+  let bestW = -1;
+  for (const [k, w] of weights) if (w > bestW) [best, bestW] = [k, w];
+  return best;
+}
+
+function bodyIsBold(pages: PageResult[], body: number): boolean {
+  let bold = 0, all = 0;
+  for (const p of pages) for (const e of p.elements) if (e.kind === 'text' && sizeKey(e.size) === body) {
+    all += e.text.length;
+    if (e.bold) bold += e.text.length;
+  }
+  return all > 0 && bold / all > 0.5;
+}
+
+function headingCandidate(e: TextElement, body: number, boldBody: boolean): 'size' | 'bold' | null {
+  if (e.type !== 'paragraph') return null;
+  const words = e.text.split(/\s+/).length;
+  if (e.lines > 3 || e.text.length > 200 || words > 24) return null;
+  if (!/\p{L}/u.test(e.text)) return null;
+  if (e.size >= body * 1.18 && e.size - body >= 1.2) return 'size';
+  if (e.bold && !boldBody && e.size >= body * 0.95 && words <= 14 && e.lines <= 2 && !/[.,;]$/.test(e.text)) return 'bold';
+  return null;
+}
+
+const normKey = (t: string) => t.toLowerCase().replace(/\d+/g, '#').replace(/\s+/g, ' ').trim();
+const PAGE_NUMBER = /^(?:(?:page|p\.|seite|página|pagina)\s*)?(?:#|[ivxlc]+)(?:\s*(?:of|\/|von|de)\s*#)?$|^[-–—]\s*#\s*[-–—]$/i;
+
+/** Marks running headers/footers: repeated normalised text near the top/bottom edge, and page numbers. */
+export function findHeadersFooters(pages: PageResult[]): Set<TextElement> {
+  const zoneOf = (p: PageResult, e: TextElement): 'header' | 'footer' | null => {
+    if (!p.height) return null;
+    if (e.bbox.y + e.bbox.height <= p.height * 0.1) return 'header';
+    if (e.bbox.y >= p.height * 0.9) return 'footer';
+    return null;
+  };
+  const seen = new Map<string, Set<number>>();
+  const candidates: { e: TextElement; key: string; page: number }[] = [];
+  for (const p of pages) {
+    for (const e of p.elements) {
+      if (e.kind !== 'text' || e.lines > 2) continue;
+      const zone = zoneOf(p, e);
+      if (!zone) continue;
+      const key = `${zone}:${normKey(e.text)}`;
+      candidates.push({ e, key, page: p.number });
+      const s = seen.get(key) ?? new Set<number>();
+      s.add(p.number);
+      seen.set(key, s);
+    }
+  }
+  const textPages = pages.filter((p) => p.elements.length).length;
+  const need = Math.max(2, Math.ceil(textPages * 0.4));
+  const out = new Set<TextElement>();
+  for (const c of candidates) {
+    const repeated = (seen.get(c.key)?.size ?? 0) >= need;
+    if (repeated || PAGE_NUMBER.test(normKey(c.e.text))) out.add(c.e);
+  }
+  return out;
+}
+
+export function assemble(builder: DocumentBuilder, pages: AssembledPage[]): void {
+  const textPages = pages.filter((p) => !p.ocr);
+  const body = bodyFontSize(textPages);
+  const boldBody = bodyIsBold(textPages, body);
+  // heading levels: distinct larger sizes, largest first; bold body-size headings below them
+  const sized = new Set<number>();
+  for (const p of textPages) for (const e of p.elements) if (e.kind === 'text' && headingCandidate(e, body, boldBody) === 'size') sized.add(sizeKey(e.size));
+  const levels = [...sized].sort((a, b) => b - a);
+  const levelOf = (e: TextElement, kind: 'size' | 'bold') => (kind === 'size' ? Math.min(6, levels.indexOf(sizeKey(e.size)) + 1) : Math.min(6, levels.length + 1));
+  const running = findHeadersFooters(textPages);
+
+  for (const p of pages) {
+    const ocr = p.ocr;
+    builder.addPage({
+      number: p.number,
+      width: p.width,
+      height: p.height,
+      ocr: !!ocr,
+      confidence: ocr ? ocr.confidence : p.needsOcr ? 0 : 1,
+      ...(ocr ? { words: ocr.words } : {}),
+    });
+    if (p.error) builder.issue({ code: 'PAGE_ERROR', stage: 'parse', page: p.number, message: `Page ${p.number} could not be read: ${p.error}` });
+    if (ocr) {
+      let prev: string | null = null;
+      for (const b of ocr.blocks) {
+        builder.addBlock(b, prev === 'list_item' && b.type === 'list_item' ? '\n' : '\n\n');
+        prev = b.type;
+      }
+      continue;
+    }
+    let prevType: string | null = null;
+    for (const e of p.elements) {
+      if (e.kind === 'table') {
+        builder.addTable({ ...e.table, page: p.number });
+        prevType = 'table';
+        continue;
+      }
+      const base = { text: e.text, page: p.number, bbox: e.bbox, confidence: 1, font: { size: Math.round(e.size * 10) / 10, bold: e.bold } };
+      let input: BlockInput;
+      if (running.has(e)) {
+        const header = e.bbox.y + e.bbox.height <= p.height * 0.5;
+        input = { ...base, type: header ? 'header' : 'footer' };
+      } else {
+        const h = headingCandidate(e, body, boldBody);
+        if (h) input = { ...base, type: 'heading', level: levelOf(e, h) };
+        else if (e.type === 'key_value') input = { ...base, type: 'key_value', key: e.key, value: e.value };
+        else input = { ...base, type: e.type };
+      }
+      builder.addBlock(input, prevType === 'list_item' && input.type === 'list_item' ? '\n' : '\n\n');
+      prevType = input.type;
+    }
+  }
+}

@@ -1,0 +1,207 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { definePlugin, DocumentBuilder, errors, isQuireError } from '@quire/core';
+import type { OcrPlugin, ParsedDocument, PluginContext, ReaderInput, ReaderPlugin, ReadOptions } from '@quire/core';
+import { ocrLinesToBlocks, ocrWordsToPoints } from '@quire/plugin-reader-image';
+import { WorkerPool, workerUrl } from './pool.js';
+import { assemble } from './assemble.js';
+import type { AssembledPage } from './assemble.js';
+import type { OpenResult, PageResult } from './types.js';
+
+export { WorkerPool, workerUrl } from './pool.js';
+export { layoutPage, buildLines, buildSegments, findRuledTables, findAlignedTables, itemsText } from './layout.js';
+export { assemble, bodyFontSize, findHeadersFooters } from './assemble.js';
+export type { TextItem, Rule, PageElement, TextElement, TableElement, PageResult, OpenResult } from './types.js';
+
+export interface PdfReaderOptions {
+  /** parse threads (default config.pdf.workers) */
+  workers?: number;
+  /** parse time limit in ms (default config.limits.parseTimeoutMs) */
+  timeoutMs?: number;
+  /** OCR processes at once for scanned pages (default config.ocr.concurrency) */
+  ocrConcurrency?: number;
+  /** render resolution of scanned pages for OCR */
+  ocrDpi?: number;
+}
+
+/** A counting semaphore (OCR pages in flight: render → recognise → delete). */
+class Gate {
+  private active = 0;
+  private waiting: (() => void)[] = [];
+  constructor(private readonly max: number) {}
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.active >= this.max) await new Promise<void>((r) => this.waiting.push(r));
+    else this.active++;
+    try {
+      return await fn();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.active--;
+    }
+  }
+}
+
+function openError(e: unknown): Error {
+  if (isQuireError(e)) return e;
+  const err = e as { name?: string; message?: string };
+  if (err?.name === 'PasswordException' || /password/i.test(err?.message ?? '')) return errors.processing('PDF is password-protected');
+  const reason = (err?.message ?? String(e)).replace(/\s+/g, ' ').trim() || 'unknown error';
+  return errors.processing(`PDF could not be read: ${reason}`);
+}
+
+const FIRST_CHUNK = 4;
+
+export class PdfReader implements ReaderPlugin {
+  readonly formats = ['pdf'];
+  private pool: WorkerPool | null = null;
+  private readonly workers: number;
+  private readonly timeoutMs: number;
+  private readonly ocrConcurrency: number;
+  private readonly ocrDpi: number;
+
+  constructor(
+    private readonly ctx: Pick<PluginContext, 'tryGet' | 'config' | 'logger'>,
+    opts: PdfReaderOptions = {},
+  ) {
+    const cores = Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
+    this.workers = Math.max(1, Math.floor(opts.workers ?? ctx.config.pdf?.workers ?? cores));
+    this.timeoutMs = opts.timeoutMs ?? ctx.config.limits?.parseTimeoutMs ?? 600_000;
+    this.ocrConcurrency = Math.max(1, opts.ocrConcurrency ?? ctx.config.ocr?.concurrency ?? cores);
+    this.ocrDpi = opts.ocrDpi ?? 300;
+  }
+
+  private getPool(): WorkerPool {
+    if (!this.pool) this.pool = new WorkerPool(this.workers, workerUrl());
+    return this.pool;
+  }
+
+  async health(): Promise<{ ok: boolean; message?: string }> {
+    return { ok: true, message: `pdf.js in ${this.workers} worker thread(s)` };
+  }
+
+  async close(): Promise<void> {
+    await this.pool?.close();
+    this.pool = null;
+  }
+
+  async read(input: ReaderInput, options: ReadOptions): Promise<ParsedDocument> {
+    const pool = this.getPool();
+    const jobId = randomUUID();
+    const ac = new AbortController();
+    const timeoutError = errors.processing(`PDF parse timed out after ${Math.round(this.timeoutMs / 1000)} s`);
+    const timer = setTimeout(() => ac.abort(timeoutError), this.timeoutMs);
+    const onOuterAbort = () => ac.abort(options.signal!.reason ?? new Error('aborted'));
+    if (options.signal?.aborted) onOuterAbort();
+    else options.signal?.addEventListener('abort', onOuterAbort, { once: true });
+    const signal = ac.signal;
+    let tmpDir: string | null = null;
+    try {
+      // the worker that opens the document parses its first pages; the rest go out in chunks to all
+      // workers (each opens the document once and keeps it for the chunks it takes)
+      const limit = options.maxPages && options.maxPages > 0 ? options.maxPages : Infinity;
+      const firstTo = Math.min(limit, FIRST_CHUNK);
+      let opened: OpenResult;
+      try {
+        opened = await pool.run<OpenResult>({ type: 'open', jobId, path: input.path, firstTo }, signal);
+      } catch (e) {
+        if (signal.aborted) throw signal.reason;
+        throw openError(e);
+      }
+      const total = opened.numPages;
+      const count = Math.min(total, limit);
+      const builder = new DocumentBuilder(input.documentId, input.name, input.format);
+      builder.metadata = { ...opened.metadata, numPages: total, pagesExtracted: count, truncated: count < total };
+
+      const rest = count - opened.pages.length;
+      const chunk = Math.max(4, Math.min(16, Math.ceil(rest / (this.workers * 2))));
+      const ranges: [number, number][] = [];
+      for (let from = opened.pages.length + 1; from <= count; from += chunk) ranges.push([from, Math.min(count, from + chunk - 1)]);
+      const pages: AssembledPage[] = new Array(count);
+      const ocrEnabled = options.ocr?.enabled !== false;
+      const ocr = ocrEnabled ? (this.ctx.tryGet('ocr') as OcrPlugin | undefined) : undefined;
+      let ocrBroken: string | null = ocr ? null : 'No OCR engine is available';
+      const gate = new Gate(this.ocrConcurrency);
+      const ocrJobs: Promise<void>[] = [];
+      let done = 0;
+      const issues: { code: string; stage: string; page?: number; message: string }[] = [];
+
+      const ocrPage = async (p: AssembledPage) => {
+        await gate.run(async () => {
+          if (ocrBroken) {
+            issues.push({ code: 'OCR_UNAVAILABLE', stage: 'ocr', page: p.number, message: `Page ${p.number} has no text layer and was not OCRed: ${ocrBroken}` });
+            return;
+          }
+          signal.throwIfAborted();
+          if (!tmpDir) tmpDir = await fs.mkdtemp(path.join(os.tmpdir(), 'quire-pdf-'));
+          const out = path.join(tmpDir, `page-${p.number}.png`);
+          try {
+            const r = await pool.run<{ dpi: number; width: number; height: number }>({ type: 'render', jobId, path: input.path, page: p.number, dpi: this.ocrDpi, out }, signal);
+            const res = await ocr!.recognize(out, { language: options.ocr?.language || 'eng', signal, dpi: r.dpi });
+            const k = r.width ? p.width / r.width : 72 / r.dpi;
+            p.ocr = { blocks: ocrLinesToBlocks(res.lines, { page: p.number, scale: k }), words: ocrWordsToPoints(res.words, k), confidence: res.confidence };
+          } catch (e) {
+            if (signal.aborted) throw signal.reason;
+            if (isQuireError(e) && e.code === 'SERVICE_UNAVAILABLE') {
+              ocrBroken = e.message;
+              issues.push({ code: 'OCR_UNAVAILABLE', stage: 'ocr', page: p.number, message: `Page ${p.number} has no text layer and was not OCRed: ${e.message}` });
+            } else if (isQuireError(e) && e.code === 'VALIDATION_ERROR') {
+              throw e;
+            } else {
+              issues.push({ code: 'OCR_FAILED', stage: 'ocr', page: p.number, message: `OCR of page ${p.number} failed: ${e instanceof Error ? e.message : String(e)}` });
+            }
+          } finally {
+            await fs.rm(out, { force: true });
+          }
+        });
+      };
+      const accept = (results: PageResult[]) => {
+        for (const r of results) {
+          if (r.number > count) continue;
+          pages[r.number - 1] = r;
+          if (r.needsOcr) {
+            if (!ocrEnabled) issues.push({ code: 'OCR_DISABLED', stage: 'ocr', page: r.number, message: `Page ${r.number} has no text layer and OCR is disabled` });
+            else {
+              const job = ocrPage(r);
+              job.catch(() => {});
+              ocrJobs.push(job);
+            }
+          }
+          done++;
+        }
+        options.onProgress?.(Math.min(0.99, done / Math.max(1, count)));
+      };
+      accept(opened.pages);
+      await Promise.all(ranges.map(([from, to]) => pool.run<PageResult[]>({ type: 'pages', jobId, path: input.path, from, to }, signal).then(accept))).catch((e) => {
+        if (signal.aborted) throw signal.reason;
+        throw openError(e);
+      });
+      await Promise.all(ocrJobs);
+      assemble(builder, pages);
+      for (const i of issues.sort((a, b) => (a.page ?? 0) - (b.page ?? 0))) builder.issue(i);
+      options.onProgress?.(1);
+      return builder.build();
+    } catch (e) {
+      if (signal.aborted && !options.signal?.aborted) throw timeoutError;
+      throw e;
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onOuterAbort);
+      pool.broadcast({ type: 'release', jobId });
+      if (tmpDir) await fs.rm(tmpDir, { recursive: true, force: true }).catch(() => {});
+    }
+  }
+}
+
+export default definePlugin({
+  kind: 'reader',
+  name: 'pdf',
+  core: '^1',
+  description: 'PDF on pdf.js in worker threads: reading order, headings, lists, key-values, tables, OCR of scanned pages.',
+  create(ctx) {
+    const o = ctx.options as PdfReaderOptions;
+    return new PdfReader(ctx, { workers: o.workers, timeoutMs: o.timeoutMs, ocrConcurrency: o.ocrConcurrency, ocrDpi: o.ocrDpi });
+  },
+});

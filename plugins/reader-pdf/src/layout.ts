@@ -1,0 +1,691 @@
+/**
+ * Page layout from text items and ruling lines (pure functions, run inside the parse workers):
+ * items → lines → segments (split at wide gaps) → tables (ruled grids, aligned columns) and paragraph
+ * blocks → reading order by recursive XY-cut that reads column by column (gutters that run through a
+ * region) and keeps rows of aligned short pieces (forms, key-values) row by row.
+ */
+import type { BBox, TableCell } from '@quire/core';
+import { cleanText, isBulletOnly, isListItem, joinLines, parseKeyValue } from '@quire/plugin-reader-image';
+import type { PageElement, Rule, TableElement, TextElement, TextItem } from './types.js';
+
+// ---------- geometry helpers ----------
+
+interface Box {
+  x0: number;
+  x1: number;
+  top: number;
+  bottom: number;
+}
+
+const width = (b: Box) => b.x1 - b.x0;
+const height = (b: Box) => b.bottom - b.top;
+const toBBox = (b: Box): BBox => ({ x: round(b.x0), y: round(b.top), width: round(b.x1 - b.x0), height: round(b.bottom - b.top) });
+const round = (n: number) => Math.round(n * 100) / 100;
+const vOverlap = (a: Box, b: Box) => Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+const hOverlap = (a: Box, b: Box) => Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0);
+
+function median(xs: number[]): number {
+  if (!xs.length) return 0;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+function unionBox(boxes: Box[]): Box {
+  let x0 = Infinity, x1 = -Infinity, top = Infinity, bottom = -Infinity;
+  for (const b of boxes) {
+    if (b.x0 < x0) x0 = b.x0;
+    if (b.x1 > x1) x1 = b.x1;
+    if (b.top < top) top = b.top;
+    if (b.bottom > bottom) bottom = b.bottom;
+  }
+  return { x0, x1, top, bottom };
+}
+
+// ---------- lines and segments ----------
+
+interface Line extends Box {
+  items: TextItem[];
+  size: number;
+}
+
+interface Segment extends Box {
+  items: TextItem[];
+  text: string;
+  size: number;
+  bold: boolean;
+  rtl: boolean;
+  /** index of the line (for rows) */
+  line: number;
+}
+
+const itemBox = (it: TextItem): Box => ({ x0: it.x, x1: it.x + it.width, top: it.top, bottom: it.bottom });
+
+/** Groups items into lines by vertical overlap; items of a line sorted left to right (right to left for RTL lines). */
+export function buildLines(items: TextItem[]): Line[] {
+  const sorted = items
+    .filter((it) => it.str.length > 0 && it.bottom > it.top)
+    .sort((a, b) => (a.top + a.bottom) / 2 - (b.top + b.bottom) / 2 || a.x - b.x);
+  const lines: Line[] = [];
+  let open: Line[] = [];
+  for (const it of sorted) {
+    const b = itemBox(it);
+    const h = height(b);
+    open = open.filter((l) => l.bottom > b.top - h);
+    let best: Line | null = null;
+    let bestOv = 0;
+    for (const l of open) {
+      const ov = vOverlap(l, b);
+      const need = 0.5 * Math.min(h, height(l));
+      if (ov >= need && ov > bestOv) {
+        // a big item (drop cap, heading) does not swallow several small lines: baselines must be close
+        if (Math.abs(l.items[l.items.length - 1]!.baseline - it.baseline) > Math.max(l.size, it.size) * 0.6) continue;
+        best = l;
+        bestOv = ov;
+      }
+    }
+    if (best) {
+      best.items.push(it);
+      best.x0 = Math.min(best.x0, b.x0);
+      best.x1 = Math.max(best.x1, b.x1);
+      best.top = Math.min(best.top, b.top);
+      best.bottom = Math.max(best.bottom, b.bottom);
+      best.size = Math.max(best.size, it.size);
+    } else {
+      const l: Line = { ...b, items: [it], size: it.size };
+      lines.push(l);
+      open.push(l);
+    }
+  }
+  for (const l of lines) {
+    l.items.sort((a, b) => a.x - b.x);
+    // drop duplicates drawn on top of each other (fake bold, shadows)
+    l.items = l.items.filter((it, i, arr) => {
+      const prev = arr[i - 1];
+      return !(prev && prev.str === it.str && Math.abs(prev.x - it.x) < 1 && Math.abs(prev.baseline - it.baseline) < 1);
+    });
+  }
+  lines.sort((a, b) => a.top - b.top || a.x0 - b.x0);
+  return lines;
+}
+
+/** Text of items on one line with spaces inserted by gap. */
+export function itemsText(items: TextItem[]): string {
+  let out = '';
+  let prev: TextItem | null = null;
+  for (const it of items) {
+    const s = cleanText(it.str);
+    if (prev) {
+      const gap = it.x - (prev.x + prev.width);
+      const size = Math.min(prev.size, it.size) || 1;
+      const hasSpace = /\s$/.test(out) || /^\s/.test(s);
+      if (!hasSpace && gap > size * 0.12) out += ' ';
+    }
+    out += s;
+    prev = it;
+  }
+  return out.replace(/[ \t\u00a0]+/g, ' ').trim();
+}
+
+function makeSegment(items: TextItem[], line: number): Segment {
+  const box = unionBox(items.map(itemBox));
+  let chars = 0, bold = 0, sizeW = 0;
+  for (const it of items) {
+    const n = it.str.trim().length;
+    chars += n;
+    if (it.bold) bold += n;
+    sizeW += it.size * n;
+  }
+  const rtlChars = items.filter((i) => i.rtl).reduce((a, i) => a + i.str.length, 0);
+  const rtl = rtlChars > chars / 2;
+  const ordered = rtl ? [...items].reverse() : items;
+  return {
+    ...box,
+    items,
+    text: rtl ? ordered.map((i) => cleanText(i.str).trim()).filter(Boolean).join(' ') : itemsText(items),
+    size: chars ? sizeW / chars : items[0]!.size,
+    bold: chars > 0 && bold / chars >= 0.8,
+    rtl,
+    line,
+  };
+}
+
+/** Splits each line at gaps wider than about an em (column gutters, table cells). */
+export function buildSegments(lines: Line[]): Segment[] {
+  const segs: Segment[] = [];
+  lines.forEach((line, li) => {
+    let cur: TextItem[] = [];
+    for (const it of line.items) {
+      const prev = cur[cur.length - 1];
+      if (prev) {
+        const gap = it.x - (prev.x + prev.width);
+        const size = Math.max(Math.min(prev.size, it.size), 1);
+        const curText = cur.map((c) => c.str).join('');
+        const wide = gap > Math.max(size * 1.0, 4);
+        if (wide && !isBulletOnly(curText)) {
+          segs.push(makeSegment(cur, li));
+          cur = [];
+        }
+      }
+      cur.push(it);
+    }
+    if (cur.length) segs.push(makeSegment(cur, li));
+  });
+  // "Label:" followed on the same line by a short value: one key-value segment
+  const merged: Segment[] = [];
+  for (const s of segs) {
+    const prev = merged[merged.length - 1];
+    if (
+      prev &&
+      prev.line === s.line &&
+      /:\s*$/.test(prev.text) &&
+      prev.text.split(/\s+/).length <= 5 &&
+      s.text.split(/\s+/).length <= 8 &&
+      s.x0 - prev.x1 < Math.max(prev.size, 6) * 12
+    ) {
+      merged[merged.length - 1] = makeSegment([...prev.items, ...s.items], s.line);
+      continue;
+    }
+    merged.push(s);
+  }
+  return merged.filter((s) => s.text.length > 0);
+}
+
+// ---------- ruled tables ----------
+
+interface HLine {
+  y: number;
+  x0: number;
+  x1: number;
+}
+interface VLine {
+  x: number;
+  y0: number;
+  y1: number;
+}
+
+function mergeIntervals<T extends { a: number; b: number; k: number }>(list: T[], tolK: number, tolGap: number): { k: number; a: number; b: number }[] {
+  const sorted = [...list].sort((p, q) => p.k - q.k || p.a - q.a);
+  const groups: { k: number; items: T[] }[] = [];
+  for (const it of sorted) {
+    const g = groups[groups.length - 1];
+    if (g && Math.abs(it.k - g.k) <= tolK) g.items.push(it);
+    else groups.push({ k: it.k, items: [it] });
+  }
+  const out: { k: number; a: number; b: number }[] = [];
+  for (const g of groups) {
+    const k = g.items.reduce((s, i) => s + i.k, 0) / g.items.length;
+    const items = [...g.items].sort((p, q) => p.a - q.a);
+    let cur = { k, a: items[0]!.a, b: items[0]!.b };
+    for (const it of items.slice(1)) {
+      if (it.a <= cur.b + tolGap) cur.b = Math.max(cur.b, it.b);
+      else {
+        out.push(cur);
+        cur = { k, a: it.a, b: it.b };
+      }
+    }
+    out.push(cur);
+  }
+  return out;
+}
+
+function clusterValues(values: number[], tol: number): number[] {
+  const s = [...values].sort((a, b) => a - b);
+  const out: number[][] = [];
+  for (const v of s) {
+    const g = out[out.length - 1];
+    if (g && v - g[g.length - 1]! <= tol) g.push(v);
+    else out.push([v]);
+  }
+  return out.map((g) => g.reduce((a, b) => a + b, 0) / g.length);
+}
+
+interface GridTable {
+  element: TableElement;
+  used: Set<TextItem>;
+  box: Box;
+}
+
+/** Tables drawn with ruling lines: connected horizontal and vertical rules forming at least a 2x2 grid. */
+export function findRuledTables(rules: Rule[], items: TextItem[]): GridTable[] {
+  const TOL = 2.5;
+  const hs = mergeIntervals(
+    rules.filter((r) => Math.abs(r.y1 - r.y0) < 0.01 && r.x1 - r.x0 > 4).map((r) => ({ k: r.y0, a: Math.min(r.x0, r.x1), b: Math.max(r.x0, r.x1) })),
+    1.5,
+    TOL,
+  ).map((m) => ({ y: m.k, x0: m.a, x1: m.b }) as HLine);
+  const vs = mergeIntervals(
+    rules.filter((r) => Math.abs(r.x1 - r.x0) < 0.01 && r.y1 - r.y0 > 4).map((r) => ({ k: r.x0, a: Math.min(r.y0, r.y1), b: Math.max(r.y0, r.y1) })),
+    1.5,
+    TOL,
+  ).map((m) => ({ x: m.k, y0: m.a, y1: m.b }) as VLine);
+  if (hs.length < 2 || vs.length < 2 || hs.length * vs.length > 250_000) return [];
+  // connected components of intersecting rules
+  const n = hs.length + vs.length;
+  const parent = Array.from({ length: n }, (_, i) => i);
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)));
+  const cross = (h: HLine, v: VLine) => v.x >= h.x0 - TOL && v.x <= h.x1 + TOL && h.y >= v.y0 - TOL && h.y <= v.y1 + TOL;
+  for (let i = 0; i < hs.length; i++) for (let j = 0; j < vs.length; j++) if (cross(hs[i]!, vs[j]!)) parent[find(i)] = find(hs.length + j);
+  const comps = new Map<number, { h: HLine[]; v: VLine[] }>();
+  for (let i = 0; i < n; i++) {
+    const r = find(i);
+    const c = comps.get(r) ?? { h: [], v: [] };
+    if (i < hs.length) c.h.push(hs[i]!);
+    else c.v.push(vs[i - hs.length]!);
+    comps.set(r, c);
+  }
+  const tables: GridTable[] = [];
+  for (const { h, v } of comps.values()) {
+    if (h.length < 2 || v.length < 2) continue;
+    const ys = clusterValues(h.map((l) => l.y), TOL);
+    const xs = clusterValues(v.map((l) => l.x), TOL);
+    if (ys.length < 2 || xs.length < 2) continue;
+    const box: Box = { x0: xs[0]!, x1: xs[xs.length - 1]!, top: ys[0]!, bottom: ys[ys.length - 1]! };
+    if (width(box) < 20 || height(box) < 8) continue;
+    const t = gridTable(ys, xs, h, v, items, box);
+    if (t) tables.push(t);
+  }
+  return tables;
+}
+
+function gridTable(ys: number[], xs: number[], h: HLine[], v: VLine[], items: TextItem[], box: Box): GridTable | null {
+  const rows = ys.length - 1;
+  const cols = xs.length - 1;
+  // is the boundary between two grid cells drawn? (a rule covers most of it)
+  const vDrawn = (x: number, y0: number, y1: number) => v.some((l) => Math.abs(l.x - x) <= 2.5 && l.y0 <= y0 + (y1 - y0) * 0.25 && l.y1 >= y1 - (y1 - y0) * 0.25);
+  const hDrawn = (y: number, x0: number, x1: number) => h.some((l) => Math.abs(l.y - y) <= 2.5 && l.x0 <= x0 + (x1 - x0) * 0.25 && l.x1 >= x1 - (x1 - x0) * 0.25);
+  // union-find over grid cells joined where the boundary is not drawn (merged cells)
+  const id = (r: number, c: number) => r * cols + c;
+  const parent = Array.from({ length: rows * cols }, (_, i) => i);
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)));
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++) {
+      if (c + 1 < cols && !vDrawn(xs[c + 1]!, ys[r]!, ys[r + 1]!)) parent[find(id(r, c + 1))] = find(id(r, c));
+      if (r + 1 < rows && !hDrawn(ys[r + 1]!, xs[c]!, xs[c + 1]!)) parent[find(id(r + 1, c))] = find(id(r, c));
+    }
+  }
+  const regions = new Map<number, { r0: number; r1: number; c0: number; c1: number }>();
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++) {
+      const root = find(id(r, c));
+      const g = regions.get(root);
+      if (!g) regions.set(root, { r0: r, r1: r, c0: c, c1: c });
+      else {
+        g.r0 = Math.min(g.r0, r);
+        g.r1 = Math.max(g.r1, r);
+        g.c0 = Math.min(g.c0, c);
+        g.c1 = Math.max(g.c1, c);
+      }
+    }
+  }
+  // a grid that is one merged region is a box, not a table
+  if (regions.size < 2) return null;
+  const regionOf = (r: number, c: number) => regions.get(find(id(r, c)))!;
+  const cellItems = new Map<object, TextItem[]>();
+  const used = new Set<TextItem>();
+  for (const it of items) {
+    const cx = it.x + it.width / 2;
+    const cy = (it.top + it.bottom) / 2;
+    if (cx < box.x0 || cx > box.x1 || cy < box.top || cy > box.bottom) continue;
+    const c = upperIndex(xs, cx);
+    const r = upperIndex(ys, cy);
+    if (r < 0 || c < 0 || r >= rows || c >= cols) continue;
+    const reg = regionOf(r, c);
+    const list = cellItems.get(reg) ?? [];
+    list.push(it);
+    cellItems.set(reg, list);
+    used.add(it);
+  }
+  if (used.size === 0) return null;
+  const cells: TableCell[] = [];
+  for (const reg of new Set(regions.values())) {
+    const its = cellItems.get(reg) ?? [];
+    const text = its.length ? joinLines(buildLines(its).map((l) => itemsText(l.items))) : '';
+    cells.push({
+      row: reg.r0,
+      col: reg.c0,
+      rowSpan: reg.r1 - reg.r0 + 1,
+      colSpan: reg.c1 - reg.c0 + 1,
+      text,
+      bbox: toBBox({ x0: xs[reg.c0]!, x1: xs[reg.c1 + 1]!, top: ys[reg.r0]!, bottom: ys[reg.r1 + 1]! }),
+    });
+  }
+  const filled = cells.filter((c) => c.text).length;
+  if (filled < 2) return null;
+  cells.sort((a, b) => a.row - b.row || a.col - b.col);
+  markHeader(cells, items.filter((i) => used.has(i)), ys[1]!);
+  return {
+    element: { kind: 'table', table: { bbox: toBBox(box), rows, cols, cells, confidence: 0.9 }, bbox: toBBox(box) },
+    used,
+    box,
+  };
+}
+
+function upperIndex(edges: number[], v: number): number {
+  for (let i = 0; i < edges.length - 1; i++) if (v >= edges[i]! && v <= edges[i + 1]!) return i;
+  return -1;
+}
+
+/** Marks the first row as header when it is bold, or when it is text over rows with numbers. */
+function markHeader(cells: TableCell[], items: TextItem[], firstRowBottom: number): void {
+  const first = cells.filter((c) => c.row === 0 && c.text);
+  if (!first.length) return;
+  const firstItems = items.filter((i) => (i.top + i.bottom) / 2 < firstRowBottom);
+  const restItems = items.filter((i) => (i.top + i.bottom) / 2 >= firstRowBottom);
+  const boldFirst = firstItems.length > 0 && firstItems.every((i) => i.bold) && !restItems.every((i) => i.bold);
+  const numeric = (s: string) => /^[-+(]?[$€£¥]?\s?\d[\d.,\s%)]*$/.test(s.trim());
+  const rest = cells.filter((c) => c.row > 0 && c.text);
+  const textOverNumbers = first.every((c) => !numeric(c.text)) && rest.some((c) => numeric(c.text));
+  if (boldFirst || textOverNumbers || cells.some((c) => c.row === 0 && c.colSpan > 1)) for (const c of cells) if (c.row === 0) c.header = true;
+}
+
+// ---------- tables from aligned columns ----------
+
+interface Row {
+  segs: Segment[];
+  box: Box;
+}
+
+const wordsOf = (s: string) => s.split(/\s+/).filter(Boolean).length;
+const numericCell = (s: string) => /^[-+(]?[$€£¥]?\s?[\d.,]+\s?%?\)?$/.test(s.trim()) || /^[\d.,]+\s?[$€£¥%]$/.test(s.trim());
+
+/**
+ * Runs of at least three consecutive lines split into two or more short pieces whose x-ranges line up
+ * in columns (gutters no piece crosses). Paragraph columns (long pieces) and label/value forms are not tables.
+ */
+export function findAlignedTables(segs: Segment[], bodySize: number): { element: TableElement; used: Set<Segment> }[] {
+  const byLine = new Map<number, Segment[]>();
+  for (const s of segs) {
+    const l = byLine.get(s.line) ?? [];
+    l.push(s);
+    byLine.set(s.line, l);
+  }
+  const rows: Row[] = [...byLine.values()]
+    .map((ss) => ({ segs: ss.sort((a, b) => a.x0 - b.x0), box: unionBox(ss) }))
+    .sort((a, b) => a.box.top - b.box.top);
+  const out: { element: TableElement; used: Set<Segment> }[] = [];
+  let i = 0;
+  while (i < rows.length) {
+    if (rows[i]!.segs.length < 2) {
+      i++;
+      continue;
+    }
+    // grow a run of rows: multi-piece rows, allowing single-piece continuation rows inside
+    let j = i + 1;
+    let lastMulti = i;
+    while (j < rows.length) {
+      const prev = rows[j - 1]!;
+      const r = rows[j]!;
+      const gap = r.box.top - prev.box.bottom;
+      if (gap > Math.max(bodySize, height(prev.box)) * 1.6) break;
+      if (hOverlap(r.box, rows[i]!.box) < width(r.box) * 0.5) break;
+      if (r.segs.length >= 2) lastMulti = j;
+      else if (j - lastMulti > 1) break;
+      j++;
+    }
+    const run = rows.slice(i, lastMulti + 1);
+    const t = run.length >= 3 ? alignedTable(run, bodySize) : null;
+    if (t) {
+      out.push(t);
+      i = lastMulti + 1;
+    } else i++;
+  }
+  return out;
+}
+
+function alignedTable(run: Row[], bodySize: number): { element: TableElement; used: Set<Segment> } | null {
+  const segs = run.flatMap((r) => r.segs);
+  const multi = run.filter((r) => r.segs.length >= 2);
+  if (multi.length < 3 || multi.length < run.length * 0.6) return null;
+  const words = segs.map((s) => wordsOf(s.text));
+  if (median(words) > 5) return null; // paragraph columns
+  // label/value forms: nearly every row is "Label:" + value
+  const labelRows = multi.filter((r) => r.segs.length === 2 && /:\s*$/.test(r.segs[0]!.text)).length;
+  if (labelRows >= multi.length * 0.6) return null;
+  // gutters: x-intervals crossed by no piece of the run
+  const spans = segs.map((s) => [s.x0, s.x1] as const).sort((a, b) => a[0] - b[0]);
+  const gutters: [number, number][] = [];
+  let end = spans[0]![1];
+  for (const [a, b] of spans.slice(1)) {
+    if (a - end >= Math.max(bodySize * 0.6, 3)) gutters.push([end, a]);
+    end = Math.max(end, b);
+  }
+  const cols = gutters.length + 1;
+  if (cols < 2 || cols > 30) return null;
+  const bounds = [-Infinity, ...gutters.map(([a, b]) => (a + b) / 2), Infinity];
+  const colOf = (s: Segment) => {
+    const cx = (s.x0 + s.x1) / 2;
+    for (let c = 0; c < cols; c++) if (cx >= bounds[c]! && cx < bounds[c + 1]!) return c;
+    return cols - 1;
+  };
+  // 2-column runs must look tabular: numbers in the second column or a bold header row
+  if (cols === 2) {
+    const right = segs.filter((s) => colOf(s) === 1);
+    if (right.filter((s) => numericCell(s.text)).length < right.length * 0.5) return null;
+  }
+  // rows: a row with an empty first column continues the row above (wrapped cell text)
+  const grid: string[][] = [];
+  const rowBoxes: Box[] = [];
+  for (const r of run) {
+    const cells = Array.from({ length: cols }, () => '');
+    for (const s of r.segs) {
+      const c = colOf(s);
+      cells[c] = cells[c] ? `${cells[c]} ${s.text}` : s.text;
+    }
+    const prev = grid[grid.length - 1];
+    if (prev && !cells[0] && r.segs.length < cols && grid.length > 0 && r.segs.every((s) => !numericCell(s.text))) {
+      cells.forEach((t, c) => {
+        if (t) prev[c] = prev[c] ? joinLines([prev[c]!, t]) : t;
+      });
+      rowBoxes[rowBoxes.length - 1] = unionBox([rowBoxes[rowBoxes.length - 1]!, r.box]);
+      continue;
+    }
+    grid.push(cells);
+    rowBoxes.push(r.box);
+  }
+  if (grid.length < 3) return null;
+  const filled = grid.flat().filter(Boolean).length;
+  if (filled < grid.length * cols * 0.5) return null;
+  const box = unionBox(run.map((r) => r.box));
+  const cells: TableCell[] = [];
+  grid.forEach((row, r) =>
+    row.forEach((text, c) =>
+      cells.push({
+        row: r,
+        col: c,
+        rowSpan: 1,
+        colSpan: 1,
+        text,
+        bbox: toBBox({ x0: c === 0 ? box.x0 : bounds[c]!, x1: c === cols - 1 ? box.x1 : bounds[c + 1]!, top: rowBoxes[r]!.top, bottom: rowBoxes[r]!.bottom }),
+      }),
+    ),
+  );
+  const firstSegs = run[0]!.segs;
+  const restBold = run.slice(1).every((r) => r.segs.every((s) => s.bold));
+  if ((firstSegs.every((s) => s.bold) && !restBold) || (grid[0]!.every((t) => !numericCell(t)) && grid.slice(1).some((row) => row.some(numericCell)))) {
+    for (const c of cells) if (c.row === 0) c.header = true;
+  }
+  return {
+    element: { kind: 'table', table: { bbox: toBBox(box), rows: grid.length, cols, cells, confidence: 0.7 }, bbox: toBBox(box) },
+    used: new Set(segs),
+  };
+}
+
+// ---------- paragraph blocks ----------
+
+interface Block extends Box {
+  segs: Segment[];
+  size: number;
+}
+
+const CAPTION = /^(fig(ure)?|table|tab\.|chart|exhibit|listing)\s*[\dIVX]+[a-z]?\s*[.:\-–—]/i;
+
+export function buildBlocks(segs: Segment[]): Block[] {
+  const sorted = [...segs].sort((a, b) => a.top - b.top || a.x0 - b.x0);
+  const blocks: Block[] = [];
+  const closed = new Set<Block>();
+  for (const s of sorted) {
+    const kv = !!parseKeyValue(s.text);
+    const list = isListItem(s.text);
+    let target: Block | null = null;
+    if (!kv && !list) {
+      for (let bi = blocks.length - 1; bi >= 0 && bi >= blocks.length - 40; bi--) {
+        const b = blocks[bi]!;
+        if (closed.has(b)) continue;
+        const last = b.segs[b.segs.length - 1]!;
+        if (last.line === s.line) continue;
+        const gap = s.top - last.bottom;
+        const lh = Math.max(height(last), height(s));
+        if (gap > lh * 0.75 || gap < -lh * 0.5) continue;
+        const ratio = Math.max(s.size, last.size) / Math.max(0.1, Math.min(s.size, last.size));
+        if (ratio > 1.15) continue;
+        if (last.bold !== s.bold && (b.segs.length === 1 || s.bold)) continue; // heading then body
+        const ov = hOverlap(last, s);
+        const leftAligned = Math.abs(last.x0 - s.x0) < Math.max(s.size, 4) * 1.5;
+        if (ov < Math.min(width(last), width(s)) * 0.5 && !leftAligned) continue;
+        // a short line ending a paragraph followed by an indented start: a new paragraph
+        if (CAPTION.test(s.text)) continue;
+        target = b;
+        break;
+      }
+    }
+    if (target) {
+      target.segs.push(s);
+      target.x0 = Math.min(target.x0, s.x0);
+      target.x1 = Math.max(target.x1, s.x1);
+      target.bottom = Math.max(target.bottom, s.bottom);
+    } else {
+      const b: Block = { x0: s.x0, x1: s.x1, top: s.top, bottom: s.bottom, segs: [s], size: s.size };
+      blocks.push(b);
+      if (kv) closed.add(b);
+    }
+  }
+  return blocks;
+}
+
+function blockElement(b: Block): TextElement {
+  const text = joinLines(b.segs.map((s) => s.text));
+  let chars = 0, bold = 0;
+  const sizes = new Map<number, number>();
+  for (const s of b.segs) {
+    const n = s.text.length;
+    chars += n;
+    if (s.bold) bold += n;
+    const k = Math.round(s.size * 2) / 2;
+    sizes.set(k, (sizes.get(k) ?? 0) + n);
+  }
+  const size = [...sizes].sort((a, c) => c[1] - a[1])[0]?.[0] ?? b.size;
+  const el: TextElement = { kind: 'text', type: 'paragraph', text, bbox: toBBox(b), lines: b.segs.length, size, bold: chars > 0 && bold / chars >= 0.8 };
+  const kv = b.segs.length === 1 ? parseKeyValue(text) : null;
+  if (kv) Object.assign(el, { type: 'key_value', key: kv.key, value: kv.value });
+  else if (isListItem(text)) el.type = 'list_item';
+  else if (CAPTION.test(text)) el.type = 'caption';
+  return el;
+}
+
+// ---------- reading order ----------
+
+interface Node extends Box {
+  el: PageElement;
+  lines: number;
+}
+
+/** A vertical gutter through all nodes: returns groups left to right, or null. */
+function columnSplit(nodes: Node[], minGap: number): Node[][] | null {
+  const sorted = [...nodes].sort((a, b) => a.x0 - b.x0);
+  const groups: Node[][] = [];
+  let cur: Node[] = [];
+  let end = -Infinity;
+  for (const n of sorted) {
+    if (cur.length && n.x0 - end >= minGap) {
+      groups.push(cur);
+      cur = [];
+    }
+    cur.push(n);
+    end = Math.max(end, n.x1);
+  }
+  groups.push(cur);
+  if (groups.length < 2) return null;
+  // pieces lined up in rows (forms, label/value pairs, table-like) are read row by row, not as columns
+  for (let g = 0; g + 1 < groups.length; g++) {
+    const left = groups[g]!;
+    const right = groups[g + 1]!;
+    const singles = left.filter((n) => n.lines <= 2);
+    const paired = singles.filter((n) => right.some((m) => m.lines <= 2 && vOverlap(n, m) > 0.5 * Math.min(height(n), height(m)))).length;
+    if (paired >= 2 && paired >= left.length * 0.5) return null;
+  }
+  return groups;
+}
+
+function rowSplit(nodes: Node[]): Node[][] {
+  const sorted = [...nodes].sort((a, b) => a.top - b.top);
+  const bands: Node[][] = [];
+  let cur: Node[] = [];
+  let bottom = -Infinity;
+  for (const n of sorted) {
+    if (cur.length && n.top >= bottom - 0.5) {
+      bands.push(cur);
+      cur = [];
+    }
+    cur.push(n);
+    bottom = Math.max(bottom, n.bottom);
+  }
+  if (cur.length) bands.push(cur);
+  return bands;
+}
+
+function order(nodes: Node[], minGap: number, rtl: boolean, depth = 0): Node[] {
+  if (nodes.length <= 1 || depth > 60) return nodes;
+  const cols = columnSplit(nodes, minGap);
+  if (cols) {
+    const seq = rtl ? [...cols].reverse() : cols;
+    return seq.flatMap((g) => order(g, minGap, rtl, depth + 1));
+  }
+  const bands = rowSplit(nodes);
+  if (bands.length === 1) {
+    // no gutter, no horizontal gap: top to bottom, then left to right
+    return [...nodes].sort((a, b) => (vOverlap(a, b) > 0.5 * Math.min(height(a), height(b)) ? (rtl ? b.x0 - a.x0 : a.x0 - b.x0) : a.top - b.top));
+  }
+  // bands that together still have a column gutter belong to the same columns
+  const groups: Node[][] = [];
+  for (const band of bands) {
+    const prev = groups[groups.length - 1];
+    if (prev && columnSplit([...prev, ...band], minGap) && (columnSplit(prev, minGap) || prev.length === 1) && (columnSplit(band, minGap) || band.length === 1)) {
+      prev.push(...band);
+    } else groups.push([...band]);
+  }
+  if (groups.length === 1 && groups[0]!.length === nodes.length) {
+    return bands.flatMap((b) => order(b, minGap, rtl, depth + 1));
+  }
+  return groups.flatMap((g) => order(g, minGap, rtl, depth + 1));
+}
+
+// ---------- page ----------
+
+export interface LayoutOptions {
+  width: number;
+  height: number;
+}
+
+/** Lays out one page: tables and text blocks in reading order. */
+export function layoutPage(items: TextItem[], rules: Rule[], _opts: LayoutOptions): PageElement[] {
+  if (!items.length) return [];
+  const ruled = findRuledTables(rules, items);
+  const usedItems = new Set<TextItem>();
+  for (const t of ruled) for (const it of t.used) usedItems.add(it);
+  const free = usedItems.size ? items.filter((i) => !usedItems.has(i)) : items;
+  const lines = buildLines(free);
+  const segs = buildSegments(lines);
+  const bodySize = median(segs.flatMap((s) => Array(Math.min(50, Math.max(1, s.text.length >> 3))).fill(s.size))) || 10;
+  const aligned = findAlignedTables(segs, bodySize);
+  const usedSegs = new Set<Segment>();
+  for (const t of aligned) for (const s of t.used) usedSegs.add(s);
+  const blocks = buildBlocks(segs.filter((s) => !usedSegs.has(s)));
+  const nodes: Node[] = [
+    ...blocks.map((b) => ({ x0: b.x0, x1: b.x1, top: b.top, bottom: b.bottom, el: blockElement(b) as PageElement, lines: b.segs.length })),
+    ...[...ruled.map((t) => t.element), ...aligned.map((t) => t.element)].map((el) => ({ x0: el.bbox.x, x1: el.bbox.x + el.bbox.width, top: el.bbox.y, bottom: el.bbox.y + el.bbox.height, el: el as PageElement, lines: 99 })),
+  ];
+  const rtlChars = segs.filter((s) => s.rtl).reduce((a, s) => a + s.text.length, 0);
+  const allChars = segs.reduce((a, s) => a + s.text.length, 0);
+  const minGap = Math.max(bodySize * 0.9, 6);
+  return order(nodes, minGap, rtlChars > allChars / 2).map((n) => n.el);
+}

@@ -1,0 +1,166 @@
+/**
+ * A small worker_threads pool: a queue of tasks, one task per worker at a time. A task whose signal
+ * aborts is dropped from the queue, or, when already running, its worker is terminated and replaced
+ * (pdf.js cannot be interrupted inside a page).
+ */
+import { Worker } from 'node:worker_threads';
+import type { WorkerRequest, WorkerResponse } from './types.js';
+
+type Payload = WorkerRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
+
+interface Task {
+  payload: Payload;
+  signal?: AbortSignal;
+  resolve: (v: unknown) => void;
+  reject: (e: unknown) => void;
+  onAbort?: () => void;
+}
+
+interface Slot {
+  worker: Worker;
+  ready: Promise<void>;
+  task: (Task & { id: number }) | null;
+  dead: boolean;
+}
+
+/** The worker module next to this file: worker.ts under tsx (sources), worker.js once built. */
+export function workerUrl(): URL {
+  const self = import.meta.url;
+  return new URL(self.endsWith('.ts') ? './worker.ts' : './worker.js', self);
+}
+
+/**
+ * Starts the worker. A built worker (.js) is started directly; a TypeScript source worker (tests and
+ * development under tsx) is started through a small bootstrap that registers tsx in the worker first,
+ * since Node 20 does not carry `--import tsx` loader hooks into worker threads.
+ */
+function startWorker(url: URL): Worker {
+  if (!url.pathname.endsWith('.ts')) return new Worker(url, { stdout: false, stderr: false });
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const code = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(url.href)}); });`;
+  const execArgv: string[] = [];
+  for (let i = 0; i < process.execArgv.length; i++) {
+    const a = process.execArgv[i]!;
+    if ((a === '--import' || a === '--require' || a === '--loader') && /tsx/.test(process.execArgv[i + 1] ?? '')) i++;
+    else if (!/^--(import|require|loader)=.*tsx/.test(a)) execArgv.push(a);
+  }
+  return new Worker(code, { eval: true, stdout: false, stderr: false, execArgv });
+}
+
+export class WorkerPool {
+  private readonly slots: Slot[] = [];
+  private readonly queue: Task[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(
+    private readonly size: number,
+    private readonly url: URL = workerUrl(),
+  ) {}
+
+  get threads(): number {
+    return this.slots.filter((s) => !s.dead).length;
+  }
+
+  private spawn(): Slot {
+    const worker = startWorker(this.url);
+    worker.unref();
+    let markReady!: () => void;
+    const slot: Slot = { worker, ready: new Promise<void>((r) => (markReady = r)), task: null, dead: false };
+    worker.on('message', (msg: WorkerResponse | { ready: true }) => {
+      if ('ready' in msg) {
+        markReady();
+        return;
+      }
+      const t = slot.task;
+      if (!t || t.id !== msg.id) return;
+      slot.task = null;
+      worker.unref();
+      t.signal?.removeEventListener('abort', t.onAbort!);
+      if (msg.ok) t.resolve(msg.result);
+      else t.reject(Object.assign(new Error(msg.error.message), { name: msg.error.name }));
+      this.pump();
+    });
+    const fail = (err: Error) => {
+      if (slot.dead) return;
+      slot.dead = true;
+      const t = slot.task;
+      slot.task = null;
+      const i = this.slots.indexOf(slot);
+      if (i >= 0) this.slots.splice(i, 1);
+      if (t) {
+        t.signal?.removeEventListener('abort', t.onAbort!);
+        t.reject(err);
+      }
+      this.pump();
+    };
+    worker.on('error', (e) => fail(e instanceof Error ? e : new Error(String(e))));
+    worker.on('exit', (code) => fail(new Error(`parse worker exited (code ${code})`)));
+    this.slots.push(slot);
+    return slot;
+  }
+
+  /** Runs a task on the next free worker. */
+  run<T>(payload: Payload, signal?: AbortSignal): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('worker pool is closed'));
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise<T>((resolve, reject) => {
+      const task: Task = { payload, signal, resolve: resolve as (v: unknown) => void, reject };
+      task.onAbort = () => {
+        const qi = this.queue.indexOf(task);
+        if (qi >= 0) {
+          this.queue.splice(qi, 1);
+          reject(signal!.reason);
+          return;
+        }
+        const slot = this.slots.find((s) => s.task && s.task.payload === payload);
+        if (slot) {
+          slot.task = null;
+          slot.dead = true;
+          this.slots.splice(this.slots.indexOf(slot), 1);
+          void slot.worker.terminate();
+          reject(signal!.reason);
+          this.pump();
+        }
+      };
+      signal?.addEventListener('abort', task.onAbort, { once: true });
+      this.queue.push(task);
+      this.pump();
+    });
+  }
+
+  /** Sends a message to every live worker (no reply awaited beyond delivery). */
+  broadcast(payload: Payload): void {
+    for (const s of this.slots) {
+      if (s.dead) continue;
+      if (s.task) {
+        // busy: deliver after the current task
+        this.queue.unshift({ payload, resolve: () => {}, reject: () => {} });
+      } else s.worker.postMessage({ ...payload, id: 0 });
+    }
+  }
+
+  private pump(): void {
+    if (this.closed) return;
+    while (this.queue.length) {
+      let slot = this.slots.find((s) => !s.dead && !s.task);
+      if (!slot && this.slots.length < this.size) slot = this.spawn();
+      if (!slot) return;
+      const task = this.queue.shift()!;
+      const id = this.nextId++;
+      slot.task = { ...task, id };
+      // keep the process alive while a task runs; idle workers do not hold it open
+      slot.worker.ref();
+      const s = slot;
+      void s.ready.then(() => {
+        if (s.task?.id === id && !s.dead) s.worker.postMessage({ ...task.payload, id });
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const t of this.queue.splice(0)) t.reject(new Error('worker pool closed'));
+    await Promise.all(this.slots.splice(0).map((s) => ((s.dead = true), s.worker.terminate())));
+  }
+}

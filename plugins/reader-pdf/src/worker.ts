@@ -1,0 +1,431 @@
+/**
+ * A parse worker (worker_threads): opens a PDF with pdfjs-dist once per job and lays out the page ranges
+ * it is given; renders scanned pages to PNG for OCR. One task at a time; documents stay open until the
+ * job is released.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { parentPort } from 'node:worker_threads';
+import type { Rule, TextItem, PageResult, OpenResult, WorkerRequest, WorkerResponse, PageElement } from './types.js';
+import { layoutPage } from './layout.js';
+
+// The legacy build's core-js polyfills replace Array.prototype.push with a slow generic version; the
+// native one is correct for every array pdf.js builds, so it is put back once both bundles are loaded.
+const nativePush = Array.prototype.push;
+const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
+// @ts-expect-error the worker bundle has no type declarations
+(globalThis as Record<string, unknown>).pdfjsWorker = await import('pdfjs-dist/legacy/build/pdf.worker.mjs');
+Array.prototype.push = nativePush;
+
+const { OPS, Util, AnnotationMode } = pdfjs;
+type PDFDocumentProxy = Awaited<ReturnType<typeof pdfjs.getDocument>['promise']>;
+type PDFPageProxy = Awaited<ReturnType<PDFDocumentProxy['getPage']>>;
+
+const require = createRequire(import.meta.url);
+const pdfjsDir = path.dirname(require.resolve('pdfjs-dist/package.json'));
+const assetUrl = (sub: string) => {
+  // the Node factories read these with fs; a trailing slash is required
+  const p = path.join(pdfjsDir, sub) + path.sep;
+  return p;
+};
+const ASSETS = {
+  standardFontDataUrl: assetUrl('standard_fonts'),
+  cMapUrl: assetUrl('cmaps'),
+  cMapPacked: true,
+  wasmUrl: assetUrl('wasm'),
+  iccUrl: assetUrl('iccs'),
+};
+void pathToFileURL;
+
+interface OpenDoc {
+  text?: Promise<PDFDocumentProxy>;
+  render?: Promise<PDFDocumentProxy>;
+  lastUsed: number;
+}
+const docs = new Map<string, OpenDoc>();
+const MAX_OPEN = 3;
+
+async function load(file: string, forRender: boolean): Promise<PDFDocumentProxy> {
+  const data = new Uint8Array(await fs.readFile(file));
+  const task = pdfjs.getDocument({
+    data,
+    verbosity: 0,
+    isEvalSupported: false,
+    useSystemFonts: false,
+    // text pages: images are never decoded (they are not needed for text); scans are rendered by a second,
+    // complete instance of the document.
+    maxImageSize: forRender ? -1 : 1,
+    // with font faces "enabled", pdf.js does not build glyph outlines for the operator list
+    disableFontFace: forRender,
+    stopAtErrors: false,
+    isOffscreenCanvasSupported: false,
+    ...ASSETS,
+  } as Parameters<typeof pdfjs.getDocument>[0]);
+  const doc = await task.promise;
+  if (!forRender) {
+    // no font loading in Node: skip building @font-face rules for every font
+    const loader = (doc as unknown as { _transport?: { fontLoader?: { bind?: unknown } } })._transport?.fontLoader;
+    if (loader && typeof loader.bind === 'function') loader.bind = async () => {};
+  }
+  return doc;
+}
+
+async function getDoc(jobId: string, file: string, forRender = false): Promise<PDFDocumentProxy> {
+  let e = docs.get(jobId);
+  if (!e) {
+    e = { lastUsed: Date.now() };
+    docs.set(jobId, e);
+    if (docs.size > MAX_OPEN) {
+      const oldest = [...docs].filter(([k]) => k !== jobId).sort((a, b) => a[1].lastUsed - b[1].lastUsed)[0];
+      if (oldest) await release(oldest[0]);
+    }
+  }
+  e.lastUsed = Date.now();
+  const key = forRender ? 'render' : 'text';
+  if (!e[key]) {
+    e[key] = load(file, forRender);
+    e[key]!.catch(() => {});
+  }
+  return e[key]!;
+}
+
+async function release(jobId: string): Promise<void> {
+  const e = docs.get(jobId);
+  if (!e) return;
+  docs.delete(jobId);
+  for (const p of [e.text, e.render]) {
+    if (!p) continue;
+    try {
+      await (await p).destroy();
+    } catch {
+      // failed to open: nothing to close
+    }
+  }
+}
+
+function pdfDate(s: unknown): string | undefined {
+  if (typeof s !== 'string' || !s) return undefined;
+  try {
+    const d = pdfjs.PDFDateString.toDateObject(s);
+    return d && !Number.isNaN(d.getTime()) ? d.toISOString() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function open(jobId: string, file: string, firstTo: number): Promise<OpenResult> {
+  const doc = await getDoc(jobId, file);
+  const metadata: OpenResult['metadata'] = {};
+  try {
+    const { info } = (await doc.getMetadata()) as unknown as { info: Record<string, unknown> };
+    const str = (v: unknown) => (typeof v === 'string' && v.trim() ? v.replace(/\u0000/g, '').trim() : undefined);
+    const title = str(info?.Title);
+    const author = str(info?.Author);
+    const creationDate = pdfDate(info?.CreationDate);
+    if (title) metadata.title = title;
+    if (author) metadata.author = author;
+    if (creationDate) metadata.creationDate = creationDate;
+    const subject = str(info?.Subject);
+    const producer = str(info?.Producer);
+    const creator = str(info?.Creator);
+    const modDate = pdfDate(info?.ModDate);
+    if (subject) metadata.subject = subject;
+    if (creator) metadata.creator = creator;
+    if (producer) metadata.producer = producer;
+    if (modDate) metadata.modificationDate = modDate;
+  } catch {
+    // metadata is optional
+  }
+  const first = Math.min(doc.numPages, firstTo);
+  return { numPages: doc.numPages, metadata, pages: first >= 1 ? await pages(jobId, file, 1, first) : [] };
+}
+
+// ---------- text items ----------
+
+const BOLD_NAME = /bold|black|heavy|semibold|demibold|[-,]demi|extrabold|ultrabold/i;
+
+function textItems(page: PDFPageProxy, tc: { items: unknown[]; styles: Record<string, { ascent?: number; descent?: number; vertical?: boolean }> }, vt: number[]): { items: TextItem[]; rotated: TextItem[] } {
+  const items: TextItem[] = [];
+  const rotated: TextItem[] = [];
+  const boldCache = new Map<string, boolean>();
+  const isBold = (fontName: string) => {
+    let b = boldCache.get(fontName);
+    if (b === undefined) {
+      b = false;
+      try {
+        if (page.commonObjs.has(fontName)) {
+          const f = page.commonObjs.get(fontName) as { name?: string; bold?: boolean; black?: boolean } | null;
+          b = !!(f && (f.bold || f.black || BOLD_NAME.test(f.name ?? '')));
+        }
+      } catch {
+        b = false;
+      }
+      boldCache.set(fontName, b);
+    }
+    return b;
+  };
+  for (const raw of tc.items) {
+    const item = raw as { str?: string; transform?: number[]; width?: number; height?: number; fontName?: string; dir?: string };
+    if (typeof item.str !== 'string' || !item.transform) continue;
+    const str = item.str;
+    if (!str.trim()) continue;
+    const tx = Util.transform(vt, item.transform) as number[];
+    const size = Math.hypot(tx[2]!, tx[3]!) || Math.hypot(tx[0]!, tx[1]!);
+    if (!(size > 0.5) || !Number.isFinite(tx[4]!) || !Number.isFinite(tx[5]!)) continue;
+    const style = tc.styles[item.fontName ?? ''];
+    let asc = style?.ascent ?? 0.8;
+    let desc = style?.descent !== undefined ? -style.descent : 0.2;
+    if (!(asc >= 0.5 && asc <= 1.1)) asc = 0.8;
+    if (!(desc >= 0 && desc <= 0.5)) desc = 0.2;
+    const angle = Math.atan2(tx[1]!, tx[0]!);
+    const w = (item.width ?? 0) > 0 ? item.width! : str.length * size * 0.5;
+    const bold = isBold(item.fontName ?? '');
+    const rtl = item.dir === 'rtl';
+    if (Math.abs(angle) < 0.02 && !style?.vertical) {
+      const baseline = tx[5]!;
+      items.push({ str, x: tx[4]!, top: baseline - size * asc, bottom: baseline + size * desc, baseline, width: w, size, bold, rtl });
+    } else {
+      // rotated text: kept as a separate piece at its bounding box
+      const c = Math.cos(angle), s = Math.sin(angle);
+      const xs = [tx[4]!, tx[4]! + w * c, tx[4]! - size * asc * -s, tx[4]! + w * c - size * asc * -s];
+      const ys = [tx[5]!, tx[5]! + w * s, tx[5]! - size * asc * c, tx[5]! + w * s - size * asc * c];
+      const x0 = Math.min(...xs), x1 = Math.max(...xs), y0 = Math.min(...ys), y1 = Math.max(...ys);
+      rotated.push({ str, x: x0, top: y0, bottom: y1, baseline: y1, width: x1 - x0, size, bold, rtl });
+    }
+  }
+  return { items, rotated };
+}
+
+// ---------- ruling lines from the operator list ----------
+
+const STROKE_OPS = new Set<number>([OPS.stroke, OPS.closeStroke, OPS.fillStroke, OPS.eoFillStroke, OPS.closeFillStroke, OPS.closeEOFillStroke]);
+const FILL_OPS = new Set<number>([OPS.fill, OPS.eoFill, OPS.fillStroke, OPS.eoFillStroke, OPS.closeFillStroke, OPS.closeEOFillStroke]);
+const MAX_RULES = 20000;
+
+interface GState {
+  ctm: number[];
+  fill: string;
+  stroke: string;
+}
+
+function extractRules(ops: { fnArray: number[]; argsArray: unknown[] }, vt: number[], pageW: number, pageH: number): Rule[] {
+  const rules: Rule[] = [];
+  let gs: GState = { ctm: [1, 0, 0, 1, 0, 0], fill: '#000000', stroke: '#000000' };
+  const stack: GState[] = [];
+  const { fnArray, argsArray } = ops;
+  const addH = (x0: number, x1: number, y: number) => {
+    if (x1 - x0 > 3 && rules.length < MAX_RULES) rules.push({ x0: Math.min(x0, x1), x1: Math.max(x0, x1), y0: y, y1: y });
+  };
+  const addV = (y0: number, y1: number, x: number) => {
+    if (y1 - y0 > 3 && rules.length < MAX_RULES) rules.push({ x0: x, x1: x, y0: Math.min(y0, y1), y1: Math.max(y0, y1) });
+  };
+  for (let i = 0; i < fnArray.length && rules.length < MAX_RULES; i++) {
+    const fn = fnArray[i]!;
+    const args = argsArray[i] as unknown[] | null;
+    switch (fn) {
+      case OPS.save:
+        stack.push(gs);
+        gs = { ...gs };
+        break;
+      case OPS.restore:
+        gs = stack.pop() ?? gs;
+        break;
+      case OPS.transform:
+        gs.ctm = Util.transform(gs.ctm, args as number[]) as number[];
+        break;
+      case OPS.paintFormXObjectBegin:
+        stack.push(gs);
+        gs = { ...gs };
+        if (Array.isArray(args?.[0]) || ArrayBuffer.isView(args?.[0])) gs.ctm = Util.transform(gs.ctm, Array.from(args![0] as number[])) as number[];
+        break;
+      case OPS.paintFormXObjectEnd:
+        gs = stack.pop() ?? gs;
+        break;
+      case OPS.setFillRGBColor:
+        if (typeof args?.[0] === 'string') gs.fill = (args[0] as string).toLowerCase();
+        break;
+      case OPS.setStrokeRGBColor:
+        if (typeof args?.[0] === 'string') gs.stroke = (args[0] as string).toLowerCase();
+        break;
+      case OPS.constructPath: {
+        const op = args?.[0] as number;
+        const data = (args?.[1] as unknown[] | undefined)?.[0] as ArrayLike<number> | undefined;
+        if (!data || op === OPS.endPath) break;
+        const stroke = STROKE_OPS.has(op) && gs.stroke !== '#ffffff';
+        const fill = FILL_OPS.has(op) && gs.fill !== '#ffffff';
+        if (!stroke && !fill) break;
+        const m = Util.transform(vt, gs.ctm) as number[];
+        const P = (x: number, y: number): [number, number] => [m[0]! * x + m[2]! * y + m[4]!, m[1]! * x + m[3]! * y + m[5]!];
+        // subpaths of straight segments
+        let sub: [number, number][] = [];
+        const subs: { pts: [number, number][]; closed: boolean; curved: boolean }[] = [];
+        let curved = false;
+        const flush = (closed: boolean) => {
+          if (sub.length > 1) subs.push({ pts: sub, closed, curved });
+          sub = [];
+          curved = false;
+        };
+        for (let k = 0; k < data.length; ) {
+          const d = data[k]!;
+          if (d === 0) {
+            flush(false);
+            sub.push(P(data[k + 1]!, data[k + 2]!));
+            k += 3;
+          } else if (d === 1) {
+            sub.push(P(data[k + 1]!, data[k + 2]!));
+            k += 3;
+          } else if (d === 2) {
+            curved = true;
+            sub.push(P(data[k + 5]!, data[k + 6]!));
+            k += 7;
+          } else if (d === 3) {
+            curved = true;
+            sub.push(P(data[k + 3]!, data[k + 4]!));
+            k += 5;
+          } else if (d === 4) {
+            const first = sub[0];
+            flush(true);
+            if (first) sub.push(first);
+            k += 1;
+          } else break;
+        }
+        flush(false);
+        for (const s of subs) {
+          if (s.curved) continue;
+          const xs = s.pts.map((p) => p[0]);
+          const ys = s.pts.map((p) => p[1]);
+          const x0 = Math.min(...xs), x1 = Math.max(...xs), y0 = Math.min(...ys), y1 = Math.max(...ys);
+          const axisAligned = s.pts.every((p, idx) => {
+            const q = s.pts[(idx + 1) % s.pts.length]!;
+            return Math.abs(p[0] - q[0]) < 0.5 || Math.abs(p[1] - q[1]) < 0.5;
+          });
+          if (fill && axisAligned && (s.pts.length >= 4 || s.closed)) {
+            // filled rectangles: thin ones are rules, larger ones (cell shading, boxes) contribute their edges
+            const w = x1 - x0, h = y1 - y0;
+            if (h <= 3 && w > 3) addH(x0, x1, (y0 + y1) / 2);
+            else if (w <= 3 && h > 3) addV(y0, y1, (x0 + x1) / 2);
+            else if (w > 3 && h > 3 && (w < pageW * 0.95 || h < pageH * 0.95)) {
+              addH(x0, x1, y0);
+              addH(x0, x1, y1);
+              addV(y0, y1, x0);
+              addV(y0, y1, x1);
+            }
+            continue;
+          }
+          if (!stroke) continue;
+          const pts = s.closed ? [...s.pts, s.pts[0]!] : s.pts;
+          for (let k = 0; k + 1 < pts.length; k++) {
+            const [ax, ay] = pts[k]!;
+            const [bx, by] = pts[k + 1]!;
+            if (Math.abs(ay - by) < 1) addH(ax, bx, (ay + by) / 2);
+            else if (Math.abs(ax - bx) < 1) addV(ay, by, (ax + bx) / 2);
+          }
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return rules;
+}
+
+// ---------- pages ----------
+
+async function parsePage(doc: PDFDocumentProxy, n: number): Promise<PageResult> {
+  const page = await doc.getPage(n);
+  try {
+    const viewport = page.getViewport({ scale: 1 });
+    const vt = viewport.transform as number[];
+    const result: PageResult = { number: n, width: round2(viewport.width), height: round2(viewport.height), needsOcr: false, elements: [] };
+    const tc = (await page.getTextContent()) as unknown as Parameters<typeof textItems>[1];
+    const chars = tc.items.reduce((a: number, it) => a + (typeof (it as { str?: string }).str === 'string' ? (it as { str: string }).str.trim().length : 0), 0);
+    if (chars < 3) {
+      result.needsOcr = true;
+      return result;
+    }
+    const ops = await page.getOperatorList({ annotationMode: AnnotationMode.DISABLE });
+    const rules = extractRules(ops as unknown as { fnArray: number[]; argsArray: unknown[] }, vt, viewport.width, viewport.height);
+    const { items, rotated } = textItems(page, tc, vt);
+    const elements: PageElement[] = layoutPage(items, rules, { width: viewport.width, height: viewport.height });
+    for (const r of rotated) {
+      elements.push({ kind: 'text', type: 'paragraph', text: r.str.trim(), bbox: { x: round2(r.x), y: round2(r.top), width: round2(r.width), height: round2(r.bottom - r.top) }, lines: 1, size: r.size, bold: r.bold });
+    }
+    result.elements = elements;
+    return result;
+  } finally {
+    page.cleanup();
+  }
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+async function pages(jobId: string, file: string, from: number, to: number): Promise<PageResult[]> {
+  const doc = await getDoc(jobId, file);
+  const out: PageResult[] = [];
+  for (let n = from; n <= to; n++) {
+    try {
+      out.push(await parsePage(doc, n));
+    } catch (e) {
+      out.push({ number: n, width: 0, height: 0, needsOcr: false, elements: [], error: e instanceof Error ? e.message : String(e) });
+    }
+  }
+  return out;
+}
+
+const MAX_PIXELS = 36_000_000;
+
+async function render(jobId: string, file: string, n: number, dpi: number, out: string): Promise<{ dpi: number; width: number; height: number }> {
+  const doc = await getDoc(jobId, file, true);
+  const page = await doc.getPage(n);
+  try {
+    const base = page.getViewport({ scale: 1 });
+    let scale = dpi / 72;
+    if (base.width * base.height * scale * scale > MAX_PIXELS) scale = Math.sqrt(MAX_PIXELS / (base.width * base.height));
+    const viewport = page.getViewport({ scale });
+    const factory = (doc as unknown as { canvasFactory: { create(w: number, h: number): { canvas: { width: number; height: number; encode(f: string): Promise<Buffer> }; context: CanvasRenderingContext2D }; destroy(c: unknown): void } }).canvasFactory;
+    const cc = factory.create(Math.ceil(viewport.width), Math.ceil(viewport.height));
+    cc.context.fillStyle = '#ffffff';
+    cc.context.fillRect(0, 0, cc.canvas.width, cc.canvas.height);
+    await page.render({ canvasContext: cc.context, viewport, annotationMode: AnnotationMode.ENABLE } as unknown as Parameters<PDFPageProxy['render']>[0]).promise;
+    const png = await cc.canvas.encode('png');
+    await fs.writeFile(out, png);
+    const res = { dpi: scale * 72, width: cc.canvas.width, height: cc.canvas.height };
+    factory.destroy(cc);
+    return res;
+  } finally {
+    page.cleanup();
+  }
+}
+
+interface CanvasRenderingContext2D {
+  fillStyle: string;
+  fillRect(x: number, y: number, w: number, h: number): void;
+}
+
+async function handle(msg: WorkerRequest): Promise<unknown> {
+  switch (msg.type) {
+    case 'open':
+      return open(msg.jobId, msg.path, msg.firstTo);
+    case 'pages':
+      return pages(msg.jobId, msg.path, msg.from, msg.to);
+    case 'render':
+      return render(msg.jobId, msg.path, msg.page, msg.dpi, msg.out);
+    case 'release':
+      await release(msg.jobId);
+      return null;
+  }
+}
+
+parentPort!.on('message', (msg: WorkerRequest) => {
+  handle(msg).then(
+    (result) => parentPort!.postMessage({ id: msg.id, ok: true, result } satisfies WorkerResponse),
+    (e: unknown) => {
+      const err = e as { name?: string; message?: string };
+      parentPort!.postMessage({ id: msg.id, ok: false, error: { name: err?.name ?? 'Error', message: err?.message ?? String(e) } } satisfies WorkerResponse);
+    },
+  );
+});
+parentPort!.postMessage({ ready: true });
