@@ -8,7 +8,7 @@ import { DocumentBuilder, definePlugin, errors } from '@quire/core';
 import type { ParsedDocument, PluginContext, ReadOptions, ReaderInput, ReaderPlugin } from '@quire/core';
 import { emitSheet } from './model.js';
 import type { SheetData } from './model.js';
-import { readOoxml, sheetCharts } from './ooxml.js';
+import { readOoxml, readOoxmlStreaming, sheetCharts, sheetXmlBytes } from './ooxml.js';
 import type { CellBudget } from './ooxml.js';
 import { readLegacy } from './legacy.js';
 import { readCsv } from './csv.js';
@@ -27,12 +27,15 @@ export interface SheetReaderOptions {
   maxCells?: number;
   /** rows per Table object; longer tables are split, repeating the header row (default 200) */
   maxTableRows?: number;
+  /** OOXML workbooks whose worksheet XML exceeds this many bytes are read with exceljs' streaming reader (default 64 MB) */
+  streamAboveBytes?: number;
 }
 
 export function createSheetReader(ctx: Pick<PluginContext, 'options'>): ReaderPlugin {
   const o = (ctx.options ?? {}) as SheetReaderOptions;
   const maxCells = o.maxCells ?? 2_000_000;
   const maxTableRows = o.maxTableRows ?? 200;
+  const streamAboveBytes = o.streamAboveBytes ?? 64 * 1024 * 1024;
 
   return {
     formats: SHEET_FORMATS,
@@ -56,7 +59,11 @@ export function createSheetReader(ctx: Pick<PluginContext, 'options'>): ReaderPl
           if (OOXML.has(format)) {
             // an encrypted OOXML workbook is a CFB container holding the encrypted package
             if (isCfb(bytes)) throw errors.processing(`${format} could not be read: the file is password-protected (encrypted)`);
-            sheets = await raceSignal(readOoxml(bytes, budget, options.signal, options.maxPages), options.signal);
+            const xmlBytes = sheetXmlBytes(bytes);
+            if (xmlBytes > streamAboveBytes) {
+              sheets = await raceSignal(readOoxmlStreaming(input.path, budget, options.signal, options.maxPages), options.signal);
+              builder.issue({ code: 'streamed', stage: 'parse', message: `Large workbook (${Math.round(xmlBytes / 1048576)} MB of sheet XML) read in streaming mode: merged cells are not reported as spans.` });
+            } else sheets = await raceSignal(readOoxml(bytes, budget, options.signal, options.maxPages), options.signal);
             try {
               const charts = sheetCharts(bytes);
               for (const s of sheets) s.charts = charts.get(s.name);

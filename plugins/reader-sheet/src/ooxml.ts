@@ -43,6 +43,52 @@ function convert(value: Value, numFmt: string | undefined, date1904: boolean): {
   return null;
 }
 
+/** Uncompressed size of the worksheet parts, from the zip directory (nothing is inflated). */
+export function sheetXmlBytes(bytes: Uint8Array): number {
+  let total = 0;
+  unzipSync(bytes, {
+    filter: (f) => {
+      if (/^xl\/worksheets\/[^/]+\.xml$/.test(f.name)) total += f.originalSize;
+      return false;
+    },
+  });
+  return total;
+}
+
+/**
+ * Streaming read for very large workbooks (exceljs WorkbookReader): rows are visited as they are parsed and
+ * only the cell texts are kept. That reader does not report merged cells; the caller records that.
+ */
+export async function readOoxmlStreaming(filePath: string, budget: CellBudget, signal: AbortSignal | undefined, maxSheets?: number): Promise<SheetData[]> {
+  const reader = new ExcelJS.stream.xlsx.WorkbookReader(filePath, { worksheets: 'emit', sharedStrings: 'cache', styles: 'cache', hyperlinks: 'ignore', entries: 'ignore' });
+  const sheets: SheetData[] = [];
+  let steps = 0;
+  for await (const ws of reader) {
+    const cells: SheetCell[] = [];
+    const name = String((ws as unknown as { name?: string }).name ?? `Sheet${sheets.length + 1}`);
+    for await (const row of ws) {
+      if (++steps % 1000 === 0) checkAbort(signal);
+      if (budget.truncated) continue; // drain the sheet
+      row.eachCell({ includeEmpty: false }, (cell, colNumber) => {
+        if (budget.truncated) return;
+        const v = convert(cell.value as Value, cell.numFmt, false);
+        if (!v || !v.text) return;
+        if (budget.remaining <= 0) {
+          budget.truncated = true;
+          return;
+        }
+        budget.remaining--;
+        cells.push({ r: row.number - 1, c: colNumber - 1, text: v.text, kind: v.kind });
+      });
+    }
+    sheets.push({ name, cells, merges: [] });
+  }
+  // sheets arrive in package order; put them in tab order
+  const order: string[] = ((reader as unknown as { model?: { sheets?: { name: string }[] } }).model?.sheets ?? []).map((s) => s.name);
+  sheets.sort((a, b) => (order.indexOf(a.name) + 1 || 1e9) - (order.indexOf(b.name) + 1 || 1e9));
+  return maxSheets ? sheets.slice(0, maxSheets) : sheets;
+}
+
 export async function readOoxml(bytes: Uint8Array, budget: CellBudget, signal: AbortSignal | undefined, maxSheets?: number): Promise<SheetData[]> {
   const wb = new ExcelJS.Workbook();
   await wb.xlsx.load(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) as unknown as ArrayBuffer);

@@ -117,6 +117,24 @@ test('xlsx: a long table is split into tables of at most 200 rows that repeat th
   assert.deepEqual(tableGrid(parsed.tables[2]!).at(-1), ['450', 'item 450']);
 });
 
+test('xlsx: very large workbooks are read with the streaming reader (same values, tab order kept)', async () => {
+  const wb = new ExcelJS.Workbook();
+  const a = wb.addWorksheet('First');
+  a.addRow(['Name', 'When', 'Amount']);
+  a.addRow(['x', new Date(Date.UTC(2023, 11, 31)), 1.5]);
+  a.getCell('B2').numFmt = 'dd/mm/yyyy';
+  a.getCell('C3').value = { formula: 'C2*2', result: 3 };
+  wb.addWorksheet('Second').addRow(['only', 'text']);
+  const parsed = await read('stream.xlsx', 'xlsx', new Uint8Array(await wb.xlsx.writeBuffer()), createSheetReader({ options: { streamAboveBytes: 0 } }));
+  assert.equal(parsed.issues[0]?.code, 'streamed');
+  assert.deepEqual(parsed.pages.map((p) => p.name), ['First', 'Second']);
+  assert.deepEqual(tableGrid(parsed.tables[0]!), [
+    ['Name', 'When', 'Amount'],
+    ['x', '2023-12-31', '1.5'],
+    ['', '', '3'],
+  ]);
+});
+
 test('xlsx: the cell cap truncates and records an issue', async () => {
   const wb = new ExcelJS.Workbook();
   const ws = wb.addWorksheet('S');
