@@ -27,14 +27,17 @@ export interface SheetReaderOptions {
   maxCells?: number;
   /** rows per Table object; longer tables are split, repeating the header row (default 200) */
   maxTableRows?: number;
+  /** time limit of one xls/qpw read, which runs in a worker thread (default: min(120 s, config.limits.parseTimeoutMs)) */
+  legacyTimeoutMs?: number;
   /** OOXML workbooks whose worksheet XML exceeds this many bytes are read with exceljs' streaming reader (default 64 MB) */
   streamAboveBytes?: number;
 }
 
-export function createSheetReader(ctx: Pick<PluginContext, 'options'>): ReaderPlugin {
+export function createSheetReader(ctx: Pick<PluginContext, 'options'> & { config?: PluginContext['config'] }): ReaderPlugin {
   const o = (ctx.options ?? {}) as SheetReaderOptions;
   const maxCells = o.maxCells ?? 2_000_000;
   const maxTableRows = o.maxTableRows ?? 200;
+  const legacyTimeoutMs = o.legacyTimeoutMs ?? Math.min(120_000, ctx.config?.limits?.parseTimeoutMs ?? 120_000);
   const streamAboveBytes = o.streamAboveBytes ?? 64 * 1024 * 1024;
 
   return {
@@ -71,7 +74,7 @@ export function createSheetReader(ctx: Pick<PluginContext, 'options'>): ReaderPl
               builder.issue({ code: 'charts_unreadable', stage: 'parse', message: `Charts could not be read: ${e instanceof Error ? e.message : String(e)}` });
             }
           } else {
-            sheets = readLegacy(bytes, budget, options.signal, options.maxPages);
+            sheets = await readLegacy(bytes, budget, { signal: options.signal, maxSheets: options.maxPages, timeoutMs: legacyTimeoutMs });
           }
         }
         if (budget.truncated) {

@@ -1,96 +1,112 @@
 /**
  * Legacy workbooks (xls, qpw) through SheetJS `xlsx` 0.18.5. That version has known advisories (prototype
- * pollution, ReDoS), so it is used for these binary formats only — never OOXML — in dense mode without
- * formulas, HTML or styles, and nothing it returns leaves this module: cells are copied into plain
- * SheetCell values right here.
+ * pollution, ReDoS), so it is used for these binary formats only — never OOXML — and it runs in a
+ * worker thread of its own: a polluted prototype stays in that worker's realm, a runaway regular expression
+ * is ended by terminating the worker (time limit or abort), and only plain cell texts come back.
+ * Dense mode, no formulas/HTML/styles, blank rows skipped, and the cell cap applied inside the worker.
  */
-import XLSX from 'xlsx';
-import type { Merge, SheetCell, SheetData } from './model.js';
-import { canonicalNumber, isoFromParts } from './model.js';
+import { Worker } from 'node:worker_threads';
+import { createRequire } from 'node:module';
+import type { SheetData } from './model.js';
 import type { CellBudget } from './ooxml.js';
-import { checkAbort } from './util.js';
+import { abortReason } from './util.js';
 
-interface DenseCell {
-  v?: unknown;
-  t?: string;
-  z?: string | number;
-  w?: string;
-}
+const require = createRequire(import.meta.url);
 
-export function readLegacy(bytes: Uint8Array, budget: CellBudget, signal: AbortSignal | undefined, maxSheets?: number): SheetData[] {
-  let wb: XLSX.WorkBook;
-  try {
-    wb = XLSX.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), {
-      type: 'buffer',
-      dense: true,
-      cellNF: true,
-      cellDates: false,
-      cellFormula: false,
-      cellHTML: false,
-      cellStyles: false,
-      cellText: false,
-      sheetStubs: false,
-      bookVBA: false,
-    });
-  } catch (e) {
-    // re-create the error so no library object escapes
-    throw new Error(e instanceof Error ? e.message : String(e));
-  }
-  checkAbort(signal);
-  const date1904 = !!wb.Workbook?.WBProps?.date1904;
-  const out: SheetData[] = [];
-  const names = (wb.SheetNames ?? []).map(String);
+/** The worker body (plain CommonJS; formatting rules mirror model.ts canonicalNumber / isoFromParts). */
+const WORKER = String.raw`
+const { parentPort, workerData } = require('node:worker_threads');
+const XLSX = require(workerData.xlsxPath);
+const pad = (v, w = 2) => String(v).padStart(w, '0');
+const iso = (p) => {
+  const date = pad(p.y, 4) + '-' + pad(p.m) + '-' + pad(p.d);
+  const S = Math.round(p.S);
+  return p.H || p.M || S ? date + 'T' + pad(p.H) + ':' + pad(p.M) + ':' + pad(S) : date;
+};
+const num = (n) => (!Number.isFinite(n) ? String(n) : Number.isInteger(n) && Math.abs(n) < 1e21 ? String(n) : String(Number(n.toPrecision(15))));
+try {
+  const wb = XLSX.read(Buffer.from(workerData.bytes), { type: 'buffer', dense: true, cellNF: true, cellDates: false, cellFormula: false, cellHTML: false, cellStyles: false, cellText: false, sheetStubs: false, bookVBA: false });
+  const date1904 = !!(wb.Workbook && wb.Workbook.WBProps && wb.Workbook.WBProps.date1904);
+  let remaining = workerData.maxCells;
+  let truncated = false;
+  const sheets = [];
+  const names = (wb.SheetNames || []).map(String);
   for (const name of names) {
-    if (maxSheets && out.length >= maxSheets) break;
-    const ws = wb.Sheets[name] as unknown as (DenseCell[] | undefined)[] & { '!merges'?: XLSX.Range[] };
-    const cells: SheetCell[] = [];
+    if (workerData.maxSheets && sheets.length >= workerData.maxSheets) break;
+    const ws = wb.Sheets[name];
+    const cells = [];
     if (Array.isArray(ws)) {
-      for (let r = 0; r < ws.length && !budget.truncated; r++) {
+      for (let r = 0; r < ws.length && !truncated; r++) {
         const row = ws[r];
-        if (!row) continue; // blank rows are skipped
-        if (r % 1000 === 0) checkAbort(signal);
+        if (!row) continue;
         for (let c = 0; c < row.length; c++) {
           const cell = row[c];
           if (!cell) continue;
-          const v = convert(cell, date1904);
-          if (!v || !v.text) continue;
-          if (budget.remaining <= 0) {
-            budget.truncated = true;
-            break;
-          }
-          budget.remaining--;
-          cells.push({ r, c, text: v.text, kind: v.kind });
+          let text = '';
+          let kind = 'text';
+          if (cell.t === 'n') {
+            const n = Number(cell.v);
+            const fmt = typeof cell.z === 'string' ? cell.z : typeof cell.z === 'number' ? XLSX.SSF.get_table()[cell.z] : undefined;
+            const p = fmt && XLSX.SSF.is_date(fmt) ? XLSX.SSF.parse_date_code(n, { date1904 }) : null;
+            if (p) { text = iso(p); kind = 'date'; } else { text = num(n); kind = 'number'; }
+          } else if (cell.t === 's' || cell.t === 'str') text = String(cell.v == null ? '' : cell.v).trim();
+          else if (cell.t === 'b') { text = cell.v ? 'TRUE' : 'FALSE'; kind = 'bool'; }
+          else if (cell.t === 'e') { text = String(cell.w == null ? '#ERROR' : cell.w); kind = 'error'; }
+          if (!text) continue;
+          if (remaining <= 0) { truncated = true; break; }
+          remaining--;
+          cells.push({ r, c, text, kind });
         }
       }
     }
-    const merges: Merge[] = (Array.isArray(ws?.['!merges']) ? ws['!merges'] : []).map((m) => ({ r0: Number(m.s.r), c0: Number(m.s.c), r1: Number(m.e.r), c1: Number(m.e.c) }));
-    out.push({ name, cells, merges });
-    if (budget.truncated) break;
+    const merges = (Array.isArray(ws && ws['!merges']) ? ws['!merges'] : []).map((m) => ({ r0: Number(m.s.r), c0: Number(m.s.c), r1: Number(m.e.r), c1: Number(m.e.c) }));
+    sheets.push({ name, cells, merges });
+    if (truncated) break;
   }
-  return out;
+  parentPort.postMessage({ ok: true, sheets, remaining, truncated });
+} catch (e) {
+  parentPort.postMessage({ ok: false, message: String((e && e.message) || e) });
+}
+`;
+
+export interface LegacyOptions {
+  signal?: AbortSignal;
+  maxSheets?: number;
+  timeoutMs: number;
 }
 
-function convert(cell: DenseCell, date1904: boolean): { text: string; kind: SheetCell['kind'] } | null {
-  switch (cell.t) {
-    case 'n': {
-      const n = Number(cell.v);
-      const fmt = typeof cell.z === 'string' ? cell.z : typeof cell.z === 'number' ? (XLSX.SSF.get_table()[cell.z] as string | undefined) : undefined;
-      if (fmt && XLSX.SSF.is_date(fmt)) {
-        const p = XLSX.SSF.parse_date_code(n, { date1904 });
-        if (p) return { text: isoFromParts(p.y, p.m, p.d, p.H, p.M, Math.round(p.S)), kind: 'date' };
-      }
-      return { text: canonicalNumber(n), kind: 'number' };
-    }
-    case 's':
-    case 'str':
-      return { text: String(cell.v ?? '').trim(), kind: 'text' };
-    case 'b':
-      return { text: cell.v ? 'TRUE' : 'FALSE', kind: 'bool' };
-    case 'e':
-      return { text: String(cell.w ?? '#ERROR'), kind: 'error' };
-    case 'd':
-      return cell.v instanceof Date ? { text: cell.v.toISOString().slice(0, 10), kind: 'date' } : null;
-    default:
-      return null;
-  }
+export function readLegacy(bytes: Uint8Array, budget: CellBudget, o: LegacyOptions): Promise<SheetData[]> {
+  return new Promise((resolve, reject) => {
+    if (o.signal?.aborted) return reject(abortReason(o.signal));
+    const copy = new Uint8Array(bytes); // transferred to the worker
+    const worker = new Worker(WORKER, {
+      eval: true,
+      workerData: { xlsxPath: require.resolve('xlsx'), bytes: copy, maxCells: budget.remaining, maxSheets: o.maxSheets ?? 0 },
+      transferList: [copy.buffer],
+      resourceLimits: { maxOldGenerationSizeMb: 2048 },
+      stdout: true,
+      stderr: true,
+    });
+    let settled = false;
+    const finish = (err: unknown, sheets?: SheetData[]) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      o.signal?.removeEventListener('abort', onAbort);
+      void worker.terminate();
+      if (err) reject(err);
+      else resolve(sheets!);
+    };
+    const timer = setTimeout(() => finish(new Error(`reading took longer than ${Math.round(o.timeoutMs / 1000)} s`)), o.timeoutMs);
+    const onAbort = () => finish(abortReason(o.signal!));
+    o.signal?.addEventListener('abort', onAbort, { once: true });
+    worker.once('message', (m: { ok: boolean; message?: string; sheets?: SheetData[]; remaining?: number; truncated?: boolean }) => {
+      if (!m.ok) return finish(new Error(String(m.message ?? 'unknown error')));
+      budget.remaining = Number(m.remaining ?? budget.remaining);
+      budget.truncated = !!m.truncated;
+      finish(null, m.sheets ?? []);
+    });
+    worker.once('error', (e) => finish(new Error(e instanceof Error ? e.message : String(e))));
+    worker.once('exit', (code) => finish(new Error(`the reader stopped unexpectedly (exit code ${code})`)));
+  });
 }

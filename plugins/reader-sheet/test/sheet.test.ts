@@ -163,6 +163,19 @@ test('xls (legacy, SheetJS): values, dates and merges', async () => {
   ]);
 });
 
+test('xls: the SheetJS worker is ended at its time limit and on abort', async () => {
+  const wb = XLSX.utils.book_new();
+  XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet([['a', 1]]), 'S');
+  const bytes = XLSX.write(wb, { type: 'buffer', bookType: 'biff8' }) as Buffer;
+  await assert.rejects(read('slow.xls', 'xls', bytes, createSheetReader({ options: { legacyTimeoutMs: 1 } })), /xls could not be read: reading took longer than/);
+  const p = path.join(dir, 'abort.xls');
+  fs.writeFileSync(p, bytes);
+  const ac = new AbortController();
+  const pending = reader.read({ path: p, name: 'abort.xls', format: 'xls', size: bytes.length, documentId: 'd' }, { ...opts, signal: ac.signal });
+  setTimeout(() => ac.abort(new Error('job cancelled')), 5);
+  await assert.rejects(pending, /job cancelled/);
+});
+
 test('csv: semicolon-delimited latin1 file with quotes', async () => {
   const csv = 'Name;Stadt;Betrag\n"Müller, Hans";Köln;12,50\nJosé;"São ""Paulo""";7\n\n';
   const parsed = await read('data.csv', 'csv', iconv.encode(csv, 'latin1'));
