@@ -35,15 +35,21 @@ export function workerUrl(): URL {
  * since Node 20 does not carry `--import tsx` loader hooks into worker threads.
  */
 function startWorker(url: URL): Worker {
-  if (!url.pathname.endsWith('.ts')) return new Worker(url, { stdout: false, stderr: false });
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const code = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(url.href)}); });`;
+  const fromSource = url.pathname.endsWith('.ts');
+  // the parent's flags without tsx hooks; a built worker also resolves packages to their built files
   const execArgv: string[] = [];
   for (let i = 0; i < process.execArgv.length; i++) {
     const a = process.execArgv[i]!;
-    if ((a === '--import' || a === '--require' || a === '--loader') && /tsx/.test(process.execArgv[i + 1] ?? '')) i++;
-    else if (!/^--(import|require|loader)=.*tsx/.test(a)) execArgv.push(a);
+    const next = process.execArgv[i + 1] ?? '';
+    if ((a === '--import' || a === '--require' || a === '--loader') && /tsx/.test(next)) i++;
+    else if (/^--(import|require|loader)=.*tsx/.test(a)) continue;
+    else if (!fromSource && (a === '--conditions=source' || a === '-C=source')) continue;
+    else if (!fromSource && (a === '--conditions' || a === '-C') && next === 'source') i++;
+    else execArgv.push(a);
   }
+  if (!fromSource) return new Worker(url, { stdout: false, stderr: false, execArgv });
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const code = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(url.href)}); });`;
   return new Worker(code, { eval: true, stdout: false, stderr: false, execArgv });
 }
 

@@ -1,0 +1,335 @@
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { PDFDocument, StandardFonts, rgb, PDFName, PDFHexString } from 'pdf-lib';
+import { createCanvas } from '@napi-rs/canvas';
+import { silentLogger } from '@quire/core';
+import type { ParsedDocument, ReadOptions } from '@quire/core';
+import ocrPlugin from '@quire/plugin-ocr-tesseract';
+import pdfPlugin, { PdfReader } from '@quire/plugin-reader-pdf';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-pdf-test-'));
+const hasTesseract = (() => {
+  try {
+    execFileSync('tesseract', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+const config = { pdf: { workers: 2 }, limits: { parseTimeoutMs: 60_000 }, ocr: { concurrency: 2, language: 'eng', tesseractPath: 'tesseract' } };
+const base = { options: {}, config, dataDir: tmp, logger: silentLogger, get() { throw new Error('none'); } } as any;
+const ocr = await ocrPlugin.create({ ...base, tryGet: () => undefined });
+const reader = (await pdfPlugin.create({ ...base, tryGet: (k: string) => (k === 'ocr' ? ocr : undefined) })) as PdfReader;
+const noOcrReader = new PdfReader({ ...base, tryGet: () => undefined }, { workers: 1 });
+after(async () => {
+  await reader.close();
+  await noOcrReader.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+let n = 0;
+async function save(doc: PDFDocument, name = 'doc.pdf', opts: { useObjectStreams?: boolean } = {}): Promise<string> {
+  const p = path.join(tmp, `${n++}-${name}`);
+  fs.writeFileSync(p, await doc.save(opts));
+  return p;
+}
+const opts = (o: Partial<ReadOptions> = {}): ReadOptions => ({ ocr: { enabled: 'auto', language: 'eng' }, ...o });
+const read = (p: string, o: Partial<ReadOptions> = {}, r: PdfReader = reader): Promise<ParsedDocument> =>
+  r.read({ path: p, name: path.basename(p), format: 'pdf', size: fs.statSync(p).size, documentId: 'doc-1' }, opts(o));
+
+const LEFT = ['Alpha one starts the left column here', 'and alpha two continues the same', 'paragraph in the left column until', 'alpha three ends the left column text.'];
+const RIGHT = ['Beta one starts the right column here', 'and beta two continues the same', 'paragraph in the right column until', 'beta three ends the right column text.'];
+
+test('two-column page: the title first, then the left column, then the right column', async () => {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const bold = await doc.embedFont(StandardFonts.HelveticaBold);
+  const page = doc.addPage([612, 792]);
+  page.drawText('A Study of Two Columns', { x: 150, y: 720, size: 20, font: bold });
+  LEFT.forEach((t, i) => page.drawText(t, { x: 50, y: 660 - i * 14, size: 10, font }));
+  RIGHT.forEach((t, i) => page.drawText(t, { x: 320, y: 660 - i * 14, size: 10, font }));
+  // a second paragraph in each column, aligned with each other
+  page.drawText('Alpha second paragraph stays left.', { x: 50, y: 580, size: 10, font });
+  page.drawText('Beta second paragraph stays right.', { x: 320, y: 580, size: 10, font });
+  const parsed = await read(await save(doc, 'two-col.pdf'));
+  const t = parsed.text;
+  assert.ok(!t.includes('\f'));
+  const pos = (s: string) => {
+    const i = t.indexOf(s);
+    assert.ok(i >= 0, `missing "${s}" in:\n${t}`);
+    return i;
+  };
+  assert.ok(pos('A Study of Two Columns') < pos('Alpha one'));
+  assert.ok(pos('alpha three ends') < pos('Alpha second paragraph'));
+  assert.ok(pos('Alpha second paragraph') < pos('Beta one'), t);
+  assert.ok(pos('beta three ends') < pos('Beta second paragraph'));
+  // lines of a column paragraph are one block with spaces between words
+  const para = parsed.blocks.find((b) => b.text.startsWith('Alpha one'))!;
+  assert.equal(para.text, LEFT.join(' '));
+  assert.equal(para.type, 'paragraph');
+  assert.ok(para.bbox && para.bbox.x > 45 && para.bbox.x < 55 && para.bbox.width < 280, JSON.stringify(para.bbox));
+  // spans point into the text
+  for (const b of parsed.blocks) assert.equal(t.slice(b.span.start, b.span.end), b.text);
+});
+
+test('headings from font size and weight relative to the body, lists, key-values, metadata', async () => {
+  const doc = await PDFDocument.create();
+  doc.setTitle('Quarterly Report');
+  doc.setAuthor('Jane Writer');
+  doc.setCreationDate(new Date('2024-03-01T10:00:00Z'));
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const bold = await doc.embedFont(StandardFonts.HelveticaBold);
+  const page = doc.addPage([612, 792]);
+  let y = 740;
+  const line = (text: string, size = 11, f = font, x = 60) => {
+    page.drawText(text, { x, y, size, font: f });
+    y -= size * 1.6;
+  };
+  line('Quarterly Report', 24, bold);
+  y -= 10;
+  line('The body text of the report is set in eleven point type and runs over', 11);
+  line('several lines so that it is clearly the body size of this document.', 11);
+  y -= 12;
+  line('Results and Outlook', 16, bold);
+  y -= 6;
+  line('Revenue grew in every region and the outlook for the next year is good', 11);
+  line('according to the people who wrote this paragraph of body text.', 11);
+  y -= 12;
+  line('Key figures', 11, bold);
+  line('Invoice number: INV-2024-001', 11);
+  line('Due date: 2024-04-01', 11);
+  y -= 12;
+  line('• First bullet item', 11);
+  line('• Second bullet item', 11);
+  line('1. Numbered item', 11);
+  const parsed = await read(await save(doc, 'headings.pdf'));
+  const by = (s: string) => parsed.blocks.find((b) => b.text.startsWith(s))!;
+  assert.equal(by('Quarterly Report').type, 'heading');
+  assert.equal(by('Quarterly Report').level, 1);
+  assert.equal(by('Results and Outlook').type, 'heading');
+  assert.equal(by('Results and Outlook').level, 2);
+  assert.equal(by('Key figures').type, 'heading');
+  assert.ok(by('Key figures').level! > 2);
+  assert.equal(by('The body text').type, 'paragraph');
+  const kv = by('Invoice number');
+  assert.equal(kv.type, 'key_value');
+  assert.equal(kv.key, 'Invoice number');
+  assert.equal(kv.value, 'INV-2024-001');
+  assert.equal(by('• First').type, 'list_item');
+  assert.equal(by('1. Numbered').type, 'list_item');
+  assert.match(parsed.text, /• First bullet item\n• Second bullet item\n1\. Numbered item/);
+  assert.equal(parsed.metadata.title, 'Quarterly Report');
+  assert.equal(parsed.metadata.author, 'Jane Writer');
+  assert.equal(parsed.metadata.creationDate, '2024-03-01T10:00:00.000Z');
+  assert.equal(parsed.pages[0]!.width, 612);
+  assert.equal(parsed.pages[0]!.height, 792);
+  assert.equal(parsed.pages[0]!.ocr, false);
+});
+
+test('a ruled table becomes cells with a header row and a merged cell', async () => {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const bold = await doc.embedFont(StandardFonts.HelveticaBold);
+  const page = doc.addPage([612, 792]);
+  page.drawText('Sales by region', { x: 60, y: 720, size: 12, font });
+  const xs = [60, 200, 320, 440];
+  const ys = [700, 680, 660, 640, 620];
+  const black = rgb(0, 0, 0);
+  for (const y of ys) page.drawLine({ start: { x: xs[0]!, y }, end: { x: xs[3]!, y }, thickness: 0.8, color: black });
+  for (const x of xs) {
+    // the line between columns 2 and 3 is missing in the last row: a merged cell
+    if (x === 320) {
+      page.drawLine({ start: { x, y: 700 }, end: { x, y: 640 }, thickness: 0.8, color: black });
+    } else page.drawLine({ start: { x, y: 700 }, end: { x, y: 620 }, thickness: 0.8, color: black });
+  }
+  const rows = [
+    ['Region', 'Units', 'Revenue'],
+    ['North', '120', '1,200.00'],
+    ['South', '80', '800.00'],
+    ['Total', 'All regions: 2,000.00', ''],
+  ];
+  rows.forEach((r, ri) =>
+    r.forEach((t, ci) => {
+      if (t) page.drawText(t, { x: xs[ci]! + 5, y: ys[ri]! - 14, size: 10, font: ri === 0 ? bold : font });
+    }),
+  );
+  page.drawText('Text after the table.', { x: 60, y: 590, size: 10, font });
+  const parsed = await read(await save(doc, 'table.pdf'));
+  assert.equal(parsed.tables.length, 1, JSON.stringify(parsed.blocks.map((b) => b.text)));
+  const t = parsed.tables[0]!;
+  assert.equal(t.rows, 4);
+  assert.equal(t.cols, 3);
+  const cell = (r: number, c: number) => t.cells.find((x) => x.row === r && x.col === c);
+  assert.equal(cell(0, 0)!.text, 'Region');
+  assert.equal(cell(0, 2)!.text, 'Revenue');
+  assert.equal(cell(1, 2)!.text, '1,200.00');
+  assert.equal(cell(2, 0)!.text, 'South');
+  assert.ok(cell(0, 0)!.header);
+  assert.ok(!cell(1, 0)!.header);
+  const merged = cell(3, 1)!;
+  assert.equal(merged.colSpan, 2);
+  assert.equal(merged.text, 'All regions: 2,000.00');
+  assert.equal(t.page, 1);
+  const tableBlock = parsed.blocks.find((b) => b.type === 'table')!;
+  assert.equal(tableBlock.tableIndex, 0);
+  assert.match(tableBlock.text, /\| Region \| Units \| Revenue \|/);
+  // reading order: caption, table, text after
+  assert.ok(parsed.text.indexOf('Sales by region') < parsed.text.indexOf('| Region'));
+  assert.ok(parsed.text.indexOf('| Region') < parsed.text.indexOf('Text after the table.'));
+  // table text is not repeated as paragraphs
+  assert.equal(parsed.text.split('1,200.00').length, 2);
+});
+
+test('a table from aligned columns without rules', async () => {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const page = doc.addPage([612, 792]);
+  const rows = [
+    ['Item', 'Qty', 'Price', 'Amount'],
+    ['Widget', '2', '10.00', '20.00'],
+    ['Gadget', '1', '15.50', '15.50'],
+    ['Gizmo', '4', '2.25', '9.00'],
+  ];
+  rows.forEach((r, ri) => r.forEach((t, ci) => page.drawText(t, { x: 60 + ci * 110, y: 700 - ri * 16, size: 10, font })));
+  const parsed = await read(await save(doc, 'aligned.pdf'));
+  assert.equal(parsed.tables.length, 1, parsed.text);
+  const t = parsed.tables[0]!;
+  assert.equal(t.rows, 4);
+  assert.equal(t.cols, 4);
+  assert.equal(t.cells.find((c) => c.row === 2 && c.col === 2)!.text, '15.50');
+  assert.ok(t.cells.find((c) => c.row === 0 && c.col === 0)!.header);
+});
+
+test('running headers and footers repeated across pages', async () => {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (let i = 1; i <= 3; i++) {
+    const page = doc.addPage([612, 792]);
+    page.drawText('ACME Corp Annual Report', { x: 60, y: 760, size: 9, font });
+    page.drawText(`Body text of page ${i} that is different on every page number ${i * 7}.`, { x: 60, y: 600, size: 11, font });
+    page.drawText(`Page ${i} of 3`, { x: 280, y: 30, size: 9, font });
+  }
+  const parsed = await read(await save(doc, 'running.pdf'));
+  assert.equal(parsed.pages.length, 3);
+  const headers = parsed.blocks.filter((b) => b.type === 'header');
+  const footers = parsed.blocks.filter((b) => b.type === 'footer');
+  assert.equal(headers.length, 3);
+  assert.equal(footers.length, 3);
+  assert.equal(footers[2]!.text, 'Page 3 of 3');
+  assert.equal(parsed.blocks.filter((b) => b.type === 'paragraph').length, 3);
+});
+
+test('maxPages reads only the first pages; pages spread over workers stay in order', async () => {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (let i = 1; i <= 12; i++) doc.addPage([300, 400]).drawText(`This is page number ${i}`, { x: 40, y: 300, size: 12, font });
+  const p = await save(doc, 'twelve.pdf');
+  const all = await read(p);
+  assert.equal(all.pages.length, 12);
+  assert.deepEqual(all.blocks.map((b) => b.page), Array.from({ length: 12 }, (_, i) => i + 1));
+  assert.deepEqual(all.blocks.map((b) => b.text), Array.from({ length: 12 }, (_, i) => `This is page number ${i + 1}`));
+  const two = await read(p, { maxPages: 2 });
+  assert.equal(two.pages.length, 2);
+  assert.equal(two.text, 'This is page number 1\n\nThis is page number 2');
+  assert.equal(two.metadata.numPages, 12);
+  assert.equal(two.metadata.truncated, true);
+});
+
+test('encrypted and corrupt files fail with clear errors; a tiny time limit times out', async () => {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  doc.addPage().drawText('secret', { x: 50, y: 700, size: 12, font });
+  // a standard security handler whose user password is not empty
+  const enc = doc.context.obj({ Filter: 'Standard', V: 1, R: 2, P: -44 });
+  enc.set(PDFName.of('O'), PDFHexString.of('a'.repeat(64)));
+  enc.set(PDFName.of('U'), PDFHexString.of('b'.repeat(64)));
+  doc.context.trailerInfo.Encrypt = doc.context.register(enc);
+  doc.context.trailerInfo.ID = doc.context.obj([PDFHexString.of('0123456789abcdef0123456789abcdef'), PDFHexString.of('0123456789abcdef0123456789abcdef')]);
+  const encrypted = await save(doc, 'encrypted.pdf', { useObjectStreams: false });
+  await assert.rejects(read(encrypted), (e: any) => e.code === 'PROCESSING_ERROR' && e.message === 'PDF is password-protected');
+
+  const garbage = path.join(tmp, 'garbage.pdf');
+  fs.writeFileSync(garbage, '%PDF-1.7\nthis is not really a pdf at all\n');
+  await assert.rejects(read(garbage), (e: any) => e.code === 'PROCESSING_ERROR' && /^PDF could not be read: /.test(e.message));
+
+  const empty = path.join(tmp, 'empty.pdf');
+  fs.writeFileSync(empty, '');
+  await assert.rejects(read(empty), (e: any) => e.code === 'PROCESSING_ERROR' && /^PDF could not be read: /.test(e.message));
+
+  // truncated: either a clear error or what could be recovered, never a hang
+  const good = fs.readFileSync(await save(doc, 'good.pdf'));
+  const truncated = path.join(tmp, 'truncated.pdf');
+  fs.writeFileSync(truncated, good.subarray(0, Math.floor(good.length / 3)));
+  await read(truncated).then(
+    (d) => assert.ok(d.pages.length >= 0),
+    (e: any) => assert.equal(e.code, 'PROCESSING_ERROR'),
+  );
+
+  const quick = new PdfReader({ ...base, tryGet: () => undefined }, { workers: 1, timeoutMs: 1 });
+  try {
+    await assert.rejects(read(await save(doc, 'slow.pdf'), {}, quick), (e: any) => e.code === 'PROCESSING_ERROR' && /timed out/.test(e.message));
+  } finally {
+    await quick.close();
+  }
+  const ac = new AbortController();
+  ac.abort(new Error('cancelled by user'));
+  await assert.rejects(read(await save(doc, 'aborted.pdf'), { signal: ac.signal }), /cancelled by user/);
+  // the pool still works after aborts and timeouts
+  const ok = await read(await save(doc, 'after.pdf'), { ocr: { enabled: false, language: 'eng' } }).catch((e) => e);
+  assert.ok(ok instanceof Error || ok.pages.length === 1);
+});
+
+/** A PDF page that is only an image of text (a scan). */
+async function scannedPdf(lines: string[]): Promise<string> {
+  const c = createCanvas(1275, 500);
+  const g = c.getContext('2d');
+  g.fillStyle = '#fff';
+  g.fillRect(0, 0, c.width, c.height);
+  g.fillStyle = '#000';
+  g.font = '44px DejaVu Sans';
+  lines.forEach((l, i) => g.fillText(l, 80, 120 + i * 80));
+  const doc = await PDFDocument.create();
+  const png = await doc.embedPng(c.toBuffer('image/png'));
+  const page = doc.addPage([612, 792]);
+  page.drawImage(png, { x: 0, y: 792 - 240, width: 612, height: 240 });
+  return save(doc, 'scan.pdf');
+}
+
+test('a page without a text layer is OCRed (or reported when OCR is unavailable or disabled)', { skip: !hasTesseract }, async () => {
+  const p = await scannedPdf(['Scanned invoice page', 'Invoice number: 4711', 'Thank you for your business']);
+  const parsed = await read(p);
+  assert.equal(parsed.pages[0]!.ocr, true);
+  assert.match(parsed.text, /Scanned invoice page/);
+  assert.match(parsed.text, /4711/);
+  assert.ok(parsed.pages[0]!.confidence > 0.6 && parsed.pages[0]!.confidence <= 1);
+  const kv = parsed.blocks.find((b) => b.type === 'key_value');
+  assert.equal(kv?.value, '4711');
+  // boxes in points on the page (the text sits in the top third)
+  assert.ok(kv!.bbox!.y > 30 && kv!.bbox!.y < 240, JSON.stringify(kv!.bbox));
+  assert.ok(parsed.pages[0]!.words!.some((w) => w.text === 'Scanned'));
+
+  const unavailable = await read(p, {}, noOcrReader);
+  assert.equal(unavailable.text, '');
+  assert.deepEqual(unavailable.issues.map((i) => [i.code, i.stage, i.page]), [['OCR_UNAVAILABLE', 'ocr', 1]]);
+  const disabled = await read(p, { ocr: { enabled: false, language: 'eng' } });
+  assert.equal(disabled.issues[0]!.code, 'OCR_DISABLED');
+});
+
+test('a built plugin (dist) starts its worker from .js', { skip: !fs.existsSync(new URL('../dist/worker.js', import.meta.url)) }, async () => {
+  const { PdfReader: Built } = (await import(new URL('../dist/index.js', import.meta.url).href)) as { PdfReader: typeof PdfReader };
+  const r = new Built({ ...base, tryGet: () => undefined }, { workers: 1 });
+  try {
+    const doc = await PDFDocument.create();
+    const font = await doc.embedFont(StandardFonts.Helvetica);
+    doc.addPage().drawText('from dist', { x: 50, y: 700, size: 12, font });
+    const parsed = await read(await save(doc, 'dist.pdf'), {}, r);
+    assert.equal(parsed.text, 'from dist');
+  } finally {
+    await r.close();
+  }
+});
