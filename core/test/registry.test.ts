@@ -53,3 +53,11 @@ test('builder: spans index the full text; tables render in three formats', () =>
   assert.equal(tableToHtml(doc.tables[0]!), '<table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2|3</td></tr></table>');
   assert.deepEqual(tableToJson(doc.tables[0]!).rows, [{ a: '1', b: '2|3' }]);
 });
+
+test('merged cells repeat their text across the positions they cover in markdown and json', () => {
+  const t = { page: 1, bbox: null, rows: 2, cols: 3, confidence: 1, cells: [
+    { row: 0, col: 0, rowSpan: 1, colSpan: 2, text: 'Class1', header: true }, { row: 0, col: 2, rowSpan: 1, colSpan: 1, text: 'Other', header: true },
+    { row: 1, col: 0, rowSpan: 1, colSpan: 1, text: 'a' }, { row: 1, col: 1, rowSpan: 1, colSpan: 1, text: 'b' }, { row: 1, col: 2, rowSpan: 1, colSpan: 1, text: 'c' } ] };
+  assert.match(tableToMarkdown(t), /^\| Class1 \| Class1 \| Other \|/);
+  assert.match(tableToHtml(t), /<th colspan="2">Class1<\/th>/);
+});

@@ -1,9 +1,16 @@
 import type { Table, TableCell } from './content.js';
 
-/** Cell text grid (rows x cols); merged cells repeat only in their top-left position. */
+/**
+ * Cell text grid (rows x cols). A merged cell's text fills every position it covers, as a reader of the
+ * markdown or JSON would see it on the page (the HTML rendering keeps the spans instead).
+ */
 export function tableGrid(table: Table): string[][] {
   const grid: string[][] = Array.from({ length: table.rows }, () => Array.from({ length: table.cols }, () => ''));
-  for (const c of table.cells) if (grid[c.row] && c.col < table.cols) grid[c.row]![c.col] = c.text;
+  for (const c of table.cells) {
+    for (let r = c.row; r < Math.min(table.rows, c.row + Math.max(1, c.rowSpan)); r++) {
+      for (let k = c.col; k < Math.min(table.cols, c.col + Math.max(1, c.colSpan)); k++) grid[r]![k] = c.text;
+    }
+  }
   return grid;
 }
 
