@@ -65,6 +65,8 @@ test('a worker killed before acking: the redelivery completes the job exactly on
     assert.equal(done.status, 'completed', `job ${done.status}: ${done.error}`);
     assert.deepEqual(done.result, { answer: 42 });
     assert.equal(done.progress, 100);
+    // the work stage publishes its output before it marks its row, so the job may finish a moment earlier
+    await until('work row settled', async () => (await store.repo('job_stages').findOne({ job_id: job.id, stage: `${pipeline}.work` }))!.status !== 'running');
     const work = (await store.repo('job_stages').findOne({ job_id: job.id, stage: `${pipeline}.work` }))!;
     assert.equal(work.status, 'completed');
     assert.equal(work.worker, 'worker-B');

@@ -164,8 +164,9 @@ test('reconnects after the connection drops: publishes fail loudly meanwhile, co
   await t.subscribeEvents((e) => events.push(e.id));
   await t.publish(message(stage, 1));
   await until('first message', () => handled.length === 1);
+  await sleep(100); // let its ack reach the broker (an ack cut with the connection means a redelivery: at-least-once)
   // cut the TCP connection under the transport
-  (t as unknown as { conn: { connection: { stream: { destroy(e: Error): void } } } }).conn.connection.stream.destroy(new Error('connection cut by the test'));
+  (t as unknown as { link: { conn: { connection: { stream: { destroy(e: Error): void } } } } }).link.conn.connection.stream.destroy(new Error('connection cut by the test'));
   await until('disconnect noticed', async () => !(await t.health()).ok, 5000);
   assert.match((await t.health()).message ?? '', /reconnecting/);
   await assert.rejects(t.publish(message(stage, 2)), (e: Error & { code?: string }) => e.code === 'SERVICE_UNAVAILABLE' && /connection is down/.test(e.message));

@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import amqp from 'amqplib';
-import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
+import type { Channel, ChannelModel, ConsumeMessage, Options } from 'amqplib';
 import { errors, isRequeue, retryDelayOf, silentLogger } from '@quire/core';
 import type { ConsumeOptions, Logger, QuireEvent, StageHandler, StageMessage, Transport } from '@quire/core';
-import { bucket, names, redact, withHeartbeat, type Names } from './names.js';
+import { AmqpLink } from './link.js';
+import { bucket, names, withHeartbeat, type Names } from './names.js';
 
 export interface RabbitTransportOptions {
   /** amqp:// or amqps:// URL */
@@ -44,58 +43,48 @@ const defaultDelay = (attempt: number) => Math.min(30_000, 1000 * 2 ** Math.max(
 export class RabbitTransport implements Transport {
   readonly name = 'rabbitmq';
   readonly names: Names;
-  private readonly url: string;
   private readonly logger: Logger;
-  private readonly opts: Required<Pick<RabbitTransportOptions, 'prefetch' | 'maxAttempts' | 'retryDelayMs' | 'reconnectMinMs' | 'reconnectMaxMs'>>;
-  private conn: ChannelModel | null = null;
-  private pub: ConfirmChannel | null = null;
-  private pubOpening: Promise<ConfirmChannel> | null = null;
-  private asserted = new Set<string>();
-  private returned = new Set<string>();
+  private readonly opts: Required<Pick<RabbitTransportOptions, 'prefetch' | 'maxAttempts' | 'retryDelayMs'>>;
+  private readonly link: AmqpLink;
   private consumers: ConsumerState[] = [];
   private retryQueues = new Map<string, Set<string>>();
   private eventHandlers: ((event: QuireEvent) => void)[] = [];
   private eventChannel: Channel | null = null;
   private closing = false;
-  private reconnectTimer: NodeJS.Timeout | null = null;
-  private reconnectAttempt = 0;
-  private downSince: Date | null = null;
-  private lastError: string | null = null;
 
   constructor(options: RabbitTransportOptions) {
     if (!/^amqps?:\/\//.test(options.url ?? '')) throw errors.validation('RabbitMQ transport needs an amqp:// or amqps:// URL (QUIRE_QUEUE_URL)');
-    this.url = withHeartbeat(options.url, options.heartbeatSeconds ?? 10);
     this.logger = options.logger ?? silentLogger;
     this.names = names(options.prefix ?? 'quire');
     this.opts = {
       prefetch: Math.max(1, options.prefetch ?? 2),
       maxAttempts: Math.max(1, options.maxAttempts ?? 3),
       retryDelayMs: options.retryDelayMs ?? defaultDelay,
+    };
+    this.link = new AmqpLink({
+      url: withHeartbeat(options.url, options.heartbeatSeconds ?? 10),
+      logger: this.logger,
       reconnectMinMs: options.reconnectMinMs ?? 250,
       reconnectMaxMs: options.reconnectMaxMs ?? 10_000,
-    };
+      setup: async (ch) => {
+        await ch.assertExchange(this.names.events, 'fanout', { durable: true });
+        await ch.assertQueue(this.names.dead, { durable: true });
+      },
+      onUp: (conn) => this.restore(conn),
+      onDown: (conn) => {
+        this.eventChannel = null;
+        for (const c of this.consumers) if (c.conn === conn) (c.channel = null), (c.conn = null);
+      },
+    });
   }
 
   get connected(): boolean {
-    return this.conn !== null;
+    return this.link.conn !== null;
   }
 
   /** Connects, retrying with backoff for up to `timeoutMs` (a broker that starts after Quire is waited for). */
   async connect(timeoutMs = 0): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    let delay = this.opts.reconnectMinMs;
-    for (;;) {
-      try {
-        await this.open();
-        return;
-      } catch (e) {
-        this.lastError = (e as Error).message;
-        if (Date.now() + delay > deadline) throw errors.unavailable(`cannot connect to RabbitMQ at ${redact(this.url)}: ${(e as Error).message}`);
-        this.logger.warn({ err: (e as Error).message, retryInMs: delay }, 'RabbitMQ not reachable yet; retrying');
-        await new Promise((r) => setTimeout(r, delay));
-        delay = Math.min(this.opts.reconnectMaxMs, delay * 2);
-      }
-    }
+    await this.link.connect(timeoutMs);
   }
 
   async publish(msg: StageMessage): Promise<void> {
@@ -116,7 +105,7 @@ export class RabbitTransport implements Transport {
       cancelled: false,
       running: new Set(),
     };
-    if (!this.conn) throw errors.unavailable('RabbitMQ connection is down; cannot start a consumer');
+    if (!this.link.conn) throw this.link.down('cannot start a consumer');
     this.consumers.push(c);
     try {
       await this.startConsumer(c);
@@ -128,24 +117,24 @@ export class RabbitTransport implements Transport {
   }
 
   async publishEvent(event: QuireEvent): Promise<void> {
-    await this.publishRaw(this.names.events, '', Buffer.from(JSON.stringify(event)), { persistent: false, contentType: 'application/json', type: event.type, messageId: event.id }, false);
+    await this.link.publish(this.names.events, '', Buffer.from(JSON.stringify(event)), { persistent: false, contentType: 'application/json', type: event.type, messageId: event.id }, false);
   }
 
   async subscribeEvents(handler: (event: QuireEvent) => void): Promise<void> {
     this.eventHandlers.push(handler);
-    if (!this.eventChannel && this.conn) await this.startEvents(this.conn);
+    if (!this.eventChannel && this.link.conn) await this.startEvents(this.link.conn);
   }
 
   /** Messages waiting in the stage queue and its retry queues (not those being handled). */
   async depth(stage: string): Promise<number> {
-    let total = await this.count(this.names.stage(stage));
-    for (const q of this.retryQueues.get(stage) ?? []) total += await this.count(q);
+    let total = await this.link.count(this.names.stage(stage));
+    for (const q of this.retryQueues.get(stage) ?? []) total += await this.link.count(q);
     return total;
   }
 
   /** Messages in the dead-letter queue. */
   async deadDepth(): Promise<number> {
-    return this.count(this.names.dead);
+    return this.link.count(this.names.dead);
   }
 
   /** Retry queues this process has used for a stage. */
@@ -155,162 +144,47 @@ export class RabbitTransport implements Transport {
 
   /** Deletes a stage queue and the retry queues this process knows for it (maintenance and tests). */
   async deleteStage(stage: string): Promise<void> {
-    await this.withChannel((ch) => ch.deleteQueue(this.names.stage(stage)));
-    for (const q of this.retryQueues.get(stage) ?? []) await this.withChannel((ch) => ch.deleteQueue(q));
+    await this.link.withChannel((ch) => ch.deleteQueue(this.names.stage(stage)));
+    for (const q of this.retryQueues.get(stage) ?? []) await this.link.withChannel((ch) => ch.deleteQueue(q));
     this.retryQueues.delete(stage);
-    this.asserted.delete(this.names.stage(stage));
+    this.link.forget(this.names.stage(stage));
   }
 
   async ping(): Promise<void> {
-    const ch = await this.publisher();
+    const ch = await this.link.publisher();
     await ch.checkExchange(this.names.events);
   }
 
   async health(): Promise<{ ok: boolean; message?: string }> {
-    if (this.conn) return { ok: true, message: `connected to ${redact(this.url)}` };
-    const since = this.downSince ? ` since ${this.downSince.toISOString()}` : '';
-    return { ok: false, message: `RabbitMQ at ${redact(this.url)} unreachable${since}${this.lastError ? `: ${this.lastError}` : ''}; reconnecting` };
+    if (this.link.ready) return { ok: true, message: `connected to ${this.link.where}` };
+    if (this.link.conn) return { ok: false, message: `reconnected to ${this.link.where}; restoring consumers` };
+    const since = this.link.downSince ? ` since ${this.link.downSince.toISOString()}` : '';
+    return { ok: false, message: `RabbitMQ at ${this.link.where} unreachable${since}${this.link.lastError ? `: ${this.link.lastError}` : ''}; reconnecting` };
   }
 
   async close(): Promise<void> {
     this.closing = true;
-    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     await Promise.allSettled(this.consumers.map((c) => this.cancelConsumer(c)));
-    const conn = this.conn;
-    this.conn = null;
-    this.pub = null;
     this.eventChannel = null;
-    if (conn) await conn.close().catch(() => {});
+    await this.link.close();
   }
 
   // --------------------------------------------------------------------------------------------------
 
-  private async open(): Promise<void> {
-    const conn = await amqp.connect(this.url);
-    conn.on('error', (e: Error) => {
-      this.lastError = e.message;
-      this.logger.warn({ err: e.message }, 'RabbitMQ connection error');
-    });
-    conn.on('close', () => this.lost(conn));
-    try {
-      const ch = await conn.createChannel();
-      await ch.assertExchange(this.names.events, 'fanout', { durable: true });
-      await ch.assertQueue(this.names.dead, { durable: true });
-      await ch.close();
-    } catch (e) {
-      await conn.close().catch(() => {});
-      throw e;
-    }
-    this.conn = conn;
-    this.pub = null;
-    this.asserted.clear();
-    this.downSince = null;
-    this.reconnectAttempt = 0;
+  /** After each (re)connection: consumers and the event subscription come back. */
+  private async restore(conn: ChannelModel): Promise<void> {
     for (const c of this.consumers) if (!c.cancelled) await this.startConsumer(c);
     if (this.eventHandlers.length) await this.startEvents(conn);
-  }
-
-  private lost(conn: ChannelModel): void {
-    if (this.conn !== conn) return;
-    this.conn = null;
-    this.pub = null;
-    this.pubOpening = null;
-    this.eventChannel = null;
-    for (const c of this.consumers) if (c.conn === conn) (c.channel = null), (c.conn = null);
-    if (this.closing) return;
-    this.downSince = new Date();
-    this.logger.error({ url: redact(this.url), err: this.lastError }, 'RabbitMQ connection lost; reconnecting (publishes fail until it is back)');
-    this.scheduleReconnect();
-  }
-
-  private scheduleReconnect(): void {
-    if (this.closing || this.reconnectTimer) return;
-    const delay = Math.min(this.opts.reconnectMaxMs, this.opts.reconnectMinMs * 2 ** this.reconnectAttempt++);
-    this.reconnectTimer = setTimeout(async () => {
-      this.reconnectTimer = null;
-      if (this.closing) return;
-      try {
-        await this.open();
-        this.logger.info({ url: redact(this.url) }, 'RabbitMQ connection restored');
-      } catch (e) {
-        this.lastError = (e as Error).message;
-        this.logger.warn({ err: this.lastError, attempt: this.reconnectAttempt }, 'RabbitMQ reconnect failed');
-        if (this.conn) {
-          // opened but restoring consumers failed: drop it and start over
-          const conn = this.conn;
-          await conn.close().catch(() => {});
-          this.lost(conn);
-        } else this.scheduleReconnect();
-      }
-    }, delay);
-  }
-
-  /** The shared confirm channel, reopened if a channel error closed it. */
-  private async publisher(): Promise<ConfirmChannel> {
-    if (this.pub) return this.pub;
-    const conn = this.conn;
-    if (!conn) throw errors.unavailable(`RabbitMQ connection is down (${this.lastError ?? 'reconnecting'}); message not published`);
-    if (!this.pubOpening) {
-      this.pubOpening = (async () => {
-        const ch = await conn.createConfirmChannel();
-        ch.on('error', (e: Error) => this.logger.warn({ err: e.message }, 'RabbitMQ publish channel error'));
-        ch.on('close', () => {
-          if (this.pub === ch) this.pub = null;
-          this.asserted.clear();
-        });
-        ch.on('return', (m: ConsumeMessage) => {
-          if (m.properties.correlationId) this.returned.add(m.properties.correlationId);
-        });
-        this.pub = ch;
-        return ch;
-      })().finally(() => (this.pubOpening = null));
-    }
-    return this.pubOpening;
-  }
-
-  /** Publishes and resolves once the broker confirmed it; rejects when it was unroutable, nacked or the channel closed. */
-  private async publishRaw(exchange: string, routingKey: string, body: Buffer, props: Options.Publish, mandatory: boolean): Promise<void> {
-    const ch = await this.publisher();
-    const correlationId = randomUUID();
-    await new Promise<void>((resolve, reject) => {
-      try {
-        ch.publish(exchange, routingKey, body, { ...props, correlationId, mandatory }, (err) => {
-          const unroutable = this.returned.delete(correlationId);
-          if (err) reject(errors.unavailable(`RabbitMQ did not confirm the message to ${exchange || routingKey}: ${err?.message ?? err}`));
-          else if (unroutable) reject(new Unroutable(routingKey));
-          else resolve();
-        });
-      } catch (e) {
-        reject(errors.unavailable(`RabbitMQ publish to ${exchange || routingKey} failed: ${(e as Error).message}`));
-      }
-    });
   }
 
   /** Sends a stage message to its durable queue (or a retry queue), persistent and confirmed. */
   private async sendMessage(queue: string, msg: StageMessage, headers: Record<string, unknown>, declare?: (ch: Channel) => Promise<unknown>): Promise<void> {
     const props: Options.Publish = { persistent: true, contentType: 'application/json', messageId: msg.id, headers: { 'x-quire-attempt': msg.attempt, ...headers } };
-    await this.sendToQueue(queue, Buffer.from(JSON.stringify(msg)), props, declare);
-  }
-
-  /** Publishes to a queue declared once per connection (or by `declare` every time); re-declares it if it went away. */
-  private async sendToQueue(queue: string, body: Buffer, props: Options.Publish, declare?: (ch: Channel) => Promise<unknown>): Promise<void> {
-    for (let round = 0; ; round++) {
-      if (declare) await declare(await this.publisher());
-      else if (!this.asserted.has(queue)) {
-        await (await this.publisher()).assertQueue(queue, { durable: true });
-        this.asserted.add(queue);
-      }
-      try {
-        return await this.publishRaw('', queue, body, props, true);
-      } catch (e) {
-        if (!(e instanceof Unroutable) || round > 0) throw e;
-        this.asserted.delete(queue); // deleted behind our back: declare it again and retry once
-      }
-    }
+    await this.link.sendToQueue(queue, Buffer.from(JSON.stringify(msg)), props, declare);
   }
 
   private async startConsumer(c: ConsumerState): Promise<void> {
-    const conn = this.conn;
+    const conn = this.link.conn;
     if (!conn || c.cancelled) return;
     const ch = await conn.createChannel();
     ch.on('error', (e: Error) => this.logger.warn({ err: e.message, queue: c.queue }, 'RabbitMQ consumer channel error'));
@@ -319,7 +193,7 @@ export class RabbitTransport implements Transport {
       c.channel = null;
       c.tag = null;
       // the channel died alone (not with the connection): open another one for this consumer
-      if (!c.cancelled && this.conn === conn && !this.closing) setTimeout(() => this.startConsumer(c).catch((e) => this.logger.warn({ err: e.message, queue: c.queue }, 'consumer restart failed')), this.opts.reconnectMinMs);
+      if (!c.cancelled && this.link.conn === conn && !this.closing) setTimeout(() => this.startConsumer(c).catch((e) => this.logger.warn({ err: e.message, queue: c.queue }, 'consumer restart failed')), 250);
     });
     await ch.assertQueue(c.queue, { durable: true });
     await ch.prefetch(c.prefetch);
@@ -401,7 +275,7 @@ export class RabbitTransport implements Transport {
   }
 
   private async deadLetter(queue: string, body: Buffer, error: string, attempts: number): Promise<void> {
-    await this.sendToQueue(this.names.dead, body, {
+    await this.link.sendToQueue(this.names.dead, body, {
       persistent: true,
       contentType: 'application/json',
       headers: { 'x-quire-error': error.slice(0, 4000), 'x-quire-queue': queue, 'x-quire-attempts': attempts, 'x-quire-failed-at': new Date().toISOString() },
@@ -449,34 +323,5 @@ export class RabbitTransport implements Transport {
       }
     }, { noAck: true });
     this.eventChannel = ch;
-  }
-
-  /** Message count of a queue (0 when it does not exist); a throwaway channel because a 404 closes it. */
-  private async count(queue: string): Promise<number> {
-    try {
-      return await this.withChannel(async (ch) => (await ch.checkQueue(queue)).messageCount);
-    } catch (e) {
-      if (/NOT_FOUND|404/.test((e as Error).message)) return 0;
-      throw e;
-    }
-  }
-
-  private async withChannel<R>(fn: (ch: Channel) => Promise<R>): Promise<R> {
-    const conn = this.conn;
-    if (!conn) throw errors.unavailable(`RabbitMQ connection is down (${this.lastError ?? 'reconnecting'})`);
-    const ch = await conn.createChannel();
-    ch.on('error', () => {});
-    try {
-      return await fn(ch);
-    } finally {
-      await ch.close().catch(() => {});
-    }
-  }
-}
-
-class Unroutable extends Error {
-  constructor(queue: string) {
-    super(`message to ${queue} was unroutable (queue missing)`);
-    this.name = 'Unroutable';
   }
 }
