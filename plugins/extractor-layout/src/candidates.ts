@@ -72,7 +72,9 @@ export class CandidateFinder {
 
   candidate(u: Unit, m: TypedMatch, span: Span, region: string, method: Method, labelScore: number, note: string, label?: Span): Candidate {
     const cov = coverage(region, { start: m.start, end: m.end });
-    const parseQuality = m.quality * (0.75 + 0.25 * cov);
+    // a "value" running on for a whole paragraph is more likely a misread layout than a field value
+    const long = typeof m.value === 'string' && m.value.length > 80 ? 0.7 : 1;
+    const parseQuality = m.quality * (0.75 + 0.25 * cov) * long;
     const ocr = 0.7 + 0.3 * this.index.confidenceOf(span, u.confidence);
     return { value: m.value, span, page: u.page, unit: u, method, labelScore, parseQuality, score: labelScore * METHOD_FACTOR[method] * parseQuality * ocr, label, note };
   }
@@ -170,6 +172,10 @@ export class CandidateFinder {
     if (labEnd < seg.end) pieces.push({ start: labEnd, end: seg.end, gap: false });
     for (const s of segs) if (s.start > seg.start && s.start >= labEnd) pieces.push({ start: s.start, end: s.end, gap: true });
     for (const [i, p] of pieces.slice(0, 3).entries()) {
+      if (field.type === 'string') {
+        const paren = /^\s*\([^)]{0,80}\)\s*/.exec(text.slice(p.start, p.end));
+        if (paren && paren[0].length < p.end - p.start) p.start += paren[0].length;
+      }
       let region = text.slice(p.start, p.end);
       const next = NEXT_LABEL.exec(region);
       if (next && next.index > 0) region = region.slice(0, next.index);
@@ -208,6 +214,8 @@ export class CandidateFinder {
       const dy = u.bbox && v.bbox ? v.bbox.y - (u.bbox.y + u.bbox.height) : v.id > u.id && v.block === u.block ? v.line - u.line - 1 : v.id === u.id + 1 ? 0 : Infinity;
       if (!(dy >= -lineH * 0.3) || dy > (u.bbox && v.bbox ? Math.max(3 * lineH, 30) : 1)) continue;
       for (const s of this.index.segments(v)) {
+        // a remark in parentheses under a label ("(Not to be used for payment)") is not its value
+        if (field.type === 'string' && /^\(.*\)$/.test(s.text)) continue;
         const comparable = (u.bbox && v.bbox) || (!u.bbox && !v.bbox);
         if (!comparable) continue;
         const ov = Math.min(s.x1, seg.x1) - Math.max(s.x0, seg.x0);
@@ -237,7 +245,7 @@ export class CandidateFinder {
     }
   }
 
-  /** Addresses and similar values continue on the following short lines of the same block. */
+  /** Addresses and similar values continue on the following short lines of the same block (joined with a space, as a line break reads). */
   extendLines(c: Candidate, field: FieldDefinition, _opts: CandidateOptions): Candidate {
     if (field.type !== 'string') return c;
     const text = this.index.doc.text;
@@ -250,7 +258,7 @@ export class CandidateFinder {
       const t = next.text.trim();
       if (!t || /[:：]/.test(t) || t.length > 80 || tokenize(t).length > 10) break;
       if (/\b(tel|phone|fax|e-?mail|gst|vat|date|invoice|www\.)/i.test(t)) break;
-      value += /[,;]$/.test(value) ? ` ${t}` : `, ${t}`;
+      value += ` ${t}`;
       end = next.end;
       u = next;
     }

@@ -12,7 +12,7 @@ import { scanNumbers } from './parse/number.js';
 import type { LayoutIndex, Unit } from './layout.js';
 import type { Candidate, CandidateFinder } from './candidates.js';
 
-const LEGAL_FORM = /\b(inc|incorporated|llc|l\.l\.c|ltd|limited|plc|corp|corporation|co|company|gmbh|ag|kg|ohg|ug|b\.?\s?v|n\.?\s?v|s\.?\s?a|s\.?\s?a\.?\s?s|sarl|s\.?\s?r\.?\s?l|s\.?\s?p\.?\s?a|oy|ab|as|a\/s|sdn\.?\s?bhd|bhd|pte|pty|pvt|llp|lp)\b\.?/i;
+const ADDRESS = /\b(\d{4,6}|street|st\.|road|rd\.?|avenue|ave\.?|jalan|jln|lane|blvd|boulevard|strasse|straße|str\.|weg|laan|straat|rue|via|calle|lot|no\.\s?\d)/i;
 const TITLES = /^(tax\s+)?(invoice|receipt|bill|statement|quote|quotation|order|credit note|factuur|rechnung|facture|factura|fattura|payment receipt|cash receipt|official receipt)\b/i;
 const CURRENCY_WORDS: [RegExp, string][] = [
   [/\bUS\s?dollars?\b/i, 'USD'],
@@ -23,11 +23,20 @@ const CURRENCY_WORDS: [RegExp, string][] = [
   [/\bswiss francs?\b/i, 'CHF'],
 ];
 
+/** Lines in the top part of the first page: by position when boxes are known, else the first lines in reading order. */
+function topLines(index: LayoutIndex, lines: Unit[], fraction: number, min: number): Unit[] {
+  const page = lines[0]?.page;
+  const first = lines.filter((u) => u.page === page);
+  const height = index.doc.pages.find((p) => p.number === page)?.height ?? 0;
+  if (height && first.every((u) => u.bbox)) return first.filter((u) => u.bbox!.y < height * fraction).sort((a, b) => a.bbox!.y - b.bbox!.y || a.bbox!.x - b.bbox!.x);
+  return first.slice(0, Math.max(min, Math.ceil(first.length * fraction)));
+}
+
 export function fallbackCandidates(field: FieldDefinition, labels: FieldLabels, index: LayoutIndex, finder: CandidateFinder, ctx: ParseContext, filter: (u: Unit) => boolean): Candidate[] {
   const out: Candidate[] = [];
   const lines = index.units.filter((u) => u.kind === 'line' && filter(u));
   const id = labels.concept?.id;
-  if (ctx.format && ctx.format !== 'currency' && ctx.format !== 'id' && field.type === 'string') {
+  if (ctx.format && ['email', 'iban', 'url', 'bic', 'phone'].includes(ctx.format) && field.type === 'string') {
     for (const u of lines) {
       for (const m of scanTyped(u.text, 'string', ctx)) {
         if (ctx.format === 'url' && (u.text[m.start - 1] === '@' || /@/.test(u.text.slice(m.start, m.end)))) continue;
@@ -39,7 +48,7 @@ export function fallbackCandidates(field: FieldDefinition, labels: FieldLabels, 
   }
   if (ctx.format === 'currency' && field.type === 'string') {
     const counts = new Map<string, { n: number; u: Unit; start: number; end: number }>();
-    for (const u of lines) {
+    for (const u of index.units.filter(filter)) {
       for (const m of scanNumbers(u.text)) {
         if (!m.currency) continue;
         const e = counts.get(m.currency) ?? { n: 0, u, start: m.start, end: m.end };
@@ -66,14 +75,34 @@ export function fallbackCandidates(field: FieldDefinition, labels: FieldLabels, 
     return out;
   }
   if (id === 'vendor' && field.type === 'string') {
-    const first = lines.filter((u) => u.page === lines[0]?.page);
-    const top = first.slice(0, Math.max(6, Math.ceil(first.length * 0.4)));
-    const legal = top.find((u) => LEGAL_FORM.test(u.text) && tokenize(u.text).length <= 10 && !/[:：]/.test(u.text));
+    const top = topLines(index, lines, 0.35, 6);
+    let legal: { u: Unit; m: { start: number; end: number; value: unknown; quality: number } } | undefined;
+    for (const u of top) {
+      const m = scanTyped(u.text, 'string', { format: 'company' }).find((x) => x.quality === 1);
+      if (m) {
+        legal = { u, m };
+        break;
+      }
+    }
+    if (legal) {
+      const { u, m } = legal;
+      out.push(finder.candidate(u, m, { start: u.start + m.start, end: u.start + m.end }, u.text.slice(m.start, m.end), 'position', 0.9, `company name with a legal form near the top of page ${u.page}`));
+    }
     const plain = top.find((u) => /\p{L}{2,}/u.test(u.text) && !TITLES.test(u.text.trim()) && tokenize(u.text).length <= 8 && !/[:：@]|\d{3,}/.test(u.text));
-    for (const [u, ls, why] of [[legal, 0.9, 'company name with a legal form'], [plain, 0.6, 'first line of the document']] as const) {
-      if (!u) continue;
-      const seg = index.segments(u).find((s) => (u === legal ? LEGAL_FORM.test(s.text) : true)) ?? index.segments(u)[0]!;
-      out.push(finder.candidate(u, { start: 0, end: seg.text.length, value: seg.text, quality: 1 }, { start: seg.start, end: seg.end }, seg.text, 'position', ls, `${why} near the top of page ${u.page}`));
+    if (plain && plain !== legal?.u) {
+      const seg = index.segments(plain)[0]!;
+      out.push(finder.candidate(plain, { start: 0, end: seg.text.length, value: seg.text, quality: 1 }, { start: seg.start, end: seg.end }, seg.text, 'position', 0.6, `first line of page ${plain.page}`));
+    }
+    return out;
+  }
+  if (id === 'address' && field.type === 'string') {
+    // an unlabelled address: the first run of lines near the top that reads like one (street words, postcodes)
+    const top = topLines(index, lines, 0.4, 8);
+    const start = top.findIndex((u) => ADDRESS.test(u.text) && !/[:：@]/.test(u.text));
+    if (start >= 0) {
+      const u = top[start]!;
+      const c = finder.candidate(u, { start: 0, end: u.text.length, value: u.text, quality: 1 }, { start: u.start, end: u.end }, u.text, 'position', 0.7, `address-like lines near the top of page ${u.page} (no label)`);
+      out.push(finder.extendLines(c, field, { ctx }));
     }
     return out;
   }

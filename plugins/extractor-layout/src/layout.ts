@@ -114,6 +114,7 @@ export class LayoutIndex {
     const lines = b.text.split('\n');
     let off = b.span.start;
     const nonEmpty = lines.filter((l) => l.trim()).length;
+    let visual = 0;
     lines.forEach((raw, li) => {
       const start = off;
       off += raw.length + 1;
@@ -123,12 +124,21 @@ export class LayoutIndex {
       const s = start + lead;
       const span = { start: s, end: s + text.length };
       const ws = this.wordsIn(b.page, span);
+      if (ws.length) {
+        // OCR readers join the visual lines of a paragraph with spaces: rebuild them from the word boxes
+        for (const vl of visualLines(ws)) {
+          const first = vl[0]!, last = vl[vl.length - 1]!;
+          const conf = vl.reduce((a, w) => a + w.confidence, 0) / vl.length;
+          this.units.push({
+            id: this.units.length, kind: 'line', text: this.doc.text.slice(first.start, last.end), start: first.start, end: last.end, page: b.page,
+            bbox: unionBBox(vl.map((w) => w.bbox)), bboxSource: 'words', block: bi, blockType: b.type, line: visual++, confidence: normConf(conf),
+          });
+        }
+        return;
+      }
       let bbox: BBox | null = null;
       let bboxSource: Unit['bboxSource'] = null;
-      if (ws.length) {
-        bbox = unionBBox(ws.map((w) => w.bbox));
-        bboxSource = 'words';
-      } else if (b.bbox && nonEmpty === 1) {
+      if (b.bbox && nonEmpty === 1) {
         bbox = b.bbox;
         bboxSource = 'block';
       } else if (b.bbox) {
@@ -137,8 +147,7 @@ export class LayoutIndex {
         bbox = { x: b.bbox.x, y: b.bbox.y + h * li, width: b.bbox.width, height: h };
         bboxSource = 'estimate';
       }
-      const conf = ws.length ? ws.reduce((a, w) => a + w.confidence, 0) / ws.length : b.confidence;
-      this.units.push({ id: this.units.length, kind: 'line', text, start: span.start, end: span.end, page: b.page, bbox, bboxSource, block: bi, blockType: b.type, line: li, confidence: normConf(conf) });
+      this.units.push({ id: this.units.length, kind: 'line', text, start: span.start, end: span.end, page: b.page, bbox, bboxSource, block: bi, blockType: b.type, line: li, confidence: normConf(b.confidence) });
     });
   }
 
@@ -167,9 +176,29 @@ export class LayoutIndex {
     }
   }
 
-  /** Column segments of a unit (split at runs of spaces), with horizontal extents. */
+  /** Column segments of a unit (split at runs of spaces, or at wide gaps between OCR words), with horizontal extents. */
   segments(u: Unit): Segment[] {
     const out: Segment[] = [];
+    const ws = u.bboxSource === 'words' ? this.wordsIn(u.page, u) : [];
+    if (ws.length >= 2) {
+      const h = median(ws.map((w) => w.bbox.height));
+      let group: AlignedWord[] = [ws[0]!];
+      const flush = () => {
+        const a = group[0]!, z = group[group.length - 1]!;
+        out.push({ start: a.start, end: z.end, text: this.doc.text.slice(a.start, z.end), x0: a.bbox.x, x1: z.bbox.x + z.bbox.width, unit: u });
+      };
+      for (let i = 1; i < ws.length; i++) {
+        const prev = ws[i - 1]!, w = ws[i]!;
+        const gap = w.bbox.x - (prev.bbox.x + prev.bbox.width);
+        // a column gap is much wider than a word space (about a third of the text height)
+        if (gap > Math.max(1.5 * h, 8) || /\s{2,}/.test(this.doc.text.slice(prev.end, w.start))) {
+          flush();
+          group = [w];
+        } else group.push(w);
+      }
+      flush();
+      return out;
+    }
     let last = 0;
     const push = (a: number, b: number) => {
       const raw = u.text.slice(a, b);
@@ -257,6 +286,31 @@ export class LayoutIndex {
     const ws = this.wordsIn(u?.page ?? 1, span);
     return ws.length ? normConf(ws.reduce((a, w) => a + w.confidence, 0) / ws.length) : fallback;
   }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+
+/** Groups words (in text order) into visual lines: a new line starts when a word leaves the current baseline band. */
+function visualLines(ws: AlignedWord[]): AlignedWord[][] {
+  const out: AlignedWord[][] = [];
+  let cur: AlignedWord[] = [];
+  let top = 0, bottom = 0;
+  for (const w of ws) {
+    const cy = w.bbox.y + w.bbox.height / 2;
+    const prev = cur[cur.length - 1];
+    const sameBand = prev && cy >= top - 0.2 * (bottom - top) && cy <= bottom + 0.2 * (bottom - top) && w.bbox.x >= prev.bbox.x - 2;
+    if (prev && !sameBand) {
+      out.push(cur);
+      cur = [];
+    }
+    if (!cur.length) {
+      top = w.bbox.y;
+      bottom = w.bbox.y + w.bbox.height;
+    }
+    cur.push(w);
+  }
+  if (cur.length) out.push(cur);
+  return out;
 }
 
 /** OCR engines report 0..100 or 0..1; the model says 0..1. */

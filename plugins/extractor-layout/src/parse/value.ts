@@ -6,7 +6,7 @@ import { scanBooleans, parseBoolean } from './boolean.js';
 
 export type FieldType = FieldDefinition['type'];
 /** Shapes some string fields have (from the field's concept): used to find the value inside a region. */
-export type StringFormat = 'email' | 'iban' | 'url' | 'phone' | 'bic' | 'currency' | 'id';
+export type StringFormat = 'email' | 'iban' | 'url' | 'phone' | 'bic' | 'currency' | 'id' | 'taxid' | 'company';
 
 export interface ParseContext {
   dateOrder?: DateOrder;
@@ -26,6 +26,10 @@ export interface TypedMatch {
   percent?: boolean;
 }
 
+const LEGAL = String.raw`Inc\.?|Incorporated|L\.?L\.?C\.?|Ltd\.?|Limited|PLC|plc|Corp\.?|Corporation|Co\.|GmbH|AG|KG|OHG|UG|e\.V\.|B\.\s?V\.?|BV|N\.\s?V\.?|NV|S\.A\.?|SA|SAS|SARL|S\.r\.l\.|S\.p\.A\.|Oy|AB|A/S|ApS|Sdn\.?\s?Bhd\.?|SDN\.?\s?BHD\.?|Bhd\.?|BHD|Pte\.?\s?Ltd\.?|Pty\.?\s?Ltd\.?|Pvt\.?\s?Ltd\.?|Private Limited|LLP|LP|LTD\.?|INC\.?|LIMITED|CORP\.?|GMBH`;
+/** A company name: up to five capitalised words before a legal form ("Amazon Web Services, Inc.", "Coolblue B.V."). */
+const COMPANY = new RegExp(String.raw`(?<![\p{L}\p{N}])(?:[\p{Lu}\d(][\p{L}\d&'’.()\-]*,?\s+|&\s+){0,5}(?:${LEGAL})(?=$|[^\p{L}]|(?<=\.))`, 'gu');
+
 const FORMATS: Record<StringFormat, RegExp> = {
   email: /[\p{L}\p{N}._%+-]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/gu,
   iban: /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b/g,
@@ -34,6 +38,9 @@ const FORMATS: Record<StringFormat, RegExp> = {
   bic: /\b[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}(?:[A-Z0-9]{3})?\b/g,
   // identifiers: a run of letters/digits/separators holding at least one digit (INV-2024-001, 42183017, IBZY2087)
   id: /(?<![\p{L}\p{N}])[#]?(?=[\p{L}\p{N}\-\/.]*\p{N})[\p{L}\p{N}][\p{L}\p{N}\-\/.]*[\p{L}\p{N}]|(?<![\p{L}\p{N}])\p{N}(?![\p{L}\p{N}])/gu,
+  // tax / VAT / company registration ids: optional country prefix, then digit groups (DE 232 446 240, NL810433941B01)
+  taxid: /(?<![\p{L}\p{N}])(?:[A-Z]{2,3}[ -]?)?\d[\dA-Z]*(?:[ .\-/]\d[\dA-Z]*)*(?![\p{L}\p{N}])/gu,
+  company: COMPANY,
   currency: new RegExp(`\\b(?:${CURRENCY_CODES.join('|')})\\b|[$€£¥₹₩₽₺₪฿₫₴₦₱]|\\bRs\\.?(?=\\s|\\d)|\\bRM(?=\\s|\\d)`, 'g'),
 };
 const SYMBOL_CODES: Record<string, string> = { $: 'USD', '€': 'EUR', '£': 'GBP', '¥': 'JPY', '₹': 'INR', '₩': 'KRW', '₽': 'RUB', '₺': 'TRY', '₪': 'ILS', '฿': 'THB', '₫': 'VND', '₴': 'UAH', '₦': 'NGN', '₱': 'PHP', Rs: 'INR', 'Rs.': 'INR', RM: 'MYR' };
@@ -53,13 +60,20 @@ export function scanTyped(text: string, type: FieldType, ctx: ParseContext = {})
     default: {
       if (ctx.format) {
         const re = new RegExp(FORMATS[ctx.format].source, FORMATS[ctx.format].flags);
-        return [...text.matchAll(re)].map((m) => {
+        const found = [...text.matchAll(re)].map((m) => {
           const raw = m[0];
           let value: string = raw.trim();
           if (ctx.format === 'currency') value = SYMBOL_CODES[value] ?? value.toUpperCase();
           if (ctx.format === 'iban' || ctx.format === 'bic') value = value.replace(/\s+/g, '');
           return { start: m.index!, end: m.index! + raw.length, value, quality: 1 };
-        });
+        }).filter((m) => ctx.format !== 'taxid' || (String(m.value).match(/\d/g)?.length ?? 0) >= 6);
+        // company names without a legal form are still names: the whole text, read with less certainty
+        if (ctx.format === 'company') {
+          if (found.length) return found;
+          const whole = scanTyped(text, 'string', {});
+          return whole.map((m) => ({ ...m, quality: 0.9 }));
+        }
+        return found;
       }
       const lead = text.length - text.trimStart().length;
       const t = text.trim().replace(/[\s:;,]+$/, '');
