@@ -43,12 +43,7 @@ export function createApp(rt: QuireRuntime): Koa<AppState, AppCustom> {
     return json(ctx as any, next);
   });
   app.use(router.routes() as any);
-  app.use(
-    router.allowedMethods({
-      throw: true,
-      methodNotAllowed: () => new QuireError('METHOD_NOT_ALLOWED', 'Method not allowed for this route'),
-      notImplemented: () => new QuireError('METHOD_NOT_ALLOWED', 'Method not implemented'),
-    }) as any,
-  );
+  // sets 405 + Allow (or 501); the error handler turns that into the error body
+  app.use(router.allowedMethods() as any);
   return app;
 }

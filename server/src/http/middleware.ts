@@ -30,6 +30,7 @@ export function errorHandler() {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new QuireError('NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`);
+      if ((ctx.status === 405 || ctx.status === 501) && ctx.body === undefined) throw new QuireError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}; allowed: ${ctx.response.get('Allow') || 'none'}`);
     } catch (err) {
       const e = toQuireError(err);
       if (e.code === 'INTERNAL_ERROR') ctx.state.log?.error({ err }, 'unhandled error');
@@ -40,7 +41,6 @@ export function errorHandler() {
       } else {
         ctx.body = { error: { code: e.code, message: e.message, details: e.details ?? null } };
       }
-      if (e.code === 'METHOD_NOT_ALLOWED' && Array.isArray((e.details as any)?.allowed)) ctx.set('Allow', (e.details as any).allowed.join(', '));
     }
   };
 }
