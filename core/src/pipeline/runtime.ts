@@ -7,86 +7,19 @@ import type { Logger } from '../util/logger.js';
 import { silentLogger } from '../util/logger.js';
 import { errors } from '../errors/index.js';
 import { RequeueError, type RetryConsumeOptions } from './delivery.js';
+import { StageClaims } from './claims.js';
+import { JobTimeoutError, errorMessage, isRetryable, stageKey, validatePipeline } from './types.js';
+import type { PipelineDefinition, PipelineRuntimeOptions, StageContext } from './types.js';
 
-export interface StageContext {
-  /** re-read from the store when the stage starts */
-  job: JobRecord;
-  message: StageMessage;
-  /** output of the previous stage (first stage: the payload given to start()) */
-  payload: Record<string, unknown>;
-  store: Store;
-  /** aborted on stop() or when the job is cancelled */
-  signal: AbortSignal;
-  logger: Logger;
-  /** this stage's progress 0..1; written to jobs.progress 0..100 scaled across the pipeline's stages */
-  progress(fraction: number): Promise<void>;
-}
+export { NonRetryableError, JobTimeoutError, stageKey } from './types.js';
+export type { StageContext, StageDefinition, PipelineDefinition, PipelineRuntimeOptions } from './types.js';
 
-export interface StageDefinition {
-  name: string;
-  /** Returns a small output object passed to the next stage (big data goes to the store or blob storage). */
-  run(ctx: StageContext): Promise<Record<string, unknown> | void>;
-}
-
-export interface PipelineDefinition {
-  name: string;
-  stages: StageDefinition[];
-  /** once, when the first stage first starts */
-  onStart?(job: JobRecord): Promise<void>;
-  /** exactly once, after the last stage completed */
-  onComplete?(job: JobRecord, output: Record<string, unknown>): Promise<void>;
-  /** exactly once, on final failure (including cancellation) */
-  onFail?(job: JobRecord, error: Error): Promise<void>;
-}
-
-/** A stage throws this (or a QuireError with status < 500) to fail the job at once, without retries. */
-export class NonRetryableError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'NonRetryableError';
-  }
-}
-
-/** waitFor() gave up before the job finished. */
-export class JobTimeoutError extends Error {
-  constructor(readonly jobId: string, readonly status: string, timeoutMs: number) {
-    super(`job ${jobId} still ${status} after ${timeoutMs} ms`);
-    this.name = 'JobTimeoutError';
-  }
-}
-
-export interface PipelineRuntimeOptions {
-  store: Store;
-  transport: Transport;
-  logger?: Logger;
-  /** identifies this process in job_stages.worker (default host:pid:random) */
-  workerId?: string;
-  /** messages handled at once per stage queue (transport prefetch), default 2 */
-  concurrency?: number;
-  /** deliveries of a stage message before the job fails, default 3 */
-  maxAttempts?: number;
-  /** backoff before delivery attempt+1; default: the transport's */
-  retryDelayMs?: (attempt: number) => number;
-  /** how often a running stage looks for cancellation and refreshes its job's heartbeat, default 1000 ms */
-  pollMs?: number;
-  /**
-   * A stage claimed by another worker whose job has shown no heartbeat (jobs.updated_at) for this long is
-   * taken over: that worker died with the message. Default 30000 ms; heartbeats are sent every leaseMs/3.
-   */
-  leaseMs?: number;
-}
-
-const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 const CANCELLED = 'cancelled';
 const STOPPING = 'stopping';
 
 interface Active {
   jobId: string;
   controller: AbortController;
-}
-
-export function stageKey(pipeline: string, stage: string): string {
-  return `${pipeline}.${stage}`;
 }
 
 /**
@@ -110,6 +43,7 @@ export class PipelineRuntime {
   private readonly running = new Set<Promise<void>>();
   private readonly waiters = new Map<string, Set<() => void>>();
   private stopping = false;
+  private readonly claims: StageClaims;
 
   constructor(opts: PipelineRuntimeOptions) {
     this.store = opts.store;
@@ -121,18 +55,11 @@ export class PipelineRuntime {
     this.retryDelayMs = opts.retryDelayMs;
     this.leaseMs = Math.max(100, opts.leaseMs ?? 30_000);
     this.pollMs = Math.max(10, Math.min(opts.pollMs ?? 1000, this.leaseMs / 3));
+    this.claims = new StageClaims(this.store, this.workerId, this.leaseMs);
   }
 
   define(p: PipelineDefinition): void {
-    if (!p || !NAME.test(p.name ?? '')) throw new Error(`pipeline name "${p?.name}" must match ${NAME}`);
-    if (!Array.isArray(p.stages) || p.stages.length === 0) throw new Error(`pipeline ${p.name} has no stages`);
-    const seen = new Set<string>();
-    for (const s of p.stages) {
-      if (!NAME.test(s.name ?? '')) throw new Error(`pipeline ${p.name}: stage name "${s.name}" must match ${NAME}`);
-      if (seen.has(s.name)) throw new Error(`pipeline ${p.name}: duplicate stage "${s.name}"`);
-      if (typeof s.run !== 'function') throw new Error(`pipeline ${p.name}: stage ${s.name} has no run()`);
-      seen.add(s.name);
-    }
+    validatePipeline(p);
     this.defs.set(p.name, p);
   }
 
@@ -216,7 +143,7 @@ export class PipelineRuntime {
     const key = stageKey(def.name, def.stages[index]!.name);
     const local = `${msg.jobId}:${key}`;
     if (this.stopping) throw new RequeueError('worker is stopping');
-    if (this.active.has(local)) throw new RequeueError(`stage ${key} of job ${msg.jobId} is already running here`, this.busyDelay());
+    if (this.active.has(local)) throw new RequeueError(`stage ${key} of job ${msg.jobId} is already running here`, this.claims.busyDelay());
     const controller = new AbortController();
     this.active.set(local, { jobId: msg.jobId, controller });
     try {
@@ -241,7 +168,7 @@ export class PipelineRuntime {
       return;
     }
     const nextKey = index < def.stages.length - 1 ? stageKey(def.name, def.stages[index + 1]!.name) : null;
-    const row = await this.claim(job, key, nextKey, log);
+    const row = await this.claims.claim(job, key, nextKey, log);
     if (!row) return;
 
     if (job.status === 'pending') {
@@ -254,7 +181,7 @@ export class PipelineRuntime {
     }
     job = await jobs.get(msg.jobId);
     if (!job || job.status !== 'processing') {
-      await this.markStage(row, 'failed', job?.error ?? 'Cancelled');
+      await this.claims.mark(row, 'failed', job?.error ?? 'Cancelled');
       return;
     }
 
@@ -291,16 +218,16 @@ export class PipelineRuntime {
     if (index < n - 1) {
       const current = await jobs.get(jobId);
       if (!current || current.status !== 'processing') {
-        await this.markStage(row, 'failed', current?.status === 'failed' ? (current.error ?? 'Cancelled') : `job ${current?.status ?? 'deleted'} meanwhile`);
+        await this.claims.mark(row, 'failed', current?.status === 'failed' ? (current.error ?? 'Cancelled') : `job ${current?.status ?? 'deleted'} meanwhile`);
         return;
       }
-      if (!(await this.holds(row))) {
+      if (!(await this.claims.holds(row))) {
         log.warn({}, 'another worker took this stage over while it ran; this result is dropped');
         return;
       }
       // publish first, then mark: a crash in between re-runs this stage rather than losing its output
       await this.transport.publish({ id: randomUUID(), jobId, pipeline: def.name, stage: def.stages[index + 1]!.name, payload: output, attempt: 1 });
-      await this.markStage(row, 'completed', null);
+      await this.claims.mark(row, 'completed', null);
       const pct = Math.floor(((index + 1) / n) * 100);
       if (pct > written) await jobs.update({ id: jobId, status: 'processing' }, { progress: pct, updated_at: now });
       log.debug({}, 'stage completed');
@@ -323,73 +250,21 @@ export class PipelineRuntime {
     }
   }
 
-  /** Claims the stage row, or returns null when the message must be acked without running the stage. */
-  private async claim(job: JobRecord, key: string, nextKey: string | null, log: Logger): Promise<JobStageRecord | null> {
-    const stages = this.store.repo('job_stages');
-    const beat = new Date(job.updated_at).getTime();
-    const silentFor = Date.now() - (Number.isFinite(beat) ? beat : 0);
-    // Look before claiming: a store may hand over a running row to anyone, but a holder whose job still
-    // shows a heartbeat is alive, and running the stage beside it would duplicate its work.
-    const existing = await stages.findOne({ job_id: job.id, stage: key });
-    if (existing?.status === 'completed') {
-      log.debug({}, 'stage already completed; duplicate message acked');
-      return null;
-    }
-    if (existing && nextKey && (await stages.findOne({ job_id: job.id, stage: nextKey }))) {
-      // the next stage started, so this one published its output and only missed marking itself (its worker
-      // died in between): settle the row instead of running the stage again
-      await stages.update({ id: existing.id, status: existing.status, worker: existing.worker }, { status: 'completed', completed_at: new Date() });
-      log.warn({ previousWorker: existing.worker }, 'stage had published its output but was not marked completed; marked now');
-      return null;
-    }
-    if (existing?.status === 'running' && existing.worker !== this.workerId && silentFor <= this.leaseMs) {
-      throw new RequeueError(`stage ${key} of job ${job.id} is held by ${existing.worker}`, this.busyDelay());
-    }
-    const { claimed, row } = await this.store.claimStage(job.id, key, this.workerId);
-    if (claimed) {
-      if (existing?.status === 'running' && existing.worker !== this.workerId) log.warn({ previousWorker: existing.worker, silentForMs: silentFor }, 'took over a stage from a worker that stopped responding');
-      return row;
-    }
-    if (row.status === 'completed') {
-      log.debug({}, 'stage already completed; duplicate message acked');
-      return null;
-    }
-    const take = async (where: Partial<JobStageRecord>) => {
-      const patch = { status: 'running' as const, worker: this.workerId, attempts: (row.attempts ?? 0) + 1, started_at: new Date(), completed_at: null, error: null };
-      const n = await stages.update({ id: row.id, ...where }, patch);
-      return n > 0 ? { ...row, ...patch } : null;
-    };
-    if (row.status === 'failed') {
-      const taken = await take({ status: 'failed' });
-      if (taken) return taken;
-      throw new RequeueError(`stage ${key} of job ${job.id} was claimed concurrently`, this.busyDelay());
-    }
-    // running, held by another worker: take it over only when its job shows no heartbeat for leaseMs
-    if (row.worker === this.workerId || silentFor > this.leaseMs) {
-      const taken = await take({ status: 'running', worker: row.worker });
-      if (taken) {
-        log.warn({ previousWorker: row.worker, silentForMs: silentFor }, 'took over a stage from a worker that stopped responding');
-        return taken;
-      }
-    }
-    throw new RequeueError(`stage ${key} of job ${job.id} is held by ${row.worker}`, this.busyDelay());
-  }
-
   private async stageFailed(def: PipelineDefinition, msg: StageMessage, row: JobStageRecord, err: unknown, controller: AbortController, log: Logger): Promise<void> {
     const jobs = this.store.repo('jobs');
     const message = errorMessage(err);
     const job = await jobs.get(msg.jobId);
     if (!job || job.status === 'failed' || controller.signal.reason === CANCELLED) {
-      await this.markStage(row, 'failed', job?.error ?? 'Cancelled');
+      await this.claims.mark(row, 'failed', job?.error ?? 'Cancelled');
       return;
     }
     if (controller.signal.reason === STOPPING) {
       // interrupted by stop(): free the row and give the message back without spending an attempt
-      if (await this.markStage(row, 'failed', 'Interrupted: worker stopped', false)) throw new RequeueError('worker is stopping');
+      if (await this.claims.mark(row, 'failed', 'Interrupted: worker stopped', false)) throw new RequeueError('worker is stopping');
       return;
     }
     const final = !isRetryable(err) || msg.attempt >= this.maxAttempts;
-    if (!(await this.markStage(row, 'failed', message, final))) {
+    if (!(await this.claims.mark(row, 'failed', message, final))) {
       log.warn({ error: message }, 'stage failed after another worker took it over; left to that worker');
       return;
     }
@@ -408,17 +283,6 @@ export class PipelineRuntime {
         await this.hook('onFail', job.id, () => def.onFail!(final, e));
       }
     }
-  }
-
-  /** Settles the stage row if this worker still holds it (a fence against a worker that took it over). */
-  private async markStage(row: JobStageRecord, status: 'completed' | 'failed', error: string | null, finished = true): Promise<boolean> {
-    const n = await this.store.repo('job_stages').update({ id: row.id, worker: this.workerId, status: 'running' }, { status, error, completed_at: finished ? new Date() : null });
-    return n > 0;
-  }
-
-  private async holds(row: JobStageRecord): Promise<boolean> {
-    const now = await this.store.repo('job_stages').get(row.id);
-    return !!now && now.status === 'running' && now.worker === this.workerId;
   }
 
   /** While a stage runs: abort it when its job gets cancelled elsewhere, and keep the job's heartbeat fresh. */
@@ -462,10 +326,6 @@ export class PipelineRuntime {
     return this.defs.get(job.type);
   }
 
-  private busyDelay(): number {
-    return Math.max(20, Math.min(5000, Math.round(this.leaseMs / 4)));
-  }
-
   private notify(jobId: string): void {
     const set = this.waiters.get(jobId);
     if (!set) return;
@@ -486,19 +346,4 @@ export class PipelineRuntime {
       set.add(wake);
     });
   }
-}
-
-function errorMessage(err: unknown): string {
-  if (err instanceof Error) return err.message || err.name;
-  return String(err);
-}
-
-function isRetryable(err: unknown): boolean {
-  if (err instanceof NonRetryableError) return false;
-  if (err && typeof err === 'object') {
-    const e = err as { status?: unknown; name?: unknown; retryable?: unknown };
-    if (e.retryable === false) return false;
-    if (e.name === 'QuireError' && typeof e.status === 'number' && e.status < 500) return false;
-  }
-  return true;
 }
