@@ -226,13 +226,13 @@ describe('documents, upload and parse over HTTP', () => {
     const studio = await fetch(a.body.studio_link);
     assert.equal(studio.status, 200);
     assert.match(await studio.text(), /Quarterly Results/);
-    const tampered = await fetch(a.body.studio_link.replace(/sig=./, 'sig=0'));
+    const tampered = await fetch(a.body.studio_link.replace(/sig=([0-9a-f])/, (_m: string, h: string) => `sig=${h === '0' ? '1' : '0'}`));
     assert.equal(tampered.status, 401);
 
-    const b = await s.json('/api/parse', { method: 'POST', json: { input: `${fileBase}/report.pdf`, config: { chunking: { strategy: 'fixed', max_chunk_size: 120, overlap: 10 } } } });
+    const b = await s.json('/api/parse', { method: 'POST', json: { input: `${fileBase}/report.pdf`, config: { chunking: { strategy: 'fixed', max_chunk_size: 100, overlap: 10 } } } });
     assert.equal(b.status, 200, JSON.stringify(b.body));
-    assert.ok(b.body.result.chunks.length > 3);
-    assert.ok(b.body.result.chunks.every((c: any) => c.content.length <= 140));
+    assert.ok(b.body.result.chunks.length >= 2, JSON.stringify(b.body.result.chunks));
+    assert.ok(b.body.result.chunks.every((c: any) => c.content.length <= 100));
 
     const up = await s.json('/v1/documents', { method: 'POST', body: uploadForm('report.pdf', pdf) });
     await waitForStatus(s, `/v1/documents/${up.body.id}`);
@@ -294,7 +294,7 @@ describe('documents, upload and parse over HTTP', () => {
     assert.equal(done.pages, 3);
     const again = await fetch(p.body.upload_url, { method: 'PUT', headers: p.body.headers, body: Buffer.from(pdf) });
     assert.equal(again.status, 409);
-    const forged = await fetch(p.body.upload_url.replace(/token=./, 'token=0'), { method: 'PUT', body: 'x' });
+    const forged = await fetch(p.body.upload_url.replace(/token=([0-9a-f])/, (_m: string, h: string) => `token=${h === '0' ? '1' : '0'}`), { method: 'PUT', body: 'x' });
     assert.equal(forged.status, 401);
     const tooBig = await s.json('/api/upload/presigned', { method: 'POST', json: { filename: 'huge.pdf', file_size: 6 * 1024 ** 3 } });
     assert.equal(tooBig.status, 413);

@@ -27,7 +27,7 @@ async function convert(ctx: AppContext): Promise<{ doc: ParsedDocument; fileName
     if (detected.format !== 'pdf') throw errors.unsupported(`Only PDF files are converted here (got ${detected.format})`);
     const maxPages = ctx.state.auth ? undefined : rt.config.limits.anonymousPages;
     const doc = await readStored(rt, key, { id: randomUUID(), name: file.fileName, format: 'pdf', size: file.size }, parseConfig({}), maxPages);
-    const pageCount = Number(doc.metadata.pageCount ?? doc.pages.length);
+    const pageCount = Number(doc.metadata.numPages ?? doc.metadata.pageCount ?? doc.pages.length);
     return { doc, fileName: file.fileName, pageCount, truncated: doc.pages.length < pageCount };
   } finally {
     await rt.storage.delete(key).catch(() => {});
