@@ -1,6 +1,8 @@
 import type { VectorFilter } from '@quire/core';
 import { VectorMatrix } from './kernel.js';
 import type { Precision } from './kernel.js';
+import { KeywordIndex } from './keyword.js';
+import { TopK } from './topk.js';
 
 /** Strings (document, user, organization ids) as small integers. */
 export class Interner {
@@ -22,66 +24,25 @@ export interface CacheRow {
   userId: string;
   organizationId: string | null;
   vector: ArrayLike<number>;
+  /** the stored text analysis [length, hash, tf, …] */
+  terms: Uint32Array | null;
 }
 
-/** Bounded selection of the k best (score, key) pairs. */
-export class TopK {
-  private readonly scores: Float64Array;
-  private readonly keys: Float64Array;
-  size = 0;
-  constructor(readonly k: number) {
-    this.scores = new Float64Array(k);
-    this.keys = new Float64Array(k);
-  }
-  /** the score a candidate must beat once full */
-  get floor(): number {
-    return this.size < this.k ? -Infinity : this.scores[0]!;
-  }
-  push(score: number, key: number): void {
-    const s = this.scores, k = this.keys;
-    if (this.size < this.k) {
-      let i = this.size++;
-      while (i > 0) {
-        const p = (i - 1) >> 1;
-        if (s[p]! <= score) break;
-        s[i] = s[p]!;
-        k[i] = k[p]!;
-        i = p;
-      }
-      s[i] = score;
-      k[i] = key;
-      return;
-    }
-    if (score <= s[0]!) return;
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1, r = l + 1;
-      let m = i, ms = score;
-      if (l < this.size && s[l]! < ms) (m = l), (ms = s[l]!);
-      if (r < this.size && s[r]! < ms) (m = r), (ms = s[r]!);
-      if (m === i) break;
-      s[i] = s[m]!;
-      k[i] = k[m]!;
-      i = m;
-    }
-    s[i] = score;
-    k[i] = key;
-  }
-  /** best first */
-  sorted(): { key: number; score: number }[] {
-    const out: { key: number; score: number }[] = [];
-    for (let i = 0; i < this.size; i++) out.push({ key: this.keys[i]!, score: this.scores[i]! });
-    return out.sort((a, b) => b.score - a.score || a.key - b.key);
-  }
+/** A filter compiled against the cache: which positions to scan and which to accept. */
+interface Compiled {
+  allow: (pos: number) => boolean;
+  /** position lists covering every allowed row, or null for all rows */
+  lists: number[][] | null;
 }
 
 /**
- * The in-memory vectors of one space, kept in step with the database: rows are appended in rowid order,
- * deleted rows are marked dead (and compacted away later). Positions of each document, user and
- * organization are indexed so filtered searches scan only their rows.
+ * The in-memory index of one space, kept in step with the database: vectors (for cosine) and an inverted
+ * index (for BM25). Rows are appended in rowid order; deleted rows are marked dead and compacted away later.
+ * Positions of each document, user and organization are indexed so filtered searches scan only their rows.
  */
 export class SpaceCache {
   readonly matrix: VectorMatrix;
+  readonly keywords = new KeywordIndex();
   private readonly strings = new Interner();
   n = 0;
   dead = 0;
@@ -106,9 +67,9 @@ export class SpaceCache {
     return this.n - this.dead;
   }
 
-  /** Approximate bytes held by this cache. */
+  /** Approximate bytes held by this cache (vectors, keyword index, row facts). */
   get bytes(): number {
-    return this.matrix.bytes + this.rowids.byteLength + this.doc.byteLength * 3 + this.alive.byteLength + this.n * 64;
+    return this.matrix.bytes + this.keywords.bytes + this.rowids.byteLength + this.doc.byteLength * 3 + this.alive.byteLength + this.n * 60;
   }
 
   private grow(rows: number) {
@@ -127,23 +88,41 @@ export class SpaceCache {
     this.matrix.reserve(cap);
   }
 
-  add(row: CacheRow): void {
-    if (this.rowPos.has(row.rowid)) return;
-    const pos = this.n++;
-    this.grow(this.n);
-    this.matrix.set(pos, row.vector);
-    this.rowids[pos] = row.rowid;
-    const d = this.strings.id(row.documentId), u = this.strings.id(row.userId);
-    const o = row.organizationId === null ? -1 : this.strings.id(row.organizationId);
-    this.doc[pos] = d;
-    this.user[pos] = u;
-    this.org[pos] = o;
-    this.alive[pos] = 1;
-    this.rowPos.set(row.rowid, pos);
-    push(this.docRows, d, pos);
-    push(this.userRows, u, pos);
-    if (o >= 0) push(this.orgRows, o, pos);
-    if (row.rowid > this.maxRowid) this.maxRowid = row.rowid;
+  private pending: (Uint32Array | null)[] | null = null;
+
+  /**
+   * Appends rows (in rowid order). With `bulk` (the first load), the keyword index is built once at
+   * finishLoad() instead of row by row.
+   */
+  addRows(rows: CacheRow[], bulk = false): void {
+    if (bulk && this.n === 0 && !this.pending) this.pending = [];
+    this.grow(this.n + rows.length);
+    for (const row of rows) {
+      if (this.rowPos.has(row.rowid)) continue;
+      const pos = this.n++;
+      this.matrix.set(pos, row.vector);
+      this.rowids[pos] = row.rowid;
+      const d = this.strings.id(row.documentId), u = this.strings.id(row.userId);
+      const o = row.organizationId === null ? -1 : this.strings.id(row.organizationId);
+      this.doc[pos] = d;
+      this.user[pos] = u;
+      this.org[pos] = o;
+      this.alive[pos] = 1;
+      this.rowPos.set(row.rowid, pos);
+      push(this.docRows, d, pos);
+      push(this.userRows, u, pos);
+      if (o >= 0) push(this.orgRows, o, pos);
+      if (row.rowid > this.maxRowid) this.maxRowid = row.rowid;
+      if (this.pending) this.pending.push(row.terms ? Uint32Array.from(row.terms) : null);
+      else this.keywords.add(pos, row.terms);
+    }
+  }
+
+  /** Builds the keyword index of a bulk load. */
+  finishLoad(): void {
+    if (!this.pending) return;
+    this.keywords.build(this.pending);
+    this.pending = null;
   }
 
   remove(rowid: number): void {
@@ -157,12 +136,14 @@ export class SpaceCache {
   /** Drops dead rows when they are many (a quarter and at least 1024). */
   maybeCompact(): void {
     if (this.dead < 1024 || this.dead < this.n / 4) return;
+    const map = new Int32Array(this.n).fill(-1);
     let w = 0;
     this.docRows = new Map();
     this.userRows = new Map();
     this.orgRows = new Map();
     for (let r = 0; r < this.n; r++) {
       if (!this.alive[r]) continue;
+      map[r] = w;
       if (w !== r) {
         this.matrix.move(r, w);
         this.rowids[w] = this.rowids[r]!;
@@ -178,8 +159,25 @@ export class SpaceCache {
       w++;
     }
     this.alive.fill(0, w, this.n);
+    this.keywords.rebuild(map, w);
     this.n = w;
     this.dead = 0;
+  }
+
+  /** The filter against this cache's rows; null when no row can match. */
+  private compile(filter: VectorFilter): Compiled | null {
+    const docs = filter.documentIds ? new Set(filter.documentIds.map((d) => this.strings.get(d)).filter((d): d is number => d !== undefined)) : null;
+    if (docs && docs.size === 0) return null;
+    const scoped = filter.userId !== undefined || (filter.organizationIds?.length ?? 0) > 0;
+    const user = filter.userId === undefined ? -2 : (this.strings.get(filter.userId) ?? -2);
+    const orgs = new Set((filter.organizationIds ?? []).map((o) => this.strings.get(o)).filter((o): o is number => o !== undefined));
+    if (scoped && user === -2 && orgs.size === 0) return null;
+    const alive = this.alive, doc = this.doc, usr = this.user, org = this.org;
+    const allow = (pos: number) => alive[pos] === 1 && (!docs || docs.has(doc[pos]!)) && (!scoped || usr[pos] === user || orgs.has(org[pos]!));
+    let lists: number[][] | null = null;
+    if (docs) lists = [...docs].map((d) => this.docRows.get(d) ?? []);
+    else if (scoped) lists = [this.userRows.get(user) ?? [], ...[...orgs].map((o) => this.orgRows.get(o) ?? [])];
+    return { allow, lists };
   }
 
   /**
@@ -188,25 +186,14 @@ export class SpaceCache {
    */
   search(query: ArrayLike<number>, k: number, filter: VectorFilter): { rowid: number; score: number }[] {
     if (!this.live || !this.matrix.setQuery(query)) return [];
-    const docs = filter.documentIds ? new Set(filter.documentIds.map((d) => this.strings.get(d)).filter((d): d is number => d !== undefined)) : null;
-    if (docs && docs.size === 0) return [];
-    const scoped = filter.userId !== undefined || (filter.organizationIds?.length ?? 0) > 0;
-    const user = filter.userId === undefined ? -2 : (this.strings.get(filter.userId) ?? -2);
-    const orgs = new Set((filter.organizationIds ?? []).map((o) => this.strings.get(o)).filter((o): o is number => o !== undefined));
-    if (scoped && user === -2 && orgs.size === 0) return [];
-
+    const c = this.compile(filter);
+    if (!c) return [];
     const top = new TopK(k);
-    const alive = this.alive, doc = this.doc, usr = this.user, org = this.org;
+    const allow = c.allow;
     const visit = (pos: number, score: number) => {
-      if (score <= top.floor || !alive[pos]) return;
-      if (docs && !docs.has(doc[pos]!)) return;
-      if (scoped && usr[pos] !== user && !orgs.has(org[pos]!)) return;
-      top.push(score, pos);
+      if (score > top.floor && allow(pos)) top.push(score, pos);
     };
-    // the positions to scan: the filter's documents, else the owner's rows, else everything
-    let lists: number[][] | null = null;
-    if (docs) lists = [...docs].map((d) => this.docRows.get(d) ?? []);
-    else if (scoped) lists = [this.userRows.get(user) ?? [], ...[...orgs].map((o) => this.orgRows.get(o) ?? [])];
+    const lists = c.lists;
     const total = lists ? lists.reduce((s, l) => s + l.length, 0) : this.n;
     if (!lists || total > this.n / 2) this.matrix.scan(0, this.n, visit);
     else {
@@ -220,6 +207,14 @@ export class SpaceCache {
       }
     }
     return top.sorted().map(({ key, score }) => ({ rowid: this.rowids[key]!, score }));
+  }
+
+  /** The `k` best rows by BM25 for the query terms among the rows the filter allows. */
+  keywordSearch(terms: number[], k: number, filter: VectorFilter): { rowid: number; score: number }[] {
+    if (!this.live || !terms.length) return [];
+    const c = this.compile(filter);
+    if (!c) return [];
+    return this.keywords.search(terms, k, c.allow).map(({ key, score }) => ({ rowid: this.rowids[key]!, score }));
   }
 }
 

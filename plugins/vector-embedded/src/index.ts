@@ -3,7 +3,9 @@ import { definePlugin, errors } from '@quire/core';
 import { EmbeddedVectorStore } from './store.js';
 import type { EmbeddedStoreOptions, Fusion } from './store.js';
 
-export { EmbeddedVectorStore, DEFAULTS, fuse, ftsQuery } from './store.js';
+export { EmbeddedVectorStore, DEFAULTS, fuse } from './store.js';
+export { analyze, queryTerms, stem, words } from './text.js';
+export { KeywordIndex } from './keyword.js';
 export type { EmbeddedStoreOptions, Fusion } from './store.js';
 export { VectorMatrix } from './kernel.js';
 export type { Precision } from './kernel.js';
@@ -27,8 +29,8 @@ function options(raw: Record<string, unknown>): EmbeddedStoreOptions & { dir?: s
 }
 
 /**
- * The embedded vector store: SQLite (WAL) under `<dataDir>/vectors/` with FTS5 BM25, an in-memory
- * matrix per space for cosine similarity, hybrid fusion; safe for several processes sharing the data dir.
+ * The embedded vector store: SQLite (WAL) under `<dataDir>/vectors/`, with an in-memory matrix (cosine)
+ * and inverted index (BM25) per space, hybrid fusion; safe for several processes sharing the data dir.
  */
 export default definePlugin({
   kind: 'vector-store',

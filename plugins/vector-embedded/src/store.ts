@@ -4,7 +4,9 @@ import Database from 'better-sqlite3';
 import { errors } from '@quire/core';
 import type { Logger, VectorFilter, VectorHit, VectorItem, VectorStorePlugin } from '@quire/core';
 import { SpaceCache } from './cache.js';
+import { blobTerms, queryTerms, termsBlob } from './text.js';
 import type { Precision } from './kernel.js';
+import type { CacheRow } from './cache.js';
 
 export type Fusion = 'rrf' | 'relative' | 'weighted';
 
@@ -41,34 +43,19 @@ CREATE TABLE IF NOT EXISTS vectors (
   text TEXT NOT NULL,
   metadata TEXT,
   vector BLOB NOT NULL,
+  terms BLOB NOT NULL,
   UNIQUE (space, id)
 );
 CREATE INDEX IF NOT EXISTS vectors_space ON vectors (space);
 CREATE INDEX IF NOT EXISTS vectors_document ON vectors (document_id);
 CREATE TABLE IF NOT EXISTS tombstones (seq INTEGER PRIMARY KEY AUTOINCREMENT, space TEXT NOT NULL, row INTEGER NOT NULL);
-CREATE VIRTUAL TABLE IF NOT EXISTS vectors_fts USING fts5 (text, content='vectors', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2');
-CREATE TRIGGER IF NOT EXISTS vectors_ai AFTER INSERT ON vectors BEGIN
-  INSERT INTO vectors_fts (rowid, text) VALUES (new.rowid, new.text);
-END;
 CREATE TRIGGER IF NOT EXISTS vectors_ad AFTER DELETE ON vectors BEGIN
-  INSERT INTO vectors_fts (vectors_fts, rowid, text) VALUES ('delete', old.rowid, old.text);
   INSERT INTO tombstones (space, row) VALUES (old.space, old.rowid);
 END;
 CREATE TRIGGER IF NOT EXISTS vectors_au BEFORE UPDATE ON vectors BEGIN
   SELECT RAISE(ABORT, 'vectors rows are immutable: delete and insert');
 END;
 `;
-
-// prettier-ignore
-const STOP = new Set(['a', 'an', 'and', 'are', 'as', 'at', 'be', 'by', 'can', 'do', 'does', 'did', 'for', 'from', 'has', 'have', 'how', 'i', 'if', 'in', 'is', 'it', 'its', 'my', 'of', 'on', 'or', 'our', 'so', 'that', 'the', 'their', 'there', 'these', 'this', 'those', 'to', 'was', 'we', 'were', 'what', 'when', 'where', 'which', 'who', 'why', 'will', 'with', 'you', 'your', 'me', 'im', 'get', 'should', 'would', 'could', 'about', 'into', 'than', 'then', 'them', 'they', 'he', 'she', 'his', 'her', 'not', 'no', 'any', 'all', 'been', 'being', 'am']);
-
-/** The FTS5 query for a text: its distinct words (stop words dropped unless nothing else is left), OR-ed. */
-export function ftsQuery(text: string): string | null {
-  const words = [...new Set((text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []))];
-  const content = words.filter((w) => !STOP.has(w) && (w.length > 1 || /\d/.test(w)));
-  const terms = (content.length ? content : words).slice(0, 32);
-  return terms.length ? terms.map((t) => `"${t}"`).join(' OR ') : null;
-}
 
 interface Scored {
   rowid: number;
@@ -128,8 +115,9 @@ function blobVector(b: Buffer): Float32Array {
 
 /**
  * The embedded vector store: one SQLite database (WAL) under the data dir holds the chunks, their vectors
- * and an FTS5 index (BM25); every process keeps an in-memory matrix per space for the vector side and
- * catches up with other processes' writes (new rows by rowid, deletions by tombstones) before each search.
+ * and their analysed terms; every process that searches keeps, per space, an in-memory matrix (cosine) and
+ * inverted index (BM25), and catches up with other processes' writes (new rows by rowid, deletions by
+ * tombstones) before each search.
  */
 export class EmbeddedVectorStore implements VectorStorePlugin {
   readonly file: string;
@@ -171,10 +159,10 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
       spaceDim: p(`SELECT dimension FROM spaces WHERE space = ?`).pluck(),
       addSpace: p(`INSERT OR IGNORE INTO spaces (space, dimension) VALUES (?, ?)`),
       del: p(`DELETE FROM vectors WHERE space = ? AND id = ?`),
-      ins: p(`INSERT INTO vectors (space, id, document_id, user_id, organization_id, page, text, metadata, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      ins: p(`INSERT INTO vectors (space, id, document_id, user_id, organization_id, page, text, metadata, vector, terms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       delDoc: p(`DELETE FROM vectors WHERE document_id = ?`),
       count: p(`SELECT count(*) FROM vectors WHERE space = ?`).pluck(),
-      rowsAfter: p(`SELECT rowid, document_id, user_id, organization_id, vector FROM vectors WHERE space = ? AND rowid > ? ORDER BY rowid`).raw(),
+      rowsAfter: p(`SELECT rowid, document_id, user_id, organization_id, vector, terms FROM vectors WHERE space = ? AND rowid > ? ORDER BY rowid`).raw(),
       tombsAfter: p(`SELECT row FROM tombstones WHERE seq > ? AND space = ?`).pluck(),
       maxTomb: p(`SELECT coalesce(max(seq), 0) FROM tombstones`).pluck(),
       pruned: p(`SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'tombstones_pruned'`).pluck(),
@@ -194,7 +182,8 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
         throw errors.validation(`items[${i}] needs id, documentId and userId strings`);
       }
       for (let j = 0; j < v.length; j++) if (!Number.isFinite(v[j]!)) throw errors.validation(`items[${i}].vector has a non-finite value`);
-      return [space, it.id, it.documentId, it.userId, it.organizationId ?? null, Math.trunc(it.page || 1), String(it.text ?? ''), it.metadata ? JSON.stringify(it.metadata) : null, unitBlob(v)] as const;
+      const text = String(it.text ?? '');
+      return [space, it.id, it.documentId, it.userId, it.organizationId ?? null, Math.trunc(it.page || 1), text, it.metadata ? JSON.stringify(it.metadata) : null, unitBlob(v), termsBlob(text)] as const;
     });
     const dim = items[0]!.vector.length;
     if (!dim || items.some((it) => it.vector.length !== dim)) throw errors.validation('all vectors of an upsert must have the same, non-zero dimension');
@@ -261,11 +250,19 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
   }
 
   private addRows(cache: SpaceCache): void {
-    for (const r of this.stmt.rowsAfter!.iterate(cache.space, cache.maxRowid) as Iterable<[number, string, string, string | null, Buffer]>) {
+    const bulk = cache.n === 0;
+    let batch: CacheRow[] = [];
+    for (const r of this.stmt.rowsAfter!.iterate(cache.space, cache.maxRowid) as Iterable<[number, string, string, string | null, Buffer, Buffer]>) {
       const v = blobVector(r[4]);
       if (v.length !== cache.dimension) continue;
-      cache.add({ rowid: r[0], documentId: r[1], userId: r[2], organizationId: r[3], vector: v });
+      batch.push({ rowid: r[0], documentId: r[1], userId: r[2], organizationId: r[3], vector: v, terms: blobTerms(r[5]) });
+      if (batch.length >= 4096) {
+        cache.addRows(batch, bulk);
+        batch = [];
+      }
     }
+    if (batch.length) cache.addRows(batch, bulk);
+    cache.finishLoad();
   }
 
   /** The cache of a space, loaded on first use (null when the space has no vectors yet). */
@@ -302,9 +299,10 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
     }
     const pool = Math.max(50, topK * 3);
     const useVec = alpha > 0 && !!vector && vector.length > 0 && vector.some((x) => x !== 0);
-    const match = alpha < 1 && query.text ? ftsQuery(query.text) : null;
+    const terms = alpha < 1 && query.text ? queryTerms(query.text) : [];
+    const match = terms.length > 0;
     const vec = useVec ? this.vectorSearch(cache, vector!, pool, filter) : [];
-    const kw = match ? this.keywordSearch(space, match, pool, filter) : [];
+    const kw = match ? cache.keywordSearch(terms, pool, filter) : [];
     // one side absent (a text without words, a zero vector): the other decides alone
     const a = !match ? 1 : !useVec ? 0 : alpha;
     const fused = fuse(vec, kw, a, this.opts.fusion, this.opts.rrfK).slice(0, topK);
@@ -327,18 +325,6 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
       exact.push({ rowid, score: s * inv });
     }
     return exact.sort((a, b) => b.score - a.score || a.rowid - b.rowid).slice(0, k);
-  }
-
-  private keywordSearch(space: string, match: string, k: number, filter: VectorFilter): Scored[] {
-    const { where, params } = filterSql(filter);
-    const sql = `SELECT v.rowid, -bm25(vectors_fts) FROM vectors_fts JOIN vectors v ON v.rowid = vectors_fts.rowid
-      WHERE vectors_fts MATCH @match AND v.space = @space${where} ORDER BY bm25(vectors_fts) LIMIT @limit`;
-    try {
-      return (this.prepared(sql).raw().all({ ...params, match, space, limit: k }) as [number, number][]).map(([rowid, score]) => ({ rowid, score }));
-    } catch (e) {
-      if (/fts5/i.test((e as Error).message)) return []; // a query FTS5 cannot parse finds nothing by keyword
-      throw e;
-    }
   }
 
   private hits(fused: Scored[], filter: VectorFilter): VectorHit[] {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { QuireError, silentLogger } from '@quire/core';
 import type { VectorItem } from '@quire/core';
-import plugin, { EmbeddedVectorStore, fuse, ftsQuery } from '@quire/plugin-vector-embedded';
+import plugin, { EmbeddedVectorStore, KeywordIndex, analyze, fuse, queryTerms, stem } from '@quire/plugin-vector-embedded';
 import { createLocalEmbedder } from '@quire/plugin-embedder-local';
 import { PASSAGES, QUERIES, fillerText } from './fixtures/relevance.js';
 
@@ -208,7 +208,7 @@ test('inputs are validated', async () => {
   await store.close();
 });
 
-test('fusion methods give scores in 0..1 and ftsQuery quotes words', () => {
+test('fusion methods give scores in 0..1', () => {
   const vec = [{ rowid: 1, score: 0.9 }, { rowid: 2, score: 0.8 }, { rowid: 4, score: 0.1 }];
   const kw = [{ rowid: 2, score: 12 }, { rowid: 3, score: 3 }];
   for (const m of ['rrf', 'relative', 'weighted'] as const) {
@@ -217,7 +217,28 @@ test('fusion methods give scores in 0..1 and ftsQuery quotes words', () => {
     for (const x of f) assert.ok(x.score >= 0 && x.score <= 1);
   }
   assert.equal(fuse(vec, kw, 0.5, 'relative')[0]!.rowid, 2, 'in both lists wins');
-  assert.equal(ftsQuery('How do I reset "my" password?'), '"reset" OR "password"');
-  assert.equal(ftsQuery('the'), '"the"');
-  assert.equal(ftsQuery('  ?! '), null);
+});
+
+test('text analysis: stop words dropped, stems and diacritics folded; BM25 ranks rarer, denser matches higher', () => {
+  assert.deepEqual(queryTerms('How do I reset the password?'), queryTerms('RESETS passwords'));
+  assert.deepEqual(queryTerms('the of and'), []);
+  assert.deepEqual(queryTerms('Café résumé'), queryTerms('cafe resume'));
+  assert.equal(stem('invoices'), stem('invoice'));
+  assert.equal(analyze('The payments of the invoices, payments!').length, 3);
+  const kw = new KeywordIndex();
+  const blob = (t: string) => {
+    const a = analyze(t);
+    return Uint32Array.from([a.length, ...[...a.terms].flat()]);
+  };
+  const docs = ['copper copper futures', 'copper wire', 'aluminium sheet', 'copper futures hedging strategy for the year ahead with many other words'];
+  kw.build(docs.slice(0, 2).map(blob));
+  kw.add(2, blob(docs[2]!));
+  kw.add(3, blob(docs[3]!));
+  const r = kw.search(queryTerms('copper futures'), 10, () => true);
+  assert.deepEqual(r.map((x) => x.key), [0, 3, 1]);
+  assert.deepEqual(kw.search(queryTerms('copper futures'), 10, (p) => p !== 0).map((x) => x.key), [3, 1]);
+  // compaction renumbers: drop row 0
+  kw.rebuild(Int32Array.from([-1, 0, 1, 2]), 3);
+  assert.deepEqual(kw.search(queryTerms('futures'), 10, () => true).map((x) => x.key), [2]);
+  assert.deepEqual(kw.search(queryTerms('aluminium'), 10, () => true).map((x) => x.key), [1]);
 });

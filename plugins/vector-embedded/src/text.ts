@@ -1,0 +1,119 @@
+/**
+ * Text analysis for keyword (BM25) scoring: lower case, diacritics folded, words = letter/digit runs,
+ * English stop words dropped, a light suffix-stripping stemmer, each term as a 32-bit hash.
+ * A chunk's analysis is stored with it (see `termsBlob`) so that loading the index never re-reads text.
+ */
+
+// prettier-ignore
+const STOP_WORDS = new Set([
+  'a', 'about', 'above', 'after', 'again', 'against', 'all', 'am', 'an', 'and', 'any', 'are', 'as', 'at', 'be', 'because',
+  'been', 'before', 'being', 'below', 'between', 'both', 'but', 'by', 'can', 'could', 'did', 'do', 'does', 'doing', 'down',
+  'during', 'each', 'few', 'for', 'from', 'further', 'had', 'has', 'have', 'having', 'he', 'her', 'here', 'hers', 'herself',
+  'him', 'himself', 'his', 'how', 'i', 'if', 'in', 'into', 'is', 'it', 'its', 'itself', 'just', 'me', 'more', 'most', 'my',
+  'myself', 'no', 'nor', 'not', 'now', 'of', 'off', 'on', 'once', 'only', 'or', 'other', 'our', 'ours', 'ourselves', 'out',
+  'over', 'own', 'same', 'she', 'should', 'so', 'some', 'such', 'than', 'that', 'the', 'their', 'theirs', 'them',
+  'themselves', 'then', 'there', 'these', 'they', 'this', 'those', 'through', 'to', 'too', 'under', 'until', 'up', 'very',
+  'was', 'we', 'were', 'what', 'when', 'where', 'which', 'while', 'who', 'whom', 'why', 'will', 'with', 'would', 'you',
+  'your', 'yours', 'yourself', 'yourselves', 'also', 'may', 'might', 'must', 'shall', 'let', 'us', 'via', 'per', 'within',
+  'upon', 'whether', 'yet', 'get', 'got', 'im', 'ive', 'dont', 'cant', 'etc',
+]);
+
+const LIGATURES: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', đ: 'd', ł: 'l', þ: 'th', ı: 'i' };
+const NON_ASCII = /[^\x00-\x7f]/;
+const WORD = /[\p{L}\p{N}]+/gu;
+
+/** The words of a text, normalised (lower case, diacritics folded). */
+export function words(text: string): string[] {
+  let s = text.toLowerCase();
+  const out: string[] = [];
+  if (NON_ASCII.test(s)) {
+    s = s.normalize('NFKD').replace(/\p{M}+/gu, '').replace(/[ßæœøđłþı]/g, (c) => LIGATURES[c] ?? c);
+    for (const m of s.matchAll(WORD)) out.push(m[0]);
+    return out;
+  }
+  let start = -1;
+  for (let i = 0; i <= s.length; i++) {
+    const c = i < s.length ? s.charCodeAt(i) : 32;
+    const word = (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
+    if (word) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      out.push(s.slice(start, i));
+      start = -1;
+    }
+  }
+  return out;
+}
+
+const VOWEL = /[aeiouy]/;
+
+/** A light English stemmer (plurals, -ing, -ed, -ly, -ation, -ment, -ness, final e). */
+export function stem(w: string): string {
+  if (w.length <= 3 || /\d/.test(w)) return w;
+  let s = w;
+  if (s.endsWith('ies') && s.length > 4) s = s.slice(0, -3) + 'y';
+  else if (s.endsWith('sses')) s = s.slice(0, -2);
+  else if (s.endsWith('s') && !s.endsWith('ss') && !s.endsWith('us') && !s.endsWith('is')) s = s.slice(0, -1);
+  if (s.endsWith('ational') && s.length > 8) s = s.slice(0, -5) + 'e';
+  else if (s.endsWith('ation') && s.length > 7) s = s.slice(0, -5) + 'e';
+  else if (s.endsWith('ness') && s.length > 6) s = s.slice(0, -4);
+  else if (s.endsWith('ment') && s.length > 6) s = s.slice(0, -4);
+  else if (s.endsWith('ingly') && s.length > 7) s = s.slice(0, -5);
+  else if (s.endsWith('ing') && s.length > 5 && VOWEL.test(s.slice(0, -3))) s = undouble(s.slice(0, -3));
+  else if (s.endsWith('edly') && s.length > 6) s = s.slice(0, -4);
+  else if (s.endsWith('ed') && s.length > 4 && VOWEL.test(s.slice(0, -2))) s = undouble(s.slice(0, -2));
+  else if (s.endsWith('ly') && s.length > 5) s = s.slice(0, -2);
+  if (s.endsWith('e') && s.length > 3) s = s.slice(0, -1);
+  return s;
+}
+
+function undouble(s: string): string {
+  const n = s.length;
+  return n > 3 && s[n - 1] === s[n - 2] && !'lsz'.includes(s[n - 1]!) ? s.slice(0, -1) : s;
+}
+
+/** 32-bit hash of a term (FNV-1a with a final mix). */
+export function termHash(t: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < t.length; i++) h = Math.imul(h ^ t.charCodeAt(i), 0x01000193);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  return h >>> 0;
+}
+
+/** The terms of a text: hash → frequency, and the text's length in terms. */
+export function analyze(text: string): { terms: Map<number, number>; length: number } {
+  const terms = new Map<number, number>();
+  let length = 0;
+  for (const w of words(text)) {
+    if (STOP_WORDS.has(w) || (w.length === 1 && !(w >= '0' && w <= '9'))) continue;
+    const h = termHash(stem(w));
+    terms.set(h, (terms.get(h) ?? 0) + 1);
+    length++;
+  }
+  return { terms, length };
+}
+
+/** The distinct term hashes of a query (empty when it has no content words). */
+export function queryTerms(text: string): number[] {
+  return [...analyze(text).terms.keys()];
+}
+
+/** A text's analysis as stored: [length, hash, tf, hash, tf, …] (little-endian u32). */
+export function termsBlob(text: string): Buffer {
+  const { terms, length } = analyze(text);
+  const a = new Uint32Array(1 + terms.size * 2);
+  a[0] = length;
+  let i = 1;
+  for (const [h, tf] of terms) {
+    a[i++] = h;
+    a[i++] = tf;
+  }
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+}
+
+export function blobTerms(b: Buffer): Uint32Array {
+  if (b.byteOffset % 4 === 0) return new Uint32Array(b.buffer, b.byteOffset, b.byteLength / 4);
+  return new Uint32Array(new Uint8Array(b).buffer);
+}

@@ -1,0 +1,50 @@
+/** Bounded selection of the k best (score, key) pairs. */
+export class TopK {
+  private readonly scores: Float64Array;
+  private readonly keys: Float64Array;
+  size = 0;
+  constructor(readonly k: number) {
+    this.scores = new Float64Array(k);
+    this.keys = new Float64Array(k);
+  }
+  /** the score a candidate must beat once full */
+  get floor(): number {
+    return this.size < this.k ? -Infinity : this.scores[0]!;
+  }
+  push(score: number, key: number): void {
+    const s = this.scores, k = this.keys;
+    if (this.size < this.k) {
+      let i = this.size++;
+      while (i > 0) {
+        const p = (i - 1) >> 1;
+        if (s[p]! <= score) break;
+        s[i] = s[p]!;
+        k[i] = k[p]!;
+        i = p;
+      }
+      s[i] = score;
+      k[i] = key;
+      return;
+    }
+    if (score <= s[0]!) return;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1, r = l + 1;
+      let m = i, ms = score;
+      if (l < this.size && s[l]! < ms) (m = l), (ms = s[l]!);
+      if (r < this.size && s[r]! < ms) (m = r), (ms = s[r]!);
+      if (m === i) break;
+      s[i] = s[m]!;
+      k[i] = k[m]!;
+      i = m;
+    }
+    s[i] = score;
+    k[i] = key;
+  }
+  /** best first */
+  sorted(): { key: number; score: number }[] {
+    const out: { key: number; score: number }[] = [];
+    for (let i = 0; i < this.size; i++) out.push({ key: this.keys[i]!, score: this.scores[i]! });
+    return out.sort((a, b) => b.score - a.score || a.key - b.key);
+  }
+}
