@@ -7,7 +7,7 @@
 import type { ExtractionEvent, FieldDefinition } from '@quire/core';
 import type { OfflineEngine, Outcome } from './engine.js';
 import type { Candidate } from './candidates.js';
-import type { Unit } from './layout.js';
+import type { Scope, Unit } from './layout.js';
 import { fieldLabels, findLabels, regionScore, tokenize, type FieldLabels } from './labels.js';
 import { throwIfAborted } from './abort.js';
 
@@ -18,6 +18,7 @@ export interface Region {
   kind: RegionKind;
   page: number;
   units: Set<number>;
+  scope: Scope;
 }
 
 const TOTALS = ['total', 'subtotal', 'tax'].map((id) => fieldLabels({ name: id, type: 'number' }));
@@ -32,11 +33,13 @@ function labelAtStart(u: Unit, labels: FieldLabels[]): boolean {
 export function identifyRegions(engine: OfflineEngine): Region[] {
   const regions: Region[] = [];
   const add = (kind: RegionKind, page: number, units: Unit[]) => {
-    if (units.length) regions.push({ id: regions.length, kind, page, units: new Set(units.map((u) => u.id)) });
+    if (!units.length) return;
+    const ids = new Set(units.map((u) => u.id));
+    regions.push({ id: regions.length, kind, page, units: ids, scope: { units, has: (u) => ids.has(u.id) } });
   };
   const { index, doc } = engine;
   for (const page of doc.pages.length ? doc.pages : [{ number: 1, height: 0 }]) {
-    const lines = index.units.filter((u) => u.page === page.number && u.kind === 'line');
+    const lines = index.unitsOnPage(page.number).filter((u) => u.kind === 'line');
     const kinds = new Map<number, RegionKind>();
     lines.forEach((u, i) => {
       const rel = u.bbox && page.height ? (u.bbox.y + u.bbox.height / 2) / page.height : (i + 0.5) / lines.length;
@@ -56,8 +59,8 @@ export function identifyRegions(engine: OfflineEngine): Region[] {
       for (const v of lines.slice(i + 1, i + 5)) if (v.block === u.block && kinds.get(v.id) !== 'totals') kinds.set(v.id, 'parties');
     });
     for (const kind of ['header', 'parties', 'body', 'totals', 'footer'] as RegionKind[]) add(kind, page.number, lines.filter((u) => kinds.get(u.id) === kind));
-    for (const ti of new Set(index.units.filter((u) => u.page === page.number && u.cell).map((u) => u.cell!.table))) {
-      add('table', page.number, index.units.filter((u) => u.cell?.table === ti));
+    for (const ti of new Set(index.unitsOnPage(page.number).filter((u) => u.cell).map((u) => u.cell!.table))) {
+      add('table', page.number, index.cellsOf(ti));
     }
   }
   return regions;
@@ -78,9 +81,8 @@ export function targetRegions(engine: OfflineEngine, field: FieldDefinition, reg
   const prior = PRIOR[labels.concept?.region ?? ''] ?? [];
   const hit = new Set<number>();
   for (const r of regions) {
-    for (const id of r.units) {
-      const u = engine.index.units[id]!;
-      const toks = tokenize(u.text);
+    for (const u of r.scope.units) {
+      const toks = engine.index.tokensOf(u);
       if (findLabels(toks, labels).some((h) => h.score >= 0.6)) {
         hit.add(r.id);
         break;
@@ -114,7 +116,7 @@ export async function runAgentic({ engine, fields, emit, signal }: Ctx): Promise
   for (const [i, r] of regions.entries()) {
     throwIfAborted(signal);
     const partial: Record<string, unknown> = {};
-    const filter = (u: Unit) => r.units.has(u.id);
+    const filter = r.scope;
     for (const f of fields) {
       if (!targets.get(f)!.includes(r)) continue;
       const acc = perField.get(f)!;

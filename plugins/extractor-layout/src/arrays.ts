@@ -6,7 +6,7 @@
 import type { FieldDefinition, Span } from '@quire/core';
 import { concept, conceptOf, fieldLabels, scoreLabelText, tokenize, type Concept, type FieldLabels } from './labels.js';
 import { scanTyped, type ParseContext } from './parse/value.js';
-import { headerRowCount, type LayoutIndex, type Unit } from './layout.js';
+import { headerRowCount, type LayoutIndex, type Scope, type Unit } from './layout.js';
 
 export interface ArrayOutcome {
   value: unknown[];
@@ -54,7 +54,7 @@ const parseCell = (text: string, def: FieldDefinition, ctx: ParseContext): { val
 };
 
 /** Table rows mapped to the item properties of an array-of-objects field. */
-export function rowsFromTables(field: FieldDefinition, index: LayoutIndex, ctx: ParseContext, filter: (u: Unit) => boolean = () => true): ArrayOutcome | null {
+export function rowsFromTables(field: FieldDefinition, index: LayoutIndex, ctx: ParseContext, scope: Scope = index.all): ArrayOutcome | null {
   const props = Object.entries(field.items?.properties ?? {}).map(([k, def]) => ({ key: k, def: { ...def, name: def.name ?? k } }));
   if (!props.length) return null;
   const labels = new Map(props.map((p) => [p.key, fieldLabels(p.def, itemConcept(p.def))]));
@@ -63,8 +63,8 @@ export function rowsFromTables(field: FieldDefinition, index: LayoutIndex, ctx: 
   type Plan = { ti: number; assign: Map<string, Column>; score: number; heads: number };
   const plans: Plan[] = [];
   doc.tables.forEach((table, ti) => {
-    const cells = index.units.filter((u) => u.cell?.table === ti);
-    if (!cells.some(filter) || table.rows < 2) return;
+    const cells = index.cellsOf(ti);
+    if (!cells.some((u) => scope.has(u)) || table.rows < 2) return;
     const heads = Math.max(1, headerRowCount(table));
     const headerOf = (c: number) => cells.filter((u) => u.cell!.col === c && u.cell!.row < heads).map((u) => u.text).join(' ');
     const pairs: { key: string; col: number; s: number }[] = [];
@@ -110,7 +110,7 @@ export function rowsFromTables(field: FieldDefinition, index: LayoutIndex, ctx: 
   const summary = ['total', 'subtotal', 'tax'].map((id) => fieldLabels({ name: id, type: 'number' }));
   for (const plan of chosen) {
     const table = doc.tables[plan.ti]!;
-    const cells = index.units.filter((u) => u.cell?.table === plan.ti);
+    const cells = index.cellsOf(plan.ti);
     for (let r = plan.heads; r < table.rows; r++) {
       const rowCells = cells.filter((u) => u.cell!.row === r);
       if (!rowCells.some((u) => u.text.trim())) continue;
@@ -156,7 +156,7 @@ export function rowsFromTables(field: FieldDefinition, index: LayoutIndex, ctx: 
 }
 
 /** Arrays of primitives: a list after a label, values after "Label:", or a table column named like the field. */
-export function listValues(field: FieldDefinition, index: LayoutIndex, ctx: ParseContext, filter: (u: Unit) => boolean = () => true): ArrayOutcome | null {
+export function listValues(field: FieldDefinition, index: LayoutIndex, ctx: ParseContext, scope: Scope = index.all): ArrayOutcome | null {
   const item: FieldDefinition = field.items ?? { name: 'item', type: 'string' };
   const labels: FieldLabels = fieldLabels(field);
   const doc = index.doc;
@@ -165,8 +165,8 @@ export function listValues(field: FieldDefinition, index: LayoutIndex, ctx: Pars
   const offer = (o: ArrayOutcome) => {
     if (o.value.length && (!best || o.score > best.score)) best = o;
   };
-  for (const u of index.units) {
-    if (!filter(u) || u.kind !== 'line') continue;
+  for (const u of scope.units) {
+    if (u.kind !== 'line') continue;
     const colon = u.text.search(/[:：]/);
     const labelText = colon > 0 ? u.text.slice(0, colon) : u.text;
     if (labelText.length > 60) continue;
@@ -197,8 +197,8 @@ export function listValues(field: FieldDefinition, index: LayoutIndex, ctx: Pars
   }
   // a table column whose header names the field
   doc.tables.forEach((table, ti) => {
-    const cells = index.units.filter((u) => u.cell?.table === ti);
-    if (!cells.some(filter)) return;
+    const cells = index.cellsOf(ti);
+    if (!cells.some((u) => scope.has(u))) return;
     const heads = Math.max(1, headerRowCount(table));
     for (let c = 0; c < table.cols; c++) {
       const header = cells.filter((u) => u.cell!.col === c && u.cell!.row < heads).map((u) => u.text).join(' ');

@@ -7,7 +7,7 @@
 import type { FieldDefinition, Span } from '@quire/core';
 import { findLabels, regionScore, scoreLabelText, tokenize, type FieldLabels, type Token } from './labels.js';
 import { scanTyped, coverage, type ParseContext, type TypedMatch } from './parse/value.js';
-import type { LayoutIndex, Segment, Unit } from './layout.js';
+import type { LayoutIndex, Scope, Segment, Unit } from './layout.js';
 import { headerRowCount } from './layout.js';
 
 export type Method = 'key_value' | 'inline' | 'inline_gap' | 'inline_space' | 'right' | 'below' | 'next_line' | 'table_column' | 'table_row' | 'checkbox' | 'position' | 'document';
@@ -43,8 +43,8 @@ export interface Candidate {
 }
 
 export interface CandidateOptions {
-  /** restrict label sites to these units (agentic per-region extraction) */
-  unitFilter?: (u: Unit) => boolean;
+  /** restrict label sites to these units (agentic per-region extraction); default the whole document */
+  scope?: Scope;
   ctx: ParseContext;
   multiline?: boolean;
 }
@@ -60,13 +60,12 @@ export class CandidateFinder {
 
   find(field: FieldDefinition, labels: FieldLabels, opts: CandidateOptions): Candidate[] {
     const out: Candidate[] = [];
-    const filter = opts.unitFilter ?? (() => true);
-    for (const u of this.index.units) {
-      if (!filter(u)) continue;
+    const scope = opts.scope ?? this.index.all;
+    for (const u of scope.units) {
       if (u.blockType === 'key_value' && u.line === 0) this.fromKeyValue(u, field, labels, opts, out);
       this.fromLabels(u, field, labels, opts, out);
     }
-    this.fromTables(field, labels, opts, filter, out);
+    this.fromTables(field, labels, opts, scope, out);
     return out;
   }
 
@@ -108,7 +107,7 @@ export class CandidateFinder {
   }
 
   private fromLabels(u: Unit, field: FieldDefinition, labels: FieldLabels, opts: CandidateOptions, out: Candidate[]): void {
-    const tokens = tokenize(u.text);
+    const tokens = this.index.tokensOf(u);
     const hits = findLabels(tokens, labels);
     if (!hits.length) return;
     const segs = this.index.segments(u);
@@ -200,7 +199,7 @@ export class CandidateFinder {
   /** Value right of the label (another unit on the same row) or below it (label above value). */
   private beside(u: Unit, seg: Segment, field: FieldDefinition, ls: number, label: Span, note: string, opts: CandidateOptions, out: Candidate[]): void {
     const tries: { seg: Segment; method: Method }[] = [];
-    const units = this.index.units.filter((v) => v.page === u.page && v.id !== u.id && v.kind === u.kind && !(v.cell && u.cell && v.cell.table !== u.cell.table));
+    const units = this.index.unitsOnPage(u.page).filter((v) => v.id !== u.id && v.kind === u.kind && !(v.cell && u.cell && v.cell.table !== u.cell.table));
     if (u.bbox && u.bboxSource !== 'estimate') {
       const right = units
         .filter((v) => v.bbox && v.bbox.x >= seg.x1 - 2 && vOverlap(u.bbox!, v.bbox) >= 0.5)
@@ -266,11 +265,13 @@ export class CandidateFinder {
     return { ...c, value, span: { start: c.span.start, end }, note: `${c.note} (continued on the next lines)` };
   }
 
-  private fromTables(field: FieldDefinition, labels: FieldLabels, opts: CandidateOptions, filter: (u: Unit) => boolean, out: Candidate[]): void {
+  private fromTables(field: FieldDefinition, labels: FieldLabels, opts: CandidateOptions, scope: Scope, out: Candidate[]): void {
     const doc = this.index.doc;
+    const tables = new Set(scope.units.filter((u) => u.cell).map((u) => u.cell!.table));
     doc.tables.forEach((table, ti) => {
-      const cells = this.index.units.filter((u) => u.cell?.table === ti);
-      if (!cells.length || !cells.some(filter)) return;
+      if (!tables.has(ti)) return;
+      const cells = this.index.cellsOf(ti);
+      if (!cells.length) return;
       const at = (r: number, c: number) => cells.find((u) => u.cell!.row === r && u.cell!.col === c);
       const heads = Math.max(1, headerRowCount(table));
       const bodyRows = table.rows - heads;

@@ -3,7 +3,7 @@
  * strings, numbers, dates, booleans, objects (per property) and arrays (table rows, lists).
  */
 import type { Chunk, Evidence, FieldDefinition, ParsedDocument, Span } from '@quire/core';
-import { LayoutIndex, type Unit } from './layout.js';
+import { LayoutIndex, type Scope } from './layout.js';
 import { CandidateFinder, type Candidate } from './candidates.js';
 import { fieldLabels, type FieldLabels } from './labels.js';
 import { normaliseValue, type ParseContext } from './parse/value.js';
@@ -65,10 +65,10 @@ export class OfflineEngine {
   }
 
   /** Scored candidates of a primitive field, best first; unlabelled fallbacks only when no label matched. */
-  candidates(field: FieldDefinition, filter?: (u: Unit) => boolean, labels = fieldLabels(field)): Candidate[] {
+  candidates(field: FieldDefinition, scope?: Scope, labels = fieldLabels(field)): Candidate[] {
     const ctx = this.fieldCtx(field, labels);
-    let list = this.finder.find(field, labels, { ctx, unitFilter: filter, multiline: !!labels.concept?.multiline });
-    if (!list.length) list = fallbackCandidates(field, labels, this.index, this.finder, ctx, filter ?? (() => true));
+    let list = this.finder.find(field, labels, { ctx, scope, multiline: !!labels.concept?.multiline });
+    if (!list.length) list = fallbackCandidates(field, labels, this.index, this.finder, ctx, scope ?? this.index.all);
     // one candidate per value span (the same value reached by two routes keeps the better route)
     const bySpan = new Map<string, Candidate>();
     for (const c of list) {
@@ -113,13 +113,13 @@ export class OfflineEngine {
   }
 
   /** Extracts one field (any type). `filter` restricts where labels are looked for. */
-  extract(field: FieldDefinition, filter?: (u: Unit) => boolean): Outcome {
-    if (field.type === 'object') return this.extractObject(field, filter);
-    if (field.type === 'array') return this.extractArray(field, filter);
-    return this.decide(field, this.candidates(field, filter));
+  extract(field: FieldDefinition, scope?: Scope): Outcome {
+    if (field.type === 'object') return this.extractObject(field, scope);
+    if (field.type === 'array') return this.extractArray(field, scope);
+    return this.decide(field, this.candidates(field, scope));
   }
 
-  private extractObject(field: FieldDefinition, filter?: (u: Unit) => boolean): Outcome {
+  private extractObject(field: FieldDefinition, scope?: Scope): Outcome {
     const entries = Object.entries(field.properties ?? {});
     if (!entries.length) return { field, value: null, confidence: 0, evidence: null, candidates: [], note: 'object field without properties', checks: [] };
     const value: Record<string, unknown> = {};
@@ -127,8 +127,8 @@ export class OfflineEngine {
     for (const [k, def] of entries) {
       // a property is looked up under its own name, and under "<object> <property>" ("customer" + "name")
       const prop = { ...def, name: def.name ?? k };
-      const own = this.extract(prop, filter);
-      const qualified = prop.type === 'object' || prop.type === 'array' ? own : this.extract({ ...prop, name: `${field.name} ${prop.name}` }, filter);
+      const own = this.extract(prop, scope);
+      const qualified = prop.type === 'object' || prop.type === 'array' ? own : this.extract({ ...prop, name: `${field.name} ${prop.name}` }, scope);
       const o = qualified.confidence > own.confidence ? qualified : own;
       value[k] = o.value;
       parts.push(o);
@@ -140,10 +140,10 @@ export class OfflineEngine {
     return { field, value, confidence, evidence: top.evidence ? { ...top.evidence, confidence } : null, candidates: [], note: `${found.length}/${parts.length} properties found`, checks: [] };
   }
 
-  private extractArray(field: FieldDefinition, filter?: (u: Unit) => boolean): Outcome {
+  private extractArray(field: FieldDefinition, scope?: Scope): Outcome {
     const item = field.items;
     const ctx = { ...this.ctx };
-    const got = item?.type === 'object' ? rowsFromTables(field, this.index, ctx, filter) : listValues(field, this.index, ctx, filter);
+    const got = item?.type === 'object' ? rowsFromTables(field, this.index, ctx, scope) : listValues(field, this.index, ctx, scope);
     if (!got || !got.value.length) return { field, value: null, confidence: 0, evidence: null, candidates: [], note: 'not found', checks: [] };
     const confidence = round(clamp(got.score * CALIBRATION));
     return { field, value: got.value, confidence, evidence: this.evidence(got.span, confidence), candidates: [], note: got.note, checks: [] };

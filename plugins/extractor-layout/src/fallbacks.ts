@@ -9,7 +9,7 @@ import type { FieldLabels } from './labels.js';
 import { tokenize } from './labels.js';
 import { scanTyped, type ParseContext } from './parse/value.js';
 import { scanNumbers } from './parse/number.js';
-import type { LayoutIndex, Unit } from './layout.js';
+import type { LayoutIndex, Scope, Unit } from './layout.js';
 import type { Candidate, CandidateFinder } from './candidates.js';
 
 const ADDRESS = /\b(\d{4,6}|street|st\.|road|rd\.?|avenue|ave\.?|jalan|jln|lane|blvd|boulevard|strasse|straße|str\.|weg|laan|straat|rue|via|calle|lot|no\.\s?\d)/i;
@@ -32,9 +32,9 @@ function topLines(index: LayoutIndex, lines: Unit[], fraction: number, min: numb
   return first.slice(0, Math.max(min, Math.ceil(first.length * fraction)));
 }
 
-export function fallbackCandidates(field: FieldDefinition, labels: FieldLabels, index: LayoutIndex, finder: CandidateFinder, ctx: ParseContext, filter: (u: Unit) => boolean): Candidate[] {
+export function fallbackCandidates(field: FieldDefinition, labels: FieldLabels, index: LayoutIndex, finder: CandidateFinder, ctx: ParseContext, scope: Scope): Candidate[] {
   const out: Candidate[] = [];
-  const lines = index.units.filter((u) => u.kind === 'line' && filter(u));
+  const lines = scope.units.filter((u) => u.kind === 'line');
   const id = labels.concept?.id;
   if (ctx.format && ['email', 'iban', 'url', 'bic', 'phone'].includes(ctx.format) && field.type === 'string') {
     for (const u of lines) {
@@ -48,7 +48,7 @@ export function fallbackCandidates(field: FieldDefinition, labels: FieldLabels, 
   }
   if (ctx.format === 'currency' && field.type === 'string') {
     const counts = new Map<string, { n: number; u: Unit; start: number; end: number }>();
-    for (const u of index.units.filter(filter)) {
+    for (const u of scope.units) {
       for (const m of scanNumbers(u.text)) {
         if (!m.currency) continue;
         const e = counts.get(m.currency) ?? { n: 0, u, start: m.start, end: m.end };

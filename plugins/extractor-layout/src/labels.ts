@@ -104,6 +104,8 @@ for (const c of CONCEPTS) {
   }
 }
 
+const CONCEPT_TOKENS = new Map(CONCEPTS.map((c) => [c.id, c.labels.map((l) => phraseKey(l).split(' '))]));
+
 /** Concepts whose label list holds exactly this phrase ("Due Date" → due_date). */
 export function conceptsOfPhrase(phrase: string): string[] {
   return PHRASE_INDEX.get(phraseKey(phrase)) ?? [];
@@ -136,8 +138,7 @@ export function conceptOf(field: FieldDefinition): Concept | undefined {
   let best: { c: Concept; len: number; start: number } | undefined;
   const nameToks = name.split(' ');
   for (const c of CONCEPTS) {
-    for (const l of c.labels) {
-      const lt = phraseKey(l).split(' ');
+    for (const lt of CONCEPT_TOKENS.get(c.id)!) {
       if (lt.length < 1 || lt.length > nameToks.length) continue;
       for (let i = 0; i + lt.length <= nameToks.length; i++) {
         if (lt.every((t, j) => nameToks[i + j] === t) && (!best || lt.length > best.len)) best = { c, len: lt.length, start: i };
@@ -160,8 +161,20 @@ export function conceptOf(field: FieldDefinition): Concept | undefined {
   return undefined;
 }
 
-/** Label variants of a field: its name, a short description, and its concept's synonyms. */
+const labelCache = new Map<string, FieldLabels>();
+
+/** Label variants of a field: its name, a short description, and its concept's synonyms (memoised). */
 export function fieldLabels(field: FieldDefinition, conceptOverride?: Concept): FieldLabels {
+  const key = `${field.name}\u0000${field.type}\u0000${field.description ?? ''}\u0000${conceptOverride?.id ?? ''}`;
+  const hit = labelCache.get(key);
+  if (hit) return { ...hit, field };
+  const made = makeFieldLabels(field, conceptOverride);
+  if (labelCache.size > 5000) labelCache.clear();
+  labelCache.set(key, made);
+  return made;
+}
+
+function makeFieldLabels(field: FieldDefinition, conceptOverride?: Concept): FieldLabels {
   const c = conceptOverride ?? conceptOf(field);
   const variants: LabelVariant[] = [];
   const add = (phrase: string, weight: number, source: LabelVariant['source']) => {
@@ -195,15 +208,25 @@ export function editDistance(a: string, b: string, max = 3): number {
   return prev[b.length]!;
 }
 
+const simCache = new Map<string, number>();
+
 /** 1 for equal tokens, 0.8 for OCR-style near misses of longer words, else 0. */
 export function tokenSimilarity(a: string, b: string): number {
   if (a === b) return 1;
   const len = Math.min(a.length, b.length);
-  if (len < 4 || /\d/.test(a) || /\d/.test(b)) return 0;
-  const d = editDistance(a, b, 2);
-  if (d === 1) return 0.8;
-  if (d === 2 && len >= 8) return 0.7;
-  return 0;
+  if (len < 4 || Math.abs(a.length - b.length) > 2) return 0;
+  const key = a < b ? `${a}\u0000${b}` : `${b}\u0000${a}`;
+  let v = simCache.get(key);
+  if (v === undefined) {
+    if (/\d/.test(a) || /\d/.test(b)) v = 0;
+    else {
+      const d = editDistance(a, b, 2);
+      v = d === 1 ? 0.8 : d === 2 && len >= 8 ? 0.7 : 0;
+    }
+    if (simCache.size > 200_000) simCache.clear();
+    simCache.set(key, v);
+  }
+  return v;
 }
 
 export interface LabelHit {

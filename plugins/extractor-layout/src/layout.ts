@@ -4,6 +4,7 @@
  */
 import type { BBox, Block, BlockType, Chunk, ParsedDocument, Span, Table } from '@quire/core';
 import { tableGrid, unionBBox } from '@quire/core';
+import { tokenize, type Token } from './labels.js';
 
 export interface CellRef {
   table: number;
@@ -29,6 +30,12 @@ export interface Unit {
   line: number;
   confidence: number;
   cell?: CellRef;
+}
+
+/** Where to look: a set of units (a region) or the whole document. */
+export interface Scope {
+  units: Unit[];
+  has(u: Unit): boolean;
 }
 
 export interface Segment {
@@ -58,6 +65,10 @@ export class LayoutIndex {
   /** table index → cell spans (row, col → span) */
   readonly cellSpans = new Map<number, Map<string, Span>>();
   readonly tableBlocks = new Map<number, Block>();
+  private byPage = new Map<number, Unit[]>();
+  private byTable = new Map<number, Unit[]>();
+  /** units sorted by start, for span look-ups */
+  private sorted: Unit[] = [];
 
   constructor(
     readonly doc: ParsedDocument,
@@ -70,6 +81,34 @@ export class LayoutIndex {
         this.addCells(b, bi, doc.tables[b.tableIndex]!);
       } else this.addLines(b, bi);
     });
+    for (const u of this.units) {
+      (this.byPage.get(u.page) ?? this.byPage.set(u.page, []).get(u.page)!).push(u);
+      if (u.cell) (this.byTable.get(u.cell.table) ?? this.byTable.set(u.cell.table, []).get(u.cell.table)!).push(u);
+    }
+    this.sorted = [...this.units].sort((a, b) => a.start - b.start || b.end - a.end);
+  }
+
+  private tokenCache = new Map<number, Token[]>();
+  private segmentCache = new Map<number, Segment[]>();
+
+  /** Label tokens of a unit's text (cached). */
+  tokensOf(u: Unit): Token[] {
+    let t = this.tokenCache.get(u.id);
+    if (!t) this.tokenCache.set(u.id, (t = tokenize(u.text)));
+    return t;
+  }
+
+  /** Every unit as a scope (the whole document). */
+  get all(): Scope {
+    return { units: this.units, has: () => true };
+  }
+
+  unitsOnPage(page: number): Unit[] {
+    return this.byPage.get(page) ?? [];
+  }
+
+  cellsOf(table: number): Unit[] {
+    return this.byTable.get(table) ?? [];
   }
 
   private alignWords(): void {
@@ -106,8 +145,17 @@ export class LayoutIndex {
 
   private wordsIn(page: number, span: Span): AlignedWord[] {
     const list = this.words.get(page);
-    if (!list) return [];
-    return list.filter((w) => w.start < span.end && span.start < w.end);
+    if (!list?.length) return [];
+    // first word ending after span.start (words are sorted by start and do not overlap)
+    let lo = 0, hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid]!.end <= span.start) lo = mid + 1;
+      else hi = mid;
+    }
+    const out: AlignedWord[] = [];
+    for (let i = lo; i < list.length && list[i]!.start < span.end; i++) out.push(list[i]!);
+    return out;
   }
 
   private addLines(b: Block, bi: number): void {
@@ -178,6 +226,12 @@ export class LayoutIndex {
 
   /** Column segments of a unit (split at runs of spaces, or at wide gaps between OCR words), with horizontal extents. */
   segments(u: Unit): Segment[] {
+    let cached = this.segmentCache.get(u.id);
+    if (!cached) this.segmentCache.set(u.id, (cached = this.computeSegments(u)));
+    return cached;
+  }
+
+  private computeSegments(u: Unit): Segment[] {
     const out: Segment[] = [];
     const ws = u.bboxSource === 'words' ? this.wordsIn(u.page, u) : [];
     if (ws.length >= 2) {
@@ -249,13 +303,21 @@ export class LayoutIndex {
 
   /** The smallest unit containing the span (or overlapping its start). */
   unitAt(span: Span): Unit | undefined {
-    let best: Unit | undefined;
-    for (const u of this.units) {
-      if (u.start <= span.start && span.end <= u.end) {
-        if (!best || u.end - u.start < best.end - best.start) best = u;
-      }
+    // last unit starting at or before the span; units barely overlap, so a short walk back suffices
+    const list = this.sorted;
+    let lo = 0, hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid]!.start <= span.start) lo = mid + 1;
+      else hi = mid;
     }
-    return best ?? this.units.find((u) => u.start <= span.start && span.start < u.end);
+    let best: Unit | undefined, touching: Unit | undefined;
+    for (let i = lo - 1; i >= 0 && i >= lo - 8; i--) {
+      const u = list[i]!;
+      if (u.start <= span.start && span.end <= u.end && (!best || u.end - u.start < best.end - best.start)) best = u;
+      if (!touching && u.start <= span.start && span.start < u.end) touching = u;
+    }
+    return best ?? touching;
   }
 
   /** Id of the chunk whose span contains the span (else the one overlapping it most). */
