@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { definePlugin, DocumentBuilder, errors, isQuireError } from '@quire/core';
 import type { OcrPlugin, ParsedDocument, PluginContext, ReaderInput, ReaderPlugin, ReadOptions } from '@quire/core';
 import { ocrLinesToBlocks, ocrWordsToPoints } from '@quire/plugin-reader-image';
@@ -91,6 +92,7 @@ export class PdfReader implements ReaderPlugin {
     const pool = this.getPool();
     const jobId = randomUUID();
     const ac = new AbortController();
+    setMaxListeners(0, ac.signal); // one listener per queued chunk / OCR page
     const timeoutError = errors.processing(`PDF parse timed out after ${Math.round(this.timeoutMs / 1000)} s`);
     const timer = setTimeout(() => ac.abort(timeoutError), this.timeoutMs);
     const onOuterAbort = () => ac.abort(options.signal!.reason ?? new Error('aborted'));

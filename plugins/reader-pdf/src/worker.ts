@@ -7,7 +7,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { parentPort } from 'node:worker_threads';
+import { parentPort, threadId } from 'node:worker_threads';
+import v8 from 'node:v8';
 import type { Rule, TextItem, PageResult, OpenResult, WorkerRequest, WorkerResponse, PageElement } from './types.js';
 import { layoutPage } from './layout.js';
 
@@ -371,6 +372,12 @@ async function pages(jobId: string, file: string, from: number, to: number): Pro
     } catch (e) {
       out.push({ number: n, width: 0, height: 0, needsOcr: false, elements: [], error: e instanceof Error ? e.message : String(e) });
     }
+  }
+  // drop pdf.js's per-document caches (parsed objects, fonts) between chunks: memory stays flat on long files
+  if (process.env.QUIRE_PDF_NO_CLEANUP !== '1') await doc.cleanup();
+  if (process.env.QUIRE_PDF_DEBUG_MEM) {
+    const h = v8.getHeapStatistics();
+    console.error(`[pdf worker ${threadId}] pages ${from}-${to}: heap ${(h.used_heap_size / 1048576).toFixed(0)} MiB, external ${(process.memoryUsage().external / 1048576).toFixed(0)} MiB, rss ${(process.memoryUsage().rss / 1048576).toFixed(0)} MiB`);
   }
   return out;
 }

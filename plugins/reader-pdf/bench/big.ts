@@ -1,0 +1,44 @@
+/**
+ * A 1,000-page PDF (pages of a corpus document copied with pdf-lib, or generated text pages when the
+ * corpus is absent) parsed end to end: time, pages/s and peak RSS of the whole process (all threads).
+ * Usage: node --conditions=source --import tsx plugins/reader-pdf/bench/big.ts [pages]
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { silentLogger } from '@quire/core';
+import { PdfReader } from '@quire/plugin-reader-pdf';
+
+const want = Number(process.argv[2] ?? 1000);
+const corpus = path.resolve(process.env.QUIRE_CORPUS ?? path.join(import.meta.dirname, '../../../../shared/corpus'));
+const src = path.join(corpus, 'files/docling__redp5110_sampled.pdf');
+const out = path.join(os.tmpdir(), `quire-big-${want}.pdf`);
+if (!fs.existsSync(out)) {
+  const big = await PDFDocument.create();
+  if (fs.existsSync(src)) {
+    const donor = await PDFDocument.load(fs.readFileSync(src));
+    const idx = donor.getPageIndices();
+    while (big.getPageCount() < want) {
+      const pages = await big.copyPages(donor, idx.slice(0, Math.min(idx.length, want - big.getPageCount())));
+      for (const p of pages) big.addPage(p);
+    }
+  } else {
+    const font = await big.embedFont(StandardFonts.Helvetica);
+    for (let i = 0; i < want; i++) {
+      const page = big.addPage([612, 792]);
+      for (let l = 0; l < 45; l++) page.drawText(`Page ${i + 1} line ${l + 1}: the quick brown fox jumps over the lazy dog.`, { x: 50, y: 740 - l * 15, size: 10, font });
+    }
+  }
+  fs.writeFileSync(out, await big.save());
+}
+const workers = Number(process.env.QUIRE_PDF_WORKERS ?? 2);
+const reader = new PdfReader({ config: { pdf: { workers }, limits: { parseTimeoutMs: 600_000 }, ocr: { concurrency: 2 } }, logger: silentLogger, tryGet: () => undefined } as any);
+const cpu0 = process.cpuUsage();
+const t = performance.now();
+const doc = await reader.read({ path: out, name: 'big.pdf', format: 'pdf', size: fs.statSync(out).size, documentId: 'big' }, { ocr: { enabled: false, language: 'eng' } });
+const s = (performance.now() - t) / 1000;
+const cpu = process.cpuUsage(cpu0);
+console.log(`${doc.pages.length} pages (${(fs.statSync(out).size / 1048576).toFixed(1)} MB) in ${s.toFixed(1)} s = ${(doc.pages.length / s).toFixed(1)} pages/s; CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s; text ${(doc.text.length / 1e6).toFixed(1)} M chars, ${doc.blocks.length} blocks, ${doc.tables.length} tables`);
+console.log(`peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB (${workers} workers)`);
+await reader.close();
