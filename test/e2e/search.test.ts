@@ -15,7 +15,7 @@ const TOPICS: Record<string, string> = {
 async function upload(s: TestServer, name: string, body: string | Buffer, key?: string): Promise<string> {
   const up = await s.json('/v1/documents', { method: 'POST', body: uploadForm(name, body), key });
   assert.equal(up.status, 201, JSON.stringify(up.body));
-  const done = await waitForStatus(s, `/v1/documents/${up.body.id}`);
+  const done = await waitForStatus(s, `/v1/documents/${up.body.id}`, 120_000, key);
   assert.equal(done.status, 'completed', JSON.stringify(done));
   return up.body.id;
 }

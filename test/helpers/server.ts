@@ -113,15 +113,16 @@ async function deleteQueues(prefix: string): Promise<void> {
   const conn = await amqp.connect(AMQP_URL!);
   const ch = await conn.createChannel();
   ch.on('error', () => {});
-  for (const q of ['ingest.read', 'ingest.chunk', 'ingest.index', 'parse.fetch', 'parse.read', 'parse.chunk']) await ch.deleteQueue(`${prefix}.${q}`).catch(() => {});
+  for (const q of ['ingest.read', 'ingest.chunk', 'ingest.index', 'parse.fetch', 'parse.read', 'parse.chunk', 'dead']) await ch.deleteQueue(`${prefix}.${q}`).catch(() => {});
+  await ch.deleteExchange(`${prefix}.events`).catch(() => {});
   await conn.close().catch(() => {});
 }
 
 /** Polls until the document or job reaches completed/failed. */
-export async function waitForStatus(s: TestServer, pathname: string, timeoutMs = 120_000): Promise<any> {
+export async function waitForStatus(s: TestServer, pathname: string, timeoutMs = 120_000, key?: string): Promise<any> {
   const end = Date.now() + timeoutMs;
   for (;;) {
-    const { body } = await s.json(pathname);
+    const { body } = await s.json(pathname, { key });
     if (body?.status === 'completed' || body?.status === 'failed') return body;
     if (Date.now() > end) throw new Error(`timed out waiting for ${pathname}: ${JSON.stringify(body)}`);
     await new Promise((r) => setTimeout(r, 150));

@@ -19,7 +19,7 @@ export default definePlugin({
   async create(ctx) {
     const queue = (ctx.config.queue ?? {}) as { url?: string; concurrency?: number; maxAttempts?: number };
     if (!queue.url) throw errors.validation('the rabbitmq transport needs QUIRE_QUEUE_URL (queue.url)');
-    const prefix = typeof ctx.options.prefix === 'string' && ctx.options.prefix ? ctx.options.prefix : 'quire';
+    const prefix = typeof ctx.options.prefix === 'string' && ctx.options.prefix ? ctx.options.prefix : (queue.prefix ?? 'quire');
     const connectTimeoutMs = typeof ctx.options.connectTimeoutMs === 'number' ? ctx.options.connectTimeoutMs : 30_000;
     const transport = new RabbitTransport({ url: queue.url, logger: ctx.logger, prefix, prefetch: queue.concurrency, maxAttempts: queue.maxAttempts });
     await transport.connect(connectTimeoutMs);

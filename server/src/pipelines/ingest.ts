@@ -29,7 +29,7 @@ export function defineIngestPipeline(rt: QuireRuntime): void {
           try {
             const parsed = await readFile(rt, { path: local ?? tmp!.path, name: doc.name, format: doc.file_type, size: doc.file_size, id: doc.id }, cfg, {
               signal: ctx.signal,
-              onProgress: (f) => void ctx.progress(f * 0.7).catch(() => {}),
+              onProgress: (f) => void ctx.progress(f).catch(() => {}),
             });
             await saveParsed(rt, contentKey(doc.id), parsed);
             const ocrPages = parsed.pages.filter((p) => p.ocr).length;
@@ -48,7 +48,6 @@ export function defineIngestPipeline(rt: QuireRuntime): void {
           const parsed = await loadParsed(rt, contentKey(doc.id));
           const chunks = chunkParsed(rt, parsed, cfg);
           await storeChunks(rt, ownerOf(doc), doc.id, chunks);
-          await ctx.progress(0.8);
           return { ...ctx.payload, chunks: chunks.length };
         },
       },

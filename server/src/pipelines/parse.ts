@@ -58,7 +58,7 @@ export function defineParsePipeline(rt: QuireRuntime): void {
           try {
             const parsed = await readFile(rt, { path: local ?? tmp!.path, name: p.name, format: p.format, size: p.size, id: ctx.job.id }, cfg, {
               signal: ctx.signal,
-              onProgress: (f) => void ctx.progress(f * 0.8).catch(() => {}),
+              onProgress: (f) => void ctx.progress(f).catch(() => {}),
             });
             await saveParsed(rt, jobParsedKey(ctx.job.id), parsed);
             return { ...p, parsedKey: jobParsedKey(ctx.job.id) };
