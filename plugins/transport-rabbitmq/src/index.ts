@@ -17,7 +17,7 @@ export default definePlugin({
   core: '^1',
   description: 'Pipeline stages as durable RabbitMQ queues (amqplib) with retries and a dead-letter queue.',
   async create(ctx) {
-    const queue = (ctx.config.queue ?? {}) as { url?: string; concurrency?: number; maxAttempts?: number };
+    const queue = (ctx.config.queue ?? {}) as { url?: string; prefix?: string; concurrency?: number; maxAttempts?: number };
     if (!queue.url) throw errors.validation('the rabbitmq transport needs QUIRE_QUEUE_URL (queue.url)');
     const prefix = typeof ctx.options.prefix === 'string' && ctx.options.prefix ? ctx.options.prefix : (queue.prefix ?? 'quire');
     const connectTimeoutMs = typeof ctx.options.connectTimeoutMs === 'number' ? ctx.options.connectTimeoutMs : 30_000;
