@@ -144,8 +144,11 @@ export async function runAgentic({ engine, fields, emit, signal }: Ctx): Promise
   for (const f of fields) {
     const acc = perField.get(f)!;
     if (f.type === 'array' || f.type === 'object') {
-      const best = acc.outcomes.reduce<Outcome | null>((a, b) => (!a || b.confidence > a.confidence ? b : a), null);
-      outcomes.set(f, best ?? engine.extract(f));
+      // rows and objects can run across regions (a table continuing into the footer area): the reading over
+      // the whole document competes with the per-region ones
+      const whole = engine.extract(f);
+      const best = [...acc.outcomes, whole].reduce<Outcome>((a, b) => (b.confidence > a.confidence ? b : a), whole);
+      outcomes.set(f, best);
       continue;
     }
     const prior = PRIOR[fieldLabels(f).concept?.region ?? ''] ?? [];

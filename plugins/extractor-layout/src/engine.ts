@@ -10,6 +10,7 @@ import { normaliseValue, type ParseContext } from './parse/value.js';
 import { documentDateOrder, type DateOrder } from './parse/date.js';
 import { rowsFromTables, listValues, itemConcept } from './arrays.js';
 import { fallbackCandidates } from './fallbacks.js';
+import { rowsFromLayout } from './layout-rows.js';
 
 /** Scores top out near 1 for a printed exact label with a clean value; confidence keeps a margin below that. */
 export const CALIBRATION = 0.93;
@@ -143,7 +144,11 @@ export class OfflineEngine {
   private extractArray(field: FieldDefinition, scope?: Scope): Outcome {
     const item = field.items;
     const ctx = { ...this.ctx };
-    const got = item?.type === 'object' ? rowsFromTables(field, this.index, ctx, scope) : listValues(field, this.index, ctx, scope);
+    let got = item?.type === 'object' ? rowsFromTables(field, this.index, ctx, scope) : listValues(field, this.index, ctx, scope);
+    if (item?.type === 'object') {
+      const aligned = rowsFromLayout(field, this.index, ctx, scope ?? this.index.all, itemConcept);
+      if (aligned && (!got || aligned.score > got.score)) got = aligned;
+    }
     if (!got || !got.value.length) return { field, value: null, confidence: 0, evidence: null, candidates: [], note: 'not found', checks: [] };
     const confidence = round(clamp(got.score * CALIBRATION));
     return { field, value: got.value, confidence, evidence: this.evidence(got.span, confidence), candidates: [], note: got.note, checks: [] };

@@ -136,6 +136,52 @@ test('offline: line-item table becomes an array of objects; table header and row
   assert.equal(d2.text.slice(ref.span!.start, ref.span!.end), 'PX-9912');
 });
 
+test('offline: line items printed as aligned text (no table) are cut into the header columns', async () => {
+  // character columns in a text-only document
+  const text = textDoc('aligned', [
+    [
+      'Pos  Description                   Qty    Unit price     Amount',
+      '1    Consulting, March             10       120.00     1,200.00',
+      '     on-site workshop',
+      '2    Travel expenses                1       310.50       310.50',
+      '',
+      'Total                                                  1,510.50',
+    ].join('\n'),
+  ]);
+  const r1 = await offline.extract({ doc: text, chunks: [], fields: [LINE_ITEMS] });
+  assert.deepEqual(r1.data.line_items, [
+    { description: 'Consulting, March\non-site workshop', quantity: 10, unit_price: 120, amount: 1200 },
+    { description: 'Travel expenses', quantity: 1, unit_price: 310.5, amount: 310.5 },
+  ]);
+  // separate positioned blocks, as a PDF reader gives them: header cells and values share rows by their top edge
+  const b = new DocumentBuilder('blocks', 'blocks.pdf', 'pdf');
+  b.addPage({ number: 1, width: 595, height: 842, ocr: false, confidence: 1 });
+  const put = (t: string, x: number, y: number, h = 8) => b.addBlock({ type: 'paragraph', text: t, page: 1, bbox: box(x, y, t.length * 4, h), confidence: 1 });
+  put('Menge', 60, 100);
+  put('Beschreibung', 120, 100);
+  put('Einzelpreis netto', 400, 100, 17); // wraps onto two lines
+  put('Betrag', 500, 100);
+  put('2', 64, 130);
+  put('Webhosting Paket M', 120, 130);
+  put('Laufzeit 05/2014', 120, 142);
+  put('4,50', 410, 130);
+  put('9,00', 505, 130);
+  put('1', 64, 160);
+  put('Domain .de', 120, 160);
+  put('0,99', 410, 160);
+  put('0,99', 505, 160);
+  put('Gesamtbetrag 9,99', 380, 200);
+  const blocks = b.build();
+  const r2 = await offline.extract({ doc: blocks, chunks: [], fields: [LINE_ITEMS] });
+  assert.deepEqual(r2.data.line_items, [
+    { description: 'Webhosting Paket M\nLaufzeit 05/2014', quantity: 2, unit_price: 4.5, amount: 9 },
+    { description: 'Domain .de', quantity: 1, unit_price: 0.99, amount: 0.99 },
+  ]);
+  const ev = r2.fieldResults[0]!.evidence!;
+  assert.equal(blocks.text.slice(ev.span!.start, ev.span!.end), ev.text);
+  assert.ok(r2.fieldResults[0]!.confidence > 0.3 && r2.fieldResults[0]!.confidence < 0.9);
+});
+
 test('offline: a field the document does not have is null with confidence 0 and no evidence', async () => {
   const { data, fieldResults } = await offline.extract({ doc: invoiceDoc(), chunks: [], fields: [{ name: 'shipping_date', type: 'date' }, { name: 'tracking_code', type: 'string' }] });
   assert.deepEqual(data, { shipping_date: null, tracking_code: null });
