@@ -101,7 +101,7 @@ export const ENTITIES: { [N in TableName]: EntitySchema<Tables[N]> } = {
     completed_at: col.date({ nullable: true }),
   }),
   chunks: entity('chunks', {
-    id: col.pk(),
+    id: col.pk(80),
     ...owned,
     document_id: col.ref(),
     idx: col.int(),

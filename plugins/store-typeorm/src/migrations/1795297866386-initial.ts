@@ -100,7 +100,7 @@ export class Initial1795297866386 implements MigrationInterface {
     ], [unique('job_stages', 'job_id', 'stage')]);
 
     await createTable(qr, 'chunks', [
-      c.pk('id'),
+      c.pk('id', 80), // chunk ids are '<document id>:<index>'
       ...owned,
       c.ref('document_id'),
       c.int('idx'),
