@@ -1,0 +1,93 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+
+/** A third-party plugin folder, loaded through QUIRE_PLUGINS exactly as the README describes. */
+function writePlugin(dir: string, pkg: object, source: string): void {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(pkg));
+  fs.writeFileSync(path.join(dir, 'index.js'), source);
+}
+
+describe('third-party plugins through config', () => {
+  let s: TestServer;
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-plugins-'));
+  before(async () => {
+    // the README's example: a txt reader where "# " lines are headings; it replaces the built-in for txt
+    writePlugin(
+      path.join(root, 'markdown'),
+      { name: 'quire-plugin-markdown', type: 'module', main: 'index.js', quire: { kind: 'reader', name: 'markdown', core: '^1' } },
+      `import fs from 'node:fs/promises';
+import { DocumentBuilder } from '@quire/core';
+export default {
+  kind: 'reader', name: 'markdown', core: '^1',
+  create: () => ({
+    formats: ['txt'],
+    async read(input) {
+      const b = new DocumentBuilder(input.documentId, input.name, input.format);
+      b.addPage({ number: 1, width: 612, height: 792, ocr: false, confidence: 1 });
+      for (const para of (await fs.readFile(input.path, 'utf8')).split(/\\n\\s*\\n/)) {
+        const heading = para.startsWith('# ');
+        b.addBlock({ type: heading ? 'heading' : 'paragraph', level: heading ? 1 : undefined, text: heading ? para.slice(2) : 'MD: ' + para, page: 1, bbox: null, confidence: 1 });
+      }
+      return b.build();
+    },
+  }),
+};`,
+    );
+    // a chunker that fails in an unexpected way, to see what a client gets from an internal error
+    writePlugin(
+      path.join(root, 'faulty'),
+      { name: 'quire-plugin-faulty', type: 'module', main: 'index.js', quire: { kind: 'chunker', name: 'default', core: '^1' } },
+      `export default { kind: 'chunker', name: 'default', core: '^1', create: () => ({ chunk(doc) { if (doc.text.includes('EXPLODE')) { const o = null; return o.boom; } return [{ id: doc.id + ':0', index: 0, page: 1, content: doc.text, bbox: null, span: { start: 0, end: doc.text.length }, metadata: { type: 'text', confidence: 1 } }]; } }) };`,
+    );
+    // make @quire/core resolvable from the temp folder, as it would be from a plugin installed next to Quire
+    fs.mkdirSync(path.join(root, 'node_modules', '@quire'), { recursive: true });
+    fs.symlinkSync(path.resolve(import.meta.dirname, '../../core'), path.join(root, 'node_modules', '@quire', 'core'));
+    s = await startTestServer({ env: { QUIRE_PLUGINS: `${path.join(root, 'markdown')},${path.join(root, 'faulty')}` } });
+  });
+  after(async () => {
+    await s?.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  test('a plugin named in QUIRE_PLUGINS replaces the built-in reader for its format', async () => {
+    const up = await s.json('/v1/documents', { method: 'POST', body: uploadForm('notes.txt', '# Plan\n\nShip the release.') });
+    await waitForStatus(s, `/v1/documents/${up.body.id}`);
+    const c = await s.json(`/v1/documents/${up.body.id}/content`);
+    assert.equal(c.body.text, 'Plan\n\nMD: Ship the release.');
+  });
+
+  test('an unexpected plugin failure is a 500 INTERNAL_ERROR without a stack trace', async () => {
+    const r = await s.json('/api/parse', { method: 'POST', body: uploadForm('boom.txt', 'EXPLODE now') });
+    assert.equal(r.status, 500);
+    assert.equal(r.body.error.code, 'INTERNAL_ERROR');
+    assert.doesNotMatch(JSON.stringify(r.body), /TypeError|at .*\.js|index\.js/);
+    assert.ok(r.headers.get('x-request-id'));
+  });
+
+  test('an unknown plugin stops start-up with the list of known ones', async () => {
+    await assert.rejects(startTestServer({ env: { QUIRE_VECTOR_STORE: 'nonexistent' } }), /known vector-store plugins: .*embedded/);
+  });
+});
+
+describe('rate limits shared through the database', () => {
+  test('QUIRE_RATE_LIMIT_STORE=db counts in the store and answers 429 past the plan', async () => {
+    const s = await startTestServer({ plan: 'free', env: { QUIRE_RATE_LIMIT_STORE: 'db' } });
+    try {
+      if (new Date().getSeconds() > 50) await new Promise((r) => setTimeout(r, (61 - new Date().getSeconds()) * 1000));
+      for (let i = 0; i < 100; i++) assert.equal((await s.api('/v1/documents').then(async (r) => (await r.arrayBuffer(), r))).status, 200);
+      const over = await s.json('/v1/documents');
+      assert.equal(over.status, 429);
+      assert.equal(over.body.error.type, 'rate_limit_error');
+      const counters = await s.runtime.store.repo('rate_counters').find();
+      assert.ok(counters.some((c) => c.count === 101), JSON.stringify(counters));
+    } finally {
+      await s.close();
+    }
+  });
+});
