@@ -5,7 +5,7 @@
  * unlabelled fallbacks (first company-like line, the document's currency, formatted values like e-mails).
  */
 import type { FieldDefinition, Span } from '@quire/core';
-import { findLabels, regionScore, scoreLabelText, tokenize, type FieldLabels, type Token } from './labels.js';
+import { findLabels, regionScore, scoreLabelText, tokenize, type FieldLabels } from './labels.js';
 import { scanTyped, coverage, type ParseContext, type TypedMatch } from './parse/value.js';
 import type { LayoutIndex, Scope, Segment, Unit } from './layout.js';
 import { headerRowCount } from './layout.js';
@@ -137,7 +137,7 @@ export class CandidateFinder {
       else labEnd += /^[\s#.=\-–>]*/.exec(after)![0].length;
       const label = { start: u.start + tokens[hit.from]!.start, end: labEnd };
       const note = `label "${this.index.doc.text.slice(label.start, u.start + tokens[hit.to - 1]!.end)}"`;
-      if (field.type === 'boolean' && ls >= MIN_LABEL && this.checkbox(u, label, field, ls, note, opts, out)) continue;
+      if (field.type === 'boolean' && ls >= MIN_LABEL && this.checkbox(u, label, ls, note, opts, out)) continue;
       // a fuzzy (OCR-damaged) label counts only with a colon or a column gap after it
       const found = headerish || ls < MIN_LABEL ? false : this.sameLine(u, segs, seg, labEnd, !!colon, fuzzy, field, ls, label, note, opts, out);
       if (found) continue;
@@ -150,7 +150,7 @@ export class CandidateFinder {
   }
 
   /** Checkbox glyph right before or after a label: "☒ Paid", "Paid [x]". */
-  private checkbox(u: Unit, label: Span, field: FieldDefinition, ls: number, note: string, opts: CandidateOptions, out: Candidate[]): boolean {
+  private checkbox(u: Unit, label: Span, ls: number, note: string, opts: CandidateOptions, out: Candidate[]): boolean {
     const text = this.index.doc.text;
     const before = text.slice(Math.max(u.start, label.start - 4), label.start);
     const afterText = text.slice(label.end, Math.min(u.end, label.end + 6));
@@ -189,7 +189,7 @@ export class CandidateFinder {
       const method: Method = colon ? 'inline' : p.gap || i > 0 ? 'inline_gap' : 'inline_space';
       if (method === 'inline_space' && fuzzy) return false;
       let c = this.candidate(u, m, { start: p.start + m.start, end: p.start + m.end }, region, method, ls, note, label);
-      if (opts.multiline) c = this.extendLines(c, field, opts);
+      if (opts.multiline) c = this.extendLines(c, field);
       out.push(c);
       return true;
     }
@@ -238,16 +238,15 @@ export class CandidateFinder {
       const region = t.seg.text;
       const span = { start: t.seg.start + m.start, end: t.seg.start + m.end };
       let c = this.candidate(v, m, span, region, t.method, ls, `${note} ${t.method === 'right' ? 'with the value to its right' : 'with the value below'}`, label);
-      if (opts.multiline) c = this.extendLines(c, field, opts);
+      if (opts.multiline) c = this.extendLines(c, field);
       out.push(c);
       return;
     }
   }
 
   /** Addresses and similar values continue on the following short lines of the same block (joined with a space, as a line break reads). */
-  extendLines(c: Candidate, field: FieldDefinition, _opts: CandidateOptions): Candidate {
+  extendLines(c: Candidate, field: FieldDefinition): Candidate {
     if (field.type !== 'string') return c;
-    const text = this.index.doc.text;
     let end = c.span.end;
     let value = String(c.value);
     let u = c.unit;

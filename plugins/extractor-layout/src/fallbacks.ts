@@ -102,7 +102,7 @@ export function fallbackCandidates(field: FieldDefinition, labels: FieldLabels, 
     if (start >= 0) {
       const u = top[start]!;
       const c = finder.candidate(u, { start: 0, end: u.text.length, value: u.text, quality: 1 }, { start: u.start, end: u.end }, u.text, 'position', 0.7, `address-like lines near the top of page ${u.page} (no label)`);
-      out.push(finder.extendLines(c, field, { ctx }));
+      out.push(finder.extendLines(c, field));
     }
     return out;
   }

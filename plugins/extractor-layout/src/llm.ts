@@ -179,6 +179,7 @@ export async function runLlm({ llm, engine, chunks, fields, instructions, settin
   const doc = engine.doc;
   const wins = windows(doc.text, chunks, settings.maxPromptChars ?? 24_000);
   const best = new Map<FieldDefinition, Outcome>();
+  const layout = new Map<FieldDefinition, Outcome>();
   const schema = { name: 'extraction', schema: responseSchema(fields) };
   const fieldList = fields
     .map((f) => `- ${f.name} (${f.type}${f.type === 'array' && f.items ? ` of ${f.items.type}` : ''})${f.description ? `: ${f.description}` : ''}${f.required ? ' [required]' : ''}`)
@@ -198,7 +199,7 @@ export async function runLlm({ llm, engine, chunks, fields, instructions, settin
     for (const f of fields) {
       const raw = answer[f.name];
       const item = raw && typeof raw === 'object' && !Array.isArray(raw) && 'value' in raw ? raw : { value: raw, quote: null };
-      const o = judge(engine, f, item.value, typeof item.quote === 'string' ? item.quote : null, w);
+      const o = judge(engine, f, item.value, typeof item.quote === 'string' ? item.quote : null, w, layout);
       partial[f.name] = o.value;
       const prev = best.get(f);
       if (!prev || o.confidence > prev.confidence) best.set(f, o);
@@ -210,7 +211,7 @@ export async function runLlm({ llm, engine, chunks, fields, instructions, settin
 }
 
 /** Confidence of an LLM value from where its quote and value are found in the document. */
-export function judge(engine: OfflineEngine, f: FieldDefinition, rawValue: unknown, quote: string | null, win: Span): Outcome {
+export function judge(engine: OfflineEngine, f: FieldDefinition, rawValue: unknown, quote: string | null, win: Span, layout = new Map<FieldDefinition, Outcome>()): Outcome {
   const doc = engine.doc;
   const ctx = engine.fieldCtx(f, fieldLabels(f));
   const { value, clean } = coerceValue(rawValue, f, ctx);
@@ -246,7 +247,8 @@ export function judge(engine: OfflineEngine, f: FieldDefinition, rawValue: unkno
   if (!clean) conf *= 0.9;
   // a second opinion from the layout: agreement raises, a confident different reading lowers
   if (f.type !== 'array' && f.type !== 'object') {
-    const offline = engine.decide(f, engine.candidates(f));
+    let offline = layout.get(f);
+    if (!offline) layout.set(f, (offline = engine.decide(f, engine.candidates(f))));
     if (offline.value !== null) {
       if (engine.valueKey(f, offline.value) === engine.valueKey(f, value)) {
         conf = Math.min(0.97, conf * 1.08);

@@ -14,7 +14,6 @@ export interface PrebuiltSchema {
 const f = (name: string, type: FieldDefinition['type'], description: string, required = false): FieldDefinition => ({ name, type, description, ...(required ? { required } : {}) });
 const list = (name: string, description: string, properties: Record<string, FieldDefinition>): FieldDefinition => ({ name, type: 'array', description, items: { name: 'item', type: 'object', properties } });
 const strings = (name: string, description: string): FieldDefinition => ({ name, type: 'array', description, items: { name: 'item', type: 'string' } });
-const obj = (name: string, description: string, properties: Record<string, FieldDefinition>): FieldDefinition => ({ name, type: 'object', description, properties });
 
 const lineItems = list('line_items', 'Invoiced lines', {
   description: f('description', 'string', 'Product or service'),
