@@ -130,7 +130,7 @@ export class CandidateFinder {
       const inSeg = (end: number) => tokens.filter((t) => u.start + t.start >= seg.start && u.start + t.end <= end);
       const ls = regionScore(hit, inSeg(regionEnd), labels);
       // a label with nothing after it in its column is the whole column text ("Invoice Date" is not "Invoice")
-      const lsAlone = regionScore(hit, inSeg(seg.end), labels);
+      const lsAlone = colon ? ls : regionScore(hit, inSeg(seg.end), labels);
       const fuzzy = hit.score < hit.variant.weight;
       if (Math.max(ls, lsAlone) < MIN_LABEL) continue;
       if (colon) labEnd += colon[0].length;
@@ -144,6 +144,9 @@ export class CandidateFinder {
       if (lsAlone < MIN_LABEL) continue;
       const restOfLine = this.index.doc.text.slice(labEnd, u.end).trim();
       if (u.kind === 'cell') continue; // table neighbours come from fromTables
+      // "Label: value" whose value did not read as the type has no other value; "Label: Other label:" may
+      const rest = this.index.doc.text.slice(labEnd, u.end).trim();
+      if (colon && rest && !/[:：]$/.test(rest) && !headerish) continue;
       if (restOfLine && !headerish && field.type === 'string' && !opts.ctx.format) continue;
       this.beside(u, seg, field, lsAlone, label, note, opts, out);
     }
@@ -172,7 +175,7 @@ export class CandidateFinder {
     for (const s of segs) if (s.start > seg.start && s.start >= labEnd) pieces.push({ start: s.start, end: s.end, gap: true });
     for (const [i, p] of pieces.slice(0, 3).entries()) {
       if (field.type === 'string') {
-        const paren = /^\s*\([^)]{0,80}\)\s*/.exec(text.slice(p.start, p.end));
+        const paren = /^\s*\((?=[^)]*\p{L})[^)]{0,80}\)\s*/u.exec(text.slice(p.start, p.end));
         if (paren && paren[0].length < p.end - p.start) p.start += paren[0].length;
       }
       let region = text.slice(p.start, p.end);

@@ -15,6 +15,7 @@ export interface Token {
 const NUMBER_WORDS = new Set(['no', 'nr', 'num', 'nbr', 'nro', 'number', 'n', 'numero', 'nummer', 'nº', 'n°', '#']);
 const STOP = new Set(['the', 'a', 'an', 'of', 'for', 'this', 'on', 'in', 'to', 'by', 'at', 'your', 'our', 'de', 'du', 'des', 'la', 'le', 'les', 'der', 'die', 'das', 'des', 'het', 'van', 'en', 'and', 'und', 'et', 'y', 'e', 'il', 'el', 'is', 'are', 'please']);
 
+const CURRENCY_TOKENS = new Set(['usd', 'eur', 'gbp', 'inr', 'chf', 'jpy', 'cad', 'aud', 'myr', 'rm', 'rs', 'sgd', 'hkd', 'cny', 'sek', 'nok', 'dkk', 'pln', 'czk', 'zar', 'brl', 'mxn']);
 const fold = (s: string) => s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
 
 /** Splits camelCase and snake_case names into words: "invoiceNumber" / "invoice_number" → "invoice number". */
@@ -264,7 +265,8 @@ export function findLabels(tokens: Token[], labels: FieldLabels): LabelHit[] {
  * ("Due Date" for a plain date field) lowers it a lot.
  */
 export function regionScore(hit: LabelHit, region: Token[], labels: FieldLabels): number {
-  const content = region.filter((t) => !isStop(t.t) && !/^\d+$/.test(t.t));
+  // numbers and currency codes in a label ("VAT 20%", "Amount (USD)") qualify it without changing what it names
+  const content = region.filter((t) => !isStop(t.t) && !/^\d+$/.test(t.t) && !CURRENCY_TOKENS.has(t.t));
   const matched = hit.to - hit.from;
   const cover = content.length ? Math.min(1, matched / content.length) : 1;
   let score = hit.score * (0.55 + 0.45 * cover);
