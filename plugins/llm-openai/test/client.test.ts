@@ -189,3 +189,26 @@ test('plugin: create() refuses to start without QUIRE_LLM_BASE_URL, and builds a
   assert.equal((await llm.complete({ messages: [{ role: 'user', content: 'ping' }] })).content, 'pong');
   assert.equal(seen[0]!.body.model, 'm2');
 });
+
+test('extractor-layout over this client: the schema it sends is accepted and answers become located evidence', async () => {
+  const { createExtractor } = await import('@quire/plugin-extractor-layout');
+  const { DocumentBuilder } = await import('@quire/core');
+  const b = new DocumentBuilder('d1', 'inv.txt', 'txt');
+  b.addPage({ number: 1, width: 595, height: 842, ocr: false, confidence: 1 });
+  b.addBlock({ type: 'paragraph', text: 'Invoice No: Q-881\nTotal due: EUR 1.250,00', page: 1, bbox: null, confidence: 1 });
+  const doc = b.build();
+  reset((s, res) => {
+    // the fake model answers from the prompt it was given, as a strict json_schema server would
+    assert.equal(s.body.response_format.type, 'json_schema');
+    assert.equal(s.body.response_format.json_schema.strict, true);
+    assert.match(s.body.messages[1].content, /Invoice No: Q-881/);
+    json(res, 200, answer(JSON.stringify({ invoice_number: { value: 'Q-881', quote: 'Invoice No: Q-881' }, total: { value: 1250, quote: 'Total due: EUR 1.250,00' } })));
+  });
+  const llm = client();
+  const ex = createExtractor({ tryGet: ((kind: string) => (kind === 'llm' ? llm : undefined)) as any });
+  const r = await ex.extract({ doc, chunks: [], fields: [{ name: 'invoice_number', type: 'string' }, { name: 'total', type: 'number' }] });
+  assert.deepEqual(r.data, { invoice_number: 'Q-881', total: 1250 });
+  const total = r.fieldResults.find((x) => x.field === 'total')!;
+  assert.equal(total.evidence!.text, 'EUR 1.250,00');
+  assert.ok(total.confidence >= 0.85);
+});
