@@ -15,9 +15,11 @@ import { presetRoutes } from './routes/api/presets.js';
 import { convertRoutes } from './routes/api/convert.js';
 import { collectionRoutes } from './routes/v1/collections.js';
 import { knowledgeBaseRoutes } from './routes/api/knowledge-bases.js';
+import { chatRoutes } from './routes/api/chat.js';
+import { chatCompletionRoutes } from './routes/v1/chat.js';
 
 /** Every route module, one per spec area. Later areas add themselves here. */
-export const ROUTE_MODULES = [systemRoutes, documentRoutes, jobRoutes, uploadRoutes, parseRoutes, presetRoutes, convertRoutes, collectionRoutes, knowledgeBaseRoutes];
+export const ROUTE_MODULES = [systemRoutes, documentRoutes, jobRoutes, uploadRoutes, parseRoutes, presetRoutes, convertRoutes, collectionRoutes, knowledgeBaseRoutes, chatRoutes, chatCompletionRoutes];
 
 /** The Koa host: thin — validate, authorise, start pipelines, shape responses. */
 export function createApp(rt: QuireRuntime): Koa<AppState, AppCustom> {

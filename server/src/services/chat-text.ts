@@ -1,0 +1,362 @@
+/**
+ * Text helpers of the chat answerer: light stemming, query terms, sentence units of a chunk, code blocks,
+ * and the decomposition of multi-part questions. Pure functions, no I/O.
+ */
+
+const STOP = new Set(
+  (
+    'a an the and or but nor not no yes so if then than that this these those there here of in on at to by for from with without into onto over under about above below ' +
+    'between through during before after again further once up down out off is are was were be been being am do does did doing done have has had having ' +
+    'will would shall should can could may might must it its it\'s he him his she her hers they them their theirs we us our ours you your yours i me my mine ' +
+    'what which who whom whose when where why how whatever whoever whichever whenever wherever ' +
+    'all any both each few more most other some such only own same too very just also ever even still yet ' +
+    'tell me please explain describe give show find know let say said says get got make made ' +
+    'as such like one ones thing things something anything someone anyone kind sort way lot lots many much'
+  ).split(/\s+/),
+);
+
+/** Words that make a question a follow-up to the previous one (they refer back to it). */
+const ANAPHORA = new Set(['it', 'its', 'he', 'him', 'his', 'she', 'her', 'they', 'them', 'their', 'this', 'that', 'these', 'those', 'there', 'then', 'same', 'former', 'latter']);
+
+const VOWEL = /[aeiouy]/;
+
+/** A light English stemmer: plurals, -ing, -ed, -ly; keeps numbers and short words as they are. */
+export function stem(word: string): string {
+  let w = word;
+  if (w.length <= 3 || /\d/.test(w)) return w;
+  if (w.endsWith("'s")) w = w.slice(0, -2);
+  if (w.endsWith('ies') && w.length > 4) w = `${w.slice(0, -3)}y`;
+  else if (w.endsWith('sses') || w.endsWith('shes') || w.endsWith('ches') || w.endsWith('xes')) w = w.slice(0, -2);
+  else if (w.endsWith('s') && !w.endsWith('ss') && !w.endsWith('us') && !w.endsWith('is') && w.length > 3) w = w.slice(0, -1);
+  if (w.endsWith('ing') && w.length > 5 && VOWEL.test(w.slice(0, -3))) w = undouble(w.slice(0, -3));
+  else if (w.endsWith('ed') && w.length > 4 && VOWEL.test(w.slice(0, -2))) w = undouble(w.slice(0, -2));
+  else if (w.endsWith('ly') && w.length > 5) w = w.slice(0, -2);
+  if (w.endsWith('e') && w.length > 4) w = w.slice(0, -1);
+  return w;
+}
+
+function undouble(s: string): string {
+  const n = s.length;
+  return n > 3 && s[n - 1] === s[n - 2] && !'lsz'.includes(s[n - 1]!) ? s.slice(0, -1) : s;
+}
+
+/** Lower-cased words of a text (letters and digits), diacritics removed; camelCase and snake_case split. */
+export function words(text: string): string[] {
+  const spaced = text.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/_/g, ' ');
+  return (
+    spaced
+      .normalize('NFKD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+(?:'[st])?/gu) ?? []
+  );
+}
+
+/** Content terms of a text: stems of its words without stop words (numbers kept). */
+export function terms(text: string): string[] {
+  const out: string[] = [];
+  for (const w of words(text)) {
+    if (STOP.has(w)) continue;
+    if (w.length < 2 && !/\d/.test(w)) continue;
+    out.push(stem(w));
+  }
+  return out;
+}
+
+export const termSet = (text: string) => new Set(terms(text));
+
+/** True when a question refers back to the conversation (pronouns, or too few content words of its own). */
+export function isFollowUp(question: string): boolean {
+  const ws = words(question);
+  if (ws.some((w) => ANAPHORA.has(w))) return true;
+  return terms(question).length < 2;
+}
+
+// ---------------------------------------------------------------- sentence units
+
+export interface Unit {
+  /** the text as quoted in answers (whitespace collapsed, markdown markers removed) */
+  text: string;
+  /** offset of the unit in the chunk's content (document order) */
+  start: number;
+  kind: 'sentence' | 'heading' | 'row';
+  /** for table rows: the header row, whose words count as the row's */
+  context?: string;
+}
+
+const ABBREV = new Set(['mr', 'mrs', 'ms', 'dr', 'prof', 'st', 'sr', 'jr', 'inc', 'ltd', 'co', 'corp', 'vs', 'etc', 'no', 'fig', 'figs', 'eq', 'vol', 'pp', 'p', 'al', 'approx', 'dept', 'est', 'gen', 'gov', 'jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec', 'e.g', 'i.e', 'u.s', 'u.k', 'mt']);
+
+function clean(s: string): string {
+  return s
+    .replace(/\*\*|__|`/g, '')
+    .replace(/\s*\[\s*\d{1,3}\s*\]/g, '') // reference markers of the source ("[ 3 ]") would read as citations
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** Splits a paragraph into sentences, respecting abbreviations and initials. */
+export function splitSentences(text: string): { text: string; offset: number }[] {
+  const out: { text: string; offset: number }[] = [];
+  const re = /[.!?]+["'”’)\]]*\s+(?=["“'(\[]?[\p{Lu}\p{N}])/gu;
+  let from = 0;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text))) {
+    const before = text.slice(from, m.index);
+    const lastWord = (before.match(/([\p{L}.]+)$/u)?.[1] ?? '').toLowerCase().replace(/\.$/, '');
+    if (m[0].startsWith('.') && (ABBREV.has(lastWord) || /^\p{L}$/u.test(lastWord))) continue;
+    const end = m.index + m[0].trimEnd().length;
+    out.push({ text: text.slice(from, end), offset: from });
+    from = m.index + m[0].length;
+  }
+  if (from < text.length) out.push({ text: text.slice(from), offset: from });
+  return out.filter((s) => s.text.trim().length > 0);
+}
+
+const LIST_ITEM = /^\s*(?:[-*•▪◦‣]|\d{1,3}[.)]|[a-z][.)])\s+/;
+const HEADING = /^\s*#{1,6}\s+/;
+
+/**
+ * The quotable units of a chunk: sentences of its paragraphs (hard-wrapped lines are joined back), list
+ * items, table rows and headings. Short standalone lines (infobox rows such as "Date of birth 26 June 1968")
+ * stay units of their own.
+ */
+export function unitsOf(content: string): Unit[] {
+  const units: Unit[] = [];
+  let buf = '';
+  let bufStart = 0;
+  let prevLine = '';
+  let header: string | null = null;
+  let inTable = false;
+  const flush = () => {
+    if (buf.trim()) {
+      for (const s of splitSentences(buf)) {
+        const text = clean(s.text);
+        if (text) units.push({ text, start: bufStart + s.offset, kind: 'sentence' });
+      }
+    }
+    buf = '';
+    prevLine = '';
+  };
+  let offset = 0;
+  for (const rawLine of content.split('\n')) {
+    const lineStart = offset;
+    offset += rawLine.length + 1;
+    const line = rawLine.trim();
+    if (!line) {
+      flush();
+      inTable = false;
+      header = null;
+      continue;
+    }
+    if (line.startsWith('|')) {
+      flush();
+      if (/^\|?[\s:|-]+\|?$/.test(line)) continue; // separator row
+      const cells = line.replace(/^\||\|$/g, '').split('|').map((c) => clean(c)).filter(Boolean);
+      if (!cells.length) continue;
+      const text = cells.join(' | ');
+      if (header === null) header = text;
+      units.push({ text, start: lineStart, kind: 'row', ...(header !== text ? { context: header } : {}) });
+      inTable = true;
+      continue;
+    }
+    if (inTable) {
+      inTable = false;
+      header = null;
+    }
+    if (HEADING.test(line)) {
+      flush();
+      units.push({ text: clean(line.replace(HEADING, '')), start: lineStart, kind: 'heading' });
+      continue;
+    }
+    if (LIST_ITEM.test(line)) {
+      flush();
+      buf = line.replace(LIST_ITEM, '');
+      bufStart = lineStart;
+      prevLine = buf;
+      continue;
+    }
+    if (buf && joins(prevLine, line)) {
+      buf += ` ${line}`;
+    } else {
+      flush();
+      buf = line;
+      bufStart = lineStart;
+    }
+    prevLine = line;
+  }
+  flush();
+  return units;
+}
+
+/** Whether `line` continues the sentence of `prev` (a hard-wrapped paragraph) rather than starting a new unit. */
+function joins(prev: string, line: string): boolean {
+  if (/[,;:(\-–—]$/.test(prev) && !/:$/.test(prev)) return true;
+  if (/^[\p{Ll}(,;]/u.test(line)) return true;
+  if (/[.!?]["'”’)]*$/.test(prev)) return prev.length >= 45;
+  return prev.length >= 55;
+}
+
+// ---------------------------------------------------------------- code
+
+const CODE_SIGNALS: RegExp[] = [
+  /[;{}]\s*$/,
+  /^\s*(?:const|let|var|function|class|def|import|from|export|return|if|for|while|public|private|static|async|await|package|using|#include|fn|pub|impl|SELECT|INSERT|UPDATE|CREATE|curl|npm|npx|pip|yarn|docker|git)\b/,
+  /=>|::|\+=|===|!==|->|\(\)\s*[{:]?$/,
+  /^\s*(?:\$|>>>|#!)\s*\S/,
+  /^\s{2,}\S.*[(){}[\];=]/,
+  /\w+\([^)]*\)\s*;?\s*$/,
+  /^\s*[\w.]+\s*=\s*\S/,
+  /^\s*(?:\/\/|#)\s?\S/,
+  /^\s*[}\])]+[;,)]*\s*$/,
+];
+
+/** 0..1: how much a line looks like source code or a shell command. */
+export function codeLineScore(line: string): number {
+  const t = line.trimEnd();
+  if (!t.trim()) return 0;
+  let hits = 0;
+  for (const re of CODE_SIGNALS) if (re.test(t)) hits++;
+  const symbols = (t.match(/[{}()[\];=<>_$.:/\\"'`|&*+-]/g) ?? []).length / t.length;
+  const proseLike = /^[\p{Lu}][\p{Ll}]+(?: [\p{Ll},]+){4,}[.!?]$/u.test(t.trim());
+  const score = Math.min(1, hits * 0.35 + symbols * 1.5);
+  return proseLike ? score * 0.3 : score;
+}
+
+/** 0..1: the share of a text's lines that look like code (fenced blocks count fully). */
+export function codeLikeness(text: string): number {
+  const lines = text.split('\n').filter((l) => l.trim());
+  if (!lines.length) return 0;
+  let inFence = false;
+  let code = 0;
+  for (const l of lines) {
+    if (/^\s*```/.test(l)) {
+      inFence = !inFence;
+      code++;
+      continue;
+    }
+    if (inFence || codeLineScore(l) >= 0.5) code++;
+  }
+  return code / lines.length;
+}
+
+export interface CodeBlock {
+  code: string;
+  language: string;
+  start: number;
+}
+
+/** Code blocks of a chunk: fenced blocks, and runs of code-like lines (at least two, or one strong line). */
+export function codeBlocksOf(content: string): CodeBlock[] {
+  const blocks: CodeBlock[] = [];
+  const lines = content.split('\n');
+  let offset = 0;
+  let fence: { lang: string; lines: string[]; start: number } | null = null;
+  let run: { lines: string[]; start: number; strong: number } | null = null;
+  const endRun = () => {
+    if (run) {
+      while (run.lines.length && !run.lines[run.lines.length - 1]!.trim()) run.lines.pop();
+      if (run.lines.length >= 2 || run.strong > 0) {
+        const code = dedent(run.lines).join('\n');
+        blocks.push({ code, language: guessLanguage(code), start: run.start });
+      }
+    }
+    run = null;
+  };
+  for (const line of lines) {
+    const lineStart = offset;
+    offset += line.length + 1;
+    const f = line.match(/^\s*```\s*([\w+#-]*)/);
+    if (f) {
+      if (fence) {
+        const code = dedent(fence.lines).join('\n');
+        if (code.trim()) blocks.push({ code, language: fence.lang || guessLanguage(code), start: fence.start });
+        fence = null;
+      } else {
+        endRun();
+        fence = { lang: f[1] ?? '', lines: [], start: lineStart };
+      }
+      continue;
+    }
+    if (fence) {
+      fence.lines.push(line);
+      continue;
+    }
+    const s = codeLineScore(line);
+    if (s >= 0.5) {
+      run ??= { lines: [], start: lineStart, strong: 0 };
+      run.lines.push(line);
+      if (s >= 0.7) run.strong++;
+    } else if (!line.trim() && run) {
+      run.lines.push(line);
+    } else {
+      endRun();
+    }
+  }
+  if (fence) {
+    const code = dedent(fence.lines).join('\n');
+    if (code.trim()) blocks.push({ code, language: fence.lang || guessLanguage(code), start: fence.start });
+  }
+  endRun();
+  return blocks;
+}
+
+function dedent(lines: string[]): string[] {
+  const indents = lines.filter((l) => l.trim()).map((l) => l.match(/^\s*/)![0].length);
+  const min = indents.length ? Math.min(...indents) : 0;
+  return lines.map((l) => l.slice(min));
+}
+
+export function guessLanguage(code: string): string {
+  if (/^\s*(?:\$ |npm |npx |pip |yarn |curl |docker |git |export \w+=)/m.test(code)) return 'bash';
+  if (/^\s*(?:SELECT|INSERT|UPDATE|DELETE|CREATE TABLE|WITH)\b/im.test(code)) return 'sql';
+  if (/^\s*(?:def |import \w+$|from [\w.]+ import|print\(|class \w+(\(.*\))?:)/m.test(code)) return 'python';
+  if (/^\s*(?:interface |type \w+ =|import .* from '|export (?:const|function|default))/m.test(code) || /:\s*(?:string|number|boolean)\b/.test(code)) return 'typescript';
+  if (/\b(?:const|let|var|function)\b|=>|console\.log|require\(/.test(code)) return 'javascript';
+  if (/^\s*(?:package |func |fmt\.)/m.test(code)) return 'go';
+  if (/^\s*(?:fn |let mut |use \w+::|impl )/m.test(code)) return 'rust';
+  if (/^\s*(?:public |private |import java)/m.test(code)) return 'java';
+  if (/^\s*[{[]/.test(code) && /[}\]]\s*$/.test(code)) return 'json';
+  return '';
+}
+
+// ---------------------------------------------------------------- questions
+
+const QUESTION_START = '(?:what|who|whom|whose|when|where|why|how|which|is|are|was|were|does|do|did|can|could|should|would|will|has|have|list|name|give|tell|explain|describe)';
+
+/**
+ * The parts of a multi-part question: separate questions ("…? …?"), and clauses joined by "and"/"also"/";"
+ * when the next clause starts a question of its own ("who patented the typewriter and when did WordStar
+ * appear"). A single question comes back as one part.
+ */
+export function decompose(question: string): string[] {
+  const parts: string[] = [];
+  const bySentence = question
+    .split(/(?<=\?)\s+|\n+|;\s+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const joiner = new RegExp(`\\s*(?:,\\s*)?\\b(?:and(?: also)?|also|as well as|plus|then)\\s+(?=${QUESTION_START}\\b)`, 'i');
+  const comma = new RegExp(`,\\s+(?=${QUESTION_START}\\b)`, 'i');
+  for (const s of bySentence) {
+    for (const a of s.split(joiner)) for (const b of a.split(comma)) if (terms(b).length) parts.push(b.trim().replace(/^(?:and|also)\s+/i, ''));
+  }
+  const unique = [...new Map(parts.map((p) => [terms(p).join(' '), p])).values()];
+  return unique.length ? unique : [question.trim()];
+}
+
+/**
+ * Content terms of a question, each marked `entity` when it looks like a name or a number (capitalised
+ * past the first word, or with digits): such terms must be found; a plain word may be phrased otherwise.
+ */
+export function questionTerms(question: string): { term: string; entity: boolean }[] {
+  const out = new Map<string, boolean>();
+  const tokens = question.replace(/_/g, ' ').match(/[\p{L}\p{N}]+(?:'[st])?/gu) ?? [];
+  tokens.forEach((tok, i) => {
+    for (const w of words(tok)) {
+      if (STOP.has(w) || (w.length < 2 && !/\d/.test(w))) continue;
+      const t = stem(w);
+      const entity = /\d/.test(tok) || (i > 0 && /^\p{Lu}/u.test(tok));
+      out.set(t, (out.get(t) ?? false) || entity);
+    }
+  });
+  return [...out].map(([term, entity]) => ({ term, entity }));
+}

@@ -1,0 +1,471 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import OpenAI from 'openai';
+import { createKey, findOrCreateUser } from '@quire/server';
+import { CORPUS, hasCorpus, startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+import { makeDocx, makePdf } from '../helpers/fixtures.js';
+
+const NOT_FOUND = "I could not find this in the knowledge base's sources.";
+
+const OBSERVATORY =
+  'Orvella Observatory\n\n' +
+  'The Orvella Observatory was founded in 1893 by the astronomer Katrin Malmberg on the slopes of Mount Tessaly. ' +
+  'Its main instrument is a refracting telescope with a 74 centimetre lens, completed in 1901.\n\n' +
+  'The observatory discovered the comet Malmberg-Osei in 1927. Since 1988 it has been run by the University of Vantaa as a teaching site.\n\n' +
+  'Visitors can tour the dome on Saturdays between April and September; tickets cost 12 euros.\n';
+
+const SDK_GUIDE = `<!doctype html><html><head><title>Quire SDK quick start</title></head><body>
+<h1>Quire SDK quick start</h1>
+<p>To create a client in JavaScript, install the package and pass your API key to the QuireClient constructor.</p>
+<pre><code>import { QuireClient } from '@quire/sdk';
+const client = new QuireClient({ apiKey: process.env.QUIRE_KEY });
+const doc = await client.documents.upload('invoice.pdf');
+</code></pre>
+<p>To search a collection from Python, call the search method of the client with a query.</p>
+<pre><code>from quire import Client
+client = Client(api_key=KEY)
+results = client.search(query='late fees', collection_id=COLLECTION)
+</code></pre>
+</body></html>
+`;
+
+const TIDES = 'Ocean tides\n\nTides are the rise and fall of sea levels caused by the gravitational pull of the Moon and the Sun. Spring tides happen at full and new moon.';
+
+export async function upload(s: TestServer, name: string, body: string | Uint8Array, key?: string): Promise<string> {
+  const up = await s.json('/v1/documents', { method: 'POST', body: uploadForm(name, body), key });
+  assert.equal(up.status, 201, JSON.stringify(up.body));
+  const done = await waitForStatus(s, `/v1/documents/${up.body.id}`, 300_000);
+  assert.equal(done.status, 'completed', JSON.stringify(done));
+  return up.body.id;
+}
+
+const norm = (t: string) =>
+  t
+    .replace(/\s*\[\s*\d{1,3}\s*\]/g, '')
+    .replace(/\*\*|__|`/g, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .toLowerCase();
+
+/** Checks an answer against the stored chunks: every citation is a real chunk of a knowledge-base document, every quoted sentence is in the chunk it cites, and the expected document is cited. */
+export async function assertGrounded(s: TestServer, a: { message: string; citations: any[] }, expectedDocs: string[], kbDocs: string[], key?: string): Promise<void> {
+  assert.ok(a.citations.length >= 1, `no citations: ${a.message}`);
+  assert.ok(!a.message.startsWith(NOT_FOUND), a.message);
+  const byDoc = new Map<string, any[]>();
+  for (const c of a.citations) {
+    assert.ok(kbDocs.includes(c.document_id), `citation outside the knowledge base: ${c.document_id}`);
+    if (!byDoc.has(c.document_id)) {
+      const r = await s.json(`/v1/documents/${c.document_id}/content?response=chunks`, { key });
+      assert.equal(r.status, 200);
+      byDoc.set(c.document_id, r.body.chunks);
+    }
+    const chunk = byDoc.get(c.document_id)!.find((x: any) => x.id === c.chunk_id);
+    assert.ok(chunk, `citation ${c.chunk_id} is not a chunk of ${c.document_id}`);
+    assert.equal(chunk.content, c.content, 'citation content is the chunk content');
+    assert.equal(chunk.page, c.page);
+  }
+  assert.ok(a.citations.some((c) => expectedDocs.includes(c.document_id)), `expected a citation of ${expectedDocs.join(', ')}; got ${a.citations.map((c) => c.document_name).join(', ')}`);
+  // every sentence of the answer is followed by [n]; the text before a marker is in the chunk of citation n
+  const re = /([^[\]]+?)\s*((?:\[\d+\])+)/g;
+  let m: RegExpExecArray | null;
+  let quoted = 0;
+  while ((m = re.exec(a.message))) {
+    const text = norm(m[1]!.replace(/```\w*|```/g, ''));
+    if (text.length < 8) continue;
+    const nums = [...m[2]!.matchAll(/\[(\d+)\]/g)].map((x) => Number(x[1]));
+    for (const n of nums) assert.ok(n >= 1 && n <= a.citations.length, `marker [${n}] has no citation`);
+    const within = nums.some((n) => {
+      const c = a.citations[n - 1];
+      const chunkText = norm(c.content);
+      return chunkText.includes(text) || text.split(/(?<=[.!?])\s+/).every((part) => chunkText.includes(part.trim()) || part.trim().length < 8);
+    });
+    assert.ok(within, `"${m[1]}" is not in the chunk it cites`);
+    quoted++;
+  }
+  assert.ok(quoted >= 1, `no cited sentence in ${a.message}`);
+}
+
+describe('chat over a knowledge base of generated documents', () => {
+  let s: TestServer;
+  let otherKey = '';
+  const ids: Record<string, string> = {};
+  let kb = '';
+  let kbDocs: string[] = [];
+  const events: { type: string; data: any; user_id: string | null }[] = [];
+  let queries = 0;
+  const deletedAnswers: string[] = [];
+
+  const ask = async (message: string, extra: Record<string, unknown> = {}, key?: string) => {
+    const r = await s.json('/api/chat', { method: 'POST', json: { message, knowledge_base_id: kb, ...extra }, key });
+    if (r.status === 200) queries++;
+    return r;
+  };
+
+  before(async () => {
+    s = await startTestServer();
+    s.runtime.events.on('*', (e) => void events.push({ type: e.type, data: e.data, user_id: e.user_id }));
+    const pdf = await makePdf([
+      { heading: 'Lindqvist Harbour Ferries', lines: ['The ferry line between Aldholm and Skerra opened in 1956.', 'It is run by the Lindqvist family company.'] },
+      { heading: 'Timetable', lines: ['The first ferry leaves Aldholm at 06:40 every weekday.', 'The crossing takes 35 minutes in calm weather.'] },
+      { heading: 'Fares', lines: ['A single adult ticket costs 9 euros and bicycles travel free.', 'Children under twelve travel at half price.'] },
+    ]);
+    const files: [string, string | Uint8Array][] = [
+      ['orvella-observatory.txt', OBSERVATORY],
+      ['harbour-ferries.pdf', pdf],
+      ['safety-review.docx', await makeDocx()],
+      ['sdk-guide.html', SDK_GUIDE],
+      ['tides.txt', TIDES],
+    ];
+    for (const [name, body] of files) ids[name] = await upload(s, name, body);
+    const created = await s.json('/api/knowledge-bases', { method: 'POST', json: { name: 'Handbook', settings: { retrieval: { top_k: 5 } } } });
+    kb = created.body.knowledge_base.id;
+    kbDocs = ['orvella-observatory.txt', 'harbour-ferries.pdf', 'safety-review.docx', 'sdk-guide.html'].map((n) => ids[n]!);
+    const batch = await s.json(`/api/knowledge-bases/${kb}/documents/batch`, { method: 'POST', json: { document_ids: kbDocs } });
+    assert.equal(batch.body.added.length, 4);
+    const other = await findOrCreateUser(s.runtime.store, 'other-chat@test.local', 'premium');
+    otherKey = (await createKey(s.runtime.store, other.id, 'o')).key;
+  });
+  after(async () => {
+    await s?.close();
+  });
+
+  test('answers known questions by quoting the right document, every citation a real chunk', async () => {
+    const cases: [string, string, RegExp][] = [
+      ['Who founded the Orvella Observatory?', 'orvella-observatory.txt', /Katrin Malmberg/],
+      ['When does the first ferry leave Aldholm?', 'harbour-ferries.pdf', /06:40/],
+      ['How much does a single adult ferry ticket cost?', 'harbour-ferries.pdf', /9 euros/],
+      ['How many incidents did the warehouse record in the spring quarter?', 'safety-review.docx', /zero incidents/],
+      ['What inspection score did Rotterdam get?', 'safety-review.docx', /97/],
+    ];
+    for (const [q, doc, expected] of cases) {
+      const r = await ask(q);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      const a = r.body;
+      console.log(`Q: ${q}\nA: ${a.message} (confidence ${a.confidence})`);
+      assert.match(a.message, expected, q);
+      await assertGrounded(s, a, [ids[doc]!], kbDocs);
+      assert.equal(a.mode, 'quick');
+      assert.ok(a.confidence > 0.4 && a.confidence <= 1, `confidence ${a.confidence}`);
+      assert.match(a.session_id, /^[0-9a-f-]{36}$/);
+      assert.match(a.message_id, /^[0-9a-f-]{36}$/);
+      for (const c of a.citations) {
+        assert.deepEqual(Object.keys(c).sort(), ['chunk_id', 'content', 'document_id', 'document_name', 'metadata', 'page', 'score']);
+        assert.ok(typeof c.score === 'number' && c.page >= 1);
+      }
+    }
+    const ferry = (await ask('When does the first ferry leave Aldholm?')).body;
+    assert.ok(ferry.citations.some((c: any) => c.document_id === ids['harbour-ferries.pdf'] && c.page === 2), 'the timetable is on page 2');
+  });
+
+  test('a question the sources do not answer gets the refusal, no citations and low confidence', async () => {
+    for (const q of ['What is the boiling point of mercury on Jupiter?', 'Why do spring tides happen at full moon?']) {
+      const r = await ask(q);
+      assert.equal(r.status, 200);
+      console.log(`Q: ${q}\nA: ${r.body.message} (confidence ${r.body.confidence})`);
+      assert.equal(r.body.message, NOT_FOUND, q);
+      assert.deepEqual(r.body.citations, []);
+      assert.ok(r.body.confidence < 0.3, `confidence ${r.body.confidence}`);
+    }
+    // confidence is derived, not constant
+    const a = (await ask('Who founded the Orvella Observatory?')).body;
+    const b = (await ask('Which comet did the Orvella Observatory discover in 1927?')).body;
+    assert.match(b.message, /Malmberg-Osei/);
+    assert.notEqual(a.confidence, b.confidence === a.confidence ? -1 : b.confidence);
+  });
+
+  test('deep mode splits a multi-part question and answers each part; code mode answers with code', async () => {
+    const deep = await ask('Who founded the Orvella Observatory and when does the first ferry leave Aldholm?', { mode: 'deep' });
+    assert.equal(deep.status, 200);
+    console.log(`deep: ${deep.body.message}`);
+    assert.equal(deep.body.mode, 'deep');
+    assert.match(deep.body.message, /Katrin Malmberg/);
+    assert.match(deep.body.message, /06:40/);
+    await assertGrounded(s, deep.body, [ids['orvella-observatory.txt']!], kbDocs);
+    await assertGrounded(s, deep.body, [ids['harbour-ferries.pdf']!], kbDocs);
+
+    const code = await ask('How do I create a QuireClient in JavaScript?', { mode: 'code' });
+    assert.equal(code.status, 200);
+    console.log(`code: ${code.body.message}`);
+    assert.equal(code.body.mode, 'code');
+    assert.match(code.body.message, /```(?:javascript|typescript)?\n[\s\S]*new QuireClient\(\{ apiKey: process\.env\.QUIRE_KEY \}\)[\s\S]*```/);
+    assert.ok(code.body.citations.every((c: any) => c.document_id === ids['sdk-guide.html']));
+    const quick = await ask('How do I create a QuireClient in JavaScript?');
+    assert.ok(!quick.body.message.includes('```'), 'quick mode quotes sentences');
+  });
+
+  test('sessions persist across turns; a follow-up uses the conversation', async () => {
+    const first = await ask('Who founded the Orvella Observatory?');
+    assert.equal(first.status, 200);
+    const sid = first.body.session_id;
+    const follow = await ask('Which comet did it discover?', { session_id: sid });
+    assert.equal(follow.status, 200, JSON.stringify(follow.body));
+    console.log(`follow-up: ${follow.body.message}`);
+    assert.equal(follow.body.session_id, sid);
+    assert.match(follow.body.message, /Malmberg-Osei/);
+    await assertGrounded(s, follow.body, [ids['orvella-observatory.txt']!], kbDocs);
+
+    const list = await s.json(`/api/chat/sessions?knowledge_base_id=${kb}`);
+    assert.equal(list.status, 200);
+    const mine = list.body.sessions.find((x: any) => x.id === sid);
+    assert.ok(mine, 'the session is listed');
+    assert.equal(mine.message_count, 4);
+    assert.equal(mine.knowledge_base_id, kb);
+    assert.equal(mine.title, 'Who founded the Orvella Observatory?');
+    assert.equal(list.body.sessions[0].id, sid, 'latest activity first');
+    const one = await s.json(`/api/chat/sessions/${sid}`);
+    assert.equal(one.body.session.message_count, 4);
+
+    const msgs = await s.json(`/api/chat/sessions/${sid}/messages`);
+    assert.equal(msgs.status, 200);
+    assert.deepEqual(msgs.body.messages.map((m: any) => m.role), ['user', 'assistant', 'user', 'assistant']);
+    assert.equal(msgs.body.messages[0].content, 'Who founded the Orvella Observatory?');
+    assert.equal(msgs.body.messages[3].id, follow.body.message_id);
+    assert.equal(msgs.body.messages[3].content, follow.body.message);
+    assert.equal(msgs.body.messages[3].query, 'Which comet did it discover?');
+    assert.equal(msgs.body.messages[3].confidence, follow.body.confidence);
+    assert.equal(msgs.body.messages[3].citations[0].document_id, ids['orvella-observatory.txt']);
+    assert.equal(msgs.body.messages[3].citations[0].chunk_id, follow.body.citations[0].chunk_id);
+    assert.equal(typeof msgs.body.messages[3].response_time_ms, 'number');
+
+    // a session of another knowledge base is refused; an unknown one is not found
+    const otherKb = (await s.json('/api/knowledge-bases', { method: 'POST', json: { name: 'Other' } })).body.knowledge_base.id;
+    const wrongKb = await s.json('/api/chat', { method: 'POST', json: { message: 'tides?', knowledge_base_id: otherKb, session_id: sid } });
+    assert.equal(wrongKb.status, 400);
+    assert.equal(wrongKb.body.error.code, 'VALIDATION_ERROR');
+    const missing = await ask('hello there', { session_id: '00000000-0000-4000-8000-000000000000' });
+    assert.equal(missing.status, 404);
+    assert.equal(missing.body.error.code, 'NOT_FOUND');
+    const empty = await s.json('/api/chat', { method: 'POST', json: { message: 'Who founded the Orvella Observatory?', knowledge_base_id: otherKb } });
+    assert.equal(empty.status, 200);
+    queries++;
+    assert.equal(empty.body.message, NOT_FOUND, 'an empty knowledge base has no sources');
+
+    const del = await s.json(`/api/chat/sessions/${empty.body.session_id}`, { method: 'DELETE' });
+    deletedAnswers.push(empty.body.message_id);
+    assert.deepEqual(del.body, { success: true, id: empty.body.session_id });
+    assert.equal((await s.json(`/api/chat/sessions/${empty.body.session_id}/messages`)).status, 404);
+  });
+
+  test('feedback on an answer shows in the knowledge base analytics', async () => {
+    const fresh = (await s.json('/api/knowledge-bases', { method: 'POST', json: { name: 'Ferries' } })).body.knowledge_base.id;
+    await s.json(`/api/knowledge-bases/${fresh}/documents`, { method: 'POST', json: { document_id: ids['harbour-ferries.pdf'] } });
+    const q = 'When does the first ferry leave Aldholm?';
+    const answers = [];
+    for (const message of [q, q, 'How long does the crossing take?', 'What is the boiling point of mercury on Jupiter?']) {
+      const r = await s.json('/api/chat', { method: 'POST', json: { message, knowledge_base_id: fresh } });
+      assert.equal(r.status, 200);
+      queries++;
+      answers.push(r.body);
+    }
+    assert.match(answers[2].message, /35 minutes/);
+    const up = await s.json(`/api/knowledge-bases/${fresh}/analytics/feedback`, { method: 'POST', json: { message_id: answers[0].message_id, feedback: 'thumbs_up' } });
+    assert.equal(up.status, 200, JSON.stringify(up.body));
+    await s.json(`/api/knowledge-bases/${fresh}/analytics/feedback`, { method: 'POST', json: { message_id: answers[2].message_id, feedback: 'thumbs_up' } });
+    await s.json(`/api/knowledge-bases/${fresh}/analytics/feedback`, { method: 'POST', json: { message_id: answers[3].message_id, feedback: 'thumbs_down' } });
+    const an = await s.json(`/api/knowledge-bases/${fresh}/analytics`);
+    assert.equal(an.status, 200);
+    assert.equal(an.body.summary.total_queries, 4);
+    assert.deepEqual(an.body.summary.feedback, { positive: 2, negative: 1 });
+    const expectedAvg = Math.round((answers.reduce((n, a) => n + a.confidence, 0) / 4) * 1000) / 1000;
+    assert.ok(Math.abs(an.body.summary.avg_confidence - expectedAvg) < 0.002, `${an.body.summary.avg_confidence} vs ${expectedAvg}`);
+    assert.equal(an.body.popular_queries[0].query, q);
+    assert.equal(an.body.popular_queries[0].count, 2);
+    assert.equal(an.body.recent_queries[0].query, 'What is the boiling point of mercury on Jupiter?');
+    assert.equal(an.body.document_usage[0].document_id, ids['harbour-ferries.pdf']);
+    assert.equal(an.body.document_usage[0].citation_count, 3);
+    // someone else cannot rate my answer
+    const theirs = await s.json(`/api/knowledge-bases/${fresh}/analytics/feedback`, { method: 'POST', json: { message_id: answers[1].message_id, feedback: 'thumbs_down' }, key: otherKey });
+    assert.equal(theirs.status, 404);
+  });
+
+  test('streaming over Server-Sent Events gives the same answer as JSON', async () => {
+    const res = await s.api('/api/chat', { method: 'POST', json: { message: 'When does the first ferry leave Aldholm?', knowledge_base_id: kb, stream: true } });
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /text\/event-stream/);
+    const events = parseSse(await res.text());
+    queries++;
+    assert.equal(events[0]!.event, 'start');
+    assert.equal(events.at(-1)!.event, 'complete');
+    const start = events[0]!.data;
+    const done = events.at(-1)!.data.result;
+    assert.equal(start.session_id, done.session_id);
+    assert.equal(start.message_id, done.message_id);
+    const deltas = events.filter((e) => e.event === 'delta').map((e) => e.data.content);
+    assert.ok(deltas.length >= 1);
+    assert.equal(deltas.join(''), done.message);
+    assert.match(done.message, /06:40/);
+    await assertGrounded(s, done, [ids['harbour-ferries.pdf']!], kbDocs);
+    // errors found up front are plain JSON errors
+    const bad = await s.api('/api/chat', { method: 'POST', json: { message: 'x', knowledge_base_id: '00000000-0000-4000-8000-000000000000', stream: true } });
+    assert.equal(bad.status, 404);
+    assert.equal((await bad.json()).error.code, 'NOT_FOUND');
+  });
+
+  test('validation, ownership and authentication', async () => {
+    const cases: [unknown, string][] = [
+      [{ knowledge_base_id: kb }, 'body.message'],
+      [{ message: '   ', knowledge_base_id: kb }, 'body.message'],
+      [{ message: 'hi' }, 'body.knowledge_base_id'],
+      [{ message: 'hi', knowledge_base_id: 'not-a-uuid' }, 'body.knowledge_base_id'],
+      [{ message: 'hi', knowledge_base_id: kb, mode: 'fast' }, 'body.mode'],
+      [{ message: 'hi', knowledge_base_id: kb, session_id: '123' }, 'body.session_id'],
+      [{ message: 'hi', knowledge_base_id: kb, colour: 'red' }, 'body'],
+    ];
+    for (const [json, field] of cases) {
+      const r = await s.json('/api/chat', { method: 'POST', json });
+      assert.equal(r.status, 400, JSON.stringify(json));
+      assert.equal(r.body.error.code, 'VALIDATION_ERROR');
+      assert.ok(r.body.error.details.some((d: any) => d.field === field || d.field.startsWith(field)), `${field}: ${JSON.stringify(r.body.error.details)}`);
+    }
+    const mine = (await ask('Who founded the Orvella Observatory?')).body;
+    // another user sees neither the knowledge base nor the session
+    const theirAsk = await ask('Who founded the Orvella Observatory?', {}, otherKey);
+    assert.equal(theirAsk.status, 404);
+    const theirKb = (await s.json('/api/knowledge-bases', { method: 'POST', json: { name: 'Theirs' }, key: otherKey })).body.knowledge_base.id;
+    const hijack = await s.json('/api/chat', { method: 'POST', json: { message: 'Who founded it?', knowledge_base_id: theirKb, session_id: mine.session_id }, key: otherKey });
+    assert.equal(hijack.status, 404);
+    assert.equal(hijack.body.error.code, 'NOT_FOUND');
+    assert.equal((await s.json(`/api/chat/sessions/${mine.session_id}`, { key: otherKey })).status, 404);
+    assert.equal((await s.json(`/api/chat/sessions/${mine.session_id}/messages`, { key: otherKey })).status, 404);
+    assert.equal((await s.json(`/api/chat/sessions/${mine.session_id}`, { method: 'DELETE', key: otherKey })).status, 404);
+    assert.ok(!(await s.json('/api/chat/sessions', { key: otherKey })).body.sessions.some((x: any) => x.id === mine.session_id));
+    // their knowledge base answers from their documents only, never from mine
+    const theirs = await s.json('/api/chat', { method: 'POST', json: { message: 'Who founded the Orvella Observatory?', knowledge_base_id: theirKb }, key: otherKey });
+    assert.equal(theirs.status, 200);
+    queries++;
+    assert.equal(theirs.body.message, NOT_FOUND);
+    assert.equal((await s.json('/api/chat', { method: 'POST', json: { message: 'x', knowledge_base_id: kb }, key: null })).status, 401);
+    assert.equal((await s.json('/v1/chat/completions', { method: 'POST', json: { model: `kb:${kb}`, messages: [{ role: 'user', content: 'x' }] }, key: null })).status, 401);
+  });
+
+  test('the OpenAI client works unchanged: plain and streamed completions with citations', async () => {
+    const client = new OpenAI({ apiKey: s.key, baseURL: `${s.url}/v1` });
+    const plain = await client.chat.completions.create({ model: `kb:${kb}`, messages: [{ role: 'user', content: 'When does the first ferry leave Aldholm?' }] });
+    queries++;
+    assert.equal(plain.object, 'chat.completion');
+    assert.match(plain.id, /^chatcmpl-/);
+    assert.equal(plain.model, `kb:${kb}`);
+    assert.equal(typeof plain.created, 'number');
+    assert.equal(plain.choices.length, 1);
+    assert.equal(plain.choices[0]!.message.role, 'assistant');
+    assert.equal(plain.choices[0]!.finish_reason, 'stop');
+    const content = plain.choices[0]!.message.content!;
+    assert.match(content, /06:40/);
+    assert.ok(plain.usage!.prompt_tokens > 0 && plain.usage!.completion_tokens > 0);
+    assert.equal(plain.usage!.total_tokens, plain.usage!.prompt_tokens + plain.usage!.completion_tokens);
+    const citations = (plain as any).citations;
+    await assertGrounded(s, { message: content, citations }, [ids['harbour-ferries.pdf']!], kbDocs);
+
+    // history: the earlier turns make the follow-up answerable; collection: and bare ids name the same knowledge base
+    for (const model of [`collection:${kb}`, kb]) {
+      const follow = await client.chat.completions.create({
+        model,
+        messages: [
+          { role: 'system', content: 'Answer briefly.' },
+          { role: 'user', content: 'Who founded the Orvella Observatory?' },
+          { role: 'assistant', content: 'Katrin Malmberg founded it in 1893. [1]' },
+          { role: 'user', content: [{ type: 'text', text: 'Which comet did it discover?' }] },
+        ],
+      });
+      queries++;
+      assert.match(follow.choices[0]!.message.content!, /Malmberg-Osei/, model);
+    }
+
+    const stream = await client.chat.completions.create({ model: `kb:${kb}:quick`, messages: [{ role: 'user', content: 'How much does a single adult ferry ticket cost?' }], stream: true, stream_options: { include_usage: true } });
+    let text = '';
+    let finish: string | null = null;
+    let last: any = null;
+    let usage: any = null;
+    let n = 0;
+    let role = '';
+    for await (const chunk of stream) {
+      n++;
+      assert.equal(chunk.object, 'chat.completion.chunk');
+      assert.match(chunk.id, /^chatcmpl-/);
+      if (chunk.usage) usage = chunk.usage;
+      const choice = chunk.choices[0];
+      if (!choice) continue;
+      if (choice.delta.role) role = choice.delta.role;
+      text += choice.delta.content ?? '';
+      if (choice.finish_reason) {
+        finish = choice.finish_reason;
+        last = chunk;
+      }
+    }
+    queries++;
+    assert.ok(n >= 3);
+    assert.equal(role, 'assistant');
+    assert.equal(finish, 'stop');
+    assert.match(text, /9 euros/);
+    assert.ok(usage && usage.total_tokens > 0);
+    await assertGrounded(s, { message: text, citations: last.citations }, [ids['harbour-ferries.pdf']!], kbDocs);
+
+    // deep mode by model suffix; unknown knowledge base and bad model names are errors the client raises
+    const deep = await client.chat.completions.create({ model: `kb:${kb}:deep`, messages: [{ role: 'user', content: 'Who founded the Orvella Observatory and when does the first ferry leave Aldholm?' }] });
+    queries++;
+    assert.match(deep.choices[0]!.message.content!, /Katrin Malmberg[\s\S]*06:40|06:40[\s\S]*Katrin Malmberg/);
+    await assert.rejects(client.chat.completions.create({ model: 'kb:00000000-0000-4000-8000-000000000000', messages: [{ role: 'user', content: 'x' }] }), (e: any) => e.status === 404 && e.error?.code === 'NOT_FOUND');
+    await assert.rejects(client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }), (e: any) => e.status === 400 && e.error?.code === 'VALIDATION_ERROR');
+    await assert.rejects(client.chat.completions.create({ model: `kb:${kb}`, messages: [{ role: 'assistant', content: 'x' }] }), (e: any) => e.status === 400);
+    const models = await client.models.list();
+    assert.ok(models.data.some((m) => m.id === `kb:${kb}`));
+  });
+
+  test('credits: 0.1 per query in the usage table; chat events', async () => {
+    const rows = await s.runtime.store.repo('usage').find({ operation: 'chat' });
+    assert.equal(rows.length, queries, `${rows.length} chat usage rows for ${queries} queries`);
+    assert.ok(rows.every((r) => r.credits === 0.1 && r.units === 1));
+    const messageIds = new Set([...(await s.runtime.store.repo('chat_messages').find({ role: 'assistant' })).map((m) => m.id), ...deletedAnswers]);
+    assert.ok(rows.every((r) => r.resource_id && messageIds.has(r.resource_id)), 'each charge names its answer');
+
+    const before = events.length;
+    const r = await ask('Who founded the Orvella Observatory?');
+    const mineNow = events.slice(before);
+    const created = mineNow.find((e) => e.type === 'chat.session.created');
+    const message = mineNow.find((e) => e.type === 'chat.message');
+    assert.ok(created && message, JSON.stringify(mineNow));
+    assert.equal(created.data.session_id, r.body.session_id);
+    assert.equal(created.data.knowledge_base_id, kb);
+    assert.equal(message.data.message_id, r.body.message_id);
+    assert.equal(message.data.session_id, r.body.session_id);
+    assert.equal(message.data.query, 'Who founded the Orvella Observatory?');
+    assert.equal(message.data.confidence, r.body.confidence);
+    assert.equal(message.user_id, (await s.runtime.store.repo('chat_sessions').get(r.body.session_id))!.user_id);
+    const again = events.length;
+    await ask('Which comet did it discover?', { session_id: r.body.session_id });
+    assert.deepEqual(events.slice(again).map((e) => e.type).filter((t) => t.startsWith('chat.')), ['chat.message'], 'no new session event for a continued session');
+    const total = await s.runtime.store.repo('usage').find({ operation: 'chat' });
+    assert.equal(total.length, queries);
+    assert.equal(Math.round(total.reduce((n, x) => n + x.credits, 0) * 10) / 10, Math.round(queries * 0.1 * 10) / 10);
+  });
+});
+
+export function parseSse(text: string): { event: string | null; data: any }[] {
+  return text
+    .split(/\n\n/)
+    .filter((b) => b.trim())
+    .map((block) => {
+      const event = block.match(/^event: (.*)$/m)?.[1] ?? null;
+      const data = block
+        .split('\n')
+        .filter((l) => l.startsWith('data: '))
+        .map((l) => l.slice(6))
+        .join('\n');
+      let parsed: any = data;
+      try {
+        parsed = JSON.parse(data);
+      } catch {}
+      return { event, data: parsed };
+    });
+}
+
+export { OBSERVATORY, SDK_GUIDE, NOT_FOUND };
+
+void fs;
+void path;
+void OpenAI;
+void CORPUS;
+void hasCorpus;
