@@ -15,11 +15,17 @@ import { presetRoutes } from './routes/api/presets.js';
 import { convertRoutes } from './routes/api/convert.js';
 import { collectionRoutes } from './routes/v1/collections.js';
 import { knowledgeBaseRoutes } from './routes/api/knowledge-bases.js';
+import { schemaRoutes } from './routes/v1/schemas.js';
+import { extractionRoutes } from './routes/v1/extractions.js';
+import { extractRunRoutes } from './routes/api/extract.js';
+import { extractSchemaRoutes } from './routes/api/extract-schemas.js';
+import { extractBatchRoutes } from './routes/api/extract-batch.js';
+import { extractTruthRoutes } from './routes/api/extract-truth.js';
 import { chatRoutes } from './routes/api/chat.js';
 import { chatCompletionRoutes } from './routes/v1/chat.js';
 
 /** Every route module, one per spec area. Later areas add themselves here. */
-export const ROUTE_MODULES = [systemRoutes, documentRoutes, jobRoutes, uploadRoutes, parseRoutes, presetRoutes, convertRoutes, collectionRoutes, knowledgeBaseRoutes, chatRoutes, chatCompletionRoutes];
+export const ROUTE_MODULES = [systemRoutes, documentRoutes, jobRoutes, uploadRoutes, parseRoutes, presetRoutes, convertRoutes, collectionRoutes, knowledgeBaseRoutes, chatRoutes, chatCompletionRoutes, schemaRoutes, extractionRoutes, extractRunRoutes, extractSchemaRoutes, extractBatchRoutes, extractTruthRoutes];
 
 /** The Koa host: thin — validate, authorise, start pipelines, shape responses. */
 export function createApp(rt: QuireRuntime): Koa<AppState, AppCustom> {

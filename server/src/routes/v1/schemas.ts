@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import Router from '@koa/router';
+import { z } from 'zod';
+import type { SchemaRecord } from '@quire/core';
+import { requireAuth } from '../../http/context.js';
+import { route } from '../../http/route.js';
+import { newOwned } from '../../auth/access.js';
+import { epoch } from '../../services/documents.js';
+import { FieldList, loadSchema, normaliseFields, readableSchemas } from '../../services/extraction-fields.js';
+
+const TAG = 'Schemas (v1)';
+
+/** The versioned API's schema object (spec §2.1) plus instructions. v1 and /api/extract/schemas share one table. */
+export function v1Schema(s: SchemaRecord) {
+  return { id: s.id, object: 'schema' as const, name: s.name, description: s.description, fields: s.fields, instructions: s.instructions, created: epoch(s.created_at) };
+}
+
+const Create = z
+  .object({
+    name: z.string().trim().min(1, 'name is required').max(255),
+    description: z.string().max(5000).optional(),
+    fields: FieldList.optional(),
+    instructions: z.string().max(20_000).optional(),
+  })
+  .strict();
+
+const Update = z
+  .object({
+    name: z.string().trim().min(1).max(255).optional(),
+    description: z.string().max(5000).nullable().optional(),
+    fields: FieldList.optional(),
+    instructions: z.string().max(20_000).nullable().optional(),
+  })
+  .strict();
+
+export function schemaRoutes(router: Router<any, any>): void {
+  route(router, { method: 'post', path: '/v1/schemas', summary: 'Create an extraction schema', tag: TAG, body: Create, status: 201 }, async (ctx, { body }) => {
+    const auth = requireAuth(ctx);
+    const now = new Date();
+    const row: SchemaRecord = {
+      id: randomUUID(),
+      ...newOwned(auth, null),
+      name: body.name,
+      description: body.description ?? null,
+      instructions: body.instructions ?? null,
+      fields: body.fields ? normaliseFields(body.fields) : [],
+      settings: {},
+      is_shared: false,
+      created_at: now,
+      updated_at: now,
+    };
+    await ctx.quire.store.repo('schemas').insert(row);
+    ctx.status = 201;
+    return v1Schema(row);
+  });
+
+  route(router, { method: 'get', path: '/v1/schemas', summary: 'List the schemas the caller can use (own and shared in their organizations)', tag: TAG }, async (ctx) => {
+    const auth = requireAuth(ctx);
+    return { object: 'list', data: (await readableSchemas(ctx.quire, auth)).map(v1Schema) };
+  });
+
+  route(router, { method: 'get', path: '/v1/schemas/:id', summary: 'Get a schema', tag: TAG }, async (ctx) => {
+    const auth = requireAuth(ctx);
+    return v1Schema(await loadSchema(ctx.quire, auth, ctx.params.id!, 'read'));
+  });
+
+  route(router, { method: 'post', path: '/v1/schemas/:id', summary: 'Update a schema (only the fields given change)', tag: TAG, body: Update }, async (ctx, { body }) => {
+    const auth = requireAuth(ctx);
+    const row = await loadSchema(ctx.quire, auth, ctx.params.id!, 'write');
+    const patch: Partial<SchemaRecord> = { updated_at: new Date() };
+    if (body.name !== undefined) patch.name = body.name;
+    if (body.description !== undefined) patch.description = body.description;
+    if (body.instructions !== undefined) patch.instructions = body.instructions;
+    if (body.fields !== undefined) patch.fields = normaliseFields(body.fields);
+    await ctx.quire.store.repo('schemas').update(row.id, patch);
+    return v1Schema({ ...row, ...patch });
+  });
+
+  route(router, { method: 'delete', path: '/v1/schemas/:id', summary: 'Delete a schema (idempotent)', tag: TAG }, async (ctx) => {
+    const auth = requireAuth(ctx);
+    const id = ctx.params.id!;
+    const exists = /^[0-9a-f-]{36}$/i.test(id) ? await ctx.quire.store.repo('schemas').get(id) : null;
+    if (exists) {
+      await loadSchema(ctx.quire, auth, id, 'write');
+      await ctx.quire.store.repo('schemas').delete(id);
+    }
+    return { id, object: 'schema', deleted: true };
+  });
+}
