@@ -1,7 +1,7 @@
 /**
- * A 1,000-page PDF (pages of a corpus document copied with pdf-lib, or generated text pages when the
+ * A 1,000-page PDF (pages of a corpus document drawn again and again with pdf-lib, or generated text pages when the
  * corpus is absent) parsed end to end: time, pages/s and peak RSS of the whole process (all threads).
- * Usage: node --conditions=source --import tsx plugins/reader-pdf/bench/big.ts [pages]
+ * Usage: node --conditions=quire-source --import tsx plugins/reader-pdf/bench/big.ts [pages]
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,15 +13,17 @@ import { PdfReader } from '@quire/plugin-reader-pdf';
 const want = Number(process.argv[2] ?? 1000);
 const corpus = path.resolve(process.env.QUIRE_CORPUS ?? path.join(import.meta.dirname, '../../../../shared/corpus'));
 const src = path.join(corpus, 'files/docling__redp5110_sampled.pdf');
-const out = path.join(os.tmpdir(), `quire-big-${want}.pdf`);
+const out = path.join(os.tmpdir(), `quire-big-shared-${want}.pdf`);
 if (!fs.existsSync(out)) {
   const big = await PDFDocument.create();
   if (fs.existsSync(src)) {
+    // the donor's pages embedded once and drawn on every new page: one set of fonts and images shared
+    // by all pages, as in a long book or report
     const donor = await PDFDocument.load(fs.readFileSync(src));
-    const idx = donor.getPageIndices();
-    while (big.getPageCount() < want) {
-      const pages = await big.copyPages(donor, idx.slice(0, Math.min(idx.length, want - big.getPageCount())));
-      for (const p of pages) big.addPage(p);
+    const embedded = await big.embedPages(donor.getPages());
+    for (let i = 0; i < want; i++) {
+      const e = embedded[i % embedded.length]!;
+      big.addPage([e.width, e.height]).drawPage(e);
     }
   } else {
     const font = await big.embedFont(StandardFonts.Helvetica);

@@ -1,14 +1,16 @@
 /**
  * Reader throughput and quality over the corpus PDFs: pages/s of this reader (end to end, warm pool)
  * against `pdftotext -bbox-layout` on the same files, and word F1 against the ground truth.
- * Usage: node --conditions=source --import tsx plugins/reader-pdf/bench/measure.ts [--ocr] [--blocks FILE]
+ * Usage: node --conditions=quire-source --import tsx plugins/reader-pdf/bench/measure.ts [--ocr] [--dist] [--concurrency N] [--dump]
+ *   --dist: the built plugin (dist/, run `npm run build` first), whose workers run without tsx
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { silentLogger } from '@quire/core';
 import ocrPlugin from '@quire/plugin-ocr-tesseract';
-import pdfPlugin from '@quire/plugin-reader-pdf';
+import sourcePlugin from '@quire/plugin-reader-pdf';
 import { stripMarkdown, wordF1 } from '../test/f1.js';
 
 const corpus = path.resolve(process.env.QUIRE_CORPUS ?? path.join(import.meta.dirname, '../../../../shared/corpus'));
@@ -18,6 +20,8 @@ const workers = Number(process.env.QUIRE_PDF_WORKERS ?? 2);
 const config = { pdf: { workers }, limits: { parseTimeoutMs: 120000 }, ocr: { concurrency: 2, language: 'eng', tesseractPath: 'tesseract' } };
 const base = { options: {}, config, dataDir: '/tmp', logger: silentLogger, get() { throw new Error('none'); } } as any;
 const ocr = await ocrPlugin.create({ ...base, tryGet: () => undefined });
+const concurrency = Number(process.argv[process.argv.indexOf('--concurrency') + 1] ?? 1) || 1;
+const pdfPlugin = process.argv.includes('--dist') ? ((await import(new URL('../dist/index.js', import.meta.url).href)) as { default: typeof sourcePlugin }).default : sourcePlugin;
 const reader = (await pdfPlugin.create({ ...base, tryGet: (k: string) => (k === 'ocr' ? ocr : undefined) })) as any;
 const pdfs = manifest.files.filter((f) => f.format === 'pdf');
 
@@ -29,24 +33,33 @@ const read = (f: (typeof pdfs)[number]) => {
 await Promise.all([read(pdfs[0]!), read(pdfs[1]!), read(pdfs[2]!)]);
 
 let pages = 0;
-const t0 = performance.now();
 const results: { id: string; ms: number; pages: number; f1?: number; text: string }[] = [];
-for (const f of pdfs) {
-  const t = performance.now();
-  const doc = await read(f);
-  const ms = performance.now() - t;
-  pages += doc.pages.length;
-  results.push({ id: f.id, ms, pages: doc.pages.length, text: doc.text });
-}
+const cpu0 = process.cpuUsage();
+const t0 = performance.now();
+// `concurrency` documents in flight at once (a service parses several documents at a time)
+const queue = [...pdfs];
+await Promise.all(
+  Array.from({ length: concurrency }, async () => {
+    for (let f = queue.shift(); f; f = queue.shift()) {
+      const t = performance.now();
+      const doc = await read(f);
+      pages += doc.pages.length;
+      results.push({ id: f.id, ms: performance.now() - t, pages: doc.pages.length, text: doc.text });
+    }
+  }),
+);
 const ours = (performance.now() - t0) / 1000;
+const cpuUsed = process.cpuUsage(cpu0);
+const ourCpu = (cpuUsed.user + cpuUsed.system) / 1e6;
+results.sort((a, b) => pdfs.findIndex((f) => f.id === a.id) - pdfs.findIndex((f) => f.id === b.id));
 
 let tPages = 0;
-const t1 = performance.now();
-for (const f of pdfs) {
-  execFileSync('pdftotext', ['-bbox-layout', path.join(corpus, f.path), '/tmp/quire-measure.html'], { stdio: 'ignore' });
-  tPages += f.pages;
-}
-const theirs = (performance.now() - t1) / 1000;
+for (const f of pdfs) tPages += f.pages;
+const list = pdfs.map((f) => `'${path.join(corpus, f.path)}'`).join(' ');
+
+const tm = execFileSync('bash', ['-c', `TIMEFORMAT='%R %U %S'; { time (for f in ${list}; do pdftotext -bbox-layout "$f" /tmp/quire-measure.html 2>/dev/null; done) ; } 2>&1`], { encoding: 'utf8' }).trim().split(/\s+/).map(Number);
+const theirs = tm[0]!;
+const theirCpu = tm[1]! + tm[2]!;
 
 for (const r of results) {
   const f = pdfs.find((x) => x.id === r.id)!;
@@ -59,7 +72,8 @@ for (const r of results) {
   }
   console.log(`${r.id.padEnd(48)} ${String(r.pages).padStart(3)} p ${r.ms.toFixed(0).padStart(6)} ms  ${f1}`);
 }
-console.log(`\nreader-pdf (${workers} workers${withOcr ? ', OCR on' : ', OCR off'}): ${pages} pages in ${ours.toFixed(2)} s = ${(pages / ours).toFixed(1)} pages/s`);
-console.log(`pdftotext -bbox-layout:        ${tPages} pages in ${theirs.toFixed(2)} s = ${(tPages / theirs).toFixed(1)} pages/s`);
+console.log(`\nreader-pdf (${workers} workers, ${concurrency} document(s) at a time${withOcr ? ', OCR on' : ', OCR off'}): ${pages} pages in ${ours.toFixed(2)} s = ${(pages / ours).toFixed(1)} pages/s; CPU ${ourCpu.toFixed(2)} s = ${((ourCpu * 1000) / pages).toFixed(1)} ms/page`);
+console.log(`pdftotext -bbox-layout (sequential): ${tPages} pages in ${theirs.toFixed(2)} s = ${(tPages / theirs).toFixed(1)} pages/s; CPU ${theirCpu.toFixed(2)} s = ${((theirCpu * 1000) / tPages).toFixed(1)} ms/page`);
+console.log(`load average: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 if (process.argv.includes('--dump')) for (const r of results) fs.writeFileSync(`/tmp/quire-measure-${r.id}.txt`, r.text);
 await reader.close();

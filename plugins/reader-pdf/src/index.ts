@@ -53,7 +53,7 @@ function openError(e: unknown): Error {
   return errors.processing(`PDF could not be read: ${reason}`);
 }
 
-const FIRST_CHUNK = 4;
+const FIRST_CHUNK = 8;
 
 export class PdfReader implements ReaderPlugin {
   readonly formats = ['pdf'];
@@ -118,7 +118,7 @@ export class PdfReader implements ReaderPlugin {
       builder.metadata = { ...opened.metadata, numPages: total, pagesExtracted: count, truncated: count < total };
 
       const rest = count - opened.pages.length;
-      const chunk = Math.max(4, Math.min(16, Math.ceil(rest / (this.workers * 2))));
+      const chunk = Math.max(8, Math.min(32, Math.ceil(rest / (this.workers * 2))));
       const ranges: [number, number][] = [];
       for (let from = opened.pages.length + 1; from <= count; from += chunk) ranges.push([from, Math.min(count, from + chunk - 1)]);
       const pages: AssembledPage[] = new Array(count);

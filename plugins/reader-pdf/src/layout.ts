@@ -659,6 +659,32 @@ function order(nodes: Node[], minGap: number, rtl: boolean, depth = 0): Node[] {
   return groups.flatMap((g) => order(g, minGap, rtl, depth + 1));
 }
 
+/**
+ * Whether the text could hold a table: at least two lines split by gaps of half an em or more into pieces
+ * of which one is short. Only then are the page's ruling lines worth reading (it costs a second pass over
+ * the page content).
+ */
+export function mayHaveTable(items: TextItem[]): boolean {
+  let rows = 0;
+  for (const line of buildLines(items)) {
+    let pieces = 1;
+    let short = false;
+    let cur = '';
+    let prev: TextItem | null = null;
+    for (const it of line.items) {
+      if (prev && it.x - (prev.x + prev.width) > Math.max(Math.min(prev.size, it.size) * 0.5, 3)) {
+        pieces++;
+        if (wordsOf(cur) <= 4) short = true;
+        cur = '';
+      }
+      cur += ` ${it.str}`;
+      prev = it;
+    }
+    if (pieces > 1 && (short || wordsOf(cur) <= 4) && ++rows >= 2) return true;
+  }
+  return false;
+}
+
 // ---------- page ----------
 
 export interface LayoutOptions {

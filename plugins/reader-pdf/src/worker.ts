@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { parentPort, threadId } from 'node:worker_threads';
 import v8 from 'node:v8';
 import type { Rule, TextItem, PageResult, OpenResult, WorkerRequest, WorkerResponse, PageElement } from './types.js';
-import { layoutPage } from './layout.js';
+import { layoutPage, mayHaveTable } from './layout.js';
 
 // The legacy build's core-js polyfills replace Array.prototype.push with a slow generic version; the
 // native one is correct for every array pdf.js builds, so it is put back once both bundles are loaded.
@@ -47,8 +47,18 @@ interface OpenDoc {
 }
 const docs = new Map<string, OpenDoc>();
 const MAX_OPEN = 3;
+const CLEANUP_HEAP_BYTES = 192 * 1024 * 1024;
 
 async function load(file: string, forRender: boolean): Promise<PDFDocumentProxy> {
+  const t0 = performance.now();
+  try {
+    return await loadDoc(file, forRender);
+  } finally {
+    tick('load', t0);
+  }
+}
+
+async function loadDoc(file: string, forRender: boolean): Promise<PDFDocumentProxy> {
   const data = new Uint8Array(await fs.readFile(file));
   const task = pdfjs.getDocument({
     data,
@@ -63,6 +73,9 @@ async function load(file: string, forRender: boolean): Promise<PDFDocumentProxy>
     stopAtErrors: false,
     isOffscreenCanvasSupported: false,
     ...ASSETS,
+    // text needs only the built-in metrics of the standard fonts; loading and converting their font
+    // programs is work for rendering alone
+    ...(forRender ? {} : { standardFontDataUrl: null }),
   } as Parameters<typeof pdfjs.getDocument>[0]);
   const doc = await task.promise;
   if (!forRender) {
@@ -335,22 +348,45 @@ function extractRules(ops: { fnArray: number[]; argsArray: unknown[] }, vt: numb
 
 // ---------- pages ----------
 
+const TIMING = process.env.QUIRE_PDF_DEBUG_TIME ? new Map<string, number>() : null;
+const tick = (k: string, t0: number) => {
+  if (TIMING) TIMING.set(k, (TIMING.get(k) ?? 0) + performance.now() - t0);
+  return performance.now();
+};
+const printTiming = () => TIMING && console.error(`[pdf worker ${threadId}]`, JSON.stringify(Object.fromEntries([...TIMING].map(([k, v]) => [k, Math.round(v)]))));
+
 async function parsePage(doc: PDFDocumentProxy, n: number): Promise<PageResult> {
+  let t = performance.now();
   const page = await doc.getPage(n);
+  t = tick('getPage', t);
   try {
     const viewport = page.getViewport({ scale: 1 });
     const vt = viewport.transform as number[];
     const result: PageResult = { number: n, width: round2(viewport.width), height: round2(viewport.height), needsOcr: false, elements: [] };
     const tc = (await page.getTextContent()) as unknown as Parameters<typeof textItems>[1];
+    t = tick('text', t);
     const chars = tc.items.reduce((a: number, it) => a + (typeof (it as { str?: string }).str === 'string' ? (it as { str: string }).str.trim().length : 0), 0);
     if (chars < 3) {
       result.needsOcr = true;
       return result;
     }
-    const ops = await page.getOperatorList({ annotationMode: AnnotationMode.DISABLE });
-    const rules = extractRules(ops as unknown as { fnArray: number[]; argsArray: unknown[] }, vt, viewport.width, viewport.height);
-    const { items, rotated } = textItems(page, tc, vt);
+    // The operator list (a second pass over the content) gives ruling lines and the fonts' names (bold).
+    // It is read when the page uses a font not seen on an earlier page or when its text could be a table.
+    let rules: Rule[] = [];
+    let { items, rotated } = textItems(page, tc, vt);
+    const fontsKnown = tc.items.every((it) => {
+      const f = (it as { fontName?: string }).fontName;
+      return !f || page.commonObjs.has(f);
+    });
+    if (!fontsKnown || mayHaveTable(items)) {
+      const ops = await page.getOperatorList({ annotationMode: AnnotationMode.DISABLE });
+      t = tick('ops', t);
+      rules = extractRules(ops as unknown as { fnArray: number[]; argsArray: unknown[] }, vt, viewport.width, viewport.height);
+      if (!fontsKnown) ({ items, rotated } = textItems(page, tc, vt));
+    }
+    t = tick('rules+items', t);
     const elements: PageElement[] = layoutPage(items, rules, { width: viewport.width, height: viewport.height });
+    t = tick('layout', t);
     for (const r of rotated) {
       elements.push({ kind: 'text', type: 'paragraph', text: r.str.trim(), bbox: { x: round2(r.x), y: round2(r.top), width: round2(r.width), height: round2(r.bottom - r.top) }, lines: 1, size: r.size, bold: r.bold });
     }
@@ -373,8 +409,9 @@ async function pages(jobId: string, file: string, from: number, to: number): Pro
       out.push({ number: n, width: 0, height: 0, needsOcr: false, elements: [], error: e instanceof Error ? e.message : String(e) });
     }
   }
-  // drop pdf.js's per-document caches (parsed objects, fonts) between chunks: memory stays flat on long files
-  if (process.env.QUIRE_PDF_NO_CLEANUP !== '1') await doc.cleanup();
+  // drop pdf.js's per-document caches (parsed objects, fonts) when they grow: memory stays flat on long
+  // files, and short ones keep their fonts (translating fonts is the costly part of a page)
+  if (v8.getHeapStatistics().used_heap_size > CLEANUP_HEAP_BYTES) await doc.cleanup();
   if (process.env.QUIRE_PDF_DEBUG_MEM) {
     const h = v8.getHeapStatistics();
     console.error(`[pdf worker ${threadId}] pages ${from}-${to}: heap ${(h.used_heap_size / 1048576).toFixed(0)} MiB, external ${(process.memoryUsage().external / 1048576).toFixed(0)} MiB, rss ${(process.memoryUsage().rss / 1048576).toFixed(0)} MiB`);
@@ -422,6 +459,7 @@ async function handle(msg: WorkerRequest): Promise<unknown> {
       return render(msg.jobId, msg.path, msg.page, msg.dpi, msg.out);
     case 'release':
       await release(msg.jobId);
+      printTiming();
       return null;
   }
 }
