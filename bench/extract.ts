@@ -4,7 +4,7 @@
  * by row, and documents per second, for the offline and the agentic mode. Documents are parsed once with
  * the repository's readers; parse time is reported apart from extraction time.
  *
- *   node --conditions=source --import tsx bench/extract.ts            (QUIRE_CORPUS=/path/to/corpus to point elsewhere)
+ *   node --conditions=quire-source --import tsx bench/extract.ts            (QUIRE_CORPUS=/path/to/corpus to point elsewhere)
  */
 import fs from 'node:fs';
 import path from 'node:path';

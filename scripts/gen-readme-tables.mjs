@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Regenerates the configuration and error tables of README.md (between the marker comments)
-// from config's ENV_VARS and core's ERROR_CATALOGUE. Run: node --conditions=source --import tsx scripts/gen-readme-tables.mjs
+// from config's ENV_VARS and core's ERROR_CATALOGUE. Run: node --conditions=quire-source --import tsx scripts/gen-readme-tables.mjs
 import fs from 'node:fs';
 import { ENV_VARS } from '@quire/config';
 import { ERROR_CATALOGUE } from '@quire/core';

@@ -20,6 +20,6 @@ for (const r of roots) walk(path.join(root, r));
 const filters = process.argv.slice(2);
 const selected = filters.length ? files.filter((f) => filters.some((x) => f.includes(x))) : files;
 if (!selected.length) { console.error('no test files matched'); process.exit(1); }
-const args = ['--conditions=source', '--import', 'tsx', '--test', `--test-concurrency=${process.env.QUIRE_TEST_CONCURRENCY ?? 2}`, '--test-timeout=300000', ...selected];
+const args = ['--conditions=quire-source', '--import', 'tsx', '--test', `--test-concurrency=${process.env.QUIRE_TEST_CONCURRENCY ?? 2}`, '--test-timeout=300000', ...selected];
 const r = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit', env: { ...process.env, QUIRE_LOG_LEVEL: process.env.QUIRE_LOG_LEVEL ?? 'silent' } });
 process.exit(r.status ?? 1);

@@ -9,7 +9,7 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 const root = path.resolve(import.meta.dirname, '../..');
 const cli = path.join(root, 'runner/src/cli.ts');
 const CORPUS = process.env.QUIRE_CORPUS ?? path.resolve(root, '../shared/corpus');
-const args = (...a: string[]) => ['--conditions=source', '--import', 'tsx', cli, ...a];
+const args = (...a: string[]) => ['--conditions=quire-source', '--import', 'tsx', cli, ...a];
 
 async function makePdf(file: string, title: string, pages: number): Promise<void> {
   const pdf = await PDFDocument.create();

@@ -14,7 +14,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const LEASE_MS = 1000;
 
 function worker(env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', path.join(here, 'rabbitmq-worker.ts')], {
+  const child = spawn(process.execPath, ['--conditions=quire-source', '--import', 'tsx', path.join(here, 'rabbitmq-worker.ts')], {
     cwd: path.resolve(here, '../..'),
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -27,7 +27,7 @@ test('deterministic: the same text gives the same vector, across instances and p
   const b = new HashEmbedder().embed(text);
   assert.deepEqual(a, b);
   const code = `import { HashEmbedder } from '@quire/plugin-embedder-local'; const v = new HashEmbedder().embed(${JSON.stringify(text)}); console.log(JSON.stringify(Array.from(v)));`;
-  const r = spawnSync(process.execPath, ['--conditions=source', '--import', 'tsx', '--input-type=module', '-e', code], { encoding: 'utf8', cwd: process.cwd() });
+  const r = spawnSync(process.execPath, ['--conditions=quire-source', '--import', 'tsx', '--input-type=module', '-e', code], { encoding: 'utf8', cwd: process.cwd() });
   assert.equal(r.status, 0, r.stderr);
   assert.deepEqual(Float32Array.from(JSON.parse(r.stdout) as number[]), a);
 });

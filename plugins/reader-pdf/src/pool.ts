@@ -43,8 +43,8 @@ function startWorker(url: URL): Worker {
     const next = process.execArgv[i + 1] ?? '';
     if ((a === '--import' || a === '--require' || a === '--loader') && /tsx/.test(next)) i++;
     else if (/^--(import|require|loader)=.*tsx/.test(a)) continue;
-    else if (!fromSource && (a === '--conditions=quire-source' || a === '-C=quire-source')) continue;
-    else if (!fromSource && (a === '--conditions' || a === '-C') && next === 'quire-source') i++;
+    else if (!fromSource && /^(--conditions|-C)=(quire-)?source$/.test(a)) continue;
+    else if (!fromSource && (a === '--conditions' || a === '-C') && /^(quire-)?source$/.test(next)) i++;
     else execArgv.push(a);
   }
   if (!fromSource) return new Worker(url, { stdout: false, stderr: false, execArgv });

@@ -457,7 +457,7 @@ describe('store-typeorm: opening', () => {
       await s.repo('users').insert(user('rmw', { name: '0' }));
       const child = path.join(here, 'fixtures', 'worker.ts');
       const start = (name: string) => {
-        const p = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', child, file, name], { stdio: ['pipe', 'pipe', 'inherit'] });
+        const p = spawn(process.execPath, ['--conditions=quire-source', '--import', 'tsx', child, file, name], { stdio: ['pipe', 'pipe', 'inherit'] });
         let out = '';
         let onReady!: () => void;
         const ready = new Promise<void>((r) => (onReady = r));

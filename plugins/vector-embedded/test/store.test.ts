@@ -145,7 +145,7 @@ test('another process writing and deleting is seen by a running store', async ()
   assert.equal((await ask(store, 'volcanic eruption ash cloud')).some((h) => h.id === 'remote'), false);
   const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'writer.ts');
   const run = (op: string) => {
-    const r = spawnSync(process.execPath, ['--conditions=source', '--import', 'tsx', script, dir, op], { encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(process.execPath, ['--conditions=quire-source', '--import', 'tsx', script, dir, op], { encoding: 'utf8', timeout: 60_000 });
     assert.equal(r.status, 0, r.stderr);
   };
   run('add');
