@@ -22,6 +22,10 @@ export interface OpenAIEmbedderOptions {
   dimension?: number;
   /** longer inputs are cut to this many characters (default 24000, about 6000 tokens) */
   maxInputChars?: number;
+  /** prepended to query texts, for models trained with one (e.g. 'search_query: ' for nomic-embed-text, 'query: ' for e5) */
+  queryPrefix?: string;
+  /** prepended to document texts (e.g. 'search_document: ', 'passage: ') */
+  documentPrefix?: string;
   logger?: Logger;
 }
 
@@ -74,6 +78,8 @@ export class OpenAIEmbedder implements EmbedderPlugin {
       maxRetryDelayMs: int('maxRetryDelayMs', 0, 600_000),
       timeoutMs: int('timeoutMs', 100, 600_000),
       maxInputChars: int('maxInputChars', 1, 10_000_000),
+      queryPrefix: String(options.queryPrefix ?? ''),
+      documentPrefix: String(options.documentPrefix ?? ''),
       logger: options.logger,
     };
     if (options.dimension !== undefined && (!Number.isInteger(options.dimension) || options.dimension < 1)) {
@@ -89,10 +95,11 @@ export class OpenAIEmbedder implements EmbedderPlugin {
     return this.learned ?? 0;
   }
 
-  async embed(texts: string[], _purpose: 'document' | 'query' = 'document'): Promise<Float32Array[]> {
+  async embed(texts: string[], purpose: 'document' | 'query' = 'document'): Promise<Float32Array[]> {
     if (!texts.length) return [];
+    const prefix = purpose === 'query' ? this.o.queryPrefix : this.o.documentPrefix;
     const inputs = texts.map((t) => {
-      const s = String(t ?? '').slice(0, this.o.maxInputChars);
+      const s = prefix + String(t ?? '').slice(0, this.o.maxInputChars);
       return s.trim() ? s : ' '; // the API refuses empty strings
     });
     const batches: string[][] = [];

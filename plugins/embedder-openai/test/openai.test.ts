@@ -72,6 +72,14 @@ test('batches inputs, keeps their order, sends model and key, learns the dimensi
   assert.deepEqual(await e.embed([], 'query'), []);
 });
 
+test('query and document prefixes for models trained with them', async () => {
+  const { url, seen } = await fakeServer();
+  const e = new OpenAIEmbedder({ baseUrl: url, model: 'nomic-embed-text', queryPrefix: 'search_query: ', documentPrefix: 'search_document: ' });
+  await e.embed(['refund policy'], 'query');
+  await e.embed(['Refunds are issued within 5 days.'], 'document');
+  assert.deepEqual(seen.map((s) => s.body.input[0]), ['search_query: refund policy', 'search_document: Refunds are issued within 5 days.']);
+});
+
 test('retries 429 (honouring Retry-After) and 5xx, then succeeds', async () => {
   const { url, seen } = await fakeServer((_, n) => (n === 1 ? { status: 429, headers: { 'retry-after': '0' }, body: { error: { message: 'Rate limit reached' } } } : n === 2 ? { status: 503, body: 'upstream busy' } : undefined));
   const e = new OpenAIEmbedder({ baseUrl: url, model: 'm', retryBaseMs: 5 });

@@ -190,19 +190,16 @@ export class SpaceCache {
     if (!c) return [];
     const top = new TopK(k);
     const allow = c.allow;
-    const visit = (pos: number, score: number) => {
-      if (score > top.floor && allow(pos)) top.push(score, pos);
-    };
     const lists = c.lists;
     const total = lists ? lists.reduce((s, l) => s + l.length, 0) : this.n;
-    if (!lists || total > this.n / 2) this.matrix.scan(0, this.n, visit);
+    if (!lists || total > this.n / 2) this.matrix.scanInto(0, this.n, top, allow);
     else {
       const positions = lists.length === 1 ? lists[0]! : [...new Set(lists.flat())].sort((a, b) => a - b);
       // contiguous runs (a document's rows are usually inserted together) go through the kernel at once
       for (let i = 0; i < positions.length; ) {
         let j = i + 1;
         while (j < positions.length && positions[j] === positions[j - 1]! + 1) j++;
-        this.matrix.scan(positions[i]!, positions[j - 1]! + 1, visit);
+        this.matrix.scanInto(positions[i]!, positions[j - 1]! + 1, top, allow);
         i = j;
       }
     }

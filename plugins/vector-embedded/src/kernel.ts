@@ -7,6 +7,8 @@
  * `stride` is the dimension rounded up to a multiple of 8 (the kernel reads 8 floats per step); the padding is zero.
  */
 
+import type { TopK } from './topk.js';
+
 // The compile target's lib (ES2023, no DOM) declares no WebAssembly types; the few used here (Node has them all):
 declare namespace WebAssembly {
   class Module {
@@ -300,6 +302,30 @@ export class VectorMatrix {
         const sc = this.scales, qs = this.qScale;
         for (let i = 0; i < n; i++) visit(a + i, f[out + i]! * sc[a + i]! * qs);
       } else for (let i = 0; i < n; i++) visit(a + i, f[out + i]!);
+    }
+  }
+
+  /**
+   * Scores rows [from, to) and pushes those `allow` accepts into `top` (the inner loop of every search:
+   * no call per row unless it beats the current k-th score).
+   */
+  scanInto(from: number, to: number, top: TopK, allow: (pos: number) => boolean): void {
+    const out = this.outOff / 4;
+    const int8 = this.precision === 'int8';
+    for (let a = from; a < to; a += OUT_ROWS) {
+      const n = Math.min(OUT_ROWS, to - a);
+      if (this.scanFn) this.scanFn(this.matOff + a * this.rowBytes, 0, this.outOff, n, this.rowBytes);
+      else if (int8) this.scanJs8(a, n);
+      else this.scanJs(a, n);
+      const f = this.f32, sc = this.scales, qs = this.qScale;
+      let floor = top.floor;
+      for (let i = 0; i < n; i++) {
+        const s = int8 ? f[out + i]! * sc[a + i]! * qs : f[out + i]!;
+        if (s > floor && allow(a + i)) {
+          top.push(s, a + i);
+          floor = top.floor;
+        }
+      }
     }
   }
 
