@@ -189,14 +189,27 @@ function headerRows(table: Table): number {
   return Math.max(1, Math.min(n, table.rows));
 }
 
-/** The header rows plus body rows [a, b), re-indexed; merged cells reaching into the slice are repeated in it. */
-function subTable(table: Table, heads: number, a: number, b: number): Table {
-  const cells: TableCell[] = [];
+/** Cells grouped by row, and the cells spanning several rows (few), for slicing big tables quickly. */
+interface RowIndex {
+  byRow: TableCell[][];
+  tall: TableCell[];
+}
+function rowIndex(table: Table): RowIndex {
+  const byRow: TableCell[][] = Array.from({ length: table.rows }, () => []);
+  const tall: TableCell[] = [];
   for (const c of table.cells) {
-    if (c.row < heads) cells.push(c);
-    else if (c.row >= a && c.row < b) cells.push({ ...c, row: heads + (c.row - a), rowSpan: Math.min(c.rowSpan, b - c.row) });
-    else if (c.row < a && c.row + c.rowSpan > a) cells.push({ ...c, row: heads, rowSpan: Math.min(c.row + c.rowSpan, b) - a });
+    byRow[c.row]?.push(c);
+    if (c.rowSpan > 1) tall.push(c);
   }
+  return { byRow, tall };
+}
+
+/** The header rows plus body rows [a, b), re-indexed; merged cells reaching into the slice are repeated in it. */
+function subTable(table: Table, idx: RowIndex, heads: number, a: number, b: number): Table {
+  const cells: TableCell[] = [];
+  for (let r = 0; r < heads; r++) cells.push(...idx.byRow[r]!);
+  for (let r = a; r < b; r++) for (const c of idx.byRow[r]!) cells.push({ ...c, row: heads + (c.row - a), rowSpan: Math.min(c.rowSpan, b - c.row) });
+  for (const c of idx.tall) if (c.row >= heads && c.row < a && c.row + c.rowSpan > a) cells.push({ ...c, row: heads, rowSpan: Math.min(c.row + c.rowSpan, b) - a });
   return { ...table, rows: heads + (b - a), cells };
 }
 
@@ -205,18 +218,20 @@ export function splitTable(table: Table, format: ChunkOptions['table_output_form
   const whole = renderTable(table, format);
   const heads = headerRows(table);
   if (whole.length <= max || table.rows <= heads + 1) return [{ content: whole, bbox: table.bbox ?? null }];
-  const headOnly = renderTable(subTable(table, heads, heads, heads), format).length;
+  const idx = rowIndex(table);
+  const headOnly = renderTable(subTable(table, idx, heads, heads, heads), format).length;
   const rowLen: number[] = [];
-  for (let r = heads; r < table.rows; r++) rowLen.push(renderTable(subTable(table, heads, r, r + 1), format).length - headOnly);
+  for (let r = heads; r < table.rows; r++) rowLen.push(renderTable(subTable(table, idx, heads, r, r + 1), format).length - headOnly);
   const pieces: TablePiece[] = [];
   let a = heads;
   while (a < table.rows) {
     let b = a + 1;
     let size = headOnly + rowLen[a - heads]!;
     while (b < table.rows && size + rowLen[b - heads]! <= max) size += rowLen[b++ - heads]!;
-    let content = renderTable(subTable(table, heads, a, b), format);
-    while (content.length > max && b > a + 1) content = renderTable(subTable(table, heads, a, --b), format);
-    const rowBoxes = table.cells.filter((c) => c.row >= a && c.row < b).map((c) => c.bbox);
+    let content = renderTable(subTable(table, idx, heads, a, b), format);
+    while (content.length > max && b > a + 1) content = renderTable(subTable(table, idx, heads, a, --b), format);
+    const rowBoxes: (BBox | null | undefined)[] = [];
+    for (let r = a; r < b; r++) for (const c of idx.byRow[r]!) rowBoxes.push(c.bbox);
     pieces.push({ content, bbox: unionBBox(rowBoxes) ?? table.bbox ?? null });
     a = b;
   }
