@@ -47,7 +47,8 @@ function headingCandidate(e: TextElement, body: number, boldBody: boolean): 'siz
   if (e.lines > 3 || e.text.length > 200 || words > 24) return null;
   if (!/\p{L}/u.test(e.text)) return null;
   if (e.size >= body * 1.18 && e.size - body >= 1.2) return 'size';
-  if (e.bold && !boldBody && e.size >= body * 0.95 && words <= 14 && e.lines <= 2 && !/[.,;]$/.test(e.text)) return 'bold';
+  const digits = (e.text.match(/\d/g) ?? []).length;
+  if (e.bold && !boldBody && e.size >= body * 0.95 && words <= 14 && e.lines <= 2 && !/[.,;:]$/.test(e.text) && (e.text.match(/,/g) ?? []).length < 2 && digits <= e.text.length * 0.3) return 'bold';
   return null;
 }
 

@@ -293,14 +293,41 @@ function gridTable(ys: number[], xs: number[], h: HLine[], v: VLine[], items: Te
   // is the boundary between two grid cells drawn? (a rule covers most of it)
   const vDrawn = (x: number, y0: number, y1: number) => v.some((l) => Math.abs(l.x - x) <= 2.5 && l.y0 <= y0 + (y1 - y0) * 0.25 && l.y1 >= y1 - (y1 - y0) * 0.25);
   const hDrawn = (y: number, x0: number, x1: number) => h.some((l) => Math.abs(l.y - y) <= 2.5 && l.x0 <= x0 + (x1 - x0) * 0.25 && l.x1 >= x1 - (x1 - x0) * 0.25);
-  // union-find over grid cells joined where the boundary is not drawn (merged cells)
+  // base cells that hold text (by item centre)
+  const inBox = items.filter((it) => {
+    const cx = it.x + it.width / 2;
+    const cy = (it.top + it.bottom) / 2;
+    return cx >= box.x0 && cx <= box.x1 && cy >= box.top && cy <= box.bottom;
+  });
+  const textAt = new Set<number>();
+  for (const it of inBox) {
+    const c = upperIndex(xs, it.x + it.width / 2);
+    const r = upperIndex(ys, (it.top + it.bottom) / 2);
+    if (r >= 0 && c >= 0) textAt.add(r * cols + c);
+  }
+  const crossesV = (x: number, y0: number, y1: number) => inBox.some((it) => it.x < x - 1 && it.x + it.width > x + 1 && (it.top + it.bottom) / 2 > y0 && (it.top + it.bottom) / 2 < y1);
+  const crossesH = (y: number, x0: number, x1: number) => inBox.some((it) => it.top < y - 1 && it.bottom > y + 1 && it.x + it.width / 2 > x0 && it.x + it.width / 2 < x1);
+  // union-find over grid cells: joined where the boundary is not drawn and the join is visible — text
+  // runs across it, or one side is empty (a label spanning columns); two filled cells stay apart
   const id = (r: number, c: number) => r * cols + c;
   const parent = Array.from({ length: rows * cols }, (_, i) => i);
+  const texty = Array.from({ length: rows * cols }, (_, i) => textAt.has(i));
   const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)));
+  const join = (a: number, b: number, crossing: boolean) => {
+    const ra = find(a), rb = find(b);
+    if (ra === rb) return;
+    if (!crossing && texty[ra] && texty[rb]) return;
+    parent[rb] = ra;
+    texty[ra] = texty[ra]! || texty[rb]!;
+  };
   for (let r = 0; r < rows; r++) {
+    for (let c = 0; c + 1 < cols; c++) {
+      if (!vDrawn(xs[c + 1]!, ys[r]!, ys[r + 1]!)) join(id(r, c), id(r, c + 1), crossesV(xs[c + 1]!, ys[r]!, ys[r + 1]!));
+    }
+  }
+  for (let r = 0; r + 1 < rows; r++) {
     for (let c = 0; c < cols; c++) {
-      if (c + 1 < cols && !vDrawn(xs[c + 1]!, ys[r]!, ys[r + 1]!)) parent[find(id(r, c + 1))] = find(id(r, c));
-      if (r + 1 < rows && !hDrawn(ys[r + 1]!, xs[c]!, xs[c + 1]!)) parent[find(id(r + 1, c))] = find(id(r, c));
+      if (!hDrawn(ys[r + 1]!, xs[c]!, xs[c + 1]!)) join(id(r, c), id(r + 1, c), crossesH(ys[r + 1]!, xs[c]!, xs[c + 1]!));
     }
   }
   const regions = new Map<number, { r0: number; r1: number; c0: number; c1: number }>();
