@@ -158,6 +158,9 @@ async function open(jobId: string, file: string, firstTo: number): Promise<OpenR
 
 // ---------- text items ----------
 
+/** Compatibility characters to normalise: spaces, ligatures, Hebrew and Arabic presentation forms. */
+const COMPAT = /[\u00a0\u2000-\u200a\u202f\ufb00-\ufdff\ufe70-\ufefe]+/g;
+
 const BOLD_NAME = /bold|black|heavy|semibold|demibold|[-,]demi|extrabold|ultrabold/i;
 
 function textItems(page: PDFPageProxy, tc: { items: unknown[]; styles: Record<string, { ascent?: number; descent?: number; vertical?: boolean }> }, vt: number[]): { items: TextItem[]; rotated: TextItem[] } {
@@ -183,7 +186,7 @@ function textItems(page: PDFPageProxy, tc: { items: unknown[]; styles: Record<st
   for (const raw of tc.items) {
     const item = raw as { str?: string; transform?: number[]; width?: number; height?: number; fontName?: string; dir?: string };
     if (typeof item.str !== 'string' || !item.transform) continue;
-    const str = item.str;
+    const str = item.str.replace(COMPAT, (m) => m.normalize('NFKC'));
     if (!str.trim()) continue;
     const tx = Util.transform(vt, item.transform) as number[];
     const size = Math.hypot(tx[2]!, tx[3]!) || Math.hypot(tx[0]!, tx[1]!);
@@ -363,7 +366,9 @@ async function parsePage(doc: PDFDocumentProxy, n: number): Promise<PageResult> 
     const viewport = page.getViewport({ scale: 1 });
     const vt = viewport.transform as number[];
     const result: PageResult = { number: n, width: round2(viewport.width), height: round2(viewport.height), needsOcr: false, elements: [] };
-    const tc = (await page.getTextContent()) as unknown as Parameters<typeof textItems>[1];
+    // normalisation (ligatures, presentation forms) is done here, after pdf.js has put right-to-left runs
+    // in logical order: normalising first would reverse the letters of a lam-alef ligature
+    const tc = (await page.getTextContent({ disableNormalization: true })) as unknown as Parameters<typeof textItems>[1];
     t = tick('text', t);
     const chars = tc.items.reduce((a: number, it) => a + (typeof (it as { str?: string }).str === 'string' ? (it as { str: string }).str.trim().length : 0), 0);
     if (chars < 3) {
