@@ -34,7 +34,7 @@ results = client.search(query='late fees', collection_id=COLLECTION)
 
 const TIDES = 'Ocean tides\n\nTides are the rise and fall of sea levels caused by the gravitational pull of the Moon and the Sun. Spring tides happen at full and new moon.';
 
-export async function upload(s: TestServer, name: string, body: string | Uint8Array, key?: string): Promise<string> {
+async function upload(s: TestServer, name: string, body: string | Uint8Array, key?: string): Promise<string> {
   const up = await s.json('/v1/documents', { method: 'POST', body: uploadForm(name, body), key });
   assert.equal(up.status, 201, JSON.stringify(up.body));
   const done = await waitForStatus(s, `/v1/documents/${up.body.id}`, 300_000);
@@ -45,13 +45,13 @@ export async function upload(s: TestServer, name: string, body: string | Uint8Ar
 const norm = (t: string) =>
   t
     .replace(/\s*\[\s*\d{1,3}\s*\]/g, '')
-    .replace(/\*\*|__|`/g, '')
+    .replace(/\*\*|__|`|…/g, '')
     .replace(/\s+/g, ' ')
     .trim()
     .toLowerCase();
 
 /** Checks an answer against the stored chunks: every citation is a real chunk of a knowledge-base document, every quoted sentence is in the chunk it cites, and the expected document is cited. */
-export async function assertGrounded(s: TestServer, a: { message: string; citations: any[] }, expectedDocs: string[], kbDocs: string[], key?: string): Promise<void> {
+async function assertGrounded(s: TestServer, a: { message: string; citations: any[] }, expectedDocs: string[], kbDocs: string[], key?: string): Promise<void> {
   assert.ok(a.citations.length >= 1, `no citations: ${a.message}`);
   assert.ok(!a.message.startsWith(NOT_FOUND), a.message);
   const byDoc = new Map<string, any[]>();
@@ -443,7 +443,7 @@ describe('chat over a knowledge base of generated documents', () => {
   });
 });
 
-export function parseSse(text: string): { event: string | null; data: any }[] {
+function parseSse(text: string): { event: string | null; data: any }[] {
   return text
     .split(/\n\n/)
     .filter((b) => b.trim())
@@ -462,10 +462,84 @@ export function parseSse(text: string): { event: string | null; data: any }[] {
     });
 }
 
-export { OBSERVATORY, SDK_GUIDE, NOT_FOUND };
+const FILES = ['docling__multi_page.pdf', 'unstructured__norwich-city.txt', 'docling__wiki_duck.html', 'unstructured__book-war-and-peace-1p.txt'];
 
-void fs;
-void path;
-void OpenAI;
-void CORPUS;
-void hasCorpus;
+/** Questions about real documents, the document that answers each, and what the answer must say. */
+const QUESTIONS: [string, string, RegExp][] = [
+  ['Who patented the typewriter in 1868?', 'docling__multi_page.pdf', /Christopher Latham Sholes/],
+  ['When did IBM introduce the electric typewriter?', 'docling__multi_page.pdf', /1935/],
+  ['Which operating system was WordStar developed for?', 'docling__multi_page.pdf', /CP\/M/],
+  ['How many league appearances did Iwan Roberts make during his career?', 'unstructured__norwich-city.txt', /647/],
+  ['How many caps did Roberts win for Wales?', 'unstructured__norwich-city.txt', /fifteen caps/],
+  ['What is a male duck called?', 'docling__wiki_duck.html', /drake/],
+  ['Where does the word duck come from?', 'docling__wiki_duck.html', /Old English/],
+  ['Who was Anna Pavlovna Scherer?', 'unstructured__book-war-and-peace-1p.txt', /maid of honor/],
+];
+
+describe('chat over corpus documents', { skip: hasCorpus ? false : 'no ../shared/corpus here' }, () => {
+  let s: TestServer;
+  let kb = '';
+  const ids = new Map<string, string>();
+
+  before(async () => {
+    s = await startTestServer();
+    for (const name of FILES) ids.set(name, await upload(s, name, fs.readFileSync(path.join(CORPUS, 'files', name))));
+    kb = (await s.json('/api/knowledge-bases', { method: 'POST', json: { name: 'Corpus', settings: { retrieval: { top_k: 6, reranking: true } } } })).body.knowledge_base.id;
+    const added = await s.json(`/api/knowledge-bases/${kb}/documents/batch`, { method: 'POST', json: { document_ids: [...ids.values()] } });
+    assert.equal(added.body.added.length, FILES.length);
+  });
+  after(async () => {
+    await s?.close();
+  });
+
+  test('answers quote the document that answers, every citation a real chunk of it', async () => {
+    const kbDocs = [...ids.values()];
+    let answered = 0;
+    const misses: string[] = [];
+    for (const [q, doc, expected] of QUESTIONS) {
+      const r = await s.json('/api/chat', { method: 'POST', json: { message: q, knowledge_base_id: kb } });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      console.log(`Q: ${q}\nA: ${r.body.message} (confidence ${r.body.confidence}; ${r.body.citations.map((c: any) => `${c.document_name} p${c.page}`).join(', ')})`);
+      if (r.body.message === NOT_FOUND || !expected.test(r.body.message)) {
+        misses.push(q);
+        continue;
+      }
+      await assertGrounded(s, r.body, [ids.get(doc)!], kbDocs);
+      assert.ok(r.body.citations.every((c: any) => c.document_id === ids.get(doc)), `${q}: only the answering document is quoted`);
+      answered++;
+    }
+    console.log(`corpus chat: ${answered}/${QUESTIONS.length} answered from the right document`);
+    assert.ok(answered >= QUESTIONS.length - 1, `missed: ${misses.join('; ')}`);
+  });
+
+  test('questions the corpus does not answer are refused', async () => {
+    for (const q of ['What is the capital of Australia?', 'Who won the 2010 football World Cup?', 'How do I reset my router password?']) {
+      const r = await s.json('/api/chat', { method: 'POST', json: { message: q, knowledge_base_id: kb } });
+      console.log(`Q: ${q}\nA: ${r.body.message} (confidence ${r.body.confidence})`);
+      assert.equal(r.body.message, NOT_FOUND, q);
+      assert.deepEqual(r.body.citations, []);
+      assert.ok(r.body.confidence < 0.3);
+    }
+  });
+
+  test('deep mode answers both parts of a two-part question from two documents; the OpenAI client streams it', async () => {
+    const q = 'Who patented the typewriter in 1868 and what is a male duck called?';
+    const r = await s.json('/api/chat', { method: 'POST', json: { message: q, knowledge_base_id: kb, mode: 'deep' } });
+    console.log(`deep: ${r.body.message}`);
+    assert.match(r.body.message, /Sholes/);
+    assert.match(r.body.message, /drake/);
+    await assertGrounded(s, r.body, [ids.get('docling__multi_page.pdf')!], [...ids.values()]);
+    await assertGrounded(s, r.body, [ids.get('docling__wiki_duck.html')!], [...ids.values()]);
+
+    const client = new OpenAI({ apiKey: s.key, baseURL: `${s.url}/v1` });
+    const stream = await client.chat.completions.create({ model: `kb:${kb}:deep`, messages: [{ role: 'user', content: q }], stream: true });
+    let text = '';
+    let citations: any[] = [];
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? '';
+      if (chunk.choices[0]?.finish_reason === 'stop') citations = (chunk as any).citations;
+    }
+    assert.equal(text, r.body.message, 'the same retrieval gives the same answer');
+    assert.deepEqual(citations.map((c) => c.chunk_id), r.body.citations.map((c: any) => c.chunk_id));
+  });
+});

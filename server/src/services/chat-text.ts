@@ -82,6 +82,8 @@ export interface Unit {
   kind: 'sentence' | 'heading' | 'row';
   /** for table rows: the header row, whose words count as the row's */
   context?: string;
+  /** a sentence the chunk cuts: at its start (it begins mid-sentence), its end, or both */
+  cut?: 'start' | 'end' | 'both';
 }
 
 const ABBREV = new Set(['mr', 'mrs', 'ms', 'dr', 'prof', 'st', 'sr', 'jr', 'inc', 'ltd', 'co', 'corp', 'vs', 'etc', 'no', 'fig', 'figs', 'eq', 'vol', 'pp', 'p', 'al', 'approx', 'dept', 'est', 'gen', 'gov', 'jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec', 'e.g', 'i.e', 'u.s', 'u.k', 'mt']);
@@ -127,9 +129,11 @@ export function unitsOf(content: string): Unit[] {
   let prevLine = '';
   let header: string | null = null;
   let inTable = false;
+  let gap = false;
   const flush = () => {
     if (buf.trim()) {
-      for (const s of splitSentences(buf)) {
+      // reference markers ("team.[66] Roberts") would hide sentence ends
+      for (const s of splitSentences(buf.replace(/\s*\[\s*\d{1,3}\s*\]/g, ''))) {
         const text = clean(s.text);
         if (text) units.push({ text, start: bufStart + s.offset, kind: 'sentence' });
       }
@@ -143,11 +147,14 @@ export function unitsOf(content: string): Unit[] {
     offset += rawLine.length + 1;
     const line = rawLine.trim();
     if (!line) {
-      flush();
+      // readers may put a paragraph break inside a wrapped sentence: decided by the next line
+      gap = true;
       inTable = false;
       header = null;
       continue;
     }
+    const afterGap = gap;
+    gap = false;
     if (line.startsWith('|')) {
       flush();
       if (/^\|?[\s:|-]+\|?$/.test(line)) continue; // separator row
@@ -175,7 +182,7 @@ export function unitsOf(content: string): Unit[] {
       prevLine = buf;
       continue;
     }
-    if (buf && joins(prevLine, line)) {
+    if (buf && (afterGap ? continuesAcrossGap(prevLine, line) : joins(prevLine, line))) {
       buf += ` ${line}`;
     } else {
       flush();
@@ -185,7 +192,21 @@ export function unitsOf(content: string): Unit[] {
     prevLine = line;
   }
   flush();
+  // a chunk may begin or end inside a sentence: mark the fragments
+  const first = units.find((u) => u.kind === 'sentence');
+  if (first && first.start === units[0]?.start && /^[\p{Ll},;)]/u.test(first.text)) first.cut = 'start';
+  const last = units[units.length - 1];
+  if (last && last.kind === 'sentence' && !/[.!?:"'”’)\]]$/.test(last.text) && last.text.split(/\s+/).length >= 6) last.cut = last.cut ? 'both' : 'end';
   return units;
+}
+
+const DANGLING = /\b(?:a|an|the|of|for|to|in|on|at|by|with|from|into|and|or|but|nor|as|than|that|which|who|whose|his|her|its|their|our|my|your|was|were|is|are|be|been|has|had|have|not|no|one|total)$/i;
+
+/** Whether a line after a blank line still continues the sentence before it (a break inside a wrapped sentence). */
+function continuesAcrossGap(prev: string, line: string): boolean {
+  const p = prev.replace(/\s*\[\s*\d{1,3}\s*\]\s*$/, '');
+  if (/[.!?:;"'”’)]$/.test(p) || p.length < 20) return false;
+  return /^[\p{Ll}(,;]/u.test(line) || DANGLING.test(p);
 }
 
 /** Whether `line` continues the sentence of `prev` (a hard-wrapped paragraph) rather than starting a new unit. */
@@ -359,4 +380,23 @@ export function questionTerms(question: string): { term: string; entity: boolean
     }
   });
   return [...out].map(([term, entity]) => ({ term, entity }));
+}
+
+/**
+ * The focus of a question: the thing asked about right after "how many/much" or "which/what" ("how many
+ * caps", "which comet", "what is the capital"). An answer should name it.
+ */
+export function focusTerms(question: string): string[] {
+  const m = question.match(/\b(how\s+(?:many|much)|which|what)\s+((?:[\p{L}\p{N}'-]+\s*){1,4})/iu);
+  if (!m) return [];
+  let ws = m[2]!.trim().split(/\s+/);
+  // "what is the capital": skip the copula and articles; "how much does it cost" has no focus word
+  if (!/^how/i.test(m[1]!)) while (ws.length && /^(?:is|are|was|were|the|a|an|kind|type|sort|of)$/i.test(ws[0]!)) ws = ws.slice(1);
+  const first = ws[0];
+  if (!first) return [];
+  const t = terms(first);
+  if (!t.length) return [];
+  // "which operating system": a participle before its noun
+  if (/ing$/i.test(first) && ws[1]) return [...t, ...terms(ws[1])];
+  return t;
 }

@@ -8,7 +8,7 @@ import type { KbSettings } from './collections.js';
 import { searchChunks } from './search.js';
 import type { SearchHit } from './search.js';
 import { charge } from './ledger.js';
-import { codeBlocksOf, codeLikeness, decompose, isFollowUp, questionTerms, termSet, unitsOf } from './chat-text.js';
+import { codeBlocksOf, codeLikeness, decompose, focusTerms, isFollowUp, questionTerms, termSet, unitsOf } from './chat-text.js';
 import type { CodeBlock, Unit } from './chat-text.js';
 
 export type ChatMode = 'quick' | 'deep' | 'code';
@@ -173,8 +173,10 @@ interface Retrieval {
  */
 function queryWeights(question: string, idf: Idf, context?: string): Map<string, number> {
   const w = new Map<string, number>();
-  const weigh = (t: string, entity: boolean) => (idf.has(t) ? idf.of(t) : entity ? idf.rare() : 0.5 * idf.rare());
-  for (const { term, entity } of questionTerms(question)) w.set(term, weigh(term, entity));
+  const weigh = (t: string, key: boolean) => (idf.has(t) ? idf.of(t) : key ? idf.rare() : 0.5 * idf.rare());
+  // the focus of the question ("how many caps", "what is the capital") weighs more, and counts as a key term
+  const focus = new Set(focusTerms(question));
+  for (const { term, entity } of questionTerms(question)) w.set(term, weigh(term, entity || focus.has(term)) * (focus.has(term) ? 1.5 : 1));
   if (context) for (const { term, entity } of questionTerms(context)) if (!w.has(term)) w.set(term, 0.5 * weigh(term, entity));
   return w;
 }
@@ -269,7 +271,9 @@ function candidatesFor(hits: SearchHit[], weights: Map<string, number>, primary:
       const c = coverage(weights, ts, chunkTerms);
       if (!c.own || (primary.size && ![...primary].some((t) => ts.has(t)))) continue;
       const lengthFactor = ws > 60 ? 0.8 : ws < 5 ? 0.85 : 1;
-      const score = (0.72 * c.coverage + 0.28 * (hit.score / top)) * lengthFactor;
+      // whole sentences read better than fragments and titles
+      const quality = unit.cut ? 0.88 : unit.kind === 'sentence' && !/[.!?"'”’)]$/.test(unit.text) ? 0.85 : 1;
+      const score = (0.72 * c.coverage + 0.28 * (hit.score / top)) * lengthFactor * quality;
       out.push({ unit, hit, hitRank, terms: ts, coverage: c.coverage, own: c.own, score });
     }
   });
@@ -299,7 +303,7 @@ function pick(cands: Candidate[], weights: Map<string, number>, max: number, tak
       if ([...taken, ...chosen].some((x) => x.hit.chunk_id === c.hit.chunk_id && x.unit.start === c.unit.start) || [...taken, ...chosen].some((x) => jaccard(x.terms, c.terms) >= 0.6)) continue;
       let gain = 0;
       for (const [t, w] of weights) if (c.terms.has(t) && !covered.has(t)) gain += w;
-      if (chosen.length && gain / total < 0.1 && c.score < best.score * 0.85) continue;
+      if (chosen.length && (c.score < best.score * 0.75 || (gain / total < 0.1 && c.score < best.score * 0.9))) continue;
       const value = c.score + 0.25 * (gain / total);
       if (value > bestValue) {
         bestValue = value;
@@ -365,10 +369,17 @@ function extractiveConfidence(picked: Candidate[], coveredParts: number, totalPa
   return round(clamp((0.12 + 0.5 * cov + 0.38 * retrieval) * (0.6 + 0.4 * partShare), 0.05, 0.97));
 }
 
+/** A unit as quoted: an ellipsis marks where the chunk cuts the sentence. */
+function quote(u: Unit): string {
+  const head = u.cut === 'start' || u.cut === 'both' ? '… ' : '';
+  const tail = u.cut === 'end' || u.cut === 'both' ? ' …' : '';
+  return `${head}${u.text}${tail}`;
+}
+
 /** Sentences of the picked candidates with their citation markers, in answer order. */
 function renderSentences(picked: Candidate[], cites: CitationList): string {
   return orderPicked(picked)
-    .map((c) => `${c.unit.text} [${cites.number(c.hit)}]`)
+    .map((c) => `${quote(c.unit)} [${cites.number(c.hit)}]`)
     .join(' ');
 }
 
@@ -439,7 +450,7 @@ function composeCode(r: Retrieval, prose: Candidate[], cites: CitationList): Com
   const parts: string[] = [];
   const picked: Candidate[] = [];
   if (intro) {
-    parts.push(`${intro.unit.text} [${cites.number(intro.hit)}]`);
+    parts.push(`${quote(intro.unit)} [${cites.number(intro.hit)}]`);
     picked.push(intro);
   }
   const n = cites.number(best.hit);
