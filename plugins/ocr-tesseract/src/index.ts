@@ -5,9 +5,13 @@ import { Tesseract } from './tesseract.js';
 export { Tesseract, Limiter, parseTsv, parseOsd, TESSERACT_MISSING, LANGUAGE_PATTERN } from './tesseract.js';
 export type { TesseractResult, TesseractConfig, OcrLine, OsdResult } from './tesseract.js';
 
-/** The OCR plugin instance: OcrPlugin plus per-page recognition of multi-page images. */
+/**
+ * The OCR plugin instance: OcrPlugin, plus `detectOrientation` (readers use it, when present, to turn
+ * scanned pages upright) and the engine itself.
+ */
 export interface TesseractOcrPlugin extends OcrPlugin {
   readonly engine: Tesseract;
+  detectOrientation(imagePath: string, options?: { signal?: AbortSignal }): Promise<{ rotate: number; confidence: number } | null>;
 }
 
 export default definePlugin({
@@ -27,6 +31,7 @@ export default definePlugin({
       engine,
       recognize: (imagePath, options) => engine.recognize(imagePath, options),
       languages: () => engine.languages(),
+      detectOrientation: (imagePath, options) => engine.detectOrientation(imagePath, options),
       health: () => engine.health(),
     };
     return plugin;

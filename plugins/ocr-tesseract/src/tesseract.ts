@@ -228,7 +228,9 @@ export interface OsdResult {
   script: string;
   scriptConfidence: number;
   orientation: number;
+  /** clockwise degrees to turn the image to make the text upright */
   rotate: number;
+  orientationConfidence: number;
 }
 
 export function parseOsd(out: string): OsdResult | null {
@@ -240,6 +242,7 @@ export function parseOsd(out: string): OsdResult | null {
     scriptConfidence: Number(get('Script confidence') ?? 0),
     orientation: Number(get('Orientation in degrees') ?? 0),
     rotate: Number(get('Rotate') ?? 0),
+    orientationConfidence: Number(get('Orientation confidence') ?? 0),
   };
 }
 
@@ -316,6 +319,16 @@ export class Tesseract {
     if (!installed.includes('osd')) return null;
     const { stdout } = await this.limiter.run(() => run(this.cfg.binary, [imagePath, 'stdout', '--psm', '0', '-l', 'osd'], signal), signal);
     return parseOsd(stdout);
+  }
+
+  /** How far the page is turned (tesseract OSD): clockwise degrees to make it upright, or null when unsure. */
+  async detectOrientation(imagePath: string, options: { signal?: AbortSignal } = {}): Promise<{ rotate: number; confidence: number } | null> {
+    const osd = await this.detectScript(imagePath, options.signal).catch((e) => {
+      if (options.signal?.aborted) throw e;
+      return null;
+    });
+    if (!osd || !Number.isFinite(osd.rotate)) return null;
+    return { rotate: ((osd.rotate % 360) + 360) % 360, confidence: osd.orientationConfidence };
   }
 
   /** Recognises every page of an image; the first element is page 1. */

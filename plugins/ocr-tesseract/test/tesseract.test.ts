@@ -70,7 +70,7 @@ test('parseTsv builds lines with boxes and 0..1 confidences, per page', () => {
 
 test('parseOsd reads script and rotation', () => {
   const r = parseOsd('Page number: 0\nOrientation in degrees: 180\nRotate: 180\nOrientation confidence: 3.1\nScript: Cyrillic\nScript confidence: 2.5\n');
-  assert.deepEqual(r, { script: 'Cyrillic', scriptConfidence: 2.5, orientation: 180, rotate: 180 });
+  assert.deepEqual(r, { script: 'Cyrillic', scriptConfidence: 2.5, orientation: 180, rotate: 180, orientationConfidence: 3.1 });
   assert.equal(parseOsd('Too few characters'), null);
 });
 

@@ -10,6 +10,8 @@ export interface OcrPage {
   blocks: BlockInput[];
   words: Word[];
   confidence: number;
+  /** clockwise degrees the page image was turned to be read (0 when upright) */
+  rotated?: number;
 }
 
 export type AssembledPage = PageResult & { ocr?: OcrPage };

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { definePlugin, DocumentBuilder, errors, isQuireError } from '@quire/core';
-import type { OcrPlugin, ParsedDocument, PluginContext, ReaderInput, ReaderPlugin, ReadOptions } from '@quire/core';
-import { ocrLinesToBlocks, ocrWordsToPoints } from '@quire/plugin-reader-image';
+import type { BBox, OcrPlugin, ParsedDocument, PluginContext, ReaderInput, ReaderPlugin, ReadOptions } from '@quire/core';
+import { ocrLinesToBlocks, scaleBox } from '@quire/plugin-reader-image';
 import { WorkerPool, workerUrl } from './pool.js';
 import { assemble } from './assemble.js';
 import type { AssembledPage } from './assemble.js';
@@ -42,6 +42,26 @@ class Gate {
       if (next) next();
       else this.active--;
     }
+  }
+}
+
+/** An OCR plugin that can tell how far a page is turned (the tesseract plugin can). */
+type OrientationAware = OcrPlugin & { detectOrientation?: (imagePath: string, options: { signal?: AbortSignal }) => Promise<{ rotate: number; confidence: number } | null> };
+
+/**
+ * A box read on the page image turned `rotate` degrees clockwise, back in the page's own frame
+ * (width x height in points).
+ */
+export function unrotate(b: BBox, rotate: number, width: number, height: number): BBox {
+  switch (((rotate % 360) + 360) % 360) {
+    case 90:
+      return { x: b.y, y: height - b.x - b.width, width: b.height, height: b.width };
+    case 180:
+      return { x: width - b.x - b.width, y: height - b.y - b.height, width: b.width, height: b.height };
+    case 270:
+      return { x: width - b.y - b.height, y: b.x, width: b.height, height: b.width };
+    default:
+      return b;
   }
 }
 
@@ -140,10 +160,29 @@ export class PdfReader implements ReaderPlugin {
           if (!tmpDir) tmpDir = await fs.mkdtemp(path.join(os.tmpdir(), 'quire-pdf-'));
           const out = path.join(tmpDir, `page-${p.number}.png`);
           try {
+            const language = options.ocr?.language || 'eng';
             const r = await pool.run<{ dpi: number; width: number; height: number }>({ type: 'render', jobId, path: input.path, page: p.number, dpi: this.ocrDpi, out }, signal);
-            const res = await ocr!.recognize(out, { language: options.ocr?.language || 'eng', signal, dpi: r.dpi });
-            const k = r.width ? p.width / r.width : 72 / r.dpi;
-            p.ocr = { blocks: ocrLinesToBlocks(res.lines, { page: p.number, scale: k }), words: ocrWordsToPoints(res.words, k), confidence: res.confidence };
+            let res = await ocr!.recognize(out, { language, signal, dpi: r.dpi });
+            let rotate = 0;
+            let k = r.width ? p.width / r.width : 72 / r.dpi;
+            // poor text may be a page scanned sideways or upside down: ask the engine and read it turned
+            const orient = (ocr as OrientationAware).detectOrientation;
+            if (res.confidence < 0.75 && typeof orient === 'function') {
+              const o = await orient.call(ocr, out, { signal }).catch(() => null);
+              if (o && o.rotate % 360 !== 0) {
+                const r2 = await pool.run<{ dpi: number; width: number; height: number }>({ type: 'render', jobId, path: input.path, page: p.number, dpi: this.ocrDpi, out, rotate: o.rotate }, signal);
+                const res2 = await ocr!.recognize(out, { language, signal, dpi: r2.dpi });
+                if (res2.confidence > res.confidence && res2.text.length >= res.text.length * 0.5) {
+                  res = res2;
+                  rotate = o.rotate;
+                  k = 72 / r2.dpi;
+                }
+              }
+            }
+            const toPage = (b: BBox) => unrotate(scaleBox(b, k), rotate, p.width, p.height);
+            const words = res.words.map((w) => ({ ...w, bbox: toPage(w.bbox) }));
+            const blocks = ocrLinesToBlocks(res.lines, { page: p.number, scale: k }).map((b) => (rotate && b.bbox ? { ...b, bbox: unrotate(b.bbox, rotate, p.width, p.height) } : b));
+            p.ocr = { blocks, words, confidence: res.confidence, rotated: rotate };
           } catch (e) {
             if (signal.aborted) throw signal.reason;
             if (isQuireError(e) && e.code === 'SERVICE_UNAVAILABLE') {

@@ -426,14 +426,15 @@ async function pages(jobId: string, file: string, from: number, to: number): Pro
 
 const MAX_PIXELS = 36_000_000;
 
-async function render(jobId: string, file: string, n: number, dpi: number, out: string): Promise<{ dpi: number; width: number; height: number }> {
+async function render(jobId: string, file: string, n: number, dpi: number, out: string, rotate = 0): Promise<{ dpi: number; width: number; height: number }> {
   const doc = await getDoc(jobId, file, true);
   const page = await doc.getPage(n);
   try {
     const base = page.getViewport({ scale: 1 });
     let scale = dpi / 72;
     if (base.width * base.height * scale * scale > MAX_PIXELS) scale = Math.sqrt(MAX_PIXELS / (base.width * base.height));
-    const viewport = page.getViewport({ scale });
+    // `rotate`: clockwise degrees on top of the page's own rotation (to turn a scan upright for OCR)
+    const viewport = page.getViewport({ scale, rotation: (((page.rotate + rotate) % 360) + 360) % 360 });
     const factory = (doc as unknown as { canvasFactory: { create(w: number, h: number): { canvas: { width: number; height: number; encode(f: string): Promise<Buffer> }; context: CanvasRenderingContext2D }; destroy(c: unknown): void } }).canvasFactory;
     const cc = factory.create(Math.ceil(viewport.width), Math.ceil(viewport.height));
     cc.context.fillStyle = '#ffffff';
@@ -461,7 +462,7 @@ async function handle(msg: WorkerRequest): Promise<unknown> {
     case 'pages':
       return pages(msg.jobId, msg.path, msg.from, msg.to);
     case 'render':
-      return render(msg.jobId, msg.path, msg.page, msg.dpi, msg.out);
+      return render(msg.jobId, msg.path, msg.page, msg.dpi, msg.out, msg.rotate);
     case 'release':
       await release(msg.jobId);
       printTiming();

@@ -9,7 +9,7 @@ import { createCanvas } from '@napi-rs/canvas';
 import { silentLogger } from '@quire/core';
 import type { ParsedDocument, ReadOptions } from '@quire/core';
 import ocrPlugin from '@quire/plugin-ocr-tesseract';
-import pdfPlugin, { PdfReader } from '@quire/plugin-reader-pdf';
+import pdfPlugin, { PdfReader, unrotate } from '@quire/plugin-reader-pdf';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-pdf-test-'));
 const hasTesseract = (() => {
@@ -284,12 +284,16 @@ test('encrypted and corrupt files fail with clear errors; a tiny time limit time
   assert.ok(ok instanceof Error || ok.pages.length === 1);
 });
 
-/** A PDF page that is only an image of text (a scan). */
-async function scannedPdf(lines: string[]): Promise<string> {
+/** A PDF page that is only an image of text (a scan), optionally upside down. */
+async function scannedPdf(lines: string[], upsideDown = false): Promise<string> {
   const c = createCanvas(1275, 500);
   const g = c.getContext('2d');
   g.fillStyle = '#fff';
   g.fillRect(0, 0, c.width, c.height);
+  if (upsideDown) {
+    g.translate(c.width, c.height);
+    g.rotate(Math.PI);
+  }
   g.fillStyle = '#000';
   g.font = '44px DejaVu Sans';
   lines.forEach((l, i) => g.fillText(l, 80, 120 + i * 80));
@@ -313,11 +317,28 @@ test('a page without a text layer is OCRed (or reported when OCR is unavailable 
   assert.ok(kv!.bbox!.y > 30 && kv!.bbox!.y < 240, JSON.stringify(kv!.bbox));
   assert.ok(parsed.pages[0]!.words!.some((w) => w.text === 'Scanned'));
 
+  // an upside-down scan is turned upright; its boxes stay in the page's frame
+  const turned = await read(await scannedPdf(['Upside down scanned page', 'Reference: ZX-42'], true));
+  assert.match(turned.text, /Upside down scanned page/);
+  const ref = turned.blocks.find((b) => b.type === 'key_value')!;
+  assert.equal(ref.value, 'ZX-42');
+  // drawn upside down near the bottom of the 240 pt image band, i.e. near its top edge on the page
+  assert.ok(ref.bbox!.y < 240 && ref.bbox!.x > 200, JSON.stringify(ref.bbox));
+
   const unavailable = await read(p, {}, noOcrReader);
   assert.equal(unavailable.text, '');
   assert.deepEqual(unavailable.issues.map((i) => [i.code, i.stage, i.page]), [['OCR_UNAVAILABLE', 'ocr', 1]]);
   const disabled = await read(p, { ocr: { enabled: false, language: 'eng' } });
   assert.equal(disabled.issues[0]!.code, 'OCR_DISABLED');
+});
+
+test('unrotate maps boxes read on a turned page image back to the page', () => {
+  const b = { x: 10, y: 20, width: 30, height: 40 };
+  assert.deepEqual(unrotate(b, 0, 600, 800), b);
+  assert.deepEqual(unrotate(b, 180, 600, 800), { x: 560, y: 740, width: 30, height: 40 });
+  // turned 90 degrees clockwise the image is 800 wide and 600 high
+  assert.deepEqual(unrotate(b, 90, 600, 800), { x: 20, y: 760, width: 40, height: 30 });
+  assert.deepEqual(unrotate(b, 270, 600, 800), { x: 540, y: 10, width: 40, height: 30 });
 });
 
 test('a built plugin (dist) starts its worker from .js', { skip: !fs.existsSync(new URL('../dist/worker.js', import.meta.url)) }, async () => {
