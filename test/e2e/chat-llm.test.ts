@@ -15,6 +15,7 @@ const NOT_FOUND = "I could not find this in the knowledge base's sources.";
  */
 function fakeLlm() {
   const requests: any[] = [];
+  const slowAborted: string[] = [];
   const server = http.createServer((req, res) => {
     let raw = '';
     req.on('data', (c) => (raw += c));
@@ -45,6 +46,23 @@ function fakeLlm() {
         // also cites a source number that does not exist, which must be dropped
         answer = `According to the sources: ${sentence.trim()} [${hit.n}][${sources.length + 5}]`;
       }
+      if (body.stream && /Slow/.test(question)) {
+        // drips for several seconds; notes when the caller hangs up
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        let i = 0;
+        const timer = setInterval(() => {
+          if (i++ >= 60) {
+            clearInterval(timer);
+            return res.end('data: [DONE]\n\n');
+          }
+          res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'word ' } }] })}\n\n`);
+        }, 100);
+        res.on('close', () => {
+          if (i < 60) slowAborted.push(question);
+          clearInterval(timer);
+        });
+        return;
+      }
       if (body.stream) {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         // small pieces, so a citation marker is split across deltas
@@ -56,7 +74,7 @@ function fakeLlm() {
       res.end(JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: answer }, finish_reason: 'stop' }], usage: { prompt_tokens: 321, completion_tokens: 12 } }));
     });
   });
-  return { server, requests };
+  return { server, requests, slowAborted };
 }
 
 describe('chat with an LLM configured', () => {
@@ -160,5 +178,22 @@ describe('chat with an LLM configured', () => {
     const stream = await s.api('/api/chat', { method: 'POST', json: { message: 'Explode about Aldholm ferries', knowledge_base_id: kb, stream: true } });
     const text = await stream.text();
     assert.match(text, /event: error\ndata: \{"type":"error","error":\{"code":"UPSTREAM_ERROR"/);
+  });
+
+  test('closing a stream cancels the model call; the unfinished turn is neither stored nor charged', async () => {
+    const usageBefore = (await s.runtime.store.repo('usage').find({ operation: 'chat' })).length;
+    const question = 'Slow question about Aldholm ferries';
+    const ac = new AbortController();
+    const res = await s.api('/api/chat', { method: 'POST', json: { message: question, knowledge_base_id: kb, stream: true }, signal: ac.signal });
+    const reader = res.body!.getReader();
+    let seen = '';
+    while (!seen.includes('event: delta')) seen += new TextDecoder().decode((await reader.read()).value);
+    ac.abort();
+    const until = Date.now() + 5000;
+    while (!llm.slowAborted.includes(question) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(llm.slowAborted.includes(question), 'the LLM request was cancelled');
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal((await s.runtime.store.repo('chat_messages').find({ content: question })).length, 0);
+    assert.equal((await s.runtime.store.repo('usage').find({ operation: 'chat' })).length, usageBefore);
   });
 });

@@ -338,6 +338,9 @@ describe('chat over a knowledge base of generated documents', () => {
     queries++;
     assert.equal(theirs.body.message, NOT_FOUND);
     assert.equal((await s.json('/api/chat', { method: 'POST', json: { message: 'x', knowledge_base_id: kb }, key: null })).status, 401);
+    const api = (await s.json('/openapi.json', { key: null })).body;
+    for (const [p, m] of [['/api/chat', 'post'], ['/api/chat/sessions', 'get'], ['/api/chat/sessions/{id}/messages', 'get'], ['/v1/chat/completions', 'post'], ['/v1/models', 'get']] as const) assert.ok(api.paths[p]?.[m], `${m} ${p} documented`);
+    assert.ok(api.paths['/v1/chat/completions'].post.requestBody, 'request schema documented');
     assert.equal((await s.json('/v1/chat/completions', { method: 'POST', json: { model: `kb:${kb}`, messages: [{ role: 'user', content: 'x' }] }, key: null })).status, 401);
   });
 
