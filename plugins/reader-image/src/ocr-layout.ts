@@ -95,7 +95,7 @@ export function ocrLinesToBlocks(input: OcrLineInput[], opts: OcrLayoutOptions):
     const height = median(g.map((l) => l.bbox.height));
     const words = text.split(/\s+/).length;
     if (kv) blocks.push({ ...base, type: 'key_value', text, key: kv.key, value: kv.value });
-    else if (g.length <= 2 && height > h * 1.45 && words <= 14) blocks.push({ ...base, type: 'heading', text, level: height > h * 2 ? 1 : 2 });
+    else if (g.length <= 2 && height > h * 1.45 && words <= 14 && confidence >= 0.6) blocks.push({ ...base, type: 'heading', text, level: height > h * 2 ? 1 : 2 });
     else if (isListItem(text)) blocks.push({ ...base, type: 'list_item', text });
     else blocks.push({ ...base, type: 'paragraph', text });
   }

@@ -351,12 +351,14 @@ function extractRules(ops: { fnArray: number[]; argsArray: unknown[] }, vt: numb
 
 // ---------- pages ----------
 
-const TIMING = process.env.QUIRE_PDF_DEBUG_TIME ? new Map<string, number>() : null;
+/** QUIRE_PDF_DEBUG=1: time spent per phase and heap size, printed to stderr when a job is released. */
+const TIMING = process.env.QUIRE_PDF_DEBUG === '1' ? new Map<string, number>() : null;
 const tick = (k: string, t0: number) => {
   if (TIMING) TIMING.set(k, (TIMING.get(k) ?? 0) + performance.now() - t0);
   return performance.now();
 };
-const printTiming = () => TIMING && console.error(`[pdf worker ${threadId}]`, JSON.stringify(Object.fromEntries([...TIMING].map(([k, v]) => [k, Math.round(v)]))));
+const printTiming = () =>
+  TIMING && console.error(`[pdf worker ${threadId}] ms ${JSON.stringify(Object.fromEntries([...TIMING].map(([k, v]) => [k, Math.round(v)])))}; heap ${(v8.getHeapStatistics().used_heap_size / 1048576).toFixed(0)} MiB`);
 
 async function parsePage(doc: PDFDocumentProxy, n: number): Promise<PageResult> {
   let t = performance.now();
@@ -417,10 +419,6 @@ async function pages(jobId: string, file: string, from: number, to: number): Pro
   // drop pdf.js's per-document caches (parsed objects, fonts) when they grow: memory stays flat on long
   // files, and short ones keep their fonts (translating fonts is the costly part of a page)
   if (v8.getHeapStatistics().used_heap_size > CLEANUP_HEAP_BYTES) await doc.cleanup();
-  if (process.env.QUIRE_PDF_DEBUG_MEM) {
-    const h = v8.getHeapStatistics();
-    console.error(`[pdf worker ${threadId}] pages ${from}-${to}: heap ${(h.used_heap_size / 1048576).toFixed(0)} MiB, external ${(process.memoryUsage().external / 1048576).toFixed(0)} MiB, rss ${(process.memoryUsage().rss / 1048576).toFixed(0)} MiB`);
-  }
   return out;
 }
 
