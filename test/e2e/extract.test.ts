@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
@@ -8,6 +9,7 @@ import { createKey, findOrCreateUser } from '@quire/server';
 import { CORPUS, hasCorpus, startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { makePdf } from '../helpers/fixtures.js';
+import { resumeStaleBatches } from '../../server/src/services/extraction-batch.js';
 
 /** An invoice: labelled header values, a line-item table with aligned columns, totals. */
 async function makeInvoicePdf(o: { number: string; date: string; customer: string; items: [string, number, number][]; tax: number; extraPages?: number }): Promise<Uint8Array> {
@@ -182,6 +184,9 @@ describe('extraction API over HTTP', () => {
     r = await s.json('/v1/schemas', { method: 'POST', json: { name: 'Bad', fields: [{ name: 'x', type: 'decimal' }] } });
     assert.equal(r.status, 400);
     assert.equal(r.body.error.details[0].field, 'body.fields.0.type');
+    const api = await s.json('/openapi.json', { key: null });
+    for (const p of ['/api/extract/run', '/v1/extractions', '/v1/schemas', '/api/extract/schemas', '/api/extract/batch', '/api/extract/corrections']) assert.ok(api.body.paths[p]?.post?.requestBody, p);
+    assert.ok(api.body.paths['/api/extract/batch/{id}/comparison'].get.parameters.some((x: any) => x.name === 'format'));
     // no job is left behind by refused requests
     assert.equal(await s.runtime.store.repo('jobs').count({ type: 'extract' }), 0);
   });
@@ -281,7 +286,6 @@ describe('extraction API over HTTP', () => {
     const viaJob = await s.json('/api/extract/run', { method: 'POST', json: { input: `jobid://${parsed.body.job_id}`, config: { fields: INVOICE_FIELDS.slice(0, 3) } } });
     assert.equal(viaJob.status, 200, JSON.stringify(viaJob.body));
     assert.deepEqual(viaJob.body.data, { invoice_number: 'INV-1001', date: '2024-03-12', total: 1234.56 });
-    const http = await import('node:http');
     const bytes = await makeInvoicePdf({ number: 'WEB-77', date: '3 May 2024', customer: 'Hooli', items: [['Cable', 2, 5]], tax: 1 });
     const srv = http.createServer((req, res) => res.writeHead(200, { 'content-type': 'application/pdf' }).end(Buffer.from(bytes)));
     await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
@@ -330,6 +334,16 @@ describe('extraction API over HTTP', () => {
     // errors before the stream starts are plain JSON errors
     const refused = await s.json('/api/extract/run?stream=1', { method: 'POST', json: { document_id: invoiceId } });
     assert.equal(refused.status, 400);
+
+    // a failure after the stream started is an `error` event, and the job records it
+    const gone = await s.api('/api/extract/run?stream=1', { method: 'POST', json: { input: 'http://127.0.0.1:9/nothing.pdf', schema_id: 'invoice' } });
+    const failedEvents: { event: string; data: any }[] = [];
+    for await (const e of sseEvents(gone)) failedEvents.push(e);
+    assert.deepEqual(failedEvents.map((e) => e.event), ['progress', 'error']);
+    assert.ok(failedEvents[1]!.data.error.length > 0);
+    const failedJob = await s.json(`/api/extract/results/${gone.headers.get('x-job-id')}?type=job`);
+    assert.equal(failedJob.body.job.status, 'failed');
+    assert.equal(failedJob.body.job.error, failedEvents[1]!.data.error);
 
     // the client goes away after the first event: the run is aborted and its job fails with 'Cancelled'
     const failed: any[] = [];
@@ -545,6 +559,19 @@ describe('extraction API over HTTP', () => {
     assert.equal(sheet.rowCount, 5);
     assert.deepEqual((wb.getWorksheet('Documents')!.getRow(2).values as unknown[]).slice(1, 3), [invoiceId, 'invoice-1001.pdf']);
 
+    // a batch left 'processing' by a stopped process is taken over; documents with a result are not run again
+    const stale = new Date(Date.now() - 5 * 60_000);
+    const orphanId = 'ab6f5d36-3f1b-4d8e-9a57-1f2d3c4b5a69';
+    const firstResult = done.body.results[invoiceId];
+    await s.runtime.store.repo('extract_batches').insert({ id: orphanId, user_id: (await s.runtime.store.repo('users').findOne({ email: 'admin@quire.local' }))!.id, organization_id: null, name: 'orphan', status: 'processing', progress: 50, document_ids: [invoiceId, invoice2Id], schema_id: schema.body.id, config: null, results: { [invoiceId]: firstResult }, created_at: stale, updated_at: stale });
+    const before = await s.runtime.store.repo('extractions').count({});
+    assert.deepEqual(await resumeStaleBatches(s.runtime, true), [orphanId]);
+    assert.deepEqual(await resumeStaleBatches(s.runtime, true), [], 'claimed once');
+    const resumed = await poll(() => s.json(`/api/extract/batch/${orphanId}`), (r) => r.body.status === 'completed', 'the resumed batch');
+    assert.deepEqual(resumed.body.results[invoiceId], firstResult);
+    assert.equal(resumed.body.results[invoice2Id].success, true);
+    assert.equal(await s.runtime.store.repo('extractions').count({}), before + 1, 'only the missing document was extracted');
+
     // a batch created without running starts on request; a prebuilt schema works as schema_id
     const later = await post({ document_ids: [invoice2Id], schema_id: 'invoice', run_immediately: false });
     assert.equal(later.body.status, 'pending');
@@ -679,5 +706,94 @@ describe('extraction API over HTTP', () => {
     console.log(`# corpus invoices (prebuilt "invoice" schema over HTTP): ${ok}/${total} = ${accuracy.toFixed(3)}`);
     for (const m of misses) console.log(`#   miss ${m}`);
     assert.ok(accuracy >= CORPUS_FLOOR, `accuracy ${accuracy.toFixed(3)} < ${CORPUS_FLOOR}`);
+  });
+});
+
+/**
+ * A stand-in OpenAI-compatible LLM: schema generation answers fixed fields; extraction answers each field's
+ * value with a quote copied from the document, except for documents named "slow", whose extraction request
+ * is held open until the caller gives up (to see the abort reach the LLM call).
+ */
+function fakeLlm() {
+  const closed: string[] = [];
+  const server = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c) => (raw += c));
+    req.on('end', () => {
+      if (!raw) return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'fake-extractor', object: 'model' }] }));
+      const body = JSON.parse(raw);
+      const schemaName = body.response_format?.json_schema?.name;
+      const user = body.messages.at(-1).content as string;
+      const reply = (content: unknown) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: JSON.stringify(content) }, finish_reason: 'stop' }], usage: { prompt_tokens: 10, completion_tokens: 10 } }));
+      };
+      if (schemaName === 'fields') return reply({ fields: [{ name: 'invoice_no', type: 'string', description: 'the invoice number', items: null, properties: null }, { name: 'grand_total', type: 'number', description: 'the total' }, { name: 'due', type: 'date', description: 'due date', required: false }] });
+      if (/Document "slow/.test(user)) {
+        res.on('close', () => closed.push('slow'));
+        return; // never answers
+      }
+      const answer: Record<string, unknown> = {};
+      for (const name of Object.keys(body.response_format?.json_schema?.schema?.properties ?? {})) {
+        if (/invoice/.test(name)) answer[name] = { value: 'INV-1001', quote: 'INV-1001' };
+        else if (/total/.test(name)) answer[name] = { value: 1234.56, quote: '$1,234.56' };
+        else answer[name] = { value: null, quote: null };
+      }
+      reply(answer);
+    });
+  });
+  return { server, closed };
+}
+
+describe('extraction with an LLM configured', () => {
+  let s: TestServer;
+  let llm: ReturnType<typeof fakeLlm>;
+  let docId = '';
+  let slowId = '';
+
+  before(async () => {
+    llm = fakeLlm();
+    await new Promise<void>((r) => llm.server.listen(0, '127.0.0.1', () => r()));
+    s = await startTestServer({ env: { QUIRE_LLM_BASE_URL: `http://127.0.0.1:${(llm.server.address() as any).port}/v1`, QUIRE_LLM_MODEL: 'fake-extractor' } });
+    const bytes = await makeInvoicePdf({ number: 'INV-1001', date: '12 March 2024', customer: 'Globex Corporation', items: [['Widget A', 2, 100], ['Widget B', 3, 250], ['Service fee', 1, 184.56]], tax: 100 });
+    const ids = await Promise.all(['invoice.pdf', 'slow.pdf'].map(async (name) => (await s.json('/v1/documents', { method: 'POST', body: uploadForm(name, bytes) })).body.id as string));
+    [docId, slowId] = ids as [string, string];
+    for (const id of ids) assert.equal((await waitForStatus(s, `/v1/documents/${id}`)).status, 'completed');
+  });
+  after(async () => {
+    await s?.close();
+    llm?.server.close();
+  });
+
+  test('fields from a description come from the LLM; extraction values are grounded in the document', async () => {
+    const gen = await s.json('/api/extract/schemas/generate-from-description', { method: 'POST', json: { description: 'the invoice number, the grand total and when it is due' } });
+    assert.deepEqual(gen.body.fields.map((f: any) => [f.name, f.type]), [['invoice_no', 'string'], ['grand_total', 'number'], ['due', 'date']]);
+    assert.match(gen.body.message, /language model/);
+    const run = await s.json('/api/extract/run', { method: 'POST', json: { document_id: docId, description: 'the invoice number, the grand total and when it is due', include_citations: true } });
+    assert.equal(run.status, 200, JSON.stringify(run.body));
+    assert.deepEqual(run.body.data, { invoice_no: 'INV-1001', grand_total: 1234.56, due: null });
+    const total = run.body.field_results.find((f: any) => f.field === 'grand_total');
+    assert.equal(total.evidence.text, '$1,234.56');
+    assert.ok(total.confidence > 0.5);
+    // settings.engine 'offline' keeps the LLM out of both steps
+    const offline = await s.json('/api/extract/run', { method: 'POST', json: { document_id: docId, description: 'Extract the invoice number and the total', settings: { engine: 'offline' } } });
+    assert.deepEqual(offline.body.data, { invoice_number: 'INV-1001', total: 1234.56 });
+  });
+
+  test('closing the stream aborts the LLM call in flight; the job fails with Cancelled', async () => {
+    const ac = new AbortController();
+    const res = await s.api('/api/extract/run?stream=1', { method: 'POST', signal: ac.signal, json: { document_id: slowId, config: { fields: INVOICE_FIELDS.slice(0, 3) } } });
+    const jobId = res.headers.get('x-job-id')!;
+    const events = sseEvents(res);
+    // wait until the extractor is running (its own first progress event), then leave
+    for (;;) {
+      const e = (await events.next()).value!;
+      if (e.event === 'progress' && e.data.progress >= 10) break;
+    }
+    await poll(async () => (await s.json(`/api/extract/results/${jobId}?type=job`)).body.job.status, (st) => st === 'processing', 'processing');
+    ac.abort();
+    const job = await poll(() => s.json(`/api/extract/results/${jobId}?type=job`), (r) => r.body.job.status !== 'processing', 'the cancelled job');
+    assert.deepEqual([job.body.job.status, job.body.job.error], ['failed', 'Cancelled']);
+    await poll(async () => llm.closed.length, (n) => n === 1, 'the LLM request to be aborted');
   });
 });
