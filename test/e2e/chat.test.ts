@@ -186,6 +186,12 @@ describe('chat over a knowledge base of generated documents', () => {
     await assertGrounded(s, deep.body, [ids['orvella-observatory.txt']!], kbDocs);
     await assertGrounded(s, deep.body, [ids['harbour-ferries.pdf']!], kbDocs);
 
+    const partly = await ask('Who founded the Orvella Observatory and what is the boiling point of mercury?', { mode: 'deep' });
+    console.log(`deep, half answerable: ${partly.body.message}`);
+    assert.match(partly.body.message, /Katrin Malmberg/);
+    assert.match(partly.body.message, /The sources do not cover: "what is the boiling point of mercury\?"/);
+    assert.ok(partly.body.citations.every((c: any) => c.document_id === ids['orvella-observatory.txt']));
+
     const code = await ask('How do I create a QuireClient in JavaScript?', { mode: 'code' });
     assert.equal(code.status, 200);
     console.log(`code: ${code.body.message}`);

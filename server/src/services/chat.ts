@@ -548,7 +548,8 @@ async function composeWithLlm(rt: QuireRuntime, r: Retrieval, req: ChatRequest, 
   }
   const sources = r.hits.slice(0, mode === 'deep' ? 12 : 8);
   const messages: LlmMessage[] = [{ role: 'system', content: systemPrompt(mode, req.instructions) }];
-  for (const t of history.slice(-6)) messages.push({ role: t.role, content: t.content.slice(0, 2000) });
+  // earlier answers' markers point at earlier sources: left out so they are not read as the numbers below
+  for (const t of history.slice(-6)) messages.push({ role: t.role, content: t.content.replace(/\s*\[\d+\]/g, '').slice(0, 2000) });
   messages.push({ role: 'user', content: `Sources:\n\n${sourcesBlock(sources)}\n\nQuestion: ${req.message}` });
   const renumber = new MarkerRenumberer(sources.length);
   let raw = '';
