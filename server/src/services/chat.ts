@@ -271,8 +271,8 @@ function candidatesFor(hits: SearchHit[], weights: Map<string, number>, primary:
       const c = coverage(weights, ts, chunkTerms);
       if (!c.own || (primary.size && ![...primary].some((t) => ts.has(t)))) continue;
       const lengthFactor = ws > 60 ? 0.8 : ws < 5 ? 0.85 : 1;
-      // whole sentences read better than fragments and titles
-      const quality = unit.cut ? 0.88 : unit.kind === 'sentence' && !/[.!?"'”’)]$/.test(unit.text) ? 0.85 : 1;
+      // whole sentences read better than fragments, titles and reference-list entries
+      const quality = (unit.cut ? 0.88 : unit.kind === 'sentence' && !/[.!?"'”’)]$/.test(unit.text) ? 0.85 : 1) * (/https?:\/\/|www\.|\bRetrieved\b|\bArchived\b/.test(unit.text) ? 0.6 : 1);
       const score = (0.72 * c.coverage + 0.28 * (hit.score / top)) * lengthFactor * quality;
       out.push({ unit, hit, hitRank, terms: ts, coverage: c.coverage, own: c.own, score });
     }
