@@ -45,6 +45,7 @@ function bodyIsBold(pages: PageResult[], body: number): boolean {
 
 function headingCandidate(e: TextElement, body: number, boldBody: boolean): 'size' | 'bold' | null {
   if (e.type !== 'paragraph') return null;
+  if (e.bbox.height > e.bbox.width * 1.5) return null; // vertical (rotated) text
   const words = e.text.split(/\s+/).length;
   if (e.lines > 3 || e.text.length > 200 || words > 24) return null;
   if (!/\p{L}/u.test(e.text)) return null;
@@ -61,7 +62,7 @@ const PAGE_NUMBER = /^(?:(?:page|p\.|seite|página|pagina)\s*)?(?:#|[ivxlc]+)(?:
 export function findHeadersFooters(pages: PageResult[]): Set<TextElement> {
   const zoneOf = (p: PageResult, e: TextElement): 'header' | 'footer' | null => {
     if (!p.height) return null;
-    if (e.bbox.y + e.bbox.height <= p.height * 0.1) return 'header';
+    if (e.bbox.y + e.bbox.height <= p.height * 0.12) return 'header';
     if (e.bbox.y >= p.height * 0.9) return 'footer';
     return null;
   };

@@ -149,6 +149,8 @@ function makeSegment(items: TextItem[], line: number): Segment {
   };
 }
 
+const LEAD_LABEL = /^(?:\(?\d{1,3}(?:\.\d{1,3})*[.)]?|[A-Z]\.|(?:fig(?:ure)?|table|tab|chapter|section|appendix|exhibit)\.?\s*[\dIVX]+[a-z]?[.:]?)$/i;
+
 /** Splits each line at gaps wider than about an em (column gutters, table cells). */
 export function buildSegments(lines: Line[]): Segment[] {
   const segs: Segment[] = [];
@@ -159,9 +161,11 @@ export function buildSegments(lines: Line[]): Segment[] {
       if (prev) {
         const gap = it.x - (prev.x + prev.width);
         const size = Math.max(Math.min(prev.size, it.size), 1);
-        const curText = cur.map((c) => c.str).join('');
+        const curText = cur.map((c) => c.str).join('').trim();
         const wide = gap > Math.max(size * 1.0, 4);
-        if (wide && !isBulletOnly(curText)) {
+        // a bullet, a section number or a caption label stays with the text after it
+        const label = isBulletOnly(curText) || (gap < size * 4 && LEAD_LABEL.test(curText));
+        if (wide && !label) {
           segs.push(makeSegment(cur, li));
           cur = [];
         }

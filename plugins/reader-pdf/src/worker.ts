@@ -161,7 +161,8 @@ async function open(jobId: string, file: string, firstTo: number): Promise<OpenR
 /** Compatibility characters to normalise: spaces, ligatures, Hebrew and Arabic presentation forms. */
 const COMPAT = /[\u00a0\u2000-\u200a\u202f\ufb00-\ufdff\ufe70-\ufefe]+/g;
 
-const BOLD_NAME = /bold|black|heavy|semibold|demibold|[-,]demi|extrabold|ultrabold/i;
+/** Bold font names: the usual words, abbreviations (Arial-BoldMT, HelveticaNeue-Bd, NimbusRomNo9L-Medi) and TeX's bold faces (CMBX, SFBX). */
+const BOLD_NAME = /bold|black|heavy|semibold|demibold|[-,]demi|extrabold|ultrabold|[-,]bd\b|[-,]medi$|cmbx|sfbx|ecbx|cmssbx|\+?bx\d/i;
 
 function textItems(page: PDFPageProxy, tc: { items: unknown[]; styles: Record<string, { ascent?: number; descent?: number; vertical?: boolean }> }, vt: number[]): { items: TextItem[]; rotated: TextItem[] } {
   const items: TextItem[] = [];
