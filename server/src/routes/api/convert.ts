@@ -8,7 +8,7 @@ import { receiveMultipart } from '../../services/multipart.js';
 import { parseConfig } from '../../services/parse-config.js';
 import { detectStored } from '../../services/documents.js';
 import { toJsonShape, toMarkdown } from '../../services/render.js';
-import { readStored } from './parse.js';
+import { readStored } from '../../services/parse-sync.js';
 
 const TAG = 'Conversion';
 

@@ -1,23 +1,18 @@
-import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import { z } from 'zod';
 import { QuireError, errors } from '@quire/core';
-import type { FieldDefinition, JobRecord, ParsedDocument } from '@quire/core';
+import type { FieldDefinition, ParsedDocument } from '@quire/core';
 import type { AuthInfo } from '../../http/context.js';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
-import { newOwned } from '../../auth/access.js';
 import { resolveInput } from '../../services/inputs.js';
-import { parseConfigField } from '../../services/parse-config.js';
-import { charge, creditsFor } from '../../services/ledger.js';
 import { runExtraction } from '../../services/extraction.js';
 import type { ExtractionRunResult } from '../../services/extraction.js';
 import { suggestFor, suggestSchema } from '../../services/extraction-suggest.js';
 import { CHAT_MODES, answer } from '../../services/chat.js';
-import { fetchInputToStorage } from '../../pipelines/parse.js';
-import { apiChunk, chunkParsed, contentKey, jobInputKey, jobParsedKey, loadParsed, saveParsed } from '../../pipelines/steps.js';
+import { contentKey, jobParsedKey, loadParsed } from '../../pipelines/steps.js';
 import type { QuireRuntime } from '../../runtime.js';
-import { readStored, studioLink } from './parse.js';
+import { parseSync } from '../../services/parse-sync.js';
 
 const TAG = 'Embed';
 const uuid = z.string().uuid();
@@ -70,38 +65,8 @@ function checkEmbedInput(rt: QuireRuntime, input: string): void {
 }
 
 /** Parses an input as POST /api/parse does for JSON bodies (same steps, job record, credits and result). */
-async function parseInput(rt: QuireRuntime, auth: AuthInfo, input: string, config: unknown) {
-  const started = Date.now();
-  const jobId = randomUUID();
-  const owner = newOwned(auth, null);
-  const cfg = parseConfigField(config, 'parse.config');
-  const ref = await resolveInput(rt, auth, input);
-  const inputKey = jobInputKey(jobId);
-  let parsed: ParsedDocument;
-  try {
-    if (ref.kind === 'document') {
-      const doc = ref.doc;
-      if (doc.content_key && (config as { ocr?: unknown } | undefined)?.ocr === undefined) parsed = await loadParsed(rt, contentKey(doc.id));
-      else parsed = await readStored(rt, doc.storage_key, { id: doc.id, name: doc.name, format: doc.file_type, size: doc.file_size }, cfg);
-    } else {
-      const file = await fetchInputToStorage(rt, (ref as { url: string }).url, inputKey);
-      parsed = await readStored(rt, inputKey, { id: jobId, ...file }, cfg);
-    }
-  } finally {
-    await rt.storage.delete(inputKey).catch(() => {});
-  }
-  const chunks = chunkParsed(rt, parsed, cfg);
-  const pages = parsed.pages.length;
-  const operation = cfg.ocr.agentic ? 'ocr_agentic' : 'parse';
-  const usage = { num_pages: pages, credits: creditsFor(operation, pages) };
-  const result = { type: 'full', chunks: chunks.map(apiChunk) };
-  await saveParsed(rt, jobParsedKey(jobId), parsed);
-  const now = new Date();
-  const job: JobRecord = { id: jobId, ...owner, type: 'parse', status: 'completed', progress: 100, document_id: ref.kind === 'document' ? ref.doc.id : null, input: { config: cfg }, result: { ...result, usage }, error: null, webhook_url: null, created_at: now, updated_at: now, completed_at: now };
-  await rt.store.repo('jobs').insert(job);
-  await charge(rt.store, owner, operation, pages, jobId);
-  return { parsed, body: { job_id: jobId, duration: (Date.now() - started) / 1000, usage, result, studio_link: studioLink(rt, jobId) } };
-}
+/** The embed `parse` action is the synchronous parse. */
+const parseInput = (rt: QuireRuntime, auth: AuthInfo, input: string, config: unknown) => parseSync(rt, auth, { kind: 'input', input }, config, 'parse.config');
 
 const NAMES = { schemaId: 'extract.schema_id', fields: 'extract.fields', description: 'extract.description' };
 

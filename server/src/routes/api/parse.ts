@@ -2,75 +2,39 @@ import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import { z } from 'zod';
 import { errors } from '@quire/core';
-import type { JobRecord, ParsedDocument } from '@quire/core';
+import type { JobRecord } from '@quire/core';
 import type { AppContext } from '../../http/context.js';
 import { requireAuth } from '../../http/context.js';
 import { parseWith, route } from '../../http/route.js';
 import { newOwned } from '../../auth/access.js';
 import { receiveMultipart } from '../../services/multipart.js';
 import { parseConfigField } from '../../services/parse-config.js';
-import type { ParseConfig } from '../../services/parse-config.js';
 import { resolveInput } from '../../services/inputs.js';
-import { charge, creditsFor } from '../../services/ledger.js';
-import { detectStored } from '../../services/documents.js';
-import { signLink } from '../../services/signing.js';
+import { parseSync, readStored, studioLink } from '../../services/parse-sync.js';
 import { vetUrl } from '../../services/url-fetch.js';
-import { fetchInputToStorage } from '../../pipelines/parse.js';
-import { apiChunk, chunkParsed, contentKey, jobInputKey, jobParsedKey, loadParsed, readFile, saveParsed } from '../../pipelines/steps.js';
+import { jobInputKey } from '../../pipelines/steps.js';
 import type { QuireRuntime } from '../../runtime.js';
 
 const TAG = 'Parse';
 const JsonParse = z.object({ input: z.string().min(1), config: z.record(z.string(), z.unknown()).optional() }).strict();
 const AsyncParse = z.object({ input: z.string().min(1), config: z.record(z.string(), z.unknown()).optional(), webhook_url: z.string().url().optional() }).strict();
 
-export function studioLink(rt: QuireRuntime, jobId: string): string {
-  const expires = Math.floor(Date.now() / 1000) + 30 * 86400;
-  return `${rt.config.publicUrl}/studio/jobs/${jobId}?expires=${expires}&sig=${signLink(rt.signingSecret, 'studio', jobId, expires)}`;
-}
-
 export function parseRoutes(router: Router<any, any>): void {
   route(router, { method: 'post', path: '/api/parse', summary: 'Parse a file, URL or svc:// document synchronously', tag: TAG, multipart: { fields: { file: 'the file (max 100 MB)', config: 'JSON string of parse options' } } }, async (ctx) => {
     const auth = requireAuth(ctx);
     const rt = ctx.quire;
-    const started = Date.now();
-    const jobId = randomUUID();
-    const owner = newOwned(auth, null);
-    let parsed: ParsedDocument;
-    let cfg: ParseConfig;
-    const inputKey = jobInputKey(jobId);
-    try {
-      if (ctx.is('multipart/form-data')) {
-        const { fields, file } = await receiveMultipart(ctx, rt.storage, inputKey, rt.config.limits.uploadBytes);
+    if (ctx.is('multipart/form-data')) {
+      const jobId = randomUUID();
+      try {
+        const { fields, file } = await receiveMultipart(ctx, rt.storage, jobInputKey(jobId), rt.config.limits.uploadBytes);
         if (!file) throw errors.validation('The multipart field "file" is required', [{ field: 'file', message: 'required' }]);
-        cfg = parseConfigField(fields.config, 'config');
-        const detected = await detectStored(rt, inputKey, file.fileName);
-        parsed = await readStored(rt, inputKey, { id: jobId, name: file.fileName, format: detected.format, size: file.size }, cfg);
-      } else {
-        const body = parseWith(JsonParse, (ctx.request as any).body ?? {}, 'body');
-        cfg = parseConfigField(body.config, 'config');
-        const ref = await resolveInput(rt, auth, body.input);
-        if (ref.kind === 'document') {
-          const doc = ref.doc;
-          if (doc.content_key && body.config?.ocr === undefined) parsed = await loadParsed(rt, contentKey(doc.id));
-          else parsed = await readStored(rt, doc.storage_key, { id: doc.id, name: doc.name, format: doc.file_type, size: doc.file_size }, cfg);
-        } else {
-          const file = await fetchInputToStorage(rt, (ref as { url: string }).url, inputKey);
-          parsed = await readStored(rt, inputKey, { id: jobId, ...file }, cfg);
-        }
+        return (await parseSync(rt, auth, { kind: 'stored', jobId, fileName: file.fileName, size: file.size }, fields.config)).body;
+      } finally {
+        await rt.storage.delete(jobInputKey(jobId)).catch(() => {});
       }
-    } finally {
-      await rt.storage.delete(inputKey).catch(() => {});
     }
-    const chunks = chunkParsed(rt, parsed, cfg);
-    const pages = parsed.pages.length;
-    const usage = { num_pages: pages, credits: creditsFor(cfg.ocr.agentic ? 'ocr_agentic' : 'parse', pages) };
-    const result = { type: 'full', chunks: chunks.map(apiChunk) };
-    await saveParsed(rt, jobParsedKey(jobId), parsed);
-    const now = new Date();
-    const job: JobRecord = { id: jobId, ...owner, type: 'parse', status: 'completed', progress: 100, document_id: null, input: { config: cfg }, result: { ...result, usage }, error: null, webhook_url: null, created_at: now, updated_at: now, completed_at: now };
-    await rt.store.repo('jobs').insert(job);
-    await charge(rt.store, owner, cfg.ocr.agentic ? 'ocr_agentic' : 'parse', pages, jobId);
-    return { job_id: jobId, duration: (Date.now() - started) / 1000, usage, result, studio_link: studioLink(rt, jobId) };
+    const body = parseWith(JsonParse, (ctx.request as any).body ?? {}, 'body');
+    return (await parseSync(rt, auth, { kind: 'input', input: body.input }, body.config)).body;
   });
 
   route(router, { method: 'post', path: '/api/parse/async', summary: 'Parse a URL or svc:// document in the background', tag: TAG, body: AsyncParse, status: 202 }, async (ctx, { body }) => {
@@ -111,15 +75,5 @@ export async function validateWebhookUrl(rt: QuireRuntime, url: string): Promise
   }
 }
 
-async function readStored(rt: QuireRuntime, key: string, f: { id: string; name: string; format: string; size: number }, cfg: ParseConfig, maxPages?: number): Promise<ParsedDocument> {
-  const local = rt.storage.localPath(key);
-  const tmp = local ? null : await rt.storage.toTempFile(key);
-  try {
-    return await readFile(rt, { path: local ?? tmp!.path, ...f }, cfg, { maxPages });
-  } finally {
-    await tmp?.cleanup();
-  }
-}
-
-export { readStored };
+export { readStored, studioLink };
 export type { AppContext };
