@@ -463,6 +463,158 @@ export function findAlignedTables(segs: Segment[], bodySize: number): { element:
   return out;
 }
 
+/** A word with its estimated extent (items are split at spaces, widths shared out by characters). */
+interface Piece {
+  text: string;
+  x0: number;
+  x1: number;
+  top: number;
+  bottom: number;
+  bold: boolean;
+}
+
+function wordPieces(items: TextItem[]): Piece[] {
+  const out: Piece[] = [];
+  for (const it of items) {
+    const s = cleanText(it.str);
+    const k = s.length ? it.width / s.length : 0;
+    for (const m of s.matchAll(/\S+/g)) {
+      const x0 = it.x + m.index! * k;
+      out.push({ text: m[0], x0, x1: x0 + m[0].length * k, top: it.top, bottom: it.bottom, bold: it.bold });
+    }
+  }
+  return out.sort((a, b) => a.x0 - b.x0);
+}
+
+interface PieceRow {
+  pieces: Piece[];
+  box: Box;
+}
+
+/**
+ * Cells from rows of words: column gutters are x-ranges no word of the gutter rows crosses (at least
+ * `minGap` wide); words go to the column of their centre; a word run crossing a gutter in a header row
+ * makes a cell spanning those columns; a row with an empty first column and no numbers continues the
+ * row above (wrapped cell text).
+ */
+function piecesTable(rows: PieceRow[], opts: { minGap: number; gutterRows: PieceRow[]; headerRows: number; confidence: number; requireNumbersIn2Cols: boolean }): TableElement | null {
+  const spans = opts.gutterRows.flatMap((r) => r.pieces.map((p) => [p.x0, p.x1] as const)).sort((a, b) => a[0] - b[0]);
+  if (!spans.length) return null;
+  const gutters: [number, number][] = [];
+  let end = spans[0]![1];
+  for (const [a, b] of spans.slice(1)) {
+    if (a - end >= opts.minGap) gutters.push([end, a]);
+    end = Math.max(end, b);
+  }
+  const cols = gutters.length + 1;
+  if (cols < 2 || cols > 30) return null;
+  const bounds = [-Infinity, ...gutters.map(([a, b]) => (a + b) / 2), Infinity];
+  const colAt = (x: number) => {
+    for (let c = 0; c < cols; c++) if (x >= bounds[c]! && x < bounds[c + 1]!) return c;
+    return cols - 1;
+  };
+  interface Cell { text: string; c0: number; c1: number }
+  const grid: Cell[][] = [];
+  const rowBoxes: Box[] = [];
+  const headerFlags: boolean[] = [];
+  rows.forEach((r, ri) => {
+    const header = ri < opts.headerRows;
+    // runs of words: split at gutters (data) or kept across them when a header word run spans columns
+    const cells: Cell[] = [];
+    let cur: Piece[] = [];
+    const flush = () => {
+      if (!cur.length) return;
+      const c0 = colAt((cur[0]!.x0 + cur[0]!.x1) / 2);
+      const c1 = header ? colAt((cur[cur.length - 1]!.x0 + cur[cur.length - 1]!.x1) / 2) : c0;
+      cells.push({ text: cur.map((p) => p.text).join(' '), c0, c1 });
+      cur = [];
+    };
+    for (const p of r.pieces) {
+      const prev = cur[cur.length - 1];
+      if (prev) {
+        const gap = p.x0 - prev.x1;
+        const crossing = colAt((p.x0 + p.x1) / 2) !== colAt((prev.x0 + prev.x1) / 2);
+        if (crossing && (!header || gap > opts.minGap * 1.5)) flush();
+      }
+      cur.push(p);
+    }
+    flush();
+    // merge cells that landed in the same column
+    const merged: Cell[] = [];
+    for (const c of cells) {
+      const last = merged[merged.length - 1];
+      if (last && last.c1 >= c.c0) {
+        last.text += ` ${c.text}`;
+        last.c1 = Math.max(last.c1, c.c1);
+      } else merged.push({ ...c });
+    }
+    const prevRow = grid[grid.length - 1];
+    const continues = prevRow && !header && ri > opts.headerRows && merged.length && merged[0]!.c0 > 0 && merged.length < cols && merged.every((c) => !numericCell(c.text)) && r.box.top - rowBoxes[rowBoxes.length - 1]!.bottom < (r.box.bottom - r.box.top) * 0.8;
+    if (continues) {
+      for (const c of merged) {
+        const target = prevRow.find((x) => x.c0 <= c.c0 && x.c1 >= c.c0);
+        if (target) target.text = joinLines([target.text, c.text]);
+        else prevRow.push(c);
+      }
+      rowBoxes[rowBoxes.length - 1] = unionBox([rowBoxes[rowBoxes.length - 1]!, r.box]);
+      return;
+    }
+    grid.push(merged);
+    rowBoxes.push(r.box);
+    headerFlags.push(header);
+  });
+  // header lines stacked above each other (a two-line header, a label centred on several lines) are one row
+  const headCount = headerFlags.filter(Boolean).length;
+  if (headCount >= 2) {
+    const head: Cell[] = [];
+    for (let c = 0; c < cols; c++) {
+      const parts = grid.slice(0, headCount).flatMap((row) => row.filter((x) => x.c0 === c).map((x) => x.text));
+      if (parts.length) head.push({ text: parts.join(' '), c0: c, c1: c });
+    }
+    grid.splice(0, headCount, head);
+    rowBoxes.splice(0, headCount, unionBox(rowBoxes.slice(0, headCount)));
+    headerFlags.splice(0, headCount, true);
+  }
+  if (grid.length < 2) return null;
+  if (opts.requireNumbersIn2Cols && cols === 2) {
+    const right = grid.flatMap((row) => row.filter((c) => c.c0 === 1));
+    if (right.filter((c) => numericCell(c.text)).length < right.length * 0.5) return null;
+  }
+  const filled = grid.reduce((a, row) => a + row.reduce((b, c) => b + (c.c1 - c.c0 + 1), 0), 0);
+  if (filled < grid.length * cols * 0.5) return null;
+  const box = unionBox(rows.map((r) => r.box));
+  const cells: TableCell[] = [];
+  grid.forEach((row, r) => {
+    const taken = new Set<number>();
+    for (const c of row.sort((a, b) => a.c0 - b.c0)) {
+      for (let k = c.c0; k <= c.c1; k++) taken.add(k);
+      cells.push({
+        row: r,
+        col: c.c0,
+        rowSpan: 1,
+        colSpan: c.c1 - c.c0 + 1,
+        text: c.text,
+        bbox: toBBox({ x0: c.c0 === 0 ? box.x0 : bounds[c.c0]!, x1: c.c1 === cols - 1 ? box.x1 : bounds[c.c1 + 1]!, top: rowBoxes[r]!.top, bottom: rowBoxes[r]!.bottom }),
+        ...(headerFlags[r] ? { header: true } : {}),
+      });
+    }
+    for (let k = 0; k < cols; k++) {
+      if (!taken.has(k)) cells.push({ row: r, col: k, rowSpan: 1, colSpan: 1, text: '', bbox: toBBox({ x0: k === 0 ? box.x0 : bounds[k]!, x1: k === cols - 1 ? box.x1 : bounds[k + 1]!, top: rowBoxes[r]!.top, bottom: rowBoxes[r]!.bottom }), ...(headerFlags[r] ? { header: true } : {}) });
+    }
+  });
+  cells.sort((a, b) => a.row - b.row || a.col - b.col);
+  // without a known header: the first row when it is bold over plain rows, or text over numbers
+  if (!opts.headerRows) {
+    const first = rows[0]!.pieces;
+    const restBold = rows.slice(1).every((r) => r.pieces.every((p) => p.bold));
+    const firstTexts = cells.filter((c) => c.row === 0 && c.text);
+    if ((first.every((p) => p.bold) && !restBold) || (firstTexts.every((c) => !numericCell(c.text)) && cells.some((c) => c.row > 0 && numericCell(c.text)))) {
+      for (const c of cells) if (c.row === 0) c.header = true;
+    }
+  }
+  return { kind: 'table', table: { bbox: toBBox(box), rows: grid.length, cols, cells, confidence: opts.confidence }, bbox: toBBox(box) };
+}
+
 function alignedTable(run: Row[], bodySize: number): { element: TableElement; used: Set<Segment> } | null {
   const segs = run.flatMap((r) => r.segs);
   const multi = run.filter((r) => r.segs.length >= 2);
@@ -472,73 +624,60 @@ function alignedTable(run: Row[], bodySize: number): { element: TableElement; us
   // label/value forms: nearly every row is "Label:" + value
   const labelRows = multi.filter((r) => r.segs.length === 2 && /:\s*$/.test(r.segs[0]!.text)).length;
   if (labelRows >= multi.length * 0.6) return null;
-  // gutters: x-intervals crossed by no piece of the run
-  const spans = segs.map((s) => [s.x0, s.x1] as const).sort((a, b) => a[0] - b[0]);
-  const gutters: [number, number][] = [];
-  let end = spans[0]![1];
-  for (const [a, b] of spans.slice(1)) {
-    if (a - end >= Math.max(bodySize * 0.6, 3)) gutters.push([end, a]);
-    end = Math.max(end, b);
+  const rows: PieceRow[] = run.map((r) => ({ pieces: wordPieces(r.segs.flatMap((s) => s.items)), box: r.box }));
+  const element = piecesTable(rows, { minGap: Math.max(bodySize * 0.6, 3), gutterRows: rows, headerRows: 0, confidence: 0.7, requireNumbersIn2Cols: true });
+  if (!element || element.table.rows < 3) return null;
+  return { element, used: new Set(segs) };
+}
+
+/**
+ * Tables drawn with horizontal rules only (top, header and bottom rules, as in most papers): the text
+ * between the first and last of two or more rules of the same width, read as rows of words. Rows above
+ * the second rule of three or more are header rows.
+ */
+export function findRuleBoundedTables(rules: Rule[], items: TextItem[], bodySize: number): { element: TableElement; used: Set<TextItem> }[] {
+  const hs = mergeIntervals(
+    rules.filter((r) => Math.abs(r.y1 - r.y0) < 0.01 && r.x1 - r.x0 > 60).map((r) => ({ k: r.y0, a: Math.min(r.x0, r.x1), b: Math.max(r.x0, r.x1) })),
+    1.5,
+    2.5,
+  ).map((m) => ({ y: m.k, x0: m.a, x1: m.b }));
+  const groups: { y: number; x0: number; x1: number }[][] = [];
+  for (const h of hs.sort((a, b) => a.y - b.y)) {
+    const g = groups.find((grp) => {
+      const last = grp[grp.length - 1]!;
+      return Math.abs(last.x0 - h.x0) < 8 && Math.abs(last.x1 - h.x1) < 8 && h.y - last.y < 500 && h.y - last.y > 4;
+    });
+    if (g) g.push(h);
+    else groups.push([h]);
   }
-  const cols = gutters.length + 1;
-  if (cols < 2 || cols > 30) return null;
-  const bounds = [-Infinity, ...gutters.map(([a, b]) => (a + b) / 2), Infinity];
-  const colOf = (s: Segment) => {
-    const cx = (s.x0 + s.x1) / 2;
-    for (let c = 0; c < cols; c++) if (cx >= bounds[c]! && cx < bounds[c + 1]!) return c;
-    return cols - 1;
-  };
-  // 2-column runs must look tabular: numbers in the second column or a bold header row
-  if (cols === 2) {
-    const right = segs.filter((s) => colOf(s) === 1);
-    if (right.filter((s) => numericCell(s.text)).length < right.length * 0.5) return null;
+  const out: { element: TableElement; used: Set<TextItem> }[] = [];
+  for (const g of groups) {
+    if (g.length < 2) continue;
+    const top = g[0]!.y;
+    const bottom = g[g.length - 1]!.y;
+    const x0 = Math.min(...g.map((h) => h.x0)) - 2;
+    const x1 = Math.max(...g.map((h) => h.x1)) + 2;
+    const inside = items.filter((it) => {
+      const cy = (it.top + it.bottom) / 2;
+      const cx = it.x + it.width / 2;
+      return cy > top && cy < bottom && cx > x0 && cx < x1;
+    });
+    if (inside.length < 4) continue;
+    const lines = buildLines(inside);
+    if (lines.length < 2) continue;
+    const rows: PieceRow[] = lines.map((l) => ({ pieces: wordPieces(l.items), box: { x0: l.x0, x1: l.x1, top: l.top, bottom: l.bottom } }));
+    const mid = g.length >= 3 ? g[1]!.y : null;
+    const headerRows = mid === null ? 0 : rows.filter((r) => (r.box.top + r.box.bottom) / 2 < mid).length;
+    const dataRows = rows.slice(headerRows);
+    if (dataRows.length < 1) continue;
+    const element = piecesTable(rows, { minGap: Math.max(bodySize * 0.5, 3), gutterRows: dataRows, headerRows, confidence: 0.8, requireNumbersIn2Cols: false });
+    if (!element) continue;
+    // the rules bound the table
+    element.bbox = toBBox({ x0: x0 + 2, x1: x1 - 2, top, bottom });
+    element.table.bbox = element.bbox;
+    out.push({ element, used: new Set(inside) });
   }
-  // rows: a row with an empty first column continues the row above (wrapped cell text)
-  const grid: string[][] = [];
-  const rowBoxes: Box[] = [];
-  for (const r of run) {
-    const cells = Array.from({ length: cols }, () => '');
-    for (const s of r.segs) {
-      const c = colOf(s);
-      cells[c] = cells[c] ? `${cells[c]} ${s.text}` : s.text;
-    }
-    const prev = grid[grid.length - 1];
-    if (prev && !cells[0] && r.segs.length < cols && grid.length > 0 && r.segs.every((s) => !numericCell(s.text))) {
-      cells.forEach((t, c) => {
-        if (t) prev[c] = prev[c] ? joinLines([prev[c]!, t]) : t;
-      });
-      rowBoxes[rowBoxes.length - 1] = unionBox([rowBoxes[rowBoxes.length - 1]!, r.box]);
-      continue;
-    }
-    grid.push(cells);
-    rowBoxes.push(r.box);
-  }
-  if (grid.length < 3) return null;
-  const filled = grid.flat().filter(Boolean).length;
-  if (filled < grid.length * cols * 0.5) return null;
-  const box = unionBox(run.map((r) => r.box));
-  const cells: TableCell[] = [];
-  grid.forEach((row, r) =>
-    row.forEach((text, c) =>
-      cells.push({
-        row: r,
-        col: c,
-        rowSpan: 1,
-        colSpan: 1,
-        text,
-        bbox: toBBox({ x0: c === 0 ? box.x0 : bounds[c]!, x1: c === cols - 1 ? box.x1 : bounds[c + 1]!, top: rowBoxes[r]!.top, bottom: rowBoxes[r]!.bottom }),
-      }),
-    ),
-  );
-  const firstSegs = run[0]!.segs;
-  const restBold = run.slice(1).every((r) => r.segs.every((s) => s.bold));
-  if ((firstSegs.every((s) => s.bold) && !restBold) || (grid[0]!.every((t) => !numericCell(t)) && grid.slice(1).some((row) => row.some(numericCell)))) {
-    for (const c of cells) if (c.row === 0) c.header = true;
-  }
-  return {
-    element: { kind: 'table', table: { bbox: toBBox(box), rows: grid.length, cols, cells, confidence: 0.7 }, bbox: toBBox(box) },
-    used: new Set(segs),
-  };
+  return out;
 }
 
 // ---------- paragraph blocks ----------
@@ -716,6 +855,17 @@ export function mayHaveTable(items: TextItem[]): boolean {
   return false;
 }
 
+function charWeightedMedianSize(items: TextItem[]): number {
+  const sizes = items.map((i) => [i.size, i.str.length] as const).sort((a, b) => a[0] - b[0]);
+  const total = sizes.reduce((a, s) => a + s[1], 0);
+  let acc = 0;
+  for (const [size, n] of sizes) {
+    acc += n;
+    if (acc >= total / 2) return size;
+  }
+  return 10;
+}
+
 // ---------- page ----------
 
 export interface LayoutOptions {
@@ -726,13 +876,20 @@ export interface LayoutOptions {
 /** Lays out one page: tables and text blocks in reading order. */
 export function layoutPage(items: TextItem[], rules: Rule[], _opts: LayoutOptions): PageElement[] {
   if (!items.length) return [];
-  const ruled = findRuledTables(rules, items);
+  const bodySize = charWeightedMedianSize(items);
+  const ruled: { element: TableElement; used: Set<TextItem> }[] = findRuledTables(rules, items);
   const usedItems = new Set<TextItem>();
   for (const t of ruled) for (const it of t.used) usedItems.add(it);
+  if (rules.length) {
+    const bounded = findRuleBoundedTables(rules, usedItems.size ? items.filter((i) => !usedItems.has(i)) : items, bodySize);
+    for (const t of bounded) {
+      ruled.push(t);
+      for (const it of t.used) usedItems.add(it);
+    }
+  }
   const free = usedItems.size ? items.filter((i) => !usedItems.has(i)) : items;
   const lines = buildLines(free);
   const segs = buildSegments(lines);
-  const bodySize = median(segs.flatMap((s) => Array(Math.min(50, Math.max(1, s.text.length >> 3))).fill(s.size))) || 10;
   const aligned = findAlignedTables(segs, bodySize);
   const usedSegs = new Set<Segment>();
   for (const t of aligned) for (const s of t.used) usedSegs.add(s);

@@ -205,6 +205,38 @@ test('a table from aligned columns without rules', async () => {
   assert.ok(t.cells.find((c) => c.row === 0 && c.col === 0)!.header);
 });
 
+test('a table with horizontal rules only (top, header, bottom): header row and close columns', async () => {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const page = doc.addPage([612, 792]);
+  page.drawText('Table 2. Results of the three models on the test set.', { x: 100, y: 720, size: 10, font });
+  const line = (y: number) => page.drawLine({ start: { x: 100, y }, end: { x: 420, y }, thickness: 0.6, color: rgb(0, 0, 0) });
+  line(710);
+  line(690);
+  line(620);
+  const xs = [105, 230, 290, 350];
+  const rows = [
+    ['Model name', 'Acc.', 'F1', 'Time (s)'],
+    ['Small baseline', '0.812', '0.790', '1.2'],
+    ['Medium', '0.871', '0.860', '2.5'],
+    ['Large model', '0.902', '0.899', '7.9'],
+  ];
+  rows.forEach((r, ri) => r.forEach((t, ci) => page.drawText(t, { x: xs[ci]!, y: ri === 0 ? 696 : 675 - (ri - 1) * 18, size: 9, font })));
+  page.drawText('A paragraph after the table.', { x: 100, y: 590, size: 10, font });
+  const parsed = await read(await save(doc, 'booktabs.pdf'));
+  assert.equal(parsed.tables.length, 1, parsed.text);
+  const t = parsed.tables[0]!;
+  assert.equal(t.rows, 4);
+  assert.equal(t.cols, 4);
+  const cell = (r: number, c: number) => t.cells.find((x) => x.row === r && x.col === c)!;
+  assert.equal(cell(0, 0).text, 'Model name');
+  assert.ok(cell(0, 3).header);
+  assert.equal(cell(1, 0).text, 'Small baseline');
+  assert.equal(cell(3, 2).text, '0.899');
+  assert.ok(!cell(2, 1).header);
+  assert.equal(parsed.blocks.find((b) => b.text.startsWith('Table 2.'))!.type, 'caption');
+});
+
 test('running headers and footers repeated across pages', async () => {
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Helvetica);
