@@ -282,7 +282,8 @@ export function findRuledTables(rules: Rule[], items: TextItem[]): GridTable[] {
     if (h.length < 2 || v.length < 2) continue;
     const ys = clusterValues(h.map((l) => l.y), TOL);
     const xs = clusterValues(v.map((l) => l.x), TOL);
-    if (ys.length < 2 || xs.length < 2) continue;
+    // at least two rows and two columns: a framed box or a one-row strip is not a table
+    if (ys.length < 3 || xs.length < 3) continue;
     const box: Box = { x0: xs[0]!, x1: xs[xs.length - 1]!, top: ys[0]!, bottom: ys[ys.length - 1]! };
     if (width(box) < 20 || height(box) < 8) continue;
     const t = gridTable(ys, xs, h, v, items, box);
@@ -380,8 +381,14 @@ function gridTable(ys: number[], xs: number[], h: HLine[], v: VLine[], items: Te
       bbox: toBBox({ x0: xs[reg.c0]!, x1: xs[reg.c1 + 1]!, top: ys[reg.r0]!, bottom: ys[reg.r1 + 1]! }),
     });
   }
-  const filled = cells.filter((c) => c.text).length;
-  if (filled < 2) return null;
+  const filledCells = cells.filter((c) => c.text);
+  if (filledCells.length < 2) return null;
+  // frames around columns of running text (page layout boxes) are not tables
+  const wordsPerCell = filledCells.reduce((a, c) => a + wordsOf(c.text), 0) / filledCells.length;
+  if (wordsPerCell > 40 || (filledCells.length <= 4 && filledCells.some((c) => wordsOf(c.text) > 60))) return null;
+  const effective = new Set(cells.map((c) => `${c.row}`)).size;
+  const effectiveCols = new Set(cells.map((c) => `${c.col}`)).size;
+  if (effective < 2 || effectiveCols < 2) return null;
   cells.sort((a, b) => a.row - b.row || a.col - b.col);
   markHeader(cells, items.filter((i) => used.has(i)), ys[1]!);
   return {
@@ -627,6 +634,11 @@ function alignedTable(run: Row[], bodySize: number): { element: TableElement; us
   const rows: PieceRow[] = run.map((r) => ({ pieces: wordPieces(r.segs.flatMap((s) => s.items)), box: r.box }));
   const element = piecesTable(rows, { minGap: Math.max(bodySize * 0.6, 3), gutterRows: rows, headerRows: 0, confidence: 0.7, requireNumbersIn2Cols: true });
   if (!element || element.table.rows < 3) return null;
+  // without rules, a table shows itself by a column of numbers or a header row; side-by-side address or
+  // text blocks do not
+  const { cells, cols } = element.table;
+  const numericCol = Array.from({ length: cols }, (_, c) => cells.filter((x) => x.col === c && x.row > 0 && x.text)).some((col) => col.length >= 2 && col.filter((x) => numericCell(x.text)).length >= col.length * 0.5);
+  if (!numericCol && !cells.some((c) => c.header)) return null;
   return { element, used: new Set(segs) };
 }
 
