@@ -4,8 +4,8 @@
  * after every document, and the runner touches the row while a document runs (heartbeat). A batch left
  * 'processing' by a process that stopped (its heartbeat older than STALE_MS) is taken over — claimed with a
  * conditional update, so only one process resumes it — by resumeStaleBatches(), which the batch endpoints
- * call (at most every SWEEP_MS per process) and a host may call at start; documents that already have a
- * result are not extracted again.
+ * call (at most every SWEEP_MS per process) and startBatchResumer() runs periodically for a host that
+ * starts it; documents that already have a result are not extracted again.
  */
 import { errors } from '@quire/core';
 import type { ApiKeyRecord, ExtractBatchRecord } from '@quire/core';
@@ -21,8 +21,10 @@ const DOCUMENT_WAIT_MS = 10 * 60_000;
 
 export type BatchResult = { success: true; extraction_id: string } | { success: false; error: string };
 
-const running = new Map<string, Promise<void>>();
+const running = new Map<string, { rt: QuireRuntime; done: Promise<void> }>();
 const lastSweep = new WeakMap<QuireRuntime, number>();
+/** runtimes whose batches stop between documents (the process is shutting down) */
+const stopping = new WeakSet<QuireRuntime>();
 
 /** The batch owner's identity for background runs (their user row and current memberships; no API key). */
 export async function callerAuth(rt: QuireRuntime, userId: string): Promise<AuthInfo> {
@@ -35,16 +37,27 @@ export async function callerAuth(rt: QuireRuntime, userId: string): Promise<Auth
 
 /** Starts (or continues) a batch in this process; returns at once. */
 export function startBatch(rt: QuireRuntime, batchId: string): void {
-  if (running.has(batchId)) return;
-  const p = runBatch(rt, batchId)
+  if (running.has(batchId) || stopping.has(rt)) return;
+  const done = runBatch(rt, batchId)
     .catch((e) => rt.logger.warn({ batchId, err: (e as Error).message }, 'extraction batch stopped'))
     .finally(() => running.delete(batchId));
-  running.set(batchId, p);
+  running.set(batchId, { rt, done });
 }
 
-/** Resolves when the batch's runner in this process (if any) finishes. */
-export async function batchSettled(batchId: string): Promise<void> {
-  await running.get(batchId);
+/**
+ * Takes over stale batches now and every `everyMs`. The returned function stops that, lets this process's
+ * batches stop after their current document (they stay 'processing' and are resumed later) and waits for them.
+ */
+export function startBatchResumer(rt: QuireRuntime, everyMs = SWEEP_MS): () => Promise<void> {
+  const sweep = () => void resumeStaleBatches(rt, true).catch((e) => rt.logger.warn({ err: (e as Error).message }, 'batch resume sweep failed'));
+  sweep();
+  const timer = setInterval(sweep, everyMs);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    stopping.add(rt);
+    await Promise.all([...running.values()].filter((r) => r.rt === rt).map((r) => r.done));
+  };
 }
 
 async function runBatch(rt: QuireRuntime, batchId: string): Promise<void> {
@@ -61,6 +74,7 @@ async function runBatch(rt: QuireRuntime, batchId: string): Promise<void> {
   try {
     for (const documentId of batch.document_ids) {
       if (results[documentId]) continue;
+      if (stopping.has(rt)) return;
       try {
         await waitForDocument(rt, documentId);
         const run = await runExtraction(rt, auth, {
@@ -103,7 +117,7 @@ async function waitForDocument(rt: QuireRuntime, documentId: string): Promise<vo
  */
 export async function resumeStaleBatches(rt: QuireRuntime, force = false): Promise<string[]> {
   const now = Date.now();
-  if (!force && now - (lastSweep.get(rt) ?? 0) < SWEEP_MS) return [];
+  if (stopping.has(rt) || (!force && now - (lastSweep.get(rt) ?? 0) < SWEEP_MS)) return [];
   lastSweep.set(rt, now);
   const repo = rt.store.repo('extract_batches');
   const stale = (await repo.find({ status: 'processing' })).filter((b) => !running.has(b.id) && now - b.updated_at.getTime() > STALE_MS);
