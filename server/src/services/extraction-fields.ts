@@ -105,7 +105,8 @@ export function canWriteSchema(auth: AuthInfo, s: SchemaRecord): boolean {
   return canReadSchema(auth, s) && canWrite(auth, s);
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A UUID (saved schema ids are UUIDs; prebuilt schema ids are short names). */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function loadSchema(rt: QuireRuntime, auth: AuthInfo, id: string, mode: 'read' | 'write'): Promise<SchemaRecord> {
   const row = UUID.test(id) ? await rt.store.repo('schemas').get(id) : null;

@@ -16,7 +16,7 @@ import { chunkParsed, contentKey, jobInputKey, jobParsedKey, loadParsed, readFil
 import { resolveInput } from './inputs.js';
 import { charge } from './ledger.js';
 import { parseConfig } from './parse-config.js';
-import { resolveDefinition } from './extraction-fields.js';
+import { UUID, resolveDefinition } from './extraction-fields.js';
 import type { Definition } from './extraction-fields.js';
 import { apiFieldResults, overallConfidence } from './extraction-shapes.js';
 import type { ApiFieldResult } from './extraction-shapes.js';
@@ -197,7 +197,6 @@ function ownerFor(auth: AuthInfo, organizationId: string | null | undefined, sou
   return { user_id: auth.user.id, organization_id: org && role && role !== 'viewer' ? org : null };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Exactly one input; a document must be readable by the caller (else 404) and completed (else 409). */
 async function resolveSource(rt: QuireRuntime, auth: AuthInfo, opts: RunExtractionOptions): Promise<Source> {

@@ -8,12 +8,11 @@ import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
 import { loadOwned, newOwned } from '../../auth/access.js';
 import { listOwned } from '../../services/listing.js';
-import { Settings, resolveDefinition } from '../../services/extraction-fields.js';
+import { Settings, UUID, resolveDefinition } from '../../services/extraction-fields.js';
 import { apiBatchSummary, resumeStaleBatches, startBatch } from '../../services/extraction-batch.js';
 import { batchComparison, comparisonCsv, comparisonXlsx, filterComparison } from '../../services/extraction-compare.js';
 
 const TAG = 'Extract batches';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 

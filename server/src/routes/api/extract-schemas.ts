@@ -7,7 +7,7 @@ import { PREBUILT_SCHEMAS } from '@quire/plugin-extractor-layout';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
 import { newOwned, roleIn } from '../../auth/access.js';
-import { FieldDef, FieldList, Settings, fieldsForDescription, loadSchema, normaliseFields, readableSchemas } from '../../services/extraction-fields.js';
+import { FieldDef, FieldList, Settings, UUID, fieldsForDescription, loadSchema, normaliseFields, readableSchemas } from '../../services/extraction-fields.js';
 import { mergeFields, parsedDocument, suggestFor, suggestSchema } from '../../services/extraction-suggest.js';
 
 const TAG = 'Extract schemas';
@@ -173,7 +173,7 @@ export function extractSchemaRoutes(router: Router<any, any>): void {
   route(router, { method: 'delete', path: '/api/extract/schemas/:id', summary: 'Delete an extraction schema (idempotent; answers {success, id})', tag: TAG }, async (ctx) => {
     const auth = requireAuth(ctx);
     const id = ctx.params.id!;
-    const exists = /^[0-9a-f-]{36}$/i.test(id) ? await ctx.quire.store.repo('schemas').get(id) : null;
+    const exists = UUID.test(id) ? await ctx.quire.store.repo('schemas').get(id) : null;
     if (exists) {
       await loadSchema(ctx.quire, auth, id, 'write');
       await ctx.quire.store.repo('schemas').delete(id);

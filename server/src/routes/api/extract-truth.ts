@@ -9,12 +9,11 @@ import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
 import { canRead, loadOwned, newOwned } from '../../auth/access.js';
 import type { QuireRuntime } from '../../runtime.js';
-import { FieldDef, loadSchema, normaliseFields, prebuiltSchema, schemaNameOf } from '../../services/extraction-fields.js';
+import { FieldDef, UUID, loadSchema, normaliseFields, prebuiltSchema, schemaNameOf } from '../../services/extraction-fields.js';
 import { apiStoredExtraction, fieldFor } from '../../services/extraction-shapes.js';
 import type { Correction } from '../../services/extraction-shapes.js';
 
 const TAG = 'Extract ground truth and corrections';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const docId = z.string().regex(UUID, 'must be a document UUID');
 
 function apiGroundTruth(g: GroundTruthRecord) {
@@ -43,7 +42,7 @@ function makeCorrection(x: ExtractionRecord, auth: AuthInfo, item: z.infer<typeo
   if (!def) throw errors.validation(`${where}field_id "${item.field_id}" is not a field of this extraction (fields: ${fields.map((f) => f.name).join(', ')})`, [{ field: `${where}field_id`, message: 'unknown field' }]);
   const raw = item.corrected_value === undefined ? null : item.corrected_value;
   const coerced = coerceValue(raw, def);
-  if (raw !== null && (coerced.value === null || !coerced.clean)) throw errors.validation(`${where}corrected_value is not a valid ${def.type} for field "${def.name}"`, [{ field: `${where}corrected_value`, message: `must be a ${def.type}` }]);
+  if (raw !== null && (coerced.value === null || !coerced.clean)) throw errors.validation(`${where}corrected_value is not a valid value of type ${def.type} for field "${def.name}"`, [{ field: `${where}corrected_value`, message: `must be of type ${def.type}` }]);
   return { field_id: item.field_id, field: def.name, corrected_value: coerced.value, original_value: x.data[def.name] ?? null, confidence_override: item.confidence_override ?? null, corrected_by: auth.user.id, corrected_at: new Date().toISOString() };
 }
 

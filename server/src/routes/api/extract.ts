@@ -7,11 +7,10 @@ import { route } from '../../http/route.js';
 import { canRead, loadOwned } from '../../auth/access.js';
 import { runExtraction } from '../../services/extraction.js';
 import type { RunEvent, RunExtractionOptions } from '../../services/extraction.js';
-import { FieldList, Settings, normaliseFields, schemaNameOf } from '../../services/extraction-fields.js';
+import { FieldList, Settings, UUID, normaliseFields, schemaNameOf } from '../../services/extraction-fields.js';
 import { apiExtractJob, apiStoredExtraction } from '../../services/extraction-shapes.js';
 
 const TAG = 'Extract';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const RunBody = z
   .object({

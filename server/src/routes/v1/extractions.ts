@@ -5,11 +5,10 @@ import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
 import { loadOwned } from '../../auth/access.js';
 import { runExtraction } from '../../services/extraction.js';
-import { FieldList, Settings, normaliseFields } from '../../services/extraction-fields.js';
+import { FieldList, Settings, UUID, normaliseFields } from '../../services/extraction-fields.js';
 import { v1Extraction } from '../../services/extraction-shapes.js';
 
 const TAG = 'Extractions (v1)';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const Create = z
   .object({

@@ -6,7 +6,7 @@ import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
 import { newOwned } from '../../auth/access.js';
 import { epoch } from '../../services/documents.js';
-import { FieldList, loadSchema, normaliseFields, readableSchemas } from '../../services/extraction-fields.js';
+import { FieldList, UUID, loadSchema, normaliseFields, readableSchemas } from '../../services/extraction-fields.js';
 
 const TAG = 'Schemas (v1)';
 
@@ -79,7 +79,7 @@ export function schemaRoutes(router: Router<any, any>): void {
   route(router, { method: 'delete', path: '/v1/schemas/:id', summary: 'Delete a schema (idempotent)', tag: TAG }, async (ctx) => {
     const auth = requireAuth(ctx);
     const id = ctx.params.id!;
-    const exists = /^[0-9a-f-]{36}$/i.test(id) ? await ctx.quire.store.repo('schemas').get(id) : null;
+    const exists = UUID.test(id) ? await ctx.quire.store.repo('schemas').get(id) : null;
     if (exists) {
       await loadSchema(ctx.quire, auth, id, 'write');
       await ctx.quire.store.repo('schemas').delete(id);
