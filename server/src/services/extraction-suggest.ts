@@ -9,13 +9,13 @@ import type { AuthInfo } from '../http/context.js';
 import type { QuireRuntime } from '../runtime.js';
 import { loadOwned } from '../auth/access.js';
 import { contentKey, loadParsed } from '../pipelines/steps.js';
-import { readableSchemas } from './extraction-fields.js';
+import { UUID, readableSchemas } from './extraction-fields.js';
 
 export type Suggested = FieldDefinition & { suggestionReason: string };
 
 /** A readable, completed document and its parsed content (404 / 409 otherwise). */
 export async function parsedDocument(rt: QuireRuntime, auth: AuthInfo, documentId: string): Promise<{ doc: DocumentRecord; parsed: ParsedDocument }> {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(documentId)) throw errors.validation('document_id must be a UUID', [{ field: 'document_id', message: 'must be a UUID' }]);
+  if (!UUID.test(documentId)) throw errors.validation('document_id must be a UUID', [{ field: 'document_id', message: 'must be a UUID' }]);
   const doc = await loadOwned(rt.store, 'documents', documentId, auth, 'read');
   if (doc.status !== 'completed' || !doc.content_key) throw errors.conflict(`Document ${doc.id} is ${doc.status}; it must be completed first`, { status: doc.status });
   return { doc, parsed: await loadParsed(rt, contentKey(doc.id)) };
