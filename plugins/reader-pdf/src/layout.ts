@@ -847,22 +847,30 @@ function order(nodes: Node[], minGap: number, rtl: boolean, depth = 0): Node[] {
  * the page content).
  */
 export function mayHaveTable(items: TextItem[]): boolean {
-  let rows = 0;
+  // lines split by gaps of half an em or more, with the edges of their pieces
+  const rows: { edges: number[]; short: boolean }[] = [];
   for (const line of buildLines(items)) {
-    let pieces = 1;
+    const edges: number[] = [];
     let short = false;
     let cur = '';
     let prev: TextItem | null = null;
     for (const it of line.items) {
       if (prev && it.x - (prev.x + prev.width) > Math.max(Math.min(prev.size, it.size) * 0.5, 3)) {
-        pieces++;
+        edges.push(prev.x + prev.width, it.x);
         if (wordsOf(cur) <= 4) short = true;
         cur = '';
       }
       cur += ` ${it.str}`;
       prev = it;
     }
-    if (pieces > 1 && (short || wordsOf(cur) <= 4) && ++rows >= 2) return true;
+    if (edges.length && (short || wordsOf(cur) <= 4)) rows.push({ edges, short });
+  }
+  if (rows.length < 2) return false;
+  // a table's pieces line up: some piece edge recurs on another such line
+  let aligned = 0;
+  for (let i = 0; i < rows.length; i++) {
+    const hit = rows.some((r, j) => j !== i && r.edges.some((e) => rows[i]!.edges.some((f) => Math.abs(e - f) < 2)));
+    if (hit && ++aligned >= 2) return true;
   }
   return false;
 }
