@@ -4,6 +4,7 @@ import type { QuireConfig } from '@quire/config';
 import { createApp } from './app.js';
 import { createLogger } from './logger.js';
 import { QuireRuntime } from './runtime.js';
+import { startBatchResumer } from './services/extraction-batch.js';
 
 export interface RunningServer {
   url: string;
@@ -18,6 +19,8 @@ export async function startServer(config: Readonly<QuireConfig> = loadConfig()):
   const runtime = await QuireRuntime.create(config, logger, 'server');
   if (config.queue.runStages) await runtime.startStages();
   runtime.startWebhooks();
+  // extraction batches left unfinished by a stopped process are taken over
+  const stopBatches = startBatchResumer(runtime);
   const app = createApp(runtime);
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
@@ -35,6 +38,7 @@ export async function startServer(config: Readonly<QuireConfig> = loadConfig()):
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections?.();
+      await stopBatches();
       await runtime.close();
     },
   };

@@ -243,7 +243,8 @@ export interface SchemaRecord extends Owned {
 
 export interface ExtractionRecord extends Owned {
   id: string;
-  document_id: string;
+  /** null when the input was a URL (no stored document) */
+  document_id: string | null;
   schema_id: string | null;
   job_id: string | null;
   /** inline field definitions when no schema was used */

@@ -208,7 +208,7 @@ export interface ExtractorPlugin extends Lifecycle {
     instructions?: string;
     settings?: Record<string, unknown>;
     signal?: AbortSignal;
-    onEvent?: (e: ExtractionEvent) => void;
+    onEvent?: (e: ExtractionEvent) => void | Promise<void>;
   }): Promise<{ data: Record<string, unknown>; fieldResults: FieldResult[] }>;
   /** propose fields from a document (schema generation) */
   suggestFields?(doc: ParsedDocument): Promise<(FieldDefinition & { suggestionReason: string })[]>;

@@ -96,7 +96,7 @@ export function targetRegions(engine: OfflineEngine, field: FieldDefinition, reg
 interface Ctx {
   engine: OfflineEngine;
   fields: FieldDefinition[];
-  emit: (e: ExtractionEvent) => void;
+  emit: (e: ExtractionEvent) => void | Promise<void>;
   signal?: AbortSignal;
 }
 
@@ -108,7 +108,7 @@ export async function runAgentic({ engine, fields, emit, signal }: Ctx): Promise
   throwIfAborted(signal);
   const regions = identifyRegions(engine);
   const targets = new Map(fields.map((f) => [f, targetRegions(engine, f, regions)]));
-  emit({ type: 'progress', progress: 10, progress_message: `identified ${regions.length} regions (${[...new Set(regions.map((r) => r.kind))].join(', ')})` });
+  await emit({ type: 'progress', progress: 10, progress_message: `identified ${regions.length} regions (${[...new Set(regions.map((r) => r.kind))].join(', ')})` });
 
   // (2) extract per region
   const perField = new Map<FieldDefinition, { cands: Candidate[]; outcomes: Outcome[]; regionOf: Map<Candidate, Region> }>();
@@ -133,8 +133,8 @@ export async function runAgentic({ engine, fields, emit, signal }: Ctx): Promise
         if (cands.length) partial[f.name] = cands[0]!.value;
       }
     }
-    emit({ type: 'chunk_done', chunk_index: i, partial_data: { region: r.kind, page: r.page, fields: partial } });
-    emit({ type: 'progress', progress: Math.round(10 + (60 * (i + 1)) / regions.length), progress_message: `extracted ${r.kind} region on page ${r.page}` });
+    await emit({ type: 'chunk_done', chunk_index: i, partial_data: { region: r.kind, page: r.page, fields: partial } });
+    await emit({ type: 'progress', progress: Math.round(10 + (60 * (i + 1)) / regions.length), progress_message: `extracted ${r.kind} region on page ${r.page}` });
   }
 
   // (3) merge
@@ -182,12 +182,12 @@ export async function runAgentic({ engine, fields, emit, signal }: Ctx): Promise
       }
     }
   }
-  emit({ type: 'progress', progress: 80, progress_message: 'merged region results' });
+  await emit({ type: 'progress', progress: 80, progress_message: 'merged region results' });
 
   // (4) validate
   throwIfAborted(signal);
   validate(fields, outcomes, engine);
-  emit({ type: 'progress', progress: 90, progress_message: 'validated types, required fields and sums' });
+  await emit({ type: 'progress', progress: 90, progress_message: 'validated types, required fields and sums' });
   return fields.map((f) => outcomes.get(f)!);
 }
 

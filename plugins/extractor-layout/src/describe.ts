@@ -7,7 +7,7 @@ import type { FieldDefinition } from '@quire/core';
 import { snakeCase } from './suggest.js';
 import { conceptOf } from './labels.js';
 
-const LEAD = /^(?:please\s+)?(?:extract|get|find|pull(?: out)?|capture|identify|return|give me|list|read|collect|grab|fields?)\b[:\s]*/i;
+const LEAD = /^(?:please\s+)?(?:(?:i|we)(?:'d| would)?\s+(?:need|want|like)\s+(?:to\s+)?(?:have\s+)?)?(?:extract|get|find|pull(?: out)?|capture|identify|return|give me|list|read|collect|grab|fields?)?\b[:\s]*/i;
 const DETERMINERS = /^(?:the|a|an|all|any|each|every|its|their|his|her|our|your|this|that|these|those|of)\s+/i;
 const TRAILING = /\s+(?:from|in|on|of|for)\s+(?:the|this|that|each|every|a|an)\s+(?:document|invoice|receipt|contract|form|file|pdf|page|statement|resume|cv)\b.*$|\s+(?:if (?:present|any|available|shown|listed)|when (?:present|available))\b.*$|\s*\(.*?\)\s*$/i;
 

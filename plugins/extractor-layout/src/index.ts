@@ -57,9 +57,11 @@ export function createExtractor(ctx: Pick<PluginContext, 'tryGet'>): ExtractorPl
     async extract({ doc, chunks, fields, instructions, settings = {}, signal, onEvent }) {
       checkFields(fields);
       const s = settings as ExtractSettings;
-      const emit = (e: ExtractionEvent) => onEvent?.(e);
+      const emit = async (e: ExtractionEvent) => {
+        await onEvent?.(e);
+      };
       throwIfAborted(signal);
-      emit({ type: 'progress', progress: 0, progress_message: `extracting ${fields.length} fields` });
+      await emit({ type: 'progress', progress: 0, progress_message: `extracting ${fields.length} fields` });
       const engine = new OfflineEngine(doc, chunks ?? [], { dateOrder: s.dateOrder, decimal: s.decimal });
       const llm = s.engine === 'offline' ? undefined : ctx.tryGet('llm');
       if (s.engine === 'llm' && !llm) throw errors.validation('settings.engine "llm" needs an LLM: set QUIRE_LLM_BASE_URL and QUIRE_LLM_MODEL');
@@ -69,7 +71,7 @@ export function createExtractor(ctx: Pick<PluginContext, 'tryGet'>): ExtractorPl
         if (s.agenticExtractionMode === true) {
           throwIfAborted(signal);
           validate(fields, new Map(outcomes.map((o) => [o.field, o])), engine);
-          emit({ type: 'progress', progress: 90, progress_message: 'validated types, required fields and sums' });
+          await emit({ type: 'progress', progress: 90, progress_message: 'validated types, required fields and sums' });
         }
       } else if (s.agenticExtractionMode === true) {
         outcomes = await runAgentic({ engine, fields, emit, signal });
@@ -78,7 +80,7 @@ export function createExtractor(ctx: Pick<PluginContext, 'tryGet'>): ExtractorPl
         for (const [i, f] of fields.entries()) {
           throwIfAborted(signal);
           outcomes.push(engine.extract(f));
-          emit({ type: 'progress', progress: Math.round((95 * (i + 1)) / fields.length), progress_message: `extracted ${f.name}` });
+          await emit({ type: 'progress', progress: Math.round((95 * (i + 1)) / fields.length), progress_message: `extracted ${f.name}` });
         }
       }
       throwIfAborted(signal);
@@ -87,9 +89,9 @@ export function createExtractor(ctx: Pick<PluginContext, 'tryGet'>): ExtractorPl
       for (const o of outcomes) {
         data[o.field.name] = o.value;
         fieldResults.push({ field: o.field.name, value: o.value, confidence: o.confidence, evidence: o.evidence });
-        emit({ type: 'field_extracted', field: { fieldId: o.field.id ?? o.field.name, fieldName: o.field.name, value: o.value, confidence: o.confidence } });
+        await emit({ type: 'field_extracted', field: { fieldId: o.field.id ?? o.field.name, fieldName: o.field.name, value: o.value, confidence: o.confidence } });
       }
-      emit({ type: 'progress', progress: 100, progress_message: 'done' });
+      await emit({ type: 'progress', progress: 100, progress_message: 'done' });
       return { data, fieldResults };
     },
     async suggestFields(doc) {

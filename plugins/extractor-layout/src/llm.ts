@@ -147,7 +147,7 @@ interface Ctx {
   fields: FieldDefinition[];
   instructions?: string;
   settings: LlmSettings;
-  emit: (e: ExtractionEvent) => void;
+  emit: (e: ExtractionEvent) => void | Promise<void>;
   signal?: AbortSignal;
 }
 
@@ -204,8 +204,8 @@ export async function runLlm({ llm, engine, chunks, fields, instructions, settin
       const prev = best.get(f);
       if (!prev || o.confidence > prev.confidence) best.set(f, o);
     }
-    emit({ type: 'chunk_done', chunk_index: i, partial_data: partial });
-    emit({ type: 'progress', progress: Math.round(5 + (80 * (i + 1)) / wins.length), progress_message: `LLM read part ${i + 1} of ${wins.length}` });
+    await emit({ type: 'chunk_done', chunk_index: i, partial_data: partial });
+    await emit({ type: 'progress', progress: Math.round(5 + (80 * (i + 1)) / wins.length), progress_message: `LLM read part ${i + 1} of ${wins.length}` });
   }
   return fields.map((f) => best.get(f) ?? { field: f, value: null, confidence: 0, evidence: null, candidates: [], note: 'not found', checks: [] });
 }

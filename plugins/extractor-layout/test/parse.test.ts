@@ -111,6 +111,8 @@ test('fieldsFromDescription: listed items become typed fields', () => {
   assert.equal(byName.line_items?.type, 'array');
   assert.equal(byName.line_items?.items?.type, 'object');
   assert.equal(byName.issue_date?.type, 'date');
+  const asked = fieldsFromDescription('I need the invoice number and the total amount');
+  assert.deepEqual(asked.map((f) => f.name), ['invoice_number', 'total_amount']);
 });
 
 test('PREBUILT_SCHEMAS: every category has schemas with unique, typed fields', () => {

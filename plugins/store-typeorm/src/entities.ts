@@ -221,7 +221,7 @@ export const ENTITIES: { [N in TableName]: EntitySchema<Tables[N]> } = {
   extractions: entity('extractions', {
     id: col.pk(),
     ...owned,
-    document_id: col.ref(),
+    document_id: col.ref({ nullable: true }),
     schema_id: col.ref({ nullable: true }),
     job_id: col.ref({ nullable: true }),
     fields: col.json(),

@@ -95,7 +95,6 @@ export function fieldFor(fields: readonly FieldDefinition[], fieldId: string): F
 
 // ---------- stored objects ----------
 
-const docId = (id: string) => id || null;
 
 /** The versioned API's extraction object (spec §2.1) plus field_results. */
 export function v1Extraction(x: ExtractionRecord, includeCitations = false) {
@@ -103,7 +102,7 @@ export function v1Extraction(x: ExtractionRecord, includeCitations = false) {
   return {
     id: x.id,
     object: 'extraction' as const,
-    document_id: docId(x.document_id),
+    document_id: x.document_id,
     schema_id: x.schema_id,
     data,
     confidence: r3(x.confidence),
@@ -118,7 +117,7 @@ export function apiStoredExtraction(x: ExtractionRecord, schemaName: string | nu
   const { data, fieldResults } = applyCorrections(x);
   return {
     id: x.id,
-    document_id: docId(x.document_id),
+    document_id: x.document_id,
     schema_id: x.schema_id,
     schema_name: schemaName,
     job_id: x.job_id,

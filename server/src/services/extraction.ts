@@ -139,7 +139,7 @@ export async function runExtraction(rt: QuireRuntime, auth: AuthInfo, opts: RunE
     const record: ExtractionRecord = {
       id: extractionId,
       ...owner,
-      document_id: documentId ?? '',
+      document_id: documentId,
       schema_id: def.schemaId,
       job_id: jobId,
       fields: def.fields,

@@ -58,7 +58,7 @@ export class KnowledgeExtraction1795400000000 implements MigrationInterface {
       [
         c.pk('id'),
         ...owned,
-        c.ref('document_id'),
+        c.ref('document_id', { nullable: true }),
         c.ref('schema_id', { nullable: true }),
         c.ref('job_id', { nullable: true }),
         c.json('fields'),
