@@ -842,9 +842,9 @@ function order(nodes: Node[], minGap: number, rtl: boolean, depth = 0): Node[] {
 }
 
 /**
- * Whether the text could hold a table: at least two lines split by gaps of half an em or more into pieces
- * of which one is short. Only then are the page's ruling lines worth reading (it costs a second pass over
- * the page content).
+ * Whether the text could hold a table: at least three lines split by gaps of about an em into pieces (one
+ * of them short) whose edges line up with another such line. Only then are the page's ruling lines worth
+ * reading (a second pass over the page content).
  */
 export function mayHaveTable(items: TextItem[]): boolean {
   // lines split by gaps of half an em or more, with the edges of their pieces
@@ -855,7 +855,7 @@ export function mayHaveTable(items: TextItem[]): boolean {
     let cur = '';
     let prev: TextItem | null = null;
     for (const it of line.items) {
-      if (prev && it.x - (prev.x + prev.width) > Math.max(Math.min(prev.size, it.size) * 0.5, 3)) {
+      if (prev && it.x - (prev.x + prev.width) > Math.max(Math.min(prev.size, it.size) * 0.9, 4)) {
         edges.push(prev.x + prev.width, it.x);
         if (wordsOf(cur) <= 4) short = true;
         cur = '';
@@ -870,7 +870,7 @@ export function mayHaveTable(items: TextItem[]): boolean {
   let aligned = 0;
   for (let i = 0; i < rows.length; i++) {
     const hit = rows.some((r, j) => j !== i && r.edges.some((e) => rows[i]!.edges.some((f) => Math.abs(e - f) < 2)));
-    if (hit && ++aligned >= 2) return true;
+    if (hit && ++aligned >= 3) return true;
   }
   return false;
 }

@@ -373,6 +373,7 @@ async function parsePage(doc: PDFDocumentProxy, n: number): Promise<PageResult> 
     // in logical order: normalising first would reverse the letters of a lam-alef ligature
     const tc = (await page.getTextContent({ disableNormalization: true })) as unknown as Parameters<typeof textItems>[1];
     t = tick('text', t);
+    TIMING?.set('pages', (TIMING.get('pages') ?? 0) + 1);
     const chars = tc.items.reduce((a: number, it) => a + (typeof (it as { str?: string }).str === 'string' ? (it as { str: string }).str.trim().length : 0), 0);
     if (chars < 3) {
       result.needsOcr = true;
@@ -389,6 +390,7 @@ async function parsePage(doc: PDFDocumentProxy, n: number): Promise<PageResult> 
     if (!fontsKnown || mayHaveTable(items)) {
       const ops = await page.getOperatorList({ annotationMode: AnnotationMode.DISABLE });
       t = tick('ops', t);
+      TIMING?.set(fontsKnown ? 'opsForTables' : 'opsForFonts', (TIMING.get(fontsKnown ? 'opsForTables' : 'opsForFonts') ?? 0) + 1);
       rules = extractRules(ops as unknown as { fnArray: number[]; argsArray: unknown[] }, vt, viewport.width, viewport.height);
       if (!fontsKnown) ({ items, rotated } = textItems(page, tc, vt));
     }
