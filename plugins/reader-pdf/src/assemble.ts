@@ -43,7 +43,16 @@ function bodyIsBold(pages: PageResult[], body: number): boolean {
   return all > 0 && bold / all > 0.5;
 }
 
-function headingCandidate(e: TextElement, body: number, boldBody: boolean): 'size' | 'bold' | null {
+function bodyIsItalic(pages: PageResult[], body: number): boolean {
+  let italic = 0, all = 0;
+  for (const p of pages) for (const e of p.elements) if (e.kind === 'text' && sizeKey(e.size) === body) {
+    all += e.text.length;
+    if (e.italic) italic += e.text.length;
+  }
+  return all > 0 && italic / all > 0.5;
+}
+
+function headingCandidate(e: TextElement, body: number, boldBody: boolean, italicBody = false): 'size' | 'bold' | 'italic' | null {
   if (e.type !== 'paragraph') return null;
   if (e.bbox.height > e.bbox.width * 1.5) return null; // vertical (rotated) text
   const words = e.text.split(/\s+/).length;
@@ -52,6 +61,11 @@ function headingCandidate(e: TextElement, body: number, boldBody: boolean): 'siz
   if (e.size >= body * 1.18 && e.size - body >= 1.2) return 'size';
   const digits = (e.text.match(/\d/g) ?? []).length;
   if (e.bold && !boldBody && e.size >= body * 0.95 && words <= 14 && e.lines <= 2 && !/[.,;:]$/.test(e.text) && (e.text.match(/,/g) ?? []).length < 2 && digits <= e.text.length * 0.3) return 'bold';
+  // a short italic line in title case standing alone ("Boots Self-Locking Nut")
+  if (e.italic && !italicBody && e.size >= body * 0.95 && e.lines === 1 && words <= 8 && !/[.,;:!?)]$/.test(e.text)) {
+    const ws = e.text.split(/\s+/).filter((w) => /^\p{L}/u.test(w));
+    if (ws.length && ws.filter((w) => /^\p{Lu}/u.test(w)).length >= ws.length * 0.6) return 'italic';
+  }
   return null;
 }
 
@@ -94,11 +108,13 @@ export function assemble(builder: DocumentBuilder, pages: AssembledPage[]): void
   const textPages = pages.filter((p) => !p.ocr);
   const body = bodyFontSize(textPages);
   const boldBody = bodyIsBold(textPages, body);
+  const italicBody = bodyIsItalic(textPages, body);
   // heading levels: distinct larger sizes, largest first; bold body-size headings below them
   const sized = new Set<number>();
   for (const p of textPages) for (const e of p.elements) if (e.kind === 'text' && headingCandidate(e, body, boldBody) === 'size') sized.add(sizeKey(e.size));
   const levels = [...sized].sort((a, b) => b - a);
-  const levelOf = (e: TextElement, kind: 'size' | 'bold') => (kind === 'size' ? Math.min(6, levels.indexOf(sizeKey(e.size)) + 1) : Math.min(6, levels.length + 1));
+  const levelOf = (e: TextElement, kind: 'size' | 'bold' | 'italic') =>
+    kind === 'size' ? Math.min(6, levels.indexOf(sizeKey(e.size)) + 1) : Math.min(6, levels.length + (kind === 'bold' ? 1 : 2));
   const running = findHeadersFooters(textPages);
 
   for (const p of pages) {
@@ -133,7 +149,7 @@ export function assemble(builder: DocumentBuilder, pages: AssembledPage[]): void
         const header = e.bbox.y + e.bbox.height <= p.height * 0.5;
         input = { ...base, type: header ? 'header' : 'footer' };
       } else {
-        const h = headingCandidate(e, body, boldBody);
+        const h = headingCandidate(e, body, boldBody, italicBody);
         if (h) input = { ...base, type: 'heading', level: levelOf(e, h) };
         else if (e.type === 'key_value') input = { ...base, type: 'key_value', key: e.key, value: e.value };
         else input = { ...base, type: e.type };

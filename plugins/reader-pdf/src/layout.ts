@@ -53,6 +53,7 @@ interface Segment extends Box {
   text: string;
   size: number;
   bold: boolean;
+  italic: boolean;
   rtl: boolean;
   /** index of the line (for rows) */
   line: number;
@@ -128,11 +129,12 @@ export function itemsText(items: TextItem[]): string {
 
 function makeSegment(items: TextItem[], line: number): Segment {
   const box = unionBox(items.map(itemBox));
-  let chars = 0, bold = 0, sizeW = 0;
+  let chars = 0, bold = 0, italic = 0, sizeW = 0;
   for (const it of items) {
     const n = it.str.trim().length;
     chars += n;
     if (it.bold) bold += n;
+    if (it.italic) italic += n;
     sizeW += it.size * n;
   }
   const rtlChars = items.filter((i) => i.rtl).reduce((a, i) => a + i.str.length, 0);
@@ -144,6 +146,7 @@ function makeSegment(items: TextItem[], line: number): Segment {
     text: rtl ? ordered.map((i) => cleanText(i.str).trim()).filter(Boolean).join(' ') : itemsText(items),
     size: chars ? sizeW / chars : items[0]!.size,
     bold: chars > 0 && bold / chars >= 0.8,
+    italic: chars > 0 && italic / chars >= 0.8,
     rtl,
     line,
   };
@@ -721,6 +724,7 @@ export function buildBlocks(segs: Segment[]): Block[] {
         const ratio = Math.max(s.size, last.size) / Math.max(0.1, Math.min(s.size, last.size));
         if (ratio > 1.15) continue;
         if (last.bold !== s.bold && (b.segs.length === 1 || s.bold)) continue; // heading then body
+        if (b.segs.length === 1 && last.italic && !s.italic && wordsOf(last.text) <= 8 && !/[.,;:]$/.test(last.text)) continue; // an italic title line
         const ov = hOverlap(last, s);
         const leftAligned = Math.abs(last.x0 - s.x0) < Math.max(s.size, 4) * 1.5;
         if (ov < Math.min(width(last), width(s)) * 0.5 && !leftAligned) continue;
@@ -746,17 +750,18 @@ export function buildBlocks(segs: Segment[]): Block[] {
 
 function blockElement(b: Block): TextElement {
   const text = joinLines(b.segs.map((s) => s.text));
-  let chars = 0, bold = 0;
+  let chars = 0, bold = 0, italic = 0;
   const sizes = new Map<number, number>();
   for (const s of b.segs) {
     const n = s.text.length;
     chars += n;
     if (s.bold) bold += n;
+    if (s.italic) italic += n;
     const k = Math.round(s.size * 2) / 2;
     sizes.set(k, (sizes.get(k) ?? 0) + n);
   }
   const size = [...sizes].sort((a, c) => c[1] - a[1])[0]?.[0] ?? b.size;
-  const el: TextElement = { kind: 'text', type: 'paragraph', text, bbox: toBBox(b), lines: b.segs.length, size, bold: chars > 0 && bold / chars >= 0.8 };
+  const el: TextElement = { kind: 'text', type: 'paragraph', text, bbox: toBBox(b), lines: b.segs.length, size, bold: chars > 0 && bold / chars >= 0.8, ...(chars > 0 && italic / chars >= 0.8 ? { italic: true } : {}) };
   const kv = b.segs.length === 1 ? parseKeyValue(text) : null;
   if (kv) Object.assign(el, { type: 'key_value', key: kv.key, value: kv.value });
   else if (isListItem(text)) el.type = 'list_item';

@@ -12,6 +12,7 @@ export interface TextItem {
   /** font size in points */
   size: number;
   bold: boolean;
+  italic?: boolean;
   rtl: boolean;
 }
 
@@ -31,9 +32,10 @@ export interface TextElement {
   text: string;
   bbox: BBox;
   lines: number;
-  /** dominant font size (points) and whether (nearly) all of the text is bold */
+  /** dominant font size (points) and whether (nearly) all of the text is bold / italic */
   size: number;
   bold: boolean;
+  italic?: boolean;
   key?: string;
   value?: string;
 }

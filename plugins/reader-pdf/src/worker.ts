@@ -162,28 +162,30 @@ async function open(jobId: string, file: string, firstTo: number): Promise<OpenR
 const COMPAT = /[\u00a0\u2000-\u200a\u202f\ufb00-\ufdff\ufe70-\ufefe]+/g;
 
 /** Bold font names: the usual words, abbreviations (Arial-BoldMT, HelveticaNeue-Bd, NimbusRomNo9L-Medi) and TeX's bold faces (CMBX, SFBX). */
+const ITALIC_NAME = /italic|oblique|[-,]it\b|[-,]ital|cmti|sfti|ecti|cmsl/i;
 const BOLD_NAME = /bold|black|heavy|semibold|demibold|[-,]demi|extrabold|ultrabold|[-,]bd\b|[-,]medi$|cmbx|sfbx|ecbx|cmssbx|\+?bx\d/i;
 
 function textItems(page: PDFPageProxy, tc: { items: unknown[]; styles: Record<string, { ascent?: number; descent?: number; vertical?: boolean }> }, vt: number[]): { items: TextItem[]; rotated: TextItem[] } {
   const items: TextItem[] = [];
   const rotated: TextItem[] = [];
-  const boldCache = new Map<string, boolean>();
-  const isBold = (fontName: string) => {
-    let b = boldCache.get(fontName);
-    if (b === undefined) {
-      b = false;
+  const styleCache = new Map<string, { bold: boolean; italic: boolean }>();
+  const styleOf = (fontName: string) => {
+    let st = styleCache.get(fontName);
+    if (!st) {
+      st = { bold: false, italic: false };
       try {
         if (page.commonObjs.has(fontName)) {
-          const f = page.commonObjs.get(fontName) as { name?: string; bold?: boolean; black?: boolean } | null;
-          b = !!(f && (f.bold || f.black || BOLD_NAME.test(f.name ?? '')));
+          const f = page.commonObjs.get(fontName) as { name?: string; bold?: boolean; black?: boolean; italic?: boolean } | null;
+          st = { bold: !!(f && (f.bold || f.black || BOLD_NAME.test(f.name ?? ''))), italic: !!(f && (f.italic || ITALIC_NAME.test(f.name ?? ''))) };
         }
       } catch {
-        b = false;
+        // unknown font: plain
       }
-      boldCache.set(fontName, b);
+      styleCache.set(fontName, st);
     }
-    return b;
+    return st;
   };
+  const isBold = (fontName: string) => styleOf(fontName).bold;
   for (const raw of tc.items) {
     const item = raw as { str?: string; transform?: number[]; width?: number; height?: number; fontName?: string; dir?: string };
     if (typeof item.str !== 'string' || !item.transform) continue;
@@ -200,10 +202,11 @@ function textItems(page: PDFPageProxy, tc: { items: unknown[]; styles: Record<st
     const angle = Math.atan2(tx[1]!, tx[0]!);
     const w = (item.width ?? 0) > 0 ? item.width! : str.length * size * 0.5;
     const bold = isBold(item.fontName ?? '');
+    const italic = styleOf(item.fontName ?? '').italic;
     const rtl = item.dir === 'rtl';
     if (Math.abs(angle) < 0.02 && !style?.vertical) {
       const baseline = tx[5]!;
-      items.push({ str, x: tx[4]!, top: baseline - size * asc, bottom: baseline + size * desc, baseline, width: w, size, bold, rtl });
+      items.push({ str, x: tx[4]!, top: baseline - size * asc, bottom: baseline + size * desc, baseline, width: w, size, bold, italic, rtl });
     } else {
       // rotated text: kept as a separate piece at its bounding box
       const c = Math.cos(angle), s = Math.sin(angle);
