@@ -71,7 +71,8 @@ export function buildLines(items: TextItem[]): Line[] {
   for (const it of sorted) {
     const b = itemBox(it);
     const h = height(b);
-    open = open.filter((l) => l.bottom > b.top - h);
+    // lines far above can take no more items (items come in order of their vertical centre)
+    if (open.length > 24) open = open.filter((l) => l.bottom > b.top - h * 4);
     let best: Line | null = null;
     let bestOv = 0;
     for (const l of open) {
@@ -852,29 +853,37 @@ function order(nodes: Node[], minGap: number, rtl: boolean, depth = 0): Node[] {
  * reading (a second pass over the page content).
  */
 export function mayHaveTable(items: TextItem[]): boolean {
-  // lines split by gaps of half an em or more, with the edges of their pieces
-  const rows: { edges: number[]; short: boolean }[] = [];
-  for (const line of buildLines(items)) {
+  // rows by baseline (cheap; the layout proper builds real lines later)
+  const groups: TextItem[][] = [];
+  for (const it of [...items].sort((a, b) => a.baseline - b.baseline)) {
+    const g = groups[groups.length - 1];
+    if (g && it.baseline - g[0]!.baseline <= Math.max(2, g[0]!.size * 0.35)) g.push(it);
+    else groups.push([it]);
+  }
+  const rows: number[][] = [];
+  for (const list of groups) {
+    if (list.length < 2) continue;
+    list.sort((a, b) => a.x - b.x);
     const edges: number[] = [];
     let short = false;
-    let cur = '';
+    let words = 0;
     let prev: TextItem | null = null;
-    for (const it of line.items) {
+    for (const it of list) {
       if (prev && it.x - (prev.x + prev.width) > Math.max(Math.min(prev.size, it.size) * 0.9, 4)) {
         edges.push(prev.x + prev.width, it.x);
-        if (wordsOf(cur) <= 4) short = true;
-        cur = '';
+        if (words <= 4) short = true;
+        words = 0;
       }
-      cur += ` ${it.str}`;
+      words += wordsOf(it.str);
       prev = it;
     }
-    if (edges.length && (short || wordsOf(cur) <= 4)) rows.push({ edges, short });
+    if (edges.length && (short || words <= 4)) rows.push(edges);
   }
-  if (rows.length < 2) return false;
-  // a table's pieces line up: some piece edge recurs on another such line
+  if (rows.length < 3) return false;
+  // a table's pieces line up: some piece edge recurs on another such row
   let aligned = 0;
   for (let i = 0; i < rows.length; i++) {
-    const hit = rows.some((r, j) => j !== i && r.edges.some((e) => rows[i]!.edges.some((f) => Math.abs(e - f) < 2)));
+    const hit = rows.some((r, j) => j !== i && r.some((e) => rows[i]!.some((f) => Math.abs(e - f) < 2)));
     if (hit && ++aligned >= 3) return true;
   }
   return false;
