@@ -6,7 +6,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
 import { parentPort, threadId } from 'node:worker_threads';
 import v8 from 'node:v8';
 import type { Rule, TextItem, PageResult, OpenResult, WorkerRequest, WorkerResponse, PageElement } from './types.js';
@@ -38,7 +37,6 @@ const ASSETS = {
   wasmUrl: assetUrl('wasm'),
   iccUrl: assetUrl('iccs'),
 };
-void pathToFileURL;
 
 interface OpenDoc {
   text?: Promise<PDFDocumentProxy>;
@@ -59,9 +57,10 @@ async function load(file: string, forRender: boolean): Promise<PDFDocumentProxy>
 }
 
 async function loadDoc(file: string, forRender: boolean): Promise<PDFDocumentProxy> {
-  const data = new Uint8Array(await fs.readFile(file));
+  const buf = await fs.readFile(file);
+  const source = { data: new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength) };
   const task = pdfjs.getDocument({
-    data,
+    ...source,
     verbosity: 0,
     isEvalSupported: false,
     useSystemFonts: false,
