@@ -83,7 +83,7 @@ test('xlsx: two sheets, merged title as heading, header row, cached formula valu
     ['North', '10', '0.1', '2024-01-15'],
     ['South', '20', '0.2', '2024-02-29T13:45:00'],
     ['Total', '30', '0.3', ''],
-    ['Merged note', '', '1', ''],
+    ['Merged note', 'Merged note', '1', ''],
   ]);
   assert.ok(t.cells.filter((c) => c.row === 0).every((c) => c.header));
   assert.ok(t.cells.filter((c) => c.row > 0).every((c) => !c.header));

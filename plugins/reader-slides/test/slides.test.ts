@@ -121,9 +121,9 @@ test('pptx: slide order, sizes, boxes (own, inherited, grouped), titles, lists, 
   assert.deepEqual(t.bbox, { x: 50, y: 150, width: 300, height: 90 });
   assert.deepEqual([t.rows, t.cols], [3, 3]);
   assert.deepEqual(tableGrid(t), [
-    ['Team', 'Q1 and Q2', ''],
+    ['Team', 'Q1 and Q2', 'Q1 and Q2'],
     ['Alpha', '5', '7'],
-    ['', '6', '8'],
+    ['Alpha', '6', '8'],
   ]);
   const q = t.cells.find((c) => c.text === 'Q1 and Q2')!;
   assert.deepEqual([q.colSpan, q.header, q.bbox], [2, true, { x: 150, y: 150, width: 200, height: 30 }]);
