@@ -10,6 +10,8 @@ export type { ImageInfo, ImageFrame } from './imageinfo.js';
 export { ocrLinesToBlocks, ocrWordsToPoints, scaleBox } from './ocr-layout.js';
 export type { OcrLineInput, OcrLayoutOptions } from './ocr-layout.js';
 export { isListItem, isBulletOnly, parseKeyValue, joinLines, cleanText } from './text.js';
+export { buildLines, itemsText, findRuledTables, mergeIntervals, clusterValues, unionBox, toBBox, median, width, height, vOverlap, hOverlap, itemBox, round, wordsOf } from './grid.js';
+export type { TextItem, Rule, TableElement, Box, Line, GridTable } from './grid.js';
 
 export const IMAGE_FORMATS = ['png', 'jpg', 'gif', 'bmp', 'tiff'];
 

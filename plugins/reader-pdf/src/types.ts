@@ -1,28 +1,9 @@
-import type { BBox, Table } from '@quire/core';
+import type { BBox } from '@quire/core';
 
-/** A text run from the PDF text layer, in page points (origin top-left, y down). */
-export interface TextItem {
-  str: string;
-  x: number;
-  /** top and bottom of the glyph box, baseline in between */
-  top: number;
-  bottom: number;
-  baseline: number;
-  width: number;
-  /** font size in points */
-  size: number;
-  bold: boolean;
-  italic?: boolean;
-  rtl: boolean;
-}
+import type { TextItem, Rule, TableElement } from '@quire/plugin-reader-image';
 
-/** A ruling line in page points: horizontal when y0 === y1, vertical when x0 === x1. */
-export interface Rule {
-  x0: number;
-  y0: number;
-  x1: number;
-  y1: number;
-}
+/** Text items, ruling lines and table elements are the shared grid types of the image reader. */
+export type { TextItem, Rule, TableElement };
 
 export type TextElementType = 'paragraph' | 'list_item' | 'key_value' | 'caption';
 
@@ -38,12 +19,6 @@ export interface TextElement {
   italic?: boolean;
   key?: string;
   value?: string;
-}
-
-export interface TableElement {
-  kind: 'table';
-  table: Omit<Table, 'page'>;
-  bbox: BBox;
 }
 
 export type PageElement = TextElement | TableElement;
