@@ -3,12 +3,16 @@ import { definePlugin, DocumentBuilder, isQuireError } from '@quire/core';
 import type { OcrPlugin, OcrResult, ParsedDocument, PluginContext, ReaderInput, ReaderPlugin, ReadOptions } from '@quire/core';
 import { imageInfo } from './imageinfo.js';
 import type { ImageFrame } from './imageinfo.js';
-import { ocrLinesToBlocks, ocrWordsToPoints } from './ocr-layout.js';
+import { layoutOcrPage, ocrWordsToPoints } from './ocr-layout.js';
+import { detectRules, scaleRules } from './rules.js';
+import type { Rule } from './grid.js';
 
 export { imageInfo } from './imageinfo.js';
 export type { ImageInfo, ImageFrame } from './imageinfo.js';
-export { ocrLinesToBlocks, ocrWordsToPoints, scaleBox } from './ocr-layout.js';
-export type { OcrLineInput, OcrLayoutOptions } from './ocr-layout.js';
+export { ocrLinesToBlocks, ocrWordsToPoints, scaleBox, layoutOcrPage } from './ocr-layout.js';
+export type { OcrLineInput, OcrLayoutOptions, OcrElement } from './ocr-layout.js';
+export { detectRules, scaleRules } from './rules.js';
+export type { PixelImage } from './rules.js';
 export { isListItem, isBulletOnly, parseKeyValue, joinLines, cleanText } from './text.js';
 export { buildLines, itemsText, findRuledTables, mergeIntervals, clusterValues, unionBox, toBBox, median, width, height, vOverlap, hOverlap, itemBox, round, wordsOf } from './grid.js';
 export type { TextItem, Rule, TableElement, Box, Line, GridTable } from './grid.js';
@@ -17,6 +21,20 @@ export const IMAGE_FORMATS = ['png', 'jpg', 'gif', 'bmp', 'tiff'];
 
 /** An OCR result that may carry one result per page of a multi-page image (the tesseract plugin does). */
 type MultiPageResult = OcrResult & { pages?: OcrResult[] };
+
+/** Ruling lines of an image (png, jpg, gif, bmp) in pixels; none when it cannot be decoded here. */
+async function imageRules(bytes: Buffer): Promise<Rule[]> {
+  const { loadImage, createCanvas } = await import('@napi-rs/canvas');
+  const img = await loadImage(bytes);
+  if (!img.width || !img.height || img.width * img.height > 60_000_000) return [];
+  const canvas = createCanvas(img.width, img.height);
+  const g = canvas.getContext('2d');
+  g.fillStyle = '#ffffff';
+  g.fillRect(0, 0, img.width, img.height);
+  g.drawImage(img, 0, 0);
+  const data = g.getImageData(0, 0, img.width, img.height);
+  return detectRules({ data: data.data, width: img.width, height: img.height });
+}
 
 export async function readImage(ctx: Pick<PluginContext, 'tryGet'>, input: ReaderInput, options: ReadOptions): Promise<ParsedDocument> {
   options.signal?.throwIfAborted();
@@ -69,7 +87,18 @@ export async function readImage(ctx: Pick<PluginContext, 'tryGet'>, input: Reade
       words: r ? ocrWordsToPoints(r.words, kx) : [],
     });
     if (!r) continue;
-    for (const b of ocrLinesToBlocks(r.lines, { page: i + 1, scale: kx })) builder.addBlock(b);
+    // ruled tables: lines found in the pixels of a single-frame image
+    const rules = count === 1 && info.format !== 'tiff' ? await imageRules(head).catch(() => []) : [];
+    let prev: string | null = null;
+    for (const e of layoutOcrPage(r.lines, { page: i + 1, scale: kx, rules: scaleRules(rules, kx) })) {
+      if (e.kind === 'table') {
+        builder.addTable({ ...e.table, page: i + 1 });
+        prev = 'table';
+      } else {
+        builder.addBlock(e.block, prev === 'list_item' && e.block.type === 'list_item' ? '\n' : '\n\n');
+        prev = e.block.type;
+      }
+    }
     options.onProgress?.((i + 1) / count);
   }
   return builder.build();

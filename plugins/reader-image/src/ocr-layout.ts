@@ -3,8 +3,10 @@
  * and horizontal overlap, `Label: value` lines as key_value blocks, bullets as list items, much taller
  * lines as headings. Used by the image reader and by the PDF reader for scanned pages.
  */
-import type { BBox, BlockInput, Word } from '@quire/core';
+import type { BBox, BlockInput, Table, Word } from '@quire/core';
 import { isListItem, joinLines, parseKeyValue } from './text.js';
+import { findRuledTables } from './grid.js';
+import type { Rule, TextItem } from './grid.js';
 
 export interface OcrLineInput {
   text: string;
@@ -105,4 +107,64 @@ export function ocrLinesToBlocks(input: OcrLineInput[], opts: OcrLayoutOptions):
 /** OCR words in points. */
 export function ocrWordsToPoints(words: Word[], scale: number): Word[] {
   return words.map((w) => ({ text: w.text, confidence: w.confidence, bbox: scaleBox(w.bbox, scale) }));
+}
+
+const inside = (b: BBox, k: number, box: BBox) => {
+  const cx = (b.x + b.width / 2) * k;
+  const cy = (b.y + b.height / 2) * k;
+  return cx >= box.x && cx <= box.x + box.width && cy >= box.y && cy <= box.y + box.height;
+};
+
+/** A block or a table of an OCRed page, in reading order. */
+export type OcrElement = { kind: 'block'; block: BlockInput } | { kind: 'table'; table: Omit<Table, 'page'> };
+
+/**
+ * Lays out an OCRed page: words inside ruled grids (rules in points, e.g. from detectRules) become
+ * tables; the other lines become blocks (ocrLinesToBlocks); tables go before the first block below them.
+ */
+export function layoutOcrPage(input: OcrLineInput[], opts: OcrLayoutOptions & { rules?: Rule[] }): OcrElement[] {
+  const k = opts.scale;
+  const rules = opts.rules ?? [];
+  let lines = input;
+  const tables: Omit<Table, 'page'>[] = [];
+  if (rules.length >= 4 && input.some((l) => l.words?.length)) {
+    const owner = new Map<TextItem, { line: number; word: Word }>();
+    const items: TextItem[] = [];
+    input.forEach((l, li) =>
+      (l.words ?? []).forEach((w) => {
+        if (/^[|¦]+$/.test(w.text)) return; // a table border read as a character
+        const it: TextItem = { str: w.text, x: w.bbox.x * k, top: w.bbox.y * k, bottom: (w.bbox.y + w.bbox.height) * k, baseline: (w.bbox.y + w.bbox.height) * k, width: w.bbox.width * k, size: w.bbox.height * k, bold: false, rtl: false };
+        owner.set(it, { line: li, word: w });
+        items.push(it);
+      }),
+    );
+    const found = findRuledTables(rules, items);
+    if (found.length) {
+      const usedWords = new Set<Word>();
+      // border characters inside a table go too
+      for (const l of input) for (const w of l.words ?? []) if (/^[|¦]+$/.test(w.text) && found.some((t) => inside(w.bbox, k, t.element.bbox))) usedWords.add(w);
+      for (const t of found) {
+        const ws = [...t.used].map((it) => owner.get(it)!.word);
+        for (const w of ws) usedWords.add(w);
+        const confidence = ws.length ? ws.reduce((a, w) => a + w.confidence, 0) / ws.length : 0;
+        tables.push({ ...t.element.table, confidence: Math.round(confidence * 1000) / 1000 });
+      }
+      lines = [];
+      for (const l of input) {
+        const rest = (l.words ?? []).filter((w) => !usedWords.has(w));
+        if (!l.words?.length) lines.push(l);
+        else if (rest.length === l.words.length) lines.push(l);
+        else if (rest.length) {
+          lines.push({ ...l, words: rest, text: rest.map((w) => w.text).join(' '), bbox: union(rest.map((w) => w.bbox)), confidence: rest.reduce((a, w) => a + w.confidence, 0) / rest.length });
+        }
+      }
+    }
+  }
+  const out: OcrElement[] = ocrLinesToBlocks(lines, opts).map((block) => ({ kind: 'block' as const, block }));
+  for (const table of tables.sort((a, b) => (a.bbox?.y ?? 0) - (b.bbox?.y ?? 0))) {
+    const y = table.bbox?.y ?? 0;
+    const at = out.findIndex((e) => e.kind === 'block' && (e.block.bbox?.y ?? 0) > y);
+    out.splice(at < 0 ? out.length : at, 0, { kind: 'table', table });
+  }
+  return out;
 }

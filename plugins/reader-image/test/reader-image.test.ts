@@ -8,7 +8,7 @@ import { createCanvas } from '@napi-rs/canvas';
 import { silentLogger } from '@quire/core';
 import type { ReadOptions } from '@quire/core';
 import ocrPlugin from '@quire/plugin-ocr-tesseract';
-import imagePlugin, { imageInfo, ocrLinesToBlocks, parseKeyValue, isListItem, joinLines } from '@quire/plugin-reader-image';
+import imagePlugin, { imageInfo, ocrLinesToBlocks, parseKeyValue, isListItem, joinLines, detectRules } from '@quire/plugin-reader-image';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-img-'));
 process.on('exit', () => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -125,6 +125,66 @@ test('a generated PNG with known text: OCR text, key-values, words in points', {
   const w = doc.pages[0].words.find((x: any) => x.text === 'Quarterly');
   assert.ok(w.bbox.x > 15 && w.bbox.x < 25, JSON.stringify(w.bbox)); // 40 px at 144 dpi = 20 pt
   for (const b of doc.blocks) assert.equal(doc.text.slice(b.span.start, b.span.end), b.text);
+});
+
+/** A PNG of a ruled 3x3 table (72 dpi). */
+function tablePng(file: string): string {
+  const c = createCanvas(900, 400);
+  const g = c.getContext('2d');
+  g.fillStyle = '#fff';
+  g.fillRect(0, 0, c.width, c.height);
+  g.strokeStyle = '#000';
+  g.lineWidth = 2;
+  const xs = [50, 350, 600, 850];
+  const ys = [50, 130, 210, 290];
+  for (const y of ys) {
+    g.beginPath();
+    g.moveTo(xs[0]!, y);
+    g.lineTo(xs[3]!, y);
+    g.stroke();
+  }
+  for (const x of xs) {
+    g.beginPath();
+    g.moveTo(x, ys[0]!);
+    g.lineTo(x, ys[3]!);
+    g.stroke();
+  }
+  g.fillStyle = '#000';
+  g.font = '34px DejaVu Sans';
+  const rows = [['Product', 'Units', 'Price'], ['Apples', '120', '3.50'], ['Pears', '75', '4.25']];
+  rows.forEach((r, ri) => r.forEach((t, ci) => g.fillText(t, xs[ci]! + 15, ys[ri]! + 55)));
+  g.fillText('Notes below the table.', 50, 360);
+  const p = path.join(tmp, file);
+  fs.writeFileSync(p, c.toBuffer('image/png'));
+  return p;
+}
+
+test('detectRules finds the borders of a drawn grid and not the text', async () => {
+  const p = tablePng('grid.png');
+  const { loadImage } = await import('@napi-rs/canvas');
+  const img = await loadImage(fs.readFileSync(p));
+  const c = createCanvas(img.width, img.height);
+  const g = c.getContext('2d');
+  g.drawImage(img, 0, 0);
+  const rules = detectRules({ data: g.getImageData(0, 0, img.width, img.height).data, width: img.width, height: img.height });
+  const h = rules.filter((r) => r.y0 === r.y1 && r.x1 - r.x0 > 700);
+  const v = rules.filter((r) => r.x0 === r.x1 && r.y1 - r.y0 > 200);
+  assert.equal(h.length, 4);
+  assert.equal(v.length, 4);
+  assert.ok(Math.abs(h[0]!.y0 - 50) <= 1.5);
+});
+
+test('a ruled table in an image becomes a table', { skip: !hasTesseract }, async () => {
+  const doc = await (await makeReader()).read(input(tablePng('table.png'), 'png'), opts());
+  assert.equal(doc.tables.length, 1, doc.text);
+  const t = doc.tables[0];
+  assert.equal(t.rows, 3);
+  assert.equal(t.cols, 3);
+  assert.equal(t.cells.find((c: any) => c.row === 1 && c.col === 0).text, 'Apples');
+  assert.equal(t.cells.find((c: any) => c.row === 2 && c.col === 2).text, '4.25');
+  assert.ok(t.confidence > 0.5);
+  assert.match(doc.text, /Notes below the table\./);
+  assert.ok(doc.text.indexOf('| Product') < doc.text.indexOf('Notes below'));
 });
 
 function f1(a: string, b: string): number {

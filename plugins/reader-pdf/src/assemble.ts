@@ -4,10 +4,12 @@
  * top or bottom of pages, page numbers), then the blocks in reading order into the DocumentBuilder.
  */
 import type { BlockInput, DocumentBuilder, Word } from '@quire/core';
+import type { OcrElement } from '@quire/plugin-reader-image';
 import type { PageResult, TextElement } from './types.js';
 
 export interface OcrPage {
-  blocks: BlockInput[];
+  /** blocks and tables in reading order */
+  elements: OcrElement[];
   words: Word[];
   confidence: number;
   /** clockwise degrees the page image was turned to be read (0 when upright) */
@@ -130,9 +132,14 @@ export function assemble(builder: DocumentBuilder, pages: AssembledPage[]): void
     if (p.error) builder.issue({ code: 'PAGE_ERROR', stage: 'parse', page: p.number, message: `Page ${p.number} could not be read: ${p.error}` });
     if (ocr) {
       let prev: string | null = null;
-      for (const b of ocr.blocks) {
-        builder.addBlock(b, prev === 'list_item' && b.type === 'list_item' ? '\n' : '\n\n');
-        prev = b.type;
+      for (const e of ocr.elements) {
+        if (e.kind === 'table') {
+          builder.addTable({ ...e.table, page: p.number });
+          prev = 'table';
+          continue;
+        }
+        builder.addBlock(e.block, prev === 'list_item' && e.block.type === 'list_item' ? '\n' : '\n\n');
+        prev = e.block.type;
       }
       continue;
     }

@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { definePlugin, DocumentBuilder, errors, isQuireError } from '@quire/core';
 import type { BBox, OcrPlugin, ParsedDocument, PluginContext, ReaderInput, ReaderPlugin, ReadOptions } from '@quire/core';
-import { ocrLinesToBlocks, scaleBox } from '@quire/plugin-reader-image';
+import { layoutOcrPage, scaleBox, scaleRules } from '@quire/plugin-reader-image';
+import type { Rule } from '@quire/plugin-reader-image';
 import { WorkerPool, workerUrl } from './pool.js';
 import { assemble } from './assemble.js';
 import type { AssembledPage } from './assemble.js';
@@ -74,6 +75,14 @@ function openError(e: unknown): Error {
 }
 
 const FIRST_CHUNK = 8;
+
+/** A page rendered for OCR: resolution, pixel size and the ruling lines found in its pixels. */
+interface Rendered {
+  dpi: number;
+  width: number;
+  height: number;
+  rules: Rule[];
+}
 
 export class PdfReader implements ReaderPlugin {
   readonly formats = ['pdf'];
@@ -161,7 +170,7 @@ export class PdfReader implements ReaderPlugin {
           const out = path.join(tmpDir, `page-${p.number}.png`);
           try {
             const language = options.ocr?.language || 'eng';
-            const r = await pool.run<{ dpi: number; width: number; height: number }>({ type: 'render', jobId, path: input.path, page: p.number, dpi: this.ocrDpi, out }, signal);
+            let r = await pool.run<Rendered>({ type: 'render', jobId, path: input.path, page: p.number, dpi: this.ocrDpi, out }, signal);
             let res = await ocr!.recognize(out, { language, signal, dpi: r.dpi });
             let rotate = 0;
             let k = r.width ? p.width / r.width : 72 / r.dpi;
@@ -170,10 +179,11 @@ export class PdfReader implements ReaderPlugin {
             if (res.confidence < 0.75 && typeof orient === 'function') {
               const o = await orient.call(ocr, out, { signal }).catch(() => null);
               if (o && o.rotate % 360 !== 0) {
-                const r2 = await pool.run<{ dpi: number; width: number; height: number }>({ type: 'render', jobId, path: input.path, page: p.number, dpi: this.ocrDpi, out, rotate: o.rotate }, signal);
+                const r2 = await pool.run<Rendered>({ type: 'render', jobId, path: input.path, page: p.number, dpi: this.ocrDpi, out, rotate: o.rotate }, signal);
                 const res2 = await ocr!.recognize(out, { language, signal, dpi: r2.dpi });
                 if (res2.confidence > res.confidence && res2.text.length >= res.text.length * 0.5) {
                   res = res2;
+                  r = r2;
                   rotate = o.rotate;
                   k = 72 / r2.dpi;
                 }
@@ -181,8 +191,14 @@ export class PdfReader implements ReaderPlugin {
             }
             const toPage = (b: BBox) => unrotate(scaleBox(b, k), rotate, p.width, p.height);
             const words = res.words.map((w) => ({ ...w, bbox: toPage(w.bbox) }));
-            const blocks = ocrLinesToBlocks(res.lines, { page: p.number, scale: k }).map((b) => (rotate && b.bbox ? { ...b, bbox: unrotate(b.bbox, rotate, p.width, p.height) } : b));
-            p.ocr = { blocks, words, confidence: res.confidence, rotated: rotate };
+            // laid out in the frame of the image that was read, then turned back to the page
+            const back = (b: BBox | null | undefined) => (b && rotate ? unrotate(b, rotate, p.width, p.height) : b ?? null);
+            const elements = layoutOcrPage(res.lines, { page: p.number, scale: k, rules: scaleRules(r.rules ?? [], k) }).map((e) =>
+              e.kind === 'block'
+                ? { kind: 'block' as const, block: { ...e.block, bbox: back(e.block.bbox) } }
+                : { kind: 'table' as const, table: { ...e.table, bbox: back(e.table.bbox), cells: e.table.cells.map((c) => ({ ...c, bbox: back(c.bbox) })) } },
+            );
+            p.ocr = { elements, words, confidence: res.confidence, rotated: rotate };
           } catch (e) {
             if (signal.aborted) throw signal.reason;
             if (isQuireError(e) && e.code === 'SERVICE_UNAVAILABLE') {

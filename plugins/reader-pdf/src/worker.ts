@@ -10,6 +10,7 @@ import { parentPort, threadId } from 'node:worker_threads';
 import v8 from 'node:v8';
 import type { Rule, TextItem, PageResult, OpenResult, WorkerRequest, WorkerResponse, PageElement } from './types.js';
 import { layoutPage, mayHaveTable } from './layout.js';
+import { detectRules } from '@quire/plugin-reader-image';
 
 // The legacy build's core-js polyfills replace Array.prototype.push with a slow generic version; the
 // native one is correct for every array pdf.js builds, so it is put back once both bundles are loaded.
@@ -429,7 +430,7 @@ async function pages(jobId: string, file: string, from: number, to: number): Pro
 
 const MAX_PIXELS = 36_000_000;
 
-async function render(jobId: string, file: string, n: number, dpi: number, out: string, rotate = 0): Promise<{ dpi: number; width: number; height: number }> {
+async function render(jobId: string, file: string, n: number, dpi: number, out: string, rotate = 0): Promise<{ dpi: number; width: number; height: number; rules: Rule[] }> {
   const doc = await getDoc(jobId, file, true);
   const page = await doc.getPage(n);
   try {
@@ -443,9 +444,12 @@ async function render(jobId: string, file: string, n: number, dpi: number, out: 
     cc.context.fillStyle = '#ffffff';
     cc.context.fillRect(0, 0, cc.canvas.width, cc.canvas.height);
     await page.render({ canvasContext: cc.context, viewport, annotationMode: AnnotationMode.ENABLE } as unknown as Parameters<PDFPageProxy['render']>[0]).promise;
+    // ruling lines in the pixels (table borders of the scan), for tables in the OCR text
+    const pixels = (cc.context as unknown as { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } }).getImageData(0, 0, cc.canvas.width, cc.canvas.height);
+    const rules = detectRules({ data: pixels.data, width: cc.canvas.width, height: cc.canvas.height });
     const png = await cc.canvas.encode('png');
     await fs.writeFile(out, png);
-    const res = { dpi: scale * 72, width: cc.canvas.width, height: cc.canvas.height };
+    const res = { dpi: scale * 72, width: cc.canvas.width, height: cc.canvas.height, rules };
     factory.destroy(cc);
     return res;
   } finally {
