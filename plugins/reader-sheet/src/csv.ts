@@ -5,7 +5,7 @@ import iconv from 'iconv-lite';
 import type { SheetCell, SheetData } from './model.js';
 import { looksNumeric } from './model.js';
 import type { CellBudget } from './ooxml.js';
-import { decodeText } from './decode.js';
+import { decodeText } from '@quire/plugin-reader-office';
 import { checkAbort } from './util.js';
 
 // on a tie the rarer character wins: a tab or semicolon on every line is stronger evidence than a comma

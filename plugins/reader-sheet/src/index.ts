@@ -18,6 +18,8 @@ export { canonicalNumber, isoFromDate, isoFromParts, dateFromSerial, emitSheet }
 export type { SheetCell, SheetData, Merge, CellKind, EmitOptions } from './model.js';
 export { isDateFormat } from './ooxml.js';
 export { sniffDelimiter } from './csv.js';
+export { parseChart, parseRels, relsOf } from './chart.js';
+export type { ChartInfo } from './chart.js';
 
 export const SHEET_FORMATS = ['csv', 'xlsx', 'xls', 'xlsm', 'xltx', 'xltm', 'qpw'];
 const OOXML = new Set(['xlsx', 'xlsm', 'xltx', 'xltm']);

@@ -6,11 +6,11 @@ import fs from 'node:fs/promises';
 import { definePlugin, errors, isQuireError } from '@quire/core';
 import type { ParsedDocument, PluginContext, ReadOptions, ReaderInput, ReaderPlugin } from '@quire/core';
 import { readPptx } from './pptx.js';
-import { SofficeError, convertWithSoffice, sofficeAvailable } from './soffice.js';
+import { SofficeError, convertWithSoffice, sofficeAvailable } from '@quire/plugin-reader-office';
 
-export { parseChart } from './chart.js';
-export type { ChartInfo } from './chart.js';
-export { convertWithSoffice, sofficeAvailable } from './soffice.js';
+export { parseChart } from '@quire/plugin-reader-sheet';
+export type { ChartInfo } from '@quire/plugin-reader-sheet';
+export { convertWithSoffice, sofficeAvailable } from '@quire/plugin-reader-office';
 
 export const SLIDE_FORMATS = ['pptx', 'ppt'];
 

@@ -9,7 +9,7 @@ import { unzipSync, strFromU8 } from 'fflate';
 import { XMLParser } from 'fast-xml-parser';
 import { DocumentBuilder, errors } from '@quire/core';
 import type { BBox, ParsedDocument, TableCell } from '@quire/core';
-import { parseChart, parseRels, relsOf } from './chart.js';
+import { parseChart, parseRels, relsOf } from '@quire/plugin-reader-sheet';
 
 const EMU_PER_POINT = 12700;
 
