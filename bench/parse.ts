@@ -2,8 +2,8 @@
  * Parse benchmark through the API: the service runs as its own process (built dist when present, else the
  * TypeScript sources), every corpus file is uploaded and timed to `completed` (read → chunk → index), and
  * pdftotext -bbox-layout reads the same PDFs in the same run for comparison. Peak memory is the service
- * process's VmHWM. Then a long born-digital PDF (pages of a corpus report, drawn again with pdf-lib) end to
- * end against pdftotext, and a 1,000-page PDF for peak memory. Not part of the tests.
+ * process's VmHWM. Then a long born-digital PDF (text-layer pages of corpus documents, drawn again with pdf-lib) end
+ * to end against pdftotext, and a 1,000-page PDF (pages of a corpus report, scans included) for peak memory. Not part of the tests.
  *
  *   node --conditions=quire-source --import tsx bench/parse.ts [--long 200] [--big 1000] [--no-corpus]
  */
@@ -78,12 +78,15 @@ function pdftotextMs(file: string): number | null {
   }
 }
 
-async function longPdf(pages: number, file: string): Promise<void> {
+/** Corpus PDFs whose every page has a text layer: the born-digital run measures reading, not OCR. */
+const TEXT_DONORS = ['docling__multi_page.pdf', 'docling__2305.03393v1-pg9.pdf', 'docling__amt_handbook_sample.pdf', 'docling__normal_4pages.pdf'];
+
+async function longPdf(pages: number, file: string, donors = ['docling__redp5110_sampled.pdf']): Promise<void> {
   const out = await PDFDocument.create();
-  const donorPath = path.join(corpus, 'files/docling__redp5110_sampled.pdf');
-  if (fs.existsSync(donorPath)) {
-    const donor = await PDFDocument.load(fs.readFileSync(donorPath));
-    const embedded = await out.embedPages(donor.getPages());
+  const donorPaths = donors.map((d) => path.join(corpus, 'files', d));
+  if (donorPaths.every((p) => fs.existsSync(p))) {
+    const embedded = [];
+    for (const p of donorPaths) embedded.push(...(await out.embedPages((await PDFDocument.load(fs.readFileSync(p))).getPages())));
     for (let i = 0; i < pages; i++) {
       const e = embedded[i % embedded.length]!;
       out.addPage([e.width, e.height]).drawPage(e);
@@ -125,8 +128,8 @@ try {
     console.log('Corpus through the API, one file at a time (upload → completed: read, OCR, chunk, index)\n' + table(rows) + '\n');
   }
   const long = Number(args.long);
-  const longFile = path.join(os.tmpdir(), `quire-bench-long-${long}.pdf`);
-  if (!fs.existsSync(longFile)) await longPdf(long, longFile);
+  const longFile = path.join(os.tmpdir(), `quire-bench-born-digital-${long}.pdf`);
+  if (!fs.existsSync(longFile)) await longPdf(long, longFile, TEXT_DONORS);
   const pt = pdftotextMs(longFile);
   const api = await parseThroughApi(svc.base, 'long.pdf', fs.readFileSync(longFile));
   const ptRate = pt ? long / (pt / 1000) : NaN;
