@@ -3,7 +3,7 @@
  * header matching, continuation tables merged, multi-line descriptions joined, summary rows left out) and
  * arrays of primitives from lists, comma-separated values after a label, or a table column.
  */
-import type { FieldDefinition, Span } from '@quire/core';
+import type { FieldDefinition, Span, Table } from '@quire/core';
 import { concept, conceptOf, fieldLabels, scoreLabelText, tokenize, type Concept, type FieldLabels } from './labels.js';
 import { scanTyped, type ParseContext } from './parse/value.js';
 import { headerRowCount, type LayoutIndex, type Scope, type Unit } from './layout.js';
@@ -53,6 +53,76 @@ const parseCell = (text: string, def: FieldDefinition, ctx: ParseContext): { val
   return { value: m.value, clean: m.start <= 3 && t.length - m.end <= 3 };
 };
 
+/** A header row that holds amounts is a body row the reader took for a header (a table cut off its real header). */
+function bodyLikeHeader(table: Table, heads: number): boolean {
+  return table.cells.some((c) => c.row < heads && c.text.trim() && scanTyped(c.text, 'number').some((m) => m.amountLike && !m.percent));
+}
+
+type XRange = { x0: number; x1: number };
+
+/** Horizontal extent of each column from its single-column cells' boxes (null when a column has none). */
+function columnRanges(table: Table): (XRange | null)[] {
+  return Array.from({ length: table.cols }, (_, c) => {
+    const boxes = table.cells.filter((x) => x.col === c && x.colSpan === 1 && x.bbox).map((x) => x.bbox!);
+    if (!boxes.length) return null;
+    return { x0: Math.min(...boxes.map((b) => b.x)), x1: Math.max(...boxes.map((b) => b.x + b.width)) };
+  });
+}
+
+const overlapOf = (a: XRange, b: XRange) => Math.max(0, Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0));
+
+/**
+ * Columns of a later table mapped onto the item table's columns by position: each of its columns onto the
+ * item columns it covers (most of their width) or the one it sits inside. Null when the two do not line up.
+ */
+function mapByPosition(item: (XRange | null)[], next: (XRange | null)[]): number[][] | null {
+  if (item.some((r) => !r) || next.some((r) => !r)) return null;
+  const a = item as XRange[], b = next as XRange[];
+  const width = a[a.length - 1]!.x1 - a[0]!.x0;
+  const tol = 5 + 0.05 * width;
+  if (Math.abs(a[0]!.x0 - b[0]!.x0) > tol || Math.abs(a[a.length - 1]!.x1 - b[b.length - 1]!.x1) > tol) return null;
+  const map = b.map((r) => {
+    const covered = a.map((c, i) => ({ i, ov: overlapOf(c, r), w: c.x1 - c.x0 })).filter((x) => x.ov >= 0.5 * x.w).map((x) => x.i);
+    if (covered.length) return covered;
+    const inside = a.map((c, i) => ({ i, ov: overlapOf(c, r) })).filter((x) => x.ov >= 0.5 * (r.x1 - r.x0));
+    return inside.map((x) => x.i);
+  });
+  if (map.some((m) => !m.length)) return null;
+  // every item column is reached, in left-to-right order
+  const reached = new Set(map.flat());
+  if (reached.size !== a.length) return null;
+  return map;
+}
+
+/**
+ * Splits a cell that runs across several item columns (a reader merged them: no rule or gap between) from
+ * the right: each numeric column takes the number the text ends with, the leftmost column the rest.
+ * Offsets are relative to the text; a column whose value cannot be told apart gets nothing.
+ */
+function splitAcross(text: string, cols: number[], numeric: (c: number) => 'money' | 'number' | null): Map<number, { a: number; b: number }> {
+  const out = new Map<number, { a: number; b: number }>();
+  let end = text.trimEnd().length;
+  for (let k = cols.length - 1; k >= 1; k--) {
+    const kind = numeric(cols[k]!);
+    if (!kind) continue;
+    const head = text.slice(0, end);
+    const words = [...head.matchAll(/\S+/g)];
+    for (let n = 1; n <= Math.min(3, words.length - 1); n++) {
+      const at = words[words.length - n]!.index!;
+      const tail = head.slice(at);
+      const ms = scanTyped(tail, 'number');
+      if (ms.length !== 1 || ms[0]!.percent || ms[0]!.start > 2 || tail.length - ms[0]!.end > 1) continue;
+      if (kind === 'money' && !ms[0]!.amountLike) break;
+      out.set(cols[k]!, { a: at, b: end });
+      end = head.slice(0, at).trimEnd().length;
+      break;
+    }
+  }
+  const lead = text.length - text.trimStart().length;
+  if (end > lead) out.set(cols[0]!, { a: lead, b: end });
+  return out;
+}
+
 /** Table rows mapped to the item properties of an array-of-objects field. */
 export function rowsFromTables(field: FieldDefinition, index: LayoutIndex, ctx: ParseContext, scope: Scope = index.all): ArrayOutcome | null {
   const props = Object.entries(field.items?.properties ?? {}).map(([k, def]) => ({ key: k, def: { ...def, name: def.name ?? k } }));
@@ -62,10 +132,16 @@ export function rowsFromTables(field: FieldDefinition, index: LayoutIndex, ctx: 
   const doc = index.doc;
   type Plan = { ti: number; assign: Map<string, Column>; score: number; heads: number };
   const plans: Plan[] = [];
+  const headsOf = (ti: number) => {
+    const table = doc.tables[ti]!;
+    const h = headerRowCount(table);
+    return h && bodyLikeHeader(table, h) ? 0 : h;
+  };
   doc.tables.forEach((table, ti) => {
     const cells = index.cellsOf(ti);
     if (!cells.some((u) => scope.has(u)) || table.rows < 2) return;
-    const heads = Math.max(1, headerRowCount(table));
+    if (headerRowCount(table) && !headsOf(ti)) return;
+    const heads = Math.max(1, headsOf(ti));
     const headerOf = (c: number) => cells.filter((u) => u.cell!.col === c && u.cell!.row < heads).map((u) => u.text).join(' ');
     const pairs: { key: string; col: number; s: number }[] = [];
     for (const p of props) {
@@ -99,43 +175,113 @@ export function rowsFromTables(field: FieldDefinition, index: LayoutIndex, ctx: 
   });
   if (!plans.length) return null;
   const best = plans.reduce((a, b) => (b.score > a.score ? b : a));
-  // continuation tables (same columns on later pages) join the best one
+  const bestTable = doc.tables[best.ti]!;
+
+  // what each item column holds: the property assigned to it, else what its body cells parse as
+  const propOfCol = new Map([...best.assign.entries()].map(([k, c]) => [c.col, props.find((p) => p.key === k)!]));
+  const bestCells = index.cellsOf(best.ti);
+  const numericCol = (c: number): 'money' | 'number' | null => {
+    const p = propOfCol.get(c);
+    if (p && p.def.type !== 'number') return null;
+    const body = bestCells.filter((u) => u.cell!.col === c && u.cell!.row >= best.heads && u.text.trim());
+    const nums = body.map((u) => scanTyped(u.text, 'number').filter((m) => !m.percent));
+    if (!p && (!body.length || nums.filter((n) => n.length).length / body.length < 0.5)) return null;
+    return body.length && nums.every((n) => !n.length || n.some((m) => m.amountLike)) && nums.some((n) => n.some((m) => m.amountLike)) ? 'money' : 'number';
+  };
+
+  /**
+   * The pieces of the item table: the best table, then the tables that continue it — the same columns
+   * under a repeated header, or (no header of their own) columns lining up with it right below it or at
+   * the top of a later page, with their columns mapped onto the item table's by position.
+   */
+  type Piece = { ti: number; heads: number; map: number[][] | null };
   const sig = (p: Plan) => [...p.assign.entries()].map(([k, c]) => `${k}:${c.col}:${c.header.toLowerCase()}`).sort().join('|');
-  const chosen = plans.filter((p) => p === best || (p.ti > best.ti && sig(p) === sig(best))).sort((a, b) => a.ti - b.ti);
+  const pieces: Piece[] = [{ ti: best.ti, heads: best.heads, map: null }];
+  const bestRanges = columnRanges(bestTable);
+  for (let ti = best.ti + 1; ti < doc.tables.length; ti++) {
+    const prev = doc.tables[pieces[pieces.length - 1]!.ti]!;
+    const t = doc.tables[ti]!;
+    const own = plans.find((p) => p.ti === ti);
+    if (own && sig(own) === sig(best)) {
+      pieces.push({ ti, heads: own.heads, map: null });
+      continue;
+    }
+    if (own || headsOf(ti) > 0 || !index.cellsOf(ti).some((u) => scope.has(u))) break;
+    // right below the previous piece, or the first table of the next page
+    if (t.page === prev.page) {
+      if (!t.bbox || !prev.bbox) break;
+      const rowH = prev.bbox.height / Math.max(1, prev.rows);
+      const gap = t.bbox.y - (prev.bbox.y + prev.bbox.height);
+      if (gap < -2 || gap > Math.max(30, 4 * rowH)) break;
+    } else if (t.page !== prev.page + 1 || doc.tables.some((o, oi) => oi < ti && o.page === t.page)) break;
+    // without cell boxes only the same number of columns tells that they line up
+    const ranges = columnRanges(t);
+    const boxed = bestRanges.every(Boolean) && ranges.every(Boolean);
+    const map = boxed ? mapByPosition(bestRanges, ranges) : t.cols === bestTable.cols ? Array.from({ length: t.cols }, (_, c) => [c]) : null;
+    if (!map) break;
+    pieces.push({ ti, heads: 0, map });
+  }
 
   const rows: Record<string, unknown>[] = [];
   let cellsSeen = 0, cellsClean = 0;
   let first: Span | null = null, last: Span | null = null;
   const descKey = props.find((p) => p.def.type === 'string' && itemConcept(p.def)?.id === 'description')?.key;
-  const summary = ['total', 'subtotal', 'tax'].map((id) => fieldLabels({ name: id, type: 'number' }));
-  for (const plan of chosen) {
-    const table = doc.tables[plan.ti]!;
-    const cells = index.cellsOf(plan.ti);
-    for (let r = plan.heads; r < table.rows; r++) {
-      const rowCells = cells.filter((u) => u.cell!.row === r);
+  const summary = (['total', 'subtotal', 'tax'] as const).map((id) => ({ id, labels: fieldLabels({ name: id, type: 'number' }) }));
+  type Piece2 = { text: string; start: number; end: number };
+  let ended = false;
+  for (const piece of pieces) {
+    if (ended) break;
+    const table = doc.tables[piece.ti]!;
+    const cells = index.cellsOf(piece.ti);
+    for (let r = piece.heads; r < table.rows && !ended; r++) {
+      const rowCells = cells.filter((u) => u.cell!.row === r).sort((a, b) => a.cell!.col - b.cell!.col);
       if (!rowCells.some((u) => u.text.trim())) continue;
-      const firstText = rowCells.sort((a, b) => a.cell!.col - b.cell!.col).find((u) => u.text.trim())?.text ?? '';
-      if (summary.some((l) => scoreLabelText(firstText, l) >= 0.8)) continue;
+      // the row's text by item column
+      const byCol = new Map<number, Piece2>();
+      const put = (c: number, v: Piece2) => {
+        const had = byCol.get(c);
+        byCol.set(c, had ? { text: `${had.text} ${v.text}`, start: had.start, end: v.end } : v);
+      };
+      for (const u of rowCells) {
+        if (!u.text.trim()) continue;
+        const targets = piece.map ? piece.map[u.cell!.col] ?? [] : [u.cell!.col];
+        if (targets.length <= 1) {
+          if (targets.length) put(targets[0]!, { text: u.text, start: u.start, end: u.end });
+          continue;
+        }
+        for (const [c, { a, b }] of splitAcross(u.text, targets, numericCol)) put(c, { text: u.text.slice(a, b), start: u.start + a, end: u.start + b });
+      }
+      const firstText = [...byCol.entries()].sort((a, b) => a[0] - b[0])[0]?.[1].text ?? '';
       const obj: Record<string, unknown> = {};
-      let filled = 0;
-      let onlyDesc = true;
+      const seen: { v: Piece2; clean: boolean }[] = [];
+      let onlyDesc = true, priced = false;
       for (const p of props) {
-        const col = plan.assign.get(p.key);
-        const u = col ? rowCells.find((x) => x.cell!.col === col.col) : undefined;
-        const parsed = u ? parseCell(u.text, p.def, ctx) : { value: null, clean: true };
+        const col = best.assign.get(p.key);
+        const v = col ? byCol.get(col.col) : undefined;
+        const parsed = v ? parseCell(v.text, p.def, ctx) : { value: null, clean: true };
         obj[p.key] = parsed.value;
-        if (u?.text.trim()) {
-          cellsSeen++;
-          if (parsed.clean && parsed.value !== null) cellsClean++;
-          filled++;
+        if (v?.text.trim()) {
+          seen.push({ v, clean: parsed.clean && parsed.value !== null });
           if (p.key !== descKey) onlyDesc = false;
-          first ??= { start: u.start, end: u.end };
-          last = { start: u.start, end: u.end };
+          if (parsed.value !== null && p.key !== descKey && itemConcept(p.def)?.id !== 'line_total') priced = true;
         }
       }
-      if (!filled) continue;
+      if (!seen.length) continue;
+      // totals rows: a summary label in front; a weaker match counts when the row has no quantity or price
+      const sum = summary.map((s) => ({ id: s.id, s: scoreLabelText(firstText, s.labels) })).filter((s) => s.s >= (priced ? 0.8 : 0.6)).sort((a, b) => b.s - a.s)[0];
+      if (sum) {
+        // a total closes the item list; subtotal and tax rows are stepped over
+        if (sum.id === 'total' && rows.length) ended = true;
+        continue;
+      }
+      for (const { v, clean } of seen) {
+        cellsSeen++;
+        if (clean) cellsClean++;
+        first ??= { start: v.start, end: v.end };
+        last = { start: v.start, end: v.end };
+      }
       // a row with only a description continues the previous item's description
-      if (onlyDesc && descKey && rows.length && plan.assign.size > 1) {
+      if (onlyDesc && descKey && rows.length && best.assign.size > 1) {
         const prev = rows[rows.length - 1]!;
         prev[descKey] = [prev[descKey], obj[descKey]].filter(Boolean).join('\n');
         continue;
@@ -146,12 +292,13 @@ export function rowsFromTables(field: FieldDefinition, index: LayoutIndex, ctx: 
   if (!rows.length || !first || !last) return null;
   const parseRate = cellsSeen ? cellsClean / cellsSeen : 0;
   const headers = [...best.assign.entries()].map(([k, c]) => `${k}←"${c.header.trim()}"`).join(', ');
+  const more = pieces.length > 1 ? `, continued in ${pieces.length - 1} more table${pieces.length > 2 ? 's' : ''}` : '';
   return {
     value: rows,
     score: best.score * (0.6 + 0.4 * parseRate),
     span: { start: first.start, end: last.end },
-    page: doc.tables[best.ti]!.page,
-    note: `table on page ${doc.tables[best.ti]!.page} (${rows.length} rows; ${headers})`,
+    page: bestTable.page,
+    note: `table on page ${bestTable.page} (${rows.length} rows; ${headers}${more})`,
   };
 }
 
