@@ -30,7 +30,10 @@ function rowsOf(index: LayoutIndex, units: Unit[]): Row[] {
     // rows by top edge: a tall block (a wrapped header, a multi-line description) starts its row like the others
     const heights = withBox.map((u) => u.bbox!.height).sort((a, b) => a - b);
     const tol = Math.max(3, 0.6 * heights[Math.floor(heights.length / 4)]!);
-    const sorted = [...withBox].sort((a, b) => a.bbox!.y - b.bbox!.y);
+    // lines placed by an even split of their block's box go by their middle into a row of measured lines
+    const measured = withBox.filter((u) => u.bboxSource !== 'estimate');
+    const estimated = withBox.filter((u) => u.bboxSource === 'estimate');
+    const sorted = [...measured].sort((a, b) => a.bbox!.y - b.bbox!.y);
     const rows: Row[] = [];
     for (const u of sorted) {
       const b = u.bbox!;
@@ -40,6 +43,18 @@ function rowsOf(index: LayoutIndex, units: Unit[]): Row[] {
         row.y1 = Math.max(row.y1, b.y + b.height);
       } else rows.push({ y0: b.y, y1: b.y + b.height, segs: [...index.segments(u)] });
     }
+    const bands = rows.map((r) => ({ row: r, y0: r.y0, y1: r.y1 }));
+    for (const u of estimated.sort((a, b) => a.bbox!.y - b.bbox!.y)) {
+      const b = u.bbox!;
+      const mid = b.y + b.height / 2;
+      const dist = (x: { y0: number; y1: number }) => Math.abs((x.y0 + x.y1) / 2 - mid);
+      const home = bands.filter((x) => mid >= x.y0 - 1 && mid <= x.y1 + 1).sort((p, q) => dist(p) - dist(q))[0]?.row ?? rows.find((r) => Math.abs(b.y - r.y0) <= tol);
+      if (home) {
+        home.segs.push(...index.segments(u));
+        home.y1 = Math.max(home.y1, b.y + b.height);
+      } else rows.push({ y0: b.y, y1: b.y + b.height, segs: [...index.segments(u)] });
+    }
+    rows.sort((a, b) => a.y0 - b.y0);
     for (const r of rows) r.segs.sort((a, b) => a.x0 - b.x0);
     return rows;
   }
@@ -99,6 +114,30 @@ export function rowsFromLayout(field: FieldDefinition, index: LayoutIndex, ctx: 
     const descCol = cols.find((c) => c.key === descKey);
     const alignTol = boxes ? Math.max(12, 2 * (rows[best.i]!.y1 - rows[best.i]!.y0)) : 3;
     const centres = cols.map((c) => (c.x0 + c.x1) / 2);
+    const numberCol = (ci: number) => props.find((p) => p.key === cols[ci]?.key)?.def.type === 'number';
+    const mostUnder = (x: { x0: number; x1: number }) => cols.reduce((bi, c, i) => (overlap(c, x) > (bi < 0 ? 0 : overlap(cols[bi]!, x)) ? i : bi), -1);
+    /**
+     * A piece printed across two columns with a single space (a quantity right before its description):
+     * a number at either end that sits under another, numeric, column is cut off into that column.
+     */
+    const peel = (sg: Segment): Segment[] => {
+      const main = mostUnder(sg);
+      const words = [...sg.text.matchAll(/\S+/g)].map((m) => {
+        const start = sg.start + m.index!;
+        return { start, end: start + m[0].length, text: m[0], ...index.xRange(sg.unit, start, start + m[0].length), unit: sg.unit };
+      });
+      if (main < 0 || words.length < 2) return [sg];
+      const cut = (w: Segment) => {
+        const ci = mostUnder(w);
+        return ci >= 0 && ci !== main && numberCol(ci) && scanTyped(w.text, 'number').some((m) => m.start === 0 && m.end === w.text.length && !m.percent);
+      };
+      const head: Segment[] = [], tail: Segment[] = [];
+      while (words.length > 1 && cut(words[0]!)) head.push(words.shift()!);
+      while (words.length > 1 && cut(words[words.length - 1]!)) tail.unshift(words.pop()!);
+      if (!head.length && !tail.length) return [sg];
+      const a = words[0]!, z = words[words.length - 1]!;
+      return [...head, { start: a.start, end: z.end, text: index.doc.text.slice(a.start, z.end), x0: a.x0, x1: z.x1, unit: sg.unit }, ...tail];
+    };
     for (const row of body) {
       if (row.y0 - prevY > Math.max(5 * step, 4 * (row.y1 - row.y0))) break;
       prevY = row.y0;
@@ -109,7 +148,7 @@ export function rowsFromLayout(field: FieldDefinition, index: LayoutIndex, ctx: 
         continue;
       }
       const values: Record<string, { text: string; seg: Segment }> = {};
-      for (const s of row.segs) {
+      for (const s of row.segs.flatMap(peel)) {
         // the column this piece sits under: most horizontal overlap, else the nearest centre
         let ci = -1, bestOv = 0;
         cols.forEach((c, i) => {
