@@ -14,7 +14,8 @@ export function tableGrid(table: Table): string[][] {
   return grid;
 }
 
-function headerRowCount(table: Table): number {
+/** Leading rows whose cells are all header cells. */
+export function headerRowCount(table: Table): number {
   let n = 0;
   for (let r = 0; r < table.rows; r++) {
     const cells = table.cells.filter((c) => c.row === r);

@@ -1,16 +1,8 @@
 /** Table helpers: header rows and the spans of cells in doc.text. */
 import type { Block, Span, Table } from '@quire/core';
-import { tableGrid } from '@quire/core';
+import { headerRowCount, tableGrid } from '@quire/core';
 
-export function headerRowCount(table: Table): number {
-  let n = 0;
-  for (let r = 0; r < table.rows; r++) {
-    const cells = table.cells.filter((c) => c.row === r);
-    if (cells.length && cells.every((c) => c.header)) n++;
-    else break;
-  }
-  return n;
-}
+export { headerRowCount };
 
 const mdCell = (s: string) => s.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ').trim();
 

@@ -3,6 +3,7 @@
  * English stop words dropped, a light suffix-stripping stemmer, each term as a 32-bit hash.
  * A chunk's analysis is stored with it (see `termsBlob`) so that loading the index never re-reads text.
  */
+import { stem } from '@quire/plugin-embedder-local';
 
 // prettier-ignore
 const STOP_WORDS = new Set([
@@ -45,32 +46,8 @@ export function words(text: string): string[] {
   return out;
 }
 
-const VOWEL = /[aeiouy]/;
-
-/** A light English stemmer (plurals, -ing, -ed, -ly, -ation, -ment, -ness, final e). */
-export function stem(w: string): string {
-  if (w.length <= 3 || /\d/.test(w)) return w;
-  let s = w;
-  if (s.endsWith('ies') && s.length > 4) s = s.slice(0, -3) + 'y';
-  else if (s.endsWith('sses')) s = s.slice(0, -2);
-  else if (s.endsWith('s') && !s.endsWith('ss') && !s.endsWith('us') && !s.endsWith('is')) s = s.slice(0, -1);
-  if (s.endsWith('ational') && s.length > 8) s = s.slice(0, -5) + 'e';
-  else if (s.endsWith('ation') && s.length > 7) s = s.slice(0, -5) + 'e';
-  else if (s.endsWith('ness') && s.length > 6) s = s.slice(0, -4);
-  else if (s.endsWith('ment') && s.length > 6) s = s.slice(0, -4);
-  else if (s.endsWith('ingly') && s.length > 7) s = s.slice(0, -5);
-  else if (s.endsWith('ing') && s.length > 5 && VOWEL.test(s.slice(0, -3))) s = undouble(s.slice(0, -3));
-  else if (s.endsWith('edly') && s.length > 6) s = s.slice(0, -4);
-  else if (s.endsWith('ed') && s.length > 4 && VOWEL.test(s.slice(0, -2))) s = undouble(s.slice(0, -2));
-  else if (s.endsWith('ly') && s.length > 5) s = s.slice(0, -2);
-  if (s.endsWith('e') && s.length > 3) s = s.slice(0, -1);
-  return s;
-}
-
-function undouble(s: string): string {
-  const n = s.length;
-  return n > 3 && s[n - 1] === s[n - 2] && !'lsz'.includes(s[n - 1]!) ? s.slice(0, -1) : s;
-}
+/** The same light English stemmer the local embedder uses, so keyword and vector sides agree. */
+export { stem };
 
 /** 32-bit hash of a term (FNV-1a with a final mix). */
 export function termHash(t: string): number {
