@@ -160,6 +160,13 @@ test('ppt: a missing soffice gives the install hint and health says so', async (
   assert.equal(h.ok, false);
 });
 
+const FODP = `<?xml version="1.0" encoding="UTF-8"?>
+<office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0" office:version="1.2" office:mimetype="application/vnd.oasis.opendocument.presentation">
+ <office:body><office:presentation>
+  <draw:page draw:name="Slide1"><draw:frame svg:x="2cm" svg:y="2cm" svg:width="20cm" svg:height="3cm"><draw:text-box><text:p>Quarterly revenue review</text:p></draw:text-box></draw:frame></draw:page>
+  <draw:page draw:name="Slide2"><draw:frame svg:x="2cm" svg:y="2cm" svg:width="20cm" svg:height="3cm"><draw:text-box><text:p>Second slide with the outlook</text:p></draw:text-box></draw:frame></draw:page>
+ </office:presentation></office:body></office:document>`;
+
 test('ppt: LibreOffice renders the slides to PDF, which the pdf reader plugin reads', { skip: !hasSoffice && 'soffice not installed' }, async () => {
   // a .ppt: the corpus one when present, else our pptx saved as ppt by LibreOffice
   const corpus = corpusFiles(['ppt']);
@@ -167,9 +174,10 @@ test('ppt: LibreOffice renders the slides to PDF, which the pdf reader plugin re
   let cleanup = async () => {};
   if (corpus?.files.length) pptPath = path.join(corpus.root, corpus.files[0]!.path);
   else {
-    const src = path.join(dir, 'deck-src.pptx');
-    fs.writeFileSync(src, buildPptx());
-    const c = await convertWithSoffice({ soffice: config.tools.soffice, input: src, inputExt: 'pptx', to: 'ppt', timeoutMs: 120_000 });
+    // a flat OpenDocument presentation, which LibreOffice saves as a PowerPoint 97 file
+    const src = path.join(dir, 'deck-src.fodp');
+    fs.writeFileSync(src, FODP);
+    const c = await convertWithSoffice({ soffice: config.tools.soffice, input: src, inputExt: 'fodp', to: 'ppt', timeoutMs: 120_000 });
     pptPath = c.output;
     cleanup = c.cleanup;
   }
