@@ -182,6 +182,91 @@ test('offline: line items printed as aligned text (no table) are cut into the he
   assert.ok(r2.fieldResults[0]!.confidence > 0.3 && r2.fieldResults[0]!.confidence < 0.9);
 });
 
+test('offline: line items in a ruled table cut in two, the second part headerless with merged cells, and on the next page', async () => {
+  // the shape a reader gives when a note line between rows breaks the ruling: the item table ends early, the
+  // rest is another table whose first row is taken for a header and whose first cell spans description,
+  // quantity and unit price; a last column split in two (VAT rate | amount); totals and payments after the items
+  const b = new DocumentBuilder('split', 'split.pdf', 'pdf');
+  b.addPage({ number: 1, width: 595, height: 842, ocr: false, confidence: 1 });
+  b.addPage({ number: 2, width: 595, height: 842, ocr: false, confidence: 1 });
+  const xs = [45, 275, 391, 460, 549];
+  type C = { text: string; x0: number; x1: number };
+  const table = (page: number, y: number, rows: C[][], header: boolean) => {
+    const cols = rows[0]!.length;
+    b.addTable({
+      page, bbox: box(45, y, 504, rows.length * 15), rows: rows.length, cols, confidence: 0.8,
+      cells: rows.flatMap((row, r) => row.map((c, col) => ({ row: r, col, rowSpan: 1, colSpan: 1, text: c.text, header: r === 0 && header, bbox: box(c.x0, y + r * 15, c.x1 - c.x0, 11) }))),
+    });
+  };
+  const four = (...t: string[]): C[] => t.map((text, i) => ({ text, x0: xs[i]!, x1: xs[i + 1]! }));
+  const three = (a: string, vat: string, amount: string): C[] => [{ text: a, x0: 45, x1: 468 }, { text: vat, x0: 468, x1: 503 }, { text: amount, x0: 503, x1: 549 }];
+  b.addBlock({ type: 'heading', text: 'INVOICE', page: 1, bbox: box(45, 40, 100, 20), confidence: 1 });
+  table(1, 248, [four('Article', 'Qty', 'Price each', 'Amount incl. VAT'), four('Tablet 10 inch, silver', '1', '€ 399,00', '21% € 399,00'), four('Copy levy €3.50', '1', '', '21% € 4,24')], true);
+  b.addBlock({ type: 'key_value', text: 'Serial number: SN-42-0042', page: 1, bbox: box(56, 296, 110, 10), confidence: 1 });
+  table(1, 310, [
+    three('Leather cover 10 inch, black 1 € 69,99', '21%', '€ 69,99'),
+    three('Game console XL 2 € 189,00', '21%', '€ 378,00'),
+    three('Power adapter', '', ''),
+  ], true);
+  table(2, 60, [
+    three('Racing game 1 € 44,99', '21%', '€ 44,99'),
+    three('Excl. VAT € 735,42 Subtotal', '', '€ 889,86'),
+    three('VAT 21% € 154,44', '', ''),
+    three('Total', '', '€ 889,86'),
+    three('Card payment on 21 April 2015', '', '€ 889,86'),
+  ], false);
+  const doc = b.build();
+  const { data, fieldResults } = await offline.extract({ doc, chunks: [], fields: [LINE_ITEMS] });
+  assert.deepEqual(data.line_items, [
+    { description: 'Tablet 10 inch, silver', quantity: 1, unit_price: 399, amount: 399 },
+    { description: 'Copy levy €3.50', quantity: 1, unit_price: null, amount: 4.24 },
+    { description: 'Leather cover 10 inch, black', quantity: 1, unit_price: 69.99, amount: 69.99 },
+    { description: 'Game console XL\nPower adapter', quantity: 2, unit_price: 189, amount: 378 },
+    { description: 'Racing game', quantity: 1, unit_price: 44.99, amount: 44.99 },
+  ]);
+  const r = fieldResults[0]!;
+  assert.equal(doc.text.slice(r.evidence!.span!.start, r.evidence!.span!.end), r.evidence!.text);
+  assert.ok(r.confidence > 0.3 && r.confidence < 1, String(r.confidence));
+
+  // a table further down that does not line up with the items is not joined
+  const b2 = new DocumentBuilder('apart', 'apart.pdf', 'pdf');
+  b2.addPage({ number: 1, width: 595, height: 842, ocr: false, confidence: 1 });
+  const cells = (y: number, rows: C[][], header: boolean) => rows.flatMap((row, r) => row.map((c, col) => ({ row: r, col, rowSpan: 1, colSpan: 1, text: c.text, header: r === 0 && header, bbox: box(c.x0, y + r * 15, c.x1 - c.x0, 11) })));
+  b2.addTable({ page: 1, bbox: box(45, 248, 504, 30), rows: 2, cols: 4, confidence: 0.8, cells: cells(248, [four('Article', 'Qty', 'Price each', 'Amount'), four('Tablet', '1', '€ 399,00', '€ 399,00')], true) });
+  b2.addTable({ page: 1, bbox: box(45, 500, 300, 15), rows: 1, cols: 2, confidence: 0.8, cells: cells(500, [[{ text: 'Bank transfer 14 days', x0: 45, x1: 200 }, { text: '€ 12,00', x0: 200, x1: 300 }]], false) });
+  const apart = await offline.extract({ doc: b2.build(), chunks: [], fields: [LINE_ITEMS] });
+  assert.deepEqual(apart.data.line_items, [{ description: 'Tablet', quantity: 1, unit_price: 399, amount: 399 }]);
+});
+
+test('offline: aligned line items where the reader joined a right-aligned quantity to its description', async () => {
+  const b = new DocumentBuilder('joined', 'joined.pdf', 'pdf');
+  b.addPage({ number: 1, width: 595, height: 842, ocr: false, confidence: 1 });
+  const put = (t: string, x: number, y: number, h = 8) => b.addBlock({ type: 'paragraph', text: t, page: 1, bbox: box(x, y, t.length * 4, h), confidence: 1 });
+  put('Pos.', 66, 100);
+  put('Qty', 126, 100);
+  put('Description', 150, 100);
+  put('Unit price', 470, 100);
+  put('Amount', 530, 100);
+  put('1', 79, 130);
+  put('1 Mailbox Standard 2010', 134, 130); // "1" ends under "Qty", the rest is the description
+  put('Base fee per unit', 150, 142);
+  put('3,89', 480, 130);
+  put('3,89', 540, 130);
+  put('2', 79, 160);
+  put('12 Backup storage 50 GB', 130, 160);
+  put('0,50', 480, 160);
+  put('6,00', 540, 160);
+  put('Total EUR 9,89', 440, 200);
+  const doc = b.build();
+  const { data, fieldResults } = await offline.extract({ doc, chunks: [], fields: [LINE_ITEMS] });
+  assert.deepEqual(data.line_items, [
+    { description: 'Mailbox Standard 2010\nBase fee per unit', quantity: 1, unit_price: 3.89, amount: 3.89 },
+    { description: 'Backup storage 50 GB', quantity: 12, unit_price: 0.5, amount: 6 },
+  ]);
+  const ev = fieldResults[0]!.evidence!;
+  assert.equal(doc.text.slice(ev.span!.start, ev.span!.end), ev.text);
+});
+
 test('offline: a field the document does not have is null with confidence 0 and no evidence', async () => {
   const { data, fieldResults } = await offline.extract({ doc: invoiceDoc(), chunks: [], fields: [{ name: 'shipping_date', type: 'date' }, { name: 'tracking_code', type: 'string' }] });
   assert.deepEqual(data, { shipping_date: null, tracking_code: null });
