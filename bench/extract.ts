@@ -6,57 +6,9 @@
  *
  *   node --conditions=quire-source --import tsx bench/extract.ts            (QUIRE_CORPUS=/path/to/corpus to point elsewhere)
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { DocumentBuilder, type FieldDefinition, type ParsedDocument } from '@quire/core';
-import { createExtractor, normaliseValue } from '@quire/plugin-extractor-layout';
-import { CORPUS, corpusCases, loadReaders, parseCase, matches } from '../plugins/extractor-layout/test/corpus-cases.js';
-
-const LINE_ITEMS: FieldDefinition = {
-  name: 'line_items',
-  type: 'array',
-  items: {
-    name: 'item',
-    type: 'object',
-    properties: {
-      description: { name: 'description', type: 'string' },
-      quantity: { name: 'quantity', type: 'number' },
-      unit_price: { name: 'unit_price', type: 'number' },
-      amount: { name: 'amount', type: 'number' },
-    },
-  },
-};
-/** reference line keys → our line item properties */
-const LINE_KEYS: Record<string, string> = { name: 'description', desc: 'description', qty: 'quantity', price_unit: 'unit_price', price: 'unit_price', price_subtotal: 'amount' };
-
-function expectedLines(file: string): Record<string, unknown>[] | null {
-  const manifest = JSON.parse(fs.readFileSync(path.join(CORPUS, 'manifest.json'), 'utf8'));
-  const entry = manifest.files.find((f: any) => path.join(CORPUS, f.path) === file);
-  const gt = entry?.ground_truth?.find((g: any) => g.kind === 'expected_fields_json');
-  if (!gt) return null;
-  const raw = JSON.parse(fs.readFileSync(path.join(CORPUS, gt.path), 'utf8'));
-  const lines = (Array.isArray(raw) ? raw[0] : raw).lines as Record<string, unknown>[] | undefined;
-  if (!lines?.length) return null;
-  return lines
-    .map((l) => Object.fromEntries(Object.entries(l).filter(([k]) => LINE_KEYS[k]).map(([k, v]) => [LINE_KEYS[k]!, v])))
-    .filter((l) => Object.keys(l).length > 0);
-}
-
-/** Expected rows found among the extracted rows (every expected property equal after normalisation). */
-function rowsMatched(want: Record<string, unknown>[], got: unknown): number {
-  if (!Array.isArray(got)) return 0;
-  const props = LINE_ITEMS.items!.properties!;
-  const left = [...got] as Record<string, unknown>[];
-  let n = 0;
-  for (const w of want) {
-    const i = left.findIndex((g) => Object.entries(w).every(([k, v]) => JSON.stringify(normaliseValue(g[k], props[k]!)) === JSON.stringify(normaliseValue(v, props[k]!))));
-    if (i >= 0) {
-      n++;
-      left.splice(i, 1);
-    }
-  }
-  return n;
-}
+import { createExtractor } from '@quire/plugin-extractor-layout';
+import { CORPUS, corpusCases, loadReaders, parseCase, matches, LINE_ITEMS, expectedLines, rowsMatched } from '../plugins/extractor-layout/test/corpus-cases.js';
 
 /** A long synthetic invoice (many pages of line items) to see how extraction time grows with size. */
 function bigInvoice(pages: number): ParsedDocument {
@@ -106,6 +58,7 @@ async function main() {
   console.log(`${pad('mode', 9)}| ${pad('field type', 12)}| ${lpad('fields', 6)} | ${lpad('correct', 7)} | ${lpad('accuracy', 8)}`);
   console.log(`${'-'.repeat(9)}+${'-'.repeat(13)}+${'-'.repeat(8)}+${'-'.repeat(9)}+${'-'.repeat(9)}`);
   const speed: string[] = [];
+  const perDoc: string[] = [];
   for (const mode of ['offline', 'agentic'] as const) {
     const byType = new Map<string, { n: number; ok: number }>();
     const add = (type: string, n: number, ok: number) => {
@@ -127,7 +80,10 @@ async function main() {
           add(f.type, 1, ok);
           add('all scalar', 1, ok);
         }
-        if (lines) add('array rows', lines.length, rowsMatched(lines, out.data.line_items));
+        if (!lines) continue;
+        const ok = rowsMatched(lines, out.data.line_items);
+        add('array rows', lines.length, ok);
+        if (mode === 'offline') perDoc.push(`${pad(c.id, 40)}| ${lpad(ok, 5)} | ${lpad(lines.length, 8)} | ${lpad((out.data.line_items as unknown[] | null)?.length ?? 0, 9)} | ${lpad(out.fieldResults.find((f) => f.field === 'line_items')!.confidence.toFixed(2), 10)}`);
       }
     }
     const secs = (performance.now() - t0) / 1000;
@@ -138,6 +94,8 @@ async function main() {
     }
     speed.push(`${pad(mode, 9)}| ${lpad(((runs * docs.length) / secs).toFixed(1), 10)} | ${lpad(((secs * 1000) / (runs * docs.length)).toFixed(1), 10)}`);
   }
+  console.log(`\nline items per invoice (offline):\n${pad('document', 40)}| ${lpad('found', 5)} | ${lpad('expected', 8)} | ${lpad('extracted', 9)} | ${lpad('confidence', 10)}`);
+  for (const l of perDoc) console.log(l);
   console.log(`\n${pad('mode', 9)}| ${lpad('docs/s', 10)} | ${lpad('ms/doc', 10)}   (extraction only, parsed documents in memory)`);
   console.log(`${'-'.repeat(9)}+${'-'.repeat(12)}+${'-'.repeat(11)}`);
   for (const s of speed) console.log(s);

@@ -95,6 +95,54 @@ export function matches(field: FieldDefinition, got: unknown, want: unknown): bo
   return a !== null && JSON.stringify(a) === JSON.stringify(b);
 }
 
+/** Line items as the invoices' references list them ("lines"), with the properties the references name. */
+export const LINE_ITEMS: FieldDefinition = {
+  name: 'line_items',
+  type: 'array',
+  items: {
+    name: 'item',
+    type: 'object',
+    properties: {
+      description: { name: 'description', type: 'string' },
+      quantity: { name: 'quantity', type: 'number' },
+      unit_price: { name: 'unit_price', type: 'number' },
+      amount: { name: 'amount', type: 'number' },
+    },
+  },
+};
+/** reference line keys → our line item properties (others, like line notes and tax percents, are left out) */
+const LINE_KEYS: Record<string, string> = { name: 'description', desc: 'description', qty: 'quantity', price_unit: 'unit_price', price: 'unit_price', price_subtotal: 'amount' };
+
+/** The reference's line items of an invoice file, keyed like LINE_ITEMS (null when it lists none). */
+export function expectedLines(file: string): Record<string, unknown>[] | null {
+  const manifest = JSON.parse(fs.readFileSync(path.join(CORPUS, 'manifest.json'), 'utf8'));
+  const entry = manifest.files.find((f: any) => path.join(CORPUS, f.path) === file);
+  const gt = entry?.ground_truth?.find((g: any) => g.kind === 'expected_fields_json');
+  if (!gt) return null;
+  const raw = JSON.parse(fs.readFileSync(path.join(CORPUS, gt.path), 'utf8'));
+  const lines = (Array.isArray(raw) ? raw[0] : raw).lines as Record<string, unknown>[] | undefined;
+  if (!lines?.length) return null;
+  return lines
+    .map((l) => Object.fromEntries(Object.entries(l).filter(([k]) => LINE_KEYS[k]).map(([k, v]) => [LINE_KEYS[k]!, v])))
+    .filter((l) => Object.keys(l).length > 0);
+}
+
+/** Expected rows found among the extracted rows (every expected property equal after normalisation; each row used once). */
+export function rowsMatched(want: Record<string, unknown>[], got: unknown): number {
+  if (!Array.isArray(got)) return 0;
+  const props = LINE_ITEMS.items!.properties!;
+  const left = [...got] as Record<string, unknown>[];
+  let n = 0;
+  for (const w of want) {
+    const i = left.findIndex((g) => Object.entries(w).every(([k, v]) => JSON.stringify(normaliseValue(g[k], props[k]!)) === JSON.stringify(normaliseValue(v, props[k]!))));
+    if (i >= 0) {
+      n++;
+      left.splice(i, 1);
+    }
+  }
+  return n;
+}
+
 /** Readers for the corpus formats, when their plugins are in the repository (null otherwise). */
 export async function loadReaders(): Promise<Map<string, ReaderPlugin> | null> {
   const imp = async (name: string) => {
