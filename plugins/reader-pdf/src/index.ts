@@ -74,7 +74,11 @@ function openError(e: unknown): Error {
   return errors.processing(`PDF could not be read: ${reason}`);
 }
 
-const FIRST_CHUNK = 8;
+/** pages parsed by the worker that opens the document (a short document needs no second round trip) */
+const FIRST_CHUNK = 2;
+/** page ranges handed to the workers: small enough to spread evenly, large enough to cost little in messages */
+const MIN_CHUNK = 2;
+const MAX_CHUNK = 16;
 
 /** A page rendered for OCR: resolution, pixel size and the ruling lines found in its pixels. */
 interface Rendered {
@@ -108,6 +112,11 @@ export class PdfReader implements ReaderPlugin {
     return this.pool;
   }
 
+  /** Starts the parse threads now rather than at the first document. */
+  warm(): void {
+    this.getPool().warm();
+  }
+
   async health(): Promise<{ ok: boolean; message?: string }> {
     return { ok: true, message: `pdf.js in ${this.workers} worker thread(s)` };
   }
@@ -135,8 +144,11 @@ export class PdfReader implements ReaderPlugin {
       const limit = options.maxPages && options.maxPages > 0 ? options.maxPages : Infinity;
       const firstTo = Math.min(limit, FIRST_CHUNK);
       let opened: OpenResult;
+      const opening = pool.run<OpenResult>({ type: 'open', jobId, path: input.path, firstTo }, signal);
+      // while one worker opens the document, the others open it too, ready for the page ranges
+      for (let i = 1; i < this.workers && firstTo >= FIRST_CHUNK; i++) pool.run({ type: 'load', jobId, path: input.path }, signal).catch(() => {});
       try {
-        opened = await pool.run<OpenResult>({ type: 'open', jobId, path: input.path, firstTo }, signal);
+        opened = await opening;
       } catch (e) {
         if (signal.aborted) throw signal.reason;
         throw openError(e);
@@ -147,7 +159,8 @@ export class PdfReader implements ReaderPlugin {
       builder.metadata = { ...opened.metadata, numPages: total, pagesExtracted: count, truncated: count < total };
 
       const rest = count - opened.pages.length;
-      const chunk = Math.max(8, Math.min(32, Math.ceil(rest / (this.workers * 2))));
+      // about four ranges per worker: a free worker takes the next one, so the work evens out
+      const chunk = Math.max(MIN_CHUNK, Math.min(MAX_CHUNK, Math.ceil(rest / (this.workers * 4))));
       const ranges: [number, number][] = [];
       for (let from = opened.pages.length + 1; from <= count; from += chunk) ranges.push([from, Math.min(count, from + chunk - 1)]);
       const pages: AssembledPage[] = new Array(count);
@@ -259,6 +272,9 @@ export default definePlugin({
   description: 'PDF on pdf.js in worker threads: reading order, headings, lists, key-values, tables, OCR of scanned pages.',
   create(ctx) {
     const o = ctx.options as PdfReaderOptions;
-    return new PdfReader(ctx, { workers: o.workers, timeoutMs: o.timeoutMs, ocrConcurrency: o.ocrConcurrency, ocrDpi: o.ocrDpi });
+    const reader = new PdfReader(ctx, { workers: o.workers, timeoutMs: o.timeoutMs, ocrConcurrency: o.ocrConcurrency, ocrDpi: o.ocrDpi });
+    // a service reads PDFs soon after it starts: the threads and pdf.js load now, not under the first document
+    reader.warm();
+    return reader;
   },
 });

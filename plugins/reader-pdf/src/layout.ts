@@ -523,10 +523,15 @@ function order(nodes: Node[], minGap: number, rtl: boolean, depth = 0): Node[] {
   return groups.flatMap((g) => order(g, minGap, rtl, depth + 1));
 }
 
+/** A list marker drawn apart from its text: a bullet, `1.`, `(a)`, `iv)`. */
+const MARKER = /^(\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\(?[ivxlcIVXLC]{1,5}[.)])$/;
+const isMarker = (s: string) => isBulletOnly(s) || MARKER.test(s.trim());
+
 /**
  * Whether the text could hold a table: at least three lines split by gaps of about an em into pieces (one
  * of them short) whose edges line up with another such line. Only then are the page's ruling lines worth
- * reading (a second pass over the page content).
+ * reading (a second pass over the page content). Gaps that are not a table's are left out: the one after a
+ * list marker, and a column gutter (a gap that lines of running text, long on both sides, also have).
  */
 export function mayHaveTable(items: TextItem[]): boolean {
   // rows by baseline (cheap; the layout proper builds real lines later)
@@ -536,22 +541,57 @@ export function mayHaveTable(items: TextItem[]): boolean {
     if (g && it.baseline - g[0]!.baseline <= Math.max(2, g[0]!.size * 0.35)) g.push(it);
     else groups.push([it]);
   }
-  const rows: number[][] = [];
+  interface Piece {
+    x0: number;
+    x1: number;
+    words: number;
+    text: string;
+  }
+  const lines: Piece[][] = [];
   for (const list of groups) {
     if (list.length < 2) continue;
     list.sort((a, b) => a.x - b.x);
+    const pieces: Piece[] = [];
+    let cur: Piece | null = null;
+    let prev: TextItem | null = null;
+    for (const it of list) {
+      if (!cur || !prev || it.x - (prev.x + prev.width) > Math.max(Math.min(prev.size, it.size) * 0.9, 4)) {
+        cur = { x0: it.x, x1: it.x + it.width, words: 0, text: '' };
+        pieces.push(cur);
+      }
+      cur.x1 = Math.max(cur.x1, it.x + it.width);
+      cur.words += wordsOf(it.str);
+      if (cur.text.length < 8) cur.text += it.str;
+      prev = it;
+    }
+    // a list marker and its text are one piece
+    if (pieces.length > 1 && isMarker(pieces[0]!.text)) {
+      pieces[1]!.x0 = pieces[0]!.x0;
+      pieces[1]!.words += pieces[0]!.words;
+      pieces.shift();
+    }
+    if (pieces.length > 1) lines.push(pieces);
+  }
+  // gutters: gaps between two long pieces (running text in columns)
+  const gutters: [number, number][] = [];
+  for (const ps of lines) for (let i = 1; i < ps.length; i++) if (ps[i - 1]!.words >= 5 && ps[i]!.words >= 5) gutters.push([ps[i - 1]!.x1, ps[i]!.x0]);
+  const isGutter = (a: number, b: number) => {
+    let n = 0;
+    for (const [g0, g1] of gutters) if (Math.min(b, g1) - Math.max(a, g0) > 0 && ++n >= 3) return true;
+    return false;
+  };
+  const rows: number[][] = [];
+  for (const ps of lines) {
     const edges: number[] = [];
     let short = false;
     let words = 0;
-    let prev: TextItem | null = null;
-    for (const it of list) {
-      if (prev && it.x - (prev.x + prev.width) > Math.max(Math.min(prev.size, it.size) * 0.9, 4)) {
-        edges.push(prev.x + prev.width, it.x);
+    for (let i = 0; i < ps.length; i++) {
+      words += ps[i]!.words;
+      if (i + 1 < ps.length && !isGutter(ps[i]!.x1, ps[i + 1]!.x0)) {
+        edges.push(ps[i]!.x1, ps[i + 1]!.x0);
         if (words <= 4) short = true;
         words = 0;
       }
-      words += wordsOf(it.str);
-      prev = it;
     }
     if (edges.length && (short || words <= 4)) rows.push(edges);
   }

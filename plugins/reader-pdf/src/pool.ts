@@ -21,6 +21,8 @@ interface Slot {
   ready: Promise<void>;
   task: (Task & { id: number }) | null;
   dead: boolean;
+  /** messages for this worker once its current task is done (see broadcast) */
+  after: Payload[];
 }
 
 /** The worker module next to this file: worker.ts under tsx (sources), worker.js once built. */
@@ -72,7 +74,7 @@ export class WorkerPool {
     const worker = startWorker(this.url);
     worker.unref();
     let markReady!: () => void;
-    const slot: Slot = { worker, ready: new Promise<void>((r) => (markReady = r)), task: null, dead: false };
+    const slot: Slot = { worker, ready: new Promise<void>((r) => (markReady = r)), task: null, dead: false, after: [] };
     worker.on('message', (msg: WorkerResponse | { ready: true }) => {
       if ('ready' in msg) {
         markReady();
@@ -81,6 +83,7 @@ export class WorkerPool {
       const t = slot.task;
       if (!t || t.id !== msg.id) return;
       slot.task = null;
+      for (const p of slot.after.splice(0)) worker.postMessage({ ...p, id: 0 });
       worker.unref();
       t.signal?.removeEventListener('abort', t.onAbort!);
       if (msg.ok) t.resolve(msg.result);
@@ -104,6 +107,15 @@ export class WorkerPool {
     worker.on('exit', (code) => fail(new Error(`parse worker exited (code ${code})`)));
     this.slots.push(slot);
     return slot;
+  }
+
+  /**
+   * Starts every worker now (thread start, module load, pdf.js load), so that the first document finds
+   * them all ready instead of one warm worker taking the work while the others are still starting.
+   */
+  warm(): void {
+    if (this.closed) return;
+    while (this.slots.length < this.size) this.spawn();
   }
 
   /** Runs a task on the next free worker. */
@@ -139,10 +151,9 @@ export class WorkerPool {
   broadcast(payload: Payload): void {
     for (const s of this.slots) {
       if (s.dead) continue;
-      if (s.task) {
-        // busy: deliver after the current task
-        this.queue.unshift({ payload, resolve: () => {}, reject: () => {} });
-      } else s.worker.postMessage({ ...payload, id: 0 });
+      // a busy worker gets it after its current task (messages are handled in order)
+      if (s.task) s.after.push(payload);
+      else void s.ready.then(() => s.worker.postMessage({ ...payload, id: 0 }));
     }
   }
 

@@ -44,6 +44,7 @@ export interface OpenResult {
 
 export type WorkerRequest =
   | { id: number; type: 'open'; jobId: string; path: string; firstTo: number }
+  | { id: number; type: 'load'; jobId: string; path: string }
   | { id: number; type: 'pages'; jobId: string; path: string; from: number; to: number }
   | { id: number; type: 'render'; jobId: string; path: string; page: number; dpi: number; out: string; rotate?: number }
   | { id: number; type: 'release'; jobId: string };

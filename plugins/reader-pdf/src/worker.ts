@@ -12,19 +12,42 @@ import type { Rule, TextItem, PageResult, OpenResult, WorkerRequest, WorkerRespo
 import { layoutPage, mayHaveTable } from './layout.js';
 import { detectRules } from '@quire/plugin-reader-image';
 
+const require = createRequire(import.meta.url);
+
+/**
+ * pdf.js's core (the "worker" bundle, run in this thread). Its TextState.clone makes every cloned text
+ * state the prototype of the next (`Object.create(this)`); V8 then turns each of these objects into a
+ * prototype, which costs about 40 % of getTextContent on pages with many q/Q operators. The clone copies
+ * every field of the class anyway, so a fresh TextState with the same fields is the same state: that one
+ * line is changed as the bundle is loaded (matched exactly, else the bundle is loaded unchanged).
+ */
+async function loadCore(): Promise<unknown> {
+  try {
+    const src = await fs.readFile(require.resolve('pdfjs-dist/legacy/build/pdf.worker.mjs'), 'utf8');
+    const from = 'const clone = Object.assign(Object.create(this), this);';
+    const at = src.indexOf(from);
+    if (at > 0 && src.indexOf(from, at + 1) < 0 && src.lastIndexOf('\nclass ', at) === src.lastIndexOf('\nclass TextState {', at)) {
+      const patched = src.slice(0, at) + 'const clone = Object.assign(new TextState(), this);' + src.slice(at + from.length);
+      return await import(`data:text/javascript;base64,${Buffer.from(patched).toString('base64')}`);
+    }
+  } catch {
+    // the bundle as published below
+  }
+  // @ts-expect-error the worker bundle has no type declarations
+  return import('pdfjs-dist/legacy/build/pdf.worker.mjs');
+}
+
 // The legacy build's core-js polyfills replace Array.prototype.push with a slow generic version; the
 // native one is correct for every array pdf.js builds, so it is put back once both bundles are loaded.
 const nativePush = Array.prototype.push;
 const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
-// @ts-expect-error the worker bundle has no type declarations
-(globalThis as Record<string, unknown>).pdfjsWorker = await import('pdfjs-dist/legacy/build/pdf.worker.mjs');
+(globalThis as Record<string, unknown>).pdfjsWorker = await loadCore();
 Array.prototype.push = nativePush;
 
 const { OPS, Util, AnnotationMode } = pdfjs;
 type PDFDocumentProxy = Awaited<ReturnType<typeof pdfjs.getDocument>['promise']>;
 type PDFPageProxy = Awaited<ReturnType<PDFDocumentProxy['getPage']>>;
 
-const require = createRequire(import.meta.url);
 const pdfjsDir = path.dirname(require.resolve('pdfjs-dist/package.json'));
 const assetUrl = (sub: string) => {
   // the Node factories read these with fs; a trailing slash is required
@@ -105,7 +128,12 @@ async function getDoc(jobId: string, file: string, forRender = false): Promise<P
   return e[key]!;
 }
 
+/** Jobs released lately: a preload that arrives after its job ended opens nothing. */
+const released = new Set<string>();
+
 async function release(jobId: string): Promise<void> {
+  released.add(jobId);
+  if (released.size > 256) released.delete(released.values().next().value!);
   const e = docs.get(jobId);
   if (!e) return;
   docs.delete(jobId);
@@ -466,6 +494,10 @@ async function handle(msg: WorkerRequest): Promise<unknown> {
   switch (msg.type) {
     case 'open':
       return open(msg.jobId, msg.path, msg.firstTo);
+    case 'load':
+      // open the document ahead of the page ranges this worker will be given
+      if (!released.has(msg.jobId)) await getDoc(msg.jobId, msg.path).catch(() => {});
+      return null;
     case 'pages':
       return pages(msg.jobId, msg.path, msg.from, msg.to);
     case 'render':
