@@ -95,6 +95,12 @@ export class PdfReader implements ReaderPlugin {
   private readonly timeoutMs: number;
   private readonly ocrConcurrency: number;
   private readonly ocrDpi: number;
+  /**
+   * Pages rendered for OCR at once, over all documents: a page holding a 600 dpi scan takes about 400 MB
+   * while it is drawn (the decoded image, pdf.js's canvas of it, the page canvas), so one at a time; the
+   * recognition of rendered pages (OCR processes) still runs in parallel.
+   */
+  private readonly renderGate = new Gate(1);
 
   constructor(
     private readonly ctx: Pick<PluginContext, 'tryGet' | 'config' | 'logger'>,
@@ -183,7 +189,8 @@ export class PdfReader implements ReaderPlugin {
           const out = path.join(tmpDir, `page-${p.number}.png`);
           try {
             const language = options.ocr?.language || 'eng';
-            let r = await pool.run<Rendered>({ type: 'render', jobId, path: input.path, page: p.number, dpi: this.ocrDpi, out }, signal);
+            const render = (rotate?: number) => this.renderGate.run(() => pool.run<Rendered>({ type: 'render', jobId, path: input.path, page: p.number, dpi: this.ocrDpi, out, rotate }, signal, { first: true }));
+            let r = await render();
             let res = await ocr!.recognize(out, { language, signal, dpi: r.dpi });
             let rotate = 0;
             let k = r.width ? p.width / r.width : 72 / r.dpi;
@@ -192,7 +199,7 @@ export class PdfReader implements ReaderPlugin {
             if (res.confidence < 0.75 && typeof orient === 'function') {
               const o = await orient.call(ocr, out, { signal }).catch(() => null);
               if (o && o.rotate % 360 !== 0) {
-                const r2 = await pool.run<Rendered>({ type: 'render', jobId, path: input.path, page: p.number, dpi: this.ocrDpi, out, rotate: o.rotate }, signal);
+                const r2 = await render(o.rotate);
                 const res2 = await ocr!.recognize(out, { language, signal, dpi: r2.dpi });
                 if (res2.confidence > res.confidence && res2.text.length >= res.text.length * 0.5) {
                   res = res2;

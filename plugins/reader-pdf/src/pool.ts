@@ -14,6 +14,8 @@ interface Task {
   resolve: (v: unknown) => void;
   reject: (e: unknown) => void;
   onAbort?: () => void;
+  /** run on the first worker only */
+  first?: boolean;
 }
 
 interface Slot {
@@ -118,12 +120,15 @@ export class WorkerPool {
     while (this.slots.length < this.size) this.spawn();
   }
 
-  /** Runs a task on the next free worker. */
-  run<T>(payload: Payload, signal?: AbortSignal): Promise<T> {
+  /**
+   * Runs a task on the next free worker, or with `first` on the first worker alone (tasks that need much
+   * memory for a moment: memory a thread has freed is kept for its next use, so one thread holds it once).
+   */
+  run<T>(payload: Payload, signal?: AbortSignal, opts: { first?: boolean } = {}): Promise<T> {
     if (this.closed) return Promise.reject(new Error('worker pool is closed'));
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<T>((resolve, reject) => {
-      const task: Task = { payload, signal, resolve: resolve as (v: unknown) => void, reject };
+      const task: Task = { payload, signal, resolve: resolve as (v: unknown) => void, reject, first: opts.first };
       task.onAbort = () => {
         const qi = this.queue.indexOf(task);
         if (qi >= 0) {
@@ -159,11 +164,21 @@ export class WorkerPool {
 
   private pump(): void {
     if (this.closed) return;
-    while (this.queue.length) {
-      let slot = this.slots.find((s) => !s.dead && !s.task);
-      if (!slot && this.slots.length < this.size) slot = this.spawn();
-      if (!slot) return;
-      const task = this.queue.shift()!;
+    for (let i = 0; i < this.queue.length; ) {
+      const task = this.queue[i]!;
+      let slot: Slot | undefined;
+      if (task.first) {
+        const first = this.slots.find((s) => !s.dead) ?? this.spawn();
+        if (!first.task) slot = first;
+      } else {
+        slot = this.slots.find((s) => !s.dead && !s.task);
+        if (!slot && this.slots.length < this.size) slot = this.spawn();
+      }
+      if (!slot) {
+        i++;
+        continue;
+      }
+      this.queue.splice(i, 1);
       const id = this.nextId++;
       slot.task = { ...task, id };
       // keep the process alive while a task runs; idle workers do not hold it open

@@ -456,7 +456,8 @@ async function pages(jobId: string, file: string, from: number, to: number): Pro
   return out;
 }
 
-const MAX_PIXELS = 36_000_000;
+/** largest page image for OCR (80 MB of RGBA): an A4 page fits at 300 dpi, larger pages are drawn at less */
+const MAX_PIXELS = 20_000_000;
 
 async function render(jobId: string, file: string, n: number, dpi: number, out: string, rotate = 0): Promise<{ dpi: number; width: number; height: number; rules: Rule[] }> {
   const doc = await getDoc(jobId, file, true);
@@ -469,17 +470,20 @@ async function render(jobId: string, file: string, n: number, dpi: number, out: 
     const viewport = page.getViewport({ scale, rotation: (((page.rotate + rotate) % 360) + 360) % 360 });
     const factory = (doc as unknown as { canvasFactory: { create(w: number, h: number): { canvas: { width: number; height: number; encode(f: string): Promise<Buffer> }; context: CanvasRenderingContext2D }; destroy(c: unknown): void } }).canvasFactory;
     const cc = factory.create(Math.ceil(viewport.width), Math.ceil(viewport.height));
-    cc.context.fillStyle = '#ffffff';
-    cc.context.fillRect(0, 0, cc.canvas.width, cc.canvas.height);
-    await page.render({ canvasContext: cc.context, viewport, annotationMode: AnnotationMode.ENABLE } as unknown as Parameters<PDFPageProxy['render']>[0]).promise;
-    // ruling lines in the pixels (table borders of the scan), for tables in the OCR text
-    const pixels = (cc.context as unknown as { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } }).getImageData(0, 0, cc.canvas.width, cc.canvas.height);
-    const rules = detectRules({ data: pixels.data, width: cc.canvas.width, height: cc.canvas.height });
-    const png = await cc.canvas.encode('png');
-    await fs.writeFile(out, png);
-    const res = { dpi: scale * 72, width: cc.canvas.width, height: cc.canvas.height, rules };
-    factory.destroy(cc);
-    return res;
+    try {
+      cc.context.fillStyle = '#ffffff';
+      cc.context.fillRect(0, 0, cc.canvas.width, cc.canvas.height);
+      await page.render({ canvasContext: cc.context, viewport, annotationMode: AnnotationMode.ENABLE } as unknown as Parameters<PDFPageProxy['render']>[0]).promise;
+      // the decoded images of the page are not needed once it is drawn
+      page.cleanup();
+      // ruling lines in the pixels (table borders of the scan), for tables in the OCR text
+      const rules = detectRules({ data: (cc.context as unknown as { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } }).getImageData(0, 0, cc.canvas.width, cc.canvas.height).data, width: cc.canvas.width, height: cc.canvas.height });
+      await fs.writeFile(out, await cc.canvas.encode('png'));
+      return { dpi: scale * 72, width: cc.canvas.width, height: cc.canvas.height, rules };
+    } finally {
+      // the canvas's pixels are freed now, not when the garbage collector finds it
+      factory.destroy(cc);
+    }
   } finally {
     page.cleanup();
   }

@@ -386,3 +386,28 @@ test('a built plugin (dist) starts its worker from .js', { skip: !fs.existsSync(
     await r.close();
   }
 });
+
+test('the plugin starts its parse threads when it is created', () => {
+  const pool = (reader as unknown as { pool: { threads: number } | null }).pool;
+  assert.equal(pool?.threads, 2);
+});
+
+test('table-likeness (whether ruling lines are read): tables yes; bullet lists and two text columns no', async () => {
+  const { mayHaveTable } = await import('../src/layout.js');
+  type Item = Parameters<typeof mayHaveTable>[0][number];
+  const item = (str: string, x: number, baseline: number, size = 10): Item => ({ str, x, top: baseline - size * 0.8, bottom: baseline + size * 0.2, baseline, width: str.length * size * 0.5, size, bold: false, italic: false, rtl: false });
+  const table: Item[] = [];
+  ['Region', 'North', 'South', 'East', 'West'].forEach((r, i) => table.push(item(r, 60, 100 + i * 14), item(String(100 + i), 200, 100 + i * 14), item(`${i}.5 %`, 300, 100 + i * 14)));
+  assert.equal(mayHaveTable(table), true);
+  const bullets: Item[] = [];
+  for (let i = 0; i < 6; i++) bullets.push(item('•', 60, 100 + i * 14), item(`Item ${i} of the list, a line of plain running text that goes on`, 80, 100 + i * 14));
+  for (let i = 0; i < 4; i++) bullets.push(item(`${i + 1}.`, 60, 200 + i * 14), item(`Numbered step ${i} told in a sentence of several words`, 80, 200 + i * 14));
+  assert.equal(mayHaveTable(bullets), false);
+  const columns: Item[] = [];
+  for (let i = 0; i < 12; i++) {
+    // running text in two columns; every third line of the right column ends a paragraph (short)
+    columns.push(item('the left column carries running text in words', 50, 100 + i * 12));
+    columns.push(item(i % 3 === 2 ? 'ends here.' : 'the right column carries more running text too', 320, 100 + i * 12));
+  }
+  assert.equal(mayHaveTable(columns), false);
+});
