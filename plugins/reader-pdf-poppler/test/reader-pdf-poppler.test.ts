@@ -1,0 +1,194 @@
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { PDFDocument, StandardFonts, PDFName, PDFHexString } from 'pdf-lib';
+import { silentLogger } from '@quire/core';
+import type { ParsedDocument, ReadOptions } from '@quire/core';
+import ocrPlugin from '@quire/plugin-ocr-tesseract';
+import popplerPlugin, { PopplerPdfReader, parseBboxLayout, decodeXml } from '@quire/plugin-reader-pdf-poppler';
+
+const has = (cmd: string, arg: string) => {
+  try {
+    execFileSync(cmd, [arg], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+};
+const hasPoppler = has('pdftotext', '-v') && has('pdfinfo', '-v');
+const hasTesseract = hasPoppler && has('pdftoppm', '-v') && has('tesseract', '--version');
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-poppler-test-'));
+after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+const config = { pdf: { workers: 2 }, limits: { parseTimeoutMs: 60_000 }, ocr: { concurrency: 2, language: 'eng', tesseractPath: 'tesseract' } };
+const base = { options: {}, config, dataDir: tmp, logger: silentLogger, get() { throw new Error('none'); } } as any;
+
+let n = 0;
+async function save(doc: PDFDocument, name = 'doc.pdf', opts: { useObjectStreams?: boolean } = {}): Promise<string> {
+  const p = path.join(tmp, `${n++}-${name}`);
+  fs.writeFileSync(p, await doc.save(opts));
+  return p;
+}
+const opts = (o: Partial<ReadOptions> = {}): ReadOptions => ({ ocr: { enabled: 'auto', language: 'eng' }, ...o });
+const read = (r: PopplerPdfReader, p: string, o: Partial<ReadOptions> = {}): Promise<ParsedDocument> =>
+  r.read({ path: p, name: path.basename(p), format: 'pdf', size: fs.statSync(p).size, documentId: 'doc-1' }, opts(o));
+
+test('the XHTML of pdftotext -bbox-layout: pages, blocks, lines, words with boxes, entities, metadata', () => {
+  const xhtml = `<!DOCTYPE html><html xmlns="http://www.w3.org/1999/xhtml"><head><title>A &amp; B</title>
+<meta name="Author" content="Jane &quot;J&quot; Doe"/>
+</head><body><doc>
+  <page width="612.000000" height="792.000000">
+    <flow>
+      <block xMin="50.000000" yMin="60.000000" xMax="200.000000" yMax="90.000000">
+        <line xMin="50.000000" yMin="60.000000" xMax="200.000000" yMax="72.000000">
+          <word xMin="50.000000" yMin="60.000000" xMax="80.000000" yMax="72.000000">Fish</word>
+          <word xMin="84.000000" yMin="60.000000" xMax="100.000000" yMax="72.000000">&amp;</word>
+          <word xMin="104.000000" yMin="60.000000" xMax="150.000000" yMax="72.000000">chips&#x2019;</word>
+        </line>
+        <line xMin="50.000000" yMin="76.000000" xMax="120.000000" yMax="90.000000">
+          <word xMin="50.000000" yMin="76.000000" xMax="120.000000" yMax="90.000000">&lt;tag&gt;</word>
+        </line>
+      </block>
+    </flow>
+  </page>
+  <page width="300.5" height="400">
+  </page>
+</doc></body></html>`;
+  const d = parseBboxLayout(xhtml, 7);
+  assert.deepEqual(d.meta, { Title: 'A & B', Author: 'Jane "J" Doe' });
+  assert.deepEqual(d.pages.map((p) => [p.number, p.width, p.height, p.blocks.length]), [[7, 612, 792, 1], [8, 300.5, 400, 0]]);
+  const b = d.pages[0]!.blocks[0]!;
+  assert.deepEqual(b.bbox, { x: 50, y: 60, width: 150, height: 30 });
+  assert.deepEqual(b.lines.map((l) => l.words.map((w) => w.text)), [['Fish', '&', 'chips\u2019'], ['<tag>']]);
+  assert.deepEqual(b.lines[0]!.words[2]!.bbox, { x: 104, y: 60, width: 46, height: 12 });
+  assert.equal(decodeXml('&#65;&#x42;&apos;'), "AB'");
+});
+
+test('the plugin: a reader of pdf named pdf-poppler', () => {
+  assert.equal(popplerPlugin.kind, 'reader');
+  assert.equal(popplerPlugin.name, 'pdf-poppler');
+  const pkg = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  assert.deepEqual(pkg.quire, { kind: 'reader', name: 'pdf-poppler', core: '^1' });
+  assert.deepEqual(new PopplerPdfReader(base).formats, ['pdf']);
+});
+
+test('born-digital pages: text in reading order, page sizes, block boxes, list items, key-values, metadata', { skip: !hasPoppler }, async () => {
+  const reader = (await popplerPlugin.create({ ...base, tryGet: () => undefined })) as PopplerPdfReader;
+  assert.equal((await reader.health()).ok, true);
+  const doc = await PDFDocument.create();
+  doc.setTitle('Quarterly report');
+  doc.setAuthor('Finance team');
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const p1 = doc.addPage([612, 792]);
+  p1.drawText('Quarterly figures for the northern region', { x: 60, y: 720, size: 12, font });
+  p1.drawText('were reviewed by the board in March.', { x: 60, y: 706, size: 12, font });
+  p1.drawText('Invoice number: 4711', { x: 60, y: 640, size: 12, font });
+  p1.drawText('• first point of the list', { x: 60, y: 580, size: 12, font });
+  doc.addPage([300, 400]).drawText('Second page text', { x: 40, y: 300, size: 12, font });
+  const parsed = await read(reader, await save(doc));
+  assert.equal(parsed.pages.length, 2);
+  assert.deepEqual(parsed.pages.map((p) => [p.width, p.height, p.ocr, p.confidence]), [[612, 792, false, 1], [300, 400, false, 1]]);
+  assert.match(parsed.text, /^Quarterly figures for the northern region were reviewed by the board in March\./);
+  assert.ok(parsed.text.indexOf('4711') < parsed.text.indexOf('Second page text'));
+  const first = parsed.blocks[0]!;
+  assert.equal(first.type, 'paragraph');
+  assert.equal(first.page, 1);
+  // boxes in points from the top-left corner: the first line's baseline is 72 pt below the top
+  assert.ok(first.bbox!.x > 59 && first.bbox!.x < 61 && first.bbox!.y > 55 && first.bbox!.y < 75, JSON.stringify(first.bbox));
+  const kv = parsed.blocks.find((b) => b.type === 'key_value');
+  assert.deepEqual([kv?.key, kv?.value], ['Invoice number', '4711']);
+  assert.ok(parsed.blocks.some((b) => b.type === 'list_item' && /first point/.test(b.text)));
+  assert.equal(parsed.blocks.at(-1)!.page, 2);
+  for (const b of parsed.blocks) assert.equal(parsed.text.slice(b.span.start, b.span.end), b.text);
+  assert.equal(parsed.metadata.title, 'Quarterly report');
+  assert.equal(parsed.metadata.author, 'Finance team');
+  assert.equal(parsed.metadata.numPages, 2);
+  assert.ok(typeof parsed.metadata.creationDate === 'string' && !Number.isNaN(Date.parse(parsed.metadata.creationDate)));
+});
+
+test('long documents are read by several processes in page ranges, in order; maxPages reads the first pages', { skip: !hasPoppler }, async () => {
+  const reader = new PopplerPdfReader({ ...base, tryGet: () => undefined }, { processes: 2 });
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (let i = 1; i <= 40; i++) doc.addPage([300, 400]).drawText(`This is page number ${i}`, { x: 40, y: 300, size: 12, font });
+  const p = await save(doc, 'forty.pdf');
+  const progress: number[] = [];
+  const all = await read(reader, p, { onProgress: (f) => progress.push(f) });
+  assert.deepEqual(all.blocks.map((b) => b.text), Array.from({ length: 40 }, (_, i) => `This is page number ${i + 1}`));
+  assert.deepEqual(all.blocks.map((b) => b.page), Array.from({ length: 40 }, (_, i) => i + 1));
+  assert.equal(progress.at(-1), 1);
+  const two = await read(reader, p, { maxPages: 2 });
+  assert.equal(two.text, 'This is page number 1\n\nThis is page number 2');
+  assert.deepEqual([two.metadata.numPages, two.metadata.pagesExtracted, two.metadata.truncated], [40, 2, true]);
+});
+
+test('encrypted and corrupt files fail with clear errors; time limit and abort', { skip: !hasPoppler }, async () => {
+  const reader = new PopplerPdfReader({ ...base, tryGet: () => undefined });
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  doc.addPage().drawText('secret', { x: 50, y: 700, size: 12, font });
+  const plain = await save(doc, 'plain.pdf');
+  const enc = doc.context.obj({ Filter: 'Standard', V: 1, R: 2, P: -44 });
+  enc.set(PDFName.of('O'), PDFHexString.of('a'.repeat(64)));
+  enc.set(PDFName.of('U'), PDFHexString.of('b'.repeat(64)));
+  doc.context.trailerInfo.Encrypt = doc.context.register(enc);
+  doc.context.trailerInfo.ID = doc.context.obj([PDFHexString.of('0123456789abcdef0123456789abcdef'), PDFHexString.of('0123456789abcdef0123456789abcdef')]);
+  const encrypted = await save(doc, 'encrypted.pdf', { useObjectStreams: false });
+  await assert.rejects(read(reader, encrypted), (e: any) => e.code === 'PROCESSING_ERROR' && e.message === 'PDF is password-protected');
+
+  const garbage = path.join(tmp, 'garbage.pdf');
+  fs.writeFileSync(garbage, '%PDF-1.7\nthis is not really a pdf at all\n');
+  await assert.rejects(read(reader, garbage), (e: any) => e.code === 'PROCESSING_ERROR' && /^PDF could not be read: /.test(e.message));
+  const empty = path.join(tmp, 'empty.pdf');
+  fs.writeFileSync(empty, '');
+  await assert.rejects(read(reader, empty), (e: any) => e.code === 'PROCESSING_ERROR' && /^PDF could not be read: /.test(e.message));
+
+  const quick = new PopplerPdfReader({ ...base, tryGet: () => undefined }, { timeoutMs: 1 });
+  await assert.rejects(read(quick, plain), (e: any) => e.code === 'PROCESSING_ERROR' && /timed out/.test(e.message));
+  const ac = new AbortController();
+  ac.abort(new Error('cancelled by user'));
+  await assert.rejects(read(reader, plain, { signal: ac.signal }), /cancelled by user/);
+
+  const missing = new PopplerPdfReader({ ...base, tryGet: () => undefined }, { pdfinfo: path.join(tmp, 'no-such-pdfinfo'), pdftotext: path.join(tmp, 'no-such-pdftotext') });
+  assert.equal((await missing.health()).ok, false);
+  await assert.rejects(read(missing, plain), (e: any) => e.code === 'SERVICE_UNAVAILABLE');
+  assert.equal((await read(reader, plain)).text, 'secret');
+});
+
+test('a page without text is drawn and OCRed, or reported when OCR is disabled or unavailable', { skip: !hasPoppler }, async () => {
+  // a page with a drawing and no text layer
+  const scan = await PDFDocument.create();
+  scan.addPage([612, 792]).drawRectangle({ x: 60, y: 600, width: 200, height: 40 });
+  const blank = await save(scan, 'blank.pdf');
+  const noOcr = new PopplerPdfReader({ ...base, tryGet: () => undefined });
+  const unavailable = await read(noOcr, blank);
+  assert.equal(unavailable.text, '');
+  assert.deepEqual(unavailable.issues.map((i) => [i.code, i.stage, i.page]), [['OCR_UNAVAILABLE', 'ocr', 1]]);
+  const disabled = await read(noOcr, blank, { ocr: { enabled: false, language: 'eng' } });
+  assert.deepEqual(disabled.issues.map((i) => i.code), ['OCR_DISABLED']);
+  if (!hasTesseract) return;
+  const { createCanvas } = await import('@napi-rs/canvas');
+  const c = createCanvas(1275, 500);
+  const g = c.getContext('2d');
+  g.fillStyle = '#fff';
+  g.fillRect(0, 0, c.width, c.height);
+  g.fillStyle = '#000';
+  g.font = '44px DejaVu Sans';
+  ['Scanned invoice page', 'Invoice number: 4711'].forEach((l, i) => g.fillText(l, 80, 120 + i * 80));
+  const img = await PDFDocument.create();
+  const png = await img.embedPng(c.toBuffer('image/png'));
+  img.addPage([612, 792]).drawImage(png, { x: 0, y: 792 - 240, width: 612, height: 240 });
+  const ocr = await ocrPlugin.create({ ...base, tryGet: () => undefined });
+  const reader = new PopplerPdfReader({ ...base, tryGet: (k: string) => (k === 'ocr' ? ocr : undefined) });
+  const parsed = await read(reader, await save(img, 'scan.pdf'));
+  assert.equal(parsed.pages[0]!.ocr, true);
+  assert.match(parsed.text, /Scanned invoice page/);
+  const kv = parsed.blocks.find((b) => b.type === 'key_value');
+  assert.equal(kv?.value, '4711');
+  assert.ok(kv!.bbox!.y > 30 && kv!.bbox!.y < 240, JSON.stringify(kv!.bbox));
+  assert.ok(parsed.pages[0]!.words!.some((w) => w.text === 'Scanned'));
+  assert.deepEqual(parsed.issues, []);
+});
