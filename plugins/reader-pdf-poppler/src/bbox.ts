@@ -108,5 +108,28 @@ export function parseBboxLayout(xhtml: string, firstPage = 1): PopplerDoc {
   return { meta, pages };
 }
 
-/** The text of a line: its words joined by spaces. */
-export const lineText = (l: PopplerLine): string => l.words.map((w) => w.text).join(' ');
+const RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]/;
+const LTR = /[A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]/;
+
+/**
+ * The text of a line: its words joined by spaces, in logical order. -bbox-layout gives words left to right
+ * with right-to-left words spelled in visual order: those are turned round, and a line mostly of them is
+ * read from the right (runs of left-to-right words keep their order). A lam-alef ligature stays as poppler
+ * spells it (alef before lam once the word is turned), as in pdftotext's own text output.
+ */
+export function lineText(l: PopplerLine): string {
+  const rtl = l.words.map((w) => RTL.test(w.text) && !LTR.test(w.text));
+  const n = rtl.filter(Boolean).length;
+  if (!n) return l.words.map((w) => w.text).join(' ');
+  const words = l.words.map((w, i) => (rtl[i] ? [...w.text].reverse().join('') : w.text));
+  if (n * 2 < words.length) return words.join(' ');
+  // runs of left-to-right words stay in order; the runs and the other words are read from the right
+  const runs: string[][] = [];
+  for (let i = 0; i < words.length; i++) {
+    const ltr = !rtl[i] && LTR.test(words[i]!);
+    const last = runs[runs.length - 1];
+    if (ltr && last && (last as string[] & { ltr?: boolean }).ltr) last.push(words[i]!);
+    else runs.push(Object.assign([words[i]!], { ltr }));
+  }
+  return runs.reverse().map((r) => r.join(' ')).join(' ');
+}

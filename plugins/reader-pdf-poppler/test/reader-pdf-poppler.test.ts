@@ -8,7 +8,7 @@ import { PDFDocument, StandardFonts, PDFName, PDFHexString } from 'pdf-lib';
 import { silentLogger } from '@quire/core';
 import type { ParsedDocument, ReadOptions } from '@quire/core';
 import ocrPlugin from '@quire/plugin-ocr-tesseract';
-import popplerPlugin, { PopplerPdfReader, parseBboxLayout, decodeXml } from '@quire/plugin-reader-pdf-poppler';
+import popplerPlugin, { PopplerPdfReader, parseBboxLayout, decodeXml, lineText } from '@quire/plugin-reader-pdf-poppler';
 
 const has = (cmd: string, arg: string) => {
   try {
@@ -65,6 +65,14 @@ test('the XHTML of pdftotext -bbox-layout: pages, blocks, lines, words with boxe
   assert.deepEqual(b.lines.map((l) => l.words.map((w) => w.text)), [['Fish', '&', 'chips\u2019'], ['<tag>']]);
   assert.deepEqual(b.lines[0]!.words[2]!.bbox, { x: 104, y: 60, width: 46, height: 12 });
   assert.equal(decodeXml('&#65;&#x42;&apos;'), "AB'");
+});
+
+test('right-to-left lines: words spelled in visual order are turned round and read from the right', () => {
+  const w = (text: string, x: number) => ({ text, bbox: { x, y: 0, width: 10, height: 10 } });
+  const line = (...words: ReturnType<typeof w>[]) => ({ bbox: { x: 0, y: 0, width: 100, height: 10 }, words });
+  // logical: "تحسين البرمجة بلغة Python code" as -bbox-layout gives it (left to right, letters visual)
+  assert.equal(lineText(line(w('Python', 10), w('code', 20), w('ةغلب', 30), w('ةجمربلا', 40), w('نيسحت', 50))), 'تحسين البرمجة بلغة Python code');
+  assert.equal(lineText(line(w('plain', 0), w('text', 10))), 'plain text');
 });
 
 test('the plugin: a reader of pdf named pdf-poppler', () => {
