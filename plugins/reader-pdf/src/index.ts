@@ -26,6 +26,8 @@ export interface PdfReaderOptions {
   ocrConcurrency?: number;
   /** render resolution of scanned pages for OCR */
   ocrDpi?: number;
+  /** start the parse threads when the plugin is created (default true; false: at the first document) */
+  prestart?: boolean;
 }
 
 /** A counting semaphore (OCR pages in flight: render → recognise → delete). */
@@ -281,7 +283,7 @@ export default definePlugin({
     const o = ctx.options as PdfReaderOptions;
     const reader = new PdfReader(ctx, { workers: o.workers, timeoutMs: o.timeoutMs, ocrConcurrency: o.ocrConcurrency, ocrDpi: o.ocrDpi });
     // a service reads PDFs soon after it starts: the threads and pdf.js load now, not under the first document
-    reader.warm();
+    if (o.prestart !== false) reader.warm();
     return reader;
   },
 });
