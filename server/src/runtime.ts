@@ -54,7 +54,13 @@ export class QuireRuntime {
 
   static async create(config: Readonly<QuireConfig>, logger: Logger, role: RuntimeRole = 'server'): Promise<QuireRuntime> {
     const rt = new QuireRuntime(config, logger, role);
-    await rt.init();
+    try {
+      await rt.init();
+    } catch (e) {
+      // plugins already started (worker threads, connections) must not keep the process alive
+      await rt.registry.close().catch(() => {});
+      throw e;
+    }
     return rt;
   }
 
