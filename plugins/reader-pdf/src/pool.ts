@@ -156,7 +156,7 @@ export class WorkerPool {
   broadcast(payload: Payload): void {
     for (const s of this.slots) {
       if (s.dead) continue;
-      // a busy worker gets it after its current task (messages are handled in order)
+      // a busy worker gets it once its current task is done
       if (s.task) s.after.push(payload);
       else void s.ready.then(() => s.worker.postMessage({ ...payload, id: 0 }));
     }
