@@ -249,3 +249,14 @@ export async function schemaNameOf(rt: QuireRuntime, schemaId: string | null): P
   if (pre) return pre.name;
   return (await rt.store.repo('schemas').get(schemaId))?.name ?? null;
 }
+
+/** The stored-schema changes of an update: only the fields given change (v1 POST /schemas/:id and PUT /api/extract/schemas/:id). */
+export function schemaPatch(body: { name?: string; description?: string | null; instructions?: string | null; fields?: Parameters<typeof normaliseFields>[0]; settings?: Record<string, unknown> }): Partial<SchemaRecord> {
+  const patch: Partial<SchemaRecord> = { updated_at: new Date() };
+  if (body.name !== undefined) patch.name = body.name;
+  if (body.description !== undefined) patch.description = body.description;
+  if (body.instructions !== undefined) patch.instructions = body.instructions;
+  if (body.fields !== undefined) patch.fields = normaliseFields(body.fields);
+  if (body.settings !== undefined) patch.settings = body.settings;
+  return patch;
+}

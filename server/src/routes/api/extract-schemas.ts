@@ -7,7 +7,7 @@ import { PREBUILT_SCHEMAS } from '@quire/plugin-extractor-layout';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
 import { newOwned, roleIn } from '../../auth/access.js';
-import { FieldDef, FieldList, Settings, UUID, fieldsForDescription, loadSchema, normaliseFields, readableSchemas } from '../../services/extraction-fields.js';
+import { FieldDef, FieldList, Settings, UUID, fieldsForDescription, loadSchema, normaliseFields, readableSchemas, schemaPatch } from '../../services/extraction-fields.js';
 import { mergeFields, parsedDocument, suggestFor, suggestSchema } from '../../services/extraction-suggest.js';
 
 const TAG = 'Extract schemas';
@@ -153,12 +153,7 @@ export function extractSchemaRoutes(router: Router<any, any>): void {
   route(router, { method: 'put', path: '/api/extract/schemas/:id', summary: 'Update an extraction schema (the fields given replace the stored ones; answers the schema)', tag: TAG, body: SchemaBody.partial().strict() }, async (ctx, { body }) => {
     const auth = requireAuth(ctx);
     const row = await loadSchema(ctx.quire, auth, ctx.params.id!, 'write');
-    const patch: Partial<SchemaRecord> = { updated_at: new Date() };
-    if (body.name !== undefined) patch.name = body.name;
-    if (body.description !== undefined) patch.description = body.description;
-    if (body.instructions !== undefined) patch.instructions = body.instructions;
-    if (body.fields !== undefined) patch.fields = normaliseFields(body.fields);
-    if (body.settings !== undefined) patch.settings = body.settings;
+    const patch = schemaPatch(body);
     if (body.organization_id !== undefined && body.organization_id !== row.organization_id) {
       if (row.user_id !== auth.user.id) throw errors.forbidden('Only the schema\'s creator can move it to another organization');
       patch.organization_id = newOwned(auth, body.organization_id).organization_id;

@@ -6,7 +6,7 @@ import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
 import { newOwned } from '../../auth/access.js';
 import { epoch } from '../../services/documents.js';
-import { FieldList, UUID, loadSchema, normaliseFields, readableSchemas } from '../../services/extraction-fields.js';
+import { FieldList, UUID, loadSchema, normaliseFields, readableSchemas, schemaPatch } from '../../services/extraction-fields.js';
 
 const TAG = 'Schemas (v1)';
 
@@ -67,11 +67,7 @@ export function schemaRoutes(router: Router<any, any>): void {
   route(router, { method: 'post', path: '/v1/schemas/:id', summary: 'Update a schema (only the fields given change)', tag: TAG, body: Update }, async (ctx, { body }) => {
     const auth = requireAuth(ctx);
     const row = await loadSchema(ctx.quire, auth, ctx.params.id!, 'write');
-    const patch: Partial<SchemaRecord> = { updated_at: new Date() };
-    if (body.name !== undefined) patch.name = body.name;
-    if (body.description !== undefined) patch.description = body.description;
-    if (body.instructions !== undefined) patch.instructions = body.instructions;
-    if (body.fields !== undefined) patch.fields = normaliseFields(body.fields);
+    const patch = schemaPatch(body);
     await ctx.quire.store.repo('schemas').update(row.id, patch);
     return v1Schema({ ...row, ...patch });
   });
