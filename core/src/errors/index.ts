@@ -45,6 +45,8 @@ export const errors = {
   tooLarge: (limit: number) => new QuireError('FILE_TOO_LARGE', `File exceeds the ${Math.round(limit / 1048576)} MB limit`, { limit_bytes: limit }),
   unsupported: (message: string, details?: unknown) => new QuireError('UNSUPPORTED_FORMAT', message, details),
   processing: (message: string, details?: unknown) => new QuireError('PROCESSING_ERROR', message, details),
+  /** the input is well-formed but over a limit or otherwise impossible to process (permanent: never retried) */
+  unprocessable: (message: string, details?: unknown) => new QuireError('UNPROCESSABLE', message, details),
   upstream: (message: string, details?: unknown) => new QuireError('UPSTREAM_ERROR', message, details),
   unavailable: (message: string, details?: unknown) => new QuireError('SERVICE_UNAVAILABLE', message, details),
 };

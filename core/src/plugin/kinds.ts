@@ -73,6 +73,35 @@ export interface ReadOptions {
   maxPages?: number;
   /** progress 0..1 */
   onProgress?: (fraction: number) => void;
+  /** bounds on what a reader takes out of one document (defaults: DEFAULT_READ_LIMITS) */
+  limits?: Partial<ReadLimits>;
+}
+
+/**
+ * What a reader may take out of one document. A reader that reaches a limit stops and throws
+ * errors.unprocessable(...) naming it ("decompressed size exceeds 512 MB"), which fails the job at once.
+ */
+export interface ReadLimits {
+  /** inflated bytes of all parts of a zip-based file together (docx, xlsx, pptx); one part gets at most half */
+  decompressedBytes: number;
+  /** pages, slides or sheets */
+  pages: number;
+  /** spreadsheet cells */
+  cells: number;
+  /** pixels of one decoded image or rendered page */
+  imagePixels: number;
+}
+
+export const DEFAULT_READ_LIMITS: Readonly<ReadLimits> = Object.freeze({
+  decompressedBytes: 512 * 1024 * 1024,
+  pages: 5000,
+  cells: 2_000_000,
+  imagePixels: 100_000_000,
+});
+
+/** The limits of a read: the defaults overridden by what the caller set. */
+export function readLimits(options?: Pick<ReadOptions, 'limits'>): ReadLimits {
+  return { ...DEFAULT_READ_LIMITS, ...(options?.limits ?? {}) };
 }
 export interface ReaderInput {
   /** local file path made by Quire (never a user-chosen path) */
@@ -86,6 +115,12 @@ export interface ReaderInput {
 export interface ReaderPlugin extends Lifecycle {
   /** formats this reader handles, e.g. ['pdf'] */
   formats: string[];
+  /**
+   * true when the reader already runs its parsing off the calling thread, bounded in memory and time (its
+   * own worker threads with resourceLimits, or child processes). Other readers are run by the host inside
+   * an isolated worker thread with a heap limit and a wall-clock limit.
+   */
+  isolated?: boolean;
   read(input: ReaderInput, options: ReadOptions): Promise<ParsedDocument>;
 }
 
