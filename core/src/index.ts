@@ -13,3 +13,5 @@ export * from './pipeline/runtime.js';
 export * from './pipeline/delivery.js';
 export * from './transport/inprocess.js';
 export * from './formats.js';
+export * from './plugin/sandbox.js';
+export * from './util/worker.js';

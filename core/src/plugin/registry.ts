@@ -22,7 +22,15 @@ export class PluginError extends Error {
 interface Entry {
   def: PluginDefinition;
   source: string;
+  /** where the module was loaded from (load()), so another thread can load the same plugin */
+  origin?: PluginOrigin;
   instance?: unknown;
+}
+
+/** How a plugin was loaded: the spec given to load() and the folder it resolved from. */
+export interface PluginOrigin {
+  spec: string;
+  baseDir: string;
 }
 
 export interface RegistryOptions {
@@ -43,6 +51,7 @@ export class PluginRegistry {
   private entries = new Map<string, Entry>();
   private readonly logger: Logger;
   private started = false;
+  private readonly services = new Map<string, { value: unknown; close?: () => Promise<void> }>();
 
   constructor(private readonly opts: RegistryOptions) {
     this.logger = opts.logger ?? silentLogger;
@@ -97,7 +106,29 @@ export class PluginRegistry {
     }
     const def: PluginDefinition = mod.default ?? mod.plugin;
     this.register(def, manifest, spec);
+    const entry = this.entries.get(`${def.kind}:${def.name}`);
+    if (entry) entry.origin = { spec, baseDir };
     return def;
+  }
+
+  /** Where kind:name was loaded from; undefined for plugins registered inline. */
+  origin(kind: PluginKind, name: string): PluginOrigin | undefined {
+    return this.entries.get(`${kind}:${name}`)?.origin;
+  }
+
+  /** The registry's options (config, data dir, selection, per-plugin options), for a registry in another thread. */
+  get settings(): Readonly<RegistryOptions> {
+    return this.opts;
+  }
+
+  /**
+   * A helper object that lives as long as the registry (made once by `make`, closed by close()), e.g. the
+   * isolated reader threads.
+   */
+  service<T>(key: string, make: () => { value: T; close?: () => Promise<void> }): T {
+    let s = this.services.get(key);
+    if (!s) this.services.set(key, (s = make()));
+    return s.value as T;
   }
 
   /** Creates the active instances: the selected plugin of each single-choice kind and every plugin of the other kinds. */
@@ -172,6 +203,9 @@ export class PluginRegistry {
   }
 
   async close(): Promise<void> {
+    const services = [...this.services.values()];
+    this.services.clear();
+    for (const s of services) await s.close?.().catch((err) => this.logger.warn({ err }, 'registry service close failed'));
     // close in reverse order of kinds so that stores/transports close last
     const list = [...this.entries.values()].reverse();
     for (const e of list) {

@@ -1,5 +1,5 @@
-import { errors, isQuireError } from '@quire/core';
-import type { Chunk, ChunkRecord, Owned, ParsedDocument, ReaderPlugin } from '@quire/core';
+import { ReaderSandbox, errors, isQuireError } from '@quire/core';
+import type { Chunk, ChunkRecord, Owned, ParsedDocument, ReadLimits, ReaderPlugin } from '@quire/core';
 import type { QuireRuntime } from '../runtime.js';
 import { chunkOptions } from '../services/parse-config.js';
 import type { ParseConfig } from '../services/parse-config.js';
@@ -10,11 +10,29 @@ import type { ParseConfig } from '../services/parse-config.js';
  */
 
 export function readerFor(rt: Pick<QuireRuntime, 'registry'>, format: string): ReaderPlugin {
+  return readerEntry(rt, format).instance;
+}
+
+function readerEntry(rt: Pick<QuireRuntime, 'registry'>, format: string): { name: string; instance: ReaderPlugin } {
   // the last registered reader for a format wins, so a third-party plugin can replace a built-in
   const readers = rt.registry.all('reader').reverse();
   const found = readers.find((r) => r.instance.formats.includes(format));
   if (!found) throw errors.unsupported(`No reader for format ${format}`);
-  return found.instance;
+  return found;
+}
+
+/** The isolated reader threads of this registry (made at the first read, closed with the registry). */
+function sandboxOf(rt: Pick<QuireRuntime, 'registry' | 'config'>): ReaderSandbox {
+  return rt.registry.service('reader-sandbox', () => {
+    const sandbox = new ReaderSandbox(rt.registry, { threads: rt.config.limits.readerThreads, heapMb: rt.config.limits.readerHeapMb });
+    return { value: sandbox, close: () => sandbox.close() };
+  });
+}
+
+/** The read limits of the config. */
+export function configReadLimits(rt: Pick<QuireRuntime, 'config'>): ReadLimits {
+  const l = rt.config.limits;
+  return { decompressedBytes: l.decompressedBytes, pages: l.maxPages, cells: l.maxCells, imagePixels: l.maxImagePixels };
 }
 
 export interface FileRef {
@@ -27,23 +45,28 @@ export interface FileRef {
 }
 
 export async function readFile(rt: Pick<QuireRuntime, 'registry' | 'config'>, file: FileRef, cfg: ParseConfig, opts: { signal?: AbortSignal; maxPages?: number; onProgress?: (f: number) => void } = {}): Promise<ParsedDocument> {
-  const reader = readerFor(rt, file.format);
+  const reader = readerEntry(rt, file.format);
   const timeout = AbortSignal.timeout(rt.config.limits.parseTimeoutMs);
   const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
+  const input = { path: file.path, name: file.name, format: file.format, size: file.size, documentId: file.id };
+  const options = {
+    ocr: { enabled: cfg.ocr.enabled, language: cfg.ocr.language ?? rt.config.ocr.language, agentic: cfg.ocr.agentic },
+    signal,
+    maxPages: opts.maxPages,
+    onProgress: opts.onProgress,
+    limits: configReadLimits(rt),
+  };
   try {
-    return await reader.read(
-      { path: file.path, name: file.name, format: file.format, size: file.size, documentId: file.id },
-      {
-        ocr: { enabled: cfg.ocr.enabled, language: cfg.ocr.language ?? rt.config.ocr.language, agentic: cfg.ocr.agentic },
-        signal,
-        maxPages: opts.maxPages,
-        onProgress: opts.onProgress,
-      },
-    );
+    // readers that do not bound themselves run in an isolated thread with a heap limit, off this event loop
+    const sandbox = reader.instance.isolated ? null : sandboxOf(rt);
+    if (sandbox?.canRun(reader.name)) return await sandbox.read(reader.name, input, options);
+    return await reader.instance.read(input, options);
   } catch (e) {
     if (timeout.aborted) throw errors.processing(`Parsing timed out after ${Math.round(rt.config.limits.parseTimeoutMs / 1000)} s`);
+    if (opts.signal?.aborted) throw e;
     if (isQuireError(e)) throw e;
-    throw errors.processing(`${file.format.toUpperCase()} could not be read: ${(e as Error).message}`);
+    // the message of an unexpected error stays in the log: users get what failed, not an internal detail
+    throw errors.processing(`${file.format.toUpperCase()} could not be read: the file is damaged or not a valid ${file.format} file`, { cause: (e as Error)?.name ?? 'Error' });
   }
 }
 
