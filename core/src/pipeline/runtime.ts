@@ -11,7 +11,7 @@ import { StageClaims } from './claims.js';
 import { JobTimeoutError, errorMessage, isRetryable, stageKey, validatePipeline } from './types.js';
 import type { PipelineDefinition, PipelineRuntimeOptions, StageContext } from './types.js';
 
-export { NonRetryableError, JobTimeoutError, stageKey } from './types.js';
+export { NonRetryableError, JobTimeoutError, stageKey, isRetryable, transient } from './types.js';
 export type { StageContext, StageDefinition, PipelineDefinition, PipelineRuntimeOptions } from './types.js';
 
 const CANCELLED = 'cancelled';

@@ -95,12 +95,42 @@ export function errorMessage(err: unknown): string {
   return String(err);
 }
 
+/** Error codes of Node, drivers and brokers that say "try again later": the network, the disk, a lock. */
+const TRANSIENT_CODES = new Set([
+  'ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN',
+  'EBUSY', 'EMFILE', 'ENFILE', 'EAGAIN', 'EIO', 'ENOSPC', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT', 'SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_IOERR', 'ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT',
+  'PROTOCOL_CONNECTION_LOST', 'ER_CON_COUNT_ERROR', 'ECONNLOST',
+]);
+
+/** Codes of the error catalogue that a later attempt may get past (a remote service, a dependency). */
+const TRANSIENT_QUIRE_CODES = new Set(['UPSTREAM_ERROR', 'SERVICE_UNAVAILABLE', 'rate_limit_exceeded']);
+
+/** Marks an error as transient: the stage that threw it is retried (up to the attempt limit). */
+export function transient<E extends Error>(e: E): E {
+  (e as E & { retryable?: boolean }).retryable = true;
+  return e;
+}
+
+/**
+ * Whether a failed stage is worth another attempt. Permanent: bad input, over a limit, a password, a
+ * file a reader cannot read or a parse that ran out of its time (PROCESSING_ERROR, UNPROCESSABLE and
+ * every 4xx code), programming errors (TypeError and the like). Transient: I/O, the broker or the
+ * database, a remote service (UPSTREAM_ERROR, SERVICE_UNAVAILABLE), and errors explicitly marked so.
+ * An unknown plain Error is taken as transient.
+ */
 export function isRetryable(err: unknown): boolean {
   if (err instanceof NonRetryableError) return false;
-  if (err && typeof err === 'object') {
-    const e = err as { status?: unknown; name?: unknown; retryable?: unknown };
-    if (e.retryable === false) return false;
-    if (e.name === 'QuireError' && typeof e.status === 'number' && e.status < 500) return false;
+  if (!err || typeof err !== 'object') return true;
+  const e = err as { status?: unknown; name?: unknown; retryable?: unknown; code?: unknown; cause?: unknown };
+  if (e.retryable === false) return false;
+  if (e.retryable === true) return true;
+  if (e.name === 'QuireError') return typeof e.code === 'string' && TRANSIENT_QUIRE_CODES.has(e.code);
+  if (typeof e.code === 'string' && TRANSIENT_CODES.has(e.code)) return true;
+  if (err instanceof TypeError || err instanceof RangeError || err instanceof SyntaxError || err instanceof ReferenceError) {
+    // fetch() reports network failures as TypeError('fetch failed') with the cause inside
+    const cause = e.cause as { code?: unknown } | undefined;
+    return !!cause && typeof cause.code === 'string' && TRANSIENT_CODES.has(cause.code);
   }
   return true;
 }
