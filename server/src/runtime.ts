@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { EventBus, PipelineRuntime, PluginRegistry, inProcessTransportPlugin } from '@quire/core';
+import { EventBus, InProcessTransport, PipelineRuntime, PluginRegistry, inProcessTransportPlugin } from '@quire/core';
 import type { BlobStorage, Logger, Store, Transport } from '@quire/core';
 import type { QuireConfig } from '@quire/config';
 import { RateLimiter } from './auth/ratelimit.js';
@@ -7,6 +7,7 @@ import { ensureBootstrapKey } from './auth/keys.js';
 import { WebhookDispatcher } from './services/webhooks.js';
 import { loadSigningSecret } from './services/signing.js';
 import { definePipelines } from './pipelines/index.js';
+import { jobInputKey } from './pipelines/steps.js';
 
 /** Built-in plugins, loaded through the same registry as third-party ones (which may override them). */
 export const BUILTIN_PLUGINS = [
@@ -84,10 +85,32 @@ export class QuireRuntime {
       workerId: this.workerId,
       concurrency: config.queue.concurrency,
       maxAttempts: config.queue.maxAttempts,
+      leaseMs: config.queue.leaseMs,
+      fairShare: config.queue.fairShare,
     });
     definePipelines(this);
+    if (this.role !== 'runner') await this.recoverInterrupted();
     if (config.auth.bootstrapKey && this.role !== 'runner') await ensureBootstrapKey(this.store, config.auth.bootstrapKey, config.auth.bootstrapPlan);
     for (const h of await registry.health()) if (!h.ok) logger.warn({ plugin: h.plugin }, `not available: ${h.message ?? 'unhealthy'}`);
+  }
+
+  /**
+   * On the embedded queue this process is the only one that runs stages, so whatever was running when it
+   * last stopped was interrupted: those stages are freed at once (their messages were kept in the store and
+   * run again), and unfinished jobs that have no message left (synchronous parses and extractions whose
+   * caller is gone) fail with a reason instead of staying 'processing' for ever.
+   */
+  private async recoverInterrupted(): Promise<void> {
+    if (!(this.transport instanceof InProcessTransport) || !this.transport.durable) return;
+    const freed = await this.store.repo('job_stages').update({ status: 'running' }, { status: 'failed', error: 'Interrupted: the service restarted' });
+    const queued = new Set((await this.store.repo('stage_messages').find()).map((m) => m.job_id));
+    let failed = 0;
+    for (const job of await this.store.repo('jobs').find({ status: ['pending', 'processing'] })) {
+      if (queued.has(job.id)) continue;
+      if (await this.pipelines.fail(job.id, 'Interrupted: the service stopped before this job finished; submit it again')) failed++;
+      await this.storage.delete(jobInputKey(job.id)).catch(() => {});
+    }
+    if (freed || failed || queued.size) this.logger.warn({ resumed: queued.size, stagesFreed: freed, failed }, 'recovered from an unclean stop: queued jobs resume, interrupted ones without a queued stage failed');
   }
 
   /** Consume pipeline stages in this process (the server by default; `quire worker` always). */

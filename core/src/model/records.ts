@@ -282,6 +282,24 @@ export interface GroundTruthRecord extends Owned {
   updated_at: Date;
 }
 
+/**
+ * A stage message waiting in the embedded (in-process) queue, kept in the database so that a restart
+ * loses nothing: written when published, deleted once handled, rewritten when retried.
+ */
+export interface StageMessageRecord {
+  /** the message id */
+  id: string;
+  /** `<pipeline>.<stage>` */
+  queue: string;
+  job_id: string;
+  /** the whole StageMessage */
+  body: Record<string, unknown>;
+  attempt: number;
+  /** not delivered before (retry backoff) */
+  available_at: Date;
+  created_at: Date;
+}
+
 /** Every table the store knows, by name. Later features add entries here and a migration. */
 export interface Tables {
   users: UserRecord;
@@ -305,5 +323,6 @@ export interface Tables {
   extractions: ExtractionRecord;
   extract_batches: ExtractBatchRecord;
   ground_truth: GroundTruthRecord;
+  stage_messages: StageMessageRecord;
 }
 export type TableName = keyof Tables;

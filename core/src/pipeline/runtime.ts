@@ -15,11 +15,15 @@ export { NonRetryableError, JobTimeoutError, stageKey, isRetryable, transient } 
 export type { StageContext, StageDefinition, PipelineDefinition, PipelineRuntimeOptions } from './types.js';
 
 const CANCELLED = 'cancelled';
+const CANCELLED_MESSAGE = 'Cancelled';
 const STOPPING = 'stopping';
 
 interface Active {
   jobId: string;
   controller: AbortController;
+  /** the stage queue and the job's owner, for fair sharing */
+  key: string;
+  owner: string | null;
 }
 
 /**
@@ -37,6 +41,7 @@ export class PipelineRuntime {
   private readonly retryDelayMs?: (attempt: number) => number;
   private readonly pollMs: number;
   private readonly leaseMs: number;
+  private readonly fairShare: number;
   private readonly defs = new Map<string, PipelineDefinition>();
   private readonly subs = new Map<string, { cancel(): Promise<void> }>();
   private readonly active = new Map<string, Active>();
@@ -54,6 +59,7 @@ export class PipelineRuntime {
     this.maxAttempts = Math.max(1, opts.maxAttempts ?? 3);
     this.retryDelayMs = opts.retryDelayMs;
     this.leaseMs = Math.max(100, opts.leaseMs ?? 30_000);
+    this.fairShare = Math.max(0, Math.floor(opts.fairShare ?? 0));
     this.pollMs = Math.max(10, Math.min(opts.pollMs ?? 1000, this.leaseMs / 3));
     this.claims = new StageClaims(this.store, this.workerId, this.leaseMs);
   }
@@ -104,15 +110,24 @@ export class PipelineRuntime {
 
   /** Marks the job failed with error 'Cancelled' (if it has not finished) and aborts its stage if it runs here. */
   async cancel(jobId: string): Promise<void> {
+    await this.fail(jobId, CANCELLED_MESSAGE);
+  }
+
+  /**
+   * Fails an unfinished job with `reason` (once: a job that already ended is left alone), aborts its stage if
+   * it runs here and calls the pipeline's onFail. Returns whether this call failed it.
+   */
+  async fail(jobId: string, reason: string): Promise<boolean> {
     const now = new Date();
-    const n = await this.store.repo('jobs').update({ id: jobId, status: ['pending', 'processing'] }, { status: 'failed', error: 'Cancelled', completed_at: now, updated_at: now });
+    const n = await this.store.repo('jobs').update({ id: jobId, status: ['pending', 'processing'] }, { status: 'failed', error: reason, completed_at: now, updated_at: now });
     for (const a of this.active.values()) if (a.jobId === jobId) a.controller.abort(CANCELLED);
     if (n > 0) {
       this.notify(jobId);
       const job = await this.store.repo('jobs').get(jobId);
       const def = job ? await this.pipelineOf(job) : undefined;
-      if (job && def?.onFail) await this.hook('onFail', jobId, () => def.onFail!(job, new Error('Cancelled')));
+      if (job && def?.onFail) await this.hook('onFail', jobId, () => def.onFail!(job, new Error(reason)));
     }
+    return n > 0;
   }
 
   /** Resolves with the job once it is completed or failed (polls the store; wakes early when it ends here). */
@@ -144,8 +159,18 @@ export class PipelineRuntime {
     const local = `${msg.jobId}:${key}`;
     if (this.stopping) throw new RequeueError('worker is stopping');
     if (this.active.has(local)) throw new RequeueError(`stage ${key} of job ${msg.jobId} is already running here`, this.claims.busyDelay());
+    let owner: string | null = null;
+    if (this.fairShare > 0) {
+      const job = await this.store.repo('jobs').get(msg.jobId);
+      owner = job ? (job.organization_id ?? job.user_id ?? null) : null;
+      let mine = 0;
+      for (const a of this.active.values()) if (a.key === key && owner !== null && a.owner === owner) mine++;
+      // one owner's documents wait behind the others' while it already holds its share of this stage's slots
+      if (mine >= this.fairShare) throw new RequeueError(`owner of job ${msg.jobId} already runs ${mine} ${key} stage(s) here`, 200);
+      if (this.active.has(local)) throw new RequeueError(`stage ${key} of job ${msg.jobId} is already running here`, this.claims.busyDelay());
+    }
     const controller = new AbortController();
-    this.active.set(local, { jobId: msg.jobId, controller });
+    this.active.set(local, { jobId: msg.jobId, controller, key, owner });
     try {
       await this.runStage(def, index, msg, controller);
     } finally {

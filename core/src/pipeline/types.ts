@@ -69,6 +69,12 @@ export interface PipelineRuntimeOptions {
    * taken over: that worker died with the message. Default 30000 ms; heartbeats are sent every leaseMs/3.
    */
   leaseMs?: number;
+  /**
+   * Stages of one owner (organization, else user) this process runs at once per stage queue; a further
+   * message of that owner goes back to the queue for a moment, so that others' documents get the free
+   * slots. 0 (default) = no limit.
+   */
+  fairShare?: number;
 }
 
 export function stageKey(pipeline: string, stage: string): string {

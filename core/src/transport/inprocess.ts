@@ -2,6 +2,7 @@ import { definePlugin } from '../plugin/kinds.js';
 import type { Logger } from '../util/logger.js';
 import { silentLogger } from '../util/logger.js';
 import { isRequeue, retryDelayOf } from '../pipeline/delivery.js';
+import type { Store } from '../store.js';
 import type { ConsumeOptions, QuireEvent, StageHandler, StageMessage, Transport } from './types.js';
 
 export interface DeadLetter {
@@ -15,6 +16,11 @@ export interface InProcessTransportOptions {
   logger?: Logger;
   /** default backoff when the consumer gives none: 25 ms, 50 ms, 100 ms ... capped at 1 s */
   retryDelayMs?: (attempt: number) => number;
+  /**
+   * Keeps every message in the store's stage_messages table until it is handled, so that a restart loses
+   * nothing: recover() puts them back in the queues. Without a store, messages live in memory only.
+   */
+  store?: Store;
 }
 
 interface Consumer {
@@ -36,6 +42,7 @@ const defaultDelay = (attempt: number) => Math.min(1000, 25 * 2 ** Math.max(0, a
  */
 export class InProcessTransport implements Transport {
   readonly name = 'inprocess';
+  private readonly store?: Store;
   private queues = new Map<string, StageMessage[]>();
   private consumers = new Map<string, Consumer[]>();
   private rr = new Map<string, number>();
@@ -50,6 +57,31 @@ export class InProcessTransport implements Transport {
   constructor(opts: InProcessTransportOptions = {}) {
     this.logger = opts.logger ?? silentLogger;
     this.fallbackDelay = opts.retryDelayMs ?? defaultDelay;
+    this.store = opts.store;
+  }
+
+  /** Whether messages are kept in the store (they survive a restart). */
+  get durable(): boolean {
+    return !!this.store;
+  }
+
+  /**
+   * Puts the messages kept in the store back in their queues (retries keep their attempt and wait for their
+   * time). Call once at start-up, before consuming; this process must be the only one using this store's
+   * embedded queue. Returns how many messages came back.
+   */
+  async recover(): Promise<number> {
+    if (!this.store) return 0;
+    const rows = await this.store.repo('stage_messages').find({}, { order: { created_at: 'ASC' } });
+    const now = Date.now();
+    for (const row of rows) {
+      const msg = { ...(row.body as unknown as StageMessage), attempt: row.attempt };
+      const wait = new Date(row.available_at).getTime() - now;
+      if (wait > 0) this.later(row.queue, msg, wait);
+      else this.enqueue(row.queue, msg);
+    }
+    if (rows.length) this.logger.info({ messages: rows.length }, 'stage messages recovered from the store');
+    return rows.length;
   }
 
   static queueOf(msg: Pick<StageMessage, 'pipeline' | 'stage'>): string {
@@ -58,7 +90,13 @@ export class InProcessTransport implements Transport {
 
   async publish(msg: StageMessage): Promise<void> {
     if (this.closed) throw new Error('in-process transport is closed');
-    this.enqueue(InProcessTransport.queueOf(msg), JSON.parse(JSON.stringify(msg)) as StageMessage);
+    const queue = InProcessTransport.queueOf(msg);
+    const copy = JSON.parse(JSON.stringify(msg)) as StageMessage;
+    if (this.store) {
+      const now = new Date();
+      await this.store.repo('stage_messages').insert({ id: copy.id, queue, job_id: copy.jobId, body: copy as unknown as Record<string, unknown>, attempt: copy.attempt, available_at: now, created_at: now });
+    }
+    this.enqueue(queue, copy);
   }
 
   async consume(stage: string, handler: StageHandler, options: ConsumeOptions): Promise<{ cancel(): Promise<void> }> {
@@ -183,7 +221,11 @@ export class InProcessTransport implements Transport {
     c.inFlight++;
     const p: Promise<void> = Promise.resolve()
       .then(() => c.handler(msg))
-      .catch((err) => this.failed(c, msg, err))
+      .then(
+        () => this.forget(msg),
+        (err) => this.failed(c, msg, err),
+      )
+      .catch((e) => this.logger.error({ err: e, queue: c.queue, jobId: msg.jobId }, 'stage message bookkeeping failed'))
       .finally(() => {
         c.inFlight--;
         c.running.delete(p);
@@ -193,7 +235,12 @@ export class InProcessTransport implements Transport {
     c.running.add(p);
   }
 
-  private failed(c: Consumer, msg: StageMessage, err: unknown): void {
+  /** The message was handled: it is gone from the store. */
+  private async forget(msg: StageMessage): Promise<void> {
+    if (this.store && !this.closed) await this.store.repo('stage_messages').delete(msg.id);
+  }
+
+  private async failed(c: Consumer, msg: StageMessage, err: unknown): Promise<void> {
     if (isRequeue(err)) {
       this.later(c.queue, msg, err.delayMs ?? 0);
       return;
@@ -202,10 +249,13 @@ export class InProcessTransport implements Transport {
     if (msg.attempt < c.options.maxAttempts) {
       const delay = retryDelayOf(c.options, this.fallbackDelay)(msg.attempt);
       this.logger.warn({ queue: c.queue, jobId: msg.jobId, attempt: msg.attempt, error, retryInMs: delay }, 'stage message failed; retrying');
-      this.later(c.queue, { ...msg, attempt: msg.attempt + 1 }, delay);
+      const next = { ...msg, attempt: msg.attempt + 1 };
+      if (this.store && !this.closed) await this.store.repo('stage_messages').update(msg.id, { attempt: next.attempt, body: next as unknown as Record<string, unknown>, available_at: new Date(Date.now() + delay) });
+      this.later(c.queue, next, delay);
     } else {
       this.logger.error({ queue: c.queue, jobId: msg.jobId, attempt: msg.attempt, error }, 'stage message dead-lettered');
       this.dead.push({ queue: c.queue, message: msg, error, at: new Date() });
+      await this.forget(msg);
     }
   }
 }
@@ -214,8 +264,11 @@ export const inProcessTransportPlugin = definePlugin({
   kind: 'transport',
   name: 'inprocess',
   core: '^1',
-  description: 'Stage queues in memory, for a single process (the default when no queue URL is set).',
-  create(ctx) {
-    return new InProcessTransport({ logger: ctx.logger });
+  description: 'Stage queues in this process, kept in the database until handled (the default when no queue URL is set).',
+  async create(ctx) {
+    const store = ctx.tryGet('store');
+    const t = new InProcessTransport({ logger: ctx.logger, store });
+    await t.recover();
+    return t;
   },
 });

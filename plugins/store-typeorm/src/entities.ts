@@ -256,4 +256,13 @@ export const ENTITIES: { [N in TableName]: EntitySchema<Tables[N]> } = {
     created_at: col.date(),
     updated_at: col.date(),
   }),
+  stage_messages: entity('stage_messages', {
+    id: col.pk(),
+    queue: col.string(128),
+    job_id: col.ref(),
+    body: col.json(),
+    attempt: col.int(),
+    available_at: col.date(),
+    created_at: col.date(),
+  }),
 };

@@ -47,6 +47,11 @@ export async function parseSync(rt: QuireRuntime, auth: AuthInfo, source: SyncPa
   let parsed: ParsedDocument;
   let cfg: ParseConfig;
   let documentId: string | null = null;
+  const jobs = rt.store.repo('jobs');
+  // the job row exists while the parse runs, so that a parse cut short by a crash is found and failed at the
+  // next start (and its input file removed) instead of leaving an orphan
+  const t0 = new Date();
+  await jobs.insert({ id: jobId, ...owner, type: 'parse', status: 'processing', progress: 0, document_id: null, input: { sync: true }, result: null, error: null, webhook_url: null, created_at: t0, updated_at: t0, completed_at: null });
   try {
     cfg = parseConfigField(rawConfig, configField);
     if (source.kind === 'stored') {
@@ -65,6 +70,10 @@ export async function parseSync(rt: QuireRuntime, auth: AuthInfo, source: SyncPa
         parsed = await readStored(rt, inputKey, { id: jobId, ...file }, cfg);
       }
     }
+  } catch (e) {
+    const now = new Date();
+    await jobs.update(jobId, { status: 'failed', error: e instanceof Error ? e.message : String(e), completed_at: now, updated_at: now }).catch(() => {});
+    throw e;
   } finally {
     await rt.storage.delete(inputKey).catch(() => {});
   }
@@ -75,8 +84,8 @@ export async function parseSync(rt: QuireRuntime, auth: AuthInfo, source: SyncPa
   const result = { type: 'full', chunks: chunks.map(apiChunk) };
   await saveParsed(rt, jobParsedKey(jobId), parsed);
   const now = new Date();
-  const job: JobRecord = { id: jobId, ...owner, type: 'parse', status: 'completed', progress: 100, document_id: documentId, input: { config: cfg }, result: { ...result, usage }, error: null, webhook_url: null, created_at: now, updated_at: now, completed_at: now };
-  await rt.store.repo('jobs').insert(job);
+  const done: Partial<JobRecord> = { status: 'completed', progress: 100, document_id: documentId, input: { config: cfg }, result: { ...result, usage }, error: null, updated_at: now, completed_at: now };
+  await jobs.update(jobId, done);
   await charge(rt.store, owner, operation, pages, jobId);
   return { parsed, body: { job_id: jobId, duration: (Date.now() - started) / 1000, usage, result, studio_link: studioLink(rt, jobId) } };
 }
