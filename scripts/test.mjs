@@ -1,9 +1,19 @@
 #!/usr/bin/env node
 // Runs every test file of the monorepo with node's test runner on the TypeScript sources (tsx, "source" condition).
 // Usage: node scripts/test.mjs [filter...]   (a filter keeps files whose path contains it)
+//
+// Each run has a tag and a state dir: every test process gets TMPDIR=<state dir>/tmp, and databases and
+// RabbitMQ prefixes made by the tests are named quire_t_<tag>_… (test/helpers/leftovers.mjs). When every
+// test file has finished, the run lists what is still there (databases, queues, exchanges, temp files),
+// prints it and fails; then it removes it. QUIRE_TEST_LEFTOVERS=warn only prints, =keep prints and leaves
+// everything in place (to look at), =off skips the check.
+// The time of each test file (sum of its top-level tests and suites, hooks included) is printed at the end.
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { RUN_ENV, STATE_ENV, describeLeftovers, findLeftovers, removeLeftovers } from '../test/helpers/leftovers.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const roots = ['test', 'core/test', 'config/test', 'server/test', 'runner/test', ...fs.readdirSync(path.join(root, 'plugins')).map((p) => `plugins/${p}/test`)];
@@ -20,6 +30,72 @@ for (const r of roots) walk(path.join(root, r));
 const filters = process.argv.slice(2);
 const selected = filters.length ? files.filter((f) => filters.some((x) => f.includes(x))) : files;
 if (!selected.length) { console.error('no test files matched'); process.exit(1); }
-const args = ['--conditions=quire-source', '--import', 'tsx', '--test', `--test-concurrency=${process.env.QUIRE_TEST_CONCURRENCY ?? 2}`, '--test-timeout=300000', ...selected];
-const r = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit', env: { ...process.env, QUIRE_LOG_LEVEL: process.env.QUIRE_LOG_LEVEL ?? 'silent' } });
-process.exit(r.status ?? 1);
+
+// ---- the run's tag, state dir and TMPDIR
+const tag = `r${Date.now().toString(36).slice(-5)}${randomBytes(2).toString('hex')}`;
+const systemTmp = os.tmpdir();
+const stateDir = fs.mkdtempSync(path.join(systemTmp, `quire-run-${tag}-`));
+const tmpDir = path.join(stateDir, 'tmp');
+fs.mkdirSync(tmpDir);
+// tsx keeps its transform cache in <tmpdir>/tsx-<euid>: point that at the machine's cache (a cold cache per run is slow)
+const tsxDir = `tsx-${process.geteuid ? process.geteuid() : os.userInfo().username}`;
+fs.mkdirSync(path.join(systemTmp, tsxDir), { recursive: true });
+fs.symlinkSync(path.join(systemTmp, tsxDir), path.join(tmpDir, tsxDir));
+const timingsFile = path.join(stateDir, 'timings.jsonl');
+
+const reporter = process.stdout.isTTY ? 'spec' : 'tap';
+const args = [
+  '--conditions=quire-source', '--import', 'tsx', '--test', `--test-concurrency=${process.env.QUIRE_TEST_CONCURRENCY ?? 2}`, '--test-timeout=300000',
+  `--test-reporter=${reporter}`, '--test-reporter-destination=stdout',
+  `--test-reporter=${path.join(root, 'test/helpers/timing-reporter.mjs')}`, `--test-reporter-destination=${timingsFile}`,
+  ...selected,
+];
+const env = {
+  ...process.env,
+  QUIRE_LOG_LEVEL: process.env.QUIRE_LOG_LEVEL ?? 'silent',
+  [RUN_ENV]: tag,
+  [STATE_ENV]: stateDir,
+  TMPDIR: tmpDir,
+};
+const started = Date.now();
+const r = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit', env });
+let status = r.status ?? 1;
+console.log(`\n# ${selected.length} test file(s) in ${((Date.now() - started) / 1000).toFixed(1)} s (run ${tag})`);
+
+// ---- time per file
+try {
+  const perFile = new Map();
+  for (const line of fs.readFileSync(timingsFile, 'utf8').split('\n').filter(Boolean)) {
+    const { file, ms } = JSON.parse(line);
+    perFile.set(file, (perFile.get(file) ?? 0) + ms);
+  }
+  const rows = [...perFile].sort((a, b) => b[1] - a[1]);
+  if (rows.length) {
+    console.log('# time per test file (top-level tests and suites, hooks included):');
+    for (const [file, ms] of rows) console.log(`#   ${(ms / 1000).toFixed(1).padStart(7)} s  ${path.relative(root, file)}`);
+  }
+} catch {
+  /* no timings (the runner did not start) */
+}
+
+// ---- leftovers: only now, when every test file has finished
+const mode = process.env.QUIRE_TEST_LEFTOVERS ?? 'fail';
+if (mode !== 'off') {
+  const where = { mysqlUrl: process.env.QUIRE_TEST_MYSQL_URL || undefined, amqpUrl: process.env.QUIRE_TEST_AMQP_URL || undefined };
+  const leftovers = await findLeftovers({ tag, stateDir, tmpDir, ...where, ignoreTemp: [tsxDir] });
+  const lines = describeLeftovers(leftovers);
+  for (const e of leftovers.errors) console.log(`# leftover check could not look: ${e}`);
+  if (lines.length) {
+    console.log(`# the tests left ${lines.length} thing(s) behind:\n${lines.join('\n')}`);
+    if (mode === 'fail') {
+      console.log('# FAIL: tests must remove the databases, queues, exchanges and temp files they create (see test/helpers/server.ts)');
+      if (status === 0) status = 1;
+    }
+  } else {
+    console.log('# nothing left behind (databases, queues, exchanges, temp files)');
+  }
+  if (mode !== 'keep') await removeLeftovers(leftovers, where);
+}
+if (mode !== 'keep') fs.rmSync(stateDir, { recursive: true, force: true });
+else console.log(`# run state kept in ${stateDir}`);
+process.exit(status);

@@ -1,14 +1,20 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '@quire/config';
 import { startServer } from '@quire/server';
 import type { RunningServer } from '@quire/server';
+import { KNOWN_STAGES, deleteRabbitPrefix, dropDatabase, knownRabbitNames, recordResource, resourceStem } from './leftovers.mjs';
 
 export const MYSQL_URL = process.env.QUIRE_TEST_MYSQL_URL;
 export const AMQP_URL = process.env.QUIRE_TEST_AMQP_URL;
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -21,24 +27,71 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export interface TestServer extends RunningServer {
+type RequestOptions = RequestInit & { json?: unknown; key?: string | null };
+
+/** What both kinds of test server (in this process, or a child process) offer. */
+export interface HttpTestServer {
+  url: string;
   key: string;
   dataDir: string;
-  /** fetch relative to the server with the bootstrap key (unless headers.authorization is given) */
-  api(pathname: string, init?: RequestInit & { json?: unknown; key?: string | null }): Promise<Response>;
-  json<T = any>(pathname: string, init?: RequestInit & { json?: unknown; key?: string | null }): Promise<{ status: number; body: T; headers: Headers }>;
+  /** fetch relative to the server with the bootstrap key (unless headers.authorization is given; key: null sends none) */
+  api(pathname: string, init?: RequestOptions): Promise<Response>;
+  json<T = any>(pathname: string, init?: RequestOptions): Promise<{ status: number; body: T; headers: Headers }>;
+  close(): Promise<void>;
+}
+
+export interface TestServer extends RunningServer, HttpTestServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+// ---- resources of a test server, removed by close() and, for whatever a crash leaves, by the end-of-run check
+
+/** Temp dirs of this process that are still there at exit (e.g. a test that never called close()). */
+const openDirs = new Set<string>();
+/** Child-process servers still running at exit. */
+const openChildren = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const c of openChildren) {
+    try {
+      process.kill(-c.pid!, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
+  for (const d of openDirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+/** A fresh temp dir (removed at process exit at the latest; remove it earlier with removeTempDir). */
+export function makeTempDir(label = 'test'): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `quire-${label}-`));
+  openDirs.add(dir);
+  return dir;
+}
+
+export function removeTempDir(dir: string): void {
+  fs.rmSync(dir, { recursive: true, force: true });
+  openDirs.delete(dir);
+}
+
+interface ServerResources {
+  env: Record<string, string>;
+  dataDir: string;
+  port: number;
+  key: string;
+  mysqlDb: string | null;
+  amqpPrefix: string | null;
 }
 
 /**
- * Starts a real Quire server on a free port with a fresh data dir. When QUIRE_TEST_MYSQL_URL /
- * QUIRE_TEST_AMQP_URL are set (CI's second pass), it runs on MariaDB and RabbitMQ, with a database and a
- * queue prefix of its own.
+ * Data dir, port, key, and when QUIRE_TEST_MYSQL_URL / QUIRE_TEST_AMQP_URL are set a database and a queue
+ * prefix of its own (quire_t_<run>_<random>), noted for the end-of-run check.
  */
-export async function startTestServer(opts: { env?: Record<string, string>; plan?: 'free' | 'standard' | 'premium' } = {}): Promise<TestServer> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-test-'));
+async function serverResources(opts: { env?: Record<string, string>; plan?: string }): Promise<ServerResources> {
+  const dataDir = makeTempDir('test');
   const port = await freePort();
   const key = `svc_${randomBytes(20).toString('hex')}`;
-  const suffix = randomBytes(4).toString('hex');
+  const name = `${resourceStem()}${randomBytes(4).toString('hex')}`;
   const env: Record<string, string> = {
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -54,19 +107,57 @@ export async function startTestServer(opts: { env?: Record<string, string>; plan
   let mysqlDb: string | null = null;
   if (MYSQL_URL) {
     const u = new URL(MYSQL_URL);
-    mysqlDb = `quire_t_${suffix}`;
+    mysqlDb = name;
     u.pathname = `/${mysqlDb}`;
     env.QUIRE_DB_URL = u.href;
+    recordResource({ kind: 'mysql', name: mysqlDb });
   }
+  const dbUrl = env.QUIRE_DB_URL;
+  let amqpPrefix: string | null = null;
   if (AMQP_URL) {
+    amqpPrefix = name;
     env.QUIRE_QUEUE_URL = AMQP_URL;
-    env.QUIRE_QUEUE_PREFIX = `quire_t_${suffix}`;
+    env.QUIRE_QUEUE_PREFIX = amqpPrefix;
+    recordResource({ kind: 'amqp', prefix: amqpPrefix });
   }
   Object.assign(env, opts.env ?? {});
-  const config = loadConfig(env);
-  const running = await startServer(config);
-  const base = `http://127.0.0.1:${port}`;
-  const api: TestServer['api'] = (pathname, init = {}) => {
+  // an explicit override wins (a test may point a server at another database or prefix)
+  if (mysqlDb && env.QUIRE_DB_URL !== dbUrl) mysqlDb = null;
+  if (amqpPrefix && env.QUIRE_QUEUE_PREFIX !== amqpPrefix) amqpPrefix = null;
+  return { env, dataDir, port, key, mysqlDb, amqpPrefix };
+}
+
+/** Drops the database, deletes the queues and exchanges under the prefix, removes the dirs; never throws. */
+async function releaseResources(r: ServerResources, rabbit: { queues: string[]; exchanges: string[] } | null, extraDirs: string[] = []): Promise<void> {
+  const problems: string[] = [];
+  if (r.mysqlDb) await dropDatabase(MYSQL_URL!, r.mysqlDb).catch((e) => problems.push(`drop database ${r.mysqlDb}: ${(e as Error).message}`));
+  if (r.amqpPrefix) {
+    if (rabbit) recordResource({ kind: 'amqp', prefix: r.amqpPrefix, queues: rabbit.queues, exchanges: rabbit.exchanges });
+    const known = rabbit ?? knownRabbitNames(r.amqpPrefix);
+    // a server in this process tells which queues it used; a child process's retry queues are only found by listing
+    await deleteRabbitPrefix(AMQP_URL!, r.amqpPrefix, known, { list: rabbit === null }).catch((e) => problems.push(`delete queues ${r.amqpPrefix}.*: ${(e as Error).message}`));
+  }
+  for (const d of [r.dataDir, ...extraDirs]) removeTempDir(d);
+  if (problems.length) console.error(`# test server clean-up: ${problems.join('; ')}`);
+}
+
+/** Queue and exchange names an in-process server declared: its stage queues, the retry queues it used, dead, events. */
+function rabbitNamesOf(running: RunningServer, prefix: string): { queues: string[]; exchanges: string[] } {
+  const known = knownRabbitNames(prefix);
+  const defs = (running.runtime.pipelines as unknown as { defs?: Map<string, { name: string; stages: { name: string }[] }> }).defs;
+  const stages = defs ? [...defs.values()].flatMap((d) => d.stages.map((s) => `${d.name}.${s.name}`)) : KNOWN_STAGES;
+  const transport = running.runtime.transport as unknown as { retryQueuesOf?: (stage: string) => string[] };
+  const retry = transport.retryQueuesOf ? stages.flatMap((s) => transport.retryQueuesOf!(s)) : [];
+  return { queues: [...new Set([...retry, ...stages.map((s) => `${prefix}.${s}`), ...known.queues])], exchanges: known.exchanges };
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let t: NodeJS.Timeout;
+  return Promise.race([p, new Promise<T>((_, reject) => (t = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms)))]).finally(() => clearTimeout(t));
+}
+
+function httpClient(base: string, key: string): Pick<HttpTestServer, 'api' | 'json'> {
+  const api: HttpTestServer['api'] = (pathname, init = {}) => {
     const headers = new Headers(init.headers);
     if (init.key !== null && !headers.has('authorization')) headers.set('authorization', `Bearer ${init.key ?? key}`);
     let body = init.body;
@@ -77,10 +168,6 @@ export async function startTestServer(opts: { env?: Record<string, string>; plan
     return fetch(base + pathname, { ...init, headers, body });
   };
   return {
-    ...running,
-    url: base,
-    key,
-    dataDir,
     api,
     async json(pathname, init) {
       const res = await api(pathname, init);
@@ -91,35 +178,249 @@ export async function startTestServer(opts: { env?: Record<string, string>; plan
       } catch {}
       return { status: res.status, body, headers: res.headers };
     },
-    async close() {
-      await running.close();
-      if (mysqlDb) await dropMysqlDb(mysqlDb).catch(() => {});
-      if (AMQP_URL) await deleteQueues(`quire_t_${suffix}`).catch(() => {});
-      fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+}
+
+/**
+ * Starts a real Quire server in this process on a free port with a fresh data dir. When QUIRE_TEST_MYSQL_URL /
+ * QUIRE_TEST_AMQP_URL are set (CI's second pass), it runs on MariaDB and RabbitMQ, with a database and a
+ * queue prefix of its own. close() stops it and removes the database, the queues and exchanges, and the
+ * data dir (also when the server fails to start, or stopping it fails or hangs).
+ */
+export async function startTestServer(opts: { env?: Record<string, string>; plan?: 'free' | 'standard' | 'premium' } = {}): Promise<TestServer> {
+  const res = await serverResources(opts);
+  let running: RunningServer;
+  try {
+    running = await startServer(loadConfig(res.env));
+  } catch (e) {
+    await releaseResources(res, null);
+    throw e;
+  }
+  const base = `http://127.0.0.1:${res.port}`;
+  let closed: Promise<void> | null = null;
+  return {
+    ...running,
+    url: base,
+    key: res.key,
+    dataDir: res.dataDir,
+    ...httpClient(base, res.key),
+    close() {
+      closed ??= (async () => {
+        const rabbit = res.amqpPrefix ? rabbitNamesOf(running, res.amqpPrefix) : null;
+        try {
+          await withTimeout(running.close(), 60_000, 'stopping the test server');
+        } finally {
+          if (res.amqpPrefix) {
+            // retry queues declared while stopping
+            const later = rabbitNamesOf(running, res.amqpPrefix);
+            rabbit!.queues = [...new Set([...later.queues, ...rabbit!.queues])];
+          }
+          await releaseResources(res, rabbit);
+        }
+      })();
+      return closed;
     },
   };
 }
 
-async function dropMysqlDb(name: string): Promise<void> {
-  const mysql = await import('mysql2/promise');
-  const u = new URL(MYSQL_URL!);
-  const conn = await mysql.createConnection({ host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username || 'root'), password: decodeURIComponent(u.password) });
-  await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
-  await conn.end();
+// ---- a server in a child process
+
+export interface ServerProcess extends HttpTestServer {
+  pid: number;
+  child: ChildProcess;
+  /** TMPDIR of the server process (empty unless it leaves temp files behind) */
+  tmpDir: string;
+  /** resident memory of the server process and its child processes, bytes (0 once it has exited) */
+  rss(): number;
+  /** the last lines the process wrote (logs at QUIRE_TEST_LOG_LEVEL, default warn; crashes) */
+  output(): string;
+  /** whether the process is still running */
+  alive(): boolean;
 }
 
-async function deleteQueues(prefix: string): Promise<void> {
-  const amqp = await import('amqplib');
-  const conn = await amqp.connect(AMQP_URL!);
-  const ch = await conn.createChannel();
-  ch.on('error', () => {});
-  for (const q of ['ingest.read', 'ingest.chunk', 'ingest.index', 'parse.fetch', 'parse.read', 'parse.chunk', 'dead']) await ch.deleteQueue(`${prefix}.${q}`).catch(() => {});
-  await ch.deleteExchange(`${prefix}.events`).catch(() => {});
-  await conn.close().catch(() => {});
+function vmRssOf(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+)\s+kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  try {
+    for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+      try {
+        out.push(...fs.readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(/\s+/).filter(Boolean).map(Number));
+      } catch {
+        /* thread gone */
+      }
+    }
+  } catch {
+    /* process gone */
+  }
+  return out;
+}
+
+/** RSS of a process and all its descendants (tesseract, soffice…), from /proc. */
+export function treeRss(pid: number): number {
+  let total = 0;
+  const seen = new Set<number>();
+  const stack = [pid];
+  while (stack.length) {
+    const p = stack.pop()!;
+    if (seen.has(p)) continue;
+    seen.add(p);
+    total += vmRssOf(p);
+    stack.push(...childrenOf(p));
+  }
+  return total;
+}
+
+/**
+ * Starts `node --conditions=quire-source --import tsx server/src/bin.ts` as a child process (its own process
+ * group), with a temp data dir, a TMPDIR of its own, a free port and the same database/queue arrangement as
+ * startTestServer. Good for measuring the service's memory (rss()) and for killing it. close() stops it
+ * (SIGTERM, then SIGKILL of the group after 15 s) and removes everything it had.
+ */
+export async function startServerProcess(opts: { env?: Record<string, string>; plan?: 'free' | 'standard' | 'premium'; startTimeoutMs?: number } = {}): Promise<ServerProcess> {
+  const res = await serverResources(opts);
+  const tmpDir = makeTempDir('test-tmp');
+  res.env.QUIRE_LOG_LEVEL = opts.env?.QUIRE_LOG_LEVEL ?? process.env.QUIRE_TEST_LOG_LEVEL ?? 'warn';
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('QUIRE_') && k !== 'NODE_TEST_CONTEXT') env[k] = v;
+  Object.assign(env, res.env, { TMPDIR: tmpDir });
+  const child = spawn(process.execPath, ['--conditions=quire-source', '--import', 'tsx', 'server/src/bin.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  openChildren.add(child);
+  const lines: string[] = [];
+  const keep = (chunk: Buffer) => {
+    lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    if (lines.length > 400) lines.splice(0, lines.length - 400);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const alive = () => child.exitCode === null && child.signalCode === null;
+  const base = `http://127.0.0.1:${res.port}`;
+  const stop = async () => {
+    if (alive()) {
+      child.kill('SIGTERM');
+      await Promise.race([exited, sleep(15_000)]);
+    }
+    try {
+      process.kill(-child.pid!, 'SIGKILL'); // what is left of the group: the server if it hung, its tesseract/soffice children
+    } catch {
+      /* the group is gone */
+    }
+    if (alive()) await exited;
+    openChildren.delete(child);
+  };
+  try {
+    const deadline = Date.now() + (opts.startTimeoutMs ?? 90_000);
+    for (;;) {
+      if (!alive()) throw new Error(`the server process exited (${child.exitCode ?? child.signalCode}) before answering /healthz:\n${lines.slice(-30).join('\n')}`);
+      try {
+        if ((await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(2000) })).ok) break;
+      } catch {
+        /* not listening yet */
+      }
+      if (Date.now() > deadline) throw new Error(`the server process did not answer /healthz within ${opts.startTimeoutMs ?? 90_000} ms:\n${lines.slice(-30).join('\n')}`);
+      await sleep(100);
+    }
+  } catch (e) {
+    await stop();
+    await releaseResources(res, null, [tmpDir]);
+    throw e;
+  }
+  let closed: Promise<void> | null = null;
+  return {
+    url: base,
+    key: res.key,
+    dataDir: res.dataDir,
+    tmpDir,
+    pid: child.pid!,
+    child,
+    ...httpClient(base, res.key),
+    rss: () => (alive() ? treeRss(child.pid!) : 0),
+    output: () => lines.join('\n'),
+    alive,
+    close() {
+      closed ??= (async () => {
+        try {
+          await stop();
+        } finally {
+          await releaseResources(res, null, [tmpDir]);
+        }
+      })();
+      return closed;
+    },
+  };
+}
+
+// ---- watching a server while it works
+
+export interface ServerWatch {
+  /** stops sampling and returns what was seen */
+  stop(): Promise<ServerWatchResult>;
+  /** the figures so far */
+  snapshot(): ServerWatchResult;
+}
+
+export interface ServerWatchResult {
+  rssMaxBytes: number;
+  rssSamples: number;
+  healthMaxMs: number;
+  healthSamples: number;
+  /** health checks that failed or took longer than the limit: [ms since start, latency or error] */
+  healthSlow: [number, string][];
+}
+
+/**
+ * Samples the server's RSS (every rssEveryMs, child-process servers only) and the latency of GET /healthz
+ * without credentials (every healthEveryMs; one request at a time, so a stalled server shows as one long sample).
+ */
+export function watchServer(s: HttpTestServer & { rss?: () => number }, opts: { rssEveryMs?: number; healthEveryMs?: number; slowMs?: number } = {}): ServerWatch {
+  const t0 = Date.now();
+  const r: ServerWatchResult = { rssMaxBytes: 0, rssSamples: 0, healthMaxMs: 0, healthSamples: 0, healthSlow: [] };
+  let running = true;
+  const rssTimer = s.rss
+    ? setInterval(() => {
+        r.rssMaxBytes = Math.max(r.rssMaxBytes, s.rss!());
+        r.rssSamples++;
+      }, opts.rssEveryMs ?? 100)
+    : null;
+  const health = (async () => {
+    while (running) {
+      const start = performance.now();
+      let note: string | null = null;
+      try {
+        const res = await fetch(`${s.url}/healthz`, { signal: AbortSignal.timeout(10_000) });
+        await res.arrayBuffer();
+        if (!res.ok) note = `HTTP ${res.status}`;
+      } catch (e) {
+        note = (e as Error).name === 'TimeoutError' ? 'no answer within 10 s' : (e as Error).message;
+      }
+      const ms = performance.now() - start;
+      r.healthMaxMs = Math.max(r.healthMaxMs, ms);
+      r.healthSamples++;
+      if (note || ms >= (opts.slowMs ?? 500)) r.healthSlow.push([Date.now() - t0, note ?? `${Math.round(ms)} ms`]);
+      await sleep(Math.max(0, (opts.healthEveryMs ?? 200) - ms));
+    }
+  })();
+  return {
+    snapshot: () => ({ ...r, healthSlow: [...r.healthSlow] }),
+    async stop() {
+      running = false;
+      if (rssTimer) clearInterval(rssTimer);
+      await health;
+      return { ...r, healthSlow: [...r.healthSlow] };
+    },
+  };
 }
 
 /** Polls until the document or job reaches completed/failed. */
-export async function waitForStatus(s: TestServer, pathname: string, timeoutMs = 120_000, key?: string): Promise<any> {
+export async function waitForStatus(s: Pick<HttpTestServer, 'json'>, pathname: string, timeoutMs = 120_000, key?: string): Promise<any> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const { body } = await s.json(pathname, { key });
