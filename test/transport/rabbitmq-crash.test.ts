@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { PipelineRuntime } from '@quire/core';
 import { RabbitTransport } from '@quire/plugin-transport-rabbitmq';
-import { AMQP_URL, SKIP, counter, queueDepth, crashPipeline, deleteAmqp, newJob, openStore, tempDir, unique, until, waitForLine } from './rabbitmq-helpers.js';
+import { AMQP_URL, SKIP, counter, queueDepth, crashPipeline, deletePrefixes, newJob, openStore, tempDir, testPrefix, unique, until, waitForLine } from './rabbitmq-helpers.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const LEASE_MS = 1000;
@@ -25,7 +25,7 @@ function worker(env: Record<string, string>): ChildProcess {
 test('a worker killed before acking: the redelivery completes the job exactly once', { skip: SKIP, timeout: 60_000 }, async () => {
   const url = AMQP_URL!;
   const dir = tempDir();
-  const prefix = unique('quire-test');
+  const prefix = testPrefix();
   const pipeline = unique('crash');
   const sideFile = path.join(dir, 'side-effects.log');
   fs.writeFileSync(sideFile, '');
@@ -93,7 +93,7 @@ test('a worker killed before acking: the redelivery completes the job exactly on
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
     await transport.close();
     await store.close();
-    await deleteAmqp(url, [...stages.map((s) => transport.names.stage(s)), ...retryQueues, transport.names.dead], [transport.names.events]);
+    await deletePrefixes(url, [...stages.map((s) => transport.names.stage(s)), ...retryQueues, transport.names.dead], [transport.names.events]);
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -10,11 +10,37 @@ import amqp from 'amqplib';
 import storePlugin from '@quire/plugin-store-typeorm';
 import { silentLogger } from '@quire/core';
 import type { JobRecord, PipelineDefinition, PluginContext, Store } from '@quire/core';
+import { deleteRabbitPrefix, recordResource, resourceStem } from '../helpers/leftovers.mjs';
 
 export const AMQP_URL = process.env.QUIRE_TEST_AMQP_URL;
 export const SKIP = AMQP_URL ? false : 'set QUIRE_TEST_AMQP_URL (e.g. amqp://guest:guest@127.0.0.1:5672) to run the RabbitMQ tests';
 
 export const unique = (what: string) => `${what}_${randomUUID().slice(0, 8)}`;
+
+const prefixes = new Set<string>();
+
+/**
+ * A queue prefix of its own for this test (quire_t_<run>_…, which the end-of-run check looks for); every
+ * queue and exchange under it is deleted by deletePrefixes().
+ */
+export function testPrefix(): string {
+  const prefix = `${resourceStem()}${randomUUID().slice(0, 8)}`;
+  prefixes.add(prefix);
+  recordResource({ kind: 'amqp', prefix });
+  return prefix;
+}
+
+/**
+ * Deletes the given queues and exchanges, then everything else under the prefixes handed out by
+ * testPrefix() (retry queues of killed workers too, when rabbitmqctl can list them).
+ */
+export async function deletePrefixes(url: string, queues: string[] = [], exchanges: string[] = []): Promise<void> {
+  await deleteAmqp(url, queues, exchanges);
+  for (const p of prefixes) {
+    await deleteRabbitPrefix(url, p);
+    prefixes.delete(p);
+  }
+}
 
 export function tempDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'quire-rabbit-'));

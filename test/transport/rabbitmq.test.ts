@@ -7,10 +7,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { PipelineRuntime, NonRetryableError, RequeueError, PluginRegistry } from '@quire/core';
 import type { QuireEvent, RetryConsumeOptions, StageMessage } from '@quire/core';
 import rabbitPlugin, { RabbitTransport } from '@quire/plugin-transport-rabbitmq';
-import { AMQP_URL, SKIP, deleteAmqp, drain, newJob, openStore, queueDepth, tempDir, unique, until } from './rabbitmq-helpers.js';
+import { AMQP_URL, SKIP, deleteAmqp, deletePrefixes, drain, newJob, openStore, queueDepth, tempDir, testPrefix, unique, until } from './rabbitmq-helpers.js';
 
 const url = AMQP_URL ?? '';
-const prefix = unique('quire-test');
+const prefix = testPrefix();
 const transports: RabbitTransport[] = [];
 const usedStages = new Set<string>();
 
@@ -32,7 +32,7 @@ after(async () => {
   const retry = transports.flatMap((t) => [...usedStages].flatMap((s) => t.retryQueuesOf(s)));
   for (const t of transports) await t.close();
   const n = transports[0]?.names ?? (await import('@quire/plugin-transport-rabbitmq')).queueNames(prefix);
-  await deleteAmqp(url, [...[...usedStages].map((s) => n.stage(s)), ...new Set(retry), n.dead], [n.events]);
+  await deletePrefixes(url, [...[...usedStages].map((s) => n.stage(s)), ...new Set(retry), n.dead], [n.events]);
 });
 
 test('retries with attempt + 1 after the backoff, then succeeds; messages are persistent', { skip: SKIP }, async () => {
@@ -65,7 +65,7 @@ test('retries with attempt + 1 after the backoff, then succeeds; messages are pe
 });
 
 test('after maxAttempts the message goes to the dead-letter queue with the error in headers', { skip: SKIP }, async () => {
-  const t = await transport({ prefix: unique('quire-test') });
+  const t = await transport({ prefix: testPrefix() });
   const stage = `${unique('dead')}.s`;
   let calls = 0;
   await t.consume(stage, async () => { calls++; throw new Error('always broken'); }, { prefetch: 1, maxAttempts: 2, retryDelayMs: () => 20 } as RetryConsumeOptions);
@@ -87,7 +87,7 @@ test('after maxAttempts the message goes to the dead-letter queue with the error
 });
 
 test('RequeueError gives the message back without spending an attempt; unreadable messages are dead-lettered', { skip: SKIP }, async () => {
-  const t = await transport({ prefix: unique('quire-test') });
+  const t = await transport({ prefix: testPrefix() });
   const stage = `${unique('requeue')}.s`;
   const attempts: number[] = [];
   await t.consume(stage, async (m) => {
