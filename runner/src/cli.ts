@@ -15,6 +15,10 @@ function bar(done: number, total: number): string {
 
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
+  if (cmd === 'help' || cmd === '--help' || cmd === '-h') {
+    console.log(USAGE);
+    return 0;
+  }
   if (cmd !== 'parse') {
     console.error(USAGE);
     return 2;
@@ -27,6 +31,10 @@ async function main(argv: string[]): Promise<number> {
   }
   if (!fs.existsSync(folder) || !fs.statSync(folder).isDirectory()) {
     console.error(`quire-runner: ${folder} is not a folder`);
+    return 2;
+  }
+  if (path.resolve(values.out) === path.resolve(folder)) {
+    console.error('quire-runner: --out must be another folder than the one parsed');
     return 2;
   }
   let parse: unknown = {};
@@ -66,10 +74,24 @@ async function main(argv: string[]): Promise<number> {
     },
   });
   if (tty) process.stderr.write('\n');
-  console.log(`parsed ${summary.parsed}, skipped ${summary.skipped} (already done), unsupported ${summary.unsupported.length}, failed ${summary.failed.length}; ${summary.pages} pages in ${summary.seconds.toFixed(1)} s`);
+  console.log(
+    `parsed ${summary.parsed}, skipped ${summary.skipped} (already done), unsupported ${summary.unsupported.length}, failed ${summary.failed.length}, not read ${summary.ignored.length}; ${summary.pages} pages in ${summary.seconds.toFixed(1)} s`,
+  );
   for (const u of summary.unsupported) console.log(`  unsupported: ${u}`);
+  for (const i of summary.ignored) console.log(`  not read: ${i.file}: ${i.reason}`);
   for (const f of summary.failed) console.log(`  FAILED: ${f.file}: ${f.error}`);
-  return summary.failed.length ? 1 : 0;
+  if (summary.failed.length) return 1;
+  // a run that found entries but parsed none (and had none already done) is not a success
+  const found = summary.total + summary.ignored.length;
+  if (!found) {
+    console.error(`quire-runner: no files found under ${folder} (names starting with a dot are left out)`);
+    return 1;
+  }
+  if (summary.parsed + summary.skipped === 0) {
+    console.error(`quire-runner: nothing was parsed: ${found} ${found === 1 ? 'entry' : 'entries'} found under ${folder}, none could be read (see above)`);
+    return 1;
+  }
+  return 0;
 }
 
 main(process.argv.slice(2)).then(

@@ -22,22 +22,94 @@ export interface RunSummary {
   skipped: number;
   unsupported: string[];
   failed: { file: string; error: string }[];
+  /** entries found but not read: broken or looping symbolic links, sockets, devices, unreadable folders */
+  ignored: { file: string; reason: string }[];
   pages: number;
   seconds: number;
 }
 
-function listFiles(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+export interface Listing {
+  /** files to read, as paths below the folder (a symbolic link keeps its own name) */
+  files: string[];
+  ignored: { file: string; reason: string }[];
+}
+
+/** Whether `p` lies below the folder `dir`. */
+const isInside = (p: string, dir: string) => {
+  const r = path.relative(dir, p);
+  return r !== '' && !r.startsWith('..') && !path.isAbsolute(r);
+};
+
+/**
+ * Lists the files below `root` (names starting with a dot are left out). Symbolic links to files are
+ * followed, also when they point outside the folder; links to folders are followed once each real folder:
+ * a link back to a folder already read (a loop, or a second way into the same folder) is named with its
+ * reason instead of being walked again, as are broken links and entries that are not files.
+ */
+export function listFiles(root: string, opts: { exclude?: string[] } = {}): Listing {
+  const files: string[] = [];
+  const ignored: Listing['ignored'] = [];
+  const rel = (p: string) => path.relative(root, p) || '.';
+  /** real path of every folder read → the path it was read as */
+  const seen = new Map<string, string>();
+  /** links to folders, followed after every plain folder is read so that real folders keep their names */
+  const pending: { link: string; target: string }[] = [];
+  // folders never read (the output folder when it lies inside the input folder)
+  const excluded = new Set((opts.exclude ?? []).map((d) => (fs.existsSync(d) ? fs.realpathSync(d) : path.resolve(d))));
+  const walk = (dir: string, real: string) => {
+    seen.set(real, dir);
+    if (excluded.has(real)) return;
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch (e) {
+      ignored.push({ file: rel(dir), reason: `folder cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` });
+      return;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const e of entries) {
       if (e.name.startsWith('.')) continue;
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile()) out.push(p);
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) {
+        const r = path.join(real, e.name);
+        const already = seen.get(r);
+        if (already !== undefined) ignored.push({ file: rel(p), reason: `same folder as ${rel(already)}, already read` });
+        else walk(p, r);
+      } else if (e.isFile()) {
+        files.push(p);
+      } else if (e.isSymbolicLink()) {
+        let target: string;
+        let st: fs.Stats;
+        try {
+          target = fs.realpathSync(p);
+          st = fs.statSync(target);
+        } catch (err) {
+          const code = (err as NodeJS.ErrnoException).code;
+          let to = '';
+          try {
+            to = fs.readlinkSync(p);
+          } catch {}
+          ignored.push({ file: rel(p), reason: code === 'ELOOP' ? `symbolic link loop (-> ${to})` : code === 'ENOENT' ? `broken symbolic link (-> ${to}, which does not exist)` : `symbolic link cannot be followed (${code ?? (err as Error).message})` });
+          continue;
+        }
+        if (st.isFile()) files.push(p);
+        else if (st.isDirectory()) pending.push({ link: p, target });
+        else ignored.push({ file: rel(p), reason: 'symbolic link to something that is not a file or folder' });
+      } else {
+        ignored.push({ file: rel(p), reason: 'not a regular file (socket, pipe or device)' });
+      }
     }
   };
-  walk(dir);
-  return out.sort();
+  walk(root, fs.realpathSync(root));
+  while (pending.length) {
+    const { link, target } = pending.shift()!;
+    const already = seen.get(target);
+    if (already === undefined) walk(link, target);
+    else if (isInside(link, already)) ignored.push({ file: rel(link), reason: `symbolic link loop: points back to ${rel(already)}, which contains it` });
+    else ignored.push({ file: rel(link), reason: `symbolic link to ${rel(already)}, already read` });
+  }
+  files.sort();
+  return { files, ignored };
 }
 
 /** Writes a file atomically (temp + rename), so an interrupted run never leaves half an output. */
@@ -62,8 +134,9 @@ export async function runParse(opts: RunOptions): Promise<RunSummary> {
   for (const spec of opts.config.plugins.extra) await registry.load(spec, process.cwd());
   await registry.start();
   const rt = { registry, config: opts.config };
-  const files = listFiles(opts.folder);
-  const summary: RunSummary = { total: files.length, parsed: 0, skipped: 0, unsupported: [], failed: [], pages: 0, seconds: 0 };
+  await fsp.mkdir(opts.out, { recursive: true });
+  const { files, ignored } = listFiles(opts.folder, { exclude: [opts.out] });
+  const summary: RunSummary = { total: files.length, parsed: 0, skipped: 0, unsupported: [], failed: [], ignored, pages: 0, seconds: 0 };
   let done = 0;
   let next = 0;
   const worker = async () => {

@@ -40,9 +40,13 @@ async function fixtureFolder(): Promise<string> {
   return dir;
 }
 
-test('runner parses a folder, lists failures, exits non-zero, and resumes after an interruption', { timeout: 240_000 }, async () => {
+test('runner parses a folder, lists failures, exits non-zero, and resumes after an interruption', { timeout: 240_000 }, async (t) => {
   const input = await fixtureFolder();
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-runner-out-'));
+  t.after(() => {
+    fs.rmSync(input, { recursive: true, force: true });
+    fs.rmSync(out, { recursive: true, force: true });
+  });
   // first run: interrupted as soon as the first result is written
   const child = spawn(process.execPath, args('parse', input, '--out', out, '--concurrency', '1'), { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   const killed = await new Promise<boolean>((resolve) => {
