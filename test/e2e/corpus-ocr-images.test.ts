@@ -1,0 +1,4 @@
+// The corpus over HTTP, images (png, jpg, tiff), read by OCR (suite in test/helpers/corpus-e2e.ts).
+import { corpusSuite } from '../helpers/corpus-e2e.js';
+
+corpusSuite('ocr-images');
