@@ -7,12 +7,13 @@
 // test file has finished, the run lists what is still there (databases, queues, exchanges, temp files),
 // prints it and fails; then it removes it. QUIRE_TEST_LEFTOVERS=warn only prints, =keep prints and leaves
 // everything in place (to look at), =off skips the check.
-// The time of each test file (sum of its top-level tests and suites, hooks included) is printed at the end.
+// The wall time of each test file's process is printed at the end.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { RUN_ENV, STATE_ENV, describeLeftovers, findLeftovers, removeLeftovers } from '../test/helpers/leftovers.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -41,13 +42,11 @@ fs.mkdirSync(tmpDir);
 const tsxDir = `tsx-${process.geteuid ? process.geteuid() : os.userInfo().username}`;
 fs.mkdirSync(path.join(systemTmp, tsxDir), { recursive: true });
 fs.symlinkSync(path.join(systemTmp, tsxDir), path.join(tmpDir, tsxDir));
-const timingsFile = path.join(stateDir, 'timings.jsonl');
+const timesFile = path.join(stateDir, 'file-times.jsonl');
 
-const reporter = process.stdout.isTTY ? 'spec' : 'tap';
 const args = [
-  '--conditions=quire-source', '--import', 'tsx', '--test', `--test-concurrency=${process.env.QUIRE_TEST_CONCURRENCY ?? 2}`, '--test-timeout=300000',
-  `--test-reporter=${reporter}`, '--test-reporter-destination=stdout',
-  `--test-reporter=${path.join(root, 'test/helpers/timing-reporter.mjs')}`, `--test-reporter-destination=${timingsFile}`,
+  '--conditions=quire-source', '--import', 'tsx', '--import', pathToFileURL(path.join(root, 'test/helpers/file-timer.mjs')).href,
+  '--test', `--test-concurrency=${process.env.QUIRE_TEST_CONCURRENCY ?? 2}`, '--test-timeout=300000',
   ...selected,
 ];
 const env = {
@@ -62,20 +61,16 @@ const r = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit', env }
 let status = r.status ?? 1;
 console.log(`\n# ${selected.length} test file(s) in ${((Date.now() - started) / 1000).toFixed(1)} s (run ${tag})`);
 
-// ---- time per file
+// ---- wall time of each test file's process (test/helpers/file-timer.mjs)
 try {
-  const perFile = new Map();
-  for (const line of fs.readFileSync(timingsFile, 'utf8').split('\n').filter(Boolean)) {
-    const { file, ms } = JSON.parse(line);
-    perFile.set(file, (perFile.get(file) ?? 0) + ms);
-  }
-  const rows = [...perFile].sort((a, b) => b[1] - a[1]);
+  const wanted = new Set(selected.map((f) => path.resolve(root, f)));
+  const rows = fs.readFileSync(timesFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((t) => wanted.has(path.resolve(root, t.file))).sort((a, b) => b.ms - a.ms);
   if (rows.length) {
-    console.log('# time per test file (top-level tests and suites, hooks included):');
-    for (const [file, ms] of rows) console.log(`#   ${(ms / 1000).toFixed(1).padStart(7)} s  ${path.relative(root, file)}`);
+    console.log('# wall time per test file:');
+    for (const t of rows) console.log(`#   ${(t.ms / 1000).toFixed(1).padStart(7)} s  ${path.relative(root, t.file)}${t.code ? ` (exit ${t.code})` : ''}`);
   }
 } catch {
-  /* no timings (the runner did not start) */
+  /* no times (the runner did not start) */
 }
 
 // ---- leftovers: only now, when every test file has finished
