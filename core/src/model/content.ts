@@ -119,5 +119,12 @@ export interface Chunk {
   content: string;
   bbox: BBox | null;
   span: Span;
-  metadata: { type: 'text' | 'table'; confidence: number; pages?: number[]; heading?: string };
+  metadata: {
+    type: 'text' | 'table';
+    confidence: number;
+    pages?: number[];
+    heading?: string;
+    /** a chunk that spans pages: its box on each page, in page order (`page`/`bbox` are the first page's) */
+    boxes?: { page: number; bbox: BBox }[];
+  };
 }

@@ -349,10 +349,19 @@ class DocIndex {
       weight += w;
       sum += w * (Number.isFinite(b.confidence) ? b.confidence : 1);
     }
+    const bbox = unionBBox(covered.filter((b) => b.page === page).map((b) => b.bbox));
+    // a chunk across pages: a box on each page, so that a citation of it can show every part
+    const boxes: { page: number; bbox: BBox }[] = [];
+    if (pages.length > 1) {
+      for (const p of pages) {
+        const box = unionBBox(covered.filter((b) => b.page === p).map((b) => b.bbox));
+        if (box) boxes.push({ page: p, bbox: box });
+      }
+    }
     return {
-      id, index, page, content: this.doc.text.slice(d.start, d.end), bbox: unionBBox(covered.filter((b) => b.page === page).map((b) => b.bbox)),
+      id, index, page, content: this.doc.text.slice(d.start, d.end), bbox,
       span: { start: d.start, end: d.end },
-      metadata: { type: 'text', confidence: weight ? round(sum / weight) : 1, pages: pages.length ? pages : [page], ...heading },
+      metadata: { type: 'text', confidence: weight ? round(sum / weight) : 1, pages: pages.length ? pages : [page], ...heading, ...(boxes.length ? { boxes } : {}) },
     };
   }
 }

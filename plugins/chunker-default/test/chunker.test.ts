@@ -228,3 +228,35 @@ test('a document without blocks is chunked from its text; an empty one gives no 
   assert.ok(chunks.length >= 5);
   assert.deepEqual(chunkDocument({ ...doc, text: '  ' }, opts()), []);
 });
+
+test('a chunk that spans pages lists every page and a box on each, so citations can point at the right page', () => {
+  // a paragraph at the foot of page 1 continues at the top of page 2; both fit one chunk
+  const b = new DocumentBuilder('span', 'span.pdf', 'pdf');
+  b.addPage({ number: 1, width: 612, height: 792, ocr: false, confidence: 1 });
+  b.addPage({ number: 2, width: 612, height: 792, ocr: false, confidence: 1 });
+  b.addPage({ number: 3, width: 612, height: 792, ocr: false, confidence: 1 });
+  b.addBlock({ type: 'paragraph', text: 'The merger closed in March after the regulators agreed.', page: 1, bbox: box(50, 700, 500, 40), confidence: 1 });
+  b.addBlock({ type: 'paragraph', text: 'Its cost was 4.2 million, paid in cash.', page: 2, bbox: box(60, 50, 480, 20), confidence: 1 });
+  b.addBlock({ type: 'paragraph', text: 'Integration follows in the next year.', page: 2, bbox: box(60, 80, 400, 20), confidence: 1 });
+  b.addBlock({ type: 'paragraph', text: 'Staff numbers stay the same.', page: 3, bbox: box(70, 40, 300, 20), confidence: 1 });
+  const doc = b.build();
+  for (const strategy of ['semantic', 'fixed'] as const) {
+    const chunks = chunkDocument(doc, opts({ strategy, max_chunk_size: 1000, overlap: 0 }));
+    assert.equal(chunks.length, 1, strategy);
+    const c = chunks[0]!;
+    // first page and its box stay where they were (compatibility)
+    assert.equal(c.page, 1);
+    assert.deepEqual(c.bbox, box(50, 700, 500, 40));
+    assert.deepEqual(c.metadata.pages, [1, 2, 3]);
+    assert.deepEqual(c.metadata.boxes, [
+      { page: 1, bbox: box(50, 700, 500, 40) },
+      { page: 2, bbox: box(60, 50, 480, 50) },
+      { page: 3, bbox: box(70, 40, 300, 20) },
+    ], strategy);
+  }
+  // a chunk on one page needs no list of boxes
+  const small = chunkDocument(doc, opts({ max_chunk_size: 100, overlap: 0 }));
+  for (const c of small) if (c.metadata.pages!.length === 1) assert.equal(c.metadata.boxes, undefined);
+  // the page strategy never spans pages
+  for (const c of chunkDocument(doc, opts({ strategy: 'page' }))) assert.equal(c.metadata.boxes, undefined);
+});
