@@ -128,7 +128,9 @@ async function writeAtomic(file: string, data: string): Promise<void> {
 export async function runParse(opts: RunOptions): Promise<RunSummary> {
   const started = Date.now();
   const cfg: ParseConfig = parseConfig(opts.parse ?? {}, 'config file');
-  const registry = new PluginRegistry({ config: opts.config, dataDir: opts.config.dataDir, logger: silentLogger, selected: { chunker: 'default', ocr: 'tesseract' } });
+  // the readers, OCR and chunker the service would use for the same config: same selection, same plugin options
+  const { selected, options } = opts.config.plugins;
+  const registry = new PluginRegistry({ config: opts.config, dataDir: opts.config.dataDir, logger: silentLogger, selected: { chunker: selected.chunker, ocr: selected.ocr }, options });
   const readers = BUILTIN_PLUGINS.filter((p) => /reader|ocr|chunker/.test(p));
   for (const name of readers) await registry.load(name, import.meta.dirname);
   for (const spec of opts.config.plugins.extra) await registry.load(spec, process.cwd());
