@@ -6,7 +6,7 @@
  */
 import type { TableCell } from '@quire/core';
 import { buildLines, cleanText, findRuledTables, hOverlap, height, isBulletOnly, isListItem, itemBox, itemsText, joinLines, median, parseKeyValue, toBBox, unionBox, vOverlap, width, wordsOf } from '@quire/plugin-reader-image';
-import type { Box, Line, Rule, TableElement, TextItem } from '@quire/plugin-reader-image';
+import type { Box, GridTable, Line, Rule, TableElement, TextItem } from '@quire/plugin-reader-image';
 import { mergeIntervals } from '@quire/plugin-reader-image';
 import type { PageElement, TextElement } from './types.js';
 
@@ -372,6 +372,54 @@ export function findRuleBoundedTables(rules: Rule[], items: TextItem[], bodySize
   return out;
 }
 
+/**
+ * The rows of a ruled grid that belong to its frame, not to the table: a frame drawn around an exhibit
+ * (caption, table and notes in one box) makes the caption above the table and the notes below it rows of
+ * the grid, each one cell spanning every column. Such rows at the top and bottom are taken off the table;
+ * their text goes back to the page as paragraphs. A grid left with fewer than two rows is no table at all
+ * (null: all its text is free).
+ */
+export function peelFrameRows(t: GridTable): GridTable | null {
+  const { table } = t.element;
+  const { rows, cols } = table;
+  if (cols < 2) return t;
+  const rowCells = (r: number) => table.cells.filter((c) => c.row === r);
+  // a row that is one cell across the whole width (text or empty)
+  const frameRow = (r: number) => {
+    const cells = rowCells(r);
+    return cells.length === 1 && cells[0]!.colSpan === cols && cells[0]!.rowSpan === 1;
+  };
+  let top = 0;
+  while (top < rows && frameRow(top)) top++;
+  let bottom = rows;
+  while (bottom > top && frameRow(bottom - 1)) bottom--;
+  if (top === 0 && bottom === rows) return t;
+  if (bottom - top < 2) return null;
+  const inner = table.cells.filter((c) => c.row >= top && c.row < bottom);
+  // spanning cells that reach into a peeled row keep to the table's rows
+  const cells = inner.map((c) => ({ ...c, row: c.row - top, rowSpan: Math.min(c.rowSpan, bottom - c.row) }));
+  const y0 = Math.min(...inner.filter((c) => c.row === top).map((c) => c.bbox?.y ?? Infinity));
+  const y1 = Math.max(...inner.filter((c) => c.row + c.rowSpan >= bottom).map((c) => (c.bbox ? c.bbox.y + c.bbox.height : -Infinity)));
+  if (!Number.isFinite(y0) || !Number.isFinite(y1)) return t;
+  const box: Box = { x0: t.box.x0, x1: t.box.x1, top: y0, bottom: y1 };
+  // a header that came from the caption row moves to the first row of the table when that row looks like one
+  if (top > 0 && !cells.some((c) => c.header)) {
+    const first = cells.filter((c) => c.row === 0);
+    const numeric = (x: string) => /^[-+(]?[$€£¥]?\s?\d[\d.,\s%)]*$/.test(x.trim());
+    const firstItems = [...t.used].filter((i) => (i.top + i.bottom) / 2 >= y0 && (i.top + i.bottom) / 2 < (first[0]?.bbox ? first[0].bbox.y + first[0].bbox.height : y0));
+    const bold = firstItems.length > 0 && firstItems.every((i) => i.bold);
+    const spans = first.some((c) => c.colSpan > 1);
+    const overNumbers = first.filter((c) => c.text).every((c) => !numeric(c.text)) && cells.some((c) => c.row > 0 && numeric(c.text));
+    if (bold || spans || overNumbers) for (const c of first) c.header = true;
+  }
+  const used = new Set([...t.used].filter((i) => {
+    const cy = (i.top + i.bottom) / 2;
+    return cy >= box.top && cy <= box.bottom;
+  }));
+  const bbox = toBBox(box);
+  return { element: { kind: 'table', table: { ...table, rows: bottom - top, cells, bbox }, bbox }, used, box };
+}
+
 // ---------- paragraph blocks ----------
 
 interface Block extends Box {
@@ -380,6 +428,8 @@ interface Block extends Box {
 }
 
 const CAPTION = /^(fig(ure)?|table|tab\.|chart|exhibit|listing)\s*[\dIVX]+[a-z]?\s*[.:\-–—]/i;
+/** A note under a table or figure: a label, then a sentence (not a short value) */
+const NOTE = /^(notes?|sources?|nb)\s*:\s*\S+(\s+\S+){3,}/i;
 
 export function buildBlocks(segs: Segment[]): Block[] {
   const sorted = [...segs].sort((a, b) => a.top - b.top || a.x0 - b.x0);
@@ -439,7 +489,8 @@ function blockElement(b: Block): TextElement {
   }
   const size = [...sizes].sort((a, c) => c[1] - a[1])[0]?.[0] ?? b.size;
   const el: TextElement = { kind: 'text', type: 'paragraph', text, bbox: toBBox(b), lines: b.segs.length, size, bold: chars > 0 && bold / chars >= 0.8, ...(chars > 0 && italic / chars >= 0.8 ? { italic: true } : {}) };
-  const kv = b.segs.length === 1 ? parseKeyValue(text) : null;
+  // "Table 3: ..." is a caption and "Note: ..." / "Source: ..." under a table a note, not label-value pairs
+  const kv = b.segs.length === 1 && !CAPTION.test(text) && !NOTE.test(text) ? parseKeyValue(text) : null;
   if (kv) Object.assign(el, { type: 'key_value', key: kv.key, value: kv.value });
   else if (isListItem(text)) el.type = 'list_item';
   else if (CAPTION.test(text)) el.type = 'caption';
@@ -627,7 +678,9 @@ export interface LayoutOptions {
 export function layoutPage(items: TextItem[], rules: Rule[], _opts: LayoutOptions): PageElement[] {
   if (!items.length) return [];
   const bodySize = charWeightedMedianSize(items);
-  const ruled: { element: TableElement; used: Set<TextItem> }[] = findRuledTables(rules, items);
+  const ruled: { element: TableElement; used: Set<TextItem> }[] = findRuledTables(rules, items)
+    .map(peelFrameRows)
+    .filter((t): t is GridTable => !!t);
   const usedItems = new Set<TextItem>();
   for (const t of ruled) for (const it of t.used) usedItems.add(it);
   if (rules.length) {

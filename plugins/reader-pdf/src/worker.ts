@@ -368,8 +368,12 @@ function extractRules(ops: { fnArray: number[]; argsArray: unknown[] }, vt: numb
           for (let k = 0; k + 1 < pts.length; k++) {
             const [ax, ay] = pts[k]!;
             const [bx, by] = pts[k + 1]!;
-            if (Math.abs(ay - by) < 1) addH(ax, bx, (ay + by) / 2);
-            else if (Math.abs(ax - bx) < 1) addV(ay, by, (ax + bx) / 2);
+            // A closed path (a stroked rectangle: the frame of a box or of an exhibit) runs back along two of
+            // its sides, which count in either direction. Open segments keep their direction test: the grid
+            // reader splits tables without outer side rules (LaTeX tables) once all their upward-drawn inner
+            // rules are added, and reads them better from their horizontal rules alone.
+            if (Math.abs(ay - by) < 1) addH(s.closed ? Math.min(ax, bx) : ax, s.closed ? Math.max(ax, bx) : bx, (ay + by) / 2);
+            else if (Math.abs(ax - bx) < 1) addV(s.closed ? Math.min(ay, by) : ay, s.closed ? Math.max(ay, by) : by, (ax + bx) / 2);
           }
         }
         break;
