@@ -15,3 +15,4 @@ export * from './transport/inprocess.js';
 export * from './formats.js';
 export * from './plugin/sandbox.js';
 export * from './util/worker.js';
+export * from './util/zip.js';
