@@ -9,12 +9,14 @@ import { layoutOcrPage, scaleBox, scaleRules } from '@quire/plugin-reader-image'
 import type { Rule } from '@quire/plugin-reader-image';
 import { WorkerPool, workerUrl } from './pool.js';
 import { assemble } from './assemble.js';
+import { resolveHyphenBreaks } from './hyphens.js';
 import type { AssembledPage } from './assemble.js';
 import type { OpenResult, PageResult } from './types.js';
 
 export { WorkerPool, workerUrl } from './pool.js';
 export { layoutPage, buildLines, buildSegments, findRuledTables, findAlignedTables, itemsText } from './layout.js';
 export { assemble, bodyFontSize, findHeadersFooters } from './assemble.js';
+export { joinBlockLines, keepHyphen, resolveHyphenBreaks } from './hyphens.js';
 export type { TextItem, Rule, PageElement, TextElement, TableElement, PageResult, OpenResult } from './types.js';
 
 export interface PdfReaderOptions {
@@ -258,6 +260,8 @@ export class PdfReader implements ReaderPlugin {
         throw openError(e);
       });
       await Promise.all(ocrJobs);
+      // hyphens at line ends: compound words keep theirs, hyphenated words are joined (from the whole text)
+      resolveHyphenBreaks(pages);
       assemble(builder, pages);
       for (const i of issues.sort((a, b) => (a.page ?? 0) - (b.page ?? 0))) builder.issue(i);
       options.onProgress?.(1);

@@ -9,6 +9,7 @@ import { buildLines, cleanText, findRuledTables, hOverlap, height, isBulletOnly,
 import type { Box, GridTable, Line, Rule, TableElement, TextItem } from '@quire/plugin-reader-image';
 import { mergeIntervals } from '@quire/plugin-reader-image';
 import type { PageElement, TextElement } from './types.js';
+import { joinBlockLines } from './hyphens.js';
 
 export { buildLines, itemsText, findRuledTables };
 
@@ -475,8 +476,8 @@ export function buildBlocks(segs: Segment[]): Block[] {
   return blocks;
 }
 
-function blockElement(b: Block): TextElement {
-  const text = joinLines(b.segs.map((s) => s.text));
+function blockElement(b: Block, markHyphenBreaks = false): TextElement {
+  const text = joinBlockLines(b.segs.map((s) => s.text), markHyphenBreaks);
   let chars = 0, bold = 0, italic = 0;
   const sizes = new Map<number, number>();
   for (const s of b.segs) {
@@ -672,10 +673,15 @@ function charWeightedMedianSize(items: TextItem[]): number {
 export interface LayoutOptions {
   width: number;
   height: number;
+  /**
+   * Lines of a block ending in a hyphen that may be hyphenation keep it, marked for the document-level
+   * decision (hyphens.ts: resolveHyphenBreaks must then run on the page). Off: such hyphens are dropped.
+   */
+  markHyphenBreaks?: boolean;
 }
 
 /** Lays out one page: tables and text blocks in reading order. */
-export function layoutPage(items: TextItem[], rules: Rule[], _opts: LayoutOptions): PageElement[] {
+export function layoutPage(items: TextItem[], rules: Rule[], opts: LayoutOptions): PageElement[] {
   if (!items.length) return [];
   const bodySize = charWeightedMedianSize(items);
   const ruled: { element: TableElement; used: Set<TextItem> }[] = findRuledTables(rules, items)
@@ -698,7 +704,7 @@ export function layoutPage(items: TextItem[], rules: Rule[], _opts: LayoutOption
   for (const t of aligned) for (const s of t.used) usedSegs.add(s);
   const blocks = buildBlocks(segs.filter((s) => !usedSegs.has(s)));
   const nodes: Node[] = [
-    ...blocks.map((b) => ({ x0: b.x0, x1: b.x1, top: b.top, bottom: b.bottom, el: blockElement(b) as PageElement, lines: b.segs.length })),
+    ...blocks.map((b) => ({ x0: b.x0, x1: b.x1, top: b.top, bottom: b.bottom, el: blockElement(b, opts.markHyphenBreaks) as PageElement, lines: b.segs.length })),
     ...[...ruled.map((t) => t.element), ...aligned.map((t) => t.element)].map((el) => ({ x0: el.bbox.x, x1: el.bbox.x + el.bbox.width, top: el.bbox.y, bottom: el.bbox.y + el.bbox.height, el: el as PageElement, lines: 99 })),
   ];
   const rtlChars = segs.filter((s) => s.rtl).reduce((a, s) => a + s.text.length, 0);

@@ -430,7 +430,7 @@ async function parsePage(doc: PDFDocumentProxy, n: number): Promise<PageResult> 
       if (!fontsKnown) ({ items, rotated } = textItems(page, tc, vt));
     }
     t = tick('rules+items', t);
-    const elements: PageElement[] = layoutPage(items, rules, { width: viewport.width, height: viewport.height });
+    const elements: PageElement[] = layoutPage(items, rules, { width: viewport.width, height: viewport.height, markHyphenBreaks: true });
     t = tick('layout', t);
     for (const r of rotated) {
       elements.push({ kind: 'text', type: 'paragraph', text: r.str.trim(), bbox: { x: round2(r.x), y: round2(r.top), width: round2(r.width), height: round2(r.bottom - r.top) }, lines: 1, size: r.size, bold: r.bold });
