@@ -87,7 +87,7 @@ export async function detectFormat(filePath: string, fileName: string): Promise<
       return fmt ? result(fmt) : null;
     }
     if (isQuattroBof(head)) return result('qpw');
-    return sniffText(head, extensionOf(fileName));
+    return sniffText(head, extensionOf(fileName), size > head.length);
   } finally {
     await fh.close();
   }
@@ -294,9 +294,10 @@ function isQuattroBof(head: Buffer): boolean {
 
 // ---------- text ----------
 
-function sniffText(head: Buffer, ext: string): DetectedFormat | null {
-  if (!looksLikeText(head)) return null;
-  const text = decodeSample(head);
+function sniffText(head: Buffer, ext: string, truncated: boolean): DetectedFormat | null {
+  const encoding = textEncoding(head, truncated);
+  if (!encoding) return null;
+  const text = decodeSample(head, encoding);
   const start = text.replace(/^\uFEFF/, '').trimStart().slice(0, 2048).toLowerCase();
   const htmlMarker = /^(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*<!doctype html|<html[\s>]/.test(start) || /<html[\s>]/.test(text.slice(0, 4096).toLowerCase());
   if (htmlMarker) return result('html');
@@ -306,31 +307,120 @@ function sniffText(head: Buffer, ext: string): DetectedFormat | null {
   return null;
 }
 
-function decodeSample(head: Buffer): string {
-  if (head.length >= 2 && head[0] === 0xff && head[1] === 0xfe) return head.subarray(2).toString('utf16le');
-  if (head.length >= 2 && head[0] === 0xfe && head[1] === 0xff) {
-    const body = head.subarray(2, 2 + ((head.length - 2) & ~1));
-    return Buffer.from(body).swap16().toString('utf16le');
+/** How a text sample is encoded, as far as telling text from binary needs. */
+export type TextEncoding = 'utf-8' | 'utf-16le' | 'utf-16be' | 'utf-32le' | 'utf-32be' | 'legacy';
+
+const BOMS: [number[], TextEncoding][] = [
+  [[0xef, 0xbb, 0xbf], 'utf-8'],
+  [[0xff, 0xfe, 0x00, 0x00], 'utf-32le'],
+  [[0x00, 0x00, 0xfe, 0xff], 'utf-32be'],
+  [[0xff, 0xfe], 'utf-16le'],
+  [[0xfe, 0xff], 'utf-16be'],
+];
+
+function decodeSample(head: Buffer, encoding: TextEncoding): string {
+  const bom = BOMS.find(([sig, enc]) => enc === encoding && startsWith(head, sig));
+  const body = bom ? head.subarray(bom[0].length) : head;
+  switch (encoding) {
+    case 'utf-16le':
+      return body.subarray(0, body.length & ~1).toString('utf16le');
+    case 'utf-16be':
+      return Buffer.from(body.subarray(0, body.length & ~1)).swap16().toString('utf16le');
+    case 'utf-32le':
+    case 'utf-32be': {
+      let out = '';
+      for (let i = 0; i + 4 <= body.length; i += 4) {
+        const cp = encoding === 'utf-32le' ? body.readUInt32LE(i) : body.readUInt32BE(i);
+        out += cp <= 0x10ffff ? String.fromCodePoint(cp) : '\uFFFD';
+      }
+      return out;
+    }
+    case 'utf-8':
+      return body.toString('utf8');
+    default:
+      return body.toString('latin1');
   }
-  return head.toString('utf8');
 }
 
-/** True for UTF-8/Latin-1/UTF-16 (with BOM) text: no NULs, few control characters. */
-export function looksLikeText(head: Buffer): boolean {
-  if (head.length === 0) return true;
-  if (head.length >= 2 && ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff))) return true;
+/** Control characters that do not occur in text: C0 except tab, LF, VT, FF, CR, SUB (DOS end of file) and ESC; and DEL. */
+function isBinaryControl(c: number): boolean {
+  return (c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0b && c !== 0x0c && c !== 0x0d && c !== 0x1a && c !== 0x1b) || c === 0x7f;
+}
+
+/** A decoded sample reads as text: no NULs and at most 1% other control characters. */
+function decodedIsText(text: string): boolean {
+  if (!text.length) return true;
   let control = 0;
-  for (let i = 0; i < head.length; i++) {
-    const b = head[i]!;
-    if (b === 0) return false;
-    if (b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d && b !== 0x0c && b !== 0x1b) control++;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0) return false;
+    if (isBinaryControl(c)) control++;
   }
-  if (control / head.length > 0.01) return false;
-  // Invalid UTF-8 is fine when it reads as Latin-1 text (few bytes in 0x80-0x9f, the C1 controls).
-  const utf8 = head.toString('utf8');
-  const bad = (utf8.match(/\uFFFD/g) ?? []).length;
-  if (bad === 0) return true;
-  let c1 = 0;
-  for (let i = 0; i < head.length; i++) if (head[i]! >= 0x80 && head[i]! < 0xa0) c1++;
-  return c1 / head.length < 0.05 && bad / head.length < 0.2;
+  return control / text.length <= 0.01;
+}
+
+/** UTF-16 without a BOM: Latin-script text has a NUL in every other byte, on one side only. */
+function utf16WithoutBom(head: Buffer): 'utf-16le' | 'utf-16be' | null {
+  const n = Math.min(head.length, 4096) & ~1;
+  if (n < 4) return null;
+  let evenNul = 0;
+  let oddNul = 0;
+  for (let i = 0; i < n; i += 2) {
+    if (head[i] === 0) evenNul++;
+    if (head[i + 1] === 0) oddNul++;
+  }
+  const pairs = n / 2;
+  if (oddNul / pairs > 0.4 && evenNul / pairs < 0.05) return 'utf-16le';
+  if (evenNul / pairs > 0.4 && oddNul / pairs < 0.05) return 'utf-16be';
+  return null;
+}
+
+/** Length of `head` without a UTF-8 sequence cut off at its end (a sample that stops inside a character). */
+function withoutCutSequence(head: Buffer): number {
+  for (let back = 1; back <= 3 && back <= head.length; back++) {
+    const b = head[head.length - back]!;
+    if (b < 0x80) return head.length; // ASCII: nothing cut
+    if (b >= 0xc0) {
+      // a lead byte: is its sequence complete?
+      const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2;
+      return need > back ? head.length - back : head.length;
+    }
+  }
+  return head.length;
+}
+
+/**
+ * The encoding of a text sample, or null when it is binary. `truncated` says the sample is the start of a
+ * longer file (a character may be cut at its end). A BOM decides; then UTF-16 without a BOM by its NUL
+ * pattern; then valid UTF-8 (any script: Arabic, Chinese, emoji); then any other 8-bit text (Latin-1,
+ * Windows-125x, Shift-JIS, GBK… the readers detect which) — as long as there are no NULs and few control
+ * characters. Binary data has both.
+ */
+export function textEncoding(head: Buffer, truncated = false): TextEncoding | null {
+  if (head.length === 0) return 'utf-8';
+  const bom = BOMS.find(([sig]) => startsWith(head, sig));
+  if (bom) {
+    const enc = bom[1];
+    let body = head.subarray(bom[0].length);
+    if (enc === 'utf-8' && truncated) body = body.subarray(0, withoutCutSequence(body));
+    return decodedIsText(decodeSample(Buffer.concat([Buffer.from(bom[0]), body]), enc)) ? enc : null;
+  }
+  const u16 = utf16WithoutBom(head);
+  if (u16) return decodedIsText(decodeSample(head, u16)) ? u16 : null;
+  if (head.includes(0)) return null;
+  let control = 0;
+  for (let i = 0; i < head.length; i++) if (isBinaryControl(head[i]!)) control++;
+  if (control / head.length > 0.01) return null;
+  const sample = truncated ? head.subarray(0, withoutCutSequence(head)) : head;
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(sample);
+    return 'utf-8';
+  } catch {
+    return 'legacy';
+  }
+}
+
+/** True for text (UTF-8 in any script, UTF-16/32 with a BOM, UTF-16 without one, 8-bit encodings): see textEncoding. */
+export function looksLikeText(head: Buffer, truncated = false): boolean {
+  return textEncoding(head, truncated) !== null;
 }

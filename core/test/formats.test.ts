@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { detectFormat, extensionOf, SUPPORTED_FORMATS, formatForExtension } from '@quire/core';
+import { detectFormat, extensionOf, looksLikeText, SUPPORTED_FORMATS, formatForExtension } from '@quire/core';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-formats-'));
 process.on('exit', () => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -143,6 +143,63 @@ test('text formats: extension decides among txt/csv/html, html sniffed from the 
   assert.equal((await detectFormat(write('<p>fragment</p>'), 'frag.htm'))?.format, 'html');
   assert.equal((await detectFormat(write('caf\xe9 cr\xe8me\n', 'latin1'), 'latin1.txt'))?.format, 'txt');
   assert.equal((await detectFormat(write(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('hello', 'utf16le')])), 'u16.txt'))?.format, 'txt');
+});
+
+/** 250 rows with Arabic and Chinese values: multibyte UTF-8, long enough that the 8 KB sample ends inside a character. */
+function multilingualCsv(): string {
+  for (let pad = 0; ; pad++) {
+    const rows = [`id,name_ar,name_zh,city,amount${' '.repeat(pad)}`];
+    for (let i = 0; i < 250; i++) rows.push(`${i},محمد عبد الله ${i},张伟${i}号,الرياض / 北京,${(i * 13.7).toFixed(2)}`);
+    const csv = rows.join('\n') + '\n';
+    if (Buffer.from(csv).subarray(0, 8192).toString('utf8').endsWith('\uFFFD')) return csv;
+  }
+}
+
+test('text in any script: UTF-8 Arabic + Chinese csv (sample cut inside a character), with a BOM, emoji', async () => {
+  const csv = multilingualCsv();
+  const bytes = Buffer.from(csv, 'utf8');
+  assert.ok(bytes.length > 8192 && bytes.subarray(0, 8192).toString('utf8').endsWith('\uFFFD'), 'the 8 KB sample cuts a character');
+  assert.equal((await detectFormat(write(bytes), 'arabic-chinese.csv'))?.format, 'csv');
+  assert.equal((await detectFormat(write(bytes), 'arabic-chinese.txt'))?.format, 'txt');
+  assert.equal((await detectFormat(write(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), bytes])), 'bom.csv'))?.format, 'csv');
+  // short files (not cut) in scripts whose UTF-8 bytes fall in 0x80-0x9f a lot
+  assert.equal((await detectFormat(write('名前,都市\n山田,東京\nМосква,Ελλάδα\n'), 'short.csv'))?.format, 'csv');
+  const emoji = Buffer.from('note,😀\n'.repeat(2000));
+  assert.equal((await detectFormat(write(emoji.subarray(0, 8190 + 4 * 3)), 'emoji.txt'))?.format, 'txt');
+  assert.equal(looksLikeText(Buffer.from('price,€😀'), false), true);
+});
+
+test('UTF-16 and UTF-32 text: with a BOM (LE and BE), and UTF-16 without a BOM', async () => {
+  const csv = multilingualCsv();
+  const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(csv, 'utf16le')]);
+  const be = Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(csv, 'utf16le').swap16()]);
+  assert.equal((await detectFormat(write(le), 'u16le.csv'))?.format, 'csv');
+  assert.equal((await detectFormat(write(be), 'u16be.csv'))?.format, 'csv');
+  assert.equal((await detectFormat(write(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('<html><body>x</body></html>', 'utf16le')])), 'page.txt'))?.format, 'html');
+  const latin = 'name,city\nAnna,Berlin\nJosé,São Paulo\n'.repeat(50);
+  assert.equal((await detectFormat(write(Buffer.from(latin, 'utf16le')), 'nobom-le.csv'))?.format, 'csv');
+  assert.equal((await detectFormat(write(Buffer.from(latin, 'utf16le').swap16()), 'nobom-be.csv'))?.format, 'csv');
+  const u32 = Buffer.alloc(4 + 4 * 20);
+  u32.writeUInt32LE(0xfeff, 0);
+  [...'a,b\n1,2\n中文,x\n'].forEach((ch, i) => u32.writeUInt32LE(ch.codePointAt(0)!, 4 + i * 4));
+  assert.equal((await detectFormat(write(u32.subarray(0, 4 + 4 * [...'a,b\n1,2\n中文,x\n'].length)), 'u32.csv'))?.format, 'csv');
+  // a UTF-16 BOM in front of binary is still binary
+  const bin = Buffer.alloc(2000);
+  for (let i = 0; i < bin.length; i++) bin[i] = (i * 7 + 1) % 32;
+  assert.equal(await detectFormat(write(Buffer.concat([Buffer.from([0xff, 0xfe]), bin])), 'fake.csv'), null);
+});
+
+test('8-bit legacy encodings are text (the readers find the charset); control-heavy bytes are not', async () => {
+  // Windows-1252 with curly quotes and dashes (bytes 0x80-0x9f)
+  const cp1252 = Buffer.from('\x93Quoted\x94 \x96 dash \x85 and \x80 5\n'.repeat(200), 'latin1');
+  assert.equal((await detectFormat(write(cp1252), 'cp1252.txt'))?.format, 'txt');
+  // Shift-JIS 日本語のテキスト (lead bytes in 0x80-0x9f)
+  const sjis = Buffer.from('93fa967b8cea82cc8365834c8358836700'.slice(0, -2) + '0a', 'hex');
+  assert.equal((await detectFormat(write(Buffer.concat(Array(300).fill(sjis))), 'sjis.csv'))?.format, 'csv');
+  // no NULs but full of control characters: binary
+  const controls = Buffer.alloc(4096);
+  for (let i = 0; i < controls.length; i++) controls[i] = i % 3 === 0 ? 0x01 + (i % 8) : 0x41;
+  assert.equal(await detectFormat(write(controls), 'controls.txt'), null);
 });
 
 test('unknown and binary-with-text-extension are null', async () => {
