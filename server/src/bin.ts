@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '@quire/config';
 import { createLogger } from './logger.js';
 import { QuireRuntime } from './runtime.js';
-import { startServer } from './serve.js';
+import { describeDatabase, describeQueue, stagesOffHint, startServer } from './serve.js';
 import { createKey, findOrCreateUser, revokeKey } from './auth/keys.js';
 
 const USAGE = `quire — document processing service
@@ -32,11 +32,14 @@ async function main(argv: string[]): Promise<number> {
     const running = await startServer(config);
     const key = config.auth.bootstrapKey;
     console.log(`Quire is listening on ${running.url} (public URL ${config.publicUrl})`);
-    console.log(`  database: ${running.runtime.store.dialect}, queue: ${running.runtime.transport.name}, data dir: ${config.dataDir}`);
+    console.log(`  database: ${describeDatabase(config)}`);
+    console.log(`  queue: ${describeQueue(config)}`);
+    console.log(`  data dir: ${config.dataDir}`);
+    console.log(`  ${stagesOffHint(config) ?? 'pipeline stages: run in this process'}`);
     console.log(
       key
         ? `  authenticate with: Authorization: Bearer ${key.slice(0, 8)}… (QUIRE_BOOTSTRAP_API_KEY)`
-        : '  create an API key with: npm run keys -- create --name me   then send: Authorization: Bearer <key>',
+        : `  create an API key with: npm run keys -- create --name me   (with the same QUIRE_DATA_DIR / QUIRE_DB_URL as this server) then send: Authorization: Bearer <key>`,
     );
     for (const h of await running.runtime.registry.health()) if (!h.ok) console.log(`  not available: ${h.plugin}: ${h.message}`);
     const stop = async () => {
@@ -52,7 +55,10 @@ async function main(argv: string[]): Promise<number> {
     const rt = await QuireRuntime.create(config, createLogger(config.logLevel), 'worker');
     const stages = values.stages?.split(',').map((s) => s.trim()).filter(Boolean);
     await rt.startStages(stages);
-    console.log(`Quire worker ${rt.workerId} consuming ${stages?.join(', ') ?? 'every stage'} over ${rt.transport.name}`);
+    console.log(`Quire worker ${rt.workerId} consuming ${stages?.join(', ') ?? 'every stage'}`);
+    console.log(`  database: ${describeDatabase(config)}`);
+    console.log(`  queue: ${describeQueue(config)}`);
+    console.log(`  data dir: ${config.dataDir}`);
     const stop = async () => {
       await rt.close();
       process.exit(0);
@@ -65,6 +71,9 @@ async function main(argv: string[]): Promise<number> {
     const [sub, ...args] = rest;
     const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { name: { type: 'string' }, email: { type: 'string' }, plan: { type: 'string' } } });
     const rt = await QuireRuntime.create(config, createLogger('silent'), 'runner');
+    // the key works only on a server with the same database: say which one this is (stderr: stdout is the key)
+    const from = config.db.url ? 'QUIRE_DB_URL' : process.env.QUIRE_DATA_DIR ? 'QUIRE_DATA_DIR' : 'the default data dir ./data; QUIRE_DATA_DIR changes it';
+    console.error(`database: ${describeDatabase(config)} (${from})`);
     try {
       if (sub === 'create') {
         if (!values.name) throw new Error('--name is required');
@@ -74,6 +83,7 @@ async function main(argv: string[]): Promise<number> {
         const { key, record } = await createKey(rt.store, user.id, values.name);
         console.log(key);
         console.error(`created key ${record.id} (${record.name}) for ${user.email}, plan ${user.plan}. It is shown only once.`);
+        console.error(`It is accepted by servers that use this database: ${describeDatabase(config)}`);
       } else if (sub === 'list') {
         const users = values.email ? [await rt.store.repo('users').findOne({ email: values.email })].filter((u) => !!u) : await rt.store.repo('users').find();
         for (const u of users) for (const k of await rt.store.repo('api_keys').find({ user_id: u!.id })) console.log(`${k.id}\t${k.prefix}…\t${k.name}\t${u!.email}\t${k.revoked_at ? 'revoked' : 'active'}`);

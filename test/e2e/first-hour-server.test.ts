@@ -1,0 +1,133 @@
+// A new user's first hour with the service: API keys from the CLI, what the server says at start.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '@quire/config';
+import { describeDatabase, describeQueue, stagesOffHint, stagesStatus } from '../../server/src/serve.js';
+import { freePort, startTestServer } from '../helpers/server.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+
+/** what a user's shell has: no npm_* variables of an outer npm run, no QUIRE_* settings of this test run */
+const userEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!/^npm_/i.test(k) && !/^QUIRE_(DB_URL|QUEUE_URL|DATA_DIR|RUN_STAGES)$/.test(k)) env[k] = v;
+  return { ...env, npm_config_offline: 'true', npm_config_update_notifier: 'false', ...extra };
+};
+const tempDir = (label: string) => fs.mkdtempSync(path.join(os.tmpdir(), `quire-first-hour-${label}-`));
+const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+function assertBuilt(): void {
+  assert.ok(fs.existsSync(path.join(root, 'server/dist/bin.js')), 'server/dist is missing: run `npm run build` first (npm test does)');
+}
+
+/** `npm run keys -- <args>` as a user types it (its prekeys build is left out: npm test has just built). */
+function keysCli(env: NodeJS.ProcessEnv, ...args: string[]) {
+  return spawnSync('npm', ['run', '--ignore-scripts', '-s', 'keys', '--', ...args], { cwd: root, env, encoding: 'utf8', timeout: 60_000 });
+}
+
+test('npm run keys runs the built command, says which database it wrote to, and its key works on a server with the same QUIRE_DATA_DIR', { timeout: 180_000 }, async () => {
+  assert.equal(pkg.scripts.keys, 'node server/dist/bin.js keys', 'the built code, not tsx on the sources');
+  assertBuilt();
+  const dataDir = tempDir('keys');
+  const otherDir = tempDir('keys-other');
+  const s = await startTestServer({ env: { QUIRE_DATA_DIR: dataDir } });
+  try {
+    // the same settings the server has (on CI's second pass that includes its MySQL database)
+    const dbUrl = s.runtime.config.db.url;
+    const env = userEnv({ QUIRE_DATA_DIR: dataDir, ...(dbUrl ? { QUIRE_DB_URL: dbUrl } : {}) });
+    const r = keysCli(env, 'create', '--name', 'first-hour');
+    assert.equal(r.status, 0, `stdout: ${r.stdout}\nstderr: ${r.stderr}`);
+    const key = r.stdout.trim();
+    assert.match(key, /^svc_[0-9a-f]{32,}$/, 'stdout is the key alone');
+    if (dbUrl) {
+      const u = new URL(dbUrl);
+      assert.match(r.stderr, new RegExp(`database: mysql://[^\\s]*@?${esc(u.host)}${esc(u.pathname)} \\(QUIRE_DB_URL\\)`));
+      if (u.password) assert.ok(!r.stderr.includes(u.password), 'the password is hidden');
+    } else {
+      assert.match(r.stderr, new RegExp(`database: sqlite ${esc(path.join(dataDir, 'quire.db'))} \\(QUIRE_DATA_DIR\\)`));
+    }
+    const ok = await s.api('/v1/documents', { key });
+    assert.equal(ok.status, 200, await ok.text());
+
+    const list = keysCli(env, 'list');
+    assert.equal(list.status, 0, list.stderr);
+    assert.match(list.stdout, new RegExp(`${esc(key.slice(0, 12))}….*first-hour.*active`));
+
+    if (!dbUrl) {
+      // the mistake the database line is there for: a key written to another data dir is not this server's
+      const other = keysCli(userEnv({ QUIRE_DATA_DIR: otherDir }), 'create', '--name', 'elsewhere');
+      assert.equal(other.status, 0, other.stderr);
+      assert.match(other.stderr, new RegExp(`database: sqlite ${esc(path.join(otherDir, 'quire.db'))}`));
+      assert.equal((await s.api('/v1/documents', { key: other.stdout.trim() })).status, 401);
+    }
+  } finally {
+    await s.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    fs.rmSync(otherDir, { recursive: true, force: true });
+  }
+});
+
+test('the server prints its database, queue and data dir at start, and says when it runs no stages (start-up lines and /readyz)', { timeout: 120_000 }, async () => {
+  assertBuilt();
+  const dataDir = tempDir('serve');
+  const port = await freePort();
+  const env = userEnv({ PORT: String(port), HOST: '127.0.0.1', QUIRE_PUBLIC_URL: `http://127.0.0.1:${port}`, QUIRE_DATA_DIR: dataDir, QUIRE_RUN_STAGES: 'false', QUIRE_LOG_LEVEL: 'silent', QUIRE_PDF_WORKERS: '1' });
+  const child = spawn(process.execPath, [path.join(root, 'server/dist/bin.js')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    const end = Date.now() + 90_000;
+    while (!/create an API key|authenticate with/.test(out)) {
+      assert.ok(child.exitCode === null, `the server stopped: ${out}`);
+      assert.ok(Date.now() < end, `no start-up lines: ${out}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.match(out, new RegExp(`database: sqlite ${esc(path.join(dataDir, 'quire.db'))}`));
+    assert.match(out, /queue: in-process/);
+    assert.match(out, new RegExp(`data dir: ${esc(dataDir)}`));
+    assert.match(out, /pipeline stages are not run in this process \(QUIRE_RUN_STAGES=false\).*quire worker/);
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+    const body = (await ready.json()) as { stages?: string };
+    assert.match(body.stages ?? '', /^off: run quire worker/);
+  } finally {
+    child.kill('SIGTERM');
+    const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(killer);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+
+  // a server that runs its stages says so in /readyz
+  const s = await startTestServer();
+  try {
+    const { body } = await s.json('/readyz', { key: null });
+    assert.equal(body.stages, 'on');
+  } finally {
+    await s.close();
+  }
+});
+
+test('database and queue are described without passwords; stages off is explained for RabbitMQ and for the in-process queue', () => {
+  const c = loadConfig({ QUIRE_DATA_DIR: '/srv/quire', QUIRE_DB_URL: 'mysql://quire:s3cret@db:3306/quire', QUIRE_QUEUE_URL: 'amqp://quire:hush@mq:5672', QUIRE_QUEUE_PREFIX: 'prod', QUIRE_RUN_STAGES: 'false' });
+  assert.equal(describeDatabase(c), 'mysql://quire:***@db:3306/quire');
+  assert.equal(describeQueue(c), 'rabbitmq amqp://quire:***@mq:5672 (queue prefix prod)');
+  assert.equal(stagesStatus(c), 'off: run quire worker');
+  assert.match(stagesOffHint(c)!, /not run in this process.*start `quire worker`/);
+  const embedded = loadConfig({ QUIRE_DATA_DIR: '/srv/quire', QUIRE_RUN_STAGES: 'false' });
+  assert.equal(describeDatabase(embedded), `sqlite ${path.join('/srv/quire', 'quire.db')}`);
+  assert.match(describeQueue(embedded), /^in-process/);
+  assert.match(stagesStatus(embedded), /^off: run quire worker, with QUIRE_QUEUE_URL/);
+  assert.match(stagesOffHint(embedded)!, /in-process queue reaches no other process/);
+  assert.equal(describeDatabase(loadConfig({ QUIRE_DB_URL: 'sqlite:///var/lib/quire/q.db' })), 'sqlite /var/lib/quire/q.db');
+  const on = loadConfig({ QUIRE_DATA_DIR: '/srv/quire' });
+  assert.equal(stagesStatus(on), 'on');
+  assert.equal(stagesOffHint(on), null);
+});
