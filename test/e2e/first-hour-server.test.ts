@@ -1,4 +1,4 @@
-// A new user's first hour with the service: API keys from the CLI, what the server says at start.
+// A new user's first hour with the service: API keys from the CLI, what the server says at start, the README.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -130,4 +130,38 @@ test('database and queue are described without passwords; stages off is explaine
   const on = loadConfig({ QUIRE_DATA_DIR: '/srv/quire' });
   assert.equal(stagesStatus(on), 'on');
   assert.equal(stagesOffHint(on), null);
+});
+
+test('the README documents the test variables, the worker lease, stages off and where keys are written', () => {
+  const section = (title: string) => {
+    const start = readme.indexOf(`\n## ${title}\n`);
+    assert.ok(start >= 0, `README has a "## ${title}" section`);
+    const next = readme.indexOf('\n## ', start + 4);
+    return readme.slice(start, next < 0 ? undefined : next);
+  };
+  // every QUIRE_TEST_* variable and QUIRE_CORPUS that the test code, the test script or CI reads
+  const names = new Set<string>();
+  const scan = (p: string) => {
+    if (!fs.existsSync(p)) return;
+    const st = fs.statSync(p);
+    if (st.isDirectory()) {
+      for (const e of fs.readdirSync(p)) if (e !== 'node_modules' && e !== 'fixtures') scan(path.join(p, e));
+    } else if (/\.(ts|mts|mjs|js)$/.test(p) || path.basename(p) === 'run') {
+      for (const m of fs.readFileSync(p, 'utf8').matchAll(/\bQUIRE_(TEST_[A-Z0-9_]*[A-Z0-9]|CORPUS)\b/g)) names.add(m[0]);
+    }
+  };
+  for (const d of ['test', 'core/test', 'config/test', 'server/test', 'runner/test', 'scripts/test.mjs', '.ci/run']) scan(path.join(root, d));
+  for (const p of fs.readdirSync(path.join(root, 'plugins'))) scan(path.join(root, 'plugins', p, 'test'));
+  for (const n of ['QUIRE_TEST_MYSQL_URL', 'QUIRE_TEST_AMQP_URL', 'QUIRE_CORPUS']) assert.ok(names.has(n), `${n} is still read by the tests`);
+  const tests = section('Tests');
+  for (const n of names) assert.ok(tests.includes(`\`${n}\``), `the README's Tests section explains ${n}`);
+  assert.match(tests, /scripts\/install-system-deps\.sh/);
+  assert.match(tests, /node scripts\/test\.mjs/);
+
+  const scaling = section('Scaling out');
+  assert.match(scaling, /QUIRE_WORKER_LEASE_S/);
+  assert.match(scaling, /"stages": "off: run quire worker"/);
+
+  const quick = section('Quick start');
+  assert.match(quick, /npm run keys[^\n]*\n[\s\S]*same `QUIRE_DATA_DIR`/);
 });
