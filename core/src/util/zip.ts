@@ -114,12 +114,33 @@ export class ZipArchive {
     return this.byName.get(name);
   }
 
-  /** The inflated entry, or undefined when there is none of that name. `maxBytes` lowers the entry cap for this read. */
-  async read(name: string, opts: { maxBytes?: number } = {}): Promise<Uint8Array | undefined> {
-    const chunks: Uint8Array[] = [];
-    const found = await this.stream(name, (c) => void chunks.push(c), opts);
-    if (!found) return undefined;
-    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  /**
+   * The inflated entry, or undefined when there is none of that name. `maxBytes` lowers the entry cap for this
+   * read; `onData` sees all the bytes inflated so far after each chunk (to measure a part while it inflates and
+   * throw early). The bytes are gathered in one buffer sized from the declared size (a hint only: it grows
+   * when the declaration is false, up to the cap).
+   */
+  async read(name: string, opts: { maxBytes?: number; onData?: (soFar: Uint8Array) => void } = {}): Promise<Uint8Array | undefined> {
+    const entry = this.byName.get(name);
+    if (!entry) return undefined;
+    const cap = Math.min(this.maxEntryBytes, opts.maxBytes ?? Infinity, this.maxTotalBytes);
+    let buf = Buffer.allocUnsafe(Math.max(1024, Math.min(entry.declaredSize + 1, cap + 1, 64 * 1024 * 1024)));
+    let size = 0;
+    await this.stream(
+      name,
+      (c) => {
+        if (size + c.length > buf.length) {
+          const grown = Buffer.allocUnsafe(Math.min(Math.max(buf.length * 2, size + c.length), cap + CHUNK));
+          buf.copy(grown, 0, 0, size);
+          buf = grown;
+        }
+        buf.set(c, size);
+        size += c.length;
+        opts.onData?.(buf.subarray(0, size));
+      },
+      opts,
+    );
+    return buf.subarray(0, size);
   }
 
   /** The entry as UTF-8 text (a BOM is dropped), or undefined when there is none of that name. */
