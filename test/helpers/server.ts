@@ -2,19 +2,21 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '@quire/config';
 import { startServer } from '@quire/server';
-import type { RunningServer } from '@quire/server';
 import { KNOWN_STAGES, deleteRabbitPrefix, dropDatabase, knownRabbitNames, recordResource, resourceStem } from './leftovers.mjs';
 
 export const MYSQL_URL = process.env.QUIRE_TEST_MYSQL_URL;
 export const AMQP_URL = process.env.QUIRE_TEST_AMQP_URL;
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
+
+export type RunningServer = Awaited<ReturnType<typeof startServer>>;
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -228,7 +230,7 @@ export async function startTestServer(opts: { env?: Record<string, string>; plan
 export interface ServerProcess extends HttpTestServer {
   pid: number;
   child: ChildProcess;
-  /** TMPDIR of the server process (empty unless it leaves temp files behind) */
+  /** TMPDIR of the server process (empty but for tsx-<euid>, the shared tsx cache, unless it leaves temp files behind) */
   tmpDir: string;
   /** resident memory of the server process and its child processes, bytes (0 once it has exited) */
   rss(): number;
@@ -287,6 +289,14 @@ export function treeRss(pid: number): number {
 export async function startServerProcess(opts: { env?: Record<string, string>; plan?: 'free' | 'standard' | 'premium'; startTimeoutMs?: number } = {}): Promise<ServerProcess> {
   const res = await serverResources(opts);
   const tmpDir = makeTempDir('test-tmp');
+  // tsx keeps its transform cache in <TMPDIR>/tsx-<euid>: share this process's cache (a cold one makes start-up slow)
+  const tsxDir = `tsx-${process.geteuid ? process.geteuid() : os.userInfo().username}`;
+  try {
+    fs.mkdirSync(path.join(os.tmpdir(), tsxDir), { recursive: true });
+    fs.symlinkSync(path.join(os.tmpdir(), tsxDir), path.join(tmpDir, tsxDir));
+  } catch {
+    /* a cold cache then */
+  }
   res.env.QUIRE_LOG_LEVEL = opts.env?.QUIRE_LOG_LEVEL ?? process.env.QUIRE_TEST_LOG_LEVEL ?? 'warn';
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('QUIRE_') && k !== 'NODE_TEST_CONTEXT') env[k] = v;
@@ -368,6 +378,8 @@ export interface ServerWatch {
 }
 
 export interface ServerWatchResult {
+  /** RSS when watching started, bytes */
+  rssStartBytes: number;
   rssMaxBytes: number;
   rssSamples: number;
   healthMaxMs: number;
@@ -376,35 +388,41 @@ export interface ServerWatchResult {
   healthSlow: [number, string][];
 }
 
+/** GET /healthz on a connection of its own (no keep-alive: what a new client sees), in ms, or the error. */
+function healthOnce(url: string, timeoutMs: number): Promise<{ ms: number; error?: string }> {
+  const start = performance.now();
+  return new Promise((resolve) => {
+    const req = http.get(`${url}/healthz`, { agent: false, timeout: timeoutMs }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ ms: performance.now() - start, error: res.statusCode === 200 ? undefined : `HTTP ${res.statusCode}` }));
+      res.on('error', (e) => resolve({ ms: performance.now() - start, error: e.message }));
+    });
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)));
+    req.on('error', (e) => resolve({ ms: performance.now() - start, error: e.message }));
+  });
+}
+
 /**
- * Samples the server's RSS (every rssEveryMs, child-process servers only) and the latency of GET /healthz
- * without credentials (every healthEveryMs; one request at a time, so a stalled server shows as one long sample).
+ * Samples the server's RSS (every rssEveryMs, child-process servers only; also at start and stop) and the
+ * latency of GET /healthz from another client without credentials (every healthEveryMs; one request at a
+ * time, so a stalled server shows as one long sample).
  */
 export function watchServer(s: HttpTestServer & { rss?: () => number }, opts: { rssEveryMs?: number; healthEveryMs?: number; slowMs?: number } = {}): ServerWatch {
   const t0 = Date.now();
-  const r: ServerWatchResult = { rssMaxBytes: 0, rssSamples: 0, healthMaxMs: 0, healthSamples: 0, healthSlow: [] };
+  const first = s.rss ? s.rss() : 0;
+  const r: ServerWatchResult = { rssStartBytes: first, rssMaxBytes: first, rssSamples: s.rss ? 1 : 0, healthMaxMs: 0, healthSamples: 0, healthSlow: [] };
   let running = true;
-  const rssTimer = s.rss
-    ? setInterval(() => {
-        r.rssMaxBytes = Math.max(r.rssMaxBytes, s.rss!());
-        r.rssSamples++;
-      }, opts.rssEveryMs ?? 100)
-    : null;
+  const sampleRss = () => {
+    r.rssMaxBytes = Math.max(r.rssMaxBytes, s.rss!());
+    r.rssSamples++;
+  };
+  const rssTimer = s.rss ? setInterval(sampleRss, opts.rssEveryMs ?? 100) : null;
   const health = (async () => {
     while (running) {
-      const start = performance.now();
-      let note: string | null = null;
-      try {
-        const res = await fetch(`${s.url}/healthz`, { signal: AbortSignal.timeout(10_000) });
-        await res.arrayBuffer();
-        if (!res.ok) note = `HTTP ${res.status}`;
-      } catch (e) {
-        note = (e as Error).name === 'TimeoutError' ? 'no answer within 10 s' : (e as Error).message;
-      }
-      const ms = performance.now() - start;
+      const { ms, error } = await healthOnce(s.url, 10_000);
       r.healthMaxMs = Math.max(r.healthMaxMs, ms);
       r.healthSamples++;
-      if (note || ms >= (opts.slowMs ?? 500)) r.healthSlow.push([Date.now() - t0, note ?? `${Math.round(ms)} ms`]);
+      if (error || ms >= (opts.slowMs ?? 500)) r.healthSlow.push([Date.now() - t0, error ?? `${Math.round(ms)} ms`]);
       await sleep(Math.max(0, (opts.healthEveryMs ?? 200) - ms));
     }
   })();
@@ -412,7 +430,10 @@ export function watchServer(s: HttpTestServer & { rss?: () => number }, opts: { 
     snapshot: () => ({ ...r, healthSlow: [...r.healthSlow] }),
     async stop() {
       running = false;
-      if (rssTimer) clearInterval(rssTimer);
+      if (rssTimer) {
+        clearInterval(rssTimer);
+        sampleRss();
+      }
       await health;
       return { ...r, healthSlow: [...r.healthSlow] };
     },
