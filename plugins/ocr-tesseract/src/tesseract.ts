@@ -100,15 +100,25 @@ function run(binary: string, args: string[], signal?: AbortSignal, timeoutMs = 0
       },
       (error, stdout, stderr) => {
         if (error) {
-          const e = error as NodeJS.ErrnoException & { killed?: boolean };
+          const e = error as Omit<NodeJS.ErrnoException, 'code'> & { code?: string | number; killed?: boolean; signal?: string | null };
           if (e.code === 'ENOENT') return reject(errors.unavailable(TESSERACT_MISSING));
           if (signal?.aborted) return reject(signal.reason ?? e);
-          return reject(errors.processing(`tesseract failed: ${String(stderr || e.message).trim().split('\n').slice(-3).join(' ')}`));
+          // what failed, in words; tesseract's own output (stderr) says little to users and is left out
+          return reject(errors.processing(failure(e, timeoutMs)));
         }
         resolve({ stdout: String(stdout), stderr: String(stderr) });
       },
     );
   });
+}
+
+/** Why a tesseract run failed: its exit code, the signal that stopped it, or the time limit. */
+function failure(e: { code?: string | number; killed?: boolean; signal?: string | null }, timeoutMs: number): string {
+  if (typeof e.code === 'number') return `tesseract exited with code ${e.code}`;
+  if (e.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') return 'tesseract gave more output than allowed';
+  if (e.killed && timeoutMs > 0) return `tesseract did not finish within ${Math.round(timeoutMs / 1000)} s`;
+  if (e.signal) return `tesseract was stopped (${e.signal})`;
+  return 'tesseract could not be run';
 }
 
 /** Parses tesseract TSV output into one result per page. */

@@ -140,3 +140,29 @@ test('abort kills the running process', { skip: !hasTesseract }, async () => {
   assert.ok(Date.now() - started < 1500);
   assert.equal(engine.running, 0);
 });
+
+test('a failing tesseract run says what failed (exit code, signal), never its stderr', async () => {
+  // a stand-in binary: lists its languages, then fails every recognition with noise on stderr
+  const bin = path.join(tmp, 'fake-tesseract.sh');
+  fs.writeFileSync(
+    bin,
+    [
+      '#!/bin/sh',
+      'if [ "$1" = "--list-langs" ]; then echo "List of available languages (2):"; echo eng; echo osd; exit 0; fi',
+      'if [ "$3" = "--psm" ] && [ "$4" = "0" ]; then kill -9 $$; fi',
+      'echo "Error in pixReadStream: Unknown format: no pix returned" >&2',
+      'echo "Leptonica Error in pixRead: pix not read: /tmp/secret/page-3.png" >&2',
+      'exit 1',
+      '',
+    ].join('\n'),
+    { mode: 0o755 },
+  );
+  const engine = new Tesseract({ binary: bin, concurrency: 1, language: 'eng' });
+  const img = textImage(['x'], 'fail.png');
+  await assert.rejects(engine.recognize(img, { language: 'eng' }), (e: unknown) => {
+    assert.ok(e instanceof Error && (e as { code?: string }).code === 'PROCESSING_ERROR');
+    assert.equal(e.message, 'tesseract exited with code 1');
+    return true;
+  });
+  await assert.rejects(engine.detectScript(img), (e: unknown) => e instanceof Error && e.message === 'tesseract was stopped (SIGKILL)' && !/Leptonica|pix/.test(e.message));
+});
