@@ -5,8 +5,8 @@
  * (ALL CAPS, Title Case or numbered section titles followed by a longer paragraph) become headings.
  */
 import WordExtractor from 'word-extractor';
-import { DocumentBuilder, errors } from '@quire/core';
-import type { ParsedDocument, TableCell } from '@quire/core';
+import { DocumentBuilder, errors, readLimits } from '@quire/core';
+import type { ParsedDocument, TableCell, ReadLimits } from '@quire/core';
 import { PagedSink } from './sink.js';
 import { NOMINAL_PAGE, checkAbort, describeFailure, isCaption, keyValue, raceSignal } from './util.js';
 
@@ -16,6 +16,7 @@ export interface DocRead {
   name: string;
   format: string;
   signal?: AbortSignal;
+  limits?: Partial<ReadLimits>;
   maxPages?: number;
 }
 
@@ -50,11 +51,11 @@ export async function readDoc(input: DocRead): Promise<ParsedDocument> {
     doc = await raceSignal(new WordExtractor().extract(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)), signal);
   } catch (e) {
     if (signal?.aborted) throw e;
-    throw errors.processing(`${input.format} could not be read: ${describeFailure(e, bytes)}`);
+    throw errors.processing(`${input.format} could not be read: ${describeFailure(e, bytes, false, input.format)}`);
   }
   checkAbort(signal);
   const builder = new DocumentBuilder(input.id, input.name, input.format);
-  const sink = new PagedSink(builder, NOMINAL_PAGE, input.maxPages);
+  const sink = new PagedSink(builder, NOMINAL_PAGE, input.maxPages, { pages: readLimits({ limits: input.limits }).pages, label: input.format });
   const meaningful = (t: string) => t.trim() && !/^(page\s*)?\d+$/i.test(t.trim());
 
   const headers = clean(doc.getHeaders({ includeFooters: false, filterUnicode: false }) ?? '').trim();

@@ -1,6 +1,6 @@
 /** HTML files: charset from BOM / meta / detection, then the shared HTML walker (readable text only). */
-import { DocumentBuilder } from '@quire/core';
-import type { ParsedDocument } from '@quire/core';
+import { DocumentBuilder, readLimits } from '@quire/core';
+import type { ParsedDocument, ReadLimits } from '@quire/core';
 import { decodeText } from './decode.js';
 import { HtmlWalker } from './html-walker.js';
 import { PagedSink } from './sink.js';
@@ -12,6 +12,7 @@ export interface HtmlRead {
   name: string;
   format: string;
   signal?: AbortSignal;
+  limits?: Partial<ReadLimits>;
 }
 
 /** charset declared in the first 4 KB (<meta charset> or http-equiv content-type). */
@@ -26,7 +27,7 @@ export async function readHtml(input: HtmlRead): Promise<ParsedDocument> {
   checkAbort(input.signal);
   const builder = new DocumentBuilder(input.id, input.name, input.format);
   builder.metadata = { encoding };
-  const sink = new PagedSink(builder, NOMINAL_PAGE);
+  const sink = new PagedSink(builder, NOMINAL_PAGE, undefined, { pages: readLimits({ limits: input.limits }).pages, label: input.format });
   new HtmlWalker(sink, {
     onTitle: (title) => (builder.metadata.title = title),
     checkAbort: () => checkAbort(input.signal),

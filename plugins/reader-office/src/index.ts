@@ -14,6 +14,9 @@ import { abortReason, checkAbort, guard } from './util.js';
 export { HtmlWalker } from './html-walker.js';
 export type { BlockSink, WalkBlock, WalkTable, WalkOptions } from './html-walker.js';
 export { decodeText } from './decode.js';
+export { openPackage, partText, partBytes, assertNoDtd, mainPartPath, childElements, findElement, XmlScanError } from './ooxml.js';
+export type { PackageOptions, ElementRange } from './ooxml.js';
+export { wordStats, estimatedPages, CHARS_PER_PAGE } from './docx.js';
 export { convertWithSoffice, sofficeAvailable, SofficeError } from './soffice.js';
 export type { ConvertOptions, Converted } from './soffice.js';
 
@@ -45,7 +48,7 @@ export function createOfficeReader(ctx: Pick<PluginContext, 'config' | 'options'
     }
     try {
       const docx = new Uint8Array(await fs.readFile(converted.output));
-      const doc = await readDocx({ bytes: docx, id: input.documentId, name: input.name, format: 'rtf', signal: options.signal, maxPages: options.maxPages });
+      const doc = await readDocx({ bytes: docx, id: input.documentId, name: input.name, format: 'rtf', signal: options.signal, maxPages: options.maxPages, limits: options.limits });
       doc.metadata.convertedWith = 'libreoffice';
       return doc;
     } finally {
@@ -62,7 +65,7 @@ export function createOfficeReader(ctx: Pick<PluginContext, 'config' | 'options'
       return guard(format, options.signal, async () => {
         const bytes = new Uint8Array(await fs.readFile(input.path));
         if (bytes.byteLength === 0) throw errors.processing(`${format} could not be read: the file is empty`);
-        const common = { bytes, id: input.documentId, name: input.name, format, signal: options.signal, maxPages: options.maxPages };
+        const common = { bytes, id: input.documentId, name: input.name, format, signal: options.signal, maxPages: options.maxPages, limits: options.limits, onProgress: options.onProgress };
         let doc: ParsedDocument;
         switch (format) {
           case 'docx':

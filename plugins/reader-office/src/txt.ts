@@ -2,8 +2,8 @@
  * Plain text: encoding detection (BOM, UTF-8, chardet + iconv-lite), one page per form feed, paragraphs split
  * on blank lines, markdown-ish headings (#, setext underlines), list items and `Label: value` lines.
  */
-import { DocumentBuilder } from '@quire/core';
-import type { ParsedDocument } from '@quire/core';
+import { DocumentBuilder, readLimits } from '@quire/core';
+import type { ParsedDocument, ReadLimits } from '@quire/core';
 import { decodeText } from './decode.js';
 import { PagedSink } from './sink.js';
 import { NOMINAL_PAGE, checkAbort, isCaption, keyValue } from './util.js';
@@ -15,6 +15,7 @@ export interface TxtRead {
   name: string;
   format: string;
   signal?: AbortSignal;
+  limits?: Partial<ReadLimits>;
   maxPages?: number;
 }
 
@@ -53,7 +54,7 @@ export async function readTxt(input: TxtRead): Promise<ParsedDocument> {
   const { text, encoding } = decodeText(input.bytes);
   const builder = new DocumentBuilder(input.id, input.name, input.format);
   builder.metadata = { encoding };
-  const sink = new PagedSink(builder, NOMINAL_PAGE, input.maxPages);
+  const sink = new PagedSink(builder, NOMINAL_PAGE, input.maxPages, { pages: readLimits({ limits: input.limits }).pages, label: input.format });
   let last: string | null = null;
   const emit = (type: 'heading' | 'paragraph' | 'list_item' | 'key_value' | 'caption', text: string, extra: { level?: number; key?: string; value?: string } = {}) => {
     const sep = (type === 'list_item' || type === 'key_value') && last === type ? '\n' : undefined;

@@ -47,8 +47,16 @@ function messageOf(e: unknown): string {
   return m.replace(/\s+/g, ' ').trim().slice(0, 300) || 'unknown error';
 }
 
-/** Turns a library failure into a clear reason. */
-export function describeFailure(e: unknown, bytes?: Uint8Array, ooxml = false): string {
+/** Messages of programming errors inside a library: never shown to users as such. */
+const INTERNAL = /cannot (read|set) propert|is not a function|is not iterable|is not a constructor|is not defined|maximum call stack|invalid array length|invalid string length|unexpected token|\bundefined\b|\bnull\b/i;
+
+const ARTICLE: Record<string, string> = { docx: 'a Word document', doc: 'a Word document', rtf: 'an RTF document', txt: 'a text file', html: 'an HTML page' };
+
+/**
+ * Turns a library failure into a clear reason. Errors that are only a library's internals showing
+ * ("Cannot read properties of undefined") become "the file is damaged or not <a docx file>".
+ */
+export function describeFailure(e: unknown, bytes?: Uint8Array, ooxml = false, format?: string): string {
   if (bytes && ooxml && isCfb(bytes)) return 'the file is password-protected (encrypted)';
   if (bytes && bytes.length === 0) return 'the file is empty';
   const m = messageOf(e);
@@ -56,6 +64,9 @@ export function describeFailure(e: unknown, bytes?: Uint8Array, ooxml = false): 
     return `the file is corrupt or truncated (${m})`;
   }
   if (/password|encrypt/i.test(m)) return 'the file is password-protected (encrypted)';
+  if (e instanceof TypeError || e instanceof ReferenceError || e instanceof RangeError || INTERNAL.test(m)) {
+    return `the file is damaged or not ${format ? (ARTICLE[format] ?? `a ${format} file`) : 'what its format says'}`;
+  }
   return m;
 }
 
@@ -69,7 +80,7 @@ export async function guard<T>(format: string, signal: AbortSignal | undefined, 
   } catch (e) {
     if (signal?.aborted) throw abortReason(signal);
     if (isQuireError(e)) throw e;
-    throw errors.processing(`${format} could not be read: ${reason ? reason(e) : describeFailure(e)}`);
+    throw errors.processing(`${format} could not be read: ${reason ? reason(e) : describeFailure(e, undefined, false, format)}`);
   }
 }
 
