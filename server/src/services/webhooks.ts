@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { Logger, Store, WebhookDeliveryRecord } from '@quire/core';
-import { hmacHex } from './signing.js';
-import { vetUrl } from './url-fetch.js';
+import { hmacHex, safeEqualHex } from './signing.js';
+import { pinnedLookup, vetUrl } from './url-fetch.js';
 
 export interface DeliveryOptions {
   allowedHosts: readonly string[];
@@ -16,6 +16,31 @@ export interface DeliveryOptions {
 /** The signature header value for a payload: sha256=<hex HMAC-SHA256 of the exact bytes sent>. */
 export function signatureHeader(secret: string, payload: string): string {
   return `sha256=${hmacHex(secret, payload)}`;
+}
+
+/**
+ * The timestamped signature (X-Svc-Signature-V2): `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<exact body>">`.
+ * The same t is sent in X-Svc-Timestamp. A receiver recomputes v1 from the header's t and the raw body,
+ * compares in constant time, and refuses a t too far from its clock (e.g. more than 5 minutes): a captured
+ * delivery cannot be replayed later, since changing t breaks v1. Each attempt is signed with its own time.
+ */
+export function timestampedSignatureHeader(secret: string, payload: string, timestamp: number): string {
+  return `t=${timestamp},v1=${hmacHex(secret, `${timestamp}.${payload}`)}`;
+}
+
+/** Checks an X-Svc-Signature-V2 value (what a receiver does; tolerance in seconds, default 300). */
+export function verifyTimestampedSignature(secret: string, payload: string, header: string, opts: { toleranceS?: number; now?: number } = {}): boolean {
+  const parts = new Map<string, string[]>();
+  for (const item of header.split(',')) {
+    const i = item.indexOf('=');
+    if (i > 0) parts.set(item.slice(0, i).trim(), [...(parts.get(item.slice(0, i).trim()) ?? []), item.slice(i + 1).trim()]);
+  }
+  const t = Number(parts.get('t')?.[0]);
+  if (!Number.isInteger(t)) return false;
+  const now = opts.now ?? Math.floor(Date.now() / 1000);
+  if (Math.abs(now - t) > (opts.toleranceS ?? 300)) return false;
+  const expected = hmacHex(secret, `${t}.${payload}`);
+  return (parts.get('v1') ?? []).some((v) => safeEqualHex(v, expected));
 }
 
 /**
@@ -107,19 +132,22 @@ export class WebhookDispatcher {
   private async send(row: WebhookDeliveryRecord): Promise<number> {
     const { url, address, family } = await vetUrl(row.url, { allowedHosts: this.opts.allowedHosts });
     const body = Buffer.from(row.payload, 'utf8');
+    const timestamp = Math.floor(Date.now() / 1000);
     return new Promise<number>((resolve, reject) => {
       const mod = url.protocol === 'https:' ? https : http;
       const req = mod.request(
         url,
         {
           method: 'POST',
-          lookup: (_h: string, _o: unknown, cb: (e: Error | null, a: string, f: number) => void) => cb(null, address, family),
+          lookup: pinnedLookup(address, family),
           timeout: this.opts.timeoutMs,
           headers: {
             'content-type': 'application/json',
             'content-length': body.length,
             'user-agent': 'Quire-Webhooks/1.0',
             'x-svc-signature': signatureHeader(row.secret, row.payload),
+            'x-svc-timestamp': String(timestamp),
+            'x-svc-signature-v2': timestampedSignatureHeader(row.secret, row.payload, timestamp),
             'x-svc-event': row.event,
             'x-svc-delivery': row.id,
           },
