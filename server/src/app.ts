@@ -1,9 +1,11 @@
 import Koa from 'koa';
 import Router from '@koa/router';
-import { koaBody } from 'koa-body';
 import { QuireError } from '@quire/core';
 import type { AppCustom, AppState } from './http/context.js';
 import { errorHandler, requestContext } from './http/middleware.js';
+import { assertIdentityEncoding, drainUnreadBody, jsonBody } from './http/body.js';
+import { securityHeaders } from './http/security.js';
+import { createHttpServer } from './http/server.js';
 import { authentication } from './auth/authenticate.js';
 import type { QuireRuntime } from './runtime.js';
 import { systemRoutes } from './routes/system.js';
@@ -37,14 +39,19 @@ export function createApp(rt: QuireRuntime): Koa<AppState, AppCustom> {
   const router = new Router<AppState, AppCustom>();
   for (const mod of ROUTE_MODULES) mod(router as any);
 
-  const json = koaBody({ json: true, multipart: false, urlencoded: false, text: false, jsonLimit: '10mb', jsonStrict: true, parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] as any });
+  const json = jsonBody();
 
+  app.use(securityHeaders() as any);
+  app.use(drainUnreadBody(rt.config) as any);
   app.use(requestContext(rt.logger) as any);
   app.use(errorHandler() as any);
   app.use(authentication() as any);
   app.use(async (ctx, next) => {
-    // multipart and presigned uploads are streamed by their routes; only JSON bodies are parsed here
-    if (ctx.is('multipart/form-data') || ctx.path.startsWith('/api/upload/presigned/')) return next();
+    // multipart and presigned uploads are streamed by their routes, as sent; only JSON bodies are parsed here
+    if (ctx.is('multipart/form-data') || ctx.path.startsWith('/api/upload/presigned/')) {
+      assertIdentityEncoding(ctx.req);
+      return next();
+    }
     if (['POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method) && ctx.request.length && !ctx.is('application/json')) {
       const type = ctx.get('content-type') || '(none)';
       throw new QuireError('VALIDATION_ERROR', `Unsupported Content-Type ${type}: send application/json (or multipart/form-data for files)`);
@@ -54,5 +61,7 @@ export function createApp(rt: QuireRuntime): Koa<AppState, AppCustom> {
   app.use(router.routes() as any);
   // sets 405 + Allow (or 501); the error handler turns that into the error body
   app.use(router.allowedMethods() as any);
+  // listen() makes a server that also answers Expect: 100-continue (413 before the body when it is too large)
+  app.listen = ((...args: unknown[]) => createHttpServer(app.callback(), rt.config).listen(...(args as []))) as typeof app.listen;
   return app;
 }

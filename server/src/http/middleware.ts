@@ -3,6 +3,7 @@ import type { Next } from 'koa';
 import { ERROR_CATALOGUE, QuireError, isQuireError } from '@quire/core';
 import type { Logger } from '@quire/core';
 import type { AppContext } from './context.js';
+import { looksInternal } from './public-errors.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
@@ -24,7 +25,11 @@ export function requestContext(logger: Logger) {
   };
 }
 
-/** Maps every error to the spec's body {error: {code, message, details}}; never leaks a stack trace. */
+/**
+ * Maps every error to the spec's body {error: {code, message, details}}. Only Quire's own errors (and the
+ * exposed messages of 4xx HTTP errors) say what happened; any other error is INTERNAL_ERROR with the
+ * request id, its message and stack only in the log.
+ */
 export function errorHandler() {
   return async (ctx: AppContext, next: Next) => {
     try {
@@ -39,10 +44,24 @@ export function errorHandler() {
       if (e.code === 'rate_limit_exceeded') {
         ctx.body = { error: { type: 'rate_limit_error', message: e.message, code: 'rate_limit_exceeded' } };
       } else {
-        ctx.body = { error: { code: e.code, message: e.message, details: e.details ?? null } };
+        ctx.body = { error: publicError(e, ctx.state.requestId) };
       }
     }
   };
+}
+
+/**
+ * The {code, message, details} users see for an error. Quire's own errors keep their message unless it
+ * carries internal detail; any other error is INTERNAL_ERROR; both then say only which request (or job)
+ * to look up in the log.
+ */
+export function publicError(err: unknown, requestId: string): { code: string; message: string; details: unknown } {
+  const e = toQuireError(err);
+  if (e.code === 'INTERNAL_ERROR' || (e.status >= 500 && looksInternal(e.message))) {
+    const what = e.code === 'INTERNAL_ERROR' ? 'Internal server error' : 'Processing failed because of an internal error';
+    return { code: e.code, message: `${what} (request id ${requestId})`, details: { request_id: requestId } };
+  }
+  return { code: e.code, message: e.message, details: e.details ?? null };
 }
 
 export function toQuireError(err: unknown): QuireError {
@@ -51,13 +70,21 @@ export function toQuireError(err: unknown): QuireError {
   const status = e?.status ?? e?.statusCode;
   if (e?.type === 'entity.parse.failed') return new QuireError('VALIDATION_ERROR', 'Malformed JSON body');
   if (e?.type === 'entity.too.large' || status === 413) return new QuireError('FILE_TOO_LARGE', 'Request body too large');
-  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') return new QuireError('VALIDATION_ERROR', e.message ?? 'Unsupported body encoding');
-  if (status === 400) return new QuireError('VALIDATION_ERROR', e.expose && e.message ? e.message : 'Bad request');
+  if (status === 415) return new QuireError('VALIDATION_ERROR', 'Unsupported content type or encoding');
+  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') return new QuireError('VALIDATION_ERROR', 'Unsupported body encoding or charset');
+  // an http-errors 4xx made on purpose (ctx.throw) says what is wrong; anything else gets the generic text
+  if (status === 400) return new QuireError('VALIDATION_ERROR', e.expose && e.message && isHttpError(err) ? e.message : 'Bad request');
   if (status === 401) return new QuireError('UNAUTHORIZED', 'Missing or invalid API key');
+  if (status === 403) return new QuireError('FORBIDDEN', 'Not allowed');
   if (status === 404) return new QuireError('NOT_FOUND', 'Not found');
   if (status === 405) return new QuireError('METHOD_NOT_ALLOWED', 'Method not allowed');
-  if (status === 415) return new QuireError('VALIDATION_ERROR', 'Unsupported content type');
   return new QuireError('INTERNAL_ERROR', 'Internal server error');
+}
+
+/** An http-errors error thrown on purpose with a message meant for the client (ctx.throw(400, '...')). */
+function isHttpError(err: unknown): boolean {
+  const e = err as { expose?: unknown; status?: unknown };
+  return e?.expose === true && typeof e.status === 'number';
 }
 
 export { ERROR_CATALOGUE };

@@ -2,6 +2,7 @@ import busboy from 'busboy';
 import { errors } from '@quire/core';
 import type { BlobStorage } from '@quire/core';
 import type { AppContext } from '../http/context.js';
+import { MULTIPART_OVERHEAD, tooLarge } from '../http/limits.js';
 
 export interface ReceivedFile {
   key: string;
@@ -11,35 +12,47 @@ export interface ReceivedFile {
   mimeType: string;
 }
 
-/** A display name from a user's file name: base name only, no control or path characters, at most 255 chars. Never used as a path. */
+/**
+ * Characters never kept in a file name: C0/C1 controls and DEL, bidirectional overrides, embeddings, isolates
+ * and marks (U+202E and friends make "invoice\u202Efdp.exe" display as "invoiceexe.pdf"), zero-width
+ * characters and the BOM, line and paragraph separators, and the characters Windows refuses.
+ */
+const UNSAFE_NAME_CHARS = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb<>:"|?*]/gu;
+
+/**
+ * A display name from a user's file name: NFC, base name only (no folder part, no "." or ".."), without
+ * control, bidi-override, zero-width or path characters, at most 255 characters. Never used as a path.
+ */
 export function cleanFileName(name: string | undefined, fallback = 'file'): string {
-  const base = (name ?? '').split(/[\\/]/).pop() ?? '';
-  const cleaned = base.replace(/[\u0000-\u001f\u007f<>:"|?*]/g, '').replace(/^\.+/, '').trim().slice(0, 255);
-  return cleaned || fallback;
+  const base = (name ?? '').normalize('NFC').split(/[\\/]/).pop() ?? '';
+  const cleaned = base.replace(UNSAFE_NAME_CHARS, '').replace(/^[.\s]+/, '').replace(/[.\s]+$/, '');
+  const chars = Array.from(cleaned);
+  if (chars.length <= 255) return cleaned || fallback;
+  // too long: cut the stem, keep the extension (format detection reads it)
+  const ext = /\.[^.\s]{1,16}$/u.exec(cleaned)?.[0] ?? '';
+  return Array.from(cleaned.slice(0, cleaned.length - ext.length)).slice(0, 255 - Array.from(ext).length).join('').trim() + ext;
 }
 
 /**
  * Streams a multipart request: the `file` part goes straight to storage under `key` (counted and hashed
- * as it arrives, refused past maxBytes with nothing left behind); text fields are collected.
+ * as it arrives, refused past maxBytes with nothing left behind, without waiting for the rest of the body);
+ * text fields are collected. A refused body is read and discarded by the HTTP layer (drainUnreadBody), so
+ * the client gets the 413.
  */
 export async function receiveMultipart(ctx: AppContext, storage: BlobStorage, key: string, maxBytes: number): Promise<{ fields: Record<string, string>; file: ReceivedFile | null }> {
   if (!ctx.is('multipart/form-data')) throw errors.validation('Expected multipart/form-data with a "file" field', [{ field: 'file', message: 'required' }]);
   const declared = Number(ctx.get('content-length') || 0);
-  if (declared > maxBytes + 1024 * 1024) {
-    ctx.set('Connection', 'close');
-    ctx.req.resume();
-    throw errors.tooLarge(maxBytes);
-  }
+  if (declared > maxBytes + MULTIPART_OVERHEAD) throw tooLarge(maxBytes);
   const fields: Record<string, string> = {};
   let file: ReceivedFile | null = null;
-  let truncated = false;
   let pending: Promise<void> | null = null;
   let failure: unknown = null;
 
   await new Promise<void>((resolve, reject) => {
     let bb: busboy.Busboy;
     try {
-      bb = busboy({ headers: ctx.req.headers, limits: { fileSize: maxBytes, files: 1, fields: 50, fieldSize: 1024 * 1024, parts: 60 } });
+      // file names are UTF-8 (browsers, curl, undici send raw UTF-8 bytes); filename*= (RFC 5987) names its own charset
+      bb = busboy({ headers: ctx.req.headers, defParamCharset: 'utf8', limits: { fileSize: maxBytes, files: 1, fields: 50, fieldSize: 1024 * 1024, parts: 60 } });
     } catch (e) {
       reject(errors.validation(`Malformed multipart body: ${(e as Error).message}`));
       return;
@@ -50,7 +63,10 @@ export async function receiveMultipart(ctx: AppContext, storage: BlobStorage, ke
         return;
       }
       stream.on('limit', () => {
-        truncated = true;
+        // over the limit: stop reading now (the rest of the body is drained, not parsed) and refuse
+        ctx.req.unpipe(bb);
+        stream.destroy(tooLarge(maxBytes));
+        reject(tooLarge(maxBytes));
       });
       const fileName = cleanFileName(info.filename);
       const mimeType = info.mimeType || 'application/octet-stream';
@@ -80,10 +96,6 @@ export async function receiveMultipart(ctx: AppContext, storage: BlobStorage, ke
   if (failure) {
     await storage.delete(key).catch(() => {});
     throw failure;
-  }
-  if (truncated) {
-    await storage.delete(key).catch(() => {});
-    throw errors.tooLarge(maxBytes);
   }
   return { fields, file };
 }
