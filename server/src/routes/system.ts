@@ -7,34 +7,70 @@ import { openApiDocument } from '../http/openapi.js';
 import { callbackSecret, verifyLink } from '../services/signing.js';
 import { jobParsedKey, loadParsed } from '../pipelines/steps.js';
 import { toMarkdown } from '../services/render.js';
+import { jobStillServed } from '../services/documents.js';
+import { STUDIO_CSP } from '../http/security.js';
+import type { AuthInfo } from '../http/context.js';
+
+/** The bootstrap admin, as ensureBootstrapKey makes it (QUIRE_BOOTSTRAP_API_KEY's user). */
+const BOOTSTRAP_ADMIN_EMAIL = 'admin@quire.local';
+
+/** The bootstrap admin: the one account that sees operational details. */
+function isAdmin(auth: AuthInfo | null): boolean {
+  return !!auth && auth.user.email === BOOTSTRAP_ADMIN_EMAIL;
+}
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 export function systemRoutes(router: Router<any, any>): void {
   route(router, { method: 'get', path: '/healthz', summary: 'The process is up', tag: 'System', auth: 'none' }, () => ({ status: 'ok' }));
 
-  route(router, { method: 'get', path: '/readyz', summary: 'Database and queue reachable; what optional system tools are missing', tag: 'System', auth: 'none' }, async (ctx) => {
-    const rt = ctx.quire;
-    const check = async (fn: () => Promise<void>) => {
-      try {
-        await fn();
-        return { ok: true };
-      } catch (e) {
-        return { ok: false, message: (e as Error).message };
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/readyz',
+      summary: 'Database and queue reachable; which plugins are healthy. Without a key only ok per component; the bootstrap admin key also sees the details (dialect, transport, messages, which may name paths and versions)',
+      tag: 'System',
+      auth: 'optional',
+    },
+    async (ctx) => {
+      const rt = ctx.quire;
+      // readiness is public; the details are for the operator
+      const details = isAdmin(ctx.state.auth);
+      const check = async (fn: () => Promise<void>) => {
+        try {
+          await fn();
+          return { ok: true };
+        } catch (e) {
+          return { ok: false, message: (e as Error).message };
+        }
+      };
+      const [db, queue] = await Promise.all([check(() => rt.store.ping()), check(() => rt.transport.ping())]);
+      const plugins = await rt.registry.health();
+      const ready = db.ok && queue.ok;
+      ctx.status = ready ? 200 : 503;
+      if (!details) {
+        return { status: ready ? 'ready' : 'not_ready', checks: { database: { ok: db.ok }, queue: { ok: queue.ok } }, plugins: plugins.map((p) => ({ plugin: p.plugin, ok: p.ok })) };
       }
-    };
-    const [db, queue] = await Promise.all([check(() => rt.store.ping()), check(() => rt.transport.ping())]);
-    const plugins = await rt.registry.health();
-    const ready = db.ok && queue.ok;
-    ctx.status = ready ? 200 : 503;
-    return { status: ready ? 'ready' : 'not_ready', checks: { database: { dialect: rt.store.dialect, ...db }, queue: { transport: rt.transport.name, ...queue } }, plugins };
-  });
+      return { status: ready ? 'ready' : 'not_ready', checks: { database: { dialect: rt.store.dialect, ...db }, queue: { transport: rt.transport.name, ...queue } }, plugins };
+    },
+  );
 
   route(router, { method: 'get', path: '/openapi.json', summary: 'This API as OpenAPI 3.1', tag: 'System', auth: 'none' }, (ctx) => openApiDocument(ctx.quire.config.publicUrl!));
 
   route(router, { method: 'get', path: '/api/webhooks/callback-secret', summary: 'The key that signs callbacks sent to per-request webhook_url addresses (X-Svc-Signature)', tag: 'Webhooks' }, (ctx) => {
     const auth = requireAuth(ctx);
-    return { secret: callbackSecret(ctx.quire.signingSecret, auth.user.id), algorithm: 'HMAC-SHA256', header: 'X-Svc-Signature', format: 'sha256=<hex of HMAC over the raw request body>' };
+    return {
+      secret: callbackSecret(ctx.quire.signingSecret, auth.user.id),
+      algorithm: 'HMAC-SHA256',
+      header: 'X-Svc-Signature',
+      format: 'sha256=<hex of HMAC over the raw request body>',
+      timestamped: {
+        headers: ['X-Svc-Timestamp', 'X-Svc-Signature-V2'],
+        format: 't=<unix seconds>,v1=<hex of HMAC over "<t>.<raw request body>">',
+        verify: 'recompute v1 from t and the raw body with this secret, compare in constant time, and refuse t more than 300 seconds from your clock',
+      },
+    };
   });
 
   route(
@@ -45,7 +81,9 @@ export function systemRoutes(router: Router<any, any>): void {
       const id = ctx.params.id!;
       if (!verifyLink(rt.signingSecret, 'studio', id, query.expires, query.sig)) throw errors.unauthorized('Invalid or expired studio link');
       const job = await rt.store.repo('jobs').get(id);
-      if (!job) throw errors.notFound('job', id);
+      // the result of a parse of a deleted document is gone with it
+      if (!job || !(await jobStillServed(rt, job))) throw errors.notFound('job', id);
+      ctx.set('Cache-Control', 'private, no-store');
       const doc = await loadParsed(rt, jobParsedKey(id)).catch(() => null);
       if (!doc) throw errors.notFound('parse result', id);
       if (query.format === 'json') {
@@ -68,6 +106,7 @@ export function systemRoutes(router: Router<any, any>): void {
         })
         .join('');
       ctx.type = 'text/html; charset=utf-8';
+      ctx.set('Content-Security-Policy', STUDIO_CSP);
       ctx.body = `<!doctype html><html><head><meta charset="utf-8"><title>${esc(doc.name)} — Quire studio</title><style>body{font-family:sans-serif;margin:2em}section{display:flex;gap:2em;margin-bottom:2em}.page{position:relative;width:420px;border:1px solid #999;background:#fff}.b{position:absolute;border:1px solid rgba(0,90,200,.6);background:rgba(0,90,200,.07)}.b.table{border-color:rgba(200,90,0,.8)}.b.heading{border-color:rgba(0,150,60,.8)}.text{flex:1}small{color:#888}</style></head><body><h1>${esc(doc.name)}</h1><p>${doc.pages.length} pages, ${doc.blocks.length} blocks, ${doc.tables.length} tables. <a href="?expires=${query.expires}&sig=${query.sig}&format=json">JSON</a> · <a href="?expires=${query.expires}&sig=${query.sig}&format=markdown">Markdown</a></p>${pages}</body></html>`;
     },
   );

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { detectFormat, errors } from '@quire/core';
 import type { DocumentRecord, JobRecord, Owned } from '@quire/core';
 import type { QuireRuntime } from '../runtime.js';
+import { looksInternal } from '../http/public-errors.js';
 import { documentEventData } from '../pipelines/ingest.js';
 import { contentKey, originalKey } from '../pipelines/steps.js';
 import type { ParseConfig } from './parse-config.js';
@@ -19,7 +20,7 @@ export function v1Document(d: DocumentRecord) {
     file_size: d.file_size,
     pages: d.pages,
     created: epoch(d.created_at),
-    ...(d.status === 'failed' ? { error: d.error } : {}),
+    ...(d.status === 'failed' ? { error: publicErrorText(d.error, `document ${d.id}`) } : {}),
   };
 }
 
@@ -93,19 +94,53 @@ export async function createDocument(
   return { doc, job };
 }
 
-/** Removes a document, its stored file, parsed content, chunks and vectors. */
+/** The document a parse job read (an svc:// input), or null (a file or URL input, or not a parse job). */
+export function parseJobSource(job: JobRecord): string | null {
+  if (job.type !== 'parse') return null;
+  const fromInput = (job.input as { document_id?: unknown } | null)?.document_id;
+  return job.document_id ?? (typeof fromInput === 'string' ? fromInput : null);
+}
+
+/**
+ * Whether a job's results may still be served. A parse job of a document carries that document's content:
+ * once the document is deleted, the job is gone with it (studio link, GET /api/jobs, jobid:// answer 404),
+ * also for a job that finished after the delete or was recorded before parse jobs named their document.
+ */
+export async function jobStillServed(rt: QuireRuntime, job: JobRecord): Promise<boolean> {
+  const source = parseJobSource(job);
+  return !source || !!(await rt.store.repo('documents').get(source));
+}
+
+/**
+ * Removes a document: its stored file, parsed content, chunks, vectors, collection links, its processing
+ * jobs, and the parse jobs made from it (svc:// inputs) with their stored results. Extractions stay: they
+ * are their own resource.
+ */
 export async function deleteDocument(rt: QuireRuntime, doc: DocumentRecord): Promise<void> {
   const jobs = await rt.store.repo('jobs').find({ document_id: doc.id });
   for (const j of jobs) if (j.status === 'pending' || j.status === 'processing') await rt.pipelines.cancel(j.id).catch(() => {});
+  const parseJobs = jobs.filter((j) => j.type === 'parse');
   await rt.registry.tryGet('vector-store')?.deleteDocument(doc.id);
   await rt.store.transaction(async (tx) => {
     await tx.repo('chunks').delete({ document_id: doc.id });
     await tx.repo('collection_documents').delete({ document_id: doc.id });
-    await tx.repo('jobs').delete({ document_id: doc.id, type: 'document' });
+    await tx.repo('jobs').delete({ document_id: doc.id, type: ['document', 'parse'] });
     await tx.repo('documents').delete(doc.id);
   });
   await rt.storage.delete(doc.storage_key);
   await rt.storage.delete(contentKey(doc.id));
   await rt.storage.deletePrefix(`documents/${doc.id}/`);
+  for (const j of parseJobs) await rt.storage.deletePrefix(`jobs/${j.id}/`);
   await rt.events.emit('document.deleted', { id: doc.id, name: doc.name }, { user_id: doc.user_id, organization_id: doc.organization_id });
+}
+
+/**
+ * The error text of a failed job or document as users see it. Messages of Quire's own errors are kept;
+ * what looks like an internal failure (a JavaScript exception, a system error with a path, a tool's stderr)
+ * is replaced by a generic text naming the job, whose log lines have the detail.
+ */
+export function publicErrorText(message: string | null, ref: string): string | null {
+  if (message === null) return null;
+  if (looksInternal(message)) return `Processing failed because of an internal error (see the server log for ${ref})`;
+  return message;
 }

@@ -5,6 +5,7 @@ import type { AuthInfo } from '../http/context.js';
 import type { QuireRuntime } from '../runtime.js';
 import { canRead, loadOwned } from '../auth/access.js';
 import { vetUrl } from './url-fetch.js';
+import { jobStillServed } from './documents.js';
 
 const uuid = z.string().uuid();
 
@@ -22,7 +23,7 @@ export async function resolveInput(rt: QuireRuntime, auth: AuthInfo, input: stri
     const id = input.slice('jobid://'.length);
     if (!uuid.safeParse(id).success) throw errors.validation('jobid:// reference must carry a job UUID', [{ field: 'input', message: 'invalid jobid:// reference' }]);
     const job = await rt.store.repo('jobs').get(id);
-    if (!job || !canRead(auth, job)) throw errors.notFound('job', id);
+    if (!job || !canRead(auth, job) || !(await jobStillServed(rt, job))) throw errors.notFound('job', id);
     if (job.type !== 'parse' || job.status !== 'completed') throw errors.conflict(`Job ${id} is not a completed parse job`, { status: job.status, type: job.type });
     return { kind: 'job', job };
   }

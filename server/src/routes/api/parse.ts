@@ -6,6 +6,7 @@ import type { JobRecord } from '@quire/core';
 import type { AppContext } from '../../http/context.js';
 import { requireAuth } from '../../http/context.js';
 import { parseWith, route } from '../../http/route.js';
+import { toQuireError } from '../../http/middleware.js';
 import { newOwned } from '../../auth/access.js';
 import { receiveMultipart } from '../../services/multipart.js';
 import { parseConfigField } from '../../services/parse-config.js';
@@ -51,7 +52,8 @@ export function parseRoutes(router: Router<any, any>): void {
       type: 'parse',
       status: 'pending',
       progress: 0,
-      document_id: null,
+      // a parse of an svc:// document names it, so that deleting the document deletes this job and its result
+      document_id: ref.kind === 'document' ? ref.doc.id : null,
       input: ref.kind === 'document' ? { document_id: ref.doc.id, config: cfg } : { url: (ref as { url: string }).url, config: cfg },
       result: null,
       error: null,
@@ -71,7 +73,8 @@ export async function validateWebhookUrl(rt: QuireRuntime, url: string): Promise
   try {
     await vetUrl(url, { allowedHosts: rt.config.network.allowedHosts });
   } catch (e) {
-    throw errors.validation(`webhook_url refused: ${(e as Error).message}`, [{ field: 'webhook_url', message: (e as Error).message }]);
+    const message = toQuireError(e).message;
+    throw errors.validation(`webhook_url refused: ${message}`, [{ field: 'webhook_url', message }]);
   }
 }
 

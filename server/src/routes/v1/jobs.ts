@@ -5,7 +5,7 @@ import type { AuthInfo } from '../../http/context.js';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
 import { canRead } from '../../auth/access.js';
-import { epoch } from '../../services/documents.js';
+import { epoch, jobStillServed, publicErrorText } from '../../services/documents.js';
 import type { QuireRuntime } from '../../runtime.js';
 
 /** A job by its id, or the processing job of a document by the document's id. */
@@ -16,7 +16,7 @@ export async function findJob(rt: QuireRuntime, auth: AuthInfo, id: string): Pro
     const jobs = await rt.store.repo('jobs').find({ document_id: id, type: 'document' }, { order: { created_at: 'DESC' }, limit: 1 });
     job = jobs[0] ?? null;
   }
-  if (!job || !canRead(auth, job)) throw errors.notFound('job', id);
+  if (!job || !canRead(auth, job) || !(await jobStillServed(rt, job))) throw errors.notFound('job', id);
   return job;
 }
 
@@ -26,7 +26,7 @@ export function v1Job(job: JobRecord, idAsRequested: string) {
     object: 'job',
     status: job.status,
     result: job.status === 'completed' ? { ...(job.document_id ? { document_id: job.document_id } : {}), ...(job.result ?? {}) } : null,
-    error: job.status === 'failed' ? (job.error ?? 'failed') : null,
+    error: job.status === 'failed' ? (publicErrorText(job.error, `job ${job.id}`) ?? 'failed') : null,
     created: epoch(job.created_at),
   };
 }
@@ -49,7 +49,7 @@ export function jobRoutes(router: Router<any, any>): void {
       progress: job.progress,
       document_id: job.document_id,
       result: job.status === 'completed' ? job.result : null,
-      error: job.status === 'failed' ? job.error : null,
+      error: job.status === 'failed' ? publicErrorText(job.error, `job ${job.id}`) : null,
       webhook_url: job.webhook_url,
       created_at: job.created_at.toISOString(),
       updated_at: job.updated_at.toISOString(),
