@@ -165,14 +165,11 @@ export function extractSchemaRoutes(router: Router<any, any>): void {
     return apiSchema(next);
   });
 
-  route(router, { method: 'delete', path: '/api/extract/schemas/:id', summary: 'Delete an extraction schema (idempotent; answers {success, id})', tag: TAG }, async (ctx) => {
+  route(router, { method: 'delete', path: '/api/extract/schemas/:id', summary: 'Delete an extraction schema (answers {success, id}; 404 when it is not there for the caller)', tag: TAG }, async (ctx) => {
     const auth = requireAuth(ctx);
     const id = ctx.params.id!;
-    const exists = UUID.test(id) ? await ctx.quire.store.repo('schemas').get(id) : null;
-    if (exists) {
-      await loadSchema(ctx.quire, auth, id, 'write');
-      await ctx.quire.store.repo('schemas').delete(id);
-    }
+    await loadSchema(ctx.quire, auth, id, 'write');
+    await ctx.quire.store.repo('schemas').delete(id);
     return { success: true, id };
   });
 

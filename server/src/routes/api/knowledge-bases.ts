@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { errors } from '@quire/core';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
+import { publicError } from '../../http/middleware.js';
 import { canRead, newOwned } from '../../auth/access.js';
 import { listOwned } from '../../services/listing.js';
 import { KbSettingsSchema, addDocument, apiKnowledgeBase, collectionDocuments, createCollection, deleteCollection, loadCollection, removeDocument } from '../../services/collections.js';
@@ -82,11 +83,11 @@ export function knowledgeBaseRoutes(router: Router<any, any>): void {
     },
   );
 
-  route(router, { method: 'delete', path: '/api/knowledge-bases/:id', summary: 'Delete a knowledge base (documents are kept; idempotent)', tag: TAG }, async (ctx) => {
+  route(router, { method: 'delete', path: '/api/knowledge-bases/:id', summary: 'Delete a knowledge base (documents are kept; 404 when it is not there for the caller)', tag: TAG }, async (ctx) => {
     const auth = requireAuth(ctx);
-    const id = ctx.params.id!;
-    if (uuid.safeParse(id).success && (await ctx.quire.store.repo('collections').get(id))) await deleteCollection(ctx.quire, await loadCollection(ctx.quire, auth, id, 'write', 'knowledge base'));
-    return { success: true, id };
+    const kb = await loadCollection(ctx.quire, auth, ctx.params.id, 'write', 'knowledge base');
+    await deleteCollection(ctx.quire, kb);
+    return { success: true, id: kb.id };
   });
 
   route(router, { method: 'get', path: '/api/knowledge-bases/:id/documents', summary: 'Documents in a knowledge base', tag: TAG }, async (ctx) => {
@@ -116,7 +117,7 @@ export function knowledgeBaseRoutes(router: Router<any, any>): void {
           await addDocument(ctx.quire, auth, kb, id, auth.user.id);
           added.push(id);
         } catch (e) {
-          failed.push({ id, error: (e as Error).message });
+          failed.push({ id, error: publicError(e, ctx.state.requestId).message });
         }
       }
       return { added, failed };

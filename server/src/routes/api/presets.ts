@@ -111,13 +111,11 @@ export function presetRoutes(router: Router<any, any>): void {
     },
   );
 
-  route(router, { method: 'delete', path: '/api/parse/presets/:id', summary: 'Delete a parse preset (idempotent)', tag: TAG }, async (ctx) => {
+  route(router, { method: 'delete', path: '/api/parse/presets/:id', summary: 'Delete a parse preset (404 when it is not there for the caller)', tag: TAG }, async (ctx) => {
     const auth = requireAuth(ctx);
     const id = presetId(ctx.params.id);
-    if (await ctx.quire.store.repo('presets').get(id)) {
-      await loadOwned(ctx.quire.store, 'presets', id, auth, 'write', 'preset');
-      await ctx.quire.store.repo('presets').delete(id);
-    }
+    await loadOwned(ctx.quire.store, 'presets', id, auth, 'write', 'preset');
+    await ctx.quire.store.repo('presets').delete(id);
     return { success: true };
   });
 }

@@ -48,12 +48,11 @@ export function collectionRoutes(router: Router<any, any>): void {
     },
   );
 
-  route(router, { method: 'delete', path: '/v1/collections/:id', summary: 'Delete a collection (its documents are kept; idempotent)', tag: TAG }, async (ctx) => {
+  route(router, { method: 'delete', path: '/v1/collections/:id', summary: 'Delete a collection (its documents are kept; 404 when it is not there for the caller)', tag: TAG }, async (ctx) => {
     const auth = requireAuth(ctx);
-    const id = ctx.params.id!;
-    const exists = /^[0-9a-f-]{36}$/i.test(id) && (await ctx.quire.store.repo('collections').get(id));
-    if (exists) await deleteCollection(ctx.quire, await loadCollection(ctx.quire, auth, id, 'write'));
-    return { id, object: 'collection', deleted: true };
+    const c = await loadCollection(ctx.quire, auth, ctx.params.id, 'write');
+    await deleteCollection(ctx.quire, c);
+    return { id: c.id, object: 'collection', deleted: true };
   });
 
   route(

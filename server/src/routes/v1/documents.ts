@@ -49,15 +49,13 @@ export function documentRoutes(router: Router<any, any>): void {
     return v1Document(await loadOwned(ctx.quire.store, 'documents', id, auth, 'read'));
   });
 
-  route(router, { method: 'delete', path: '/v1/documents/:id', summary: 'Delete a document, its file and its embeddings (idempotent)', tag: TAG }, async (ctx) => {
+  route(router, { method: 'delete', path: '/v1/documents/:id', summary: 'Delete a document, its file, parsed content, parse results and embeddings (404 when it is not there for the caller)', tag: TAG }, async (ctx) => {
     const auth = requireAuth(ctx);
     const id = documentId(ctx.params.id);
-    const doc = await ctx.quire.store.repo('documents').get(id);
-    if (doc) {
-      const owned = await loadOwned(ctx.quire.store, 'documents', id, auth, 'write');
-      await deleteDocument(ctx.quire, owned);
-    }
-    // deleting what is already gone answers the same: deletes are idempotent
+    // someone else's document, an unknown id and one already deleted all answer 404: a delete never tells
+    // whether an id exists for another user
+    const owned = await loadOwned(ctx.quire.store, 'documents', id, auth, 'write');
+    await deleteDocument(ctx.quire, owned);
     return { id, object: 'document', deleted: true };
   });
 

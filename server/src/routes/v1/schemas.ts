@@ -72,14 +72,11 @@ export function schemaRoutes(router: Router<any, any>): void {
     return v1Schema({ ...row, ...patch });
   });
 
-  route(router, { method: 'delete', path: '/v1/schemas/:id', summary: 'Delete a schema (idempotent)', tag: TAG }, async (ctx) => {
+  route(router, { method: 'delete', path: '/v1/schemas/:id', summary: 'Delete a schema (404 when it is not there for the caller)', tag: TAG }, async (ctx) => {
     const auth = requireAuth(ctx);
     const id = ctx.params.id!;
-    const exists = UUID.test(id) ? await ctx.quire.store.repo('schemas').get(id) : null;
-    if (exists) {
-      await loadSchema(ctx.quire, auth, id, 'write');
-      await ctx.quire.store.repo('schemas').delete(id);
-    }
+    await loadSchema(ctx.quire, auth, id, 'write');
+    await ctx.quire.store.repo('schemas').delete(id);
     return { id, object: 'schema', deleted: true };
   });
 }
