@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { z } from 'zod';
-import { toQuireError } from '../../http/middleware.js';
+import { publicError, toQuireError } from '../../http/middleware.js';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
 import { CHAT_MODES, answer, apiAnswer, apiMessage, apiSession, deleteSession, loadSession, sessionMessages } from '../../services/chat.js';
@@ -64,7 +64,8 @@ export function chatRoutes(router: Router<any, any>): void {
           if (!sse.closed) {
             const err = toQuireError(e);
             if (err.code === 'INTERNAL_ERROR') ctx.state.log?.error({ err: e }, 'chat stream failed');
-            sse.send({ type: 'error', error: { code: err.code, message: err.message } }, 'error');
+            const pub = publicError(e, ctx.state.requestId);
+            sse.send({ type: 'error', error: { code: pub.code, message: pub.message } }, 'error');
           }
         } finally {
           sse.end();

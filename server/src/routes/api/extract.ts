@@ -1,9 +1,10 @@
 import Router from '@koa/router';
 import { z } from 'zod';
-import { errors, isQuireError } from '@quire/core';
+import { errors } from '@quire/core';
 import type { AppContext } from '../../http/context.js';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
+import { publicError } from '../../http/middleware.js';
 import { canRead, loadOwned } from '../../auth/access.js';
 import { runExtraction } from '../../services/extraction.js';
 import type { RunEvent, RunExtractionOptions } from '../../services/extraction.js';
@@ -157,7 +158,11 @@ async function streamRun(ctx: AppContext, opts: RunExtractionOptions): Promise<v
     send('complete', { job: job ? apiExtractJob(job) : null, result });
   } catch (e) {
     if (!open) throw e;
-    if (!controller.signal.aborted) send('error', { error: (e as Error).message, ...(isQuireError(e) ? { code: e.code } : {}) });
+    if (!controller.signal.aborted) {
+      const pub = publicError(e, ctx.state.requestId);
+      if (pub.code === 'INTERNAL_ERROR') ctx.state.log?.error({ err: e }, 'extraction stream failed');
+      send('error', { error: pub.message, code: pub.code });
+    }
   } finally {
     finished = true;
     if (heartbeat) clearInterval(heartbeat);

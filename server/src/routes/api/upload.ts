@@ -1,9 +1,11 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { PassThrough } from 'node:stream';
 import Router from '@koa/router';
 import { z } from 'zod';
-import { errors, isQuireError } from '@quire/core';
+import { QuireError, errors, isQuireError } from '@quire/core';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
+import { formatBytes, tooLarge } from '../../http/limits.js';
 import { assertCanCreateIn, newOwned } from '../../auth/access.js';
 import { parseConfigField } from '../../services/parse-config.js';
 import { createDocument, detectStored } from '../../services/documents.js';
@@ -73,7 +75,7 @@ export function uploadRoutes(router: Router<any, any>): void {
     async (ctx, { body }) => {
       const auth = requireAuth(ctx);
       const rt = ctx.quire;
-      if (body.file_size > rt.config.limits.presignedBytes) throw errors.tooLarge(rt.config.limits.presignedBytes);
+      if (body.file_size > rt.config.limits.presignedBytes) throw tooLarge(rt.config.limits.presignedBytes);
       const token = randomBytes(24).toString('hex');
       const id = randomUUID();
       const documentId = randomUUID();
@@ -102,24 +104,38 @@ export function uploadRoutes(router: Router<any, any>): void {
     },
   );
 
-  route(router, { method: 'put', path: '/api/upload/presigned/:id', summary: 'Upload the bytes to a presigned URL (no API key: the URL is the credential)', tag: TAG, auth: 'none', raw: 'application/json' }, async (ctx) => {
+  route(router, { method: 'put', path: '/api/upload/presigned/:id', summary: 'Upload the bytes to a presigned URL (no API key: the URL is the credential; usable until an upload succeeds)', tag: TAG, auth: 'none', raw: 'application/json' }, async (ctx) => {
     const rt = ctx.quire;
     const id = ctx.params.id!;
     const token = String(ctx.query.token ?? '');
     const row = uuid.safeParse(id).success ? await rt.store.repo('presigned_uploads').get(id) : null;
     if (!row || !token || !safeEqualHex(row.token_hash, createHash('sha256').update(token).digest('hex'))) throw errors.unauthorized('Invalid upload URL');
     if (row.expires_at.getTime() < Date.now()) throw errors.unauthorized('Upload URL expired');
-    // single use: claim it before reading the body
-    if ((await rt.store.repo('presigned_uploads').update({ id, used_at: null }, { used_at: new Date() })) !== 1) throw errors.conflict('This upload URL was already used');
+    if (row.used_at) throw errors.conflict('This upload URL was already used');
+    // the size first: a refused upload leaves the URL as it was, so a correct retry works
     const limit = Math.min(row.file_size, rt.config.limits.presignedBytes);
+    const refuse = () =>
+      row.file_size <= rt.config.limits.presignedBytes
+        ? new QuireError('FILE_TOO_LARGE', `File exceeds the ${formatBytes(limit)} declared as file_size for this upload URL`, { limit_bytes: limit, file_size: row.file_size })
+        : tooLarge(limit);
     const declared = Number(ctx.get('content-length') || 0);
-    if (declared > limit) {
-      ctx.set('Connection', 'close');
-      throw errors.tooLarge(limit);
-    }
+    if (declared > limit) throw refuse();
+    // one upload at a time: the URL is held while the bytes arrive, given back if the upload fails
+    if ((await rt.store.repo('presigned_uploads').update({ id, used_at: null }, { used_at: new Date() })) !== 1) throw errors.conflict('This upload URL was already used (or an upload to it is in progress)');
     const key = originalKey(row.document_id);
     try {
-      const put = await rt.storage.put(key, ctx.req, { maxBytes: limit });
+      // the request is read through a pass-through: a refusal while streaming stops the copy, not the
+      // connection, and the rest of the body is drained so that the client reads the 413
+      const body = new PassThrough();
+      ctx.req.pipe(body);
+      let put: { size: number; sha256: string };
+      try {
+        put = await rt.storage.put(key, body, { maxBytes: limit });
+      } catch (e) {
+        ctx.req.unpipe(body);
+        if (isQuireError(e) && e.code === 'FILE_TOO_LARGE') throw refuse();
+        throw e;
+      }
       const detected = await detectStored(rt, key, row.filename);
       const { doc } = await createDocument(rt, { user_id: row.user_id, organization_id: row.organization_id }, { id: row.document_id, name: row.filename, size: put.size, sha256: put.sha256, format: detected.format, mime: detected.mime, parsingConfig: null });
       ctx.status = 200;
@@ -128,7 +144,6 @@ export function uploadRoutes(router: Router<any, any>): void {
       await rt.storage.delete(key).catch(() => {});
       // a failed upload may be retried with the same URL
       await rt.store.repo('presigned_uploads').update(id, { used_at: null });
-      if (isQuireError(e) && e.code === 'FILE_TOO_LARGE') ctx.set('Connection', 'close');
       throw e;
     }
   });

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { z } from 'zod';
 import { errors } from '@quire/core';
-import { toQuireError } from '../../http/middleware.js';
+import { publicError, toQuireError } from '../../http/middleware.js';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
 import { listOwned } from '../../services/listing.js';
@@ -140,7 +140,7 @@ export function chatCompletionRoutes(router: Router<any, any>): void {
             const err = toQuireError(e);
             if (err.code === 'INTERNAL_ERROR') ctx.state.log?.error({ err: e }, 'chat completion stream failed');
             // the application error body, as the one event before the end (OpenAI clients raise it)
-            sse.send({ error: { code: err.code, message: err.message, details: err.details ?? null } });
+            sse.send({ error: publicError(e, ctx.state.requestId) });
           }
         } finally {
           sse.end();
