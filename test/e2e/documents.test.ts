@@ -134,9 +134,10 @@ describe('documents, upload and parse over HTTP', () => {
     assert.deepEqual(filesUnder(path.join(s.dataDir, 'files')).filter((f) => f.includes(up.body.id)), []);
     assert.equal(await s.runtime.store.repo('chunks').count({ document_id: up.body.id }), 0);
     assert.equal((await s.json(`/v1/documents/${up.body.id}`)).status, 404);
+    // a deleted (or unknown, or someone else's) id answers 404 alike, so that a delete reveals nothing
     const again = await s.json(`/v1/documents/${up.body.id}`, { method: 'DELETE' });
-    assert.equal(again.status, 200);
-    assert.equal(again.body.deleted, true);
+    assert.equal(again.status, 404);
+    assert.equal(again.body.error.code, 'NOT_FOUND');
   });
 
   test('bad inputs: unsupported format 422, corrupt pdf fails, missing file 400 — nothing half-written', async () => {

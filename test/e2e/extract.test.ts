@@ -407,7 +407,7 @@ describe('extraction API over HTTP', () => {
 
     const del = await s.json(`/v1/schemas/${schema.id}`, { method: 'DELETE' });
     assert.deepEqual(del.body, { id: schema.id, object: 'schema', deleted: true });
-    assert.deepEqual((await s.json(`/v1/schemas/${schema.id}`, { method: 'DELETE' })).body, del.body);
+    assert.equal((await s.json(`/v1/schemas/${schema.id}`, { method: 'DELETE' })).status, 404);
     assert.equal((await s.json(`/v1/schemas/${schema.id}`)).status, 404);
     assert.equal((await s.json('/v1/extractions', { method: 'POST', json: { document_id: invoiceId, schema_id: schema.id } })).status, 404);
     assert.equal((await s.json('/v1/extractions/7b0c3e0e-8d7e-4b8e-9b43-4a43c1e3a001')).status, 404);
@@ -456,7 +456,7 @@ describe('extraction API over HTTP', () => {
     assert.equal((await s.json(`/api/extract/schemas/${shared.body.id}`, { method: 'PUT', json: { settings: { engine: 'gpt' } } })).status, 400);
     const del = await s.json(`/api/extract/schemas/${hidden.body.id}`, { method: 'DELETE' });
     assert.deepEqual(del.body, { success: true, id: hidden.body.id });
-    assert.equal((await s.json(`/api/extract/schemas/${hidden.body.id}`, { method: 'DELETE' })).status, 200);
+    assert.equal((await s.json(`/api/extract/schemas/${hidden.body.id}`, { method: 'DELETE' })).status, 404);
     assert.equal((await s.json(`/api/extract/schemas/${hidden.body.id}`)).status, 404);
     assert.equal((await s.json(`/v1/schemas/${personal.body.id}`)).body.object, 'schema', 'v1 sees application schemas');
 
