@@ -3,17 +3,20 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { definePlugin, DocumentBuilder, errors, isQuireError } from '@quire/core';
+import { definePlugin, DocumentBuilder, errors, isQuireError, readLimits } from '@quire/core';
 import type { BBox, OcrPlugin, ParsedDocument, PluginContext, ReaderInput, ReaderPlugin, ReadOptions } from '@quire/core';
 import { layoutOcrPage, scaleBox, scaleRules } from '@quire/plugin-reader-image';
 import type { Rule } from '@quire/plugin-reader-image';
 import { WorkerPool, workerUrl } from './pool.js';
 import { assemble } from './assemble.js';
 import { resolveHyphenBreaks } from './hyphens.js';
+import { blankPagesNote } from './blank.js';
 import type { AssembledPage } from './assemble.js';
 import type { OpenResult, PageResult } from './types.js';
 
 export { WorkerPool, workerUrl } from './pool.js';
+export type { WorkerPoolOptions } from './pool.js';
+export { uniformPixels, blankPagesNote } from './blank.js';
 export { layoutPage, buildLines, buildSegments, findRuledTables, findAlignedTables, itemsText } from './layout.js';
 export { assemble, bodyFontSize, findHeadersFooters } from './assemble.js';
 export { joinBlockLines, keepHyphen, resolveHyphenBreaks } from './hyphens.js';
@@ -30,16 +33,32 @@ export interface PdfReaderOptions {
   ocrDpi?: number;
   /** start the parse threads when the plugin is created (default true; false: at the first document) */
   prestart?: boolean;
+  /** heap limit of each parse thread in MB (default config.limits.readerHeapMb, else 1024) */
+  heapMb?: number;
 }
 
-/** A counting semaphore (OCR pages in flight: render → recognise → delete). */
+/** A counting semaphore (OCR pages in flight: render → recognise → delete); a waiter whose signal aborts leaves the queue. */
 class Gate {
   private active = 0;
   private waiting: (() => void)[] = [];
   constructor(private readonly max: number) {}
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.active >= this.max) await new Promise<void>((r) => this.waiting.push(r));
-    else this.active++;
+  async run<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    signal?.throwIfAborted();
+    if (this.active >= this.max) {
+      await new Promise<void>((resolve, reject) => {
+        const start = () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        };
+        const onAbort = () => {
+          const i = this.waiting.indexOf(start);
+          if (i >= 0) this.waiting.splice(i, 1);
+          reject(signal!.reason);
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+        this.waiting.push(start);
+      });
+    } else this.active++;
     try {
       return await fn();
     } finally {
@@ -70,12 +89,27 @@ export function unrotate(b: BBox, rotate: number, width: number, height: number)
   }
 }
 
-function openError(e: unknown): Error {
+export const ENCRYPTED = 'PDF could not be read: the file is encrypted (password-protected)';
+export const DAMAGED = 'PDF could not be read: the file is truncated or damaged';
+
+/**
+ * What users are told when the document cannot be read: never pdf.js's own words ("Invalid PDF
+ * structure", "Cannot read properties of undefined"), which say nothing to them.
+ */
+function openError(e: unknown, size?: number): Error {
   if (isQuireError(e)) return e;
   const err = e as { name?: string; message?: string };
-  if (err?.name === 'PasswordException' || /password/i.test(err?.message ?? '')) return errors.processing('PDF is password-protected');
-  const reason = (err?.message ?? String(e)).replace(/\s+/g, ' ').trim() || 'unknown error';
-  return errors.processing(`PDF could not be read: ${reason}`);
+  if (err?.name === 'PasswordException' || /password/i.test(err?.message ?? '')) return errors.processing(ENCRYPTED);
+  if (size === 0) return errors.processing('PDF could not be read: the file is empty');
+  if (/^parse worker exited/.test(err?.message ?? '')) return errors.processing('PDF could not be read: the reader stopped unexpectedly');
+  return errors.processing(DAMAGED, { cause: err?.name ?? 'Error' });
+}
+
+/** Why OCR of a page failed, in a few words: the OCR plugin's own message when it is one of Quire's, never a tool's output. */
+function ocrFailure(e: unknown, drawing: boolean): string {
+  if (drawing) return 'the page could not be drawn';
+  if (isQuireError(e)) return e.message.replace(/\s+/g, ' ').slice(0, 200);
+  return 'the OCR engine failed';
 }
 
 /** pages parsed by the worker that opens the document (a short document needs no second round trip) */
@@ -84,18 +118,23 @@ const FIRST_CHUNK = 2;
 const MIN_CHUNK = 2;
 const MAX_CHUNK = 16;
 
-/** A page rendered for OCR: resolution, pixel size and the ruling lines found in its pixels. */
+/** A page rendered for OCR: resolution, pixel size and the ruling lines found in its pixels; `blank`: nothing on it. */
 interface Rendered {
   dpi: number;
   width: number;
   height: number;
   rules: Rule[];
+  blank?: boolean;
 }
 
 export class PdfReader implements ReaderPlugin {
   readonly formats = ['pdf'];
+  /** parsing runs in this plugin's own worker threads, each with a heap limit and stopped on abort */
+  readonly isolated = true;
   private pool: WorkerPool | null = null;
   private readonly workers: number;
+  /** heap limit of each parse thread, MB */
+  readonly heapMb: number;
   private readonly timeoutMs: number;
   private readonly ocrConcurrency: number;
   private readonly ocrDpi: number;
@@ -115,10 +154,16 @@ export class PdfReader implements ReaderPlugin {
     this.timeoutMs = opts.timeoutMs ?? ctx.config.limits?.parseTimeoutMs ?? 600_000;
     this.ocrConcurrency = Math.max(1, opts.ocrConcurrency ?? ctx.config.ocr?.concurrency ?? cores);
     this.ocrDpi = opts.ocrDpi ?? 300;
+    this.heapMb = Math.max(64, Math.floor(Number(opts.heapMb ?? ctx.config.limits?.readerHeapMb ?? 1024) || 1024));
   }
 
   private getPool(): WorkerPool {
-    if (!this.pool) this.pool = new WorkerPool(this.workers, workerUrl());
+    if (!this.pool) this.pool = new WorkerPool(this.workers, workerUrl(), { heapMb: this.heapMb });
+    return this.pool;
+  }
+
+  /** The parse threads (tests, health). */
+  get threads(): WorkerPool | null {
     return this.pool;
   }
 
@@ -128,7 +173,7 @@ export class PdfReader implements ReaderPlugin {
   }
 
   async health(): Promise<{ ok: boolean; message?: string }> {
-    return { ok: true, message: `pdf.js in ${this.workers} worker thread(s)` };
+    return { ok: true, message: `pdf.js in ${this.workers} worker thread(s) of at most ${this.heapMb} MB heap each` };
   }
 
   async close(): Promise<void> {
@@ -137,8 +182,12 @@ export class PdfReader implements ReaderPlugin {
   }
 
   async read(input: ReaderInput, options: ReadOptions): Promise<ParsedDocument> {
+    options.signal?.throwIfAborted();
+    const limits = readLimits(options);
     const pool = this.getPool();
     const jobId = randomUUID();
+    // one signal for everything of this read: the caller's abort, the time limit, or a failure that makes
+    // the rest of the work pointless (queued page ranges and renders dropped, OCR processes killed)
     const ac = new AbortController();
     setMaxListeners(0, ac.signal); // one listener per queued chunk / OCR page
     const timeoutError = errors.processing(`PDF parse timed out after ${Math.round(this.timeoutMs / 1000)} s`);
@@ -147,24 +196,27 @@ export class PdfReader implements ReaderPlugin {
     if (options.signal?.aborted) onOuterAbort();
     else options.signal?.addEventListener('abort', onOuterAbort, { once: true });
     const signal = ac.signal;
-    let tmpDir: string | null = null;
+    let tmpDir: Promise<string> | null = null;
     try {
       // the worker that opens the document parses its first pages; the rest go out in chunks to all
       // workers (each opens the document once and keeps it for the chunks it takes)
       const limit = options.maxPages && options.maxPages > 0 ? options.maxPages : Infinity;
       const firstTo = Math.min(limit, FIRST_CHUNK);
       let opened: OpenResult;
-      const opening = pool.run<OpenResult>({ type: 'open', jobId, path: input.path, firstTo }, signal);
+      // a document over the page limit is not parsed at all (unless only its first pages are read)
+      const pageLimit = limit <= limits.pages ? undefined : limits.pages;
+      const opening = pool.run<OpenResult>({ type: 'open', jobId, path: input.path, firstTo, pageLimit }, signal);
       // while one worker opens the document, the others open it too, ready for the page ranges
       for (let i = 1; i < this.workers && firstTo >= FIRST_CHUNK; i++) pool.run({ type: 'load', jobId, path: input.path }, signal).catch(() => {});
       try {
         opened = await opening;
       } catch (e) {
         if (signal.aborted) throw signal.reason;
-        throw openError(e);
+        throw openError(e, input.size);
       }
       const total = opened.numPages;
       const count = Math.min(total, limit);
+      if (count > limits.pages) throw errors.unprocessable(`PDF could not be read: the document has ${total} pages; the limit is ${limits.pages}`, { pages: total, limit: limits.pages });
       const builder = new DocumentBuilder(input.documentId, input.name, input.format);
       builder.metadata = { ...opened.metadata, numPages: total, pagesExtracted: count, truncated: count < total };
 
@@ -180,6 +232,8 @@ export class PdfReader implements ReaderPlugin {
       const gate = new Gate(this.ocrConcurrency);
       const ocrJobs: Promise<void>[] = [];
       let done = 0;
+      let damaged = 0;
+      const blank: number[] = [];
       const issues: { code: string; stage: string; page?: number; message: string }[] = [];
 
       const ocrPage = async (p: AssembledPage) => {
@@ -189,12 +243,25 @@ export class PdfReader implements ReaderPlugin {
             return;
           }
           signal.throwIfAborted();
-          if (!tmpDir) tmpDir = await fs.mkdtemp(path.join(os.tmpdir(), 'quire-pdf-'));
-          const out = path.join(tmpDir, `page-${p.number}.png`);
+          tmpDir ??= fs.mkdtemp(path.join(os.tmpdir(), 'quire-pdf-'));
+          const out = path.join(await tmpDir, `page-${p.number}.png`);
+          let drawing = true;
           try {
             const language = options.ocr?.language || 'eng';
-            const render = (rotate?: number) => this.renderGate.run(() => pool.run<Rendered>({ type: 'render', jobId, path: input.path, page: p.number, dpi: this.ocrDpi, out, rotate }, signal, { first: true }));
+            const render = (rotate?: number) =>
+              this.renderGate.run(
+                () => pool.run<Rendered>({ type: 'render', jobId, path: input.path, page: p.number, dpi: this.ocrDpi, out, rotate, maxPixels: limits.imagePixels, imagePixels: limits.imagePixels }, signal, { first: true }),
+                signal,
+              );
             let r = await render();
+            if (r.blank) {
+              // nothing on the drawn page (a white scan): no OCR
+              p.needsOcr = false;
+              p.blank = true;
+              blank.push(p.number);
+              return;
+            }
+            drawing = false;
             let res = await ocr!.recognize(out, { language, signal, dpi: r.dpi });
             let rotate = 0;
             let k = r.width ? p.width / r.width : 72 / r.dpi;
@@ -203,7 +270,9 @@ export class PdfReader implements ReaderPlugin {
             if (res.confidence < 0.75 && typeof orient === 'function') {
               const o = await orient.call(ocr, out, { signal }).catch(() => null);
               if (o && o.rotate % 360 !== 0) {
+                drawing = true;
                 const r2 = await render(o.rotate);
+                drawing = false;
                 const res2 = await ocr!.recognize(out, { language, signal, dpi: r2.dpi });
                 if (res2.confidence > res.confidence && res2.text.length >= res.text.length * 0.5) {
                   res = res2;
@@ -228,23 +297,34 @@ export class PdfReader implements ReaderPlugin {
             if (isQuireError(e) && e.code === 'SERVICE_UNAVAILABLE') {
               ocrBroken = e.message;
               issues.push({ code: 'OCR_UNAVAILABLE', stage: 'ocr', page: p.number, message: `Page ${p.number} has no text layer and was not OCRed: ${e.message}` });
-            } else if (isQuireError(e) && e.code === 'VALIDATION_ERROR') {
+            } else if (isQuireError(e) && (e.code === 'VALIDATION_ERROR' || e.code === 'UNPROCESSABLE')) {
               throw e;
             } else {
-              issues.push({ code: 'OCR_FAILED', stage: 'ocr', page: p.number, message: `OCR of page ${p.number} failed: ${e instanceof Error ? e.message : String(e)}` });
+              issues.push({ code: 'OCR_FAILED', stage: 'ocr', page: p.number, message: `OCR failed on page ${p.number}: ${ocrFailure(e, drawing)}` });
             }
           } finally {
             await fs.rm(out, { force: true });
           }
-        });
+        }, signal);
       };
       const accept = (results: PageResult[]) => {
         for (const r of results) {
           if (r.number > count) continue;
+          if (r.error) {
+            // a file cut short: its pages fail one after the other; the document fails now
+            if (!opened.complete) throw errors.processing(DAMAGED, { page: r.number });
+            r.error = 'its content is damaged';
+            damaged++;
+          }
           pages[r.number - 1] = r;
-          if (r.needsOcr) {
+          if (r.blank) blank.push(r.number);
+          else if (r.needsOcr) {
             if (!ocrEnabled) issues.push({ code: 'OCR_DISABLED', stage: 'ocr', page: r.number, message: `Page ${r.number} has no text layer and OCR is disabled` });
             else {
+              if ((r.imagePixels ?? 0) > limits.imagePixels) {
+                const mp = (n: number) => `${Math.round(n / 1e5) / 10} megapixels`;
+                throw errors.unprocessable(`PDF could not be read: page ${r.number} holds an image of ${mp(r.imagePixels!)}; the limit is ${mp(limits.imagePixels)}`, { page: r.number, pixels: r.imagePixels, limit: limits.imagePixels });
+              }
               const job = ocrPage(r);
               job.catch(() => {});
               ocrJobs.push(job);
@@ -257,23 +337,29 @@ export class PdfReader implements ReaderPlugin {
       accept(opened.pages);
       await Promise.all(ranges.map(([from, to]) => pool.run<PageResult[]>({ type: 'pages', jobId, path: input.path, from, to }, signal).then(accept))).catch((e) => {
         if (signal.aborted) throw signal.reason;
-        throw openError(e);
+        throw openError(e, input.size);
       });
+      if (count > 0 && damaged === count) throw errors.processing(DAMAGED);
       await Promise.all(ocrJobs);
       // hyphens at line ends: compound words keep theirs, hyphenated words are joined (from the whole text)
       resolveHyphenBreaks(pages);
       assemble(builder, pages);
+      if (blank.length) builder.issue({ code: 'BLANK_PAGES', stage: 'ocr', message: `${blankPagesNote(blank)}; not OCRed` });
       for (const i of issues.sort((a, b) => (a.page ?? 0) - (b.page ?? 0))) builder.issue(i);
       options.onProgress?.(1);
       return builder.build();
     } catch (e) {
-      if (signal.aborted && !options.signal?.aborted) throw timeoutError;
+      if (options.signal?.aborted) throw options.signal.reason ?? e;
+      if (signal.aborted && signal.reason === timeoutError) throw timeoutError;
+      // a failure: what is still queued or running for this document stops
+      if (!signal.aborted) ac.abort(e);
       throw e;
     } finally {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onOuterAbort);
       pool.broadcast({ type: 'release', jobId });
-      if (tmpDir) await fs.rm(tmpDir, { recursive: true, force: true }).catch(() => {});
+      // one folder for the page images of this document, made by the first page OCRed
+      if (tmpDir) await (tmpDir as Promise<string>).then((d) => fs.rm(d, { recursive: true, force: true })).catch(() => {});
     }
   }
 }
@@ -285,7 +371,7 @@ export default definePlugin({
   description: 'PDF on pdf.js in worker threads: reading order, headings, lists, key-values, tables, OCR of scanned pages.',
   create(ctx) {
     const o = ctx.options as PdfReaderOptions;
-    const reader = new PdfReader(ctx, { workers: o.workers, timeoutMs: o.timeoutMs, ocrConcurrency: o.ocrConcurrency, ocrDpi: o.ocrDpi });
+    const reader = new PdfReader(ctx, { workers: o.workers, timeoutMs: o.timeoutMs, ocrConcurrency: o.ocrConcurrency, ocrDpi: o.ocrDpi, heapMb: o.heapMb });
     // a service reads PDFs soon after it starts: the threads and pdf.js load now, not under the first document
     if (o.prestart !== false) reader.warm();
     return reader;

@@ -1,9 +1,17 @@
 /**
  * A small worker_threads pool: a queue of tasks, one task per worker at a time. A task whose signal
  * aborts is dropped from the queue, or, when already running, its worker is terminated and replaced
- * (pdf.js cannot be interrupted inside a page).
+ * (pdf.js cannot be interrupted inside a page). Each worker has a heap limit: a document that needs more
+ * kills only its worker, fails with UNPROCESSABLE, and the worker is replaced.
+ *
+ * The limit is V8's resourceLimits, which Node enforces on a best-effort basis: memory held in many objects
+ * ends the worker alone, but a single array grown past the limit in one step (a string literal of
+ * hundreds of megabytes in a content stream) still aborts the whole process (nodejs/node#47224). Only a
+ * child process would bound that case.
  */
 import { Worker } from 'node:worker_threads';
+import type { ResourceLimits } from 'node:worker_threads';
+import { errors } from '@quire/core';
 import type { WorkerRequest, WorkerResponse } from './types.js';
 
 type Payload = WorkerRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
@@ -38,7 +46,7 @@ export function workerUrl(): URL {
  * development under tsx) is started through a small bootstrap that registers tsx in the worker first,
  * since Node 20 does not carry `--import tsx` loader hooks into worker threads.
  */
-function startWorker(url: URL): Worker {
+function startWorker(url: URL, resourceLimits?: ResourceLimits): Worker {
   const fromSource = url.pathname.endsWith('.ts');
   // the parent's flags without tsx hooks; a built worker also resolves packages to their built files
   const execArgv: string[] = [];
@@ -49,12 +57,18 @@ function startWorker(url: URL): Worker {
     else if (/^--(import|require|loader)=.*tsx/.test(a)) continue;
     else if (!fromSource && /^(--conditions|-C)=(quire-)?source$/.test(a)) continue;
     else if (!fromSource && (a === '--conditions' || a === '-C') && /^(quire-)?source$/.test(next)) i++;
+    else if (/^--max-old-space-size/.test(a)) continue; // the worker's own limit is resourceLimits
     else execArgv.push(a);
   }
-  if (!fromSource) return new Worker(url, { stdout: false, stderr: false, execArgv });
+  if (!fromSource) return new Worker(url, { stdout: false, stderr: false, execArgv, resourceLimits });
   const tsx = import.meta.resolve('tsx/esm/api');
   const code = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(url.href)}); });`;
-  return new Worker(code, { eval: true, stdout: false, stderr: false, execArgv });
+  return new Worker(code, { eval: true, stdout: false, stderr: false, execArgv, resourceLimits });
+}
+
+export interface WorkerPoolOptions {
+  /** heap limit of each worker (V8 old generation), MB; default 1024 */
+  heapMb?: number;
 }
 
 export class WorkerPool {
@@ -62,18 +76,33 @@ export class WorkerPool {
   private readonly queue: Task[] = [];
   private nextId = 1;
   private closed = false;
+  /** started ahead of work (warm): a worker that dies is replaced at once, not at the next task */
+  private warmed = false;
+  readonly heapMb: number;
 
   constructor(
     private readonly size: number,
     private readonly url: URL = workerUrl(),
-  ) {}
+    opts: WorkerPoolOptions = {},
+  ) {
+    this.heapMb = Math.max(16, Math.floor(opts.heapMb ?? 1024));
+  }
 
   get threads(): number {
     return this.slots.filter((s) => !s.dead).length;
   }
 
+  /** Workers started since the pool was made (replacements included). */
+  started = 0;
+
+  private replace(): void {
+    if (this.closed || !this.warmed) return;
+    while (this.slots.length < this.size) this.spawn();
+  }
+
   private spawn(): Slot {
-    const worker = startWorker(this.url);
+    this.started++;
+    const worker = startWorker(this.url, { maxOldGenerationSizeMb: this.heapMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, Math.floor(this.heapMb / 16))) });
     worker.unref();
     let markReady!: () => void;
     const slot: Slot = { worker, ready: new Promise<void>((r) => (markReady = r)), task: null, dead: false, after: [] };
@@ -103,9 +132,14 @@ export class WorkerPool {
         t.signal?.removeEventListener('abort', t.onAbort!);
         t.reject(err);
       }
+      this.replace();
       this.pump();
     };
-    worker.on('error', (e) => fail(e instanceof Error ? e : new Error(String(e))));
+    worker.on('error', (e: Error & { code?: string }) => {
+      // the heap limit: the document in this worker needs more memory than a reader may take
+      if (e?.code === 'ERR_WORKER_OUT_OF_MEMORY') fail(errors.unprocessable(`PDF could not be read: the document needs more memory than the reader limit (${this.heapMb} MB)`, { limit_mb: this.heapMb }));
+      else fail(e instanceof Error ? e : new Error(String(e)));
+    });
     worker.on('exit', (code) => fail(new Error(`parse worker exited (code ${code})`)));
     this.slots.push(slot);
     return slot;
@@ -117,6 +151,7 @@ export class WorkerPool {
    */
   warm(): void {
     if (this.closed) return;
+    this.warmed = true;
     while (this.slots.length < this.size) this.spawn();
   }
 
@@ -143,6 +178,7 @@ export class WorkerPool {
           this.slots.splice(this.slots.indexOf(slot), 1);
           void slot.worker.terminate();
           reject(signal!.reason);
+          this.replace();
           this.pump();
         }
       };

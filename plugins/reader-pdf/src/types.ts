@@ -30,6 +30,10 @@ export interface PageResult {
   height: number;
   /** no text layer: the page must be OCRed */
   needsOcr: boolean;
+  /** nothing painted on the page (or only a white background): not OCRed */
+  blank?: boolean;
+  /** pixels of the largest image of a page without text (left undecoded), for the image pixel limit */
+  imagePixels?: number;
   /** elements in reading order */
   elements: PageElement[];
   error?: string;
@@ -40,13 +44,15 @@ export interface OpenResult {
   /** the first pages, parsed by the worker that opened the document */
   pages: PageResult[];
   metadata: { title?: string; author?: string; creationDate?: string; [k: string]: unknown };
+  /** the file ends as a PDF does (%%EOF near its end); false: it was cut short */
+  complete: boolean;
 }
 
 export type WorkerRequest =
-  | { id: number; type: 'open'; jobId: string; path: string; firstTo: number }
+  | { id: number; type: 'open'; jobId: string; path: string; firstTo: number; pageLimit?: number }
   | { id: number; type: 'load'; jobId: string; path: string }
   | { id: number; type: 'pages'; jobId: string; path: string; from: number; to: number }
-  | { id: number; type: 'render'; jobId: string; path: string; page: number; dpi: number; out: string; rotate?: number }
+  | { id: number; type: 'render'; jobId: string; path: string; page: number; dpi: number; out: string; rotate?: number; maxPixels?: number; imagePixels?: number }
   | { id: number; type: 'release'; jobId: string };
 
 export type WorkerResponse =

@@ -11,24 +11,46 @@ import v8 from 'node:v8';
 import type { Rule, TextItem, PageResult, OpenResult, WorkerRequest, WorkerResponse, PageElement } from './types.js';
 import { layoutPage, mayHaveTable } from './layout.js';
 import { detectRules } from '@quire/plugin-reader-image';
+import { uniformPixels } from './blank.js';
 
 const require = createRequire(import.meta.url);
 
 /**
- * pdf.js's core (the "worker" bundle, run in this thread). Its TextState.clone makes every cloned text
- * state the prototype of the next (`Object.create(this)`); V8 then turns each of these objects into a
- * prototype, which costs about 40 % of getTextContent on pages with many q/Q operators. The clone copies
- * every field of the class anyway, so a fresh TextState with the same fields is the same state: that one
- * line is changed as the bundle is loaded (matched exactly, else the bundle is loaded unchanged).
+ * pdf.js's core (the "worker" bundle, run in this thread), with two small changes made as the bundle is
+ * loaded, each only where its text matches exactly once (else that change is left out):
+ *
+ * - TextState.clone makes every cloned text state the prototype of the next (`Object.create(this)`); V8
+ *   then turns each of these objects into a prototype, which costs about 40 % of getTextContent on pages
+ *   with many q/Q operators. The clone copies every field of the class anyway, so a fresh TextState with
+ *   the same fields is the same state.
+ * - An image larger than `maxImageSize` is left out of the operator list without a trace. Text documents
+ *   are opened with maxImageSize 1 (images are never decoded for text), so the page of a scan would look
+ *   blank: the image leaves a mark instead, a marked-content point (`MP`, which pdf.js drops from page
+ *   content and draws as nothing) named IMAGE_MARK with the image's width and height.
  */
+export const IMAGE_MARK = 'QuireImageLeftOut';
+let imagesMarked = false;
+
 async function loadCore(): Promise<unknown> {
   try {
-    const src = await fs.readFile(require.resolve('pdfjs-dist/legacy/build/pdf.worker.mjs'), 'utf8');
-    const from = 'const clone = Object.assign(Object.create(this), this);';
-    const at = src.indexOf(from);
-    if (at > 0 && src.indexOf(from, at + 1) < 0 && src.lastIndexOf('\nclass ', at) === src.lastIndexOf('\nclass TextState {', at)) {
-      const patched = src.slice(0, at) + 'const clone = Object.assign(new TextState(), this);' + src.slice(at + from.length);
-      return await import(`data:text/javascript;base64,${Buffer.from(patched).toString('base64')}`);
+    let src = await fs.readFile(require.resolve('pdfjs-dist/legacy/build/pdf.worker.mjs'), 'utf8');
+    const patch = (from: string, to: string, check: (at: number) => boolean = () => true): boolean => {
+      const at = src.indexOf(from);
+      if (at < 0 || src.indexOf(from, at + 1) >= 0 || !check(at)) return false;
+      src = src.slice(0, at) + to + src.slice(at + from.length);
+      return true;
+    };
+    const cloned = patch(
+      'const clone = Object.assign(Object.create(this), this);',
+      'const clone = Object.assign(new TextState(), this);',
+      (at) => src.lastIndexOf('\nclass ', at) === src.lastIndexOf('\nclass TextState {', at),
+    );
+    const dropped = 'const msg = "Image exceeded maximum allowed size and was removed.";\n      if (!ignoreErrors) {\n        throw new Error(msg);\n      }\n      warn(msg);\n      return;';
+    const marked = patch(dropped, dropped.replace('warn(msg);', `warn(msg);\n      operatorList.addOp(OPS.markPoint, [${JSON.stringify(IMAGE_MARK)}, w, h]);`));
+    if (cloned || marked) {
+      const core = await import(`data:text/javascript;base64,${Buffer.from(src).toString('base64')}`);
+      imagesMarked = marked;
+      return core;
     }
   } catch {
     // the bundle as published below
@@ -68,19 +90,21 @@ interface OpenDoc {
   lastUsed: number;
 }
 const docs = new Map<string, OpenDoc>();
+/** pixels of one decoded image when the request names no limit (ReadLimits.imagePixels) */
+const DEFAULT_IMAGE_PIXELS = 100_000_000;
 const MAX_OPEN = 3;
 const CLEANUP_HEAP_BYTES = 192 * 1024 * 1024;
 
-async function load(file: string, forRender: boolean): Promise<PDFDocumentProxy> {
+async function load(file: string, forRender: boolean, imagePixels: number): Promise<PDFDocumentProxy> {
   const t0 = performance.now();
   try {
-    return await loadDoc(file, forRender);
+    return await loadDoc(file, forRender, imagePixels);
   } finally {
     tick('load', t0);
   }
 }
 
-async function loadDoc(file: string, forRender: boolean): Promise<PDFDocumentProxy> {
+async function loadDoc(file: string, forRender: boolean, imagePixels: number): Promise<PDFDocumentProxy> {
   const buf = await fs.readFile(file);
   const source = { data: new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength) };
   const task = pdfjs.getDocument({
@@ -89,8 +113,8 @@ async function loadDoc(file: string, forRender: boolean): Promise<PDFDocumentPro
     isEvalSupported: false,
     useSystemFonts: false,
     // text pages: images are never decoded (they are not needed for text); scans are rendered by a second,
-    // complete instance of the document.
-    maxImageSize: forRender ? -1 : 1,
+    // complete instance of the document, where an image larger than the pixel limit is left out undecoded
+    maxImageSize: forRender ? Math.max(1, Math.floor(imagePixels)) : 1,
     // with font faces "enabled", pdf.js does not build glyph outlines for the operator list
     disableFontFace: forRender,
     stopAtErrors: false,
@@ -109,7 +133,7 @@ async function loadDoc(file: string, forRender: boolean): Promise<PDFDocumentPro
   return doc;
 }
 
-async function getDoc(jobId: string, file: string, forRender = false): Promise<PDFDocumentProxy> {
+async function getDoc(jobId: string, file: string, forRender = false, imagePixels = DEFAULT_IMAGE_PIXELS): Promise<PDFDocumentProxy> {
   let e = docs.get(jobId);
   if (!e) {
     e = { lastUsed: Date.now() };
@@ -122,7 +146,7 @@ async function getDoc(jobId: string, file: string, forRender = false): Promise<P
   e.lastUsed = Date.now();
   const key = forRender ? 'render' : 'text';
   if (!e[key]) {
-    e[key] = load(file, forRender);
+    e[key] = load(file, forRender, imagePixels);
     e[key]!.catch(() => {});
   }
   return e[key]!;
@@ -157,8 +181,25 @@ function pdfDate(s: unknown): string | undefined {
   }
 }
 
-async function open(jobId: string, file: string, firstTo: number): Promise<OpenResult> {
+/** Whether the file ends as a PDF does (%%EOF in its last 2 KB): a file cut short lacks it. */
+async function endsComplete(file: string): Promise<boolean> {
+  const fh = await fs.open(file, 'r');
+  try {
+    const { size } = await fh.stat();
+    const n = Math.min(size, 2048);
+    const buf = Buffer.alloc(n);
+    await fh.read(buf, 0, n, size - n);
+    return buf.includes('%%EOF');
+  } finally {
+    await fh.close();
+  }
+}
+
+async function open(jobId: string, file: string, firstTo: number, pageLimit = Infinity): Promise<OpenResult> {
   const doc = await getDoc(jobId, file);
+  const complete = await endsComplete(file).catch(() => false);
+  // over the page limit: nothing more is read
+  if (doc.numPages > pageLimit) return { numPages: doc.numPages, metadata: {}, pages: [], complete };
   const metadata: OpenResult['metadata'] = {};
   try {
     const { info } = (await doc.getMetadata()) as unknown as { info: Record<string, unknown> };
@@ -181,7 +222,7 @@ async function open(jobId: string, file: string, firstTo: number): Promise<OpenR
     // metadata is optional
   }
   const first = Math.min(doc.numPages, firstTo);
-  return { numPages: doc.numPages, metadata, pages: first >= 1 ? await pages(jobId, file, 1, first) : [] };
+  return { numPages: doc.numPages, metadata, pages: first >= 1 ? await pages(jobId, file, 1, first) : [], complete };
 }
 
 // ---------- text items ----------
@@ -385,6 +426,70 @@ function extractRules(ops: { fnArray: number[]; argsArray: unknown[] }, vt: numb
   return rules;
 }
 
+// ---------- blank pages ----------
+
+const IMAGE_OPS = new Set<number>([
+  OPS.paintImageXObject,
+  OPS.paintInlineImageXObject,
+  OPS.paintInlineImageXObjectGroup,
+  OPS.paintImageMaskXObject,
+  OPS.paintImageMaskXObjectGroup,
+  OPS.paintImageMaskXObjectRepeat,
+  OPS.paintImageXObjectRepeat,
+  OPS.paintSolidColorImageMask,
+  OPS.shadingFill,
+]);
+const TEXT_OPS = new Set<number>([OPS.showText, OPS.showSpacedText, OPS.nextLineShowText, OPS.nextLineSetSpacingShowText]);
+const PAINT_FILL = new Set<number>([...FILL_OPS, (OPS as Record<string, number>).rawFillPath ?? -1]);
+/** a colour close to white: paper, a page background */
+const light = (c: string | null) => c !== null && /^#[0-9a-f]{6}$/.test(c) && [1, 3, 5].every((i) => parseInt(c.slice(i, i + 2), 16) >= 0xf0);
+
+/**
+ * Whether a page paints anything OCR could read: an image or a shading, a path stroked or filled in a
+ * colour other than white, or three or more visible glyphs (text without usable Unicode). White fills (a
+ * background), invisible text and clipping paths do not count. `imagePixels`: the largest image that was
+ * left out undecoded (IMAGE_MARK).
+ */
+function pageInk(ops: { fnArray: number[]; argsArray: unknown[] }): { painted: boolean; imagePixels: number } {
+  let fill: string | null = '#000000';
+  let stroke: string | null = '#000000';
+  let invisible = false;
+  let glyphs = 0;
+  let imagePixels = 0;
+  let painted = false;
+  const stack: { fill: string | null; stroke: string | null; invisible: boolean }[] = [];
+  const { fnArray, argsArray } = ops;
+  for (let i = 0; i < fnArray.length; i++) {
+    const fn = fnArray[i]!;
+    const args = argsArray[i] as unknown[] | null;
+    if (IMAGE_OPS.has(fn)) painted = true;
+    else if (fn === OPS.markPoint && args?.[0] === IMAGE_MARK) {
+      painted = true;
+      imagePixels = Math.max(imagePixels, Number(args[1]) * Number(args[2]) || 0);
+    } else if (fn === OPS.save || fn === OPS.paintFormXObjectBegin) stack.push({ fill, stroke, invisible });
+    else if (fn === OPS.restore || fn === OPS.paintFormXObjectEnd) ({ fill, stroke, invisible } = stack.pop() ?? { fill, stroke, invisible });
+    else if (fn === OPS.setFillRGBColor) fill = typeof args?.[0] === 'string' ? (args[0] as string).toLowerCase() : null;
+    else if (fn === OPS.setStrokeRGBColor) stroke = typeof args?.[0] === 'string' ? (args[0] as string).toLowerCase() : null;
+    else if (fn === OPS.setFillColorN || fn === OPS.setFillColor) fill = null; // a pattern or an unconverted colour
+    else if (fn === OPS.setStrokeColorN || fn === OPS.setStrokeColor) stroke = null;
+    else if (fn === (OPS as Record<string, number>).setFillTransparent) fill = 'none';
+    else if (fn === (OPS as Record<string, number>).setStrokeTransparent) stroke = 'none';
+    else if (fn === OPS.setTextRenderingMode) invisible = (Number(args?.[0]) & 3) === 3;
+    else if (TEXT_OPS.has(fn)) {
+      if (!invisible) {
+        const list = (fn === OPS.nextLineSetSpacingShowText ? args?.[2] : args?.[0]) as ({ unicode?: string } | number | null)[] | undefined;
+        if (Array.isArray(list)) for (const g of list) if (g && typeof g === 'object' && g.unicode !== ' ') glyphs++;
+        if (glyphs >= 3) painted = true;
+      }
+    } else if (fn === OPS.constructPath) {
+      const op = args?.[0] as number;
+      if ((STROKE_OPS.has(op) && stroke !== 'none' && !light(stroke)) || (PAINT_FILL.has(op) && fill !== 'none' && !light(fill))) painted = true;
+    }
+    if (painted && !imagesMarked) break;
+  }
+  return { painted, imagePixels };
+}
+
 // ---------- pages ----------
 
 /** QUIRE_PDF_DEBUG=1: time spent per phase and heap size, printed to stderr when a job is released. */
@@ -411,7 +516,19 @@ async function parsePage(doc: PDFDocumentProxy, n: number): Promise<PageResult> 
     TIMING?.set('pages', (TIMING.get('pages') ?? 0) + 1);
     const chars = tc.items.reduce((a: number, it) => a + (typeof (it as { str?: string }).str === 'string' ? (it as { str: string }).str.trim().length : 0), 0);
     if (chars < 3) {
-      result.needsOcr = true;
+      // no text layer: a scan or drawn text to OCR, or a blank page (nothing painted, or only a white
+      // background) that OCR would spend seconds on for nothing. Annotations count (filled-in forms).
+      const ops = await page.getOperatorList({ annotationMode: AnnotationMode.ENABLE });
+      t = tick('ops', t);
+      const ink = pageInk(ops as unknown as { fnArray: number[]; argsArray: unknown[] });
+      if (ink.imagePixels) result.imagePixels = ink.imagePixels;
+      if (ink.painted || !imagesMarked) result.needsOcr = true; // without image marks a scan would look blank: the rendered pixels tell
+      else result.blank = true;
+      if (chars > 0) {
+        // a page number or a mark: kept as text
+        const { items } = textItems(page, tc, vt);
+        result.elements = layoutPage(items, [], { width: viewport.width, height: viewport.height });
+      }
       return result;
     }
     // The operator list (a second pass over the content) gives ruling lines and the fonts' names (bold).
@@ -463,13 +580,15 @@ async function pages(jobId: string, file: string, from: number, to: number): Pro
 /** largest page image for OCR (80 MB of RGBA): an A4 page fits at 300 dpi, larger pages are drawn at less */
 const MAX_PIXELS = 20_000_000;
 
-async function render(jobId: string, file: string, n: number, dpi: number, out: string, rotate = 0): Promise<{ dpi: number; width: number; height: number; rules: Rule[] }> {
-  const doc = await getDoc(jobId, file, true);
+async function render(jobId: string, file: string, n: number, dpi: number, out: string, rotate = 0, maxPixels = MAX_PIXELS, imagePixels = DEFAULT_IMAGE_PIXELS): Promise<{ dpi: number; width: number; height: number; rules: Rule[]; blank?: boolean }> {
+  const doc = await getDoc(jobId, file, true, imagePixels);
   const page = await doc.getPage(n);
   try {
     const base = page.getViewport({ scale: 1 });
     let scale = dpi / 72;
-    if (base.width * base.height * scale * scale > MAX_PIXELS) scale = Math.sqrt(MAX_PIXELS / (base.width * base.height));
+    const cap = Math.min(MAX_PIXELS, maxPixels);
+    if (base.width * base.height * scale * scale > cap) scale = Math.sqrt(cap / (base.width * base.height));
+    while (scale > 0.01 && Math.ceil(base.width * scale) * Math.ceil(base.height * scale) > cap) scale *= 0.999; // whole pixels
     // `rotate`: clockwise degrees on top of the page's own rotation (to turn a scan upright for OCR)
     const viewport = page.getViewport({ scale, rotation: (((page.rotate + rotate) % 360) + 360) % 360 });
     const factory = (doc as unknown as { canvasFactory: { create(w: number, h: number): { canvas: { width: number; height: number; encode(f: string): Promise<Buffer> }; context: CanvasRenderingContext2D }; destroy(c: unknown): void } }).canvasFactory;
@@ -480,8 +599,11 @@ async function render(jobId: string, file: string, n: number, dpi: number, out: 
       await page.render({ canvasContext: cc.context, viewport, annotationMode: AnnotationMode.ENABLE } as unknown as Parameters<PDFPageProxy['render']>[0]).promise;
       // the decoded images of the page are not needed once it is drawn
       page.cleanup();
+      const pixels = (cc.context as unknown as { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } }).getImageData(0, 0, cc.canvas.width, cc.canvas.height).data;
+      // a blank page (a white scan, shapes drawn in white): nothing to OCR, no image written
+      if (uniformPixels(pixels, cc.canvas.width, cc.canvas.height)) return { dpi: scale * 72, width: cc.canvas.width, height: cc.canvas.height, rules: [], blank: true };
       // ruling lines in the pixels (table borders of the scan), for tables in the OCR text
-      const rules = detectRules({ data: (cc.context as unknown as { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } }).getImageData(0, 0, cc.canvas.width, cc.canvas.height).data, width: cc.canvas.width, height: cc.canvas.height });
+      const rules = detectRules({ data: pixels, width: cc.canvas.width, height: cc.canvas.height });
       await fs.writeFile(out, await cc.canvas.encode('png'));
       return { dpi: scale * 72, width: cc.canvas.width, height: cc.canvas.height, rules };
     } finally {
@@ -501,7 +623,7 @@ interface CanvasRenderingContext2D {
 async function handle(msg: WorkerRequest): Promise<unknown> {
   switch (msg.type) {
     case 'open':
-      return open(msg.jobId, msg.path, msg.firstTo);
+      return open(msg.jobId, msg.path, msg.firstTo, msg.pageLimit);
     case 'load':
       // open the document ahead of the page ranges this worker will be given
       if (!released.has(msg.jobId)) await getDoc(msg.jobId, msg.path).catch(() => {});
@@ -509,7 +631,7 @@ async function handle(msg: WorkerRequest): Promise<unknown> {
     case 'pages':
       return pages(msg.jobId, msg.path, msg.from, msg.to);
     case 'render':
-      return render(msg.jobId, msg.path, msg.page, msg.dpi, msg.out, msg.rotate);
+      return render(msg.jobId, msg.path, msg.page, msg.dpi, msg.out, msg.rotate, msg.maxPixels, msg.imagePixels);
     case 'release':
       await release(msg.jobId);
       printTiming();

@@ -283,7 +283,7 @@ test('encrypted and corrupt files fail with clear errors; a tiny time limit time
   doc.context.trailerInfo.Encrypt = doc.context.register(enc);
   doc.context.trailerInfo.ID = doc.context.obj([PDFHexString.of('0123456789abcdef0123456789abcdef'), PDFHexString.of('0123456789abcdef0123456789abcdef')]);
   const encrypted = await save(doc, 'encrypted.pdf', { useObjectStreams: false });
-  await assert.rejects(read(encrypted), (e: any) => e.code === 'PROCESSING_ERROR' && e.message === 'PDF is password-protected');
+  await assert.rejects(read(encrypted), (e: any) => e.code === 'PROCESSING_ERROR' && e.message === 'PDF could not be read: the file is encrypted (password-protected)');
 
   const garbage = path.join(tmp, 'garbage.pdf');
   fs.writeFileSync(garbage, '%PDF-1.7\nthis is not really a pdf at all\n');
