@@ -13,7 +13,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { definePlugin, DocumentBuilder, errors, isQuireError } from '@quire/core';
+import { definePlugin, DocumentBuilder, errors, isQuireError, readLimits } from '@quire/core';
 import type { BlockInput, OcrPlugin, ParsedDocument, PluginContext, ReaderInput, ReaderPlugin, ReadOptions, Table, Word } from '@quire/core';
 import { cleanText, isListItem, joinLines, layoutOcrPage, ocrWordsToPoints, parseKeyValue } from '@quire/plugin-reader-image';
 import { lineText, parseBboxLayout } from './bbox.js';
@@ -117,6 +117,8 @@ interface PageOut {
 
 export class PopplerPdfReader implements ReaderPlugin {
   readonly formats = ['pdf'];
+  /** the work is done by separate processes (pdftotext, pdftoppm), killed on abort and at the time limit */
+  readonly isolated = true;
   private readonly bin: { pdftotext: string; pdfinfo: string; pdftoppm: string };
   private readonly processes: number;
   private readonly timeoutMs: number;
@@ -152,9 +154,10 @@ export class PopplerPdfReader implements ReaderPlugin {
     if (isQuireError(e)) return e;
     const err = e as RunError;
     if (err.code === 'ENOENT') return errors.unavailable(`${tool} is not installed (poppler-utils is needed by the pdf-poppler reader)`);
+    // the tools' own words (stderr) are not passed on: they name internals, not what is wrong with the file
     const reason = reasonOf(err);
-    if (/password/i.test(reason)) return errors.processing('PDF is password-protected');
-    return errors.processing(`PDF could not be read: ${reason}`);
+    if (/password|encrypt/i.test(reason)) return errors.processing('PDF could not be read: the file is encrypted (password-protected)');
+    return errors.processing('PDF could not be read: the file is truncated or damaged', { tool });
   }
 
   async read(input: ReaderInput, options: ReadOptions): Promise<ParsedDocument> {
@@ -173,6 +176,8 @@ export class PopplerPdfReader implements ReaderPlugin {
     const numPages = Number(info.Pages);
     if (!(numPages > 0)) throw errors.processing('PDF could not be read: no pages');
     const count = options.maxPages && options.maxPages > 0 ? Math.min(numPages, options.maxPages) : numPages;
+    const limits = readLimits(options);
+    if (count > limits.pages) throw errors.unprocessable(`PDF could not be read: the document has ${numPages} pages; the limit is ${limits.pages}`, { pages: numPages, limit: limits.pages });
 
     // page ranges, one pdftotext process each, `processes` at a time
     const lanes = count < SPLIT_FROM ? 1 : this.processes;
@@ -256,13 +261,14 @@ export class PopplerPdfReader implements ReaderPlugin {
         signal.throwIfAborted();
         let dpi = this.ocrDpi;
         const area = p.width * p.height;
-        if (area > 0 && area * (dpi / 72) ** 2 > MAX_PIXELS) dpi = Math.floor(72 * Math.sqrt(MAX_PIXELS / area));
+        const cap = Math.min(MAX_PIXELS, readLimits(options).imagePixels);
+        if (area > 0 && area * (dpi / 72) ** 2 > cap) dpi = Math.floor(72 * Math.sqrt(cap / area));
         const prefix = path.join(dir, `page-${p.number}`);
         try {
           await run(this.bin.pdftoppm, ['-r', String(dpi), '-gray', '-png', '-f', String(p.number), '-l', String(p.number), '-singlefile', file, prefix], signal, 1024 * 1024);
         } catch (e) {
           if (signal.aborted) throw e;
-          return issue(p, 'OCR_FAILED', ` and could not be drawn for OCR: ${reasonOf(e as RunError)}`);
+          return issue(p, 'OCR_FAILED', ' and could not be drawn for OCR');
         }
         try {
           const res = await ocr!.recognize(`${prefix}.png`, { language: options.ocr?.language || 'eng', signal, dpi });
@@ -282,7 +288,7 @@ export class PopplerPdfReader implements ReaderPlugin {
             broken = e.message;
             return issue(p, 'OCR_UNAVAILABLE', ` and was not OCRed: ${e.message}`);
           }
-          return issue(p, 'OCR_FAILED', `; OCR failed: ${e instanceof Error ? e.message : String(e)}`);
+          return issue(p, 'OCR_FAILED', `; OCR failed: ${isQuireError(e) ? e.message : 'the OCR engine failed'}`);
         } finally {
           await fs.rm(`${prefix}.png`, { force: true });
         }

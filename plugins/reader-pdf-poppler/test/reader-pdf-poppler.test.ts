@@ -145,11 +145,19 @@ test('encrypted and corrupt files fail with clear errors; time limit and abort',
   doc.context.trailerInfo.Encrypt = doc.context.register(enc);
   doc.context.trailerInfo.ID = doc.context.obj([PDFHexString.of('0123456789abcdef0123456789abcdef'), PDFHexString.of('0123456789abcdef0123456789abcdef')]);
   const encrypted = await save(doc, 'encrypted.pdf', { useObjectStreams: false });
-  await assert.rejects(read(reader, encrypted), (e: any) => e.code === 'PROCESSING_ERROR' && e.message === 'PDF is password-protected');
+  await assert.rejects(read(reader, encrypted), (e: any) => e.code === 'PROCESSING_ERROR' && e.message === 'PDF could not be read: the file is encrypted (password-protected)');
 
   const garbage = path.join(tmp, 'garbage.pdf');
   fs.writeFileSync(garbage, '%PDF-1.7\nthis is not really a pdf at all\n');
-  await assert.rejects(read(reader, garbage), (e: any) => e.code === 'PROCESSING_ERROR' && /^PDF could not be read: /.test(e.message));
+  await assert.rejects(read(reader, garbage), (e: any) => e.code === 'PROCESSING_ERROR' && e.message === 'PDF could not be read: the file is truncated or damaged');
+  // a file cut short: the tools' error output is not passed on
+  const whole = fs.readFileSync(plain);
+  const cut = path.join(tmp, 'cut.pdf');
+  fs.writeFileSync(cut, whole.subarray(0, Math.floor(whole.length / 2)));
+  await read(reader, cut).then(
+    (d) => assert.ok(d.pages.length >= 0),
+    (e: any) => assert.ok(e.code === 'PROCESSING_ERROR' && e.message === 'PDF could not be read: the file is truncated or damaged', e.message),
+  );
   const empty = path.join(tmp, 'empty.pdf');
   fs.writeFileSync(empty, '');
   await assert.rejects(read(reader, empty), (e: any) => e.code === 'PROCESSING_ERROR' && /^PDF could not be read: /.test(e.message));
@@ -199,4 +207,15 @@ test('a page without text is drawn and OCRed, or reported when OCR is disabled o
   assert.ok(kv!.bbox!.y > 30 && kv!.bbox!.y < 240, JSON.stringify(kv!.bbox));
   assert.ok(parsed.pages[0]!.words!.some((w) => w.text === 'Scanned'));
   assert.deepEqual(parsed.issues, []);
+});
+
+test('the reader runs its work in processes (isolated) and fails a document over the page limit at once', { skip: !hasPoppler }, async () => {
+  const reader = new PopplerPdfReader({ ...base, tryGet: () => undefined });
+  assert.equal(reader.isolated, true);
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (let i = 0; i < 6; i++) doc.addPage().drawText(`page ${i + 1}`, { x: 50, y: 700, size: 12, font });
+  const file = await save(doc, 'six.pdf');
+  await assert.rejects(read(reader, file, { limits: { pages: 5 } }), (e: any) => e.code === 'UNPROCESSABLE' && e.message === 'PDF could not be read: the document has 6 pages; the limit is 5');
+  assert.equal((await read(reader, file, { limits: { pages: 5 }, maxPages: 3 })).pages.length, 3);
 });
