@@ -42,7 +42,8 @@ export const errors = {
   forbidden: (message = 'Not allowed') => new QuireError('FORBIDDEN', message),
   unauthorized: (message = 'Missing or invalid API key') => new QuireError('UNAUTHORIZED', message),
   conflict: (message: string, details?: unknown) => new QuireError('CONFLICT', message, details),
-  tooLarge: (limit: number) => new QuireError('FILE_TOO_LARGE', `File exceeds the ${Math.round(limit / 1048576)} MB limit`, { limit_bytes: limit }),
+  /** 413 naming the limit that applied ("File exceeds the 100 MB limit", "JSON body exceeds the 1 MB limit") */
+  tooLarge: (limit: number, what = 'File') => new QuireError('FILE_TOO_LARGE', `${what} exceeds the ${formatBytes(limit)} limit`, { limit_bytes: limit }),
   unsupported: (message: string, details?: unknown) => new QuireError('UNSUPPORTED_FORMAT', message, details),
   processing: (message: string, details?: unknown) => new QuireError('PROCESSING_ERROR', message, details),
   /** the input is well-formed but over a limit or otherwise impossible to process (permanent: never retried) */
@@ -50,6 +51,14 @@ export const errors = {
   upstream: (message: string, details?: unknown) => new QuireError('UPSTREAM_ERROR', message, details),
   unavailable: (message: string, details?: unknown) => new QuireError('SERVICE_UNAVAILABLE', message, details),
 };
+
+/** "100 MB", "1.5 MB", "512 KB", "100 bytes": a size as people read it (never "0 MB"). */
+export function formatBytes(n: number): string {
+  const MB = 1024 * 1024;
+  if (n >= MB) return `${Number((n / MB).toFixed(n % MB === 0 ? 0 : 2))} MB`;
+  if (n >= 1024) return `${Number((n / 1024).toFixed(n % 1024 === 0 ? 0 : 2))} KB`;
+  return `${n} byte${n === 1 ? '' : 's'}`;
+}
 
 export function isQuireError(e: unknown): e is QuireError {
   return e instanceof QuireError;

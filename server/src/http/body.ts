@@ -1,18 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
-import zlib from 'node:zlib';
+import getRawBody from 'raw-body';
+import inflate from 'inflation';
 import type { Next } from 'koa';
 import { errors } from '@quire/core';
 import type { AppContext } from './context.js';
 import { DRAIN_MAX_MS, DRAIN_MIN_BYTES, JSON_BODY_LIMIT, JSON_MAX_DEPTH, bodyLimitFor, tooLarge } from './limits.js';
 import type { BodyLimitConfig } from './limits.js';
-
-const DECODERS: Record<string, () => zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress> = {
-  gzip: () => zlib.createGunzip(),
-  'x-gzip': () => zlib.createGunzip(),
-  deflate: () => zlib.createInflate(),
-  br: () => zlib.createBrotliDecompress(),
-};
 
 /** The Content-Encoding of a request, lower case ('identity' when none). */
 export function contentEncoding(req: IncomingMessage): string {
@@ -51,57 +45,27 @@ export function jsonDepthExceeds(text: string, max: number): boolean {
   return false;
 }
 
-/** Reads a request body (decompressed when gzip/deflate/br), refusing it past `limit` bytes while it arrives. */
+/**
+ * Reads a request body, decompressed when gzip/deflate/br (inflation), refusing it past `limit` bytes while
+ * it arrives (raw-body). The request itself is never destroyed here: a refused body is drained afterwards
+ * (drainUnreadBody) so that the client reads the answer.
+ */
 async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const enc = contentEncoding(req);
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (enc === 'identity' && declared > limit) throw tooLarge(limit, 'JSON body');
-  let source: Readable = req;
-  if (enc !== 'identity') {
-    const make = DECODERS[enc];
-    if (!make) throw errors.validation(`Unsupported Content-Encoding "${enc}": send the body as is, or gzip, deflate or br`, [{ field: 'Content-Encoding', message: 'unsupported encoding' }]);
-    source = req.pipe(make());
+  let source: Readable;
+  try {
+    source = inflate(req);
+  } catch {
+    throw errors.validation(`Unsupported Content-Encoding "${enc}": send the body as is, or gzip, deflate or br`, [{ field: 'Content-Encoding', message: 'unsupported encoding' }]);
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let raw = 0;
-  await new Promise<void>((resolve, reject) => {
-    const done = (e?: unknown) => {
-      req.off('data', onRaw);
-      req.off('error', onReqError);
-      req.off('aborted', onAborted);
-      source.off('data', onData);
-      source.off('end', onEnd);
-      source.off('error', onSourceError);
-      if (source !== req) {
-        req.unpipe(source as unknown as NodeJS.WritableStream);
-        if (e) source.destroy();
-      }
-      // the request itself is never destroyed here: a refused body is drained so the client reads the answer
-      if (e) reject(e);
-      else resolve();
-    };
-    const onRaw = (c: Buffer) => {
-      raw += c.length;
-      if (raw > limit) done(tooLarge(limit, 'JSON body'));
-    };
-    const onData = (c: Buffer) => {
-      size += c.length;
-      if (size > limit) done(tooLarge(limit, 'JSON body'));
-      else chunks.push(c);
-    };
-    const onEnd = () => done();
-    const onReqError = () => done(errors.validation('The request body was cut short'));
-    const onAborted = onReqError;
-    const onSourceError = () => done(source === req ? errors.validation('The request body was cut short') : errors.validation(`The body could not be decoded as ${enc}`, [{ field: 'Content-Encoding', message: `invalid ${enc} data` }]));
-    if (source !== req) req.on('data', onRaw);
-    req.on('error', onReqError);
-    req.on('aborted', onAborted);
-    source.on('data', onData);
-    source.on('end', onEnd);
-    source.on('error', onSourceError);
-  });
-  return Buffer.concat(chunks, size);
+  try {
+    return await getRawBody(source, { limit, length: enc === 'identity' ? req.headers['content-length'] : undefined });
+  } catch (e) {
+    const type = (e as { type?: string }).type;
+    if (type === 'entity.too.large') throw tooLarge(limit, 'JSON body');
+    if (source !== req && type === undefined) throw errors.validation(`The body could not be decoded as ${enc}`, [{ field: 'Content-Encoding', message: `invalid ${enc} data` }]);
+    throw errors.validation('The request body was cut short');
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import { QuireError } from '@quire/core';
+import { errors, formatBytes } from '@quire/core';
 
 /** JSON request bodies: at most 1 MiB (after decompression) and 64 levels of arrays/objects. */
 export const JSON_BODY_LIMIT = 1024 * 1024;
@@ -27,15 +27,6 @@ export function bodyLimitFor(req: { method?: string; url?: string; headers: Reco
   return JSON_BODY_LIMIT;
 }
 
-/** "100 MB", "1.5 MB", "512 KB", "100 bytes": a limit as people read it (never "0 MB"). */
-export function formatBytes(n: number): string {
-  const MB = 1024 * 1024;
-  if (n >= MB) return `${Number((n / MB).toFixed(n % MB === 0 ? 0 : 2))} MB`;
-  if (n >= 1024) return `${Number((n / 1024).toFixed(n % 1024 === 0 ? 0 : 2))} KB`;
-  return `${n} byte${n === 1 ? '' : 's'}`;
-}
-
 /** 413 FILE_TOO_LARGE naming the limit that applied. */
-export function tooLarge(limit: number, what = 'File'): QuireError {
-  return new QuireError('FILE_TOO_LARGE', `${what} exceeds the ${formatBytes(limit)} limit`, { limit_bytes: limit });
-}
+export const tooLarge = (limit: number, what = 'File') => errors.tooLarge(limit, what);
+export { formatBytes };

@@ -2,6 +2,7 @@ import type { DocumentRecord } from '@quire/core';
 import type { QuireRuntime } from '../runtime.js';
 import { charge } from '../services/ledger.js';
 import { addDocument } from '../services/collections.js';
+import { publicErrorText } from '../services/documents.js';
 import { parseConfig } from '../services/parse-config.js';
 import { ownerOf, requireDocument } from './index.js';
 import { chunkParsed, contentKey, indexChunks, loadParsed, readFile, saveParsed, storeChunks } from './steps.js';
@@ -88,8 +89,10 @@ export function defineIngestPipeline(rt: QuireRuntime): void {
       if (!job.document_id) return;
       const doc = await rt.store.repo('documents').get(job.document_id);
       if (!doc) return;
-      await rt.store.repo('documents').update(doc.id, { status: 'failed', error: error.message, updated_at: new Date() });
-      await rt.events.emit('document.failed', { ...documentEventData({ ...doc, status: 'failed' }), error: error.message }, ownerOf(doc));
+      // what users and webhooks see: the reason, never an internal detail (that stays in the log under the job id)
+      const message = publicErrorText(error.message, `job ${job.id}`)!;
+      await rt.store.repo('documents').update(doc.id, { status: 'failed', error: message, updated_at: new Date() });
+      await rt.events.emit('document.failed', { ...documentEventData({ ...doc, status: 'failed' }), error: message }, ownerOf(doc));
     },
   });
 }

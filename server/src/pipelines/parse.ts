@@ -6,6 +6,7 @@ import { charge, creditsFor } from '../services/ledger.js';
 import { parseConfig } from '../services/parse-config.js';
 import { callbackSecret } from '../services/signing.js';
 import { fetchUrl } from '../services/url-fetch.js';
+import { publicErrorText } from '../services/documents.js';
 import { ownerOf, requireDocument } from './index.js';
 import { apiChunk, chunkParsed, contentKey, jobInputKey, jobParsedKey, loadParsed, readFile, saveParsed } from './steps.js';
 
@@ -89,7 +90,7 @@ export function defineParsePipeline(rt: QuireRuntime): void {
     },
     async onFail(job, error) {
       await rt.storage.delete(jobInputKey(job.id)).catch(() => {});
-      await callback(rt, job, { job_id: job.id, status: 'failed', result: null, usage: { num_pages: 0, credits: 0 }, error: error.message });
+      await callback(rt, job, { job_id: job.id, status: 'failed', result: null, usage: { num_pages: 0, credits: 0 }, error: publicErrorText(error.message, `job ${job.id}`) });
     },
   });
 }

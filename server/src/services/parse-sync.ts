@@ -7,7 +7,7 @@ import { resolveInput } from './inputs.js';
 import { charge, creditsFor } from './ledger.js';
 import { parseConfigField } from './parse-config.js';
 import type { ParseConfig } from './parse-config.js';
-import { detectStored } from './documents.js';
+import { detectStored, publicErrorText } from './documents.js';
 import { signLink } from './signing.js';
 import { fetchInputToStorage } from '../pipelines/parse.js';
 import { apiChunk, chunkParsed, contentKey, jobInputKey, jobParsedKey, loadParsed, readFile, saveParsed } from '../pipelines/steps.js';
@@ -72,7 +72,7 @@ export async function parseSync(rt: QuireRuntime, auth: AuthInfo, source: SyncPa
     }
   } catch (e) {
     const now = new Date();
-    await jobs.update(jobId, { status: 'failed', error: e instanceof Error ? e.message : String(e), completed_at: now, updated_at: now }).catch(() => {});
+    await jobs.update(jobId, { status: 'failed', error: publicErrorText(e instanceof Error ? e.message : String(e), `job ${jobId}`), completed_at: now, updated_at: now }).catch(() => {});
     throw e;
   } finally {
     await rt.storage.delete(inputKey).catch(() => {});
