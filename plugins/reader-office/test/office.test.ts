@@ -12,6 +12,7 @@ import plugin, { createOfficeReader } from '../src/index.js';
 import { corpusFiles, referenceText, stripMarkdown, wordF1 } from './helpers.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-office-test-'));
+process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
 const config = { tools: { soffice: process.env.QUIRE_SOFFICE_PATH ?? 'soffice' }, limits: { parseTimeoutMs: 120_000 } };
 const reader = createOfficeReader({ config, options: {} });
 const opts = { ocr: { enabled: false, language: 'eng' } } as const;
