@@ -5,6 +5,7 @@ import iconv from 'iconv-lite';
 import type { SheetCell, SheetData } from './model.js';
 import { looksNumeric } from './model.js';
 import type { CellBudget } from './ooxml.js';
+import { takeCell } from './ooxml.js';
 import { decodeText } from '@quire/plugin-reader-office';
 import { checkAbort } from './util.js';
 
@@ -68,11 +69,7 @@ export async function readCsv(path: string, name: string, budget: CellBudget, si
       for (let c = 0; c < record.length; c++) {
         const t = record[c]!;
         if (!t) continue;
-        if (budget.remaining <= 0) {
-          budget.truncated = true;
-          break;
-        }
-        budget.remaining--;
+        if (!takeCell(budget)) break;
         cells.push({ r, c, text: t, kind: looksNumeric(t) ? 'number' : 'text' });
       }
       if (budget.truncated) {

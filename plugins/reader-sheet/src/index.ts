@@ -1,18 +1,20 @@
 /**
- * Spreadsheet reader: exceljs for OOXML (xlsx, xlsm, xltx, xltm), SheetJS 0.18.5 for legacy xls / qpw only,
- * csv-parse for csv. One page per sheet (page.name = sheet name), every sheet's data as tables.
+ * Spreadsheet reader: OOXML (xlsx, xlsm, xltx, xltm) read straight from the package while it inflates,
+ * SheetJS 0.18.5 for legacy xls / qpw only, csv-parse for csv. One page per sheet (page.name = sheet name),
+ * every sheet's data as tables. Bounded by ReadOptions.limits: cells (counted while reading; more fails the
+ * read), sheets (pages) and the decompressed size of OOXML packages.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { DocumentBuilder, definePlugin, errors } from '@quire/core';
+import { DocumentBuilder, definePlugin, errors, isQuireError, readLimits } from '@quire/core';
 import type { ParsedDocument, PluginContext, ReadOptions, ReaderInput, ReaderPlugin } from '@quire/core';
 import { emitSheet } from './model.js';
 import type { SheetData } from './model.js';
-import { readOoxml, readOoxmlStreaming, sheetCharts, sheetXmlBytes } from './ooxml.js';
+import { readOoxml } from './ooxml.js';
 import type { CellBudget } from './ooxml.js';
 import { readLegacy } from './legacy.js';
 import { readCsv } from './csv.js';
-import { NOMINAL_PAGE, checkAbort, guard, isCfb, raceSignal } from './util.js';
+import { NOMINAL_PAGE, checkAbort, guard, isCfb } from './util.js';
 
 export { canonicalNumber, isoFromDate, isoFromParts, dateFromSerial, emitSheet } from './model.js';
 export type { SheetCell, SheetData, Merge, CellKind, EmitOptions } from './model.js';
@@ -25,22 +27,19 @@ export const SHEET_FORMATS = ['csv', 'xlsx', 'xls', 'xlsm', 'xltx', 'xltm', 'qpw
 const OOXML = new Set(['xlsx', 'xlsm', 'xltx', 'xltm']);
 
 export interface SheetReaderOptions {
-  /** cells read per workbook before truncating (default 2,000,000) */
+  /** cells read per workbook before truncating, with an issue (default: no truncation; ReadLimits.cells fails the read) */
   maxCells?: number;
   /** rows per Table object; longer tables are split, repeating the header row (default 200) */
   maxTableRows?: number;
   /** time limit of one xls/qpw read, which runs in a worker thread (default: min(120 s, config.limits.parseTimeoutMs)) */
   legacyTimeoutMs?: number;
-  /** OOXML workbooks whose worksheet XML exceeds this many bytes are read with exceljs' streaming reader (default 64 MB) */
-  streamAboveBytes?: number;
 }
 
 export function createSheetReader(ctx: Pick<PluginContext, 'options'> & { config?: PluginContext['config'] }): ReaderPlugin {
   const o = (ctx.options ?? {}) as SheetReaderOptions;
-  const maxCells = o.maxCells ?? 2_000_000;
+  const maxCells = o.maxCells ?? Infinity;
   const maxTableRows = o.maxTableRows ?? 200;
   const legacyTimeoutMs = o.legacyTimeoutMs ?? Math.min(120_000, ctx.config?.limits?.parseTimeoutMs ?? 120_000);
-  const streamAboveBytes = o.streamAboveBytes ?? 64 * 1024 * 1024;
 
   return {
     formats: SHEET_FORMATS,
@@ -49,7 +48,8 @@ export function createSheetReader(ctx: Pick<PluginContext, 'options'> & { config
       if (!SHEET_FORMATS.includes(format)) throw errors.unsupported(`the sheet reader does not read ${input.format}`);
       checkAbort(options.signal);
       return guard(format, options.signal, async () => {
-        const budget: CellBudget = { remaining: maxCells, truncated: false };
+        const limits = readLimits(options);
+        const budget: CellBudget = { remaining: maxCells, truncated: false, limit: limits.cells, label: format };
         const builder = new DocumentBuilder(input.documentId, input.name, format);
         let sheets: SheetData[];
         if (format === 'csv') {
@@ -64,19 +64,17 @@ export function createSheetReader(ctx: Pick<PluginContext, 'options'> & { config
           if (OOXML.has(format)) {
             // an encrypted OOXML workbook is a CFB container holding the encrypted package
             if (isCfb(bytes)) throw errors.processing(`${format} could not be read: the file is password-protected (encrypted)`);
-            const xmlBytes = sheetXmlBytes(bytes);
-            if (xmlBytes > streamAboveBytes) {
-              sheets = await raceSignal(readOoxmlStreaming(input.path, budget, options.signal, options.maxPages), options.signal);
-              builder.issue({ code: 'streamed', stage: 'parse', message: `Large workbook (${Math.round(xmlBytes / 1048576)} MB of sheet XML) read in streaming mode: merged cells are not reported as spans.` });
-            } else sheets = await raceSignal(readOoxml(bytes, budget, options.signal, options.maxPages), options.signal);
+            const book = await readOoxml({ bytes, label: format, limits, budget, signal: options.signal, maxSheets: options.maxPages });
+            sheets = book.sheets;
             try {
-              const charts = sheetCharts(bytes);
+              const charts = await book.charts();
               for (const s of sheets) s.charts = charts.get(s.name);
             } catch (e) {
-              builder.issue({ code: 'charts_unreadable', stage: 'parse', message: `Charts could not be read: ${e instanceof Error ? e.message : String(e)}` });
+              if (options.signal?.aborted || (isQuireError(e) && e.code === 'UNPROCESSABLE')) throw e;
+              builder.issue({ code: 'charts_unreadable', stage: 'parse', message: `Charts could not be read: ${isQuireError(e) ? e.message : 'a chart part is damaged'}` });
             }
           } else {
-            sheets = await readLegacy(bytes, budget, { signal: options.signal, maxSheets: options.maxPages, timeoutMs: legacyTimeoutMs });
+            sheets = await readLegacy(bytes, budget, { signal: options.signal, maxSheets: options.maxPages, timeoutMs: legacyTimeoutMs, maxPages: limits.pages, label: format });
           }
         }
         if (budget.truncated) {
@@ -101,6 +99,6 @@ export default definePlugin({
   kind: 'reader',
   name: 'sheet',
   core: '^1',
-  description: 'Spreadsheet reader: exceljs for OOXML, xlsx for legacy formats, csv-parse for csv.',
+  description: 'Spreadsheet reader: OOXML read from the package while it inflates, xlsx (SheetJS) for legacy formats, csv-parse for csv.',
   create: (ctx) => createSheetReader(ctx),
 });

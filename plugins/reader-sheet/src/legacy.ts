@@ -8,10 +8,14 @@
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import type { SheetData } from './model.js';
+import { errors } from '@quire/core';
 import type { CellBudget } from './ooxml.js';
+import { cellLimitError } from './ooxml.js';
 import { abortReason } from './util.js';
 
 const require = createRequire(import.meta.url);
+/** heap of the SheetJS worker */
+const MEMORY_MB = 2048;
 
 /** The worker body (plain CommonJS; formatting rules mirror model.ts canonicalNumber / isoFromParts). */
 const WORKER = String.raw`
@@ -29,8 +33,10 @@ try {
   const date1904 = !!(wb.Workbook && wb.Workbook.WBProps && wb.Workbook.WBProps.date1904);
   let remaining = workerData.maxCells;
   let truncated = false;
+  let count = 0;
   const sheets = [];
   const names = (wb.SheetNames || []).map(String);
+  if (names.length > workerData.maxPages) throw Object.assign(new Error('too many sheets'), { over: 'pages', sheets: names.length });
   for (const name of names) {
     if (workerData.maxSheets && sheets.length >= workerData.maxSheets) break;
     const ws = wb.Sheets[name];
@@ -54,6 +60,7 @@ try {
           else if (cell.t === 'e') { text = String(cell.w == null ? '#ERROR' : cell.w); kind = 'error'; }
           if (!text) continue;
           if (remaining <= 0) { truncated = true; break; }
+          if (++count > workerData.cellLimit) throw Object.assign(new Error('too many cells'), { over: 'cells' });
           remaining--;
           cells.push({ r, c, text, kind });
         }
@@ -65,7 +72,7 @@ try {
   }
   parentPort.postMessage({ ok: true, sheets, remaining, truncated });
 } catch (e) {
-  parentPort.postMessage({ ok: false, message: String((e && e.message) || e) });
+  parentPort.postMessage({ ok: false, message: String((e && e.message) || e), over: e && e.over, sheets: e && e.sheets });
 }
 `;
 
@@ -73,6 +80,10 @@ export interface LegacyOptions {
   signal?: AbortSignal;
   maxSheets?: number;
   timeoutMs: number;
+  /** ReadLimits.pages: more sheets fail the read */
+  maxPages?: number;
+  /** format, for messages */
+  label?: string;
 }
 
 export function readLegacy(bytes: Uint8Array, budget: CellBudget, o: LegacyOptions): Promise<SheetData[]> {
@@ -81,9 +92,9 @@ export function readLegacy(bytes: Uint8Array, budget: CellBudget, o: LegacyOptio
     const copy = new Uint8Array(bytes); // transferred to the worker
     const worker = new Worker(WORKER, {
       eval: true,
-      workerData: { xlsxPath: require.resolve('xlsx'), bytes: copy, maxCells: budget.remaining, maxSheets: o.maxSheets ?? 0 },
+      workerData: { xlsxPath: require.resolve('xlsx'), bytes: copy, maxCells: budget.remaining, maxSheets: o.maxSheets ?? 0, cellLimit: budget.limit ?? Infinity, maxPages: o.maxPages ?? Infinity },
       transferList: [copy.buffer],
-      resourceLimits: { maxOldGenerationSizeMb: 2048 },
+      resourceLimits: { maxOldGenerationSizeMb: MEMORY_MB },
       stdout: true,
       stderr: true,
     });
@@ -100,13 +111,19 @@ export function readLegacy(bytes: Uint8Array, budget: CellBudget, o: LegacyOptio
     const timer = setTimeout(() => finish(new Error(`reading took longer than ${Math.round(o.timeoutMs / 1000)} s`)), o.timeoutMs);
     const onAbort = () => finish(abortReason(o.signal!));
     o.signal?.addEventListener('abort', onAbort, { once: true });
-    worker.once('message', (m: { ok: boolean; message?: string; sheets?: SheetData[]; remaining?: number; truncated?: boolean }) => {
+    const label = o.label ?? 'the workbook';
+    worker.once('message', (m: { ok: boolean; message?: string; sheets?: SheetData[] | number; remaining?: number; truncated?: boolean; over?: 'cells' | 'pages' }) => {
+      if (m.over === 'cells') return finish(cellLimitError(budget));
+      if (m.over === 'pages') return finish(errors.unprocessable(`${label} exceeds ${(o.maxPages ?? 0).toLocaleString('en')} pages (it has ${Number(m.sheets).toLocaleString('en')} sheets)`, { limit_pages: o.maxPages }));
       if (!m.ok) return finish(new Error(String(m.message ?? 'unknown error')));
       budget.remaining = Number(m.remaining ?? budget.remaining);
       budget.truncated = !!m.truncated;
-      finish(null, m.sheets ?? []);
+      finish(null, (m.sheets as SheetData[] | undefined) ?? []);
     });
-    worker.once('error', (e) => finish(new Error(e instanceof Error ? e.message : String(e))));
+    worker.once('error', (e) => {
+      if ((e as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') return finish(errors.unprocessable(`${label} needs more memory than the reader may use (${MEMORY_MB} MB)`));
+      finish(new Error(e instanceof Error ? e.message : String(e)));
+    });
     worker.once('exit', (code) => finish(new Error(`the reader stopped unexpectedly (exit code ${code})`)));
   });
 }

@@ -1,4 +1,5 @@
 import { errors, isQuireError } from '@quire/core';
+import { XmlScanError } from '@quire/plugin-reader-office';
 
 /** Nominal page size (points) for sheets, which have no page geometry of their own. */
 export const NOMINAL_PAGE = { width: 612, height: 792 } as const;
@@ -32,10 +33,17 @@ function messageOf(e: unknown): string {
   return m.replace(/\s+/g, ' ').trim().slice(0, 300) || 'unknown error';
 }
 
-export function describeFailure(e: unknown): string {
+/** Messages of programming errors inside a library: never shown to users as such. */
+const INTERNAL = /cannot (read|set) propert|is not a function|is not iterable|is not a constructor|is not defined|maximum call stack|invalid array length|invalid string length|unexpected token|\bundefined\b|\bnull\b/i;
+
+export function describeFailure(e: unknown, format = 'file'): string {
   const m = messageOf(e);
+  if (e instanceof XmlScanError) return `the file is damaged (malformed XML: ${m})`;
   if (/end of central directory|zip file|invalid zip|corrupted zip|unexpected end|invalid signature|Corrupted|truncated/i.test(m)) return `the file is corrupt or truncated (${m})`;
   if (/password|encrypt/i.test(m)) return 'the file is password-protected (encrypted)';
+  if (e instanceof TypeError || e instanceof ReferenceError || e instanceof RangeError || INTERNAL.test(m)) {
+    return `the file is damaged or not ${format === 'csv' ? 'a CSV file' : 'a spreadsheet'}`;
+  }
   return m;
 }
 
@@ -46,6 +54,6 @@ export async function guard<T>(format: string, signal: AbortSignal | undefined, 
   } catch (e) {
     if (signal?.aborted) throw abortReason(signal);
     if (isQuireError(e)) throw e;
-    throw errors.processing(`${format} could not be read: ${describeFailure(e)}`);
+    throw errors.processing(`${format} could not be read: ${describeFailure(e, format)}`);
   }
 }

@@ -12,6 +12,7 @@ import plugin, { canonicalNumber, createSheetReader, isDateFormat, sniffDelimite
 import { corpusFiles, referenceText, stripMarkdown, wordF1 } from './helpers.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-sheet-test-'));
+process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
 const reader = createSheetReader({ options: {} });
 const opts = { ocr: { enabled: false, language: 'eng' } } as const;
 
@@ -117,7 +118,7 @@ test('xlsx: a long table is split into tables of at most 200 rows that repeat th
   assert.deepEqual(tableGrid(parsed.tables[2]!).at(-1), ['450', 'item 450']);
 });
 
-test('xlsx: very large workbooks are read with the streaming reader (same values, tab order kept)', async () => {
+test('xlsx: values, dates and cached formula results in tab order, read while the sheet inflates', async () => {
   const wb = new ExcelJS.Workbook();
   const a = wb.addWorksheet('First');
   a.addRow(['Name', 'When', 'Amount']);
@@ -125,13 +126,43 @@ test('xlsx: very large workbooks are read with the streaming reader (same values
   a.getCell('B2').numFmt = 'dd/mm/yyyy';
   a.getCell('C3').value = { formula: 'C2*2', result: 3 };
   wb.addWorksheet('Second').addRow(['only', 'text']);
-  const parsed = await read('stream.xlsx', 'xlsx', new Uint8Array(await wb.xlsx.writeBuffer()), createSheetReader({ options: { streamAboveBytes: 0 } }));
-  assert.equal(parsed.issues[0]?.code, 'streamed');
+  const parsed = await read('stream.xlsx', 'xlsx', new Uint8Array(await wb.xlsx.writeBuffer()));
+  assert.deepEqual(parsed.issues, []);
   assert.deepEqual(parsed.pages.map((p) => p.name), ['First', 'Second']);
   assert.deepEqual(tableGrid(parsed.tables[0]!), [
     ['Name', 'When', 'Amount'],
     ['x', '2023-12-31', '1.5'],
     ['', '', '3'],
+  ]);
+});
+
+test('xlsx from other writers: namespace prefixes, rich-text and phonetic shared strings, inline strings, t="d", errors, 1904 dates, cells without a reference', async () => {
+  const X = 'xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main"';
+  const sheet = `<?xml version="1.0" encoding="UTF-8"?><x:worksheet ${X}><x:sheetData>
+    <x:row r="1"><x:c r="A1" t="s"><x:v>0</x:v></x:c><x:c r="B1" t="s"><x:v>1</x:v></x:c><x:c r="C1" t="inlineStr"><x:is><x:t xml:space="preserve"> Inline &amp; text </x:t></x:is></x:c></x:row>
+    <x:row r="2"><x:c r="A2" s="1"><x:v>0</x:v></x:c><x:c r="B2" t="d"><x:v>2024-03-05T10:20:30Z</x:v></x:c><x:c r="C2" t="e"><x:v>#DIV/0!</x:v></x:c></x:row>
+    <x:row><x:c><x:v>1.5</x:v></x:c><x:c t="b"><x:v>1</x:v></x:c><x:c t="str"><x:f>A3&amp;"x"</x:f><x:v>1.5x</x:v></x:c></x:row>
+  </x:sheetData></x:worksheet>`;
+  const sst = `<?xml version="1.0" encoding="UTF-8"?><x:sst ${X}><x:si><x:r><x:t>Rich </x:t></x:r><x:r><x:rPr><x:b/></x:rPr><x:t>text</x:t></x:r></x:si><x:si><x:t>東京</x:t><x:rPh sb="0" eb="2"><x:t>トウキョウ</x:t></x:rPh></x:si></x:sst>`;
+  const styles = `<?xml version="1.0" encoding="UTF-8"?><x:styleSheet ${X}><x:cellXfs count="2"><x:xf numFmtId="0"/><x:xf numFmtId="14" applyNumberFormat="1"/></x:cellXfs></x:styleSheet>`;
+  const wb = `<?xml version="1.0" encoding="UTF-8"?><x:workbook ${X} xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><x:workbookPr date1904="1"/><x:sheets><x:sheet name="Data &amp; more" sheetId="7" r:id="rId1"/></x:sheets></x:workbook>`;
+  const rels = (list: [string, string][]) => `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${list.map(([id, t], i) => `<Relationship Id="${id}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/${t}" Target="${['sheets/data.xml', 'strings.xml', 'styles.xml'][i]}"/>`).join('')}</Relationships>`;
+  const { zipParts } = await import('../../reader-office/test/hostile.js');
+  const bytes = zipParts({
+    '[Content_Types].xml': '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>',
+    '_rels/.rels': '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="r1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="/book/wb.xml"/></Relationships>',
+    'book/wb.xml': wb,
+    'book/_rels/wb.xml.rels': rels([['rId1', 'worksheet'], ['rId2', 'sharedStrings'], ['rId3', 'styles']]),
+    'book/sheets/data.xml': sheet,
+    'book/strings.xml': sst,
+    'book/styles.xml': styles,
+  });
+  const parsed = await read('other.xlsx', 'xlsx', bytes);
+  assert.deepEqual(parsed.pages.map((p) => p.name), ['Data & more']);
+  assert.deepEqual(tableGrid(parsed.tables[0]!), [
+    ['Rich text', '東京', 'Inline & text'],
+    ['1904-01-01', '2024-03-05T10:20:30', '#DIV/0!'],
+    ['1.5', 'TRUE', '1.5x'],
   ]);
 });
 
