@@ -1,3 +1,4 @@
+import { stagesStatus } from '../status.js';
 import Router from '@koa/router';
 import { z } from 'zod';
 import { errors } from '@quire/core';
@@ -50,9 +51,9 @@ export function systemRoutes(router: Router<any, any>): void {
       const ready = db.ok && queue.ok;
       ctx.status = ready ? 200 : 503;
       if (!details) {
-        return { status: ready ? 'ready' : 'not_ready', checks: { database: { ok: db.ok }, queue: { ok: queue.ok } }, plugins: plugins.map((p) => ({ plugin: p.plugin, ok: p.ok })) };
+        return { status: ready ? 'ready' : 'not_ready', checks: { database: { ok: db.ok }, queue: { ok: queue.ok } }, plugins: plugins.map((p) => ({ plugin: p.plugin, ok: p.ok })), stages: stagesStatus(rt.config) };
       }
-      return { status: ready ? 'ready' : 'not_ready', checks: { database: { dialect: rt.store.dialect, ...db }, queue: { transport: rt.transport.name, ...queue } }, plugins };
+      return { status: ready ? 'ready' : 'not_ready', checks: { database: { dialect: rt.store.dialect, ...db }, queue: { transport: rt.transport.name, ...queue } }, plugins, stages: stagesStatus(rt.config) };
     },
   );
 
