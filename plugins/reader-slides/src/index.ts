@@ -1,6 +1,6 @@
 /**
- * Slides reader: pptx from the slide XML (fflate + fast-xml-parser); legacy ppt rendered to PDF by
- * LibreOffice and read by the PDF reader plugin (which OCRs pages without a text layer).
+ * Slides reader: pptx from the slide XML (ZipArchive + fast-xml-parser, within ReadOptions.limits); legacy
+ * ppt rendered to PDF by LibreOffice and read by the PDF reader plugin (which OCRs pages without a text layer).
  */
 import fs from 'node:fs/promises';
 import { definePlugin, errors, isQuireError } from '@quire/core';
@@ -65,11 +65,22 @@ export function createSlidesReader(ctx: Pick<PluginContext, 'config' | 'options'
         const bytes = new Uint8Array(await fs.readFile(input.path));
         if (!bytes.byteLength) throw errors.processing('pptx could not be read: the file is empty');
         if (isCfb(bytes)) throw errors.processing('pptx could not be read: the file is password-protected (encrypted)');
-        return readPptx({ bytes, id: input.documentId, name: input.name, format, maxPages: options.maxPages, checkAbort: () => checkAbort(options.signal), onProgress: options.onProgress });
+        return await readPptx({
+          bytes,
+          id: input.documentId,
+          name: input.name,
+          format,
+          maxPages: options.maxPages,
+          limits: options.limits,
+          signal: options.signal,
+          checkAbort: () => checkAbort(options.signal),
+          onProgress: options.onProgress,
+        });
       } catch (e) {
         if (options.signal?.aborted) throw abortReason(options.signal);
         if (isQuireError(e)) throw e;
-        throw errors.processing(`${format} could not be read: ${e instanceof Error ? e.message.replace(/\s+/g, ' ').slice(0, 300) : String(e)}`);
+        // a library's internals ("Cannot read properties of undefined") are no reason to show
+        throw errors.processing(`${format} could not be read: the file is damaged or not a PowerPoint presentation`);
       }
     },
     async health() {

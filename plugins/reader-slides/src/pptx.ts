@@ -1,15 +1,23 @@
 /**
- * pptx straight from the package: fflate unzips, fast-xml-parser (order-preserving) reads the slide XML.
+ * pptx straight from the package: parts inflated one at a time through ZipArchive (within
+ * ReadLimits.decompressedBytes, one part at most half), fast-xml-parser (order-preserving) reads the slide XML.
  * Slide order from presentation.xml + its relationships, one page per slide sized from p:sldSz, shape boxes
  * from a:xfrm (inherited from the layout/master placeholder when the slide does not set one), titles as
  * headings, body text as paragraphs / list items with levels, a:tbl tables with spans, chart titles and data,
  * speaker notes as a "Notes:" caption after the slide.
+ *
+ * Bounded against hostile files: more slides than ReadLimits.pages is refused, each XML part is parsed into a
+ * tree only up to MAX_PART_BYTES (the tree takes ~12× the XML), parts with a DTD are refused, and parts are
+ * read only when a slide needs them (media never).
  */
-import { unzipSync, strFromU8 } from 'fflate';
 import { XMLParser } from 'fast-xml-parser';
-import { DocumentBuilder, errors } from '@quire/core';
-import type { BBox, ParsedDocument, TableCell } from '@quire/core';
+import { DocumentBuilder, errors, readLimits } from '@quire/core';
+import type { BBox, ParsedDocument, ReadLimits, TableCell } from '@quire/core';
+import { mainPartPath, openPackage, partText } from '@quire/plugin-reader-office';
 import { parseChart, parseRels, relsOf } from '@quire/plugin-reader-sheet';
+
+/** Largest XML part parsed into a tree (a slide, layout, master, notes page or chart). */
+export const MAX_PART_BYTES = 16 * 1024 * 1024;
 
 const EMU_PER_POINT = 12700;
 
@@ -134,53 +142,77 @@ export interface PptxRead {
   name: string;
   format: string;
   maxPages?: number;
+  limits?: Partial<ReadLimits>;
+  signal?: AbortSignal;
   checkAbort: () => void;
   onProgress?: (f: number) => void;
 }
 
-export function readPptx(input: PptxRead): ParsedDocument {
-  let files: Record<string, Uint8Array>;
-  try {
-    files = unzipSync(input.bytes, { filter: (f) => /^(ppt\/|docProps\/core\.xml$|\[Content_Types\]\.xml$)/.test(f.name) && !/^ppt\/(media|embeddings|fonts)\//.test(f.name) });
-  } catch (e) {
-    throw errors.processing(`${input.format} could not be read: the file is corrupt or truncated (${e instanceof Error ? e.message : String(e)})`);
-  }
-  const text = (name: string): string | undefined => (files[name] ? strFromU8(files[name]!) : undefined);
-  const presentationXml = text('ppt/presentation.xml');
-  if (!presentationXml) throw errors.processing(`${input.format} could not be read: ppt/presentation.xml is missing (not a PowerPoint package)`);
+export async function readPptx(input: PptxRead): Promise<ParsedDocument> {
+  const label = input.format;
+  const limits = readLimits({ limits: input.limits });
+  const zip = openPackage(input.bytes, { label, limits: input.limits, signal: input.signal });
+  const parts = new Map<string, string | undefined>();
+  /** a part's text, inflated once (capped) and kept for the slides that share it */
+  const load = async (name: string | undefined): Promise<void> => {
+    if (!name || parts.has(name)) return;
+    parts.set(name, zip.has(name) ? await partText(zip, name, { maxBytes: MAX_PART_BYTES }) : undefined);
+  };
+  const text = (name: string): string | undefined => parts.get(name);
+  const presPath = await mainPartPath(zip, 'ppt/presentation.xml');
+  await load(presPath);
+  const presentationXml = text(presPath);
+  if (!presentationXml) throw errors.processing(`${label} could not be read: ppt/presentation.xml is missing (not a PowerPoint package)`);
+  const presRelsPath = relsOf(presPath);
+  await load(presRelsPath);
+  await load('docProps/core.xml');
   const pres = root(presentationXml, 'p:presentation');
   const sz = attrs(child(pres, 'p:sldSz'));
   const width = round((Number(sz.cx) || 9144000) / EMU_PER_POINT);
   const height = round((Number(sz.cy) || 6858000) / EMU_PER_POINT);
-  const presRels = parseRels(text('ppt/_rels/presentation.xml.rels') ?? '', 'ppt/_rels/presentation.xml.rels');
+  const presRels = parseRels(text(presRelsPath) ?? '', presRelsPath);
   const slideParts = children(child(pres, 'p:sldIdLst'), 'p:sldId')
     .map((s) => presRels.get(attrs(s)['r:id'] ?? '')?.target)
-    .filter((p): p is string => !!p && !!files[p]);
+    .filter((p): p is string => !!p && zip.has(p));
+  if (slideParts.length > limits.pages) {
+    throw errors.unprocessable(`${label} exceeds ${limits.pages.toLocaleString('en')} pages (it has ${slideParts.length.toLocaleString('en')} slides)`, { limit_pages: limits.pages });
+  }
 
   const builder = new DocumentBuilder(input.id, input.name, input.format);
   builder.metadata = coreProperties(text('docProps/core.xml'));
   builder.metadata.slides = slideParts.length;
   const hidden: number[] = [];
   const boxCache = new Map<string, PlaceholderBoxes>();
-  const boxesOf = (part: string | undefined, rootName: string) => {
+  const boxesOf = async (part: string | undefined, rootName: string) => {
     if (!part) return { byIdx: new Map(), byType: new Map() } as PlaceholderBoxes;
     let b = boxCache.get(part);
-    if (!b) boxCache.set(part, (b = collectPlaceholderBoxes(text(part), rootName)));
+    if (!b) {
+      await load(part);
+      boxCache.set(part, (b = collectPlaceholderBoxes(text(part), rootName)));
+      parts.set(part, undefined); // its boxes are all that is needed
+    }
     return b;
   };
 
   const limit = input.maxPages ? Math.min(input.maxPages, slideParts.length) : slideParts.length;
   for (let s = 0; s < limit; s++) {
+    // let timers (a time limit) run between slides: parsing is synchronous
+    await new Promise<void>((resolve) => setTimeout(resolve, 0));
     input.checkAbort();
     const part = slideParts[s]!;
     const page = s + 1;
-    const slide = root(text(part)!, 'p:sld');
+    await load(part);
+    await load(relsOf(part));
+    const slide = root(text(part) ?? '', 'p:sld');
+    parts.delete(part);
     if (attrs(slide).show === '0') hidden.push(page);
     const rels = parseRels(text(relsOf(part)) ?? '', relsOf(part));
+    parts.delete(relsOf(part));
     const layoutPart = [...rels.values()].find((r) => r.type.endsWith('/slideLayout'))?.target;
+    if (layoutPart) await load(relsOf(layoutPart));
     const masterPart = layoutPart ? [...parseRels(text(relsOf(layoutPart)) ?? '', relsOf(layoutPart)).values()].find((r) => r.type.endsWith('/slideMaster'))?.target : undefined;
-    const layout = boxesOf(layoutPart, 'p:sldLayout');
-    const master = boxesOf(masterPart, 'p:sldMaster');
+    const layout = await boxesOf(layoutPart, 'p:sldLayout');
+    const master = await boxesOf(masterPart, 'p:sldMaster');
     const inherited = (ph: Placeholder | null): Xfrm | null => {
       if (!ph) return null;
       const t = ph.type === 'obj' ? 'body' : ph.type;
@@ -217,7 +249,10 @@ export function readPptx(input: PptxRead): ParsedDocument {
         builder.addTable({ page, bbox: item.bbox, rows: item.rows, cols: item.cols, cells: item.cells, confidence: 1 });
         last = 'table';
       } else if (item.kind === 'chart') {
-        const chart = parseChart(text(rels.get(item.rid)?.target ?? '') ?? '');
+        const chartPart = rels.get(item.rid)?.target;
+        await load(chartPart);
+        const chart = parseChart((chartPart && text(chartPart)) ?? '');
+        if (chartPart) parts.delete(chartPart);
         if (!chart) continue;
         const label = `${chart.type[0]!.toUpperCase()}${chart.type.slice(1)} chart`;
         builder.addBlock({ type: 'caption', text: chart.title ? `${label}: ${chart.title}` : label, page, bbox: item.bbox, confidence: 1 });
@@ -232,7 +267,9 @@ export function readPptx(input: PptxRead): ParsedDocument {
     }
     // speaker notes
     const notesPart = [...rels.values()].find((r) => r.type.endsWith('/notesSlide'))?.target;
+    await load(notesPart);
     const notes = notesPart ? notesText(text(notesPart)) : '';
+    if (notesPart) parts.delete(notesPart);
     if (notes) builder.addBlock({ type: 'caption', text: `Notes: ${notes}`, page, bbox: null, confidence: 1 });
     input.onProgress?.((s + 1) / limit);
   }

@@ -11,6 +11,7 @@ import plugin, { convertWithSoffice, createSlidesReader } from '../src/index.js'
 import { corpusFiles, referenceText, stripMarkdown, wordF1 } from './helpers.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-slides-test-'));
+process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
 const config = { tools: { soffice: process.env.QUIRE_SOFFICE_PATH ?? 'soffice' }, limits: { parseTimeoutMs: 180_000 } };
 const reader = createSlidesReader({ config, options: {}, tryGet: (() => undefined) as never });
 const opts = { ocr: { enabled: false, language: 'eng' } } as const;
