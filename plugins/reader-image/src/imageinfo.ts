@@ -33,6 +33,7 @@ export function imageInfo(buf: Buffer): ImageInfo {
 }
 
 function png(buf: Buffer): ImageInfo {
+  if (buf.subarray(12, 16).toString('latin1') !== 'IHDR') return { format: 'png', frames: [] };
   const frame: ImageFrame = { width: buf.readUInt32BE(16), height: buf.readUInt32BE(20), dpiX: null, dpiY: null };
   let p = 8;
   while (p + 12 <= buf.length) {

@@ -1,5 +1,7 @@
 import fs from 'node:fs/promises';
-import { definePlugin, DocumentBuilder, isQuireError } from '@quire/core';
+import os from 'node:os';
+import path from 'node:path';
+import { definePlugin, DocumentBuilder, errors, isQuireError, readLimits } from '@quire/core';
 import type { OcrPlugin, OcrResult, ParsedDocument, PluginContext, ReaderInput, ReaderPlugin, ReadOptions } from '@quire/core';
 import { imageInfo } from './imageinfo.js';
 import type { ImageFrame } from './imageinfo.js';
@@ -23,10 +25,10 @@ export const IMAGE_FORMATS = ['png', 'jpg', 'gif', 'bmp', 'tiff'];
 type MultiPageResult = OcrResult & { pages?: OcrResult[] };
 
 /** Ruling lines of an image (png, jpg, gif, bmp) in pixels; none when it cannot be decoded here. */
-async function imageRules(bytes: Buffer): Promise<Rule[]> {
+async function imageRules(bytes: Buffer, maxPixels: number): Promise<Rule[]> {
   const { loadImage, createCanvas } = await import('@napi-rs/canvas');
   const img = await loadImage(bytes);
-  if (!img.width || !img.height || img.width * img.height > 60_000_000) return [];
+  if (!img.width || !img.height || img.width * img.height > Math.min(60_000_000, maxPixels)) return [];
   const canvas = createCanvas(img.width, img.height);
   const g = canvas.getContext('2d');
   g.fillStyle = '#ffffff';
@@ -36,13 +38,103 @@ async function imageRules(bytes: Buffer): Promise<Rule[]> {
   return detectRules({ data: data.data, width: img.width, height: img.height });
 }
 
+/** Resolution OCR reads well at; images below MIN_OCR_DPI are enlarged towards it. */
+export const TARGET_OCR_DPI = 300;
+export const MIN_OCR_DPI = 200;
+/** Largest enlargement, and the most pixels an enlarged image may have. */
+const MAX_UPSCALE = 4;
+const MAX_UPSCALED_PIXELS = 40_000_000;
+/** Text lines lower than this (pixels) are too small for OCR; they are enlarged to about TARGET_LINE_PX. */
+const MIN_LINE_PX = 16;
+const TARGET_LINE_PX = 32;
+/** Formats the canvas can decode (for enlarging and for ruling lines). */
+const DECODABLE = new Set(['png', 'jpg', 'gif', 'bmp']);
+
+export interface UpscalePlan {
+  factor: number;
+  /** the resolution the image has (from its header or estimated from its size) */
+  dpi: number;
+  reason: 'dpi' | 'page-size' | 'glyph-height';
+}
+
+/** A4 or Letter in either orientation: the long side is 1.2-1.55 times the short one. */
+const pageShaped = (w: number, h: number) => {
+  const r = Math.max(w, h) / Math.max(1, Math.min(w, h));
+  return r >= 1.2 && r <= 1.55;
+};
+
+/**
+ * Whether an image is too coarse for OCR, before reading it: by the resolution its header gives, or, without
+ * one, by its size when it is shaped like a page (the long side of a page is about 11 inches).
+ */
+export function upscalePlan(frame: ImageFrame, maxPixels: number): UpscalePlan | null {
+  const dpis = [frame.dpiX, frame.dpiY].filter((d): d is number => !!d);
+  let dpi: number | null = dpis.length ? Math.min(...dpis) : null;
+  let reason: UpscalePlan['reason'] = 'dpi';
+  if (dpi === null && frame.width && frame.height && pageShaped(frame.width, frame.height)) {
+    dpi = Math.round(Math.max(frame.width, frame.height) / 11);
+    reason = 'page-size';
+  }
+  if (dpi === null || dpi >= MIN_OCR_DPI) return null;
+  return { factor: fitFactor(TARGET_OCR_DPI / dpi, frame, maxPixels), dpi, reason };
+}
+
+/** The enlargement, lowered so that the result stays within the pixel caps. */
+function fitFactor(wanted: number, frame: { width: number; height: number }, maxPixels: number): number {
+  const cap = Math.sqrt(Math.min(maxPixels, MAX_UPSCALED_PIXELS) / Math.max(1, frame.width * frame.height));
+  return Math.round(Math.max(1, Math.min(MAX_UPSCALE, wanted, cap)) * 100) / 100;
+}
+
+/** Writes the image enlarged `factor` times (smoothed) as a PNG in `dir`; returns its path and size. */
+async function upscaled(bytes: Buffer, factor: number, dir: string): Promise<{ path: string; width: number; height: number }> {
+  const { loadImage, createCanvas } = await import('@napi-rs/canvas');
+  const img = await loadImage(bytes);
+  const width = Math.round(img.width * factor);
+  const height = Math.round(img.height * factor);
+  const canvas = createCanvas(width, height);
+  const g = canvas.getContext('2d');
+  g.fillStyle = '#ffffff';
+  g.fillRect(0, 0, width, height);
+  g.imageSmoothingEnabled = true;
+  g.imageSmoothingQuality = 'high';
+  g.drawImage(img, 0, 0, width, height);
+  const out = path.join(dir, 'upscaled.png');
+  await fs.writeFile(out, await canvas.encode('png'));
+  return { path: out, width, height };
+}
+
+/** 400, 2.5 */
+const megapixels = (n: number) => (n / 1e6).toLocaleString('en', { maximumFractionDigits: n >= 1e7 ? 0 : 1 });
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.floor(s.length / 2)]! : 0;
+};
+
 export async function readImage(ctx: Pick<PluginContext, 'tryGet'>, input: ReaderInput, options: ReadOptions): Promise<ParsedDocument> {
   options.signal?.throwIfAborted();
+  const limits = readLimits(options);
   const builder = new DocumentBuilder(input.documentId, input.name, input.format);
   const head = await fs.readFile(input.path);
   const info = imageInfo(head);
+  const format = info.format === 'unknown' ? input.format : info.format;
   builder.metadata.imageFormat = info.format;
-  let frames: ImageFrame[] = info.frames.length ? info.frames : [{ width: 0, height: 0, dpiX: null, dpiY: null }];
+  // refuse from the header alone, before anything decodes the pixels
+  if (!info.frames.length || info.frames.some((f) => !f.width || !f.height)) {
+    throw errors.processing(`${format} could not be read: the image header is damaged or missing (no image size)`);
+  }
+  if (info.frames.length > limits.pages) {
+    throw errors.unprocessable(`${format} exceeds ${limits.pages.toLocaleString('en')} pages (it has ${info.frames.length.toLocaleString('en')} images)`, { limit_pages: limits.pages });
+  }
+  for (const f of info.frames) {
+    if (f.width * f.height > limits.imagePixels) {
+      throw errors.unprocessable(
+        `${format} image of ${f.width.toLocaleString('en')} × ${f.height.toLocaleString('en')} pixels (${megapixels(f.width * f.height)} megapixels) exceeds the limit of ${megapixels(limits.imagePixels)} megapixels`,
+        { limit_pixels: limits.imagePixels },
+      );
+    }
+  }
+  let frames: ImageFrame[] = info.frames;
   if (options.maxPages && options.maxPages > 0) frames = frames.slice(0, options.maxPages);
   const scaleOf = (f: ImageFrame | undefined) => 72 / (f?.dpiX ?? 72);
 
@@ -60,48 +152,109 @@ export async function readImage(ctx: Pick<PluginContext, 'tryGet'>, input: Reade
   const ocr = ctx.tryGet('ocr') as OcrPlugin | undefined;
   if (!ocr) return blankPages('No OCR engine is available: the text of the image was not read', 'OCR_UNAVAILABLE');
 
-  let result: MultiPageResult;
+  const single = info.frames.length === 1;
+  const decodable = single && DECODABLE.has(info.format);
+  const first = frames[0]!;
+  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'quire-image-'));
   try {
-    result = (await ocr.recognize(input.path, { language: options.ocr?.language || 'eng', signal: options.signal, dpi: frames[0]?.dpiX ?? undefined })) as MultiPageResult;
-  } catch (e) {
-    if (isQuireError(e) && e.code === 'SERVICE_UNAVAILABLE') return blankPages(e.message, 'OCR_UNAVAILABLE');
-    throw e;
-  }
-  let results: OcrResult[] = result.pages?.length ? result.pages : [result];
-  if (options.maxPages && options.maxPages > 0) results = results.slice(0, options.maxPages);
-  const count = Math.max(results.length, frames.length);
-  for (let i = 0; i < count; i++) {
-    const r = results[i];
-    const f = frames[i] ?? { width: r?.width ?? 0, height: r?.height ?? 0, dpiX: frames[0]?.dpiX ?? null, dpiY: null };
-    const k = scaleOf(f);
-    const widthPx = f.width || r?.width || 0;
-    const heightPx = f.height || r?.height || 0;
-    // OCR boxes are in the pixels tesseract saw; scale them if its page size differs from the header's.
-    const kx = r && r.width && widthPx ? (widthPx / r.width) * k : k;
-    builder.addPage({
-      number: i + 1,
-      width: widthPx * k,
-      height: heightPx * k,
-      ocr: true,
-      confidence: r?.confidence ?? 0,
-      words: r ? ocrWordsToPoints(r.words, kx) : [],
-    });
-    if (!r) continue;
-    // ruled tables: lines found in the pixels of a single-frame image
-    const rules = count === 1 && info.format !== 'tiff' ? await imageRules(head).catch(() => []) : [];
-    let prev: string | null = null;
-    for (const e of layoutOcrPage(r.lines, { page: i + 1, scale: kx, rules: scaleRules(rules, kx) })) {
-      if (e.kind === 'table') {
-        builder.addTable({ ...e.table, page: i + 1 });
-        prev = 'table';
-      } else {
-        builder.addBlock(e.block, prev === 'list_item' && e.block.type === 'list_item' ? '\n' : '\n\n');
-        prev = e.block.type;
+    const recognize = async (file: string, dpi: number | undefined): Promise<MultiPageResult> => {
+      try {
+        return (await ocr.recognize(file, { language: options.ocr?.language || 'eng', signal: options.signal, dpi })) as MultiPageResult;
+      } catch (e) {
+        if (isQuireError(e) && e.code === 'SERVICE_UNAVAILABLE') throw Object.assign(e, { ocrUnavailable: true });
+        throw e;
       }
+    };
+    // a coarse image is enlarged before OCR (tesseract garbles text a few pixels high)
+    let plan = upscalePlan(first, limits.imagePixels);
+    let ocrPath = input.path;
+    let result: MultiPageResult;
+    try {
+      if (plan && plan.factor > 1.2 && decodable) {
+        ocrPath = (await upscaled(head, plan.factor, tmp)).path;
+        result = await recognize(ocrPath, Math.round(plan.dpi * plan.factor));
+      } else {
+        result = await recognize(input.path, first.dpiX ?? undefined);
+        // no resolution to go by: judge by the height of the text lines OCR found
+        if (!plan && decodable && result.lines?.length) {
+          const lineHeight = median(result.lines.map((l) => l.bbox.height * ((first.width || result.width) / (result.width || first.width || 1))));
+          if (lineHeight > 0 && lineHeight < MIN_LINE_PX) {
+            const factor = fitFactor(TARGET_LINE_PX / lineHeight, first, limits.imagePixels);
+            if (factor > 1.2) {
+              options.signal?.throwIfAborted();
+              ocrPath = (await upscaled(head, factor, tmp)).path;
+              const again = await recognize(ocrPath, first.dpiX ? Math.round(first.dpiX * factor) : undefined);
+              if ((again.confidence ?? 0) >= (result.confidence ?? 0) || again.words.length > result.words.length) {
+                result = again;
+                plan = { factor, dpi: Math.round(lineHeight), reason: 'glyph-height' };
+              }
+            }
+          }
+        }
+      }
+    } catch (e) {
+      if ((e as { ocrUnavailable?: boolean }).ocrUnavailable) return blankPages((e as Error).message, 'OCR_UNAVAILABLE');
+      throw e;
     }
-    options.onProgress?.((i + 1) / count);
+    if (plan) {
+      const upscaledBy = ocrPath !== input.path ? plan.factor : 1;
+      const what =
+        plan.reason === 'glyph-height'
+          ? `its text is only about ${plan.dpi} pixels high`
+          : plan.reason === 'page-size'
+            ? `it has no resolution information and at ${first.width} × ${first.height} pixels for a page it is about ${plan.dpi} dpi`
+            : `it is ${plan.dpi} dpi`;
+      builder.issue({
+        code: upscaledBy > 1 ? 'LOW_RESOLUTION_UPSCALED' : 'LOW_RESOLUTION',
+        stage: 'ocr',
+        page: 1,
+        message:
+          upscaledBy > 1
+            ? `The image is too coarse for reliable OCR (${what}): it was enlarged ${upscaledBy}× before OCR. The text may still have errors; a scan at ${TARGET_OCR_DPI} dpi reads best.`
+            : `The image is too coarse for reliable OCR (${what}); the text may have errors. A scan at ${TARGET_OCR_DPI} dpi reads best.`,
+      });
+      builder.metadata.ocrUpscale = upscaledBy;
+    }
+
+    let results: OcrResult[] = result.pages?.length ? result.pages : [result];
+    if (options.maxPages && options.maxPages > 0) results = results.slice(0, options.maxPages);
+    const count = Math.max(results.length, frames.length);
+    for (let i = 0; i < count; i++) {
+      options.signal?.throwIfAborted();
+      const r = results[i];
+      const f = frames[i] ?? { width: r?.width ?? 0, height: r?.height ?? 0, dpiX: frames[0]?.dpiX ?? null, dpiY: null };
+      const k = scaleOf(f);
+      const widthPx = f.width || r?.width || 0;
+      const heightPx = f.height || r?.height || 0;
+      // OCR boxes are in the pixels tesseract saw (an enlarged image has more); scale them to the header's.
+      const kx = r && r.width && widthPx ? (widthPx / r.width) * k : k;
+      builder.addPage({
+        number: i + 1,
+        width: widthPx * k,
+        height: heightPx * k,
+        ocr: true,
+        confidence: r?.confidence ?? 0,
+        words: r ? ocrWordsToPoints(r.words, kx) : [],
+      });
+      if (!r) continue;
+      // ruled tables: lines found in the pixels of a single-frame image (in the image's own pixels)
+      const rules = count === 1 && decodable ? await imageRules(head, limits.imagePixels).catch(() => []) : [];
+      let prev: string | null = null;
+      for (const e of layoutOcrPage(r.lines, { page: i + 1, scale: kx, rules: scaleRules(rules, k) })) {
+        if (e.kind === 'table') {
+          builder.addTable({ ...e.table, page: i + 1 });
+          prev = 'table';
+        } else {
+          builder.addBlock(e.block, prev === 'list_item' && e.block.type === 'list_item' ? '\n' : '\n\n');
+          prev = e.block.type;
+        }
+      }
+      options.onProgress?.((i + 1) / count);
+    }
+    return builder.build();
+  } finally {
+    await fs.rm(tmp, { recursive: true, force: true });
   }
-  return builder.build();
 }
 
 export default definePlugin({
