@@ -6,7 +6,8 @@
 // MySQL database and RabbitMQ prefix a test creates is named `quire_t_<tag>_<random>`, so the end-of-run
 // check sees only this run's resources even when other runs share the servers. Temporary files: the run
 // gives every process its own TMPDIR (QUIRE_TEST_STATE_DIR/tmp), so whatever anyone leaves there is this
-// run's.
+// run's. The store tests name their databases quire_test_<pid>_…: the pids of this run's test files are noted
+// in the state dir (file-timer.mjs), so those are found too.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -40,7 +41,10 @@ export function recordResource(entry) {
 }
 
 export function readResources(stateDir) {
-  const file = path.join(stateDir, 'resources.jsonl');
+  return readJsonLines(path.join(stateDir, 'resources.jsonl'));
+}
+
+function readJsonLines(file) {
   if (!fs.existsSync(file)) return [];
   return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => {
     try {
@@ -217,6 +221,9 @@ export async function findLeftovers({ tag, stateDir, tmpDir, mysqlUrl, amqpUrl, 
   if (mysqlUrl) {
     try {
       out.databases = await listDatabases(mysqlUrl, stem);
+      // the store tests' own databases: quire_test_<pid of the test file's process>_<time>
+      const pids = new Set(stateDir ? readJsonLines(path.join(stateDir, 'pids.jsonl')).map((p) => String(p.pid)) : []);
+      if (pids.size) out.databases.push(...(await listDatabases(mysqlUrl, 'quire_test_')).filter((d) => pids.has(/^quire_test_(\d+)_/.exec(d)?.[1] ?? '')));
     } catch (e) {
       out.errors.push(`MySQL: ${e.message}`);
     }
