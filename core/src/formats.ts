@@ -223,7 +223,8 @@ async function readZipEntry(fh: Handle, e: { method: number; compSize: number; l
   const start = e.localOffset + 30 + h.readUInt16LE(26) + h.readUInt16LE(28);
   const data = await readAt(fh, start, Math.min(e.compSize, 1024 * 1024));
   if (e.method === 0) return data.toString('utf8');
-  if (e.method === 8) return zlib.inflateRawSync(data, { finishFlush: zlib.constants.Z_SYNC_FLUSH }).toString('utf8');
+  // at most 1 MB inflated: [Content_Types].xml is a few KB, and a zip bomb must not get through detection
+  if (e.method === 8) return zlib.inflateRawSync(data, { finishFlush: zlib.constants.Z_SYNC_FLUSH, maxOutputLength: 1024 * 1024 }).toString('utf8');
   return '';
 }
 

@@ -16,7 +16,7 @@ const write = (bytes: Buffer | string, name = 'file') => {
 };
 
 /** A minimal ZIP with deflated entries and a central directory. */
-function zip(entries: Record<string, string>): Buffer {
+function zip(entries: Record<string, string | Buffer>): Buffer {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
   let offset = 0;
@@ -213,6 +213,18 @@ test('unknown and binary-with-text-extension are null', async () => {
   assert.equal(await detectFormat(write(cfb(['Something'])), 'a.doc'), null);
   assert.equal(await detectFormat(write('BM is how this text starts'), 'bm.txt').then((r) => r?.format), 'txt');
   assert.equal(await detectFormat(write(''), 'empty.txt').then((r) => r?.format), 'txt');
+});
+
+test('a zip bomb as [Content_Types].xml does not get inflated by detection', async () => {
+  const bomb = zip({ '[Content_Types].xml': Buffer.alloc(256 * 1024 * 1024), 'xl/workbook.xml': '<workbook/>' });
+  assert.ok(bomb.length < 1024 * 1024);
+  const file = write(bomb, 'bomb.xlsx');
+  const rss0 = process.memoryUsage().rss;
+  const t0 = performance.now();
+  assert.equal((await detectFormat(file, 'bomb.xlsx'))?.format, 'xlsx');
+  const grew = (process.memoryUsage().rss - rss0) / 1048576;
+  assert.ok(grew < 64, `rss grew ${grew.toFixed(0)} MB`);
+  assert.ok(performance.now() - t0 < 1000);
 });
 
 test('a real docx made by the docx package is detected', async () => {
