@@ -66,7 +66,7 @@ const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
 (globalThis as Record<string, unknown>).pdfjsWorker = await loadCore();
 Array.prototype.push = nativePush;
 
-const { OPS, Util, AnnotationMode } = pdfjs;
+const { OPS, Util, AnnotationMode, AnnotationType } = pdfjs;
 type PDFDocumentProxy = Awaited<ReturnType<typeof pdfjs.getDocument>['promise']>;
 type PDFPageProxy = Awaited<ReturnType<PDFDocumentProxy['getPage']>>;
 
@@ -286,6 +286,95 @@ function textItems(page: PDFPageProxy, tc: { items: unknown[]; styles: Record<st
     }
   }
   return { items, rotated };
+}
+
+// ---------- form fields ----------
+
+interface Widget {
+  annotationType?: number;
+  fieldName?: string;
+  fieldType?: string;
+  fieldValue?: unknown;
+  exportValue?: string;
+  buttonValue?: string;
+  checkBox?: boolean;
+  radioButton?: boolean;
+  password?: boolean;
+  hidden?: boolean;
+  rect?: number[];
+  options?: { exportValue?: string; displayValue?: string }[];
+  defaultAppearanceData?: { fontSize?: number };
+}
+
+/** Whether the document has AcroForm fields (asked once per open document). */
+const formOf = new WeakMap<PDFDocumentProxy, Promise<boolean>>();
+function hasForm(doc: PDFDocumentProxy): Promise<boolean> {
+  let p = formOf.get(doc);
+  if (!p) {
+    p = doc.getMetadata().then(
+      (m) => !!(m as unknown as { info?: { IsAcroFormPresent?: boolean } }).info?.IsAcroFormPresent,
+      () => false,
+    );
+    formOf.set(doc, p);
+  }
+  return p;
+}
+
+/** the value a filled-in field shows: its text, the chosen options, a mark for a ticked box or the chosen radio button */
+function fieldText(w: Widget): string {
+  if (w.password) return '';
+  if (w.fieldType === 'Tx') return typeof w.fieldValue === 'string' ? w.fieldValue : '';
+  if (w.fieldType === 'Btn') {
+    const v = w.fieldValue;
+    if (w.checkBox) return typeof v === 'string' && v !== 'Off' && v === w.exportValue ? '\u2612' : '';
+    if (w.radioButton) return typeof v === 'string' && v !== 'Off' && v === w.buttonValue ? '\u25c9' : '';
+    return '';
+  }
+  if (w.fieldType === 'Ch') {
+    const values = (Array.isArray(w.fieldValue) ? w.fieldValue : [w.fieldValue]).filter((x): x is string => typeof x === 'string' && x.length > 0);
+    return values.map((v) => w.options?.find((o) => o.exportValue === v)?.displayValue || v).join(', ');
+  }
+  return '';
+}
+
+/**
+ * The values of filled-in form fields as text items where the fields are: a page's text content has only
+ * what is printed on it, while a viewer shows the field values on top (a prefilled tax form). Laid out with
+ * the printed labels next to them, they read "Name: value".
+ */
+async function formItems(doc: PDFDocumentProxy, page: PDFPageProxy, vt: number[]): Promise<TextItem[]> {
+  if (!(await hasForm(doc))) return [];
+  const annots = (await page.getAnnotations({ intent: 'display' }).catch(() => [])) as Widget[];
+  const items: TextItem[] = [];
+  // a field shown by several widgets on the page (the same value in several places) is read once
+  const seen = new Set<string>();
+  for (const w of annots) {
+    if (w.annotationType !== AnnotationType.WIDGET || w.hidden || !Array.isArray(w.rect)) continue;
+    const text = fieldText(w).replace(COMPAT, (m) => m.normalize('NFKC'));
+    if (!text.trim()) continue;
+    if (w.fieldName) {
+      if (seen.has(w.fieldName)) continue;
+      seen.add(w.fieldName);
+    }
+    const a = [w.rect[0]!, w.rect[1]!];
+    const b = [w.rect[2]!, w.rect[3]!];
+    Util.applyTransform(a, vt); // in place
+    Util.applyTransform(b, vt);
+    const [ax, ay] = a;
+    const [bx, by] = b;
+    const x0 = Math.min(ax!, bx!), x1 = Math.max(ax!, bx!), top = Math.min(ay!, by!), bottom = Math.max(ay!, by!);
+    if (!(x1 - x0 > 1 && bottom - top > 1)) continue;
+    const lines = text.split(/\r\n|\r|\n/).filter((l) => l.trim());
+    // the field's font size, kept near body text (field values are never headings)
+    const da = w.defaultAppearanceData?.fontSize ?? 0;
+    const size = Math.max(6, Math.min(10, da > 0 ? da : ((bottom - top) / Math.max(1, lines.length)) * 0.6));
+    lines.forEach((line, i) => {
+      const baseline = lines.length === 1 ? bottom - Math.max(1, (bottom - top - size) / 2) - size * 0.2 : top + size * (1.15 * i + 1);
+      const str = line.trim();
+      items.push({ str, x: x0 + Math.min(2, (x1 - x0) / 10), top: baseline - size * 0.8, bottom: baseline + size * 0.2, baseline, width: Math.min(x1 - x0, str.length * size * 0.5), size, bold: false, italic: false, rtl: false });
+    });
+  }
+  return items;
 }
 
 // ---------- ruling lines from the operator list ----------
@@ -515,6 +604,7 @@ async function parsePage(doc: PDFDocumentProxy, n: number): Promise<PageResult> 
     t = tick('text', t);
     TIMING?.set('pages', (TIMING.get('pages') ?? 0) + 1);
     const chars = tc.items.reduce((a: number, it) => a + (typeof (it as { str?: string }).str === 'string' ? (it as { str: string }).str.trim().length : 0), 0);
+    const fields = await formItems(doc, page, vt);
     if (chars < 3) {
       // no text layer: a scan or drawn text to OCR, or a blank page (nothing painted, or only a white
       // background) that OCR would spend seconds on for nothing. Annotations count (filled-in forms).
@@ -524,10 +614,10 @@ async function parsePage(doc: PDFDocumentProxy, n: number): Promise<PageResult> 
       if (ink.imagePixels) result.imagePixels = ink.imagePixels;
       if (ink.painted || !imagesMarked) result.needsOcr = true; // without image marks a scan would look blank: the rendered pixels tell
       else result.blank = true;
-      if (chars > 0) {
-        // a page number or a mark: kept as text
+      if (chars > 0 || fields.length) {
+        // a page number or a mark, the values of form fields: kept as text (OCR, when it runs, reads the page anew)
         const { items } = textItems(page, tc, vt);
-        result.elements = layoutPage(items, [], { width: viewport.width, height: viewport.height });
+        result.elements = layoutPage([...items, ...fields], [], { width: viewport.width, height: viewport.height });
       }
       return result;
     }
@@ -535,6 +625,7 @@ async function parsePage(doc: PDFDocumentProxy, n: number): Promise<PageResult> 
     // It is read when the page uses a font not seen on an earlier page or when its text could be a table.
     let rules: Rule[] = [];
     let { items, rotated } = textItems(page, tc, vt);
+    items.push(...fields);
     const fontsKnown = tc.items.every((it) => {
       const f = (it as { fontName?: string }).fontName;
       return !f || page.commonObjs.has(f);
@@ -544,7 +635,10 @@ async function parsePage(doc: PDFDocumentProxy, n: number): Promise<PageResult> 
       t = tick('ops', t);
       TIMING?.set(fontsKnown ? 'opsForTables' : 'opsForFonts', (TIMING.get(fontsKnown ? 'opsForTables' : 'opsForFonts') ?? 0) + 1);
       rules = extractRules(ops as unknown as { fnArray: number[]; argsArray: unknown[] }, vt, viewport.width, viewport.height);
-      if (!fontsKnown) ({ items, rotated } = textItems(page, tc, vt));
+      if (!fontsKnown) {
+        ({ items, rotated } = textItems(page, tc, vt));
+        items.push(...fields);
+      }
     }
     t = tick('rules+items', t);
     const elements: PageElement[] = layoutPage(items, rules, { width: viewport.width, height: viewport.height, markHyphenBreaks: true });
