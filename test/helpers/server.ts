@@ -2,11 +2,11 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Worker } from 'node:worker_threads';
 import { loadConfig } from '@quire/config';
 import { startServer } from '@quire/server';
 import { KNOWN_STAGES, deleteRabbitPrefix, dropDatabase, knownRabbitNames, recordResource, resourceStem } from './leftovers.mjs';
@@ -281,12 +281,34 @@ export function treeRss(pid: number): number {
 }
 
 /**
- * Starts `node --conditions=quire-source --import tsx server/src/bin.ts` as a child process (its own process
- * group), with a temp data dir, a TMPDIR of its own, a free port and the same database/queue arrangement as
- * startTestServer. Good for measuring the service's memory (rss()) and for killing it. close() stops it
- * (SIGTERM, then SIGKILL of the group after 15 s) and removes everything it had.
+ * Whether every workspace's build output (dist/) is at least as new as its sources (src/): then the built
+ * server runs what the sources say.
  */
-export async function startServerProcess(opts: { env?: Record<string, string>; plan?: 'free' | 'standard' | 'premium'; startTimeoutMs?: number } = {}): Promise<ServerProcess> {
+export function builtIsCurrent(): boolean {
+  const newest = (dir: string, ext: RegExp): number => {
+    let t = 0;
+    if (!fs.existsSync(dir)) return t;
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) t = Math.max(t, newest(p, ext));
+      else if (ext.test(e.name)) t = Math.max(t, fs.statSync(p).mtimeMs);
+    }
+    return t;
+  };
+  const workspaces = ['config', 'core', 'server', ...fs.readdirSync(path.join(ROOT, 'plugins')).map((p) => `plugins/${p}`)].map((w) => path.join(ROOT, w));
+  if (!fs.existsSync(path.join(ROOT, 'server/dist/bin.js'))) return false;
+  return workspaces.every((w) => !fs.existsSync(path.join(w, 'src')) || newest(path.join(w, 'src'), /\.(ts|mts|js|mjs|json)$/) <= newest(path.join(w, 'dist'), /\.(js|mjs|json)$/));
+}
+
+/**
+ * Starts `node --conditions=quire-source --import tsx server/src/bin.ts` (or, with `built`, `node
+ * server/dist/bin.js`: what production runs; under tsx every worker thread also carries tsx and the TypeScript
+ * sources, several hundred MB of RSS more) as a child process (its own process group), with a temp data dir,
+ * a TMPDIR of its own, a free port and the same database/queue arrangement as startTestServer. Good for
+ * measuring the service's memory (rss()) and for killing it. close() stops it (SIGTERM, then SIGKILL of the
+ * group after 15 s) and removes everything it had.
+ */
+export async function startServerProcess(opts: { env?: Record<string, string>; plan?: 'free' | 'standard' | 'premium'; startTimeoutMs?: number; built?: boolean } = {}): Promise<ServerProcess> {
   const res = await serverResources(opts);
   const tmpDir = makeTempDir('test-tmp');
   // tsx keeps its transform cache in <TMPDIR>/tsx-<euid>: share this process's cache (a cold one makes start-up slow)
@@ -301,7 +323,8 @@ export async function startServerProcess(opts: { env?: Record<string, string>; p
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('QUIRE_') && k !== 'NODE_TEST_CONTEXT') env[k] = v;
   Object.assign(env, res.env, { TMPDIR: tmpDir });
-  const child = spawn(process.execPath, ['--conditions=quire-source', '--import', 'tsx', 'server/src/bin.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const args = opts.built ? ['server/dist/bin.js'] : ['--conditions=quire-source', '--import', 'tsx', 'server/src/bin.ts'];
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   openChildren.add(child);
   const lines: string[] = [];
   const keep = (chunk: Buffer) => {
@@ -373,7 +396,7 @@ export async function startServerProcess(opts: { env?: Record<string, string>; p
 export interface ServerWatch {
   /** stops sampling and returns what was seen */
   stop(): Promise<ServerWatchResult>;
-  /** the figures so far */
+  /** the RSS figures so far (the /healthz figures arrive with stop()) */
   snapshot(): ServerWatchResult;
 }
 
@@ -388,53 +411,71 @@ export interface ServerWatchResult {
   healthSlow: [number, string][];
 }
 
-/** GET /healthz on a connection of its own (no keep-alive: what a new client sees), in ms, or the error. */
-function healthOnce(url: string, timeoutMs: number): Promise<{ ms: number; error?: string }> {
+/**
+ * The /healthz sampler, run in a worker thread so that work in the test's own thread (building or sending a
+ * large body) cannot show up as server latency: GET /healthz on a connection of its own each time (no
+ * keep-alive: what a new client sees), one at a time, every `everyMs`; on 'stop' it posts what it saw.
+ */
+const HEALTH_SAMPLER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const http = require('node:http');
+const { url, everyMs, slowMs } = workerData;
+const t0 = Date.now();
+const r = { healthMaxMs: 0, healthSamples: 0, healthSlow: [] };
+let running = true;
+parentPort.on('message', (m) => { if (m === 'stop') running = false; });
+function once() {
   const start = performance.now();
   return new Promise((resolve) => {
-    const req = http.get(`${url}/healthz`, { agent: false, timeout: timeoutMs }, (res) => {
+    const req = http.get(url + '/healthz', { agent: false, timeout: 10000 }, (res) => {
       res.resume();
-      res.on('end', () => resolve({ ms: performance.now() - start, error: res.statusCode === 200 ? undefined : `HTTP ${res.statusCode}` }));
+      res.on('end', () => resolve({ ms: performance.now() - start, error: res.statusCode === 200 ? undefined : 'HTTP ' + res.statusCode }));
       res.on('error', (e) => resolve({ ms: performance.now() - start, error: e.message }));
     });
-    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)));
+    req.on('timeout', () => req.destroy(new Error('no answer within 10 s')));
     req.on('error', (e) => resolve({ ms: performance.now() - start, error: e.message }));
   });
 }
+(async () => {
+  while (running) {
+    const { ms, error } = await once();
+    r.healthMaxMs = Math.max(r.healthMaxMs, ms);
+    r.healthSamples++;
+    if (error || ms >= slowMs) r.healthSlow.push([Date.now() - t0, error || Math.round(ms) + ' ms']);
+    await new Promise((res) => setTimeout(res, Math.max(0, everyMs - ms)));
+  }
+  parentPort.postMessage(r);
+})();
+`;
 
 /**
  * Samples the server's RSS (every rssEveryMs, child-process servers only; also at start and stop) and the
- * latency of GET /healthz from another client without credentials (every healthEveryMs; one request at a
- * time, so a stalled server shows as one long sample).
+ * latency of GET /healthz from another client without credentials (every healthEveryMs, from a worker thread;
+ * one request at a time, so a stalled server shows as one long sample).
  */
 export function watchServer(s: HttpTestServer & { rss?: () => number }, opts: { rssEveryMs?: number; healthEveryMs?: number; slowMs?: number } = {}): ServerWatch {
-  const t0 = Date.now();
   const first = s.rss ? s.rss() : 0;
   const r: ServerWatchResult = { rssStartBytes: first, rssMaxBytes: first, rssSamples: s.rss ? 1 : 0, healthMaxMs: 0, healthSamples: 0, healthSlow: [] };
-  let running = true;
   const sampleRss = () => {
     r.rssMaxBytes = Math.max(r.rssMaxBytes, s.rss!());
     r.rssSamples++;
   };
   const rssTimer = s.rss ? setInterval(sampleRss, opts.rssEveryMs ?? 100) : null;
-  const health = (async () => {
-    while (running) {
-      const { ms, error } = await healthOnce(s.url, 10_000);
-      r.healthMaxMs = Math.max(r.healthMaxMs, ms);
-      r.healthSamples++;
-      if (error || ms >= (opts.slowMs ?? 500)) r.healthSlow.push([Date.now() - t0, error ?? `${Math.round(ms)} ms`]);
-      await sleep(Math.max(0, (opts.healthEveryMs ?? 200) - ms));
-    }
-  })();
+  const worker = new Worker(HEALTH_SAMPLER, { eval: true, execArgv: [], workerData: { url: s.url, everyMs: opts.healthEveryMs ?? 200, slowMs: opts.slowMs ?? 500 } });
+  const health = new Promise<Pick<ServerWatchResult, 'healthMaxMs' | 'healthSamples' | 'healthSlow'>>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
   return {
     snapshot: () => ({ ...r, healthSlow: [...r.healthSlow] }),
     async stop() {
-      running = false;
       if (rssTimer) {
         clearInterval(rssTimer);
         sampleRss();
       }
-      await health;
+      worker.postMessage('stop');
+      Object.assign(r, await health);
+      await worker.terminate();
       return { ...r, healthSlow: [...r.healthSlow] };
     },
   };
