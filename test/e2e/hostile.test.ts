@@ -9,6 +9,9 @@
  * time; the service is still up afterwards; and nothing is left on disk: no job input, no stored file without
  * its document, no temp file of the server.
  *
+ * The server runs built (server/dist/bin.js, as in production) when the build is current, else from the sources
+ * under tsx; tsx makes every worker thread larger.
+ *
  * The sizes keep their hostile shape (200 MB of XML, a million rows, 1,000 pages, 400 megapixels); the server's
  * limits are set low (decompressed bytes, cells, parse time) so that the suite stays fast.
  */
@@ -17,7 +20,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startServerProcess, uploadForm, waitForStatus, watchServer } from '../helpers/server.js';
+import { builtIsCurrent, startServerProcess, uploadForm, waitForStatus, watchServer } from '../helpers/server.js';
 import type { ServerProcess, ServerWatchResult } from '../helpers/server.js';
 import * as hostile from '../helpers/hostile.js';
 
@@ -33,6 +36,8 @@ const RSS_LIMIT = 1.5 * 1024 ** 3;
 const HEALTH_LIMIT_MS = 500;
 /** JSON requests are answered within this */
 const JSON_LIMIT_MS = 5_000;
+/** the built server (what production runs) when the build is current; else the sources under tsx */
+const BUILT = builtIsCurrent();
 
 /** What a raw JavaScript or system error looks like: users must get a sentence about their file instead. */
 const RAW_ERROR = /Cannot (read|set) propert|undefined is not|null is not|is not a function|is not defined|is not iterable|Maximum call stack|out of memory|Invalid (string|array) length|\bE(NOENT|ACCES|PIPE|CONNRESET|MFILE)\b|Unexpected (token|end of)|\bat [\w.$<>]+ \(|\bat (file|node):|\b(TypeError|RangeError|ReferenceError|SyntaxError)\b|\[object Object\]|^(Error|undefined|null|Internal server error)\.?$/i;
@@ -75,9 +80,12 @@ describe('hostile inputs over HTTP', () => {
   const f: Record<string, Buffer | Uint8Array> = {};
 
   async function start(): Promise<void> {
-    s = await startServerProcess({ env: LIMITS });
-    await sleep(500);
-    console.log(`# server process ${s.pid} started, RSS ${mb(s.rss())}`);
+    s = await startServerProcess({ env: LIMITS, built: BUILT });
+    const up = await s.json('/v1/documents', { method: 'POST', body: uploadForm('invoice.txt', 'Invoice 1042\n\nTotal due: 1,250.00 EUR\nDue date: 2024-05-01') });
+    assert.equal(up.status, 201, JSON.stringify(up.body));
+    textDocId = up.body.id;
+    assert.equal((await waitForStatus(s, `/v1/documents/${textDocId}`, 60_000)).status, 'completed');
+    console.log(`# server process ${s.pid} (${BUILT ? 'built: server/dist/bin.js' : 'sources under tsx'}) started, RSS after a first document ${mb(s.rss())}`);
   }
 
   /** Restarts the server if a case killed it (that case has failed already). */
@@ -101,11 +109,8 @@ describe('hostile inputs over HTTP', () => {
     f.lockedPdf = hostile.encryptedPdf({ userPassword: 'secret', ownerPassword: 'owner' });
     f.ownerOnlyPdf = hostile.encryptedPdf({ userPassword: '', ownerPassword: 'owner' });
     console.log(`# hostile fixtures built in ${Date.now() - t0} ms: ${Object.entries(f).map(([k, v]) => `${k} ${Math.ceil(v.length / 1024)} KB`).join(', ')}`);
+    if (!BUILT) console.log('# hostile: the build is missing or older than the sources, so the server runs from sources under tsx: its RSS includes tsx and the TypeScript sources in every worker thread (several hundred MB); `npm run build` first for production figures');
     await start();
-    const up = await s.json('/v1/documents', { method: 'POST', body: uploadForm('invoice.txt', 'Invoice 1042\n\nTotal due: 1,250.00 EUR\nDue date: 2024-05-01') });
-    assert.equal(up.status, 201, JSON.stringify(up.body));
-    textDocId = up.body.id;
-    assert.equal((await waitForStatus(s, `/v1/documents/${textDocId}`, 60_000)).status, 'completed');
   });
 
   after(async () => {
@@ -381,9 +386,9 @@ describe('hostile inputs over HTTP', () => {
 describe('a large legitimate sheet under the default limits', () => {
   let s: ServerProcess;
   before(async () => {
-    s = await startServerProcess();
+    s = await startServerProcess({ built: BUILT });
     await sleep(500);
-    console.log(`# server process ${s.pid} started (default limits), RSS ${mb(s.rss())}`);
+    console.log(`# server process ${s.pid} (${BUILT ? 'built' : 'sources under tsx'}) started with the default limits, RSS ${mb(s.rss())}`);
   });
   after(async () => {
     await s?.close();
