@@ -17,6 +17,10 @@ export default {
           const keep = [];
           for (;;) keep.push(new Array(1e6).fill({ a: Math.random() }));
         }
+        if (input.name === 'huge') {
+          const a = [];
+          for (let i = 0; ; i++) a.push(i); // one array doubled past the heap limit in a single step
+        }
         if (input.name === 'spin') {
           for (;;) {} // never looks at the signal
         }
@@ -24,13 +28,13 @@ export default {
           const e = new Error('no good'); e.name = 'QuireError'; throw e;
         }
         options.onProgress?.(0.5);
-        return { id: input.documentId, name: input.name, format: input.format, metadata: { thread: (await import('node:worker_threads')).isMainThread ? 'main' : 'worker', limits: options.limits ?? null }, pages: [], issues: [] };
+        return { id: input.documentId, name: input.name, format: input.format, metadata: { pid: process.pid, limits: options.limits ?? null }, pages: [], issues: [] };
       },
     };
   },
 };`;
 
-async function setup(heapMb = 64) {
+async function setup(heapMb = 256) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-sandbox-'));
   fs.writeFileSync(path.join(dir, 'hostile-reader.mjs'), PLUGIN);
   const registry = new PluginRegistry({ config: { ocr: { concurrency: 2 } }, dataDir: dir, selected: {} });
@@ -50,12 +54,12 @@ async function setup(heapMb = 64) {
   };
 }
 
-test('a reader runs in a worker thread, with its limits and progress', async () => {
+test('a reader runs in an isolate (a child process), with its limits and progress', async () => {
   const s = await setup();
   try {
     const seen: number[] = [];
     const doc = await s.read('fine', undefined, (f) => seen.push(f));
-    assert.equal(doc.metadata.thread, 'worker');
+    assert.equal(doc.metadata.pid !== process.pid, true);
     assert.deepEqual(doc.metadata.limits, { pages: 7 });
     assert.deepEqual(seen, [0.5]);
   } finally {
@@ -64,16 +68,28 @@ test('a reader runs in a worker thread, with its limits and progress', async () 
 });
 
 test('a reader that runs out of heap fails its document with UNPROCESSABLE; the next read works', async () => {
-  const s = await setup(48);
+  const s = await setup(200);
   try {
     const rssBefore = process.memoryUsage().rss;
     const err = await s.read('oom').then(() => null, (e) => e);
     assert.ok(isQuireError(err), `expected a QuireError, got ${err}`);
     assert.equal(err.code, 'UNPROCESSABLE');
-    assert.match(err.message, /more memory than the reader limit \(48 MB\)/);
+    assert.match(err.message, /more memory than the reader limit \(200 MB\)/);
     assert.ok(process.memoryUsage().rss - rssBefore < 400 * 1024 * 1024);
     const doc = await s.read('fine');
-    assert.equal(doc.metadata.thread, 'worker');
+    assert.equal(doc.metadata.pid !== process.pid, true);
+  } finally {
+    await s.close();
+  }
+});
+
+test('one array grown past the heap limit in a single step ends the isolate, not this process', async () => {
+  const s = await setup(200);
+  try {
+    const err = await s.read('huge').then(() => null, (e) => e);
+    assert.ok(isQuireError(err), `expected a QuireError, got ${err}`);
+    assert.equal(err.code, 'UNPROCESSABLE');
+    assert.equal((await s.read('fine')).name, 'fine');
   } finally {
     await s.close();
   }

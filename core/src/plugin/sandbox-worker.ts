@@ -1,16 +1,16 @@
 /**
- * A reader thread of ReaderSandbox: loads the reader plugins it is asked for (and the selected OCR plugin)
+ * A reader isolate of ReaderSandbox: loads the reader plugins it is asked for (and the selected OCR plugin)
  * into a registry of its own and reads documents one at a time.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { isolatePort } from '../util/worker.js';
 import { PluginRegistry } from './registry.js';
 import type { ReaderPlugin } from './kinds.js';
 import type { SandboxRequest, SandboxResponse, SandboxWorkerData } from './sandbox.js';
 import { revive, serialiseError } from './sandbox.js';
 import type { ParsedDocument } from '../model/content.js';
 
-const data = workerData as SandboxWorkerData;
-const port = parentPort!;
+const { data: raw, port } = isolatePort();
+const data = raw as SandboxWorkerData;
 const registry = new PluginRegistry({ config: data.settings.config, dataDir: data.settings.dataDir, selected: data.settings.selected as never, options: data.settings.options });
 const loaded = new Map<string, Promise<ReaderPlugin>>();
 let ocrReady: Promise<void> | null = null;

@@ -1,20 +1,21 @@
-import type { Worker } from 'node:worker_threads';
 import { QuireError, errors, isQuireError } from '../errors/index.js';
 import type { ErrorCode } from '../errors/index.js';
 import type { ParsedDocument } from '../model/content.js';
 import type { Logger } from '../util/logger.js';
 import { silentLogger } from '../util/logger.js';
-import { siblingModule, startWorker } from '../util/worker.js';
+import { siblingModule, startIsolate } from '../util/worker.js';
+import type { IsolateHandle } from '../util/worker.js';
 import type { ReadOptions, ReaderInput } from './kinds.js';
 import type { PluginOrigin, PluginRegistry } from './registry.js';
 
 /**
- * Runs readers inside worker threads with a heap limit, so that a hostile document costs one thread, never
- * the process: a thread that runs out of heap is replaced and the document fails with UNPROCESSABLE; an
- * aborted read (time limit, cancelled job) that does not stop within a grace period has its thread
- * terminated. The API's event loop never runs a parser.
+ * Runs readers in child processes with a heap limit (isolates), so that a hostile document costs one
+ * isolate, never the service: an isolate that runs out of heap is replaced and the document fails with
+ * UNPROCESSABLE; an aborted read (time limit, cancelled job) that does not stop within a grace period has
+ * its isolate killed. The API's event loop never runs a parser. (Processes rather than worker threads:
+ * a thread's heap limit is best effort, and one allocation past it aborts the whole process.)
  *
- * Each thread holds its own registry with the reader plugins it was asked for (loaded from the same
+ * Each isolate holds its own registry with the reader plugins it was asked for (loaded from the same
  * package or path as in the parent) and the selected OCR plugin.
  */
 export interface ReaderSandboxOptions {
@@ -69,7 +70,7 @@ interface Task {
 }
 
 interface Slot {
-  worker: Worker;
+  worker: IsolateHandle;
   task: Task | null;
   served: number;
   dead: boolean;
@@ -159,13 +160,9 @@ export class ReaderSandbox {
   }
 
   private spawn(): Slot {
-    const worker = startWorker(siblingModule(import.meta.url, 'sandbox-worker'), {
-      workerData: this.workerData,
-      resourceLimits: { maxOldGenerationSizeMb: this.opts.heapMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, Math.floor(this.opts.heapMb / 16))) },
-    });
+    const worker = startIsolate(siblingModule(import.meta.url, 'sandbox-worker'), { workerData: this.workerData, heapMb: this.opts.heapMb });
     const slot: Slot = { worker, task: null, served: 0, dead: false };
     this.slots.push(slot);
-    worker.unref();
     worker.on('message', (m: SandboxResponse) => this.onMessage(slot, m));
     worker.on('error', (err: Error & { code?: string }) => {
       const task = slot.task;

@@ -1,4 +1,8 @@
-import { Worker } from 'node:worker_threads';
+import { fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { Worker, parentPort, workerData } from 'node:worker_threads';
 import type { ResourceLimits } from 'node:worker_threads';
 
 /**
@@ -38,4 +42,108 @@ export function startWorker(url: URL, opts: StartWorkerOptions = {}): Worker {
   const tsx = import.meta.resolve('tsx/esm/api');
   const code = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(url.href)}); });`;
   return new Worker(code, { ...common, eval: true });
+}
+
+/** The parts of a Worker that the pools use; a child process started by startIsolate() offers the same. */
+export interface IsolateHandle {
+  postMessage(message: unknown): void;
+  on(event: 'message', listener: (message: any) => void): this;
+  on(event: 'error', listener: (err: Error & { code?: string }) => void): this;
+  on(event: 'exit', listener: (code: number) => void): this;
+  terminate(): Promise<unknown>;
+  ref(): void;
+  unref(): void;
+}
+
+/**
+ * Starts a module in a child process of its own with a heap limit (`--max-old-space-size`), answering like a
+ * Worker (postMessage / message / error / exit / terminate). Unlike a worker thread's resourceLimits, whose
+ * enforcement is best effort (one allocation past the limit in a single step aborts the whole process,
+ * nodejs/node#47224), a child process that runs out of memory ends alone: the parent sees an 'error' with
+ * code ERR_WORKER_OUT_OF_MEMORY and then 'exit'. The module reads its data and talks through isolatePort().
+ */
+export function startIsolate(url: URL, opts: { workerData?: unknown; heapMb: number }): IsolateHandle {
+  const execArgv: string[] = [];
+  for (let i = 0; i < process.execArgv.length; i++) {
+    const a = process.execArgv[i]!;
+    // the test runner's and the debugger's flags stay with the parent; the heap limit is the isolate's own
+    if (/^--(test|experimental-test|inspect|max-old-space-size|heapsnapshot|cpu-prof|prof)/.test(a)) continue;
+    execArgv.push(a);
+  }
+  execArgv.push(`--max-old-space-size=${opts.heapMb}`);
+  const child: ChildProcess = fork(fileURLToPath(url), [], {
+    execArgv,
+    serialization: 'advanced',
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, QUIRE_ISOLATE_DATA: JSON.stringify(opts.workerData ?? null) },
+  });
+  const emitter = new EventEmitter();
+  let terminating = false;
+  let exited = false;
+  // the child and its channel never hold the parent's event loop by themselves; ref() holds it with a timer
+  // (the ref/unref of an IPC channel is counted by Node itself and cannot be relied on from outside)
+  child.unref();
+  (child.channel as { unref?: () => void } | undefined)?.unref?.();
+  let keep: NodeJS.Timeout | null = null;
+  const hold = (on: boolean) => {
+    if (on && !keep) keep = setInterval(() => {}, 1 << 30);
+    else if (!on && keep) {
+      clearInterval(keep);
+      keep = null;
+    }
+  };
+  child.on('message', (m) => emitter.emit('message', m));
+  child.on('error', (e) => emitter.emit('error', e));
+  child.on('exit', (code, signal) => {
+    exited = true;
+    hold(false);
+    // V8 ends a process that runs out of heap, or grows one object past it, with abort() or a trap
+    // (SIGABRT, SIGTRAP, SIGILL; 134, 133, 132 when reported as exit codes)
+    if (!terminating && (signal === 'SIGABRT' || signal === 'SIGTRAP' || signal === 'SIGILL' || code === 134 || code === 133 || code === 132)) emitter.emit('error', Object.assign(new Error('the isolate ran out of memory'), { code: 'ERR_WORKER_OUT_OF_MEMORY' }));
+    else if (!terminating && signal) emitter.emit('error', Object.assign(new Error(`the isolate was stopped by ${signal}`), { code: 'ERR_ISOLATE_KILLED' }));
+    emitter.emit('exit', code ?? (signal ? 1 : 0));
+  });
+  const handle: IsolateHandle = {
+    postMessage(message) {
+      if (!exited && child.connected) child.send(message as never);
+    },
+    on(event: string, listener: (...args: any[]) => void) {
+      emitter.on(event, listener);
+      return handle;
+    },
+    terminate() {
+      if (exited) return Promise.resolve(0);
+      terminating = true;
+      hold(true);
+      return new Promise((resolve) => {
+        child.once('exit', resolve);
+        child.kill('SIGKILL');
+      });
+    },
+    ref() {
+      hold(true);
+    },
+    unref() {
+      hold(false);
+    },
+  } as IsolateHandle;
+  return handle;
+}
+
+/**
+ * Inside a module started by startIsolate() (a child process) or startWorker() (a thread): its data and the
+ * port to its parent. A child process ends when its parent goes away.
+ */
+export function isolatePort(): { data: unknown; port: { on(event: 'message', listener: (m: any) => void): void; postMessage(m: unknown): void } } {
+  if (parentPort) return { data: workerData, port: parentPort };
+  if (!process.send) throw new Error('isolatePort(): not started by startIsolate or startWorker');
+  process.on('disconnect', () => process.exit(0));
+  const raw = process.env.QUIRE_ISOLATE_DATA;
+  return {
+    data: raw ? JSON.parse(raw) : null,
+    port: {
+      on: (_event, listener) => void process.on('message', listener),
+      postMessage: (m) => void process.send!(m as never),
+    },
+  };
 }

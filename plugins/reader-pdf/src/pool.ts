@@ -1,17 +1,13 @@
 /**
- * A small worker_threads pool: a queue of tasks, one task per worker at a time. A task whose signal
- * aborts is dropped from the queue, or, when already running, its worker is terminated and replaced
- * (pdf.js cannot be interrupted inside a page). Each worker has a heap limit: a document that needs more
- * kills only its worker, fails with UNPROCESSABLE, and the worker is replaced.
- *
- * The limit is V8's resourceLimits, which Node enforces on a best-effort basis: memory held in many objects
- * ends the worker alone, but a single array grown past the limit in one step (a string literal of
- * hundreds of megabytes in a content stream) still aborts the whole process (nodejs/node#47224). Only a
- * child process would bound that case.
+ * A small pool of parse workers, each a child process (core's startIsolate): a queue of tasks, one task per
+ * worker at a time. A task whose signal aborts is dropped from the queue, or, when already running, its
+ * worker is killed and replaced (pdf.js cannot be interrupted inside a page). Each worker has a heap limit:
+ * a document that needs more ends only its worker, fails with UNPROCESSABLE, and the worker is replaced.
+ * Processes rather than threads: a thread's heap limit is best effort, and a single array grown past it in
+ * one step (a flate-bombed content stream) aborts the whole process (nodejs/node#47224).
  */
-import { Worker } from 'node:worker_threads';
-import type { ResourceLimits } from 'node:worker_threads';
-import { errors } from '@quire/core';
+import { errors, startIsolate } from '@quire/core';
+import type { IsolateHandle } from '@quire/core';
 import type { WorkerRequest, WorkerResponse } from './types.js';
 
 type Payload = WorkerRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
@@ -27,7 +23,7 @@ interface Task {
 }
 
 interface Slot {
-  worker: Worker;
+  worker: IsolateHandle;
   ready: Promise<void>;
   task: (Task & { id: number }) | null;
   dead: boolean;
@@ -39,31 +35,6 @@ interface Slot {
 export function workerUrl(): URL {
   const self = import.meta.url;
   return new URL(self.endsWith('.ts') ? './worker.ts' : './worker.js', self);
-}
-
-/**
- * Starts the worker. A built worker (.js) is started directly; a TypeScript source worker (tests and
- * development under tsx) is started through a small bootstrap that registers tsx in the worker first,
- * since Node 20 does not carry `--import tsx` loader hooks into worker threads.
- */
-function startWorker(url: URL, resourceLimits?: ResourceLimits): Worker {
-  const fromSource = url.pathname.endsWith('.ts');
-  // the parent's flags without tsx hooks; a built worker also resolves packages to their built files
-  const execArgv: string[] = [];
-  for (let i = 0; i < process.execArgv.length; i++) {
-    const a = process.execArgv[i]!;
-    const next = process.execArgv[i + 1] ?? '';
-    if ((a === '--import' || a === '--require' || a === '--loader') && /tsx/.test(next)) i++;
-    else if (/^--(import|require|loader)=.*tsx/.test(a)) continue;
-    else if (!fromSource && /^(--conditions|-C)=(quire-)?source$/.test(a)) continue;
-    else if (!fromSource && (a === '--conditions' || a === '-C') && /^(quire-)?source$/.test(next)) i++;
-    else if (/^--max-old-space-size/.test(a)) continue; // the worker's own limit is resourceLimits
-    else execArgv.push(a);
-  }
-  if (!fromSource) return new Worker(url, { stdout: false, stderr: false, execArgv, resourceLimits });
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const code = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(url.href)}); });`;
-  return new Worker(code, { eval: true, stdout: false, stderr: false, execArgv, resourceLimits });
 }
 
 export interface WorkerPoolOptions {
@@ -102,7 +73,7 @@ export class WorkerPool {
 
   private spawn(): Slot {
     this.started++;
-    const worker = startWorker(this.url, { maxOldGenerationSizeMb: this.heapMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, Math.floor(this.heapMb / 16))) });
+    const worker = startIsolate(this.url, { heapMb: this.heapMb });
     worker.unref();
     let markReady!: () => void;
     const slot: Slot = { worker, ready: new Promise<void>((r) => (markReady = r)), task: null, dead: false, after: [] };

@@ -1,12 +1,12 @@
 /**
- * A parse worker (worker_threads): opens a PDF with pdfjs-dist once per job and lays out the page ranges
+ * A parse worker (a child process started by core's startIsolate): opens a PDF with pdfjs-dist once per job and lays out the page ranges
  * it is given; renders scanned pages to PNG for OCR. One task at a time; documents stay open until the
  * job is released.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { parentPort, threadId } from 'node:worker_threads';
+import { isolatePort } from '@quire/core';
 import v8 from 'node:v8';
 import type { Rule, TextItem, PageResult, OpenResult, WorkerRequest, WorkerResponse, PageElement } from './types.js';
 import { layoutPage, mayHaveTable } from './layout.js';
@@ -588,7 +588,7 @@ const tick = (k: string, t0: number) => {
   return performance.now();
 };
 const printTiming = () =>
-  TIMING && console.error(`[pdf worker ${threadId}] ms ${JSON.stringify(Object.fromEntries([...TIMING].map(([k, v]) => [k, Math.round(v)])))}; heap ${(v8.getHeapStatistics().used_heap_size / 1048576).toFixed(0)} MiB`);
+  TIMING && console.error(`[pdf worker ${process.pid}] ms ${JSON.stringify(Object.fromEntries([...TIMING].map(([k, v]) => [k, Math.round(v)])))}; heap ${(v8.getHeapStatistics().used_heap_size / 1048576).toFixed(0)} MiB`);
 
 async function parsePage(doc: PDFDocumentProxy, n: number): Promise<PageResult> {
   let t = performance.now();
@@ -733,13 +733,14 @@ async function handle(msg: WorkerRequest): Promise<unknown> {
   }
 }
 
-parentPort!.on('message', (msg: WorkerRequest) => {
+const { port } = isolatePort();
+port.on('message', (msg: WorkerRequest) => {
   handle(msg).then(
-    (result) => parentPort!.postMessage({ id: msg.id, ok: true, result } satisfies WorkerResponse),
+    (result) => port.postMessage({ id: msg.id, ok: true, result } satisfies WorkerResponse),
     (e: unknown) => {
       const err = e as { name?: string; message?: string };
-      parentPort!.postMessage({ id: msg.id, ok: false, error: { name: err?.name ?? 'Error', message: err?.message ?? String(e) } } satisfies WorkerResponse);
+      port.postMessage({ id: msg.id, ok: false, error: { name: err?.name ?? 'Error', message: err?.message ?? String(e) } } satisfies WorkerResponse);
     },
   );
 });
-parentPort!.postMessage({ ready: true });
+port.postMessage({ ready: true });
