@@ -37,6 +37,7 @@ test('registry: loads a third-party plugin from a folder and checks its manifest
   assert.equal(r.get('chunker').chunk({} as any, {} as any).length, 3);
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'x', type: 'module', main: 'index.js', quire: { kind: 'reader', name: 'mine', core: '^1' } }));
   await assert.rejects(reg().load(dir), /package.json "quire" says reader:mine/);
+  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 test('builder: spans index the full text; tables render in three formats', () => {
