@@ -4,7 +4,8 @@
  */
 import { isolatePort } from '../util/worker.js';
 import { PluginRegistry } from './registry.js';
-import type { ReaderPlugin } from './kinds.js';
+import fs from 'node:fs/promises';
+import type { ChunkerPlugin, ReaderPlugin } from './kinds.js';
 import type { SandboxRequest, SandboxResponse, SandboxWorkerData } from './sandbox.js';
 import { revive, serialiseError } from './sandbox.js';
 import type { ParsedDocument } from '../model/content.js';
@@ -70,6 +71,20 @@ function reader(name: string, origin: { spec: string; baseDir: string }): Promis
   return p;
 }
 
+const chunkers = new Map<string, Promise<ChunkerPlugin>>();
+function chunker(name: string, origin: { spec: string; baseDir: string }): Promise<ChunkerPlugin> {
+  let p = chunkers.get(name);
+  if (!p) {
+    p = (async () => {
+      await registry.load(origin.spec, origin.baseDir);
+      return registry.instantiate('chunker', name);
+    })();
+    chunkers.set(name, p);
+    p.catch(() => chunkers.delete(name));
+  }
+  return p;
+}
+
 const send = (m: SandboxResponse) => port.postMessage(m);
 
 port.on('message', (m: SandboxRequest) => {
@@ -89,6 +104,12 @@ port.on('message', (m: SandboxRequest) => {
   running.set(m.id, controller);
   void (async () => {
     try {
+      if (m.type === 'chunk') {
+        const c = await chunker(m.chunker.name, m.chunker.origin);
+        const doc = JSON.parse(await fs.readFile(m.path, 'utf8')) as ParsedDocument;
+        send({ type: 'done', id: m.id, chunks: c.chunk(doc, m.options) });
+        return;
+      }
       const r = await reader(m.reader.name, m.reader.origin);
       let last = -1;
       const doc = await r.read(m.input, {
@@ -102,7 +123,8 @@ port.on('message', (m: SandboxRequest) => {
           }
         },
       });
-      send({ type: 'done', id: m.id, doc });
+      if (m.json) send({ type: 'done', id: m.id, json: { json: JSON.stringify(doc), pages: doc.pages.length, ocrPages: doc.pages.filter((p) => p.ocr).length, issues: doc.issues } });
+      else send({ type: 'done', id: m.id, doc });
     } catch (e) {
       send({ type: 'error', id: m.id, error: serialiseError(e) });
     } finally {

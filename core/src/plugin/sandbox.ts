@@ -5,7 +5,8 @@ import type { Logger } from '../util/logger.js';
 import { silentLogger } from '../util/logger.js';
 import { siblingModule, startIsolate } from '../util/worker.js';
 import type { IsolateHandle } from '../util/worker.js';
-import type { ReadOptions, ReaderInput } from './kinds.js';
+import type { ChunkOptions, ReadOptions, ReaderInput } from './kinds.js';
+import type { Chunk } from '../model/content.js';
 import type { PluginOrigin, PluginRegistry } from './registry.js';
 
 /**
@@ -39,7 +40,8 @@ export interface SandboxWorkerData {
 }
 
 export type SandboxRequest =
-  | { type: 'read'; id: number; reader: { name: string; origin: PluginOrigin }; input: ReaderInput; options: Omit<ReadOptions, 'signal' | 'onProgress'> }
+  | { type: 'read'; id: number; reader: { name: string; origin: PluginOrigin }; input: ReaderInput; options: Omit<ReadOptions, 'signal' | 'onProgress'>; json?: boolean }
+  | { type: 'chunk'; id: number; chunker: { name: string; origin: PluginOrigin }; path: string; options: ChunkOptions }
   | { type: 'abort'; id: number }
   | { type: 'delegated'; id: number; call: number; doc?: ParsedDocument; error?: SerialisedError };
 
@@ -53,17 +55,29 @@ export interface SerialisedError {
 
 export type SandboxResponse =
   | { type: 'progress'; id: number; fraction: number }
-  | { type: 'done'; id: number; doc: ParsedDocument }
+  | { type: 'done'; id: number; doc?: ParsedDocument; json?: ReadJson; chunks?: Chunk[] }
   | { type: 'error'; id: number; error: SerialisedError }
   /** a reader in the thread asks a parent reader (e.g. slides → pdf for a converted .ppt) */
   | { type: 'delegate'; id: number; call: number; reader: string; input: ReaderInput; options: Omit<ReadOptions, 'signal' | 'onProgress'> };
 
+/** A document read as its JSON text (what blob storage keeps) with the little the caller needs to know of it. */
+export interface ReadJson {
+  json: string;
+  pages: number;
+  ocrPages: number;
+  issues: ParsedDocument['issues'];
+}
+
+type TaskRequest = Extract<SandboxRequest, { type: 'read' | 'chunk' }>;
+
 interface Task {
   id: number;
-  request: Extract<SandboxRequest, { type: 'read' }>;
+  request: TaskRequest;
+  /** for messages: the format being read, or 'chunks' */
+  what: string;
   signal?: AbortSignal;
   onProgress?: (f: number) => void;
-  resolve(doc: ParsedDocument): void;
+  resolve(result: any): void;
   reject(e: unknown): void;
   settled: boolean;
   onAbort?: () => void;
@@ -112,14 +126,42 @@ export class ReaderSandbox {
   }
 
   read(readerName: string, input: ReaderInput, options: ReadOptions): Promise<ParsedDocument> {
-    if (this.closed) return Promise.reject(errors.unavailable('the reader threads are closed'));
+    return this.readAs(readerName, input, options, false).then((r) => (r as { doc: ParsedDocument }).doc);
+  }
+
+  /**
+   * Reads a document and gives it back as JSON text, parsed and serialised in the isolate: a large document
+   * is never turned into objects on the calling thread (storing it only needs the text).
+   */
+  readJson(readerName: string, input: ReaderInput, options: ReadOptions): Promise<ReadJson> {
+    return this.readAs(readerName, input, options, true).then((r) => (r as { json: ReadJson }).json);
+  }
+
+  /** Chunks a stored parsed document (JSON at `path`) with the chunker kind:name, in an isolate. */
+  chunk(chunkerName: string, path: string, options: ChunkOptions, signal?: AbortSignal): Promise<Chunk[]> {
+    const origin = this.registry.origin('chunker', chunkerName);
+    if (!origin) return Promise.reject(new Error(`chunker ${chunkerName} was not loaded from a module and cannot run in an isolate`));
+    return this.submit((id) => ({ type: 'chunk', id, chunker: { name: chunkerName, origin }, path, options: { ...options } }), 'chunks', signal).then((r) => (r as { chunks: Chunk[] }).chunks);
+  }
+
+  /** Whether kind:name can run here (it was loaded from a package or path, not registered inline). */
+  canRunPlugin(kind: 'reader' | 'chunker', name: string): boolean {
+    return !!this.registry.origin(kind, name);
+  }
+
+  private readAs(readerName: string, input: ReaderInput, options: ReadOptions, json: boolean): Promise<unknown> {
     const origin = this.registry.origin('reader', readerName);
-    if (!origin) return Promise.reject(new Error(`reader ${readerName} was not loaded from a module and cannot run in a thread`));
-    options.signal?.throwIfAborted();
+    if (!origin) return Promise.reject(new Error(`reader ${readerName} was not loaded from a module and cannot run in an isolate`));
     const { signal, onProgress, ...plain } = options;
-    return new Promise<ParsedDocument>((resolve, reject) => {
+    return this.submit((id) => ({ type: 'read', id, reader: { name: readerName, origin }, input: { ...input }, options: plain, json }), input.format, signal, onProgress);
+  }
+
+  private submit(make: (id: number) => TaskRequest, what: string, signal?: AbortSignal, onProgress?: (f: number) => void): Promise<unknown> {
+    if (this.closed) return Promise.reject(errors.unavailable('the reader isolates are closed'));
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
       const id = this.nextId++;
-      const task: Task = { id, request: { type: 'read', id, reader: { name: readerName, origin }, input: { ...input }, options: plain }, signal, onProgress, resolve, reject, settled: false };
+      const task: Task = { id, request: make(id), what, signal, onProgress, resolve, reject, settled: false };
       if (signal) {
         task.onAbort = () => this.abort(task);
         signal.addEventListener('abort', task.onAbort, { once: true });
@@ -171,10 +213,10 @@ export class ReaderSandbox {
         return;
       }
       if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') {
-        this.settle(task, errors.unprocessable(`${task.request.input.format} could not be read: the document needs more memory than the reader limit (${this.opts.heapMb} MB)`, { limit_mb: this.opts.heapMb }));
+        this.settle(task, errors.unprocessable(`${task.what} could not be read: the document needs more memory than the reader limit (${this.opts.heapMb} MB)`, { limit_mb: this.opts.heapMb }));
       } else {
-        this.logger.error({ err: err.message, format: task.request.input.format }, 'reader thread crashed');
-        this.settle(task, errors.processing(`${task.request.input.format} could not be read: the reader stopped unexpectedly`));
+        this.logger.error({ err: err.message, format: task.what }, 'reader thread crashed');
+        this.settle(task, errors.processing(`${task.what} could not be read: the reader stopped unexpectedly`));
       }
     });
     worker.on('exit', () => {
@@ -182,7 +224,7 @@ export class ReaderSandbox {
       clearTimeout(slot.killTimer);
       const i = this.slots.indexOf(slot);
       if (i >= 0) this.slots.splice(i, 1);
-      if (slot.task) this.settle(slot.task, errors.processing(`${slot.task.request.input.format} could not be read: the reader stopped unexpectedly`));
+      if (slot.task) this.settle(slot.task, errors.processing(`${slot.task.what} could not be read: the reader stopped unexpectedly`));
       slot.task = null;
       this.pump();
     });
@@ -204,7 +246,7 @@ export class ReaderSandbox {
       void this.delegate(slot, task, m);
       return;
     }
-    if (m.type === 'done') this.settle(task, null, m.doc);
+    if (m.type === 'done') this.settle(task, null, m);
     else this.settle(task, revive(m.error));
     slot.task = null;
     slot.worker.unref();
@@ -217,6 +259,7 @@ export class ReaderSandbox {
   }
 
   private async delegate(slot: Slot, task: Task, m: Extract<SandboxResponse, { type: 'delegate' }>): Promise<void> {
+    if (task.request.type !== 'read') return;
     let reply: SandboxRequest;
     try {
       const reader = this.registry.get('reader', m.reader);
@@ -241,7 +284,7 @@ export class ReaderSandbox {
     // a reader that does not stop by itself loses its thread
     slot.killTimer = setTimeout(() => {
       if (slot.task !== task) return;
-      this.logger.warn({ format: task.request.input.format }, 'reader did not stop after abort; its thread is terminated');
+      this.logger.warn({ format: task.what }, 'reader did not stop after abort; its thread is terminated');
       this.settle(task, reason);
       slot.task = null;
       slot.dead = true;
@@ -250,12 +293,12 @@ export class ReaderSandbox {
     slot.killTimer.unref?.();
   }
 
-  private settle(task: Task, err: unknown, doc?: ParsedDocument): void {
+  private settle(task: Task, err: unknown, result?: unknown): void {
     if (task.settled) return;
     task.settled = true;
     if (task.onAbort) task.signal?.removeEventListener('abort', task.onAbort);
     if (err) task.reject(err);
-    else task.resolve(doc!);
+    else task.resolve(result);
   }
 }
 

@@ -5,7 +5,7 @@ import { addDocument } from '../services/collections.js';
 import { publicErrorText } from '../services/documents.js';
 import { parseConfig } from '../services/parse-config.js';
 import { ownerOf, requireDocument } from './index.js';
-import { chunkParsed, contentKey, indexChunks, loadParsed, readFile, saveParsed, storeChunks } from './steps.js';
+import { chunkStored, contentKey, indexChunks, readFileToStorage, storeChunks } from './steps.js';
 
 /** spec §6.1 document.completed data */
 export function documentEventData(doc: DocumentRecord) {
@@ -28,14 +28,12 @@ export function defineIngestPipeline(rt: QuireRuntime): void {
           const local = rt.storage.localPath(doc.storage_key);
           const tmp = local ? null : await rt.storage.toTempFile(doc.storage_key);
           try {
-            const parsed = await readFile(rt, { path: local ?? tmp!.path, name: doc.name, format: doc.file_type, size: doc.file_size, id: doc.id }, cfg, {
+            const read = await readFileToStorage(rt, { path: local ?? tmp!.path, name: doc.name, format: doc.file_type, size: doc.file_size, id: doc.id }, cfg, contentKey(doc.id), {
               signal: ctx.signal,
               onProgress: (f) => void ctx.progress(f).catch(() => {}),
             });
-            await saveParsed(rt, contentKey(doc.id), parsed);
-            const ocrPages = parsed.pages.filter((p) => p.ocr).length;
-            await rt.store.repo('documents').update(doc.id, { pages: parsed.pages.length, content_key: contentKey(doc.id), issues: parsed.issues.length ? parsed.issues : null, updated_at: new Date() });
-            return { documentId: doc.id, pages: parsed.pages.length, ocr_pages: ocrPages };
+            await rt.store.repo('documents').update(doc.id, { pages: read.pages, content_key: contentKey(doc.id), issues: read.issues.length ? read.issues : null, updated_at: new Date() });
+            return { documentId: doc.id, pages: read.pages, ocr_pages: read.ocrPages };
           } finally {
             await tmp?.cleanup();
           }
@@ -46,8 +44,8 @@ export function defineIngestPipeline(rt: QuireRuntime): void {
         async run(ctx) {
           const doc = await requireDocument(rt, String(ctx.payload.documentId));
           const cfg = parseConfig(doc.parsing_config ?? {});
-          const parsed = await loadParsed(rt, contentKey(doc.id));
-          const chunks = chunkParsed(rt, parsed, cfg);
+          // chunked in an isolate: a large document is never parsed back into objects on this event loop
+          const chunks = await chunkStored(rt, contentKey(doc.id), cfg, ctx.signal);
           await storeChunks(rt, ownerOf(doc), doc.id, chunks);
           return { ...ctx.payload, chunks: chunks.length };
         },

@@ -8,7 +8,7 @@ import { callbackSecret } from '../services/signing.js';
 import { fetchUrl } from '../services/url-fetch.js';
 import { publicErrorText } from '../services/documents.js';
 import { ownerOf, requireDocument } from './index.js';
-import { apiChunk, chunkParsed, contentKey, jobInputKey, jobParsedKey, loadParsed, readFile, saveParsed } from './steps.js';
+import { apiChunk, chunkStored, contentKey, jobInputKey, jobParsedKey, loadParsed, readFileToStorage, saveParsed } from './steps.js';
 
 /** Downloads a URL input into blob storage (SSRF-checked, size-limited while streaming) and detects its format. */
 export async function fetchInputToStorage(rt: QuireRuntime, url: string, key: string): Promise<{ name: string; format: string; size: number }> {
@@ -57,12 +57,11 @@ export function defineParsePipeline(rt: QuireRuntime): void {
           const local = rt.storage.localPath(p.key);
           const tmp = local ? null : await rt.storage.toTempFile(p.key);
           try {
-            const parsed = await readFile(rt, { path: local ?? tmp!.path, name: p.name, format: p.format, size: p.size, id: ctx.job.id }, cfg, {
+            const read = await readFileToStorage(rt, { path: local ?? tmp!.path, name: p.name, format: p.format, size: p.size, id: ctx.job.id }, cfg, jobParsedKey(ctx.job.id), {
               signal: ctx.signal,
               onProgress: (f) => void ctx.progress(f).catch(() => {}),
             });
-            await saveParsed(rt, jobParsedKey(ctx.job.id), parsed);
-            return { ...p, parsedKey: jobParsedKey(ctx.job.id) };
+            return { ...p, parsedKey: jobParsedKey(ctx.job.id), pages: read.pages };
           } finally {
             await tmp?.cleanup();
           }
@@ -72,11 +71,16 @@ export function defineParsePipeline(rt: QuireRuntime): void {
         name: 'chunk',
         async run(ctx) {
           const cfg = parseConfig((ctx.job.input as { config?: unknown }).config ?? {});
-          const p = ctx.payload as { parsedKey: string; source: string };
-          const parsed = await loadParsed(rt, p.parsedKey);
-          if (p.parsedKey !== jobParsedKey(ctx.job.id)) await saveParsed(rt, jobParsedKey(ctx.job.id), parsed); // jobid:// reuse reads it here
-          const chunks = chunkParsed(rt, parsed, cfg);
-          const pages = parsed.pages.length;
+          const p = ctx.payload as { parsedKey: string; source: string; pages?: number; documentId?: string };
+          let pages = p.pages;
+          if (p.parsedKey !== jobParsedKey(ctx.job.id)) {
+            // jobid:// reuse reads the job's own copy
+            const parsed = await loadParsed(rt, p.parsedKey);
+            await saveParsed(rt, jobParsedKey(ctx.job.id), parsed);
+            pages = parsed.pages.length;
+          }
+          const chunks = await chunkStored(rt, jobParsedKey(ctx.job.id), cfg, ctx.signal);
+          pages ??= 0;
           return { type: 'full', chunks: chunks.map(apiChunk), usage: { num_pages: pages, credits: creditsFor(cfg.ocr.agentic ? 'ocr_agentic' : 'parse', pages) } };
         },
       },

@@ -44,7 +44,8 @@ export interface FileRef {
   id: string;
 }
 
-export async function readFile(rt: Pick<QuireRuntime, 'registry' | 'config'>, file: FileRef, cfg: ParseConfig, opts: { signal?: AbortSignal; maxPages?: number; onProgress?: (f: number) => void } = {}): Promise<ParsedDocument> {
+/** What a read needs: the reader for the format, its input and options, and the time limit. */
+function readPlan(rt: Pick<QuireRuntime, 'registry' | 'config'>, file: FileRef, cfg: ParseConfig, opts: { signal?: AbortSignal; maxPages?: number; onProgress?: (f: number) => void }) {
   const reader = readerEntry(rt, file.format);
   const timeout = AbortSignal.timeout(rt.config.limits.parseTimeoutMs);
   const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
@@ -56,30 +57,76 @@ export async function readFile(rt: Pick<QuireRuntime, 'registry' | 'config'>, fi
     onProgress: opts.onProgress,
     limits: configReadLimits(rt),
   };
+  // readers that do not bound themselves run in an isolate with a heap limit, off this event loop
+  const sandbox = reader.instance.isolated ? null : sandboxOf(rt);
+  const isolate = sandbox?.canRunPlugin('reader', reader.name) ? sandbox : null;
+  const failed = (e: unknown): unknown => {
+    if (timeout.aborted) return errors.processing(`Parsing timed out after ${Math.round(rt.config.limits.parseTimeoutMs / 1000)} s`);
+    if (opts.signal?.aborted) return e;
+    if (isQuireError(e)) return e;
+    // the message of an unexpected error stays in the log: users get what failed, not an internal detail
+    return errors.processing(`${file.format.toUpperCase()} could not be read: the file is damaged or not a valid ${file.format} file`, { cause: (e as Error)?.name ?? 'Error' });
+  };
+  return { reader, input, options, isolate, failed };
+}
+
+export async function readFile(rt: Pick<QuireRuntime, 'registry' | 'config'>, file: FileRef, cfg: ParseConfig, opts: { signal?: AbortSignal; maxPages?: number; onProgress?: (f: number) => void } = {}): Promise<ParsedDocument> {
+  const { reader, input, options, isolate, failed } = readPlan(rt, file, cfg, opts);
   try {
-    // readers that do not bound themselves run in an isolated thread with a heap limit, off this event loop
-    const sandbox = reader.instance.isolated ? null : sandboxOf(rt);
-    if (sandbox?.canRun(reader.name)) return await sandbox.read(reader.name, input, options);
+    if (isolate) return await isolate.read(reader.name, input, options);
     return await reader.instance.read(input, options);
   } catch (e) {
-    if (timeout.aborted) throw errors.processing(`Parsing timed out after ${Math.round(rt.config.limits.parseTimeoutMs / 1000)} s`);
-    if (opts.signal?.aborted) throw e;
-    if (isQuireError(e)) throw e;
-    // the message of an unexpected error stays in the log: users get what failed, not an internal detail
-    throw errors.processing(`${file.format.toUpperCase()} could not be read: the file is damaged or not a valid ${file.format} file`, { cause: (e as Error)?.name ?? 'Error' });
+    throw failed(e);
   }
+}
+
+/** What the read stage needs to know of a document it stored. */
+export interface StoredRead {
+  pages: number;
+  ocrPages: number;
+  issues: ParsedDocument['issues'];
+}
+
+/**
+ * Reads a file and stores the parsed document as JSON under `key`. A reader in an isolate hands back the
+ * JSON text itself, so a large document is never turned into objects on this event loop.
+ */
+export async function readFileToStorage(rt: Pick<QuireRuntime, 'registry' | 'config' | 'storage'>, file: FileRef, cfg: ParseConfig, key: string, opts: { signal?: AbortSignal; onProgress?: (f: number) => void } = {}): Promise<StoredRead> {
+  const { reader, input, options, isolate, failed } = readPlan(rt, file, cfg, opts);
+  if (!isolate) {
+    const doc = await readFile(rt, file, cfg, opts);
+    await saveParsed(rt, key, doc);
+    return { pages: doc.pages.length, ocrPages: doc.pages.filter((p) => p.ocr).length, issues: doc.issues };
+  }
+  let read;
+  try {
+    read = await isolate.readJson(reader.name, input, options);
+  } catch (e) {
+    throw failed(e);
+  }
+  await rt.storage.put(key, Buffer.from(read.json));
+  return { pages: read.pages, ocrPages: read.ocrPages, issues: read.issues };
+}
+
+/** Chunks the parsed document stored under `key`; in an isolate when the chunker and the file allow it. */
+export async function chunkStored(rt: Pick<QuireRuntime, 'registry' | 'config' | 'storage'>, key: string, cfg: ParseConfig, signal?: AbortSignal): Promise<Chunk[]> {
+  const active = rt.registry.all('chunker').find((c) => c.instance === rt.registry.get('chunker'));
+  const local = rt.storage.localPath(key);
+  const sandbox = sandboxOf(rt);
+  if (active && local && sandbox.canRunPlugin('chunker', active.name)) return sandbox.chunk(active.name, local, chunkOptions(cfg), signal);
+  return chunkParsed(rt, await loadParsed(rt, key), cfg);
 }
 
 export function chunkParsed(rt: Pick<QuireRuntime, 'registry'>, doc: ParsedDocument, cfg: ParseConfig): Chunk[] {
   return rt.registry.get('chunker').chunk(doc, chunkOptions(cfg));
 }
 
-export async function saveParsed(rt: QuireRuntime, key: string, doc: ParsedDocument): Promise<void> {
+export async function saveParsed(rt: Pick<QuireRuntime, 'storage'>, key: string, doc: ParsedDocument): Promise<void> {
   // OCR words are large and only needed while reading: keep them for extraction evidence on OCR pages only
   await rt.storage.put(key, Buffer.from(JSON.stringify(doc)));
 }
 
-export async function loadParsed(rt: QuireRuntime, key: string): Promise<ParsedDocument> {
+export async function loadParsed(rt: Pick<QuireRuntime, 'storage'>, key: string): Promise<ParsedDocument> {
   return JSON.parse((await rt.storage.get(key)).toString('utf8')) as ParsedDocument;
 }
 
@@ -93,7 +140,10 @@ export async function storeChunks(rt: QuireRuntime, owner: Owned, documentId: st
   await rt.store.transaction(async (tx) => {
     const repo = tx.repo('chunks');
     await repo.delete({ document_id: documentId });
+    let n = 0;
     for (const c of chunks) {
+      // the SQLite driver answers synchronously, so without a pause the loop would hold the event loop
+      if (++n % 200 === 0) await yieldToEventLoop();
       const row: ChunkRecord = {
         id: c.id,
         document_id: documentId,
@@ -124,6 +174,8 @@ export async function indexChunks(rt: QuireRuntime, owner: Owned, documentId: st
   const batch = 64;
   for (let i = 0; i < rows.length; i += batch) {
     signal?.throwIfAborted();
+    // the local embedder and the embedded index work synchronously: let requests in between batches
+    await yieldToEventLoop();
     const part = rows.slice(i, i + batch);
     const embedded = await embedder.embed(part.map((r) => r.content), 'document');
     await vectors.upsert(
@@ -154,5 +206,8 @@ export function apiChunk(c: Chunk) {
     metadata: { type: c.metadata.type, confidence: round(c.metadata.confidence) },
   };
 }
+
+/** Lets the event loop run what waits (requests, timers) before going on with a long loop. */
+export const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export const round = (n: number, d = 4) => Math.round(n * 10 ** d) / 10 ** d;
