@@ -2,11 +2,11 @@
  * OOXML workbooks (xlsx, xlsm, xltx, xltm) read straight from the package, in bounded memory:
  *
  * - parts are inflated through ZipArchive within ReadLimits.decompressedBytes (one part at most half);
- * - worksheets are parsed while they inflate (streaming tokenizer, no tree) and only cells with a value are
+ * - worksheets are parsed while they inflate (saxes, no tree) and only cells with a value are
  *   kept, counted as they are read: more than ReadLimits.cells fails the read at once (UNPROCESSABLE), the
  *   reader option maxCells truncates instead;
- * - shared strings stay as the inflated bytes of their part with an index of where each string is, decoded
- *   when a cell refers to it;
+ * - shared strings stay as the inflated bytes of their part with an index of where each string is, parsed
+ *   (saxes) when a cell refers to it;
  * - more sheets than ReadLimits.pages fails the read; XML parts with a DTD are refused.
  *
  * Values: cached formula results, shared and inline strings (rich text joined, phonetic runs left out),
@@ -22,6 +22,7 @@ import type { ChartInfo } from './chart.js';
 import type { Merge, SheetCell, SheetData } from './model.js';
 import { canonicalNumber, dateFromSerial, isoFromDate } from './model.js';
 import { XmlTokenizer, attr, decodeXml, localName } from './xmlstream.js';
+import type { XmlAttrs } from './xmlstream.js';
 import { checkAbort } from './util.js';
 
 export interface CellBudget {
@@ -74,7 +75,7 @@ const MAX_STRING_BYTES = 256 * 1024;
 const MAX_SMALL_PART = 16 * 1024 * 1024;
 
 /** Parses a whole small part with the tokenizer (so namespace prefixes and quoting are handled the same way). */
-function tokenize(xml: string, open: (name: string, attrs: string, empty: boolean) => void): void {
+function tokenize(xml: string, open: (name: string, attrs: XmlAttrs, empty: boolean) => void): void {
   const t = new XmlTokenizer({ open: (n, a, e) => open(localName(n), a, e), close: () => {}, text: () => {} });
   t.push(xml);
   t.end();
@@ -118,6 +119,10 @@ class SharedStrings {
   private starts = new Float64Array(1024);
   private ends = new Float64Array(1024);
   count = 0;
+  /** parses one <si> at a time (reused; made again after a string cut at MAX_STRING_BYTES) */
+  private tok: XmlTokenizer | undefined;
+  private text = '';
+  private inPhonetic = false;
 
   constructor(
     private readonly bytes: Buffer | undefined,
@@ -149,7 +154,7 @@ class SharedStrings {
         }
         if (end < 0) throw new XmlScanError('an unclosed shared string');
       }
-      this.push(lt, end, budget);
+      this.push(b.lastIndexOf(0x3c, lt), end, budget); // from its '<'
       at = end;
     }
   }
@@ -174,12 +179,35 @@ class SharedStrings {
   get(i: number): string | undefined {
     if (!this.bytes || !(i >= 0 && i < this.count)) return undefined;
     const start = this.starts[i]!;
-    const end = Math.min(this.ends[i]!, start + MAX_STRING_BYTES);
-    let xml = this.bytes.toString('utf8', start, end);
-    if (xml.includes('rPh')) xml = xml.replace(/<(?:[\w.-]+:)?rPh\b[\s\S]*?<\/(?:[\w.-]+:)?rPh>/g, '');
-    let text = '';
-    for (const m of xml.matchAll(/<(?:[\w.-]+:)?t(?:\s[^>]*)?>([^<]*)/g)) text += m[1];
-    return decodeXml(text);
+    const whole = this.ends[i]!;
+    const end = Math.min(whole, start + MAX_STRING_BYTES);
+    const tok = (this.tok ??= this.tokenizer());
+    this.text = '';
+    this.inPhonetic = false;
+    tok.wantText = false;
+    tok.pushBytes(this.bytes.subarray(start, end));
+    if (end === whole) tok.end();
+    else this.tok = undefined; // cut: the rest of this string is not read, nor this parser used again
+    return decodeXml(this.text);
+  }
+
+  private tokenizer(): XmlTokenizer {
+    const tok: XmlTokenizer = new XmlTokenizer({
+      open: (name, _attrs, empty) => {
+        const ln = localName(name);
+        if (ln === 'rPh') this.inPhonetic = !empty;
+        else if (ln === 't' && !empty && !this.inPhonetic) tok.wantText = true;
+      },
+      close: (name) => {
+        const ln = localName(name);
+        if (ln === 't') tok.wantText = false;
+        else if (ln === 'rPh') this.inPhonetic = false;
+      },
+      text: (t) => {
+        this.text += t;
+      },
+    });
+    return tok;
   }
 }
 

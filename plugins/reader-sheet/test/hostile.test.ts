@@ -83,6 +83,26 @@ test('entity bomb (billion laughs) in a worksheet or the shared strings: refused
   await assert.rejects(read('lol-sst.xlsx', xlsx({ S: rowsXml(1, () => '<c r="A1" t="s"><v>0</v></c>') }, { 'xl/sharedStrings.xml': sst })), isCode('UNPROCESSABLE', /sharedStrings\.xml declares a DTD/));
 });
 
+test('XML on saxes: entities decoded once, CDATA as text, a DOCTYPE past the first 64 KB, unknown entities and overlong tags refused', async () => {
+  // "&amp;lt;" is the text "&lt;" (decoded once), in shared and inline strings alike; _xHHHH_ escapes are OOXML's own
+  const sst = `<sst ${S_NS}><si><t>&amp;lt; a &lt;b&gt; _x0041_</t></si><si><r><t><![CDATA[<raw> &amp;]]></t></r><rPh><t>no</t></rPh></si></sst>`;
+  const cells = '<c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c><c r="C1" t="inlineStr"><is><t>&amp;lt;&amp;amp;<![CDATA[ & <x>]]></t></is></c><c r="D1" t="str"><v>&amp;quot;</v></c>';
+  const doc = await read('entities.xlsx', xlsx({ S: rowsXml(1, () => cells) }, { 'xl/sharedStrings.xml': sst }));
+  assert.deepEqual(tableGrid(doc.tables[0]!), [['&lt; a <b> A', '<raw> &amp;', '&lt;&amp; & <x>', '&quot;']]);
+  const damaged = (re: RegExp) => (e: unknown) => isCode('PROCESSING_ERROR', re)(e) && !/undefined/.test((e as Error).message);
+  // a DOCTYPE or <!ENTITY after 2 MB of comments escapes the check of the first inflated chunk: saxes refuses it
+  const pad = `<!--${'x'.repeat(50_000)}-->`.repeat(40);
+  const late = `<?xml version="1.0"?>${pad}<!DOCTYPE worksheet [<!ENTITY a "b">]>${rowsXml(1, () => '<c r="A1"><v>1</v></c>').replace(/^<\?xml[^>]*>/, '')}`;
+  await assert.rejects(read('late-dtd.xlsx', xlsx({ S: late })), damaged(/^xlsx could not be read: the file is damaged \(malformed XML: a DTD or markup declaration/));
+  await assert.rejects(read('decl.xlsx', xlsx({ S: rowsXml(1, () => `${pad}<!ENTITY a "b"><c r="A1"><v>1</v></c>`) })), damaged(/malformed XML: a DTD or markup declaration/));
+  // entities other than the predefined five
+  await assert.rejects(read('entity.xlsx', xlsx({ S: rowsXml(1, () => '<c r="A1" t="inlineStr"><is><t>&nbsp;</t></is></c>') })), damaged(/malformed XML: an unknown entity reference/));
+  await assert.rejects(read('entity-sst.xlsx', xlsx({ S: rowsXml(1, () => '<c r="A1" t="s"><v>0</v></c>') }, { 'xl/sharedStrings.xml': `<sst ${S_NS}><si><t>&lol;</t></si></sst>` })), damaged(/malformed XML: an unknown entity reference/));
+  // a start tag (here one attribute) of 2 MB: refused at 1 MB without an event
+  const long = xlsx({ S: rowsXml(1, () => `<c r="A1" x="${'y'.repeat(2 * MB)}"><v>1</v></c>`) });
+  await assert.rejects(read('long-tag.xlsx', long), damaged(/malformed XML: a tag or text longer than 1 MB/));
+});
+
 test('more sheets than the page limit: refused', async () => {
   const sheets: Record<string, string> = {};
   for (let i = 1; i <= 6; i++) sheets[`S${i}`] = rowsXml(1, () => `<c r="A1"><v>${i}</v></c>`);
