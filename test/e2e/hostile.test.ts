@@ -104,6 +104,7 @@ describe('hostile inputs over HTTP', () => {
     f.entityBomb = hostile.docxEntityBomb();
     f.millionRows = hostile.xlsxRows(1_000_000, 1);
     f.blankPages = await hostile.blankPagesPdf(1000);
+    f.pdfFlateBomb = await hostile.pdfFlateBomb();
     f.hugePng = hostile.hugePng(20_000, 20_000);
     f.truncatedPdf = await hostile.truncatedPdf();
     f.lockedPdf = hostile.encryptedPdf({ userPassword: 'secret', ownerPassword: 'owner' });
@@ -200,6 +201,7 @@ describe('hostile inputs over HTTP', () => {
       failLike: LIMIT_WORDS,
       completed: (doc) => (doc.pages === 1000 ? null : `pages ${doc.pages}, expected 1000`),
     },
+    { name: 'PDF flate bomb: a 1.5 GB content stream in ~1.5 MB', file: 'flate.pdf', fixture: 'pdfFlateBomb', failLike: LIMIT_WORDS },
     { name: 'PNG claiming 20000×20000 pixels (400 MP, valid zero scanlines)', file: 'huge.png', fixture: 'hugePng', failLike: LIMIT_WORDS },
     { name: 'truncated PDF (55 % of a 6-page text PDF)', file: 'truncated.pdf', fixture: 'truncatedPdf' },
     { name: 'encrypted PDF with a user password', file: 'locked.pdf', fixture: 'lockedPdf', mustFail: /password|encrypt|protected/i },

@@ -402,3 +402,19 @@ export function deeplyNestedFields(depth = 100_000): string {
   inner = `${open.repeat(depth)}${inner}${'}}'.repeat(depth)}`;
   return `[{"name":"deep","type":"object","properties":{"x":${inner}}}]`;
 }
+
+/**
+ * A one-page PDF whose content stream (FlateDecode) inflates to `inflatedBytes` of one text string: a flate
+ * bomb of about 1 KB per inflated MB. The zlib wrapper's checksum is left at zero (readers do not check it).
+ */
+export async function pdfFlateBomb(inflatedBytes = 1536 * MB): Promise<Uint8Array> {
+  const { PDFDocument, PDFName, PDFRawStream } = await import('pdf-lib');
+  const unit = 'A'.repeat(1024);
+  const raw = deflateRepeated('BT /F1 12 Tf 72 700 Td (', unit, Math.floor(inflatedBytes / unit.length), ') Tj ET');
+  const data = Buffer.concat([Buffer.from([0x78, 0x01]), raw.data, Buffer.alloc(4)]);
+  const doc = await PDFDocument.create();
+  const page = doc.addPage([612, 792]);
+  const stream = PDFRawStream.of(doc.context.obj({ Filter: 'FlateDecode', Length: data.length }) as never, data);
+  page.node.set(PDFName.of('Contents'), doc.context.register(stream));
+  return doc.save();
+}

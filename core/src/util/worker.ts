@@ -1,6 +1,7 @@
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker, parentPort, workerData } from 'node:worker_threads';
 import type { ResourceLimits } from 'node:worker_threads';
@@ -62,7 +63,7 @@ export interface IsolateHandle {
  * nodejs/node#47224), a child process that runs out of memory ends alone: the parent sees an 'error' with
  * code ERR_WORKER_OUT_OF_MEMORY and then 'exit'. The module reads its data and talks through isolatePort().
  */
-export function startIsolate(url: URL, opts: { workerData?: unknown; heapMb: number }): IsolateHandle {
+export function startIsolate(url: URL, opts: { workerData?: unknown; heapMb: number; maxRssMb?: number }): IsolateHandle {
   const execArgv: string[] = [];
   for (let i = 0; i < process.execArgv.length; i++) {
     const a = process.execArgv[i]!;
@@ -92,11 +93,29 @@ export function startIsolate(url: URL, opts: { workerData?: unknown; heapMb: num
       keep = null;
     }
   };
+  // the heap limit does not cover buffers (a decoded stream, an image): the whole process is watched too, and
+  // killed past maxRssMb (default: the heap limit and 128 MB of code and buffers)
+  const maxRss = (opts.maxRssMb ?? opts.heapMb + 128) * 1024 * 1024;
+  let overMemory = false;
+  const watch = setInterval(() => {
+    const rss = processRss(child.pid);
+    if (rss !== null && rss > maxRss && !exited) {
+      overMemory = true;
+      child.kill('SIGKILL');
+    }
+  }, 100);
+  watch.unref();
   child.on('message', (m) => emitter.emit('message', m));
   child.on('error', (e) => emitter.emit('error', e));
   child.on('exit', (code, signal) => {
     exited = true;
+    clearInterval(watch);
     hold(false);
+    if (overMemory && !terminating) {
+      emitter.emit('error', Object.assign(new Error('the isolate used more memory than its limit'), { code: 'ERR_WORKER_OUT_OF_MEMORY' }));
+      emitter.emit('exit', 1);
+      return;
+    }
     // V8 ends a process that runs out of heap, or grows one object past it, with abort() or a trap
     // (SIGABRT, SIGTRAP, SIGILL; 134, 133, 132 when reported as exit codes)
     if (!terminating && (signal === 'SIGABRT' || signal === 'SIGTRAP' || signal === 'SIGILL' || code === 134 || code === 133 || code === 132)) emitter.emit('error', Object.assign(new Error('the isolate ran out of memory'), { code: 'ERR_WORKER_OUT_OF_MEMORY' }));
@@ -129,6 +148,18 @@ export function startIsolate(url: URL, opts: { workerData?: unknown; heapMb: num
   } as IsolateHandle;
   return handle;
 }
+
+/** Resident memory of a process in bytes (Linux /proc), or null where it cannot be read. */
+function processRss(pid: number | undefined): number | null {
+  if (!pid) return null;
+  try {
+    const statm = readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ');
+    return Number(statm[1]) * PAGE_SIZE;
+  } catch {
+    return null;
+  }
+}
+const PAGE_SIZE = 4096;
 
 /**
  * Inside a module started by startIsolate() (a child process) or startWorker() (a thread): its data and the

@@ -33,7 +33,7 @@ export interface PdfReaderOptions {
   ocrDpi?: number;
   /** start the parse threads when the plugin is created (default true; false: at the first document) */
   prestart?: boolean;
-  /** heap limit of each parse thread in MB (default config.limits.readerHeapMb, else 1024) */
+  /** heap limit of each parse thread in MB (default config.limits.readerHeapMb, else 768) */
   heapMb?: number;
 }
 
@@ -154,7 +154,7 @@ export class PdfReader implements ReaderPlugin {
     this.timeoutMs = opts.timeoutMs ?? ctx.config.limits?.parseTimeoutMs ?? 600_000;
     this.ocrConcurrency = Math.max(1, opts.ocrConcurrency ?? ctx.config.ocr?.concurrency ?? cores);
     this.ocrDpi = opts.ocrDpi ?? 300;
-    this.heapMb = Math.max(64, Math.floor(Number(opts.heapMb ?? ctx.config.limits?.readerHeapMb ?? 1024) || 1024));
+    this.heapMb = Math.max(64, Math.floor(Number(opts.heapMb ?? ctx.config.limits?.readerHeapMb ?? 768) || 768));
   }
 
   private getPool(): WorkerPool {

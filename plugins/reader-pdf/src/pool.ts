@@ -38,7 +38,7 @@ export function workerUrl(): URL {
 }
 
 export interface WorkerPoolOptions {
-  /** heap limit of each worker (V8 old generation), MB; default 1024 */
+  /** heap limit of each worker (V8 old generation), MB; default 768 */
   heapMb?: number;
 }
 
@@ -56,7 +56,7 @@ export class WorkerPool {
     private readonly url: URL = workerUrl(),
     opts: WorkerPoolOptions = {},
   ) {
-    this.heapMb = Math.max(16, Math.floor(opts.heapMb ?? 1024));
+    this.heapMb = Math.max(16, Math.floor(opts.heapMb ?? 768));
   }
 
   get threads(): number {
