@@ -91,6 +91,9 @@ interface Slot {
   killTimer?: NodeJS.Timeout;
 }
 
+/** An idle isolate holding more than this (after a large document) is replaced to give the memory back. */
+const RECYCLE_RSS = 320 * 1024 * 1024;
+
 export class ReaderSandbox {
   private readonly slots: Slot[] = [];
   private readonly queue: Task[] = [];
@@ -251,7 +254,9 @@ export class ReaderSandbox {
     slot.task = null;
     slot.worker.unref();
     clearTimeout(slot.killTimer);
-    if (slot.served >= (this.opts.recycleAfter ?? 100)) {
+    // an isolate that grew for a large document is replaced rather than kept idle at that size
+    const rss = slot.worker.rss?.() ?? 0;
+    if (slot.served >= (this.opts.recycleAfter ?? 100) || rss > RECYCLE_RSS) {
       slot.dead = true;
       void slot.worker.terminate();
     }

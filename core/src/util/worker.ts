@@ -54,6 +54,8 @@ export interface IsolateHandle {
   terminate(): Promise<unknown>;
   ref(): void;
   unref(): void;
+  /** resident memory of the isolate in bytes (child processes on Linux), else null */
+  rss?(): number | null;
 }
 
 /**
@@ -138,6 +140,9 @@ export function startIsolate(url: URL, opts: { workerData?: unknown; heapMb: num
         child.once('exit', resolve);
         child.kill('SIGKILL');
       });
+    },
+    rss() {
+      return exited ? null : processRss(child.pid);
     },
     ref() {
       hold(true);
