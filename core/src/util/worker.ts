@@ -96,8 +96,10 @@ export function startIsolate(url: URL, opts: { workerData?: unknown; heapMb: num
     }
   };
   // the heap limit does not cover buffers (a decoded stream, an image): the whole process is watched too, and
-  // killed past maxRssMb (default: the heap limit and 128 MB of code and buffers)
-  const maxRss = (opts.maxRssMb ?? opts.heapMb + 128) * 1024 * 1024;
+  // killed past maxRssMb (default: the heap limit and 128 MB of code and buffers, and 256 MB more when it
+  // runs from the TypeScript sources, whose compiler and source maps live in the same process)
+  const fromSource = url.pathname.endsWith('.ts');
+  const maxRss = (opts.maxRssMb ?? opts.heapMb + 128 + (fromSource ? 256 : 0)) * 1024 * 1024;
   let overMemory = false;
   const watch = setInterval(() => {
     const rss = processRss(child.pid);
