@@ -8,11 +8,8 @@ import { createKey, findOrCreateUser } from '@quire/server';
 import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { makeDocx, makePdf, makeXlsx } from '../helpers/fixtures.js';
+import { filesUnder } from '../helpers/assertions.js';
 
-function filesUnder(dir: string): string[] {
-  if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { recursive: true }).map(String).filter((f) => fs.statSync(path.join(dir, f)).isFile());
-}
 
 describe('documents, upload and parse over HTTP', () => {
   let s: TestServer;

@@ -3,14 +3,8 @@ import assert from 'node:assert/strict';
 import { createKey, findOrCreateUser, revokeKey } from '@quire/server';
 import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import { errorBody } from '../helpers/assertions.js';
 
-const errorBody = (body: any, code: string) => {
-  assert.equal(typeof body?.error, 'object', `error body: ${JSON.stringify(body)}`);
-  assert.equal(body.error.code, code);
-  assert.equal(typeof body.error.message, 'string');
-  assert.ok('details' in body.error);
-  assert.ok(!/\n\s+at /.test(JSON.stringify(body)), 'no stack trace');
-};
 
 describe('foundation over HTTP', () => {
   let s: TestServer;

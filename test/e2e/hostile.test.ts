@@ -23,6 +23,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { builtIsCurrent, startServerProcess, uploadForm, waitForStatus, watchServer } from '../helpers/server.js';
 import type { ServerProcess, ServerWatchResult } from '../helpers/server.js';
 import * as hostile from '../helpers/hostile.js';
+import { filesUnder } from '../helpers/assertions.js';
 
 const PARSE_TIMEOUT_S = 20;
 const LIMITS = {
@@ -62,16 +63,6 @@ const outcomes: Outcome[] = [];
 
 const mb = (b: number) => `${Math.round(b / 1024 / 1024)} MB`;
 
-function filesUnder(dir: string): string[] {
-  if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { recursive: true }).map(String).filter((f) => {
-    try {
-      return fs.statSync(path.join(dir, f)).isFile();
-    } catch {
-      return false;
-    }
-  });
-}
 
 describe('hostile inputs over HTTP', () => {
   let s: ServerProcess;

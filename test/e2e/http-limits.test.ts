@@ -7,18 +7,9 @@ import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import { filesUnder, errorBody } from '../helpers/assertions.js';
 
-function filesUnder(dir: string): string[] {
-  if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { recursive: true }).map(String).filter((f) => fs.statSync(path.join(dir, f)).isFile());
-}
 
-const errorBody = (body: any, code: string) => {
-  assert.equal(typeof body?.error, 'object', `error body: ${JSON.stringify(body)}`);
-  assert.equal(body.error.code, code, JSON.stringify(body));
-  assert.equal(typeof body.error.message, 'string');
-  assert.ok('details' in body.error);
-};
 
 /** A raw HTTP request (for Expect: 100-continue and chunked bodies), with what the server answered and whether it said continue. */
 function rawRequest(url: string, opts: { method: string; headers: Record<string, string | number>; body?: Buffer | (() => AsyncIterable<Buffer>) }): Promise<{ status: number; body: any; continued: boolean; sent: number }> {

@@ -9,23 +9,14 @@ import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js
 import type { TestServer } from '../helpers/server.js';
 import { dispositionFileName, isPublicAddress, setHostResolver } from '../../server/src/services/url-fetch.js';
 import { verifyTimestampedSignature } from '../../server/src/services/webhooks.js';
+import { filesUnder, errorBody } from '../helpers/assertions.js';
 
 /** Test host names, given to the local file server by an injected resolver (no DNS involved). */
 const FILES_HOST = 'files.quire.test';
 const EVIL_HOST = 'evil.quire.test';
 const MAPPED_HOST = 'mapped.quire.test';
 
-function filesUnder(dir: string): string[] {
-  if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { recursive: true }).map(String).filter((f) => fs.statSync(path.join(dir, f)).isFile());
-}
 
-const errorBody = (body: any, code: string) => {
-  assert.equal(typeof body?.error, 'object', `error body: ${JSON.stringify(body)}`);
-  assert.equal(body.error.code, code, JSON.stringify(body));
-  assert.equal(typeof body.error.message, 'string');
-  assert.ok('details' in body.error);
-};
 
 describe('security over HTTP', () => {
   let s: TestServer;
