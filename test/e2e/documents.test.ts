@@ -8,6 +8,7 @@ import { createKey, findOrCreateUser } from '@quire/server';
 import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { makeDocx, makePdf, makeXlsx } from '../helpers/fixtures.js';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { filesUnder } from '../helpers/assertions.js';
 
 
@@ -135,6 +136,28 @@ describe('documents, upload and parse over HTTP', () => {
     const again = await s.json(`/v1/documents/${up.body.id}`, { method: 'DELETE' });
     assert.equal(again.status, 404);
     assert.equal(again.body.error.code, 'NOT_FOUND');
+  });
+
+  test('a chunk that runs over two pages lists both pages with its box on each', async () => {
+    // one section whose text goes on at the top of the next page, with no heading there
+    const pdf = await PDFDocument.create();
+    const font = await pdf.embedFont(StandardFonts.Helvetica);
+    const bold = await pdf.embedFont(StandardFonts.HelveticaBold);
+    const p1 = pdf.addPage([612, 792]);
+    p1.drawText('Maintenance schedule', { x: 72, y: 720, size: 20, font: bold });
+    ['The pumps are inspected every spring by the facilities team.', 'Filters are replaced when the pressure drop exceeds the limit.'].forEach((l, i) => p1.drawText(l, { x: 72, y: 680 - i * 18, size: 11, font }));
+    const p2 = pdf.addPage([612, 792]);
+    ['Valves are greased twice a year and their seals checked.', 'Every inspection is logged with its date and the name of the technician.'].forEach((l, i) => p2.drawText(l, { x: 72, y: 720 - i * 18, size: 11, font }));
+    const up = await s.json('/v1/documents', { method: 'POST', body: uploadForm('schedule.pdf', await pdf.save()) });
+    assert.equal(up.status, 201);
+    assert.equal((await waitForStatus(s, `/v1/documents/${up.body.id}`)).status, 'completed');
+    const content = await s.json(`/v1/documents/${up.body.id}/content?response=chunks`);
+    const spanning = content.body.chunks.find((c: any) => /pumps/.test(c.content) && /Valves/.test(c.content));
+    assert.ok(spanning, `one chunk holds text of both pages: ${JSON.stringify(content.body.chunks.map((c: any) => [c.page, c.content]))}`);
+    assert.equal(spanning.page, 1);
+    assert.deepEqual(spanning.pages, [1, 2]);
+    assert.deepEqual(spanning.boxes.map((b: any) => b.page), [1, 2]);
+    assert.ok(spanning.boxes[1].bbox.y < 200, `the box on page 2 is at its top: ${JSON.stringify(spanning.boxes[1])}`);
   });
 
   test('bad inputs: unsupported format 422, corrupt pdf fails, missing file 400 — nothing half-written', async () => {

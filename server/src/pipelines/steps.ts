@@ -157,7 +157,7 @@ export async function storeChunks(rt: QuireRuntime, owner: Owned, documentId: st
         bbox: c.bbox ? { ...c.bbox } : null,
         span_start: c.span.start,
         span_end: c.span.end,
-        metadata: { pages: c.metadata.pages ?? [c.page], heading: c.metadata.heading ?? null },
+        metadata: { pages: c.metadata.pages ?? [c.page], heading: c.metadata.heading ?? null, ...(c.metadata.boxes?.length ? { boxes: c.metadata.boxes } : {}) },
       };
       await repo.insert(row);
     }

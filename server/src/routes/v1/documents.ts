@@ -70,7 +70,12 @@ export function documentRoutes(router: Router<any, any>): void {
       if (query.response !== 'chunks') out.text = (await loadParsed(ctx.quire, contentKey(doc.id))).text;
       if (query.response !== 'text') {
         const rows = await ctx.quire.store.repo('chunks').find({ document_id: doc.id }, { order: { idx: 'ASC' } });
-        out.chunks = rows.map((r) => ({ id: r.id, index: r.idx, page: r.page, content: r.content, type: r.type, confidence: r.confidence, bbox: r.bbox, span: { start: r.span_start, end: r.span_end } }));
+        // a chunk that runs over several pages also lists them, with its box on each (page/bbox are the first page's)
+        out.chunks = rows.map((r) => {
+          const pages = Array.isArray(r.metadata?.pages) ? (r.metadata!.pages as number[]) : [r.page];
+          const boxes = Array.isArray(r.metadata?.boxes) ? r.metadata!.boxes : undefined;
+          return { id: r.id, index: r.idx, page: r.page, content: r.content, type: r.type, confidence: r.confidence, bbox: r.bbox, span: { start: r.span_start, end: r.span_end }, ...(pages.length > 1 ? { pages, boxes } : {}) };
+        });
       }
       return out;
     },
