@@ -1,12 +1,11 @@
 import { QuireError, errors, isQuireError } from '../errors/index.js';
 import type { ErrorCode } from '../errors/index.js';
-import type { ParsedDocument } from '../model/content.js';
+import type { Chunk, ParsedDocument } from '../model/content.js';
 import type { Logger } from '../util/logger.js';
 import { silentLogger } from '../util/logger.js';
 import { siblingModule, startIsolate } from '../util/worker.js';
 import type { IsolateHandle } from '../util/worker.js';
 import type { ChunkOptions, ReadOptions, ReaderInput } from './kinds.js';
-import type { Chunk } from '../model/content.js';
 import type { PluginOrigin, PluginRegistry } from './registry.js';
 
 /**
@@ -20,13 +19,13 @@ import type { PluginOrigin, PluginRegistry } from './registry.js';
  * package or path as in the parent) and the selected OCR plugin.
  */
 export interface ReaderSandboxOptions {
-  /** threads at most (reads beyond wait in a queue) */
+  /** isolates at most (reads beyond wait in a queue) */
   threads: number;
-  /** heap limit of each thread (V8 old generation), MB */
+  /** memory limit of each isolate (V8 heap; resident memory is watched at this + 128 MB), MB */
   heapMb: number;
-  /** after an abort, how long a read may take to stop before its thread is terminated (default 2 s) */
+  /** after an abort, how long a read may take to stop before its isolate is killed (default 2 s) */
   graceMs?: number;
-  /** reads a thread serves before it is replaced, to return its memory (default 100) */
+  /** tasks an isolate serves before it is replaced, to return its memory (default 100) */
   recycleAfter?: number;
   logger?: Logger;
 }
@@ -121,11 +120,6 @@ export class ReaderSandbox {
         .filter((r) => r.instance.isolated)
         .map((r) => ({ name: r.name, formats: [...r.instance.formats] })),
     };
-  }
-
-  /** Whether the reader kind:name can run here (it was loaded from a package or path, not registered inline). */
-  canRun(readerName: string): boolean {
-    return !!this.registry.origin('reader', readerName);
   }
 
   read(readerName: string, input: ReaderInput, options: ReadOptions): Promise<ParsedDocument> {
@@ -255,7 +249,7 @@ export class ReaderSandbox {
     slot.worker.unref();
     clearTimeout(slot.killTimer);
     // an isolate that grew for a large document is replaced rather than kept idle at that size
-    const rss = slot.worker.rss?.() ?? 0;
+    const rss = slot.worker.rss() ?? 0;
     if (slot.served >= (this.opts.recycleAfter ?? 100) || rss > RECYCLE_RSS) {
       slot.dead = true;
       void slot.worker.terminate();

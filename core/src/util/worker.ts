@@ -3,8 +3,6 @@ import type { ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker, parentPort, workerData } from 'node:worker_threads';
-import type { ResourceLimits } from 'node:worker_threads';
 
 /**
  * The worker module `name` next to the module at `self` (import.meta.url): `<name>.ts` under tsx
@@ -14,38 +12,7 @@ export function siblingModule(self: string, name: string): URL {
   return new URL(self.endsWith('.ts') ? `./${name}.ts` : `./${name}.js`, self);
 }
 
-export interface StartWorkerOptions {
-  workerData?: unknown;
-  resourceLimits?: ResourceLimits;
-}
-
-/**
- * Starts a worker thread on a module. A built module (.js) is started directly; a TypeScript source module
- * (tests and development under tsx) through a small bootstrap that registers tsx in the worker first, since
- * Node 20 does not carry `--import tsx` loader hooks into worker threads.
- */
-export function startWorker(url: URL, opts: StartWorkerOptions = {}): Worker {
-  const fromSource = url.pathname.endsWith('.ts');
-  // the parent's flags without tsx hooks; a built worker also resolves packages to their built files
-  const execArgv: string[] = [];
-  for (let i = 0; i < process.execArgv.length; i++) {
-    const a = process.execArgv[i]!;
-    const next = process.execArgv[i + 1] ?? '';
-    if ((a === '--import' || a === '--require' || a === '--loader') && /tsx/.test(next)) i++;
-    else if (/^--(import|require|loader)=.*tsx/.test(a)) continue;
-    else if (!fromSource && /^(--conditions|-C)=(quire-)?source$/.test(a)) continue;
-    else if (!fromSource && (a === '--conditions' || a === '-C') && /^(quire-)?source$/.test(next)) i++;
-    else if (/^--max-old-space-size/.test(a)) continue;
-    else execArgv.push(a);
-  }
-  const common = { stdout: false, stderr: false, execArgv, workerData: opts.workerData, resourceLimits: opts.resourceLimits };
-  if (!fromSource) return new Worker(url, common);
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const code = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(url.href)}); });`;
-  return new Worker(code, { ...common, eval: true });
-}
-
-/** The parts of a Worker that the pools use; a child process started by startIsolate() offers the same. */
+/** A child process started by startIsolate(), answering like a Worker. */
 export interface IsolateHandle {
   postMessage(message: unknown): void;
   on(event: 'message', listener: (message: any) => void): this;
@@ -54,8 +21,8 @@ export interface IsolateHandle {
   terminate(): Promise<unknown>;
   ref(): void;
   unref(): void;
-  /** resident memory of the isolate in bytes (child processes on Linux), else null */
-  rss?(): number | null;
+  /** resident memory of the isolate in bytes (Linux), else null */
+  rss(): number | null;
 }
 
 /**
@@ -168,13 +135,9 @@ function processRss(pid: number | undefined): number | null {
 }
 const PAGE_SIZE = 4096;
 
-/**
- * Inside a module started by startIsolate() (a child process) or startWorker() (a thread): its data and the
- * port to its parent. A child process ends when its parent goes away.
- */
+/** Inside a module started by startIsolate(): its data and the port to its parent. It ends when its parent goes away. */
 export function isolatePort(): { data: unknown; port: { on(event: 'message', listener: (m: any) => void): void; postMessage(m: unknown): void } } {
-  if (parentPort) return { data: workerData, port: parentPort };
-  if (!process.send) throw new Error('isolatePort(): not started by startIsolate or startWorker');
+  if (!process.send) throw new Error('isolatePort(): this process was not started by startIsolate');
   process.on('disconnect', () => process.exit(0));
   const raw = process.env.QUIRE_ISOLATE_DATA;
   return {

@@ -6,7 +6,7 @@
  * Processes rather than threads: a thread's heap limit is best effort, and a single array grown past it in
  * one step (a flate-bombed content stream) aborts the whole process (nodejs/node#47224).
  */
-import { errors, startIsolate } from '@quire/core';
+import { errors, siblingModule, startIsolate } from '@quire/core';
 import type { IsolateHandle } from '@quire/core';
 import type { WorkerRequest, WorkerResponse } from './types.js';
 
@@ -33,8 +33,7 @@ interface Slot {
 
 /** The worker module next to this file: worker.ts under tsx (sources), worker.js once built. */
 export function workerUrl(): URL {
-  const self = import.meta.url;
-  return new URL(self.endsWith('.ts') ? './worker.ts' : './worker.js', self);
+  return siblingModule(import.meta.url, 'worker');
 }
 
 export interface WorkerPoolOptions {
