@@ -292,9 +292,8 @@ export interface StageMessageRecord {
   /** `<pipeline>.<stage>` */
   queue: string;
   job_id: string;
-  /** the whole StageMessage */
+  /** the whole StageMessage (with its attempt) */
   body: Record<string, unknown>;
-  attempt: number;
   /** not delivered before (retry backoff) */
   available_at: Date;
   created_at: Date;

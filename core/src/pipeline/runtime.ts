@@ -158,7 +158,6 @@ export class PipelineRuntime {
     const key = stageKey(def.name, def.stages[index]!.name);
     const local = `${msg.jobId}:${key}`;
     if (this.stopping) throw new RequeueError('worker is stopping');
-    if (this.active.has(local)) throw new RequeueError(`stage ${key} of job ${msg.jobId} is already running here`, this.claims.busyDelay());
     let owner: string | null = null;
     if (this.fairShare > 0) {
       const job = await this.store.repo('jobs').get(msg.jobId);
@@ -167,8 +166,9 @@ export class PipelineRuntime {
       for (const a of this.active.values()) if (a.key === key && owner !== null && a.owner === owner) mine++;
       // one owner's documents wait behind the others' while it already holds its share of this stage's slots
       if (mine >= this.fairShare) throw new RequeueError(`owner of job ${msg.jobId} already runs ${mine} ${key} stage(s) here`, 200);
-      if (this.active.has(local)) throw new RequeueError(`stage ${key} of job ${msg.jobId} is already running here`, this.claims.busyDelay());
     }
+    // checked after the lookup above, with nothing awaited between the check and the claim of the slot
+    if (this.active.has(local)) throw new RequeueError(`stage ${key} of job ${msg.jobId} is already running here`, this.claims.busyDelay());
     const controller = new AbortController();
     this.active.set(local, { jobId: msg.jobId, controller, key, owner });
     try {

@@ -75,7 +75,7 @@ export class InProcessTransport implements Transport {
     const rows = await this.store.repo('stage_messages').find({}, { order: { created_at: 'ASC' } });
     const now = Date.now();
     for (const row of rows) {
-      const msg = { ...(row.body as unknown as StageMessage), attempt: row.attempt };
+      const msg = row.body as unknown as StageMessage;
       const wait = new Date(row.available_at).getTime() - now;
       if (wait > 0) this.later(row.queue, msg, wait);
       else this.enqueue(row.queue, msg);
@@ -94,7 +94,7 @@ export class InProcessTransport implements Transport {
     const copy = JSON.parse(JSON.stringify(msg)) as StageMessage;
     if (this.store) {
       const now = new Date();
-      await this.store.repo('stage_messages').insert({ id: copy.id, queue, job_id: copy.jobId, body: copy as unknown as Record<string, unknown>, attempt: copy.attempt, available_at: now, created_at: now });
+      await this.store.repo('stage_messages').insert({ id: copy.id, queue, job_id: copy.jobId, body: copy as unknown as Record<string, unknown>, available_at: now, created_at: now });
     }
     this.enqueue(queue, copy);
   }
@@ -250,7 +250,7 @@ export class InProcessTransport implements Transport {
       const delay = retryDelayOf(c.options, this.fallbackDelay)(msg.attempt);
       this.logger.warn({ queue: c.queue, jobId: msg.jobId, attempt: msg.attempt, error, retryInMs: delay }, 'stage message failed; retrying');
       const next = { ...msg, attempt: msg.attempt + 1 };
-      if (this.store && !this.closed) await this.store.repo('stage_messages').update(msg.id, { attempt: next.attempt, body: next as unknown as Record<string, unknown>, available_at: new Date(Date.now() + delay) });
+      if (this.store && !this.closed) await this.store.repo('stage_messages').update(msg.id, { body: next as unknown as Record<string, unknown>, available_at: new Date(Date.now() + delay) });
       this.later(c.queue, next, delay);
     } else {
       this.logger.error({ queue: c.queue, jobId: msg.jobId, attempt: msg.attempt, error }, 'stage message dead-lettered');

@@ -261,7 +261,6 @@ export const ENTITIES: { [N in TableName]: EntitySchema<Tables[N]> } = {
     queue: col.string(128),
     job_id: col.ref(),
     body: col.json(),
-    attempt: col.int(),
     available_at: col.date(),
     created_at: col.date(),
   }),

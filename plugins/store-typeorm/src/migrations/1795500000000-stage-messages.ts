@@ -10,7 +10,7 @@ export class StageMessages1795500000000 implements MigrationInterface {
     await createTable(
       qr,
       'stage_messages',
-      [c.pk('id'), c.string('queue', 128), c.ref('job_id'), c.json('body'), c.int('attempt'), c.date('available_at'), c.date('created_at')],
+      [c.pk('id'), c.string('queue', 128), c.ref('job_id'), c.json('body'), c.date('available_at'), c.date('created_at')],
       [index('stage_messages', 'created_at'), index('stage_messages', 'job_id')],
     );
   }
