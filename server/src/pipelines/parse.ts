@@ -8,7 +8,7 @@ import { callbackSecret } from '../services/signing.js';
 import { fetchUrl } from '../services/url-fetch.js';
 import { publicErrorText } from '../services/documents.js';
 import { ownerOf, requireDocument } from './index.js';
-import { apiChunk, chunkStored, contentKey, jobInputKey, jobParsedKey, loadParsed, readFileToStorage, saveParsed } from './steps.js';
+import { apiChunk, chunkStored, contentKey, jobInputKey, jobParsedKey, readFileToStorage } from './steps.js';
 
 /** Downloads a URL input into blob storage (SSRF-checked, size-limited while streaming) and detects its format. */
 export async function fetchInputToStorage(rt: QuireRuntime, url: string, key: string): Promise<{ name: string; format: string; size: number }> {
@@ -39,7 +39,7 @@ export function defineParsePipeline(rt: QuireRuntime): void {
           const input = ctx.job.input as { url?: string; document_id?: string };
           if (input.document_id) {
             const doc = await requireDocument(rt, input.document_id);
-            return { source: 'document', documentId: doc.id, name: doc.name, format: doc.file_type, size: doc.file_size, key: doc.storage_key, reuse: !!doc.content_key };
+            return { source: 'document', documentId: doc.id, name: doc.name, format: doc.file_type, size: doc.file_size, key: doc.storage_key, reuse: !!doc.content_key, pages: doc.pages };
           }
           const file = await fetchInputToStorage(rt, String(input.url), jobInputKey(ctx.job.id));
           return { source: 'url', key: jobInputKey(ctx.job.id), ...file };
@@ -71,16 +71,11 @@ export function defineParsePipeline(rt: QuireRuntime): void {
         name: 'chunk',
         async run(ctx) {
           const cfg = parseConfig((ctx.job.input as { config?: unknown }).config ?? {});
-          const p = ctx.payload as { parsedKey: string; source: string; pages?: number; documentId?: string };
-          let pages = p.pages;
-          if (p.parsedKey !== jobParsedKey(ctx.job.id)) {
-            // jobid:// reuse reads the job's own copy
-            const parsed = await loadParsed(rt, p.parsedKey);
-            await saveParsed(rt, jobParsedKey(ctx.job.id), parsed);
-            pages = parsed.pages.length;
-          }
+          const p = ctx.payload as { parsedKey: string; source: string; pages?: number | null };
+          // jobid:// reuse reads the job's own copy: the document's parsed content is copied as it is stored
+          if (p.parsedKey !== jobParsedKey(ctx.job.id)) await rt.storage.put(jobParsedKey(ctx.job.id), await rt.storage.get(p.parsedKey));
           const chunks = await chunkStored(rt, jobParsedKey(ctx.job.id), cfg, ctx.signal);
-          pages ??= 0;
+          const pages = p.pages ?? 0;
           return { type: 'full', chunks: chunks.map(apiChunk), usage: { num_pages: pages, credits: creditsFor(cfg.ocr.agentic ? 'ocr_agentic' : 'parse', pages) } };
         },
       },

@@ -1,5 +1,5 @@
 import { ReaderSandbox, errors, isQuireError } from '@quire/core';
-import type { Chunk, ChunkRecord, Owned, ParsedDocument, ReadLimits, ReaderPlugin } from '@quire/core';
+import type { Chunk, ChunkRecord, Owned, ParsedDocument, ReadJson, ReadLimits, ReaderPlugin } from '@quire/core';
 import type { QuireRuntime } from '../runtime.js';
 import { chunkOptions } from '../services/parse-config.js';
 import type { ParseConfig } from '../services/parse-config.js';
@@ -93,27 +93,29 @@ export interface StoredRead {
  */
 export async function readFileToStorage(rt: Pick<QuireRuntime, 'registry' | 'config' | 'storage'>, file: FileRef, cfg: ParseConfig, key: string, opts: { signal?: AbortSignal; onProgress?: (f: number) => void } = {}): Promise<StoredRead> {
   const { reader, input, options, isolate, failed } = readPlan(rt, file, cfg, opts);
-  if (!isolate) {
-    const doc = await readFile(rt, file, cfg, opts);
-    await saveParsed(rt, key, doc);
-    return { pages: doc.pages.length, ocrPages: doc.pages.filter((p) => p.ocr).length, issues: doc.issues };
-  }
-  let read;
+  // only the read's errors are the reader's: a storage failure keeps its own (transient) kind
+  let read: ReadJson | null = null;
+  let doc: ParsedDocument | null = null;
   try {
-    read = await isolate.readJson(reader.name, input, options);
+    if (isolate) read = await isolate.readJson(reader.name, input, options);
+    else doc = await reader.instance.read(input, options);
   } catch (e) {
     throw failed(e);
   }
-  await rt.storage.put(key, Buffer.from(read.json));
-  return { pages: read.pages, ocrPages: read.ocrPages, issues: read.issues };
+  if (read) {
+    await rt.storage.put(key, Buffer.from(read.json));
+    return { pages: read.pages, ocrPages: read.ocrPages, issues: read.issues };
+  }
+  await saveParsed(rt, key, doc!);
+  return { pages: doc!.pages.length, ocrPages: doc!.pages.filter((p) => p.ocr).length, issues: doc!.issues };
 }
 
 /** Chunks the parsed document stored under `key`; in an isolate when the chunker and the file allow it. */
 export async function chunkStored(rt: Pick<QuireRuntime, 'registry' | 'config' | 'storage'>, key: string, cfg: ParseConfig, signal?: AbortSignal): Promise<Chunk[]> {
-  const active = rt.registry.all('chunker').find((c) => c.instance === rt.registry.get('chunker'));
+  const name = rt.registry.settings.selected?.chunker;
   const local = rt.storage.localPath(key);
   const sandbox = sandboxOf(rt);
-  if (active && local && sandbox.canRunPlugin('chunker', active.name)) return sandbox.chunk(active.name, local, chunkOptions(cfg), signal);
+  if (name && local && sandbox.canRunPlugin('chunker', name)) return sandbox.chunk(name, local, chunkOptions(cfg), signal);
   return chunkParsed(rt, await loadParsed(rt, key), cfg);
 }
 
