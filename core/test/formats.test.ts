@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import zlib from 'node:zlib';
 import { detectFormat, extensionOf, looksLikeText, SUPPORTED_FORMATS, formatForExtension } from '@quire/core';
+import { zip as zipEntries } from '../../test/helpers/hostile.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-formats-'));
 process.on('exit', () => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -15,44 +15,8 @@ const write = (bytes: Buffer | string, name = 'file') => {
   return p;
 };
 
-/** A minimal ZIP with deflated entries and a central directory. */
-function zip(entries: Record<string, string | Buffer>): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const [name, content] of Object.entries(entries)) {
-    const raw = Buffer.from(content);
-    const data = zlib.deflateRawSync(raw);
-    const nameBuf = Buffer.from(name);
-    const lh = Buffer.alloc(30);
-    lh.writeUInt32LE(0x04034b50, 0);
-    lh.writeUInt16LE(20, 4);
-    lh.writeUInt16LE(8, 8);
-    lh.writeUInt32LE(data.length, 18);
-    lh.writeUInt32LE(raw.length, 22);
-    lh.writeUInt16LE(nameBuf.length, 26);
-    const ch = Buffer.alloc(46);
-    ch.writeUInt32LE(0x02014b50, 0);
-    ch.writeUInt16LE(20, 4);
-    ch.writeUInt16LE(20, 6);
-    ch.writeUInt16LE(8, 10);
-    ch.writeUInt32LE(data.length, 20);
-    ch.writeUInt32LE(raw.length, 24);
-    ch.writeUInt16LE(nameBuf.length, 28);
-    ch.writeUInt32LE(offset, 42);
-    locals.push(lh, nameBuf, data);
-    centrals.push(ch, nameBuf);
-    offset += 30 + nameBuf.length + data.length;
-  }
-  const cd = Buffer.concat(centrals);
-  const eocd = Buffer.alloc(22);
-  eocd.writeUInt32LE(0x06054b50, 0);
-  eocd.writeUInt16LE(Object.keys(entries).length, 8);
-  eocd.writeUInt16LE(Object.keys(entries).length, 10);
-  eocd.writeUInt32LE(cd.length, 12);
-  eocd.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, cd, eocd]);
-}
+/** A ZIP with deflated entries (the shared test helper's writer). */
+const zip = (entries: Record<string, string | Buffer>): Buffer => zipEntries(Object.entries(entries).map(([name, content]) => ({ name, content })));
 
 const ct = (main: string) => `<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Override PartName="/x" ContentType="${main}"/></Types>`;
 

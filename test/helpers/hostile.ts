@@ -16,11 +16,19 @@ const MB = 1024 * 1024;
 
 // ---- deflate and zip
 
-/** A raw deflate stream with its CRC-32 and inflated size. */
+/** A raw deflate stream (or, with method 0, the bytes stored as they are) with its CRC-32 and inflated size. */
 export interface Deflated {
   data: Buffer;
   crc: number;
   size: number;
+  /** 8 deflate (default), 0 stored */
+  method?: 0 | 8;
+}
+
+/** An entry stored without compression. */
+export function storedEntry(content: string | Uint8Array): Deflated {
+  const b = bytesOf(content);
+  return { data: b, crc: zlib.crc32(b) >>> 0, size: b.length, method: 0 };
 }
 
 const syncFlush = (b: Buffer, level = 9) => zlib.deflateRawSync(b, { level, finishFlush: zlib.constants.Z_SYNC_FLUSH });
@@ -75,8 +83,11 @@ export function deflatePieces(pieces: Iterable<string>, level = 1): Deflated {
   return { data: Buffer.concat(out), crc: crc >>> 0, size };
 }
 
+/** The bytes of a text or a view on the bytes given (no copy: a bomb's part may be hundreds of MB). */
+const bytesOf = (content: string | Uint8Array) => (typeof content === 'string' ? Buffer.from(content) : Buffer.from(content.buffer, content.byteOffset, content.byteLength));
+
 export function deflateText(text: string | Uint8Array): Deflated {
-  const b = Buffer.from(text);
+  const b = bytesOf(text);
   return { data: zlib.deflateRawSync(b, { level: 9 }), crc: zlib.crc32(b) >>> 0, size: b.length };
 }
 
@@ -93,7 +104,7 @@ export function zip(entries: { name: string; content: string | Uint8Array | Defl
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4); // version needed
     local.writeUInt16LE(0x0800, 6); // UTF-8 names
-    local.writeUInt16LE(8, 8); // deflate
+    local.writeUInt16LE(d.method ?? 8, 8); // deflate or stored
     local.writeUInt16LE(0, 10); // time
     local.writeUInt16LE(0x21, 12); // date 1980-01-01
     local.writeUInt32LE(d.crc, 14);
@@ -106,7 +117,7 @@ export function zip(entries: { name: string; content: string | Uint8Array | Defl
     cd.writeUInt16LE(20, 4); // made by
     cd.writeUInt16LE(20, 6);
     cd.writeUInt16LE(0x0800, 8);
-    cd.writeUInt16LE(8, 10);
+    cd.writeUInt16LE(d.method ?? 8, 10);
     cd.writeUInt16LE(0, 12);
     cd.writeUInt16LE(0x21, 14);
     cd.writeUInt32LE(d.crc, 16);

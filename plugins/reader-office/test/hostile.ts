@@ -1,10 +1,10 @@
 /**
  * Hostile files for the reader tests (office, sheet, slides): zip bombs made of one huge repetitive XML part,
- * entity bombs, and minimal OOXML packages. Zips are written here with node:zlib (much faster than fflate for
- * hundreds of MB); any zip reader reads them.
+ * entity bombs, and minimal OOXML packages. Zips are written by the shared test helper (node:zlib, much faster
+ * than fflate for hundreds of MB); any zip reader reads them.
  */
-import zlib from 'node:zlib';
 import { isQuireError } from '@quire/core';
+import { storedEntry, zip } from '../../../test/helpers/hostile.js';
 
 export const MB = 1024 * 1024;
 
@@ -30,47 +30,7 @@ export function repeated(head: string, unit: string, bytes: number, tail: string
 
 /** A zip of the given parts (deflated at level 9, or stored with `store`). */
 export function zipParts(parts: Record<string, string | Uint8Array>, store: string[] = []): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const [name, content] of Object.entries(parts)) {
-    const raw = typeof content === 'string' ? Buffer.from(content) : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
-    const stored = store.includes(name);
-    const data = stored ? raw : zlib.deflateRawSync(raw, { level: 9 });
-    const crc = zlib.crc32(raw);
-    const nameBuf = Buffer.from(name);
-    const lh = Buffer.alloc(30);
-    lh.writeUInt32LE(0x04034b50, 0);
-    lh.writeUInt16LE(20, 4);
-    lh.writeUInt16LE(0x800, 6);
-    lh.writeUInt16LE(stored ? 0 : 8, 8);
-    lh.writeUInt32LE(crc, 14);
-    lh.writeUInt32LE(data.length, 18);
-    lh.writeUInt32LE(raw.length, 22);
-    lh.writeUInt16LE(nameBuf.length, 26);
-    const ch = Buffer.alloc(46);
-    ch.writeUInt32LE(0x02014b50, 0);
-    ch.writeUInt16LE(20, 4);
-    ch.writeUInt16LE(20, 6);
-    ch.writeUInt16LE(0x800, 8);
-    ch.writeUInt16LE(stored ? 0 : 8, 10);
-    ch.writeUInt32LE(crc, 16);
-    ch.writeUInt32LE(data.length, 20);
-    ch.writeUInt32LE(raw.length, 24);
-    ch.writeUInt16LE(nameBuf.length, 28);
-    ch.writeUInt32LE(offset, 42);
-    locals.push(lh, nameBuf, data);
-    centrals.push(ch, nameBuf);
-    offset += 30 + nameBuf.length + data.length;
-  }
-  const cd = Buffer.concat(centrals);
-  const eocd = Buffer.alloc(22);
-  eocd.writeUInt32LE(0x06054b50, 0);
-  eocd.writeUInt16LE(Object.keys(parts).length, 8);
-  eocd.writeUInt16LE(Object.keys(parts).length, 10);
-  eocd.writeUInt32LE(cd.length, 12);
-  eocd.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, cd, eocd]);
+  return zip(Object.entries(parts).map(([name, content]) => ({ name, content: store.includes(name) ? storedEntry(content) : content })));
 }
 
 const CT = (overrides: string) =>
