@@ -86,6 +86,18 @@ const SPARSE_FACTOR = 20;
 const SPARSE_GRACE = 10_000;
 
 /** Lays out one sheet into the builder (on options.page). Returns the number of tables emitted. */
+/** Index of the first cell at column `c` or after it, in cells sorted by column (binary search). */
+function firstAtOrAfter(cells: SheetCell[], c: number): number {
+  let lo = 0;
+  let hi = cells.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (cells[mid]!.c < c) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 export function emitSheet(builder: DocumentBuilder, sheet: SheetData, o: EmitOptions): number {
   const base = { page: o.page, bbox: null, confidence: 1 } as const;
   if (o.sheetHeading) builder.addBlock({ type: 'heading', text: sheet.name, level: 1, ...base });
@@ -142,14 +154,8 @@ function components(rows: Row[], merges: Merge[]): Row[][] {
     const i = rowAt.get(r);
     if (i === undefined) return false;
     const cells = rows[i]!.cells;
-    let lo = 0;
-    let hi = cells.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cells[mid]!.c < c) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < cells.length && cells[lo]!.c === c;
+    const at = firstAtOrAfter(cells, c);
+    return at < cells.length && cells[at]!.c === c;
   };
   for (const m of merges) {
     if (!filledAt(m.r0, m.c0)) continue;
@@ -183,16 +189,6 @@ function components(rows: Row[], merges: Merge[]): Row[][] {
   const seen = new Uint8Array(base[lines.length]!);
   const groups: { cells: SheetCell[]; r0: number; r1: number; c0: number; c1: number }[] = [];
   const stack: number[] = [];
-  const firstAtOrAfter = (cells: SheetCell[], c: number) => {
-    let lo = 0;
-    let hi = cells.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cells[mid]!.c < c) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
   for (let li = 0; li < lines.length; li++) {
     const line0 = lines[li]!;
     for (let k = 0; k < line0.cells.length; k++) {
