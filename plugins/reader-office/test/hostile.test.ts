@@ -1,29 +1,12 @@
 /** docx readers against hostile files: zip bombs, entity bombs, over-long documents, damaged packages. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import type { ParsedDocument, ReadOptions } from '@quire/core';
 import { createOfficeReader } from '../src/index.js';
-import { DOC_HEAD, DOC_TAIL, MB, W_NS, docx, entityBomb, isCode, measure, para, readInChild, repeated, zipParts } from './hostile.js';
+import { DOC_HEAD, DOC_TAIL, MB, W_NS, docx, entityBomb, isCode, measure, para, readInChild, repeated, zipParts, readerHarness } from './hostile.js';
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-office-hostile-'));
-process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
 const reader = createOfficeReader({ config: {}, options: {} });
-const base = { ocr: { enabled: false, language: 'eng' } } as const;
+const { save, read } = readerHarness('office', reader);
 const SRC = new URL('../src/index.ts', import.meta.url).pathname;
-
-function save(name: string, bytes: Uint8Array): string {
-  const p = path.join(dir, name);
-  fs.writeFileSync(p, bytes);
-  return p;
-}
-
-async function read(name: string, bytes: Uint8Array, options: Partial<ReadOptions> = {}): Promise<ParsedDocument> {
-  const p = save(name, bytes);
-  return reader.read({ path: p, name, format: 'docx', size: bytes.length, documentId: 'd' }, { ...base, ...options });
-}
 
 /** The bomb that killed the service: ~600 KB of docx whose word/document.xml inflates to 200 MB of paragraphs. */
 const BOMB_PARAGRAPH = '<w:p><w:r><w:t>lorem ipsum dolor sit amet</w:t></w:r></w:p>';
@@ -96,7 +79,7 @@ test('a long document is converted in pieces: same text as a short one, notes ke
   const r = await readInChild(SRC, 'createOfficeReader', file, 'docx', {}, 160);
   console.log(`${(documentXml.length / MB).toFixed(1)} MB of document XML in a 160 MB heap: ${r.ms} ms, peak RSS ${r.maxRssMb} MB, ${r.blocks} blocks, ${r.tables} tables`);
   assert.ok(r.ok, r.message);
-  const doc = await reader.read({ path: file, name: 'long.docx', format: 'docx', size: 1, documentId: 'd' }, base);
+  const doc = await reader.read({ path: file, name: 'long.docx', format: 'docx', size: 1, documentId: 'd' }, { ocr: { enabled: false, language: 'eng' } });
   const paragraphs = doc.blocks.filter((b) => /^Paragraph \d+ of the long document/.test(b.text));
   assert.equal(paragraphs.length, 15_000);
   assert.deepEqual(

@@ -3,7 +3,11 @@
  * entity bombs, and minimal OOXML packages. Zips are written by the shared test helper (node:zlib, much faster
  * than fflate for hundreds of MB); any zip reader reads them.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { isQuireError } from '@quire/core';
+import type { ParsedDocument, ReadOptions, ReaderPlugin } from '@quire/core';
 import { storedEntry, zip } from '../../../test/helpers/hostile.js';
 
 export const MB = 1024 * 1024;
@@ -171,4 +175,23 @@ export async function readInChild(modulePath: string, factory: string, file: str
       },
     );
   });
+}
+
+/**
+ * A temp folder and a read(name, bytes, options) for a reader under test: the bytes are written to a file
+ * and read with OCR off; the format is the file name's extension. The folder is removed at exit.
+ */
+export function readerHarness(prefix: string, reader: ReaderPlugin) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `quire-${prefix}-hostile-`));
+  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  const save = (name: string, bytes: Uint8Array | string): string => {
+    const p = path.join(dir, name);
+    fs.writeFileSync(p, bytes);
+    return p;
+  };
+  const read = (name: string, bytes: Uint8Array | string, options: Partial<ReadOptions> = {}): Promise<ParsedDocument> => {
+    const p = save(name, bytes);
+    return reader.read({ path: p, name, format: name.split('.').pop()!, size: fs.statSync(p).size, documentId: 'd' }, { ocr: { enabled: false, language: 'eng' }, ...options });
+  };
+  return { dir, save, read };
 }

@@ -1,31 +1,14 @@
 /** The sheet reader against hostile files: zip bombs, entity bombs, too many cells or sheets, CPU bombs in the layout. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import XLSX from 'xlsx';
 import { tableGrid } from '@quire/core';
-import type { ParsedDocument, ReadOptions } from '@quire/core';
 import { createSheetReader } from '../src/index.js';
-import { MB, SHEET_HEAD, SHEET_TAIL, S_NS, entityBomb, isCode, measure, readInChild, repeated, xlsx, zipParts } from '../../reader-office/test/hostile.js';
+import { MB, SHEET_HEAD, SHEET_TAIL, S_NS, entityBomb, isCode, measure, readInChild, repeated, xlsx, zipParts, readerHarness } from '../../reader-office/test/hostile.js';
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-sheet-hostile-'));
-process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
 const reader = createSheetReader({ options: {} });
-const base = { ocr: { enabled: false, language: 'eng' } } as const;
+const { save, read } = readerHarness('sheet', reader);
 const SRC = new URL('../src/index.ts', import.meta.url).pathname;
-
-function save(name: string, bytes: Uint8Array | string): string {
-  const p = path.join(dir, name);
-  fs.writeFileSync(p, bytes);
-  return p;
-}
-
-async function read(name: string, bytes: Uint8Array | string, options: Partial<ReadOptions> = {}): Promise<ParsedDocument> {
-  const p = save(name, bytes);
-  return reader.read({ path: p, name, format: name.split('.').pop()!, size: fs.statSync(p).size, documentId: 'd' }, { ...base, ...options });
-}
 
 const rowsXml = (n: number, cell: (r: number) => string) => {
   const out: string[] = [];

@@ -1,29 +1,12 @@
 /** The pptx reader against hostile files: zip bombs, entity bombs, too many slides, damaged parts. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import type { ParsedDocument, ReadOptions } from '@quire/core';
 import { createSlidesReader } from '../src/index.js';
-import { MB, P_NS, SLIDE_HEAD, SLIDE_TAIL, entityBomb, isCode, measure, pptx, readInChild, repeated, shape } from '../../reader-office/test/hostile.js';
+import { MB, P_NS, SLIDE_HEAD, SLIDE_TAIL, entityBomb, isCode, measure, pptx, readInChild, repeated, shape, readerHarness } from '../../reader-office/test/hostile.js';
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-slides-hostile-'));
-process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
 const reader = createSlidesReader({ config: {}, options: {}, tryGet: (() => undefined) as never });
-const base = { ocr: { enabled: false, language: 'eng' } } as const;
+const { save, read } = readerHarness('slides', reader);
 const SRC = new URL('../src/index.ts', import.meta.url).pathname;
-
-function save(name: string, bytes: Uint8Array): string {
-  const p = path.join(dir, name);
-  fs.writeFileSync(p, bytes);
-  return p;
-}
-
-async function read(name: string, bytes: Uint8Array, options: Partial<ReadOptions> = {}): Promise<ParsedDocument> {
-  const p = save(name, bytes);
-  return reader.read({ path: p, name, format: 'pptx', size: bytes.length, documentId: 'd' }, { ...base, ...options });
-}
 
 test('pptx zip bomb (a slide of 200 MB of XML in ~600 KB): refused at the part size parsed into a tree, in little memory', async () => {
   const bomb = pptx([SLIDE_HEAD + shape('title') + SLIDE_TAIL, repeated(SLIDE_HEAD, shape('lorem ipsum dolor sit amet'), 200 * MB, SLIDE_TAIL)]);
