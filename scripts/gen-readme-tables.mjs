@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 // Regenerates the configuration and error tables of README.md (between the marker comments)
-// from config's ENV_VARS and core's ERROR_CATALOGUE. Run: node --conditions=quire-source --import tsx scripts/gen-readme-tables.mjs
+// from config's configTable() (ENV_VARS and the plugin options they set) and core's ERROR_CATALOGUE. Run: node --conditions=quire-source --import tsx scripts/gen-readme-tables.mjs
 import fs from 'node:fs';
-import { ENV_VARS } from '@quire/config';
+import { configTable } from '@quire/config';
 import { ERROR_CATALOGUE } from '@quire/core';
 
 const file = new URL('../README.md', import.meta.url);
 let readme = fs.readFileSync(file, 'utf8');
-const cfg = ['| Variable | Default | Meaning |', '|---|---|---|', ...ENV_VARS.map((v) => `| \`${v.name}\` | ${v.default} | ${v.description} |`)].join('\n');
+const cfg = configTable();
 const errs = ['| Code | HTTP | When |', '|---|---|---|', ...Object.entries(ERROR_CATALOGUE).map(([c, e]) => `| \`${c}\` | ${e.status} | ${e.description} |`)].join('\n');
 const put = (name, table) => {
   const re = new RegExp(`(<!-- ${name}:start -->)[\\s\\S]*?(<!-- ${name}:end -->)`);

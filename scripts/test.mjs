@@ -17,7 +17,7 @@ import { pathToFileURL } from 'node:url';
 import { RUN_ENV, STATE_ENV, describeLeftovers, findLeftovers, removeLeftovers } from '../test/helpers/leftovers.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const roots = ['test', 'core/test', 'config/test', 'server/test', 'runner/test', ...fs.readdirSync(path.join(root, 'plugins')).map((p) => `plugins/${p}/test`)];
+const roots = ['test', ...fs.readdirSync(path.join(root, 'core')).map((p) => `core/${p}/test`), 'config/test', 'server/test', 'runner/test', ...fs.readdirSync(path.join(root, 'plugins')).map((p) => `plugins/${p}/test`)];
 const files = [];
 const walk = (dir) => {
   if (!fs.existsSync(dir)) return;

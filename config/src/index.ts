@@ -1,7 +1,9 @@
 /**
  * Quire configuration: defaults here, overridden by QUIRE_* environment variables (and PORT/HOST),
  * validated once at start-up and deep-frozen. A bad value stops start-up with one clear message.
- * The README's configuration table is generated from ENV_VARS (a test checks they agree).
+ * Variables that configure a plugin become that plugin's options (PLUGIN_ENV, `plugins.options`): the
+ * plugin's own schema has their defaults and checks them when it is registered.
+ * The README's configuration table is generated from ENV_VARS (configTable; a test checks they agree).
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -40,20 +42,22 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'QUIRE_MAX_PAGES', default: '5000', description: 'Pages (or slides, or sheets) a reader reads of one document; more fails with UNPROCESSABLE.' },
   { name: 'QUIRE_MAX_CELLS', default: '2000000', description: 'Spreadsheet cells read of one document; more fails with UNPROCESSABLE.' },
   { name: 'QUIRE_MAX_IMAGE_MEGAPIXELS', default: '100', description: 'Largest image (or rendered page) decoded, in megapixels; larger fails with UNPROCESSABLE.' },
-  { name: 'QUIRE_READER_HEAP_MB', default: '768', description: 'Memory limit of each reader isolate and PDF parse worker (child processes): their V8 heap, and their whole resident memory at this plus 128 MB (buffers such as a decoded stream are watched too). A document that needs more fails with UNPROCESSABLE and only its isolate ends.' },
+  { name: 'QUIRE_READER_HEAP_MB', default: '768', description: 'Memory limit of each reader isolate and PDF parse worker (child processes): their V8 heap, and their whole resident memory at this plus 128 MB (buffers such as a decoded stream are watched too); the PDFium (WebAssembly) memory of a PDF worker is capped at this less 256 MB. A document that needs more fails with UNPROCESSABLE and only its isolate ends.' },
   { name: 'QUIRE_READER_THREADS', default: '(number of cores)', description: 'Reader isolates (child processes with the reader heap limit) for the office, sheet, slides and image readers: how many documents they read at once.' },
   { name: 'QUIRE_ALLOWED_HOSTS', default: '(none)', description: 'Comma-separated hosts (or host:port) that URL inputs and webhooks may reach even though they are loopback or private.' },
   { name: 'QUIRE_URL_TIMEOUT_S', default: '30', description: 'Time limit for fetching a URL input.' },
   { name: 'QUIRE_WEBHOOK_RETRY_DELAYS_S', default: '60,300,1800,7200', description: 'Delays before webhook attempts 2 to 5 (spec §6.3); after the last failed attempt a delivery is marked failed.' },
   { name: 'QUIRE_PDF_WORKERS', default: '(number of cores)', description: 'Parse worker processes (each with the reader heap limit) that read PDF pages in parallel.' },
   { name: 'QUIRE_PDF_DEBUG', default: '(off)', description: 'Set to 1 to print per-phase timings of the PDF reader workers to stderr.' },
+  { name: 'QUIRE_VECTOR_NO_SIMD', default: '(off)', description: 'Set to 1 to make the embedded vector store scan without its WebAssembly SIMD kernel (plain JavaScript), e.g. to compare the two.' },
   { name: 'QUIRE_OCR_CONCURRENCY', default: '(number of cores)', description: 'Tesseract processes run at once.' },
   { name: 'QUIRE_OCR_LANGUAGE', default: 'eng', description: 'Default OCR language(s), tesseract codes joined with +, or auto.' },
   { name: 'QUIRE_TESSERACT_PATH', default: 'tesseract', description: 'The tesseract binary.' },
-  { name: 'QUIRE_SOFFICE_PATH', default: 'soffice', description: 'LibreOffice binary used to render legacy .ppt slides.' },
+  { name: 'QUIRE_SOFFICE_PATH', default: 'soffice', description: 'LibreOffice binary used to convert rtf documents and render legacy .ppt slides.' },
   { name: 'QUIRE_CHROMIUM_PATH', default: '/usr/bin/chromium', description: 'Chromium used for PDF generation.' },
   { name: 'QUIRE_TRUST_PROXY', default: 'false', description: 'true behind a reverse proxy: client addresses (anonymous rate limits) come from X-Forwarded-For.' },
-  { name: 'QUIRE_PLUGINS', default: '(none)', description: 'Extra plugins to load: comma-separated npm package names or paths. They may override built-ins of the same kind and name.' },
+  { name: 'QUIRE_PLUGINS', default: '(none)', description: 'Extra plugins to load: comma-separated npm package names or paths. They may override built-ins of the same kind and name, and readers may add formats or take over the reader of one.' },
+  { name: 'QUIRE_PLUGIN_OPTIONS', default: '(none)', description: 'Options of any plugin as JSON keyed by `<kind>:<name>`, e.g. `{"reader:pdf": {"workers": 2}}`. Each plugin checks its own at start-up (a bad or unknown option stops it, naming the plugin and the option); a dedicated variable in this table wins over the same option here.' },
   { name: 'QUIRE_EMBEDDER', default: 'local', description: 'Embedder plugin: local (offline) or openai (OpenAI-compatible /embeddings).' },
   { name: 'QUIRE_VECTOR_STORE', default: 'embedded', description: 'Vector store plugin: embedded or weaviate.' },
   { name: 'QUIRE_WEAVIATE_URL', default: '(none)', description: 'Weaviate address, e.g. http://weaviate:8080 (gRPC on 50051 of the same host).' },
@@ -66,6 +70,45 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'QUIRE_LLM_API_KEY', default: '(none)', description: 'LLM API key.' },
 ];
 
+/** How a variable that sets a plugin option is read: as given, as an integer, as a boolean, or as a boolean that turns the option off. */
+type EnvType = 'string' | 'int' | 'bool' | 'off';
+
+/**
+ * Environment variables that set a plugin option, keyed `<kind>:<name>`. Only a variable that is set gives
+ * the option; otherwise the plugin's schema has the default. (Those the application itself also uses,
+ * such as QUIRE_DB_URL, stay in the configuration as well.)
+ */
+export const PLUGIN_ENV: readonly { env: string; plugin: string; option: string; type?: EnvType }[] = [
+  { env: 'QUIRE_DB_URL', plugin: 'store:typeorm', option: 'url' },
+  { env: 'QUIRE_QUEUE_URL', plugin: 'transport:rabbitmq', option: 'url' },
+  { env: 'QUIRE_QUEUE_PREFIX', plugin: 'transport:rabbitmq', option: 'prefix' },
+  { env: 'QUIRE_PDF_WORKERS', plugin: 'reader:pdf', option: 'workers', type: 'int' },
+  { env: 'QUIRE_PDF_WORKERS', plugin: 'reader:pdf-poppler', option: 'processes', type: 'int' },
+  { env: 'QUIRE_PDF_DEBUG', plugin: 'reader:pdf', option: 'debug', type: 'bool' },
+  { env: 'QUIRE_TESSERACT_PATH', plugin: 'ocr:tesseract', option: 'binary' },
+  { env: 'QUIRE_SOFFICE_PATH', plugin: 'reader:office', option: 'soffice' },
+  { env: 'QUIRE_SOFFICE_PATH', plugin: 'reader:slides', option: 'soffice' },
+  { env: 'QUIRE_VECTOR_NO_SIMD', plugin: 'vector-store:embedded', option: 'simd', type: 'off' },
+  { env: 'QUIRE_WEAVIATE_URL', plugin: 'vector-store:weaviate', option: 'url' },
+  { env: 'QUIRE_WEAVIATE_API_KEY', plugin: 'vector-store:weaviate', option: 'apiKey' },
+  { env: 'QUIRE_EMBEDDINGS_BASE_URL', plugin: 'embedder:openai', option: 'baseUrl' },
+  { env: 'QUIRE_EMBEDDINGS_MODEL', plugin: 'embedder:openai', option: 'model' },
+  { env: 'QUIRE_EMBEDDINGS_API_KEY', plugin: 'embedder:openai', option: 'apiKey' },
+  { env: 'QUIRE_LLM_BASE_URL', plugin: 'llm:openai', option: 'baseUrl' },
+  { env: 'QUIRE_LLM_MODEL', plugin: 'llm:openai', option: 'model' },
+  { env: 'QUIRE_LLM_API_KEY', plugin: 'llm:openai', option: 'apiKey' },
+];
+
+/** The README's configuration table: every variable, its default and meaning, and the plugin options it sets. */
+export function configTable(): string {
+  const sets = (name: string) => {
+    const to = PLUGIN_ENV.filter((p) => p.env === name).map((p) => `\`${p.option}\` of \`${p.plugin}\``);
+    return to.length ? ` Plugin option ${to.join(', ')}.` : '';
+  };
+  return ['| Variable | Default | Meaning |', '|---|---|---|', ...ENV_VARS.map((v) => `| \`${v.name}\` | ${v.default} | ${v.description}${sets(v.name)} |`)].join('\n');
+}
+
+const PLUGIN_KEY = /^[a-z-]+:[A-Za-z0-9._@/-]+$/;
 const bool = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])]).transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const optionalString = z.string().trim().min(1).optional();
@@ -104,15 +147,17 @@ const schema = z.object({
   }),
   network: z.object({ allowedHosts: z.array(z.string().min(1)) }),
   webhooks: z.object({ retryDelaysMs: z.array(z.number().int().min(0)).min(1).max(10), timeoutMs: z.number().int().positive() }),
-  pdf: z.object({ workers: int(1, 64) }),
-  ocr: z.object({ concurrency: int(1, 64), language: z.string().regex(/^(auto|[a-z_]{3,}(\+[a-z_]{3,})*)$/i, 'tesseract codes joined with + or auto'), tesseractPath: z.string().min(1) }),
-  tools: z.object({ soffice: z.string().min(1), chromium: z.string().min(1) }),
+  ocr: z.object({ concurrency: int(1, 64), language: z.string().regex(/^(auto|[a-z_]{3,}(\+[a-z_]{3,})*)$/i, 'tesseract codes joined with + or auto') }),
+  tools: z.object({ chromium: z.string().min(1) }),
+  http: z.object({ trustProxy: bool }),
   plugins: z.object({
     extra: z.array(z.string().min(1)),
     /** the active plugin name for single-choice kinds */
     selected: z.record(z.string(), z.string()),
-    /** per-plugin options, keyed by `<kind>:<name>` */
-    options: z.record(z.string(), z.record(z.string(), z.unknown())),
+    /** per-plugin options, keyed by `<kind>:<name>` (checked by each plugin's schema when it is registered) */
+    options: z.record(z.string().regex(PLUGIN_KEY, 'keys are <kind>:<name>'), z.record(z.string(), z.unknown())),
+    /** the variable each option came from, keyed `<kind>:<name>.<option>`, for the plugins' error messages */
+    sources: z.record(z.string(), z.string()),
   }),
   llm: z.object({ baseUrl: z.string().url().optional(), model: optionalString, apiKey: optionalString }),
   embeddings: z.object({ baseUrl: z.string().url().optional(), model: optionalString, apiKey: optionalString }),
@@ -141,8 +186,8 @@ const SOURCE: Record<string, string> = {
   'rateLimit.store': 'QUIRE_RATE_LIMIT_STORE', 'secrets.signing': 'QUIRE_SIGNING_SECRET', 'limits.uploadBytes': 'QUIRE_MAX_UPLOAD_MB',
   'limits.presignedBytes': 'QUIRE_MAX_PRESIGNED_MB', 'limits.anonymousPages': 'QUIRE_ANONYMOUS_PAGES', 'limits.parseTimeoutMs': 'QUIRE_PARSE_TIMEOUT_S',
   'limits.urlTimeoutMs': 'QUIRE_URL_TIMEOUT_S', 'limits.decompressedBytes': 'QUIRE_MAX_DECOMPRESSED_MB', 'limits.maxPages': 'QUIRE_MAX_PAGES', 'limits.maxCells': 'QUIRE_MAX_CELLS',
-  'limits.maxImagePixels': 'QUIRE_MAX_IMAGE_MEGAPIXELS', 'limits.readerHeapMb': 'QUIRE_READER_HEAP_MB', 'limits.readerThreads': 'QUIRE_READER_THREADS', 'queue.leaseMs': 'QUIRE_WORKER_LEASE_S', 'queue.fairShare': 'QUIRE_FAIR_SHARE', 'pdf.workers': 'QUIRE_PDF_WORKERS', 'ocr.concurrency': 'QUIRE_OCR_CONCURRENCY',
-  'ocr.language': 'QUIRE_OCR_LANGUAGE', 'webhooks.retryDelaysMs': 'QUIRE_WEBHOOK_RETRY_DELAYS_S', 'llm.baseUrl': 'QUIRE_LLM_BASE_URL', 'embeddings.baseUrl': 'QUIRE_EMBEDDINGS_BASE_URL', 'weaviate.url': 'QUIRE_WEAVIATE_URL',
+  'limits.maxImagePixels': 'QUIRE_MAX_IMAGE_MEGAPIXELS', 'limits.readerHeapMb': 'QUIRE_READER_HEAP_MB', 'limits.readerThreads': 'QUIRE_READER_THREADS', 'queue.leaseMs': 'QUIRE_WORKER_LEASE_S', 'queue.fairShare': 'QUIRE_FAIR_SHARE', 'ocr.concurrency': 'QUIRE_OCR_CONCURRENCY',
+  'ocr.language': 'QUIRE_OCR_LANGUAGE', 'http.trustProxy': 'QUIRE_TRUST_PROXY', 'plugins.options': 'QUIRE_PLUGIN_OPTIONS', 'webhooks.retryDelaysMs': 'QUIRE_WEBHOOK_RETRY_DELAYS_S', 'llm.baseUrl': 'QUIRE_LLM_BASE_URL', 'embeddings.baseUrl': 'QUIRE_EMBEDDINGS_BASE_URL', 'weaviate.url': 'QUIRE_WEAVIATE_URL',
 };
 
 function deepFreeze<T>(o: T): T {
@@ -193,9 +238,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     },
     network: { allowedHosts: list(env.QUIRE_ALLOWED_HOSTS) },
     webhooks: { retryDelaysMs: list(env.QUIRE_WEBHOOK_RETRY_DELAYS_S ?? '60,300,1800,7200').map((x) => Number(x) * 1000), timeoutMs: 30_000 },
-    pdf: { workers: env.QUIRE_PDF_WORKERS ?? cores },
-    ocr: { concurrency: env.QUIRE_OCR_CONCURRENCY ?? cores, language: env.QUIRE_OCR_LANGUAGE ?? 'eng', tesseractPath: env.QUIRE_TESSERACT_PATH ?? 'tesseract' },
-    tools: { soffice: env.QUIRE_SOFFICE_PATH ?? 'soffice', chromium: env.QUIRE_CHROMIUM_PATH ?? '/usr/bin/chromium' },
+    ocr: { concurrency: env.QUIRE_OCR_CONCURRENCY ?? cores, language: env.QUIRE_OCR_LANGUAGE ?? 'eng' },
+    tools: { chromium: env.QUIRE_CHROMIUM_PATH ?? '/usr/bin/chromium' },
+    http: { trustProxy: env.QUIRE_TRUST_PROXY ?? 'false' },
     plugins: {
       extra: list(env.QUIRE_PLUGINS),
       selected: {
@@ -208,7 +253,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
         extractor: 'layout',
         ocr: 'tesseract',
       },
-      options: {},
+      ...pluginOptions(env),
     },
     llm: { baseUrl: nonEmpty(env.QUIRE_LLM_BASE_URL), model: nonEmpty(env.QUIRE_LLM_MODEL), apiKey: nonEmpty(env.QUIRE_LLM_API_KEY) },
     embeddings: { baseUrl: nonEmpty(env.QUIRE_EMBEDDINGS_BASE_URL), model: nonEmpty(env.QUIRE_EMBEDDINGS_MODEL), apiKey: nonEmpty(env.QUIRE_EMBEDDINGS_API_KEY) },
@@ -219,7 +264,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (!parsed.success) {
     const msgs = parsed.error.issues.map((i) => {
       const p = i.path.join('.');
-      const src = SOURCE[p];
+      const src = SOURCE[p] ?? (p.startsWith('plugins.options.') ? SOURCE['plugins.options'] : undefined);
       return `${src ? `${src} (${p})` : p}: ${i.message}`;
     });
     throw new ConfigError(`Invalid configuration: ${msgs.join('; ')}`);
@@ -229,6 +274,43 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (cfg.plugins.selected['vector-store'] === 'weaviate' && !cfg.weaviate.url) throw new ConfigError('Invalid configuration: QUIRE_VECTOR_STORE=weaviate needs QUIRE_WEAVIATE_URL');
   if (!cfg.publicUrl) cfg.publicUrl = `http://localhost:${cfg.port}`;
   return deepFreeze(cfg);
+}
+
+/** Plugin options from QUIRE_PLUGIN_OPTIONS and the variables of PLUGIN_ENV (which win), with where each came from. */
+function pluginOptions(env: NodeJS.ProcessEnv): { options: Record<string, Record<string, unknown>>; sources: Record<string, string> } {
+  const options: Record<string, Record<string, unknown>> = {};
+  const sources: Record<string, string> = {};
+  const generic = nonEmpty(env.QUIRE_PLUGIN_OPTIONS);
+  if (generic) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(generic);
+    } catch (e) {
+      throw new ConfigError(`Invalid configuration: QUIRE_PLUGIN_OPTIONS is not JSON: ${(e as Error).message}`);
+    }
+    const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+    if (!isObject(parsed) || !Object.values(parsed).every(isObject)) throw new ConfigError('Invalid configuration: QUIRE_PLUGIN_OPTIONS must be a JSON object of option objects keyed by <kind>:<name>, e.g. {"reader:pdf": {"workers": 2}}');
+    for (const [plugin, opts] of Object.entries(parsed)) {
+      options[plugin] = { ...(opts as Record<string, unknown>) };
+      for (const option of Object.keys(opts as object)) sources[`${plugin}.${option}`] = 'QUIRE_PLUGIN_OPTIONS';
+    }
+  }
+  for (const { env: name, plugin, option, type = 'string' } of PLUGIN_ENV) {
+    const raw = nonEmpty(env[name])?.trim();
+    if (raw === undefined) continue;
+    let value: unknown = raw;
+    if (type === 'int') {
+      value = Number(raw);
+      if (!Number.isInteger(value)) throw new ConfigError(`Invalid configuration: ${name} (plugin ${plugin} option ${option}): expected an integer, got ${JSON.stringify(raw)}`);
+    } else if (type === 'bool' || type === 'off') {
+      const parsed = bool.safeParse(raw.toLowerCase());
+      if (!parsed.success) throw new ConfigError(`Invalid configuration: ${name} (plugin ${plugin} option ${option}): expected 1, 0, true, false, yes or no, got ${JSON.stringify(raw)}`);
+      value = type === 'off' ? !parsed.data : parsed.data;
+    }
+    (options[plugin] ??= {})[option] = value;
+    sources[`${plugin}.${option}`] = name;
+  }
+  return { options, sources };
 }
 
 function mergeDeep(a: any, b: any): any {

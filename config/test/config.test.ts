@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError, ENV_VARS, loadConfig } from '@quire/config';
+import { ConfigError, ENV_VARS, PLUGIN_ENV, configTable, loadConfig } from '@quire/config';
 import { ERROR_CATALOGUE } from '@quire/core';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -24,8 +24,80 @@ test('a bad value stops start-up with one message naming the variable', () => {
   assert.equal(loadConfig({ QUIRE_QUEUE_URL: 'amqp://guest:guest@127.0.0.1:5672' }).plugins.selected.transport, 'rabbitmq');
 });
 
+test('variables that configure a plugin become its options, only when set (the plugin has the defaults)', () => {
+  const none = loadConfig({});
+  assert.deepEqual(none.plugins.options, {});
+  assert.deepEqual(none.plugins.sources, {});
+  const c = loadConfig({
+    QUIRE_DB_URL: 'mysql://u:p@db:3306/quire',
+    QUIRE_QUEUE_URL: 'amqp://guest:guest@mq:5672',
+    QUIRE_QUEUE_PREFIX: 'other',
+    QUIRE_PDF_WORKERS: '3',
+    QUIRE_PDF_DEBUG: '1',
+    QUIRE_TESSERACT_PATH: '/opt/tesseract',
+    QUIRE_SOFFICE_PATH: '/opt/soffice',
+    QUIRE_VECTOR_NO_SIMD: '1',
+    QUIRE_WEAVIATE_URL: 'http://weaviate:8080',
+    QUIRE_WEAVIATE_API_KEY: 'wk',
+    QUIRE_EMBEDDINGS_BASE_URL: 'http://e:11434/v1',
+    QUIRE_EMBEDDINGS_MODEL: 'nomic',
+    QUIRE_EMBEDDINGS_API_KEY: 'ek',
+    QUIRE_LLM_BASE_URL: 'http://l/v1',
+    QUIRE_LLM_MODEL: 'm',
+    QUIRE_LLM_API_KEY: 'lk',
+  });
+  assert.deepEqual(c.plugins.options, {
+    'store:typeorm': { url: 'mysql://u:p@db:3306/quire' },
+    'transport:rabbitmq': { url: 'amqp://guest:guest@mq:5672', prefix: 'other' },
+    'reader:pdf': { workers: 3, debug: true },
+    'reader:pdf-poppler': { processes: 3 },
+    'ocr:tesseract': { binary: '/opt/tesseract' },
+    'reader:office': { soffice: '/opt/soffice' },
+    'reader:slides': { soffice: '/opt/soffice' },
+    'vector-store:embedded': { simd: false },
+    'vector-store:weaviate': { url: 'http://weaviate:8080', apiKey: 'wk' },
+    'embedder:openai': { baseUrl: 'http://e:11434/v1', model: 'nomic', apiKey: 'ek' },
+    'llm:openai': { baseUrl: 'http://l/v1', model: 'm', apiKey: 'lk' },
+  });
+  assert.equal(c.plugins.sources['reader:pdf.workers'], 'QUIRE_PDF_WORKERS');
+  assert.equal(Object.keys(c.plugins.sources).length, PLUGIN_ENV.length);
+  // the application keeps the fields it uses itself
+  assert.equal(c.db.url, 'mysql://u:p@db:3306/quire');
+  assert.equal(c.llm.baseUrl, 'http://l/v1');
+  assert.equal(c.queue.prefix, 'other');
+  assert.equal(loadConfig({ QUIRE_PDF_DEBUG: '0', QUIRE_VECTOR_NO_SIMD: 'no' }).plugins.options['reader:pdf']?.debug, false);
+  assert.throws(() => loadConfig({ QUIRE_PDF_WORKERS: 'four' }), /QUIRE_PDF_WORKERS \(plugin reader:pdf option workers\): expected an integer/);
+  assert.throws(() => loadConfig({ QUIRE_PDF_DEBUG: 'maybe' }), /QUIRE_PDF_DEBUG/);
+  assert.throws(() => loadConfig({ QUIRE_VECTOR_NO_SIMD: 'maybe' }), /QUIRE_VECTOR_NO_SIMD/);
+});
+
+test('QUIRE_PLUGIN_OPTIONS sets any plugin option; a dedicated variable wins', () => {
+  const c = loadConfig({ QUIRE_PLUGIN_OPTIONS: '{"reader:pdf": {"workers": 2, "ocrDpi": 200}, "reader:markdown": {"strict": true}}', QUIRE_PDF_WORKERS: '5' });
+  assert.deepEqual(c.plugins.options['reader:pdf'], { workers: 5, ocrDpi: 200 });
+  assert.deepEqual(c.plugins.options['reader:markdown'], { strict: true });
+  assert.equal(c.plugins.sources['reader:pdf.ocrDpi'], 'QUIRE_PLUGIN_OPTIONS');
+  assert.equal(c.plugins.sources['reader:pdf.workers'], 'QUIRE_PDF_WORKERS');
+  assert.ok(Object.isFrozen(c.plugins.options['reader:pdf']));
+  assert.throws(() => loadConfig({ QUIRE_PLUGIN_OPTIONS: '{workers: 2}' }), /QUIRE_PLUGIN_OPTIONS is not JSON/);
+  assert.throws(() => loadConfig({ QUIRE_PLUGIN_OPTIONS: '{"reader:pdf": 2}' }), /QUIRE_PLUGIN_OPTIONS must be a JSON object of option objects/);
+  assert.throws(() => loadConfig({ QUIRE_PLUGIN_OPTIONS: '{"pdf": {}}' }), /QUIRE_PLUGIN_OPTIONS \(plugins\.options\.pdf\)/);
+});
+
+test('QUIRE_TRUST_PROXY is config.http.trustProxy', () => {
+  assert.equal(loadConfig({}).http.trustProxy, false);
+  assert.equal(loadConfig({ QUIRE_TRUST_PROXY: 'true' }).http.trustProxy, true);
+  assert.equal(loadConfig({ QUIRE_TRUST_PROXY: '1' }).http.trustProxy, true);
+  assert.throws(() => loadConfig({ QUIRE_TRUST_PROXY: 'sometimes' }), /QUIRE_TRUST_PROXY \(http\.trustProxy\)/);
+});
+
+test('every variable of PLUGIN_ENV is documented', () => {
+  for (const p of PLUGIN_ENV) assert.ok(ENV_VARS.some((v) => v.name === p.env), `${p.env} is not in ENV_VARS`);
+});
+
 test('the README documents every environment variable and every error code', () => {
   const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+  const table = readme.match(/<!-- config:start -->\n([\s\S]*?)\n<!-- config:end -->/)?.[1];
+  assert.equal(table, configTable(), 'the configuration table is not current: node --conditions=quire-source --import tsx scripts/gen-readme-tables.mjs');
   for (const v of ENV_VARS) assert.ok(readme.includes(`\`${v.name}\``), `README lacks ${v.name}`);
   for (const code of Object.keys(ERROR_CATALOGUE)) assert.ok(readme.includes(`\`${code}\``), `README lacks error code ${code}`);
 });

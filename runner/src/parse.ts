@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
-import { PluginRegistry, detectFormat, silentLogger } from '@quire/core';
+import { failedStage, isQuireError, jobError, silentLogger } from '@quire/core';
 import type { QuireConfig } from '@quire/config';
-import { BUILTIN_PLUGINS, apiChunk, chunkParsed, parseConfig, readFile, toMarkdown } from '@quire/server';
-import type { ParseConfig } from '@quire/server';
+import { Engine, jobParsedKey, loadParsed, newJob, parseConfig, toMarkdown } from '@quire/engine';
+import type { ParseConfig, ParseSource } from '@quire/engine';
 
 export interface RunOptions {
   folder: string;
@@ -120,75 +121,156 @@ async function writeAtomic(file: string, data: string): Promise<void> {
   await fsp.rename(tmp, file);
 }
 
+/** The stage queues of the parse pipeline, which the runner consumes in its own process. */
+const PARSE_STAGES = ['parse.fetch', 'parse.read', 'parse.chunk'];
+/** The runner's jobs belong to no account (the runner role charges nothing). */
+const RUNNER_OWNER = { user_id: 'runner', organization_id: null };
+/** Where the runner notes its scratch blob storage, so that a run after a killed one removes it. */
+const SCRATCH_NOTE = 'runner-scratch';
+
 /**
- * Parses every supported file below `folder` with the same reader and chunker plugins the service uses,
+ * The config of the runner's engine: the operator's config (plugins, their options, limits) on a machine of
+ * its own. The store, the queue and the vector store are local (never a shared database or broker, whose
+ * workers could not read this machine's files), stages run here with `concurrency` at once, and the blob
+ * storage, which only holds each job's parsed content until its outputs are written, is a scratch folder.
+ */
+function runnerConfig(base: Readonly<QuireConfig>, concurrency: number, scratch: string): QuireConfig {
+  const { selected, options } = base.plugins;
+  return {
+    ...base,
+    db: {},
+    queue: { ...base.queue, url: undefined, runStages: true, concurrency, fairShare: 0 },
+    auth: { ...base.auth, bootstrapKey: undefined },
+    plugins: {
+      ...base.plugins,
+      selected: { ...selected, transport: 'inprocess', 'vector-store': 'embedded' },
+      options: { ...options, 'storage:disk': { ...(options['storage:disk'] ?? {}), root: scratch } },
+    },
+  } as QuireConfig;
+}
+
+/** The runner's jobs of an earlier run that was killed are failed (their queued stages are not run again) and removed. */
+async function dropLeftovers(rt: Engine): Promise<void> {
+  const jobs = rt.store.repo('jobs');
+  for (const job of await jobs.find({ user_id: RUNNER_OWNER.user_id, status: ['pending', 'processing'] })) await rt.pipelines.fail(job.id, 'Interrupted: an earlier run stopped');
+  await jobs.delete({ user_id: RUNNER_OWNER.user_id, status: ['completed', 'failed'] });
+}
+
+/** A scratch folder for the run's blob storage; one left by a killed run (noted in the data dir) is removed. */
+async function scratchFolder(dataDir: string): Promise<string> {
+  const note = path.join(dataDir, SCRATCH_NOTE);
+  const old = await fsp.readFile(note, 'utf8').catch(() => '');
+  if (old && path.basename(old).startsWith('quire-runner-')) await fsp.rm(old, { recursive: true, force: true });
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'quire-runner-'));
+  await fsp.mkdir(dataDir, { recursive: true });
+  await fsp.writeFile(note, dir);
+  return dir;
+}
+
+type Outcome = { kind: 'ok'; pages: number } | { kind: 'unsupported' } | { kind: 'failed'; error: string };
+
+/**
+ * Parses one file as a job of the service's `parse` pipeline (fetch → read → chunk) and writes its outputs.
+ * The file is named to the fetch stage by its path (a `local` source, which only the runner role reads: the
+ * file is the operator's, not an upload, so it is read where it is instead of being copied into storage);
+ * its chunks are named by the relative path (`<rel>:<index>`).
+ */
+async function parseOne(rt: Engine, file: string, rel: string, cfg: ParseConfig, out: { json: string; md: string }): Promise<Outcome> {
+  const t0 = Date.now();
+  const job = newJob({ owner: RUNNER_OWNER, type: 'parse', input: { config: cfg } });
+  await rt.store.repo('jobs').insert(job);
+  try {
+    const source: ParseSource = { source: 'local', path: file, name: path.basename(file), read_as: rel };
+    await rt.pipelines.start(job.id, 'parse', source);
+    const done = await rt.pipelines.waitFor(job.id, rt.config.limits.parseTimeoutMs + 60_000);
+    if (done.status !== 'completed') {
+      const error = jobError(done);
+      // a file no reader is chosen for at the fetch stage is not a failure: it is listed as unsupported
+      if (failedStage(done) === 'fetch' && isQuireError(error) && error.code === 'UNSUPPORTED_FORMAT') return { kind: 'unsupported' };
+      return { kind: 'failed', error: error.message };
+    }
+    const output = done.result as { type: string; chunks: unknown[]; usage: { num_pages: number } };
+    const doc = await loadParsed(rt, jobParsedKey(job.id));
+    const result = {
+      file: rel,
+      format: doc.format,
+      duration: (Date.now() - t0) / 1000,
+      usage: { num_pages: output.usage.num_pages },
+      issues: doc.issues,
+      result: { type: output.type, chunks: output.chunks },
+    };
+    await writeAtomic(out.md, toMarkdown(doc));
+    await writeAtomic(out.json, JSON.stringify(result, null, 2));
+    return { kind: 'ok', pages: output.usage.num_pages };
+  } finally {
+    // the outputs are the result: the job and its parsed content are not kept
+    await rt.pipelines.cancel(job.id).catch(() => {});
+    await rt.storage.deletePrefix(`jobs/${job.id}/`).catch(() => {});
+    await rt.store.repo('jobs').delete(job.id).catch(() => {});
+  }
+}
+
+/**
+ * Parses every supported file below `folder` with the service's own `parse` pipeline, on an Engine of the
+ * `runner` role (the plugins, chunker and options the config selects, as the server would use them),
  * writing `<relative path>.json` (the parse result) and `<relative path>.md` under `out`. Files whose
  * outputs exist and are newer than the source are skipped, so an interrupted run resumes.
  */
 export async function runParse(opts: RunOptions): Promise<RunSummary> {
   const started = Date.now();
   const cfg: ParseConfig = parseConfig(opts.parse ?? {}, 'config file');
-  // the readers, OCR and chunker the service would use for the same config: same selection, same plugin options
-  const { selected, options } = opts.config.plugins;
-  const registry = new PluginRegistry({ config: opts.config, dataDir: opts.config.dataDir, logger: silentLogger, selected: { chunker: selected.chunker, ocr: selected.ocr }, options });
-  const readers = BUILTIN_PLUGINS.filter((p) => /reader|ocr|chunker/.test(p));
-  for (const name of readers) await registry.load(name, import.meta.dirname);
-  for (const spec of opts.config.plugins.extra) await registry.load(spec, process.cwd());
-  await registry.start();
-  const rt = { registry, config: opts.config };
+  const concurrency = Math.max(1, opts.concurrency ?? 2);
   await fsp.mkdir(opts.out, { recursive: true });
-  const { files, ignored } = listFiles(opts.folder, { exclude: [opts.out] });
-  const summary: RunSummary = { total: files.length, parsed: 0, skipped: 0, unsupported: [], failed: [], ignored, pages: 0, seconds: 0 };
-  let done = 0;
-  let next = 0;
-  const worker = async () => {
-    while (next < files.length) {
-      const file = files[next++]!;
-      const rel = path.relative(opts.folder, file);
-      const jsonOut = path.join(opts.out, `${rel}.json`);
-      const mdOut = path.join(opts.out, `${rel}.md`);
-      let status: 'ok' | 'failed' | 'skipped' = 'ok';
-      try {
-        const srcTime = fs.statSync(file).mtimeMs;
-        if (fs.existsSync(jsonOut) && fs.existsSync(mdOut) && fs.statSync(jsonOut).mtimeMs >= srcTime) {
-          summary.skipped++;
-          status = 'skipped';
-        } else {
-          const detected = await detectFormat(file, path.basename(file));
-          if (!detected) {
-            summary.unsupported.push(rel);
+  const scratch = await scratchFolder(opts.config.dataDir);
+  let rt: Engine | null = null;
+  try {
+    rt = await Engine.create(runnerConfig(opts.config, concurrency, scratch), silentLogger, 'runner');
+    const engine = rt;
+    await dropLeftovers(engine);
+    await engine.startStages(PARSE_STAGES);
+    const { files, ignored } = listFiles(opts.folder, { exclude: [opts.out] });
+    const summary: RunSummary = { total: files.length, parsed: 0, skipped: 0, unsupported: [], failed: [], ignored, pages: 0, seconds: 0 };
+    let done = 0;
+    let next = 0;
+    const worker = async () => {
+      while (next < files.length) {
+        const file = files[next++]!;
+        const rel = path.relative(opts.folder, file);
+        const jsonOut = path.join(opts.out, `${rel}.json`);
+        const mdOut = path.join(opts.out, `${rel}.md`);
+        let status: 'ok' | 'failed' | 'skipped' = 'ok';
+        try {
+          const srcTime = fs.statSync(file).mtimeMs;
+          if (fs.existsSync(jsonOut) && fs.existsSync(mdOut) && fs.statSync(jsonOut).mtimeMs >= srcTime) {
+            summary.skipped++;
             status = 'skipped';
           } else {
-            const t0 = Date.now();
-            const doc = await readFile(rt, { path: file, name: path.basename(file), format: detected.format, size: fs.statSync(file).size, id: rel }, cfg);
-            const chunks = chunkParsed(rt, doc, cfg);
-            const result = {
-              file: rel,
-              format: detected.format,
-              duration: (Date.now() - t0) / 1000,
-              usage: { num_pages: doc.pages.length },
-              issues: doc.issues,
-              result: { type: 'full', chunks: chunks.map(apiChunk) },
-            };
-            await writeAtomic(mdOut, toMarkdown(doc));
-            await writeAtomic(jsonOut, JSON.stringify(result, null, 2));
-            summary.parsed++;
-            summary.pages += doc.pages.length;
+            const r = await parseOne(engine, file, rel, cfg, { json: jsonOut, md: mdOut });
+            if (r.kind === 'ok') {
+              summary.parsed++;
+              summary.pages += r.pages;
+            } else if (r.kind === 'unsupported') {
+              summary.unsupported.push(rel);
+              status = 'skipped';
+            } else {
+              summary.failed.push({ file: rel, error: r.error });
+              status = 'failed';
+            }
           }
+        } catch (e) {
+          summary.failed.push({ file: rel, error: (e as Error).message });
+          status = 'failed';
         }
-      } catch (e) {
-        summary.failed.push({ file: rel, error: (e as Error).message });
-        status = 'failed';
+        done++;
+        opts.onProgress?.(done, files.length, rel, status);
       }
-      done++;
-      opts.onProgress?.(done, files.length, rel, status);
-    }
-  };
-  try {
-    await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 2) }, worker));
+    };
+    await Promise.all(Array.from({ length: concurrency }, worker));
+    summary.seconds = (Date.now() - started) / 1000;
+    return summary;
   } finally {
-    await registry.close();
+    await rt?.close().catch(() => {});
+    await fsp.rm(scratch, { recursive: true, force: true }).catch(() => {});
+    await fsp.rm(path.join(opts.config.dataDir, SCRATCH_NOTE), { force: true }).catch(() => {});
   }
-  summary.seconds = (Date.now() - started) / 1000;
-  return summary;
 }

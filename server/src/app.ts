@@ -7,7 +7,8 @@ import { assertIdentityEncoding, drainUnreadBody, jsonBody } from './http/body.j
 import { securityHeaders } from './http/security.js';
 import { createHttpServer } from './http/server.js';
 import { authentication } from './auth/authenticate.js';
-import type { QuireRuntime } from './runtime.js';
+import { RateLimiter } from './auth/ratelimit.js';
+import type { Engine } from '@quire/engine';
 import { systemRoutes } from './routes/system.js';
 import { documentRoutes } from './routes/v1/documents.js';
 import { jobRoutes } from './routes/v1/jobs.js';
@@ -31,9 +32,10 @@ import { embedRoutes } from './routes/api/embed.js';
 export const ROUTE_MODULES = [systemRoutes, documentRoutes, jobRoutes, uploadRoutes, parseRoutes, presetRoutes, convertRoutes, collectionRoutes, knowledgeBaseRoutes, chatRoutes, chatCompletionRoutes, embedRoutes, schemaRoutes, extractionRoutes, extractRunRoutes, extractSchemaRoutes, extractBatchRoutes, extractTruthRoutes];
 
 /** The Koa host: thin — validate, authorise, start pipelines, shape responses. */
-export function createApp(rt: QuireRuntime): Koa<AppState, AppCustom> {
-  const app = new Koa<AppState, AppCustom>({ proxy: process.env.QUIRE_TRUST_PROXY === 'true' });
+export function createApp(rt: Engine): Koa<AppState, AppCustom> {
+  const app = new Koa<AppState, AppCustom>({ proxy: rt.config.http.trustProxy });
   app.context.quire = rt;
+  app.context.rateLimiter = new RateLimiter(rt.config.rateLimit.store, rt.store);
   app.silent = true;
 
   const router = new Router<AppState, AppCustom>();

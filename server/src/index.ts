@@ -1,11 +1,4 @@
-export { QuireRuntime, BUILTIN_PLUGINS } from './runtime.js';
-export type { RuntimeRole } from './runtime.js';
 export { createApp, ROUTE_MODULES } from './app.js';
 export { startServer } from './serve.js';
-export { createLogger } from './logger.js';
-export { readFile, chunkParsed, readerFor, apiChunk } from './pipelines/steps.js';
-export { toMarkdown, toJsonShape } from './services/render.js';
-export { parseConfig, parseConfigField } from './services/parse-config.js';
-export type { ParseConfig } from './services/parse-config.js';
-export { createKey, findOrCreateUser, hashKey, newKey, revokeKey, ensureBootstrapKey } from './auth/keys.js';
-export { signatureHeader } from './services/webhooks.js';
+// account helpers the tests and scripts use through the host (they live in the engine)
+export { createKey, findOrCreateUser, hashKey, newKey, revokeKey, ensureBootstrapKey, signatureHeader } from '@quire/engine';

@@ -2,31 +2,27 @@ import type { Server } from 'node:http';
 import { loadConfig } from '@quire/config';
 import type { QuireConfig } from '@quire/config';
 import { createApp } from './app.js';
-import { createLogger } from './logger.js';
-import { QuireRuntime } from './runtime.js';
-import { describeDatabase, describeQueue, stagesOffHint, stagesStatus } from './status.js';
-import { startBatchResumer } from './services/extraction-batch.js';
+import { createLogger } from '@quire/engine';
+import { Engine } from '@quire/engine';
+import { describeDatabase, describeQueue, stagesOffHint, stagesStatus } from '@quire/engine';
 
 export interface RunningServer {
   url: string;
-  runtime: QuireRuntime;
+  runtime: Engine;
   server: Server;
   close(): Promise<void>;
 }
 
-export { hidePassword, describeDatabase, describeQueue, stagesStatus, stagesOffHint } from './status.js';
+export { hidePassword, describeDatabase, describeQueue, stagesStatus, stagesOffHint } from '@quire/engine';
 
 /** Starts the API (and, unless QUIRE_RUN_STAGES=false, the pipeline stages) in this process. */
 export async function startServer(config: Readonly<QuireConfig> = loadConfig()): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
-  const runtime = await QuireRuntime.create(config, logger, 'server');
+  const runtime = await Engine.create(config, logger, 'server');
   const stages = stagesStatus(config);
   logger.info({ database: describeDatabase(config), queue: describeQueue(config), dataDir: config.dataDir, stages }, 'storage and queue');
   if (config.queue.runStages) await runtime.startStages();
   else logger.warn(stagesOffHint(config)!);
-  runtime.startWebhooks();
-  // extraction batches left unfinished by a stopped process are taken over
-  const stopBatches = startBatchResumer(runtime);
   const app = createApp(runtime);
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
@@ -44,7 +40,6 @@ export async function startServer(config: Readonly<QuireConfig> = loadConfig()):
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections?.();
-      await stopBatches();
       await runtime.close();
     },
   };

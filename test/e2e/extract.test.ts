@@ -7,9 +7,10 @@ import ExcelJS from 'exceljs';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { createKey, findOrCreateUser } from '@quire/server';
 import { CORPUS, hasCorpus, startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
+import { sseEvents } from '../helpers/sse.js';
 import type { TestServer } from '../helpers/server.js';
 import { makePdf } from '../helpers/fixtures.js';
-import { resumeStaleBatches } from '../../server/src/services/extraction-batch.js';
+import { startBatch } from '@quire/engine';
 
 /** An invoice: labelled header values, a line-item table with aligned columns, totals. */
 async function makeInvoicePdf(o: { number: string; date: string; customer: string; items: [string, number, number][]; tax: number; extraPages?: number }): Promise<Uint8Array> {
@@ -56,25 +57,6 @@ const INVOICE_FIELDS = [
   { name: 'line_items', type: 'array', items: { type: 'object', properties: { description: { type: 'string' }, quantity: { type: 'number' }, unit_price: { type: 'number' }, amount: { type: 'number' } } } },
   { name: 'purchase_order_reference', type: 'string', description: 'PO reference' },
 ];
-
-/** Server-Sent Events of a response, as {event, data}. */
-async function* sseEvents(res: Response): AsyncGenerator<{ event: string; data: any }> {
-  const reader = res.body!.getReader();
-  const dec = new TextDecoder();
-  let buf = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    buf += dec.decode(value, { stream: true });
-    for (let i = buf.indexOf('\n\n'); i >= 0; i = buf.indexOf('\n\n')) {
-      const raw = buf.slice(0, i);
-      buf = buf.slice(i + 2);
-      const event = /^event: (.*)$/m.exec(raw)?.[1];
-      const data = /^data: (.*)$/m.exec(raw)?.[1];
-      if (event && data) yield { event, data: JSON.parse(data) };
-    }
-  }
-}
 
 /** RFC 4180 CSV rows. */
 function parseCsv(text: string): string[][] {
@@ -231,9 +213,10 @@ describe('extraction API over HTTP', () => {
       assert.equal(ev.page, 1);
       assert.equal(text.slice(ev.span.start, ev.span.end), ev.text, `${name}: span gives the evidence text`);
       assert.ok(ev.text.includes(want.text.replace('$', '')), `${name}: evidence "${ev.text}" shows ${want.text}`);
-      // the box covers where the value is drawn (text-layer boxes are line boxes: they may include the label)
+      // the box covers the value's words, not its label (word boxes of the text layer); 3 pt of slack: the
+      // PDF engine's metrics of a standard font that is not embedded differ a little from pdf-lib's
       const b = ev.bbox;
-      assert.ok(b.x <= want.x0 + 1 && b.x + b.width >= want.x1 - 2, `${name}: box ${JSON.stringify(b)} spans x ${want.x0.toFixed(1)}..${want.x1.toFixed(1)}`);
+      assert.ok(Math.abs(b.x - want.x0) <= 3 && Math.abs(b.x + b.width - want.x1) <= 3, `${name}: box ${JSON.stringify(b)} spans x ${want.x0.toFixed(1)}..${want.x1.toFixed(1)}`);
       assert.ok(b.y <= want.bottom && b.y + b.height >= want.top, `${name}: box ${JSON.stringify(b)} spans y ${want.top.toFixed(1)}..${want.bottom.toFixed(1)}`);
       assert.ok(b.width < 250 && b.height < 20, `${name}: box ${JSON.stringify(b)} is the value's line, not a region`);
       assert.match(ev.chunk_id, new RegExp(`^${invoiceId}:`));
@@ -559,14 +542,14 @@ describe('extraction API over HTTP', () => {
     assert.equal(sheet.rowCount, 5);
     assert.deepEqual((wb.getWorksheet('Documents')!.getRow(2).values as unknown[]).slice(1, 3), [invoiceId, 'invoice-1001.pdf']);
 
-    // a batch left 'processing' by a stopped process is taken over; documents with a result are not run again
+    // a batch started again (its row 'processing', part of its results there) runs once; documents with a result are not run again
     const stale = new Date(Date.now() - 5 * 60_000);
     const orphanId = 'ab6f5d36-3f1b-4d8e-9a57-1f2d3c4b5a69';
     const firstResult = done.body.results[invoiceId];
     await s.runtime.store.repo('extract_batches').insert({ id: orphanId, user_id: (await s.runtime.store.repo('users').findOne({ email: 'admin@quire.local' }))!.id, organization_id: null, name: 'orphan', status: 'processing', progress: 50, document_ids: [invoiceId, invoice2Id], schema_id: schema.body.id, config: null, results: { [invoiceId]: firstResult }, created_at: stale, updated_at: stale });
     const before = await s.runtime.store.repo('extractions').count({});
-    assert.deepEqual(await resumeStaleBatches(s.runtime, true), [orphanId]);
-    assert.deepEqual(await resumeStaleBatches(s.runtime, true), [], 'claimed once');
+    assert.equal(await startBatch(s.runtime, orphanId), true);
+    assert.equal(await startBatch(s.runtime, orphanId), false, 'started once');
     const resumed = await poll(() => s.json(`/api/extract/batch/${orphanId}`), (r) => r.body.status === 'completed', 'the resumed batch');
     assert.deepEqual(resumed.body.results[invoiceId], firstResult);
     assert.equal(resumed.body.results[invoice2Id].success, true);
@@ -677,7 +660,7 @@ describe('extraction API over HTTP', () => {
     // reference values that are template artefacts, not printed values (the corpus README warns about them)
     const ARTEFACT = new Set(['invoice2data__AmazonWebServices.pdf amount_untaxed', 'invoice2data__QualityHosting.pdf amount_untaxed', 'invoice2data__oyo.pdf invoice_number']);
     const ids = await Promise.all(cases.map((c) => upload(c.id, fs.readFileSync(path.join(CORPUS, c.path)))));
-    const { normaliseValue } = await import('@quire/plugin-extractor-layout');
+    const { normaliseValue } = await import('@quire/fields');
     let total = 0;
     let ok = 0;
     const misses: string[] = [];

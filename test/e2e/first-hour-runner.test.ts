@@ -1,7 +1,8 @@
 // A new user's first hour with the folder runner: the README's commands, run as written, on a fresh build.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -116,7 +117,11 @@ test('the runner writes the same chunks as POST /api/parse for the same file and
       const out = path.join(base, `out-${name}`);
       const cfgFile = path.join(base, `${name}.json`);
       fs.writeFileSync(cfgFile, JSON.stringify(config));
-      const r = spawnSync(process.execPath, [path.join(root, 'runner/bin/quire-runner.js'), 'parse', input, '--out', out, '--config', cfgFile], { cwd: root, env: userEnv(), encoding: 'utf8', timeout: 180_000 });
+      // run asynchronously: the test server lives in this process and must keep answering (and keep its connections) meanwhile
+      const r = await promisify(execFile)(process.execPath, [path.join(root, 'runner/bin/quire-runner.js'), 'parse', input, '--out', out, '--config', cfgFile], { cwd: root, env: userEnv(), encoding: 'utf8', timeout: 180_000 }).then(
+        (x) => ({ status: 0, ...x }),
+        (e) => ({ status: e.code ?? 1, stdout: e.stdout, stderr: e.stderr }),
+      );
       assert.equal(r.status, 0, `stdout: ${r.stdout}\nstderr: ${r.stderr}`);
       for (const rel of files) {
         const runner = JSON.parse(fs.readFileSync(path.join(out, `${rel}.json`), 'utf8')).result.chunks as any[];

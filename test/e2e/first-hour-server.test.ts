@@ -150,7 +150,7 @@ test('the README documents the test variables, the worker lease, stages off and 
       for (const m of fs.readFileSync(p, 'utf8').matchAll(/\bQUIRE_(TEST_[A-Z0-9_]*[A-Z0-9]|CORPUS)\b/g)) names.add(m[0]);
     }
   };
-  for (const d of ['test', 'core/test', 'config/test', 'server/test', 'runner/test', 'scripts/test.mjs', '.ci/run']) scan(path.join(root, d));
+  for (const d of ['test', ...fs.readdirSync(path.join(root, 'core')).map((p) => `core/${p}/test`), 'config/test', 'server/test', 'runner/test', 'scripts/test.mjs', '.ci/run']) scan(path.join(root, d));
   for (const p of fs.readdirSync(path.join(root, 'plugins'))) scan(path.join(root, 'plugins', p, 'test'));
   for (const n of ['QUIRE_TEST_MYSQL_URL', 'QUIRE_TEST_AMQP_URL', 'QUIRE_CORPUS']) assert.ok(names.has(n), `${n} is still read by the tests`);
   const tests = section('Tests');

@@ -47,7 +47,7 @@ export default {
     );
     // make @quire/core resolvable from the temp folder, as it would be from a plugin installed next to Quire
     fs.mkdirSync(path.join(root, 'node_modules', '@quire'), { recursive: true });
-    fs.symlinkSync(path.resolve(import.meta.dirname, '../../core'), path.join(root, 'node_modules', '@quire', 'core'));
+    fs.symlinkSync(path.resolve(import.meta.dirname, '../../core/kernel'), path.join(root, 'node_modules', '@quire', 'core'));
     s = await startTestServer({ env: { QUIRE_PLUGINS: `${path.join(root, 'markdown')},${path.join(root, 'faulty')}` } });
   });
   after(async () => {

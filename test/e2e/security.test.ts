@@ -7,8 +7,8 @@ import { createHmac } from 'node:crypto';
 import { createKey, findOrCreateUser } from '@quire/server';
 import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
-import { dispositionFileName, isPublicAddress, setHostResolver } from '../../server/src/services/url-fetch.js';
-import { verifyTimestampedSignature } from '../../server/src/services/webhooks.js';
+import { dispositionFileName, isPublicAddress, setHostResolver } from '@quire/engine';
+import { verifyTimestampedSignature } from '@quire/engine';
 import { filesUnder, errorBody } from '../helpers/assertions.js';
 
 /** Test host names, given to the local file server by an injected resolver (no DNS involved). */

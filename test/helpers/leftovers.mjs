@@ -16,7 +16,7 @@ export const RUN_ENV = 'QUIRE_TEST_RUN';
 export const STATE_ENV = 'QUIRE_TEST_STATE_DIR';
 
 /** Stage queues of the built-in pipelines (the names a server declares under its prefix). */
-export const KNOWN_STAGES = ['ingest.read', 'ingest.chunk', 'ingest.index', 'parse.fetch', 'parse.read', 'parse.chunk'];
+export const KNOWN_STAGES = ['ingest.read', 'ingest.chunk', 'ingest.index', 'parse.fetch', 'parse.read', 'parse.chunk', 'extract.load', 'extract.extract', 'extract_batch.fanout', 'extract_batch.collect'];
 
 /** The run's tag: [a-z0-9] only, so it fits database and queue names. */
 export function runTag() {

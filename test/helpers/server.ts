@@ -295,7 +295,7 @@ export function builtIsCurrent(): boolean {
     }
     return t;
   };
-  const workspaces = ['config', 'core', 'server', ...fs.readdirSync(path.join(ROOT, 'plugins')).map((p) => `plugins/${p}`)].map((w) => path.join(ROOT, w));
+  const workspaces = ['config', 'server', 'runner', ...fs.readdirSync(path.join(ROOT, 'core')).map((p) => `core/${p}`), ...fs.readdirSync(path.join(ROOT, 'plugins')).map((p) => `plugins/${p}`)].map((w) => path.join(ROOT, w));
   if (!fs.existsSync(path.join(ROOT, 'server/dist/bin.js'))) return false;
   return workspaces.every((w) => !fs.existsSync(path.join(w, 'src')) || newest(path.join(w, 'src'), /\.(ts|mts|js|mjs|json)$/) <= newest(path.join(w, 'dist'), /\.(js|mjs|json)$/));
 }

@@ -179,12 +179,12 @@ test('reconnects after the connection drops: publishes fail loudly meanwhile, co
   assert.deepEqual(handled, [1, 3]);
 });
 
-test('the plugin reads url, concurrency and attempts from config; health reports the broker', { skip: SKIP }, async () => {
+test('the plugin takes url and prefix from its options, concurrency and attempts from the shared settings; health reports the broker', { skip: SKIP }, async () => {
   const reg = new PluginRegistry({
-    config: { queue: { url, concurrency: 4, maxAttempts: 5 } },
+    shared: { 'queue.concurrency': 4, 'queue.maxAttempts': 5 },
     dataDir: '/tmp',
     selected: { transport: 'rabbitmq' },
-    options: { 'transport:rabbitmq': { prefix } },
+    options: { 'transport:rabbitmq': { url, prefix } },
   });
   reg.register(rabbitPlugin, JSON.parse(fs.readFileSync(new URL('../../plugins/transport-rabbitmq/package.json', import.meta.url), 'utf8')).quire);
   await reg.start();
@@ -196,7 +196,7 @@ test('the plugin reads url, concurrency and attempts from config; health reports
   assert.equal(h!.ok, true);
   assert.doesNotMatch(h!.message!, /guest:guest/, 'the password is not shown');
   await reg.close();
-  const bad = new PluginRegistry({ config: { queue: {} }, dataDir: '/tmp', selected: { transport: 'rabbitmq' } });
+  const bad = new PluginRegistry({ dataDir: '/tmp', selected: { transport: 'rabbitmq' } });
   bad.register(rabbitPlugin);
   await assert.rejects(bad.start(), /QUIRE_QUEUE_URL/);
   const down = new RabbitTransport({ url: 'amqp://guest:guest@127.0.0.1:1', reconnectMinMs: 20 });

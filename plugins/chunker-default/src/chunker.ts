@@ -1,4 +1,5 @@
 import { errors, renderTable, unionBBox } from '@quire/core';
+import { round } from '@quire/text';
 import type { BBox, Block, Chunk, ChunkOptions, ParsedDocument, Table, TableCell } from '@quire/core';
 import { sentenceStarts, splitRange, splitWords } from './sentences.js';
 
@@ -337,7 +338,7 @@ class DocIndex {
     if (d.table) {
       return {
         id, index, page: d.table.page, content: d.table.content, bbox: d.table.bbox, span: { start: d.start, end: d.end },
-        metadata: { type: 'table', confidence: round(d.table.confidence), pages: [d.table.page], ...heading },
+        metadata: { type: 'table', confidence: confidence01(d.table.confidence), pages: [d.table.page], ...heading },
       };
     }
     const covered = this.blocksIn(d.start, d.end);
@@ -361,10 +362,11 @@ class DocIndex {
     return {
       id, index, page, content: this.doc.text.slice(d.start, d.end), bbox,
       span: { start: d.start, end: d.end },
-      metadata: { type: 'text', confidence: weight ? round(sum / weight) : 1, pages: pages.length ? pages : [page], ...heading, ...(boxes.length ? { boxes } : {}) },
+      metadata: { type: 'text', confidence: weight ? confidence01(sum / weight) : 1, pages: pages.length ? pages : [page], ...heading, ...(boxes.length ? { boxes } : {}) },
     };
   }
 }
 
-const round = (x: number) => Math.round(Math.min(1, Math.max(0, x)) * 10000) / 10000;
+/** A confidence kept in 0..1, to 4 decimals. */
+const confidence01 = (x: number) => round(Math.min(1, Math.max(0, x)), 4);
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();

@@ -1,4 +1,4 @@
-import { definePlugin } from '@quire/core';
+import { definePlugin, z } from '@quire/core';
 import type { ChunkerPlugin } from '@quire/core';
 import { chunkDocument } from './chunker.js';
 
@@ -14,6 +14,8 @@ export default definePlugin({
   name: 'default',
   core: '^1',
   description: 'Semantic, fixed and page chunking with spans, bboxes and table rendering.',
+  /** none: the strategy and sizes come with each request (ChunkOptions) */
+  options: z.strictObject({}),
   create(): ChunkerPlugin {
     return { chunk: (doc, options) => chunkDocument(doc, options) };
   },

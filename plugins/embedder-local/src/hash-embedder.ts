@@ -10,7 +10,10 @@
  * Nothing depends on a corpus, so the same text always gives the same vector in every process.
  */
 
+import { STOP_WORDS, stem } from '@quire/text';
+
 export const DEFAULT_DIMENSION = 384;
+/** Version of the features (part of the vector space id): bump it when they change, @quire/text's STOP_WORDS and stem included. */
 export const FEATURE_VERSION = 'v1';
 
 export interface HashEmbedderOptions {
@@ -27,20 +30,6 @@ export interface FeatureWeights {
 }
 
 export const DEFAULT_WEIGHTS: Readonly<FeatureWeights> = Object.freeze({ unigram: 1, bigram: 0.6, char3: 0.22, char4: 0.3 });
-
-// prettier-ignore
-export const STOP_WORDS: ReadonlySet<string> = new Set([
-  'a', 'about', 'above', 'after', 'again', 'against', 'all', 'am', 'an', 'and', 'any', 'are', 'as', 'at', 'be', 'because',
-  'been', 'before', 'being', 'below', 'between', 'both', 'but', 'by', 'can', 'could', 'did', 'do', 'does', 'doing', 'down',
-  'during', 'each', 'few', 'for', 'from', 'further', 'had', 'has', 'have', 'having', 'he', 'her', 'here', 'hers', 'herself',
-  'him', 'himself', 'his', 'how', 'i', 'if', 'in', 'into', 'is', 'it', 'its', 'itself', 'just', 'me', 'more', 'most', 'my',
-  'myself', 'no', 'nor', 'not', 'now', 'of', 'off', 'on', 'once', 'only', 'or', 'other', 'our', 'ours', 'ourselves', 'out',
-  'over', 'own', 'same', 'she', 'should', 'so', 'some', 'such', 'than', 'that', 'the', 'their', 'theirs', 'them',
-  'themselves', 'then', 'there', 'these', 'they', 'this', 'those', 'through', 'to', 'too', 'under', 'until', 'up', 'very',
-  'was', 'we', 'were', 'what', 'when', 'where', 'which', 'while', 'who', 'whom', 'why', 'will', 'with', 'would', 'you',
-  'your', 'yours', 'yourself', 'yourselves', 'also', 'may', 'might', 'must', 'shall', 'let', 'us', 'via', 'per', 'within',
-  'without', 'upon', 'whether', 'yet', 'many', 'much', 'get', 'got', 'i\'m', 'im', 'ive', 'dont', 'cant', 'etc',
-]);
 
 const LIGATURES: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', đ: 'd', ł: 'l', þ: 'th', ı: 'i', 'ﬁ': 'fi', 'ﬂ': 'fl' };
 const LIGATURE_RE = /[ßæœøđłþıﬁﬂ]/g;
@@ -59,34 +48,6 @@ export function words(normalized: string): string[] {
     if (w.length > 1 || (w >= '0' && w <= '9')) out.push(w);
   }
   return out;
-}
-
-const VOWEL = /[aeiouy]/;
-
-/** A light English suffix stripper (plural, -ing, -ed, -ly, -ation, -ment, -ness, -ies). */
-export function stem(w: string): string {
-  if (w.length <= 3 || /\d/.test(w)) return w;
-  let s = w;
-  if (s.endsWith('ies') && s.length > 4) s = s.slice(0, -3) + 'y';
-  else if (s.endsWith('sses')) s = s.slice(0, -2);
-  else if (s.endsWith('s') && !s.endsWith('ss') && !s.endsWith('us') && !s.endsWith('is')) s = s.slice(0, -1);
-  if (s.endsWith('ational') && s.length > 8) s = s.slice(0, -5) + 'e';
-  else if (s.endsWith('ation') && s.length > 7) s = s.slice(0, -5) + 'e';
-  else if (s.endsWith('ness') && s.length > 6) s = s.slice(0, -4);
-  else if (s.endsWith('ment') && s.length > 6) s = s.slice(0, -4);
-  else if (s.endsWith('ingly') && s.length > 7) s = s.slice(0, -5);
-  else if (s.endsWith('ing') && s.length > 5 && VOWEL.test(s.slice(0, -3))) s = undouble(s.slice(0, -3));
-  else if (s.endsWith('edly') && s.length > 6) s = s.slice(0, -4);
-  else if (s.endsWith('ed') && s.length > 4 && VOWEL.test(s.slice(0, -2))) s = undouble(s.slice(0, -2));
-  else if (s.endsWith('ly') && s.length > 5) s = s.slice(0, -2);
-  if (s.endsWith('e') && s.length > 3) s = s.slice(0, -1); // rate/rated/rating → rat, make/making → mak
-  return s;
-}
-
-function undouble(s: string): string {
-  const n = s.length;
-  if (n > 3 && s[n - 1] === s[n - 2] && !'lsz'.includes(s[n - 1]!)) return s.slice(0, -1);
-  return s;
 }
 
 // ---- hashing: 32-bit FNV-1a over UTF-16 code units, finished with a murmur3 mix; family seeds keep n-gram kinds apart
@@ -114,24 +75,29 @@ function mix(h: number): number {
 export class HashEmbedder {
   readonly dimension: number;
   private readonly w: FeatureWeights;
+  /** the weights by family index (0 unigram, 1 bigram, 2 char 3-gram, 3 char 4-gram), as features() packs it */
+  private readonly familyWeights: readonly number[];
 
   constructor(options: HashEmbedderOptions = {}) {
     const dim = options.dimension ?? DEFAULT_DIMENSION;
     if (!Number.isInteger(dim) || dim < 16 || dim > 8192) throw new RangeError(`dimension must be an integer from 16 to 8192, got ${dim}`);
     this.dimension = dim;
     this.w = { ...DEFAULT_WEIGHTS, ...(options.weights ?? {}) };
+    this.familyWeights = [this.w.unigram, this.w.bigram, this.w.char3, this.w.char4];
   }
 
-  /** The counted features of a text: mixed 32-bit feature hash → [count, weight]. */
-  private features(text: string): Map<number, [number, number]> {
-    const feats = new Map<number, [number, number]>();
-    const add = (h: number, weight: number) => {
+  /**
+   * The counted features of a text: mixed 32-bit feature hash → count × 4 + family (0 unigram, 1 bigram,
+   * 2 char 3-gram, 3 char 4-gram; a hash's first family wins). One number a feature: no object per feature.
+   */
+  private features(text: string): Map<number, number> {
+    const feats = new Map<number, number>();
+    const add = (h: number, family: number) => {
       const k = mix(h);
       const f = feats.get(k);
-      if (f) f[0]++;
-      else feats.set(k, [1, weight]);
+      feats.set(k, f === undefined ? 4 + family : f + 4);
     };
-    const { unigram, bigram, char3, char4 } = this.w;
+    const { bigram, char3, char4 } = this.w;
     let prev: string | null = null;
     for (const word of words(normalizeText(text))) {
       if (STOP_WORDS.has(word)) {
@@ -139,17 +105,17 @@ export class HashEmbedder {
         continue;
       }
       const s = stem(word);
-      add(fnvString(SEED_UNI, s), unigram);
-      if (prev !== null && bigram > 0) add(fnvString(fnvString(SEED_BI, prev) ^ 0x20, s), bigram);
+      add(fnvString(SEED_UNI, s), 0);
+      if (prev !== null && bigram > 0) add(fnvString(fnvString(SEED_BI, prev) ^ 0x20, s), 1);
       prev = s;
-      if (/^\d+$/.test(word)) continue; // numbers: exact only
+      if (isDigits(word)) continue; // numbers: exact only
       // character 3- and 4-grams of "#word#", incrementally hashed
       const n = word.length + 2;
       for (let i = 0; i + 3 <= n; i++) {
         let h = SEED_CHAR;
         for (let j = i; j < i + 3; j++) h = Math.imul(h ^ charAt(word, j), FNV_PRIME);
-        if (char3 > 0) add(h, char3);
-        if (i + 4 <= n && char4 > 0) add(Math.imul(h ^ charAt(word, i + 3), FNV_PRIME) ^ 0x5bd1e995, char4);
+        if (char3 > 0) add(h, 2);
+        if (i + 4 <= n && char4 > 0) add(Math.imul(h ^ charAt(word, i + 3), FNV_PRIME) ^ 0x5bd1e995, 3);
       }
     }
     return feats;
@@ -159,8 +125,10 @@ export class HashEmbedder {
   embed(text: string): Float32Array {
     const v = new Float32Array(this.dimension);
     const dim = this.dimension;
-    for (const [k, [tf, weight]] of this.features(text)) {
-      const value = weight * (1 + Math.log(tf));
+    const weights = this.familyWeights;
+    for (const [k, packed] of this.features(text)) {
+      const tf = packed >>> 2;
+      const value = weights[packed & 3]! * (1 + Math.log(tf));
       const bucket = k % dim;
       v[bucket]! += (k & 0x80000000) !== 0 ? -value : value;
     }
@@ -172,6 +140,15 @@ export class HashEmbedder {
     }
     return v;
   }
+}
+
+/** only ASCII digits */
+function isDigits(word: string): boolean {
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return word.length > 0;
 }
 
 /** code of "#word#" at i (the word padded with a boundary mark on each side) */

@@ -1,8 +1,8 @@
-import { definePlugin, errors } from '@quire/core';
+import { definePlugin, errors, z } from '@quire/core';
 import type { EmbedderPlugin } from '@quire/core';
 import { DEFAULT_DIMENSION, FEATURE_VERSION, HashEmbedder } from './hash-embedder.js';
 
-export { HashEmbedder, DEFAULT_DIMENSION, DEFAULT_WEIGHTS, STOP_WORDS, normalizeText, words, stem, cosine } from './hash-embedder.js';
+export { HashEmbedder, DEFAULT_DIMENSION, DEFAULT_WEIGHTS, normalizeText, words, cosine } from './hash-embedder.js';
 export type { HashEmbedderOptions, FeatureWeights } from './hash-embedder.js';
 
 /** The vector space id of the local embedder at a dimension. */
@@ -31,15 +31,18 @@ export function createLocalEmbedder(options: { dimension?: number } = {}): Embed
 
 /**
  * Offline deterministic embedder (no model, no network): hashed word unigrams and bigrams plus character
- * 3/4-grams. Options: `dimension` (default 384).
+ * 3/4-grams.
  */
 export default definePlugin({
   kind: 'embedder',
   name: 'local',
   core: '^1',
   description: 'Offline deterministic embedder: hashed word and character n-grams.',
+  options: z.strictObject({
+    /** vector length (another length is another vector space: documents are embedded again) */
+    dimension: z.number().int().min(16).max(8192).default(DEFAULT_DIMENSION),
+  }),
   create(ctx) {
-    const dim = ctx.options?.dimension;
-    return createLocalEmbedder({ dimension: dim === undefined ? undefined : Number(dim) });
+    return createLocalEmbedder({ dimension: ctx.options.dimension });
   },
 });

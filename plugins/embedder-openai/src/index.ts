@@ -1,35 +1,37 @@
-import { definePlugin, errors, QuireError } from '@quire/core';
+import { checkOptions, definePlugin, errors, QuireError, z } from '@quire/core';
 import type { EmbedderPlugin, Logger } from '@quire/core';
 
-export interface OpenAIEmbedderOptions {
-  /** OpenAI-compatible API base, e.g. https://api.openai.com/v1 or http://localhost:11434/v1 */
-  baseUrl: string;
-  model: string;
-  apiKey?: string;
-  /** inputs per request (default 64) */
-  batchSize?: number;
-  /** requests in flight at once (default 2) */
-  concurrency?: number;
-  /** retries after a 429, a 5xx, a timeout or a network error (default 4) */
-  maxRetries?: number;
-  /** first backoff delay; doubles each retry, with jitter (default 500 ms) */
-  retryBaseMs?: number;
-  /** longest wait honoured from Retry-After or backoff (default 30 s) */
-  maxRetryDelayMs?: number;
-  /** time limit of one request (default 60 s) */
-  timeoutMs?: number;
+/** Options of the OpenAI-compatible embedder (plugin options `embedder:openai`), with their defaults. */
+export const OPENAI_EMBEDDER_OPTIONS = z.strictObject({
+  /** OpenAI-compatible API base, e.g. https://api.openai.com/v1 or http://localhost:11434/v1 (QUIRE_EMBEDDINGS_BASE_URL); needed to use it */
+  baseUrl: z.url({ error: 'not a URL' }).optional(),
+  /** QUIRE_EMBEDDINGS_MODEL */
+  model: z.string().min(1).default('text-embedding-3-small'),
+  /** QUIRE_EMBEDDINGS_API_KEY */
+  apiKey: z.string().min(1).optional(),
+  /** inputs per request */
+  batchSize: z.number().int().min(1).max(2048).default(64),
+  /** requests in flight at once */
+  concurrency: z.number().int().min(1).max(16).default(2),
+  /** retries after a 429, a 5xx, a timeout or a network error */
+  maxRetries: z.number().int().min(0).max(20).default(4),
+  /** first backoff delay, ms; doubles each retry, with jitter */
+  retryBaseMs: z.number().int().min(0).max(60_000).default(500),
+  /** longest wait honoured from Retry-After or backoff, ms */
+  maxRetryDelayMs: z.number().int().min(0).max(600_000).default(30_000),
+  /** time limit of one request, ms */
+  timeoutMs: z.number().int().min(100).max(600_000).default(60_000),
   /** the expected dimension; learned from the first response when omitted */
-  dimension?: number;
-  /** longer inputs are cut to this many characters (default 24000, about 6000 tokens) */
-  maxInputChars?: number;
+  dimension: z.number().int().min(1).optional(),
+  /** longer inputs are cut to this many characters (about 6000 tokens) */
+  maxInputChars: z.number().int().min(1).max(10_000_000).default(24_000),
   /** prepended to query texts, for models trained with one (e.g. 'search_query: ' for nomic-embed-text, 'query: ' for e5) */
-  queryPrefix?: string;
+  queryPrefix: z.string().default(''),
   /** prepended to document texts (e.g. 'search_document: ', 'passage: ') */
-  documentPrefix?: string;
-  logger?: Logger;
-}
+  documentPrefix: z.string().default(''),
+});
 
-const DEFAULTS = { batchSize: 64, concurrency: 2, maxRetries: 4, retryBaseMs: 500, maxRetryDelayMs: 30_000, timeoutMs: 60_000, maxInputChars: 24_000 };
+export type OpenAIEmbedderOptions = z.input<typeof OPENAI_EMBEDDER_OPTIONS> & { logger?: Logger };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -48,44 +50,15 @@ class Retryable extends Error {
 export class OpenAIEmbedder implements EmbedderPlugin {
   readonly space: string;
   private readonly url: string;
-  private readonly o: Required<Omit<OpenAIEmbedderOptions, 'apiKey' | 'dimension' | 'logger'>> & Pick<OpenAIEmbedderOptions, 'apiKey' | 'logger'>;
+  private readonly o: z.output<typeof OPENAI_EMBEDDER_OPTIONS> & { baseUrl: string; logger?: Logger };
   private learned: number | null;
   private lastOk = 0;
 
   constructor(options: OpenAIEmbedderOptions) {
     if (!options.baseUrl) throw errors.validation('embedder openai: baseUrl is required (QUIRE_EMBEDDINGS_BASE_URL)', { option: 'baseUrl' });
-    let base: URL;
-    try {
-      base = new URL(options.baseUrl);
-    } catch {
-      throw errors.validation(`embedder openai: baseUrl ${options.baseUrl} is not a URL`, { option: 'baseUrl' });
-    }
-    if (!options.model) throw errors.validation('embedder openai: model is required (QUIRE_EMBEDDINGS_MODEL)', { option: 'model' });
-    const int = (k: keyof typeof DEFAULTS, min: number, max: number) => {
-      const v = (options as unknown as Record<string, unknown>)[k] ?? DEFAULTS[k];
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < min || n > max) throw errors.validation(`embedder openai: ${k} must be an integer from ${min} to ${max}`, { option: k });
-      return n;
-    };
-    this.o = {
-      baseUrl: base.href.replace(/\/+$/, ''),
-      model: options.model,
-      apiKey: options.apiKey,
-      batchSize: int('batchSize', 1, 2048),
-      concurrency: int('concurrency', 1, 16),
-      maxRetries: int('maxRetries', 0, 20),
-      retryBaseMs: int('retryBaseMs', 0, 60_000),
-      maxRetryDelayMs: int('maxRetryDelayMs', 0, 600_000),
-      timeoutMs: int('timeoutMs', 100, 600_000),
-      maxInputChars: int('maxInputChars', 1, 10_000_000),
-      queryPrefix: String(options.queryPrefix ?? ''),
-      documentPrefix: String(options.documentPrefix ?? ''),
-      logger: options.logger,
-    };
-    if (options.dimension !== undefined && (!Number.isInteger(options.dimension) || options.dimension < 1)) {
-      throw errors.validation('embedder openai: dimension must be a positive integer', { option: 'dimension' });
-    }
-    this.learned = options.dimension ?? null;
+    const { logger, ...rest } = options;
+    this.o = { ...checkOptions(OPENAI_EMBEDDER_OPTIONS, rest, 'embedder:openai'), baseUrl: new URL(options.baseUrl).href.replace(/\/+$/, ''), logger };
+    this.learned = this.o.dimension ?? null;
     this.url = `${this.o.baseUrl}/embeddings`;
     this.space = `openai:${this.o.model}`;
   }
@@ -245,25 +218,16 @@ function retryAfter(h: string | null): number | null {
 }
 
 /**
- * Embedder over an OpenAI-compatible /embeddings endpoint. Settings come from config.embeddings
- * ({baseUrl, model, apiKey}, i.e. QUIRE_EMBEDDINGS_*), overridable by plugin options (those of
- * OpenAIEmbedderOptions). The model defaults to text-embedding-3-small.
+ * Embedder over an OpenAI-compatible /embeddings endpoint. Options: OPENAI_EMBEDDER_OPTIONS (baseUrl, model
+ * and apiKey come from QUIRE_EMBEDDINGS_*); the model defaults to text-embedding-3-small.
  */
 export default definePlugin({
   kind: 'embedder',
   name: 'openai',
   core: '^1',
   description: 'OpenAI-compatible /embeddings client (OpenAI, Ollama, vLLM, TEI).',
+  options: OPENAI_EMBEDDER_OPTIONS,
   create(ctx) {
-    const cfg = (ctx.config?.embeddings ?? {}) as { baseUrl?: string; model?: string; apiKey?: string };
-    const o = (ctx.options ?? {}) as Partial<OpenAIEmbedderOptions>;
-    return new OpenAIEmbedder({
-      ...o,
-      baseUrl: o.baseUrl ?? cfg.baseUrl ?? '',
-      model: o.model ?? cfg.model ?? 'text-embedding-3-small',
-      apiKey: o.apiKey ?? cfg.apiKey,
-      dimension: o.dimension === undefined ? undefined : Number(o.dimension),
-      logger: ctx.logger,
-    });
+    return new OpenAIEmbedder({ ...ctx.options, logger: ctx.logger });
   },
 });

@@ -2,7 +2,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { QuireError } from '@quire/core';
+import { QuireError, pluginContext } from '@quire/core';
 import plugin, { OpenAIEmbedder } from '@quire/plugin-embedder-openai';
 
 interface Seen {
@@ -51,7 +51,7 @@ const isUpstream = (re: RegExp) => (e: unknown) => {
 
 test('batches inputs, keeps their order, sends model and key, learns the dimension', async () => {
   const { url, seen } = await fakeServer();
-  const e = await plugin.create({ options: { batchSize: 64 }, config: { embeddings: { baseUrl: url, model: 'nomic-embed-text', apiKey: 'sk-test' } }, dataDir: '/tmp', logger: undefined, get: () => undefined, tryGet: () => undefined } as never);
+  const e = await plugin.create(pluginContext(plugin, { options: { batchSize: 64, baseUrl: url, model: 'nomic-embed-text', apiKey: 'sk-test' } }));
   assert.equal(e.space, 'openai:nomic-embed-text');
   assert.equal(e.dimension, 0, 'unknown before the first response');
   const texts = Array.from({ length: 150 }, (_, i) => 'x'.repeat(i + 1));
@@ -144,4 +144,8 @@ test('options are validated', () => {
   assert.throws(() => new OpenAIEmbedder({ baseUrl: '', model: 'm' }), /baseUrl is required/);
   assert.throws(() => new OpenAIEmbedder({ baseUrl: 'not a url', model: 'm' }), /not a URL/);
   assert.throws(() => new OpenAIEmbedder({ baseUrl: 'http://x/v1', model: 'm', batchSize: 0 }), /batchSize/);
+  // as plugin options: checked when the plugin is registered, named with the variable they came from
+  assert.throws(() => pluginContext(plugin, { options: { baseUrl: 'nope' }, optionSources: { 'embedder:openai.baseUrl': 'QUIRE_EMBEDDINGS_BASE_URL' } }), /embedder:openai: option "baseUrl" \(QUIRE_EMBEDDINGS_BASE_URL\): not a URL/);
+  assert.throws(() => plugin.create(pluginContext(plugin, { options: { model: 'm' } })), /QUIRE_EMBEDDINGS_BASE_URL/);
+  assert.equal(pluginContext(plugin).options.model, 'text-embedding-3-small');
 });

@@ -1,12 +1,4 @@
-/** An AbortError like fetch's, thrown between steps when the caller's signal is aborted. */
-export function abortError(signal?: AbortSignal): Error {
-  const reason = signal?.reason;
-  if (reason instanceof Error && reason.name === 'AbortError') return reason;
-  const e = new Error(typeof reason === 'string' ? reason : 'Extraction aborted');
-  e.name = 'AbortError';
-  return e;
-}
+import { throwIfAborted as stopIfAborted } from '@quire/core';
 
-export function throwIfAborted(signal?: AbortSignal): void {
-  if (signal?.aborted) throw abortError(signal);
-}
+/** Stops between extraction steps with an AbortError once the caller's signal is aborted. */
+export const throwIfAborted = (signal?: AbortSignal): void => stopIfAborted(signal, 'Extraction aborted');

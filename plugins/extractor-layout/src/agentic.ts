@@ -8,7 +8,9 @@ import type { ExtractionEvent, FieldDefinition } from '@quire/core';
 import type { OfflineEngine, Outcome } from './engine.js';
 import type { Candidate } from './candidates.js';
 import type { Scope, Unit } from './layout.js';
-import { fieldLabels, findLabels, regionScore, tokenize, type FieldLabels } from './labels.js';
+import { tokenize } from '@quire/fields';
+import { round } from '@quire/text';
+import { fieldLabels, findLabels, regionScore, type FieldLabels } from './labels.js';
 import { throwIfAborted } from './abort.js';
 
 export type RegionKind = 'header' | 'parties' | 'body' | 'totals' | 'footer' | 'table';
@@ -256,7 +258,7 @@ export function validate(fields: FieldDefinition[], outcomes: Map<FieldDefinitio
     if (sumKey && target) {
       const sum = rows.reduce((a, r) => a + (typeof r[sumKey] === 'number' ? (r[sumKey] as number) : 0), 0);
       const ok = near(sum, target.value as number) || (!!total && near(sum, total.value as number));
-      scale(o, ok ? 1.05 : 0.85, ok ? `line items add up to ${target === sub ? 'the subtotal' : 'the total'}` : `line items add up to ${Math.round(sum * 100) / 100}, not ${target.value}`);
+      scale(o, ok ? 1.05 : 0.85, ok ? `line items add up to ${target === sub ? 'the subtotal' : 'the total'}` : `line items add up to ${round(sum)}, not ${target.value}`);
     }
   }
   const date = fields.find((f) => f.type === 'date' && conceptId(f) === 'date');

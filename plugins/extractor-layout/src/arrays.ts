@@ -4,8 +4,8 @@
  * arrays of primitives from lists, comma-separated values after a label, or a table column.
  */
 import type { FieldDefinition, Span, Table } from '@quire/core';
-import { concept, conceptOf, fieldLabels, scoreLabelText, tokenize, type Concept, type FieldLabels } from './labels.js';
-import { scanTyped, type ParseContext } from './parse/value.js';
+import { concept, conceptOf, scanTyped, tokenize, type Concept, type ParseContext } from '@quire/fields';
+import { fieldLabels, scoreLabelText, type FieldLabels } from './labels.js';
 import { headerRowCount, type LayoutIndex, type Scope, type Unit } from './layout.js';
 
 export interface ArrayOutcome {

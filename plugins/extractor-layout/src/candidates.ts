@@ -5,8 +5,8 @@
  * unlabelled fallbacks (first company-like line, the document's currency, formatted values like e-mails).
  */
 import type { FieldDefinition, Span } from '@quire/core';
-import { findLabels, regionScore, scoreLabelText, tokenize, type FieldLabels } from './labels.js';
-import { scanTyped, coverage, type ParseContext, type TypedMatch } from './parse/value.js';
+import { coverage, scanTyped, tokenize, type ParseContext, type TypedMatch } from '@quire/fields';
+import { findLabels, regionScore, scoreLabelText, type FieldLabels } from './labels.js';
 import type { LayoutIndex, Scope, Segment, Unit } from './layout.js';
 import { headerRowCount } from './layout.js';
 

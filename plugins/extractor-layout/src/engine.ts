@@ -6,8 +6,8 @@ import type { Chunk, Evidence, FieldDefinition, ParsedDocument, Span } from '@qu
 import { LayoutIndex, type Scope } from './layout.js';
 import { CandidateFinder, type Candidate } from './candidates.js';
 import { fieldLabels, type FieldLabels } from './labels.js';
-import { normaliseValue, type ParseContext } from './parse/value.js';
-import { documentDateOrder, type DateOrder } from './parse/date.js';
+import { documentDateOrder, normaliseValue, type DateOrder, type ParseContext } from '@quire/fields';
+import { round } from '@quire/text';
 import { rowsFromTables, listValues, itemConcept } from './arrays.js';
 import { fallbackCandidates } from './fallbacks.js';
 import { rowsFromLayout } from './layout-rows.js';
@@ -40,7 +40,6 @@ export function documentDecimal(text: string): '.' | ',' | undefined {
   return comma > dot ? ',' : '.';
 }
 
-const round = (n: number) => Math.round(n * 1000) / 1000;
 const clamp = (n: number) => Math.max(0, Math.min(0.99, n));
 
 export class OfflineEngine {
@@ -98,7 +97,7 @@ export class OfflineEngine {
     const s2 = rivals.length ? Math.max(...rivals.map((c) => c.score)) : 0;
     const conflict = s2 >= 0.5 * s1 ? 1 - 0.45 * Math.min(1, s2 / s1) : 1;
     const agree = allies.length ? 1.05 : 1;
-    const confidence = round(clamp(s1 * CALIBRATION * conflict * agree));
+    const confidence = round(clamp(s1 * CALIBRATION * conflict * agree), 3);
     let note = `${best.note} (${best.method})`;
     if (conflict < 1) note += `; ${rivals.length} conflicting candidate(s)`;
     if (allies.length) note += `; also found at ${allies.length} other place(s)`;
@@ -136,7 +135,7 @@ export class OfflineEngine {
     }
     const found = parts.filter((p) => p.value !== null);
     if (!found.length) return { field, value: null, confidence: 0, evidence: null, candidates: [], note: 'no property found', checks: [] };
-    const confidence = round(parts.reduce((a, p) => a + p.confidence, 0) / parts.length);
+    const confidence = round(parts.reduce((a, p) => a + p.confidence, 0) / parts.length, 3);
     const top = found.reduce((a, b) => (b.confidence > a.confidence ? b : a));
     return { field, value, confidence, evidence: top.evidence ? { ...top.evidence, confidence } : null, candidates: [], note: `${found.length}/${parts.length} properties found`, checks: [] };
   }
@@ -150,7 +149,7 @@ export class OfflineEngine {
       if (aligned && (!got || aligned.score > got.score)) got = aligned;
     }
     if (!got || !got.value.length) return { field, value: null, confidence: 0, evidence: null, candidates: [], note: 'not found', checks: [] };
-    const confidence = round(clamp(got.score * CALIBRATION));
+    const confidence = round(clamp(got.score * CALIBRATION), 3);
     return { field, value: got.value, confidence, evidence: this.evidence(got.span, confidence), candidates: [], note: got.note, checks: [] };
   }
 

@@ -5,10 +5,8 @@
  * These score low by construction (METHOD_FACTOR 'document' / 'position').
  */
 import type { FieldDefinition } from '@quire/core';
+import { scanNumbers, scanTyped, tokenize, type ParseContext } from '@quire/fields';
 import type { FieldLabels } from './labels.js';
-import { tokenize } from './labels.js';
-import { scanTyped, type ParseContext } from './parse/value.js';
-import { scanNumbers } from './parse/number.js';
 import type { LayoutIndex, Scope, Unit } from './layout.js';
 import type { Candidate, CandidateFinder } from './candidates.js';
 

@@ -1,4 +1,4 @@
-import { definePlugin, errors } from '@quire/core';
+import { definePlugin, errors, z } from '@quire/core';
 import type { ExtractionEvent, ExtractorPlugin, FieldDefinition, FieldResult, PluginContext } from '@quire/core';
 import { OfflineEngine, type Outcome } from './engine.js';
 import { runAgentic, validate } from './agentic.js';
@@ -6,23 +6,7 @@ import { runLlm } from './llm.js';
 import { suggestFields } from './suggest.js';
 import { throwIfAborted } from './abort.js';
 
-export { parseNumber, scanNumbers } from './parse/number.js';
-export type { NumberMatch, NumberOptions } from './parse/number.js';
-export { parseDate, scanDates, documentDateOrder } from './parse/date.js';
-export type { DateMatch, DateOptions, DateOrder } from './parse/date.js';
-export { parseBoolean, scanBooleans } from './parse/boolean.js';
-export { normaliseValue, normaliseText, coerceValue, scanTyped } from './parse/value.js';
-export type { ParseContext, StringFormat, TypedMatch } from './parse/value.js';
-export { fieldsFromDescription } from './describe.js';
-export { PREBUILT_SCHEMAS } from './prebuilt.js';
-export type { PrebuiltSchema, PrebuiltCategory } from './prebuilt.js';
-export { suggestFields, snakeCase, inferType } from './suggest.js';
-export type { SuggestedField } from './suggest.js';
-export { OfflineEngine, documentDecimal } from './engine.js';
-export type { Outcome, EngineSettings } from './engine.js';
-export { CONCEPTS, conceptOf } from './labels.js';
-export { responseSchema, locateQuote } from './llm.js';
-export { identifyRegions } from './agentic.js';
+export { locateQuote } from './llm.js';
 
 const TYPES = new Set(['string', 'number', 'boolean', 'date', 'array', 'object']);
 
@@ -114,6 +98,8 @@ export default definePlugin({
   name: 'layout',
   core: '^1',
   description: 'Offline extractor from the parsed layout: key-values, tables, label matching, typed parsing; uses the LLM plugin when configured.',
+  /** none: each extraction brings its settings */
+  options: z.strictObject({}),
   create(ctx) {
     return createExtractor(ctx);
   },

@@ -5,8 +5,8 @@
  * wide vertical gap. Works on boxes (points) or, without boxes, on character columns.
  */
 import type { FieldDefinition, Span } from '@quire/core';
-import { fieldLabels, scoreLabelText, type Concept, type FieldLabels } from './labels.js';
-import { scanTyped, type ParseContext } from './parse/value.js';
+import { scanTyped, type Concept, type ParseContext } from '@quire/fields';
+import { fieldLabels, scoreLabelText, type FieldLabels } from './labels.js';
 import type { LayoutIndex, Scope, Segment, Unit } from './layout.js';
 import type { ArrayOutcome } from './arrays.js';
 

@@ -2,12 +2,12 @@
  * A positional index over a ParsedDocument: text lines and table cells as "units" with spans into
  * doc.text and boxes, OCR words aligned to text offsets, and span → (page, bbox, chunk) look-ups.
  */
-import type { BBox, Block, BlockType, Chunk, ParsedDocument, Span, Table } from '@quire/core';
-import { unionBBox } from '@quire/core';
+import type { BBox, Block, BlockType, Chunk, ParsedDocument, Span, Table, Word } from '@quire/core';
+import { unionBBox, unpackWords } from '@quire/core';
 import { cellSpansOf, headerRowCount } from './cells.js';
 
 export { headerRowCount, cellSpansOf } from './cells.js';
-import { tokenize, type Token } from './labels.js';
+import { tokenize, type Token } from '@quire/fields';
 
 export interface CellRef {
   table: number;
@@ -65,6 +65,8 @@ export class LayoutIndex {
   readonly units: Unit[] = [];
   /** per page, OCR words aligned to doc.text offsets, sorted by start */
   private readonly words = new Map<number, AlignedWord[]>();
+  /** pages read by OCR (their words make the lines); a text layer's words give evidence boxes only */
+  private readonly ocrPages = new Set<number>();
   /** table index → cell spans (row, col → span) */
   readonly cellSpans = new Map<number, Map<string, Span>>();
   readonly tableBlocks = new Map<number, Block>();
@@ -115,23 +117,34 @@ export class LayoutIndex {
   }
 
   private alignWords(): void {
+    // the blocks of each page, in document order (a text layer gives every page words: no scan of all blocks a page)
+    const blocksOf = new Map<number, Block[]>();
+    for (const b of this.doc.blocks) {
+      const list = blocksOf.get(b.page);
+      if (list) list.push(b);
+      else blocksOf.set(b.page, [b]);
+    }
     for (const page of this.doc.pages) {
-      if (!page.words?.length) continue;
+      if (page.ocr) this.ocrPages.add(page.number);
+      const pageWords = page.words?.length ? page.words : unpackWords(page.wordBoxes);
+      if (!pageWords.length) continue;
       const aligned: AlignedWord[] = [];
       const used = new Set<number>();
-      for (const b of this.doc.blocks) {
-        if (b.page !== page.number) continue;
+      for (const b of blocksOf.get(page.number) ?? []) {
         // words inside the block's box, in their reading order; all words when the block has no box
-        const inside = page.words
-          .map((w, i) => ({ w, i }))
-          .filter(({ w, i }) => {
-            if (used.has(i)) return false;
-            if (!b.bbox) return true;
+        const inside: { w: Word; i: number }[] = [];
+        pageWords.forEach((w, i) => {
+          if (used.has(i)) return;
+          if (b.bbox) {
             const cx = w.bbox.x + w.bbox.width / 2, cy = w.bbox.y + w.bbox.height / 2;
-            return cx >= b.bbox.x - 1 && cx <= b.bbox.x + b.bbox.width + 1 && cy >= b.bbox.y - 1 && cy <= b.bbox.y + b.bbox.height + 1;
-          });
+            if (!(cx >= b.bbox.x - 1 && cx <= b.bbox.x + b.bbox.width + 1 && cy >= b.bbox.y - 1 && cy <= b.bbox.y + b.bbox.height + 1)) return;
+          }
+          inside.push({ w, i });
+        });
         let cursor = b.span.start;
-        for (const { w, i } of inside) {
+        // a text layer's words come in the order they were drawn (a table column by column): put them in
+        // reading order, line by line, as the block's text is; OCR words already are
+        for (const { w, i } of page.ocr ? inside : inReadingOrder(inside)) {
           const t = w.text.trim();
           if (!t) continue;
           const at = this.doc.text.indexOf(t, cursor);
@@ -174,7 +187,8 @@ export class LayoutIndex {
       if (!text) return;
       const s = start + lead;
       const span = { start: s, end: s + text.length };
-      const ws = this.wordsIn(b.page, span);
+      // lines rebuilt from OCR words; a text layer's lines are its block's lines already
+      const ws = this.ocrPages.has(b.page) ? this.wordsIn(b.page, span) : [];
       if (ws.length) {
         // OCR readers join the visual lines of a paragraph with spaces: rebuild them from the word boxes
         for (const vl of visualLines(ws)) {
@@ -380,3 +394,16 @@ function visualLines(ws: AlignedWord[]): AlignedWord[][] {
 
 /** OCR engines report 0..100 or 0..1; the model says 0..1. */
 const normConf = (c: number) => (c > 1 ? c / 100 : c < 0 ? 0 : c);
+
+/** Words line by line from the top (a word joins the line whose middle it overlaps), left to right in a line. */
+function inReadingOrder<T extends { w: { bbox: BBox } }>(words: T[]): T[] {
+  const sorted = [...words].sort((a, b) => a.w.bbox.y + a.w.bbox.height / 2 - (b.w.bbox.y + b.w.bbox.height / 2));
+  const lines: { mid: number; half: number; items: T[] }[] = [];
+  for (const x of sorted) {
+    const mid = x.w.bbox.y + x.w.bbox.height / 2;
+    const line = lines[lines.length - 1];
+    if (line && Math.abs(mid - line.mid) <= Math.min(line.half, x.w.bbox.height / 2)) line.items.push(x);
+    else lines.push({ mid, half: x.w.bbox.height / 2, items: [x] });
+  }
+  return lines.flatMap((l) => l.items.sort((a, b) => a.w.bbox.x - b.w.bbox.x));
+}

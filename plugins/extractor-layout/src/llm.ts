@@ -7,7 +7,8 @@
 import type { Chunk, ExtractionEvent, FieldDefinition, LlmPlugin, Span } from '@quire/core';
 import { errors } from '@quire/core';
 import type { OfflineEngine, Outcome } from './engine.js';
-import { coerceValue, normaliseValue, scanTyped, type ParseContext } from './parse/value.js';
+import { coerceValue, normaliseValue, scanTyped, type ParseContext } from '@quire/fields';
+import { round } from '@quire/text';
 import { fieldLabels } from './labels.js';
 import { throwIfAborted } from './abort.js';
 
@@ -259,6 +260,6 @@ export function judge(engine: OfflineEngine, f: FieldDefinition, rawValue: unkno
       }
     }
   }
-  const confidence = Math.round(conf * 1000) / 1000;
+  const confidence = round(conf, 3);
   return { field: f, value, confidence, evidence: span ? engine.evidence(span, confidence) : null, candidates: [], note, checks: [] };
 }

@@ -4,25 +4,10 @@
  * types inferred from the printed values.
  */
 import type { FieldDefinition, ParsedDocument } from '@quire/core';
+import { concept, conceptsOfPhrase, parseBoolean, parseDate, parseNumber, snakeCase, tokenize } from '@quire/fields';
 import { LayoutIndex, headerRowCount } from './layout.js';
-import { conceptsOfPhrase, concept, tokenize, splitName } from './labels.js';
-import { parseDate } from './parse/date.js';
-import { parseNumber } from './parse/number.js';
-import { parseBoolean } from './parse/boolean.js';
 
 export type SuggestedField = FieldDefinition & { suggestionReason: string };
-
-/** snake_case name from a printed label: "Invoice No." → "invoice_no", "Total (incl. VAT)" → "total_incl_vat". */
-export function snakeCase(label: string): string {
-  const s = splitName(label)
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/#/g, ' number ')
-    .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '');
-  return /^\d/.test(s) ? `field_${s}` : s || 'field';
-}
 
 /** Type of a printed value: date, number (amounts, counts; not long ids), boolean (marks, yes/no), else string. */
 export function inferType(value: string): FieldDefinition['type'] {

@@ -6,8 +6,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { silentLogger, type FieldDefinition, type ParsedDocument, type PluginContext, type ReaderPlugin } from '@quire/core';
-import { normaliseValue } from '@quire/plugin-extractor-layout';
+import { pluginContext, type FieldDefinition, type ParsedDocument, type ReaderPlugin } from '@quire/core';
+import { normaliseValue } from '@quire/fields';
 
 export const CORPUS = path.resolve(process.env.QUIRE_CORPUS ?? path.join(import.meta.dirname, '../../../../shared/corpus'));
 
@@ -154,24 +154,17 @@ export async function loadReaders(): Promise<Map<string, ReaderPlugin> | null> {
   };
   const [pdf, image, ocr] = await Promise.all([imp('@quire/plugin-reader-pdf'), imp('@quire/plugin-reader-image'), imp('@quire/plugin-ocr-tesseract')]);
   if (!image || !ocr) return null;
-  const config = { ocr: { concurrency: 1, language: 'eng', tesseractPath: process.env.QUIRE_TESSERACT_PATH ?? 'tesseract' }, pdf: { workers: 1 }, limits: {} };
   const plugins: Record<string, unknown> = {};
-  const ctx = (): PluginContext => ({
-    options: {},
-    config,
-    dataDir: os.tmpdir(),
-    logger: silentLogger,
-    get: ((kind: string) => plugins[kind]) as any,
-    tryGet: ((kind: string) => plugins[kind]) as any,
-  });
-  plugins.ocr = await ocr.create(ctx());
+  const ctx = (plugin: Parameters<typeof pluginContext>[0], options: Record<string, unknown> = {}) =>
+    pluginContext(plugin, { options, shared: { 'ocr.concurrency': 1 }, dataDir: os.tmpdir(), get: ((kind: string) => plugins[kind]) as any, tryGet: ((kind: string) => plugins[kind]) as any });
+  plugins.ocr = await ocr.create(ctx(ocr, { binary: process.env.QUIRE_TESSERACT_PATH ?? 'tesseract' }));
   const readers = new Map<string, ReaderPlugin>();
-  const img = (await image.create(ctx())) as ReaderPlugin;
-  for (const f of img.formats ?? ['png', 'jpg', 'tiff']) readers.set(f, img);
+  const img = (await image.create(ctx(image))) as ReaderPlugin;
+  for (const f of image.formats.map((d: { format: string }) => d.format)) readers.set(f, img);
   readers.set('jpg', img);
   readers.set('png', img);
   if (pdf) {
-    const p = (await pdf.create(ctx())) as ReaderPlugin;
+    const p = (await pdf.create(ctx(pdf, { workers: 1 }))) as ReaderPlugin;
     readers.set('pdf', p);
   }
   return readers;

@@ -15,7 +15,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import type { BBox, FieldResult, ParsedDocument } from '@quire/core';
-import { createExtractor, normaliseText, scanTyped, normaliseValue } from '@quire/plugin-extractor-layout';
+import { normaliseText, scanTyped, normaliseValue } from '@quire/fields';
+import { createExtractor } from '@quire/plugin-extractor-layout';
 import { CORPUS, corpusCases, loadReaders, parseCase, matches, LINE_ITEMS, expectedLines, rowsMatched, type CorpusCase } from './corpus-cases.js';
 
 const cases = corpusCases();

@@ -1,8 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import os from 'node:os';
-import { DocumentBuilder, silentLogger, type ExtractionEvent, type FieldDefinition, type FieldResult, type ParsedDocument, type PluginContext } from '@quire/core';
-import plugin, { createExtractor, parseNumber, parseDate } from '@quire/plugin-extractor-layout';
+import { DocumentBuilder, pluginContext, type ExtractionEvent, type FieldDefinition, type FieldResult, type ParsedDocument } from '@quire/core';
+import { parseNumber, parseDate } from '@quire/fields';
+import plugin, { createExtractor } from '@quire/plugin-extractor-layout';
 import { invoiceDoc, labelAboveDoc, chunksOf, textDoc, box, wordsOf } from './docs.js';
 
 const offline = createExtractor({ tryGet: (() => undefined) as any });
@@ -427,7 +428,7 @@ test('suggestFields: key-values and tables with names, inferred types and reason
 test('plugin: definePlugin manifest and create() with a context', async () => {
   assert.equal(plugin.kind, 'extractor');
   assert.equal(plugin.name, 'layout');
-  const ctx: PluginContext = { options: {}, config: {}, dataDir: os.tmpdir(), logger: silentLogger, get: (() => { throw new Error('no'); }) as any, tryGet: (() => undefined) as any };
+  const ctx = pluginContext(plugin, { dataDir: os.tmpdir() });
   const ex = await plugin.create(ctx);
   const r = await ex.extract({ doc: textDoc('p', ['Total: $ 12.00']), chunks: [], fields: [{ name: 'total', type: 'number' }] });
   assert.equal(r.data.total, 12);

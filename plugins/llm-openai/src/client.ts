@@ -4,7 +4,7 @@
  * caller abort signals, and token streaming over Server-Sent Events.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { errors, isQuireError } from '@quire/core';
+import { abortError, errors, isQuireError } from '@quire/core';
 import type { LlmMessage, LlmPlugin, Logger } from '@quire/core';
 import { silentLogger } from '@quire/core';
 
@@ -59,13 +59,6 @@ class HttpFailure extends Error {
 }
 
 const RETRYABLE_STATUS = new Set([408, 409, 425, 429, 500, 502, 503, 504]);
-
-export function abortError(reason?: unknown): Error {
-  if (reason instanceof Error && reason.name === 'AbortError') return reason;
-  const e = new Error(typeof reason === 'string' ? reason : 'The operation was aborted');
-  e.name = 'AbortError';
-  return e;
-}
 
 function parseRetryAfter(value: string | null): number | null {
   if (!value) return null;

@@ -2,8 +2,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import { QuireError, silentLogger, type PluginContext } from '@quire/core';
+import { QuireError, pluginContext } from '@quire/core';
 import plugin, { OpenAiChatClient } from '@quire/plugin-llm-openai';
 
 interface Seen {
@@ -41,16 +40,7 @@ const answer = (content: string) => ({ id: 'x', choices: [{ index: 0, message: {
 const client = (o: Partial<ConstructorParameters<typeof OpenAiChatClient>[0]> = {}) =>
   new OpenAiChatClient({ baseUrl: base, model: 'm1', apiKey: 'sk-test', retryBaseMs: 5, ...o });
 
-const ctx = (config: Record<string, unknown>, options: Record<string, unknown> = {}): PluginContext => ({
-  options,
-  config,
-  dataDir: os.tmpdir(),
-  logger: silentLogger,
-  get: (() => {
-    throw new Error('none');
-  }) as any,
-  tryGet: (() => undefined) as any,
-});
+const ctx = (options: Record<string, unknown> = {}) => pluginContext(plugin, { options });
 
 test('complete: posts model, messages, temperature, max_tokens and json_schema; returns content and usage', async () => {
   reset((_s, res) => json(res, 200, answer('{"a":1}')));
@@ -181,10 +171,12 @@ test('stream: retries a 502 before the first byte', async () => {
 test('plugin: create() refuses to start without QUIRE_LLM_BASE_URL, and builds a client when set', async () => {
   assert.equal(plugin.kind, 'llm');
   assert.equal(plugin.name, 'openai');
-  assert.throws(() => plugin.create(ctx({ llm: {} })), /QUIRE_LLM_BASE_URL/);
-  assert.throws(() => plugin.create(ctx({ llm: { baseUrl: base } })), /QUIRE_LLM_MODEL/);
+  assert.throws(() => plugin.create(ctx()), /QUIRE_LLM_BASE_URL/);
+  assert.throws(() => plugin.create(ctx({ baseUrl: base })), /QUIRE_LLM_MODEL/);
+  assert.throws(() => ctx({ baseUrl: base, model: 'm', timeoutMs: -1 }), /llm:openai: option "timeoutMs": Too small/);
+  assert.throws(() => ctx({ baseUrl: base, model: 'm', temperature: 1 }), /llm:openai: unknown option "temperature"/);
   reset((_s, res) => json(res, 200, answer('pong')));
-  const llm = (await plugin.create(ctx({ llm: { baseUrl: base, model: 'm2', apiKey: 'k' } }, { timeoutMs: 5000 }))) as OpenAiChatClient;
+  const llm = (await plugin.create(ctx({ baseUrl: base, model: 'm2', apiKey: 'k', timeoutMs: 5000 }))) as OpenAiChatClient;
   assert.equal(llm.model, 'm2');
   assert.equal((await llm.complete({ messages: [{ role: 'user', content: 'ping' }] })).content, 'pong');
   assert.equal(seen[0]!.body.model, 'm2');

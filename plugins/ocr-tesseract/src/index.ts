@@ -1,4 +1,4 @@
-import { definePlugin } from '@quire/core';
+import { definePlugin, z } from '@quire/core';
 import type { OcrPlugin } from '@quire/core';
 import { Tesseract } from './tesseract.js';
 
@@ -19,13 +19,18 @@ export default definePlugin({
   name: 'tesseract',
   core: '^1',
   description: 'OCR with the system tesseract binary (TSV words, boxes, confidences).',
+  options: z.strictObject({
+    /** the tesseract binary (QUIRE_TESSERACT_PATH) */
+    binary: z.string().min(1).default('tesseract'),
+    /** tesseract processes at once (default: the shared ocr.concurrency, QUIRE_OCR_CONCURRENCY) */
+    concurrency: z.number().int().min(1).max(64).optional(),
+  }),
+  shared: ['ocr.concurrency', 'ocr.language'],
   create(ctx) {
-    const ocr = (ctx.config.ocr ?? {}) as { concurrency?: number; language?: string; tesseractPath?: string };
-    const opts = ctx.options as { binary?: unknown; concurrency?: unknown };
     const engine = new Tesseract({
-      binary: typeof opts.binary === 'string' && opts.binary ? opts.binary : ocr.tesseractPath || 'tesseract',
-      concurrency: Number(opts.concurrency ?? ocr.concurrency ?? 1) || 1,
-      language: ocr.language || 'eng',
+      binary: ctx.options.binary,
+      concurrency: ctx.options.concurrency ?? ctx.shared['ocr.concurrency'],
+      language: ctx.shared['ocr.language'],
     });
     const plugin: TesseractOcrPlugin = {
       engine,

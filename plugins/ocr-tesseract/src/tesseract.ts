@@ -2,6 +2,12 @@
  * The system `tesseract` binary: recognition to TSV (words with boxes and confidences), script detection
  * (OSD), installed languages. Processes run without a shell (execFile), one thread each
  * (OMP_THREAD_LIMIT=1), at most `concurrency` at once, and are killed when the caller's signal aborts.
+ *
+ * A page costs what `tesseract <image> stdout --psm 3 [--dpi N] tsv` costs by hand: one process, TSV only
+ * (lines, text and confidences are rebuilt from it), the image read as given (no conversion, no temp file).
+ * The language list and the version are probed once and shared; OSD (--psm 0) runs only for
+ * `detectOrientation`, `detectScript` and language 'auto'. One thread per process: tesseract's OpenMP
+ * threads make a page slower, not faster, and pages run side by side up to `concurrency` instead.
  */
 import { execFile } from 'node:child_process';
 import type { BBox, OcrResult, Word } from '@quire/core';
@@ -9,6 +15,8 @@ import { errors } from '@quire/core';
 
 export const TESSERACT_MISSING = 'tesseract not found: install tesseract-ocr (scripts/install-system-deps.sh)';
 export const LANGUAGE_PATTERN = /^[a-z_]+(\+[a-z_]+)*$/;
+/** How long a successful `tesseract --version` answers health checks before it is asked again. */
+const VERSION_TTL_MS = 60_000;
 
 /** One OCR line with the tesseract block/paragraph it belongs to. */
 export interface OcrLine {
@@ -259,6 +267,7 @@ export function parseOsd(out: string): OsdResult | null {
 export class Tesseract {
   private readonly limiter: Limiter;
   private langs: Promise<string[]> | null = null;
+  private versionProbe: { at: number; value: Promise<string | null> } | null = null;
 
   constructor(private readonly cfg: TesseractConfig) {
     this.limiter = new Limiter(Math.max(1, cfg.concurrency));
@@ -270,13 +279,31 @@ export class Tesseract {
 
   async health(): Promise<{ ok: boolean; message?: string }> {
     try {
-      const { stdout, stderr } = await run(this.cfg.binary, ['--version'], undefined, 10_000);
-      const version = /tesseract\s+v?([\d.]+)/i.exec(stdout + stderr)?.[1];
+      const version = await this.version();
       const langs = await this.languages();
       return { ok: true, message: `tesseract ${version ?? '(unknown version)'}; languages: ${langs.filter((l) => l !== 'osd').join(', ') || '(none)'}` };
     } catch (e) {
       return { ok: false, message: e instanceof Error ? e.message : String(e) };
     }
+  }
+
+  /**
+   * The binary's version (tesseract --version), or null when its output names none. One probe serves every
+   * caller for VERSION_TTL_MS after it succeeds: readiness checks ask often, and a process each time is a
+   * cost for nothing; a binary removed meanwhile is noticed at the next probe (and by any recognition).
+   */
+  version(): Promise<string | null> {
+    if (!this.versionProbe || Date.now() - this.versionProbe.at > VERSION_TTL_MS) {
+      const probe = {
+        at: Date.now(),
+        value: run(this.cfg.binary, ['--version'], undefined, 10_000).then(({ stdout, stderr }) => /tesseract\s+v?([\d.]+)/i.exec(stdout + stderr)?.[1] ?? null),
+      };
+      probe.value.catch(() => {
+        if (this.versionProbe === probe) this.versionProbe = null;
+      });
+      this.versionProbe = probe;
+    }
+    return this.versionProbe.value;
   }
 
   /** Installed languages (tesseract --list-langs), cached after the first successful call. */

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { createCanvas } from '@napi-rs/canvas';
-import { silentLogger } from '@quire/core';
+import { pluginContext } from '@quire/core';
 import plugin, { Limiter, parseTsv, parseOsd, TESSERACT_MISSING, Tesseract } from '@quire/plugin-ocr-tesseract';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-ocr-'));
@@ -33,14 +33,7 @@ function textImage(lines: string[], file: string): string {
   return p;
 }
 
-const ctx = (config: Record<string, any> = {}) => ({
-  options: {},
-  config: { ocr: { concurrency: 1, language: 'eng', tesseractPath: 'tesseract' }, ...config },
-  dataDir: tmp,
-  logger: silentLogger,
-  get: () => { throw new Error('none'); },
-  tryGet: () => undefined,
-}) as any;
+const ctx = (options: Record<string, unknown> = {}) => pluginContext(plugin, { options, shared: { 'ocr.concurrency': 1, 'ocr.language': 'eng' }, dataDir: tmp });
 
 test('parseTsv builds lines with boxes and 0..1 confidences, per page', () => {
   const tsv = [
@@ -95,8 +88,16 @@ test('Limiter runs at most N at once and drops aborted waiters', async () => {
   assert.equal(lim.running, 0);
 });
 
+test('options: the binary and its concurrency, else the shared OCR concurrency and language', () => {
+  const cfg = (o: Record<string, unknown>) => (plugin.create(ctx(o)) as unknown as { engine: { cfg: unknown } }).engine.cfg;
+  assert.deepEqual(cfg({}), { binary: 'tesseract', concurrency: 1, language: 'eng' });
+  assert.deepEqual(cfg({ binary: '/opt/t', concurrency: 3 }), { binary: '/opt/t', concurrency: 3, language: 'eng' });
+  assert.throws(() => ctx({ binary: '' }), /ocr:tesseract: option "binary"/);
+  assert.throws(() => ctx({ concurrency: 0 }), /ocr:tesseract: option "concurrency"/);
+});
+
 test('missing binary: health says how to install, recognize fails with SERVICE_UNAVAILABLE', async () => {
-  const inst = await plugin.create(ctx({ ocr: { concurrency: 1, language: 'eng', tesseractPath: '/nonexistent/tesseract' } }));
+  const inst = await plugin.create(ctx({ binary: '/nonexistent/tesseract' }));
   const h = await inst.health!();
   assert.equal(h.ok, false);
   assert.equal(h.message, TESSERACT_MISSING);
@@ -165,4 +166,89 @@ test('a failing tesseract run says what failed (exit code, signal), never its st
     return true;
   });
   await assert.rejects(engine.detectScript(img), (e: unknown) => e instanceof Error && e.message === 'tesseract was stopped (SIGKILL)' && !/Leptonica|pix/.test(e.message));
+});
+
+/** A stand-in binary that logs each call (OMP_THREAD_LIMIT, then its arguments) and answers like tesseract. */
+function loggingTesseract(name: string): { bin: string; calls: () => string[] } {
+  const bin = path.join(tmp, `${name}.sh`);
+  const log = path.join(tmp, `${name}.log`);
+  fs.writeFileSync(
+    bin,
+    [
+      '#!/bin/sh',
+      `echo "$OMP_THREAD_LIMIT $*" >> '${log}'`,
+      'if [ "$1" = "--list-langs" ]; then echo "List of available languages (2):"; echo eng; echo osd; exit 0; fi',
+      'if [ "$1" = "--version" ]; then echo "tesseract 5.9.9"; exit 0; fi',
+      'if [ "$4" = "0" ]; then printf "Page number: 0\\nOrientation in degrees: 90\\nRotate: 270\\nOrientation confidence: 9.5\\nScript: Latin\\nScript confidence: 4.0\\n"; exit 0; fi',
+      'printf "level\\tpage_num\\tblock_num\\tpar_num\\tline_num\\tword_num\\tleft\\ttop\\twidth\\theight\\tconf\\ttext\\n"',
+      'printf "1\\t1\\t0\\t0\\t0\\t0\\t0\\t0\\t800\\t200\\t-1\\t\\n4\\t1\\t1\\t1\\t1\\t0\\t22\\t48\\t405\\t33\\t-1\\t\\n"',
+      'printf "5\\t1\\t1\\t1\\t1\\t1\\t22\\t48\\t117\\t32\\t96\\tHello\\n5\\t1\\t1\\t1\\t1\\t2\\t168\\t48\\t113\\t33\\t92\\tworld\\n"',
+      '',
+    ].join('\n'),
+    { mode: 0o755 },
+  );
+  return { bin, calls: () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n') : []) };
+}
+
+test('one tesseract process per page (TSV, --dpi passed on, one thread); languages probed once; OSD only when asked', async () => {
+  const fake = loggingTesseract('per-page');
+  const engine = new Tesseract({ binary: fake.bin, concurrency: 2, language: 'eng' });
+  const pages = ['a.png', 'b.png', 'c.png'].map((f) => path.join(tmp, f));
+  const results = await Promise.all(pages.map((p) => engine.recognize(p, { language: 'eng', dpi: 600 })));
+  for (const r of results) {
+    assert.equal(r.text, 'Hello world');
+    assert.equal(r.words.length, 2);
+    assert.equal(r.lines.length, 1);
+    assert.ok(Math.abs(r.confidence - 0.94) < 1e-9);
+  }
+  const calls = fake.calls();
+  assert.deepEqual(calls.filter((c) => c.includes('--list-langs')), ['1 --list-langs']);
+  const runs = calls.filter((c) => !c.includes('--list-langs'));
+  assert.deepEqual(runs.sort(), pages.map((p) => `1 ${p} stdout --psm 3 -l eng --dpi 600 tsv`).sort());
+  // no dpi, or one out of range: tesseract reads the image's own
+  await engine.recognize(pages[0]!, { language: 'eng' });
+  await engine.recognize(pages[0]!, { language: 'eng', dpi: 10_000 });
+  assert.deepEqual(fake.calls().slice(-2), [`1 ${pages[0]} stdout --psm 3 -l eng tsv`, `1 ${pages[0]} stdout --psm 3 -l eng tsv`]);
+  assert.ok(!fake.calls().some((c) => / --psm 0 /.test(c)), 'recognition with a given language runs no OSD');
+  assert.deepEqual(await engine.detectOrientation(pages[0]!), { rotate: 270, confidence: 9.5 });
+  assert.equal(fake.calls().at(-1), `1 ${pages[0]} stdout --psm 0 -l osd`);
+});
+
+test('health: one version probe serves repeated checks', async () => {
+  const fake = loggingTesseract('health');
+  const engine = new Tesseract({ binary: fake.bin, concurrency: 1, language: 'eng' });
+  const checks = await Promise.all([engine.health(), engine.health(), engine.health()]);
+  checks.push(await engine.health());
+  for (const h of checks) assert.deepEqual(h, { ok: true, message: 'tesseract 5.9.9; languages: eng' });
+  assert.deepEqual(fake.calls().filter((c) => c.includes('--version')), ['1 --version']);
+  assert.deepEqual(fake.calls().filter((c) => c.includes('--list-langs')), ['1 --list-langs']);
+});
+
+test('health: a failed version probe is not kept', async () => {
+  const engine = new Tesseract({ binary: path.join(tmp, 'not-yet-there.sh'), concurrency: 1, language: 'eng' });
+  assert.deepEqual(await engine.health(), { ok: false, message: TESSERACT_MISSING });
+  const fake = loggingTesseract('not-yet-there');
+  assert.equal(fake.bin, path.join(tmp, 'not-yet-there.sh'));
+  assert.deepEqual(await engine.health(), { ok: true, message: 'tesseract 5.9.9; languages: eng' });
+});
+
+test('pages read side by side give the same words as one at a time', { skip: !hasTesseract }, async () => {
+  const images = [
+    textImage(['Invoice number: 12345', 'Total due: 99.50 EUR'], 'side-1.png'),
+    textImage(['Delivery note 778', 'Shipped on 2024-03-01', 'Carrier: Rapid Freight'], 'side-2.png'),
+    textImage(['Receipt', 'Paid in full by card'], 'side-3.png'),
+    textImage(['Quotation valid for thirty days'], 'side-4.png'),
+  ];
+  const one = new Tesseract({ binary: 'tesseract', concurrency: 1, language: 'eng' });
+  const sequential = [];
+  for (const img of images) sequential.push(await one.recognize(img, { language: 'eng', dpi: 300 }));
+  const several = new Tesseract({ binary: 'tesseract', concurrency: 3, language: 'eng' });
+  let peak = 0;
+  const watch = setInterval(() => (peak = Math.max(peak, several.running)), 5);
+  const parallel = await Promise.all(images.map((img) => several.recognize(img, { language: 'eng', dpi: 300 })));
+  clearInterval(watch);
+  assert.deepEqual(parallel, sequential);
+  assert.match(parallel[1]!.text, /Delivery note 778/);
+  assert.ok(peak > 1 && peak <= 3, `peak ${peak}`);
+  assert.equal(several.running, 0);
 });

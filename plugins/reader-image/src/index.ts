@@ -1,23 +1,15 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { definePlugin, DocumentBuilder, errors, isQuireError, readLimits } from '@quire/core';
+import { builtinFormats, definePlugin, DocumentBuilder, errors, isQuireError, readLimits, z } from '@quire/core';
 import type { OcrPlugin, OcrResult, ParsedDocument, PluginContext, ReaderInput, ReaderPlugin, ReadOptions } from '@quire/core';
+import { detectRules, layoutOcrPage, median, ocrWordsToPoints, scaleRules } from '@quire/layout';
+import type { Rule } from '@quire/layout';
 import { imageInfo } from './imageinfo.js';
 import type { ImageFrame } from './imageinfo.js';
-import { layoutOcrPage, ocrWordsToPoints } from './ocr-layout.js';
-import { detectRules, scaleRules } from './rules.js';
-import type { Rule } from './grid.js';
 
 export { imageInfo } from './imageinfo.js';
 export type { ImageInfo, ImageFrame } from './imageinfo.js';
-export { ocrLinesToBlocks, ocrWordsToPoints, scaleBox, layoutOcrPage } from './ocr-layout.js';
-export type { OcrLineInput, OcrLayoutOptions, OcrElement } from './ocr-layout.js';
-export { detectRules, scaleRules } from './rules.js';
-export type { PixelImage } from './rules.js';
-export { isListItem, isBulletOnly, parseKeyValue, joinLines, cleanText } from './text.js';
-export { buildLines, itemsText, findRuledTables, mergeIntervals, clusterValues, unionBox, toBBox, median, width, height, vOverlap, hOverlap, itemBox, round, wordsOf } from './grid.js';
-export type { TextItem, Rule, TableElement, Box, Line, GridTable } from './grid.js';
 
 export const IMAGE_FORMATS = ['png', 'jpg', 'gif', 'bmp', 'tiff'];
 
@@ -105,11 +97,6 @@ async function upscaled(bytes: Buffer, factor: number, dir: string): Promise<{ p
 
 /** 400, 2.5 */
 const megapixels = (n: number) => (n / 1e6).toLocaleString('en', { maximumFractionDigits: n >= 1e7 ? 0 : 1 });
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.floor(s.length / 2)]! : 0;
-};
 
 export async function readImage(ctx: Pick<PluginContext, 'tryGet'>, input: ReaderInput, options: ReadOptions): Promise<ParsedDocument> {
   options.signal?.throwIfAborted();
@@ -262,9 +249,11 @@ export default definePlugin({
   name: 'image',
   core: '^1',
   description: 'Images (png, jpg, gif, bmp, tiff incl. multi-page) through the OCR plugin.',
+  formats: builtinFormats(...IMAGE_FORMATS),
+  /** none: OCR languages come with each read, the OCR plugin has its own options */
+  options: z.strictObject({}),
   create(ctx) {
-    const reader: ReaderPlugin = {
-      formats: IMAGE_FORMATS,
+    const reader: Omit<ReaderPlugin, 'formats'> = {
       read: (input, options) => readImage(ctx, input, options),
       async health() {
         const ocr = ctx.tryGet('ocr');

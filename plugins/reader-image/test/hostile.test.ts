@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { createCanvas } from '@napi-rs/canvas';
-import { isQuireError, silentLogger } from '@quire/core';
+import { isQuireError, pluginContext } from '@quire/core';
 import type { OcrPlugin, OcrResult, ParsedDocument, ReadOptions } from '@quire/core';
 import imagePlugin, { imageInfo } from '@quire/plugin-reader-image';
 
@@ -38,7 +38,7 @@ function fakeOcr(reply: (call: Call, n: number) => OcrResult): OcrPlugin & { cal
 }
 
 async function read(file: string, format: string, ocr: OcrPlugin | undefined, options: Partial<ReadOptions> = {}): Promise<ParsedDocument> {
-  const base = { options: {}, config: {}, dataDir: tmp, logger: silentLogger, get: () => assert.fail('no'), tryGet: (kind: string) => (kind === 'ocr' ? ocr : undefined) } as never;
+  const base = pluginContext(imagePlugin, { dataDir: tmp, get: () => assert.fail('no'), tryGet: ((kind: string) => (kind === 'ocr' ? ocr : undefined)) as never });
   const reader = (await imagePlugin.create(base)) as { read: (i: unknown, o: ReadOptions) => Promise<ParsedDocument> };
   return reader.read({ path: file, name: path.basename(file), format, size: fs.statSync(file).size, documentId: 'd' }, { ocr: { enabled: 'auto', language: 'eng' }, ...options });
 }

@@ -5,10 +5,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { createCanvas } from '@napi-rs/canvas';
-import { silentLogger } from '@quire/core';
+import { pluginContext } from '@quire/core';
 import type { ReadOptions } from '@quire/core';
 import ocrPlugin from '@quire/plugin-ocr-tesseract';
-import imagePlugin, { imageInfo, ocrLinesToBlocks, parseKeyValue, isListItem, joinLines, detectRules } from '@quire/plugin-reader-image';
+import imagePlugin, { imageInfo } from '@quire/plugin-reader-image';
+import { ruledTablePng } from '../../../test/helpers/reader-harness.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-img-'));
 process.on('exit', () => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -23,11 +24,10 @@ const hasTesseract = (() => {
 const corpus = path.resolve(process.env.QUIRE_CORPUS ?? path.join(import.meta.dirname, '../../../../shared/corpus'));
 const hasCorpus = fs.existsSync(path.join(corpus, 'manifest.json'));
 
-const config = { ocr: { concurrency: 2, language: 'eng', tesseractPath: 'tesseract' } };
+const shared = { 'ocr.concurrency': 2, 'ocr.language': 'eng' };
 async function makeReader(withOcr = true) {
-  const base = { options: {}, config, dataDir: tmp, logger: silentLogger, get: () => { throw new Error('no'); } } as any;
-  const ocr = withOcr ? await ocrPlugin.create({ ...base, tryGet: () => undefined }) : undefined;
-  return imagePlugin.create({ ...base, tryGet: (kind: string) => (kind === 'ocr' ? ocr : undefined) }) as any;
+  const ocr = withOcr ? await ocrPlugin.create(pluginContext(ocrPlugin, { shared, dataDir: tmp })) : undefined;
+  return imagePlugin.create(pluginContext(imagePlugin, { dataDir: tmp, tryGet: ((kind: string) => (kind === 'ocr' ? ocr : undefined)) as never })) as any;
 }
 const opts = (o: Partial<ReadOptions> = {}): ReadOptions => ({ ocr: { enabled: 'auto', language: 'eng' }, ...o });
 const input = (p: string, format: string) => ({ path: p, name: path.basename(p), format, size: fs.statSync(p).size, documentId: 'doc1' });
@@ -64,35 +64,12 @@ function crc32(buf: Buffer): number {
   return ~c | 0;
 }
 
-test('text helpers: key-value, list items, hyphen joins', () => {
-  assert.deepEqual(parseKeyValue('Invoice number: 12345'), { key: 'Invoice number', value: '12345' });
-  assert.equal(parseKeyValue('Meeting at 10:30 today'), null);
-  assert.equal(parseKeyValue('see https://example.org'), null);
-  assert.equal(parseKeyValue('This sentence is long enough to not be a label at all: really'), null);
-  assert.ok(isListItem('• first'));
-  assert.ok(isListItem('2) second'));
-  assert.ok(isListItem('a. third'));
-  assert.ok(!isListItem('2023 was a year'));
-  assert.equal(joinLines(['a docu-', 'ment here']), 'a document here');
-  assert.equal(joinLines(['self-', 'Employed']), 'self-Employed');
-  assert.equal(joinLines(['one', 'two']), 'one two');
-});
-
 test('imageInfo reads size and DPI from PNG headers', () => {
   const p = pngWithText(['x'], 'dpi.png');
   const info = imageInfo(fs.readFileSync(p));
   assert.equal(info.format, 'png');
   assert.equal(info.frames[0]!.width, 1000);
   assert.ok(Math.abs(info.frames[0]!.dpiX! - 144) < 0.1);
-});
-
-test('ocrLinesToBlocks: paragraphs by gaps, key-values, points', () => {
-  const L = (text: string, y: number, x = 100) => ({ text, bbox: { x, y, width: 600, height: 30 }, confidence: 0.9 });
-  const blocks = ocrLinesToBlocks([L('First line of a', 100), L('paragraph here.', 140), L('Second paragraph.', 260), L('Total: 42.00', 330)], { page: 1, scale: 0.5 });
-  assert.deepEqual(blocks.map((b) => b.type), ['paragraph', 'paragraph', 'key_value']);
-  assert.equal(blocks[0]!.text, 'First line of a paragraph here.');
-  assert.deepEqual(blocks[0]!.bbox, { x: 50, y: 50, width: 300, height: 35 });
-  assert.equal(blocks[2]!.key, 'Total');
 });
 
 test('OCR disabled: pages with sizes, no text, an issue', async () => {
@@ -128,54 +105,14 @@ test('a generated PNG with known text: OCR text, key-values, words in points', {
 });
 
 /** A PNG of a ruled 3x3 table (72 dpi). */
-function tablePng(file: string): string {
-  const c = createCanvas(900, 400);
-  const g = c.getContext('2d');
-  g.fillStyle = '#fff';
-  g.fillRect(0, 0, c.width, c.height);
-  g.strokeStyle = '#000';
-  g.lineWidth = 2;
-  const xs = [50, 350, 600, 850];
-  const ys = [50, 130, 210, 290];
-  for (const y of ys) {
-    g.beginPath();
-    g.moveTo(xs[0]!, y);
-    g.lineTo(xs[3]!, y);
-    g.stroke();
-  }
-  for (const x of xs) {
-    g.beginPath();
-    g.moveTo(x, ys[0]!);
-    g.lineTo(x, ys[3]!);
-    g.stroke();
-  }
-  g.fillStyle = '#000';
-  g.font = '34px DejaVu Sans';
-  const rows = [['Product', 'Units', 'Price'], ['Apples', '120', '3.50'], ['Pears', '75', '4.25']];
-  rows.forEach((r, ri) => r.forEach((t, ci) => g.fillText(t, xs[ci]! + 15, ys[ri]! + 55)));
-  g.fillText('Notes below the table.', 50, 360);
+async function tablePng(file: string): Promise<string> {
   const p = path.join(tmp, file);
-  fs.writeFileSync(p, c.toBuffer('image/png'));
+  fs.writeFileSync(p, await ruledTablePng());
   return p;
 }
 
-test('detectRules finds the borders of a drawn grid and not the text', async () => {
-  const p = tablePng('grid.png');
-  const { loadImage } = await import('@napi-rs/canvas');
-  const img = await loadImage(fs.readFileSync(p));
-  const c = createCanvas(img.width, img.height);
-  const g = c.getContext('2d');
-  g.drawImage(img, 0, 0);
-  const rules = detectRules({ data: g.getImageData(0, 0, img.width, img.height).data, width: img.width, height: img.height });
-  const h = rules.filter((r) => r.y0 === r.y1 && r.x1 - r.x0 > 700);
-  const v = rules.filter((r) => r.x0 === r.x1 && r.y1 - r.y0 > 200);
-  assert.equal(h.length, 4);
-  assert.equal(v.length, 4);
-  assert.ok(Math.abs(h[0]!.y0 - 50) <= 1.5);
-});
-
 test('a ruled table in an image becomes a table', { skip: !hasTesseract }, async () => {
-  const doc = await (await makeReader()).read(input(tablePng('table.png'), 'png'), opts());
+  const doc = await (await makeReader()).read(input(await tablePng('table.png'), 'png'), opts());
   assert.equal(doc.tables.length, 1, doc.text);
   const t = doc.tables[0];
   assert.equal(t.rows, 3);

@@ -17,11 +17,11 @@ import mammoth from 'mammoth';
 import { XMLParser } from 'fast-xml-parser';
 import { DocumentBuilder, errors, isQuireError, readLimits } from '@quire/core';
 import type { ParsedDocument, ReadLimits, ZipArchive } from '@quire/core';
+import { XmlScanError, childElements, findElement, mainPartPath, openPackage, partBytes, partText } from '@quire/office';
+import type { ElementRange } from '@quire/office';
 import { HtmlWalker } from './html-walker.js';
 import { PagedSink } from './sink.js';
 import { NOMINAL_PAGE, checkAbort, isCfb, raceSignal } from './util.js';
-import { XmlScanError, childElements, findElement, mainPartPath, openPackage, partBytes, partText } from './ooxml.js';
-import type { ElementRange } from './ooxml.js';
 
 const PAGE_BREAK = 'quire-page-break';
 const CAPTION = 'quire-caption';

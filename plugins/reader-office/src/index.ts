@@ -2,37 +2,30 @@
  * Office reader: docx (mammoth), legacy doc (word-extractor), rtf (LibreOffice → docx), txt and html.
  */
 import fs from 'node:fs/promises';
-import { definePlugin, errors } from '@quire/core';
-import type { ParsedDocument, PluginContext, ReadOptions, ReaderInput, ReaderPlugin } from '@quire/core';
+import { SHARED_DEFAULTS, builtinFormats, checkOptions, definePlugin, errors, z } from '@quire/core';
+import type { ParsedDocument, ReadOptions, ReaderInput, ReaderPlugin, SharedSettings } from '@quire/core';
+import { SofficeError, convertWithSoffice, sofficeAvailable } from '@quire/office';
 import { readDocx } from './docx.js';
 import { readDoc } from './doc.js';
 import { readTxt } from './txt.js';
 import { readHtml } from './html.js';
-import { SofficeError, convertWithSoffice, sofficeAvailable } from './soffice.js';
 import { abortReason, checkAbort, guard } from './util.js';
-
-export { HtmlWalker } from './html-walker.js';
-export type { BlockSink, WalkBlock, WalkTable, WalkOptions } from './html-walker.js';
-export { decodeText } from './decode.js';
-export { openPackage, partText, partBytes, assertNoDtd, mainPartPath, childElements, findElement, XmlScanError } from './ooxml.js';
-export type { PackageOptions, ElementRange } from './ooxml.js';
-export { wordStats, estimatedPages, CHARS_PER_PAGE } from './docx.js';
-export { convertWithSoffice, sofficeAvailable, SofficeError } from './soffice.js';
-export type { ConvertOptions, Converted } from './soffice.js';
 
 export const OFFICE_FORMATS = ['docx', 'doc', 'rtf', 'txt', 'html'];
 
-export interface OfficeReaderOptions {
-  /** LibreOffice binary (default config.tools.soffice) */
-  soffice?: string;
-  /** time limit of one LibreOffice conversion (default: min(120 s, config.limits.parseTimeoutMs)) */
-  sofficeTimeoutMs?: number;
-}
+/** Options of the office reader (plugin options `reader:office`), with their defaults. */
+export const OFFICE_READER_OPTIONS = z.strictObject({
+  /** LibreOffice binary, for rtf (QUIRE_SOFFICE_PATH) */
+  soffice: z.string().min(1).default('soffice'),
+  /** time limit of one LibreOffice conversion, ms (default: the shared limits.parseTimeoutMs, at most 120 s) */
+  sofficeTimeoutMs: z.number().int().positive().optional(),
+});
+export type OfficeReaderOptions = z.input<typeof OFFICE_READER_OPTIONS>;
 
-export function createOfficeReader(ctx: Pick<PluginContext, 'config' | 'options'>): ReaderPlugin {
-  const opts = (ctx.options ?? {}) as OfficeReaderOptions;
-  const soffice = opts.soffice ?? ctx.config?.tools?.soffice ?? 'soffice';
-  const timeoutMs = opts.sofficeTimeoutMs ?? Math.min(120_000, ctx.config?.limits?.parseTimeoutMs ?? 120_000);
+/** The office reader, from its options (checked here) and the shared parse time limit; the plugin makes it so. */
+export function createOfficeReader(ctx: { options?: OfficeReaderOptions; shared?: Partial<Pick<SharedSettings, 'limits.parseTimeoutMs'>> } = {}): Omit<ReaderPlugin, 'formats'> {
+  const { soffice, sofficeTimeoutMs } = checkOptions(OFFICE_READER_OPTIONS, ctx.options, 'reader:office');
+  const timeoutMs = sofficeTimeoutMs ?? Math.min(120_000, ctx.shared?.['limits.parseTimeoutMs'] ?? SHARED_DEFAULTS['limits.parseTimeoutMs']);
 
   async function readRtf(input: ReaderInput, bytes: Uint8Array, options: ReadOptions): Promise<ParsedDocument> {
     if (!/^\s*\{\\rtf/.test(Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(64, bytes.byteLength)).toString('latin1'))) {
@@ -57,7 +50,6 @@ export function createOfficeReader(ctx: Pick<PluginContext, 'config' | 'options'
   }
 
   return {
-    formats: OFFICE_FORMATS,
     async read(input: ReaderInput, options: ReadOptions): Promise<ParsedDocument> {
       const format = input.format.toLowerCase();
       if (!OFFICE_FORMATS.includes(format)) throw errors.unsupported(`the office reader does not read ${input.format}`);
@@ -99,5 +91,8 @@ export default definePlugin({
   name: 'office',
   core: '^1',
   description: 'Word (docx via mammoth, legacy doc), rtf, txt and html reader.',
+  formats: builtinFormats(...OFFICE_FORMATS),
+  options: OFFICE_READER_OPTIONS,
+  shared: ['limits.parseTimeoutMs'],
   create: (ctx) => createOfficeReader(ctx),
 });

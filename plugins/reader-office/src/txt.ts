@@ -4,7 +4,7 @@
  */
 import { DocumentBuilder, readLimits } from '@quire/core';
 import type { ParsedDocument, ReadLimits } from '@quire/core';
-import { decodeText } from './decode.js';
+import { decodeText } from '@quire/text';
 import { PagedSink } from './sink.js';
 import { NOMINAL_PAGE, checkAbort, isCaption, keyValue } from './util.js';
 import { obviousHeading } from './doc.js';

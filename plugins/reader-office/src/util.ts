@@ -1,4 +1,7 @@
-import { errors, isQuireError } from '@quire/core';
+import { abortReason, errors, isQuireError } from '@quire/core';
+
+/** The abort helpers of @quire/core, under the names this plugin's modules import them by. */
+export { abortReason, checkAbort, raceSignal } from '@quire/core';
 
 /** Nominal page size (US Letter, points) for flowed formats that have no fixed page geometry. */
 export const NOMINAL_PAGE = { width: 612, height: 792 } as const;
@@ -12,34 +15,6 @@ export function isCfb(bytes: Uint8Array): boolean {
 
 export function isZip(bytes: Uint8Array): boolean {
   return bytes.length >= 4 && bytes[0] === ZIP_MAGIC[0] && bytes[1] === ZIP_MAGIC[1];
-}
-
-/** Rejects as soon as the signal aborts, even when the wrapped work cannot be interrupted. */
-export function raceSignal<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
-  if (!signal) return work;
-  if (signal.aborted) return Promise.reject(abortReason(signal));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortReason(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
-}
-
-export function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? Object.assign(new Error('The operation was aborted'), { name: 'AbortError' });
-}
-
-export function checkAbort(signal?: AbortSignal): void {
-  if (signal?.aborted) throw abortReason(signal);
 }
 
 function messageOf(e: unknown): string {

@@ -2,9 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createOfficeReader } from '../src/index.js';
-import { DOC_HEAD, DOC_TAIL, MB, W_NS, docx, entityBomb, isCode, measure, para, readInChild, repeated, zipParts, readerHarness } from './hostile.js';
+import { DOC_HEAD, DOC_TAIL, MB, W_NS, docx, entityBomb, isCode, measure, para, readInChild, repeated, zipParts, readerHarness } from '../../../test/helpers/reader-harness.js';
 
-const reader = createOfficeReader({ config: {}, options: {} });
+const reader = createOfficeReader();
 const { save, read } = readerHarness('office', reader);
 const SRC = new URL('../src/index.ts', import.meta.url).pathname;
 

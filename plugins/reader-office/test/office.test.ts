@@ -6,15 +6,15 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { CheckBox, Document, HeadingLevel, Packer, PageBreak, Paragraph, Table, TableCell, TableRow, TextRun } from 'docx';
 import iconv from 'iconv-lite';
-import { isQuireError } from '@quire/core';
+import { isQuireError, pluginContext } from '@quire/core';
 import type { ParsedDocument, ReaderPlugin } from '@quire/core';
 import plugin, { createOfficeReader } from '../src/index.js';
 import { corpusFiles, referenceText, stripMarkdown, wordF1 } from './helpers.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-office-test-'));
 process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
-const config = { tools: { soffice: process.env.QUIRE_SOFFICE_PATH ?? 'soffice' }, limits: { parseTimeoutMs: 120_000 } };
-const reader = createOfficeReader({ config, options: {} });
+const soffice = process.env.QUIRE_SOFFICE_PATH ?? 'soffice';
+const reader = createOfficeReader({ options: { soffice }, shared: { 'limits.parseTimeoutMs': 120_000 } });
 const opts = { ocr: { enabled: false, language: 'eng' } } as const;
 
 async function read(name: string, format: string, bytes: Uint8Array | string, r: ReaderPlugin = reader): Promise<ParsedDocument> {
@@ -34,11 +34,15 @@ function checkSpans(doc: ParsedDocument): void {
 
 const cell = (text: string, o: { columnSpan?: number; rowSpan?: number } = {}) => new TableCell({ children: [new Paragraph(text)], ...o });
 
-test('plugin manifest: reader "office" with its formats', async () => {
+test('plugin manifest: reader "office" with its formats and options', async () => {
   assert.equal(plugin.kind, 'reader');
   assert.equal(plugin.name, 'office');
-  const r = (await plugin.create({ config, options: {}, dataDir: dir } as never)) as ReaderPlugin;
-  assert.deepEqual(r.formats, ['docx', 'doc', 'rtf', 'txt', 'html']);
+  assert.deepEqual(plugin.formats?.map((f) => f.format), ['docx', 'doc', 'rtf', 'txt', 'html']);
+  assert.ok(plugin.formats?.every((f) => f.detect === 'builtin'));
+  const r = await plugin.create(pluginContext(plugin, { options: { soffice }, dataDir: dir }));
+  assert.equal(typeof r.read, 'function');
+  assert.throws(() => pluginContext(plugin, { options: { soffice: '' } }), /reader:office: option "soffice"/);
+  assert.throws(() => createOfficeReader({ options: { sofficeTimeoutMs: -1 } }), /reader:office: option "sofficeTimeoutMs"/);
 });
 
 test('docx: headings with levels, lists, merged-cell table with header row, checkboxes, key/value, page breaks', async () => {
@@ -209,7 +213,7 @@ test('html: readable text only, headings, lists, table with spans, definition li
   ]);
 });
 
-const hasSoffice = spawnSync(config.tools.soffice, ['--version'], { timeout: 20000 }).status === 0;
+const hasSoffice = spawnSync(soffice, ['--version'], { timeout: 20000 }).status === 0;
 
 test('rtf: converted by LibreOffice, headings and tables survive', { skip: !hasSoffice && 'soffice not installed' }, async () => {
   const rtf = String.raw`{\rtf1\ansi\deff0
@@ -233,7 +237,7 @@ test('rtf: converted by LibreOffice, headings and tables survive', { skip: !hasS
 });
 
 test('rtf: a missing soffice gives the install hint', async () => {
-  const r = createOfficeReader({ config: { ...config, tools: { soffice: '/nonexistent/soffice' } }, options: {} });
+  const r = createOfficeReader({ options: { soffice: '/nonexistent/soffice' } });
   await assert.rejects(read('x.rtf', 'rtf', '{\\rtf1 hi}', r), /rtf needs LibreOffice \(soffice\)/);
   const h = await r.health!();
   assert.equal(h.ok, true);

@@ -6,8 +6,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { silentLogger } from '@quire/core';
-import { PopplerPdfReader } from '@quire/plugin-reader-pdf-poppler';
+import { pluginContext } from '@quire/core';
+import popplerPlugin from '@quire/plugin-reader-pdf-poppler';
+import type { PopplerPdfReader } from '@quire/plugin-reader-pdf-poppler';
 import { stripMarkdown, wordF1 } from '../../reader-pdf/test/f1.js';
 
 const corpus = path.resolve(process.env.QUIRE_CORPUS ?? path.join(import.meta.dirname, '../../../../shared/corpus'));
@@ -16,8 +17,7 @@ const extra = process.argv.slice(2);
 const files: Entry[] = extra.length
   ? extra.map((f) => ({ id: path.basename(f), path: path.resolve(f), format: 'pdf', pages: 0 }))
   : (JSON.parse(fs.readFileSync(path.join(corpus, 'manifest.json'), 'utf8')).files as Entry[]).filter((f) => f.format === 'pdf').map((f) => ({ ...f, path: path.join(corpus, f.path) }));
-const reader = new PopplerPdfReader({ config: { pdf: { workers: 2 }, limits: { parseTimeoutMs: 120_000 }, ocr: { concurrency: 2 } }, tryGet: () => undefined } as any);
-void silentLogger;
+const reader = popplerPlugin.create(pluginContext(popplerPlugin, { options: { processes: 2 }, shared: { 'limits.parseTimeoutMs': 120_000, 'ocr.concurrency': 2 } })) as unknown as PopplerPdfReader;
 
 for (let rep = 0; rep < 2; rep++) {
   let pages = 0;

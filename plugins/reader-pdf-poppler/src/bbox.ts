@@ -5,6 +5,7 @@
  *   <page width=".." height=".."><flow><block xMin=..><line xMin=..><word xMin=..>text</word>...
  */
 import type { BBox } from '@quire/core';
+import { round } from '@quire/text';
 
 export interface PopplerWord {
   text: string;
@@ -49,8 +50,7 @@ export function decodeXml(s: string): string {
   });
 }
 
-const round2 = (n: number) => Math.round(n * 100) / 100;
-const box = (x0: number, y0: number, x1: number, y1: number): BBox => ({ x: round2(x0), y: round2(y0), width: round2(Math.max(0, x1 - x0)), height: round2(Math.max(0, y1 - y0)) });
+const box = (x0: number, y0: number, x1: number, y1: number): BBox => ({ x: round(x0), y: round(y0), width: round(Math.max(0, x1 - x0)), height: round(Math.max(0, y1 - y0)) });
 const ATTR = /(\w+)="([^"]*)"/g;
 
 function attrs(s: string): Record<string, string> {
@@ -82,7 +82,7 @@ export function parseBboxLayout(xhtml: string, firstPage = 1): PopplerDoc {
     } else if (m[6]) {
       const a = attrs(m[7] ?? '');
       if (m[6] === 'page') {
-        page = { number: firstPage + pages.length, width: round2(Number(a.width) || 0), height: round2(Number(a.height) || 0), blocks: [] };
+        page = { number: firstPage + pages.length, width: round(Number(a.width) || 0), height: round(Number(a.height) || 0), blocks: [] };
         pages.push(page);
       } else if (m[6] === 'block') {
         block = { bbox: boxOf(a), lines: [] };

@@ -3,7 +3,7 @@
  * page sizes and the boxes of blocks, lines and words; pages without text are drawn with `pdftoppm` and
  * read by the `ocr` plugin. The tools are separate programs (GPL) started without a shell on the file Quire
  * stored; nothing of poppler is linked into Quire. Not loaded by default: QUIRE_PLUGINS=@quire/plugin-reader-pdf-poppler
- * registers it after the built-in pdf.js reader, and the later reader of a format is the one used.
+ * registers it after the built-in PDFium reader, and the later reader of a format is the one used.
  *
  * Blocks are poppler's blocks in poppler's reading order, as paragraphs (list items when they start with a
  * bullet or a number, key-values when a one-line block reads `Label: value`). There are no headings (poppler's output has no font sizes or weights) and no tables
@@ -13,28 +13,33 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { definePlugin, DocumentBuilder, errors, isQuireError, readLimits } from '@quire/core';
+import { builtinFormats, definePlugin, DocumentBuilder, errors, isQuireError, readLimits, z } from '@quire/core';
 import type { BlockInput, OcrPlugin, ParsedDocument, PluginContext, ReaderInput, ReaderPlugin, ReadOptions, Table, Word } from '@quire/core';
-import { cleanText, isListItem, joinLines, layoutOcrPage, ocrWordsToPoints, parseKeyValue } from '@quire/plugin-reader-image';
+import { cleanText, isListItem, joinLines, layoutOcrPage, ocrWordsToPoints, parseKeyValue } from '@quire/layout';
 import { lineText, parseBboxLayout } from './bbox.js';
 
 export { parseBboxLayout, decodeXml, lineText } from './bbox.js';
 export type { PopplerDoc, PopplerPage, PopplerBlock, PopplerLine, PopplerWord } from './bbox.js';
 
-export interface PopplerReaderOptions {
-  /** program names or paths (default pdftotext, pdfinfo, pdftoppm from PATH) */
-  pdftotext?: string;
-  pdfinfo?: string;
-  pdftoppm?: string;
-  /** pdftotext processes at once for one document, each on its own page range (default: config.pdf.workers or the cores) */
-  processes?: number;
-  /** time limit of one read in ms (default config.limits.parseTimeoutMs) */
-  timeoutMs?: number;
-  /** resolution of pages drawn for OCR (default 300) */
-  ocrDpi?: number;
-  /** pages OCRed at once (default config.ocr.concurrency or the cores) */
-  ocrConcurrency?: number;
-}
+/** Options of the poppler reader (plugin options `reader:pdf-poppler`), with their defaults. */
+export const POPPLER_READER_OPTIONS = z.strictObject({
+  /** program names or paths (from PATH by default) */
+  pdftotext: z.string().min(1).default('pdftotext'),
+  pdfinfo: z.string().min(1).default('pdfinfo'),
+  pdftoppm: z.string().min(1).default('pdftoppm'),
+  /** pdftotext processes at once for one document, each on its own page range (QUIRE_PDF_WORKERS; default: the number of cores) */
+  processes: z.number().int().min(1).max(64).default(Math.max(1, os.availableParallelism?.() ?? os.cpus().length)),
+  /** time limit of one read, ms (default: the shared limits.parseTimeoutMs) */
+  timeoutMs: z.number().int().positive().optional(),
+  /** resolution of pages drawn for OCR */
+  ocrDpi: z.number().int().min(50).max(1200).default(300),
+  /** pages OCRed at once (default: the shared ocr.concurrency) */
+  ocrConcurrency: z.number().int().min(1).max(64).optional(),
+});
+export type PopplerReaderOptions = z.input<typeof POPPLER_READER_OPTIONS>;
+
+/** What a PopplerPdfReader runs with: its options, the shared settings filled in. */
+export type PopplerReaderSettings = Required<z.output<typeof POPPLER_READER_OPTIONS>>;
 
 /** pages per pdftotext run at most: the output of one run (XHTML, about 100 bytes a word) stays small */
 const MAX_RANGE = 100;
@@ -115,8 +120,7 @@ interface PageOut {
   order?: ('block' | 'table')[];
 }
 
-export class PopplerPdfReader implements ReaderPlugin {
-  readonly formats = ['pdf'];
+export class PopplerPdfReader implements Omit<ReaderPlugin, 'formats'> {
   /** the work is done by separate processes (pdftotext, pdftoppm), killed on abort and at the time limit */
   readonly isolated = true;
   private readonly bin: { pdftotext: string; pdfinfo: string; pdftoppm: string };
@@ -126,15 +130,14 @@ export class PopplerPdfReader implements ReaderPlugin {
   private readonly ocrConcurrency: number;
 
   constructor(
-    private readonly ctx: Pick<PluginContext, 'tryGet' | 'config'>,
-    opts: PopplerReaderOptions = {},
+    private readonly ctx: Pick<PluginContext, 'tryGet'>,
+    opts: PopplerReaderSettings,
   ) {
-    const cores = Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
-    this.bin = { pdftotext: opts.pdftotext || 'pdftotext', pdfinfo: opts.pdfinfo || 'pdfinfo', pdftoppm: opts.pdftoppm || 'pdftoppm' };
-    this.processes = Math.max(1, Math.floor(opts.processes ?? ctx.config.pdf?.workers ?? cores));
-    this.timeoutMs = opts.timeoutMs ?? ctx.config.limits?.parseTimeoutMs ?? 600_000;
-    this.ocrDpi = opts.ocrDpi ?? 300;
-    this.ocrConcurrency = Math.max(1, opts.ocrConcurrency ?? ctx.config.ocr?.concurrency ?? cores);
+    this.bin = { pdftotext: opts.pdftotext, pdfinfo: opts.pdfinfo, pdftoppm: opts.pdftoppm };
+    this.processes = opts.processes;
+    this.timeoutMs = opts.timeoutMs;
+    this.ocrDpi = opts.ocrDpi;
+    this.ocrConcurrency = opts.ocrConcurrency;
   }
 
   async health(): Promise<{ ok: boolean; message?: string }> {
@@ -306,16 +309,11 @@ export default definePlugin({
   name: 'pdf-poppler',
   core: '^1',
   description: 'PDF on poppler-utils (pdftotext -bbox-layout; pdftoppm and the ocr plugin for pages without text): fast text with boxes, simple blocks. Opt-in.',
+  formats: builtinFormats('pdf'),
+  options: POPPLER_READER_OPTIONS,
+  shared: ['limits.parseTimeoutMs', 'ocr.concurrency'],
   create(ctx) {
-    const o = ctx.options as PopplerReaderOptions;
-    return new PopplerPdfReader(ctx, {
-      pdftotext: o.pdftotext,
-      pdfinfo: o.pdfinfo,
-      pdftoppm: o.pdftoppm,
-      processes: o.processes,
-      timeoutMs: o.timeoutMs,
-      ocrDpi: o.ocrDpi,
-      ocrConcurrency: o.ocrConcurrency,
-    });
+    const o = ctx.options;
+    return new PopplerPdfReader(ctx, { ...o, timeoutMs: o.timeoutMs ?? ctx.shared['limits.parseTimeoutMs'], ocrConcurrency: o.ocrConcurrency ?? ctx.shared['ocr.concurrency'] });
   },
 });

@@ -5,10 +5,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { PDFDocument, StandardFonts, PDFName, PDFHexString } from 'pdf-lib';
-import { silentLogger } from '@quire/core';
+import { pluginContext } from '@quire/core';
 import type { ParsedDocument, ReadOptions } from '@quire/core';
 import ocrPlugin from '@quire/plugin-ocr-tesseract';
 import popplerPlugin, { PopplerPdfReader, parseBboxLayout, decodeXml, lineText } from '@quire/plugin-reader-pdf-poppler';
+import type { PopplerReaderOptions } from '@quire/plugin-reader-pdf-poppler';
 
 const has = (cmd: string, arg: string) => {
   try {
@@ -23,8 +24,10 @@ const hasTesseract = hasPoppler && has('pdftoppm', '-v') && has('tesseract', '--
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-poppler-test-'));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
-const config = { pdf: { workers: 2 }, limits: { parseTimeoutMs: 60_000 }, ocr: { concurrency: 2, language: 'eng', tesseractPath: 'tesseract' } };
-const base = { options: {}, config, dataDir: tmp, logger: silentLogger, get() { throw new Error('none'); } } as any;
+const shared = { 'limits.parseTimeoutMs': 60_000, 'ocr.concurrency': 2 };
+/** A poppler reader made as the registry makes it, with `ocr` as its OCR plugin. */
+const poppler = (options: PopplerReaderOptions = {}, ocr?: unknown) =>
+  popplerPlugin.create(pluginContext(popplerPlugin, { options: { processes: 2, ...options }, shared, dataDir: tmp, tryGet: ((k: string) => (k === 'ocr' ? ocr : undefined)) as never })) as unknown as PopplerPdfReader;
 
 let n = 0;
 async function save(doc: PDFDocument, name = 'doc.pdf', opts: { useObjectStreams?: boolean } = {}): Promise<string> {
@@ -80,11 +83,12 @@ test('the plugin: a reader of pdf named pdf-poppler', () => {
   assert.equal(popplerPlugin.name, 'pdf-poppler');
   const pkg = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
   assert.deepEqual(pkg.quire, { kind: 'reader', name: 'pdf-poppler', core: '^1' });
-  assert.deepEqual(new PopplerPdfReader(base).formats, ['pdf']);
+  assert.deepEqual(popplerPlugin.formats?.map((f) => f.format), ['pdf']);
+  assert.throws(() => poppler({ processes: 0 }), /reader:pdf-poppler: option "processes"/);
 });
 
 test('born-digital pages: text in reading order, page sizes, block boxes, list items, key-values, metadata', { skip: !hasPoppler }, async () => {
-  const reader = (await popplerPlugin.create({ ...base, tryGet: () => undefined })) as PopplerPdfReader;
+  const reader = poppler();
   assert.equal((await reader.health()).ok, true);
   const doc = await PDFDocument.create();
   doc.setTitle('Quarterly report');
@@ -118,7 +122,7 @@ test('born-digital pages: text in reading order, page sizes, block boxes, list i
 });
 
 test('long documents are read by several processes in page ranges, in order; maxPages reads the first pages', { skip: !hasPoppler }, async () => {
-  const reader = new PopplerPdfReader({ ...base, tryGet: () => undefined }, { processes: 2 });
+  const reader = poppler({ processes: 2 });
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Helvetica);
   for (let i = 1; i <= 40; i++) doc.addPage([300, 400]).drawText(`This is page number ${i}`, { x: 40, y: 300, size: 12, font });
@@ -134,7 +138,7 @@ test('long documents are read by several processes in page ranges, in order; max
 });
 
 test('encrypted and corrupt files fail with clear errors; time limit and abort', { skip: !hasPoppler }, async () => {
-  const reader = new PopplerPdfReader({ ...base, tryGet: () => undefined });
+  const reader = poppler();
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Helvetica);
   doc.addPage().drawText('secret', { x: 50, y: 700, size: 12, font });
@@ -162,13 +166,13 @@ test('encrypted and corrupt files fail with clear errors; time limit and abort',
   fs.writeFileSync(empty, '');
   await assert.rejects(read(reader, empty), (e: any) => e.code === 'PROCESSING_ERROR' && /^PDF could not be read: /.test(e.message));
 
-  const quick = new PopplerPdfReader({ ...base, tryGet: () => undefined }, { timeoutMs: 1 });
+  const quick = poppler({ timeoutMs: 1 });
   await assert.rejects(read(quick, plain), (e: any) => e.code === 'PROCESSING_ERROR' && /timed out/.test(e.message));
   const ac = new AbortController();
   ac.abort(new Error('cancelled by user'));
   await assert.rejects(read(reader, plain, { signal: ac.signal }), /cancelled by user/);
 
-  const missing = new PopplerPdfReader({ ...base, tryGet: () => undefined }, { pdfinfo: path.join(tmp, 'no-such-pdfinfo'), pdftotext: path.join(tmp, 'no-such-pdftotext') });
+  const missing = poppler({ pdfinfo: path.join(tmp, 'no-such-pdfinfo'), pdftotext: path.join(tmp, 'no-such-pdftotext') });
   assert.equal((await missing.health()).ok, false);
   await assert.rejects(read(missing, plain), (e: any) => e.code === 'SERVICE_UNAVAILABLE');
   assert.equal((await read(reader, plain)).text, 'secret');
@@ -179,7 +183,7 @@ test('a page without text is drawn and OCRed, or reported when OCR is disabled o
   const scan = await PDFDocument.create();
   scan.addPage([612, 792]).drawRectangle({ x: 60, y: 600, width: 200, height: 40 });
   const blank = await save(scan, 'blank.pdf');
-  const noOcr = new PopplerPdfReader({ ...base, tryGet: () => undefined });
+  const noOcr = poppler();
   const unavailable = await read(noOcr, blank);
   assert.equal(unavailable.text, '');
   assert.deepEqual(unavailable.issues.map((i) => [i.code, i.stage, i.page]), [['OCR_UNAVAILABLE', 'ocr', 1]]);
@@ -197,8 +201,8 @@ test('a page without text is drawn and OCRed, or reported when OCR is disabled o
   const img = await PDFDocument.create();
   const png = await img.embedPng(c.toBuffer('image/png'));
   img.addPage([612, 792]).drawImage(png, { x: 0, y: 792 - 240, width: 612, height: 240 });
-  const ocr = await ocrPlugin.create({ ...base, tryGet: () => undefined });
-  const reader = new PopplerPdfReader({ ...base, tryGet: (k: string) => (k === 'ocr' ? ocr : undefined) });
+  const ocr = await ocrPlugin.create(pluginContext(ocrPlugin, { shared, dataDir: tmp }));
+  const reader = poppler({}, ocr);
   const parsed = await read(reader, await save(img, 'scan.pdf'));
   assert.equal(parsed.pages[0]!.ocr, true);
   assert.match(parsed.text, /Scanned invoice page/);
@@ -210,7 +214,7 @@ test('a page without text is drawn and OCRed, or reported when OCR is disabled o
 });
 
 test('the reader runs its work in processes (isolated) and fails a document over the page limit at once', { skip: !hasPoppler }, async () => {
-  const reader = new PopplerPdfReader({ ...base, tryGet: () => undefined });
+  const reader = poppler();
   assert.equal(reader.isolated, true);
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Helvetica);

@@ -1,14 +1,16 @@
 /**
  * A 1,000-page PDF (pages of a corpus document drawn again and again with pdf-lib, or generated text pages when the
- * corpus is absent) parsed end to end: time, pages/s and peak RSS of the whole process (all threads).
+ * corpus is absent) parsed end to end: time, pages/s, peak RSS of this process and of it with its worker processes.
  * Usage: node --conditions=quire-source --import tsx plugins/reader-pdf/bench/big.ts [pages]
  */
 import fs from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { silentLogger } from '@quire/core';
-import { PdfReader } from '@quire/plugin-reader-pdf';
+import { pluginContext } from '@quire/core';
+import pdfPlugin from '@quire/plugin-reader-pdf';
+import type { PdfReader } from '@quire/plugin-reader-pdf';
 
 const want = Number(process.argv[2] ?? 1000);
 const corpus = path.resolve(process.env.QUIRE_CORPUS ?? path.join(import.meta.dirname, '../../../../shared/corpus'));
@@ -35,12 +37,25 @@ if (!fs.existsSync(out)) {
   fs.writeFileSync(out, await big.save());
 }
 const workers = Number(process.env.QUIRE_PDF_WORKERS ?? 2);
-const reader = new PdfReader({ config: { pdf: { workers }, limits: { parseTimeoutMs: 600_000 }, ocr: { concurrency: 2 } }, logger: silentLogger, tryGet: () => undefined } as any);
+const reader = pdfPlugin.create(pluginContext(pdfPlugin, { options: { workers, prestart: false }, shared: { 'limits.parseTimeoutMs': 600_000, 'ocr.concurrency': 2 } })) as unknown as PdfReader;
+/** RSS of this process and its descendants (the parse workers are child processes), KiB, from ps */
+const treeRss = (): number => {
+  const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,rss='], { encoding: 'utf8' }).trim().split('\n').map((l) => l.trim().split(/\s+/).map(Number));
+  const inTree = new Set([process.pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [pid, ppid] of rows) if (!inTree.has(pid!) && inTree.has(ppid!)) (inTree.add(pid!), (grew = true));
+  }
+  return rows.filter(([pid]) => inTree.has(pid!)).reduce((a, r) => a + r[2]!, 0);
+};
+let peakTree = 0;
+const sampler = setInterval(() => (peakTree = Math.max(peakTree, treeRss())), 100);
 const cpu0 = process.cpuUsage();
 const t = performance.now();
 const doc = await reader.read({ path: out, name: 'big.pdf', format: 'pdf', size: fs.statSync(out).size, documentId: 'big' }, { ocr: { enabled: false, language: 'eng' } });
 const s = (performance.now() - t) / 1000;
 const cpu = process.cpuUsage(cpu0);
 console.log(`${doc.pages.length} pages (${(fs.statSync(out).size / 1048576).toFixed(1)} MB) in ${s.toFixed(1)} s = ${(doc.pages.length / s).toFixed(1)} pages/s; CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s; text ${(doc.text.length / 1e6).toFixed(1)} M chars, ${doc.blocks.length} blocks, ${doc.tables.length} tables`);
-console.log(`peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB (${workers} workers)`);
+clearInterval(sampler);
+console.log(`peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB of this process; peak RSS of the process and its ${workers} workers together ${(peakTree / 1024).toFixed(0)} MiB (ps, every 100 ms)`);
 await reader.close();

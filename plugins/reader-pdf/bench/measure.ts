@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { silentLogger } from '@quire/core';
+import { pluginContext } from '@quire/core';
 import ocrPlugin from '@quire/plugin-ocr-tesseract';
 import sourcePlugin from '@quire/plugin-reader-pdf';
 import { stripMarkdown, wordF1 } from '../test/f1.js';
@@ -17,19 +17,18 @@ const corpus = path.resolve(process.env.QUIRE_CORPUS ?? path.join(import.meta.di
 const manifest = JSON.parse(fs.readFileSync(path.join(corpus, 'manifest.json'), 'utf8')) as { files: { id: string; path: string; format: string; pages: number; category: string; text_layer_chars?: number; ground_truth?: { path: string | null; kind: string }[] }[] };
 const withOcr = process.argv.includes('--ocr');
 const workers = Number(process.env.QUIRE_PDF_WORKERS ?? 2);
-const config = { pdf: { workers }, limits: { parseTimeoutMs: 120000 }, ocr: { concurrency: 2, language: 'eng', tesseractPath: 'tesseract' } };
-const base = { options: {}, config, dataDir: '/tmp', logger: silentLogger, get() { throw new Error('none'); } } as any;
-const ocr = await ocrPlugin.create({ ...base, tryGet: () => undefined });
+const shared = { 'limits.parseTimeoutMs': 120000, 'ocr.concurrency': 2 };
+const ocr = await ocrPlugin.create(pluginContext(ocrPlugin, { shared }));
 const concurrency = Number(process.argv[process.argv.indexOf('--concurrency') + 1] ?? 1) || 1;
 const pdfPlugin = process.argv.includes('--dist') ? ((await import(new URL('../dist/index.js', import.meta.url).href)) as { default: typeof sourcePlugin }).default : sourcePlugin;
-const reader = (await pdfPlugin.create({ ...base, tryGet: (k: string) => (k === 'ocr' ? ocr : undefined) })) as any;
+const reader = (await pdfPlugin.create(pluginContext(pdfPlugin, { options: { workers }, shared, tryGet: ((k: string) => (k === 'ocr' ? ocr : undefined)) as never }))) as any;
 const pdfs = manifest.files.filter((f) => f.format === 'pdf');
 
 const read = (f: (typeof pdfs)[number]) => {
   const p = path.join(corpus, f.path);
   return reader.read({ path: p, name: f.id, format: 'pdf', size: fs.statSync(p).size, documentId: f.id }, { ocr: { enabled: withOcr ? 'auto' : false, language: 'eng' } });
 };
-// warm the pool (thread start, pdf.js load) outside the timing, as a running service would be
+// warm the pool (process start, PDFium load) outside the timing, as a running service would be
 await Promise.all([read(pdfs[0]!), read(pdfs[1]!), read(pdfs[2]!)]);
 
 let pages = 0;

@@ -1,11 +1,12 @@
 /**
  * Document-level decisions made once every page is laid out: the body font size, headings and their
  * levels (font size / weight relative to the body), running headers and footers (lines repeated at the
- * top or bottom of pages, page numbers), then the blocks in reading order into the DocumentBuilder.
+ * top or bottom of pages, page numbers), then the blocks in reading order into the DocumentBuilder; the
+ * form fields of the pages into the document's metadata, and an issue for an XFA form that was not read.
  */
 import type { BlockInput, DocumentBuilder, Word } from '@quire/core';
-import type { OcrElement } from '@quire/plugin-reader-image';
-import type { PageResult, TextElement } from './types.js';
+import type { OcrElement } from '@quire/layout';
+import type { FormField, PageResult, TextElement } from './types.js';
 
 export interface OcrPage {
   /** blocks and tables in reading order */
@@ -127,7 +128,8 @@ export function assemble(builder: DocumentBuilder, pages: AssembledPage[]): void
       height: p.height,
       ocr: !!ocr,
       confidence: ocr ? ocr.confidence : p.needsOcr ? 0 : 1,
-      ...(ocr ? { words: ocr.words } : {}),
+      // word boxes: OCR's, or the text layer's packed (extraction evidence covers the value's words, not its line)
+      ...(ocr ? { words: ocr.words } : p.words ? { wordBoxes: p.words } : {}),
     });
     if (p.error) builder.issue({ code: 'PAGE_ERROR', stage: 'parse', page: p.number, message: `Page ${p.number} could not be read: ${p.error}` });
     if (ocr) {
@@ -165,4 +167,62 @@ export function assemble(builder: DocumentBuilder, pages: AssembledPage[]): void
       prevType = input.type;
     }
   }
+  assembleForm(builder, pages);
+}
+
+/** A form field as the document's metadata lists it (metadata.form_fields): the field without its font size. */
+export type FormFieldMeta = Omit<FormField, 'fontSize'>;
+
+/** The fields of the pages, each once: a field shown on several pages (the same value) is listed on its first page. */
+export function formFields(pages: PageResult[]): FormFieldMeta[] {
+  const seen = new Set<string>();
+  const out: FormFieldMeta[] = [];
+  for (const p of pages) {
+    for (const f of p.fields ?? []) {
+      if (seen.has(f.name)) continue;
+      seen.add(f.name);
+      out.push({
+        name: f.name,
+        type: f.type,
+        value: f.value,
+        ...(f.options ? { options: f.options } : {}),
+        page: f.page,
+        bbox: f.bbox,
+        ...(f.readOnly ? { readOnly: true } : {}),
+        ...(f.required ? { required: true } : {}),
+        ...(f.hidden ? { hidden: true } : {}),
+      });
+    }
+  }
+  return out;
+}
+
+/** What a viewer without XFA shows in place of an XFA form's content ("Please wait... If this message is not eventually replaced..."). */
+const XFA_PLACEHOLDER = /please wait|not eventually replaced|viewer may not be able to display/i;
+
+/** The text the pages gave (their elements, OCR blocks and tables). */
+function pagesText(pages: AssembledPage[]): string {
+  const parts: string[] = [];
+  for (const p of pages) {
+    for (const e of p.ocr ? p.ocr.elements : p.elements) {
+      if (e.kind === 'table') parts.push(e.table.cells.map((c) => c.text).join(' '));
+      else parts.push('block' in e ? e.block.text : e.text);
+    }
+  }
+  return parts.join(' ').replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * Document-level form results, after assemble(): metadata.form_fields (the fields of the pages, when any)
+ * and, for an XFA form (metadata.form 'xfa', set by the worker) whose pages give (almost) no text or only
+ * the placeholder viewers without XFA show, an XFA_FORM issue: the form's content is XFA, which is not rendered.
+ */
+export function assembleForm(builder: DocumentBuilder, pages: AssembledPage[]): void {
+  const fields = formFields(pages);
+  if (fields.length) builder.metadata.form_fields = fields;
+  if (builder.metadata.form !== 'xfa' || !pages.length) return;
+  const text = pagesText(pages);
+  if (text.length >= 40 * pages.length && !(text.length < 1500 && XFA_PLACEHOLDER.test(text))) return;
+  const read = text ? `only the text of its PDF pages was read (${text.length} characters: "${text.length > 160 ? `${text.slice(0, 157)}...` : text}")` : 'its PDF pages have no text';
+  builder.issue({ code: 'XFA_FORM', stage: 'parse', message: `This PDF is an XFA form: its content is XFA (XML Forms Architecture), which is not rendered; ${read}` });
 }

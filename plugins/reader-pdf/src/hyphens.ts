@@ -4,7 +4,7 @@
  * document at once, from the words it uses elsewhere: the page workers join such lines with the hyphen and
  * a marker after it, and `resolveHyphenBreaks` settles every marker once all pages are read.
  */
-import { joinLines } from '@quire/plugin-reader-image';
+import { joinLines } from '@quire/layout';
 import type { PageResult } from './types.js';
 
 /**

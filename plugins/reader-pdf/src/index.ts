@@ -3,38 +3,48 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { definePlugin, DocumentBuilder, errors, isQuireError, readLimits } from '@quire/core';
+import { builtinFormats, definePlugin, DocumentBuilder, errors, isQuireError, readLimits, z } from '@quire/core';
 import type { BBox, OcrPlugin, ParsedDocument, PluginContext, ReaderInput, ReaderPlugin, ReadOptions } from '@quire/core';
-import { layoutOcrPage, scaleBox, scaleRules } from '@quire/plugin-reader-image';
-import type { Rule } from '@quire/plugin-reader-image';
-import { WorkerPool, workerUrl } from './pool.js';
+import { layoutOcrPage, scaleBox, scaleRules } from '@quire/layout';
+import type { Rule } from '@quire/layout';
+import { WorkerPool, memoryError, workerUrl } from './pool.js';
 import { assemble } from './assemble.js';
 import { resolveHyphenBreaks } from './hyphens.js';
 import { blankPagesNote } from './blank.js';
 import type { AssembledPage } from './assemble.js';
 import type { OpenResult, PageResult } from './types.js';
 
-export { WorkerPool, workerUrl } from './pool.js';
-export type { WorkerPoolOptions } from './pool.js';
 export { uniformPixels, blankPagesNote } from './blank.js';
-export { layoutPage, buildLines, buildSegments, findRuledTables, findAlignedTables, itemsText } from './layout.js';
-export { assemble, bodyFontSize, findHeadersFooters } from './assemble.js';
 export { joinBlockLines, keepHyphen, resolveHyphenBreaks } from './hyphens.js';
-export type { TextItem, Rule, PageElement, TextElement, TableElement, PageResult, OpenResult } from './types.js';
+export type { PageResult } from './types.js';
 
-export interface PdfReaderOptions {
-  /** parse threads (default config.pdf.workers) */
-  workers?: number;
-  /** parse time limit in ms (default config.limits.parseTimeoutMs) */
-  timeoutMs?: number;
-  /** OCR processes at once for scanned pages (default config.ocr.concurrency) */
-  ocrConcurrency?: number;
+/** Options of the PDF reader (plugin options `reader:pdf`), with their defaults. */
+export const PDF_READER_OPTIONS = z.strictObject({
+  /** parse worker processes (QUIRE_PDF_WORKERS; default: the number of cores) */
+  workers: z.number().int().min(1).max(64).default(Math.max(1, os.availableParallelism?.() ?? os.cpus().length)),
+  /** time limit of one read, ms (default: the shared limits.parseTimeoutMs) */
+  timeoutMs: z.number().int().positive().optional(),
+  /** OCR processes at once for scanned pages (default: the shared ocr.concurrency) */
+  ocrConcurrency: z.number().int().min(1).max(64).optional(),
   /** render resolution of scanned pages for OCR */
-  ocrDpi?: number;
-  /** start the parse threads when the plugin is created (default true; false: at the first document) */
-  prestart?: boolean;
-  /** heap limit of each parse thread in MB (default config.limits.readerHeapMb, else 768) */
-  heapMb?: number;
+  ocrDpi: z.number().int().min(50).max(1200).default(300),
+  /** start the parse workers when the plugin is created (false: at the first document) */
+  prestart: z.boolean().default(true),
+  /** memory limit of each parse worker, MB (default: the shared limits.readerHeapMb) */
+  heapMb: z.number().int().min(64).optional(),
+  /** per-phase timings of the parse workers on stderr (QUIRE_PDF_DEBUG) */
+  debug: z.boolean().default(false),
+});
+export type PdfReaderOptions = z.input<typeof PDF_READER_OPTIONS>;
+
+/** What a PdfReader runs with: its options, the shared settings filled in. */
+export interface PdfReaderSettings {
+  workers: number;
+  timeoutMs: number;
+  ocrConcurrency: number;
+  ocrDpi: number;
+  heapMb: number;
+  debug: boolean;
 }
 
 /** A counting semaphore (OCR pages in flight: render → recognise → delete); a waiter whose signal aborts leaves the queue. */
@@ -93,13 +103,14 @@ export const ENCRYPTED = 'PDF could not be read: the file is encrypted (password
 export const DAMAGED = 'PDF could not be read: the file is truncated or damaged';
 
 /**
- * What users are told when the document cannot be read: never pdf.js's own words ("Invalid PDF
- * structure", "Cannot read properties of undefined"), which say nothing to them.
+ * What users are told when the document cannot be read: never the engine's own words ("PDFium could not
+ * open the file (error 3)", "memory access out of bounds"), which say nothing to them.
  */
-function openError(e: unknown, size?: number): Error {
+function openError(e: unknown, size?: number, heapMb?: number): Error {
   if (isQuireError(e)) return e;
   const err = e as { name?: string; message?: string };
-  if (err?.name === 'PasswordException' || /password/i.test(err?.message ?? '')) return errors.processing(ENCRYPTED);
+  if (err?.name === 'MemoryLimitError') return memoryError(heapMb);
+  if (err?.name === 'PasswordError' || /password/i.test(err?.message ?? '')) return errors.processing(ENCRYPTED);
   if (size === 0) return errors.processing('PDF could not be read: the file is empty');
   if (/^parse worker exited/.test(err?.message ?? '')) return errors.processing('PDF could not be read: the reader stopped unexpectedly');
   return errors.processing(DAMAGED, { cause: err?.name ?? 'Error' });
@@ -110,6 +121,18 @@ function ocrFailure(e: unknown, drawing: boolean): string {
   if (drawing) return 'the page could not be drawn';
   if (isQuireError(e)) return e.message.replace(/\s+/g, ' ').slice(0, 200);
   return 'the OCR engine failed';
+}
+
+/**
+ * Scans are drawn for OCR at the resolution of their image, never above the reader's ocrDpi: drawing a
+ * 200 dpi scan at 300 dpi makes 2.25 times the pixels and no detail. Not below MIN_SCAN_DPI: a low
+ * resolution image (a 96 dpi fax, a thumbnail) drawn larger gives the OCR engine letters of a height it
+ * reads (Tesseract wants capitals of 20 pixels or more; 10 pt text at 150 dpi has about 21).
+ */
+const MIN_SCAN_DPI = 150;
+export function ocrDpi(max: number, imageDpi?: number): number {
+  if (!imageDpi || !(imageDpi > 0)) return max;
+  return Math.min(max, Math.max(MIN_SCAN_DPI, Math.round(imageDpi)));
 }
 
 /** pages parsed by the worker that opens the document (a short document needs no second round trip) */
@@ -127,8 +150,7 @@ interface Rendered {
   blank?: boolean;
 }
 
-export class PdfReader implements ReaderPlugin {
-  readonly formats = ['pdf'];
+export class PdfReader implements Omit<ReaderPlugin, 'formats'> {
   /** parsing runs in this plugin's own worker threads, each with a heap limit and stopped on abort */
   readonly isolated = true;
   private pool: WorkerPool | null = null;
@@ -138,27 +160,28 @@ export class PdfReader implements ReaderPlugin {
   private readonly timeoutMs: number;
   private readonly ocrConcurrency: number;
   private readonly ocrDpi: number;
+  private readonly debug: boolean;
   /**
-   * Pages rendered for OCR at once, over all documents: a page holding a 600 dpi scan takes about 400 MB
-   * while it is drawn (the decoded image, pdf.js's canvas of it, the page canvas), so one at a time; the
+   * Pages rendered for OCR at once, over all documents: a page holding a 600 dpi scan takes a few hundred
+   * MB while it is drawn (the decoded image, the page bitmap, its grey copy), so one at a time; the
    * recognition of rendered pages (OCR processes) still runs in parallel.
    */
   private readonly renderGate = new Gate(1);
 
   constructor(
-    private readonly ctx: Pick<PluginContext, 'tryGet' | 'config' | 'logger'>,
-    opts: PdfReaderOptions = {},
+    private readonly ctx: Pick<PluginContext, 'tryGet' | 'logger'>,
+    opts: PdfReaderSettings,
   ) {
-    const cores = Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
-    this.workers = Math.max(1, Math.floor(opts.workers ?? ctx.config.pdf?.workers ?? cores));
-    this.timeoutMs = opts.timeoutMs ?? ctx.config.limits?.parseTimeoutMs ?? 600_000;
-    this.ocrConcurrency = Math.max(1, opts.ocrConcurrency ?? ctx.config.ocr?.concurrency ?? cores);
-    this.ocrDpi = opts.ocrDpi ?? 300;
-    this.heapMb = Math.max(64, Math.floor(Number(opts.heapMb ?? ctx.config.limits?.readerHeapMb ?? 768) || 768));
+    this.workers = opts.workers;
+    this.timeoutMs = opts.timeoutMs;
+    this.ocrConcurrency = opts.ocrConcurrency;
+    this.ocrDpi = opts.ocrDpi;
+    this.heapMb = opts.heapMb;
+    this.debug = opts.debug;
   }
 
   private getPool(): WorkerPool {
-    if (!this.pool) this.pool = new WorkerPool(this.workers, workerUrl(), { heapMb: this.heapMb });
+    if (!this.pool) this.pool = new WorkerPool(this.workers, workerUrl(), { heapMb: this.heapMb, debug: this.debug });
     return this.pool;
   }
 
@@ -173,7 +196,7 @@ export class PdfReader implements ReaderPlugin {
   }
 
   async health(): Promise<{ ok: boolean; message?: string }> {
-    return { ok: true, message: `pdf.js in ${this.workers} worker thread(s) of at most ${this.heapMb} MB heap each` };
+    return { ok: true, message: `PDFium (WebAssembly) in ${this.workers} worker process(es) of at most ${this.heapMb} MB heap each` };
   }
 
   async close(): Promise<void> {
@@ -212,7 +235,7 @@ export class PdfReader implements ReaderPlugin {
         opened = await opening;
       } catch (e) {
         if (signal.aborted) throw signal.reason;
-        throw openError(e, input.size);
+        throw openError(e, input.size, this.heapMb);
       }
       const total = opened.numPages;
       const count = Math.min(total, limit);
@@ -244,13 +267,16 @@ export class PdfReader implements ReaderPlugin {
           }
           signal.throwIfAborted();
           tmpDir ??= fs.mkdtemp(path.join(os.tmpdir(), 'quire-pdf-'));
+          // a greyscale PNG (see greyPng in the worker)
           const out = path.join(await tmpDir, `page-${p.number}.png`);
           let drawing = true;
           try {
             const language = options.ocr?.language || 'eng';
             const render = (rotate?: number) =>
               this.renderGate.run(
-                () => pool.run<Rendered>({ type: 'render', jobId, path: input.path, page: p.number, dpi: this.ocrDpi, out, rotate, maxPixels: limits.imagePixels, imagePixels: limits.imagePixels }, signal, { first: true }),
+                () => pool.run<Rendered>({ type: 'render', jobId, path: input.path, page: p.number, dpi: ocrDpi(this.ocrDpi, p.imageDpi), out, rotate, maxPixels: limits.imagePixels, imagePixels: limits.imagePixels }, signal, { first: true }).catch((e: unknown) => {
+                  throw (e as Error)?.name === 'MemoryLimitError' ? memoryError(this.heapMb) : e;
+                }),
                 signal,
               );
             let r = await render();
@@ -337,7 +363,7 @@ export class PdfReader implements ReaderPlugin {
       accept(opened.pages);
       await Promise.all(ranges.map(([from, to]) => pool.run<PageResult[]>({ type: 'pages', jobId, path: input.path, from, to }, signal).then(accept))).catch((e) => {
         if (signal.aborted) throw signal.reason;
-        throw openError(e, input.size);
+        throw openError(e, input.size, this.heapMb);
       });
       if (count > 0 && damaged === count) throw errors.processing(DAMAGED);
       await Promise.all(ocrJobs);
@@ -368,12 +394,16 @@ export default definePlugin({
   kind: 'reader',
   name: 'pdf',
   core: '^1',
-  description: 'PDF on pdf.js in worker threads: reading order, headings, lists, key-values, tables, OCR of scanned pages.',
+  description: 'PDF on PDFium (WebAssembly) in worker processes: reading order, headings, lists, key-values, tables, form fields, OCR of scanned pages.',
+  formats: builtinFormats('pdf'),
+  options: PDF_READER_OPTIONS,
+  shared: ['limits.parseTimeoutMs', 'limits.readerHeapMb', 'ocr.concurrency'],
   create(ctx) {
-    const o = ctx.options as PdfReaderOptions;
-    const reader = new PdfReader(ctx, { workers: o.workers, timeoutMs: o.timeoutMs, ocrConcurrency: o.ocrConcurrency, ocrDpi: o.ocrDpi, heapMb: o.heapMb });
-    // a service reads PDFs soon after it starts: the threads and pdf.js load now, not under the first document
-    if (o.prestart !== false) reader.warm();
+    const { prestart, ...o } = ctx.options;
+    const s = ctx.shared;
+    const reader = new PdfReader(ctx, { ...o, timeoutMs: o.timeoutMs ?? s['limits.parseTimeoutMs'], ocrConcurrency: o.ocrConcurrency ?? s['ocr.concurrency'], heapMb: o.heapMb ?? s['limits.readerHeapMb'] });
+    // a service reads PDFs soon after it starts: the workers and PDFium load now, not under the first document
+    if (prestart) reader.warm();
     return reader;
   },
 });

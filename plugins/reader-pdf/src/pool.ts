@@ -1,7 +1,7 @@
 /**
  * A small pool of parse workers, each a child process (core's startIsolate): a queue of tasks, one task per
  * worker at a time. A task whose signal aborts is dropped from the queue, or, when already running, its
- * worker is killed and replaced (pdf.js cannot be interrupted inside a page). Each worker has a heap limit:
+ * worker is killed and replaced (PDFium cannot be interrupted inside a page). Each worker has a heap limit:
  * a document that needs more ends only its worker, fails with UNPROCESSABLE, and the worker is replaced.
  * Processes rather than threads: a thread's heap limit is best effort, and a single array grown past it in
  * one step (a flate-bombed content stream) aborts the whole process (nodejs/node#47224).
@@ -31,14 +31,21 @@ interface Slot {
   after: Payload[];
 }
 
-/** The worker module next to this file: worker.ts under tsx (sources), worker.js once built. */
+/** A document that needs more memory than the reader's limit (a worker killed for it, or PDFium refused at its cap). */
+export function memoryError(heapMb: number | undefined): Error {
+  return errors.unprocessable(`PDF could not be read: the document needs more memory than the reader limit (${heapMb ?? '?'} MB)`, { limit_mb: heapMb });
+}
+
+/** The worker module next to this file: pdfium-worker.ts under tsx (sources), pdfium-worker.js once built. */
 export function workerUrl(): URL {
-  return siblingModule(import.meta.url, 'worker');
+  return siblingModule(import.meta.url, 'pdfium-worker');
 }
 
 export interface WorkerPoolOptions {
   /** heap limit of each worker (V8 old generation), MB; default 768 */
   heapMb?: number;
+  /** each worker prints its per-phase timings to stderr */
+  debug?: boolean;
 }
 
 export class WorkerPool {
@@ -49,6 +56,7 @@ export class WorkerPool {
   /** started ahead of work (warm): a worker that dies is replaced at once, not at the next task */
   private warmed = false;
   readonly heapMb: number;
+  private readonly debug: boolean;
 
   constructor(
     private readonly size: number,
@@ -56,6 +64,7 @@ export class WorkerPool {
     opts: WorkerPoolOptions = {},
   ) {
     this.heapMb = Math.max(16, Math.floor(opts.heapMb ?? 768));
+    this.debug = opts.debug ?? false;
   }
 
   get threads(): number {
@@ -72,7 +81,7 @@ export class WorkerPool {
 
   private spawn(): Slot {
     this.started++;
-    const worker = startIsolate(this.url, { heapMb: this.heapMb });
+    const worker = startIsolate(this.url, { heapMb: this.heapMb, workerData: { debug: this.debug, heapMb: this.heapMb } });
     worker.unref();
     let markReady!: () => void;
     const slot: Slot = { worker, ready: new Promise<void>((r) => (markReady = r)), task: null, dead: false, after: [] };
@@ -83,6 +92,8 @@ export class WorkerPool {
       }
       const t = slot.task;
       if (!t || t.id !== msg.id) return;
+      // the worker's engine is unusable (it ends itself): no further task goes to it, another takes its place
+      if (!msg.ok && msg.fatal) return this.retire(slot, Object.assign(new Error(msg.error.message), { name: msg.error.name }), true);
       slot.task = null;
       for (const p of slot.after.splice(0)) worker.postMessage({ ...p, id: 0 });
       worker.unref();
@@ -91,32 +102,38 @@ export class WorkerPool {
       else t.reject(Object.assign(new Error(msg.error.message), { name: msg.error.name }));
       this.pump();
     });
-    const fail = (err: Error) => {
-      if (slot.dead) return;
-      slot.dead = true;
-      const t = slot.task;
-      slot.task = null;
-      const i = this.slots.indexOf(slot);
-      if (i >= 0) this.slots.splice(i, 1);
-      if (t) {
-        t.signal?.removeEventListener('abort', t.onAbort!);
-        t.reject(err);
-      }
-      this.replace();
-      this.pump();
-    };
     worker.on('error', (e: Error & { code?: string }) => {
       // the heap limit: the document in this worker needs more memory than a reader may take
-      if (e?.code === 'ERR_WORKER_OUT_OF_MEMORY') fail(errors.unprocessable(`PDF could not be read: the document needs more memory than the reader limit (${this.heapMb} MB)`, { limit_mb: this.heapMb }));
-      else fail(e instanceof Error ? e : new Error(String(e)));
+      if (e?.code === 'ERR_WORKER_OUT_OF_MEMORY') this.retire(slot, memoryError(this.heapMb), false);
+      else this.retire(slot, e instanceof Error ? e : new Error(String(e)), false);
     });
-    worker.on('exit', (code) => fail(new Error(`parse worker exited (code ${code})`)));
+    worker.on('exit', (code) => this.retire(slot, new Error(`parse worker exited (code ${code})`), false));
     this.slots.push(slot);
     return slot;
   }
 
   /**
-   * Starts every worker now (thread start, module load, pdf.js load), so that the first document finds
+   * Takes a worker out of the pool (it died, its engine is unusable, or its task was aborted; `stop`: end
+   * it now): its task, if any, fails with `err`, and another worker takes its place.
+   */
+  private retire(slot: Slot, err: unknown, stop: boolean): void {
+    if (slot.dead) return;
+    slot.dead = true;
+    const t = slot.task;
+    slot.task = null;
+    const i = this.slots.indexOf(slot);
+    if (i >= 0) this.slots.splice(i, 1);
+    if (stop) void slot.worker.terminate();
+    if (t) {
+      t.signal?.removeEventListener('abort', t.onAbort!);
+      t.reject(err);
+    }
+    this.replace();
+    this.pump();
+  }
+
+  /**
+   * Starts every worker now (process start, module load, PDFium's WebAssembly instance), so that the first document finds
    * them all ready instead of one warm worker taking the work while the others are still starting.
    */
   warm(): void {
@@ -142,15 +159,7 @@ export class WorkerPool {
           return;
         }
         const slot = this.slots.find((s) => s.task && s.task.payload === payload);
-        if (slot) {
-          slot.task = null;
-          slot.dead = true;
-          this.slots.splice(this.slots.indexOf(slot), 1);
-          void slot.worker.terminate();
-          reject(signal!.reason);
-          this.replace();
-          this.pump();
-        }
+        if (slot) this.retire(slot, signal!.reason, true);
       };
       signal?.addEventListener('abort', task.onAbort, { once: true });
       this.queue.push(task);

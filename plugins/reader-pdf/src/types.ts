@@ -1,9 +1,6 @@
 import type { BBox } from '@quire/core';
 
-import type { TextItem, Rule, TableElement } from '@quire/plugin-reader-image';
-
-/** Text items, ruling lines and table elements are the shared grid types of the image reader. */
-export type { TextItem, Rule, TableElement };
+import type { TableElement } from '@quire/layout';
 
 export type TextElementType = 'paragraph' | 'list_item' | 'key_value' | 'caption';
 
@@ -23,6 +20,26 @@ export interface TextElement {
 
 export type PageElement = TextElement | TableElement;
 
+/** One AcroForm field as read from a page's widget annotation (page coordinates: points, top-left origin). */
+export interface FormField {
+  /** fully qualified field name (parent.child) */
+  name: string;
+  type: 'text' | 'checkbox' | 'radio' | 'dropdown' | 'listbox' | 'button' | 'signature' | 'unknown';
+  /** text: the text; checkbox: true/false; radio: the chosen option's export value or null; dropdown/listbox: the chosen option(s); null when empty */
+  value: string | boolean | string[] | null;
+  /** the choices of a radio group, dropdown or listbox */
+  options?: string[];
+  page: number;
+  /** the field's widgets on the page (a ticked checkbox: the ticked widget; a radio group with a choice: the chosen button, where the mark shows) */
+  bbox: { x: number; y: number; width: number; height: number };
+  readOnly?: boolean;
+  required?: boolean;
+  /** every widget of the field on the page is hidden (not shown, not printed) */
+  hidden?: boolean;
+  /** font size of the field's text (points); absent when automatic */
+  fontSize?: number;
+}
+
 /** What a worker sends back for one page. */
 export interface PageResult {
   number: number;
@@ -34,8 +51,14 @@ export interface PageResult {
   blank?: boolean;
   /** pixels of the largest image of a page without text (left undecoded), for the image pixel limit */
   imagePixels?: number;
+  /** resolution of that image as placed on the page (its pixels per inch): a scan is drawn for OCR at no more than this */
+  imageDpi?: number;
   /** elements in reading order */
   elements: PageElement[];
+  /** the words of the text layer with their boxes, packed (packWords of @quire/core; evidence boxes of extracted values) */
+  words?: string;
+  /** AcroForm fields whose widgets are on this page */
+  fields?: FormField[];
   error?: string;
 }
 
@@ -57,4 +80,4 @@ export type WorkerRequest =
 
 export type WorkerResponse =
   | { id: number; ok: true; result: unknown }
-  | { id: number; ok: false; error: { name: string; message: string } };
+  | { id: number; ok: false; error: { name: string; message: string }; /** the worker cannot go on (PDFium aborted): it is replaced */ fatal?: boolean };

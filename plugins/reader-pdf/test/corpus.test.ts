@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { silentLogger } from '@quire/core';
+import { pluginContext } from '@quire/core';
 import ocrPlugin from '@quire/plugin-ocr-tesseract';
-import { PdfReader } from '@quire/plugin-reader-pdf';
+import { pdfReader } from './make-reader.js';
 import { stripMarkdown, wordF1 } from './f1.js';
 
 const corpus = path.resolve(process.env.QUIRE_CORPUS ?? path.join(import.meta.dirname, '../../../../shared/corpus'));
@@ -23,10 +23,9 @@ interface Entry { id: string; path: string; format: string; category: string; pa
 const manifest: { files: Entry[] } = hasCorpus ? JSON.parse(fs.readFileSync(path.join(corpus, 'manifest.json'), 'utf8')) : { files: [] };
 const pdfs = manifest.files.filter((f) => f.format === 'pdf');
 
-const config = { pdf: { workers: 2 }, limits: { parseTimeoutMs: 120_000 }, ocr: { concurrency: 2, language: 'eng', tesseractPath: 'tesseract' } };
-const base = { options: {}, config, dataDir: '/tmp', logger: silentLogger, get() { throw new Error('none'); } } as any;
-const ocr = hasTesseract ? await ocrPlugin.create({ ...base, tryGet: () => undefined }) : undefined;
-const reader = new PdfReader({ ...base, tryGet: (k: string) => (k === 'ocr' ? ocr : undefined) });
+const shared = { 'limits.parseTimeoutMs': 120_000, 'ocr.concurrency': 2 };
+const ocr = hasTesseract ? await ocrPlugin.create(pluginContext(ocrPlugin, { shared })) : undefined;
+const reader = pdfReader({ workers: 2 }, { ocr, shared });
 after(() => reader.close());
 
 const read = (f: Entry, ocrEnabled: boolean) => {

@@ -4,12 +4,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { silentLogger } from '@quire/core';
-import { PdfReader, joinBlockLines, keepHyphen, resolveHyphenBreaks } from '@quire/plugin-reader-pdf';
+import { joinBlockLines, keepHyphen, resolveHyphenBreaks } from '@quire/plugin-reader-pdf';
+import { pdfReader } from './make-reader.js';
 import type { PageResult } from '@quire/plugin-reader-pdf';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-pdf-hyphens-'));
-const reader = new PdfReader({ config: { pdf: { workers: 1 } }, logger: silentLogger, tryGet: () => undefined } as never, { prestart: false });
+const reader = pdfReader({ workers: 1 });
 after(async () => {
   await reader.close();
   fs.rmSync(tmp, { recursive: true, force: true });

@@ -5,9 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { PDFDocument, PDFName, StandardFonts, rgb } from 'pdf-lib';
 import { createCanvas } from '@napi-rs/canvas';
-import { errors, silentLogger } from '@quire/core';
+import { errors } from '@quire/core';
 import type { OcrPlugin, OcrResult, ParsedDocument, ReadOptions } from '@quire/core';
-import pdfPlugin, { PdfReader, blankPagesNote, uniformPixels } from '@quire/plugin-reader-pdf';
+import { PdfReader, blankPagesNote, uniformPixels } from '@quire/plugin-reader-pdf';
+import { pdfReader } from './make-reader.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-pdf-limits-'));
 
@@ -34,9 +35,8 @@ function fakeOcr(opts: { ms?: number; fail?: Error } = {}) {
 }
 
 const readers: PdfReader[] = [];
-function makeReader(ocr?: OcrPlugin, opts: { heapMb?: number; workers?: number; config?: Record<string, unknown> } = {}): PdfReader {
-  const config = { pdf: { workers: opts.workers ?? 2 }, ocr: { concurrency: 2 }, limits: { parseTimeoutMs: 120_000 }, ...opts.config };
-  const r = new PdfReader({ config, logger: silentLogger, tryGet: (k: string) => (k === 'ocr' ? ocr : undefined) } as never, { heapMb: opts.heapMb, prestart: false });
+function makeReader(ocr?: OcrPlugin, opts: { heapMb?: number; workers?: number } = {}): PdfReader {
+  const r = pdfReader({ workers: opts.workers ?? 2, heapMb: opts.heapMb }, { ocr, shared: { 'ocr.concurrency': 2, 'limits.parseTimeoutMs': 120_000 } });
   readers.push(r);
   return r;
 }
@@ -136,21 +136,45 @@ test('limits: a document with more pages than the limit fails at once; the first
   assert.equal((await read(reader, file, { limits: { pages: 12 } })).pages.length, 12);
 });
 
+/** width x height of a page image written for OCR (a greyscale PNG; a binary PNM or any format imageInfo knows) */
+async function imagePixels(file: string): Promise<number> {
+  const buf = fs.readFileSync(file);
+  const pnm = /^P[56]\s+(\d+)\s+(\d+)\s/.exec(buf.subarray(0, 64).toString('latin1'));
+  if (pnm) return Number(pnm[1]) * Number(pnm[2]);
+  const { imageInfo } = await import('@quire/plugin-reader-image');
+  const f = imageInfo(buf).frames[0]!;
+  return f.width * f.height;
+}
+
 test('limits: a scanned page whose image has more pixels than the limit fails the document; rendered pages stay within it', async () => {
   const doc = await PDFDocument.create();
   const big = await doc.embedPng(scanPng('big scan', 2000, 2000));
-  doc.addPage([612, 792]).drawImage(big, { x: 0, y: 0, width: 612, height: 792 });
+  // a 480 dpi image in a corner: the page is drawn at the reader's 300 dpi, 8.4 MP
+  doc.addPage([612, 792]).drawImage(big, { x: 0, y: 492, width: 300, height: 300 });
   const file = await save(doc, 'big-image.pdf');
   const { plugin, seen } = useOcr(fakeOcr());
   await assert.rejects(read(shared, file, { limits: { imagePixels: 1_000_000 } }), (e: any) => e.code === 'UNPROCESSABLE' && /page 1 holds an image of 4 megapixels; the limit is 1 megapixels/.test(e.message));
   assert.equal(seen.calls, 0);
   // within the image limit, the page is drawn at no more pixels than the limit: 300 dpi would be 8.4 MP
   let pixels = 0;
-  const { imageInfo } = await import('@quire/plugin-reader-image');
-  currentOcr = { ...plugin, recognize: async (img, o) => ((pixels = ((f) => f.width * f.height)(imageInfo(fs.readFileSync(img)).frames[0]!)), plugin.recognize(img, o)) };
+  currentOcr = { ...plugin, recognize: async (img, o) => ((pixels = await imagePixels(img)), plugin.recognize(img, o)) };
   const within = await read(shared, file, { limits: { imagePixels: 5_000_000 } });
   assert.equal(within.pages[0]!.ocr, true);
   assert.ok(pixels > 4_000_000 && pixels <= 5_000_000, `${pixels} pixels`);
+});
+
+test('a scan is drawn for OCR at the resolution of its image (150 dpi here), not at the 300 dpi of the reader', async () => {
+  const doc = await PDFDocument.create();
+  // 1275 x 1650 pixels on a letter page: 150 dpi
+  const scan = await doc.embedPng(scanPng('a scan at 150 dpi'));
+  doc.addPage([612, 792]).drawImage(scan, { x: 0, y: 0, width: 612, height: 792 });
+  const file = await save(doc, 'scan-150.pdf');
+  const { plugin } = useOcr(fakeOcr());
+  let pixels = 0;
+  currentOcr = { ...plugin, recognize: async (img, o) => ((pixels = await imagePixels(img)), plugin.recognize(img, o)) };
+  const parsed = await read(shared, file);
+  assert.equal(parsed.pages[0]!.ocr, true);
+  assert.ok(Math.abs(pixels - 1275 * 1650) < 1275 * 10, `${pixels} pixels`);
 });
 
 test('abort: in-flight OCR and parse threads stop promptly; the reader keeps working', async () => {
@@ -214,17 +238,19 @@ test('heap limit: a document that needs more memory kills only its thread, fails
   assert.equal((await read(reader, smallFile)).pages.length, 1);
 });
 
-test('the plugin bounds itself (isolated) and takes its heap limit from the config', async () => {
-  const r = (await pdfPlugin.create({ options: { prestart: false }, config: { pdf: { workers: 1 }, limits: { readerHeapMb: 300 } }, logger: silentLogger, tryGet: () => undefined } as never)) as PdfReader;
+test('the plugin bounds itself (isolated) and takes its heap limit from the shared reader limit, or its option', async () => {
+  const r = pdfReader({ workers: 1 }, { shared: { 'limits.readerHeapMb': 300 } });
   readers.push(r);
   assert.equal(r.isolated, true);
   assert.equal(r.heapMb, 300);
-  const o = (await pdfPlugin.create({ options: { prestart: false, heapMb: 200 }, config: { pdf: { workers: 1 }, limits: { readerHeapMb: 300 } }, logger: silentLogger, tryGet: () => undefined } as never)) as PdfReader;
+  const o = pdfReader({ workers: 1, heapMb: 200 }, { shared: { 'limits.readerHeapMb': 300 } });
   readers.push(o);
   assert.equal(o.heapMb, 200);
+  assert.throws(() => pdfReader({ workers: 0 }), /reader:pdf: option "workers": Too small/);
+  assert.throws(() => pdfReader({ heapMb: 10 }), /reader:pdf: option "heapMb"/);
 });
 
-test('encrypted, truncated and damaged files fail with a clear message, never pdf.js internals', async () => {
+test('encrypted, truncated and damaged files fail with a clear message, never the PDF engine internals', async () => {
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Helvetica);
   for (let i = 0; i < 8; i++) doc.addPage([612, 792]).drawText(`Page ${i + 1} has some text to read here`, { x: 72, y: 700, size: 12, font });

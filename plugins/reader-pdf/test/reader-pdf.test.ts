@@ -6,10 +6,12 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { PDFDocument, StandardFonts, rgb, PDFName, PDFHexString } from 'pdf-lib';
 import { createCanvas } from '@napi-rs/canvas';
-import { silentLogger } from '@quire/core';
+import { pluginContext } from '@quire/core';
 import type { ParsedDocument, ReadOptions } from '@quire/core';
 import ocrPlugin from '@quire/plugin-ocr-tesseract';
-import pdfPlugin, { PdfReader, unrotate } from '@quire/plugin-reader-pdf';
+import type pdfPlugin from '@quire/plugin-reader-pdf';
+import { PdfReader, unrotate } from '@quire/plugin-reader-pdf';
+import { pdfReader } from './make-reader.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-pdf-test-'));
 const hasTesseract = (() => {
@@ -21,11 +23,10 @@ const hasTesseract = (() => {
   }
 })();
 
-const config = { pdf: { workers: 2 }, limits: { parseTimeoutMs: 60_000 }, ocr: { concurrency: 2, language: 'eng', tesseractPath: 'tesseract' } };
-const base = { options: {}, config, dataDir: tmp, logger: silentLogger, get() { throw new Error('none'); } } as any;
-const ocr = await ocrPlugin.create({ ...base, tryGet: () => undefined });
-const reader = (await pdfPlugin.create({ ...base, tryGet: (k: string) => (k === 'ocr' ? ocr : undefined) })) as PdfReader;
-const noOcrReader = new PdfReader({ ...base, tryGet: () => undefined }, { workers: 1 });
+const shared = { 'limits.parseTimeoutMs': 60_000, 'ocr.concurrency': 2 };
+const ocr = await ocrPlugin.create(pluginContext(ocrPlugin, { shared, dataDir: tmp }));
+const reader = pdfReader({ workers: 2, prestart: true }, { ocr, shared });
+const noOcrReader = pdfReader({ workers: 1 }, { shared });
 after(async () => {
   await reader.close();
   await noOcrReader.close();
@@ -302,7 +303,7 @@ test('encrypted and corrupt files fail with clear errors; a tiny time limit time
     (e: any) => assert.equal(e.code, 'PROCESSING_ERROR'),
   );
 
-  const quick = new PdfReader({ ...base, tryGet: () => undefined }, { workers: 1, timeoutMs: 1 });
+  const quick = pdfReader({ workers: 1, timeoutMs: 1 }, { shared });
   try {
     await assert.rejects(read(await save(doc, 'slow.pdf'), {}, quick), (e: any) => e.code === 'PROCESSING_ERROR' && /timed out/.test(e.message));
   } finally {
@@ -373,9 +374,9 @@ test('unrotate maps boxes read on a turned page image back to the page', () => {
   assert.deepEqual(unrotate(b, 270, 600, 800), { x: 540, y: 10, width: 40, height: 30 });
 });
 
-test('a built plugin (dist) starts its worker from .js', { skip: !fs.existsSync(new URL('../dist/worker.js', import.meta.url)) }, async () => {
-  const { PdfReader: Built } = (await import(new URL('../dist/index.js', import.meta.url).href)) as { PdfReader: typeof PdfReader };
-  const r = new Built({ ...base, tryGet: () => undefined }, { workers: 1 });
+test('a built plugin (dist) starts its worker from .js', { skip: !fs.existsSync(new URL('../dist/pdfium-worker.js', import.meta.url)) }, async () => {
+  const { default: built } = (await import(new URL('../dist/index.js', import.meta.url).href)) as { default: typeof pdfPlugin };
+  const r = pdfReader({ workers: 1 }, { shared, plugin: built });
   try {
     const doc = await PDFDocument.create();
     const font = await doc.embedFont(StandardFonts.Helvetica);
@@ -410,4 +411,41 @@ test('table-likeness (whether ruling lines are read): tables yes; bullet lists a
     columns.push(item(i % 3 === 2 ? 'ends here.' : 'the right column carries more running text too', 320, 100 + i * 12));
   }
   assert.equal(mayHaveTable(columns), false);
+});
+
+test('PDFium worker: the document information (dates as ISO 8601, UTF-16 titles) and the form kind', async () => {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  doc.addPage([612, 792]).drawText('Information of the document.', { x: 72, y: 700, size: 12, font });
+  doc.setTitle('Rapport annuel – été 2024');
+  doc.setAuthor('Ana Núñez');
+  doc.setSubject('Subject line');
+  doc.setCreator('Creator app');
+  doc.setProducer('Producer lib');
+  doc.setCreationDate(new Date('2024-03-05T10:20:30Z'));
+  doc.setModificationDate(new Date('2024-04-06T11:21:31Z'));
+  const parsed = await read(await save(doc, 'info.pdf'), {}, noOcrReader);
+  const m = parsed.metadata as Record<string, unknown>;
+  assert.equal(m.title, 'Rapport annuel – été 2024');
+  assert.equal(m.author, 'Ana Núñez');
+  assert.equal(m.subject, 'Subject line');
+  assert.equal(m.creator, 'Creator app');
+  assert.equal(m.producer, 'Producer lib');
+  assert.equal(m.creationDate, '2024-03-05T10:20:30.000Z');
+  assert.equal(m.modificationDate, '2024-04-06T11:21:31.000Z');
+  assert.equal(m.form, 'none');
+});
+
+test('PDFium worker: a page turned by /Rotate reads in the turned page (text upright in the view), its size swapped', async () => {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const page = doc.addPage([792, 612]);
+  // drawn turned 90° in page space, upright once the page is shown turned by /Rotate 90
+  page.setRotation({ type: 'degrees' as never, angle: 90 } as never);
+  const lines = ['The first line of the turned page.', 'The second line follows it below.'];
+  lines.forEach((l, i) => page.drawText(l, { x: 100 + i * 20, y: 100, size: 12, font, rotate: { type: 'degrees' as never, angle: 90 } as never }));
+  const parsed = await read(await save(doc, 'rotate-90.pdf'), {}, noOcrReader);
+  assert.equal(parsed.text, lines.join(' '));
+  const box = parsed.blocks[0]!.bbox!;
+  assert.ok(box.width > box.height, JSON.stringify(box));
 });

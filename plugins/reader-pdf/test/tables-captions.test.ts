@@ -4,16 +4,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PDFDocument, StandardFonts, rgb } from 'pdf-lib';
-import { silentLogger } from '@quire/core';
 import type { ParsedDocument } from '@quire/core';
-import { PdfReader } from '@quire/plugin-reader-pdf';
+import { pdfReader } from './make-reader.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-pdf-captions-'));
 const corpus = path.resolve(process.env.QUIRE_CORPUS ?? path.join(import.meta.dirname, '../../../../shared/corpus'));
 const usFile = path.join(corpus, 'files/tabula__us-012.pdf');
 const hasUs012 = fs.existsSync(usFile);
 
-const reader = new PdfReader({ config: { pdf: { workers: 1 } }, logger: silentLogger, tryGet: () => undefined } as never, { prestart: false });
+const reader = pdfReader({ workers: 1 });
 after(async () => {
   await reader.close();
   fs.rmSync(tmp, { recursive: true, force: true });

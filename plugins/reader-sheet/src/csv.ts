@@ -6,7 +6,7 @@ import type { SheetCell, SheetData } from './model.js';
 import { looksNumeric } from './model.js';
 import type { CellBudget } from './ooxml.js';
 import { takeCell } from './ooxml.js';
-import { decodeText } from '@quire/plugin-reader-office';
+import { decodeText } from '@quire/text';
 import { checkAbort } from './util.js';
 
 // on a tie the rarer character wins: a tab or semicolon on every line is stronger evidence than a comma

@@ -6,8 +6,8 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { DocumentBuilder, definePlugin, errors, isQuireError, readLimits } from '@quire/core';
-import type { ParsedDocument, PluginContext, ReadOptions, ReaderInput, ReaderPlugin } from '@quire/core';
+import { DocumentBuilder, SHARED_DEFAULTS, builtinFormats, checkOptions, definePlugin, errors, isQuireError, readLimits, z } from '@quire/core';
+import type { ParsedDocument, ReadOptions, ReaderInput, ReaderPlugin, SharedSettings } from '@quire/core';
 import { emitSheet } from './model.js';
 import type { SheetData } from './model.js';
 import { readOoxml } from './ooxml.js';
@@ -16,33 +16,32 @@ import { readLegacy } from './legacy.js';
 import { readCsv } from './csv.js';
 import { NOMINAL_PAGE, checkAbort, guard, isCfb } from './util.js';
 
-export { canonicalNumber, isoFromDate, isoFromParts, dateFromSerial, emitSheet } from './model.js';
-export type { SheetCell, SheetData, Merge, CellKind, EmitOptions } from './model.js';
+export { canonicalNumber } from './model.js';
 export { isDateFormat } from './ooxml.js';
 export { sniffDelimiter } from './csv.js';
-export { parseChart, parseRels, relsOf } from './chart.js';
-export type { ChartInfo } from './chart.js';
 
 export const SHEET_FORMATS = ['csv', 'xlsx', 'xls', 'xlsm', 'xltx', 'xltm', 'qpw'];
 const OOXML = new Set(['xlsx', 'xlsm', 'xltx', 'xltm']);
 
-export interface SheetReaderOptions {
+/** Options of the sheet reader (plugin options `reader:sheet`), with their defaults. */
+export const SHEET_READER_OPTIONS = z.strictObject({
   /** cells read per workbook before truncating, with an issue (default: no truncation; ReadLimits.cells fails the read) */
-  maxCells?: number;
-  /** rows per Table object; longer tables are split, repeating the header row (default 200) */
-  maxTableRows?: number;
-  /** time limit of one xls/qpw read, which runs in a worker thread (default: min(120 s, config.limits.parseTimeoutMs)) */
-  legacyTimeoutMs?: number;
-}
+  maxCells: z.number().int().positive().optional(),
+  /** rows per Table object; longer tables are split, repeating the header row */
+  maxTableRows: z.number().int().min(1).default(200),
+  /** time limit of one xls/qpw read, which runs in a worker thread, ms (default: the shared limits.parseTimeoutMs, at most 120 s) */
+  legacyTimeoutMs: z.number().int().positive().optional(),
+});
+export type SheetReaderOptions = z.input<typeof SHEET_READER_OPTIONS>;
 
-export function createSheetReader(ctx: Pick<PluginContext, 'options'> & { config?: PluginContext['config'] }): ReaderPlugin {
-  const o = (ctx.options ?? {}) as SheetReaderOptions;
+/** The sheet reader, from its options (checked here) and the shared parse time limit; the plugin makes it so. */
+export function createSheetReader(ctx: { options?: SheetReaderOptions; shared?: Partial<Pick<SharedSettings, 'limits.parseTimeoutMs'>> } = {}): Omit<ReaderPlugin, 'formats'> {
+  const o = checkOptions(SHEET_READER_OPTIONS, ctx.options, 'reader:sheet');
   const maxCells = o.maxCells ?? Infinity;
-  const maxTableRows = o.maxTableRows ?? 200;
-  const legacyTimeoutMs = o.legacyTimeoutMs ?? Math.min(120_000, ctx.config?.limits?.parseTimeoutMs ?? 120_000);
+  const maxTableRows = o.maxTableRows;
+  const legacyTimeoutMs = o.legacyTimeoutMs ?? Math.min(120_000, ctx.shared?.['limits.parseTimeoutMs'] ?? SHARED_DEFAULTS['limits.parseTimeoutMs']);
 
   return {
-    formats: SHEET_FORMATS,
     async read(input: ReaderInput, options: ReadOptions): Promise<ParsedDocument> {
       const format = input.format.toLowerCase();
       if (!SHEET_FORMATS.includes(format)) throw errors.unsupported(`the sheet reader does not read ${input.format}`);
@@ -100,5 +99,8 @@ export default definePlugin({
   name: 'sheet',
   core: '^1',
   description: 'Spreadsheet reader: OOXML read from the package while it inflates, xlsx (SheetJS) for legacy formats, csv-parse for csv.',
+  formats: builtinFormats(...SHEET_FORMATS),
+  options: SHEET_READER_OPTIONS,
+  shared: ['limits.parseTimeoutMs'],
   create: (ctx) => createSheetReader(ctx),
 });

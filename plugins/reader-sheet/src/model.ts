@@ -5,7 +5,7 @@
  * into tables of at most `maxTableRows` rows that repeat the header row.
  */
 import type { DocumentBuilder, TableCell } from '@quire/core';
-import type { ChartInfo } from './chart.js';
+import type { ChartInfo } from '@quire/office';
 
 export type CellKind = 'text' | 'number' | 'date' | 'bool' | 'error';
 

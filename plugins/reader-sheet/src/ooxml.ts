@@ -16,9 +16,8 @@
  */
 import { errors } from '@quire/core';
 import type { ReadLimits, ZipArchive } from '@quire/core';
-import { XmlScanError, assertNoDtd, mainPartPath, openPackage, partBytes, partText } from '@quire/plugin-reader-office';
-import { parseChart, parseRels, relsOf } from './chart.js';
-import type { ChartInfo } from './chart.js';
+import { XmlScanError, assertNoDtd, mainPartPath, openPackage, parseChart, parseRels, partBytes, partText, relsOf } from '@quire/office';
+import type { ChartInfo } from '@quire/office';
 import type { Merge, SheetCell, SheetData } from './model.js';
 import { canonicalNumber, dateFromSerial, isoFromDate } from './model.js';
 import { XmlTokenizer, attr, decodeXml, localName } from './xmlstream.js';

@@ -1,32 +1,13 @@
-import { errors, isQuireError } from '@quire/core';
-import { XmlScanError } from '@quire/plugin-reader-office';
+import { abortReason, errors, isQuireError } from '@quire/core';
+import { XmlScanError } from '@quire/office';
 
 /** Nominal page size (points) for sheets, which have no page geometry of their own. */
 export const NOMINAL_PAGE = { width: 612, height: 792 } as const;
 
 export const isCfb = (b: Uint8Array) => b.length >= 8 && b[0] === 0xd0 && b[1] === 0xcf && b[2] === 0x11 && b[3] === 0xe0 && b[4] === 0xa1 && b[5] === 0xb1 && b[6] === 0x1a && b[7] === 0xe1;
 
-export function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? Object.assign(new Error('The operation was aborted'), { name: 'AbortError' });
-}
-
-export function checkAbort(signal?: AbortSignal): void {
-  if (signal?.aborted) throw abortReason(signal);
-}
-
-/** Rejects as soon as the signal aborts, even when the wrapped work cannot be interrupted. */
-export function raceSignal<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
-  if (!signal) return work;
-  if (signal.aborted) return Promise.reject(abortReason(signal));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortReason(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (v) => (signal.removeEventListener('abort', onAbort), resolve(v)),
-      (e) => (signal.removeEventListener('abort', onAbort), reject(e)),
-    );
-  });
-}
+/** The abort helpers of @quire/core, under the names this plugin's modules import them by. */
+export { abortReason, checkAbort, raceSignal } from '@quire/core';
 
 function messageOf(e: unknown): string {
   const m = e instanceof Error ? e.message : String(e);

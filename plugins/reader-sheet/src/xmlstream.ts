@@ -8,7 +8,7 @@
  */
 import { SaxesParser } from 'saxes';
 import type { SaxesTagPlain } from 'saxes';
-import { XmlScanError } from '@quire/plugin-reader-office';
+import { XmlScanError } from '@quire/office';
 
 /** Attributes of a start tag: qualified name → decoded value. */
 export type XmlAttrs = Record<string, string>;

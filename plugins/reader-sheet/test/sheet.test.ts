@@ -13,7 +13,7 @@ import { corpusFiles, referenceText, stripMarkdown, wordF1 } from './helpers.js'
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-sheet-test-'));
 process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
-const reader = createSheetReader({ options: {} });
+const reader = createSheetReader();
 const opts = { ocr: { enabled: false, language: 'eng' } } as const;
 
 async function read(name: string, format: string, bytes: Uint8Array | string, r: ReaderPlugin = reader): Promise<ParsedDocument> {
@@ -31,8 +31,9 @@ function checkSpans(doc: ParsedDocument): void {
 
 test('plugin manifest and helpers', async () => {
   assert.equal(plugin.name, 'sheet');
-  const r = (await plugin.create({ options: {} } as never)) as ReaderPlugin;
-  assert.deepEqual(r.formats, ['csv', 'xlsx', 'xls', 'xlsm', 'xltx', 'xltm', 'qpw']);
+  assert.deepEqual(plugin.formats?.map((f) => f.format), ['csv', 'xlsx', 'xls', 'xlsm', 'xltx', 'xltm', 'qpw']);
+  assert.throws(() => createSheetReader({ options: { maxTableRows: 0 } }), /reader:sheet: option "maxTableRows"/);
+  assert.throws(() => createSheetReader({ options: { maxCell: 5 } as never }), /reader:sheet: unknown option "maxCell"/);
   assert.equal(canonicalNumber(0.1 + 0.2), '0.3');
   assert.equal(canonicalNumber(1234567), '1234567');
   assert.equal(canonicalNumber(-0.000125), '-0.000125');
@@ -147,7 +148,7 @@ test('xlsx from other writers: namespace prefixes, rich-text and phonetic shared
   const styles = `<?xml version="1.0" encoding="UTF-8"?><x:styleSheet ${X}><x:cellXfs count="2"><x:xf numFmtId="0"/><x:xf numFmtId="14" applyNumberFormat="1"/></x:cellXfs></x:styleSheet>`;
   const wb = `<?xml version="1.0" encoding="UTF-8"?><x:workbook ${X} xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><x:workbookPr date1904="1"/><x:sheets><x:sheet name="Data &amp; more" sheetId="7" r:id="rId1"/></x:sheets></x:workbook>`;
   const rels = (list: [string, string][]) => `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${list.map(([id, t], i) => `<Relationship Id="${id}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/${t}" Target="${['sheets/data.xml', 'strings.xml', 'styles.xml'][i]}"/>`).join('')}</Relationships>`;
-  const { zipParts } = await import('../../reader-office/test/hostile.js');
+  const { zipParts } = await import('../../../test/helpers/reader-harness.js');
   const bytes = zipParts({
     '[Content_Types].xml': '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>',
     '_rels/.rels': '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="r1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="/book/wb.xml"/></Relationships>',

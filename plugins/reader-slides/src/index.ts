@@ -3,36 +3,30 @@
  * ppt rendered to PDF by LibreOffice and read by the PDF reader plugin (which OCRs pages without a text layer).
  */
 import fs from 'node:fs/promises';
-import { definePlugin, errors, isQuireError } from '@quire/core';
-import type { ParsedDocument, PluginContext, ReadOptions, ReaderInput, ReaderPlugin } from '@quire/core';
+import { SHARED_DEFAULTS, abortReason, builtinFormats, checkAbort, checkOptions, definePlugin, errors, isQuireError, z } from '@quire/core';
+import type { ParsedDocument, PluginContext, ReadOptions, ReaderInput, ReaderPlugin, SharedSettings } from '@quire/core';
 import { readPptx } from './pptx.js';
-import { SofficeError, convertWithSoffice, sofficeAvailable } from '@quire/plugin-reader-office';
-
-export { parseChart } from '@quire/plugin-reader-sheet';
-export type { ChartInfo } from '@quire/plugin-reader-sheet';
-export { convertWithSoffice, sofficeAvailable } from '@quire/plugin-reader-office';
+import { SofficeError, convertWithSoffice, sofficeAvailable } from '@quire/office';
 
 export const SLIDE_FORMATS = ['pptx', 'ppt'];
 
-export interface SlidesReaderOptions {
-  /** LibreOffice binary (default config.tools.soffice) */
-  soffice?: string;
-  /** time limit of one LibreOffice conversion (default: min(180 s, config.limits.parseTimeoutMs)) */
-  sofficeTimeoutMs?: number;
-}
+/** Options of the slides reader (plugin options `reader:slides`), with their defaults. */
+export const SLIDES_READER_OPTIONS = z.strictObject({
+  /** LibreOffice binary, for legacy ppt (QUIRE_SOFFICE_PATH) */
+  soffice: z.string().min(1).default('soffice'),
+  /** time limit of one LibreOffice conversion, ms (default: the shared limits.parseTimeoutMs, at most 180 s) */
+  sofficeTimeoutMs: z.number().int().positive().optional(),
+});
+export type SlidesReaderOptions = z.input<typeof SLIDES_READER_OPTIONS>;
 
 const SOFFICE_MISSING = 'legacy .ppt needs LibreOffice (soffice) — install it with scripts/install-system-deps.sh';
 
-const abortReason = (s: AbortSignal) => s.reason ?? Object.assign(new Error('The operation was aborted'), { name: 'AbortError' });
-const checkAbort = (s?: AbortSignal) => {
-  if (s?.aborted) throw abortReason(s);
-};
 const isCfb = (b: Uint8Array) => b.length >= 8 && b[0] === 0xd0 && b[1] === 0xcf && b[2] === 0x11 && b[3] === 0xe0;
 
-export function createSlidesReader(ctx: Pick<PluginContext, 'config' | 'options' | 'tryGet'>): ReaderPlugin {
-  const o = (ctx.options ?? {}) as SlidesReaderOptions;
-  const soffice = o.soffice ?? ctx.config?.tools?.soffice ?? 'soffice';
-  const timeoutMs = o.sofficeTimeoutMs ?? Math.min(180_000, ctx.config?.limits?.parseTimeoutMs ?? 180_000);
+/** The slides reader, from its options (checked here) and the shared parse time limit; the plugin makes it so. */
+export function createSlidesReader(ctx: Partial<Pick<PluginContext, 'tryGet'>> & { options?: SlidesReaderOptions; shared?: Partial<Pick<SharedSettings, 'limits.parseTimeoutMs'>> } = {}): Omit<ReaderPlugin, 'formats'> {
+  const { soffice, sofficeTimeoutMs } = checkOptions(SLIDES_READER_OPTIONS, ctx.options, 'reader:slides');
+  const timeoutMs = sofficeTimeoutMs ?? Math.min(180_000, ctx.shared?.['limits.parseTimeoutMs'] ?? SHARED_DEFAULTS['limits.parseTimeoutMs']);
 
   async function readPpt(input: ReaderInput, options: ReadOptions): Promise<ParsedDocument> {
     const pdfReader = ctx.tryGet?.('reader', 'pdf');
@@ -55,7 +49,6 @@ export function createSlidesReader(ctx: Pick<PluginContext, 'config' | 'options'
   }
 
   return {
-    formats: SLIDE_FORMATS,
     async read(input: ReaderInput, options: ReadOptions): Promise<ParsedDocument> {
       const format = input.format.toLowerCase();
       if (!SLIDE_FORMATS.includes(format)) throw errors.unsupported(`the slides reader does not read ${input.format}`);
@@ -95,5 +88,8 @@ export default definePlugin({
   name: 'slides',
   core: '^1',
   description: 'Slides reader: pptx from the slide XML, legacy ppt rendered by LibreOffice then read.',
+  formats: builtinFormats(...SLIDE_FORMATS),
+  options: SLIDES_READER_OPTIONS,
+  shared: ['limits.parseTimeoutMs'],
   create: (ctx) => createSlidesReader(ctx),
 });

@@ -12,9 +12,9 @@
  */
 import { XMLParser } from 'fast-xml-parser';
 import { DocumentBuilder, errors, readLimits } from '@quire/core';
+import { round } from '@quire/text';
 import type { BBox, ParsedDocument, ReadLimits, TableCell } from '@quire/core';
-import { mainPartPath, openPackage, partText } from '@quire/plugin-reader-office';
-import { parseChart, parseRels, relsOf } from '@quire/plugin-reader-sheet';
+import { mainPartPath, openPackage, parseChart, parseRels, partText, relsOf } from '@quire/office';
 
 /** Largest XML part parsed into a tree (a slide, layout, master, notes page or chart). */
 export const MAX_PART_BYTES = 16 * 1024 * 1024;
@@ -92,7 +92,6 @@ function groupTransform(grpSpPr: XNode | undefined, outer: Transform): Transform
 
 const toBBox = (x: Xfrm | null): BBox | null =>
   x ? { x: round(x.x / EMU_PER_POINT), y: round(x.y / EMU_PER_POINT), width: round(x.cx / EMU_PER_POINT), height: round(x.cy / EMU_PER_POINT) } : null;
-const round = (v: number) => Math.round(v * 100) / 100;
 
 interface Placeholder {
   type: string;

@@ -2,9 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createSlidesReader } from '../src/index.js';
-import { MB, P_NS, SLIDE_HEAD, SLIDE_TAIL, entityBomb, isCode, measure, pptx, readInChild, repeated, shape, readerHarness } from '../../reader-office/test/hostile.js';
+import { MB, P_NS, SLIDE_HEAD, SLIDE_TAIL, entityBomb, isCode, measure, pptx, readInChild, repeated, shape, readerHarness } from '../../../test/helpers/reader-harness.js';
 
-const reader = createSlidesReader({ config: {}, options: {}, tryGet: (() => undefined) as never });
+const reader = createSlidesReader();
 const { save, read } = readerHarness('slides', reader);
 const SRC = new URL('../src/index.ts', import.meta.url).pathname;
 

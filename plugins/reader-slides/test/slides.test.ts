@@ -5,17 +5,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { strToU8, zipSync } from 'fflate';
-import { DocumentBuilder, isQuireError, tableGrid } from '@quire/core';
+import { DocumentBuilder, isQuireError, pluginContext, tableGrid } from '@quire/core';
 import type { ParsedDocument, ReaderPlugin } from '@quire/core';
-import plugin, { convertWithSoffice, createSlidesReader } from '../src/index.js';
+import { convertWithSoffice } from '@quire/office';
+import plugin, { createSlidesReader } from '../src/index.js';
 import { corpusFiles, referenceText, stripMarkdown, wordF1 } from './helpers.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-slides-test-'));
 process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
-const config = { tools: { soffice: process.env.QUIRE_SOFFICE_PATH ?? 'soffice' }, limits: { parseTimeoutMs: 180_000 } };
-const reader = createSlidesReader({ config, options: {}, tryGet: (() => undefined) as never });
+const soffice = process.env.QUIRE_SOFFICE_PATH ?? 'soffice';
+const shared = { 'limits.parseTimeoutMs': 180_000 };
+const reader = createSlidesReader({ options: { soffice }, shared });
 const opts = { ocr: { enabled: false, language: 'eng' } } as const;
-const hasSoffice = spawnSync(config.tools.soffice, ['--version'], { timeout: 20000 }).status === 0;
+const hasSoffice = spawnSync(soffice, ['--version'], { timeout: 20000 }).status === 0;
 
 const NS = 'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main"';
 const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
@@ -86,8 +88,10 @@ function checkSpans(doc: ParsedDocument): void {
 
 test('plugin manifest', async () => {
   assert.equal(plugin.name, 'slides');
-  const r = (await plugin.create({ config, options: {}, tryGet: () => undefined } as never)) as ReaderPlugin;
-  assert.deepEqual(r.formats, ['pptx', 'ppt']);
+  assert.deepEqual(plugin.formats?.map((f) => f.format), ['pptx', 'ppt']);
+  const r = await plugin.create(pluginContext(plugin, { options: { soffice } }));
+  assert.equal(typeof r.read, 'function');
+  assert.throws(() => pluginContext(plugin, { options: { soffice: 3 } }), /reader:slides: option "soffice"/);
 });
 
 test('pptx: slide order, sizes, boxes (own, inherited, grouped), titles, lists, tables with spans, charts, notes', async () => {
@@ -155,7 +159,7 @@ test('pptx: maxPages limits slides; broken files fail clearly', async () => {
 });
 
 test('ppt: a missing soffice gives the install hint and health says so', async () => {
-  const r = createSlidesReader({ config: { tools: { soffice: '/nonexistent/soffice' } }, options: {}, tryGet: (() => ({ formats: ['pdf'], read: async () => assert.fail('not reached') })) as never });
+  const r = createSlidesReader({ options: { soffice: '/nonexistent/soffice' }, tryGet: (() => ({ formats: ['pdf'], read: async () => assert.fail('not reached') })) as never });
   await assert.rejects(read('old.ppt', 'ppt', Buffer.alloc(10), r), /legacy \.ppt needs LibreOffice \(soffice\) — install it with scripts\/install-system-deps\.sh/);
   const h = await r.health!();
   assert.equal(h.ok, false);
@@ -178,7 +182,7 @@ test('ppt: LibreOffice renders the slides to PDF, which the pdf reader plugin re
     // a flat OpenDocument presentation, which LibreOffice saves as a PowerPoint 97 file
     const src = path.join(dir, 'deck-src.fodp');
     fs.writeFileSync(src, FODP);
-    const c = await convertWithSoffice({ soffice: config.tools.soffice, input: src, inputExt: 'fodp', to: 'ppt', timeoutMs: 120_000 });
+    const c = await convertWithSoffice({ soffice, input: src, inputExt: 'fodp', to: 'ppt', timeoutMs: 120_000 });
     pptPath = c.output;
     cleanup = c.cleanup;
   }
@@ -193,7 +197,7 @@ test('ppt: LibreOffice renders the slides to PDF, which the pdf reader plugin re
       return b.build();
     },
   };
-  const r = createSlidesReader({ config, options: {}, tryGet: ((kind: string, name: string) => (kind === 'reader' && name === 'pdf' ? fakePdf : undefined)) as never });
+  const r = createSlidesReader({ options: { soffice }, shared, tryGet: ((kind: string, name: string) => (kind === 'reader' && name === 'pdf' ? fakePdf : undefined)) as never });
   try {
     const t0 = performance.now();
     const doc = await r.read({ path: pptPath, name: 'old.ppt', format: 'ppt', size: fs.statSync(pptPath).size, documentId: 'd-ppt' }, opts);
@@ -223,13 +227,12 @@ test('corpus: every pptx/ppt file parses; word F1 against the reference (speaker
   const { root, files } = corpus!;
   let pdf: ReaderPlugin | undefined;
   try {
-    const mod = (await import('@quire/plugin-reader-pdf')) as { default: { create(ctx: unknown): ReaderPlugin | Promise<ReaderPlugin> } };
-    const silent = { debug() {}, info() {}, warn() {}, error() {}, child() { return silent; } };
-    pdf = await mod.default.create({ options: {}, config: { ...config, pdf: { workers: 1 }, ocr: { concurrency: 1, language: 'eng', tesseractPath: 'tesseract' } }, dataDir: dir, logger: silent, get: () => undefined, tryGet: () => undefined });
+    const pdfPlugin = (await import('@quire/plugin-reader-pdf')).default;
+    pdf = (await pdfPlugin.create(pluginContext(pdfPlugin, { options: { workers: 1 }, shared: { ...shared, 'ocr.concurrency': 1 }, dataDir: dir }))) as ReaderPlugin;
   } catch (e) {
     t.diagnostic(`pdf reader plugin not available: ${String(e).slice(0, 200)}`);
   }
-  const r = createSlidesReader({ config, options: {}, tryGet: ((kind: string, name: string) => (kind === 'reader' && name === 'pdf' ? pdf : undefined)) as never });
+  const r = createSlidesReader({ options: { soffice }, shared, tryGet: ((kind: string, name: string) => (kind === 'reader' && name === 'pdf' ? pdf : undefined)) as never });
   try {
     for (const f of files) {
       if (f.format === 'ppt' && (!pdf || !hasSoffice)) {

@@ -2,7 +2,7 @@
  * Blob storage plugin on the local disk, rooted at `<dataDir>/files` (plugin option `root` overrides it).
  */
 import path from 'node:path';
-import { definePlugin, errors } from '@quire/core';
+import { definePlugin, z } from '@quire/core';
 import { DiskStorage } from './disk.js';
 
 export { DiskStorage } from './disk.js';
@@ -13,9 +13,12 @@ export default definePlugin({
   name: 'disk',
   core: '^1',
   description: 'Blob storage on the local disk under the data dir.',
+  options: z.strictObject({
+    /** where the files live (default: <data dir>/files) */
+    root: z.string().trim().min(1).optional(),
+  }),
   create(ctx) {
-    const root = ctx.options.root;
-    if (root !== undefined && (typeof root !== 'string' || !root.trim())) throw errors.validation('storage:disk option "root" must be a non-empty path');
-    return new DiskStorage(typeof root === 'string' ? path.resolve(root) : path.join(ctx.dataDir, 'files')).init();
+    const { root } = ctx.options;
+    return new DiskStorage(root ? path.resolve(root) : path.join(ctx.dataDir, 'files')).init();
   },
 });

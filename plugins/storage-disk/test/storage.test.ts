@@ -5,8 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { QuireError } from '@quire/core';
-import type { PluginContext } from '@quire/core';
+import { QuireError, pluginContext } from '@quire/core';
 import plugin, { DiskStorage, StorageKeyError } from '@quire/plugin-storage-disk';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-disk-'));
@@ -172,7 +171,7 @@ test('plugin: roots at <dataDir>/files, option root overrides, health reports', 
   assert.equal(plugin.kind, 'storage');
   assert.equal(plugin.name, 'disk');
   const dataDir = path.join(tmp, 'data');
-  const ctx = (options: Record<string, unknown>) => ({ options, config: {}, dataDir }) as unknown as PluginContext;
+  const ctx = (options: Record<string, unknown>) => pluginContext(plugin, { options, dataDir });
   const s = (await plugin.create(ctx({}))) as DiskStorage;
   assert.equal(s.root, path.join(dataDir, 'files'));
   assert.ok(fs.statSync(s.root).isDirectory());
@@ -183,5 +182,5 @@ test('plugin: roots at <dataDir>/files, option root overrides, health reports', 
   const c = (await plugin.create(ctx({ root: custom }))) as DiskStorage;
   assert.equal(c.root, custom);
   assert.ok(fs.statSync(custom).isDirectory());
-  assert.throws(() => plugin.create(ctx({ root: 42 })), /root/);
+  assert.throws(() => plugin.create(ctx({ root: 42 })), /storage:disk: option "root"/);
 });

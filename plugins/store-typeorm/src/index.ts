@@ -1,7 +1,7 @@
 /**
  * Store plugin on TypeORM: SQLite (better-sqlite3) by default, MySQL/MariaDB (mysql2) with QUIRE_DB_URL.
  */
-import { definePlugin } from '@quire/core';
+import { definePlugin, z } from '@quire/core';
 import { openTypeormStore } from './open.js';
 
 export { openTypeormStore, MIGRATIONS_TABLE } from './open.js';
@@ -17,9 +17,11 @@ export default definePlugin({
   name: 'typeorm',
   core: '^1',
   description: 'Relational store on TypeORM: SQLite in the data dir, or MySQL/MariaDB from QUIRE_DB_URL.',
+  options: z.strictObject({
+    /** QUIRE_DB_URL: mysql://user:pass@host:3306/db, mariadb://…, or sqlite:///path/to/file.db (default: SQLite in the data dir) */
+    url: z.string().regex(/^(sqlite|mysql|mariadb):/, 'must start with sqlite:, mysql: or mariadb:').optional(),
+  }),
   create(ctx) {
-    const url = ctx.options.url ?? ctx.config.db?.url;
-    if (url !== undefined && typeof url !== 'string') throw new Error('store:typeorm: the database URL must be a string');
-    return openTypeormStore({ url, dataDir: ctx.dataDir, logger: ctx.logger });
+    return openTypeormStore({ url: ctx.options.url, dataDir: ctx.dataDir, logger: ctx.logger });
   },
 });

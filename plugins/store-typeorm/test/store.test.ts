@@ -10,8 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import mysql from 'mysql2/promise';
-import { StoreConflictError } from '@quire/core';
-import type { DocumentRecord, OrganizationRecord, PluginContext, UserRecord } from '@quire/core';
+import { StoreConflictError, pluginContext } from '@quire/core';
+import type { DocumentRecord, OrganizationRecord, UserRecord } from '@quire/core';
 import plugin, { ENTITIES, MIGRATIONS, MIGRATIONS_TABLE, TypeormStore, openTypeormStore, parseDbUrl } from '@quire/plugin-store-typeorm';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -423,7 +423,7 @@ describe('store-typeorm: opening', () => {
 
   test('the plugin defaults to <dataDir>/quire.db in WAL mode with a busy timeout', async () => {
     const dataDir = path.join(tmpRoot, 'plugin', 'nested');
-    const ctx = { options: {}, config: { db: {} }, dataDir } as unknown as PluginContext;
+    const ctx = pluginContext(plugin, { dataDir });
     assert.equal(plugin.kind, 'store');
     assert.equal(plugin.name, 'typeorm');
     const s = await plugin.create(ctx);

@@ -28,3 +28,13 @@ test('a transport that is not connected fails loudly', async () => {
   await assert.rejects(t.consume('p.s', async () => {}, { prefetch: 1, maxAttempts: 1 }), /connection is down/);
   assert.equal((await t.health()).ok, false);
 });
+
+test('plugin options: the URL is needed to start, the URL and prefix are checked, the prefix defaults to quire', async () => {
+  const { pluginContext } = await import('@quire/core');
+  const plugin = (await import('../src/index.js')).default;
+  await assert.rejects(async () => plugin.create(pluginContext(plugin)), /QUIRE_QUEUE_URL/);
+  assert.throws(() => pluginContext(plugin, { options: { prefix: 'a b' } }), /transport:rabbitmq: option "prefix"/);
+  assert.throws(() => pluginContext(plugin, { options: { url: 'http://x' } }), /transport:rabbitmq: option "url"/);
+  assert.equal(pluginContext(plugin).options.prefix, 'quire');
+  assert.deepEqual(pluginContext(plugin, { shared: { 'queue.concurrency': 4 } }).shared, { 'queue.concurrency': 4, 'queue.maxAttempts': 3 });
+});

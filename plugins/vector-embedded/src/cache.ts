@@ -59,8 +59,8 @@ export class SpaceCache {
   private userRows = new Map<number, number[]>();
   private orgRows = new Map<number, number[]>();
 
-  constructor(readonly space: string, readonly dimension: number, precision: Precision) {
-    this.matrix = new VectorMatrix(dimension, precision);
+  constructor(readonly space: string, readonly dimension: number, precision: Precision, simd = true) {
+    this.matrix = new VectorMatrix(dimension, precision, undefined, simd);
   }
 
   get live(): number {

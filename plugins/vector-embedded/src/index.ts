@@ -1,32 +1,13 @@
 import path from 'node:path';
-import { definePlugin, errors } from '@quire/core';
-import { EmbeddedVectorStore } from './store.js';
-import type { EmbeddedStoreOptions, Fusion } from './store.js';
+import { definePlugin, z } from '@quire/core';
+import { DEFAULTS, EmbeddedVectorStore } from './store.js';
 
 export { EmbeddedVectorStore, DEFAULTS, fuse } from './store.js';
-export { analyze, queryTerms, stem, words } from './text.js';
+export { analyze, queryTerms, words } from './text.js';
 export { KeywordIndex } from './keyword.js';
 export type { EmbeddedStoreOptions, Fusion } from './store.js';
 export { VectorMatrix } from './kernel.js';
 export type { Precision } from './kernel.js';
-
-/** Plugin options (config `plugins.options['vector-store:embedded']`): fusion, alpha, precision, rrfK, busyTimeoutMs, dir. */
-function options(raw: Record<string, unknown>): EmbeddedStoreOptions & { dir?: string } {
-  const num = (k: string) => {
-    if (raw[k] === undefined) return undefined;
-    const n = Number(raw[k]);
-    if (!Number.isFinite(n)) throw errors.validation(`vector store embedded: ${k} must be a number`, { option: k });
-    return n;
-  };
-  return {
-    fusion: raw.fusion as Fusion | undefined,
-    alpha: num('alpha'),
-    precision: raw.precision as EmbeddedStoreOptions['precision'],
-    rrfK: num('rrfK'),
-    busyTimeoutMs: num('busyTimeoutMs'),
-    dir: typeof raw.dir === 'string' ? raw.dir : undefined,
-  };
-}
 
 /**
  * The embedded vector store: SQLite (WAL) under `<dataDir>/vectors/`, with an in-memory matrix (cosine)
@@ -37,8 +18,24 @@ export default definePlugin({
   name: 'embedded',
   core: '^1',
   description: 'Embedded vector index persisted under the data dir, with BM25 hybrid search.',
+  options: z.strictObject({
+    /** how keyword and vector rankings are combined */
+    fusion: z.enum(['rrf', 'relative', 'weighted']).default(DEFAULTS.fusion),
+    /** default weight of the vector side when a query gives none (0 keyword only … 1 vector only) */
+    alpha: z.number().min(0).max(1).default(DEFAULTS.alpha),
+    /** in-memory precision of the vector cache: int8 (4x smaller, best candidates rescored exactly) or f32 */
+    precision: z.enum(['int8', 'f32']).default(DEFAULTS.precision),
+    /** the k of reciprocal rank fusion */
+    rrfK: z.number().positive().default(DEFAULTS.rrfK),
+    /** how long a writer waits for another process's write lock, ms */
+    busyTimeoutMs: z.number().int().min(0).default(DEFAULTS.busyTimeoutMs),
+    /** false: scan without the WebAssembly SIMD kernel (QUIRE_VECTOR_NO_SIMD=1) */
+    simd: z.boolean().default(DEFAULTS.simd),
+    /** where the index lives (default: <data dir>/vectors) */
+    dir: z.string().min(1).optional(),
+  }),
   create(ctx) {
-    const { dir, ...opts } = options(ctx.options ?? {});
+    const { dir, ...opts } = ctx.options;
     return new EmbeddedVectorStore(dir ?? path.join(ctx.dataDir, 'vectors'), { ...opts, logger: ctx.logger });
   },
 });

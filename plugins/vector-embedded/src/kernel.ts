@@ -146,7 +146,7 @@ function simdModule(): WebAssembly.Module | null {
   if (compiled === undefined) {
     try {
       const bytes = kernelBytes();
-      compiled = WebAssembly.validate(bytes) && process.env.QUIRE_VECTOR_NO_SIMD !== '1' ? new WebAssembly.Module(bytes) : null;
+      compiled = WebAssembly.validate(bytes) ? new WebAssembly.Module(bytes) : null;
     } catch {
       compiled = null;
     }
@@ -184,7 +184,8 @@ export class VectorMatrix {
   private readonly matOff: number;
   private capacity = 0;
 
-  constructor(dimension: number, precision: Precision = 'int8', initialRows = 1024) {
+  /** `simd` false: scan in plain JavaScript even where the WebAssembly SIMD kernel runs */
+  constructor(dimension: number, precision: Precision = 'int8', initialRows = 1024, simd = true) {
     this.dimension = dimension;
     this.precision = precision;
     this.stride = precision === 'f32' ? Math.ceil(dimension / 8) * 8 : Math.ceil(dimension / 16) * 16;
@@ -192,7 +193,7 @@ export class VectorMatrix {
     this.outOff = this.stride * 4; // the query region (f32 or i16) comes first
     this.matOff = this.outOff + OUT_ROWS * 4;
     this.memory = new WebAssembly.Memory({ initial: Math.ceil((this.matOff + initialRows * this.rowBytes) / PAGE) });
-    const mod = simdModule();
+    const mod = simd ? simdModule() : null;
     this.simd = !!mod;
     if (mod) {
       const exp = new WebAssembly.Instance(mod, { env: { mem: this.memory } }).exports as unknown as { scan: ScanFn; scan8: ScanFn };

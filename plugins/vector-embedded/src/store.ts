@@ -21,10 +21,12 @@ export interface EmbeddedStoreOptions {
   rrfK?: number;
   /** how long a writer waits for another process's write lock */
   busyTimeoutMs?: number;
+  /** false: scan without the WebAssembly SIMD kernel (QUIRE_VECTOR_NO_SIMD=1) */
+  simd?: boolean;
   logger?: Logger;
 }
 
-export const DEFAULTS = { fusion: 'relative' as Fusion, alpha: 0.5, precision: 'int8' as Precision, rrfK: 60, busyTimeoutMs: 15_000 };
+export const DEFAULTS = { fusion: 'relative' as Fusion, alpha: 0.5, precision: 'int8' as Precision, rrfK: 60, busyTimeoutMs: 15_000, simd: true };
 const SCHEMA_VERSION = '1';
 /** tombstones kept for other processes to catch up with deletions; a cache further behind reloads */
 const TOMBSTONE_KEEP = 200_000;
@@ -138,6 +140,7 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
       precision: options.precision ?? DEFAULTS.precision,
       rrfK: options.rrfK ?? DEFAULTS.rrfK,
       busyTimeoutMs: options.busyTimeoutMs ?? DEFAULTS.busyTimeoutMs,
+      simd: options.simd ?? DEFAULTS.simd,
     };
     if (!['rrf', 'relative', 'weighted'].includes(this.opts.fusion)) throw errors.validation(`vector store embedded: fusion must be rrf, relative or weighted`, { option: 'fusion' });
     if (!(this.opts.alpha >= 0 && this.opts.alpha <= 1)) throw errors.validation('vector store embedded: alpha must be from 0 to 1', { option: 'alpha' });
@@ -274,7 +277,7 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
     const dim = this.stmt.spaceDim!.get(space) as number | undefined;
     if (!dim) return null;
     const t0 = Date.now();
-    c = new SpaceCache(space, dim, this.opts.precision);
+    c = new SpaceCache(space, dim, this.opts.precision, this.opts.simd);
     const cache = c;
     this.db.transaction(() => {
       cache.tombSeq = this.stmt.maxTomb!.get() as number;

@@ -1,23 +1,10 @@
 /**
  * Text analysis for keyword (BM25) scoring: lower case, diacritics folded, words = letter/digit runs,
- * English stop words dropped, a light suffix-stripping stemmer, each term as a 32-bit hash.
+ * English stop words dropped, a light suffix-stripping stemmer (both from @quire/text, shared with the local
+ * embedder so that keyword and vector sides agree), each term as a 32-bit hash.
  * A chunk's analysis is stored with it (see `termsBlob`) so that loading the index never re-reads text.
  */
-import { stem } from '@quire/plugin-embedder-local';
-
-// prettier-ignore
-const STOP_WORDS = new Set([
-  'a', 'about', 'above', 'after', 'again', 'against', 'all', 'am', 'an', 'and', 'any', 'are', 'as', 'at', 'be', 'because',
-  'been', 'before', 'being', 'below', 'between', 'both', 'but', 'by', 'can', 'could', 'did', 'do', 'does', 'doing', 'down',
-  'during', 'each', 'few', 'for', 'from', 'further', 'had', 'has', 'have', 'having', 'he', 'her', 'here', 'hers', 'herself',
-  'him', 'himself', 'his', 'how', 'i', 'if', 'in', 'into', 'is', 'it', 'its', 'itself', 'just', 'me', 'more', 'most', 'my',
-  'myself', 'no', 'nor', 'not', 'now', 'of', 'off', 'on', 'once', 'only', 'or', 'other', 'our', 'ours', 'ourselves', 'out',
-  'over', 'own', 'same', 'she', 'should', 'so', 'some', 'such', 'than', 'that', 'the', 'their', 'theirs', 'them',
-  'themselves', 'then', 'there', 'these', 'they', 'this', 'those', 'through', 'to', 'too', 'under', 'until', 'up', 'very',
-  'was', 'we', 'were', 'what', 'when', 'where', 'which', 'while', 'who', 'whom', 'why', 'will', 'with', 'would', 'you',
-  'your', 'yours', 'yourself', 'yourselves', 'also', 'may', 'might', 'must', 'shall', 'let', 'us', 'via', 'per', 'within',
-  'upon', 'whether', 'yet', 'get', 'got', 'im', 'ive', 'dont', 'cant', 'etc',
-]);
+import { STOP_WORDS, stem } from '@quire/text';
 
 const LIGATURES: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', đ: 'd', ł: 'l', þ: 'th', ı: 'i' };
 const NON_ASCII = /[^\x00-\x7f]/;
@@ -45,9 +32,6 @@ export function words(text: string): string[] {
   }
   return out;
 }
-
-/** The same light English stemmer the local embedder uses, so keyword and vector sides agree. */
-export { stem };
 
 /** 32-bit hash of a term (FNV-1a with a final mix). */
 export function termHash(t: string): number {

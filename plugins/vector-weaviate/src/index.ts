@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import weaviate, { Filters, generateUuid5 } from 'weaviate-client';
 import type { FilterValue } from 'weaviate-client';
-import { definePlugin, errors, QuireError } from '@quire/core';
+import { checkOptions, definePlugin, errors, QuireError, z } from '@quire/core';
 import type { Logger, VectorFilter, VectorHit, VectorItem, VectorStorePlugin } from '@quire/core';
 
 /** Where and how to connect, derived from the URL and options. */
@@ -45,27 +45,30 @@ export interface ClientLike {
   close(): Promise<void>;
 }
 
-export interface WeaviateStoreOptions {
-  /** REST address, e.g. http://weaviate:8080 (query parameters grpc_host, grpc_port, grpc_secure are read too) */
-  url: string;
-  apiKey?: string;
+/** Options of the Weaviate store (plugin options `vector-store:weaviate`), with their defaults. */
+export const WEAVIATE_OPTIONS = z.strictObject({
+  /** REST address, e.g. http://weaviate:8080 (QUIRE_WEAVIATE_URL; query parameters grpc_host, grpc_port, grpc_secure are read too); needed to use it */
+  url: z.string().min(1).optional(),
+  /** QUIRE_WEAVIATE_API_KEY */
+  apiKey: z.string().min(1).optional(),
   /** gRPC host (default: the URL's host) */
-  grpcHost?: string;
+  grpcHost: z.string().min(1).optional(),
   /** gRPC port (default 50051; 443 for https URLs without an explicit port) */
-  grpcPort?: number;
-  grpcSecure?: boolean;
-  /** collection name prefix (default QuireChunks) */
-  collectionPrefix?: string;
-  /** objects per insertMany (default 200) */
-  batchSize?: number;
-  /** default vector weight in hybrid queries (default 0.5) */
-  alpha?: number;
-  /** hybrid fusion (default RelativeScore: scores in 0..1) */
-  fusionType?: 'RelativeScore' | 'Ranked';
-  /** connects; defaults to weaviate.connectToCustom */
-  client?: (params: ConnectParams) => Promise<ClientLike>;
-  logger?: Logger;
-}
+  grpcPort: z.number().int().min(1).max(65535).optional(),
+  grpcSecure: z.boolean().optional(),
+  /** collection name prefix */
+  collectionPrefix: z.string().regex(/^[A-Z][A-Za-z0-9_]*$/, 'must start with a capital letter and use only letters, digits and _').default('QuireChunks'),
+  /** objects per insertMany */
+  batchSize: z.number().int().min(1).max(10_000).default(200),
+  /** default vector weight in hybrid queries */
+  alpha: z.number().min(0).max(1).default(0.5),
+  /** hybrid fusion (RelativeScore: scores in 0..1) */
+  fusionType: z.enum(['RelativeScore', 'Ranked']).default('RelativeScore'),
+  /** connects; defaults to weaviate.connectToCustom (tests give a fake) */
+  client: z.custom<(params: ConnectParams) => Promise<ClientLike>>((v) => typeof v === 'function', 'must be a function').optional(),
+});
+
+export type WeaviateStoreOptions = z.input<typeof WEAVIATE_OPTIONS> & { url: string; logger?: Logger };
 
 const RETURN_PROPERTIES = ['chunk_id', 'document_id', 'page', 'text', 'metadata'];
 
@@ -169,15 +172,16 @@ export class WeaviateVectorStore implements VectorStorePlugin {
 
   constructor(options: WeaviateStoreOptions) {
     if (!options.url) throw errors.validation('vector store weaviate needs QUIRE_WEAVIATE_URL', { option: 'url' });
-    this.params = connectParams(options);
+    const { logger, ...rest } = options;
+    const o = checkOptions(WEAVIATE_OPTIONS, rest, 'vector-store:weaviate');
+    this.params = connectParams({ ...o, url: options.url });
     this.url = options.url.replace(/\?.*$/, '');
-    this.connect = options.client ?? defaultClient;
-    this.prefix = options.collectionPrefix ?? 'QuireChunks';
-    if (!/^[A-Z][A-Za-z0-9_]*$/.test(this.prefix)) throw errors.validation('vector store weaviate: collectionPrefix must start with a capital letter and use only letters, digits and _', { option: 'collectionPrefix' });
-    this.batchSize = options.batchSize ?? 200;
-    this.alpha = options.alpha ?? 0.5;
-    this.fusionType = options.fusionType ?? 'RelativeScore';
-    this.logger = options.logger;
+    this.connect = o.client ?? defaultClient;
+    this.prefix = o.collectionPrefix;
+    this.batchSize = o.batchSize;
+    this.alpha = o.alpha;
+    this.fusionType = o.fusionType;
+    this.logger = logger;
   }
 
   /** The connected client (connects once; a failed attempt is retried on the next call). */
@@ -319,18 +323,14 @@ export class WeaviateVectorStore implements VectorStorePlugin {
   }
 }
 
-/**
- * Weaviate vector store. Settings from config.weaviate ({url, apiKey}: QUIRE_WEAVIATE_URL,
- * QUIRE_WEAVIATE_API_KEY), overridable by plugin options (WeaviateStoreOptions).
- */
+/** Weaviate vector store. Options: WEAVIATE_OPTIONS (url and apiKey from QUIRE_WEAVIATE_URL, QUIRE_WEAVIATE_API_KEY). */
 export default definePlugin({
   kind: 'vector-store',
   name: 'weaviate',
   core: '^1',
   description: 'Weaviate vector store through weaviate-client.',
+  options: WEAVIATE_OPTIONS,
   create(ctx) {
-    const cfg = (ctx.config?.weaviate ?? {}) as { url?: string; apiKey?: string };
-    const o = (ctx.options ?? {}) as Partial<WeaviateStoreOptions>;
-    return new WeaviateVectorStore({ ...o, url: o.url ?? cfg.url ?? '', apiKey: o.apiKey ?? cfg.apiKey, logger: ctx.logger });
+    return new WeaviateVectorStore({ ...ctx.options, url: ctx.options.url ?? '', logger: ctx.logger });
   },
 });

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { QuireError } from '@quire/core';
+import { QuireError, pluginContext } from '@quire/core';
 import type { VectorItem } from '@quire/core';
 import plugin, { WeaviateVectorStore, collectionName, connectParams } from '@quire/plugin-vector-weaviate';
 import type { ClientLike, CollectionLike, ConnectParams } from '@quire/plugin-vector-weaviate';
@@ -94,7 +94,7 @@ test('connection parameters come from the URL, with gRPC on 50051 of the same ho
 
 test('first upsert creates the collection (no vectorizer, cosine HNSW, our properties) and imports in batches', async () => {
   const r = recorder();
-  const store = await plugin.create({ options: { client: r.factory, batchSize: 2 }, config: { weaviate: { url: 'http://weaviate:8080', apiKey: 'secret' } }, dataDir: '/tmp', logger: undefined, get: () => undefined, tryGet: () => undefined } as never);
+  const store = await plugin.create(pluginContext(plugin, { options: { client: r.factory, batchSize: 2, url: 'http://weaviate:8080', apiKey: 'secret' } }));
   await store.upsert(SPACE, [item('d1:0', 'd1'), item('d1:1', 'd1', 'org-1'), item('d2:0', 'd2')]);
   await store.upsert(SPACE, [item('d2:1', 'd2')]);
   assert.equal(r.params.length, 1, 'one connection');
@@ -217,4 +217,6 @@ test('an unreachable Weaviate fails with a clear error (real client), and health
   assert.equal(h.ok, false);
   assert.match(h.message!, /not reachable/);
   assert.throws(() => new WeaviateVectorStore({ url: '' }), /QUIRE_WEAVIATE_URL/);
+  assert.throws(() => new WeaviateVectorStore({ url: 'http://w:8080', collectionPrefix: 'lower' }), /option "collectionPrefix": must start with a capital letter/);
+  assert.throws(() => pluginContext(plugin, { options: { alpha: 2 } }), /vector-store:weaviate: option "alpha"/);
 });

@@ -1,7 +1,7 @@
 import type { Next } from 'koa';
 import { errors } from '@quire/core';
 import type { AppContext } from '../http/context.js';
-import { KEY_PATTERN, hashKey } from './keys.js';
+import { KEY_PATTERN, hashKey } from '@quire/engine';
 
 /** Caches nothing: a revoked key stops at once on every process. */
 export function authentication() {
@@ -35,7 +35,7 @@ export function authentication() {
       if (!record.last_used_at || Date.now() - record.last_used_at.getTime() > 60_000) {
         store.repo('api_keys').update(record.id, { last_used_at: new Date() }).catch(() => {});
       }
-      await ctx.quire.rateLimiter.check(ctx, { id: record.id, plan: user.plan });
+      await ctx.rateLimiter.check(ctx, { id: record.id, plan: user.plan });
     };
     await next();
   };

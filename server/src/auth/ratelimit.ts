@@ -1,6 +1,5 @@
 import { QuireError } from '@quire/core';
 import type { Plan, Store } from '@quire/core';
-import type { AppContext } from '../http/context.js';
 
 /** Spec §8.1: requests per minute and per day, by plan, per API key. */
 export const PLAN_LIMITS: Record<Plan, { minute: number; day: number }> = {
@@ -40,7 +39,7 @@ export class RateLimiter {
   }
 
   /** Counts the request, sets the X-RateLimit-* headers and throws 429 over the limit. */
-  async check(ctx: AppContext, subject: { id: string; plan: Plan }): Promise<void> {
+  async check(ctx: { set(field: string, value: string): void }, subject: { id: string; plan: Plan }): Promise<void> {
     const limits = PLAN_LIMITS[subject.plan] ?? PLAN_LIMITS.free;
     const now = Date.now();
     const [minute, day] = await Promise.all([this.hit(subject.id, 60_000, now), this.hit(subject.id, 86_400_000, now)]);

@@ -1,13 +1,9 @@
 import type { ParameterizedContext } from 'koa';
-import type { ApiKeyRecord, Logger, UserRecord } from '@quire/core';
-import type { QuireRuntime } from '../runtime.js';
+import type { Logger } from '@quire/core';
+import type { AuthInfo, Engine } from '@quire/engine';
+import type { RateLimiter } from '../auth/ratelimit.js';
 
-export interface AuthInfo {
-  user: UserRecord;
-  key: ApiKeyRecord;
-  /** organizations the user belongs to, with roles */
-  memberships: { organization_id: string; role: 'owner' | 'admin' | 'member' | 'viewer' }[];
-}
+export type { AuthInfo };
 
 export interface AppState {
   requestId: string;
@@ -19,7 +15,9 @@ export interface AppState {
 }
 
 export interface AppCustom {
-  quire: QuireRuntime;
+  quire: Engine;
+  /** per-key request limits of this host (spec §8.1) */
+  rateLimiter: RateLimiter;
 }
 
 export type AppContext = ParameterizedContext<AppState, AppCustom & Record<string, any>> & { params: Record<string, string> };

@@ -3,7 +3,7 @@ import type { Next } from 'koa';
 import { ERROR_CATALOGUE, QuireError, isQuireError } from '@quire/core';
 import type { Logger } from '@quire/core';
 import type { AppContext } from './context.js';
-import { looksInternal } from './public-errors.js';
+import { looksInternal } from '@quire/engine';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 

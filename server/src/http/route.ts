@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import { z } from 'zod';
 import { errors } from '@quire/core';
+import { parseWith } from '@quire/engine';
 import type { AppContext } from './context.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -29,20 +30,6 @@ interface Registered {
 export const registeredRoutes: Registered[] = [];
 
 type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
-
-/** Formats zod issues into the details of a VALIDATION_ERROR: one entry per problem, naming the field. */
-export function zodDetails(error: z.ZodError, where: string): { field: string; message: string }[] {
-  return error.issues.map((i) => ({ field: [where, ...i.path.map(String)].filter(Boolean).join('.'), message: i.message }));
-}
-
-export function parseWith<T extends z.ZodType>(schema: T, value: unknown, where: string): z.infer<T> {
-  const r = schema.safeParse(value);
-  if (!r.success) {
-    const details = zodDetails(r.error, where);
-    throw errors.validation(`Invalid ${where}: ${details.map((d) => `${d.field} ${d.message}`).join('; ')}`, details);
-  }
-  return r.data;
-}
 
 /**
  * Declares a route: validation of query and JSON body with zod (the same schemas make /openapi.json),

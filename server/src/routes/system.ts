@@ -1,14 +1,14 @@
-import { stagesStatus } from '../status.js';
+import { stagesStatus } from '@quire/engine';
 import Router from '@koa/router';
 import { z } from 'zod';
 import { errors } from '@quire/core';
 import { requireAuth } from '../http/context.js';
 import { route } from '../http/route.js';
 import { openApiDocument } from '../http/openapi.js';
-import { callbackSecret, verifyLink } from '../services/signing.js';
-import { jobParsedKey, loadParsed } from '../pipelines/steps.js';
-import { toMarkdown } from '../services/render.js';
-import { jobStillServed } from '../services/documents.js';
+import { callbackSecret, verifyLink } from '@quire/engine';
+import { jobParsedKey, loadParsed } from '@quire/engine';
+import { toMarkdown } from '@quire/engine';
+import { jobStillServed } from '@quire/engine';
 import { STUDIO_CSP } from '../http/security.js';
 import type { AuthInfo } from '../http/context.js';
 

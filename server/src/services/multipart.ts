@@ -1,5 +1,6 @@
 import busboy from 'busboy';
 import { errors } from '@quire/core';
+import { cleanFileName } from '@quire/engine';
 import type { BlobStorage } from '@quire/core';
 import type { AppContext } from '../http/context.js';
 import { MULTIPART_OVERHEAD, tooLarge } from '../http/limits.js';
@@ -17,22 +18,6 @@ export interface ReceivedFile {
  * and marks (U+202E and friends make "invoice\u202Efdp.exe" display as "invoiceexe.pdf"), zero-width
  * characters and the BOM, line and paragraph separators, and the characters Windows refuses.
  */
-const UNSAFE_NAME_CHARS = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb<>:"|?*]/gu;
-
-/**
- * A display name from a user's file name: NFC, base name only (no folder part, no "." or ".."), without
- * control, bidi-override, zero-width or path characters, at most 255 characters. Never used as a path.
- */
-export function cleanFileName(name: string | undefined, fallback = 'file'): string {
-  const base = (name ?? '').normalize('NFC').split(/[\\/]/).pop() ?? '';
-  const cleaned = base.replace(UNSAFE_NAME_CHARS, '').replace(/^[.\s]+/, '').replace(/[.\s]+$/, '');
-  const chars = Array.from(cleaned);
-  if (chars.length <= 255) return cleaned || fallback;
-  // too long: cut the stem, keep the extension (format detection reads it)
-  const ext = /\.[^.\s]{1,16}$/u.exec(cleaned)?.[0] ?? '';
-  return Array.from(cleaned.slice(0, cleaned.length - ext.length)).slice(0, 255 - Array.from(ext).length).join('').trim() + ext;
-}
-
 /**
  * Streams a multipart request: the `file` part goes straight to storage under `key` (counted and hashed
  * as it arrives, refused past maxBytes with nothing left behind, without waiting for the rest of the body);

@@ -3,9 +3,9 @@ import { z } from 'zod';
 import { publicError, toQuireError } from '../../http/middleware.js';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
-import { CHAT_MODES, answer, apiAnswer, apiMessage, apiSession, deleteSession, loadSession, sessionMessages } from '../../services/chat.js';
+import { CHAT_MODES, answer, apiAnswer, apiMessage, apiSession, deleteSession, loadSession, sessionMessages } from '@quire/engine';
 import { openSse } from '../../services/chat-sse.js';
-import { loadCollection } from '../../services/collections.js';
+import { loadCollection } from '@quire/engine';
 
 const TAG = 'Chat';
 const uuid = z.string().uuid();

@@ -5,10 +5,10 @@ import type { ParsedDocument } from '@quire/core';
 import type { AppContext } from '../../http/context.js';
 import { route } from '../../http/route.js';
 import { receiveMultipart } from '../../services/multipart.js';
-import { parseConfig } from '../../services/parse-config.js';
-import { detectStored } from '../../services/documents.js';
-import { toJsonShape, toMarkdown } from '../../services/render.js';
-import { readStored } from '../../services/parse-sync.js';
+import { parseConfig } from '@quire/engine';
+import { detectStored } from '@quire/engine';
+import { toJsonShape, toMarkdown } from '@quire/engine';
+import { readStored } from '@quire/engine';
 
 const TAG = 'Conversion';
 
@@ -17,7 +17,7 @@ async function convert(ctx: AppContext): Promise<{ doc: ParsedDocument; fileName
   const rt = ctx.quire;
   if (!ctx.state.auth) {
     // anonymous callers are rate-limited per client address on the free plan
-    await rt.rateLimiter.check(ctx, { id: `ip:${ctx.ip}`, plan: 'free' });
+    await ctx.rateLimiter.check(ctx, { id: `ip:${ctx.ip}`, plan: 'free' });
   }
   const key = `tmp/convert-${randomUUID()}`;
   try {
@@ -48,7 +48,11 @@ export function convertRoutes(router: Router<any, any>): void {
     const { doc, fileName, pageCount, truncated } = await convert(ctx);
     const m = doc.metadata;
     return {
-      metadata: { numPages: pageCount, title: m.title ?? null, author: m.author ?? null, creationDate: m.creationDate ?? null, fileName, pagesExtracted: doc.pages.length, truncated },
+      metadata: {
+        numPages: pageCount, title: m.title ?? null, author: m.author ?? null, creationDate: m.creationDate ?? null, fileName, pagesExtracted: doc.pages.length, truncated,
+        // a PDF form's fields (name, type, value, options, page, box), when the reader found any
+        ...(Array.isArray(m.form_fields) && m.form_fields.length ? { formFields: m.form_fields } : {}),
+      },
       ...toJsonShape(doc),
     };
   });

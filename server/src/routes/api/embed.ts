@@ -5,14 +5,14 @@ import type { FieldDefinition, ParsedDocument } from '@quire/core';
 import type { AuthInfo } from '../../http/context.js';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
-import { resolveInput } from '../../services/inputs.js';
-import { runExtraction } from '../../services/extraction.js';
-import type { ExtractionRunResult } from '../../services/extraction.js';
-import { suggestFor, suggestSchema } from '../../services/extraction-suggest.js';
-import { CHAT_MODES, answer } from '../../services/chat.js';
-import { contentKey, jobParsedKey, loadParsed } from '../../pipelines/steps.js';
-import type { QuireRuntime } from '../../runtime.js';
-import { parseSync } from '../../services/parse-sync.js';
+import { resolveInput } from '@quire/engine';
+import { runExtraction } from '@quire/engine';
+import type { ExtractionRunResult } from '@quire/engine';
+import { suggestFor, suggestSchema } from '@quire/engine';
+import { CHAT_MODES, answer } from '@quire/engine';
+import { contentKey, jobParsedKey, loadParsed } from '@quire/engine';
+import type { Engine } from '@quire/engine';
+import { parseSync } from '@quire/engine';
 
 const TAG = 'Embed';
 const uuid = z.string().uuid();
@@ -48,7 +48,7 @@ const EmbedBody = z
  * The embed `parse` input: an https URL or svc://<document_id>. Plain http is accepted only for hosts the
  * operator allow-listed (QUIRE_ALLOWED_HOSTS), i.e. services on the operator's own network.
  */
-function checkEmbedInput(rt: QuireRuntime, input: string): void {
+function checkEmbedInput(rt: Engine, input: string): void {
   if (input.startsWith('svc://') || /^https:\/\//i.test(input)) return;
   if (/^http:\/\//i.test(input)) {
     let host = '';
@@ -66,7 +66,7 @@ function checkEmbedInput(rt: QuireRuntime, input: string): void {
 
 /** Parses an input as POST /api/parse does for JSON bodies (same steps, job record, credits and result). */
 /** The embed `parse` action is the synchronous parse. */
-const parseInput = (rt: QuireRuntime, auth: AuthInfo, input: string, config: unknown) => parseSync(rt, auth, { kind: 'input', input }, config, 'parse.config');
+const parseInput = (rt: Engine, auth: AuthInfo, input: string, config: unknown) => parseSync(rt, auth, { kind: 'input', input }, config, 'parse.config');
 
 const NAMES = { schemaId: 'extract.schema_id', fields: 'extract.fields', description: 'extract.description' };
 
@@ -78,7 +78,7 @@ type DefinitionSource = { source: 'schema'; schema_id: string } | { source: 'sug
  * document's labelled values (as GET /api/extract/suggested-schema picks it); when none fits, the
  * key-value fields the extractor detects in the document itself.
  */
-async function embedExtract(rt: QuireRuntime, auth: AuthInfo, x: z.infer<typeof ExtractAction>): Promise<{ data: ExtractionRunResult; definition: DefinitionSource }> {
+async function embedExtract(rt: Engine, auth: AuthInfo, x: z.infer<typeof ExtractAction>): Promise<{ data: ExtractionRunResult; definition: DefinitionSource }> {
   if (x.schema_id) {
     const data = await runExtraction(rt, auth, { documentId: x.document_id, input: x.input, schemaId: x.schema_id, includeCitations: x.include_citations, names: NAMES });
     return { data, definition: { source: 'schema', schema_id: x.schema_id } };

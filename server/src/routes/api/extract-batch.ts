@@ -6,11 +6,11 @@ import type { ExtractBatchRecord } from '@quire/core';
 import type { AppContext } from '../../http/context.js';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
-import { loadOwned, newOwned } from '../../auth/access.js';
-import { listOwned } from '../../services/listing.js';
-import { Settings, UUID, resolveDefinition } from '../../services/extraction-fields.js';
-import { apiBatchSummary, resumeStaleBatches, startBatch } from '../../services/extraction-batch.js';
-import { batchComparison, comparisonCsv, comparisonXlsx, filterComparison } from '../../services/extraction-compare.js';
+import { loadOwned, newOwned } from '@quire/engine';
+import { listOwned } from '@quire/engine';
+import { Settings, UUID, resolveDefinition } from '@quire/engine';
+import { apiBatchSummary, startBatch } from '@quire/engine';
+import { batchComparison, comparisonCsv, comparisonXlsx, filterComparison } from '@quire/engine';
 
 const TAG = 'Extract batches';
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
@@ -33,16 +33,10 @@ async function loadBatch(ctx: AppContext, mode: 'read' | 'write'): Promise<Extra
   return loadOwned(ctx.quire.store, 'extract_batches', id, requireAuth(ctx), mode, 'batch');
 }
 
-/** Batches a stopped process left behind are taken over when someone looks at batches (throttled). */
-function sweep(ctx: AppContext): void {
-  void resumeStaleBatches(ctx.quire).catch((e) => ctx.state.log?.warn({ err: (e as Error).message }, 'batch resume sweep failed'));
-}
-
 export function extractBatchRoutes(router: Router<any, any>): void {
-  route(router, { method: 'post', path: '/api/extract/batch', summary: 'Run one schema over up to 50 documents in the background', tag: TAG, body: BatchBody, status: 201 }, async (ctx, { body }) => {
+  route(router, { method: 'post', path: '/api/extract/batch', summary: 'Run one schema over up to 50 documents in the background (a job per document on the job runtime)', tag: TAG, body: BatchBody, status: 201 }, async (ctx, { body }) => {
     const auth = requireAuth(ctx);
     const rt = ctx.quire;
-    sweep(ctx);
     const def = await resolveDefinition(rt, auth, { schemaId: body.schema_id });
     const documentIds = [...new Set(body.document_ids)];
     for (const id of documentIds) await loadOwned(rt.store, 'documents', id, auth, 'read');
@@ -62,7 +56,7 @@ export function extractBatchRoutes(router: Router<any, any>): void {
       updated_at: now,
     };
     await rt.store.repo('extract_batches').insert(row);
-    if (runNow) startBatch(rt, row.id);
+    if (runNow) await startBatch(rt, row.id);
     ctx.status = 201;
     return apiBatchSummary(row);
   });
@@ -72,15 +66,13 @@ export function extractBatchRoutes(router: Router<any, any>): void {
     { method: 'get', path: '/api/extract/batch', summary: 'List batches ({batches, total})', tag: TAG, query: z.object({ limit: z.coerce.number().int().min(1).max(100).default(20), offset: z.coerce.number().int().min(0).default(0) }) },
     async (ctx, { query }) => {
       const auth = requireAuth(ctx);
-      sweep(ctx);
-      const { rows, total } = await listOwned(ctx.quire.store, 'extract_batches', auth, {}, { limit: query.limit, offset: query.offset, orderBy: 'created_at' });
+        const { rows, total } = await listOwned(ctx.quire.store, 'extract_batches', auth, {}, { limit: query.limit, offset: query.offset, orderBy: 'created_at' });
       return { batches: rows.map((b) => ({ ...apiBatchSummary(b), document_count: b.document_ids.length, updated_at: b.updated_at.toISOString() })), total };
     },
   );
 
   route(router, { method: 'get', path: '/api/extract/batch/:id', summary: 'A batch with its per-document results and comparison', tag: TAG }, async (ctx) => {
     const batch = await loadBatch(ctx, 'read');
-    sweep(ctx);
     return { ...apiBatchSummary(batch), results: batch.results, comparison_data: await batchComparison(ctx.quire, batch), updated_at: batch.updated_at.toISOString() };
   });
 
@@ -88,7 +80,7 @@ export function extractBatchRoutes(router: Router<any, any>): void {
     const batch = await loadBatch(ctx, 'write');
     if (batch.status === 'pending') {
       const started = await ctx.quire.store.repo('extract_batches').update({ id: batch.id, status: 'pending' }, { status: 'processing', updated_at: new Date() });
-      if (started) startBatch(ctx.quire, batch.id);
+      if (started) await startBatch(ctx.quire, batch.id);
     } else if (batch.status === 'completed') {
       throw errors.conflict(`Batch ${batch.id} is already completed`, { status: batch.status });
     }

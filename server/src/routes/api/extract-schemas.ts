@@ -3,12 +3,12 @@ import Router from '@koa/router';
 import { z } from 'zod';
 import { errors } from '@quire/core';
 import type { SchemaRecord } from '@quire/core';
-import { PREBUILT_SCHEMAS } from '@quire/plugin-extractor-layout';
+import { PREBUILT_SCHEMAS } from '@quire/fields';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
-import { newOwned, roleIn } from '../../auth/access.js';
-import { FieldDef, FieldList, Settings, UUID, fieldsForDescription, loadSchema, normaliseFields, readableSchemas, schemaPatch } from '../../services/extraction-fields.js';
-import { mergeFields, parsedDocument, suggestFor, suggestSchema } from '../../services/extraction-suggest.js';
+import { newOwned, roleIn } from '@quire/engine';
+import { FieldDef, FieldList, Settings, UUID, fieldsForDescription, loadSchema, normaliseFields, readableSchemas, schemaPatch } from '@quire/engine';
+import { mergeFields, parsedDocument, suggestFor, suggestSchema } from '@quire/engine';
 
 const TAG = 'Extract schemas';
 const CATEGORIES = ['invoice', 'contract', 'resume', 'form', 'financial'] as const;

@@ -3,15 +3,15 @@ import Router from '@koa/router';
 import { z } from 'zod';
 import { errors } from '@quire/core';
 import type { ExtractionRecord, FieldDefinition, GroundTruthRecord } from '@quire/core';
-import { coerceValue, normaliseValue } from '@quire/plugin-extractor-layout';
+import { coerceValue, normaliseValue } from '@quire/fields';
 import type { AuthInfo } from '../../http/context.js';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
-import { canRead, loadOwned, newOwned } from '../../auth/access.js';
-import type { QuireRuntime } from '../../runtime.js';
-import { FieldDef, UUID, loadSchema, normaliseFields, prebuiltSchema, schemaNameOf } from '../../services/extraction-fields.js';
-import { apiStoredExtraction, fieldFor } from '../../services/extraction-shapes.js';
-import type { Correction } from '../../services/extraction-shapes.js';
+import { canRead, loadOwned, newOwned } from '@quire/engine';
+import type { Engine } from '@quire/engine';
+import { FieldDef, UUID, loadSchema, normaliseFields, prebuiltSchema, schemaNameOf } from '@quire/engine';
+import { apiStoredExtraction, fieldFor } from '@quire/engine';
+import type { Correction } from '@quire/engine';
 
 const TAG = 'Extract ground truth and corrections';
 const docId = z.string().regex(UUID, 'must be a document UUID');
@@ -20,7 +20,7 @@ function apiGroundTruth(g: GroundTruthRecord) {
   return { id: g.id, document_id: g.document_id, schema_id: g.schema_id, field_values: g.field_values, notes: g.notes, created_at: g.created_at.toISOString(), updated_at: g.updated_at.toISOString() };
 }
 
-async function schemaFieldsOf(rt: QuireRuntime, auth: AuthInfo, schemaId: string | null | undefined): Promise<FieldDefinition[]> {
+async function schemaFieldsOf(rt: Engine, auth: AuthInfo, schemaId: string | null | undefined): Promise<FieldDefinition[]> {
   if (!schemaId) return [];
   const pre = UUID.test(schemaId) ? undefined : prebuiltSchema(schemaId);
   if (pre) return pre.fields;
@@ -46,7 +46,7 @@ function makeCorrection(x: ExtractionRecord, auth: AuthInfo, item: z.infer<typeo
   return { field_id: item.field_id, field: def.name, corrected_value: coerced.value, original_value: x.data[def.name] ?? null, confidence_override: item.confidence_override ?? null, corrected_by: auth.user.id, corrected_at: new Date().toISOString() };
 }
 
-async function saveCorrections(rt: QuireRuntime, x: ExtractionRecord, corrections: Correction[]) {
+async function saveCorrections(rt: Engine, x: ExtractionRecord, corrections: Correction[]) {
   const updated_at = new Date();
   await rt.store.repo('extractions').update(x.id, { corrections, updated_at });
   return apiStoredExtraction({ ...x, corrections, updated_at }, await schemaNameOf(rt, x.schema_id));

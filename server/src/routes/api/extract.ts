@@ -5,11 +5,11 @@ import type { AppContext } from '../../http/context.js';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
 import { publicError } from '../../http/middleware.js';
-import { canRead, loadOwned } from '../../auth/access.js';
-import { runExtraction } from '../../services/extraction.js';
-import type { RunEvent, RunExtractionOptions } from '../../services/extraction.js';
-import { FieldList, Settings, UUID, normaliseFields, schemaNameOf } from '../../services/extraction-fields.js';
-import { apiExtractJob, apiStoredExtraction } from '../../services/extraction-shapes.js';
+import { canRead, loadOwned } from '@quire/engine';
+import { runExtraction } from '@quire/engine';
+import type { RunEvent, RunExtractionOptions } from '@quire/engine';
+import { FieldList, Settings, UUID, normaliseFields, schemaNameOf } from '@quire/engine';
+import { apiExtractJob, apiStoredExtraction } from '@quire/engine';
 
 const TAG = 'Extract';
 

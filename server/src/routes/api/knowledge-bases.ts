@@ -4,10 +4,10 @@ import { errors } from '@quire/core';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
 import { publicError } from '../../http/middleware.js';
-import { canRead, newOwned } from '../../auth/access.js';
-import { listOwned } from '../../services/listing.js';
-import { KbSettingsSchema, addDocument, apiKnowledgeBase, collectionDocuments, createCollection, deleteCollection, loadCollection, removeDocument } from '../../services/collections.js';
-import { checkDuplicates, kbAnalytics, suggestDocuments } from '../../services/kb-insights.js';
+import { canRead, newOwned } from '@quire/engine';
+import { listOwned } from '@quire/engine';
+import { KbSettingsSchema, addDocument, apiKnowledgeBase, collectionDocuments, createCollection, deleteCollection, loadCollection, removeDocument } from '@quire/engine';
+import { checkDuplicates, kbAnalytics, suggestDocuments } from '@quire/engine';
 
 const TAG = 'Knowledge bases';
 const uuid = z.string().uuid();

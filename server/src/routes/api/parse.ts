@@ -2,19 +2,19 @@ import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import { z } from 'zod';
 import { errors } from '@quire/core';
-import type { JobRecord } from '@quire/core';
 import type { AppContext } from '../../http/context.js';
 import { requireAuth } from '../../http/context.js';
-import { parseWith, route } from '../../http/route.js';
+import { parseWith } from '@quire/engine';
+import { route } from '../../http/route.js';
 import { toQuireError } from '../../http/middleware.js';
-import { newOwned } from '../../auth/access.js';
+import { newJob, newOwned } from '@quire/engine';
 import { receiveMultipart } from '../../services/multipart.js';
-import { parseConfigField } from '../../services/parse-config.js';
-import { resolveInput } from '../../services/inputs.js';
-import { parseSync, readStored, studioLink } from '../../services/parse-sync.js';
-import { vetUrl } from '../../services/url-fetch.js';
-import { jobInputKey } from '../../pipelines/steps.js';
-import type { QuireRuntime } from '../../runtime.js';
+import { parseConfigField } from '@quire/engine';
+import { resolveInput } from '@quire/engine';
+import { parseSync, readStored, studioLink } from '@quire/engine';
+import { vetUrl } from '@quire/engine';
+import { jobInputKey } from '@quire/engine';
+import type { Engine } from '@quire/engine';
 
 const TAG = 'Parse';
 const JsonParse = z.object({ input: z.string().min(1), config: z.record(z.string(), z.unknown()).optional() }).strict();
@@ -45,23 +45,8 @@ export function parseRoutes(router: Router<any, any>): void {
     const ref = await resolveInput(rt, auth, body.input);
     if (body.webhook_url) await validateWebhookUrl(rt, body.webhook_url);
     const owner = newOwned(auth, null);
-    const now = new Date();
-    const job: JobRecord = {
-      id: randomUUID(),
-      ...owner,
-      type: 'parse',
-      status: 'pending',
-      progress: 0,
-      // a parse of an svc:// document names it, so that deleting the document deletes this job and its result
-      document_id: ref.kind === 'document' ? ref.doc.id : null,
-      input: ref.kind === 'document' ? { document_id: ref.doc.id, config: cfg } : { url: (ref as { url: string }).url, config: cfg },
-      result: null,
-      error: null,
-      webhook_url: body.webhook_url ?? null,
-      created_at: now,
-      updated_at: now,
-      completed_at: null,
-    };
+    // a parse of an svc:// document names it, so that deleting the document deletes this job and its result
+    const job = newJob({ owner, type: 'parse', document_id: ref.kind === 'document' ? ref.doc.id : null, input: ref.kind === 'document' ? { document_id: ref.doc.id, config: cfg } : { url: (ref as { url: string }).url, config: cfg }, webhook_url: body.webhook_url ?? null });
     await rt.store.repo('jobs').insert(job);
     await rt.pipelines.start(job.id, 'parse', {});
     ctx.status = 202;
@@ -69,7 +54,7 @@ export function parseRoutes(router: Router<any, any>): void {
   });
 }
 
-export async function validateWebhookUrl(rt: QuireRuntime, url: string): Promise<void> {
+export async function validateWebhookUrl(rt: Engine, url: string): Promise<void> {
   try {
     await vetUrl(url, { allowedHosts: rt.config.network.allowedHosts });
   } catch (e) {

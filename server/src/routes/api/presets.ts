@@ -5,8 +5,8 @@ import { errors } from '@quire/core';
 import type { PresetRecord } from '@quire/core';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
-import { assertCanCreateIn, canRead, loadOwned } from '../../auth/access.js';
-import { mergeConfig, parseConfig } from '../../services/parse-config.js';
+import { assertCanCreateIn, canRead, loadOwned } from '@quire/engine';
+import { mergeConfig, parseConfig } from '@quire/engine';
 
 const TAG = 'Parse presets';
 const uuid = z.string().uuid();

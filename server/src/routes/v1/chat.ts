@@ -4,12 +4,12 @@ import { errors } from '@quire/core';
 import { publicError, toQuireError } from '../../http/middleware.js';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
-import { listOwned } from '../../services/listing.js';
-import { CHAT_MODES, answer, loadSession } from '../../services/chat.js';
-import type { ChatAnswer, ChatMode, ChatTurn } from '../../services/chat.js';
+import { listOwned } from '@quire/engine';
+import { CHAT_MODES, answer, loadSession } from '@quire/engine';
+import type { ChatAnswer, ChatMode, ChatTurn } from '@quire/engine';
 import { openSse } from '../../services/chat-sse.js';
-import { loadCollection } from '../../services/collections.js';
-import { epoch } from '../../services/documents.js';
+import { loadCollection } from '@quire/engine';
+import { epoch } from '@quire/engine';
 
 const TAG = 'Chat completions (v1, OpenAI-compatible)';
 

@@ -2,10 +2,10 @@ import Router from '@koa/router';
 import { z } from 'zod';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
-import { newOwned } from '../../auth/access.js';
-import { listOwned } from '../../services/listing.js';
-import { addDocument, createCollection, deleteCollection, documentCount, loadCollection, removeDocument, v1Collection } from '../../services/collections.js';
-import { searchChunks } from '../../services/search.js';
+import { newOwned } from '@quire/engine';
+import { listOwned } from '@quire/engine';
+import { addDocument, createCollection, deleteCollection, documentCount, loadCollection, removeDocument, v1Collection } from '@quire/engine';
+import { searchChunks } from '@quire/engine';
 
 const TAG = 'Collections and search (v1)';
 

@@ -5,12 +5,12 @@ import { errors } from '@quire/core';
 import type { AppContext } from '../../http/context.js';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
-import { loadOwned, newOwned } from '../../auth/access.js';
-import { createDocument, deleteDocument, detectStored, v1Document } from '../../services/documents.js';
-import { listOwned } from '../../services/listing.js';
+import { loadOwned, newOwned } from '@quire/engine';
+import { createDocument, deleteDocument, detectStored, v1Document } from '@quire/engine';
+import { listOwned } from '@quire/engine';
 import { receiveMultipart } from '../../services/multipart.js';
-import { parseConfigField } from '../../services/parse-config.js';
-import { contentKey, loadParsed, originalKey } from '../../pipelines/steps.js';
+import { parseConfigField } from '@quire/engine';
+import { contentKey, loadChunks, loadParsed, originalKey } from '@quire/engine';
 
 const TAG = 'Documents (v1)';
 const idParam = z.string().uuid();
@@ -69,12 +69,10 @@ export function documentRoutes(router: Router<any, any>): void {
       const out: Record<string, unknown> = { id: doc.id, object: 'document.content', name: doc.name, pages: doc.pages };
       if (query.response !== 'chunks') out.text = (await loadParsed(ctx.quire, contentKey(doc.id))).text;
       if (query.response !== 'text') {
-        const rows = await ctx.quire.store.repo('chunks').find({ document_id: doc.id }, { order: { idx: 'ASC' } });
         // a chunk that runs over several pages also lists them, with its box on each (page/bbox are the first page's)
-        out.chunks = rows.map((r) => {
-          const pages = Array.isArray(r.metadata?.pages) ? (r.metadata!.pages as number[]) : [r.page];
-          const boxes = Array.isArray(r.metadata?.boxes) ? r.metadata!.boxes : undefined;
-          return { id: r.id, index: r.idx, page: r.page, content: r.content, type: r.type, confidence: r.confidence, bbox: r.bbox, span: { start: r.span_start, end: r.span_end }, ...(pages.length > 1 ? { pages, boxes } : {}) };
+        out.chunks = (await loadChunks(ctx.quire, doc.id)).map((c) => {
+          const pages = c.metadata.pages ?? [c.page];
+          return { id: c.id, index: c.index, page: c.page, content: c.content, type: c.metadata.type, confidence: c.metadata.confidence, bbox: c.bbox, span: c.span, ...(pages.length > 1 ? { pages, boxes: c.metadata.boxes } : {}) };
         });
       }
       return out;

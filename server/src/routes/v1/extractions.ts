@@ -3,10 +3,10 @@ import { z } from 'zod';
 import { errors } from '@quire/core';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
-import { loadOwned } from '../../auth/access.js';
-import { runExtraction } from '../../services/extraction.js';
-import { FieldList, Settings, UUID, normaliseFields } from '../../services/extraction-fields.js';
-import { v1Extraction } from '../../services/extraction-shapes.js';
+import { loadOwned } from '@quire/engine';
+import { runExtraction } from '@quire/engine';
+import { FieldList, Settings, UUID, normaliseFields } from '@quire/engine';
+import { v1Extraction } from '@quire/engine';
 
 const TAG = 'Extractions (v1)';
 

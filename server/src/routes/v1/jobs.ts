@@ -4,12 +4,12 @@ import type { JobRecord } from '@quire/core';
 import type { AuthInfo } from '../../http/context.js';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
-import { canRead } from '../../auth/access.js';
-import { epoch, jobStillServed, publicErrorText } from '../../services/documents.js';
-import type { QuireRuntime } from '../../runtime.js';
+import { canRead } from '@quire/engine';
+import { epoch, jobStillServed, publicErrorText } from '@quire/engine';
+import type { Engine } from '@quire/engine';
 
 /** A job by its id, or the processing job of a document by the document's id. */
-export async function findJob(rt: QuireRuntime, auth: AuthInfo, id: string): Promise<JobRecord> {
+export async function findJob(rt: Engine, auth: AuthInfo, id: string): Promise<JobRecord> {
   if (!/^[0-9a-f-]{36}$/i.test(id)) throw errors.notFound('job', id);
   let job = await rt.store.repo('jobs').get(id);
   if (!job) {

@@ -4,9 +4,9 @@ import { z } from 'zod';
 import type { SchemaRecord } from '@quire/core';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
-import { newOwned } from '../../auth/access.js';
-import { epoch } from '../../services/documents.js';
-import { FieldList, UUID, loadSchema, normaliseFields, readableSchemas, schemaPatch } from '../../services/extraction-fields.js';
+import { newOwned } from '@quire/engine';
+import { epoch } from '@quire/engine';
+import { FieldList, UUID, loadSchema, normaliseFields, readableSchemas, schemaPatch } from '@quire/engine';
 
 const TAG = 'Schemas (v1)';
 

@@ -1,0 +1,60 @@
+/**
+ * The service under test for the bench scripts: started as its own process (built dist when present, else the
+ * TypeScript sources through tsx) on a free port with a throw-away data directory and a bootstrap key.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+export interface Service {
+  base: string;
+  pid: number;
+  dataDir: string;
+  stop: () => Promise<void>;
+}
+
+const root = path.resolve(import.meta.dirname, '..');
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+/** Starts the service with `key` as its bootstrap API key; `env` adds to (or overrides) its environment. */
+export async function startService(key: string, opts: { prefix: string; env?: Record<string, string> }): Promise<Service> {
+  const port = await freePort();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), opts.prefix));
+  const dist = path.join(root, 'server/dist/bin.js');
+  const cmd = fs.existsSync(dist) ? [dist] : ['--conditions=quire-source', '--import', 'tsx', path.join(root, 'server/src/bin.ts')];
+  const child = spawn(process.execPath, [...cmd, 'serve'], {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', QUIRE_DATA_DIR: dataDir, QUIRE_BOOTSTRAP_API_KEY: key, QUIRE_LOG_LEVEL: 'warn', QUIRE_PUBLIC_URL: `http://127.0.0.1:${port}`, ...opts.env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const base = `http://127.0.0.1:${port}`;
+  let up = false;
+  for (let i = 0; i < 600 && !up; i++) {
+    try {
+      up = (await fetch(`${base}/healthz`)).ok;
+    } catch {}
+    if (!up) await new Promise((r) => setTimeout(r, 100));
+  }
+  if (!up) throw new Error('the service did not start');
+  return {
+    base,
+    pid: child.pid!,
+    dataDir,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import { errors } from '@quire/core';
+import type { ApiKeyRecord, Owned, Role, Store, TableName, Tables, UserRecord } from '@quire/core';
+
+/** Who a request or a background job acts as: the user, the API key used (none for background work), the user's organizations. */
+export interface AuthInfo {
+  user: UserRecord;
+  /** the API key of the request; null for work the engine runs on the user's behalf (batches, workflows) */
+  key: ApiKeyRecord | null;
+  /** organizations the user belongs to, with roles */
+  memberships: { organization_id: string; role: 'owner' | 'admin' | 'member' | 'viewer' }[];
+}
+
+/** The identity of a user for work run on their behalf in the background (no API key): their current memberships. */
+export async function actingAs(store: Store, userId: string): Promise<AuthInfo> {
+  const user = await store.repo('users').get(userId);
+  if (!user) throw errors.notFound('user', userId);
+  const memberships = (await store.repo('memberships').find({ user_id: userId })).map((m) => ({ organization_id: m.organization_id, role: m.role }));
+  return { user, key: null, memberships };
+}
+
+type OwnedTable = { [N in TableName]: Tables[N] extends Owned & { id: string } ? N : never }[TableName];
+
+const WRITE_ANY: Role[] = ['owner', 'admin'];
+
+/**
+ * The one access rule: the owner may read and write; members of the resource's organization may read;
+ * owners and admins of that organization may write any of its resources; members may write their own;
+ * viewers only read.
+ */
+export function canRead(auth: AuthInfo, r: Owned): boolean {
+  if (r.user_id === auth.user.id) return true;
+  return !!r.organization_id && auth.memberships.some((m) => m.organization_id === r.organization_id);
+}
+
+export function canWrite(auth: AuthInfo, r: Owned): boolean {
+  const m = r.organization_id ? auth.memberships.find((x) => x.organization_id === r.organization_id) : undefined;
+  if (r.user_id === auth.user.id) return !m || m.role !== 'viewer';
+  return !!m && WRITE_ANY.includes(m.role);
+}
+
+export function roleIn(auth: AuthInfo, organizationId: string): Role | null {
+  return auth.memberships.find((m) => m.organization_id === organizationId)?.role ?? null;
+}
+
+/** Throws unless the caller may create resources in the organization (member or above). */
+export function assertCanCreateIn(auth: AuthInfo, organizationId: string | null | undefined): void {
+  if (!organizationId) return;
+  const role = roleIn(auth, organizationId);
+  if (!role) throw errors.notFound('organization', organizationId);
+  if (role === 'viewer') throw errors.forbidden('Viewers cannot create resources in this organization');
+}
+
+/**
+ * Loads a resource for the caller. Someone else's resource is reported as not found (its existence is not
+ * revealed); a readable one the caller may not change is 403 for 'write'.
+ */
+export async function loadOwned<N extends OwnedTable>(store: Store, table: N, id: string, auth: AuthInfo, mode: 'read' | 'write', what = table.replace(/s$/, '')): Promise<Tables[N]> {
+  const row = (await store.repo(table).get(id)) as (Tables[N] & Owned) | null;
+  if (!row || !canRead(auth, row)) throw errors.notFound(what, id);
+  if (mode === 'write' && !canWrite(auth, row)) throw errors.forbidden(`You cannot change this ${what}`);
+  return row;
+}
+
+/** Owner scope for list queries and search filters. */
+export function ownerScope(auth: AuthInfo): { userId: string; organizationIds: string[] } {
+  return { userId: auth.user.id, organizationIds: auth.memberships.map((m) => m.organization_id) };
+}
+
+export function newOwned(auth: AuthInfo, organizationId?: string | null): Owned {
+  assertCanCreateIn(auth, organizationId);
+  return { user_id: auth.user.id, organization_id: organizationId ?? null };
+}

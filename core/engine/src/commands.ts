@@ -1,0 +1,103 @@
+/**
+ * The commands a process runs without the HTTP host: `quire worker` (consume pipeline stages) and
+ * `quire keys` (API keys). `quire-worker` (this package's bin) and the server's `quire` command both call them.
+ */
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '@quire/config';
+import type { QuireConfig } from '@quire/config';
+import { Engine } from './engine.js';
+import { createLogger } from './logger.js';
+import { describeDatabase, describeQueue } from './status.js';
+import { createKey, findOrCreateUser, revokeKey } from './accounts/keys.js';
+
+/** Starts a worker: an engine that consumes every stage (or the named `<pipeline>.<stage>` queues) until SIGINT/SIGTERM. */
+export async function workerCommand(config: Readonly<QuireConfig>, args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { stages: { type: 'string' } } });
+  const rt = await Engine.create(config, createLogger(config.logLevel), 'worker');
+  const stages = values.stages?.split(',').map((s) => s.trim()).filter(Boolean);
+  await rt.startStages(stages);
+  console.log(`Quire worker ${rt.workerId} consuming ${stages?.join(', ') ?? 'every stage'}`);
+  console.log(`  database: ${describeDatabase(config)}`);
+  console.log(`  queue: ${describeQueue(config)}`);
+  console.log(`  data dir: ${config.dataDir}`);
+  return stopOnSignal(() => rt.close());
+}
+
+/** Closes with `close` and exits 0 on SIGINT or SIGTERM; returns -1 (keep running) for runMain. */
+export function stopOnSignal(close: () => Promise<void>): number {
+  const stop = async () => {
+    await close();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return -1;
+}
+
+export const KEYS_USAGE = `  quire keys create --name <n> [--email <e>] [--plan free|standard|premium]
+  quire keys list [--email <e>]
+  quire keys revoke <key-id>`;
+
+/** `quire keys create|list|revoke`; the key is printed on stdout, everything else on stderr. */
+export async function keysCommand(config: Readonly<QuireConfig>, rest: string[]): Promise<number> {
+  const [sub, ...args] = rest;
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { name: { type: 'string' }, email: { type: 'string' }, plan: { type: 'string' } } });
+  const rt = await Engine.create(config, createLogger('silent'), 'runner');
+  // the key works only on a server with the same database: say which one this is (stderr: stdout is the key)
+  const from = config.db.url ? 'QUIRE_DB_URL' : 'QUIRE_DATA_DIR';
+  console.error(`database: ${describeDatabase(config)} (${from})`);
+  try {
+    if (sub === 'create') {
+      if (!values.name) throw new Error('--name is required');
+      const plan = (values.plan ?? 'premium') as 'free' | 'standard' | 'premium';
+      if (!['free', 'standard', 'premium'].includes(plan)) throw new Error('--plan must be free, standard or premium');
+      const user = await findOrCreateUser(rt.store, values.email ?? 'admin@quire.local', plan);
+      const { key, record } = await createKey(rt.store, user.id, values.name);
+      console.log(key);
+      console.error(`created key ${record.id} (${record.name}) for ${user.email}, plan ${user.plan}. It is shown only once.`);
+      console.error(`It is accepted by servers that use this database: ${describeDatabase(config)}`);
+    } else if (sub === 'list') {
+      const users = values.email ? [await rt.store.repo('users').findOne({ email: values.email })].filter((u) => !!u) : await rt.store.repo('users').find();
+      for (const u of users) for (const k of await rt.store.repo('api_keys').find({ user_id: u!.id })) console.log(`${k.id}\t${k.prefix}…\t${k.name}\t${u!.email}\t${k.revoked_at ? 'revoked' : 'active'}`);
+    } else if (sub === 'revoke') {
+      const id = positionals[0];
+      if (!id) throw new Error('usage: quire keys revoke <key-id>');
+      console.log((await revokeKey(rt.store, id)) ? `revoked ${id}` : `no active key ${id}`);
+    } else {
+      console.error(KEYS_USAGE);
+      return 2;
+    }
+    return 0;
+  } finally {
+    await rt.close();
+  }
+}
+
+/**
+ * Runs a command's main with the loaded config and exits with its code (-1: keep running, e.g. a worker); an
+ * invalid configuration is said on stderr with exit code 2.
+ */
+export function runMain(name: string, main: (config: Readonly<QuireConfig>) => Promise<number>): void {
+  const withConfig = async () => {
+    let config;
+    try {
+      config = loadConfig();
+    } catch (e) {
+      if (e instanceof ConfigError) {
+        console.error(e.message);
+        return 2;
+      }
+      throw e;
+    }
+    return main(config);
+  };
+  withConfig().then(
+    (code) => {
+      if (code >= 0) process.exit(code);
+    },
+    (e) => {
+      console.error(`${name}: ${(e as Error).message}`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,126 @@
+import os from 'node:os';
+import { EventBus, InProcessTransport, PipelineRuntime, PluginRegistry, inProcessTransportPlugin, sharedSettings } from '@quire/core';
+import type { BlobStorage, Logger, Store, Transport } from '@quire/core';
+import type { QuireConfig } from '@quire/config';
+import { ensureBootstrapKey } from './accounts/keys.js';
+import { WebhookDispatcher } from './services/webhooks.js';
+import { loadSigningSecret } from './services/signing.js';
+import type { EngineContext, RuntimeRole } from './context.js';
+import { definePipelines } from './pipelines/index.js';
+import { jobInputKey } from './pipelines/steps.js';
+
+/** Built-in plugins, loaded through the same registry as third-party ones (which may override them). */
+export const BUILTIN_PLUGINS = [
+  '@quire/plugin-store-typeorm',
+  '@quire/plugin-storage-disk',
+  '@quire/plugin-transport-rabbitmq',
+  '@quire/plugin-ocr-tesseract',
+  '@quire/plugin-reader-pdf',
+  '@quire/plugin-reader-image',
+  '@quire/plugin-reader-office',
+  '@quire/plugin-reader-sheet',
+  '@quire/plugin-reader-slides',
+  '@quire/plugin-chunker-default',
+  '@quire/plugin-embedder-local',
+  '@quire/plugin-embedder-openai',
+  '@quire/plugin-vector-embedded',
+  '@quire/plugin-vector-weaviate',
+  '@quire/plugin-llm-openai',
+  '@quire/plugin-extractor-layout',
+];
+
+
+/**
+ * Everything a Quire process needs, built once from the frozen config: plugins, store, blob storage,
+ * transport, event bus, pipelines, webhooks. The server, `quire worker` and the runner all use it.
+ */
+export class Engine implements EngineContext {
+  readonly registry: PluginRegistry;
+  readonly events = new EventBus();
+  store!: Store;
+  storage!: BlobStorage;
+  transport!: Transport;
+  pipelines!: PipelineRuntime;
+  webhooks!: WebhookDispatcher;
+  signingSecret!: string;
+  readonly workerId = `${os.hostname()}:${process.pid}`;
+
+  private constructor(readonly config: Readonly<QuireConfig>, readonly logger: Logger, readonly role: RuntimeRole) {
+    const selected: Record<string, string> = { ...config.plugins.selected };
+    if (config.llm.baseUrl) selected.llm = 'openai';
+    // plugins get their own options and the shared settings they ask for, never the whole config
+    this.registry = new PluginRegistry({ dataDir: config.dataDir, logger, selected, options: config.plugins.options, optionSources: config.plugins.sources, shared: sharedSettings(config) });
+  }
+
+  static async create(config: Readonly<QuireConfig>, logger: Logger, role: RuntimeRole = 'server'): Promise<Engine> {
+    const rt = new Engine(config, logger, role);
+    try {
+      await rt.init();
+    } catch (e) {
+      // plugins already started (worker threads, connections) must not keep the process alive
+      await rt.registry.close().catch(() => {});
+      throw e;
+    }
+    return rt;
+  }
+
+  private async init(): Promise<void> {
+    const { config, registry, logger } = this;
+    registry.register(inProcessTransportPlugin, undefined, '@quire/core');
+    for (const name of BUILTIN_PLUGINS) await registry.load(name, import.meta.dirname);
+    for (const spec of config.plugins.extra) await registry.load(spec, process.cwd());
+    await registry.start();
+    this.store = registry.get('store');
+    this.storage = registry.get('storage');
+    this.transport = registry.get('transport');
+    await this.events.attach(this.transport, (e) => logger.warn({ err: (e as Error)?.message }, 'event handler failed'));
+    this.signingSecret = loadSigningSecret(config.dataDir, config.secrets.signing);
+    this.pipelines = new PipelineRuntime({
+      store: this.store,
+      transport: this.transport,
+      logger: logger.child({ part: 'pipelines' }),
+      workerId: this.workerId,
+      concurrency: config.queue.concurrency,
+      maxAttempts: config.queue.maxAttempts,
+      leaseMs: config.queue.leaseMs,
+      fairShare: config.queue.fairShare,
+    });
+    // deliveries are jobs of the `webhook` pipeline (pipelines/webhook.ts), run by whichever process consumes it
+    this.webhooks = new WebhookDispatcher(this.store, { allowedHosts: config.network.allowedHosts, retryDelaysMs: config.webhooks.retryDelaysMs, timeoutMs: config.webhooks.timeoutMs }, logger.child({ part: 'webhooks' }), this.pipelines);
+    definePipelines(this);
+    if (this.role !== 'runner') await this.recoverInterrupted();
+    if (this.role === 'server') await this.webhooks.queueOrphans();
+    if (config.auth.bootstrapKey && this.role !== 'runner') await ensureBootstrapKey(this.store, config.auth.bootstrapKey, config.auth.bootstrapPlan);
+    for (const h of await registry.health()) if (!h.ok) logger.warn({ plugin: h.plugin }, `not available: ${h.message ?? 'unhealthy'}`);
+  }
+
+  /**
+   * On the embedded queue this process is the only one that runs stages, so whatever was running when it
+   * last stopped was interrupted: those stages are freed at once (their messages were kept in the store and
+   * run again), and unfinished jobs that have no message left fail with a reason instead of staying
+   * 'processing' for ever. Synchronous parses and extractions are pipeline jobs too: theirs resume with
+   * their queued stage even though the caller that waited is gone.
+   */
+  private async recoverInterrupted(): Promise<void> {
+    if (!(this.transport instanceof InProcessTransport) || !this.transport.durable) return;
+    const freed = await this.store.repo('job_stages').update({ status: 'running' }, { status: 'failed', error: 'Interrupted: the service restarted' });
+    const queued = new Set((await this.store.repo('stage_messages').find()).map((m) => m.job_id));
+    let failed = 0;
+    for (const job of await this.store.repo('jobs').find({ status: ['pending', 'processing'] })) {
+      if (queued.has(job.id)) continue;
+      if (await this.pipelines.fail(job.id, 'Interrupted: the service stopped before this job finished; submit it again')) failed++;
+      await this.storage.delete(jobInputKey(job.id)).catch(() => {});
+    }
+    if (freed || failed || queued.size) this.logger.warn({ resumed: queued.size, stagesFreed: freed, failed }, 'recovered from an unclean stop: queued jobs resume, interrupted ones without a queued stage failed');
+  }
+
+  /** Consume pipeline stages in this process (the server by default; `quire worker` always). */
+  async startStages(stages?: string[]): Promise<void> {
+    await this.pipelines.consume(stages);
+  }
+
+  async close(): Promise<void> {
+    await this.pipelines?.stop().catch(() => {});
+    await this.registry.close();
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * @quire/engine: the application every host runs. An Engine is built from the frozen config: it loads the
+ * plugins, opens the store, blob storage and transport, defines every job kind as a pipeline of named
+ * stages on the one runtime, and offers the services (documents, parse, extraction, collections, chat,
+ * search, accounts, webhooks) that the HTTP host, `quire worker` and the runner call.
+ */
+export * from './engine.js';
+export * from './logger.js';
+export * from './status.js';
+export * from './validation.js';
+export * from './accounts/access.js';
+export * from './accounts/keys.js';
+export * from './pipelines/index.js';
+export * from './pipelines/ingest.js';
+export * from './pipelines/parse.js';
+export * from './pipelines/steps.js';
+export * from './services/chat-text.js';
+export * from './services/chat.js';
+export * from './services/collections.js';
+export * from './services/documents.js';
+export * from './services/extraction-batch.js';
+export * from './services/extraction-compare.js';
+export * from './services/extraction-fields.js';
+export * from './services/extraction-shapes.js';
+export * from './services/extraction-suggest.js';
+export * from './services/extraction.js';
+export * from './services/file-names.js';
+export * from './services/inputs.js';
+export * from './services/kb-insights.js';
+export * from './services/ledger.js';
+export * from './services/listing.js';
+export * from './services/parse-config.js';
+export * from './services/parse-sync.js';
+export * from './services/public-errors.js';
+export * from './services/render.js';
+export * from './services/search.js';
+export * from './services/signing.js';
+export * from './services/url-fetch.js';
+export * from './services/webhooks.js';
+export * from './commands.js';
+export * from './jobs.js';
+export * from './context.js';

@@ -1,0 +1,87 @@
+import type { DocumentRecord } from '@quire/core';
+import type { EngineContext as Engine } from '../context.js';
+import { charge } from '../services/ledger.js';
+import { addDocument } from '../services/collections.js';
+import { documentEventData, publicErrorText } from '../services/documents.js';
+import { parseConfig } from '../services/parse-config.js';
+import { ownerOf, requireDocument, withLocalFile } from '../jobs.js';
+import { chunkStored, contentKey, indexChunks, readFileToStorage, storeChunks } from './steps.js';
+
+/**
+ * Upload processing: read (reader + OCR) → chunk → index. Each stage keeps its output in the store or
+ * blob storage, so any worker can run the next one.
+ */
+export function defineIngestPipeline(rt: Engine): void {
+  rt.pipelines.define({
+    name: 'ingest',
+    stages: [
+      {
+        name: 'read',
+        async run(ctx) {
+          const doc = await requireDocument(rt.store, String(ctx.payload.documentId));
+          const cfg = parseConfig(doc.parsing_config ?? {});
+          const read = await withLocalFile(rt.storage, doc.storage_key, (file) =>
+            readFileToStorage(rt, { path: file, name: doc.name, format: doc.file_type, size: doc.file_size, id: doc.id }, cfg, contentKey(doc.id), {
+              signal: ctx.signal,
+              onProgress: (f) => void ctx.progress(f).catch(() => {}),
+            }),
+          );
+          await rt.store.repo('documents').update(doc.id, { pages: read.pages, content_key: contentKey(doc.id), issues: read.issues.length ? read.issues : null, updated_at: new Date() });
+          return { documentId: doc.id, pages: read.pages, ocr_pages: read.ocrPages };
+        },
+      },
+      {
+        name: 'chunk',
+        async run(ctx) {
+          const doc = await requireDocument(rt.store, String(ctx.payload.documentId));
+          const cfg = parseConfig(doc.parsing_config ?? {});
+          // chunked in an isolate: a large document is never parsed back into objects on this event loop
+          const chunks = await chunkStored(rt, contentKey(doc.id), cfg, ctx.signal);
+          await storeChunks(rt, ownerOf(doc), doc.id, chunks);
+          return { ...ctx.payload, chunks: chunks.length };
+        },
+      },
+      {
+        name: 'index',
+        async run(ctx) {
+          const doc = await requireDocument(rt.store, String(ctx.payload.documentId));
+          const indexed = await indexChunks(rt, ownerOf(doc), doc.id, ctx.signal);
+          return { ...ctx.payload, indexed };
+        },
+      },
+    ],
+    async onStart(job) {
+      if (!job.document_id) return;
+      await rt.store.repo('documents').update(job.document_id, { status: 'processing', updated_at: new Date() });
+      const doc = await rt.store.repo('documents').get(job.document_id);
+      if (doc) await rt.events.emit('document.processing', documentEventData(doc), ownerOf(doc));
+    },
+    async onComplete(job, output) {
+      if (!job.document_id) return;
+      const doc = await rt.store.repo('documents').get(job.document_id);
+      if (!doc) return;
+      const pages = Number(output.pages ?? doc.pages ?? 0);
+      const processing_ms = Date.now() - doc.created_at.getTime();
+      await rt.store.repo('documents').update(doc.id, { status: 'completed', pages, processing_ms, error: null, updated_at: new Date() });
+      const cfg = parseConfig(doc.parsing_config ?? {});
+      await charge(rt.store, ownerOf(doc), cfg.ocr.agentic ? 'ocr_agentic' : 'parse', pages, doc.id);
+      await rt.store.repo('jobs').update(job.id, { result: { document_id: doc.id, pages, chunks: Number(output.chunks ?? 0) } });
+      if (doc.knowledge_base_id) {
+        const kb = await rt.store.repo('collections').get(doc.knowledge_base_id);
+        if (kb) await addDocument(rt, null, kb, doc.id, doc.user_id).catch((e) => rt.logger.warn({ err: (e as Error).message, doc: doc.id }, 'adding to knowledge base failed'));
+      }
+      const done = { ...doc, status: 'completed' as const, pages, processing_ms };
+      await rt.events.emit('document.completed', documentEventData(done), ownerOf(doc));
+      await rt.events.emit('document.processed', documentEventData(done), ownerOf(doc));
+    },
+    async onFail(job, error) {
+      if (!job.document_id) return;
+      const doc = await rt.store.repo('documents').get(job.document_id);
+      if (!doc) return;
+      // what users and webhooks see: the reason, never an internal detail (that stays in the log under the job id)
+      const message = publicErrorText(error.message, `job ${job.id}`)!;
+      await rt.store.repo('documents').update(doc.id, { status: 'failed', error: message, updated_at: new Date() });
+      await rt.events.emit('document.failed', { ...documentEventData({ ...doc, status: 'failed' }), error: message }, ownerOf(doc));
+    },
+  });
+}

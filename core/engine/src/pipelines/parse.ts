@@ -1,0 +1,148 @@
+import fsp from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { NonRetryableError, errors } from '@quire/core';
+import type { JobRecord, StageDefinition } from '@quire/core';
+import type { EngineContext as Engine } from '../context.js';
+import { charge, creditsFor } from '../services/ledger.js';
+import { parseConfig } from '../services/parse-config.js';
+import { callbackSecret } from '../services/signing.js';
+import { fetchUrl } from '../services/url-fetch.js';
+import { detectStored, publicErrorText } from '../services/documents.js';
+import { ownerOf, requireDocument, withLocalFile } from '../jobs.js';
+import { apiChunk, chunkStored, contentKey, jobInputKey, jobParsedKey, readFileToStorage } from './steps.js';
+
+/** Downloads a URL input into blob storage (SSRF-checked, size-limited while streaming) and detects its format. */
+export async function fetchInputToStorage(rt: Engine, url: string, key: string): Promise<{ name: string; format: string; size: number }> {
+  const { stream, fileName } = await fetchUrl(url, { allowedHosts: rt.config.network.allowedHosts, timeoutMs: rt.config.limits.urlTimeoutMs, maxBytes: rt.config.limits.uploadBytes });
+  const { size } = await rt.storage.put(key, Readable.from(stream as AsyncIterable<Buffer>), { maxBytes: rt.config.limits.uploadBytes });
+  const detected = await withLocalFile(rt.storage, key, (file) => rt.registry.detectFormat(file, fileName));
+  if (!detected) {
+    await rt.storage.delete(key);
+    throw errors.unsupported(`Unsupported file format (${fileName})`);
+  }
+  return { name: fileName, format: detected.format, size };
+}
+
+/**
+ * Where the `fetch` stage of a parse finds its file. The async parse names it in the job's input
+ * (`{url}` or `{document_id}`); the synchronous parse and the runner pass it as the payload of the first
+ * stage (`rt.pipelines.start(jobId, 'parse', source)`), so that the job row keeps the input the API records
+ * (`{config}`).
+ */
+export type ParseSource =
+  /** an svc:// document; its parsed content is reused unless `reuse_content` is false */
+  | { source: 'document'; document_id: string; reuse_content?: boolean; read_as?: string }
+  /** an http(s) URL, downloaded into storage under jobInputKey(jobId) */
+  | { source: 'url'; url: string }
+  /** a file the caller already streamed to storage under jobInputKey(jobId) (multipart upload) */
+  | { source: 'stored'; name: string; size: number }
+  /**
+   * A file on this machine's disk, read where it is (runner role only: the operator's own files; a stage
+   * of any other role refuses it, so a message can never make a server read a path).
+   */
+  | { source: 'local'; path: string; name: string; read_as?: string };
+
+/** The source of a parse job: the first stage's payload, else the job's input (async parse). */
+function sourceOf(job: JobRecord, payload: Record<string, unknown>): ParseSource {
+  if (typeof payload.source === 'string') return payload as unknown as ParseSource;
+  const input = (job.input ?? {}) as { url?: string; document_id?: string };
+  if (input.document_id) return { source: 'document', document_id: input.document_id };
+  return { source: 'url', url: String(input.url) };
+}
+
+/**
+ * The parse pipeline: fetch → read → chunk. The async parse (POST /api/parse/async, completion callback to
+ * its webhook_url), the synchronous parse (POST /api/parse, the embed parse action: the same job, awaited in
+ * process) and the runner (role runner, files on its disk) all run it.
+ */
+export function defineParsePipeline(rt: Engine): void {
+  const stages: StageDefinition[] = [
+    {
+      name: 'fetch',
+      async run(ctx) {
+        const src = sourceOf(ctx.job, ctx.payload);
+        const key = jobInputKey(ctx.job.id);
+        switch (src.source) {
+          case 'document': {
+            const doc = await requireDocument(rt.store, src.document_id);
+            // a reused content keeps the document's chunk ids; a new read names chunks by read_as, else the job
+            const reuse = !!doc.content_key && (src.reuse_content ?? true);
+            return { source: 'document', documentId: doc.id, name: doc.name, format: doc.file_type, size: doc.file_size, key: doc.storage_key, reuse, decided: src.reuse_content !== undefined, pages: doc.pages, readAs: src.read_as };
+          }
+          case 'stored': {
+            const detected = await detectStored(rt, key, src.name);
+            return { source: 'stored', key, name: src.name, format: detected.format, size: src.size };
+          }
+          case 'local': {
+            if (rt.role !== 'runner') throw new NonRetryableError('a local file is read by the runner only');
+            const detected = await rt.registry.detectFormat(src.path, src.name);
+            if (!detected) throw errors.unsupported(`Unsupported file format (${src.name})`);
+            const { size } = await fsp.stat(src.path);
+            return { source: 'local', path: src.path, name: src.name, format: detected.format, size, readAs: src.read_as };
+          }
+          default: {
+            const file = await fetchInputToStorage(rt, String(src.url), key);
+            return { source: 'url', key, ...file };
+          }
+        }
+      },
+    },
+    {
+      name: 'read',
+      async run(ctx) {
+        const cfg = parseConfig((ctx.job.input as { config?: unknown }).config ?? {});
+        const p = ctx.payload as { source: string; documentId?: string; key?: string; path?: string; name: string; format: string; size: number; reuse?: boolean; decided?: boolean; readAs?: string };
+        const ocrOverridden = (ctx.job.input as any)?.config?.ocr !== undefined;
+        if (p.source === 'document' && p.reuse && (p.decided || !ocrOverridden)) {
+          return { ...p, parsedKey: contentKey(p.documentId!) };
+        }
+        const read = (file: string) =>
+          readFileToStorage(rt, { path: file, name: p.name, format: p.format, size: p.size, id: p.readAs ?? ctx.job.id }, cfg, jobParsedKey(ctx.job.id), {
+            signal: ctx.signal,
+            onProgress: (f) => void ctx.progress(f).catch(() => {}),
+          });
+        let stored;
+        if (p.source === 'local') {
+          if (rt.role !== 'runner') throw new NonRetryableError('a local file is read by the runner only');
+          stored = await read(p.path!);
+        } else {
+          stored = await withLocalFile(rt.storage, p.key!, read);
+        }
+        return { ...p, parsedKey: jobParsedKey(ctx.job.id), pages: stored.pages };
+      },
+    },
+    {
+      name: 'chunk',
+      async run(ctx) {
+        const cfg = parseConfig((ctx.job.input as { config?: unknown }).config ?? {});
+        const p = ctx.payload as { parsedKey: string; source: string; pages?: number | null };
+        // jobid:// reuse reads the job's own copy: the document's parsed content is copied as it is stored
+        if (p.parsedKey !== jobParsedKey(ctx.job.id)) await rt.storage.put(jobParsedKey(ctx.job.id), await rt.storage.get(p.parsedKey));
+        const chunks = await chunkStored(rt, jobParsedKey(ctx.job.id), cfg, ctx.signal);
+        const pages = p.pages ?? 0;
+        return { type: 'full', chunks: chunks.map(apiChunk), usage: { num_pages: pages, credits: creditsFor(cfg.ocr.agentic ? 'ocr_agentic' : 'parse', pages) } };
+      },
+    },
+  ];
+  rt.pipelines.define({
+    name: 'parse',
+    stages,
+    async onComplete(job, output) {
+      const usage = output.usage as { num_pages: number; credits: number };
+      const cfg = parseConfig((job.input as { config?: unknown }).config ?? {});
+      // the runner has no accounts: nothing to charge on its own machine
+      if (rt.role !== 'runner') await charge(rt.store, ownerOf(job), cfg.ocr.agentic ? 'ocr_agentic' : 'parse', usage.num_pages, job.id);
+      await rt.storage.delete(jobInputKey(job.id)).catch(() => {});
+      await callback(rt, job, { job_id: job.id, status: 'completed', result: { type: output.type, chunks: output.chunks }, usage });
+    },
+    async onFail(job, error) {
+      await rt.storage.delete(jobInputKey(job.id)).catch(() => {});
+      await callback(rt, job, { job_id: job.id, status: 'failed', result: null, usage: { num_pages: 0, credits: 0 }, error: publicErrorText(error.message, `job ${job.id}`) });
+    },
+  });
+}
+
+async function callback(rt: Engine, job: JobRecord, payload: Record<string, unknown>): Promise<void> {
+  if (!job.webhook_url) return;
+  await rt.webhooks.enqueue({ url: job.webhook_url, event: 'parse.completed', payload, secret: callbackSecret(rt.signingSecret, job.user_id), user_id: job.user_id });
+}

@@ -1,0 +1,234 @@
+import { ReaderSandbox, errors, isQuireError } from '@quire/core';
+import type { BBox, Chunk, ChunkRecord, Owned, ParsedDocument, ReadJson, ReadLimits, ReaderPlugin } from '@quire/core';
+import type { EngineContext as Engine } from '../context.js';
+import { chunkOptions } from '../services/parse-config.js';
+import type { ParseConfig } from '../services/parse-config.js';
+import { round } from '@quire/text';
+
+/**
+ * The steps every parse is made of (read → chunk → index). Pipeline stages, the synchronous parse
+ * endpoint and the runner all call these same functions.
+ */
+
+/** The registry's reader of a format: the last registered reader that reads it (a third-party plugin may replace a built-in). */
+export function readerFor(rt: Pick<Engine, 'registry'>, format: string): ReaderPlugin {
+  return rt.registry.readerFor(format).instance;
+}
+
+/** The isolated reader threads of this registry (made at the first read, closed with the registry). */
+function sandboxOf(rt: Pick<Engine, 'registry' | 'config'>): ReaderSandbox {
+  return rt.registry.service('reader-sandbox', () => {
+    const sandbox = new ReaderSandbox(rt.registry, { threads: rt.config.limits.readerThreads, heapMb: rt.config.limits.readerHeapMb });
+    return { value: sandbox, close: () => sandbox.close() };
+  });
+}
+
+/** The read limits of the config. */
+export function configReadLimits(rt: Pick<Engine, 'config'>): ReadLimits {
+  const l = rt.config.limits;
+  return { decompressedBytes: l.decompressedBytes, pages: l.maxPages, cells: l.maxCells, imagePixels: l.maxImagePixels };
+}
+
+export interface FileRef {
+  /** local path of a file Quire stored */
+  path: string;
+  name: string;
+  format: string;
+  size: number;
+  id: string;
+}
+
+/** What a read needs: the reader for the format, its input and options, and the time limit. */
+function readPlan(rt: Pick<Engine, 'registry' | 'config'>, file: FileRef, cfg: ParseConfig, opts: { signal?: AbortSignal; maxPages?: number; onProgress?: (f: number) => void }) {
+  const reader = rt.registry.readerFor(file.format);
+  const timeout = AbortSignal.timeout(rt.config.limits.parseTimeoutMs);
+  const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
+  const input = { path: file.path, name: file.name, format: file.format, size: file.size, documentId: file.id };
+  const options = {
+    ocr: { enabled: cfg.ocr.enabled, language: cfg.ocr.language ?? rt.config.ocr.language, agentic: cfg.ocr.agentic },
+    signal,
+    maxPages: opts.maxPages,
+    onProgress: opts.onProgress,
+    limits: configReadLimits(rt),
+  };
+  // readers that do not bound themselves run in an isolate with a heap limit, off this event loop
+  const sandbox = reader.instance.isolated ? null : sandboxOf(rt);
+  const isolate = sandbox?.canRunPlugin('reader', reader.name) ? sandbox : null;
+  const failed = (e: unknown): unknown => {
+    if (timeout.aborted) return errors.processing(`Parsing timed out after ${Math.round(rt.config.limits.parseTimeoutMs / 1000)} s`);
+    if (opts.signal?.aborted) return e;
+    if (isQuireError(e)) return e;
+    // the message of an unexpected error stays in the log: users get what failed, not an internal detail
+    return errors.processing(`${file.format.toUpperCase()} could not be read: the file is damaged or not a valid ${file.format} file`, { cause: (e as Error)?.name ?? 'Error' });
+  };
+  return { reader, input, options, isolate, failed };
+}
+
+export async function readFile(rt: Pick<Engine, 'registry' | 'config'>, file: FileRef, cfg: ParseConfig, opts: { signal?: AbortSignal; maxPages?: number; onProgress?: (f: number) => void } = {}): Promise<ParsedDocument> {
+  const { reader, input, options, isolate, failed } = readPlan(rt, file, cfg, opts);
+  try {
+    if (isolate) return await isolate.read(reader.name, input, options);
+    return await reader.instance.read(input, options);
+  } catch (e) {
+    throw failed(e);
+  }
+}
+
+/** What the read stage needs to know of a document it stored. */
+export interface StoredRead {
+  pages: number;
+  ocrPages: number;
+  issues: ParsedDocument['issues'];
+}
+
+/**
+ * Reads a file and stores the parsed document as JSON under `key`. A reader in an isolate hands back the
+ * JSON text itself, so a large document is never turned into objects on this event loop.
+ */
+export async function readFileToStorage(rt: Pick<Engine, 'registry' | 'config' | 'storage'>, file: FileRef, cfg: ParseConfig, key: string, opts: { signal?: AbortSignal; onProgress?: (f: number) => void } = {}): Promise<StoredRead> {
+  const { reader, input, options, isolate, failed } = readPlan(rt, file, cfg, opts);
+  // only the read's errors are the reader's: a storage failure keeps its own (transient) kind
+  let read: ReadJson | null = null;
+  let doc: ParsedDocument | null = null;
+  try {
+    if (isolate) read = await isolate.readJson(reader.name, input, options);
+    else doc = await reader.instance.read(input, options);
+  } catch (e) {
+    throw failed(e);
+  }
+  if (read) {
+    await rt.storage.put(key, Buffer.from(read.json));
+    return { pages: read.pages, ocrPages: read.ocrPages, issues: read.issues };
+  }
+  await saveParsed(rt, key, doc!);
+  return { pages: doc!.pages.length, ocrPages: doc!.pages.filter((p) => p.ocr).length, issues: doc!.issues };
+}
+
+/** Chunks the parsed document stored under `key`; in an isolate when the chunker and the file allow it. */
+export async function chunkStored(rt: Pick<Engine, 'registry' | 'config' | 'storage'>, key: string, cfg: ParseConfig, signal?: AbortSignal): Promise<Chunk[]> {
+  const name = rt.registry.settings.selected?.chunker;
+  const local = rt.storage.localPath(key);
+  const sandbox = sandboxOf(rt);
+  if (name && local && sandbox.canRunPlugin('chunker', name)) return sandbox.chunk(name, local, chunkOptions(cfg), signal);
+  return chunkParsed(rt, await loadParsed(rt, key), cfg);
+}
+
+export function chunkParsed(rt: Pick<Engine, 'registry'>, doc: ParsedDocument, cfg: ParseConfig): Chunk[] {
+  return rt.registry.get('chunker').chunk(doc, chunkOptions(cfg));
+}
+
+export async function saveParsed(rt: Pick<Engine, 'storage'>, key: string, doc: ParsedDocument): Promise<void> {
+  // word boxes (OCR's and a PDF text layer's) are kept: extraction evidence boxes cover words
+  await rt.storage.put(key, Buffer.from(JSON.stringify(doc)));
+}
+
+export async function loadParsed(rt: Pick<Engine, 'storage'>, key: string): Promise<ParsedDocument> {
+  return JSON.parse((await rt.storage.get(key)).toString('utf8')) as ParsedDocument;
+}
+
+export const contentKey = (documentId: string) => `content/${documentId}.json`;
+export const originalKey = (documentId: string) => `documents/${documentId}/original`;
+export const jobParsedKey = (jobId: string) => `jobs/${jobId}/parsed.json`;
+export const jobInputKey = (jobId: string) => `jobs/${jobId}/input`;
+
+/** The stored row of a chunk (the one mapping Chunk → ChunkRecord). */
+export function chunkRecord(c: Chunk, owner: Owned, documentId: string): ChunkRecord {
+  return {
+    id: c.id,
+    document_id: documentId,
+    user_id: owner.user_id,
+    organization_id: owner.organization_id,
+    idx: c.index,
+    page: c.page,
+    content: c.content,
+    type: c.metadata.type,
+    confidence: c.metadata.confidence,
+    bbox: c.bbox ? { ...c.bbox } : null,
+    span_start: c.span.start,
+    span_end: c.span.end,
+    metadata: { pages: c.metadata.pages ?? [c.page], heading: c.metadata.heading ?? null, ...(c.metadata.boxes?.length ? { boxes: c.metadata.boxes } : {}) },
+  };
+}
+
+/** A chunk from its stored row (the one mapping ChunkRecord → Chunk). */
+export function chunkFromRecord(r: ChunkRecord): Chunk {
+  const pages = Array.isArray(r.metadata?.pages) ? (r.metadata!.pages as number[]) : undefined;
+  const boxes = Array.isArray(r.metadata?.boxes) ? (r.metadata!.boxes as Chunk['metadata']['boxes']) : undefined;
+  const heading = typeof r.metadata?.heading === 'string' ? r.metadata.heading : undefined;
+  return {
+    id: r.id,
+    index: r.idx,
+    page: r.page,
+    content: r.content,
+    bbox: (r.bbox as BBox | null) ?? null,
+    span: { start: r.span_start, end: r.span_end },
+    metadata: { type: r.type as Chunk['metadata']['type'], confidence: r.confidence, ...(pages ? { pages } : {}), ...(boxes ? { boxes } : {}), ...(heading ? { heading } : {}) },
+  };
+}
+
+/** The stored chunks of a document, in order. */
+export async function loadChunks(rt: Engine, documentId: string): Promise<Chunk[]> {
+  return (await rt.store.repo('chunks').find({ document_id: documentId }, { order: { idx: 'ASC' } })).map(chunkFromRecord);
+}
+
+/** Stores a document's chunks (replacing earlier ones: the stage may run again after a crash). */
+export async function storeChunks(rt: Engine, owner: Owned, documentId: string, chunks: Chunk[]): Promise<void> {
+  await rt.store.transaction(async (tx) => {
+    const repo = tx.repo('chunks');
+    await repo.delete({ document_id: documentId });
+    let n = 0;
+    for (const c of chunks) {
+      // the SQLite driver answers synchronously, so without a pause the loop would hold the event loop
+      if (++n % 200 === 0) await yieldToEventLoop();
+      const row = chunkRecord(c, owner, documentId);
+      await repo.insert(row);
+    }
+  });
+}
+
+/** Embeds a document's chunks and writes them to the vector store (replacing earlier vectors). */
+export async function indexChunks(rt: Engine, owner: Owned, documentId: string, signal?: AbortSignal): Promise<number> {
+  const embedder = rt.registry.tryGet('embedder');
+  const vectors = rt.registry.tryGet('vector-store');
+  if (!embedder || !vectors) return 0;
+  const rows = await rt.store.repo('chunks').find({ document_id: documentId }, { order: { idx: 'ASC' } });
+  await vectors.deleteDocument(documentId);
+  const batch = 64;
+  for (let i = 0; i < rows.length; i += batch) {
+    signal?.throwIfAborted();
+    // the local embedder and the embedded index work synchronously: let requests in between batches
+    await yieldToEventLoop();
+    const part = rows.slice(i, i + batch);
+    const embedded = await embedder.embed(part.map((r) => r.content), 'document');
+    await vectors.upsert(
+      embedder.space,
+      part.map((r, j) => ({
+        id: r.id,
+        documentId,
+        userId: owner.user_id,
+        organizationId: owner.organization_id,
+        page: r.page,
+        text: r.content,
+        vector: embedded[j]!,
+        metadata: { type: r.type, index: r.idx },
+      })),
+    );
+  }
+  return rows.length;
+}
+
+/** API shape of a chunk in parse results (spec §2.2, plus id, bbox and span). */
+export function apiChunk(c: Chunk) {
+  return {
+    id: c.id,
+    content: c.content,
+    page: c.page,
+    bbox: c.bbox,
+    span: c.span,
+    metadata: { type: c.metadata.type, confidence: round(c.metadata.confidence, 4) },
+  };
+}
+
+/** Lets the event loop run what waits (requests, timers) before going on with a long loop. */
+export const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+

@@ -1,0 +1,685 @@
+import { randomUUID } from 'node:crypto';
+import { errors, isQuireError } from '@quire/core';
+import type { ChatMessageRecord, ChatSessionRecord, CollectionRecord, DocumentRecord, LlmMessage, Owned } from '@quire/core';
+import type { AuthInfo } from '../accounts/access.js';
+import type { EngineContext as Engine } from '../context.js';
+import { KbSettingsSchema, loadCollection } from './collections.js';
+import type { KbSettings } from './collections.js';
+import { searchChunks } from './search.js';
+import type { SearchHit } from './search.js';
+import { charge } from './ledger.js';
+import { codeBlocksOf, codeLikeness, decompose, focusTerms, isFollowUp, questionTerms, termSet, unitsOf } from './chat-text.js';
+import type { CodeBlock, Unit } from './chat-text.js';
+import { round } from '@quire/text';
+
+export type ChatMode = 'quick' | 'deep' | 'code';
+export const CHAT_MODES = ['quick', 'deep', 'code'] as const;
+
+/** The answer when the sources do not support one. */
+export const NOT_FOUND_ANSWER = "I could not find this in the knowledge base's sources.";
+
+/** A cited passage: the search hit it came from. */
+export type ChatCitation = SearchHit;
+
+export interface ChatTurn {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+export interface ChatRequest {
+  message: string;
+  knowledgeBaseId: string;
+  sessionId?: string | null;
+  mode?: ChatMode;
+  /** earlier turns; when absent and a session is given, the session's stored turns are used */
+  history?: ChatTurn[];
+  /** extra instructions for the LLM (e.g. an OpenAI client's system message); never loosen the grounding */
+  instructions?: string;
+  signal?: AbortSignal;
+  /** called once the ids are known, before any text */
+  onStart?: (info: { session_id: string; message_id: string; mode: ChatMode; knowledge_base_id: string }) => void | Promise<void>;
+  /** called with each piece of the answer as it is produced (LLM tokens, or the extractive answer's sentences) */
+  onDelta?: (text: string) => void | Promise<void>;
+}
+
+export interface ChatAnswer {
+  session_id: string;
+  message_id: string;
+  knowledge_base_id: string;
+  message: string;
+  citations: ChatCitation[];
+  confidence: number;
+  mode: ChatMode;
+  response_time_ms: number;
+  created_at: string;
+  /** token counts: the LLM's own, or estimates (4 characters a token) for the offline answerer */
+  usage: { prompt_tokens: number; completion_tokens: number; credits: number };
+  /** true when the sources did not support an answer */
+  unanswered: boolean;
+}
+
+// ---------------------------------------------------------------- sessions
+
+/** A session of the caller (someone else's is not found). */
+export async function loadSession(rt: Engine, auth: AuthInfo, id: string): Promise<ChatSessionRecord> {
+  const s = /^[0-9a-f-]{36}$/i.test(id) ? await rt.store.repo('chat_sessions').get(id) : null;
+  if (!s || s.user_id !== auth.user.id) throw errors.notFound('chat session', id);
+  return s;
+}
+
+/** The stored turns of a session, oldest first. */
+export async function sessionMessages(rt: Engine, sessionId: string): Promise<ChatMessageRecord[]> {
+  const rows = await rt.store.repo('chat_messages').find({ session_id: sessionId }, { order: { created_at: 'ASC' } });
+  // a turn's user message and answer may share a timestamp: the question comes first
+  return rows.map((r, i) => ({ r, i })).sort((a, b) => a.r.created_at.getTime() - b.r.created_at.getTime() || (a.r.role === b.r.role ? a.i - b.i : a.r.role === 'user' ? -1 : 1)).map((x) => x.r);
+}
+
+export function apiSession(s: ChatSessionRecord, messageCount?: number) {
+  return { id: s.id, knowledge_base_id: s.knowledge_base_id, title: s.title, ...(messageCount !== undefined ? { message_count: messageCount } : {}), created_at: s.created_at.toISOString(), updated_at: s.updated_at.toISOString() };
+}
+
+export function apiMessage(m: ChatMessageRecord) {
+  return {
+    id: m.id,
+    session_id: m.session_id,
+    role: m.role,
+    content: m.content,
+    ...(m.role === 'assistant' ? { query: m.query, mode: m.mode, citations: m.citations ?? [], confidence: m.confidence, response_time_ms: m.response_time_ms, feedback: m.feedback } : {}),
+    created_at: m.created_at.toISOString(),
+  };
+}
+
+export async function deleteSession(rt: Engine, s: ChatSessionRecord): Promise<void> {
+  await rt.store.transaction(async (tx) => {
+    await tx.repo('chat_messages').delete({ session_id: s.id });
+    await tx.repo('chat_sessions').delete(s.id);
+  });
+}
+
+// ---------------------------------------------------------------- term statistics of a knowledge base
+
+interface DocStats {
+  chunks: number;
+  df: Map<string, number>;
+}
+const STATS_CACHE_MAX = 500;
+const statsCache = new Map<string, DocStats>();
+
+/** Chunk-level document frequencies of a document's terms, cached per document version. */
+async function docStats(rt: Engine, doc: DocumentRecord): Promise<DocStats> {
+  const key = `${doc.id}:${doc.updated_at.getTime()}`;
+  const hit = statsCache.get(key);
+  if (hit) {
+    statsCache.delete(key);
+    statsCache.set(key, hit);
+    return hit;
+  }
+  const rows = await rt.store.repo('chunks').find({ document_id: doc.id });
+  const df = new Map<string, number>();
+  for (const r of rows) for (const t of termSet(r.content)) df.set(t, (df.get(t) ?? 0) + 1);
+  const stats = { chunks: rows.length, df };
+  statsCache.set(key, stats);
+  while (statsCache.size > STATS_CACHE_MAX) statsCache.delete(statsCache.keys().next().value!);
+  return stats;
+}
+
+class Idf {
+  constructor(
+    private readonly n: number,
+    private readonly df: (t: string) => number,
+  ) {}
+  /** ln(1 + (N+1)/(df+0.5)) */
+  of(t: string): number {
+    return Math.log(1 + (this.n + 1) / (this.df(t) + 0.5));
+  }
+  has(t: string): boolean {
+    return this.df(t) > 0;
+  }
+  /** the weight of a term found in one chunk */
+  rare(): number {
+    return Math.log(1 + (this.n + 1) / 1.5);
+  }
+}
+
+async function kbIdf(rt: Engine, docs: DocumentRecord[]): Promise<Idf> {
+  const stats = await Promise.all(docs.map((d) => docStats(rt, d)));
+  const n = stats.reduce((a, s) => a + s.chunks, 0);
+  return new Idf(n, (t) => stats.reduce((a, s) => a + (s.df.get(t) ?? 0), 0));
+}
+
+// ---------------------------------------------------------------- retrieval
+
+interface Retrieval {
+  hits: SearchHit[];
+  /** the question parts (deep mode), each with its own query weights */
+  parts: { text: string; weights: Map<string, number>; primary: Set<string> }[];
+  /** weights of the whole question (plus the previous question's terms for follow-ups) */
+  weights: Map<string, number>;
+  /** the question's own terms: a quoted sentence has at least one of them */
+  primary: Set<string>;
+}
+
+/**
+ * IDF weights of the question's terms. A term the knowledge base lacks altogether weighs like its rarest
+ * term when it is a name or number (the question is about something the sources do not have), half that
+ * when it is a plain word (the sources may say it otherwise). Follow-ups add the previous question's terms
+ * at half weight.
+ */
+function queryWeights(question: string, idf: Idf, context?: string): Map<string, number> {
+  const w = new Map<string, number>();
+  const weigh = (t: string, key: boolean) => (idf.has(t) ? idf.of(t) : key ? idf.rare() : 0.5 * idf.rare());
+  // the focus of the question ("how many caps", "what is the capital") weighs more, and counts as a key term
+  const focus = new Set(focusTerms(question));
+  for (const { term, entity } of questionTerms(question)) w.set(term, weigh(term, entity || focus.has(term)) * (focus.has(term) ? 1.5 : 1));
+  if (context) for (const { term, entity } of questionTerms(context)) if (!w.has(term)) w.set(term, 0.5 * weigh(term, entity));
+  return w;
+}
+
+const primaryTerms = (question: string) => new Set(questionTerms(question).map((t) => t.term));
+
+function retrievalDepth(mode: ChatMode, s: KbSettings): number {
+  const k = s.retrieval.top_k;
+  if (mode === 'quick') return k;
+  if (mode === 'deep') return Math.min(50, Math.max(k * 2, 8));
+  return Math.min(50, Math.max(k * 3, 10)); // code: a wider pool, re-ranked by code-likeness below
+}
+
+async function retrieve(rt: Engine, auth: AuthInfo, question: string, mode: ChatMode, settings: KbSettings, docIds: string[], idf: Idf, context: string | undefined): Promise<Retrieval> {
+  const depth = retrievalDepth(mode, settings);
+  const search = (q: string) => searchChunks(rt, auth, { query: q, documentIds: docIds, limit: depth, threshold: settings.retrieval.threshold, reranking: settings.retrieval.reranking });
+  const weights = queryWeights(question, idf, context);
+  const withContext = (q: string) => (context ? `${q} ${context}` : q);
+  if (mode === 'deep') {
+    const partTexts = decompose(question);
+    const parts = partTexts.map((p) => ({ text: p, weights: queryWeights(p, idf, context), primary: primaryTerms(p) }));
+    const lists = await Promise.all([question, ...(partTexts.length > 1 ? partTexts : [])].map((q) => search(withContext(q))));
+    // merge: a chunk found for several parts keeps its best score plus a small bonus per extra part
+    const merged = new Map<string, SearchHit & { n: number }>();
+    for (const list of lists)
+      for (const h of list) {
+        const prev = merged.get(h.chunk_id);
+        if (!prev) merged.set(h.chunk_id, { ...h, n: 1 });
+        else merged.set(h.chunk_id, { ...prev, score: Math.max(prev.score, h.score), n: prev.n + 1 });
+      }
+    const hits = [...merged.values()]
+      .map(({ n, ...h }) => ({ ...h, score: Math.min(1, round(h.score * (1 + 0.05 * (n - 1)), 3)) }))
+      .sort((a, b) => b.score - a.score)
+      .slice(0, Math.min(50, depth * Math.max(1, partTexts.length)));
+    return { hits, parts, weights, primary: primaryTerms(question) };
+  }
+  let hits = await search(withContext(question));
+  if (mode === 'code') {
+    hits = hits
+      .map((h) => ({ h, s: h.score * (1 + 0.6 * codeLikeness(h.content)) }))
+      .sort((a, b) => b.s - a.s)
+      .map((x) => x.h)
+      .slice(0, Math.max(settings.retrieval.top_k, 5));
+  }
+  const primary = primaryTerms(question);
+  return { hits, parts: [{ text: question, weights, primary }], weights, primary };
+}
+
+// ---------------------------------------------------------------- extractive answers
+
+interface Candidate {
+  unit: Unit;
+  hit: SearchHit;
+  /** rank of the hit, for a stable order */
+  hitRank: number;
+  terms: Set<string>;
+  coverage: number;
+  /** query terms found in the sentence itself */
+  own: number;
+  score: number;
+}
+
+const MIN_COVERAGE = 0.5;
+const MAX_SENTENCE_CHARS = 700;
+
+/** IDF-weighted share of the query's terms the sentence covers (terms elsewhere in its chunk count 35%). */
+function coverage(weights: Map<string, number>, sentence: Set<string>, chunk: Set<string>): { coverage: number; own: number } {
+  let total = 0;
+  let got = 0;
+  let own = 0;
+  for (const [t, w] of weights) {
+    total += w;
+    if (sentence.has(t)) {
+      got += w;
+      own++;
+    } else if (chunk.has(t)) got += 0.35 * w;
+  }
+  return { coverage: total ? got / total : 0, own };
+}
+
+function candidatesFor(hits: SearchHit[], weights: Map<string, number>, primary: Set<string>): Candidate[] {
+  const top = hits[0]?.score || 1;
+  const out: Candidate[] = [];
+  hits.forEach((hit, hitRank) => {
+    const units = unitsOf(hit.content);
+    const chunkTerms = termSet(hit.content);
+    for (const unit of units) {
+      if (unit.kind === 'heading' || unit.text.length > MAX_SENTENCE_CHARS) continue;
+      const ws = unit.text.split(/\s+/).length;
+      if (ws < 3) continue;
+      const ts = termSet(unit.context ? `${unit.text} ${unit.context}` : unit.text);
+      const c = coverage(weights, ts, chunkTerms);
+      if (!c.own || (primary.size && ![...primary].some((t) => ts.has(t)))) continue;
+      const lengthFactor = ws > 60 ? 0.8 : ws < 5 ? 0.85 : 1;
+      // whole sentences read better than fragments, titles and reference-list entries
+      const quality = (unit.cut ? 0.88 : unit.kind === 'sentence' && !/[.!?"'”’)]$/.test(unit.text) ? 0.85 : 1) * (/https?:\/\/|www\.|\bRetrieved\b|\bArchived\b/.test(unit.text) ? 0.6 : 1);
+      const score = (0.72 * c.coverage + 0.28 * (hit.score / top)) * lengthFactor * quality;
+      out.push({ unit, hit, hitRank, terms: ts, coverage: c.coverage, own: c.own, score });
+    }
+  });
+  return out.sort((a, b) => b.score - a.score || a.hitRank - b.hitRank || a.unit.start - b.unit.start);
+}
+
+function jaccard(a: Set<string>, b: Set<string>): number {
+  let inter = 0;
+  for (const t of a) if (b.has(t)) inter++;
+  return inter / (a.size + b.size - inter || 1);
+}
+
+/** Greedy pick of well-supported, non-redundant sentences that add to what is already covered. */
+function pick(cands: Candidate[], weights: Map<string, number>, max: number, taken: Candidate[]): Candidate[] {
+  const best = cands[0];
+  if (!best || best.coverage < MIN_COVERAGE) return [];
+  const chosen: Candidate[] = [];
+  const covered = new Set<string>();
+  const total = [...weights.values()].reduce((a, b) => a + b, 0) || 1;
+  const pool = [...cands];
+  while (chosen.length < max && pool.length) {
+    let bestIdx = -1;
+    let bestValue = -1;
+    for (let i = 0; i < pool.length; i++) {
+      const c = pool[i]!;
+      if (c.coverage < MIN_COVERAGE * 0.7 || c.score < best.score * 0.6) continue;
+      if ([...taken, ...chosen].some((x) => x.hit.chunk_id === c.hit.chunk_id && x.unit.start === c.unit.start) || [...taken, ...chosen].some((x) => jaccard(x.terms, c.terms) >= 0.6)) continue;
+      let gain = 0;
+      for (const [t, w] of weights) if (c.terms.has(t) && !covered.has(t)) gain += w;
+      if (chosen.length && (c.score < best.score * 0.75 || (gain / total < 0.1 && c.score < best.score * 0.9))) continue;
+      const value = c.score + 0.25 * (gain / total);
+      if (value > bestValue) {
+        bestValue = value;
+        bestIdx = i;
+      }
+    }
+    if (bestIdx < 0) break;
+    const c = pool.splice(bestIdx, 1)[0]!;
+    chosen.push(c);
+    for (const t of c.terms) covered.add(t);
+  }
+  return chosen;
+}
+
+/** Orders picked sentences: sources in order of their best sentence, document order within a source. */
+function orderPicked(picked: Candidate[]): Candidate[] {
+  const firstSeen = new Map<string, number>();
+  picked.forEach((c, i) => {
+    if (!firstSeen.has(c.hit.document_id)) firstSeen.set(c.hit.document_id, i);
+  });
+  const idx = (c: Candidate) => Number(c.hit.metadata?.index ?? c.hitRank);
+  return [...picked].sort((a, b) => firstSeen.get(a.hit.document_id)! - firstSeen.get(b.hit.document_id)! || idx(a) - idx(b) || a.unit.start - b.unit.start);
+}
+
+class CitationList {
+  readonly list: ChatCitation[] = [];
+  private readonly index = new Map<string, number>();
+  /** 1-based number of a hit, adding it on first use */
+  number(hit: SearchHit): number {
+    let n = this.index.get(hit.chunk_id);
+    if (!n) {
+      this.list.push({ chunk_id: hit.chunk_id, document_id: hit.document_id, document_name: hit.document_name, page: hit.page, content: hit.content, score: hit.score, metadata: hit.metadata ?? {} });
+      n = this.list.length;
+      this.index.set(hit.chunk_id, n);
+    }
+    return n;
+  }
+}
+
+interface Composed {
+  text: string;
+  citations: ChatCitation[];
+  confidence: number;
+  unanswered: boolean;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+const clamp = (x: number, lo = 0, hi = 1) => Math.min(hi, Math.max(lo, x));
+const tokensOf = (s: string) => Math.ceil(s.length / 4);
+
+function refusal(bestCoverage: number, topScore: number, note?: string): Composed {
+  // low by construction: at most 0.3, lower the less the sources cover the question
+  const confidence = round(clamp(0.05 + 0.3 * bestCoverage * (0.5 + 0.5 * topScore), 0, 0.3), 3);
+  return { text: note ? `${NOT_FOUND_ANSWER} ${note}` : NOT_FOUND_ANSWER, citations: [], confidence, unanswered: true, promptTokens: 0, completionTokens: tokensOf(NOT_FOUND_ANSWER) };
+}
+
+function extractiveConfidence(picked: Candidate[], coveredParts: number, totalParts: number): number {
+  const cov = picked.reduce((a, c) => a + c.coverage, 0) / picked.length;
+  const retrieval = Math.max(...picked.map((c) => c.hit.score));
+  const partShare = totalParts ? coveredParts / totalParts : 1;
+  return round(clamp((0.12 + 0.5 * cov + 0.38 * retrieval) * (0.6 + 0.4 * partShare), 0.05, 0.97), 3);
+}
+
+/** A unit as quoted: an ellipsis marks where the chunk cuts the sentence. */
+function quote(u: Unit): string {
+  const head = u.cut === 'start' || u.cut === 'both' ? '… ' : '';
+  const tail = u.cut === 'end' || u.cut === 'both' ? ' …' : '';
+  return `${head}${u.text}${tail}`;
+}
+
+/** Sentences of the picked candidates with their citation markers, in answer order. */
+function renderSentences(picked: Candidate[], cites: CitationList): string {
+  return orderPicked(picked)
+    .map((c) => `${quote(c.unit)} [${cites.number(c.hit)}]`)
+    .join(' ');
+}
+
+function composeExtractive(r: Retrieval, mode: ChatMode): Composed {
+  const topScore = r.hits[0]?.score ?? 0;
+  if (!r.hits.length) return refusal(0, 0);
+  const cites = new CitationList();
+  const all = candidatesFor(r.hits, r.weights, r.primary);
+  const bestCoverage = all[0]?.coverage ?? 0;
+
+  if (mode === 'code') {
+    const code = composeCode(r, all, cites);
+    if (code) return code;
+  }
+
+  if (mode === 'deep' && r.parts.length > 1) {
+    const sections: string[] = [];
+    const missing: string[] = [];
+    const taken: Candidate[] = [];
+    for (const part of r.parts) {
+      const picked = pick(candidatesFor(r.hits, part.weights, part.primary), part.weights, 2, taken);
+      if (!picked.length) {
+        missing.push(part.text);
+        continue;
+      }
+      taken.push(...picked);
+      sections.push(renderSentences(picked, cites));
+    }
+    if (!taken.length) return refusal(bestCoverage, topScore);
+    let text = sections.join('\n\n');
+    if (missing.length) text += `\n\nThe sources do not cover: ${missing.map((m) => `"${m}"`).join('; ')}.`;
+    return { text, citations: cites.list, confidence: extractiveConfidence(taken, r.parts.length - missing.length, r.parts.length), unanswered: false, promptTokens: 0, completionTokens: tokensOf(text) };
+  }
+
+  const picked = pick(all, r.weights, mode === 'deep' ? 4 : 2, []);
+  if (!picked.length) return refusal(bestCoverage, topScore);
+  const text = renderSentences(picked, cites);
+  return { text, citations: cites.list, confidence: extractiveConfidence(picked, 1, 1), unanswered: false, promptTokens: 0, completionTokens: tokensOf(text) };
+}
+
+/** Code mode: the best-supported explanatory sentence and the code block of the sources that fits best. */
+function composeCode(r: Retrieval, prose: Candidate[], cites: CitationList): Composed | null {
+  const total = [...r.weights.values()].reduce((a, b) => a + b, 0) || 1;
+  const top = r.hits[0]?.score || 1;
+  const blocks: { block: CodeBlock; hit: SearchHit; coverage: number; score: number }[] = [];
+  for (const hit of r.hits) {
+    const chunkTerms = termSet(hit.content);
+    for (const block of codeBlocksOf(hit.content)) {
+      const bt = termSet(block.code);
+      // prose right before the block explains it: count the chunk's terms at a lower weight
+      let got = 0;
+      let own = 0;
+      for (const [t, w] of r.weights) {
+        if (bt.has(t)) {
+          got += w;
+          own++;
+        } else if (chunkTerms.has(t)) got += 0.6 * w;
+      }
+      const cov = got / total;
+      if (!own && cov < MIN_COVERAGE) continue;
+      blocks.push({ block, hit, coverage: cov, score: 0.7 * cov + 0.3 * (hit.score / top) });
+    }
+  }
+  blocks.sort((a, b) => b.score - a.score);
+  const best = blocks[0];
+  if (!best || best.coverage < MIN_COVERAGE * 0.8) return null;
+  const intro = prose.find((c) => c.hit.chunk_id === best.hit.chunk_id && c.coverage >= MIN_COVERAGE * 0.7) ?? (prose[0] && prose[0].coverage >= MIN_COVERAGE ? prose[0] : undefined);
+  const parts: string[] = [];
+  const picked: Candidate[] = [];
+  if (intro) {
+    parts.push(`${quote(intro.unit)} [${cites.number(intro.hit)}]`);
+    picked.push(intro);
+  }
+  const n = cites.number(best.hit);
+  parts.push(`\`\`\`${best.block.language}\n${best.block.code}\n\`\`\`\n[${n}]`);
+  const second = blocks.find((b) => b !== best && b.hit.chunk_id !== best.hit.chunk_id && b.score >= best.score * 0.85);
+  if (second) parts.push(`\`\`\`${second.block.language}\n${second.block.code}\n\`\`\`\n[${cites.number(second.hit)}]`);
+  const text = parts.join('\n\n');
+  const cov = Math.max(best.coverage, intro?.coverage ?? 0);
+  const confidence = round(clamp(0.12 + 0.5 * cov + 0.38 * best.hit.score, 0.05, 0.97), 3);
+  return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text) };
+}
+
+// ---------------------------------------------------------------- LLM answers
+
+const SOURCE_CHARS = 1800;
+
+function systemPrompt(mode: ChatMode, instructions?: string): string {
+  const lines = [
+    'You answer questions about a knowledge base using ONLY the numbered sources in the user message.',
+    'Cite every statement with the number of its source in square brackets, e.g. [1] or [2][3]. Cite only sources you used.',
+    `If the sources do not contain the answer, reply exactly: ${NOT_FOUND_ANSWER}`,
+    'Never use outside knowledge, never invent facts, numbers or citations.',
+  ];
+  if (mode === 'quick') lines.push('Be brief: one to three sentences.');
+  if (mode === 'deep') lines.push('The question may have several parts: answer each part in turn, saying which parts the sources do not cover.');
+  if (mode === 'code') lines.push('Answer with code: quote or adapt code from the sources in fenced Markdown code blocks with a language tag, with a short explanation.');
+  if (instructions?.trim()) lines.push('', 'Further instructions from the caller (the rules above take precedence):', instructions.trim().slice(0, 4000));
+  return lines.join('\n');
+}
+
+function sourcesBlock(hits: SearchHit[]): string {
+  return hits.map((h, i) => `[${i + 1}] ${h.document_name}, page ${h.page} (chunk ${h.chunk_id})\n${h.content.length > SOURCE_CHARS ? `${h.content.slice(0, SOURCE_CHARS)}…` : h.content}`).join('\n\n');
+}
+
+/**
+ * Rewrites the model's source numbers into the numbering of the citations list (order of first use), while
+ * text streams through: a marker split across deltas is held back until it is complete.
+ */
+class MarkerRenumberer {
+  private pending = '';
+  readonly used: number[] = [];
+  constructor(private readonly sources: number) {}
+
+  push(text: string): string {
+    this.pending += text;
+    let out = '';
+    for (;;) {
+      const open = this.pending.indexOf('[');
+      if (open < 0) {
+        out += this.pending;
+        this.pending = '';
+        return out;
+      }
+      out += this.pending.slice(0, open);
+      this.pending = this.pending.slice(open);
+      const m = this.pending.match(/^\[([\d,\s]*)(\]?)/);
+      if (!m || (!m[2] && m[0].length < this.pending.length) || (!m[2] && m[0].length > 12)) {
+        // not a marker: pass the bracket on
+        out += '[';
+        this.pending = this.pending.slice(1);
+        continue;
+      }
+      if (!m[2]) return out; // incomplete marker: wait for more text
+      const nums = m[1]!.split(/[,\s]+/).filter(Boolean).map(Number);
+      if (!nums.length || nums.some((n) => !Number.isInteger(n))) {
+        out += m[0];
+        this.pending = this.pending.slice(m[0].length);
+        continue;
+      }
+      out += nums
+        .filter((n) => n >= 1 && n <= this.sources)
+        .map((n) => {
+          let i = this.used.indexOf(n);
+          if (i < 0) i = this.used.push(n) - 1;
+          return `[${i + 1}]`;
+        })
+        .join('');
+      this.pending = this.pending.slice(m[0].length);
+    }
+  }
+
+  flush(): string {
+    const rest = this.pending;
+    this.pending = '';
+    return rest;
+  }
+}
+
+async function composeWithLlm(rt: Engine, r: Retrieval, req: ChatRequest, mode: ChatMode, history: ChatTurn[]): Promise<Composed> {
+  const llm = rt.registry.get('llm');
+  if (!r.hits.length) {
+    const out = refusal(0, 0);
+    await req.onDelta?.(out.text);
+    return out;
+  }
+  const sources = r.hits.slice(0, mode === 'deep' ? 12 : 8);
+  const messages: LlmMessage[] = [{ role: 'system', content: systemPrompt(mode, req.instructions) }];
+  // earlier answers' markers point at earlier sources: left out so they are not read as the numbers below
+  for (const t of history.slice(-6)) messages.push({ role: t.role, content: t.content.replace(/\s*\[\d+\]/g, '').slice(0, 2000) });
+  messages.push({ role: 'user', content: `Sources:\n\n${sourcesBlock(sources)}\n\nQuestion: ${req.message}` });
+  const renumber = new MarkerRenumberer(sources.length);
+  let raw = '';
+  let text = '';
+  let usage: { prompt_tokens: number; completion_tokens: number } | null = null;
+  try {
+    if (req.onDelta && llm.stream) {
+      for await (const piece of llm.stream({ messages, temperature: 0.1, signal: req.signal })) {
+        raw += piece;
+        const out = renumber.push(piece);
+        text += out;
+        if (out) await req.onDelta(out);
+      }
+      const rest = renumber.flush();
+      text += rest;
+      if (rest) await req.onDelta(rest);
+    } else {
+      const res = await llm.complete({ messages, temperature: 0.1, signal: req.signal });
+      raw = res.content;
+      usage = res.usage;
+      text = renumber.push(raw) + renumber.flush();
+      await req.onDelta?.(text);
+    }
+  } catch (e) {
+    if ((e as Error).name === 'AbortError' || req.signal?.aborted) throw e;
+    if (isQuireError(e)) throw e;
+    throw errors.upstream(`The LLM failed: ${(e as Error).message}`);
+  }
+  text = text.trim();
+  const cited = renumber.used.map((n) => sources[n - 1]!);
+  const cites = new CitationList();
+  for (const h of cited) cites.number(h);
+  const promptTokens = usage?.prompt_tokens ?? tokensOf(messages.map((m) => m.content).join('\n'));
+  const completionTokens = usage?.completion_tokens ?? tokensOf(raw);
+  const refused = !cited.length && /could not find|not (?:contain|mention|covered|in the sources)|no information/i.test(text);
+  if (!text || refused) {
+    const best = candidatesFor(r.hits, r.weights, r.primary)[0]?.coverage ?? 0;
+    return { ...refusal(best, r.hits[0]!.score), text: text || NOT_FOUND_ANSWER, promptTokens, completionTokens };
+  }
+  const retrieval = cited.length ? cited.reduce((a, h) => a + h.score, 0) / cited.length : (r.hits[0]?.score ?? 0);
+  const confidence = cited.length ? round(clamp(0.35 + 0.45 * retrieval + 0.1 * Math.min(1, cited.length / 2), 0.05, 0.97), 3) : round(clamp(0.1 + 0.25 * retrieval, 0.05, 0.35), 3);
+  return { text, citations: cites.list, confidence, unanswered: false, promptTokens, completionTokens };
+}
+
+// ---------------------------------------------------------------- the answerer
+
+/**
+ * Answers a question over a knowledge base: retrieval restricted to its documents (its retrieval settings;
+ * quick = its top_k, deep = wider retrieval per question part, code = code-like chunks first), then a
+ * grounded LLM answer when an LLM is configured, else an extractive answer quoting the best-supported
+ * sentences of the sources. Persists the turn, emits chat events, charges 0.1 credit.
+ */
+export async function answer(rt: Engine, auth: AuthInfo, req: ChatRequest): Promise<ChatAnswer> {
+  const started = Date.now();
+  const mode: ChatMode = req.mode ?? 'quick';
+  const question = req.message.trim();
+  if (!question) throw errors.validation('message must not be empty', [{ field: 'message', message: 'empty' }]);
+  const kb: CollectionRecord = await loadCollection(rt, auth, req.knowledgeBaseId, 'read', 'knowledge base');
+  const settings = KbSettingsSchema.parse(kb.settings ?? {});
+  let session: ChatSessionRecord | null = null;
+  if (req.sessionId) {
+    session = await loadSession(rt, auth, req.sessionId);
+    if (session.knowledge_base_id && session.knowledge_base_id !== kb.id) throw errors.validation('This chat session belongs to another knowledge base', [{ field: 'session_id', message: 'session of another knowledge base' }]);
+  }
+  const history: ChatTurn[] = req.history ?? (session ? (await sessionMessages(rt, session.id)).slice(-12).map((m) => ({ role: m.role, content: m.content })) : []);
+
+  const sessionId = session?.id ?? randomUUID();
+  const messageId = randomUUID();
+  await req.onStart?.({ session_id: sessionId, message_id: messageId, mode, knowledge_base_id: kb.id });
+
+  const links = await rt.store.repo('collection_documents').find({ collection_id: kb.id });
+  const docs = links.length ? (await rt.store.repo('documents').find({ id: links.map((l) => l.document_id) })).filter((d) => d.status === 'completed') : [];
+  const docIds = docs.map((d) => d.id);
+  const idf = await kbIdf(rt, docs);
+  const previousQuestion = [...history].reverse().find((t) => t.role === 'user')?.content;
+  const context = previousQuestion && isFollowUp(question) ? previousQuestion : undefined;
+  const retrieval: Retrieval = docIds.length ? await retrieve(rt, auth, question, mode, settings, docIds, idf, context) : { hits: [], parts: [], weights: new Map(), primary: new Set() };
+  req.signal?.throwIfAborted();
+
+  let composed: Composed;
+  if (rt.registry.tryGet('llm')) {
+    composed = await composeWithLlm(rt, retrieval, req, mode, history);
+  } else {
+    composed = composeExtractive(retrieval, mode);
+    if (req.onDelta) {
+      // the extractive answer streams paragraph by paragraph and sentence by sentence
+      for (const p of composed.text.split(/(?<=\] )|(?<=\n)/)) if (p) await req.onDelta(p);
+    }
+  }
+  req.signal?.throwIfAborted();
+
+  const responseMs = Date.now() - started;
+  const owner: Owned = { user_id: auth.user.id, organization_id: kb.organization_id };
+  const now = new Date();
+  const existing = session;
+  const title = question.length > 80 ? `${question.slice(0, 77)}...` : question;
+  await rt.store.transaction(async (tx) => {
+    if (!existing) await tx.repo('chat_sessions').insert({ id: sessionId, ...owner, knowledge_base_id: kb.id, title, created_at: new Date(started), updated_at: now });
+    else await tx.repo('chat_sessions').update(existing.id, { updated_at: now, ...(existing.knowledge_base_id ? {} : { knowledge_base_id: kb.id }) });
+    const base = { ...owner, session_id: sessionId, knowledge_base_id: kb.id, feedback: null };
+    await tx.repo('chat_messages').insert({ ...base, id: randomUUID(), role: 'user', content: question, query: null, mode, citations: null, confidence: null, response_time_ms: null, created_at: new Date(started) });
+    await tx.repo('chat_messages').insert({
+      ...base,
+      id: messageId,
+      role: 'assistant',
+      content: composed.text,
+      query: question,
+      mode,
+      citations: composed.citations.map((c) => ({ chunk_id: c.chunk_id, document_id: c.document_id, document_name: c.document_name, page: c.page, score: c.score })),
+      confidence: composed.confidence,
+      response_time_ms: responseMs,
+      created_at: now,
+    });
+  });
+  const credits = await charge(rt.store, owner, 'chat', 1, messageId);
+  if (!existing) await rt.events.emit('chat.session.created', { session_id: sessionId, knowledge_base_id: kb.id, title, created_at: new Date(started).toISOString() }, owner);
+  await rt.events.emit(
+    'chat.message',
+    { session_id: sessionId, message_id: messageId, knowledge_base_id: kb.id, query: question, mode, message: composed.text, confidence: composed.confidence, citations: composed.citations.map((c) => ({ chunk_id: c.chunk_id, document_id: c.document_id, page: c.page })), response_time_ms: responseMs },
+    owner,
+  );
+  return {
+    session_id: sessionId,
+    message_id: messageId,
+    knowledge_base_id: kb.id,
+    message: composed.text,
+    citations: composed.citations,
+    confidence: composed.confidence,
+    mode,
+    response_time_ms: responseMs,
+    created_at: now.toISOString(),
+    usage: { prompt_tokens: composed.promptTokens || tokensOf([question, ...history.map((h) => h.content), ...composed.citations.map((c) => c.content)].join('\n')), completion_tokens: composed.completionTokens, credits },
+    unanswered: composed.unanswered,
+  };
+}
+
+/** The public shape of an answer (spec field names). */
+export function apiAnswer(a: ChatAnswer) {
+  return { session_id: a.session_id, message_id: a.message_id, knowledge_base_id: a.knowledge_base_id, message: a.message, citations: a.citations, confidence: a.confidence, mode: a.mode, response_time_ms: a.response_time_ms, created_at: a.created_at, usage: { credits: a.usage.credits } };
+}

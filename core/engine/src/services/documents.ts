@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto';
+import { errors } from '@quire/core';
+import type { DocumentRecord, JobRecord, Owned } from '@quire/core';
+import type { EngineContext as Engine } from '../context.js';
+import { newJob, withLocalFile } from '../jobs.js';
+import { looksInternal } from './public-errors.js';
+import { contentKey, originalKey } from '../pipelines/steps.js';
+import type { ParseConfig } from './parse-config.js';
+
+export const epoch = (d: Date) => Math.floor(d.getTime() / 1000);
+
+/** The versioned API's document object (spec §2.1). */
+export function v1Document(d: DocumentRecord) {
+  return {
+    id: d.id,
+    object: 'document' as const,
+    name: d.name,
+    status: d.status,
+    file_type: d.file_type,
+    file_size: d.file_size,
+    pages: d.pages,
+    created: epoch(d.created_at),
+    ...(d.status === 'failed' ? { error: publicErrorText(d.error, `document ${d.id}`) } : {}),
+  };
+}
+
+/** spec §6.1 document.completed data */
+export function documentEventData(doc: DocumentRecord) {
+  return { id: doc.id, name: doc.name, status: doc.status, file_type: doc.file_type, file_size: doc.file_size, pages: doc.pages, processing_time_ms: doc.processing_ms };
+}
+
+/** Detects the format of a stored upload (the formats of the active readers); an unsupported file is removed and refused (422). */
+export async function detectStored(rt: Engine, key: string, fileName: string): Promise<{ format: string; mime: string }> {
+  const detected = await withLocalFile(rt.storage, key, (file) => rt.registry.detectFormat(file, fileName));
+  if (!detected) {
+    await rt.storage.delete(key);
+    const supported = rt.registry.formats().flatMap((f) => f.extensions.map((e) => e.slice(1)));
+    throw errors.unsupported(`Unsupported file format: ${fileName}. Supported: ${supported.join(', ')}`);
+  }
+  return detected;
+}
+
+/**
+ * Registers an uploaded file (already in storage under originalKey(documentId)) as a document and queues its
+ * processing. Returns the document (pending, pages null) and its job.
+ */
+export async function createDocument(
+  rt: Engine,
+  owner: Owned,
+  f: { id: string; name: string; size: number; sha256: string | null; format: string; mime: string; parsingConfig: ParseConfig | null; knowledgeBaseId?: string | null },
+): Promise<{ doc: DocumentRecord; job: JobRecord }> {
+  const now = new Date();
+  const doc: DocumentRecord = {
+    id: f.id,
+    ...owner,
+    name: f.name,
+    status: 'pending',
+    file_type: f.format,
+    mime_type: f.mime,
+    file_size: f.size,
+    sha256: f.sha256,
+    pages: null,
+    storage_key: originalKey(f.id),
+    content_key: null,
+    parsing_config: f.parsingConfig as Record<string, unknown> | null,
+    knowledge_base_id: f.knowledgeBaseId ?? null,
+    error: null,
+    issues: null,
+    processing_ms: null,
+    created_at: now,
+    updated_at: now,
+  };
+  const job = newJob({ owner, type: 'document', document_id: f.id });
+  await rt.store.transaction(async (tx) => {
+    await tx.repo('documents').insert(doc);
+    await tx.repo('jobs').insert(job);
+  });
+  await rt.events.emit('document.uploaded', documentEventData(doc), owner);
+  await rt.pipelines.start(job.id, 'ingest', { documentId: doc.id });
+  return { doc, job };
+}
+
+/** The document a parse job read (an svc:// input), or null (a file or URL input, or not a parse job). */
+export function parseJobSource(job: JobRecord): string | null {
+  if (job.type !== 'parse') return null;
+  const fromInput = (job.input as { document_id?: unknown } | null)?.document_id;
+  return job.document_id ?? (typeof fromInput === 'string' ? fromInput : null);
+}
+
+/**
+ * Whether a job's results may still be served. A parse job of a document carries that document's content:
+ * once the document is deleted, the job is gone with it (studio link, GET /api/jobs, jobid:// answer 404),
+ * also for a job that finished after the delete or was recorded before parse jobs named their document.
+ */
+export async function jobStillServed(rt: Engine, job: JobRecord): Promise<boolean> {
+  const source = parseJobSource(job);
+  return !source || !!(await rt.store.repo('documents').get(source));
+}
+
+/**
+ * Removes a document: its stored file, parsed content, chunks, vectors, collection links, its processing
+ * jobs, and the parse jobs made from it (svc:// inputs) with their stored results. Extractions stay: they
+ * are their own resource.
+ */
+export async function deleteDocument(rt: Engine, doc: DocumentRecord): Promise<void> {
+  const jobs = await rt.store.repo('jobs').find({ document_id: doc.id });
+  for (const j of jobs) if (j.status === 'pending' || j.status === 'processing') await rt.pipelines.cancel(j.id).catch(() => {});
+  const parseJobs = jobs.filter((j) => j.type === 'parse');
+  await rt.registry.tryGet('vector-store')?.deleteDocument(doc.id);
+  await rt.store.transaction(async (tx) => {
+    await tx.repo('chunks').delete({ document_id: doc.id });
+    await tx.repo('collection_documents').delete({ document_id: doc.id });
+    await tx.repo('jobs').delete({ document_id: doc.id, type: ['document', 'parse'] });
+    await tx.repo('documents').delete(doc.id);
+  });
+  await rt.storage.delete(doc.storage_key);
+  await rt.storage.delete(contentKey(doc.id));
+  await rt.storage.deletePrefix(`documents/${doc.id}/`);
+  for (const j of parseJobs) await rt.storage.deletePrefix(`jobs/${j.id}/`);
+  await rt.events.emit('document.deleted', { id: doc.id, name: doc.name }, { user_id: doc.user_id, organization_id: doc.organization_id });
+}
+
+/**
+ * The error text of a failed job or document as users see it. Messages of Quire's own errors are kept;
+ * what looks like an internal failure (a JavaScript exception, a system error with a path, a tool's stderr)
+ * is replaced by a generic text naming the job, whose log lines have the detail.
+ */
+export function publicErrorText(message: string | null, ref: string): string | null {
+  if (message === null) return null;
+  if (looksInternal(message)) return `Processing failed because of an internal error (see the server log for ${ref})`;
+  return message;
+}

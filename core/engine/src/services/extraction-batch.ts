@@ -1,0 +1,156 @@
+/**
+ * Batch extraction: one schema over up to 50 documents, run by the job runtime. A batch is a parent job
+ * (pipeline `extract_batch`: fanout → collect) whose fanout stage makes one child 'extract' job per
+ * document (ids derived from the batch and the document, so a stage re-run after a takeover makes none
+ * twice), acting as the batch's owner (actingAs: their user and memberships, no API key). A child waits
+ * for a document that is still pending or processing inside its load stage. Each child, when it ends,
+ * writes its result into the batch row with a conditional update (optimistic: the row's progress is the
+ * version, so two children finishing at once on two workers both land); the write that adds the last
+ * result completes the batch, once. The collect stage waits for the children and records any result a
+ * hook did not (a worker that died between a child's end and its hook); it is taken over like any stage.
+ */
+import { createHash } from 'node:crypto';
+import { StoreConflictError } from '@quire/core';
+import type { ExtractBatchRecord, JobRecord } from '@quire/core';
+import type { EngineContext as Engine } from '../context.js';
+import { actingAs } from '../accounts/access.js';
+import { newJob, ownerOf } from '../jobs.js';
+import { EXTRACT_PIPELINE, prepareExtraction } from './extraction.js';
+import type { ExtractJobInput } from './extraction.js';
+
+export const BATCH_PIPELINE = 'extract_batch';
+
+export type BatchResult = { success: true; extraction_id: string } | { success: false; error: string };
+
+/** A stable UUID for (batch, part): the parent job and each child job of a batch have one id, whoever makes them. */
+export function batchJobId(batchId: string, part: string): string {
+  const h = createHash('sha256').update(`${batchId}:${part}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/**
+ * Starts a batch (status already 'processing'): inserts its parent job and starts the pipeline. Returns
+ * false when the batch's job already exists (started before; it runs, or ran, on the runtime).
+ */
+export async function startBatch(rt: Engine, batchId: string): Promise<boolean> {
+  const batch = await rt.store.repo('extract_batches').get(batchId);
+  if (!batch || batch.status === 'completed' || batch.status === 'failed') return false;
+  const job = newJob({ owner: ownerOf(batch), type: BATCH_PIPELINE, id: batchJobId(batchId, 'batch'), input: { batch_id: batchId } });
+  try {
+    await rt.store.repo('jobs').insert(job);
+  } catch (e) {
+    if (e instanceof StoreConflictError) return false;
+    throw e;
+  }
+  await rt.pipelines.start(job.id, BATCH_PIPELINE);
+  return true;
+}
+
+/**
+ * fanout: one child extraction per document that has no result yet. A document the owner can no longer
+ * read, or a definition that no longer resolves, is that document's error result.
+ */
+export async function fanOutBatch(rt: Engine, batchId: string): Promise<Record<string, string>> {
+  const batch = await rt.store.repo('extract_batches').get(batchId);
+  if (!batch) return {};
+  const cfg = (batch.config ?? {}) as { settings?: Record<string, unknown>; instructions?: string };
+  const auth = await actingAs(rt.store, batch.user_id);
+  const jobs = rt.store.repo('jobs');
+  const children: Record<string, string> = {};
+  for (const documentId of batch.document_ids) {
+    if ((batch.results as Record<string, unknown>)[documentId]) continue;
+    const id = batchJobId(batchId, documentId);
+    children[documentId] = id;
+    let existing = await jobs.get(id);
+    if (!existing) {
+      let child: JobRecord;
+      try {
+        child = await prepareExtraction(rt, auth, {
+          documentId,
+          schemaId: batch.schema_id,
+          settings: cfg.settings,
+          ...(cfg.instructions ? { instructions: cfg.instructions } : {}),
+          organizationId: batch.organization_id,
+          waitForDocument: true,
+          batchId,
+          jobId: id,
+        });
+      } catch (e) {
+        await recordResult(rt, batchId, documentId, { success: false, error: (e as Error).message });
+        delete children[documentId];
+        continue;
+      }
+      try {
+        await jobs.insert(child);
+      } catch (e) {
+        if (!(e instanceof StoreConflictError)) throw e;
+        existing = await jobs.get(id);
+      }
+      if (!existing) {
+        await rt.pipelines.start(id, EXTRACT_PIPELINE);
+        continue;
+      }
+    }
+    // made by an earlier run of this stage: started again only if it never began (a duplicate start is harmless)
+    if (existing.status === 'pending' && (await rt.store.repo('job_stages').count({ job_id: id })) === 0) await rt.pipelines.start(id, EXTRACT_PIPELINE);
+  }
+  return children;
+}
+
+/** collect: waits until every document of the batch has a result, recording those of finished children. */
+export async function collectBatch(rt: Engine, batchId: string, children: Record<string, string>, signal: AbortSignal): Promise<ExtractBatchRecord | null> {
+  let delay = 200;
+  for (;;) {
+    const batch = await rt.store.repo('extract_batches').get(batchId);
+    if (!batch || batch.status === 'completed' || batch.status === 'failed') return batch;
+    const missing = batch.document_ids.filter((d) => !(batch.results as Record<string, unknown>)[d]);
+    for (const d of missing) {
+      const child = children[d] ? await rt.store.repo('jobs').get(children[d]!) : null;
+      if (child && (child.status === 'completed' || child.status === 'failed')) await recordChildResult(rt, batchId, child);
+      else if (!child) await recordResult(rt, batchId, d, { success: false, error: 'The extraction of this document was not started' });
+    }
+    signal.throwIfAborted();
+    await new Promise((r) => setTimeout(r, delay));
+    delay = Math.min(2000, Math.round(delay * 1.5));
+  }
+}
+
+/** A finished child job's result, written into its batch. */
+export async function recordChildResult(rt: Engine, batchId: string, child: JobRecord): Promise<void> {
+  const input = child.input as unknown as ExtractJobInput;
+  const documentId = input.source.kind === 'document' ? input.source.document_id : child.document_id;
+  if (!documentId) return;
+  const result: BatchResult = child.status === 'completed' ? { success: true, extraction_id: input.extraction_id } : { success: false, error: child.error ?? 'failed' };
+  await recordResult(rt, batchId, documentId, result);
+}
+
+/**
+ * Adds one document's result to the batch row, unless it has one: a conditional update on (status,
+ * progress) — progress grows with every result, as a batch has at most 50 documents — retried on a lost
+ * race. The update that adds the last result also completes the batch.
+ */
+export async function recordResult(rt: Engine, batchId: string, documentId: string, result: BatchResult): Promise<void> {
+  const repo = rt.store.repo('extract_batches');
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const b = await repo.get(batchId);
+    if (!b || b.status !== 'processing') return;
+    const results = { ...(b.results as Record<string, BatchResult>) };
+    if (results[documentId] || !b.document_ids.includes(documentId)) return;
+    results[documentId] = result;
+    const total = b.document_ids.length;
+    const done = b.document_ids.filter((d) => results[d]).length;
+    const complete = done >= total;
+    const progress = complete ? 100 : Math.min(99, Math.floor((100 * done) / total));
+    const n = await repo.update({ id: b.id, status: 'processing', progress: b.progress }, { results, progress, ...(complete ? { status: 'completed' as const } : {}), updated_at: new Date() });
+    if (n > 0) {
+      if (complete) rt.logger.info({ batchId, documents: total }, 'extraction batch completed');
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 5 + Math.floor(Math.random() * 20 * (attempt + 1))));
+  }
+  throw new Error(`batch ${batchId}: could not record the result of document ${documentId}`);
+}
+
+export function apiBatchSummary(b: ExtractBatchRecord) {
+  return { id: b.id, name: b.name, status: b.status, progress: b.progress, document_ids: b.document_ids, schema_id: b.schema_id, created_at: b.created_at.toISOString() };
+}

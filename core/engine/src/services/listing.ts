@@ -1,0 +1,33 @@
+import type { FindOptions, Owned, Store, TableName, Tables, Where } from '@quire/core';
+import type { AuthInfo } from '../accounts/access.js';
+
+type OwnedName = { [N in TableName]: Tables[N] extends Owned & { id: string } ? N : never }[TableName];
+
+/** Lists the caller's rows plus their organizations' rows, paginated, with the total. */
+export async function listOwned<N extends OwnedName>(
+  store: Store,
+  table: N,
+  auth: AuthInfo,
+  where: Where<Tables[N]>,
+  opts: { limit: number; offset: number; orderBy: keyof Tables[N] & string; direction?: 'ASC' | 'DESC' },
+): Promise<{ rows: Tables[N][]; total: number }> {
+  const repo = store.repo(table);
+  const order = { [opts.orderBy]: opts.direction ?? 'DESC' } as FindOptions<Tables[N]>['order'];
+  const mine = { ...where, user_id: auth.user.id } as Where<Tables[N]>;
+  const orgIds = auth.memberships.map((m) => m.organization_id);
+  if (!orgIds.length) {
+    const [rows, total] = await Promise.all([repo.find(mine, { limit: opts.limit, offset: opts.offset, order }), repo.count(mine)]);
+    return { rows, total };
+  }
+  const [a, b] = await Promise.all([repo.find(mine, { order }), repo.find({ ...where, organization_id: orgIds } as Where<Tables[N]>, { order })]);
+  const seen = new Set<string>();
+  const all = [...a, ...b].filter((r) => (seen.has(r.id) ? false : (seen.add(r.id), true)));
+  const key = opts.orderBy;
+  const dir = (opts.direction ?? 'DESC') === 'DESC' ? -1 : 1;
+  all.sort((x, y) => {
+    const vx = x[key] as unknown as number | string | Date;
+    const vy = y[key] as unknown as number | string | Date;
+    return (vx < vy ? -1 : vx > vy ? 1 : 0) * dir;
+  });
+  return { rows: all.slice(opts.offset, opts.offset + opts.limit), total: all.length };
+}

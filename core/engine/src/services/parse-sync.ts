@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { JobTimeoutError, errors } from '@quire/core';
+import type { JobRecord, ParsedDocument } from '@quire/core';
+import type { AuthInfo } from '../accounts/access.js';
+import type { EngineContext as Engine } from '../context.js';
+import { newJob, withLocalFile } from '../jobs.js';
+import { newOwned } from '../accounts/access.js';
+import { resolveInput } from './inputs.js';
+import { parseConfigField } from './parse-config.js';
+import type { ParseConfig } from './parse-config.js';
+import { publicErrorText } from './documents.js';
+import { signLink } from './signing.js';
+import { jobError } from '@quire/core';
+import type { ParseSource } from '../pipelines/parse.js';
+import { jobInputKey, jobParsedKey, loadParsed, readFile } from '../pipelines/steps.js';
+
+export function studioLink(rt: Engine, jobId: string): string {
+  const expires = Math.floor(Date.now() / 1000) + 30 * 86400;
+  return `${rt.config.publicUrl}/studio/jobs/${jobId}?expires=${expires}&sig=${signLink(rt.signingSecret, 'studio', jobId, expires)}`;
+}
+
+/** Reads a stored file with the reader for its format (the PDF conversions: no job, no chunks). */
+export async function readStored(rt: Engine, key: string, f: { id: string; name: string; format: string; size: number }, cfg: ParseConfig, maxPages?: number): Promise<ParsedDocument> {
+  return withLocalFile(rt.storage, key, (file) => readFile(rt, { path: file, ...f }, cfg, { maxPages }));
+}
+
+export type SyncParseSource =
+  /** a file already streamed to storage under jobInputKey(jobId) */
+  | { kind: 'stored'; jobId: string; fileName: string; size: number }
+  /** an `input` string: svc://<document id> or an http(s) URL */
+  | { kind: 'input'; input: string };
+
+/**
+ * How long a synchronous parse waits for its job: the parse's own time limit and a URL download, with room
+ * for a moment in the queue. A job still running then is cancelled.
+ */
+const waitLimitMs = (rt: Engine) => rt.config.limits.parseTimeoutMs + rt.config.limits.urlTimeoutMs + 60_000;
+
+/**
+ * The synchronous parse (POST /api/parse and the embed `parse` action): a job of the same `parse` pipeline
+ * the async parse runs (fetch → read → chunk), awaited in process. The job row is the API's record of the
+ * parse (completed, its parsed content under jobParsedKey so jobid:// and studio links work, no webhook);
+ * the pipeline charges the pages. A stage failure comes back with its own error code. The input file never
+ * outlives the call.
+ */
+export async function parseSync(rt: Engine, auth: AuthInfo, source: SyncParseSource, rawConfig: unknown, configField = 'config') {
+  const started = Date.now();
+  const jobId = source.kind === 'stored' ? source.jobId : randomUUID();
+  const owner = newOwned(auth, null);
+  const jobs = rt.store.repo('jobs');
+  // the job row exists from the start, so that a parse cut short by a crash is found and failed at the
+  // next start (and its input file removed) instead of leaving an orphan
+  await jobs.insert(newJob({ id: jobId, owner, type: 'parse', status: 'pending', input: { sync: true } }));
+  try {
+    let cfg: ParseConfig;
+    let start: ParseSource;
+    let documentId: string | null = null;
+    try {
+      // what the caller got wrong is answered before the job runs: the config, the svc:// document, the URL
+      cfg = parseConfigField(rawConfig, configField);
+      if (source.kind === 'stored') {
+        start = { source: 'stored', name: source.fileName, size: source.size };
+      } else {
+        const ref = await resolveInput(rt, auth, source.input);
+        if (ref.kind === 'document') {
+          documentId = ref.doc.id;
+          // the document's parsed content is reused unless the call asks for its own OCR options
+          const ocrOverridden = typeof rawConfig === 'object' && rawConfig !== null && (rawConfig as { ocr?: unknown }).ocr !== undefined;
+          start = { source: 'document', document_id: ref.doc.id, reuse_content: !ocrOverridden, read_as: ref.doc.id };
+        } else {
+          start = { source: 'url', url: (ref as { url: string }).url };
+        }
+      }
+    } catch (e) {
+      const now = new Date();
+      await jobs.update(jobId, { status: 'failed', error: publicErrorText(e instanceof Error ? e.message : String(e), `job ${jobId}`), completed_at: now, updated_at: now }).catch(() => {});
+      throw e;
+    }
+    await jobs.update(jobId, { input: { config: cfg }, document_id: documentId, updated_at: new Date() });
+    await rt.pipelines.start(jobId, 'parse', start);
+    const job = await awaitJob(rt, jobId);
+    if (job.status !== 'completed') throw jobError(job);
+    const output = job.result as { type: string; chunks: unknown[]; usage: { num_pages: number; credits: number } };
+    const usage = output.usage;
+    const result = { type: output.type, chunks: output.chunks };
+    const parsed = await loadParsed(rt, jobParsedKey(jobId));
+    return { parsed, body: { job_id: jobId, duration: (Date.now() - started) / 1000, usage, result, studio_link: studioLink(rt, jobId) } };
+  } finally {
+    await rt.storage.delete(jobInputKey(jobId)).catch(() => {});
+  }
+}
+
+/** Waits for a synchronous parse job; one that outlasts the wait is cancelled (nobody waits for it any more). */
+async function awaitJob(rt: Engine, jobId: string): Promise<JobRecord> {
+  const limit = waitLimitMs(rt);
+  try {
+    return await rt.pipelines.waitFor(jobId, limit);
+  } catch (e) {
+    if (!(e instanceof JobTimeoutError)) throw e;
+    await rt.pipelines.cancel(jobId).catch(() => {});
+    throw errors.unavailable(`The parse did not finish within ${Math.round(limit / 1000)} s; try again later or use POST /api/parse/async`);
+  }
+}

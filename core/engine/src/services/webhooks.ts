@@ -1,0 +1,223 @@
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import { NonRetryableError, isRetryable, transient } from '@quire/core';
+import type { JobRecord, Logger, PipelineRuntime, RetryPolicy, Store, WebhookDeliveryRecord } from '@quire/core';
+import { newJob } from '../jobs.js';
+import { hmacHex, safeEqualHex } from './signing.js';
+import { pinnedLookup, vetUrl } from './url-fetch.js';
+
+export interface DeliveryOptions {
+  allowedHosts: readonly string[];
+  /** delays before attempts 2..N (spec §6.3: 1 min, 5 min, 30 min, 2 h) */
+  retryDelaysMs: readonly number[];
+  timeoutMs: number;
+}
+
+/** The pipeline whose job is one delivery (stage `deliver`); its job id is the delivery's id. */
+export const WEBHOOK_PIPELINE = 'webhook';
+
+/** What a delivery attempt needs of its stage: the attempt number of its message, and its abort signal. */
+export interface DeliveryAttempt {
+  message: { attempt: number };
+  signal?: AbortSignal;
+}
+
+/** The receiver's answer: a 4xx other than 408 and 429 will not change on a retry. */
+export function permanentStatus(status: number): boolean {
+  return status >= 400 && status < 500 && status !== 408 && status !== 429;
+}
+
+/** The signature header value for a payload: sha256=<hex HMAC-SHA256 of the exact bytes sent>. */
+export function signatureHeader(secret: string, payload: string): string {
+  return `sha256=${hmacHex(secret, payload)}`;
+}
+
+/**
+ * The timestamped signature (X-Svc-Signature-V2): `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<exact body>">`.
+ * The same t is sent in X-Svc-Timestamp. A receiver recomputes v1 from the header's t and the raw body,
+ * compares in constant time, and refuses a t too far from its clock (e.g. more than 5 minutes): a captured
+ * delivery cannot be replayed later, since changing t breaks v1. Each attempt is signed with its own time.
+ */
+export function timestampedSignatureHeader(secret: string, payload: string, timestamp: number): string {
+  return `t=${timestamp},v1=${hmacHex(secret, `${timestamp}.${payload}`)}`;
+}
+
+/** Checks an X-Svc-Signature-V2 value (what a receiver does; tolerance in seconds, default 300). */
+export function verifyTimestampedSignature(secret: string, payload: string, header: string, opts: { toleranceS?: number; now?: number } = {}): boolean {
+  const parts = new Map<string, string[]>();
+  for (const item of header.split(',')) {
+    const i = item.indexOf('=');
+    if (i > 0) parts.set(item.slice(0, i).trim(), [...(parts.get(item.slice(0, i).trim()) ?? []), item.slice(i + 1).trim()]);
+  }
+  const t = Number(parts.get('t')?.[0]);
+  if (!Number.isInteger(t)) return false;
+  const now = opts.now ?? Math.floor(Date.now() / 1000);
+  if (Math.abs(now - t) > (opts.toleranceS ?? 300)) return false;
+  const expected = hmacHex(secret, `${t}.${payload}`);
+  return (parts.get('v1') ?? []).some((v) => safeEqualHex(v, expected));
+}
+
+/**
+ * Persistent webhook delivery on the job engine: every delivery is a `webhook_deliveries` row (what users
+ * and tests see) and a job of the `webhook` pipeline with the same id, so any worker (RabbitMQ or the
+ * in-process queue) delivers it with the claims, retries, dead-lettering and cancellation of every job.
+ * The pipeline's retry policy is `retryDelaysMs` (attempts = delays + 1): a 5xx, 408, 429, timeout or network
+ * error fails the stage transiently and the transport delivers it again after the delay; a 2xx marks the row
+ * delivered; any other 4xx (or an address refused by the SSRF check) fails the job at once. The row is
+ * marked failed by the pipeline's onFail (last attempt, permanent answer or cancellation). Receivers must
+ * still tolerate duplicates (spec §6.3): delivery is at least once.
+ */
+export class WebhookDispatcher {
+  constructor(
+    private readonly store: Store,
+    private readonly opts: DeliveryOptions,
+    private readonly logger: Logger,
+    private readonly pipelines: Pick<PipelineRuntime, 'start' | 'fail'>,
+  ) {}
+
+  /** The `webhook` pipeline's retry policy: one attempt, then one per configured delay. */
+  retryPolicy(): RetryPolicy {
+    const delays = this.opts.retryDelaysMs;
+    return { maxAttempts: delays.length + 1, delayMs: (attempt) => delays[Math.min(Math.max(attempt, 1), delays.length) - 1]! };
+  }
+
+  /** Records a delivery and queues its job; returns the row (status 'pending'). */
+  async enqueue(d: { url: string; event: string; payload: unknown; secret: string; user_id: string | null; webhook_id?: string | null }): Promise<WebhookDeliveryRecord> {
+    const now = new Date();
+    const row: WebhookDeliveryRecord = {
+      id: randomUUID(),
+      user_id: d.user_id,
+      webhook_id: d.webhook_id ?? null,
+      url: d.url,
+      event: d.event,
+      payload: JSON.stringify(d.payload),
+      secret: d.secret,
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: now,
+      last_status: null,
+      last_error: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.store.transaction(async (tx) => {
+      await tx.repo('webhook_deliveries').insert(row);
+      await tx.repo('jobs').insert(deliveryJob(row));
+    });
+    await this.start(row.id);
+    return row;
+  }
+
+  /**
+   * Deliveries left 'pending' without a job (recorded by the polling loop of earlier versions) get one; those
+   * whose job failed before the row was settled are marked failed. Returns how many were queued.
+   */
+  async queueOrphans(): Promise<number> {
+    let queued = 0;
+    for (const row of await this.store.repo('webhook_deliveries').find({ status: 'pending' }, { order: { next_attempt_at: 'ASC' } })) {
+      const job = await this.store.repo('jobs').get(row.id);
+      if (job?.status === 'failed') await this.failed(row.id, job.error ?? 'failed');
+      if (job) continue;
+      try {
+        await this.store.repo('jobs').insert(deliveryJob(row));
+      } catch (e) {
+        if ((e as Error).name === 'StoreConflictError') continue; // another process queued it
+        throw e;
+      }
+      await this.start(row.id);
+      queued++;
+    }
+    if (queued) this.logger.info({ deliveries: queued }, 'queued webhook deliveries left pending by an earlier version');
+    return queued;
+  }
+
+  /**
+   * One attempt (the `deliver` stage of the `webhook` pipeline). Resolves when the receiver answered 2xx; throws
+   * a transient error on 5xx, 408, 429, a timeout or a network error (the runtime retries it on the policy's
+   * schedule) and a NonRetryableError on any other answer.
+   */
+  async deliver(id: string, attempt: DeliveryAttempt): Promise<{ delivery_id: string; status: number }> {
+    const repo = this.store.repo('webhook_deliveries');
+    const row = await repo.get(id);
+    if (!row) throw new NonRetryableError(`webhook delivery ${id} no longer exists`);
+    if (row.status === 'delivered') return { delivery_id: id, status: row.last_status ?? 200 }; // a duplicate stage message
+    if (row.status === 'failed') throw new NonRetryableError(row.last_error ?? 'delivery failed');
+    await repo.update({ id, status: 'pending' }, { attempts: row.attempts + 1, updated_at: new Date() });
+    let status: number | null = null;
+    let error: Error | null = null;
+    try {
+      status = await this.send(row, attempt.signal);
+      if (status < 200 || status >= 300) error = permanentStatus(status) ? new NonRetryableError(`HTTP ${status}`) : transient(new Error(`HTTP ${status}`));
+    } catch (e) {
+      error = e instanceof Error ? e : new Error(String(e));
+    }
+    const now = new Date();
+    if (!error) {
+      await repo.update({ id, status: 'pending' }, { status: 'delivered', last_status: status, last_error: null, updated_at: now });
+      return { delivery_id: id, status: status! };
+    }
+    const retry = isRetryable(error) && attempt.message.attempt < this.retryPolicy().maxAttempts;
+    const next = retry ? new Date(now.getTime() + this.retryPolicy().delayMs(attempt.message.attempt)) : now;
+    await repo.update({ id, status: 'pending' }, { next_attempt_at: next, last_status: status, last_error: error.message, updated_at: now });
+    if (!retry) this.logger.warn({ delivery: id, url: row.url, error: error.message }, 'webhook delivery failed for good');
+    throw error;
+  }
+
+  /** Marks a pending delivery failed (the pipeline's onFail: last attempt, permanent answer or cancellation). */
+  async failed(id: string, reason: string): Promise<void> {
+    await this.store.repo('webhook_deliveries').update({ id, status: 'pending' }, { status: 'failed', last_error: reason, updated_at: new Date() });
+  }
+
+  private async start(id: string): Promise<void> {
+    try {
+      await this.pipelines.start(id, WEBHOOK_PIPELINE, { delivery_id: id });
+    } catch (e) {
+      // not queued (the broker is down): fail job and row rather than leave them pending with no message
+      await this.pipelines.fail(id, `could not queue the delivery: ${(e as Error).message}`).catch(() => {});
+      throw e;
+    }
+  }
+
+  private async send(row: WebhookDeliveryRecord, signal?: AbortSignal): Promise<number> {
+    const { url, address, family } = await vetUrl(row.url, { allowedHosts: this.opts.allowedHosts });
+    const body = Buffer.from(row.payload, 'utf8');
+    const timestamp = Math.floor(Date.now() / 1000);
+    return new Promise<number>((resolve, reject) => {
+      const mod = url.protocol === 'https:' ? https : http;
+      const req = mod.request(
+        url,
+        {
+          method: 'POST',
+          lookup: pinnedLookup(address, family),
+          timeout: this.opts.timeoutMs,
+          signal,
+          headers: {
+            'content-type': 'application/json',
+            'content-length': body.length,
+            'user-agent': 'Quire-Webhooks/1.0',
+            'x-svc-signature': signatureHeader(row.secret, row.payload),
+            'x-svc-timestamp': String(timestamp),
+            'x-svc-signature-v2': timestampedSignatureHeader(row.secret, row.payload, timestamp),
+            'x-svc-event': row.event,
+            'x-svc-delivery': row.id,
+          },
+        } as http.RequestOptions,
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+          res.on('error', reject);
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error('timed out')));
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+}
+
+/** The job of a delivery: same id, type 'webhook', owned by the delivery's user. */
+function deliveryJob(row: WebhookDeliveryRecord): JobRecord {
+  // jobs.user_id is required; a delivery of no user (none is made today) gets an empty owner
+  return newJob({ id: row.id, type: 'webhook', owner: { user_id: row.user_id ?? '', organization_id: null }, input: { delivery_id: row.id, event: row.event } });
+}

@@ -1,0 +1,13 @@
+export { PREBUILT_SCHEMAS } from './prebuilt.js';
+export type { PrebuiltSchema, PrebuiltCategory } from './prebuilt.js';
+export { CONCEPTS, concept, conceptOf, conceptsOfPhrase, conceptsOfWords, tokenize, splitName, words, isStop } from './concepts.js';
+export type { Concept, Token } from './concepts.js';
+export { snakeCase } from './names.js';
+export { fieldsFromDescription } from './describe.js';
+export { normaliseValue, normaliseText, coerceValue, scanTyped, coverage } from './parse/value.js';
+export type { Coerced, FieldType, ParseContext, StringFormat, TypedMatch } from './parse/value.js';
+export { parseNumber, scanNumbers } from './parse/number.js';
+export type { NumberMatch, NumberOptions } from './parse/number.js';
+export { parseDate, scanDates, documentDateOrder } from './parse/date.js';
+export type { DateMatch, DateOptions, DateOrder } from './parse/date.js';
+export { parseBoolean, scanBooleans } from './parse/boolean.js';

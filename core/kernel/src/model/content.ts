@@ -1,0 +1,159 @@
+/**
+ * The content model. Everything a reader produces and every API shape is derived from these types.
+ * Bounding boxes are page coordinates in points (1/72 inch), origin at the top-left corner of the page,
+ * y growing downwards. The API boundary converts to the spec's {x,y,width,height} / {left,top,width,height}.
+ */
+export interface BBox {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export type BlockType =
+  | 'heading'
+  | 'paragraph'
+  | 'list_item'
+  | 'key_value'
+  | 'table'
+  | 'figure'
+  | 'caption'
+  | 'header'
+  | 'footer';
+
+/** Character offsets into ParsedDocument.text: [start, end). */
+export interface Span {
+  start: number;
+  end: number;
+}
+
+export interface Block {
+  type: BlockType;
+  text: string;
+  /** 1-based page number. */
+  page: number;
+  bbox: BBox | null;
+  span: Span;
+  /** 0..1: 1 for a text layer, the OCR confidence for recognised text. */
+  confidence: number;
+  /** heading level (1 = top) for headings. */
+  level?: number;
+  /** for key_value blocks. */
+  key?: string;
+  value?: string;
+  /** index into ParsedDocument.tables for table blocks. */
+  tableIndex?: number;
+  /** font facts used by later stages (size in points, bold). */
+  font?: { size?: number; bold?: boolean; name?: string };
+}
+
+export interface TableCell {
+  row: number;
+  col: number;
+  rowSpan: number;
+  colSpan: number;
+  text: string;
+  bbox?: BBox | null;
+  header?: boolean;
+}
+
+export interface Table {
+  page: number;
+  bbox: BBox | null;
+  rows: number;
+  cols: number;
+  cells: TableCell[];
+  /** optional caption or sheet title */
+  title?: string;
+  confidence: number;
+}
+
+export interface Word {
+  text: string;
+  bbox: BBox;
+  confidence: number;
+}
+
+export interface Page {
+  /** 1-based. */
+  number: number;
+  width: number;
+  height: number;
+  /** whether the page text came from OCR. */
+  ocr: boolean;
+  /** mean confidence of the page's text (1 for a text layer). */
+  confidence: number;
+  /** optional name (sheet name, slide title). */
+  name?: string;
+  /** optional OCR words with their boxes, for citations and extraction evidence. */
+  words?: Word[];
+  /**
+   * optional words of a text layer with their boxes, packed (packWords): one string a page instead of an
+   * object a word keeps long documents small in memory, in storage and between processes.
+   */
+  wordBoxes?: string;
+}
+
+const r1 = (v: number) => Math.round(v * 10) / 10;
+
+/** Words with their boxes as one string: a line `x y width height text` a word (spaces, tabs and line breaks in a word's text are dropped). */
+export function packWords(words: { text: string; bbox: BBox }[]): string {
+  let out = '';
+  for (const w of words) {
+    const text = w.text.replace(/\s+/g, '');
+    if (!text) continue;
+    out += `${out ? '\n' : ''}${r1(w.bbox.x)} ${r1(w.bbox.y)} ${r1(w.bbox.width)} ${r1(w.bbox.height)} ${text}`;
+  }
+  return out;
+}
+
+/** The words of packWords() again (confidence 1: a text layer's words are what the file says). */
+export function unpackWords(packed: string | undefined): Word[] {
+  if (!packed) return [];
+  const out: Word[] = [];
+  for (const line of packed.split('\n')) {
+    const m = /^(-?[\d.]+) (-?[\d.]+) (-?[\d.]+) (-?[\d.]+) (.+)$/.exec(line);
+    if (m) out.push({ text: m[5]!, bbox: { x: Number(m[1]), y: Number(m[2]), width: Number(m[3]), height: Number(m[4]) }, confidence: 1 });
+  }
+  return out;
+}
+
+/** A problem with a part of a document that did not stop the whole document. */
+export interface DocIssue {
+  code: string;
+  stage: string;
+  page?: number;
+  message: string;
+}
+
+export type DocStatus = 'pending' | 'processing' | 'completed' | 'failed';
+
+export interface ParsedDocument {
+  id: string;
+  name: string;
+  format: string;
+  pages: Page[];
+  blocks: Block[];
+  tables: Table[];
+  /** Full text in reading order; every block's span points into it. */
+  text: string;
+  metadata: { title?: string; author?: string; creationDate?: string; [k: string]: unknown };
+  issues: DocIssue[];
+}
+
+export interface Chunk {
+  id: string;
+  index: number;
+  page: number;
+  content: string;
+  bbox: BBox | null;
+  span: Span;
+  metadata: {
+    type: 'text' | 'table';
+    confidence: number;
+    pages?: number[];
+    heading?: string;
+    /** a chunk that spans pages: its box on each page, in page order (`page`/`bbox` are the first page's) */
+    boxes?: { page: number; bbox: BBox }[];
+  };
+}

@@ -1,0 +1,351 @@
+import os from 'node:os';
+import type { z } from 'zod';
+import type { BBox, Chunk, ParsedDocument, Word } from '../model/content.js';
+import type { BlobStorage, Store } from '../store.js';
+import type { Transport } from '../transport/types.js';
+import type { Logger } from '../util/logger.js';
+import type { EventBus } from '../events/bus.js';
+import type { FormatDeclaration } from '../formats.js';
+
+/** zod, for plugins' option schemas: the same instance the registry validates with (a plugin needs no zod of its own). */
+export { z } from 'zod';
+
+export const PLUGIN_KINDS = [
+  'reader',
+  'ocr',
+  'chunker',
+  'embedder',
+  'vector-store',
+  'extractor',
+  'llm',
+  'generator',
+  'splitter',
+  'editor',
+  'integration',
+  'storage',
+  'store',
+  'transport',
+] as const;
+export type PluginKind = (typeof PLUGIN_KINDS)[number];
+
+/**
+ * Settings of the host that several plugins need. A plugin names the ones it uses in its definition's
+ * `shared` and finds them, frozen, in `ctx.shared`; no plugin sees the rest of the configuration.
+ */
+export interface SharedSettings {
+  /** time limit of one document parse, ms (QUIRE_PARSE_TIMEOUT_S) */
+  'limits.parseTimeoutMs': number;
+  /** memory limit of each reader isolate or parse worker process, MB (QUIRE_READER_HEAP_MB) */
+  'limits.readerHeapMb': number;
+  /** OCR processes at once (QUIRE_OCR_CONCURRENCY); inside a reader isolate, that isolate's share */
+  'ocr.concurrency': number;
+  /** default OCR language(s): tesseract codes joined with +, or auto (QUIRE_OCR_LANGUAGE) */
+  'ocr.language': string;
+  /** stage messages a process handles at once (QUIRE_STAGE_CONCURRENCY) */
+  'queue.concurrency': number;
+  /** deliveries of a stage message before it is dead-lettered (QUIRE_MAX_ATTEMPTS) */
+  'queue.maxAttempts': number;
+}
+export type SharedKey = keyof SharedSettings;
+
+/**
+ * Every shared setting with the value a plugin gets when the host gives none (a registry made in a test).
+ * The service's values come from its configuration; the keys are also their paths in it.
+ */
+export const SHARED_DEFAULTS: Readonly<SharedSettings> = Object.freeze({
+  'limits.parseTimeoutMs': 600_000,
+  'limits.readerHeapMb': 768,
+  'ocr.concurrency': Math.max(1, os.availableParallelism?.() ?? os.cpus().length),
+  'ocr.language': 'eng',
+  'queue.concurrency': 2,
+  'queue.maxAttempts': 3,
+});
+
+/** What every plugin receives when it is created. */
+export interface PluginContext<O = Record<string, unknown>, S extends SharedKey = never> {
+  /**
+   * The plugin's own options, from config `plugins.options["<kind>:<name>"]`, parsed by its `options`
+   * schema (defaults filled in) and deep-frozen. Without a schema: the given options, frozen.
+   */
+  options: Readonly<O>;
+  /** the shared settings the plugin declared in `shared`, frozen */
+  shared: Readonly<Pick<SharedSettings, S>>;
+  dataDir: string;
+  logger: Logger;
+  /** other plugins (e.g. a reader asks for the 'ocr' plugin) */
+  get<K extends PluginKind>(kind: K, name?: string): PluginInstance<K>;
+  tryGet<K extends PluginKind>(kind: K, name?: string): PluginInstance<K> | undefined;
+}
+
+/** Manifest: the `quire` field of a plugin's package.json, checked at registration. */
+export interface PluginManifest {
+  kind: PluginKind;
+  name: string;
+  /** semver range of @quire/core the plugin works with, e.g. "^1" */
+  core: string;
+  description?: string;
+}
+
+/**
+ * A plugin module's default export.
+ *
+ * `options`: a zod schema of the plugin's options with their defaults (use `z.strictObject` so that an
+ * unknown option is an error). The registry validates `plugins.options["<kind>:<name>"]` with it when the
+ * plugin is registered (if options were given) and when it is created; a bad option stops start-up with
+ * a message naming the plugin and the option. `create` gets the parsed options, frozen.
+ * `shared`: the shared settings the plugin uses (see SharedSettings).
+ * `formats`: readers only, the formats the reader reads (see FormatDeclaration).
+ */
+export interface PluginDefinition<K extends PluginKind = PluginKind, O = any, S extends SharedKey = any> {
+  kind: K;
+  name: string;
+  core: string;
+  description?: string;
+  options?: z.ZodType<O>;
+  shared?: readonly S[];
+  formats?: FormatDeclaration[];
+  /** Creates the instance. May be async (open connections, spawn workers). */
+  create(ctx: PluginContext<O, S>): CreatedInstance<K> | Promise<CreatedInstance<K>>;
+}
+
+export function definePlugin<K extends PluginKind, O = Record<string, unknown>, const S extends SharedKey = never>(def: PluginDefinition<K, O, S>): PluginDefinition<K, O, S> {
+  return def;
+}
+
+interface Lifecycle {
+  /** What this instance needs from the system and whether it has it (shown by /readyz and at start). */
+  health?(): Promise<{ ok: boolean; message?: string }>;
+  close?(): Promise<void>;
+}
+
+// ---------- reader / ocr ----------
+export interface ReadOptions {
+  ocr: { enabled: boolean | 'auto'; language: string; agentic?: boolean };
+  /** abort the read (timeouts, cancelled jobs) */
+  signal?: AbortSignal;
+  /** anonymous conversions read only the first pages */
+  maxPages?: number;
+  /** progress 0..1 */
+  onProgress?: (fraction: number) => void;
+  /** bounds on what a reader takes out of one document (defaults: DEFAULT_READ_LIMITS) */
+  limits?: Partial<ReadLimits>;
+}
+
+/**
+ * What a reader may take out of one document. A reader that reaches a limit stops and throws
+ * errors.unprocessable(...) naming it ("decompressed size exceeds 512 MB"), which fails the job at once.
+ */
+export interface ReadLimits {
+  /** inflated bytes of all parts of a zip-based file together (docx, xlsx, pptx); one part gets at most half */
+  decompressedBytes: number;
+  /** pages, slides or sheets */
+  pages: number;
+  /** spreadsheet cells */
+  cells: number;
+  /** pixels of one decoded image or rendered page */
+  imagePixels: number;
+}
+
+export const DEFAULT_READ_LIMITS: Readonly<ReadLimits> = Object.freeze({
+  decompressedBytes: 512 * 1024 * 1024,
+  pages: 5000,
+  cells: 2_000_000,
+  imagePixels: 100_000_000,
+});
+
+/** The limits of a read: the defaults overridden by what the caller set. */
+export function readLimits(options?: Pick<ReadOptions, 'limits'>): ReadLimits {
+  return { ...DEFAULT_READ_LIMITS, ...(options?.limits ?? {}) };
+}
+export interface ReaderInput {
+  /** local file path made by Quire (never a user-chosen path) */
+  path: string;
+  /** display name (user's file name) */
+  name: string;
+  format: string;
+  size: number;
+  documentId: string;
+}
+export interface ReaderPlugin extends Lifecycle {
+  /**
+   * ids of the formats this reader reads, e.g. ['pdf']: set by the registry from the definition's
+   * `formats`. (A reader whose definition declares none may list ids here itself: built-in formats, or
+   * formats it is only ever handed by id.)
+   */
+  formats: string[];
+  /**
+   * true when the reader already runs its parsing off the calling thread, bounded in memory and time (its
+   * own worker threads with resourceLimits, or child processes). Other readers are run by the host inside
+   * an isolated worker thread with a heap limit and a wall-clock limit.
+   */
+  isolated?: boolean;
+  read(input: ReaderInput, options: ReadOptions): Promise<ParsedDocument>;
+}
+
+export interface OcrResult {
+  text: string;
+  words: Word[];
+  /** lines of words, in reading order, each with a bbox */
+  lines: { text: string; bbox: BBox; confidence: number }[];
+  confidence: number;
+  width: number;
+  height: number;
+}
+export interface OcrPlugin extends Lifecycle {
+  /** imagePath must be a path Quire created. `language`: tesseract codes ('eng', 'eng+deu') or 'auto'. */
+  recognize(imagePath: string, options: { language: string; signal?: AbortSignal; dpi?: number }): Promise<OcrResult>;
+  /** languages installed */
+  languages(): Promise<string[]>;
+}
+
+// ---------- chunker ----------
+export interface ChunkOptions {
+  strategy: 'semantic' | 'fixed' | 'page';
+  max_chunk_size: number;
+  overlap: number;
+  table_output_format: 'markdown' | 'html' | 'json';
+}
+export interface ChunkerPlugin extends Lifecycle {
+  chunk(doc: ParsedDocument, options: ChunkOptions): Chunk[];
+}
+
+// ---------- embedder / vector store ----------
+export interface EmbedderPlugin extends Lifecycle {
+  /** stable id of the vector space, e.g. 'local-hash-v1' or 'openai:text-embedding-3-small' */
+  readonly space: string;
+  readonly dimension: number;
+  embed(texts: string[], purpose: 'document' | 'query'): Promise<Float32Array[]>;
+}
+export interface VectorItem {
+  id: string; // chunk id
+  documentId: string;
+  userId: string;
+  organizationId: string | null;
+  page: number;
+  text: string;
+  vector: Float32Array;
+  metadata?: Record<string, unknown>;
+}
+export interface VectorFilter {
+  /** restrict to these documents (collections, knowledge bases) */
+  documentIds?: string[];
+  /** owner scope: items of this user, or of any of these organizations */
+  userId?: string;
+  organizationIds?: string[];
+}
+export interface VectorHit {
+  id: string;
+  documentId: string;
+  page: number;
+  text: string;
+  score: number;
+  metadata?: Record<string, unknown>;
+}
+export interface VectorStorePlugin extends Lifecycle {
+  upsert(space: string, items: VectorItem[]): Promise<void>;
+  /** hybrid search: `text` for keyword scoring, `vector` for similarity; alpha 0 = keyword only, 1 = vector only */
+  search(space: string, query: { text: string; vector: Float32Array; topK: number; filter: VectorFilter; alpha?: number }): Promise<VectorHit[]>;
+  deleteDocument(documentId: string): Promise<void>;
+  count(space: string): Promise<number>;
+}
+
+// ---------- llm / extractor ----------
+export interface LlmMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+export interface LlmPlugin extends Lifecycle {
+  readonly model: string;
+  complete(request: {
+    messages: LlmMessage[];
+    jsonSchema?: { name: string; schema: Record<string, unknown> };
+    temperature?: number;
+    maxTokens?: number;
+    signal?: AbortSignal;
+  }): Promise<{ content: string; usage: { prompt_tokens: number; completion_tokens: number } }>;
+  stream?(request: { messages: LlmMessage[]; temperature?: number; maxTokens?: number; signal?: AbortSignal }): AsyncIterable<string>;
+}
+
+export interface FieldDefinition {
+  id?: string;
+  name: string;
+  type: 'string' | 'number' | 'boolean' | 'date' | 'array' | 'object';
+  description?: string;
+  required?: boolean;
+  items?: FieldDefinition;
+  properties?: Record<string, FieldDefinition>;
+}
+export interface Evidence {
+  text: string;
+  page: number;
+  bbox: BBox | null;
+  confidence: number;
+  chunk_id?: string;
+  span?: { start: number; end: number };
+}
+export interface FieldResult {
+  field: string;
+  value: unknown;
+  confidence: number;
+  evidence: Evidence | null;
+}
+export type ExtractionEvent =
+  | { type: 'progress'; progress: number; progress_message?: string }
+  | { type: 'field_extracted'; field: { fieldId: string; fieldName: string; value: unknown; confidence: number } }
+  | { type: 'chunk_done'; chunk_index: number; partial_data?: unknown };
+export interface ExtractorPlugin extends Lifecycle {
+  extract(request: {
+    doc: ParsedDocument;
+    chunks: Chunk[];
+    fields: FieldDefinition[];
+    instructions?: string;
+    settings?: Record<string, unknown>;
+    signal?: AbortSignal;
+    onEvent?: (e: ExtractionEvent) => void | Promise<void>;
+  }): Promise<{ data: Record<string, unknown>; fieldResults: FieldResult[] }>;
+  /** propose fields from a document (schema generation) */
+  suggestFields?(doc: ParsedDocument): Promise<(FieldDefinition & { suggestionReason: string })[]>;
+}
+
+// ---------- later kinds: generator, splitter, editor, integration ----------
+export interface GeneratorPlugin extends Lifecycle {
+  formats: string[];
+  generate(request: { format: string; content: string; title?: string; data?: Record<string, unknown> }): Promise<{ bytes: Buffer; mime: string }>;
+}
+export interface SplitterPlugin extends Lifecycle {
+  detect(doc: ParsedDocument, options: Record<string, unknown>): Promise<{ name: string; page_start: number; page_end: number; confidence: number; reason: string }[]>;
+}
+export interface EditorPlugin extends Lifecycle {
+  formats: string[];
+  detect(path: string, options: Record<string, unknown>): Promise<unknown[]>;
+  fill(path: string, values: unknown[], options: Record<string, unknown>): Promise<Buffer>;
+}
+export interface IntegrationPlugin extends Lifecycle {
+  readonly type: string;
+  send(config: Record<string, unknown>, payload: Record<string, unknown>): Promise<{ ok: boolean; status?: number; message?: string }>;
+}
+
+export interface StoragePlugin extends Lifecycle, BlobStorage {}
+export interface StorePlugin extends Store { health?(): Promise<{ ok: boolean; message?: string }> }
+export interface TransportPlugin extends Transport { health?(): Promise<{ ok: boolean; message?: string }> }
+
+export interface PluginInstances {
+  reader: ReaderPlugin;
+  ocr: OcrPlugin;
+  chunker: ChunkerPlugin;
+  embedder: EmbedderPlugin;
+  'vector-store': VectorStorePlugin;
+  extractor: ExtractorPlugin;
+  llm: LlmPlugin;
+  generator: GeneratorPlugin;
+  splitter: SplitterPlugin;
+  editor: EditorPlugin;
+  integration: IntegrationPlugin;
+  storage: StoragePlugin;
+  store: StorePlugin;
+  transport: TransportPlugin;
+}
+export type PluginInstance<K extends PluginKind> = PluginInstances[K];
+
+/** What create() returns: the instance; a reader may leave `formats` to its definition's declarations. */
+export type CreatedInstance<K extends PluginKind> = K extends 'reader' ? Omit<ReaderPlugin, 'formats'> & { formats?: string[] } : PluginInstance<K>;

@@ -1,0 +1,134 @@
+/**
+ * A reader isolate of ReaderSandbox: loads the reader plugins it is asked for (and the selected OCR plugin)
+ * into a registry of its own and reads documents one at a time.
+ */
+import { isolatePort } from '../util/worker.js';
+import { PluginRegistry } from './registry.js';
+import fs from 'node:fs/promises';
+import type { ChunkerPlugin, ReaderPlugin } from './kinds.js';
+import type { SandboxRequest, SandboxResponse, SandboxWorkerData } from './sandbox.js';
+import { revive, serialiseError } from './sandbox.js';
+import type { ParsedDocument } from '../model/content.js';
+
+const { data: raw, port } = isolatePort();
+const data = raw as SandboxWorkerData;
+const registry = new PluginRegistry(data.settings);
+const loaded = new Map<string, Promise<ReaderPlugin>>();
+let ocrReady: Promise<void> | null = null;
+const running = new Map<number, AbortController>();
+const calls = new Map<number, { resolve(d: ParsedDocument): void; reject(e: unknown): void }>();
+let nextCall = 1;
+let current = 0;
+
+// readers that stay in the parent thread answer through it
+for (const d of data.delegates) {
+  registry.register({
+    kind: 'reader',
+    name: d.name,
+    core: '^1',
+    create: () => ({
+      formats: d.formats,
+      isolated: true,
+      read: (input, options) =>
+        new Promise<ParsedDocument>((resolve, reject) => {
+          const call = nextCall++;
+          calls.set(call, { resolve, reject });
+          const { signal: _s, onProgress: _p, ...plain } = options;
+          send({ type: 'delegate', id: current, call, reader: d.name, input: { ...input }, options: plain });
+        }),
+    }),
+  });
+}
+const delegatesReady = Promise.all(data.delegates.map((d) => registry.instantiate('reader', d.name)));
+
+function ocr(): Promise<void> {
+  if (!ocrReady) {
+    ocrReady = (async () => {
+      if (!data.ocr) return;
+      try {
+        await registry.load(data.ocr.origin.spec, data.ocr.origin.baseDir);
+        await registry.instantiate('ocr', data.ocr.name);
+      } catch {
+        // readers that need OCR say so themselves when ctx.get('ocr') finds nothing
+      }
+    })();
+  }
+  return ocrReady;
+}
+
+function reader(name: string, origin: { spec: string; baseDir: string }): Promise<ReaderPlugin> {
+  let p = loaded.get(name);
+  if (!p) {
+    p = (async () => {
+      await ocr();
+      await delegatesReady;
+      await registry.load(origin.spec, origin.baseDir);
+      return registry.instantiate('reader', name);
+    })();
+    loaded.set(name, p);
+    p.catch(() => loaded.delete(name));
+  }
+  return p;
+}
+
+const chunkers = new Map<string, Promise<ChunkerPlugin>>();
+function chunker(name: string, origin: { spec: string; baseDir: string }): Promise<ChunkerPlugin> {
+  let p = chunkers.get(name);
+  if (!p) {
+    p = (async () => {
+      await registry.load(origin.spec, origin.baseDir);
+      return registry.instantiate('chunker', name);
+    })();
+    chunkers.set(name, p);
+    p.catch(() => chunkers.delete(name));
+  }
+  return p;
+}
+
+const send = (m: SandboxResponse) => port.postMessage(m);
+
+port.on('message', (m: SandboxRequest) => {
+  if (m.type === 'abort') {
+    running.get(m.id)?.abort(new Error('aborted'));
+    return;
+  }
+  if (m.type === 'delegated') {
+    const c = calls.get(m.call);
+    calls.delete(m.call);
+    if (m.error) c?.reject(revive(m.error));
+    else c?.resolve(m.doc!);
+    return;
+  }
+  current = m.id;
+  const controller = new AbortController();
+  running.set(m.id, controller);
+  void (async () => {
+    try {
+      if (m.type === 'chunk') {
+        const c = await chunker(m.chunker.name, m.chunker.origin);
+        const doc = JSON.parse(await fs.readFile(m.path, 'utf8')) as ParsedDocument;
+        send({ type: 'done', id: m.id, chunks: c.chunk(doc, m.options) });
+        return;
+      }
+      const r = await reader(m.reader.name, m.reader.origin);
+      let last = -1;
+      const doc = await r.read(m.input, {
+        ...m.options,
+        signal: controller.signal,
+        onProgress: (f) => {
+          const rounded = Math.round(f * 100) / 100;
+          if (rounded !== last) {
+            last = rounded;
+            send({ type: 'progress', id: m.id, fraction: rounded });
+          }
+        },
+      });
+      if (m.json) send({ type: 'done', id: m.id, json: { json: JSON.stringify(doc), pages: doc.pages.length, ocrPages: doc.pages.filter((p) => p.ocr).length, issues: doc.issues } });
+      else send({ type: 'done', id: m.id, doc });
+    } catch (e) {
+      send({ type: 'error', id: m.id, error: serialiseError(e) });
+    } finally {
+      running.delete(m.id);
+    }
+  })();
+});

@@ -1,0 +1,5 @@
+export {};
+export { stem } from './stem.js';
+export { STOP_WORDS } from './stop-words.js';
+export { round } from './round.js';
+export { decodeText, type Decoded } from './encoding.js';

@@ -1,0 +1,27 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { STOP_WORDS, round, stem } from '@quire/text';
+
+test('stem: plurals, -ing, -ed, -ies meet; numbers and short words stay', () => {
+  assert.equal(stem('invoices'), stem('invoice'));
+  assert.equal(stem('payments'), stem('payment'));
+  assert.equal(stem('hired'), stem('hires'));
+  assert.equal(stem('running'), 'run');
+  assert.equal(stem('policies'), 'policy');
+  assert.equal(stem('2024'), '2024');
+  assert.equal(stem('bus'), 'bus');
+});
+
+test('stop words: function words only, in the tokenisers\' form', () => {
+  for (const w of ['the', 'of', 'and', 'without', 'many', 'much', 'dont']) assert.ok(STOP_WORDS.has(w), w);
+  for (const w of ['invoice', 'total', 'payment', 'date']) assert.ok(!STOP_WORDS.has(w), w);
+  for (const w of STOP_WORDS) assert.match(w, /^[a-z]+$/, 'lower case letters only: the tokenisers never produce anything else');
+});
+
+test('round: 2 decimals by default, or as many as asked', () => {
+  assert.equal(round(1.23456), 1.23);
+  assert.equal(round(1.23456, 3), 1.235);
+  assert.equal(round(0.123456, 4), 0.1235);
+  assert.equal(round(-2.5), -2.5);
+  assert.equal(round(12.345, 0), 12);
+});

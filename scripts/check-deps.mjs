@@ -1,0 +1,163 @@
+#!/usr/bin/env node
+// The dependency rules of the monorepo (docs/architecture.md), checked over the package manifests and the
+// import statements of every package's src/:
+//   - each workspace package belongs to a layer, and imports only the @quire packages its layer may import;
+//   - no plugin imports another plugin (built-ins load exactly like third-party plugins);
+//   - the hosts (server, runner) and the worker never import the wrong layer (runner never imports server);
+//   - every @quire package imported in src/ is declared in that package's dependencies;
+//   - no import cycle between packages, and none between the files of a package (type imports included).
+// Usage: node scripts/check-deps.mjs [--json]. Exits 1 and lists the violations when there are any.
+import fs from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+
+/** What each layer may import (besides itself). */
+export const RULES = {
+  kernel: [],
+  config: [],
+  library: ['kernel', 'library'],
+  plugin: ['kernel', 'library'],
+  engine: ['kernel', 'config', 'library'],
+  server: ['engine', 'kernel', 'config', 'library'],
+  runner: ['engine', 'kernel', 'config'],
+};
+
+/** The layer of a workspace folder. */
+export function layerOf(dir) {
+  if (dir === 'core/kernel') return 'kernel';
+  if (dir === 'core/engine') return 'engine';
+  if (dir.startsWith('core/')) return 'library';
+  if (dir.startsWith('plugins/')) return 'plugin';
+  if (dir === 'config' || dir === 'server' || dir === 'runner') return dir;
+  return null;
+}
+
+function workspaces() {
+  const dirs = ['config', 'server', 'runner'];
+  for (const parent of ['core', 'plugins']) for (const d of fs.readdirSync(path.join(root, parent)).sort()) if (fs.existsSync(path.join(root, parent, d, 'package.json'))) dirs.push(`${parent}/${d}`);
+  return dirs.map((dir) => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(root, dir, 'package.json'), 'utf8'));
+    return { dir, name: pkg.name, layer: layerOf(dir), deps: { ...pkg.dependencies, ...pkg.peerDependencies }, devDeps: pkg.devDependencies ?? {} };
+  });
+}
+
+function sourceFiles(dir) {
+  const out = [];
+  const walk = (d) => {
+    if (!fs.existsSync(d)) return;
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/\.(ts|mts|js|mjs)$/.test(e.name) && !e.name.endsWith('.d.ts')) out.push(p);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+// static imports and re-exports (type-only ones too: they tie files together the same way), and import()
+const IMPORT = /(?:^|[;\n}])\s*(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+export function importsOf(file) {
+  const text = fs.readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+  const out = [];
+  for (const m of text.matchAll(IMPORT)) out.push(m[1] ?? m[2]);
+  return out;
+}
+
+/** Cycles of a directed graph (Map node → Set of nodes), each as a list of nodes (Tarjan's strongly connected components). */
+export function cycles(graph) {
+  let index = 0;
+  const idx = new Map();
+  const low = new Map();
+  const stack = [];
+  const on = new Set();
+  const out = [];
+  const visit = (v) => {
+    idx.set(v, index);
+    low.set(v, index++);
+    stack.push(v);
+    on.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!idx.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v), low.get(w)));
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v), idx.get(w)));
+    }
+    if (low.get(v) === idx.get(v)) {
+      const scc = [];
+      let w;
+      do {
+        w = stack.pop();
+        on.delete(w);
+        scc.push(w);
+      } while (w !== v);
+      if (scc.length > 1 || (graph.get(v) ?? new Set()).has(v)) out.push(scc.reverse());
+    }
+  };
+  for (const v of graph.keys()) if (!idx.has(v)) visit(v);
+  return out;
+}
+
+export function check() {
+  const pkgs = workspaces();
+  const byName = new Map(pkgs.map((p) => [p.name, p]));
+  const problems = [];
+  const pkgGraph = new Map(pkgs.map((p) => [p.name, new Set()]));
+  for (const p of pkgs) {
+    if (!p.layer) continue;
+    const fileGraph = new Map();
+    for (const file of sourceFiles(path.join(root, p.dir, 'src'))) {
+      const rel = path.relative(root, file);
+      const local = new Set();
+      fileGraph.set(rel, local);
+      for (const spec of importsOf(file)) {
+        if (spec.startsWith('.')) {
+          const target = path.relative(root, path.resolve(path.dirname(file), spec)).replace(/\.js$/, '.ts').replace(/\.mjs$/, '.mts');
+          local.add(target);
+          continue;
+        }
+        const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0];
+        const dep = byName.get(name);
+        if (!dep) continue;
+        if (dep === p) continue;
+        pkgGraph.get(p.name).add(dep.name);
+        if (!(name in p.deps)) problems.push(`${rel}: imports ${name}, which ${p.dir}/package.json does not list in dependencies`);
+        if (p.layer === 'plugin' && dep.layer === 'plugin') problems.push(`${rel}: a plugin imports another plugin (${name}); shared code belongs in a library under core/`);
+        else if (!RULES[p.layer].includes(dep.layer)) problems.push(`${rel}: ${p.layer} package ${p.name} may not import ${dep.layer} package ${name} (a ${p.layer} may import: ${RULES[p.layer].join(', ') || 'no other @quire package'})`);
+      }
+    }
+    for (const c of cycles(fileGraph)) problems.push(`import cycle in ${p.dir}: ${[...c, c[0]].map((f) => path.relative(p.dir, f)).join(' → ')}`);
+    // a plugin's tests may use another plugin as a collaborator only when it is declared (devDependencies)
+    if (p.layer === 'plugin') {
+      for (const file of sourceFiles(path.join(root, p.dir, 'test'))) {
+        for (const spec of importsOf(file)) {
+          if (spec.startsWith('.')) {
+            const target = path.resolve(path.dirname(file), spec);
+            const within = path.relative(path.join(root, p.dir), target);
+            if (within.startsWith('..') && path.relative(root, target).startsWith('plugins/')) problems.push(`${path.relative(root, file)}: imports another plugin's file ${path.relative(root, target)}`);
+            continue;
+          }
+          const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0];
+          const dep = byName.get(name);
+          if (dep && dep !== p && dep.layer === 'plugin' && !(name in p.devDeps) && !(name in p.deps)) problems.push(`${path.relative(root, file)}: test uses plugin ${name} without listing it in devDependencies`);
+          if (dep && (dep.layer === 'server' || dep.layer === 'runner' || dep.layer === 'engine')) problems.push(`${path.relative(root, file)}: a plugin's test imports the ${dep.layer} (${name}); test through the plugin API`);
+        }
+      }
+    }
+  }
+  for (const c of cycles(pkgGraph)) problems.push(`package cycle: ${[...c, c[0]].join(' → ')}`);
+  return { packages: pkgs.map((p) => ({ dir: p.dir, name: p.name, layer: p.layer, imports: [...pkgGraph.get(p.name)].sort() })), problems };
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname)) {
+  const result = check();
+  if (process.argv.includes('--json')) console.log(JSON.stringify(result, null, 2));
+  else {
+    for (const p of result.packages) console.log(`${p.layer.padEnd(8)} ${p.name.padEnd(34)} → ${p.imports.join(', ') || '(nothing)'}`);
+    console.log(result.problems.length ? `\n${result.problems.length} problem(s):\n${result.problems.map((x) => `  ${x}`).join('\n')}` : '\nno problems');
+  }
+  process.exit(result.problems.length ? 1 : 0);
+}

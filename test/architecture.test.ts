@@ -1,0 +1,54 @@
+// The dependency rules of docs/architecture.md hold for the code as it is: layers, no plugin → plugin import,
+// hosts and worker on the engine, declared dependencies, no import cycle (scripts/check-deps.mjs).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+// @ts-expect-error plain ES module without types
+import { RULES, check, cycles, importsOf, layerOf } from '../scripts/check-deps.mjs';
+
+const root = path.resolve(import.meta.dirname, '..');
+
+test('the monorepo keeps its dependency rules (no cycle, no plugin → plugin import, hosts on the engine)', () => {
+  const { packages, problems } = check() as { packages: { name: string; layer: string; imports: string[] }[]; problems: string[] };
+  assert.deepEqual(problems, [], `dependency rules broken:\n${problems.join('\n')}`);
+  const byName = new Map(packages.map((p) => [p.name, p]));
+  // the runner and the worker never depend on the HTTP host
+  assert.ok(!byName.get('@quire/runner')!.imports.includes('@quire/server'));
+  assert.ok(!byName.get('@quire/engine')!.imports.includes('@quire/server'));
+  assert.ok(byName.get('@quire/runner')!.imports.includes('@quire/engine'));
+  for (const p of packages.filter((x) => x.layer === 'plugin')) assert.ok(p.imports.every((i) => byName.get(i)!.layer !== 'plugin'), `${p.name} imports a plugin`);
+});
+
+test('the check sees a cycle, a plugin importing a plugin and a host importing the wrong layer', () => {
+  const graph = new Map([
+    ['a', new Set(['b'])],
+    ['b', new Set(['c'])],
+    ['c', new Set(['a'])],
+    ['d', new Set(['a'])],
+  ]);
+  assert.deepEqual(cycles(graph).map((c: string[]) => [...c].sort()), [['a', 'b', 'c']]);
+  assert.deepEqual(cycles(new Map([['x', new Set(['y'])], ['y', new Set()]])), []);
+  assert.equal(layerOf('plugins/reader-pdf'), 'plugin');
+  assert.equal(layerOf('core/layout'), 'library');
+  assert.equal(layerOf('core/engine'), 'engine');
+  assert.ok(!RULES.plugin.includes('plugin') && !RULES.plugin.includes('engine'));
+  assert.ok(!RULES.runner.includes('server') && !RULES.engine.includes('server'));
+  // imports are read from source text, type-only and re-exports included, comments ignored
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'deps-'));
+  try {
+    const f = path.join(dir, 'x.ts');
+    fs.writeFileSync(f, "import type { A } from './a.js';\nexport { b } from '@quire/b';\n// import x from '@quire/commented';\nconst m = await import('@quire/dyn');\n");
+    assert.deepEqual(importsOf(f), ['./a.js', '@quire/b', '@quire/dyn']);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('docs/architecture.md and the README describe the layers the check enforces', () => {
+  const doc = fs.readFileSync(path.join(root, 'docs/architecture.md'), 'utf8');
+  for (const name of ['@quire/core', '@quire/engine', '@quire/layout', '@quire/office', '@quire/text', '@quire/fields', 'scripts/check-deps.mjs']) assert.ok(doc.includes(name), `docs/architecture.md names ${name}`);
+  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+  assert.ok(readme.includes('docs/architecture.md'));
+});
