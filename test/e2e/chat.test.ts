@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import OpenAI from 'openai';
 import { createKey, findOrCreateUser } from '@quire/server';
-import { CORPUS, hasCorpus, startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
+import { CORPUS, hasCorpus, startTestServer, until, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { makeDocx, makePdf } from '../helpers/fixtures.js';
 
@@ -432,10 +432,13 @@ describe('chat over a knowledge base of generated documents', () => {
 
     const before = events.length;
     const r = await ask('Who founded the Orvella Observatory?');
-    const mineNow = events.slice(before);
-    const created = mineNow.find((e) => e.type === 'chat.session.created');
-    const message = mineNow.find((e) => e.type === 'chat.message');
-    assert.ok(created && message, JSON.stringify(mineNow));
+    // over RabbitMQ the events come back through the fanout, a moment after the answer
+    const mineNow = await until('chat.session.created and chat.message', () => {
+      const seen = events.slice(before);
+      return seen.some((e) => e.type === 'chat.session.created') && seen.some((e) => e.type === 'chat.message') && seen;
+    });
+    const created = mineNow.find((e) => e.type === 'chat.session.created')!;
+    const message = mineNow.find((e) => e.type === 'chat.message')!;
     assert.equal(created.data.session_id, r.body.session_id);
     assert.equal(created.data.knowledge_base_id, kb);
     assert.equal(message.data.message_id, r.body.message_id);
@@ -445,6 +448,7 @@ describe('chat over a knowledge base of generated documents', () => {
     assert.equal(message.user_id, (await s.runtime.store.repo('chat_sessions').get(r.body.session_id))!.user_id);
     const again = events.length;
     await ask('Which comet did it discover?', { session_id: r.body.session_id });
+    await until('chat.message of the follow-up', () => events.slice(again).some((e) => e.type === 'chat.message'));
     assert.deepEqual(events.slice(again).map((e) => e.type).filter((t) => t.startsWith('chat.')), ['chat.message'], 'no new session event for a continued session');
     const total = await s.runtime.store.repo('usage').find({ operation: 'chat' });
     assert.equal(total.length, queries);

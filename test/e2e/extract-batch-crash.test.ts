@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { batchJobId } from '@quire/engine';
-import { MYSQL_URL, AMQP_URL, makeTempDir, removeTempDir, startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
+import { MYSQL_URL, AMQP_URL, makeTempDir, removeTempDir, startTestServer, until, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { startWorker } from '../helpers/workers.js';
 import type { WorkerProcess } from '../helpers/workers.js';
@@ -41,16 +41,6 @@ const SLOW_EXTRACTOR = `export default {
     },
   }),
 };`;
-
-async function until<T>(what: string, fn: () => Promise<T | null | undefined | false>, ms = 120_000, every = 100): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(every);
-  }
-}
 
 describe('extraction batch: a worker killed during a child stage', { skip: SKIP, timeout: 300_000 }, () => {
   let s: TestServer;
@@ -94,7 +84,7 @@ describe('extraction batch: a worker killed during a child stage', { skip: SKIP,
       const held = await until('a running extract stage', async () => {
         const rows = await s.runtime.store.repo('job_stages').find({ job_id: children, stage: 'extract.extract', status: 'running' });
         return rows[0];
-      });
+      }, 120_000);
       const victim = workers.find((w) => w.id === held.worker);
       assert.ok(victim, `the stage runs on one of the workers (${held.worker})`);
       const survivor = workers.find((w) => w !== victim)!;

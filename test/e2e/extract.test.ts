@@ -177,7 +177,6 @@ describe('extraction API over HTTP', () => {
     const completed: any[] = [];
     const off = s.runtime.events.on('extraction.completed', (e) => void completed.push(e));
     const r = await s.json('/api/extract/run', { method: 'POST', json: { document_id: invoiceId, config: { fields: INVOICE_FIELDS }, include_citations: true } });
-    off();
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const b = r.body;
     assert.equal(b.success, true);
@@ -238,8 +237,8 @@ describe('extraction API over HTTP', () => {
     const job = await s.json(`/api/extract/results/${b.job_id}?type=job`);
     assert.equal(job.body.job.status, 'completed');
     assert.equal(job.body.extraction.id, b.extraction_id);
-    const ev = completed.find((e) => e.data.extraction_id === b.extraction_id);
-    assert.ok(ev, 'extraction.completed emitted');
+    const ev = await poll(async () => completed.find((e) => e.data.extraction_id === b.extraction_id), Boolean, 'extraction.completed');
+    off();
     assert.deepEqual(Object.keys(ev.data).sort(), ['data', 'document_id', 'extraction_id', 'fields_extracted', 'job_id', 'overall_confidence', 'schema_id']);
     assert.equal(ev.data.fields_extracted, 5);
     assert.equal(ev.data.data.total, 1234.56);

@@ -481,6 +481,20 @@ export function watchServer(s: HttpTestServer & { rss?: () => number }, opts: { 
   };
 }
 
+/**
+ * Polls `fn` until it returns a truthy value and returns that value. Events cross RabbitMQ's fanout
+ * before local handlers see them, so a test waits for an event instead of expecting it at once.
+ */
+export async function until<T>(what: string, fn: () => Promise<T | null | undefined | false> | T | null | undefined | false, ms = 30_000, every = 50): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, every));
+  }
+}
+
 /** Polls until the document or job reaches completed/failed. */
 export async function waitForStatus(s: Pick<HttpTestServer, 'json'>, pathname: string, timeoutMs = 120_000, key?: string): Promise<any> {
   const end = Date.now() + timeoutMs;
