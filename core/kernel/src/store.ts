@@ -18,6 +18,11 @@ export interface Repo<T extends { id: string }> {
   count(where?: Where<T>): Promise<number>;
   /** Inserts a whole record; fails on a duplicate id or unique key (StoreConflictError). */
   insert(record: T): Promise<T>;
+  /**
+   * Inserts whole records in as few statements as the database allows (many rows per INSERT); fails as
+   * `insert` does. Run it in a transaction to insert all or none.
+   */
+  insertMany(records: T[]): Promise<void>;
   /** Updates the matching record(s) and returns how many matched. */
   update(where: Where<T> | string, patch: Partial<T>): Promise<number>;
   delete(where: Where<T> | string): Promise<number>;

@@ -53,6 +53,9 @@ class MemoryRepo<T extends { id: string }> implements Repo<T> {
     this.rows.set(record.id, clone(record));
     return clone(record);
   }
+  async insertMany(records: T[]) {
+    for (const r of records) await this.insert(r);
+  }
   async update(where: Where<T> | string, patch: Partial<T>) {
     let n = 0;
     for (const r of this.rows.values()) if (matches(r, this.where(where))) { Object.assign(r, clone(patch)); n++; }

@@ -157,6 +157,29 @@ for (const target of targets) {
       assert.deepEqual(await store.repo('users').get('u-partial'), returned);
     });
 
+    test('insertMany: many statements for many rows, same values as insert; a conflict inside a transaction leaves none', async () => {
+      const chunks = store.repo('chunks');
+      const row = (i: number) => ({
+        id: `im-${i}`, user_id: 'u1', organization_id: null, document_id: 'd-im', idx: i, page: 1 + (i % 7), content: `chunk ${i} ünïcödé`, type: 'text' as const,
+        confidence: i / 1000, bbox: i % 2 ? { x: i, y: 0, width: 1, height: 2 } : null, span_start: i * 10, span_end: i * 10 + 9, metadata: { pages: [1], heading: null },
+      });
+      // more rows than one statement takes (8,000 parameters / 13 columns)
+      const rows = Array.from({ length: 1500 }, (_, i) => row(i));
+      await chunks.insertMany(rows);
+      assert.equal(await chunks.count({ document_id: 'd-im' }), 1500);
+      const back = await chunks.find({ document_id: 'd-im' }, { order: { idx: 'ASC' } });
+      assert.deepEqual(back[0], rows[0]);
+      assert.deepEqual(back[1499], rows[1499]);
+      await chunks.insertMany([]);
+      // the last row repeats an id: inside a transaction nothing of the call stays
+      await assert.rejects(
+        store.transaction((tx) => tx.repo('chunks').insertMany([...Array.from({ length: 900 }, (_, i) => row(2000 + i)), row(5)])),
+        StoreConflictError,
+      );
+      assert.equal(await chunks.count({ document_id: 'd-im' }), 1500);
+      await chunks.delete({ document_id: 'd-im' });
+    });
+
     test('where: equality, IN, empty IN, IS NULL; order, limit, offset, count', async () => {
       const docs = store.repo('documents');
       for (let i = 0; i < 6; i++) {

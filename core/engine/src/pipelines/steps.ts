@@ -176,12 +176,10 @@ export async function storeChunks(rt: Engine, owner: Owned, documentId: string, 
   await rt.store.transaction(async (tx) => {
     const repo = tx.repo('chunks');
     await repo.delete({ document_id: documentId });
-    let n = 0;
-    for (const c of chunks) {
+    for (let i = 0; i < chunks.length; i += 500) {
       // the SQLite driver answers synchronously, so without a pause the loop would hold the event loop
-      if (++n % 200 === 0) await yieldToEventLoop();
-      const row = chunkRecord(c, owner, documentId);
-      await repo.insert(row);
+      if (i) await yieldToEventLoop();
+      await repo.insertMany(chunks.slice(i, i + 500).map((c) => chunkRecord(c, owner, documentId)));
     }
   });
 }
