@@ -35,14 +35,33 @@ const LIGATURES: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o
 const LIGATURE_RE = /[ßæœøđłþıﬁﬂ]/g;
 const WORD_RE = /[\p{L}\p{N}]+/gu;
 
+const NON_ASCII = /[^\x00-\x7f]/;
+
 /** Lower-cased, diacritics folded. */
 export function normalizeText(text: string): string {
+  // ASCII has nothing to decompose, fold or expand
+  if (!NON_ASCII.test(text)) return text.toLowerCase();
   return text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().replace(LIGATURE_RE, (c) => LIGATURES[c] ?? c);
 }
 
 /** Words of normalised text (letters/digits runs; one-letter words dropped, digits kept). */
 export function words(normalized: string): string[] {
   const out: string[] = [];
+  if (!NON_ASCII.test(normalized)) {
+    // ASCII: letters and digits by code, without the Unicode regex
+    let start = -1;
+    for (let i = 0; i <= normalized.length; i++) {
+      const c = i < normalized.length ? normalized.charCodeAt(i) : 32;
+      if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57)) {
+        if (start < 0) start = i;
+      } else if (start >= 0) {
+        const first = normalized.charCodeAt(start);
+        if (i - start > 1 || (first >= 48 && first <= 57)) out.push(normalized.slice(start, i));
+        start = -1;
+      }
+    }
+    return out;
+  }
   for (const m of normalized.matchAll(WORD_RE)) {
     const w = m[0];
     if (w.length > 1 || (w >= '0' && w <= '9')) out.push(w);
@@ -87,38 +106,107 @@ export class HashEmbedder {
   }
 
   /**
-   * The counted features of a text: mixed 32-bit feature hash → count × 4 + family (0 unigram, 1 bigram,
-   * 2 char 3-gram, 3 char 4-gram; a hash's first family wins). One number a feature: no object per feature.
+   * The features of one word, by word (most words of a document come again and again): its stem (for
+   * bigrams), and the mixed hashes of its features packed as hash, family, hash, family, … (unigram first,
+   * then character 3/4-grams in order). Bounded: cleared when full.
    */
-  private features(text: string): Map<number, number> {
-    const feats = new Map<number, number>();
-    const add = (h: number, family: number) => {
-      const k = mix(h);
-      const f = feats.get(k);
-      feats.set(k, f === undefined ? 4 + family : f + 4);
+  private readonly wordCache = new Map<string, WordFeatures>();
+
+  private wordFeatures(word: string): WordFeatures {
+    let wf = this.wordCache.get(word);
+    if (wf) return wf;
+    const { char3, char4 } = this.w;
+    const s = stem(word);
+    const out: number[] = [mix(fnvString(SEED_UNI, s)), 0];
+    if (!isDigits(word)) {
+      // numbers: exact only; words: character 3- and 4-grams of "#word#", incrementally hashed
+      const n = word.length + 2;
+      for (let i = 0; i + 3 <= n; i++) {
+        let h = SEED_CHAR;
+        for (let j = i; j < i + 3; j++) h = Math.imul(h ^ charAt(word, j), FNV_PRIME);
+        if (char3 > 0) out.push(mix(h), 2);
+        if (i + 4 <= n && char4 > 0) out.push(mix(Math.imul(h ^ charAt(word, i + 3), FNV_PRIME) ^ 0x5bd1e995), 3);
+      }
+    }
+    wf = { stem: s, bigramSeed: fnvString(SEED_BI, s) ^ 0x20, feats: Uint32Array.from(out) };
+    if (this.wordCache.size >= WORD_CACHE_SIZE) this.wordCache.clear();
+    this.wordCache.set(word, wf);
+    return wf;
+  }
+
+  /**
+   * Counts a text's features into `this.table` (open addressing over mixed feature hashes) and lists them in
+   * `this.order` in first-seen order, so that the vector is summed in the same order every time. A
+   * feature's family is the one it was first seen with.
+   */
+  private count(text: string): number {
+    const t = this.table;
+    let n = 0;
+    const add = (k: number, family: number) => {
+      let i = (k ^ (k >>> 15)) & t.mask;
+      for (;;) {
+        const at = t.slot[i]!;
+        if (at === 0) {
+          if (n === t.order.length) this.grow();
+          t.slot[i] = n + 1;
+          t.keys[n] = k;
+          t.packed[n] = 4 + family;
+          t.order[n] = i;
+          n++;
+          if (n * 2 > t.mask) this.rehash(n);
+          return;
+        }
+        if (t.keys[at - 1] === k) {
+          t.packed[at - 1]! += 4;
+          return;
+        }
+        i = (i + 1) & t.mask;
+      }
     };
-    const { bigram, char3, char4 } = this.w;
-    let prev: string | null = null;
+    const { bigram } = this.w;
+    let prev: WordFeatures | null = null;
     for (const word of words(normalizeText(text))) {
       if (STOP_WORDS.has(word)) {
         prev = null; // bigrams do not bridge stop words ("terms of payment" → "term", "payment")
         continue;
       }
-      const s = stem(word);
-      add(fnvString(SEED_UNI, s), 0);
-      if (prev !== null && bigram > 0) add(fnvString(fnvString(SEED_BI, prev) ^ 0x20, s), 1);
-      prev = s;
-      if (isDigits(word)) continue; // numbers: exact only
-      // character 3- and 4-grams of "#word#", incrementally hashed
-      const n = word.length + 2;
-      for (let i = 0; i + 3 <= n; i++) {
-        let h = SEED_CHAR;
-        for (let j = i; j < i + 3; j++) h = Math.imul(h ^ charAt(word, j), FNV_PRIME);
-        if (char3 > 0) add(h, 2);
-        if (i + 4 <= n && char4 > 0) add(Math.imul(h ^ charAt(word, i + 3), FNV_PRIME) ^ 0x5bd1e995, 3);
-      }
+      const wf = this.wordFeatures(word);
+      const f = wf.feats;
+      add(f[0]!, 0);
+      if (prev !== null && bigram > 0) add(mix(fnvString(prev.bigramSeed, wf.stem)), 1);
+      prev = wf;
+      for (let i = 2; i < f.length; i += 2) add(f[i]!, f[i + 1]!);
     }
-    return feats;
+    return n;
+  }
+
+  private table = newTable(1024);
+
+  private grow(): void {
+    const t = this.table;
+    const size = t.keys.length * 2;
+    const keys = new Uint32Array(size);
+    keys.set(t.keys);
+    const packed = new Uint32Array(size);
+    packed.set(t.packed);
+    const order = new Uint32Array(size);
+    order.set(t.order);
+    Object.assign(t, { keys, packed, order });
+  }
+
+  /** a bigger slot array, the features put back in their first-seen order */
+  private rehash(n: number): void {
+    const t = this.table;
+    const mask = t.slot.length * 4 - 1;
+    const slot = new Uint32Array(mask + 1);
+    for (let j = 0; j < n; j++) {
+      const k = t.keys[j]!;
+      let i = (k ^ (k >>> 15)) & mask;
+      while (slot[i] !== 0) i = (i + 1) & mask;
+      slot[i] = j + 1;
+      t.order[j] = i;
+    }
+    Object.assign(t, { slot, mask });
   }
 
   /** The unit-length vector of one text (all zeros for a text without words). */
@@ -126,11 +214,16 @@ export class HashEmbedder {
     const v = new Float32Array(this.dimension);
     const dim = this.dimension;
     const weights = this.familyWeights;
-    for (const [k, packed] of this.features(text)) {
+    const n = this.count(text);
+    const t = this.table;
+    for (let j = 0; j < n; j++) {
+      const k = t.keys[j]!;
+      const packed = t.packed[j]!;
       const tf = packed >>> 2;
-      const value = weights[packed & 3]! * (1 + Math.log(tf));
+      const value = weights[packed & 3]! * (tf === 1 ? 1 : 1 + Math.log(tf));
       const bucket = k % dim;
       v[bucket]! += (k & 0x80000000) !== 0 ? -value : value;
+      t.slot[t.order[j]!] = 0; // the table is empty again for the next text
     }
     let norm = 0;
     for (let i = 0; i < dim; i++) norm += v[i]! * v[i]!;
@@ -140,6 +233,29 @@ export class HashEmbedder {
     }
     return v;
   }
+}
+
+interface WordFeatures {
+  stem: string;
+  /** the bigram hash state after this word as the first of a pair */
+  bigramSeed: number;
+  feats: Uint32Array;
+}
+
+const WORD_CACHE_SIZE = 50_000;
+
+interface CountTable {
+  /** slot → feature number + 1 (0 = empty) */
+  slot: Uint32Array;
+  mask: number;
+  /** by feature number, in first-seen order: mixed hash, count × 4 + family, slot */
+  keys: Uint32Array;
+  packed: Uint32Array;
+  order: Uint32Array;
+}
+
+function newTable(features: number): CountTable {
+  return { slot: new Uint32Array(features * 4), mask: features * 4 - 1, keys: new Uint32Array(features), packed: new Uint32Array(features), order: new Uint32Array(features) };
 }
 
 /** only ASCII digits */

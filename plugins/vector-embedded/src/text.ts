@@ -43,13 +43,27 @@ export function termHash(t: string): number {
   return h >>> 0;
 }
 
+/** word → its term hash, or -1 for a word that is not a term (most words of a text come again and again) */
+const termOfWord = new Map<string, number>();
+const TERM_CACHE_SIZE = 50_000;
+
+function termOf(w: string): number {
+  let h = termOfWord.get(w);
+  if (h === undefined) {
+    h = STOP_WORDS.has(w) || (w.length === 1 && !(w >= '0' && w <= '9')) ? -1 : termHash(stem(w));
+    if (termOfWord.size >= TERM_CACHE_SIZE) termOfWord.clear();
+    termOfWord.set(w, h);
+  }
+  return h;
+}
+
 /** The terms of a text: hash → frequency, and the text's length in terms. */
 export function analyze(text: string): { terms: Map<number, number>; length: number } {
   const terms = new Map<number, number>();
   let length = 0;
   for (const w of words(text)) {
-    if (STOP_WORDS.has(w) || (w.length === 1 && !(w >= '0' && w <= '9'))) continue;
-    const h = termHash(stem(w));
+    const h = termOf(w);
+    if (h < 0) continue;
     terms.set(h, (terms.get(h) ?? 0) + 1);
     length++;
   }
