@@ -13,6 +13,29 @@ const ABBREVIATIONS = new Set([
 ]);
 
 const BOUNDARY = /([.!?…]+["'”’»)\]]*\s+)|([。！？]+["'”’»)\]]*\s*)|(\s*\n\s*)/g;
+const LOWER_START = /^\p{Ll}/u;
+const ONE_UPPER = /^\p{Lu}$/u;
+const LEADING_DOTS = /^\.+/;
+const WORD_CHAR = /^[\p{L}\p{N}.]$/u;
+
+/** The run of letters, digits and periods that ends at `end`, at most 24 code units back. */
+function wordBefore(text: string, end: number): string {
+  const limit = Math.max(0, end - 24);
+  let i = end;
+  while (i > limit) {
+    const c = text.charCodeAt(i - 1);
+    if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 46) {
+      i--;
+      continue;
+    }
+    if (c < 128) break;
+    // a letter outside ASCII, of one code unit or of a surrogate pair (both inside the 24)
+    const ch = c >= 0xdc00 && c <= 0xdfff && i - 2 >= limit ? text.slice(i - 2, i) : text[i - 1]!;
+    if (!WORD_CHAR.test(ch)) break;
+    i -= ch.length;
+  }
+  return text.slice(i, end);
+}
 
 /** Offsets in `text` (> 0, < text.length) where a new sentence starts. */
 export function sentenceStarts(text: string): number[] {
@@ -22,15 +45,15 @@ export function sentenceStarts(text: string): number[] {
   while ((m = BOUNDARY.exec(text))) {
     const next = m.index + m[0].length;
     if (next >= text.length || next === 0) continue;
-    if (m[0].includes('\n')) {
+    if (m[3] !== undefined || m[0].includes('\n')) {
       // a line break always starts a new sentence
     } else if (m[1] && m[1].startsWith('.') && !m[1].startsWith('...')) {
-      const before = /([\p{L}\p{N}.]+)$/u.exec(text.slice(Math.max(0, m.index - 24), m.index))?.[1] ?? '';
-      const word = before.toLowerCase().replace(/^\.+/, '');
+      const before = wordBefore(text, m.index);
+      const word = before.toLowerCase().replace(LEADING_DOTS, '');
       if (ABBREVIATIONS.has(word)) continue;
-      if (/^\p{Lu}$/u.test(before)) continue; // an initial: "J. Smith"
-      if (/^\p{Ll}/u.test(text[next]!)) continue; // "approx. five", "e.g. this"
-    } else if (m[1] && /^\p{Ll}/u.test(text[next]!)) {
+      if (ONE_UPPER.test(before)) continue; // an initial: "J. Smith"
+      if (LOWER_START.test(text[next]!)) continue; // "approx. five", "e.g. this"
+    } else if (m[1] && LOWER_START.test(text[next]!)) {
       continue; // "?" or "!" inside a sentence ("Yahoo! shares"), "... and then"
     }
     if (out[out.length - 1] !== next) out.push(next);
