@@ -50,20 +50,32 @@ const WORD = /[\p{L}\p{N}]+(?:[-\u2010][\p{L}\p{N}]+)*/gu;
 /** a marked break with the compound-or-word on each side */
 const MARKED = /([\p{L}\p{N}]+(?:[-\u2010][\p{L}\p{N}]+)*)([-\u2010])\uffff([\p{L}\p{N}]+(?:[-\u2010][\p{L}\p{N}]+)*)/gu;
 
-/** How often each word (lowercase) and each hyphenated compound occurs, broken words left out. */
-function vocabulary(texts: string[]): Map<string, number> {
+/**
+ * How often each of the `needed` words (lowercase) and hyphenated compounds occurs, broken words left out.
+ * Only the words a decision looks at are counted: a long document has many words and few breaks.
+ */
+function vocabulary(texts: string[], needed: Set<string>): Map<string, number> {
   const counts = new Map<string, number>();
-  const add = (w: string) => counts.set(w, (counts.get(w) ?? 0) + 1);
+  const add = (w: string) => {
+    if (needed.has(w)) counts.set(w, (counts.get(w) ?? 0) + 1);
+  };
   for (const t of texts) {
     // the two halves of a broken word are no evidence of themselves
-    const clean = t.includes(BREAK) ? t.replace(MARKED, ' ') : t;
+    const clean = (t.includes(BREAK) ? t.replace(MARKED, ' ') : t).toLowerCase().replace(/\u2010/g, '-');
     for (const m of clean.matchAll(WORD)) {
-      const w = m[0].toLowerCase().replace(/\u2010/g, '-');
+      const w = m[0];
       add(w);
       if (w.includes('-')) for (const part of w.split('-')) add(part);
     }
   }
   return counts;
+}
+
+/** The two sides of a break as keepHyphen compares them: whole, and the parts next to the break. */
+function breakSides(left: string, right: string): { l: string; r: string; a: string; b: string } {
+  const l = left.toLowerCase().replace(/\u2010/g, '-');
+  const r = right.toLowerCase().replace(/\u2010/g, '-');
+  return { l, r, a: l.split('-').pop() ?? l, b: r.split('-')[0] ?? r };
 }
 
 /**
@@ -73,10 +85,7 @@ function vocabulary(texts: string[]): Map<string, number> {
  * joined form used elsewhere, or no evidence at all, makes it hyphenation: the hyphen goes.
  */
 export function keepHyphen(left: string, right: string, counts: Map<string, number>): boolean {
-  const l = left.toLowerCase().replace(/\u2010/g, '-');
-  const r = right.toLowerCase().replace(/\u2010/g, '-');
-  const a = l.split('-').pop() ?? l;
-  const b = r.split('-')[0] ?? r;
+  const { l, r, a, b } = breakSides(left, right);
   // the same word written elsewhere: whole ("state-of-the-art"), then the two parts at the break
   for (const [joined, hyphenated] of [[l + r, `${l}-${r}`], [a + b, `${a}-${b}`]] as const) {
     const j = counts.get(joined) ?? 0;
@@ -100,7 +109,16 @@ export function resolveHyphenBreaks(pages: (PageResult | undefined)[]): number {
     }
   }
   if (!texts.some((t) => t.includes(BREAK))) return 0;
-  const counts = vocabulary(texts);
+  // the words the decisions look at
+  const needed = new Set<string>();
+  for (const t of texts) {
+    if (!t.includes(BREAK)) continue;
+    for (const [, left, , right] of t.matchAll(MARKED)) {
+      const { l, r, a, b } = breakSides(left!, right!);
+      for (const w of [l + r, `${l}-${r}`, a + b, `${a}-${b}`, b]) needed.add(w);
+    }
+  }
+  const counts = vocabulary(texts, needed);
   let n = 0;
   const settle = (s: string | undefined): string | undefined => {
     if (!s || !s.includes(BREAK)) return s;

@@ -243,11 +243,14 @@ export class PdfReader implements Omit<ReaderPlugin, 'formats'> {
       const builder = new DocumentBuilder(input.documentId, input.name, input.format);
       builder.metadata = { ...opened.metadata, numPages: total, pagesExtracted: count, truncated: count < total };
 
-      const rest = count - opened.pages.length;
-      // about four ranges per worker: a free worker takes the next one, so the work evens out
-      const chunk = Math.max(MIN_CHUNK, Math.min(MAX_CHUNK, Math.ceil(rest / (this.workers * 4))));
+      // ranges that get smaller towards the end (a third of what is left per worker): a free worker takes
+      // the next one, and the workers finish together instead of one waiting on the other's last long range
       const ranges: [number, number][] = [];
-      for (let from = opened.pages.length + 1; from <= count; from += chunk) ranges.push([from, Math.min(count, from + chunk - 1)]);
+      for (let from = opened.pages.length + 1; from <= count; ) {
+        const size = Math.max(MIN_CHUNK, Math.min(MAX_CHUNK, Math.ceil((count - from + 1) / (this.workers * 3))));
+        ranges.push([from, Math.min(count, from + size - 1)]);
+        from += size;
+      }
       const pages: AssembledPage[] = new Array(count);
       const ocrEnabled = options.ocr?.enabled !== false;
       const ocr = ocrEnabled ? (this.ctx.tryGet('ocr') as OcrPlugin | undefined) : undefined;
