@@ -1,0 +1,218 @@
+/**
+ * Chat over a knowledge base of corpus documents, offline (no LLM): a service is started here with a
+ * throw-away data directory and no QUIRE_LLM_* variables, the documents below are uploaded and put into ONE
+ * knowledge base, and every question of the set is asked through `POST /api/chat`. The questions are
+ * phrased in words other than the documents', each with the answer string(s) it must contain and the
+ * document that states it. Prints, overall and per question type:
+ *   - correct: the answer contains an expected string and cites the right document;
+ *   - refused: the "could not find" answer;
+ *   - wrong: any other answer (one that does not contain the truth, or cites only other documents);
+ * and the calibration: among answers with confidence ≥ 0.8, the share that is correct.
+ * Nothing is cached; the corpus is read in place. Not part of the tests.
+ *
+ *   node --conditions=quire-source --import tsx bench/chat.ts [--only type,type] [--verbose] [--json out.json]
+ *        [--dump dir]   (writes each document's chunks as text to dir, to read while writing questions)
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { startService } from './service.js';
+
+const { values: args } = parseArgs({ options: { json: { type: 'string' }, only: { type: 'string' }, verbose: { type: 'boolean' }, dump: { type: 'string' }, mode: { type: 'string' } } });
+const root = path.resolve(import.meta.dirname, '..');
+const corpus = path.resolve(process.env.QUIRE_CORPUS ?? path.join(root, '../shared/corpus'));
+if (!fs.existsSync(path.join(corpus, 'manifest.json'))) {
+  console.error(`no corpus at ${corpus} (QUIRE_CORPUS)`);
+  process.exit(2);
+}
+
+type QType = 'who' | 'when' | 'how much' | 'how many' | 'percent' | 'where' | 'what' | 'which';
+
+interface Question {
+  q: string;
+  type: QType;
+  /** the answer must contain one of these (case-insensitive, whitespace collapsed) */
+  expect: string[];
+  /** corpus id of the document that states it */
+  doc: string;
+}
+
+/** The knowledge base: documents with a text layer or text of their own (no OCR), a few without questions. */
+const DOCUMENTS = [
+  'docling__2305.03393v1-pg9.pdf',
+  'docling__redp5110_sampled.pdf',
+  'docling__multi_page.pdf',
+  'docling__amt_handbook_sample.pdf',
+  'unstructured__multi-column-2p.pdf',
+  'tabula__us-012.pdf',
+  'invoice2data__AmazonWebServices.pdf',
+  'invoice2data__oyo.pdf',
+  'invoice2data__coolblue1.pdf',
+  'invoice2data__QualityHosting.pdf',
+  'pdflib__sample_form.pdf',
+  'pdfjs__160F-2019.pdf',
+  'docling__word_sample.docx',
+  'docling__word_tables.docx',
+  'unstructured__handbook-1p.docx',
+  'docling__wiki_duck.html',
+  'docling__kvp_data_example.html',
+  'unstructured__example-10k-1p.html',
+  'unstructured__norwich-city.txt',
+  'unstructured__book-war-and-peace-1p.txt',
+  'striprtf__Example_text.rtf',
+  'unstructured__fake-doc.rtf',
+  'docling__powerpoint_sample.pptx',
+  'docling__csv-comma.csv',
+];
+
+// prettier-ignore
+const QUESTIONS: Question[] = [
+  { q: 'How much does the Amazon Web Services bill say must be paid?', type: 'how much', expect: ['$4.11'], doc: 'invoice2data__AmazonWebServices.pdf' },
+  { q: 'When was the AWS invoice issued?', type: 'when', expect: ['August 3'], doc: 'invoice2data__AmazonWebServices.pdf' },
+  { q: 'Which company was billed by Amazon Web Services?', type: 'who', expect: ['iViveLabs'], doc: 'invoice2data__AmazonWebServices.pdf' },
+  { q: 'What did Amazon charge for Glacier storage?', type: 'how much', expect: ['$2.22'], doc: 'invoice2data__AmazonWebServices.pdf' },
+  { q: 'What was the overall price of the OYO hotel stay?', type: 'how much', expect: ['1939'], doc: 'invoice2data__oyo.pdf' },
+  { q: 'Who was the guest on the OYO payment receipt?', type: 'who', expect: ['Sanjay'], doc: 'invoice2data__oyo.pdf' },
+  { q: 'On what date did the guest leave the OYO hotel?', type: 'when', expect: ['01/01/2018'], doc: 'invoice2data__oyo.pdf' },
+  { q: 'In which city is the OYO resort?', type: 'where', expect: ['Chennai'], doc: 'invoice2data__oyo.pdf' },
+  { q: 'What did the Coolblue order cost altogether?', type: 'how much', expect: ['717,97'], doc: 'invoice2data__coolblue1.pdf' },
+  { q: 'When is the Coolblue invoice dated?', type: 'when', expect: ['19 april 2014'], doc: 'invoice2data__coolblue1.pdf' },
+  { q: 'How much did the Nintendo handheld console cost on the Coolblue invoice?', type: 'how much', expect: ['189,00'], doc: 'invoice2data__coolblue1.pdf' },
+  { q: 'In which city is Coolblue located?', type: 'where', expect: ['Rotterdam'], doc: 'invoice2data__coolblue1.pdf' },
+  { q: 'Where is QualityHosting AG based?', type: 'where', expect: ['Gelnhausen'], doc: 'invoice2data__QualityHosting.pdf' },
+  { q: 'When did QualityHosting issue its invoice?', type: 'when', expect: ['7. Mai 2014'], doc: 'invoice2data__QualityHosting.pdf' },
+  { q: 'Which processor were the inference times measured on?', type: 'which', expect: ['AMD EPYC 7763'], doc: 'docling__2305.03393v1-pg9.pdf' },
+  { q: 'How many samples are in the FinTabNet dataset?', type: 'how many', expect: ['113k'], doc: 'docling__2305.03393v1-pg9.pdf' },
+  { q: 'How much quicker is inference with OTSL than with HTML?', type: 'how much', expect: ['2x'], doc: 'docling__2305.03393v1-pg9.pdf' },
+  { q: 'Who is the senior DB2 consultant on the Center of Excellence team?', type: 'who', expect: ['Jim Bainbridge'], doc: 'docling__redp5110_sampled.pdf' },
+  { q: 'By what percentage did the average cost of a data breach go up in 2013?', type: 'percent', expect: ['15%'], doc: 'docling__redp5110_sampled.pdf' },
+  { q: 'How many data breaches did the Identity Theft Resource Center count since 2005?', type: 'how many', expect: ['5000'], doc: 'docling__redp5110_sampled.pdf' },
+  { q: 'In which city is the International Technical Support Organization?', type: 'where', expect: ['Rochester'], doc: 'docling__redp5110_sampled.pdf' },
+  { q: 'What is the default public authority for newly created objects on IBM i?', type: 'what', expect: ['*CHANGE'], doc: 'docling__redp5110_sampled.pdf' },
+  { q: 'Who invented the typewriter?', type: 'who', expect: ['Christopher Latham Sholes'], doc: 'docling__multi_page.pdf' },
+  { q: 'When did IBM bring out the electric typewriter?', type: 'when', expect: ['1935'], doc: 'docling__multi_page.pdf' },
+  { q: 'In what year did Microsoft release Word for DOS?', type: 'when', expect: ['1983'], doc: 'docling__multi_page.pdf' },
+  { q: 'Which word processor was favoured by lawyers?', type: 'which', expect: ['WordPerfect'], doc: 'docling__multi_page.pdf' },
+  { q: 'When did Google Docs come out?', type: 'when', expect: ['2006'], doc: 'docling__multi_page.pdf' },
+  { q: 'What materials are wing nuts made from?', type: 'what', expect: ['aluminum alloy'], doc: 'docling__amt_handbook_sample.pdf' },
+  { q: 'What joins the two halves of a Boots self-locking nut?', type: 'what', expect: ['spring'], doc: 'docling__amt_handbook_sample.pdf' },
+  { q: 'By how much does the dense retriever beat BM25 in top-20 retrieval accuracy?', type: 'percent', expect: ['9%-19%'], doc: 'unstructured__multi-column-2p.pdf' },
+  { q: 'Who are the authors of the dense passage retrieval paper?', type: 'who', expect: ['Karpukhin'], doc: 'unstructured__multi-column-2p.pdf' },
+  { q: 'How many passages did the retrieval experiments index?', type: 'how many', expect: ['21 million'], doc: 'unstructured__multi-column-2p.pdf' },
+  { q: 'How many calories are in a portion of berries?', type: 'how many', expect: ['150'], doc: 'docling__word_sample.docx' },
+  { q: 'What eyewear should you put on before swimming in the lake?', type: 'what', expect: ['sunglasses'], doc: 'docling__word_sample.docx' },
+  { q: 'Who appoints the chapter 13 standing trustees?', type: 'who', expect: ['United States Trustee'], doc: 'unstructured__handbook-1p.docx' },
+  { q: 'Which act took daily case administration away from bankruptcy judges?', type: 'which', expect: ['Bankruptcy Reform Act of 1978'], doc: 'unstructured__handbook-1p.docx' },
+  { q: 'To whom does the standing trustee owe a fiduciary duty?', type: 'who', expect: ['bankruptcy estate'], doc: 'unstructured__handbook-1p.docx' },
+  { q: 'What is the name for a male duck?', type: 'what', expect: ['drake'], doc: 'docling__wiki_duck.html' },
+  { q: 'On which continent are ducks absent?', type: 'where', expect: ['Antarctica'], doc: 'docling__wiki_duck.html' },
+  { q: 'Who disproved the myth that a duck quack does not echo?', type: 'who', expect: ['Acoustics Research Centre', 'University of Salford'], doc: 'docling__wiki_duck.html' },
+  { q: 'When was the myth about quacks not echoing disproved?', type: 'when', expect: ['2003'], doc: 'docling__wiki_duck.html' },
+  { q: 'In which state is Galaxy Gaming incorporated?', type: 'where', expect: ['Nevada'], doc: 'unstructured__example-10k-1p.html' },
+  { q: 'How many common shares of Galaxy Gaming were outstanding?', type: 'how many', expect: ['23,718,968'], doc: 'unstructured__example-10k-1p.html' },
+  { q: 'What was the market value of the common equity owned by non-affiliates?', type: 'how much', expect: ['$70,923,698'], doc: 'unstructured__example-10k-1p.html' },
+  { q: "Where are Galaxy Gaming's headquarters?", type: 'where', expect: ['Las Vegas'], doc: 'unstructured__example-10k-1p.html' },
+  { q: 'When was Iwan Roberts born?', type: 'when', expect: ['26 June 1968'], doc: 'unstructured__norwich-city.txt' },
+  { q: 'How many international caps did Roberts win for Wales?', type: 'how many', expect: ['fifteen'], doc: 'unstructured__norwich-city.txt' },
+  { q: 'Which Norwich manager bought Roberts from Wolves?', type: 'who', expect: ['Mike Walker'], doc: 'unstructured__norwich-city.txt' },
+  { q: 'How many league games did Roberts play over his career?', type: 'how many', expect: ['647'], doc: 'unstructured__norwich-city.txt' },
+  { q: "Who was the first guest to arrive at Anna Pavlovna's reception?", type: 'who', expect: ['Vasili Kuragin'], doc: 'unstructured__book-war-and-peace-1p.txt' },
+  { q: 'In what month and year does Anna Pavlovna Scherer hold her evening party?', type: 'when', expect: ['July, 1805'], doc: 'unstructured__book-war-and-peace-1p.txt' },
+  { q: 'Who waited on the table at the restaurant?', type: 'who', expect: ['Quack Quackling'], doc: 'docling__kvp_data_example.html' },
+  { q: 'How many people dined at the celebration?', type: 'how many', expect: ['guests: 5'], doc: 'docling__kvp_data_example.html' },
+  { q: 'Which software do you need to make a PDF form fillable?', type: 'which', expect: ['Adobe Acrobat'], doc: 'pdflib__sample_form.pdf' },
+];
+
+const NOT_FOUND = /^I could not find this/;
+const norm = (s: string) => s.replace(/\s*\[\d+\]/g, '').replace(/[*_`…]/g, '').replace(/\s+/g, ' ').trim().toLowerCase();
+
+interface Manifest {
+  files: { id: string; path: string }[];
+}
+
+async function main(): Promise<void> {
+  const manifest = JSON.parse(fs.readFileSync(path.join(corpus, 'manifest.json'), 'utf8')) as Manifest;
+  const byId = new Map(manifest.files.map((f) => [f.id, f]));
+  for (const q of QUESTIONS) if (!DOCUMENTS.includes(q.doc)) throw new Error(`question on a document outside the knowledge base: ${q.doc}`);
+  const key = `svc_${randomBytes(20).toString('hex')}`;
+  const headers = { authorization: `Bearer ${key}` };
+  // offline: no LLM, whatever the calling shell has
+  const env: Record<string, string> = {};
+  for (const k of Object.keys(process.env)) if (k.startsWith('QUIRE_LLM_')) env[k] = '';
+  const svc = await startService(key, { prefix: 'quire-chat-bench-', env });
+  const api = async (p: string, init: RequestInit & { json?: unknown } = {}) => {
+    const { json, ...rest } = init;
+    const res = await fetch(`${svc.base}${p}`, { ...rest, headers: { ...headers, ...(json !== undefined ? { 'content-type': 'application/json' } : {}) }, ...(json !== undefined ? { body: JSON.stringify(json) } : {}) });
+    const body = await res.json().catch(() => null);
+    if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${p}: ${res.status} ${JSON.stringify(body)}`);
+    return body as any;
+  };
+  try {
+    const t0 = Date.now();
+    const ids = new Map<string, string>(); // corpus id → document id
+    for (const id of DOCUMENTS) {
+      const f = byId.get(id);
+      if (!f) throw new Error(`not in the corpus manifest: ${id}`);
+      const form = new FormData();
+      form.append('file', new Blob([fs.readFileSync(path.join(corpus, f.path))]), path.basename(f.path));
+      const up = await api('/v1/documents', { method: 'POST', body: form });
+      ids.set(id, up.id);
+    }
+    for (const [id, docId] of ids) {
+      for (let i = 0; ; i++) {
+        const d = await api(`/v1/documents/${docId}`);
+        if (d.status === 'completed') break;
+        if (d.status === 'failed' || i > 2400) throw new Error(`${id}: ${JSON.stringify(d)}`);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+    const kb = (await api('/api/knowledge-bases', { method: 'POST', json: { name: 'corpus' } })).knowledge_base.id as string;
+    await api(`/api/knowledge-bases/${kb}/documents/batch`, { method: 'POST', json: { document_ids: [...ids.values()] } });
+    console.log(`${ids.size} documents parsed and added in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    if (args.dump) {
+      fs.mkdirSync(args.dump, { recursive: true });
+      for (const [id, docId] of ids) {
+        const c = await api(`/v1/documents/${docId}/content?response=chunks`);
+        fs.writeFileSync(path.join(args.dump, `${id}.txt`), c.chunks.map((x: any) => `--- chunk ${x.id} p${x.page}\n${x.content}`).join('\n'));
+      }
+    }
+    const only = args.only ? new Set(args.only.split(',')) : null;
+    const docName = new Map([...ids].map(([id, docId]) => [docId, id]));
+    const rows: { q: Question; verdict: 'correct' | 'refused' | 'wrong'; confidence: number; message: string; cited: string[] }[] = [];
+    for (const q of QUESTIONS) {
+      if (only && !only.has(q.type)) continue;
+      const a = await api('/api/chat', { method: 'POST', json: { message: q.q, knowledge_base_id: kb, ...(args.mode ? { mode: args.mode } : {}) } });
+      const message = String(a.message);
+      const cited = [...new Set((a.citations as { document_id: string }[]).map((c) => docName.get(c.document_id) ?? c.document_id))];
+      const text = norm(message);
+      const verdict = NOT_FOUND.test(message) ? 'refused' : q.expect.some((e) => text.includes(norm(e))) && cited.includes(q.doc) ? 'correct' : 'wrong';
+      rows.push({ q, verdict, confidence: Number(a.confidence), message, cited });
+      if (args.verbose || verdict === 'wrong') console.log(`${verdict.padEnd(7)} ${Number(a.confidence).toFixed(2)} [${q.type}] ${q.q}\n        expected ${JSON.stringify(q.expect)} in ${q.doc}\n        got ${message.replace(/\s+/g, ' ').slice(0, 300)}\n        cited ${cited.join(', ')}`);
+    }
+    print(rows);
+    if (args.json) fs.writeFileSync(args.json, JSON.stringify(rows, null, 1));
+  } finally {
+    await svc.stop();
+  }
+}
+
+function print(rows: { q: Question; verdict: string; confidence: number }[]): void {
+  const pct = (n: number, d: number) => (d ? `${((100 * n) / d).toFixed(0)}%` : '-');
+  const line = (label: string, rs: typeof rows) => {
+    const c = rs.filter((r) => r.verdict === 'correct').length;
+    const f = rs.filter((r) => r.verdict === 'refused').length;
+    const w = rs.filter((r) => r.verdict === 'wrong').length;
+    const hi = rs.filter((r) => r.confidence >= 0.8);
+    const hiRight = hi.filter((r) => r.verdict === 'correct').length;
+    console.log(`${label.padEnd(10)} ${String(rs.length).padStart(4)}  ${`${c} (${pct(c, rs.length)})`.padStart(10)}  ${`${f} (${pct(f, rs.length)})`.padStart(10)}  ${`${w} (${pct(w, rs.length)})`.padStart(10)}  ${`${hiRight}/${hi.length} (${pct(hiRight, hi.length)})`.padStart(14)}`);
+  };
+  console.log(`\n${'type'.padEnd(10)} ${'n'.padStart(4)}  ${'correct'.padStart(10)}  ${'refused'.padStart(10)}  ${'wrong'.padStart(10)}  ${'right@conf≥0.8'.padStart(14)}`);
+  const types = [...new Set(rows.map((r) => r.q.type))];
+  for (const t of types) line(t, rows.filter((r) => r.q.type === t));
+  line('all', rows);
+  console.log(`load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+}
+
+await main();
