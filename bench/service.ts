@@ -26,13 +26,16 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** Starts the service with `key` as its bootstrap API key; `env` adds to (or overrides) its environment. */
+/**
+ * Starts the service with `key` as its bootstrap API key; `env` adds to (or overrides) its environment.
+ * BENCH_NODE_ARGS (space-separated) are given to its node, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+ */
 export async function startService(key: string, opts: { prefix: string; env?: Record<string, string> }): Promise<Service> {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), opts.prefix));
   const dist = path.join(root, 'server/dist/bin.js');
   const cmd = fs.existsSync(dist) ? [dist] : ['--conditions=quire-source', '--import', 'tsx', path.join(root, 'server/src/bin.ts')];
-  const child = spawn(process.execPath, [...cmd, 'serve'], {
+  const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), ...cmd, 'serve'], {
     cwd: root,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', QUIRE_DATA_DIR: dataDir, QUIRE_BOOTSTRAP_API_KEY: key, QUIRE_LOG_LEVEL: 'warn', QUIRE_PUBLIC_URL: `http://127.0.0.1:${port}`, ...opts.env },
     stdio: ['ignore', 'ignore', 'inherit'],
