@@ -3,6 +3,7 @@
  * key_fields_json) as extraction cases: field definitions for the expected keys that name printed values,
  * readers to parse the files, and the comparison used by the corpus test and bench/extract.ts.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -174,4 +175,26 @@ export async function parseCase(readers: Map<string, ReaderPlugin>, c: CorpusCas
   const reader = readers.get(c.format);
   if (!reader) return null;
   return reader.read({ path: c.file, name: path.basename(c.file), format: c.format, size: fs.statSync(c.file).size, documentId: c.id }, { ocr: { enabled: 'auto', language: 'eng' } });
+}
+
+/** Where benches keep parsed documents: `$TMPDIR/quire-bench-cache/<sha256 of the file>.json` (outside the repository). */
+export const PARSE_CACHE = path.join(os.tmpdir(), 'quire-bench-cache');
+
+/**
+ * parseCase through a cache of parsed documents keyed by the file's SHA-256 (OCR of a scan takes a second or
+ * two; extraction then costs milliseconds). `readers` is loaded lazily, only for files not cached yet.
+ * `fresh` reads again and rewrites the cache.
+ */
+export async function parseCached(getReaders: () => Promise<Map<string, ReaderPlugin> | null>, c: CorpusCase, fresh = false): Promise<{ doc: ParsedDocument | null; cached: boolean }> {
+  const hash = crypto.createHash('sha256').update(fs.readFileSync(c.file)).digest('hex');
+  const at = path.join(PARSE_CACHE, `${hash}.json`);
+  if (!fresh && fs.existsSync(at)) return { doc: JSON.parse(fs.readFileSync(at, 'utf8')) as ParsedDocument, cached: true };
+  const readers = await getReaders();
+  if (!readers) return { doc: null, cached: false };
+  const doc = await parseCase(readers, c);
+  if (doc) {
+    fs.mkdirSync(PARSE_CACHE, { recursive: true });
+    fs.writeFileSync(at, JSON.stringify(doc));
+  }
+  return { doc, cached: false };
 }
