@@ -7,6 +7,11 @@ import { newJob } from '../jobs.js';
 import { hmacHex, safeEqualHex } from './signing.js';
 import { pinnedLookup, vetUrl } from './url-fetch.js';
 
+import type { NewDelivery } from './webhook-subscriptions.js';
+
+// subscriptions (who gets which event, /api/webhooks operations) live next door; the package exports them from here
+export * from './webhook-subscriptions.js';
+
 export interface DeliveryOptions {
   allowedHosts: readonly string[];
   /** delays before attempts 2..N (spec §6.3: 1 min, 5 min, 30 min, 2 h) */
@@ -83,30 +88,55 @@ export class WebhookDispatcher {
   }
 
   /** Records a delivery and queues its job; returns the row (status 'pending'). */
-  async enqueue(d: { url: string; event: string; payload: unknown; secret: string; user_id: string | null; webhook_id?: string | null }): Promise<WebhookDeliveryRecord> {
-    const now = new Date();
-    const row: WebhookDeliveryRecord = {
-      id: randomUUID(),
-      user_id: d.user_id,
-      webhook_id: d.webhook_id ?? null,
-      url: d.url,
-      event: d.event,
-      payload: JSON.stringify(d.payload),
-      secret: d.secret,
-      status: 'pending',
-      attempts: 0,
-      next_attempt_at: now,
-      last_status: null,
-      last_error: null,
-      created_at: now,
-      updated_at: now,
-    };
+  async enqueue(d: NewDelivery): Promise<WebhookDeliveryRecord> {
+    const row = newDelivery(d);
     await this.store.transaction(async (tx) => {
       await tx.repo('webhook_deliveries').insert(row);
       await tx.repo('jobs').insert(deliveryJob(row));
     });
     await this.start(row.id);
     return row;
+  }
+
+  /**
+   * Records and queues the delivery of id `d.id` unless it exists: row and job are inserted in one transaction,
+   * so when several processes try the same id (each process receives every event) exactly one succeeds and
+   * the others get null.
+   */
+  async enqueueUnique(d: NewDelivery & { id: string }): Promise<WebhookDeliveryRecord | null> {
+    const row = newDelivery(d);
+    try {
+      await this.store.transaction(async (tx) => {
+        await tx.repo('webhook_deliveries').insert(row);
+        await tx.repo('jobs').insert(deliveryJob(row));
+      });
+    } catch (e) {
+      if ((e as Error).name === 'StoreConflictError') return null;
+      if ((await this.store.repo('webhook_deliveries').get(row.id)) !== null) return null; // a conflict reported as a deadlock or the like
+      throw e;
+    }
+    await this.start(row.id);
+    return row;
+  }
+
+  /**
+   * One attempt now, outside the job engine (the `test` endpoint): sends and records the row with its outcome
+   * (delivered or failed; never retried). `secret` signs it (the row keeps d.secret).
+   */
+  async attemptNow(d: NewDelivery, secret: string, signal?: AbortSignal): Promise<WebhookDeliveryRecord> {
+    const row = newDelivery(d);
+    const started = Date.now();
+    let status: number | null = null;
+    let error: string | null = null;
+    try {
+      status = await this.send(row, secret, signal);
+      if (status < 200 || status >= 300) error = `HTTP ${status}`;
+    } catch (e) {
+      error = (e as Error).message;
+    }
+    const done: WebhookDeliveryRecord = { ...row, status: error ? 'failed' : 'delivered', attempts: 1, last_status: status, last_error: error, latency_ms: Date.now() - started, updated_at: new Date() };
+    await this.store.repo('webhook_deliveries').insert(done);
+    return done;
   }
 
   /**
@@ -144,29 +174,50 @@ export class WebhookDispatcher {
     if (row.status === 'delivered') return { delivery_id: id, status: row.last_status ?? 200 }; // a duplicate stage message
     if (row.status === 'failed') throw new NonRetryableError(row.last_error ?? 'delivery failed');
     await repo.update({ id, status: 'pending' }, { attempts: row.attempts + 1, updated_at: new Date() });
+    const secret = await this.secretOf(row); // throws NonRetryableError when its webhook is gone or inactive
     let status: number | null = null;
     let error: Error | null = null;
+    const started = Date.now();
     try {
-      status = await this.send(row, attempt.signal);
+      status = await this.send(row, secret, attempt.signal);
       if (status < 200 || status >= 300) error = permanentStatus(status) ? new NonRetryableError(`HTTP ${status}`) : transient(new Error(`HTTP ${status}`));
     } catch (e) {
       error = e instanceof Error ? e : new Error(String(e));
     }
     const now = new Date();
+    const latency_ms = now.getTime() - started;
     if (!error) {
-      await repo.update({ id, status: 'pending' }, { status: 'delivered', last_status: status, last_error: null, updated_at: now });
+      const n = await repo.update({ id, status: 'pending' }, { status: 'delivered', last_status: status, last_error: null, latency_ms, updated_at: now });
+      if (n && row.webhook_id) await this.store.repo('webhooks').update(row.webhook_id, { consecutive_failures: 0, last_delivery_at: now, last_delivery_status: 'delivered' });
       return { delivery_id: id, status: status! };
     }
     const retry = isRetryable(error) && attempt.message.attempt < this.retryPolicy().maxAttempts;
     const next = retry ? new Date(now.getTime() + this.retryPolicy().delayMs(attempt.message.attempt)) : now;
-    await repo.update({ id, status: 'pending' }, { next_attempt_at: next, last_status: status, last_error: error.message, updated_at: now });
+    await repo.update({ id, status: 'pending' }, { next_attempt_at: next, last_status: status, last_error: error.message, latency_ms, updated_at: now });
     if (!retry) this.logger.warn({ delivery: id, url: row.url, error: error.message }, 'webhook delivery failed for good');
     throw error;
   }
 
   /** Marks a pending delivery failed (the pipeline's onFail: last attempt, permanent answer or cancellation). */
   async failed(id: string, reason: string): Promise<void> {
-    await this.store.repo('webhook_deliveries').update({ id, status: 'pending' }, { status: 'failed', last_error: reason, updated_at: new Date() });
+    const now = new Date();
+    const n = await this.store.repo('webhook_deliveries').update({ id, status: 'pending' }, { status: 'failed', last_error: reason, updated_at: now });
+    const row = n ? await this.store.repo('webhook_deliveries').get(id) : null;
+    const hook = row?.webhook_id ? await this.store.repo('webhooks').get(row.webhook_id) : null;
+    if (hook) await this.store.repo('webhooks').update(hook.id, { consecutive_failures: hook.consecutive_failures + 1, last_delivery_at: now, last_delivery_status: 'failed' });
+  }
+
+  /**
+   * The key that signs an attempt: a subscription's delivery is signed with its webhook's current secret (so a
+   * rotation applies to pending retries too, and no copy of the secret is kept per delivery); a per-request
+   * callback with the secret stored on the row.
+   */
+  private async secretOf(row: WebhookDeliveryRecord): Promise<string> {
+    if (!row.webhook_id) return row.secret;
+    const hook = await this.store.repo('webhooks').get(row.webhook_id);
+    if (!hook) throw new NonRetryableError('the webhook was deleted');
+    if (!hook.active) throw new NonRetryableError('the webhook is inactive');
+    return hook.secret;
   }
 
   private async start(id: string): Promise<void> {
@@ -179,7 +230,7 @@ export class WebhookDispatcher {
     }
   }
 
-  private async send(row: WebhookDeliveryRecord, signal?: AbortSignal): Promise<number> {
+  private async send(row: WebhookDeliveryRecord, secret: string, signal?: AbortSignal): Promise<number> {
     const { url, address, family } = await vetUrl(row.url, { allowedHosts: this.opts.allowedHosts });
     const body = Buffer.from(row.payload, 'utf8');
     const timestamp = Math.floor(Date.now() / 1000);
@@ -196,9 +247,9 @@ export class WebhookDispatcher {
             'content-type': 'application/json',
             'content-length': body.length,
             'user-agent': 'Quire-Webhooks/1.0',
-            'x-svc-signature': signatureHeader(row.secret, row.payload),
+            'x-svc-signature': signatureHeader(secret, row.payload),
             'x-svc-timestamp': String(timestamp),
-            'x-svc-signature-v2': timestampedSignatureHeader(row.secret, row.payload, timestamp),
+            'x-svc-signature-v2': timestampedSignatureHeader(secret, row.payload, timestamp),
             'x-svc-event': row.event,
             'x-svc-delivery': row.id,
           },
@@ -220,4 +271,25 @@ export class WebhookDispatcher {
 function deliveryJob(row: WebhookDeliveryRecord): JobRecord {
   // jobs.user_id is required; a delivery of no user (none is made today) gets an empty owner
   return newJob({ id: row.id, type: 'webhook', owner: { user_id: row.user_id ?? '', organization_id: null }, input: { delivery_id: row.id, event: row.event } });
+}
+
+function newDelivery(d: NewDelivery): WebhookDeliveryRecord {
+  const now = new Date();
+  return {
+    id: d.id ?? randomUUID(),
+    user_id: d.user_id,
+    webhook_id: d.webhook_id ?? null,
+    url: d.url,
+    event: d.event,
+    payload: typeof d.payload === 'string' ? d.payload : JSON.stringify(d.payload),
+    secret: d.secret,
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: now,
+    last_status: null,
+    last_error: null,
+    latency_ms: null,
+    created_at: now,
+    updated_at: now,
+  };
 }

@@ -148,6 +148,8 @@ export interface WebhookDeliveryRecord {
   next_attempt_at: Date;
   last_status: number | null;
   last_error: string | null;
+  /** how long the last attempt took, ms (null before the first) */
+  latency_ms: number | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -299,6 +301,28 @@ export interface StageMessageRecord {
   created_at: Date;
 }
 
+/**
+ * A webhook subscription (spec §4.15, §6): events of its owner (the user's own resources, or its organization's
+ * when organization_id is set) are POSTed to `url`, signed with `secret`.
+ */
+export interface WebhookRecord extends Owned {
+  id: string;
+  url: string;
+  /** §6.1 event names, or ['*'] for every one */
+  events: string[];
+  /** HMAC key of X-Svc-Signature; kept as is (it must sign), shown only when created or rotated */
+  secret: string;
+  description: string | null;
+  /** an inactive webhook gets no new deliveries, and its pending retries stop */
+  active: boolean;
+  /** deliveries that failed for good since the last one that succeeded */
+  consecutive_failures: number;
+  last_delivery_at: Date | null;
+  last_delivery_status: 'delivered' | 'failed' | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
 /** Every table the store knows, by name. Later features add entries here and a migration. */
 export interface Tables {
   users: UserRecord;
@@ -323,5 +347,6 @@ export interface Tables {
   extract_batches: ExtractBatchRecord;
   ground_truth: GroundTruthRecord;
   stage_messages: StageMessageRecord;
+  webhooks: WebhookRecord;
 }
 export type TableName = keyof Tables;

@@ -7,5 +7,6 @@ import type { MigrationInterface } from 'typeorm';
 import { Initial1795297866386 } from './1795297866386-initial.js';
 import { KnowledgeExtraction1795400000000 } from './1795400000000-knowledge-extraction.js';
 import { StageMessages1795500000000 } from './1795500000000-stage-messages.js';
+import { Webhooks1795600000000 } from './1795600000000-webhooks.js';
 
-export const MIGRATIONS: (new () => MigrationInterface)[] = [Initial1795297866386, KnowledgeExtraction1795400000000, StageMessages1795500000000];
+export const MIGRATIONS: (new () => MigrationInterface)[] = [Initial1795297866386, KnowledgeExtraction1795400000000, StageMessages1795500000000, Webhooks1795600000000];
