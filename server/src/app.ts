@@ -27,6 +27,7 @@ import { extractTruthRoutes } from './routes/api/extract-truth.js';
 import { chatRoutes } from './routes/api/chat.js';
 import { chatCompletionRoutes } from './routes/v1/chat.js';
 import { embedRoutes } from './routes/api/embed.js';
+import { webhookRoutes } from './routes/api/webhooks.js';
 
 /** Every route module, one per spec area. Later areas add themselves here. */
 export const ROUTE_MODULES = [systemRoutes, documentRoutes, jobRoutes, uploadRoutes, parseRoutes, presetRoutes, convertRoutes, collectionRoutes, knowledgeBaseRoutes, chatRoutes, chatCompletionRoutes, embedRoutes, schemaRoutes, extractionRoutes, extractRunRoutes, extractSchemaRoutes, extractBatchRoutes, extractTruthRoutes];
@@ -40,6 +41,7 @@ export function createApp(rt: Engine): Koa<AppState, AppCustom> {
 
   const router = new Router<AppState, AppCustom>();
   for (const mod of ROUTE_MODULES) mod(router as any);
+  webhookRoutes(router as any, rt); // also sends the events of this process's bus to their subscribers
 
   const json = jsonBody();
 
