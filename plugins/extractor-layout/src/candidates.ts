@@ -10,7 +10,7 @@ import { findLabels, regionScore, scoreLabelText, type FieldLabels } from './lab
 import type { LayoutIndex, Scope, Segment, Unit } from './layout.js';
 import { headerRowCount } from './layout.js';
 
-export type Method = 'key_value' | 'inline' | 'inline_gap' | 'inline_space' | 'right' | 'below' | 'next_line' | 'table_column' | 'table_row' | 'checkbox' | 'position' | 'document';
+export type Method = 'key_value' | 'inline' | 'inline_gap' | 'inline_space' | 'right' | 'below' | 'next_line' | 'table_column' | 'table_row' | 'checkbox' | 'header' | 'position' | 'document';
 
 /** How much a way of finding a value is trusted, before label and parse quality. */
 export const METHOD_FACTOR: Record<Method, number> = {
@@ -24,6 +24,8 @@ export const METHOD_FACTOR: Record<Method, number> = {
   below: 0.88,
   inline_space: 0.85,
   next_line: 0.8,
+  /** the issuer's name line at the top of the first page (see issuer.ts) */
+  header: 0.9,
   document: 0.6,
   position: 0.5,
 };

@@ -11,6 +11,8 @@ import { round } from '@quire/text';
 import { rowsFromTables, listValues, itemConcept } from './arrays.js';
 import { fallbackCandidates } from './fallbacks.js';
 import { rowsFromLayout } from './layout-rows.js';
+import { issuerCandidates } from './issuer.js';
+import { amountKind, totalCandidates, totalWeight } from './totals.js';
 
 /** Scores top out near 1 for a printed exact label with a clean value; confidence keeps a margin below that. */
 export const CALIBRATION = 0.93;
@@ -40,6 +42,12 @@ export function documentDecimal(text: string): '.' | ',' | undefined {
   return comma > dot ? ',' : '.';
 }
 
+/** Mostly letters, at least three of them: a name rather than a number or a code. */
+const isNameLike = (v: string) => {
+  const letters = v.replace(/[^\p{L}]/gu, '').length;
+  return letters >= 3 && letters / Math.max(1, v.replace(/\s/g, '').length) >= 0.6;
+};
+
 const clamp = (n: number) => Math.max(0, Math.min(0.99, n));
 
 export class OfflineEngine {
@@ -68,6 +76,20 @@ export class OfflineEngine {
   candidates(field: FieldDefinition, scope?: Scope, labels = fieldLabels(field)): Candidate[] {
     const ctx = this.fieldCtx(field, labels);
     let list = this.finder.find(field, labels, { ctx, scope, multiline: !!labels.concept?.multiline });
+    if (labels.concept?.id === 'total' && field.type === 'number') {
+      // the labels' own words say which total an amount is (not a subtotal, tax, quantity or cash tendered)
+      const text = this.doc.text;
+      list = list
+        .map((c) => ({ c, w: totalWeight(amountKind(c.label ? text.slice(c.label.start, c.label.end) : field.name)) }))
+        .filter((x) => x.w > 0)
+        .map(({ c, w }) => ({ ...c, score: c.score * w }));
+      list.push(...totalCandidates(field, this.index, this.finder, ctx, scope ?? this.index.all));
+    }
+    if (labels.concept?.id === 'vendor' && field.type === 'string') {
+      // a labelled value must read as a name (not "(002231061-T)" after "Company Reg No."); the name line at the top competes
+      list = list.filter((c) => isNameLike(String(c.value)));
+      list.push(...issuerCandidates(this.index, scope ?? this.index.all));
+    }
     if (!list.length) list = fallbackCandidates(field, labels, this.index, this.finder, ctx, scope ?? this.index.all);
     // one candidate per value span (the same value reached by two routes keeps the better route)
     const bySpan = new Map<string, Candidate>();

@@ -1,0 +1,220 @@
+/**
+ * The document total. Every money amount on a line whose label names a total is a candidate; the label's
+ * words say which kind of total it is: a grand total (grand total, amount due, balance due, total payable,
+ * total incl. tax, rounded total, nett total), a plain "Total", a weaker "Amount" / "Balance", or no total at
+ * all (subtotal and amounts excluding tax, the tax itself, a quantity or item count, cash tendered, change,
+ * discounts, rounding adjustments). Among the totals the last and largest wins; the receipt's own arithmetic
+ * is evidence (tendered − change, subtotal + tax, the same amount under two total labels). Labels are read
+ * with OCR damage in mind ("Tota!", "TotalGST", "TotaiQty") and amounts split by OCR ("29. 70") are joined.
+ */
+import type { FieldDefinition, Span } from '@quire/core';
+import { scanTyped, type ParseContext } from '@quire/fields';
+import { editDistance } from './labels.js';
+import type { LayoutIndex, Scope, Unit } from './layout.js';
+import { METHOD_FACTOR, type Candidate, type CandidateFinder } from './candidates.js';
+
+/** What a label says an amount is. */
+export type AmountKind = 'grand' | 'total' | 'weak' | 'subtotal_incl' | 'subtotal' | 'tax' | 'quantity' | 'tendered' | 'change' | 'discount' | 'rounding' | 'other';
+
+/** How much each kind of label counts as the document total. */
+const KIND_WEIGHT: Record<AmountKind, number> = { grand: 1, total: 0.85, weak: 0.55, subtotal_incl: 0.5, subtotal: 0.3, tax: 0, quantity: 0, tendered: 0, change: 0, discount: 0, rounding: 0, other: 0 };
+
+/** How much an amount of this kind counts as the document total (0: not a total). */
+export const totalWeight = (k: AmountKind) => KIND_WEIGHT[k];
+
+const near = (t: string, w: string) => t === w || (w.length >= 4 && t.length >= 4 && editDistance(t, w, 1) <= 1);
+
+/** Label words, lower case, with words OCR glued to "total" split off ("TotalGST" → total gst). */
+export function labelWords(label: string): string[] {
+  const out: string[] = [];
+  for (const raw of label.toLowerCase().match(/[\p{L}\p{N}%!|\]]+/gu) ?? []) {
+    const t = raw.replace(/[!|\]]/g, 'l');
+    if (t.length > 6 && near(t.slice(0, 5), 'total') && !/^totals?$/.test(t)) {
+      out.push('total', t.slice(5));
+      continue;
+    }
+    if (/^sub-?total$/.test(t)) {
+      out.push('sub', 'total');
+      continue;
+    }
+    out.push(t);
+  }
+  return out;
+}
+
+const has = (ws: string[], ...list: string[]) => ws.some((w) => list.some((l) => near(w, l)));
+const hasExact = (ws: string[], ...list: string[]) => ws.some((w) => list.includes(w));
+
+/** The kind of amount a printed label announces. */
+export function amountKind(label: string): AmountKind {
+  const ws = labelWords(label);
+  if (!ws.length) return 'other';
+  const total = has(ws, 'total', 'totaal', 'gesamt', 'totale', 'montant');
+  const incl = hasExact(ws, 'incl', 'inc', 'inclusive', 'including', 'inklusive', 'inkl', 'ttc') || has(ws, 'inclusive', 'including');
+  const tax = hasExact(ws, 'gst', 'tax', 'vat', 'sst', 'btw', 'mwst', 'tva', 'iva', 'ust', 'hst', 'pst') || has(ws, 'service');
+  const sub = hasExact(ws, 'sub', 'subtotal', 'netto', 'zwischensumme', 'subtotaal', 'ht') || has(ws, 'subtotal', 'excluding', 'exclusive', 'excluded', 'taxable', 'before') || hasExact(ws, 'excl', 'ex');
+  if (hasExact(ws, 'qty', 'oty', 'quantity', 'items', 'item', 'pcs', 'units', 'ty', 'count', 'q') || has(ws, 'quantity', 'items')) return 'quantity';
+  if (has(ws, 'change') || (hasExact(ws, 'balance') && has(ws, 'change'))) return 'change';
+  if (has(ws, 'tendered', 'received') || hasExact(ws, 'cash', 'card', 'visa', 'mastercard', 'master', 'debit', 'credit', 'paid', 'payment', 'tender', 'eftpos', 'nets', 'bayar')) {
+    // "amount to be paid", "paid amount due" are the total; "cash", "paid" alone are what was tendered
+    if (!(hasExact(ws, 'due', 'payable') || (hasExact(ws, 'to') && hasExact(ws, 'be')))) return 'tendered';
+    return 'grand';
+  }
+  if (has(ws, 'discount', 'savings', 'voucher') || hasExact(ws, 'disc', 'less', 'saving')) return 'discount';
+  if (has(ws, 'rounding') || (hasExact(ws, 'round', 'adj', 'adjustment') && !total)) return total && has(ws, 'rounded') ? 'grand' : 'rounding';
+  // "Total includes 6% GST 1.44", "(Total included GST @ 4%: 1.42)": the tax a total holds
+  if (tax && has(ws, 'includes', 'included')) return 'tax';
+  if (sub) return incl ? 'subtotal_incl' : 'subtotal';
+  if (tax && !incl) return 'tax';
+  const grand = hasExact(ws, 'grand', 'due', 'payable', 'nett', 'rounded') || has(ws, 'payable', 'rounded') || (total && incl) || (hasExact(ws, 'to') && hasExact(ws, 'pay', 'paid'));
+  if (grand && (total || hasExact(ws, 'amount', 'balance', 'due', 'payable', 'pay', 'paid') || has(ws, 'amount', 'balance'))) return 'grand';
+  if (total) return 'total';
+  if (has(ws, 'amount', 'balance', 'betrag', 'bedrag')) return 'weak';
+  return 'other';
+}
+
+/** OCR splits of one amount ("29. 70", "14 .65", "RM8 60" after a label) joined, keeping offsets (same length). */
+export function joinSplitAmounts(text: string): string {
+  return text.replace(/(?<![\d.,])(\d{1,6})(\s?)([.,])(\s)(\d{2})(?![\d.,])|(?<![\d.,])(\d{1,6})(\s)([.,])(\d{2})(?![\d.,])/g, (m) => {
+    const digits = m.replace(/\s/g, '');
+    return digits + ' '.repeat(m.length - digits.length);
+  });
+}
+
+interface Found {
+  unit: Unit;
+  span: Span;
+  value: number;
+  kind: AmountKind;
+  label: string;
+  labelSpan?: Span;
+  amountLike: boolean;
+  repaired: boolean;
+  /** order of the line in the document */
+  order: number;
+  /** other amounts on the same line */
+  siblings: number;
+  method: Candidate['method'];
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+/** Labelled amounts of the scope: each money amount with the label printed before it on its line (or in the unit to its left). */
+export function labelledAmounts(index: LayoutIndex, ctx: ParseContext, scope: Scope): Found[] {
+  const out: Found[] = [];
+  const text = index.doc.text;
+  for (const u of scope.units) {
+    const fixed = joinSplitAmounts(u.text);
+    const nums = scanTyped(fixed, 'number', { ...ctx, money: true }).filter((m) => !m.percent);
+    if (!nums.length) continue;
+    let prevEnd = 0;
+    for (const m of nums) {
+      const start = u.start + m.start;
+      const end = u.start + m.end;
+      let label = fixed.slice(prevEnd, m.start);
+      // the label is the text since the last amount; a line starting with an amount has its label to the left or above
+      let labelSpan: Span | undefined = label.trim() ? { start: u.start + prevEnd, end: start } : undefined;
+      let method: Candidate['method'] = /[:：]\s*[^\p{L}\d]*$/u.test(label) ? 'inline' : 'inline_space';
+      if (!/\p{L}{2,}/u.test(label) && m === nums[0]) {
+        const left = leftNeighbour(index, u);
+        if (left) {
+          label = left.text;
+          labelSpan = { start: left.start, end: left.end };
+          method = 'right';
+        }
+      }
+      prevEnd = m.end;
+      if (!/\p{L}{2,}/u.test(label)) continue;
+      const raw = text.slice(start, end);
+      out.push({
+        unit: u,
+        span: { start, end },
+        value: m.value as number,
+        kind: amountKind(label),
+        label: label.trim(),
+        labelSpan,
+        amountLike: !!m.amountLike,
+        repaired: raw !== fixed.slice(m.start, m.end),
+        order: u.id,
+        siblings: nums.length - 1,
+        method,
+      });
+    }
+  }
+  return out;
+}
+
+/** The unit just left of u on the same visual row (label and amount in two columns), if any. */
+function leftNeighbour(index: LayoutIndex, u: Unit): Unit | undefined {
+  if (!u.bbox) return undefined;
+  const b = u.bbox;
+  let best: Unit | undefined;
+  for (const v of index.unitsOnPage(u.page)) {
+    if (v === u || !v.bbox || v.kind !== u.kind) continue;
+    const ov = Math.min(b.y + b.height, v.bbox.y + v.bbox.height) - Math.max(b.y, v.bbox.y);
+    if (ov < 0.5 * Math.min(b.height, v.bbox.height) || v.bbox.x + v.bbox.width > b.x + 2) continue;
+    if (!best || v.bbox.x > best.bbox!.x) best = v;
+  }
+  return best;
+}
+
+/** Candidates for a total field, scored by the kind of label, position, size and the document's arithmetic. */
+export function totalCandidates(field: FieldDefinition, index: LayoutIndex, finder: CandidateFinder, ctx: ParseContext, scope: Scope): Candidate[] {
+  void field;
+  const all = labelledAmounts(index, ctx, scope);
+  const totals = all.filter((f) => KIND_WEIGHT[f.kind] > 0);
+  if (!totals.length) return [];
+  const sumOf = (kind: AmountKind) => all.filter((f) => f.kind === kind);
+  const tendered = sumOf('tendered').map((f) => f.value);
+  const change = sumOf('change').map((f) => f.value);
+  const subs = [...sumOf('subtotal'), ...sumOf('subtotal_incl')].map((f) => f.value);
+  const taxes = sumOf('tax').map((f) => f.value);
+  const roundings = sumOf('rounding').map((f) => f.value);
+  const lastOrder = Math.max(...index.units.filter((u) => scope.has(u)).map((u) => u.id));
+  const firstOrder = Math.min(...index.units.filter((u) => scope.has(u)).map((u) => u.id));
+  const strong = totals.filter((f) => f.kind === 'grand' || f.kind === 'total');
+  const maxStrong = strong.length ? Math.max(...strong.map((f) => f.value)) : 0;
+  const lastGrand = Math.max(-1, ...totals.filter((f) => f.kind === 'grand').map((f) => f.order));
+  const out: Candidate[] = [];
+  for (const f of totals) {
+    if (f.value <= 0) continue;
+    const notes: string[] = [];
+    let w = KIND_WEIGHT[f.kind];
+    // the evidence the arithmetic gives: what was tendered less the change, subtotal plus tax, another total label
+    let support = 0;
+    const eq = (a: number) => Math.abs(round2(a) - f.value) < 0.005;
+    if (tendered.some((t) => change.some((c) => c > 0 && eq(t - c)))) (support++, notes.push('tendered − change'));
+    else if (tendered.some((t) => eq(t)) && (!change.length || change.some((c) => c === 0))) (support++, notes.push('tendered exactly'));
+    if (subs.some((s) => taxes.some((t) => t > 0 && (eq(s + t) || roundings.some((r) => eq(s + t + r)))))) (support++, notes.push('subtotal + tax'));
+    const twins = all.filter((g) => g !== f && g.value === f.value && (KIND_WEIGHT[g.kind] >= 0.5 || g.kind === 'quantity') && g.unit.id !== f.unit.id);
+    if (twins.length) (support++, notes.push(`also under "${twins[0]!.label.slice(0, 30)}"`));
+    // a total smaller than another total (a tax-summary row, an earlier line total) is less likely the total
+    if ((f.kind === 'total' || f.kind === 'weak') && f.value < maxStrong - 0.005) w *= 0.75;
+    // a plain "Total" line holding several amounts is a summary table row
+    if (f.siblings > 0) w *= 0.8;
+    // a plain total printed above the last grand total is a line or group total
+    if (f.kind !== 'grand' && lastGrand > f.order) w *= 0.85;
+    const q = (f.amountLike ? 1 : 0.7) * (f.repaired ? 0.9 : 1);
+    // nearer the end is where totals are printed
+    const pos = lastOrder > firstOrder ? 0.85 + 0.15 * ((f.order - firstOrder) / (lastOrder - firstOrder)) : 1;
+    const boost = 1 + 0.12 * Math.min(2, support);
+    const labelScore = Math.min(1, w * boost);
+    const parseQuality = q * pos;
+    const ocr = 0.7 + 0.3 * index.confidenceOf(f.span, f.unit.confidence);
+    const score = Math.min(0.99, labelScore * Math.sqrt(METHOD_FACTOR[f.method]) * parseQuality * ocr);
+    out.push({
+      value: f.value,
+      span: f.span,
+      page: f.unit.page,
+      unit: f.unit,
+      method: f.method,
+      labelScore,
+      parseQuality,
+      score,
+      label: f.labelSpan,
+      note: `${f.kind === 'grand' ? 'grand total' : f.kind === 'total' ? 'total' : f.kind.replace('_', ' ')} label "${f.label.slice(0, 40)}"${notes.length ? `; checked by ${notes.join(', ')}` : ''}`,
+    });
+  }
+  void finder;
+  return out;
+}
