@@ -1,5 +1,6 @@
 export {};
 export { stem } from './stem.js';
-export { STOP_WORDS } from './stop-words.js';
+export { STOP_WORDS, QUESTION_WORDS } from './stop-words.js';
+export { synonymsOf } from './synonyms.js';
 export { round } from './round.js';
 export { decodeText, type Decoded } from './encoding.js';

@@ -24,3 +24,15 @@ export const STOP_WORDS: ReadonlySet<string> = new Set([
   'your', 'yours', 'yourself', 'yourselves', 'also', 'may', 'might', 'must', 'shall', 'let', 'us', 'via', 'per', 'within',
   'without', 'upon', 'whether', 'yet', 'many', 'much', 'get', 'got', 'im', 'ive', 'dont', 'cant', 'etc',
 ]);
+
+/**
+ * Words that frame a question or request rather than name what it is about ("tell me", "please explain",
+ * "give", "kind of"): the chat answerer leaves them out of a question's terms together with STOP_WORDS.
+ * Separate from STOP_WORDS so that the search side's features stay as they are.
+ */
+// prettier-ignore
+export const QUESTION_WORDS: ReadonlySet<string> = new Set([
+  'nor', 'yes', 'onto', 'done', 'mine', 'whose', 'whatever', 'whoever', 'whichever', 'whenever', 'wherever', 'ever', 'even',
+  'still', 'tell', 'please', 'explain', 'describe', 'give', 'show', 'find', 'know', 'say', 'said', 'says', 'make', 'made',
+  'like', 'one', 'ones', 'thing', 'things', 'something', 'anything', 'someone', 'anyone', 'kind', 'sort', 'way', 'lot', 'lots',
+]);

@@ -25,3 +25,18 @@ test('round: 2 decimals by default, or as many as asked', () => {
   assert.equal(round(-2.5), -2.5);
   assert.equal(round(12.345, 0), 12);
 });
+
+test('synonyms: question phrasing meets document phrasing, by stem, both ways', async () => {
+  const { synonymsOf } = await import('@quire/text');
+  assert.ok(synonymsOf(stem('argued')).includes(stem('behalf')));
+  assert.ok(synonymsOf(stem('behalf')).includes(stem('argued')));
+  assert.ok(synonymsOf(stem('price')).includes(stem('total')));
+  assert.ok(synonymsOf(stem('lawyers')).includes(stem('attorney')));
+  assert.ok(!synonymsOf(stem('price')).includes(stem('price')), 'a word is not its own synonym');
+  assert.deepEqual(synonymsOf('zzzz'), []);
+});
+
+test('question words: framing words apart from the search side\'s stop words', async () => {
+  const { QUESTION_WORDS } = await import('@quire/text');
+  for (const w of ['tell', 'explain', 'please']) assert.ok(QUESTION_WORDS.has(w) && !STOP_WORDS.has(w), w);
+});

@@ -1,0 +1,71 @@
+/**
+ * Words a question may use for what a document says otherwise ("who argued for …" / "on behalf of …",
+ * "how much does it cost" / "price", "when was it issued" / "invoice date"). A small, curated list of the
+ * phrasing of questions, not a thesaurus: each group holds words that, in a question about a document, ask
+ * for the same thing. Looked up by stem (this package's `stem`), so every inflection of a word finds its group.
+ */
+import { stem } from './stem.js';
+
+// prettier-ignore
+const GROUPS: string[][] = [
+  ['cost', 'price', 'amount', 'total', 'charge', 'fee', 'pay', 'paid', 'payment', 'due', 'owe', 'payable', 'sum'],
+  ['invoice', 'bill', 'receipt', 'statement'],
+  ['date', 'dated', 'issue', 'day'],
+  ['born', 'birth'],
+  ['die', 'died', 'death'],
+  ['author', 'wrote', 'write', 'written', 'writer'],
+  ['name', 'named', 'call', 'called', 'known', 'title'],
+  ['locate', 'location', 'based', 'address', 'headquarters', 'office', 'situated', 'seat'],
+  ['found', 'founded', 'establish', 'create'],
+  ['invent', 'inventor', 'patent', 'devise'],
+  ['buy', 'bought', 'purchase', 'acquire', 'sign', 'signed'],
+  ['join', 'connect', 'link', 'attach'],
+  ['begin', 'began', 'start', 'commence'],
+  ['end', 'finish', 'conclude'],
+  ['leave', 'left', 'depart', 'departure', 'checkout'],
+  ['arrive', 'arrival', 'checkin'],
+  ['guest', 'visitor', 'customer', 'client', 'buyer'],
+  ['seller', 'vendor', 'supplier', 'provider', 'issuer'],
+  ['company', 'firm', 'business', 'organisation', 'organization', 'corporation', 'employer'],
+  ['argue', 'argued', 'argument', 'behalf', 'represent', 'counsel'],
+  ['lawyer', 'attorney', 'counsel', 'legal', 'law'],
+  ['percentage', 'percent', 'share', 'rate', 'proportion'],
+  ['increase', 'rise', 'rose', 'grow', 'grew', 'climb'],
+  ['decrease', 'fall', 'fell', 'drop', 'decline'],
+  ['quick', 'quicker', 'fast', 'faster', 'speed'],
+  ['make', 'manufacture', 'produce'],
+  ['use', 'employ', 'utilise', 'utilize'],
+  ['need', 'require', 'required'],
+  ['male', 'man', 'men'],
+  ['female', 'woman', 'women'],
+  ['phone', 'telephone'],
+  ['email', 'mail'],
+  ['serve', 'server', 'waiter', 'wait'],
+  ['dine', 'eat', 'meal', 'dinner', 'lunch'],
+  ['release', 'launch', 'introduce', 'publish', 'debut'],
+  ['favour', 'favor', 'popular', 'prefer', 'favourite', 'favorite'],
+  ['disprove', 'debunk', 'refute'],
+  ['beat', 'outperform', 'exceed', 'surpass'],
+  ['employee', 'staff', 'worker'],
+  ['country', 'nation'],
+  ['processor', 'cpu', 'chip'],
+  ['picture', 'image', 'photo', 'figure'],
+];
+
+const INDEX: ReadonlyMap<string, readonly string[]> = (() => {
+  const m = new Map<string, Set<string>>();
+  for (const g of GROUPS) {
+    const stems = [...new Set(g.map((w) => stem(w)))];
+    for (const s of stems) {
+      const set = m.get(s) ?? new Set<string>();
+      for (const o of stems) if (o !== s) set.add(o);
+      m.set(s, set);
+    }
+  }
+  return new Map([...m].map(([k, v]) => [k, [...v]]));
+})();
+
+/** Stems that a question may use for `stemmed` (a stem of this package's `stem`), without itself; [] when none. */
+export function synonymsOf(stemmed: string): readonly string[] {
+  return INDEX.get(stemmed) ?? [];
+}
