@@ -176,6 +176,33 @@ describe('chat over a knowledge base of generated documents', () => {
     assert.notEqual(a.confidence, b.confidence === a.confidence ? -1 : b.confidence);
   });
 
+  test('paraphrased who / when / how-much questions are answered with the asked-for value; without it the answer is a refusal', async () => {
+    const pdf = await makePdf([
+      { heading: 'Brightwater Utilities', lines: ['Customer: Marta Okonkwo', 'Invoice date: 14 March 2023', 'TOTAL AMOUNT DUE', '$312.40', 'Please pay within thirty days of receiving this statement.'] },
+      { heading: 'Hearing record', lines: ['ORAL ARGUMENT OF DANIEL FERREIRA, ON BEHALF OF THE RESPONDENT', 'The hearing took place in the Eastfield courthouse before three judges.'] },
+    ]);
+    const docId = await upload(s, 'brightwater-records.pdf', pdf);
+    const records = (await s.json('/api/knowledge-bases', { method: 'POST', json: { name: 'Records' } })).body.knowledge_base.id;
+    await s.json(`/api/knowledge-bases/${records}/documents/batch`, { method: 'POST', json: { document_ids: [docId, ids['harbour-ferries.pdf']] } });
+    const askRecords = async (message: string) => (await ask(message, { knowledge_base_id: records })).body;
+    // the words differ from the document's: argued / argument on behalf of, issued / invoice date, owed / amount due
+    const who = await askRecords('Who argued for the respondent?');
+    assert.match(who.message, /FERREIRA/, who.message);
+    const when = await askRecords('When was the Brightwater invoice issued?');
+    assert.match(when.message, /14 March 2023/, when.message);
+    // the value sits on the line below its label: quoted with it, not the label alone
+    const much = await askRecords('How much is owed on the Brightwater bill?');
+    assert.match(much.message, /\$312\.40/, much.message);
+    for (const a of [who, when, much]) assert.equal(a.citations[0].document_id, docId);
+    // the hearing is described, but no date is given: a "when" question is refused rather than answered with another sentence
+    const noDate = await askRecords('When was the hearing held?');
+    assert.equal(noDate.message, NOT_FOUND, noDate.message);
+    assert.ok(noDate.confidence <= 0.3, `confidence ${noDate.confidence}`);
+    // confidence falls when the cited sentence covers less of the question
+    const partial = await askRecords('Who argued for the respondent in the fishing licence dispute about the northern harbour?');
+    assert.ok(partial.confidence < who.confidence, `partial ${partial.confidence} vs full ${who.confidence}`);
+  });
+
   test('deep mode splits a multi-part question and answers each part; code mode answers with code', async () => {
     const deep = await ask('Who founded the Orvella Observatory and when does the first ferry leave Aldholm?', { mode: 'deep' });
     assert.equal(deep.status, 200);

@@ -3,42 +3,19 @@
  * and the decomposition of multi-part questions. Pure functions, no I/O.
  */
 
-const STOP = new Set(
-  (
-    'a an the and or but nor not no yes so if then than that this these those there here of in on at to by for from with without into onto over under about above below ' +
-    'between through during before after again further once up down out off is are was were be been being am do does did doing done have has had having ' +
-    'will would shall should can could may might must it its it\'s he him his she her hers they them their theirs we us our ours you your yours i me my mine ' +
-    'what which who whom whose when where why how whatever whoever whichever whenever wherever ' +
-    'all any both each few more most other some such only own same too very just also ever even still yet ' +
-    'tell me please explain describe give show find know let say said says get got make made ' +
-    'as such like one ones thing things something anything someone anyone kind sort way lot lots many much'
-  ).split(/\s+/),
-);
+import { QUESTION_WORDS, STOP_WORDS, stem, synonymsOf } from '@quire/text';
+
+/** Words left out of a question's or a sentence's terms: the search side's stop words and the words that frame a question. */
+const isStop = (w: string) => STOP_WORDS.has(w) || QUESTION_WORDS.has(w) || (w.endsWith("'s") && STOP_WORDS.has(w.slice(0, -2)));
 
 /** Words that make a question a follow-up to the previous one (they refer back to it). */
 const ANAPHORA = new Set(['it', 'its', 'he', 'him', 'his', 'she', 'her', 'they', 'them', 'their', 'this', 'that', 'these', 'those', 'there', 'then', 'same', 'former', 'latter']);
 
-const VOWEL = /[aeiouy]/;
+/** The stem of a word as the chat answerer compares words: the shared stemmer, without a possessive "'s". */
+const termOf = (w: string) => stem(w.endsWith("'s") ? w.slice(0, -2) : w);
 
-/** A light English stemmer: plurals, -ing, -ed, -ly; keeps numbers and short words as they are. */
-export function stem(word: string): string {
-  let w = word;
-  if (w.length <= 3 || /\d/.test(w)) return w;
-  if (w.endsWith("'s")) w = w.slice(0, -2);
-  if (w.endsWith('ies') && w.length > 4) w = `${w.slice(0, -3)}y`;
-  else if (w.endsWith('sses') || w.endsWith('shes') || w.endsWith('ches') || w.endsWith('xes')) w = w.slice(0, -2);
-  else if (w.endsWith('s') && !w.endsWith('ss') && !w.endsWith('us') && !w.endsWith('is') && w.length > 3) w = w.slice(0, -1);
-  if (w.endsWith('ing') && w.length > 5 && VOWEL.test(w.slice(0, -3))) w = undouble(w.slice(0, -3));
-  else if (w.endsWith('ed') && w.length > 4 && VOWEL.test(w.slice(0, -2))) w = undouble(w.slice(0, -2));
-  else if (w.endsWith('ly') && w.length > 5) w = w.slice(0, -2);
-  if (w.endsWith('e') && w.length > 4) w = w.slice(0, -1);
-  return w;
-}
-
-function undouble(s: string): string {
-  const n = s.length;
-  return n > 3 && s[n - 1] === s[n - 2] && !'lsz'.includes(s[n - 1]!) ? s.slice(0, -1) : s;
-}
+/** Other stems that a question's term may be phrased as in a document (the shared synonym groups). */
+export const alternativesOf = (term: string): readonly string[] => synonymsOf(term);
 
 /** Lower-cased words of a text (letters and digits), diacritics removed; camelCase and snake_case split. */
 export function words(text: string): string[] {
@@ -56,9 +33,9 @@ export function words(text: string): string[] {
 export function terms(text: string): string[] {
   const out: string[] = [];
   for (const w of words(text)) {
-    if (STOP.has(w)) continue;
+    if (isStop(w)) continue;
     if (w.length < 2 && !/\d/.test(w)) continue;
-    out.push(stem(w));
+    out.push(termOf(w));
   }
   return out;
 }
@@ -373,8 +350,8 @@ export function questionTerms(question: string): { term: string; entity: boolean
   const tokens = question.replace(/_/g, ' ').match(/[\p{L}\p{N}]+(?:'[st])?/gu) ?? [];
   tokens.forEach((tok, i) => {
     for (const w of words(tok)) {
-      if (STOP.has(w) || (w.length < 2 && !/\d/.test(w))) continue;
-      const t = stem(w);
+      if (isStop(w) || (w.length < 2 && !/\d/.test(w))) continue;
+      const t = termOf(w);
       const entity = /\d/.test(tok) || (i > 0 && /^\p{Lu}/u.test(tok));
       out.set(t, (out.get(t) ?? false) || entity);
     }

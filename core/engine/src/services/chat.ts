@@ -8,7 +8,9 @@ import type { KbSettings } from './collections.js';
 import { searchChunks } from './search.js';
 import type { SearchHit } from './search.js';
 import { charge } from './ledger.js';
-import { codeBlocksOf, codeLikeness, decompose, focusTerms, isFollowUp, questionTerms, termSet, unitsOf } from './chat-text.js';
+import { alternativesOf, codeBlocksOf, codeLikeness, decompose, focusTerms, isFollowUp, questionTerms, termSet, unitsOf } from './chat-text.js';
+import { answerTypeOf, holdsType, questionWords } from './chat-answer-types.js';
+import type { AnswerType } from './chat-answer-types.js';
 import type { CodeBlock, Unit } from './chat-text.js';
 import { round } from '@quire/text';
 
@@ -101,6 +103,10 @@ export async function deleteSession(rt: Engine, s: ChatSessionRecord): Promise<v
 interface DocStats {
   chunks: number;
   df: Map<string, number>;
+  /** terms of the document's name: a question may name the document ("the Coolblue invoice") */
+  nameTerms: Set<string>;
+  /** words the document writes in lower case: capitalised, they are not names ("Invoice", "Commission") */
+  lower: Set<string>;
 }
 const STATS_CACHE_MAX = 500;
 const statsCache = new Map<string, DocStats>();
@@ -116,12 +122,19 @@ async function docStats(rt: Engine, doc: DocumentRecord): Promise<DocStats> {
   }
   const rows = await rt.store.repo('chunks').find({ document_id: doc.id });
   const df = new Map<string, number>();
-  for (const r of rows) for (const t of termSet(r.content)) df.set(t, (df.get(t) ?? 0) + 1);
-  const stats = { chunks: rows.length, df };
+  const lower = new Set<string>();
+  for (const r of rows) {
+    for (const t of termSet(r.content)) df.set(t, (df.get(t) ?? 0) + 1);
+    for (const m of r.content.matchAll(LOWER_WORD)) lower.add(m[0]);
+  }
+  const name = doc.name.replace(/\.[a-z0-9]{2,5}$/i, '').replace(/[_.-]+/g, ' ').replace(/(\p{L})(\p{N})|(\p{N})(\p{L})/gu, '$1$3 $2$4');
+  const stats = { chunks: rows.length, df, nameTerms: termSet(name), lower };
   statsCache.set(key, stats);
   while (statsCache.size > STATS_CACHE_MAX) statsCache.delete(statsCache.keys().next().value!);
   return stats;
 }
+
+const LOWER_WORD = /(?<![\p{L}\p{N}])\p{Ll}+(?![\p{L}\p{N}])/gu;
 
 class Idf {
   constructor(
@@ -141,18 +154,50 @@ class Idf {
   }
 }
 
-async function kbIdf(rt: Engine, docs: DocumentRecord[]): Promise<Idf> {
+/** Terms of the knowledge base's documents: IDF over all their chunks, and each document's own terms. */
+async function kbTerms(rt: Engine, docs: DocumentRecord[]): Promise<{ idf: Idf; docTerms: DocTerms; lower: Set<string> }> {
   const stats = await Promise.all(docs.map((d) => docStats(rt, d)));
   const n = stats.reduce((a, s) => a + s.chunks, 0);
-  return new Idf(n, (t) => stats.reduce((a, s) => a + (s.df.get(t) ?? 0), 0));
+  const lower = new Set<string>();
+  for (const s of stats) for (const w of s.lower) lower.add(w);
+  const docTerms: DocTerms = new Map(docs.map((d, i) => [d.id, { has: (t: string) => stats[i]!.df.has(t) || stats[i]!.nameTerms.has(t), names: (t: string) => stats[i]!.nameTerms.has(t) }]));
+  return { idf: new Idf(n, (t) => stats.reduce((a, s) => a + (s.df.get(t) ?? 0), 0)), docTerms, lower };
+}
+
+/** Per document: whether a term occurs anywhere in it (or in its name). */
+type DocTerms = Map<string, DocTermsOf>;
+interface DocTermsOf {
+  has: (t: string) => boolean;
+  /** whether the document's name has the term: it then names the document, whichever sentence answers */
+  names: (t: string) => boolean;
 }
 
 // ---------------------------------------------------------------- retrieval
 
+/** What a question (or a part of one) asks: its terms' weights, the terms a quoted sentence needs, the asked-for type. */
+interface Ask {
+  text: string;
+  weights: Map<string, number>;
+  primary: Set<string>;
+  /** the type of entity the answer must hold (who → person…), null when any statement may answer */
+  type: AnswerType | null;
+  /** the question's own words: an entity it already names is not an answer */
+  own: Set<string>;
+  /** the names and numbers of the question: an answer comes from a document that has them */
+  names: string[];
+}
+
+function ask(text: string, weights: Map<string, number>): Ask {
+  const qt = questionTerms(text);
+  return { text, weights, primary: new Set(qt.map((t) => t.term)), type: answerTypeOf(text), own: questionWords(text), names: qt.filter((t) => t.entity).map((t) => t.term) };
+}
+
 interface Retrieval {
   hits: SearchHit[];
   /** the question parts (deep mode), each with its own query weights */
-  parts: { text: string; weights: Map<string, number>; primary: Set<string> }[];
+  parts: Ask[];
+  /** the whole question */
+  ask: Ask;
   /** weights of the whole question (plus the previous question's terms for follow-ups) */
   weights: Map<string, number>;
   /** the question's own terms: a quoted sentence has at least one of them */
@@ -191,7 +236,7 @@ async function retrieve(rt: Engine, auth: AuthInfo, question: string, mode: Chat
   const withContext = (q: string) => (context ? `${q} ${context}` : q);
   if (mode === 'deep') {
     const partTexts = decompose(question);
-    const parts = partTexts.map((p) => ({ text: p, weights: queryWeights(p, idf, context), primary: primaryTerms(p) }));
+    const parts = partTexts.map((p) => ask(p, queryWeights(p, idf, context)));
     const lists = await Promise.all([question, ...(partTexts.length > 1 ? partTexts : [])].map((q) => search(withContext(q))));
     // merge: a chunk found for several parts keeps its best score plus a small bonus per extra part
     const merged = new Map<string, SearchHit & { n: number }>();
@@ -205,7 +250,7 @@ async function retrieve(rt: Engine, auth: AuthInfo, question: string, mode: Chat
       .map(({ n, ...h }) => ({ ...h, score: Math.min(1, round(h.score * (1 + 0.05 * (n - 1)), 3)) }))
       .sort((a, b) => b.score - a.score)
       .slice(0, Math.min(50, depth * Math.max(1, partTexts.length)));
-    return { hits, parts, weights, primary: primaryTerms(question) };
+    return { hits, parts, weights, primary: primaryTerms(question), ask: ask(question, weights) };
   }
   let hits = await search(withContext(question));
   if (mode === 'code') {
@@ -215,61 +260,130 @@ async function retrieve(rt: Engine, auth: AuthInfo, question: string, mode: Chat
       .map((x) => x.h)
       .slice(0, Math.max(settings.retrieval.top_k, 5));
   }
-  const primary = primaryTerms(question);
-  return { hits, parts: [{ text: question, weights, primary }], weights, primary };
+  const whole = ask(question, weights);
+  return { hits, parts: [whole], weights, primary: whole.primary, ask: whole };
 }
 
 // ---------------------------------------------------------------- extractive answers
 
 interface Candidate {
+  /** the quoted text: a sentence, row or line, with the value or label printed next to it when that holds the answer */
   unit: Unit;
   hit: SearchHit;
   /** rank of the hit, for a stable order */
   hitRank: number;
   terms: Set<string>;
   coverage: number;
+  /** the share of the question the quoted text itself covers (no credit for the rest of its chunk or document) */
+  sentenceCoverage: number;
   /** query terms found in the sentence itself */
   own: number;
+  /** whether the quoted text holds an entity of the asked-for type (true when the question asks for none) */
+  typed: boolean;
   score: number;
 }
 
 const MIN_COVERAGE = 0.5;
 const MAX_SENTENCE_CHARS = 700;
+/** how much a term counts when the sentence has it as a synonym, elsewhere in its chunk, elsewhere in its document */
+const SYNONYM_WEIGHT = 0.85;
+const CHUNK_WEIGHT = 0.35;
+const DOC_WEIGHT = 0.35;
+const DOC_NAME_WEIGHT = 0.8;
+/** a question that asks for a type of entity needs less of its wording in the answer: holding the type is evidence too */
+const MIN_TYPED_COVERAGE = 0.4;
+/** a neighbouring line joined to a sentence as its label or value: at most this many words */
+const NEIGHBOUR_WORDS = 40;
 
-/** IDF-weighted share of the query's terms the sentence covers (terms elsewhere in its chunk count 35%). */
-function coverage(weights: Map<string, number>, sentence: Set<string>, chunk: Set<string>): { coverage: number; own: number } {
+/** 1 when `terms` has the term, SYNONYM_WEIGHT when it has a synonym of it, else 0. */
+function matchOf(t: string, terms: Set<string>): number {
+  if (terms.has(t)) return 1;
+  for (const alt of alternativesOf(t)) if (terms.has(alt)) return SYNONYM_WEIGHT;
+  return 0;
+}
+
+/**
+ * IDF-weighted share of the query's terms the sentence covers: in the sentence itself (a synonym counts
+ * SYNONYM_WEIGHT), else elsewhere in its chunk (CHUNK_WEIGHT) or its document (DOC_WEIGHT: "the Coolblue
+ * invoice" names the document, not the sentence that holds its date).
+ */
+function coverage(weights: Map<string, number>, sentence: Set<string>, chunk: Set<string>, doc?: DocTermsOf): { coverage: number; sentence: number; own: number } {
   let total = 0;
   let got = 0;
+  let inSentence = 0;
   let own = 0;
   for (const [t, w] of weights) {
     total += w;
-    if (sentence.has(t)) {
-      got += w;
+    const m = matchOf(t, sentence);
+    if (m) {
+      got += m * w;
+      inSentence += m * w;
       own++;
-    } else if (chunk.has(t)) got += 0.35 * w;
+      continue;
+    }
+    const c = matchOf(t, chunk);
+    if (doc?.names(t)) got += DOC_NAME_WEIGHT * w;
+    else if (c) got += CHUNK_WEIGHT * c * w;
+    else if (doc?.has(t)) got += DOC_WEIGHT * w;
   }
-  return { coverage: total ? got / total : 0, own };
+  return { coverage: total ? got / total : 0, sentence: total ? inSentence / total : 0, own };
 }
 
-function candidatesFor(hits: SearchHit[], weights: Map<string, number>, primary: Set<string>): Candidate[] {
+const wordCount = (s: string) => s.split(/\s+/).filter(Boolean).length;
+
+/** Two neighbouring units quoted as one ("TOTAL AMOUNT DUE" + "$4.11", "Bill to:" + "ACME Ltd"). */
+function joinUnits(a: Unit, b: Unit): Unit {
+  const head = a.cut === 'start' || a.cut === 'both';
+  const tail = b.cut === 'end' || b.cut === 'both';
+  const cut = head && tail ? 'both' : head ? 'start' : tail ? 'end' : undefined;
+  const context = a.context ?? b.context;
+  return { text: `${a.text} ${b.text}`, start: a.start, kind: a.kind === 'row' && b.kind === 'row' ? 'row' : 'sentence', ...(context ? { context } : {}), ...(cut ? { cut } : {}) };
+}
+
+function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lower: Set<string> = new Set()): Candidate[] {
+  const { weights, primary } = a;
+  const qTerms = new Set(weights.keys());
+  // words the sources write in lower case are not names when capitalised ("Invoice", "Account")
+  const common = new Set(lower);
+  if (a.type === 'person' || a.type === 'place') for (const h of hits) for (const m of h.content.matchAll(LOWER_WORD)) common.add(m[0]);
+  const holds = (text: string) => !a.type || holdsType(text, a.type, a.own, qTerms, common);
+  // the question's names that some document has: a sentence from a document without them is about something else
+  const names = docTerms ? a.names.filter((t) => [...docTerms.values()].some((d) => d.has(t))) : [];
+  const numbers = a.names.filter((t) => /\d/.test(t));
   const top = hits[0]?.score || 1;
   const out: Candidate[] = [];
   hits.forEach((hit, hitRank) => {
     const units = unitsOf(hit.content);
     const chunkTerms = termSet(hit.content);
-    for (const unit of units) {
-      if (unit.kind === 'heading' || unit.text.length > MAX_SENTENCE_CHARS) continue;
-      const ws = unit.text.split(/\s+/).length;
-      if (ws < 3) continue;
+    const doc = docTerms?.get(hit.document_id);
+    if (names.some((t) => !chunkTerms.has(t) && !doc?.has(t))) return;
+    // a number of the question ("the 2010 World Cup", "chapter 13") is in the passage that answers it
+    if (numbers.some((t) => !chunkTerms.has(t))) return;
+    const neighbour = (u: Unit | undefined) => (u && u.kind !== 'heading' && wordCount(u.text) <= NEIGHBOUR_WORDS ? u : undefined);
+    units.forEach((base, i) => {
+      if (base.kind === 'heading' || base.text.length > MAX_SENTENCE_CHARS) return;
+      const next = neighbour(units[i + 1]);
+      const prev = neighbour(units[i - 1]);
+      // a label ("Bill to Address:") is quoted with its value, the line after it
+      let unit = /:$/.test(base.text) && next ? joinUnits(base, next) : base;
+      let typed = holds(unit.text);
+      if (!typed) {
+        // the value of a label printed on the line below it (or above it, as forms do)
+        if (next && unit === base && holds(next.text)) unit = joinUnits(base, next);
+        else if (prev && holds(prev.text)) unit = joinUnits(prev, unit);
+        typed = unit !== base;
+      }
+      const ws = wordCount(unit.text);
+      if (ws < 3) return;
       const ts = termSet(unit.context ? `${unit.text} ${unit.context}` : unit.text);
-      const c = coverage(weights, ts, chunkTerms);
-      if (!c.own || (primary.size && ![...primary].some((t) => ts.has(t)))) continue;
+      const c = coverage(weights, ts, chunkTerms, doc);
+      if (!c.own || (primary.size && ![...primary].some((t) => matchOf(t, ts)))) return;
       const lengthFactor = ws > 60 ? 0.8 : ws < 5 ? 0.85 : 1;
       // whole sentences read better than fragments, titles and reference-list entries
-      const quality = (unit.cut ? 0.88 : unit.kind === 'sentence' && !/[.!?"'”’)]$/.test(unit.text) ? 0.85 : 1) * (/https?:\/\/|www\.|\bRetrieved\b|\bArchived\b/.test(unit.text) ? 0.6 : 1);
-      const score = (0.72 * c.coverage + 0.28 * (hit.score / top)) * lengthFactor * quality;
-      out.push({ unit, hit, hitRank, terms: ts, coverage: c.coverage, own: c.own, score });
-    }
+      const quality = (unit.cut ? 0.88 : unit.kind === 'sentence' && !/[.!?"'”’)]$/.test(unit.text) && wordCount(unit.text) > 12 ? 0.85 : 1) * (/https?:\/\/|www\.|\bRetrieved\b|\bArchived\b/.test(unit.text) ? 0.6 : 1);
+      const score = (0.72 * c.coverage + 0.28 * (hit.score / top)) * lengthFactor * quality * (typed ? 1 : 0.6);
+      out.push({ unit, hit, hitRank, terms: ts, coverage: c.coverage, sentenceCoverage: c.sentence, own: c.own, typed, score });
+    });
   });
   return out.sort((a, b) => b.score - a.score || a.hitRank - b.hitRank || a.unit.start - b.unit.start);
 }
@@ -281,9 +395,9 @@ function jaccard(a: Set<string>, b: Set<string>): number {
 }
 
 /** Greedy pick of well-supported, non-redundant sentences that add to what is already covered. */
-function pick(cands: Candidate[], weights: Map<string, number>, max: number, taken: Candidate[]): Candidate[] {
+function pick(cands: Candidate[], weights: Map<string, number>, max: number, taken: Candidate[], min = MIN_COVERAGE): Candidate[] {
   const best = cands[0];
-  if (!best || best.coverage < MIN_COVERAGE) return [];
+  if (!best || best.coverage < min) return [];
   const chosen: Candidate[] = [];
   const covered = new Set<string>();
   const total = [...weights.values()].reduce((a, b) => a + b, 0) || 1;
@@ -293,7 +407,7 @@ function pick(cands: Candidate[], weights: Map<string, number>, max: number, tak
     let bestValue = -1;
     for (let i = 0; i < pool.length; i++) {
       const c = pool[i]!;
-      if (c.coverage < MIN_COVERAGE * 0.7 || c.score < best.score * 0.6) continue;
+      if (c.coverage < min * 0.7 || c.score < best.score * 0.6) continue;
       if ([...taken, ...chosen].some((x) => x.hit.chunk_id === c.hit.chunk_id && x.unit.start === c.unit.start) || [...taken, ...chosen].some((x) => jaccard(x.terms, c.terms) >= 0.6)) continue;
       let gain = 0;
       for (const [t, w] of weights) if (c.terms.has(t) && !covered.has(t)) gain += w;
@@ -355,12 +469,23 @@ function refusal(bestCoverage: number, topScore: number, note?: string): Compose
   return { text: note ? `${NOT_FOUND_ANSWER} ${note}` : NOT_FOUND_ANSWER, citations: [], confidence, unanswered: true, promptTokens: 0, completionTokens: tokensOf(NOT_FOUND_ANSWER) };
 }
 
-function extractiveConfidence(picked: Candidate[], coveredParts: number, totalParts: number): number {
-  const cov = picked.reduce((a, c) => a + c.coverage, 0) / picked.length;
-  const retrieval = Math.max(...picked.map((c) => c.hit.score));
-  const partShare = totalParts ? coveredParts / totalParts : 1;
-  return round(clamp((0.12 + 0.5 * cov + 0.38 * retrieval) * (0.6 + 0.4 * partShare), 0.05, 0.97), 3);
+/**
+ * Confidence of an extractive answer: how much of the question the quoted sentences cover (in themselves,
+ * and with their chunk and document), whether they hold the asked-for type, and the share of the question's
+ * parts answered. A question that asks for no particular type cannot be checked that way: such answers stay
+ * below 0.8.
+ */
+function extractiveConfidence(picked: Candidate[], parts: Ask[], coveredParts: number): number {
+  const sentence = Math.max(...picked.map((c) => c.sentenceCoverage));
+  const cov = Math.max(...picked.map((c) => c.coverage));
+  const typed = parts.some((p) => p.type) ? (picked.every((c) => c.typed) ? 1 : 0.6) : 0.8;
+  const partShare = parts.length ? coveredParts / parts.length : 1;
+  return round(clamp((0.12 + 0.48 * sentence + 0.37 * cov) * typed * (0.6 + 0.4 * partShare), 0.05, 0.97), 3);
 }
+
+/** The candidates that may be quoted: when the question asks for a type of entity, those that hold one. */
+const answering = (cands: Candidate[], a: Ask) => (a.type ? cands.filter((c) => c.typed) : cands);
+const minCoverage = (a: Ask) => (a.type ? MIN_TYPED_COVERAGE : MIN_COVERAGE);
 
 /** A unit as quoted: an ellipsis marks where the chunk cuts the sentence. */
 function quote(u: Unit): string {
@@ -376,11 +501,11 @@ function renderSentences(picked: Candidate[], cites: CitationList): string {
     .join(' ');
 }
 
-function composeExtractive(r: Retrieval, mode: ChatMode): Composed {
+function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, lower: Set<string>): Composed {
   const topScore = r.hits[0]?.score ?? 0;
   if (!r.hits.length) return refusal(0, 0);
   const cites = new CitationList();
-  const all = candidatesFor(r.hits, r.weights, r.primary);
+  const all = candidatesFor(r.hits, r.ask, docTerms, lower);
   const bestCoverage = all[0]?.coverage ?? 0;
 
   if (mode === 'code') {
@@ -393,7 +518,7 @@ function composeExtractive(r: Retrieval, mode: ChatMode): Composed {
     const missing: string[] = [];
     const taken: Candidate[] = [];
     for (const part of r.parts) {
-      const picked = pick(candidatesFor(r.hits, part.weights, part.primary), part.weights, 2, taken);
+      const picked = pick(answering(candidatesFor(r.hits, part, docTerms, lower), part), part.weights, 2, taken, minCoverage(part));
       if (!picked.length) {
         missing.push(part.text);
         continue;
@@ -404,13 +529,13 @@ function composeExtractive(r: Retrieval, mode: ChatMode): Composed {
     if (!taken.length) return refusal(bestCoverage, topScore);
     let text = sections.join('\n\n');
     if (missing.length) text += `\n\nThe sources do not cover: ${missing.map((m) => `"${m}"`).join('; ')}.`;
-    return { text, citations: cites.list, confidence: extractiveConfidence(taken, r.parts.length - missing.length, r.parts.length), unanswered: false, promptTokens: 0, completionTokens: tokensOf(text) };
+    return { text, citations: cites.list, confidence: extractiveConfidence(taken, r.parts, r.parts.length - missing.length), unanswered: false, promptTokens: 0, completionTokens: tokensOf(text) };
   }
 
-  const picked = pick(all, r.weights, mode === 'deep' ? 4 : 2, []);
+  const picked = pick(answering(all, r.ask), r.weights, mode === 'deep' ? 4 : 2, [], minCoverage(r.ask));
   if (!picked.length) return refusal(bestCoverage, topScore);
   const text = renderSentences(picked, cites);
-  return { text, citations: cites.list, confidence: extractiveConfidence(picked, 1, 1), unanswered: false, promptTokens: 0, completionTokens: tokensOf(text) };
+  return { text, citations: cites.list, confidence: extractiveConfidence(picked, [r.ask], 1), unanswered: false, promptTokens: 0, completionTokens: tokensOf(text) };
 }
 
 /** Code mode: the best-supported explanatory sentence and the code block of the sources that fits best. */
@@ -466,6 +591,8 @@ function systemPrompt(mode: ChatMode, instructions?: string): string {
     'Cite every statement with the number of its source in square brackets, e.g. [1] or [2][3]. Cite only sources you used.',
     `If the sources do not contain the answer, reply exactly: ${NOT_FOUND_ANSWER}`,
     'Never use outside knowledge, never invent facts, numbers or citations.',
+    // the offline answerer's lesson: a label without its value ("TOTAL AMOUNT DUE") is no answer
+    'Answer with what the question asks for: the name for "who", the date for "when", the amount or number for "how much" and "how many". If the sources name the thing asked about but not that value, reply exactly the sentence above.',
   ];
   if (mode === 'quick') lines.push('Be brief: one to three sentences.');
   if (mode === 'deep') lines.push('The question may have several parts: answer each part in turn, saying which parts the sources do not cover.');
@@ -579,7 +706,7 @@ async function composeWithLlm(rt: Engine, r: Retrieval, req: ChatRequest, mode: 
   const completionTokens = usage?.completion_tokens ?? tokensOf(raw);
   const refused = !cited.length && /could not find|not (?:contain|mention|covered|in the sources)|no information/i.test(text);
   if (!text || refused) {
-    const best = candidatesFor(r.hits, r.weights, r.primary)[0]?.coverage ?? 0;
+    const best = candidatesFor(r.hits, r.ask)[0]?.coverage ?? 0;
     return { ...refusal(best, r.hits[0]!.score), text: text || NOT_FOUND_ANSWER, promptTokens, completionTokens };
   }
   const retrieval = cited.length ? cited.reduce((a, h) => a + h.score, 0) / cited.length : (r.hits[0]?.score ?? 0);
@@ -616,17 +743,17 @@ export async function answer(rt: Engine, auth: AuthInfo, req: ChatRequest): Prom
   const links = await rt.store.repo('collection_documents').find({ collection_id: kb.id });
   const docs = links.length ? (await rt.store.repo('documents').find({ id: links.map((l) => l.document_id) })).filter((d) => d.status === 'completed') : [];
   const docIds = docs.map((d) => d.id);
-  const idf = await kbIdf(rt, docs);
+  const { idf, docTerms, lower } = await kbTerms(rt, docs);
   const previousQuestion = [...history].reverse().find((t) => t.role === 'user')?.content;
   const context = previousQuestion && isFollowUp(question) ? previousQuestion : undefined;
-  const retrieval: Retrieval = docIds.length ? await retrieve(rt, auth, question, mode, settings, docIds, idf, context) : { hits: [], parts: [], weights: new Map(), primary: new Set() };
+  const retrieval: Retrieval = docIds.length ? await retrieve(rt, auth, question, mode, settings, docIds, idf, context) : { hits: [], parts: [], weights: new Map(), primary: new Set(), ask: ask(question, new Map()) };
   req.signal?.throwIfAborted();
 
   let composed: Composed;
   if (rt.registry.tryGet('llm')) {
     composed = await composeWithLlm(rt, retrieval, req, mode, history);
   } else {
-    composed = composeExtractive(retrieval, mode);
+    composed = composeExtractive(retrieval, mode, docTerms, lower);
     if (req.onDelta) {
       // the extractive answer streams paragraph by paragraph and sentence by sentence
       for (const p of composed.text.split(/(?<=\] )|(?<=\n)/)) if (p) await req.onDelta(p);

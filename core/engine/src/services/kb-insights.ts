@@ -2,12 +2,14 @@ import type { CollectionRecord, DocumentRecord } from '@quire/core';
 import type { AuthInfo } from '../accounts/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { canRead } from '../accounts/access.js';
-import { round } from '@quire/text';
+import { QUESTION_WORDS, STOP_WORDS, round } from '@quire/text';
 
-const STOP = new Set('the and for are but not you all any can had her was one our out day get has him his how man new now old see two way who boy did its let put say she too use that with have this will your from they know want been good much some time very when come here just like long make many over such take than them well were what which their there would about could other into more only also after first these those where while being each most upon page table figure'.split(' '));
+/** Words that say nothing of a document's topics: the shared stop and question words, and layout words. */
+const LAYOUT_WORDS = new Set('page table figure first new old see two one day time long well good use way'.split(' '));
+const isStop = (w: string) => STOP_WORDS.has(w) || QUESTION_WORDS.has(w) || LAYOUT_WORDS.has(w);
 
 function tokens(text: string): string[] {
-  return (text.toLowerCase().normalize('NFKC').match(/[\p{L}][\p{L}\p{N}]{2,}/gu) ?? []).filter((w) => !STOP.has(w));
+  return (text.toLowerCase().normalize('NFKC').match(/[\p{L}][\p{L}\p{N}]{2,}/gu) ?? []).filter((w) => !isStop(w));
 }
 
 async function documentText(rt: Engine, documentId: string, maxChunks = 60): Promise<string> {

@@ -1,0 +1,154 @@
+/**
+ * What a question asks for, and whether a sentence holds it: who → a person or organisation, when → a
+ * date, how much → an amount, how many → a number, what percentage → a percent, where → a place; "which
+ * year", "what price"… by the noun asked about. A sentence answers only if it holds an entity of the asked
+ * type that is not one of the question's own words. Pure functions, no I/O.
+ */
+import { termSet } from './chat-text.js';
+
+export type AnswerType = 'person' | 'date' | 'money' | 'amount' | 'number' | 'percent' | 'place';
+
+const TYPE_NOUNS: [RegExp, AnswerType][] = [
+  [/^(?:year|date|day|month|time|century|decade|period|season)s?$/i, 'date'],
+  [/^(?:percentage|percent|proportion|share|rate)s?$/i, 'percent'],
+  [/^(?:price|cost|amount|total|sum|fee|charge|value|salary|balance|budget|revenue|income)s?$/i, 'money'],
+  [/^(?:number|count|quantity)s?$/i, 'number'],
+  [/^(?:city|cities|country|countries|state|states|town|place|location|region|continent|province|county|island|address|street|village)$/i, 'place'],
+  [/^(?:person|people|company|companies|firm|organi[sz]ation|author|inventor|founder|manager|player|customer|guest|client|vendor|seller|buyer|employer|team|club|agency|institution|university|who)s?$/i, 'person'],
+];
+
+/** The type of entity a question asks for, or null when any statement may answer it ("what is…", "why…"). */
+export function answerTypeOf(question: string): AnswerType | null {
+  const q = question.toLowerCase().replace(/[’`]/g, "'");
+  if (/\b(?:what|which)\s+(?:percentage|percent|proportion|share)\b|\bhow\s+many\s+percent|\bper\s*cent(?:age)?\b/.test(q)) return 'percent';
+  // "how much does it cost" asks for money; "how much faster" for a quantity
+  if (/\bhow\s+expensive\b/.test(q) || (/\bhow\s+much\b/.test(q) && MONEY_WORDS.test(q))) return 'money';
+  if (/\bhow\s+much\b/.test(q)) return 'amount';
+  if (/\bhow\s+(?:many|long|old|far|big|large|tall|high|often)\b/.test(q)) return 'number';
+  if (/\b(?:when|what\s+time)\b/.test(q)) return 'date';
+  // "what did it cost", "what was charged"
+  if (/\b(?:what|which)\b/.test(q) && /\b(?:cost|costs|price|priced|charged?|paid|pay|worth|owed?)\b/.test(q)) return 'money';
+  // "which/what <noun>", possibly with adjectives between: the noun decides
+  const m = q.replace(/\b(?:is|are|was|were|the|a|an)\s+/g, '').match(/\b(?:which|what)\s+((?:[a-z'-]+\s+){0,2}[a-z'-]+)/);
+  if (m) {
+    for (const w of m[1]!.split(/\s+/)) for (const [re, t] of TYPE_NOUNS) if (re.test(w)) return t;
+    // "which processor", "which act": one of a kind is named
+    if (/\bwhich\b/.test(q)) return 'person';
+  }
+  if (/\b(?:who|whom|whose)\b/.test(q)) return 'person';
+  if (/\bwhere\b/.test(q)) return 'place';
+  return null;
+}
+
+const MONEY_WORDS = /\b(?:cost|costs|price|priced|charged?|charges|paid|pay|payable|spent|spend|worth|owed?|due|fees?|bill|billed|invoice|total|amount|budget|salary|revenue|[$€£¥₹])/;
+
+const MONTHS =
+  'jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|' +
+  // German, Dutch, French, Spanish month names that differ from the English ones
+  'januar|februar|märz|maerz|mai|juni|juli|oktober|dezember|januari|februari|maart|mei|augustus|janvier|février|fevrier|mars|avril|juin|juillet|août|aout|septembre|octobre|novembre|décembre|decembre|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre';
+const DATE_RES: RegExp[] = [
+  new RegExp(`\\b\\d{1,2}(?:st|nd|rd|th)?\\.?\\s+(?:of\\s+)?(?:${MONTHS})\\.?,?\\s+\\d{2,4}\\b`, 'giu'),
+  new RegExp(`\\b(?:${MONTHS})\\.?\\s+\\d{1,2}(?:st|nd|rd|th)?\\s*,?\\s*\\d{4}\\b`, 'giu'),
+  new RegExp(`\\b(?:${MONTHS})\\.?,?\\s+\\d{4}\\b`, 'giu'),
+  /\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b/g,
+  /\b\d{4}[/.-]\d{1,2}[/.-]\d{1,2}\b/g,
+  // times of day: "at 06:40", "9 pm"
+  /\b(?:[01]?\d|2[0-3])[:.][0-5]\d(?:\s?[ap]\.?m\b\.?)?|\b(?:1[0-2]|0?[1-9])\s?[ap]\.?m\b\.?/gi,
+];
+const YEAR = /\b(?:1[5-9]\d{2}|20\d{2})s?\b/g;
+const MONEY = /(?:[$€£¥₹]\s?-?\d[\d.,]*|\b(?:rs\.?|inr|eur|usd|gbp|chf|aud|cad|rm|myr|sgd)\s?-?\d[\d.,]*|\d[\d.,]*\s?(?:€|eur\b|usd\b|dollars?\b|euros?\b|pounds?\b|rupees?\b))/giu;
+const DECIMAL_AMOUNT = /\b\d{1,3}(?:[.,]\d{3})*[.,]\d{2}\b/g;
+const PERCENT = /\d\s?%|\bper\s?cent\b|\bpercentage points?\b/i;
+const NUMBER_WORDS = /\b(?:zero|none|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundreds?|thousands?|millions?|billions?|dozens?|half|twice|single|double)\b/i;
+const NUMBER = /(?<![\p{L}\d])\d[\d.,]*(?:\s?(?:k|m|bn|x|million|billion|thousand))?(?![\p{L}\d])/giu;
+const ORG_WORD = /^(?:inc|ltd|llc|llp|plc|gmbh|ag|sa|bv|b\.v|nv|co|corp|corporation|company|limited|pvt|bhd|sdn|university|institute|centre|center|department|ministry|office|court|bank|foundation|association|society|council|committee|agency|group|laboratories|labs?|trustee|board|commission|school|college|hospital|church)\.?$/i;
+
+/** The question's own words, lower-cased (an entity the question already names is not an answer). */
+export function questionWords(question: string): Set<string> {
+  return new Set((question.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}.,/-]*[\p{L}\p{N}]|[\p{L}\p{N}]/gu) ?? []).flatMap((w) => [w, ...w.split(/[.,/-]/)]));
+}
+
+function without(text: string, res: RegExp[]): string {
+  let t = text;
+  for (const re of res) t = t.replace(re, ' ');
+  return t;
+}
+
+const fresh = (tok: string, own: Set<string>) => !own.has(tok.toLowerCase().replace(/[.,]+$/, ''));
+
+/**
+ * Whether `text` holds an entity of type `type` that the question does not already name. `own` is
+ * questionWords(question); `qTerms` the question's stemmed terms (a name the question uses is not new).
+ */
+export function holdsType(text: string, type: AnswerType, own: Set<string>, qTerms: Set<string>, common?: Set<string>): boolean {
+  switch (type) {
+    case 'date': {
+      for (const re of DATE_RES)
+        for (const m of text.matchAll(re)) {
+          // a date whose year the question gives is new only by its day ("when in 2014…" → "3 August 2014")
+          const years = [...m[0].matchAll(/\d{4}/g)].map((y) => y[0]);
+          if (fresh(m[0], own) && (!years.length || !years.every((y) => own.has(y)) || /\d{1,2}\D+\d{4}|\d{4}\D+\d{1,2}/.test(m[0]))) return true;
+        }
+      for (const m of text.matchAll(YEAR)) if (fresh(m[0], own)) return true;
+      return false;
+    }
+    case 'percent':
+      return PERCENT.test(text);
+    case 'money':
+      for (const re of [MONEY, DECIMAL_AMOUNT]) for (const m of text.matchAll(re)) if (fresh(m[0].replace(/[^\d.,]/g, ''), own)) return true;
+      return false;
+    case 'amount':
+      // a quantity that is not a date or a year ("2x faster", "by 15%")
+      return plainNumber(without(text, [...DATE_RES, YEAR]), own);
+    case 'number': {
+      if (plainNumber(without(text, DATE_RES), own)) return true;
+      const w = text.match(new RegExp(NUMBER_WORDS.source, 'gi')) ?? [];
+      return w.some((x) => !own.has(x.toLowerCase()));
+    }
+    case 'person':
+    case 'place':
+      return properName(text, own, qTerms, common);
+  }
+}
+
+function plainNumber(text: string, own: Set<string>): boolean {
+  for (const m of text.matchAll(NUMBER)) {
+    const digits = m[0].replace(/[^\d]/g, '');
+    if (!digits) continue;
+    if (fresh(m[0].replace(/\s.*$/, ''), own) && !own.has(digits)) return true;
+  }
+  return false;
+}
+
+/**
+ * A name: a capitalised (or all-capitals) word that is not the question's, not a month or weekday, and not a
+ * common word (one that `common`, the lower-case words of the surrounding sources, also has: "Invoice",
+ * "Account"); it must not merely start a sentence or a bracket, unless the next word is capitalised too
+ * ("Jim Bainbridge is…") or it is the value of a label ("Guest Name: Sanjay"). Or an organisation word
+ * (Ltd, University, Trustee…) after a capitalised word.
+ */
+function properName(text: string, own: Set<string>, qTerms: Set<string>, common?: Set<string>): boolean {
+  const toks = [...text.replace(/\[\d+\]/g, ' ').matchAll(/[\p{L}][\p{L}\p{N}.'’&-]*/gu)];
+  const caps = (t: string) => /^\p{Lu}/u.test(t);
+  const month = new RegExp(`^(?:${MONTHS})$`, 'iu');
+  // in a line set in capitals, capitals tell nothing: only words the sources never write in lower case count
+  const letters = text.replace(/[^\p{L}]/gu, '');
+  const shouting = letters.length > 8 && letters.replace(/[^\p{Lu}]/gu, '').length > 0.6 * letters.length;
+  for (let i = 0; i < toks.length; i++) {
+    const raw = toks[i]![0];
+    const t = raw.replace(/[.'’-]+$/, '');
+    if (!caps(t) || t.length < 2) continue;
+    const lower = t.toLowerCase();
+    const stems = termSet(t);
+    if (own.has(lower) || stems.size === 0 || [...stems].some((x) => qTerms.has(x))) continue;
+    if (month.test(lower) || /^(?:mon|tues|wednes|thurs|fri|satur|sun)day$/i.test(lower) || ORG_WORD.test(t)) continue;
+    if (common?.has(lower) && (shouting || t !== t.toUpperCase())) continue;
+    const before = text.slice(0, toks[i]!.index).trimEnd();
+    // the value of a short label ("Guest Name: Sanjay"), not any word after a colon
+    const label = before.endsWith(':') && (before.split(/[.:;|]\s/).pop() ?? '').split(/\s+/).length <= 3;
+    const starts = !before || /[.!?(\["“‘|•–—-]$/.test(before);
+    const nextCaps = toks[i + 1] && caps(toks[i + 1]![0]) && !common?.has(toks[i + 1]![0].toLowerCase());
+    if (label || !starts || nextCaps) return true;
+  }
+  return toks.some((m, i) => i > 0 && ORG_WORD.test(m[0]) && caps(toks[i - 1]![0]) && !own.has(toks[i - 1]![0].toLowerCase()));
+}

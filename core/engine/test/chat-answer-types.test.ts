@@ -1,0 +1,52 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { answerTypeOf, holdsType, questionWords } from '../src/services/chat-answer-types.js';
+import { questionTerms } from '../src/services/chat-text.js';
+
+const holds = (question: string, text: string, common?: Set<string>) => {
+  const type = answerTypeOf(question);
+  assert.ok(type, `no type for ${question}`);
+  return holdsType(text, type, questionWords(question), new Set(questionTerms(question).map((t) => t.term)), common);
+};
+
+test('question type → answer type', () => {
+  assert.equal(answerTypeOf('Who argued on behalf of the petitioner?'), 'person');
+  assert.equal(answerTypeOf('To whom is the invoice addressed?'), 'person');
+  assert.equal(answerTypeOf('When was the bridge opened?'), 'date');
+  assert.equal(answerTypeOf('In what year did the mill close?'), 'date');
+  assert.equal(answerTypeOf('What is the total amount due?'), 'money');
+  assert.equal(answerTypeOf('How much does a ticket cost?'), 'money');
+  assert.equal(answerTypeOf('How much faster is the new engine?'), 'amount');
+  assert.equal(answerTypeOf('How many rooms does the hotel have?'), 'number');
+  assert.equal(answerTypeOf('What percentage of votes did she get?'), 'percent');
+  assert.equal(answerTypeOf('Where is the company based?'), 'place');
+  assert.equal(answerTypeOf('In which city is the plant?'), 'place');
+  assert.equal(answerTypeOf('Which vendor supplied the pumps?'), 'person');
+  assert.equal(answerTypeOf('What is a drake?'), null);
+  assert.equal(answerTypeOf('Why did the ferry stop running?'), null);
+});
+
+test('a sentence holds the asked-for type only with a value the question does not already name', () => {
+  // the label without its value holds no amount; with it, it does
+  assert.equal(holds('What is the total amount due?', 'TOTAL AMOUNT DUE ON August 3 , 2014'), false);
+  assert.equal(holds('What is the total amount due?', 'TOTAL AMOUNT DUE ON August 3 , 2014 $4.11'), true);
+  assert.equal(holds('How much did the repair cost?', 'The repair cost 1.250,00 EUR.'), true);
+  assert.equal(holds('When was the bridge opened?', 'The bridge was opened on 12 March 1931.'), true);
+  assert.equal(holds('When was the bridge opened?', 'The bridge was opened with a parade.'), false);
+  assert.equal(holds('When did the shop open in 1990?', 'The shop opened in 1990.'), false);
+  assert.equal(holds('When is the invoice dated?', 'Factuurdatum: 19 april 2014'), true);
+  assert.equal(holds('How many caps did he win?', 'He won fifteen caps for Wales.'), true);
+  assert.equal(holds('How many caps did he win?', 'He won caps for Wales.'), false);
+  assert.equal(holds('What percentage of the vote did she get?', 'She won 54% of the vote.'), true);
+  assert.equal(holds('What percentage of the vote did she get?', 'She won most of the vote.'), false);
+});
+
+test('names: proper names and label values, not capitalised common words or sentence starts', () => {
+  const common = new Set(['invoice', 'account', 'exact', 'receipt']);
+  assert.equal(holds('Who argued for the petitioner?', 'ARGUMENT OF Jane Holloway, ON BEHALF OF THE PETITIONER', common), true);
+  assert.equal(holds('Who was the guest?', 'Guest Name: Sanjay', common), true);
+  assert.equal(holds('Who is the consultant?', 'Jim Bainbridge is a senior consultant.', common), true);
+  assert.equal(holds('Who was the guest?', 'The guest paid in cash.', common), false);
+  assert.equal(holds('Which company was billed?', 'Invoice Account number: 296664039561', common), false);
+  assert.equal(holds('Where is Galaxy Gaming based?', 'Galaxy Gaming, Inc. (Exact name of issuer)', common), false);
+});
