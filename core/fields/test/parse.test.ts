@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseNumber, parseDate, parseBoolean, normaliseValue, documentDateOrder, scanTyped, fieldsFromDescription, PREBUILT_SCHEMAS } from '@quire/fields';
+import { parseNumber, parseDate, parseBoolean, normaliseValue, documentDateOrder, scanDates, scanTyped, fieldsFromDescription, PREBUILT_SCHEMAS } from '@quire/fields';
 
 test('parseNumber: currency marks, both separator conventions, negatives, percentages', () => {
   const cases: [string, number | null][] = [
@@ -127,4 +127,26 @@ test('PREBUILT_SCHEMAS: every category has schemas with unique, typed fields', (
     }
   }
   assert.equal(new Set(PREBUILT_SCHEMAS.map((s) => s.id)).size, PREBUILT_SCHEMAS.length);
+});
+
+test('dates in the common printed forms, and identifiers keep their full printed token', () => {
+  const forms: [string, string][] = [
+    ['25/12/2018', '2018-12-25'],
+    ['18-11-18', '2018-11-18'],
+    ['Jan 1, 2022', '2022-01-01'],
+    ['2015.07.02', '2015-07-02'],
+    ['12 MAR 2018', '2018-03-12'],
+    ['30 DEC 17', '2017-12-30'],
+    ['25 Mar 2018 9:27PM', '2018-03-25'],
+  ];
+  for (const [printed, iso] of forms) assert.equal(scanDates(`Date: ${printed}`, { order: 'DMY' })[0]?.iso, iso, printed);
+  const id = (s: string) => scanTyped(s, 'string', { format: 'id' })[0]?.value;
+  assert.equal(id('# invoice_number_1'), 'invoice_number_1');
+  assert.equal(id('#BLR_WFLD20151000982590'), '#BLR_WFLD20151000982590');
+  assert.equal(id('INV-2024-001'), 'INV-2024-001');
+});
+
+test('documentDateOrder: a "$" without cents (OCR of an S) is no sign of US dates', () => {
+  assert.equal(documentDateOrder('Jalan $821/39, 47400 Petaling Jaya  10/03/2018'), undefined);
+  assert.equal(documentDateOrder('Total $ 12.50  10/03/2018'), 'MDY');
 });

@@ -48,6 +48,26 @@ const isNameLike = (v: string) => {
   return letters >= 3 && letters / Math.max(1, v.replace(/\s/g, '').length) >= 0.6;
 };
 
+/** OCR digit confusions seen in printed years (1 read as 7, 0 read as 6, 8 or 9). */
+const YEAR_DIGITS: Record<string, string> = { '7': '1', '6': '0', '9': '0', '8': '0' };
+
+/**
+ * A date whose year lies decades ahead ("22/03/2078" for 2018 on a receipt) is read again with one
+ * confused digit of the year put right when that gives a year near the present; the reading counts less.
+ */
+export function repairYear(c: Candidate, now = new Date().getUTCFullYear()): Candidate {
+  const v = typeof c.value === 'string' ? /^(\d{4})(-\d{2}-\d{2})$/.exec(c.value) : null;
+  if (!v || Number(v[1]) <= now + 30) return c;
+  const y = v[1]!;
+  for (let i = 1; i < 4; i++) {
+    const d = YEAR_DIGITS[y[i]!];
+    if (!d) continue;
+    const fixed = y.slice(0, i) + d + y.slice(i + 1);
+    if (Number(fixed) >= 1990 && Number(fixed) <= now + 1) return { ...c, value: fixed + v[2], parseQuality: c.parseQuality * 0.7, score: c.score * 0.7, note: `${c.note}; year ${y} read as ${fixed}` };
+  }
+  return { ...c, score: c.score * 0.5 };
+}
+
 const clamp = (n: number) => Math.max(0, Math.min(0.99, n));
 
 export class OfflineEngine {
@@ -91,6 +111,7 @@ export class OfflineEngine {
       list.push(...issuerCandidates(this.index, scope ?? this.index.all));
     }
     if (!list.length) list = fallbackCandidates(field, labels, this.index, this.finder, ctx, scope ?? this.index.all);
+    if (field.type === 'date') list = list.map((c) => repairYear(c));
     // one candidate per value span (the same value reached by two routes keeps the better route)
     const bySpan = new Map<string, Candidate>();
     for (const c of list) {

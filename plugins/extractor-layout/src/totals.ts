@@ -75,6 +75,8 @@ export function amountKind(label: string): AmountKind {
 
 /** OCR splits of one amount ("29. 70", "14 .65", "RM8 60" after a label) joined, keeping offsets (same length). */
 export function joinSplitAmounts(text: string): string {
+  // "§" next to digits is OCR's 5 ("§.30", "87.80 §.27")
+  text = text.replace(/§(?=[\d.,])|(?<=\d)§/g, '5');
   return text.replace(/(?<![\d.,])(\d{1,6})(\s?)([.,])(\s)(\d{2})(?![\d.,])|(?<![\d.,])(\d{1,6})(\s)([.,])(\d{2})(?![\d.,])/g, (m) => {
     const digits = m.replace(/\s/g, '');
     return digits + ' '.repeat(m.length - digits.length);
@@ -103,9 +105,13 @@ const round2 = (n: number) => Math.round(n * 100) / 100;
 export function labelledAmounts(index: LayoutIndex, ctx: ParseContext, scope: Scope): Found[] {
   const out: Found[] = [];
   const text = index.doc.text;
+  // a total label whose amount is printed on the next line ("Total Sales (Inclusive of GST) :" / "29.68")
+  let pending: Unit | undefined;
   for (const u of scope.units) {
     const fixed = joinSplitAmounts(u.text);
     const nums = scanTyped(fixed, 'number', { ...ctx, money: true }).filter((m) => !m.percent);
+    const above = pending && pending.page === u.page && u.kind === 'line' ? pending : undefined;
+    pending = !nums.length && u.kind === 'line' && KIND_WEIGHT[amountKind(u.text)] > 0 ? u : undefined;
     if (!nums.length) continue;
     let prevEnd = 0;
     for (const m of nums) {
@@ -117,7 +123,11 @@ export function labelledAmounts(index: LayoutIndex, ctx: ParseContext, scope: Sc
       let method: Candidate['method'] = /[:：]\s*[^\p{L}\d]*$/u.test(label) ? 'inline' : 'inline_space';
       if (!/\p{L}{2,}/u.test(label) && m === nums[0]) {
         const left = leftNeighbour(index, u);
-        if (left) {
+        if (!left && above && m.amountLike) {
+          label = above.text;
+          labelSpan = { start: above.start, end: above.end };
+          method = 'below';
+        } else if (left) {
           label = left.text;
           labelSpan = { start: left.start, end: left.end };
           method = 'right';

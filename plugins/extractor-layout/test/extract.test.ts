@@ -435,3 +435,75 @@ test('plugin: definePlugin manifest and create() with a context', async () => {
   assert.deepEqual(await ex.health!(), { ok: true, message: 'layout extraction (offline)' });
   void wordsOf;
 });
+
+/** One paragraph whose lines are the given lines (a plain-text document read without key-value detection). */
+function plainDoc(id: string, lines: string[]): ParsedDocument {
+  const b = new DocumentBuilder(id, `${id}.txt`, 'txt');
+  b.addPage({ number: 1, width: 595, height: 842, ocr: false, confidence: 1 });
+  b.addBlock({ type: 'paragraph', text: lines.join('\n'), page: 1, bbox: null, confidence: 1 });
+  return b.build();
+}
+const run = async (doc: ParsedDocument, fields: FieldDefinition[]) => {
+  const r = await offline.extract({ doc, chunks: [], fields });
+  return { data: r.data, conf: Object.fromEntries(r.fieldResults.map((f) => [f.field, f.confidence])) };
+};
+const TOTAL: FieldDefinition = { name: 'total', type: 'number' };
+
+test('total: the amount labelled total, not an item count, subtotal, tax, cash tendered or change', async () => {
+  const a = await run(textDoc('t1', ['Invoice No: 881', 'Total items: 42', 'Subtotal: 264.00', 'Tax: 15.84', 'Total: 279.84']), [TOTAL]);
+  assert.equal(a.data.total, 279.84);
+  const b = await run(textDoc('t2', ['Subtotal: $24.99', 'Shipping: $5.00', 'Total: $29.99']), [TOTAL]);
+  assert.equal(b.data.total, 29.99);
+  const c = await run(textDoc('t2b', ['Total: $29.99', 'Sub Total 24.99']), [TOTAL]);
+  assert.equal(c.data.total, 29.99);
+  // a receipt: quantity line, totals excluding and including tax, cash and change, a tax summary row
+  const r = await run(plainDoc('t3', ['Total Qty: 3', 'Total Sales (Excluding GST) : 28.00', 'Total GST : 1.68', 'Rounding : 0.00', 'Total Sales (Inclusive of GST) : 29.68', 'CASH : 50.00', 'Change : 20.32', 'GST SUMMARY', 'Tax Code % Amt Tax', 'SR 6 28.00 1.68', 'Total : 28.00 1.68']), [TOTAL]);
+  assert.equal(r.data.total, 29.68);
+});
+
+test('total: a plain-text invoice gives its total; no total label gives null', async () => {
+  const doc = plainDoc('t4', ['INVOICE', 'Acme Supplies Ltd', 'Invoice #: A-1001', 'Date: 2024-03-15', '', 'Widget x 2        20.00', 'Gadget x 1        15.50', '', 'Subtotal          35.50', 'VAT 20%            7.10', 'TOTAL DUE     EUR 42.60']);
+  const r = await run(doc, [TOTAL, { name: 'invoice_number', type: 'string' }, { name: 'date', type: 'date' }]);
+  assert.equal(r.data.total, 42.6);
+  assert.equal(r.data.invoice_number, 'A-1001');
+  assert.equal(r.data.date, '2024-03-15');
+  const none = await run(plainDoc('t5', ['Meeting notes', 'We bought 3 chairs for the office.', 'Next meeting on Monday.']), [TOTAL]);
+  assert.equal(none.data.total, null);
+  assert.equal(none.conf.total, 0);
+});
+
+test('total: confidence falls when two totals compete, and rises with the receipt arithmetic', async () => {
+  const one = await run(textDoc('c1', ['Item A 20.00', 'Item B 30.00', 'Total: 50.00']), [TOTAL]);
+  const two = await run(textDoc('c2', ['Item A 20.00', 'Total: 50.00', 'Item B 10.00', 'Total: 60.00']), [TOTAL]);
+  assert.equal(one.data.total, 50);
+  assert.equal(two.data.total, 60);
+  assert.ok(two.conf.total! < one.conf.total!, `${two.conf.total} < ${one.conf.total}`);
+  const checked = await run(textDoc('c3', ['Item A 20.00', 'Item B 30.00', 'Total: 50.00', 'Cash: 100.00', 'Change: 50.00']), [TOTAL]);
+  assert.ok(checked.conf.total! > one.conf.total!, `${checked.conf.total} > ${one.conf.total}`);
+});
+
+test('date: the date under the date label, not under another label', async () => {
+  const r = await run(textDoc('d1', ['Invoice No: 77', 'Due Date: 2024-03-18', 'Invoice Date: 2024-03-15', 'Total: 10.00']), [{ name: 'date', type: 'date', description: 'Invoice date' }]);
+  assert.equal(r.data.date, '2024-03-15');
+});
+
+test('identifier: the full printed token ("# invoice_number_1", "#BLR_WFLD20151000982590")', async () => {
+  const r = await run(textDoc('i1', ['Invoice # invoice_number_1', 'Date: 2024-01-02']), [{ name: 'invoice_number', type: 'string' }]);
+  assert.equal(r.data.invoice_number, 'invoice_number_1');
+  const b = await run(textDoc('i2', ['Booking ID: #BLR_WFLD20151000982590']), [{ name: 'booking_id', type: 'string' }]);
+  assert.equal(b.data.booking_id, '#BLR_WFLD20151000982590');
+});
+
+test('issuer: the top-most name line, not the address, phone or registration number', async () => {
+  const company: FieldDefinition = { name: 'company', type: 'string', description: 'Company name' };
+  const a = await run(plainDoc('s1', ['SANYU STATIONERY SHOP', 'NO. 31G&33G, JALAN SETIA INDAH X ,U13/X', '40170 SETIA ALAM', 'Mobile /Whatsapps : +6012-918 7937', 'Tel: +603-3362 4137', 'GST Reg No: 001531760640', 'TAX INVOICE', 'Total: 12.00']), [company]);
+  assert.equal(a.data.company, 'SANYU STATIONERY SHOP');
+  const b = await run(plainDoc('s2', ['TAX INVOICE', 'LIM SENG THO HARDWARE TRADING', 'No 7, Simpang Off Batu Village', 'Company Reg No. (002231061-T)', 'Total: 7.00']), [company]);
+  assert.equal(b.data.company, 'LIM SENG THO HARDWARE TRADING');
+  // a legal form printed on the line below the name joins it; the registration number is cut off
+  const c = await run(plainDoc('s3', ['POPULAR BOOK', 'CO. (M) SDN BHD (113825-W)', 'No 8, Jalan 7/118B, 56000 Kuala Lumpur']), [company]);
+  assert.equal(c.data.company, 'POPULAR BOOK CO. (M) SDN BHD');
+  // nothing that reads as a name: null, not a guess
+  const d = await run(plainDoc('s4', ['12/03/2018 10:22', 'Tel: 03-1234 5678', '53000 KUALA LUMPUR']), [company]);
+  assert.equal(d.data.company, null);
+});

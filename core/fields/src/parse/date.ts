@@ -151,7 +151,8 @@ export function documentDateOrder(text: string): DateOrder | undefined {
   for (const _ of text.matchAll(RE_MDY_TEXT)) textMdy++;
   for (const _ of text.matchAll(RE_DMY_TEXT)) textDmy++;
   if (textMdy !== textDmy) return textMdy > textDmy ? 'MDY' : 'DMY';
-  if (/(US\$|\bUSD\b|\$\s?\d)/.test(text) && !/[€£₹]|\b(EUR|GBP|INR|MYR|RM)\b/.test(text)) return 'MDY';
+  // a dollar amount has cents ("$ 12.50"); a lone "$" before digits is often OCR's S ("Jalan $821/39")
+  if (/(US\$|\bUSD\b|\$\s?\d{1,3}(?:,\d{3})*\.\d{2}(?!\d))/.test(text) && !/[€£₹]|\b(EUR|GBP|INR|MYR|RM)\b/.test(text)) return 'MDY';
   if (/[€£₹]|\b(EUR|GBP|INR|MYR|RM|Rs)\b/.test(text)) return 'DMY';
   return undefined;
 }

@@ -37,7 +37,8 @@ const FORMATS: Record<StringFormat, RegExp> = {
   phone: /(?<![\p{L}\p{N}])\+?\(?\d[\d\s().\/-]{5,}\d(?!\p{N})/gu,
   bic: /\b[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}(?:[A-Z0-9]{3})?\b/g,
   // identifiers: a run of letters/digits/separators holding at least one digit (INV-2024-001, 42183017, IBZY2087)
-  id: /(?<![\p{L}\p{N}])[#]?(?=[\p{L}\p{N}\-\/.]*\p{N})[\p{L}\p{N}][\p{L}\p{N}\-\/.]*[\p{L}\p{N}]|(?<![\p{L}\p{N}])\p{N}(?![\p{L}\p{N}])/gu,
+  // (underscores belong to the token: "invoice_number_1", "BLR_WFLD20151000982590")
+  id: /(?<![\p{L}\p{N}_])[#]?(?=[\p{L}\p{N}_\-\/.]*\p{N})[\p{L}\p{N}][\p{L}\p{N}_\-\/.]*[\p{L}\p{N}]|(?<![\p{L}\p{N}_])\p{N}(?![\p{L}\p{N}_])/gu,
   // tax / VAT / company registration ids: optional country prefix, then digit groups (DE 232 446 240, NL810433941B01)
   taxid: /(?<![\p{L}\p{N}])(?:[A-Z]{2,3}[ -]?)?\d[\dA-Z]*(?:[ .\-/]\d[\dA-Z]*)*(?![\p{L}\p{N}])/gu,
   company: COMPANY,
