@@ -4,7 +4,7 @@ import http from 'node:http';
 import { createHmac, randomUUID } from 'node:crypto';
 import { createKey, findOrCreateUser } from '@quire/server';
 import { fanOutEvent, verifyTimestampedSignature } from '@quire/engine';
-import { startTestServer, uploadForm, until, waitForStatus } from '../helpers/server.js';
+import { AMQP_URL, MYSQL_URL, startTestServer, uploadForm, until, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 
 /**
@@ -355,5 +355,115 @@ describe('webhook subscriptions', () => {
     const hit = await until('the completed event', () => hits('/probe').find((h) => h.headers['x-svc-event'] === 'document.completed' && JSON.parse(h.body).data.id === doc.id));
     assert.equal(hit.headers['x-svc-signature'], sign(rotated.body.secret, hit.body));
     await s.json(`/api/webhooks/${w.webhook_id}`, { method: 'DELETE' });
+  });
+});
+
+/** Environment of a second server on the same data dir, database and broker prefix as `a` (same bootstrap key: call it with { key: a.key }). */
+function sameInstallation(a: TestServer): Record<string, string> {
+  const env: Record<string, string> = { QUIRE_DATA_DIR: a.dataDir, QUIRE_BOOTSTRAP_API_KEY: a.key };
+  if (a.runtime.config.db.url) env.QUIRE_DB_URL = a.runtime.config.db.url;
+  if (a.runtime.config.queue.url) env.QUIRE_QUEUE_PREFIX = a.runtime.config.queue.prefix;
+  return env;
+}
+
+/** Stops a test server's API and engine but keeps its data dir, database and queues (close() removes them later). */
+async function stopKeepingData(a: TestServer): Promise<void> {
+  await new Promise<void>((r) => a.server.close(() => r()));
+  a.server.closeAllConnections?.();
+  await a.runtime.close();
+}
+
+describe('webhook deliveries across restarts and processes', () => {
+  let receiver: http.Server;
+  let base = '';
+  const answers = new Map<string, number[]>();
+  const received: Hit[] = [];
+  const hits = (path: string) => received.filter((r) => r.path === path);
+
+  before(async () => {
+    receiver = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const path = req.url ?? '/';
+        received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+        const list = answers.get(path) ?? [200];
+        res.writeHead(list.length > 1 ? list.shift()! : list[0]!).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+    base = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`;
+  });
+  after(() => receiver?.close());
+
+  test('a retry pending when the server stops is sent by the server that starts next', async () => {
+    // the first retry waits 5 s: the server is stopped well before it is due
+    const env = { QUIRE_WEBHOOK_RETRY_DELAYS_S: '5,0.2,0.2,0.2' };
+    const a = await startTestServer({ env });
+    let b: TestServer | null = null;
+    try {
+      answers.set('/restart', [500, 200]);
+      const w = await a.json('/api/webhooks', { method: 'POST', json: { url: `${base}/restart`, events: ['document.uploaded'] } });
+      assert.equal(w.status, 201);
+      const up = await a.json('/v1/documents', { method: 'POST', body: uploadForm('restart.txt', 'Delivered after a restart.') });
+      assert.equal(up.status, 201);
+      await until('the first attempt', () => hits('/restart').length === 1);
+      await waitForStatus(a, `/v1/documents/${up.body.id}`);
+      await stopKeepingData(a);
+      const pending = (await a.json(`/api/webhooks/${w.body.webhook_id}/deliveries`).catch(() => null)) ?? null;
+      assert.equal(pending, null, 'the first server no longer answers');
+      assert.equal(hits('/restart').length, 1, 'the retry was still pending when the server stopped');
+
+      b = await startTestServer({ env: { ...env, ...sameInstallation(a) } });
+      const got = await b.json(`/api/webhooks/${w.body.webhook_id}/deliveries`, { key: a.key });
+      assert.equal(got.status, 200, JSON.stringify(got.body));
+      const log = got.body.deliveries;
+      assert.equal(log.length, 1);
+      assert.equal(log[0].attempts, 1);
+      assert.equal(log[0].last_status_code, 500);
+      assert.ok(log[0].next_retry_at, 'the next retry time is shown');
+      const done = await until('the retry delivered by the new server', async () => {
+        const d = (await b!.json(`/api/webhooks/${w.body.webhook_id}/deliveries`, { key: a.key })).body.deliveries[0];
+        return d.status === 'delivered' ? d : null;
+      });
+      assert.equal(done.attempts, 2);
+      assert.equal(hits('/restart').length, 2);
+      assert.equal(hits('/restart')[1]!.body, hits('/restart')[0]!.body);
+      assert.equal(hits('/restart')[1]!.headers['x-svc-signature'], sign(w.body.secret, hits('/restart')[1]!.body));
+    } finally {
+      await b?.close();
+      await a.close().catch(() => {});
+    }
+  });
+
+  test('two servers on one database and broker: each receives every event, one delivery is made', { skip: !(MYSQL_URL && AMQP_URL) && 'needs a shared database and broker (second test pass)' }, async () => {
+    const a = await startTestServer();
+    let b: TestServer | null = null;
+    try {
+      b = await startTestServer({ env: sameInstallation(a) });
+      const seenByB = new Set<string>();
+      b.runtime.events.on('*', (e) => void seenByB.add(`${e.type}:${String(e.data.id)}`));
+      const w = await a.json('/api/webhooks', { method: 'POST', json: { url: `${base}/twice`, events: ['*'] } });
+      assert.equal(w.status, 201);
+      const up = await a.json('/v1/documents', { method: 'POST', body: uploadForm('twice.txt', 'One delivery per event.') });
+      assert.equal(up.status, 201);
+      const doc = up.body.id as string;
+      await waitForStatus(a, `/v1/documents/${doc}`);
+      const types = ['document.uploaded', 'document.processing', 'document.completed'];
+      await until('both servers saw the events', () => types.every((t) => seenByB.has(`${t}:${doc}`)));
+      const mine = () => hits('/twice').filter((h) => JSON.parse(h.body).data.id === doc);
+      await until('every event at the receiver', () => types.every((t) => mine().some((h) => h.headers['x-svc-event'] === t)));
+      const deliveries = await until('every delivery settled', async () => {
+        const list = (await b!.json(`/api/webhooks/${w.body.webhook_id}/deliveries?limit=100`, { key: a.key })).body.deliveries as any[];
+        return list.length >= types.length && list.every((d) => d.status === 'delivered') ? list : null;
+      });
+      for (const t of types) {
+        assert.equal(deliveries.filter((d) => d.event === t).length, 1, `one delivery of ${t}`);
+        assert.equal(new Set(mine().filter((h) => h.headers['x-svc-event'] === t).map((h) => h.headers['x-svc-delivery'])).size, 1, `one delivery id of ${t} at the receiver`);
+      }
+    } finally {
+      await b?.close();
+      await a.close();
+    }
   });
 });
