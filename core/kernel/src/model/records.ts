@@ -323,6 +323,63 @@ export interface WebhookRecord extends Owned {
   updated_at: Date;
 }
 
+/** A workflow (spec §4.9): steps run in order, started by its trigger. */
+export interface WorkflowRecord extends Owned {
+  id: string;
+  name: string;
+  description: string | null;
+  /** {steps: [{id, type, config}]} */
+  definition: Record<string, unknown>;
+  /** manual, scheduled, webhook, event */
+  trigger_type: string;
+  /** event: {event, filters}; scheduled: {cron_expression, timezone}; webhook: {} */
+  trigger_config: Record<string, unknown>;
+  enabled: boolean;
+  /** a scheduled workflow's ticks are counted from here (set when its schedule is set or changed) */
+  schedule_from: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** One run of a workflow; its job (type 'workflow', pipeline `workflow`) has the same id. */
+export interface WorkflowExecutionRecord extends Owned {
+  id: string;
+  workflow_id: string;
+  /** running, completed, failed */
+  status: string;
+  /** manual, scheduled, webhook, event */
+  triggered_by: string;
+  trigger_data: Record<string, unknown>;
+  /** per step: {step_id, type, status, duration_ms, input, output, error, started_at} */
+  execution_log: unknown[];
+  error: string | null;
+  started_at: Date;
+  completed_at: Date | null;
+}
+
+/** Where an integration step sends: messaging, email or webhook; secrets are encrypted (AES-256-GCM). */
+export interface IntegrationRecord extends Owned {
+  id: string;
+  workflow_id: string | null;
+  name: string;
+  integration_type: string;
+  /** the fields that are not secret */
+  config: Record<string, unknown>;
+  /** the secret fields as JSON, encrypted: base64 of iv | tag | ciphertext */
+  secrets: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The claim of one scheduled tick: unique (workflow_id, tick_time), so that one process runs it. */
+export interface WorkflowTickRecord {
+  id: string;
+  workflow_id: string;
+  tick_time: Date;
+  execution_id: string;
+  created_at: Date;
+}
+
 /** Every table the store knows, by name. Later features add entries here and a migration. */
 export interface Tables {
   users: UserRecord;
@@ -348,5 +405,9 @@ export interface Tables {
   ground_truth: GroundTruthRecord;
   stage_messages: StageMessageRecord;
   webhooks: WebhookRecord;
+  workflows: WorkflowRecord;
+  workflow_executions: WorkflowExecutionRecord;
+  integrations: IntegrationRecord;
+  workflow_ticks: WorkflowTickRecord;
 }
 export type TableName = keyof Tables;

@@ -8,5 +8,6 @@ import { Initial1795297866386 } from './1795297866386-initial.js';
 import { KnowledgeExtraction1795400000000 } from './1795400000000-knowledge-extraction.js';
 import { StageMessages1795500000000 } from './1795500000000-stage-messages.js';
 import { Webhooks1795600000000 } from './1795600000000-webhooks.js';
+import { Workflows1795700000000 } from './1795700000000-workflows.js';
 
-export const MIGRATIONS: (new () => MigrationInterface)[] = [Initial1795297866386, KnowledgeExtraction1795400000000, StageMessages1795500000000, Webhooks1795600000000];
+export const MIGRATIONS: (new () => MigrationInterface)[] = [Initial1795297866386, KnowledgeExtraction1795400000000, StageMessages1795500000000, Webhooks1795600000000, Workflows1795700000000];
