@@ -57,6 +57,14 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'QUIRE_CHROMIUM_PATH', default: '/usr/bin/chromium', description: 'Chromium used for PDF generation.' },
   { name: 'QUIRE_TRUST_PROXY', default: 'false', description: 'true behind a reverse proxy: client addresses (anonymous rate limits) come from X-Forwarded-For.' },
   { name: 'QUIRE_PLUGINS', default: '(none)', description: 'Extra plugins to load: comma-separated npm package names or paths. They may override built-ins of the same kind and name, and readers may add formats or take over the reader of one.' },
+  { name: 'QUIRE_SECRETS_KEY', default: '(generated in the data dir)', description: 'Key (64 hex characters, or any passphrase of 16+ characters) that encrypts integration secrets (webhook URLs, headers) at rest with AES-256-GCM. Set the same value on every process; changing it makes stored secrets unreadable.' },
+  { name: 'QUIRE_SMTP_HOST', default: '(none)', description: 'SMTP server of workflow email integrations; without it an email step fails with a clear error.' },
+  { name: 'QUIRE_SMTP_PORT', default: '587', description: 'SMTP port (465 uses TLS from the start, others STARTTLS when offered).' },
+  { name: 'QUIRE_SMTP_USER', default: '(none)', description: 'SMTP user name (no authentication when unset).' },
+  { name: 'QUIRE_SMTP_PASSWORD', default: '(none)', description: 'SMTP password.' },
+  { name: 'QUIRE_SMTP_FROM', default: 'quire@localhost', description: 'Sender address of workflow emails.' },
+  { name: 'QUIRE_SCHEDULER_INTERVAL_S', default: '5', description: 'How often an API process looks for due ticks of scheduled workflows (each tick runs once, whichever process claims it).' },
+  { name: 'QUIRE_CRON_SECONDS', default: 'false', description: 'Also accept six-field cron expressions (a leading seconds field) in workflow schedules; meant for tests. The API otherwise takes five-field expressions.' },
   { name: 'QUIRE_PLUGIN_OPTIONS', default: '(none)', description: 'Options of any plugin as JSON keyed by `<kind>:<name>`, e.g. `{"reader:pdf": {"workers": 2}}`. Each plugin checks its own at start-up (a bad or unknown option stops it, naming the plugin and the option); a dedicated variable in this table wins over the same option here.' },
   { name: 'QUIRE_EMBEDDER', default: 'local', description: 'Embedder plugin: local (offline) or openai (OpenAI-compatible /embeddings).' },
   { name: 'QUIRE_VECTOR_STORE', default: 'embedded', description: 'Vector store plugin: embedded or weaviate.' },
@@ -162,6 +170,12 @@ const schema = z.object({
   llm: z.object({ baseUrl: z.string().url().optional(), model: optionalString, apiKey: optionalString }),
   embeddings: z.object({ baseUrl: z.string().url().optional(), model: optionalString, apiKey: optionalString }),
   weaviate: z.object({ url: z.string().url().optional(), apiKey: optionalString }),
+  workflows: z.object({
+    secretsKey: z.string().min(16, 'must be at least 16 characters').optional(),
+    smtp: z.object({ host: optionalString, port: int(1, 65535), user: optionalString, password: optionalString, from: z.string().min(3) }),
+    schedulerIntervalMs: z.number().int().min(10).max(3_600_000),
+    cronSeconds: bool,
+  }),
 });
 
 export type QuireConfig = z.infer<typeof schema>;
@@ -188,6 +202,7 @@ const SOURCE: Record<string, string> = {
   'limits.urlTimeoutMs': 'QUIRE_URL_TIMEOUT_S', 'limits.decompressedBytes': 'QUIRE_MAX_DECOMPRESSED_MB', 'limits.maxPages': 'QUIRE_MAX_PAGES', 'limits.maxCells': 'QUIRE_MAX_CELLS',
   'limits.maxImagePixels': 'QUIRE_MAX_IMAGE_MEGAPIXELS', 'limits.readerHeapMb': 'QUIRE_READER_HEAP_MB', 'limits.readerThreads': 'QUIRE_READER_THREADS', 'queue.leaseMs': 'QUIRE_WORKER_LEASE_S', 'queue.fairShare': 'QUIRE_FAIR_SHARE', 'ocr.concurrency': 'QUIRE_OCR_CONCURRENCY',
   'ocr.language': 'QUIRE_OCR_LANGUAGE', 'http.trustProxy': 'QUIRE_TRUST_PROXY', 'plugins.options': 'QUIRE_PLUGIN_OPTIONS', 'webhooks.retryDelaysMs': 'QUIRE_WEBHOOK_RETRY_DELAYS_S', 'llm.baseUrl': 'QUIRE_LLM_BASE_URL', 'embeddings.baseUrl': 'QUIRE_EMBEDDINGS_BASE_URL', 'weaviate.url': 'QUIRE_WEAVIATE_URL',
+  'workflows.secretsKey': 'QUIRE_SECRETS_KEY', 'workflows.smtp.host': 'QUIRE_SMTP_HOST', 'workflows.smtp.port': 'QUIRE_SMTP_PORT', 'workflows.smtp.from': 'QUIRE_SMTP_FROM', 'workflows.schedulerIntervalMs': 'QUIRE_SCHEDULER_INTERVAL_S', 'workflows.cronSeconds': 'QUIRE_CRON_SECONDS',
 };
 
 function deepFreeze<T>(o: T): T {
@@ -258,6 +273,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     llm: { baseUrl: nonEmpty(env.QUIRE_LLM_BASE_URL), model: nonEmpty(env.QUIRE_LLM_MODEL), apiKey: nonEmpty(env.QUIRE_LLM_API_KEY) },
     embeddings: { baseUrl: nonEmpty(env.QUIRE_EMBEDDINGS_BASE_URL), model: nonEmpty(env.QUIRE_EMBEDDINGS_MODEL), apiKey: nonEmpty(env.QUIRE_EMBEDDINGS_API_KEY) },
     weaviate: { url: nonEmpty(env.QUIRE_WEAVIATE_URL), apiKey: nonEmpty(env.QUIRE_WEAVIATE_API_KEY) },
+    workflows: {
+      secretsKey: nonEmpty(env.QUIRE_SECRETS_KEY),
+      smtp: { host: nonEmpty(env.QUIRE_SMTP_HOST), port: env.QUIRE_SMTP_PORT ?? 587, user: nonEmpty(env.QUIRE_SMTP_USER), password: nonEmpty(env.QUIRE_SMTP_PASSWORD), from: env.QUIRE_SMTP_FROM ?? 'quire@localhost' },
+      schedulerIntervalMs: Math.round(secs(env.QUIRE_SCHEDULER_INTERVAL_S, 5)),
+      cronSeconds: env.QUIRE_CRON_SECONDS ?? 'false',
+    },
   };
   const merged = mergeDeep(raw, overrides);
   const parsed = schema.safeParse(merged);
