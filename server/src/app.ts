@@ -27,10 +27,11 @@ import { extractTruthRoutes } from './routes/api/extract-truth.js';
 import { chatRoutes } from './routes/api/chat.js';
 import { chatCompletionRoutes } from './routes/v1/chat.js';
 import { embedRoutes } from './routes/api/embed.js';
+import { workflowRoutes } from './routes/api/workflows.js';
 import { webhookRoutes } from './routes/api/webhooks.js';
 
 /** Every route module, one per spec area. Later areas add themselves here. */
-export const ROUTE_MODULES = [systemRoutes, documentRoutes, jobRoutes, uploadRoutes, parseRoutes, presetRoutes, convertRoutes, collectionRoutes, knowledgeBaseRoutes, chatRoutes, chatCompletionRoutes, embedRoutes, schemaRoutes, extractionRoutes, extractRunRoutes, extractSchemaRoutes, extractBatchRoutes, extractTruthRoutes];
+export const ROUTE_MODULES = [systemRoutes, documentRoutes, jobRoutes, uploadRoutes, parseRoutes, presetRoutes, convertRoutes, collectionRoutes, knowledgeBaseRoutes, chatRoutes, chatCompletionRoutes, embedRoutes, schemaRoutes, extractionRoutes, extractRunRoutes, extractSchemaRoutes, extractBatchRoutes, extractTruthRoutes, workflowRoutes];
 
 /** The Koa host: thin — validate, authorise, start pipelines, shape responses. */
 export function createApp(rt: Engine): Koa<AppState, AppCustom> {

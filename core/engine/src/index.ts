@@ -37,6 +37,7 @@ export * from './services/search.js';
 export * from './services/signing.js';
 export * from './services/url-fetch.js';
 export * from './services/webhooks.js';
+export * from './workflows/index.js';
 export * from './commands.js';
 export * from './jobs.js';
 export * from './context.js';

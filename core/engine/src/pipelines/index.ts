@@ -4,6 +4,7 @@ import { defineIngestPipeline } from './ingest.js';
 import { defineParsePipeline } from './parse.js';
 import { defineExtractPipelines } from './extract.js';
 import { defineWebhookPipeline } from './webhook.js';
+import { defineWorkflowPipeline } from './workflow.js';
 
 /** Registers every pipeline this process can run. */
 export function definePipelines(rt: Engine): void {
@@ -11,6 +12,7 @@ export function definePipelines(rt: Engine): void {
   defineParsePipeline(rt);
   defineExtractPipelines(rt);
   defineWebhookPipeline(rt.pipelines, rt.webhooks);
+  defineWorkflowPipeline(rt);
 }
 
 

@@ -1,0 +1,39 @@
+/**
+ * `workflow`: one job per workflow execution (the job's id is the execution's), one stage `run` that runs
+ * the steps in order (workflows/run.ts). A stage taken over after a crash resumes after the last logged
+ * step; a failing step fails the job at once. Events: workflow.started, workflow.step.completed (per step),
+ * workflow.completed, workflow.failed. API processes also start the event triggers and the scheduler here.
+ */
+import type { JobRecord } from '@quire/core';
+import type { EngineContext as Engine } from '../context.js';
+import { ownerOf } from '../jobs.js';
+import { WORKFLOW_PIPELINE } from '../workflows/executions.js';
+import type { WorkflowJobInput } from '../workflows/executions.js';
+import { failExecution, runExecution } from '../workflows/run.js';
+import { startTriggers } from '../workflows/triggers.js';
+
+const inputOf = (job: JobRecord) => job.input as unknown as WorkflowJobInput;
+
+export function defineWorkflowPipeline(rt: Engine): void {
+  const emit = (type: string, job: JobRecord, data: Record<string, unknown>) =>
+    rt.events.emit(type, { workflow_id: inputOf(job).workflow_id, execution_id: job.id, chain_depth: inputOf(job).chain_depth ?? 0, ...data }, ownerOf(job)).then(
+      () => undefined,
+      (e) => rt.logger.debug({ err: (e as Error).message, type }, 'workflow event not published'),
+    );
+  rt.pipelines.define({
+    name: WORKFLOW_PIPELINE,
+    stages: [{ name: 'run', run: (ctx) => runExecution(rt, ctx.job, ctx.signal) }],
+    async onStart(job) {
+      await emit('workflow.started', job, { workflow_name: inputOf(job).workflow_name });
+    },
+    async onComplete(job, output) {
+      const x = await rt.store.repo('workflow_executions').get(job.id);
+      await emit('workflow.completed', job, { status: x?.status ?? output.status, steps_run: (x?.execution_log as { status: string }[] | undefined)?.filter((e) => e.status === 'completed').length ?? 0 });
+    },
+    async onFail(job, error) {
+      await failExecution(rt, job.id, job.error ?? error.message);
+      await emit('workflow.failed', job, { error: job.error ?? error.message });
+    },
+  });
+  if (rt.role === 'server') startTriggers(rt);
+}

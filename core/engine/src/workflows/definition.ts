@@ -1,0 +1,203 @@
+/**
+ * What a workflow is made of (spec §4.9): steps {id, type, config}, a trigger (manual, scheduled, webhook,
+ * event) and integrations (messaging, email, webhook). The zod schemas here validate the API's bodies and
+ * make /openapi.json; checkWorkflow adds the rules that span fields (unique step ids, forward-only jumps of
+ * conditions, a valid cron expression and time zone, JSONata that compiles, handlebars that parse).
+ */
+import { Cron } from 'croner';
+import Handlebars from 'handlebars';
+import jsonata from 'jsonata';
+import { z } from 'zod';
+import { EVENT_TYPES, errors } from '@quire/core';
+
+export const STEP_TYPES = ['parse', 'extract', 'transform', 'condition', 'integration'] as const;
+export const TRIGGER_TYPES = ['manual', 'scheduled', 'webhook', 'event'] as const;
+export const INTEGRATION_TYPES = ['messaging', 'email', 'webhook'] as const;
+/** Events a workflow can be triggered by: every §6.1 event and the platform events (document.processed). */
+export const TRIGGER_EVENTS = EVENT_TYPES;
+
+const StepId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only (1 to 64)');
+/** a JSONata expression: evaluated over the execution's context, never as JavaScript */
+const Expression = z.string().trim().min(1).max(10_000);
+/** where a condition goes: the next step (continue), the end of the workflow (stop), or a later step's id */
+const Jump = z.string().min(1).max(64);
+
+const ParseConfig = z.object({ document_id: z.string().max(200).optional().describe('the document to parse; default: trigger_data.document_id (or the triggering event\'s document)') }).strict();
+const ExtractConfig = z
+  .object({
+    schema_id: z.string().trim().min(1, 'schema_id is required').max(64).describe('a saved schema (UUID) or a prebuilt one (invoice, receipt, contract, resume, ...)'),
+    document_id: z.string().max(200).optional(),
+  })
+  .strict();
+const TransformConfig = z
+  .object({
+    expression: Expression.optional().describe('JSONata expression; its value is the step output'),
+    mapping: z.record(z.string().min(1).max(128), Expression).optional().describe('output field -> JSONata expression'),
+  })
+  .strict();
+const Operator = z.enum(['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'contains', 'exists', 'not_exists']);
+const ConditionConfig = z
+  .object({
+    expression: Expression.optional().describe('JSONata expression, true or false'),
+    field: z.string().min(1).max(500).optional().describe('a path in the context, e.g. total or steps.extract.data.total'),
+    operator: Operator.optional(),
+    value: z.unknown().optional(),
+    on_true: Jump.optional().describe('continue (default), stop, or the id of a later step'),
+    on_false: Jump.optional().describe('stop (default), continue, or the id of a later step'),
+  })
+  .strict();
+const IntegrationStepConfig = z
+  .object({
+    integration_id: z.string().uuid('integration_id must be a UUID'),
+    template: z.string().max(100_000).optional().describe('handlebars template with {{field}} placeholders; default: the integration\'s, else the context as JSON'),
+    subject: z.string().max(1000).optional().describe('email: overrides the integration\'s subject (a template too)'),
+  })
+  .strict();
+
+export const WorkflowStep = z.discriminatedUnion('type', [
+  z.object({ id: StepId, type: z.literal('parse'), config: ParseConfig.default({}) }).strict(),
+  z.object({ id: StepId, type: z.literal('extract'), config: ExtractConfig }).strict(),
+  z.object({ id: StepId, type: z.literal('transform'), config: TransformConfig }).strict(),
+  z.object({ id: StepId, type: z.literal('condition'), config: ConditionConfig }).strict(),
+  z.object({ id: StepId, type: z.literal('integration'), config: IntegrationStepConfig }).strict(),
+]);
+export type WorkflowStep = z.infer<typeof WorkflowStep>;
+
+export const WorkflowDefinition = z.object({ steps: z.array(WorkflowStep).min(1, 'a workflow needs at least one step').max(50) }).strict();
+export type WorkflowDefinition = z.infer<typeof WorkflowDefinition>;
+
+const FilterValue = z.union([z.string().max(500), z.number(), z.boolean(), z.array(z.union([z.string().max(500), z.number()])).max(100)]);
+export const TriggerConfig = z
+  .object({
+    event: z.enum(TRIGGER_EVENTS).optional().describe('trigger_type event: the event'),
+    filters: z.record(z.string().min(1).max(64), FilterValue).optional().describe('trigger_type event: equal (or one of) these event or document fields, e.g. file_type, knowledge_base_id'),
+    cron_expression: z.string().max(200).optional().describe('trigger_type scheduled: five-field cron'),
+    timezone: z.string().max(64).optional().describe('trigger_type scheduled: IANA time zone (default UTC)'),
+  })
+  .strict();
+export type TriggerConfig = z.infer<typeof TriggerConfig>;
+
+export const WorkflowBody = z
+  .object({
+    name: z.string().trim().min(1, 'name is required').max(255),
+    description: z.string().max(5000).nullable().optional(),
+    definition: WorkflowDefinition,
+    trigger_type: z.enum(TRIGGER_TYPES).default('manual'),
+    trigger_config: TriggerConfig.default({}),
+    enabled: z.boolean().default(true),
+    organization_id: z.string().uuid().nullable().optional(),
+  })
+  .strict();
+export const WorkflowPatch = z
+  .object({
+    name: z.string().trim().min(1).max(255).optional(),
+    description: z.string().max(5000).nullable().optional(),
+    definition: WorkflowDefinition.optional(),
+    trigger_type: z.enum(TRIGGER_TYPES).optional(),
+    trigger_config: TriggerConfig.optional(),
+    enabled: z.boolean().optional(),
+  })
+  .strict();
+
+const Headers = z.record(z.string().regex(/^[A-Za-z0-9-]{1,64}$/, 'a header name'), z.string().max(4000));
+export const MessagingConfig = z.object({ webhook_url: z.string().url().max(2000), channel: z.string().max(200).optional() }).strict();
+export const EmailConfig = z
+  .object({
+    to: z.union([z.string().email(), z.array(z.string().email()).min(1).max(50)]),
+    subject: z.string().max(1000).default('Workflow {{workflow.name}}'),
+    template: z.string().max(100_000).optional(),
+  })
+  .strict();
+export const WebhookConfig = z
+  .object({ url: z.string().url().max(2000), method: z.enum(['POST', 'PUT', 'PATCH']).default('POST'), headers: Headers.optional() })
+  .strict();
+/** Which config fields of an integration type are secret: encrypted at rest and masked in answers. */
+export const SECRET_FIELDS: Record<(typeof INTEGRATION_TYPES)[number], string[]> = { messaging: ['webhook_url'], webhook: ['url', 'headers'], email: [] };
+
+export const IntegrationBody = z
+  .object({
+    workflow_id: z.string().uuid().nullable().optional(),
+    name: z.string().trim().min(1, 'name is required').max(255),
+    integration_type: z.enum(INTEGRATION_TYPES),
+    config: z.record(z.string(), z.unknown()),
+    organization_id: z.string().uuid().nullable().optional(),
+  })
+  .strict();
+export const IntegrationPatch = z
+  .object({ workflow_id: z.string().uuid().nullable().optional(), name: z.string().trim().min(1).max(255).optional(), config: z.record(z.string(), z.unknown()).optional() })
+  .strict();
+
+/** Validates an integration's config for its type (400 with the field at fault). */
+export function parseIntegrationConfig(type: string, config: unknown): Record<string, unknown> {
+  const schema = type === 'messaging' ? MessagingConfig : type === 'email' ? EmailConfig : WebhookConfig;
+  const r = schema.safeParse(config);
+  if (!r.success) {
+    const details = r.error.issues.map((i) => ({ field: ['config', ...i.path.map(String)].join('.'), message: i.message }));
+    throw errors.validation(`Invalid config of a ${type} integration: ${details.map((d) => `${d.field} ${d.message}`).join('; ')}`, details);
+  }
+  return r.data as Record<string, unknown>;
+}
+
+const bad = (field: string, message: string) => errors.validation(`${field}: ${message}`, [{ field, message }]);
+
+/** A cron expression and time zone as the scheduler takes them; five fields (six with QUIRE_CRON_SECONDS). */
+export function checkCron(expression: string | undefined, timezone: string | undefined, allowSeconds: boolean, field = 'trigger_config'): Cron {
+  if (!expression) throw bad(`${field}.cron_expression`, 'required for a scheduled workflow');
+  const parts = expression.trim().split(/\s+/).length;
+  if (parts !== 5 && !(allowSeconds && parts === 6)) throw bad(`${field}.cron_expression`, 'must have five fields: minute hour day-of-month month day-of-week');
+  if (timezone) {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: timezone });
+    } catch {
+      throw bad(`${field}.timezone`, `unknown IANA time zone "${timezone}"`);
+    }
+  }
+  try {
+    return new Cron(expression.trim(), { paused: true, timezone: timezone || 'UTC' });
+  } catch (e) {
+    throw bad(`${field}.cron_expression`, (e as Error).message.replace(/^CronPattern: /, ''));
+  }
+}
+
+/** The rules of a whole workflow beyond each field's own. */
+export function checkWorkflow(def: WorkflowDefinition, triggerType: string, trigger: TriggerConfig, opts: { cronSeconds: boolean }): void {
+  const ids = def.steps.map((s) => s.id);
+  def.steps.forEach((s, i) => {
+    const at = `definition.steps.${i}`;
+    if (ids.indexOf(s.id) !== i) throw bad(`${at}.id`, `duplicate step id "${s.id}"`);
+    if (s.type === 'transform') {
+      if (!s.config.expression === !s.config.mapping) throw bad(`${at}.config`, 'give expression or mapping (one of them)');
+      for (const [k, e] of Object.entries(s.config.mapping ?? { expression: s.config.expression! })) compileExpression(e, `${at}.config.${s.config.mapping ? `mapping.${k}` : 'expression'}`);
+    }
+    if (s.type === 'condition') {
+      if (!s.config.expression === !s.config.field) throw bad(`${at}.config`, 'give expression or field (with operator and value)');
+      if (s.config.expression) compileExpression(s.config.expression, `${at}.config.expression`);
+      for (const key of ['on_true', 'on_false'] as const) {
+        const to = s.config[key];
+        if (!to || to === 'continue' || to === 'stop') continue;
+        const j = ids.indexOf(to);
+        if (j < 0) throw bad(`${at}.config.${key}`, `no step "${to}" (continue, stop or the id of a later step)`);
+        if (j <= i) throw bad(`${at}.config.${key}`, `"${to}" is not after this step: a condition jumps forward only`);
+      }
+    }
+    if (s.type === 'integration' && s.config.template !== undefined) {
+      try {
+        Handlebars.parse(s.config.template);
+      } catch (e) {
+        throw bad(`${at}.config.template`, `not a valid template: ${(e as Error).message.split('\n')[0]}`);
+      }
+    }
+  });
+  if (triggerType === 'event' && !trigger.event) throw bad('trigger_config.event', `required for an event trigger: one of ${TRIGGER_EVENTS.join(', ')}`);
+  if (triggerType !== 'event' && (trigger.event || trigger.filters)) throw bad('trigger_config', 'event and filters belong to an event trigger');
+  if (triggerType === 'scheduled') checkCron(trigger.cron_expression, trigger.timezone, opts.cronSeconds);
+  else if (trigger.cron_expression || trigger.timezone) throw bad('trigger_config', 'cron_expression and timezone belong to a scheduled trigger');
+}
+
+function compileExpression(e: string, field: string) {
+  try {
+    return jsonata(e);
+  } catch (err) {
+    throw bad(field, `not a valid JSONata expression: ${(err as Error).message}`);
+  }
+}

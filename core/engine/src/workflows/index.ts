@@ -1,0 +1,9 @@
+/** Workflows (spec §4.9): definitions, executions, triggers, integrations and templates. */
+export * from './definition.js';
+export * from './executions.js';
+export * from './integrations.js';
+export * from './run.js';
+export * from './secrets.js';
+export * from './send.js';
+export * from './templates.js';
+export * from './triggers.js';

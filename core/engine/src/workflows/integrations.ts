@@ -1,0 +1,92 @@
+/**
+ * Integrations (spec §4.9): where integration steps send. The secret fields of a type (SECRET_FIELDS: a
+ * messaging webhook_url, a webhook's url and headers) are kept encrypted in `secrets`; the rest in `config`.
+ * The API shows secrets masked (scheme and host of a URL, header names with hidden values), never in full.
+ */
+import { randomUUID } from 'node:crypto';
+import { errors } from '@quire/core';
+import type { IntegrationRecord } from '@quire/core';
+import type { AuthInfo } from '../accounts/access.js';
+import { loadOwned, newOwned } from '../accounts/access.js';
+import type { EngineContext as Engine } from '../context.js';
+import { SECRET_FIELDS, parseIntegrationConfig } from './definition.js';
+import { decryptSecret, encryptSecret, loadSecretsKey, maskUrl } from './secrets.js';
+import { urlAllowed } from './send.js';
+
+export function secretsKey(rt: Pick<Engine, 'config' | 'registry'>): Buffer {
+  return rt.registry.service('workflow-secrets-key', () => ({ value: loadSecretsKey(rt.config.dataDir, rt.config.workflows.secretsKey) }));
+}
+
+/** The full config of an integration, secrets decrypted (for sending only). */
+export function integrationConfig(rt: Pick<Engine, 'config' | 'registry'>, row: IntegrationRecord): Record<string, unknown> {
+  const secret = row.secrets ? (JSON.parse(decryptSecret(secretsKey(rt), row.secrets)) as Record<string, unknown>) : {};
+  return { ...row.config, ...secret };
+}
+
+/** The API shape of an integration: secrets masked. */
+export function apiIntegration(rt: Pick<Engine, 'config' | 'registry'>, row: IntegrationRecord) {
+  const full = integrationConfig(rt, row);
+  const shown: Record<string, unknown> = { ...row.config };
+  for (const f of SECRET_FIELDS[row.integration_type as keyof typeof SECRET_FIELDS] ?? []) {
+    const v = full[f];
+    if (v === undefined) continue;
+    if (typeof v === 'string') shown[f] = maskUrl(v);
+    else if (v && typeof v === 'object') shown[f] = Object.fromEntries(Object.keys(v).map((k) => [k, '****']));
+  }
+  return {
+    id: row.id,
+    workflow_id: row.workflow_id,
+    name: row.name,
+    integration_type: row.integration_type,
+    config: shown,
+    organization_id: row.organization_id,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+function split(rt: Pick<Engine, 'config' | 'registry'>, type: string, config: Record<string, unknown>): { config: Record<string, unknown>; secrets: string | null } {
+  const fields = SECRET_FIELDS[type as keyof typeof SECRET_FIELDS] ?? [];
+  const plain: Record<string, unknown> = {};
+  const secret: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(config)) (fields.includes(k) ? secret : plain)[k] = v;
+  for (const k of ['webhook_url', 'url']) {
+    const u = config[k];
+    if (typeof u === 'string' && !urlAllowed(u, rt.config.network.allowedHosts)) throw errors.validation(`config.${k} must be an https URL (http only for hosts in QUIRE_ALLOWED_HOSTS)`, [{ field: `config.${k}`, message: 'https required' }]);
+  }
+  return { config: plain, secrets: Object.keys(secret).length ? encryptSecret(secretsKey(rt), JSON.stringify(secret)) : null };
+}
+
+export async function createIntegration(rt: Engine, auth: AuthInfo, body: { workflow_id?: string | null; name: string; integration_type: string; config: Record<string, unknown>; organization_id?: string | null }): Promise<IntegrationRecord> {
+  const config = parseIntegrationConfig(body.integration_type, body.config);
+  let organizationId = body.organization_id ?? null;
+  if (body.workflow_id) {
+    const wf = await loadOwned(rt.store, 'workflows', body.workflow_id, auth, 'write', 'workflow');
+    if (body.organization_id === undefined) organizationId = wf.organization_id;
+  }
+  const now = new Date();
+  const row: IntegrationRecord = {
+    id: randomUUID(),
+    ...newOwned(auth, organizationId),
+    workflow_id: body.workflow_id ?? null,
+    name: body.name,
+    integration_type: body.integration_type,
+    ...split(rt, body.integration_type, config),
+    created_at: now,
+    updated_at: now,
+  };
+  await rt.store.repo('integrations').insert(row);
+  return row;
+}
+
+/** Updates an integration; a config given is merged over the current one (secrets left out stay as they are). */
+export async function updateIntegration(rt: Engine, auth: AuthInfo, id: string, patch: { workflow_id?: string | null; name?: string; config?: Record<string, unknown> }): Promise<IntegrationRecord> {
+  const row = await loadOwned(rt.store, 'integrations', id, auth, 'write', 'integration');
+  if (patch.workflow_id) await loadOwned(rt.store, 'workflows', patch.workflow_id, auth, 'write', 'workflow');
+  const next: Partial<IntegrationRecord> = { updated_at: new Date() };
+  if (patch.name !== undefined) next.name = patch.name;
+  if (patch.workflow_id !== undefined) next.workflow_id = patch.workflow_id;
+  if (patch.config) Object.assign(next, split(rt, row.integration_type, parseIntegrationConfig(row.integration_type, { ...integrationConfig(rt, row), ...patch.config })));
+  await rt.store.repo('integrations').update(id, next);
+  return { ...row, ...next };
+}

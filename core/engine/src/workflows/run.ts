@@ -1,0 +1,352 @@
+/**
+ * Runs one execution's steps in order (the `run` stage of the `workflow` pipeline). The context every step
+ * sees: `trigger` (the trigger data), `steps.<id>` (each finished step's output), `workflow`, `execution`,
+ * and at the top level the trigger data's fields, then every step's fields merged in order (an extract
+ * step's `data`, a transform's object, a parse step's document fields), so that a template says {{total}}.
+ * After each step its log entry (input, output, duration, error) is written to the execution; a stage run
+ * again after a crash skips the steps that completed and goes on from there.
+ */
+import jsonata from 'jsonata';
+import { NonRetryableError, StoreConflictError, errors, isQuireError } from '@quire/core';
+import type { JobRecord, WorkflowExecutionRecord } from '@quire/core';
+import type { AuthInfo } from '../accounts/access.js';
+import { actingAs, canRead } from '../accounts/access.js';
+import type { EngineContext as Engine } from '../context.js';
+import { ownerOf } from '../jobs.js';
+import { loadChunks } from '../pipelines/steps.js';
+import { EXTRACT_PIPELINE, extractJobError, prepareExtraction } from '../services/extraction.js';
+import type { ExtractJobResult } from '../services/extraction.js';
+import { derivedId } from './executions.js';
+import type { WorkflowJobInput } from './executions.js';
+import { integrationConfig } from './integrations.js';
+import { renderTemplate, sendEmail, sendHttp } from './send.js';
+
+export interface LogEntry {
+  step_id: string;
+  type: string;
+  status: 'running' | 'completed' | 'failed' | 'skipped';
+  started_at: string;
+  duration_ms: number;
+  input: unknown;
+  output: unknown;
+  error: string | null;
+}
+
+type Ctx = Record<string, unknown> & { steps: Record<string, unknown> };
+type StepDef = WorkflowJobInput['definition']['steps'][number];
+
+/** how long a parse or extract step waits for a document still being processed, or for its job */
+const WAIT_MS = 30 * 60_000;
+/** text of a parsed document kept in a step's output (the log keeps the output) */
+const TEXT_CAP = 20_000;
+
+const plainObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+function baseContext(input: WorkflowJobInput, x: WorkflowExecutionRecord): Ctx {
+  return {
+    ...x.trigger_data,
+    trigger: x.trigger_data,
+    workflow: { id: input.workflow_id, name: input.workflow_name },
+    execution: { id: x.id, triggered_by: x.triggered_by, started_at: x.started_at.toISOString() },
+    steps: {},
+  };
+}
+
+/** Adds a finished step's output to the context. */
+function absorb(ctx: Ctx, step: StepDef, output: unknown): void {
+  ctx.steps[step.id] = output;
+  if (!plainObject(output)) return;
+  if (step.type === 'extract' && plainObject(output.data)) Object.assign(ctx, output.data, { extraction_id: output.extraction_id, document_id: output.document_id });
+  else if (step.type === 'parse') Object.assign(ctx, { document_id: output.document_id, document_name: output.name, file_type: output.file_type, pages: output.pages, text: output.text });
+  else if (step.type === 'transform') {
+    const { steps: _s, trigger: _t, workflow: _w, execution: _e, ...rest } = output;
+    Object.assign(ctx, rest);
+  }
+}
+
+/** A dotted path in the context (steps.extract.data.total, total, line_items.0.amount). */
+export function pathValue(ctx: unknown, path: string): unknown {
+  let v: unknown = ctx;
+  for (const part of path.split('.')) {
+    if (v === null || v === undefined || typeof v !== 'object') return undefined;
+    if (!Object.prototype.hasOwnProperty.call(v, part)) return undefined;
+    v = (v as Record<string, unknown>)[part];
+  }
+  return v;
+}
+
+function compare(actual: unknown, operator: string, expected: unknown): boolean {
+  const num = (v: unknown) => (typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : null);
+  const a = num(actual);
+  const b = num(expected);
+  switch (operator) {
+    case 'exists':
+      return actual !== undefined && actual !== null && actual !== '';
+    case 'not_exists':
+      return actual === undefined || actual === null || actual === '';
+    case 'contains':
+      return Array.isArray(actual) ? actual.some((x) => x === expected || String(x) === String(expected)) : String(actual ?? '').toLowerCase().includes(String(expected ?? '').toLowerCase());
+    case 'ne':
+      return !compare(actual, 'eq', expected);
+    case 'eq':
+      return a !== null && b !== null ? a === b : JSON.stringify(actual) === JSON.stringify(expected) || String(actual) === String(expected);
+    default: {
+      if (a === null || b === null) return false;
+      return operator === 'gt' ? a > b : operator === 'gte' ? a >= b : operator === 'lt' ? a < b : a <= b;
+    }
+  }
+}
+
+async function evaluate(expression: string, ctx: Ctx): Promise<unknown> {
+  let expr;
+  try {
+    expr = jsonata(expression);
+  } catch (e) {
+    throw errors.validation(`Invalid JSONata expression: ${(e as Error).message}`);
+  }
+  try {
+    return await expr.evaluate(ctx);
+  } catch (e) {
+    throw errors.validation(`The expression failed: ${(e as Error).message}`);
+  }
+}
+
+async function waitFor<T>(what: string, signal: AbortSignal, probe: () => Promise<T | null>): Promise<T> {
+  const deadline = Date.now() + WAIT_MS;
+  let delay = 100;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > deadline) throw errors.conflict(`${what} did not finish within ${WAIT_MS / 60_000} minutes`);
+    signal.throwIfAborted();
+    await new Promise((r) => setTimeout(r, delay));
+    delay = Math.min(1000, Math.round(delay * 1.5));
+  }
+}
+
+/** The document a parse or extract step works on: its config's, else the trigger's, else an earlier parse's. */
+function documentIdOf(step: StepDef, ctx: Ctx): string | null {
+  const given = step.config.document_id;
+  if (typeof given === 'string' && given) return given.includes('{{') ? renderTemplate(given, ctx) : given;
+  const id = ctx.document_id ?? (ctx.trigger as Record<string, unknown>).document_id;
+  return typeof id === 'string' && id ? id : null;
+}
+
+async function parseStep(rt: Engine, auth: AuthInfo, step: StepDef, ctx: Ctx, signal: AbortSignal) {
+  const documentId = documentIdOf(step, ctx);
+  if (!documentId) throw errors.validation('The parse step has no document: give trigger_data.document_id (or config.document_id)');
+  const first = await rt.store.repo('documents').get(documentId);
+  if (!first || !canRead(auth, first)) throw errors.notFound('document', documentId);
+  // a document that was just uploaded is parsed by its ingest job: the step waits for it
+  const doc = await waitFor(`Parsing document ${documentId}`, signal, async () => {
+    const d = await rt.store.repo('documents').get(documentId);
+    if (!d) throw errors.notFound('document', documentId);
+    if (d.status === 'failed') throw errors.processing(`Document ${documentId} could not be parsed: ${d.error ?? 'failed'}`);
+    return d.status === 'completed' ? d : null;
+  });
+  const chunks = await loadChunks(rt, doc.id);
+  const text = chunks.map((c) => c.content).join('\n\n');
+  return {
+    input: { document_id: documentId },
+    output: { document_id: doc.id, name: doc.name, file_type: doc.file_type, pages: doc.pages, chunks: chunks.length, text: text.slice(0, TEXT_CAP), text_truncated: text.length > TEXT_CAP },
+  };
+}
+
+async function extractStep(rt: Engine, auth: AuthInfo, step: StepDef, ctx: Ctx, executionId: string, signal: AbortSignal) {
+  const documentId = documentIdOf(step, ctx);
+  if (!documentId) throw errors.validation('The extract step has no document: give trigger_data.document_id, a parse step before it, or config.document_id');
+  const schemaId = String(step.config.schema_id);
+  // one extraction job per execution and step: a stage run again after a crash waits for the same job
+  const jobId = derivedId('workflow-extract', executionId, step.id);
+  if (!(await rt.store.repo('jobs').get(jobId))) {
+    const prepared = await prepareExtraction(rt, auth, { documentId, schemaId, waitForDocument: true, jobId });
+    try {
+      await rt.store.repo('jobs').insert(prepared);
+      await rt.pipelines.start(jobId, EXTRACT_PIPELINE);
+    } catch (e) {
+      if (!(e instanceof StoreConflictError)) throw e;
+    }
+  }
+  const done = await waitFor<JobRecord>('The extraction', signal, async () => {
+    const j = await rt.store.repo('jobs').get(jobId);
+    return j && (j.status === 'completed' || j.status === 'failed') ? j : null;
+  });
+  if (done.status === 'failed') throw extractJobError(done);
+  const r = done.result as unknown as ExtractJobResult;
+  const x = await rt.store.repo('extractions').get(r.extraction_id);
+  return {
+    input: { document_id: documentId, schema_id: schemaId },
+    output: { extraction_id: r.extraction_id, job_id: jobId, document_id: r.document_id, schema_id: r.schema_id, data: x?.data ?? {}, overall_confidence: r.overall_confidence, fields_extracted: r.fields_extracted },
+  };
+}
+
+async function transformStep(step: StepDef, ctx: Ctx) {
+  const mapping = step.config.mapping as Record<string, string> | undefined;
+  if (mapping) {
+    const out: Record<string, unknown> = {};
+    for (const [k, e] of Object.entries(mapping)) out[k] = await evaluate(e, ctx);
+    return { input: { mapping }, output: JSON.parse(JSON.stringify(out)) as unknown };
+  }
+  const value = await evaluate(String(step.config.expression), ctx);
+  return { input: { expression: step.config.expression }, output: value === undefined ? null : (JSON.parse(JSON.stringify(value)) as unknown) };
+}
+
+async function conditionStep(step: StepDef, ctx: Ctx) {
+  const c = step.config as { expression?: string; field?: string; operator?: string; value?: unknown; on_true?: string; on_false?: string };
+  let result: boolean;
+  let input: Record<string, unknown>;
+  if (c.expression) {
+    result = !!(await evaluate(c.expression, ctx));
+    input = { expression: c.expression };
+  } else {
+    const actual = pathValue(ctx, c.field!);
+    const operator = c.operator ?? (c.value === undefined ? 'exists' : 'eq');
+    result = compare(actual, operator, c.value);
+    input = { field: c.field, value: actual ?? null, operator, expected: c.value ?? null };
+  }
+  const next = result ? (c.on_true ?? 'continue') : (c.on_false ?? 'stop');
+  return { input, output: { result, next } };
+}
+
+async function integrationStep(rt: Engine, wfOwner: { user_id: string; organization_id: string | null }, step: StepDef, ctx: Ctx, signal: AbortSignal) {
+  const id = String(step.config.integration_id);
+  const row = await rt.store.repo('integrations').get(id);
+  const mine = row && (row.user_id === wfOwner.user_id || (!!row.organization_id && row.organization_id === wfOwner.organization_id));
+  if (!row || !mine) throw errors.notFound('integration', id);
+  const cfg = integrationConfig(rt, row);
+  const template = (step.config.template as string | undefined) ?? (cfg.template as string | undefined);
+  const { steps, trigger, workflow, execution, text: _text, ...data } = ctx;
+  const rendered = template !== undefined ? renderTemplate(template, ctx) : JSON.stringify({ workflow, execution, trigger, data, steps: Object.keys(steps) });
+  const timeoutMs = rt.config.webhooks.timeoutMs;
+  const allowedHosts = rt.config.network.allowedHosts;
+  const base = { integration_id: id, integration_type: row.integration_type, name: row.name };
+  if (row.integration_type === 'email') {
+    const subject = renderTemplate(String(step.config.subject ?? cfg.subject ?? 'Workflow {{workflow.name}}'), ctx);
+    const input = { ...base, to: cfg.to, subject, text: rendered };
+    const sent = await sendEmail(rt.config.workflows.smtp, { to: cfg.to as string | string[], subject, text: rendered }).catch((e) => Promise.reject(Object.assign(e, { stepInput: input })));
+    return { input, output: { ...base, ...sent } };
+  }
+  let body: string;
+  let contentType = 'application/json';
+  if (row.integration_type === 'messaging') {
+    // Slack-style incoming webhook: {text, channel}; a template that renders a JSON object is sent as it is
+    let message: Record<string, unknown>;
+    try {
+      const parsed = JSON.parse(rendered) as unknown;
+      message = plainObject(parsed) ? parsed : { text: rendered };
+    } catch {
+      message = { text: rendered };
+    }
+    if (cfg.channel && message.channel === undefined) message.channel = cfg.channel;
+    body = JSON.stringify(message);
+  } else {
+    body = rendered;
+    try {
+      JSON.parse(rendered);
+    } catch {
+      contentType = 'text/plain; charset=utf-8';
+    }
+  }
+  const method = row.integration_type === 'webhook' ? String(cfg.method ?? 'POST') : 'POST';
+  const headers = { 'content-type': contentType, 'x-svc-workflow-id': String((workflow as { id: string }).id), 'x-svc-execution-id': String((execution as { id: string }).id), ...((cfg.headers as Record<string, string> | undefined) ?? {}) };
+  const input = { ...base, method, payload: body.length > TEXT_CAP ? `${body.slice(0, TEXT_CAP)}…` : body };
+  const url = String(row.integration_type === 'messaging' ? cfg.webhook_url : cfg.url);
+  const res = await sendHttp(url, { method, headers, body, allowedHosts, timeoutMs, signal }).catch((e) => Promise.reject(Object.assign(e, { stepInput: input })));
+  return { input, output: { ...base, status: res.status, response: res.response } };
+}
+
+async function runStep(rt: Engine, auth: AuthInfo, owner: { user_id: string; organization_id: string | null }, step: StepDef, ctx: Ctx, executionId: string, signal: AbortSignal): Promise<{ input: unknown; output: unknown }> {
+  switch (step.type) {
+    case 'parse':
+      return parseStep(rt, auth, step, ctx, signal);
+    case 'extract':
+      return extractStep(rt, auth, step, ctx, executionId, signal);
+    case 'transform':
+      return transformStep(step, ctx);
+    case 'condition':
+      return conditionStep(step, ctx);
+    case 'integration':
+      return integrationStep(rt, owner, step, ctx, signal);
+    default:
+      throw errors.validation(`Unknown step type ${step.type}`);
+  }
+}
+
+/** Writes the log (and optionally more) to a running execution; false when it is no longer running (cancelled). */
+async function save(rt: Engine, id: string, patch: Partial<WorkflowExecutionRecord>): Promise<boolean> {
+  return (await rt.store.repo('workflow_executions').update({ id, status: 'running' }, patch)) > 0;
+}
+
+/**
+ * Runs the execution of a 'workflow' job. Resolves when it completed (the log says which steps ran and
+ * which were skipped); a failing step is logged with its error, fails the execution and throws a
+ * NonRetryableError (the job fails with the step's error).
+ */
+export async function runExecution(rt: Engine, job: JobRecord, signal: AbortSignal): Promise<Record<string, unknown>> {
+  const input = job.input as unknown as WorkflowJobInput;
+  const x = await rt.store.repo('workflow_executions').get(input.execution_id);
+  if (!x) throw new NonRetryableError(`Execution ${input.execution_id} no longer exists`);
+  if (x.status !== 'running') return { execution_id: x.id, status: x.status };
+  const auth = await actingAs(rt.store, x.user_id);
+  const owner = ownerOf(x);
+  const ctx = baseContext(input, x);
+  const log = (x.execution_log as LogEntry[]).filter((e) => e.status === 'completed' || e.status === 'skipped');
+  const steps = input.definition.steps;
+  let i = 0;
+  let stopped = false;
+  while (i < steps.length) {
+    const step = steps[i]!;
+    const earlier = log.find((e) => e.step_id === step.id);
+    let output: unknown;
+    if (earlier?.status === 'skipped') {
+      i++;
+      continue;
+    }
+    if (earlier) {
+      output = earlier.output;
+    } else {
+      signal.throwIfAborted();
+      const started = new Date();
+      const t0 = performance.now();
+      const entry: LogEntry = { step_id: step.id, type: step.type, status: 'running', started_at: started.toISOString(), duration_ms: 0, input: null, output: null, error: null };
+      if (!(await save(rt, x.id, { execution_log: [...log, entry] }))) return { execution_id: x.id, status: 'cancelled' };
+      try {
+        const r = await runStep(rt, auth, owner, step, ctx, x.id, signal);
+        Object.assign(entry, { status: 'completed', input: r.input, output: r.output, duration_ms: Math.round(performance.now() - t0) });
+        output = r.output;
+      } catch (e) {
+        if (signal.aborted) throw e;
+        const message = isQuireError(e) || e instanceof Error ? (e as Error).message : String(e);
+        Object.assign(entry, { status: 'failed', error: message, input: (e as { stepInput?: unknown }).stepInput ?? entry.input, duration_ms: Math.round(performance.now() - t0) });
+        await save(rt, x.id, { execution_log: [...log, entry], status: 'failed', error: `Step ${step.id} (${step.type}) failed: ${message}`, completed_at: new Date() });
+        throw new NonRetryableError(`Step ${step.id} (${step.type}) failed: ${message}`);
+      }
+      log.push(entry);
+      if (!(await save(rt, x.id, { execution_log: log }))) return { execution_id: x.id, status: 'cancelled' };
+      await rt.events
+        .emit('workflow.step.completed', { workflow_id: input.workflow_id, execution_id: x.id, step_id: step.id, step_type: step.type, status: 'completed', duration_ms: entry.duration_ms, chain_depth: input.chain_depth }, owner)
+        .catch((err) => rt.logger.debug({ err: (err as Error).message }, 'workflow.step.completed not published'));
+    }
+    absorb(ctx, step, output);
+    i++;
+    if (step.type === 'condition') {
+      const next = (output as { next: string }).next;
+      const to = next === 'continue' ? i : next === 'stop' ? steps.length : steps.findIndex((s) => s.id === next);
+      // the steps passed over are logged as skipped
+      for (let k = i; k < Math.max(i, to === -1 ? steps.length : to); k++) {
+        if (!log.some((e) => e.step_id === steps[k]!.id)) log.push({ step_id: steps[k]!.id, type: steps[k]!.type, status: 'skipped', started_at: new Date().toISOString(), duration_ms: 0, input: null, output: null, error: null });
+      }
+      if (next === 'stop') stopped = true;
+      if (to !== i) await save(rt, x.id, { execution_log: log });
+      i = to === -1 ? steps.length : to;
+    }
+  }
+  await save(rt, x.id, { execution_log: log, status: 'completed', completed_at: new Date() });
+  return { execution_id: x.id, status: 'completed', stopped_by_condition: stopped };
+}
+
+/** Marks a running execution failed (the job failed: last attempt, cancellation, a stage that could not run). */
+export async function failExecution(rt: Engine, id: string, reason: string): Promise<boolean> {
+  return (await rt.store.repo('workflow_executions').update({ id, status: 'running' }, { status: 'failed', error: reason, completed_at: new Date() })) > 0;
+}
+

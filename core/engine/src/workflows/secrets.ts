@@ -1,0 +1,50 @@
+/**
+ * Integration secrets at rest: AES-256-GCM with a key from QUIRE_SECRETS_KEY (64 hex characters are used as
+ * they are; any other passphrase is stretched with scrypt), else a key generated once into the data dir
+ * (secrets.key, 0600), as the signing secret is. A stored value is base64 of iv (12) | tag (16) | ciphertext.
+ */
+import { createCipheriv, createDecipheriv, randomBytes, scryptSync } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export function loadSecretsKey(dataDir: string, configured?: string): Buffer {
+  if (configured) return /^[0-9a-f]{64}$/i.test(configured) ? Buffer.from(configured, 'hex') : scryptSync(configured, 'quire-integration-secrets', 32);
+  const file = path.join(dataDir, 'secrets.key');
+  const read = () => Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'hex');
+  try {
+    return read();
+  } catch {
+    fs.mkdirSync(dataDir, { recursive: true });
+    const key = randomBytes(32);
+    try {
+      fs.writeFileSync(file, key.toString('hex'), { mode: 0o600, flag: 'wx' });
+      return key;
+    } catch {
+      return read(); // another process won the race
+    }
+  }
+}
+
+export function encryptSecret(key: Buffer, plain: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');
+}
+
+export function decryptSecret(key: Buffer, stored: string): string {
+  const raw = Buffer.from(stored, 'base64');
+  const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+  decipher.setAuthTag(raw.subarray(12, 28));
+  return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+}
+
+/** A URL as the API shows a secret one: its scheme and host, the rest hidden. */
+export function maskUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}/****`;
+  } catch {
+    return '****';
+  }
+}

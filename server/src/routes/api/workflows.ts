@@ -1,0 +1,295 @@
+import { randomUUID } from 'node:crypto';
+import Router from '@koa/router';
+import { z } from 'zod';
+import { errors } from '@quire/core';
+import type { WorkflowRecord } from '@quire/core';
+import { requireAuth } from '../../http/context.js';
+import type { AppContext } from '../../http/context.js';
+import { route } from '../../http/route.js';
+import {
+  IntegrationBody,
+  IntegrationPatch,
+  TRIGGER_TYPES,
+  TriggerConfig,
+  WORKFLOW_TEMPLATES,
+  WorkflowBody,
+  WorkflowPatch,
+  apiExecution,
+  apiIntegration,
+  apiWorkflow,
+  canRead,
+  checkCron,
+  checkWebhookToken,
+  checkWorkflow,
+  createIntegration,
+  listOwned,
+  loadOwned,
+  newOwned,
+  startExecution,
+  templateDefinition,
+  updateIntegration,
+} from '@quire/engine';
+import type { AuthInfo, WorkflowDefinition } from '@quire/engine';
+
+const TAG = 'Workflows';
+const uuid = z.string().uuid();
+
+/** Integration steps name integrations the caller can use (else 400 naming the step). */
+async function checkIntegrations(ctx: AppContext, auth: AuthInfo, def: WorkflowDefinition): Promise<void> {
+  for (const [i, s] of def.steps.entries()) {
+    if (s.type !== 'integration') continue;
+    const row = await ctx.quire.store.repo('integrations').get(s.config.integration_id);
+    if (!row || !canRead(auth, row)) throw errors.validation(`definition.steps.${i}.config.integration_id: no integration ${s.config.integration_id}`, [{ field: `definition.steps.${i}.config.integration_id`, message: 'not found' }]);
+  }
+}
+
+const loadWorkflow = (ctx: AppContext, auth: AuthInfo, id: string, mode: 'read' | 'write') => loadOwned(ctx.quire.store, 'workflows', id, auth, mode, 'workflow');
+const one = (ctx: AppContext, w: WorkflowRecord) => ({ workflow: apiWorkflow(ctx.quire, w) });
+const scheduleOf = (w: WorkflowRecord) => {
+  const t = w.trigger_config as { cron_expression?: string; timezone?: string };
+  return { workflow_id: w.id, cron_expression: t.cron_expression ?? null, timezone: t.timezone ?? 'UTC', enabled: w.enabled };
+};
+
+const ExecutionStarted = (x: { id: string; status: string; started_at: Date }) => ({ execution_id: x.id, status: x.status, started_at: x.started_at.toISOString() });
+
+/**
+ * Workflows (spec §4.9): CRUD, execute, executions with the step log, schedule, the inbound webhook of a
+ * webhook trigger, integrations (/api/workflows/integrations) and templates. Fixed paths come before /:id.
+ */
+export function workflowRoutes(router: Router<any, any>): void {
+  // ---- integrations
+  route(router, { method: 'get', path: '/api/workflows/integrations', summary: 'List integrations ({integrations: [...]}; secrets masked), optionally of one workflow', tag: TAG, query: z.object({ workflow_id: uuid.optional(), limit: z.coerce.number().int().min(1).max(100).default(100), offset: z.coerce.number().int().min(0).default(0) }) }, async (ctx, { query }) => {
+    const auth = requireAuth(ctx);
+    if (query.workflow_id) await loadWorkflow(ctx, auth, query.workflow_id, 'read');
+    const { rows, total } = await listOwned(ctx.quire.store, 'integrations', auth, query.workflow_id ? { workflow_id: query.workflow_id } : {}, { limit: query.limit, offset: query.offset, orderBy: 'created_at' });
+    return { integrations: rows.map((r) => apiIntegration(ctx.quire, r)), total };
+  });
+
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/api/workflows/integrations',
+      summary: 'Create an integration ({integration}). config by integration_type: messaging {webhook_url, channel}; email {to, subject, template}; webhook {url, method, headers}. URLs and headers are stored encrypted and shown masked.',
+      tag: TAG,
+      body: IntegrationBody,
+      status: 201,
+    },
+    async (ctx, { body }) => {
+      const auth = requireAuth(ctx);
+      const row = await createIntegration(ctx.quire, auth, body);
+      ctx.status = 201;
+      return { integration: apiIntegration(ctx.quire, row) };
+    },
+  );
+
+  route(router, { method: 'put', path: '/api/workflows/integrations', summary: 'Update an integration (query id); a config given is merged over the stored one', tag: TAG, query: z.object({ id: uuid }), body: IntegrationPatch }, async (ctx, { query, body }) => {
+    const auth = requireAuth(ctx);
+    return { integration: apiIntegration(ctx.quire, await updateIntegration(ctx.quire, auth, query.id, body)) };
+  });
+
+  route(router, { method: 'delete', path: '/api/workflows/integrations', summary: 'Delete an integration (query id)', tag: TAG, query: z.object({ id: uuid }) }, async (ctx, { query }) => {
+    const auth = requireAuth(ctx);
+    const row = await loadOwned(ctx.quire.store, 'integrations', query.id, auth, 'write', 'integration');
+    await ctx.quire.store.repo('integrations').delete(row.id);
+    return { success: true, id: row.id };
+  });
+
+  // ---- templates
+  route(router, { method: 'get', path: '/api/workflows/templates', summary: 'Workflow templates ({templates: [...]}), by category', tag: TAG, query: z.object({ category: z.enum(['invoice', 'contract', 'resume', 'general']).optional() }) }, (ctx, { query }) => {
+    requireAuth(ctx);
+    return { templates: WORKFLOW_TEMPLATES.filter((t) => !query.category || t.category === query.category) };
+  });
+
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/api/workflows/templates',
+      summary: 'Create a workflow from a template ({workflow}); with integration_id, a last step posts the summary to that integration',
+      tag: TAG,
+      status: 201,
+      body: z.object({ template_id: z.string().min(1).max(64), name: z.string().trim().min(1).max(255).optional(), description: z.string().max(5000).nullable().optional(), integration_id: uuid.optional(), enabled: z.boolean().optional(), organization_id: uuid.nullable().optional() }).strict(),
+    },
+    async (ctx, { body }) => {
+      const auth = requireAuth(ctx);
+      const t = WORKFLOW_TEMPLATES.find((x) => x.id === body.template_id);
+      if (!t) throw errors.notFound('template', body.template_id);
+      const definition = templateDefinition(t, body.integration_id);
+      await checkIntegrations(ctx, auth, definition);
+      const now = new Date();
+      const row: WorkflowRecord = {
+        id: randomUUID(),
+        ...newOwned(auth, body.organization_id ?? null),
+        name: body.name ?? t.name,
+        description: body.description ?? t.description,
+        definition,
+        trigger_type: t.trigger_type,
+        trigger_config: { ...t.trigger_config },
+        enabled: body.enabled ?? true,
+        schedule_from: null,
+        created_at: now,
+        updated_at: now,
+      };
+      await ctx.quire.store.repo('workflows').insert(row);
+      ctx.status = 201;
+      return one(ctx, row);
+    },
+  );
+
+  // ---- workflows
+  route(router, { method: 'get', path: '/api/workflows', summary: 'List workflows ({workflows: [...]})', tag: TAG, query: z.object({ limit: z.coerce.number().int().min(1).max(100).default(100), offset: z.coerce.number().int().min(0).default(0), trigger_type: z.enum(TRIGGER_TYPES).optional() }) }, async (ctx, { query }) => {
+    const auth = requireAuth(ctx);
+    const { rows, total } = await listOwned(ctx.quire.store, 'workflows', auth, query.trigger_type ? { trigger_type: query.trigger_type } : {}, { limit: query.limit, offset: query.offset, orderBy: 'created_at' });
+    return { workflows: rows.map((w) => apiWorkflow(ctx.quire, w)), total, has_more: query.offset + rows.length < total };
+  });
+
+  route(router, { method: 'post', path: '/api/workflows', summary: 'Create a workflow ({workflow}); a webhook trigger gets its signed inbound URL in trigger_config.webhook_url', tag: TAG, body: WorkflowBody, status: 201 }, async (ctx, { body }) => {
+    const auth = requireAuth(ctx);
+    checkWorkflow(body.definition, body.trigger_type, body.trigger_config, ctx.quire.config.workflows);
+    await checkIntegrations(ctx, auth, body.definition);
+    const now = new Date();
+    const row: WorkflowRecord = {
+      id: randomUUID(),
+      ...newOwned(auth, body.organization_id ?? null),
+      name: body.name,
+      description: body.description ?? null,
+      definition: body.definition,
+      trigger_type: body.trigger_type,
+      trigger_config: body.trigger_config,
+      enabled: body.enabled,
+      schedule_from: body.trigger_type === 'scheduled' ? now : null,
+      created_at: now,
+      updated_at: now,
+    };
+    await ctx.quire.store.repo('workflows').insert(row);
+    ctx.status = 201;
+    return one(ctx, row);
+  });
+
+  route(router, { method: 'get', path: '/api/workflows/:id', summary: 'Get a workflow ({workflow})', tag: TAG }, async (ctx) => {
+    const auth = requireAuth(ctx);
+    return one(ctx, await loadWorkflow(ctx, auth, ctx.params.id, 'read'));
+  });
+
+  route(router, { method: 'put', path: '/api/workflows/:id', summary: 'Update a workflow ({workflow}); fields left out keep their values', tag: TAG, body: WorkflowPatch }, async (ctx, { body }) => {
+    const auth = requireAuth(ctx);
+    const w = await loadWorkflow(ctx, auth, ctx.params.id, 'write');
+    const next = { ...w, ...Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)), updated_at: new Date() } as WorkflowRecord;
+    if (body.trigger_type && body.trigger_type !== w.trigger_type && body.trigger_config === undefined) next.trigger_config = {};
+    checkWorkflow(next.definition as WorkflowDefinition, next.trigger_type, next.trigger_config as TriggerConfig, ctx.quire.config.workflows);
+    if (body.definition) await checkIntegrations(ctx, auth, body.definition);
+    if (next.trigger_type === 'scheduled' && (body.trigger_config || body.trigger_type || (body.enabled && !w.enabled))) next.schedule_from = next.updated_at;
+    const { id: _id, user_id: _u, organization_id: _o, created_at: _c, ...patch } = next;
+    await ctx.quire.store.repo('workflows').update(w.id, patch);
+    return one(ctx, next);
+  });
+
+  route(router, { method: 'delete', path: '/api/workflows/:id', summary: 'Delete a workflow with its executions and schedule (its integrations are kept, unlinked)', tag: TAG }, async (ctx) => {
+    const auth = requireAuth(ctx);
+    const w = await loadWorkflow(ctx, auth, ctx.params.id, 'write');
+    const store = ctx.quire.store;
+    for (const x of await store.repo('workflow_executions').find({ workflow_id: w.id, status: 'running' })) await ctx.quire.pipelines.cancel(x.id).catch(() => {});
+    await store.transaction(async (tx) => {
+      await tx.repo('workflows').delete(w.id);
+      await tx.repo('workflow_executions').delete({ workflow_id: w.id });
+      await tx.repo('workflow_ticks').delete({ workflow_id: w.id });
+      await tx.repo('integrations').update({ workflow_id: w.id }, { workflow_id: null });
+    });
+    return { success: true, id: w.id };
+  });
+
+  route(
+    router,
+    { method: 'post', path: '/api/workflows/:id/execute', summary: 'Run a workflow now with trigger_data; answers {execution_id, status, started_at} (status running) while it runs in the background', tag: TAG, status: 202, body: z.object({ trigger_data: z.record(z.string(), z.unknown()).default({}) }).strict() },
+    async (ctx, { body }) => {
+      const auth = requireAuth(ctx);
+      const w = await loadWorkflow(ctx, auth, ctx.params.id, 'write');
+      const x = await startExecution(ctx.quire, w, 'manual', body.trigger_data);
+      ctx.status = 202;
+      return ExecutionStarted(x!);
+    },
+  );
+
+  route(
+    router,
+    { method: 'get', path: '/api/workflows/:id/executions', summary: 'Executions of a workflow, newest first ({executions: [...]}), each with its step log (input, output, duration, error); execution_id picks one', tag: TAG, query: z.object({ limit: z.coerce.number().int().min(1).max(100).default(20), execution_id: uuid.optional() }) },
+    async (ctx, { query }) => {
+      const auth = requireAuth(ctx);
+      const w = await loadWorkflow(ctx, auth, ctx.params.id, 'read');
+      const repo = ctx.quire.store.repo('workflow_executions');
+      if (query.execution_id) {
+        const x = await repo.findOne({ id: query.execution_id, workflow_id: w.id });
+        if (!x) throw errors.notFound('execution', query.execution_id);
+        return { executions: [apiExecution(x)] };
+      }
+      const rows = await repo.find({ workflow_id: w.id }, { order: { started_at: 'DESC' }, limit: query.limit });
+      return { executions: rows.map(apiExecution) };
+    },
+  );
+
+  // ---- schedule (the trigger of a scheduled workflow)
+  route(router, { method: 'get', path: '/api/workflows/:id/schedule', summary: 'The schedule of a workflow ({schedule}: cron_expression, timezone, enabled, next_run); 404 when it has none', tag: TAG }, async (ctx) => {
+    const auth = requireAuth(ctx);
+    const w = await loadWorkflow(ctx, auth, ctx.params.id, 'read');
+    if (w.trigger_type !== 'scheduled') throw errors.notFound('schedule of workflow', w.id);
+    const s = scheduleOf(w);
+    const next = w.enabled && s.cron_expression ? checkCron(s.cron_expression, s.timezone, ctx.quire.config.workflows.cronSeconds).nextRun() : null;
+    return { schedule: { ...s, next_run: next ? next.toISOString() : null } };
+  });
+
+  const setSchedule = async (ctx: AppContext, w: WorkflowRecord, cron: string, timezone: string, enabled: boolean) => {
+    checkCron(cron, timezone, ctx.quire.config.workflows.cronSeconds, 'body');
+    const now = new Date();
+    const patch = { trigger_type: 'scheduled', trigger_config: { cron_expression: cron.trim(), timezone }, enabled, schedule_from: now, updated_at: now };
+    await ctx.quire.store.repo('workflows').update(w.id, patch);
+    const next = { ...w, ...patch };
+    return { schedule: { ...scheduleOf(next), next_run: enabled ? (checkCron(cron, timezone, ctx.quire.config.workflows.cronSeconds).nextRun()?.toISOString() ?? null) : null } };
+  };
+
+  route(
+    router,
+    { method: 'post', path: '/api/workflows/:id/schedule', summary: 'Schedule a workflow: five-field cron_expression in an IANA timezone (default UTC); its trigger becomes scheduled', tag: TAG, status: 201, body: z.object({ cron_expression: z.string().min(1).max(200), timezone: z.string().min(1).max(64).default('UTC'), enabled: z.boolean().default(true) }).strict() },
+    async (ctx, { body }) => {
+      const auth = requireAuth(ctx);
+      const w = await loadWorkflow(ctx, auth, ctx.params.id, 'write');
+      ctx.status = 201;
+      return setSchedule(ctx, w, body.cron_expression, body.timezone, body.enabled);
+    },
+  );
+
+  route(
+    router,
+    { method: 'put', path: '/api/workflows/:id/schedule', summary: 'Change a schedule: cron_expression, timezone, enabled', tag: TAG, body: z.object({ cron_expression: z.string().min(1).max(200).optional(), timezone: z.string().min(1).max(64).optional(), enabled: z.boolean().optional() }).strict() },
+    async (ctx, { body }) => {
+      const auth = requireAuth(ctx);
+      const w = await loadWorkflow(ctx, auth, ctx.params.id, 'write');
+      if (w.trigger_type !== 'scheduled') throw errors.notFound('schedule of workflow', w.id);
+      const s = scheduleOf(w);
+      return setSchedule(ctx, w, body.cron_expression ?? s.cron_expression ?? '', body.timezone ?? s.timezone, body.enabled ?? w.enabled);
+    },
+  );
+
+  route(router, { method: 'delete', path: '/api/workflows/:id/schedule', summary: 'Remove the schedule: the workflow becomes manual', tag: TAG }, async (ctx) => {
+    const auth = requireAuth(ctx);
+    const w = await loadWorkflow(ctx, auth, ctx.params.id, 'write');
+    if (w.trigger_type !== 'scheduled') throw errors.notFound('schedule of workflow', w.id);
+    await ctx.quire.store.repo('workflows').update(w.id, { trigger_type: 'manual', trigger_config: {}, schedule_from: null, updated_at: new Date() });
+    return { success: true, id: w.id };
+  });
+
+  // ---- the inbound URL of a webhook trigger (no API key: the URL's token is the workflow's signature)
+  route(
+    router,
+    { method: 'post', path: '/api/workflows/:id/webhook/:token', summary: 'Start a webhook-triggered workflow: the JSON body is its trigger_data. The URL (trigger_config.webhook_url) is signed; a wrong token, a disabled workflow or another trigger type answer 404', tag: TAG, auth: 'none', status: 202 },
+    async (ctx) => {
+      const raw = (ctx.request as any).body;
+      const data = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : { body: raw ?? null };
+      const w = /^[0-9a-f-]{36}$/i.test(ctx.params.id) ? await ctx.quire.store.repo('workflows').get(ctx.params.id) : null;
+      if (!w || !checkWebhookToken(ctx.quire, w.id, ctx.params.token) || w.trigger_type !== 'webhook' || !w.enabled) throw errors.notFound('workflow webhook');
+      const x = await startExecution(ctx.quire, w, 'webhook', data);
+      ctx.status = 202;
+      return ExecutionStarted(x!);
+    },
+  );
+}
