@@ -4,7 +4,7 @@
  * every delivery is a `webhook_deliveries` row and a job of the `webhook` pipeline.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { errors, isQuireError } from '@quire/core';
+import { EVENT_TYPES, errors, isQuireError } from '@quire/core';
 import type { EventBus, Logger, PipelineRuntime, QuireEvent, Store, WebhookDeliveryRecord, WebhookRecord } from '@quire/core';
 import type { AuthInfo } from '../accounts/access.js';
 import { assertCanCreateIn } from '../accounts/access.js';
@@ -38,26 +38,11 @@ interface Engine {
   config: { network: { allowedHosts: readonly string[] } };
 }
 
-/** The webhook events of spec §6.1, in its order. `*` in a subscription stands for all of them. */
-export const WEBHOOK_EVENTS = [
-  'document.uploaded',
-  'document.processing',
-  'document.completed',
-  'document.failed',
-  'document.deleted',
-  'extraction.started',
-  'extraction.completed',
-  'extraction.failed',
-  'chat.message',
-  'chat.session.created',
-  'workflow.started',
-  'workflow.completed',
-  'workflow.failed',
-  'workflow.step.completed',
-  'split.completed',
-  'split.failed',
-] as const;
-export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+/** Events only workflow triggers see (not spec §6.1 webhook events). */
+const TRIGGER_ONLY = ['document.processed'] as const;
+/** The webhook events of spec §6.1, in its order (the bus's events less the trigger-only ones). `*` in a subscription stands for all of them. */
+export type WebhookEvent = Exclude<(typeof EVENT_TYPES)[number], (typeof TRIGGER_ONLY)[number]>;
+export const WEBHOOK_EVENTS: readonly WebhookEvent[] = EVENT_TYPES.filter((e): e is WebhookEvent => !(TRIGGER_ONLY as readonly string[]).includes(e));
 
 /** The event of POST /api/webhooks/:id/test (not a §6.1 event: nobody subscribes to it). */
 export const TEST_EVENT = 'webhook.test';
