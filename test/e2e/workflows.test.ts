@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { createKey, findOrCreateUser } from '@quire/server';
-import { scheduleTick } from '@quire/engine';
+import { onEvent, scheduleTick } from '@quire/engine';
 import { makePdf } from '../helpers/fixtures.js';
 import { MYSQL_URL, startTestServer, until, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
@@ -253,6 +253,29 @@ describe('workflows', () => {
     assert.equal(ticks.length, xs.length);
     assert.equal((await s.json(`/api/workflows/${wf.id}/schedule`, { method: 'DELETE' })).status, 200);
     assert.equal((await s.json(`/api/workflows/${wf.id}`)).body.workflow.trigger_type, 'manual');
+  });
+
+  test('an event makes one execution per workflow, however many processes receive it', async () => {
+    const wf = await workflow({ name: 'on upload', trigger_type: 'event', trigger_config: { event: 'document.uploaded', filters: { file_type: ['txt', 'md'] } }, definition: { steps: [{ id: 'name', type: 'transform', config: { expression: 'name' } }] } });
+    // a second API process on the same database and queue (CI pass 2) receives every event too
+    const second = MYSQL_URL ? await startTestServer({ env: { QUIRE_DB_URL: s.runtime.config.db.url!, QUIRE_QUEUE_PREFIX: s.runtime.config.queue.prefix } }) : null;
+    try {
+      const id = await upload('one.txt', 'One event, one execution.');
+      const [x] = await until('the execution', async () => {
+        const xs = await executions(wf.id);
+        return xs.length && xs.every((e) => e.status !== 'running') ? xs : null;
+      });
+      assert.equal(x.trigger_data.document_id, id);
+      assert.equal(x.execution_log[0].output, 'one.txt');
+      // the same event handled again (as by another process) starts nothing
+      const event = { id: x.trigger_data.event_id, type: 'document.uploaded', timestamp: x.trigger_data.timestamp, user_id: (await s.runtime.store.repo('workflows').get(wf.id))!.user_id, organization_id: null, data: { id, name: 'one.txt', file_type: 'txt' } };
+      assert.equal(await onEvent(s.runtime, event), 0);
+      await waitForStatus(s, `/v1/documents/${id}`);
+      assert.equal((await executions(wf.id)).length, 1);
+    } finally {
+      await s.json(`/api/workflows/${wf.id}`, { method: 'DELETE' });
+      await second?.close();
+    }
   });
 
   test('a webhook trigger has a signed inbound URL; its JSON body is the trigger data', async () => {
