@@ -304,6 +304,20 @@ describe('workflows', () => {
     assert.equal(x.execution_log[0].input.subject, 'Invoice INV-1');
   });
 
+  test('a transform expression that recurses forever or builds a huge sequence fails its step instead of holding the service', async () => {
+    for (const [expression, why] of [
+      ['( $f := function($x) { $f($x) }; $f(1) )', /stack overflow|timeout/i],
+      ['$count([1..9999999])', /sequence|size|large/i],
+    ] as const) {
+      const wf = await workflow({ name: 'runaway', definition: { steps: [{ id: 'spin', type: 'transform', config: { expression } }] } });
+      const r = await s.json(`/api/workflows/${wf.id}/execute`, { method: 'POST', json: { trigger_data: {} } });
+      const x = await finished(wf.id, r.body.execution_id);
+      assert.equal(x.status, 'failed', expression);
+      assert.match(x.execution_log[0].error, why, x.execution_log[0].error);
+    }
+    assert.equal((await s.json('/healthz')).status, 200);
+  });
+
   test('templates by category; a workflow made from one runs', async () => {
     const all = await s.json('/api/workflows/templates');
     assert.deepEqual([...new Set(all.body.templates.map((t: any) => t.category))].sort(), ['contract', 'general', 'invoice', 'resume']);

@@ -97,10 +97,16 @@ function compare(actual: unknown, operator: string, expected: unknown): boolean 
   }
 }
 
+/**
+ * Bounds of one expression's evaluation (a user's expression runs on the service's event loop): time, depth
+ * of nested evaluation (runaway recursion) and the length of any sequence it builds.
+ */
+const EXPRESSION_LIMITS = { timeout: 2000, stack: 400, sequence: 100_000 };
+
 async function evaluate(expression: string, ctx: Ctx): Promise<unknown> {
   let expr;
   try {
-    expr = jsonata(expression);
+    expr = jsonata(expression, EXPRESSION_LIMITS);
   } catch (e) {
     throw errors.validation(`Invalid JSONata expression: ${(e as Error).message}`);
   }
