@@ -57,7 +57,7 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'QUIRE_CHROMIUM_PATH', default: '/usr/bin/chromium', description: 'Chromium used for PDF generation.' },
   { name: 'QUIRE_TRUST_PROXY', default: 'false', description: 'true behind a reverse proxy: client addresses (anonymous rate limits) come from X-Forwarded-For.' },
   { name: 'QUIRE_PLUGINS', default: '(none)', description: 'Extra plugins to load: comma-separated npm package names or paths. They may override built-ins of the same kind and name, and readers may add formats or take over the reader of one.' },
-  { name: 'QUIRE_SECRETS_KEY', default: '(generated in the data dir)', description: 'Key (64 hex characters, or any passphrase of 16+ characters) that encrypts integration secrets (webhook URLs, headers) at rest with AES-256-GCM. Set the same value on every process; changing it makes stored secrets unreadable.' },
+  { name: 'QUIRE_SECRETS_KEY', default: '(generated in the data dir)', description: 'Key (64 hex characters, or any passphrase of 16+ characters) that encrypts secrets at rest (integration URLs and headers, webhook signing secrets) with AES-256-GCM. Set the same value on every process; changing it makes stored secrets unreadable.' },
   { name: 'QUIRE_SMTP_HOST', default: '(none)', description: 'SMTP server of workflow email integrations; without it an email step fails with a clear error.' },
   { name: 'QUIRE_SMTP_PORT', default: '587', description: 'SMTP port (465 uses TLS from the start, others STARTTLS when offered).' },
   { name: 'QUIRE_SMTP_USER', default: '(none)', description: 'SMTP user name (no authentication when unset).' },

@@ -81,6 +81,9 @@ describe('webhook subscriptions', () => {
     assert.equal(w.active, true);
     assert.ok(!Number.isNaN(Date.parse(w.created_at)));
     assert.match(w.secret, /^whsec_[0-9a-f]{64}$/);
+    // kept encrypted at rest: the row holds neither the secret nor its hex part
+    const stored = (await s.runtime.store.repo('webhooks').get(w.webhook_id))!.secret;
+    assert.ok(!stored.includes(w.secret.slice(6, 30)), 'the stored secret is not the secret');
 
     const one = await s.json(`/api/webhooks/${w.webhook_id}`);
     assert.equal(one.status, 200);

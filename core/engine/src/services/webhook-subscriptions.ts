@@ -8,6 +8,8 @@ import { EVENT_TYPES, errors, isQuireError } from '@quire/core';
 import type { EventBus, Logger, PipelineRuntime, QuireEvent, Store, WebhookDeliveryRecord, WebhookRecord } from '@quire/core';
 import type { AuthInfo } from '../accounts/access.js';
 import { assertCanCreateIn } from '../accounts/access.js';
+import { decryptSecret, encryptSecret, secretsKey } from './secrets.js';
+import type { SecretsKeyHolder } from './secrets.js';
 import { vetUrl } from './url-fetch.js';
 
 /** What a new delivery is made of. `payload` is serialised once: those bytes are what is signed and sent. */
@@ -37,6 +39,9 @@ interface Engine {
   pipelines: Pick<PipelineRuntime, 'fail'>;
   config: { network: { allowedHosts: readonly string[] } };
 }
+
+/** What opens the key of secrets at rest (services/secrets.ts). */
+type Keyed = SecretsKeyHolder & { config: { network: { allowedHosts: readonly string[] } } };
 
 /** Events only workflow triggers see (not spec §6.1 webhook events). */
 const TRIGGER_ONLY = ['document.processed'] as const;
@@ -182,16 +187,21 @@ export function normaliseEvents(events: readonly string[]): string[] {
   return WEBHOOK_EVENTS.filter((e) => events.includes(e));
 }
 
-export async function createWebhook(rt: Pick<Engine, 'store' | 'config'>, auth: AuthInfo, input: { url: string; events: string[]; organization_id?: string | null; description?: string | null; active?: boolean }): Promise<WebhookRecord> {
+/**
+ * Creates a webhook. The answer holds the signing secret in plain (shown once); the row keeps it encrypted
+ * (services/secrets.ts).
+ */
+export async function createWebhook(rt: Pick<Engine, 'store'> & Keyed, auth: AuthInfo, input: { url: string; events: string[]; organization_id?: string | null; description?: string | null; active?: boolean }): Promise<WebhookRecord> {
   assertCanCreateIn(auth, input.organization_id ?? null);
   const now = new Date();
-  return rt.store.repo('webhooks').insert({
+  const secret = newWebhookSecret();
+  const row = await rt.store.repo('webhooks').insert({
     id: randomUUID(),
     user_id: auth.user.id,
     organization_id: input.organization_id ?? null,
     url: await checkWebhookUrl(input.url, rt.config.network.allowedHosts),
     events: normaliseEvents(input.events),
-    secret: newWebhookSecret(),
+    secret: encryptSecret(secretsKey(rt), secret),
     description: input.description ?? null,
     active: input.active ?? true,
     consecutive_failures: 0,
@@ -200,6 +210,7 @@ export async function createWebhook(rt: Pick<Engine, 'store' | 'config'>, auth: 
     created_at: now,
     updated_at: now,
   });
+  return { ...row, secret };
 }
 
 export async function updateWebhook(rt: Pick<Engine, 'store' | 'config'>, hook: WebhookRecord, input: { url?: string; events?: string[]; description?: string | null; active?: boolean }): Promise<WebhookRecord> {
@@ -215,10 +226,12 @@ export async function updateWebhook(rt: Pick<Engine, 'store' | 'config'>, hook: 
   return { ...hook, ...patch };
 }
 
-export async function rotateWebhookSecret(rt: Pick<Engine, 'store'>, hook: WebhookRecord): Promise<WebhookRecord> {
-  const patch = { secret: newWebhookSecret(), updated_at: new Date() };
+/** A new signing secret for the webhook: answered in plain, kept encrypted. */
+export async function rotateWebhookSecret(rt: Pick<Engine, 'store'> & Keyed, hook: WebhookRecord): Promise<WebhookRecord> {
+  const secret = newWebhookSecret();
+  const patch = { secret: encryptSecret(secretsKey(rt), secret), updated_at: new Date() };
   await rt.store.repo('webhooks').update(hook.id, patch);
-  return { ...hook, ...patch };
+  return { ...hook, ...patch, secret };
 }
 
 /** Deletes a webhook and its delivery log; its pending deliveries are cancelled. */
@@ -229,9 +242,9 @@ export async function deleteWebhook(rt: Pick<Engine, 'store' | 'pipelines'>, hoo
 }
 
 /** Sends a signed `webhook.test` event now (one attempt, no retries) and records it in the delivery log. */
-export async function testWebhook(rt: Pick<Engine, 'webhooks'>, hook: WebhookRecord): Promise<WebhookDeliveryRecord> {
+export async function testWebhook(rt: Pick<Engine, 'webhooks'> & Keyed, hook: WebhookRecord): Promise<WebhookDeliveryRecord> {
   const event = { type: TEST_EVENT, timestamp: new Date().toISOString(), data: { webhook_id: hook.id, message: 'A test event: your endpoint receives webhook events.' } };
-  return rt.webhooks.attemptNow({ url: hook.url, event: TEST_EVENT, payload: webhookBody(event, hook.id), secret: '', user_id: hook.user_id, webhook_id: hook.id }, hook.secret, AbortSignal.timeout(35_000));
+  return rt.webhooks.attemptNow({ url: hook.url, event: TEST_EVENT, payload: webhookBody(event, hook.id), secret: '', user_id: hook.user_id, webhook_id: hook.id }, decryptSecret(secretsKey(rt), hook.secret), AbortSignal.timeout(35_000));
 }
 
 /**

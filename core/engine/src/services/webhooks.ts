@@ -79,6 +79,8 @@ export class WebhookDispatcher {
     private readonly opts: DeliveryOptions,
     private readonly logger: Logger,
     private readonly pipelines: Pick<PipelineRuntime, 'start' | 'fail'>,
+    /** a webhook's stored (encrypted) signing secret → the secret */
+    private readonly openSecret: (stored: string) => string,
   ) {}
 
   /** The `webhook` pipeline's retry policy: one attempt, then one per configured delay. */
@@ -217,7 +219,7 @@ export class WebhookDispatcher {
     const hook = await this.store.repo('webhooks').get(row.webhook_id);
     if (!hook) throw new NonRetryableError('the webhook was deleted');
     if (!hook.active) throw new NonRetryableError('the webhook is inactive');
-    return hook.secret;
+    return this.openSecret(hook.secret);
   }
 
   private async start(id: string): Promise<void> {

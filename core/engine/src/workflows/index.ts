@@ -3,7 +3,7 @@ export * from './definition.js';
 export * from './executions.js';
 export * from './integrations.js';
 export * from './run.js';
-export * from './secrets.js';
+export * from '../services/secrets.js';
 export * from './send.js';
 export * from './templates.js';
 export * from './triggers.js';

@@ -10,12 +10,8 @@ import type { AuthInfo } from '../accounts/access.js';
 import { loadOwned, newOwned } from '../accounts/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { SECRET_FIELDS, parseIntegrationConfig } from './definition.js';
-import { decryptSecret, encryptSecret, loadSecretsKey, maskUrl } from './secrets.js';
+import { decryptSecret, encryptSecret, maskUrl, secretsKey } from '../services/secrets.js';
 import { urlAllowed } from './send.js';
-
-export function secretsKey(rt: Pick<Engine, 'config' | 'registry'>): Buffer {
-  return rt.registry.service('workflow-secrets-key', () => ({ value: loadSecretsKey(rt.config.dataDir, rt.config.workflows.secretsKey) }));
-}
 
 /** The full config of an integration, secrets decrypted (for sending only). */
 export function integrationConfig(rt: Pick<Engine, 'config' | 'registry'>, row: IntegrationRecord): Record<string, unknown> {

@@ -1,11 +1,23 @@
 /**
- * Integration secrets at rest: AES-256-GCM with a key from QUIRE_SECRETS_KEY (64 hex characters are used as
+ * Secrets at rest (integration URLs and headers, webhook signing secrets): AES-256-GCM with a key from QUIRE_SECRETS_KEY (64 hex characters are used as
  * they are; any other passphrase is stretched with scrypt), else a key generated once into the data dir
  * (secrets.key, 0600), as the signing secret is. A stored value is base64 of iv (12) | tag (16) | ciphertext.
  */
 import { createCipheriv, createDecipheriv, randomBytes, scryptSync } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { PluginRegistry } from '@quire/core';
+
+/** What holds the key of secrets at rest: the data dir and config, and the registry that keeps it loaded. */
+export interface SecretsKeyHolder {
+  config: { dataDir: string; workflows: { secretsKey?: string } };
+  registry: Pick<PluginRegistry, 'service'>;
+}
+
+/** The key of secrets at rest (loaded once per registry). */
+export function secretsKey(rt: SecretsKeyHolder): Buffer {
+  return rt.registry.service('secrets-key', () => ({ value: loadSecretsKey(rt.config.dataDir, rt.config.workflows.secretsKey) }));
+}
 
 export function loadSecretsKey(dataDir: string, configured?: string): Buffer {
   if (configured) return /^[0-9a-f]{64}$/i.test(configured) ? Buffer.from(configured, 'hex') : scryptSync(configured, 'quire-integration-secrets', 32);
