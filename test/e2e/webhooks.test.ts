@@ -205,8 +205,14 @@ describe('webhook subscriptions', () => {
     assert.equal(chat.status, 200, JSON.stringify(chat.body));
     // document.deleted
     assert.equal((await s.json(`/v1/documents/${corrupt.body.id}`, { method: 'DELETE' })).status, 200);
+    // workflow.started, workflow.step.completed, workflow.completed; workflow.failed
+    for (const expression of ['{"total": 120.5}', '$error("stopped on purpose")']) {
+      const wf = await s.json('/api/workflows', { method: 'POST', json: { name: 'webhook events', definition: { steps: [{ id: 'map', type: 'transform', config: { expression } }] } } });
+      assert.equal(wf.status, 201, JSON.stringify(wf.body));
+      assert.equal((await s.json(`/api/workflows/${wf.body.workflow.id}/execute`, { method: 'POST', json: { trigger_data: {} } })).status, 202);
+    }
 
-    const expected = ['document.uploaded', 'document.processing', 'document.completed', 'document.failed', 'document.deleted', 'extraction.started', 'extraction.completed', 'extraction.failed', 'chat.message', 'chat.session.created'];
+    const expected = ['document.uploaded', 'document.processing', 'document.completed', 'document.failed', 'document.deleted', 'extraction.started', 'extraction.completed', 'extraction.failed', 'chat.message', 'chat.session.created', 'workflow.started', 'workflow.step.completed', 'workflow.completed', 'workflow.failed'];
     await until('every event type at the receiver', () => expected.every((e) => hits('/all').some((h) => h.headers['x-svc-event'] === e)), 60_000);
 
     for (const h of hits('/all')) {
