@@ -1,10 +1,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { WebhookDeliveryRecord } from '@quire/core';
 import { signatureHeader, verifyTimestampedSignature } from '@quire/engine';
 import { startTestServer } from '../helpers/server.js';
+import { startReceiver } from '../helpers/receiver.js';
+import type { Receiver } from '../helpers/receiver.js';
 import type { TestServer } from '../helpers/server.js';
 
 /**
@@ -14,36 +15,22 @@ import type { TestServer } from '../helpers/server.js';
  */
 describe('webhook deliveries on the job engine', () => {
   let s: TestServer;
-  let receiver: http.Server;
+  let rx: Receiver;
   let base = '';
-  /** what each path answers, in turn (the last answer repeats) */
-  const answers = new Map<string, number[]>();
-  const received: { path: string; headers: http.IncomingHttpHeaders; body: string }[] = [];
   const secret = 'whsec_test_secret';
   const user = randomUUID();
 
   before(async () => {
     s = await startTestServer({ env: { QUIRE_WEBHOOK_RETRY_DELAYS_S: '0.2,0.2,0.2' } });
-    receiver = http.createServer((req, res) => {
-      let body = '';
-      req.on('data', (c) => (body += c));
-      req.on('end', () => {
-        const path = req.url ?? '/';
-        received.push({ path, headers: req.headers, body });
-        const list = answers.get(path) ?? [200];
-        const status = list.length > 1 ? list.shift()! : list[0]!;
-        res.writeHead(status).end();
-      });
-    });
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
-    base = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`;
+    rx = await startReceiver();
+    base = rx.base;
   });
   after(async () => {
     await s?.close();
-    receiver?.close();
+    await rx?.close();
   });
 
-  const hits = (path: string) => received.filter((r) => r.path === path);
+  const hits = (path: string) => rx.hits(path);
 
   async function settled(id: string, timeoutMs = 20_000): Promise<WebhookDeliveryRecord> {
     const deadline = Date.now() + timeoutMs;
@@ -67,7 +54,7 @@ describe('webhook deliveries on the job engine', () => {
   });
 
   test('a delivery answered 500 is retried and then delivered; both attempts are signed and recorded', async () => {
-    answers.set('/flaky', [500, 200]);
+    rx.answer('/flaky', [500, 200]);
     const row = await enqueue('/flaky', { job_id: 'j1', status: 'completed' });
     assert.equal(row.status, 'pending');
     assert.equal(row.attempts, 0);
@@ -92,7 +79,7 @@ describe('webhook deliveries on the job engine', () => {
   });
 
   test('a delivery answered 410 fails at once, without retries', async () => {
-    answers.set('/gone', [410]);
+    rx.answer('/gone', [410]);
     const row = await enqueue('/gone');
     const done = await settled(row.id);
     assert.equal(done.status, 'failed');
@@ -107,8 +94,8 @@ describe('webhook deliveries on the job engine', () => {
   });
 
   test('429 is transient; a receiver that keeps failing gets every attempt of the schedule, then the delivery fails', async () => {
-    answers.set('/busy', [429, 200]);
-    answers.set('/down', [503]);
+    rx.answer('/busy', [429, 200]);
+    rx.answer('/down', [503]);
     const busy = await enqueue('/busy');
     const down = await enqueue('/down');
     const b = await settled(busy.id);
@@ -130,7 +117,7 @@ describe('webhook deliveries on the job engine', () => {
     assert.equal(r.last_status, null);
     assert.match(r.last_error ?? '', /non-public address/);
 
-    answers.set('/cancel', [500]);
+    rx.answer('/cancel', [500]);
     const row = await enqueue('/cancel');
     const deadline = Date.now() + 10_000;
     while (!hits('/cancel').length && Date.now() < deadline) await new Promise((x) => setTimeout(x, 20));

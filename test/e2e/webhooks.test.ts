@@ -1,10 +1,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { createHmac, randomUUID } from 'node:crypto';
 import { createKey, findOrCreateUser } from '@quire/server';
 import { fanOutEvent, verifyTimestampedSignature } from '@quire/engine';
 import { AMQP_URL, MYSQL_URL, startTestServer, uploadForm, until, waitForStatus } from '../helpers/server.js';
+import { startReceiver } from '../helpers/receiver.js';
+import type { Receiver } from '../helpers/receiver.js';
 import type { TestServer } from '../helpers/server.js';
 
 /**
@@ -13,48 +14,28 @@ import type { TestServer } from '../helpers/server.js';
  * body, retries on the (shortened) 5-attempt schedule, redelivery, the test endpoint and secret rotation.
  */
 
-interface Hit {
-  path: string;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
 const sign = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
 describe('webhook subscriptions', () => {
   let s: TestServer;
-  let receiver: http.Server;
+  let rx: Receiver;
   let base = '';
   let otherKey = '';
-  /** what each path answers, in turn (the last answer repeats) */
-  const answers = new Map<string, number[]>();
-  const received: Hit[] = [];
 
   before(async () => {
     // five attempts (spec §6.3), 0.2 s apart instead of 1 min, 5 min, 30 min, 2 h
     s = await startTestServer({ env: { QUIRE_WEBHOOK_RETRY_DELAYS_S: '0.2,0.2,0.2,0.2' } });
-    receiver = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const path = req.url ?? '/';
-        received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-        const list = answers.get(path) ?? [200];
-        const status = list.length > 1 ? list.shift()! : list[0]!;
-        res.writeHead(status).end();
-      });
-    });
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
-    base = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`;
+    rx = await startReceiver();
+    base = rx.base;
     const other = await findOrCreateUser(s.runtime.store, `other-webhooks-${randomUUID()}@test.local`, 'premium');
     otherKey = (await createKey(s.runtime.store, other.id, 'other')).key;
   });
   after(async () => {
     await s?.close();
-    receiver?.close();
+    await rx?.close();
   });
 
-  const hits = (path: string) => received.filter((r) => r.path === path);
+  const hits = (path: string) => rx.hits(path);
 
   async function create(path: string, events: string[], extra: Record<string, unknown> = {}) {
     const r = await s.json('/api/webhooks', { method: 'POST', json: { url: `${base}${path}`, events, ...extra } });
@@ -265,7 +246,7 @@ describe('webhook subscriptions', () => {
   });
 
   test('a receiver answering 500 gets the 5 attempts of the schedule, then the delivery is failed; redelivery sends the same body again', async () => {
-    answers.set('/down', [500]);
+    rx.answer('/down', [500]);
     const w = await create('/down', ['document.uploaded']);
     const doc = await s.json('/v1/documents', { method: 'POST', body: uploadForm('retry.txt', 'Retry me.') });
     assert.equal(doc.status, 201);
@@ -296,7 +277,7 @@ describe('webhook subscriptions', () => {
     assert.equal((await s.json(`/api/webhooks/${w.webhook_id}/deliveries?status=failed`)).body.total, 1);
 
     // the receiver is back: redeliver
-    answers.set('/down', [200]);
+    rx.answer('/down', [200]);
     const again = await s.json(`/api/webhooks/${w.webhook_id}/deliveries/${failed.delivery_id}/redeliver`, { method: 'POST' });
     assert.equal(again.status, 202, JSON.stringify(again.body));
     assert.equal(again.body.redelivery_of, failed.delivery_id);
@@ -338,14 +319,14 @@ describe('webhook subscriptions', () => {
     const logged = (await deliveries(w.webhook_id)).find((d) => d.delivery_id === ok.body.delivery_id);
     assert.equal(logged.status, 'delivered');
 
-    answers.set('/probe', [503]);
+    rx.answer('/probe', [503]);
     const down = await s.json(`/api/webhooks/${w.webhook_id}/test`, { method: 'POST' });
     assert.equal(down.status, 200);
     assert.equal(down.body.success, false);
     assert.equal(down.body.status_code, 503);
     assert.equal(down.body.error, 'HTTP 503');
     assert.equal((await deliveries(w.webhook_id)).find((d) => d.delivery_id === down.body.delivery_id).status, 'failed');
-    answers.set('/probe', [200]);
+    rx.answer('/probe', [200]);
 
     const rotated = await s.json(`/api/webhooks/${w.webhook_id}/rotate-secret`, { method: 'POST' });
     assert.equal(rotated.status, 200);
@@ -383,27 +364,15 @@ async function stopKeepingData(a: TestServer): Promise<void> {
 }
 
 describe('webhook deliveries across restarts and processes', () => {
-  let receiver: http.Server;
+  let rx: Receiver;
   let base = '';
-  const answers = new Map<string, number[]>();
-  const received: Hit[] = [];
-  const hits = (path: string) => received.filter((r) => r.path === path);
+  const hits = (path: string) => rx.hits(path);
 
   before(async () => {
-    receiver = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const path = req.url ?? '/';
-        received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-        const list = answers.get(path) ?? [200];
-        res.writeHead(list.length > 1 ? list.shift()! : list[0]!).end();
-      });
-    });
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
-    base = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`;
+    rx = await startReceiver();
+    base = rx.base;
   });
-  after(() => receiver?.close());
+  after(() => rx?.close());
 
   test('a retry pending when the server stops is sent by the server that starts next', async () => {
     // the first retry waits 5 s: the server is stopped well before it is due
@@ -411,7 +380,7 @@ describe('webhook deliveries across restarts and processes', () => {
     const a = await startTestServer({ env });
     let b: TestServer | null = null;
     try {
-      answers.set('/restart', [500, 200]);
+      rx.answer('/restart', [500, 200]);
       const w = await a.json('/api/webhooks', { method: 'POST', json: { url: `${base}/restart`, events: ['document.uploaded'] } });
       assert.equal(w.status, 201);
       const up = await a.json('/v1/documents', { method: 'POST', body: uploadForm('restart.txt', 'Delivered after a restart.') });

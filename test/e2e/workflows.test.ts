@@ -1,10 +1,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { createKey, findOrCreateUser } from '@quire/server';
 import { onEvent, scheduleTick } from '@quire/engine';
 import { makePdf } from '../helpers/fixtures.js';
 import { MYSQL_URL, startTestServer, until, uploadForm, waitForStatus } from '../helpers/server.js';
+import { startReceiver } from '../helpers/receiver.js';
+import type { Receiver } from '../helpers/receiver.js';
 import type { TestServer } from '../helpers/server.js';
 
 /**
@@ -15,30 +16,22 @@ import type { TestServer } from '../helpers/server.js';
  */
 describe('workflows', () => {
   let s: TestServer;
-  let receiver: http.Server;
+  let rx: Receiver;
   let base = '';
   let otherKey = '';
-  const received: { path: string; headers: http.IncomingHttpHeaders; body: string }[] = [];
-  const hits = (path: string) => received.filter((r) => r.path === path);
+  const hits = (path: string) => rx.hits(path);
 
   before(async () => {
     s = await startTestServer({ env: { QUIRE_CRON_SECONDS: 'true', QUIRE_SCHEDULER_INTERVAL_S: '0.2' } });
-    receiver = http.createServer((req, res) => {
-      let body = '';
-      req.on('data', (c) => (body += c));
-      req.on('end', () => {
-        received.push({ path: req.url ?? '/', headers: req.headers, body });
-        res.writeHead(req.url === '/fail' ? 500 : 200, { 'content-type': 'text/plain' }).end('ok');
-      });
-    });
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
-    base = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`;
+    rx = await startReceiver();
+    base = rx.base;
+    rx.answer('/fail', [500]);
     const other = await findOrCreateUser(s.runtime.store, 'other-workflows@test.local', 'premium');
     otherKey = (await createKey(s.runtime.store, other.id, 'other')).key;
   });
   after(async () => {
     await s?.close();
-    receiver?.close();
+    await rx?.close();
   });
 
   const invoicePdf = () =>
