@@ -203,6 +203,27 @@ describe('chat over a knowledge base of generated documents', () => {
     assert.ok(partial.confidence < who.confidence, `partial ${partial.confidence} vs full ${who.confidence}`);
   });
 
+  test('a value must stand by the words of the question: competing values, a label over fields of their own, no evidence → refusal', async () => {
+    const receipt =
+      'Kestrel Diner receipt\n\nReceipt details:\n\n1\n\nVenue: Harbour Grill\n\n2\n\nHost: Tomas Lindgren\n\n3\n\nParty size: 4\n\n' +
+      'Charges\n\nLine one: $12.50\n\nLine two: $31.00\n\n' +
+      'Many ferry operators serve the Aldholm route, among them Nordlink and Skerra Lines, which both sail daily.\n';
+    const docId = await upload(s, 'kestrel-receipt.txt', receipt);
+    const base = (await s.json('/api/knowledge-bases', { method: 'POST', json: { name: 'Receipts' } })).body.knowledge_base.id;
+    await s.json(`/api/knowledge-bases/${base}/documents/batch`, { method: 'POST', json: { document_ids: [docId] } });
+    const askBase = async (message: string) => (await ask(message, { knowledge_base_id: base })).body;
+    // two short lines hold an amount and match the question equally: the question does not tell which
+    const charge = await askBase('How much was the Kestrel line charge?');
+    assert.equal(charge.message, NOT_FOUND, charge.message);
+    // "Receipt details:" is not answered with the field below it ("Venue: Harbour Grill")
+    const host = await askBase('Who hosted the Kestrel party?');
+    assert.match(host.message, /Tomas Lindgren/, host.message);
+    assert.doesNotMatch(host.message, /Harbour Grill/, host.message);
+    // the sentence names ferry operators (the kind asked for) but says nothing about commuters or favour
+    const favoured = await askBase('Which ferry operator do commuters favour?');
+    assert.equal(favoured.message, NOT_FOUND, favoured.message);
+  });
+
   test('deep mode splits a multi-part question and answers each part; code mode answers with code', async () => {
     const deep = await ask('Who founded the Orvella Observatory and when does the first ferry leave Aldholm?', { mode: 'deep' });
     assert.equal(deep.status, 200);

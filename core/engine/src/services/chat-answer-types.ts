@@ -111,6 +111,29 @@ export function holdsType(text: string, type: AnswerType, own: Set<string>, qTer
   }
 }
 
+/** Whether `abbr` is made of the initials of the words right before it ("Dense Passage Retriever (" → DPR). */
+function abbreviates(abbr: string, before: string): boolean {
+  const letters = abbr.replace(/\d/g, '').toLowerCase();
+  if (letters.length < 2) return false;
+  const ws = (before.replace(/[(\[]\s*$/, '').match(/[\p{L}][\p{L}'’-]*/gu) ?? []).slice(-letters.length - 2);
+  for (let n = letters.length; n <= Math.min(ws.length, letters.length + 2); n++) {
+    const initials = ws.slice(-n).filter((w) => !/^(?:of|and|for|the|de|der|und|&)$/i.test(w)).map((w) => w[0]!.toLowerCase()).join('');
+    if (initials === letters) return true;
+  }
+  return false;
+}
+
+/** Whether the text spells out `abbr` as a run of capitalised words ("Amazon Web Services" … "AWS"): the run is judged instead. */
+function spelledOut(abbr: string, toks: string[]): boolean {
+  const letters = abbr.toLowerCase();
+  if (letters.length < 2 || /\d/.test(letters)) return false;
+  for (let i = 0; i + letters.length <= toks.length; i++) {
+    const run = toks.slice(i, i + letters.length);
+    if (run.every((w, j) => /^\p{Lu}/u.test(w) && w !== abbr && w[0]!.toLowerCase() === letters[j])) return true;
+  }
+  return false;
+}
+
 function plainNumber(text: string, own: Set<string>): boolean {
   for (const m of text.matchAll(NUMBER)) {
     const digits = m[0].replace(/[^\d]/g, '');
@@ -133,7 +156,11 @@ function properName(text: string, own: Set<string>, qTerms: Set<string>, common?
   const month = new RegExp(`^(?:${MONTHS})$`, 'iu');
   // in a line set in capitals, capitals tell nothing: only words the sources never write in lower case count
   const letters = text.replace(/[^\p{L}]/gu, '');
-  const shouting = letters.length > 8 && letters.replace(/[^\p{Lu}]/gu, '').length > 0.6 * letters.length;
+  // (and so in a title, where most words are capitalised: "Dense Passage Retrieval for Open-Domain Question Answering")
+  const wordsOf = toks.map((x) => x[0]);
+  const titled = wordsOf.length >= 4 && wordsOf.filter(caps).length >= 0.75 * wordsOf.length;
+  const shouting = titled || (letters.length > 8 && letters.replace(/[^\p{Lu}]/gu, '').length > 0.6 * letters.length);
+  const isCommon = (lower: string) => !!common && (common.has(lower) || (lower.includes('-') && lower.split('-').every((p) => !p || common.has(p))));
   for (let i = 0; i < toks.length; i++) {
     const raw = toks[i]![0];
     const t = raw.replace(/[.'’-]+$/, '');
@@ -142,8 +169,17 @@ function properName(text: string, own: Set<string>, qTerms: Set<string>, common?
     const stems = termSet(t);
     if (own.has(lower) || stems.size === 0 || [...stems].some((x) => qTerms.has(x))) continue;
     if (month.test(lower) || /^(?:mon|tues|wednes|thurs|fri|satur|sun)day$/i.test(lower) || ORG_WORD.test(t)) continue;
-    if (common?.has(lower) && (shouting || t !== t.toUpperCase())) continue;
+    if (isCommon(lower) && (shouting || t !== t.toUpperCase())) continue;
+    // a two-letter abbreviation ("QA", "US") is no name of a person or organisation by itself
+    if (/^\p{Lu}{2}$/u.test(t) && !shouting) continue;
     const before = text.slice(0, toks[i]!.index).trimEnd();
+    const after = text.slice(toks[i]!.index + raw.length);
+    if (/^[\p{Lu}\d]{2,6}$/u.test(t) && !shouting) {
+      // an abbreviation of the words before it ("dense passage retriever (DPR)") is those words, not a new name
+      if (abbreviates(t, before) || spelledOut(t, toks.map((x) => x[0]))) continue;
+      // a symbol of a formula ("EP(·)"), not a name
+      if (/^\(/.test(after)) continue;
+    }
     // the value of a short label ("Guest Name: Sanjay"), not any word after a colon
     const label = before.endsWith(':') && (before.split(/[.:;|]\s/).pop() ?? '').split(/\s+/).length <= 3;
     const starts = !before || /[.!?(\["“‘|•–—-]$/.test(before);

@@ -169,6 +169,12 @@ export function unitsOf(content: string): Unit[] {
     prevLine = line;
   }
   flush();
+  // the numbers of an ordered list printed on lines of their own ("1", "2", "3") are not values
+  const numbered = units.filter((u) => u.kind === 'sentence' && /^\d{1,3}$/.test(u.text));
+  if (numbered.length >= 3 && numbered.every((u, i) => i === 0 || Number(u.text) === Number(numbered[i - 1]!.text) + 1)) {
+    const drop = new Set(numbered);
+    units.splice(0, units.length, ...units.filter((u) => !drop.has(u)));
+  }
   // a chunk may begin or end inside a sentence: mark the fragments
   const first = units.find((u) => u.kind === 'sentence');
   if (first && first.start === units[0]?.start && /^[\p{Ll},;)]/u.test(first.text)) first.cut = 'start';
@@ -357,6 +363,27 @@ export function questionTerms(question: string): { term: string; entity: boolean
     }
   });
   return [...out].map(([term, entity]) => ({ term, entity }));
+}
+
+/**
+ * The kind of thing a "which/what …" question asks for, as terms: the words after "which/what" up to the
+ * verb ("which word processor was…" → word, processor; "what materials are…" → material). An answer names
+ * an instance of that kind, so these words are no evidence that a sentence answers; empty when the phrase
+ * does not end within three words.
+ */
+export function kindTerms(question: string): string[] {
+  const m = question.match(/\b(?:which|what)\s+((?:[\p{L}\p{N}'-]+\s*){1,4})/iu);
+  if (!m) return [];
+  let ws = m[1]!.trim().split(/\s+/);
+  while (ws.length && /^(?:is|are|was|were|the|a|an|kind|type|sort|of)$/i.test(ws[0]!)) ws = ws.slice(1);
+  const out: string[] = [];
+  for (const w of ws.slice(0, 4)) {
+    const t = terms(w);
+    if (!t.length) return out;
+    if (out.length >= 3) return out.slice(0, 1);
+    out.push(...t);
+  }
+  return out.slice(0, 1);
 }
 
 /**

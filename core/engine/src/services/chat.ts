@@ -8,7 +8,7 @@ import type { KbSettings } from './collections.js';
 import { searchChunks } from './search.js';
 import type { SearchHit } from './search.js';
 import { charge } from './ledger.js';
-import { alternativesOf, codeBlocksOf, codeLikeness, decompose, focusTerms, isFollowUp, questionTerms, termSet, unitsOf } from './chat-text.js';
+import { alternativesOf, codeBlocksOf, codeLikeness, decompose, focusTerms, isFollowUp, kindTerms, questionTerms, termSet, unitsOf } from './chat-text.js';
 import { answerTypeOf, holdsType, questionWords } from './chat-answer-types.js';
 import type { AnswerType } from './chat-answer-types.js';
 import type { CodeBlock, Unit } from './chat-text.js';
@@ -185,11 +185,13 @@ interface Ask {
   own: Set<string>;
   /** the names and numbers of the question: an answer comes from a document that has them */
   names: string[];
+  /** the kind of thing asked for ("which word processor"): no evidence that a sentence answers */
+  kind: Set<string>;
 }
 
 function ask(text: string, weights: Map<string, number>): Ask {
   const qt = questionTerms(text);
-  return { text, weights, primary: new Set(qt.map((t) => t.term)), type: answerTypeOf(text), own: questionWords(text), names: qt.filter((t) => t.entity).map((t) => t.term) };
+  return { text, weights, primary: new Set(qt.map((t) => t.term)), type: answerTypeOf(text), own: questionWords(text), names: qt.filter((t) => t.entity).map((t) => t.term), kind: new Set(kindTerms(text)) };
 }
 
 interface Retrieval {
@@ -294,6 +296,11 @@ const DOC_NAME_WEIGHT = 0.8;
 const MIN_TYPED_COVERAGE = 0.4;
 /** a neighbouring line joined to a sentence as its label or value: at most this many words */
 const NEIGHBOUR_WORDS = 40;
+/** a label that takes its value from the line below or above: at most this many words, and that value at most VALUE_WORDS */
+const LABEL_WORDS = 10;
+/** a line that is a label with its value ("Restaurant: Docling"): not the value of the label above it */
+const KEY_VALUE = /^[^:]{1,40}:\s*\S/;
+const VALUE_WORDS = 12;
 
 /** 1 when `terms` has the term, SYNONYM_WEIGHT when it has a synonym of it, else 0. */
 function matchOf(t: string, terms: Set<string>): number {
@@ -360,17 +367,24 @@ function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lower: Se
     // a number of the question ("the 2010 World Cup", "chapter 13") is in the passage that answers it
     if (numbers.some((t) => !chunkTerms.has(t))) return;
     const neighbour = (u: Unit | undefined) => (u && u.kind !== 'heading' && wordCount(u.text) <= NEIGHBOUR_WORDS ? u : undefined);
+    // the question's words that show a sentence answers it: not the kind of thing asked for, not the document's own name
+    const evidence = [...primary].filter((t) => !a.kind.has(t) && !(a.names.includes(t) && doc?.names(t)));
     units.forEach((base, i) => {
       if (base.kind === 'heading' || base.text.length > MAX_SENTENCE_CHARS) return;
       const next = neighbour(units[i + 1]);
       const prev = neighbour(units[i - 1]);
       // a label ("Bill to Address:") is quoted with its value, the line after it
-      let unit = /:$/.test(base.text) && next ? joinUnits(base, next) : base;
+      // (not when the lines below are fields of their own: "Receipt details:" over "Restaurant: …", "Server: …")
+      const fields = next && KEY_VALUE.test(next.text) && units[i + 2] && KEY_VALUE.test(units[i + 2]!.text);
+      let unit = /:$/.test(base.text) && next && !fields ? joinUnits(base, next) : base;
       let typed = holds(unit.text);
-      if (!typed) {
+      // only a label without its value takes a value from a neighbouring line: not "Dining Type: Celebration", not a sentence
+      const bare = unit === base && !/:\s*\S/.test(base.text.replace(/:$/, '')) && wordCount(base.text) <= LABEL_WORDS;
+      if (!typed && bare) {
         // the value of a label printed on the line below it (or above it, as forms do)
-        if (next && unit === base && holds(next.text)) unit = joinUnits(base, next);
-        else if (prev && holds(prev.text)) unit = joinUnits(prev, unit);
+        const value = (u: Unit | undefined) => u && wordCount(u.text) <= VALUE_WORDS && !KEY_VALUE.test(u.text) && holds(u.text);
+        if (next && !fields && value(next)) unit = joinUnits(base, next);
+        else if (prev && value(prev)) unit = joinUnits(prev, unit);
         typed = unit !== base;
       }
       const ws = wordCount(unit.text);
@@ -378,7 +392,8 @@ function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lower: Se
       const ts = termSet(unit.context ? `${unit.text} ${unit.context}` : unit.text);
       const c = coverage(weights, ts, chunkTerms, doc);
       if (!c.own || (primary.size && ![...primary].some((t) => matchOf(t, ts)))) return;
-      const lengthFactor = ws > 60 ? 0.8 : ws < 5 ? 0.85 : 1;
+      if (evidence.length && !evidence.some((t) => matchOf(t, ts))) return;
+      const lengthFactor = ws > 60 ? 0.8 : ws < 5 && unit.kind !== 'row' ? 0.85 : 1;
       // whole sentences read better than fragments, titles and reference-list entries
       const quality = (unit.cut ? 0.88 : unit.kind === 'sentence' && !/[.!?"'”’)]$/.test(unit.text) && wordCount(unit.text) > 12 ? 0.85 : 1) * (/https?:\/\/|www\.|\bRetrieved\b|\bArchived\b/.test(unit.text) ? 0.6 : 1);
       const score = (0.72 * c.coverage + 0.28 * (hit.score / top)) * lengthFactor * quality * (typed ? 1 : 0.6);
@@ -483,6 +498,23 @@ function extractiveConfidence(picked: Candidate[], parts: Ask[], coveredParts: n
   return round(clamp((0.12 + 0.48 * sentence + 0.37 * cov) * typed * (0.6 + 0.4 * partShare), 0.05, 0.97), 3);
 }
 
+/** how close a rival's score must come to the best candidate's for the two to compete */
+const RIVAL_RATIO = 0.97;
+
+/**
+ * Whether the best answering candidate is a short line (a label with its value, a table row) that another
+ * short line of other text matches as well: the question does not tell which value it asks for.
+ */
+function competing(cands: Candidate[]): boolean {
+  const best = cands[0];
+  const short = (c: Candidate) => (c.unit.kind === 'row' || /[:|]/.test(c.unit.text)) && wordCount(c.unit.text) <= LABEL_WORDS + VALUE_WORDS;
+  if (!best || !short(best)) return false;
+  const norm = (c: Candidate) => c.unit.text.toLowerCase().replace(/\s+/g, ' ');
+  const b = norm(best);
+  // a rival that covers less of the question in itself ("Amazon Simple Storage Service" for "Glacier storage") does not compete
+  return cands.some((c) => c !== best && c.score >= RIVAL_RATIO * best.score && c.sentenceCoverage >= best.sentenceCoverage - 0.02 && short(c) && !b.includes(norm(c)) && !norm(c).includes(b));
+}
+
 /** The candidates that may be quoted: when the question asks for a type of entity, those that hold one. */
 const answering = (cands: Candidate[], a: Ask) => (a.type ? cands.filter((c) => c.typed) : cands);
 const minCoverage = (a: Ask) => (a.type ? MIN_TYPED_COVERAGE : MIN_COVERAGE);
@@ -532,7 +564,10 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
     return { text, citations: cites.list, confidence: extractiveConfidence(taken, r.parts, r.parts.length - missing.length), unanswered: false, promptTokens: 0, completionTokens: tokensOf(text) };
   }
 
-  const picked = pick(answering(all, r.ask), r.weights, mode === 'deep' ? 4 : 2, [], minCoverage(r.ask));
+  const answers = answering(all, r.ask);
+  // two short label-value lines as good as each other, with different values ("Charges | $0.01", "Charges | $1.87"): no answer
+  if (r.ask.type && competing(answers)) return refusal(bestCoverage, topScore);
+  const picked = pick(answers, r.weights, mode === 'deep' ? 4 : 2, [], minCoverage(r.ask));
   if (!picked.length) return refusal(bestCoverage, topScore);
   const text = renderSentences(picked, cites);
   return { text, citations: cites.list, confidence: extractiveConfidence(picked, [r.ask], 1), unanswered: false, promptTokens: 0, completionTokens: tokensOf(text) };
