@@ -9,8 +9,9 @@ import { stem } from './stem.js';
 // prettier-ignore
 const GROUPS: string[][] = [
   ['cost', 'price', 'amount', 'total', 'charge', 'fee', 'pay', 'paid', 'payment', 'due', 'owe', 'payable', 'sum'],
-  ['invoice', 'bill', 'receipt', 'statement'],
-  ['date', 'dated', 'issue', 'day'],
+  ['invoice', 'bill', 'receipt', 'statement', 'factuur', 'rechnung', 'facture', 'factura'],
+  // the date of an invoice, as Dutch, German, French and Spanish invoices label it
+  ['date', 'dated', 'issue', 'day', 'datum', 'factuurdatum', 'rechnungsdatum', 'fecha'],
   ['born', 'birth'],
   ['die', 'died', 'death'],
   ['author', 'wrote', 'write', 'written', 'writer'],
