@@ -37,6 +37,7 @@ export const ENTITIES: { [N in TableName]: EntitySchema<Tables[N]> } = {
     last_used_at: col.date({ nullable: true }),
     revoked_at: col.date({ nullable: true }),
     expires_at: col.date({ nullable: true }),
+    scopes: col.json({ nullable: true }),
   }),
   organizations: entity('organizations', {
     id: col.pk(),
@@ -321,5 +322,15 @@ export const ENTITIES: { [N in TableName]: EntitySchema<Tables[N]> } = {
     tick_time: col.date(),
     execution_id: col.ref(),
     created_at: col.date(),
+  }),
+  sessions: entity('sessions', {
+    id: col.pk(),
+    user_id: col.ref(),
+    token_hash: col.string(64),
+    created_at: col.date(),
+    last_seen_at: col.date(),
+    expires_at: col.date(),
+    ip: col.string(64, { nullable: true }),
+    user_agent: col.string(512, { nullable: true }),
   }),
 };

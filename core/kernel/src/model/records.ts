@@ -35,7 +35,11 @@ export interface ApiKeyRecord {
   last_used_at: Date | null;
   revoked_at: Date | null;
   expires_at: Date | null;
+  /** what the key may do: ['read'] (GET and HEAD only) or ['full']; null or absent means full */
+  scopes?: ApiKeyScope[] | null;
 }
+
+export type ApiKeyScope = 'read' | 'full';
 
 export interface OrganizationRecord {
   id: string;
@@ -380,6 +384,18 @@ export interface WorkflowTickRecord {
   created_at: Date;
 }
 
+/** A signed-in browser session: the cookie holds the token, the store only its SHA-256 hash. */
+export interface SessionRecord {
+  id: string;
+  user_id: string;
+  token_hash: string;
+  created_at: Date;
+  last_seen_at: Date;
+  expires_at: Date;
+  ip: string | null;
+  user_agent: string | null;
+}
+
 /** Every table the store knows, by name. Later features add entries here and a migration. */
 export interface Tables {
   users: UserRecord;
@@ -409,5 +425,6 @@ export interface Tables {
   workflow_executions: WorkflowExecutionRecord;
   integrations: IntegrationRecord;
   workflow_ticks: WorkflowTickRecord;
+  sessions: SessionRecord;
 }
 export type TableName = keyof Tables;
