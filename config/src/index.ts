@@ -76,6 +76,9 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'QUIRE_LLM_BASE_URL', default: '(none)', description: 'OpenAI-compatible chat-completions base URL; when set, extraction and chat use the LLM.' },
   { name: 'QUIRE_LLM_MODEL', default: '(none)', description: 'LLM model name.' },
   { name: 'QUIRE_LLM_API_KEY', default: '(none)', description: 'LLM API key.' },
+  { name: 'QUIRE_SIGNUP', default: 'true', description: 'Whether anyone may sign up with email and password (POST /api/auth/signup); false: accounts come from the command line only.' },
+  { name: 'QUIRE_SESSION_TTL_S', default: '604800', description: 'Lifetime of a browser session (login cookie), in seconds, from login.' },
+  { name: 'QUIRE_LOGIN_MAX_FAILURES', default: '10', description: 'Failed logins allowed per email, and 5x that per client address, in 15 minutes; then 429 until the window ends.' },
 ];
 
 /** How a variable that sets a plugin option is read: as given, as an integer, as a boolean, or as a boolean that turns the option off. */
@@ -138,6 +141,7 @@ const schema = z.object({
     fairShare: int(1, 256),
   }),
   auth: z.object({ bootstrapKey: z.string().regex(/^svc_[0-9a-f]{32,}$/, 'must be svc_ followed by at least 32 lowercase hex characters').optional(), bootstrapPlan: z.enum(['free', 'standard', 'premium']) }),
+  accounts: z.object({ signup: bool, sessionTtlMs: z.number().positive().max(366 * 86_400_000), loginMaxFailures: int(1, 10_000) }),
   rateLimit: z.object({ store: z.enum(['memory', 'db']) }),
   secrets: z.object({ signing: z.string().min(16, 'must be at least 16 characters').optional() }),
   limits: z.object({
@@ -202,6 +206,7 @@ const SOURCE: Record<string, string> = {
   'limits.urlTimeoutMs': 'QUIRE_URL_TIMEOUT_S', 'limits.decompressedBytes': 'QUIRE_MAX_DECOMPRESSED_MB', 'limits.maxPages': 'QUIRE_MAX_PAGES', 'limits.maxCells': 'QUIRE_MAX_CELLS',
   'limits.maxImagePixels': 'QUIRE_MAX_IMAGE_MEGAPIXELS', 'limits.readerHeapMb': 'QUIRE_READER_HEAP_MB', 'limits.readerThreads': 'QUIRE_READER_THREADS', 'queue.leaseMs': 'QUIRE_WORKER_LEASE_S', 'queue.fairShare': 'QUIRE_FAIR_SHARE', 'ocr.concurrency': 'QUIRE_OCR_CONCURRENCY',
   'ocr.language': 'QUIRE_OCR_LANGUAGE', 'http.trustProxy': 'QUIRE_TRUST_PROXY', 'plugins.options': 'QUIRE_PLUGIN_OPTIONS', 'webhooks.retryDelaysMs': 'QUIRE_WEBHOOK_RETRY_DELAYS_S', 'llm.baseUrl': 'QUIRE_LLM_BASE_URL', 'embeddings.baseUrl': 'QUIRE_EMBEDDINGS_BASE_URL', 'weaviate.url': 'QUIRE_WEAVIATE_URL',
+  'accounts.signup': 'QUIRE_SIGNUP', 'accounts.sessionTtlMs': 'QUIRE_SESSION_TTL_S', 'accounts.loginMaxFailures': 'QUIRE_LOGIN_MAX_FAILURES',
   'workflows.secretsKey': 'QUIRE_SECRETS_KEY', 'workflows.smtp.host': 'QUIRE_SMTP_HOST', 'workflows.smtp.port': 'QUIRE_SMTP_PORT', 'workflows.smtp.from': 'QUIRE_SMTP_FROM', 'workflows.schedulerIntervalMs': 'QUIRE_SCHEDULER_INTERVAL_S', 'workflows.cronSeconds': 'QUIRE_CRON_SECONDS',
 };
 
@@ -236,6 +241,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       fairShare: env.QUIRE_FAIR_SHARE ?? Math.max(1, Math.floor(Number(env.QUIRE_STAGE_CONCURRENCY ?? 2) / 2) || 1),
     },
     auth: { bootstrapKey: nonEmpty(env.QUIRE_BOOTSTRAP_API_KEY), bootstrapPlan: env.QUIRE_BOOTSTRAP_PLAN ?? 'premium' },
+    accounts: { signup: env.QUIRE_SIGNUP ?? 'true', sessionTtlMs: secs(env.QUIRE_SESSION_TTL_S, 604_800), loginMaxFailures: env.QUIRE_LOGIN_MAX_FAILURES ?? 10 },
     rateLimit: { store: env.QUIRE_RATE_LIMIT_STORE ?? 'memory' },
     secrets: { signing: nonEmpty(env.QUIRE_SIGNING_SECRET) },
     limits: {

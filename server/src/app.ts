@@ -29,6 +29,8 @@ import { chatCompletionRoutes } from './routes/v1/chat.js';
 import { embedRoutes } from './routes/api/embed.js';
 import { workflowRoutes } from './routes/api/workflows.js';
 import { webhookRoutes } from './routes/api/webhooks.js';
+import { keyRoutes } from './routes/api/keys.js';
+import { userRoutes } from './routes/api/user.js';
 
 /** Every route module, one per spec area. Later areas add themselves here. */
 export const ROUTE_MODULES = [systemRoutes, documentRoutes, jobRoutes, uploadRoutes, parseRoutes, presetRoutes, convertRoutes, collectionRoutes, knowledgeBaseRoutes, chatRoutes, chatCompletionRoutes, embedRoutes, schemaRoutes, extractionRoutes, extractRunRoutes, extractSchemaRoutes, extractBatchRoutes, extractTruthRoutes, workflowRoutes];
@@ -42,6 +44,8 @@ export function createApp(rt: Engine): Koa<AppState, AppCustom> {
 
   const router = new Router<AppState, AppCustom>();
   for (const mod of ROUTE_MODULES) mod(router as any);
+  keyRoutes(router as any);
+  userRoutes(router as any);
   webhookRoutes(router as any, rt); // also sends the events of this process's bus to their subscribers
 
   const json = jsonBody();

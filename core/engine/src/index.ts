@@ -10,6 +10,7 @@ export * from './status.js';
 export * from './validation.js';
 export * from './accounts/access.js';
 export * from './accounts/keys.js';
+export * from './accounts/sessions.js';
 export * from './pipelines/index.js';
 export * from './pipelines/ingest.js';
 export * from './pipelines/parse.js';

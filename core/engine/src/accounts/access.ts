@@ -1,5 +1,5 @@
 import { errors } from '@quire/core';
-import type { ApiKeyRecord, Owned, Role, Store, TableName, Tables, UserRecord } from '@quire/core';
+import type { ApiKeyRecord, Owned, Role, SessionRecord, Store, TableName, Tables, UserRecord } from '@quire/core';
 
 /** Who a request or a background job acts as: the user, the API key used (none for background work), the user's organizations. */
 export interface AuthInfo {
@@ -8,6 +8,8 @@ export interface AuthInfo {
   key: ApiKeyRecord | null;
   /** organizations the user belongs to, with roles */
   memberships: { organization_id: string; role: 'owner' | 'admin' | 'member' | 'viewer' }[];
+  /** the browser session of a request signed in with the session cookie (then `key` is null) */
+  session?: SessionRecord | null;
 }
 
 /** The identity of a user for work run on their behalf in the background (no API key): their current memberships. */

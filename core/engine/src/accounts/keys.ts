@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
-import type { ApiKeyRecord, Plan, Store, UserRecord } from '@quire/core';
+import type { ApiKeyRecord, ApiKeyScope, Plan, Store, UserRecord } from '@quire/core';
 
 const scrypt = promisify(scryptCb) as (pw: string, salt: Buffer, len: number, opts: object) => Promise<Buffer>;
 
@@ -46,7 +46,7 @@ export async function findOrCreateUser(store: Store, email: string, plan: Plan, 
 }
 
 /** Creates a key for a user; returns the plain key (shown once) and the stored record. */
-export async function createKey(store: Store, userId: string, name: string, plain = newKey()): Promise<{ key: string; record: ApiKeyRecord }> {
+export async function createKey(store: Store, userId: string, name: string, plain = newKey(), opts: { scopes?: ApiKeyScope[]; expiresAt?: Date | null } = {}): Promise<{ key: string; record: ApiKeyRecord }> {
   const record = await store.repo('api_keys').insert({
     id: randomUUID(),
     user_id: userId,
@@ -56,7 +56,8 @@ export async function createKey(store: Store, userId: string, name: string, plai
     created_at: new Date(),
     last_used_at: null,
     revoked_at: null,
-    expires_at: null,
+    expires_at: opts.expiresAt ?? null,
+    scopes: opts.scopes ?? ['full'],
   });
   return { key: plain, record };
 }

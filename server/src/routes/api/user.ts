@@ -1,0 +1,177 @@
+import Router from '@koa/router';
+import { z } from 'zod';
+import { QuireError, StoreConflictError, errors } from '@quire/core';
+import type { UserRecord } from '@quire/core';
+import type { AuthInfo } from '../../http/context.js';
+import type { AppContext } from '../../http/context.js';
+import { requireAuth } from '../../http/context.js';
+import { route } from '../../http/route.js';
+import { LoginThrottle, changePassword, checkLogin, createSession, csrfTokenFor, endSession, normalizeEmail, signUp } from '@quire/engine';
+import { clearSessionCookies, setSessionCookies } from '../../auth/cookies.js';
+
+const AUTH_TAG = 'Sessions';
+const USER_TAG = 'User';
+const WINDOW_MS = 15 * 60_000;
+
+const email = z.string().trim().email().max(255);
+const password = z.string().min(1).max(1024);
+
+/** Spec §4.12 profile. Self-hosted: the plan stands for the subscription, which never lapses. */
+function profile(u: UserRecord) {
+  return { id: u.id, email: u.email, name: u.name, avatar_url: u.avatar_url, created_at: u.created_at.toISOString(), subscription: { status: 'active', product_id: u.plan, period_end: null } };
+}
+
+function sessionOnly(auth: AuthInfo, what: string) {
+  if (!auth.session) throw errors.forbidden(`${what} takes a signed-in session (the session cookie), not an API key`);
+  return auth.session;
+}
+
+function throttle(ctx: AppContext): LoginThrottle {
+  return new LoginThrottle(ctx.quire.store, ctx.quire.config.accounts.loginMaxFailures, WINDOW_MS);
+}
+
+function tooMany(ctx: AppContext, wait: number): never {
+  ctx.set('Retry-After', String(wait));
+  throw new QuireError('rate_limit_exceeded', `Too many failed attempts; retry in ${wait} s`);
+}
+
+/** Starts a session: the HttpOnly session cookie, the CSRF cookie, and the same proof in the body. */
+async function signIn(ctx: AppContext, user: UserRecord) {
+  const { token, record } = await createSession(ctx.quire.store, user.id, ctx.quire.config.accounts.sessionTtlMs, { ip: ctx.ip, userAgent: ctx.get('user-agent') || null });
+  const csrf = csrfTokenFor(token);
+  setSessionCookies(ctx, token, csrf, record.expires_at);
+  return { user: profile(user), csrf_token: csrf, expires_at: record.expires_at.toISOString() };
+}
+
+/**
+ * Email + password accounts and browser sessions (§5: how a session is established is ours to design), and
+ * the profile endpoints of §4.12.
+ */
+export function userRoutes(router: Router<any, any>): void {
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/api/auth/signup',
+      summary:
+        'Create an account with email and password (rules of §4.12) and sign in: sets the HttpOnly session cookie quire_session and the cookie quire_csrf, whose value (also csrf_token in the body) must be sent as X-CSRF-Token on every cookie-authenticated write. 403 when sign-up is turned off (QUIRE_SIGNUP=false), 409 when the email is taken.',
+      tag: AUTH_TAG,
+      auth: 'none',
+      status: 201,
+      body: z.object({ email, password, name: z.string().trim().min(1).max(255).optional() }).strict(),
+    },
+    async (ctx, { body }) => {
+      if (!ctx.quire.config.accounts.signup) throw errors.forbidden('Sign-up is turned off on this server: ask an administrator for an account');
+      const user = await signUp(ctx.quire.store, body);
+      ctx.status = 201;
+      return signIn(ctx, user);
+    },
+  );
+
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/api/auth/login',
+      summary:
+        'Sign in with email and password: sets the session cookies as sign-up does. 401 for a wrong email or password; 429 (with Retry-After) after too many failures for the email or the client address.',
+      tag: AUTH_TAG,
+      auth: 'none',
+      body: z.object({ email: z.string().trim().max(255), password }).strict(),
+    },
+    async (ctx, { body }) => {
+      const subjects = [`email:${normalizeEmail(body.email)}`, `ip:${ctx.ip}`];
+      const limiter = throttle(ctx);
+      const wait = await limiter.blocked(subjects.slice(0, 1));
+      const ipWait = wait ? 0 : await new LoginThrottle(ctx.quire.store, ctx.quire.config.accounts.loginMaxFailures * 5, WINDOW_MS).blocked(subjects.slice(1));
+      if (wait || ipWait) tooMany(ctx, wait || ipWait);
+      const user = await checkLogin(ctx.quire.store, body.email, body.password);
+      if (!user) {
+        await limiter.failed(subjects);
+        throw errors.unauthorized('Wrong email or password');
+      }
+      return signIn(ctx, user);
+    },
+  );
+
+  route(router, { method: 'post', path: '/api/auth/logout', summary: 'End the current session and clear its cookies (session only; needs X-CSRF-Token)', tag: AUTH_TAG }, async (ctx) => {
+    const session = sessionOnly(requireAuth(ctx), 'Logout');
+    await endSession(ctx.quire.store, session.id);
+    clearSessionCookies(ctx);
+    return { success: true, message: 'Signed out' };
+  });
+
+  route(router, { method: 'get', path: '/api/auth/session', summary: 'The current session: user, expiry and the CSRF token to send as X-CSRF-Token (session only)', tag: AUTH_TAG }, async (ctx) => {
+    const auth = requireAuth(ctx);
+    const session = sessionOnly(auth, 'This endpoint');
+    ctx.set('Cache-Control', 'no-store');
+    const token = ctx.cookies.get('quire_session')!;
+    return { user: profile(auth.user), csrf_token: csrfTokenFor(token), session: { id: session.id, created_at: session.created_at.toISOString(), last_seen_at: session.last_seen_at.toISOString(), expires_at: session.expires_at.toISOString() } };
+  });
+
+  route(router, { method: 'get', path: '/api/user/profile', summary: "The caller's profile (session or API key)", tag: USER_TAG }, async (ctx) => profile(requireAuth(ctx).user));
+
+  route(
+    router,
+    {
+      method: 'patch',
+      path: '/api/user/profile',
+      summary: "Change the caller's name, email or avatar_url (session or API key); 409 when the email belongs to another account",
+      tag: USER_TAG,
+      body: z
+        .object({
+          name: z.string().trim().min(1).max(255).nullable().optional(),
+          email: email.optional(),
+          avatar_url: z.string().url().max(2048).refine((u) => /^https?:\/\//i.test(u), 'must be an http(s) URL').nullable().optional(),
+        })
+        .strict(),
+    },
+    async (ctx, { body }) => {
+      const auth = requireAuth(ctx);
+      const patch: Partial<UserRecord> = { updated_at: new Date() };
+      if (body.name !== undefined) patch.name = body.name;
+      if (body.avatar_url !== undefined) patch.avatar_url = body.avatar_url;
+      if (body.email !== undefined) {
+        const e = normalizeEmail(body.email);
+        const other = await ctx.quire.store.repo('users').findOne({ email: e });
+        if (other && other.id !== auth.user.id) throw errors.conflict('Another account uses this email');
+        patch.email = e;
+      }
+      try {
+        await ctx.quire.store.repo('users').update(auth.user.id, patch);
+      } catch (err) {
+        if (err instanceof StoreConflictError) throw errors.conflict('Another account uses this email');
+        throw err;
+      }
+      return profile({ ...auth.user, ...patch });
+    },
+  );
+
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/api/user/password',
+      summary: 'Change the password (session only, §5.4): current_password must be right and new_password follow the §4.12 rules; every other session of the user ends',
+      tag: USER_TAG,
+      body: z.object({ current_password: password, new_password: password }).strict(),
+    },
+    async (ctx, { body }) => {
+      const auth = requireAuth(ctx);
+      const session = sessionOnly(auth, 'Changing the password');
+      const limiter = throttle(ctx);
+      const subject = [`password:${auth.user.id}`];
+      const wait = await limiter.blocked(subject);
+      if (wait) tooMany(ctx, wait);
+      const user = (await ctx.quire.store.repo('users').get(auth.user.id)) ?? auth.user;
+      let ended: number;
+      try {
+        ended = await changePassword(ctx.quire.store, user, body.current_password, body.new_password, session.id);
+      } catch (err) {
+        if ((err as { details?: { field?: string } }).details?.field === 'current_password') await limiter.failed(subject);
+        throw err;
+      }
+      return { success: true, message: `Password changed; ${ended} other session${ended === 1 ? '' : 's'} ended` };
+    },
+  );
+}
