@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { errorBody } from '../helpers/assertions.js';
+import { Secret, TOTP } from 'otpauth';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const PASSWORD = 'Harbour-Light7';
@@ -266,10 +267,40 @@ describe('accounts over HTTP: API keys, sign-up, sessions', () => {
     assert.ok(Number(limited.headers.get('retry-after')) > 0);
   });
 
+  test('TOTP second factor: enrol, verify, required at login (each code once), disable with the password', async () => {
+    const jar = new Jar(s);
+    assert.equal((await jar.json('/api/auth/signup', { method: 'POST', json: { email: 'totp@example.com', password: PASSWORD } })).status, 201);
+    assert.equal((await jar.json('/api/user/2fa')).body.enabled, false);
+    const enrol = await jar.json('/api/user/2fa/enroll', { method: 'POST', csrf: true });
+    assert.equal(enrol.status, 201, JSON.stringify(enrol.body));
+    assert.match(enrol.body.otpauth_url, /^otpauth:\/\/totp\//);
+    const app = new TOTP({ secret: Secret.fromBase32(enrol.body.secret), algorithm: 'SHA1', digits: 6, period: 30 });
+    const wrongCode = String((Number(app.generate()) + 500_000) % 1_000_000).padStart(6, '0');
+    errorBody((await jar.json('/api/user/2fa/verify', { method: 'POST', json: { code: wrongCode }, csrf: true })).body, 'VALIDATION_ERROR');
+    const on = await jar.json('/api/user/2fa/verify', { method: 'POST', json: { code: app.generate() }, csrf: true });
+    assert.equal(on.status, 200, JSON.stringify(on.body));
+    assert.equal((await jar.json('/api/user/2fa')).body.enabled, true);
+    assert.equal((await jar.json('/api/user/2fa/enroll', { method: 'POST', csrf: true })).status, 409);
+
+    const login = (totp_code?: string) => new Jar(s).json('/api/auth/login', { method: 'POST', json: { email: 'totp@example.com', password: PASSWORD, ...(totp_code ? { totp_code } : {}) } });
+    const missing = await login();
+    assert.equal(missing.status, 401);
+    assert.equal(missing.body.error.details.totp_required, true);
+    assert.equal((await login(wrongCode)).status, 401);
+    // the next 30-second step: later than the one used to verify, within the accepted drift
+    const next = app.generate({ timestamp: Date.now() + 30_000 });
+    assert.equal((await login(next)).status, 200);
+    assert.equal((await login(next)).status, 401, 'a code is used once');
+
+    assert.equal((await jar.json('/api/user/2fa/disable', { method: 'POST', json: { current_password: 'Wrong-Pass9' }, csrf: true })).status, 400);
+    assert.equal((await jar.json('/api/user/2fa/disable', { method: 'POST', json: { current_password: PASSWORD }, csrf: true })).status, 200);
+    assert.equal((await login()).status, 200, 'off again: the password alone signs in');
+  });
+
   test('/openapi.json documents the account endpoints', async () => {
     const spec = (await s.json('/openapi.json', { key: null })).body;
     const paths = Object.keys(spec.paths);
-    for (const p of ['/api/auth/signup', '/api/auth/login', '/api/auth/logout', '/api/user/profile', '/api/user/password', '/api/keys']) assert.ok(paths.includes(p), p);
+    for (const p of ['/api/auth/signup', '/api/auth/login', '/api/auth/logout', '/api/user/profile', '/api/user/password', '/api/keys', '/api/user/2fa', '/api/user/2fa/enroll', '/api/user/2fa/verify', '/api/user/2fa/disable']) assert.ok(paths.includes(p), p);
     assert.ok(paths.some((p) => p.startsWith('/api/keys/') && p.endsWith('/rotate')));
   });
 });

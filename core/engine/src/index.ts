@@ -11,6 +11,7 @@ export * from './validation.js';
 export * from './accounts/access.js';
 export * from './accounts/keys.js';
 export * from './accounts/sessions.js';
+export * from './accounts/totp.js';
 export * from './pipelines/index.js';
 export * from './pipelines/ingest.js';
 export * from './pipelines/parse.js';

@@ -333,4 +333,12 @@ export const ENTITIES: { [N in TableName]: EntitySchema<Tables[N]> } = {
     ip: col.string(64, { nullable: true }),
     user_agent: col.string(512, { nullable: true }),
   }),
+  user_totp: entity('user_totp', {
+    id: col.pk(),
+    user_id: col.ref(),
+    secret: col.text(),
+    enabled_at: col.date({ nullable: true }),
+    last_step: col.bigint({ nullable: true }),
+    created_at: col.date(),
+  }),
 };

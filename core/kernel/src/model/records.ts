@@ -396,6 +396,18 @@ export interface SessionRecord {
   user_agent: string | null;
 }
 
+/** A user's TOTP second factor: pending until a first code confirms it; the secret is encrypted at rest. */
+export interface TotpRecord {
+  id: string;
+  user_id: string;
+  /** base32 secret, AES-256-GCM with the secrets key */
+  secret: string;
+  enabled_at: Date | null;
+  /** the last 30-second step whose code was accepted: a code is used once */
+  last_step: number | null;
+  created_at: Date;
+}
+
 /** Every table the store knows, by name. Later features add entries here and a migration. */
 export interface Tables {
   users: UserRecord;
@@ -426,5 +438,6 @@ export interface Tables {
   integrations: IntegrationRecord;
   workflow_ticks: WorkflowTickRecord;
   sessions: SessionRecord;
+  user_totp: TotpRecord;
 }
 export type TableName = keyof Tables;

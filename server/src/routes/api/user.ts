@@ -6,7 +6,7 @@ import type { AuthInfo } from '../../http/context.js';
 import type { AppContext } from '../../http/context.js';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
-import { LoginThrottle, changePassword, checkLogin, createSession, csrfTokenFor, endSession, normalizeEmail, signUp } from '@quire/engine';
+import { LoginThrottle, changePassword, checkLogin, checkTotp, confirmTotp, createSession, csrfTokenFor, disableTotp, endSession, enrolTotp, normalizeEmail, signUp, totpEnabled, verifyPassword } from '@quire/engine';
 import { clearSessionCookies, setSessionCookies } from '../../auth/cookies.js';
 
 const AUTH_TAG = 'Sessions';
@@ -74,10 +74,10 @@ export function userRoutes(router: Router<any, any>): void {
       method: 'post',
       path: '/api/auth/login',
       summary:
-        'Sign in with email and password: sets the session cookies as sign-up does. 401 for a wrong email or password; 429 (with Retry-After) after too many failures for the email or the client address.',
+        'Sign in with email and password: sets the session cookies as sign-up does. 401 for a wrong email or password; when the account has two-factor authentication on, `totp_code` (6 digits from the authenticator app, each usable once) is needed too: without it the answer is 401 with details {totp_required: true}. 429 (with Retry-After) after too many failures for the email or the client address.',
       tag: AUTH_TAG,
       auth: 'none',
-      body: z.object({ email: z.string().trim().max(255), password }).strict(),
+      body: z.object({ email: z.string().trim().max(255), password, totp_code: z.string().trim().max(16).optional() }).strict(),
     },
     async (ctx, { body }) => {
       const subjects = [`email:${normalizeEmail(body.email)}`, `ip:${ctx.ip}`];
@@ -89,6 +89,12 @@ export function userRoutes(router: Router<any, any>): void {
       if (!user) {
         await limiter.failed(subjects);
         throw errors.unauthorized('Wrong email or password');
+      }
+      const second = await checkTotp(ctx.quire, user.id, body.totp_code);
+      if (second === 'required') throw new QuireError('UNAUTHORIZED', 'This account has two-factor authentication on: send totp_code', { totp_required: true });
+      if (second === 'wrong') {
+        await limiter.failed(subjects);
+        throw new QuireError('UNAUTHORIZED', 'Wrong or reused two-factor code', { totp_required: true });
       }
       return signIn(ctx, user);
     },
@@ -172,6 +178,61 @@ export function userRoutes(router: Router<any, any>): void {
         throw err;
       }
       return { success: true, message: `Password changed; ${ended} other session${ended === 1 ? '' : 's'} ended` };
+    },
+  );
+
+  // ---- TOTP second factor
+  route(router, { method: 'get', path: '/api/user/2fa', summary: 'Whether two-factor authentication (TOTP) is on for the caller', tag: USER_TAG }, async (ctx) => {
+    const t = await totpEnabled(ctx.quire.store, requireAuth(ctx).user.id);
+    return { enabled: t.enabled, enabled_at: t.enabled_at?.toISOString() ?? null };
+  });
+
+  route(
+    router,
+    {
+      method: 'post',
+      path: '/api/user/2fa/enroll',
+      summary: 'Start turning on TOTP (session only): answers the secret (base32) and an otpauth:// URL for the authenticator app, shown once; nothing changes at login until POST /api/user/2fa/verify. 409 when it is already on.',
+      tag: USER_TAG,
+      status: 201,
+    },
+    async (ctx) => {
+      const auth = requireAuth(ctx);
+      sessionOnly(auth, 'Two-factor enrolment');
+      ctx.set('Cache-Control', 'no-store');
+      ctx.status = 201;
+      return enrolTotp(ctx.quire, auth.user);
+    },
+  );
+
+  route(
+    router,
+    { method: 'post', path: '/api/user/2fa/verify', summary: 'Turn TOTP on with a first code from the authenticator app (session only); from then on login needs totp_code', tag: USER_TAG, body: z.object({ code: z.string().trim().max(16) }).strict() },
+    async (ctx, { body }) => {
+      const auth = requireAuth(ctx);
+      sessionOnly(auth, 'Two-factor enrolment');
+      const at = await confirmTotp(ctx.quire, auth.user.id, body.code);
+      return { success: true, enabled: true, enabled_at: at.toISOString() };
+    },
+  );
+
+  route(
+    router,
+    { method: 'post', path: '/api/user/2fa/disable', summary: 'Turn TOTP off (session only; needs current_password)', tag: USER_TAG, body: z.object({ current_password: password }).strict() },
+    async (ctx, { body }) => {
+      const auth = requireAuth(ctx);
+      sessionOnly(auth, 'Turning two-factor authentication off');
+      const limiter = throttle(ctx);
+      const subject = [`password:${auth.user.id}`];
+      const wait = await limiter.blocked(subject);
+      if (wait) tooMany(ctx, wait);
+      const user = (await ctx.quire.store.repo('users').get(auth.user.id)) ?? auth.user;
+      if (!user.password_hash || !(await verifyPassword(body.current_password, user.password_hash))) {
+        await limiter.failed(subject);
+        throw new QuireError('VALIDATION_ERROR', 'current_password is wrong', { field: 'current_password' });
+      }
+      if (!(await disableTotp(ctx.quire.store, user.id))) throw errors.notFound('two-factor authentication');
+      return { success: true, enabled: false };
     },
   );
 }
