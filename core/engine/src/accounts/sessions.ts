@@ -42,6 +42,8 @@ export const SESSION_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 export async function createSession(store: Store, userId: string, ttlMs: number, meta: { ip?: string | null; userAgent?: string | null } = {}): Promise<{ token: string; record: SessionRecord }> {
   const token = randomBytes(32).toString('base64url');
   const now = new Date();
+  // the user's sessions that expired unseen go now
+  for (const old of await store.repo('sessions').find({ user_id: userId })) if (old.expires_at.getTime() <= now.getTime()) await store.repo('sessions').delete(old.id);
   const record = await store.repo('sessions').insert({
     id: randomUUID(),
     user_id: userId,
