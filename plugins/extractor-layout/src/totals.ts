@@ -61,6 +61,8 @@ export function amountKind(label: string): AmountKind {
     return 'grand';
   }
   if (has(ws, 'discount', 'savings', 'voucher') || hasExact(ws, 'disc', 'less', 'saving')) return 'discount';
+  // "Total After Adj", "Total after rounding": the rounded total
+  if (total && has(ws, 'after') && (hasExact(ws, 'adj', 'adjustment', 'round') || has(ws, 'rounding', 'adjustment'))) return 'grand';
   if (has(ws, 'rounding') || (hasExact(ws, 'round', 'adj', 'adjustment') && !total)) return total && has(ws, 'rounded') ? 'grand' : 'rounding';
   // "Total includes 6% GST 1.44", "(Total included GST @ 4%: 1.42)": the tax a total holds
   if (tax && has(ws, 'includes', 'included')) return 'tax';
@@ -77,6 +79,9 @@ export function amountKind(label: string): AmountKind {
 export function joinSplitAmounts(text: string): string {
   // "§" next to digits is OCR's 5 ("§.30", "87.80 §.27")
   text = text.replace(/§(?=[\d.,])|(?<=\d)§/g, '5');
+  // a currency-prefixed amount whose decimal point OCR read as a space or lost in an O ("RM8 60", "RM3O 00", "RM 3O.00")
+  text = text.replace(/(?<=(?:\b(?:RM|Rp|S\$|A\$|US\$)|[$€£¥])\s?)(\d{1,5})([oO])?(\s)(\d{2})(?![\d.,])/g, (_m, a: string, o: string | undefined, _s: string, b: string) => `${a}${o ? '0' : ''}.${b}`);
+  text = text.replace(/(?<=(?:\b(?:RM|Rp|S\$|A\$|US\$)|[$€£¥])\s?\d{1,5})[oO](?=[.,]\d{2}(?![\d.,]))/g, '0');
   return text.replace(/(?<![\d.,])(\d{1,6})(\s?)([.,])(\s)(\d{2})(?![\d.,])|(?<![\d.,])(\d{1,6})(\s)([.,])(\d{2})(?![\d.,])/g, (m) => {
     const digits = m.replace(/\s/g, '');
     return digits + ' '.repeat(m.length - digits.length);
@@ -97,6 +102,8 @@ interface Found {
   /** other amounts on the same line */
   siblings: number;
   method: Candidate['method'];
+  /** computed from other amounts (a total plus its rounding adjustment), not printed */
+  derived?: boolean;
 }
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
@@ -168,10 +175,40 @@ function leftNeighbour(index: LayoutIndex, u: Unit): Unit | undefined {
   return best;
 }
 
+/** Multiples of 0.05: what a total rounded to the smallest coin of cash payment looks like. */
+const onFiveCents = (v: number) => Math.abs(Math.round(v * 20) - v * 20) < 1e-6;
+
+/**
+ * The rounded total a receipt prints under its rounding adjustment, when OCR lost that line: the last grand
+ * total plus the adjustment (a few cents) printed after it, with no total below the adjustment. The sign is
+ * the one that lands on a multiple of 0.05 (cash rounding), which also covers an adjustment printed without
+ * its minus sign.
+ */
+function roundedTotals(all: Found[]): Found[] {
+  const grand = all.filter((f) => f.kind === 'grand' && f.value > 0);
+  const last = grand.at(-1);
+  if (!last) return [];
+  const adj = all.find((f) => f.kind === 'rounding' && f.order > last.order && f.value !== 0 && Math.abs(f.value) < 0.1);
+  if (!adj || all.some((f) => f.order > adj.order && KIND_WEIGHT[f.kind] >= KIND_WEIGHT.total)) return [];
+  if (onFiveCents(last.value)) return [];
+  const value = [last.value + adj.value, last.value - adj.value].map(round2).find(onFiveCents);
+  if (value === undefined || value <= 0) return [];
+  return [{ ...last, value, kind: 'grand', span: { start: last.span.start, end: adj.span.end }, label: `${last.label} + ${adj.label}`, derived: true }];
+}
+
 /** Candidates for a total field, scored by the kind of label, position, size and the document's arithmetic. */
 export function totalCandidates(field: FieldDefinition, index: LayoutIndex, finder: CandidateFinder, ctx: ParseContext, scope: Scope): Candidate[] {
   void field;
   const all = labelledAmounts(index, ctx, scope);
+  const maxTotal = Math.max(0, ...all.filter((f) => KIND_WEIGHT[f.kind] >= KIND_WEIGHT.total).map((f) => f.value));
+  const adjustment = all.find((f) => f.kind === 'rounding' && Math.abs(f.value) < 1);
+  // an amount under "Rounding" as large as the totals is the rounded total, not the adjustment (adjustments are cents)
+  for (const f of all) if (f.kind === 'rounding' && f.value >= 1 && maxTotal > 0 && Math.abs(f.value - maxTotal) < 0.1) f.kind = 'grand';
+  // the total printed next below the rounding adjustment is the rounded total ("Rounding Adj 0.01" / "Total 14.65")
+  const next = adjustment && all.find((f) => f.order > adjustment.order && KIND_WEIGHT[f.kind] >= KIND_WEIGHT.weak);
+  if (next && (next.kind === 'total' || next.kind === 'weak') && !next.siblings) next.kind = 'grand';
+  const rounded = roundedTotals(all);
+  all.push(...rounded);
   const totals = all.filter((f) => KIND_WEIGHT[f.kind] > 0);
   if (!totals.length) return [];
   const sumOf = (kind: AmountKind) => all.filter((f) => f.kind === kind);
@@ -204,7 +241,9 @@ export function totalCandidates(field: FieldDefinition, index: LayoutIndex, find
     if (f.siblings > 0) w *= 0.8;
     // a plain total printed above the last grand total is a line or group total
     if (f.kind !== 'grand' && lastGrand > f.order) w *= 0.85;
-    const q = (f.amountLike ? 1 : 0.7) * (f.repaired ? 0.9 : 1);
+    // a total the rounded total was computed from is the amount before rounding
+    if (rounded.some((r) => r.unit.id === f.unit.id && r !== f)) w *= 0.8;
+    const q = (f.amountLike ? 1 : 0.7) * (f.repaired || f.derived ? 0.9 : 1);
     // nearer the end is where totals are printed
     const pos = lastOrder > firstOrder ? 0.85 + 0.15 * ((f.order - firstOrder) / (lastOrder - firstOrder)) : 1;
     const boost = 1 + 0.12 * Math.min(2, support);
@@ -222,7 +261,7 @@ export function totalCandidates(field: FieldDefinition, index: LayoutIndex, find
       parseQuality,
       score,
       label: f.labelSpan,
-      note: `${f.kind === 'grand' ? 'grand total' : f.kind === 'total' ? 'total' : f.kind.replace('_', ' ')} label "${f.label.slice(0, 40)}"${notes.length ? `; checked by ${notes.join(', ')}` : ''}`,
+      note: `${f.derived ? 'total plus rounding, ' : ''}${f.kind === 'grand' ? 'grand total' : f.kind === 'total' ? 'total' : f.kind.replace('_', ' ')} label "${f.label.slice(0, 40)}"${notes.length ? `; checked by ${notes.join(', ')}` : ''}`,
     });
   }
   void finder;

@@ -461,6 +461,31 @@ test('total: the amount labelled total, not an item count, subtotal, tax, cash t
   assert.equal(r.data.total, 29.68);
 });
 
+test('total: the rounded total when the receipt prints one or its rounding adjustment', async () => {
+  // printed under the adjustment with a plain label
+  const a = await run(plainDoc('r1', ['Total RM Incl. of GST 14.64', 'Rounding Adj 0.01', 'Total RM 14.65', 'Cash 50.00', 'Change 35.35']), [TOTAL]);
+  assert.equal(a.data.total, 14.65);
+  // "Total After Adj" is the rounded total even when the label also names the tax
+  const b = await run(plainDoc('r2', ['Total Sales Incl GST 88.97', 'Rounding Adj -0.02', 'Total After Adj Incl GST 88.95', 'CASH 100.00']), [TOTAL]);
+  assert.equal(b.data.total, 88.95);
+  // the rounded-total line lost: the total plus the adjustment (its sign read from cash rounding to 0.05)
+  const c = await run(plainDoc('r3', ['Total (Inclusive of GST): 48.16', 'Rounding Adj: -0.01', 'CASH : 50.00', 'CHANGE : 1.85']), [TOTAL]);
+  assert.equal(c.data.total, 48.15);
+  const d = await run(plainDoc('r4', ['Total (Inclusive of GST): 65.53', 'Rounding Adj: 0.02']), [TOTAL]);
+  assert.equal(d.data.total, 65.55);
+  assert.ok(d.conf.total! < 0.8, `a computed total is not given as certain (${d.conf.total})`);
+  // a zero adjustment changes nothing, and a tax-summary "Total" further down stays a summary row
+  const e = await run(plainDoc('r5', ['Total Sales (Excluding GST) : 120.00', 'TotalGST : 7.20', 'Rounding : 0.00', 'Total Sales (Inclusive of GST) : 127.20', 'CASH : 150.00', 'Change : 22.80', 'GST Summary', 'Total : 120.00']), [TOTAL]);
+  assert.equal(e.data.total, 127.2);
+});
+
+test('total: a currency-prefixed amount whose decimal point OCR lost ("RM8 60", "RM3O 00")', async () => {
+  const a = await run(plainDoc('s1', ['Sub Total = RM8.60', 'Total Sales Incl GST @ 6% RM8 60', 'Cash 8.60 Tendered 9.00 Change 0.40']), [TOTAL]);
+  assert.equal(a.data.total, 8.6);
+  const b = await run(plainDoc('s2', ['Item RM12.50', 'Item RM17.50', 'TOTAL RM3O 00']), [TOTAL]);
+  assert.equal(b.data.total, 30);
+});
+
 test('total: a plain-text invoice gives its total; no total label gives null', async () => {
   const doc = plainDoc('t4', ['INVOICE', 'Acme Supplies Ltd', 'Invoice #: A-1001', 'Date: 2024-03-15', '', 'Widget x 2        20.00', 'Gadget x 1        15.50', '', 'Subtotal          35.50', 'VAT 20%            7.10', 'TOTAL DUE     EUR 42.60']);
   const r = await run(doc, [TOTAL, { name: 'invoice_number', type: 'string' }, { name: 'date', type: 'date' }]);
