@@ -180,20 +180,23 @@ const onFiveCents = (v: number) => Math.abs(Math.round(v * 20) - v * 20) < 1e-6;
 
 /**
  * The rounded total a receipt prints under its rounding adjustment, when OCR lost that line: the last grand
- * total plus the adjustment (a few cents) printed after it, with no total below the adjustment. The sign is
- * the one that lands on a multiple of 0.05 (cash rounding), which also covers an adjustment printed without
- * its minus sign.
+ * total plus the adjustment (whole cents, at most 0.05) printed after it, with no total below the adjustment.
+ * The sign is the one that lands on a multiple of 0.05 (cash rounding), which also covers an adjustment
+ * printed without its minus sign.
  */
 function roundedTotals(all: Found[]): Found[] {
   const grand = all.filter((f) => f.kind === 'grand' && f.value > 0);
   const last = grand.at(-1);
   if (!last) return [];
-  const adj = all.find((f) => f.kind === 'rounding' && f.order > last.order && f.value !== 0 && Math.abs(f.value) < 0.1);
-  if (!adj || all.some((f) => f.order > adj.order && KIND_WEIGHT[f.kind] >= KIND_WEIGHT.total)) return [];
   if (onFiveCents(last.value)) return [];
-  const value = [last.value + adj.value, last.value - adj.value].map(round2).find(onFiveCents);
-  if (value === undefined || value <= 0) return [];
-  return [{ ...last, value, kind: 'grand', span: { start: last.span.start, end: adj.span.end }, label: `${last.label} + ${adj.label}`, derived: true }];
+  // the first amount on the adjustment's line that rounds the total ("ROUNDING ADJ ...+.055 0.01" reads two)
+  for (const adj of all.filter((f) => f.kind === 'rounding' && f.order > last.order && f.value !== 0 && Math.abs(f.value) <= 0.05 && Number.isInteger(round2(f.value * 100)))) {
+    if (all.some((f) => f.order > adj.order && KIND_WEIGHT[f.kind] >= KIND_WEIGHT.total)) return [];
+    const value = [last.value + adj.value, last.value - adj.value].map(round2).find(onFiveCents);
+    if (value === undefined || value <= 0) continue;
+    return [{ ...last, value, kind: 'grand', span: { start: last.span.start, end: adj.span.end }, label: `${last.label} + ${adj.label}`, derived: true }];
+  }
+  return [];
 }
 
 /** Candidates for a total field, scored by the kind of label, position, size and the document's arithmetic. */
