@@ -131,6 +131,7 @@ export function issuerCandidates(index: LayoutIndex, scope: Scope): Candidate[] 
   const medianH = heights[Math.floor(heights.length / 2)]!;
   const scored: { line: Line; part: { start: number; end: number }; score: number; note: string; rank: number }[] = [];
   let rank = 0;
+  let legalRank = 0;
   lines.forEach((line, i) => {
     const t = line.text;
     if (TITLE.test(t)) return;
@@ -156,9 +157,13 @@ export function issuerCandidates(index: LayoutIndex, scope: Scope): Candidate[] 
     score *= 0.85 + 0.15 * Math.min(1, prominent);
     score *= 0.55 + 0.45 * words;
     score *= 0.5 + 0.5 * line.confidence;
-    // near the top: each plausible line above costs a little
-    score *= Math.pow(0.85, rank);
+    // near the top: each plausible line above costs a little. The registered name (a legal form) is the
+    // issuer even under a brand or shop name printed above it ("KIKU JAPANESE RESTAURANT" / "TK DIVISION
+    // KITCHEN SDN BHD"): for it, only legal-form lines above count in full.
+    const legal = LEGAL.test(fixLegalForm(name));
+    score *= legal ? Math.pow(0.85, legalRank) * Math.pow(0.95, rank - legalRank) : Math.pow(0.85, rank);
     rank++;
+    if (legal) legalRank++;
     scored.push({ line, part, score: Math.min(0.99, score), note: notes.join(', '), rank: i });
     void bare;
   });

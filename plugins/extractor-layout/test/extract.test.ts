@@ -528,6 +528,9 @@ test('issuer: the top-most name line, not the address, phone or registration num
   // a legal form printed on the line below the name joins it; the registration number is cut off
   const c = await run(plainDoc('s3', ['POPULAR BOOK', 'CO. (M) SDN BHD (113825-W)', 'No 8, Jalan 7/118B, 56000 Kuala Lumpur']), [company]);
   assert.equal(c.data.company, 'POPULAR BOOK CO. (M) SDN BHD');
+  // a brand or shop name above the registered company: the registered name (its legal form) is the issuer
+  const e = await run(plainDoc('s5', ['KIKU JAPANESE RESTAURANT', 'TK DIVISION KITCHEN SDN BHD 1202152-P', '19-1, JALAN MALINJA 2, 53100 SETAPAK', 'Total: 12.00']), [company]);
+  assert.equal(e.data.company, 'TK DIVISION KITCHEN SDN BHD');
   // nothing that reads as a name: null, not a guess
   const d = await run(plainDoc('s4', ['12/03/2018 10:22', 'Tel: 03-1234 5678', '53000 KUALA LUMPUR']), [company]);
   assert.equal(d.data.company, null);
