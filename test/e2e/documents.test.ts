@@ -295,6 +295,8 @@ describe('documents, upload and parse over HTTP', () => {
     const expected = `sha256=${createHmac('sha256', sec.secret).update(hooks[0]!.body).digest('hex')}`;
     assert.equal(hooks[0]!.headers['x-svc-signature'], expected);
     const rows = await s.runtime.store.repo('webhook_deliveries').find({ url: `${fileBase}/hook` });
+    // the callback key is derived when the callback is sent, never kept with the delivery
+    assert.ok(rows.every((r) => r.secret === ''), 'no key stored with the delivery');
     assert.equal(rows.length, 1);
     assert.equal(rows[0]!.status, 'delivered');
     assert.equal(rows[0]!.attempts, 2);

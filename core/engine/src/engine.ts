@@ -4,7 +4,7 @@ import type { BlobStorage, Logger, Store, Transport } from '@quire/core';
 import type { QuireConfig } from '@quire/config';
 import { ensureBootstrapKey } from './accounts/keys.js';
 import { WebhookDispatcher } from './services/webhooks.js';
-import { loadSigningSecret } from './services/signing.js';
+import { callbackSecret, loadSigningSecret } from './services/signing.js';
 import { decryptSecret, secretsKey } from './services/secrets.js';
 import type { EngineContext, RuntimeRole } from './context.js';
 import { definePipelines } from './pipelines/index.js';
@@ -87,7 +87,7 @@ export class Engine implements EngineContext {
       fairShare: config.queue.fairShare,
     });
     // deliveries are jobs of the `webhook` pipeline (pipelines/webhook.ts), run by whichever process consumes it
-    this.webhooks = new WebhookDispatcher(this.store, { allowedHosts: config.network.allowedHosts, retryDelaysMs: config.webhooks.retryDelaysMs, timeoutMs: config.webhooks.timeoutMs }, logger.child({ part: 'webhooks' }), this.pipelines, (stored) => decryptSecret(secretsKey(this), stored));
+    this.webhooks = new WebhookDispatcher(this.store, { allowedHosts: config.network.allowedHosts, retryDelaysMs: config.webhooks.retryDelaysMs, timeoutMs: config.webhooks.timeoutMs }, logger.child({ part: 'webhooks' }), this.pipelines, (stored) => decryptSecret(secretsKey(this), stored), (userId) => callbackSecret(this.signingSecret, userId));
     definePipelines(this);
     if (this.role !== 'runner') await this.recoverInterrupted();
     if (this.role === 'server') await this.webhooks.queueOrphans();

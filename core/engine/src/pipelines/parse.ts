@@ -5,7 +5,6 @@ import type { JobRecord, StageDefinition } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { charge, creditsFor } from '../services/ledger.js';
 import { parseConfig } from '../services/parse-config.js';
-import { callbackSecret } from '../services/signing.js';
 import { fetchUrl } from '../services/url-fetch.js';
 import { detectStored, publicErrorText } from '../services/documents.js';
 import { ownerOf, requireDocument, withLocalFile } from '../jobs.js';
@@ -144,5 +143,5 @@ export function defineParsePipeline(rt: Engine): void {
 
 async function callback(rt: Engine, job: JobRecord, payload: Record<string, unknown>): Promise<void> {
   if (!job.webhook_url) return;
-  await rt.webhooks.enqueue({ url: job.webhook_url, event: 'parse.completed', payload, secret: callbackSecret(rt.signingSecret, job.user_id), user_id: job.user_id });
+  await rt.webhooks.enqueue({ url: job.webhook_url, event: 'parse.completed', payload, secret: '', user_id: job.user_id });
 }

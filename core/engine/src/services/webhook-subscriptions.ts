@@ -19,7 +19,7 @@ export interface NewDelivery {
   event: string;
   /** a string is sent as is; anything else as its JSON */
   payload: unknown;
-  /** the HMAC key; for a delivery of a webhook subscription, '' (its webhook's current secret signs each attempt) */
+  /** the HMAC key; '' for a webhook subscription's delivery (its webhook's current secret signs each attempt) and for a per-request callback (its user's callback key, derived at each attempt) */
   secret: string;
   user_id: string | null;
   webhook_id?: string | null;

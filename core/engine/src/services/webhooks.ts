@@ -81,6 +81,8 @@ export class WebhookDispatcher {
     private readonly pipelines: Pick<PipelineRuntime, 'start' | 'fail'>,
     /** a webhook's stored (encrypted) signing secret → the secret */
     private readonly openSecret: (stored: string) => string,
+    /** the key of a user's per-request callbacks (derived from the signing secret, so never stored) */
+    private readonly callbackKey: (userId: string) => string,
   ) {}
 
   /** The `webhook` pipeline's retry policy: one attempt, then one per configured delay. */
@@ -212,10 +214,15 @@ export class WebhookDispatcher {
   /**
    * The key that signs an attempt: a subscription's delivery is signed with its webhook's current secret (so a
    * rotation applies to pending retries too, and no copy of the secret is kept per delivery); a per-request
-   * callback with the secret stored on the row.
+   * callback with its user's callback key, derived when it is sent (a row keeps a secret only when its caller
+   * gave one of its own).
    */
   private async secretOf(row: WebhookDeliveryRecord): Promise<string> {
-    if (!row.webhook_id) return row.secret;
+    if (!row.webhook_id) {
+      if (row.secret) return row.secret;
+      if (!row.user_id) throw new NonRetryableError('a callback without a user has no key to sign with');
+      return this.callbackKey(row.user_id);
+    }
     const hook = await this.store.repo('webhooks').get(row.webhook_id);
     if (!hook) throw new NonRetryableError('the webhook was deleted');
     if (!hook.active) throw new NonRetryableError('the webhook is inactive');
