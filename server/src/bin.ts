@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 import type { QuireConfig } from '@quire/config';
-import { KEYS_USAGE, describeDatabase, describeQueue, keysCommand, runMain, stagesOffHint, stopOnSignal, workerCommand } from '@quire/engine';
+import { KEYS_USAGE, USERS_USAGE, describeDatabase, describeQueue, keysCommand, runMain, stagesOffHint, stopOnSignal, usersCommand, workerCommand } from '@quire/engine';
 
 const USAGE = `quire — document processing service
 
   quire [serve]                          start the API (and pipeline stages unless QUIRE_RUN_STAGES=false)
   quire worker [--stages a.b,c.d]        consume pipeline stages only (scale-out with QUIRE_QUEUE_URL)
 ${KEYS_USAGE}
+${USERS_USAGE}
 
 Configuration comes from QUIRE_* environment variables (see README).`;
 
@@ -33,6 +34,7 @@ async function main(config: Readonly<QuireConfig>, argv: string[]): Promise<numb
   // worker and keys need no HTTP host: they run on the engine alone
   if (cmd === 'worker') return workerCommand(config, rest);
   if (cmd === 'keys') return keysCommand(config, rest);
+  if (cmd === 'users') return usersCommand(config, rest);
   console.error(USAGE);
   return cmd === 'help' || cmd === '--help' ? 0 : 2;
 }

@@ -47,20 +47,27 @@ class Jar {
   }
 }
 
-/** `quire keys create` on the command line, against the server's database; returns the key it prints. */
-async function cliKey(s: TestServer, name: string): Promise<string> {
+/** The `quire` command line against the server's database, with `input` on its stdin. */
+async function quire(s: TestServer, args: string[], input = ''): Promise<{ code: number | null; out: string; err: string }> {
   const env: Record<string, string> = { ...(process.env as Record<string, string>), QUIRE_DATA_DIR: s.dataDir, QUIRE_LOG_LEVEL: 'silent' };
   delete env.QUIRE_DB_URL;
   if (s.runtime.config.db.url) env.QUIRE_DB_URL = s.runtime.config.db.url;
   if (s.runtime.config.queue.url) Object.assign(env, { QUIRE_QUEUE_URL: s.runtime.config.queue.url, QUIRE_QUEUE_PREFIX: s.runtime.config.queue.prefix });
-  const child = spawn(process.execPath, ['--conditions=quire-source', '--import', 'tsx', 'server/src/bin.ts', 'keys', 'create', '--name', name], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--conditions=quire-source', '--import', 'tsx', 'server/src/bin.ts', ...args], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (err += d));
+  child.stdin.end(input);
   const code = await new Promise<number | null>((r) => child.on('close', r));
-  assert.equal(code, 0, err);
-  return out.trim();
+  return { code, out, err };
+}
+
+/** `quire keys create` on the command line; returns the key it prints. */
+async function cliKey(s: TestServer, name: string): Promise<string> {
+  const r = await quire(s, ['keys', 'create', '--name', name]);
+  assert.equal(r.code, 0, r.err);
+  return r.out.trim();
 }
 
 describe('accounts over HTTP: API keys, sign-up, sessions', () => {
@@ -71,6 +78,19 @@ describe('accounts over HTTP: API keys, sign-up, sessions', () => {
   });
   after(async () => {
     await s?.close();
+  });
+
+  test('quire users set-password gives a command-line user (the bootstrap admin) a password to log in with', async () => {
+    await cliKey(s, 'admin-key');
+    const weak = await quire(s, ['users', 'set-password', '--email', 'admin@quire.local'], 'short\n');
+    assert.equal(weak.code, 2);
+    assert.match(weak.err, /needs/);
+    assert.equal((await quire(s, ['users', 'set-password', '--email', 'nobody@quire.local'], 'Admin-pass-42\n')).code, 1);
+    const set = await quire(s, ['users', 'set-password', '--email', 'admin@quire.local'], 'Admin-pass-42\n');
+    assert.equal(set.code, 0, set.err);
+    assert.ok(!set.out.includes('Admin-pass-42') && !set.err.includes('Admin-pass-42'), 'the password is not echoed');
+    const login = await new Jar(s).json('/api/auth/login', { method: 'POST', json: { email: 'admin@quire.local', password: 'Admin-pass-42' } });
+    assert.equal(login.status, 200, JSON.stringify(login.body));
   });
 
   test('API keys: created and shown once, listed without secrets, rotated (old key refused at once), revoked; the CLI key works', async () => {

@@ -8,7 +8,8 @@ import type { QuireConfig } from '@quire/config';
 import { Engine } from './engine.js';
 import { createLogger } from './logger.js';
 import { describeDatabase, describeQueue } from './status.js';
-import { createKey, findOrCreateUser, revokeKey } from './accounts/keys.js';
+import { createKey, findOrCreateUser, hashPassword, revokeKey } from './accounts/keys.js';
+import { endOtherSessions, normalizeEmail, passwordProblems } from './accounts/sessions.js';
 
 /** Starts a worker: an engine that consumes every stage (or the named `<pipeline>.<stage>` queues) until SIGINT/SIGTERM. */
 export async function workerCommand(config: Readonly<QuireConfig>, args: string[]): Promise<number> {
@@ -67,6 +68,51 @@ export async function keysCommand(config: Readonly<QuireConfig>, rest: string[])
       console.error(KEYS_USAGE);
       return 2;
     }
+    return 0;
+  } finally {
+    await rt.close();
+  }
+}
+
+export const USERS_USAGE = `  quire users set-password --email <e>   (the password is read from stdin, never from the command line)`;
+
+/** The first line of stdin (a password piped or typed in). */
+async function readLine(): Promise<string> {
+  let data = '';
+  for await (const chunk of process.stdin) {
+    data += chunk;
+    if (data.includes('\n')) break;
+  }
+  return data.split(/\r?\n/)[0] ?? '';
+}
+
+/**
+ * `quire users set-password --email <e>`: gives a user (the bootstrap admin, a user made by `keys create`) a
+ * password to log in to the dashboard with; the user's sessions end. The password follows the sign-up rules.
+ */
+export async function usersCommand(config: Readonly<QuireConfig>, rest: string[]): Promise<number> {
+  const [sub, ...args] = rest;
+  const { values } = parseArgs({ args, options: { email: { type: 'string' } } });
+  if (sub !== 'set-password' || !values.email) {
+    console.error(USERS_USAGE);
+    return 2;
+  }
+  const password = await readLine();
+  const missing = passwordProblems(password);
+  if (missing.length) {
+    console.error(`the password needs ${missing.join(', ')}`);
+    return 2;
+  }
+  const rt = await Engine.create(config, createLogger('silent'), 'runner');
+  try {
+    const user = await rt.store.repo('users').findOne({ email: normalizeEmail(values.email) });
+    if (!user) {
+      console.error(`no user ${values.email} in ${describeDatabase(config)}`);
+      return 1;
+    }
+    await rt.store.repo('users').update(user.id, { password_hash: await hashPassword(password), updated_at: new Date() });
+    const ended = await endOtherSessions(rt.store, user.id, null);
+    console.error(`password set for ${user.email}${ended ? `; ${ended} session(s) ended` : ''}`);
     return 0;
   } finally {
     await rt.close();
