@@ -103,7 +103,7 @@ export class OfflineEngine {
         .map((c) => ({ c, w: totalWeight(amountKind(c.label ? text.slice(c.label.start, c.label.end) : field.name)) }))
         .filter((x) => x.w > 0)
         .map(({ c, w }) => ({ ...c, score: c.score * w }));
-      list.push(...totalCandidates(field, this.index, this.finder, ctx, scope ?? this.index.all));
+      list = totalCandidates(field, this.index, this.finder, ctx, scope ?? this.index.all, list);
     }
     if (labels.concept?.id === 'vendor' && field.type === 'string') {
       // a labelled value must read as a name (not "(002231061-T)" after "Company Reg No."); the name line at the top competes

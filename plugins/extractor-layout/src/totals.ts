@@ -4,7 +4,8 @@
  * total incl. tax, rounded total, nett total), a plain "Total", a weaker "Amount" / "Balance", or no total at
  * all (subtotal and amounts excluding tax, the tax itself, a quantity or item count, cash tendered, change,
  * discounts, rounding adjustments). Among the totals the last and largest wins; the receipt's own arithmetic
- * is evidence (tendered − change, subtotal + tax, the same amount under two total labels). Labels are read
+ * is evidence (tendered − change, subtotal + tax, the same amount under two total labels), and tendered − change
+ * stands in for a total OCR lost or misread (changeArithmetic). Labels are read
  * with OCR damage in mind ("Tota!", "TotalGST", "TotaiQty") and amounts split by OCR ("29. 70") are joined.
  */
 import type { FieldDefinition, Span } from '@quire/core';
@@ -199,10 +200,19 @@ function roundedTotals(all: Found[]): Found[] {
   return [];
 }
 
-/** Candidates for a total field, scored by the kind of label, position, size and the document's arithmetic. */
-export function totalCandidates(field: FieldDefinition, index: LayoutIndex, finder: CandidateFinder, ctx: ParseContext, scope: Scope): Candidate[] {
-  void field;
+/**
+ * Candidates for a total field, scored by the kind of label, position, size and the document's arithmetic;
+ * `printed` (the generic finder's candidates under total labels) come back with them, re-weighed when the
+ * cash paid less the change is the better reading (see changeArithmetic).
+ */
+export function totalCandidates(field: FieldDefinition, index: LayoutIndex, finder: CandidateFinder, ctx: ParseContext, scope: Scope, printed: Candidate[] = []): Candidate[] {
   const all = labelledAmounts(index, ctx, scope);
+  const own = ownTotalCandidates(field, index, finder, scope, all);
+  return changeArithmetic(index, scope, all, [...printed, ...own]);
+}
+
+function ownTotalCandidates(field: FieldDefinition, index: LayoutIndex, finder: CandidateFinder, scope: Scope, all: Found[]): Candidate[] {
+  void field;
   const maxTotal = Math.max(0, ...all.filter((f) => KIND_WEIGHT[f.kind] >= KIND_WEIGHT.total).map((f) => f.value));
   const adjustment = all.find((f) => f.kind === 'rounding' && Math.abs(f.value) < 1);
   // an amount under "Rounding" as large as the totals is the rounded total, not the adjustment (adjustments are cents)
@@ -269,4 +279,70 @@ export function totalCandidates(field: FieldDefinition, index: LayoutIndex, find
   }
   void finder;
   return out;
+}
+
+/** Whether a value is what the receipt's own arithmetic gives: subtotal + tax (± rounding), or the same amount under a total label elsewhere. */
+function arithmeticOf(all: Found[], value: number, at?: Unit): string | undefined {
+  const eq = (a: number) => Math.abs(round2(a) - value) < 0.005;
+  const of = (kind: AmountKind) => all.filter((f) => f.kind === kind).map((f) => f.value);
+  const subs = [...of('subtotal'), ...of('subtotal_incl')];
+  const roundings = of('rounding');
+  if (subs.some((s) => of('tax').some((t) => t > 0 && (eq(s + t) || roundings.some((r) => eq(s + t + r)))))) return 'subtotal + tax';
+  const twin = all.find((g) => eq(g.value) && g.unit.id !== at?.id && g.kind !== 'tendered' && g.kind !== 'change' && (KIND_WEIGHT[g.kind] >= 0.5 || g.amountLike));
+  return twin ? `also printed under "${twin.label.slice(0, 30)}"` : undefined;
+}
+
+/**
+ * The total as the cash tendered less the change, for receipts whose printed total OCR misread or lost. The
+ * last change amount in the second half of the receipt, with a larger tendered amount printed on its line or
+ * up to three lines above it, gives tendered − change. It is offered when no total is printed under a total
+ * label (only a weak label — "Amount", a subtotal — or none), and it replaces a printed total only when
+ * that total is implausible: nothing on the receipt checks it (not tendered − change, not subtotal + tax,
+ * not printed twice) and either it exceeds the cash tendered though change was given (the cash covers the
+ * total), or the derived amount is itself checked (subtotal + tax, or printed elsewhere on the receipt).
+ * Derived, not printed: its score keeps its confidence below 0.8.
+ */
+function changeArithmetic(index: LayoutIndex, scope: Scope, all: Found[], cands: Candidate[]): Candidate[] {
+  const ids = index.units.filter((u) => scope.has(u)).map((u) => u.id);
+  if (!ids.length) return cands;
+  const first = Math.min(...ids), last = Math.max(...ids);
+  const change = all.filter((f) => f.kind === 'change' && f.value > 0 && f.order - first >= 0.5 * (last - first)).at(-1);
+  const tendered = change && all.filter((f) => f.kind === 'tendered' && f.span.end <= change.span.start && change.order - f.order <= 3 && f.value > change.value).at(-1);
+  if (!change || !tendered) return cands;
+  const value = round2(tendered.value - change.value);
+  const text = index.doc.text;
+  const kindOf = (c: Candidate) => {
+    const f = all.find((g) => g.span.start === c.span.start && g.span.end === c.span.end && !g.derived);
+    return f ? f.kind : c.label ? amountKind(text.slice(c.label.start, c.label.end)) : 'other';
+  };
+  const positive = cands.filter((c) => typeof c.value === 'number' && c.value > 0);
+  const best = positive.reduce<Candidate | undefined>((a, c) => (!a || c.score > a.score ? c : a), undefined);
+  const strong = best && (kindOf(best) === 'grand' || kindOf(best) === 'total');
+  if (best && Math.abs((best.value as number) - value) < 0.005) return cands;
+  const check = arithmeticOf(all, value, change.unit);
+  let why: string;
+  if (!strong) why = best ? `no total label, only "${kindOf(best).replace('_', ' ')}"` : 'no total printed';
+  else {
+    const p = best.value as number;
+    if (arithmeticOf(all, p, best.unit) || all.some((f) => f.kind === 'tendered' && Math.abs(f.value - p) < 0.005)) return cands;
+    if (p > tendered.value + 0.005) why = `printed total ${p} exceeds the cash tendered`;
+    else if (check) why = `printed total ${p} unchecked`;
+    else return cands;
+  }
+  const ocr = 0.7 + 0.3 * Math.min(index.confidenceOf(tendered.span, tendered.unit.confidence), index.confidenceOf(change.span, change.unit.confidence));
+  const score = (check ? 0.8 : 0.72) * ocr;
+  const derived: Candidate = {
+    value,
+    span: { start: tendered.span.start, end: change.span.end },
+    page: change.unit.page,
+    unit: change.unit,
+    method: 'inline_space',
+    labelScore: check ? 0.8 : 0.72,
+    parseQuality: ocr,
+    score,
+    label: tendered.labelSpan,
+    note: `tendered − change ("${tendered.label.slice(0, 20)}" ${tendered.value} − "${change.label.slice(0, 20)}" ${change.value}): ${why}${check ? `; checked by ${check}` : ''}`,
+  };
+  // a printed total found implausible, and any total of zero, count for less than the derived one
+  return [...cands.map((c) => (typeof c.value === 'number' && c.value <= 0 ? null : strong && c.value === best.value ? { ...c, score: c.score * 0.5 } : c)).filter((c): c is Candidate => !!c), derived];
 }

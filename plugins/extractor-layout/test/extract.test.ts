@@ -507,6 +507,24 @@ test('total: confidence falls when two totals compete, and rises with the receip
   assert.ok(checked.conf.total! > one.conf.total!, `${checked.conf.total} > ${one.conf.total}`);
 });
 
+test('total: cash tendered less the change when the printed total is unreadable, never above a legible total', async () => {
+  // the total's label is unreadable: 50.00 − 20.01, given below certainty (derived, not printed)
+  const a = await run(plainDoc('k1', ['KEDAI MAKAN', 'NASI LEMAK 12.00', 'TEH TARIK 17.99', '~ ,. 29.99', 'CASH 50.00', 'CHANGE 20.01']), [TOTAL]);
+  assert.equal(a.data.total, 29.99);
+  assert.ok(a.conf.total! > 0 && a.conf.total! < 0.8, `derived total confidence ${a.conf.total}`);
+  // nothing printed where the total was
+  const b = await run(plainDoc('k2', ['KEDAI MAKAN', 'NASI LEMAK 12.00', 'TEH TARIK 17.99', 'CASH 50.00', 'CHANGE 20.01']), [TOTAL]);
+  assert.equal(b.data.total, 29.99);
+  assert.ok(b.conf.total! < 0.8, `derived total confidence ${b.conf.total}`);
+  // a legible grand total wins over tendered − change
+  const c = await run(plainDoc('k3', ['KEDAI MAKAN', 'NASI LEMAK 12.00', 'TEH TARIK 15.50', 'GRAND TOTAL 27.50', 'CASH 50.00', 'CHANGE 20.01']), [TOTAL]);
+  assert.equal(c.data.total, 27.5);
+  // a printed total larger than the cash that was paid with change back is a misreading
+  const d = await run(plainDoc('k4', ['KEDAI MAKAN', 'PLASTER 3.70', 'Total Sales (Inclusive GST) 93.70', 'CASH 10.00', 'CHANGE 6.30']), [TOTAL]);
+  assert.equal(d.data.total, 3.7);
+  assert.ok(d.conf.total! < 0.8, `derived total confidence ${d.conf.total}`);
+});
+
 test('date: the date under the date label, not under another label', async () => {
   const r = await run(textDoc('d1', ['Invoice No: 77', 'Due Date: 2024-03-18', 'Invoice Date: 2024-03-15', 'Total: 10.00']), [{ name: 'date', type: 'date', description: 'Invoice date' }]);
   assert.equal(r.data.date, '2024-03-15');
