@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { STOP_WORDS, round, stem } from '@quire/text';
+import { STOP_WORDS, letterDigitRuns, round, stem } from '@quire/text';
 
 test('stem: plurals, -ing, -ed, -ies meet; numbers and short words stay', () => {
   assert.equal(stem('invoices'), stem('invoice'));
@@ -39,4 +39,11 @@ test('synonyms: question phrasing meets document phrasing, by stem, both ways', 
 test('question words: framing words apart from the search side\'s stop words', async () => {
   const { QUESTION_WORDS } = await import('@quire/text');
   for (const w of ['tell', 'explain', 'please']) assert.ok(QUESTION_WORDS.has(w) && !STOP_WORDS.has(w), w);
+});
+
+test('letterDigitRuns: the same runs of letters and digits on the ASCII scan and the Unicode path', () => {
+  assert.deepEqual(letterDigitRuns('Invoice No. INV-1001, total: 1,234.56 EUR'), ['Invoice', 'No', 'INV', '1001', 'total', '1', '234', '56', 'EUR']);
+  assert.deepEqual(letterDigitRuns('Größe: 12 Stück — naïve'), ['Größe', '12', 'Stück', 'naïve']);
+  assert.deepEqual(letterDigitRuns('  \t\n'), []);
+  for (const t of ['a-b c_d 9x', 'tail9']) assert.deepEqual(letterDigitRuns(t), letterDigitRuns(`${t} é`).slice(0, -1));
 });

@@ -10,7 +10,7 @@
  * Nothing depends on a corpus, so the same text always gives the same vector in every process.
  */
 
-import { STOP_WORDS, stem } from '@quire/text';
+import { STOP_WORDS, letterDigitRuns, stem } from '@quire/text';
 
 export const DEFAULT_DIMENSION = 384;
 /** Version of the features (part of the vector space id): bump it when they change, @quire/text's STOP_WORDS and stem included. */
@@ -33,7 +33,6 @@ export const DEFAULT_WEIGHTS: Readonly<FeatureWeights> = Object.freeze({ unigram
 
 const LIGATURES: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', đ: 'd', ł: 'l', þ: 'th', ı: 'i', 'ﬁ': 'fi', 'ﬂ': 'fl' };
 const LIGATURE_RE = /[ßæœøđłþıﬁﬂ]/g;
-const WORD_RE = /[\p{L}\p{N}]+/gu;
 
 const NON_ASCII = /[^\x00-\x7f]/;
 
@@ -46,27 +45,7 @@ export function normalizeText(text: string): string {
 
 /** Words of normalised text (letters/digits runs; one-letter words dropped, digits kept). */
 export function words(normalized: string): string[] {
-  const out: string[] = [];
-  if (!NON_ASCII.test(normalized)) {
-    // ASCII: letters and digits by code, without the Unicode regex
-    let start = -1;
-    for (let i = 0; i <= normalized.length; i++) {
-      const c = i < normalized.length ? normalized.charCodeAt(i) : 32;
-      if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57)) {
-        if (start < 0) start = i;
-      } else if (start >= 0) {
-        const first = normalized.charCodeAt(start);
-        if (i - start > 1 || (first >= 48 && first <= 57)) out.push(normalized.slice(start, i));
-        start = -1;
-      }
-    }
-    return out;
-  }
-  for (const m of normalized.matchAll(WORD_RE)) {
-    const w = m[0];
-    if (w.length > 1 || (w >= '0' && w <= '9')) out.push(w);
-  }
-  return out;
+  return letterDigitRuns(normalized).filter((w) => w.length > 1 || (w >= '0' && w <= '9'));
 }
 
 // ---- hashing: 32-bit FNV-1a over UTF-16 code units, finished with a murmur3 mix; family seeds keep n-gram kinds apart

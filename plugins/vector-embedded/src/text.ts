@@ -4,33 +4,16 @@
  * embedder so that keyword and vector sides agree), each term as a 32-bit hash.
  * A chunk's analysis is stored with it (see `termsBlob`) so that loading the index never re-reads text.
  */
-import { STOP_WORDS, stem } from '@quire/text';
+import { STOP_WORDS, letterDigitRuns, stem } from '@quire/text';
 
 const LIGATURES: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', đ: 'd', ł: 'l', þ: 'th', ı: 'i' };
 const NON_ASCII = /[^\x00-\x7f]/;
-const WORD = /[\p{L}\p{N}]+/gu;
 
 /** The words of a text, normalised (lower case, diacritics folded). */
 export function words(text: string): string[] {
   let s = text.toLowerCase();
-  const out: string[] = [];
-  if (NON_ASCII.test(s)) {
-    s = s.normalize('NFKD').replace(/\p{M}+/gu, '').replace(/[ßæœøđłþı]/g, (c) => LIGATURES[c] ?? c);
-    for (const m of s.matchAll(WORD)) out.push(m[0]);
-    return out;
-  }
-  let start = -1;
-  for (let i = 0; i <= s.length; i++) {
-    const c = i < s.length ? s.charCodeAt(i) : 32;
-    const word = (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
-    if (word) {
-      if (start < 0) start = i;
-    } else if (start >= 0) {
-      out.push(s.slice(start, i));
-      start = -1;
-    }
-  }
-  return out;
+  if (NON_ASCII.test(s)) s = s.normalize('NFKD').replace(/\p{M}+/gu, '').replace(/[ßæœøđłþı]/g, (c) => LIGATURES[c] ?? c);
+  return letterDigitRuns(s);
 }
 
 /** 32-bit hash of a term (FNV-1a with a final mix). */
