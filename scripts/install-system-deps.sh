@@ -4,9 +4,10 @@
 #   libreoffice impress/writer  rendering legacy .ppt (and .rtf fallback)
 #   poppler-utils               pdftotext, only for bench/parse comparisons
 #   fonts-dejavu-core           fonts for rendering
+#   chromium                    PDF generation (puppeteer-core, QUIRE_CHROMIUM_PATH) and the studio browser tests
 # Without them the service still starts; /readyz and the start-up lines say what is missing.
 set -euo pipefail
-PKGS=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd libreoffice-impress-nogui libreoffice-writer-nogui poppler-utils fonts-dejavu-core)
+PKGS=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd libreoffice-impress-nogui libreoffice-writer-nogui poppler-utils fonts-dejavu-core chromium)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
