@@ -9,6 +9,7 @@ export * from './logger.js';
 export * from './status.js';
 export * from './validation.js';
 export * from './accounts/access.js';
+export * from './accounts/audit.js';
 export * from './accounts/keys.js';
 export * from './accounts/sessions.js';
 export * from './accounts/totp.js';

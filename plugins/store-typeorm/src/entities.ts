@@ -341,4 +341,14 @@ export const ENTITIES: { [N in TableName]: EntitySchema<Tables[N]> } = {
     last_step: col.bigint({ nullable: true }),
     created_at: col.date(),
   }),
+  audit_log: entity('audit_log', {
+    id: col.pk(),
+    ...owned,
+    action: col.string(64),
+    target_type: col.string(32),
+    target_id: col.string(64, { nullable: true }),
+    details: col.json({ nullable: true }),
+    ip: col.string(64, { nullable: true }),
+    created_at: col.date(),
+  }),
 };

@@ -408,6 +408,22 @@ export interface TotpRecord {
   created_at: Date;
 }
 
+/**
+ * One entry of the audit log (spec §8.4: kept 3 years): privacy actions, key changes, role changes and
+ * deletions. `user_id` is the actor; when an account is deleted its entries stay, anonymised (actor and
+ * personal details replaced).
+ */
+export interface AuditLogRecord extends Owned {
+  id: string;
+  /** e.g. api_key.created, organization.member.role_changed, gdpr.export.requested */
+  action: string;
+  target_type: string;
+  target_id: string | null;
+  details: Record<string, unknown> | null;
+  ip: string | null;
+  created_at: Date;
+}
+
 /** Every table the store knows, by name. Later features add entries here and a migration. */
 export interface Tables {
   users: UserRecord;
@@ -439,5 +455,6 @@ export interface Tables {
   workflow_ticks: WorkflowTickRecord;
   sessions: SessionRecord;
   user_totp: TotpRecord;
+  audit_log: AuditLogRecord;
 }
 export type TableName = keyof Tables;

@@ -11,5 +11,6 @@ import { Webhooks1795600000000 } from './1795600000000-webhooks.js';
 import { Workflows1795700000000 } from './1795700000000-workflows.js';
 import { Accounts1795800000000 } from './1795800000000-accounts.js';
 import { Totp1795810000000 } from './1795810000000-totp.js';
+import { AuditLog1795850000000 } from './1795850000000-audit-log.js';
 
-export const MIGRATIONS: (new () => MigrationInterface)[] = [Initial1795297866386, KnowledgeExtraction1795400000000, StageMessages1795500000000, Webhooks1795600000000, Workflows1795700000000, Accounts1795800000000, Totp1795810000000];
+export const MIGRATIONS: (new () => MigrationInterface)[] = [Initial1795297866386, KnowledgeExtraction1795400000000, StageMessages1795500000000, Webhooks1795600000000, Workflows1795700000000, Accounts1795800000000, Totp1795810000000, AuditLog1795850000000];
