@@ -50,6 +50,12 @@ export class TypeormStore implements StorePlugin {
     return this.s.ds;
   }
 
+  tables(): Record<string, string[]> {
+    const out: Record<string, string[]> = {};
+    for (const [name, schema] of Object.entries(ENTITIES)) out[name] = Object.keys((schema as EntitySchema<any>).options.columns);
+    return out;
+  }
+
   repo<N extends TableName>(name: N): Repo<Tables[N]> {
     let r = this.repos.get(name);
     if (!r) {

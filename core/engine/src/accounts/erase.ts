@@ -1,0 +1,131 @@
+/**
+ * The generic eraser: removes every row a user or an organization owns, in every table of the store, with
+ * what hangs off those rows (a document's file, parsed content, chunks and vectors; a job's stored input and
+ * results; rows of child tables that name an erased row). Account deletion (GDPR), organization deletion and
+ * the retention job all use it.
+ *
+ * Why generic: the tables are discovered from the store (`Store.tables()`), not listed here, so a table added
+ * later (generation, split, edit...) is covered as soon as it has `user_id`/`organization_id` columns, or a
+ * `<parent>_id` column naming a table whose rows were erased (e.g. job_stages.job_id → jobs).
+ */
+import type { DocumentRecord, Store, TableName } from '@quire/core';
+import type { EngineContext as Engine } from '../context.js';
+import { deleteDocument } from '../services/documents.js';
+
+export type EraseScope = { user_id: string } | { organization_id: string };
+
+export interface EraseOptions {
+  /** only rows created before this time (tables without `created_at` are then left alone) */
+  before?: Date;
+  /** only these tables (by default every table but the audit log, which keeps its entries anonymised) */
+  tables?: TableName[];
+}
+
+/** Kept unless asked for by name: the audit log outlives the accounts it speaks of (spec §8.4). */
+const KEPT_BY_DEFAULT = new Set<string>(['audit_log']);
+
+/** Tables whose rows never own stored blobs: no `<table>/<id>/` prefix to remove (saves a storage call per row). */
+const NO_BLOBS = new Set<string>(['usage', 'chunks', 'chat_messages', 'sessions', 'memberships', 'rate_counters', 'job_stages', 'stage_messages', 'audit_log', 'collection_documents', 'webhook_deliveries', 'workflow_ticks']);
+
+const PAGE = 500;
+
+type Row = { id: string; created_at?: Date | string | null } & Record<string, unknown>;
+
+function allTables(store: Store): Record<string, string[]> {
+  if (!store.tables) throw new Error('The store does not describe its tables (Store.tables), which erasing needs');
+  return store.tables();
+}
+
+/** The table a `<x>_id` column points to, when that table exists: job_id → jobs, batch_id → batches. */
+function parentOf(column: string, tables: Record<string, string[]>): string | null {
+  if (!column.endsWith('_id') || column === 'user_id' || column === 'organization_id') return null;
+  const base = column.slice(0, -3);
+  for (const name of [`${base}s`, `${base}es`, base]) if (tables[name]) return name;
+  if (base === 'knowledge_base') return 'collections';
+  return null;
+}
+
+const createdBefore = (r: Row, before: Date) => r.created_at != null && new Date(r.created_at).getTime() < before.getTime();
+
+/** The rows of `table` matching `where` (and older than `before`), page by page; `onPage` removes them. */
+async function eachPage(store: Store, table: string, where: Record<string, unknown>, before: Date | undefined, onPage: (rows: Row[]) => Promise<void>): Promise<void> {
+  const repo = store.repo(table as TableName) as unknown as { find(w: unknown, o: unknown): Promise<Row[]> };
+  let skipped = 0;
+  for (;;) {
+    const rows = await repo.find(where, { limit: PAGE, offset: skipped || undefined });
+    if (!rows.length) return;
+    const doomed = before ? rows.filter((r) => createdBefore(r, before)) : rows;
+    skipped += rows.length - doomed.length;
+    if (doomed.length) await onPage(doomed);
+    if (rows.length < PAGE) return;
+  }
+}
+
+async function removeBlobs(rt: Engine, table: string, rows: Row[], columns: string[]): Promise<void> {
+  const keyColumns = columns.filter((c) => c.endsWith('_key') && c !== 'api_key');
+  for (const r of rows) {
+    for (const c of keyColumns) if (typeof r[c] === 'string' && r[c]) await rt.storage.delete(r[c] as string).catch(() => {});
+    if (!NO_BLOBS.has(table)) await rt.storage.deletePrefix(`${table}/${r.id}/`).catch(() => {});
+  }
+}
+
+/**
+ * Deletes, in every table with `user_id`/`organization_id`, the rows in scope (older than `before` when
+ * given), then the rows of tables without that column which name an erased row. Documents go through the
+ * document delete service (file, content, chunks, vectors, collection links, their jobs); running jobs are
+ * cancelled first. Returns how many rows were removed per table.
+ */
+export async function eraseResources(rt: Engine, scope: EraseScope, options: EraseOptions = {}): Promise<Record<string, number>> {
+  const tables = allTables(rt.store);
+  const column = 'user_id' in scope ? 'user_id' : 'organization_id';
+  const value = 'user_id' in scope ? scope.user_id : scope.organization_id;
+  const wanted = (t: string) => (options.tables ? options.tables.includes(t as TableName) : !KEPT_BY_DEFAULT.has(t));
+  const counts: Record<string, number> = {};
+  const erased = new Map<string, Set<string>>();
+  const note = (t: string, ids: string[]) => {
+    counts[t] = (counts[t] ?? 0) + ids.length;
+    let s = erased.get(t);
+    if (!s) erased.set(t, (s = new Set()));
+    for (const id of ids) s.add(id);
+  };
+  const usable = (t: string) => wanted(t) && (!options.before || tables[t]!.includes('created_at'));
+
+  // documents first: their service removes files, content, chunks, vectors and their jobs
+  if (tables.documents?.includes(column) && usable('documents')) {
+    await eachPage(rt.store, 'documents', { [column]: value }, options.before, async (rows) => {
+      for (const d of rows) await deleteDocument(rt, d as unknown as DocumentRecord);
+      note('documents', rows.map((r) => r.id));
+    });
+  }
+  // jobs next, so that none is left running over rows about to disappear
+  if (tables.jobs?.includes(column) && usable('jobs')) {
+    await eachPage(rt.store, 'jobs', { [column]: value }, options.before, async (rows) => {
+      for (const j of rows) if (j.status === 'pending' || j.status === 'processing') await rt.pipelines.cancel(j.id).catch(() => {});
+      await removeBlobs(rt, 'jobs', rows, tables.jobs!);
+      await rt.store.repo('jobs').delete({ id: rows.map((r) => r.id) });
+      note('jobs', rows.map((r) => r.id));
+    });
+  }
+  // every other table that has the scope column
+  for (const [t, cols] of Object.entries(tables)) {
+    if (t === 'documents' || t === 'jobs' || !cols.includes(column) || !usable(t)) continue;
+    await eachPage(rt.store, t, { [column]: value }, options.before, async (rows) => {
+      await removeBlobs(rt, t, rows, cols);
+      await (rt.store.repo(t as TableName) as unknown as { delete(w: unknown): Promise<number> }).delete({ id: rows.map((r) => r.id) });
+      note(t, rows.map((r) => r.id));
+    });
+  }
+  // child tables without the scope column: rows naming an erased parent (job_stages.job_id, collection_documents.collection_id...)
+  for (const [t, cols] of Object.entries(tables)) {
+    if (cols.includes(column) || !wanted(t)) continue;
+    for (const c of cols) {
+      const parent = parentOf(c, tables);
+      const ids = parent ? [...(erased.get(parent) ?? [])] : [];
+      for (let i = 0; i < ids.length; i += PAGE) {
+        const n = await (rt.store.repo(t as TableName) as unknown as { delete(w: unknown): Promise<number> }).delete({ [c]: ids.slice(i, i + PAGE) });
+        if (n) counts[t] = (counts[t] ?? 0) + n;
+      }
+    }
+  }
+  return counts;
+}
