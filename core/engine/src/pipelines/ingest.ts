@@ -63,8 +63,8 @@ export function defineIngestPipeline(rt: Engine): void {
       const pages = Number(output.pages ?? doc.pages ?? 0);
       const processing_ms = Date.now() - doc.created_at.getTime();
       await rt.store.repo('documents').update(doc.id, { status: 'completed', pages, processing_ms, error: null, updated_at: new Date() });
-      const cfg = parseConfig(doc.parsing_config ?? {});
-      await charge(rt.store, ownerOf(doc), cfg.ocr.agentic ? 'ocr_agentic' : 'parse', pages, doc.id);
+      // ocr.agentic does no extra work (the same OCR runs): charged as a standard parse
+      await charge(rt.store, ownerOf(doc), 'parse', pages, doc.id);
       await rt.store.repo('jobs').update(job.id, { result: { document_id: doc.id, pages, chunks: Number(output.chunks ?? 0) } });
       if (doc.knowledge_base_id) {
         const kb = await rt.store.repo('collections').get(doc.knowledge_base_id);

@@ -4,6 +4,7 @@ import { NonRetryableError, errors } from '@quire/core';
 import type { JobRecord, StageDefinition } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { charge, creditsFor } from '../services/ledger.js';
+import { assertParseCredits } from '../accounts/credits.js';
 import { parseConfig } from '../services/parse-config.js';
 import { fetchUrl } from '../services/url-fetch.js';
 import { detectStored, publicErrorText } from '../services/documents.js';
@@ -81,6 +82,8 @@ export function defineParsePipeline(rt: Engine): void {
           }
           default: {
             const file = await fetchInputToStorage(rt, String(src.url), key);
+            // a URL's pages are known once it is here: refused now, before any reading, when credits cannot cover them
+            if (rt.role !== 'runner') await assertParseCredits(rt, ownerOf(ctx.job), key, file.format);
             return { source: 'url', key, ...file };
           }
         }
@@ -119,7 +122,7 @@ export function defineParsePipeline(rt: Engine): void {
         if (p.parsedKey !== jobParsedKey(ctx.job.id)) await rt.storage.put(jobParsedKey(ctx.job.id), await rt.storage.get(p.parsedKey));
         const chunks = await chunkStored(rt, jobParsedKey(ctx.job.id), cfg, ctx.signal);
         const pages = p.pages ?? 0;
-        return { type: 'full', chunks: chunks.map(apiChunk), usage: { num_pages: pages, credits: creditsFor(cfg.ocr.agentic ? 'ocr_agentic' : 'parse', pages) } };
+        return { type: 'full', chunks: chunks.map(apiChunk), usage: { num_pages: pages, credits: creditsFor('parse', pages) } };
       },
     },
   ];
@@ -128,9 +131,9 @@ export function defineParsePipeline(rt: Engine): void {
     stages,
     async onComplete(job, output) {
       const usage = output.usage as { num_pages: number; credits: number };
-      const cfg = parseConfig((job.input as { config?: unknown }).config ?? {});
-      // the runner has no accounts: nothing to charge on its own machine
-      if (rt.role !== 'runner') await charge(rt.store, ownerOf(job), cfg.ocr.agentic ? 'ocr_agentic' : 'parse', usage.num_pages, job.id);
+      // the runner has no accounts: nothing to charge on its own machine. ocr.agentic does no extra work
+      // (the same OCR runs), so it is charged as a standard parse
+      if (rt.role !== 'runner') await charge(rt.store, ownerOf(job), 'parse', usage.num_pages, job.id);
       await rt.storage.delete(jobInputKey(job.id)).catch(() => {});
       await callback(rt, job, { job_id: job.id, status: 'completed', result: { type: output.type, chunks: output.chunks }, usage });
     },

@@ -13,6 +13,7 @@ import { answerTypeOf, holdsType, questionWords } from './chat-answer-types.js';
 import type { AnswerType } from './chat-answer-types.js';
 import type { CodeBlock, Unit } from './chat-text.js';
 import { round } from '@quire/text';
+import { assertCredits } from '../accounts/credits.js';
 
 export type ChatMode = 'quick' | 'deep' | 'code';
 export const CHAT_MODES = ['quick', 'deep', 'code'] as const;
@@ -763,6 +764,8 @@ export async function answer(rt: Engine, auth: AuthInfo, req: ChatRequest): Prom
   const question = req.message.trim();
   if (!question) throw errors.validation('message must not be empty', [{ field: 'message', message: 'empty' }]);
   const kb: CollectionRecord = await loadCollection(rt, auth, req.knowledgeBaseId, 'read', 'knowledge base');
+  // billed as the turn will be: to the knowledge base's organization, else the caller
+  await assertCredits(rt, { user_id: auth.user.id, organization_id: kb.organization_id }, 'chat', 1);
   const settings = KbSettingsSchema.parse(kb.settings ?? {});
   let session: ChatSessionRecord | null = null;
   if (req.sessionId) {

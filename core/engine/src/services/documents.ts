@@ -6,6 +6,7 @@ import { newJob, withLocalFile } from '../jobs.js';
 import { looksInternal } from './public-errors.js';
 import { contentKey, originalKey } from '../pipelines/steps.js';
 import type { ParseConfig } from './parse-config.js';
+import { assertParseCredits } from '../accounts/credits.js';
 
 export const epoch = (d: Date) => Math.floor(d.getTime() / 1000);
 
@@ -42,13 +43,15 @@ export async function detectStored(rt: Engine, key: string, fileName: string): P
 
 /**
  * Registers an uploaded file (already in storage under originalKey(documentId)) as a document and queues its
- * processing. Returns the document (pending, pages null) and its job.
+ * processing. Returns the document (pending, pages null) and its job. A file whose estimated pages the
+ * owner's credits cannot cover is refused first (402 INSUFFICIENT_CREDITS; the caller removes the file).
  */
 export async function createDocument(
   rt: Engine,
   owner: Owned,
   f: { id: string; name: string; size: number; sha256: string | null; format: string; mime: string; parsingConfig: ParseConfig | null; knowledgeBaseId?: string | null },
 ): Promise<{ doc: DocumentRecord; job: JobRecord }> {
+  await assertParseCredits(rt, owner, originalKey(f.id), f.format);
   const now = new Date();
   const doc: DocumentRecord = {
     id: f.id,

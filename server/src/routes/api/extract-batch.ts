@@ -9,7 +9,7 @@ import { route } from '../../http/route.js';
 import { loadOwned, newOwned } from '@quire/engine';
 import { listOwned } from '@quire/engine';
 import { Settings, UUID, resolveDefinition } from '@quire/engine';
-import { apiBatchSummary, startBatch } from '@quire/engine';
+import { apiBatchSummary, assertCredits, startBatch } from '@quire/engine';
 import { batchComparison, comparisonCsv, comparisonXlsx, filterComparison } from '@quire/engine';
 
 const TAG = 'Extract batches';
@@ -42,9 +42,12 @@ export function extractBatchRoutes(router: Router<any, any>): void {
     for (const id of documentIds) await loadOwned(rt.store, 'documents', id, auth, 'read');
     const now = new Date();
     const runNow = body.run_immediately ?? true;
+    const owner = newOwned(auth, body.organization_id ?? null);
+    // every document is an extraction (2 credits each): a batch the balance cannot cover does not start
+    if (runNow) await assertCredits(rt, owner, 'extract', documentIds.length);
     const row: ExtractBatchRecord = {
       id: randomUUID(),
-      ...newOwned(auth, body.organization_id ?? null),
+      ...owner,
       name: body.name ?? `Batch of ${documentIds.length} document${documentIds.length === 1 ? '' : 's'} (${def.schemaName ?? def.schemaId})`,
       status: runNow ? 'processing' : 'pending',
       progress: 0,
@@ -79,6 +82,7 @@ export function extractBatchRoutes(router: Router<any, any>): void {
   route(router, { method: 'post', path: '/api/extract/batch/:id/run', summary: 'Start a batch created with run_immediately false', tag: TAG }, async (ctx) => {
     const batch = await loadBatch(ctx, 'write');
     if (batch.status === 'pending') {
+      await assertCredits(ctx.quire, { user_id: batch.user_id, organization_id: batch.organization_id }, 'extract', batch.document_ids.length);
       const started = await ctx.quire.store.repo('extract_batches').update({ id: batch.id, status: 'pending' }, { status: 'processing', updated_at: new Date() });
       if (started) await startBatch(ctx.quire, batch.id);
     } else if (batch.status === 'completed') {

@@ -7,7 +7,7 @@ import { requireAuth } from '../../http/context.js';
 import { parseWith } from '@quire/engine';
 import { route } from '../../http/route.js';
 import { toQuireError } from '../../http/middleware.js';
-import { newJob, newOwned } from '@quire/engine';
+import { assertCredits, assertDocumentParseCredits, newJob, newOwned } from '@quire/engine';
 import { receiveMultipart } from '../../services/multipart.js';
 import { parseConfigField } from '@quire/engine';
 import { resolveInput } from '@quire/engine';
@@ -45,6 +45,10 @@ export function parseRoutes(router: Router<any, any>): void {
     const ref = await resolveInput(rt, auth, body.input);
     if (body.webhook_url) await validateWebhookUrl(rt, body.webhook_url);
     const owner = newOwned(auth, null);
+    // refused up front when credits cannot cover it: the document's pages, or (a URL) one page now and the
+    // fetched file's pages in the fetch stage, before anything is read
+    if (ref.kind === 'document') await assertDocumentParseCredits(rt, owner, ref.doc);
+    else await assertCredits(rt, owner, 'parse', 1);
     // a parse of an svc:// document names it, so that deleting the document deletes this job and its result
     const job = newJob({ owner, type: 'parse', document_id: ref.kind === 'document' ? ref.doc.id : null, input: ref.kind === 'document' ? { document_id: ref.doc.id, config: cfg } : { url: (ref as { url: string }).url, config: cfg }, webhook_url: body.webhook_url ?? null });
     await rt.store.repo('jobs').insert(job);

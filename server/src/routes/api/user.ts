@@ -6,6 +6,7 @@ import type { AuthInfo } from '../../http/context.js';
 import type { AppContext } from '../../http/context.js';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
+import { creditsReport } from '@quire/engine';
 import { LoginThrottle, changePassword, checkLogin, checkTotp, confirmTotp, createSession, csrfTokenFor, disableTotp, endSession, enrolTotp, normalizeEmail, signUp, totpEnabled, verifyPassword } from '@quire/engine';
 import { clearSessionCookies, setSessionCookies } from '../../auth/cookies.js';
 
@@ -116,6 +117,18 @@ export function userRoutes(router: Router<any, any>): void {
   });
 
   route(router, { method: 'get', path: '/api/user/profile', summary: "The caller's profile (session or API key)", tag: USER_TAG }, async (ctx) => profile(requireAuth(ctx).user));
+
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/api/user/credits',
+      summary:
+        "The caller's credits this calendar month (UTC; session or API key): the plan's monthly allocation (QUIRE_CREDITS_<PLAN>), what the usage ledger charged to the caller's own resources since the 1st, what is left (negative when a document had more pages than estimated), and the credits by operation. Resources of an organization are billed to the organization and are not counted here.",
+      tag: USER_TAG,
+    },
+    async (ctx) => creditsReport(ctx.quire, requireAuth(ctx).user.id),
+  );
 
   route(
     router,
