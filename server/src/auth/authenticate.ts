@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Next } from 'koa';
 import { errors } from '@quire/core';
 import type { AppContext } from '../http/context.js';
-import { KEY_PATTERN, csrfTokenFor, findSession, hashKey, scopeAllows } from '@quire/engine';
+import { KEY_PATTERN, csrfTokenFor, findSession, hashKey, membershipsOf, scopeAllows } from '@quire/engine';
 import { CSRF_HEADER, SESSION_COOKIE } from './cookies.js';
 
 const SAFE = ['GET', 'HEAD', 'OPTIONS'];
@@ -48,8 +48,7 @@ export function authentication() {
       if (record.expires_at && record.expires_at.getTime() <= Date.now()) throw errors.unauthorized('API key expired');
       const user = await store.repo('users').get(record.user_id);
       if (!user) throw errors.unauthorized('Invalid API key');
-      const memberships = (await store.repo('memberships').find({ user_id: user.id })).map((m) => ({ organization_id: m.organization_id, role: m.role }));
-      ctx.state.auth = { user, key: record, memberships };
+      ctx.state.auth = { user, key: record, ...(await membershipsOf(store, user.id)) };
       // last_used_at at most once a minute per key, off the request path
       if (!record.last_used_at || Date.now() - record.last_used_at.getTime() > 60_000) {
         store.repo('api_keys').update(record.id, { last_used_at: new Date() }).catch(() => {});
@@ -75,7 +74,6 @@ async function sessionAuth(ctx: AppContext, token: string, mode: 'required' | 'o
     const proof = ctx.get(CSRF_HEADER);
     if (!proof || !sameText(proof, csrfTokenFor(token))) throw errors.forbidden(`Missing or wrong CSRF token: send the ${CSRF_HEADER} header with the value of the quire_csrf cookie`);
   }
-  const memberships = (await store.repo('memberships').find({ user_id: user.id })).map((m) => ({ organization_id: m.organization_id, role: m.role }));
-  ctx.state.auth = { user, key: null, memberships, session };
+  ctx.state.auth = { user, key: null, ...(await membershipsOf(store, user.id)), session };
   await ctx.rateLimiter.check(ctx, { id: `user:${user.id}`, plan: user.plan });
 }

@@ -15,13 +15,14 @@ export async function listOwned<N extends OwnedName>(
   const order = { [opts.orderBy]: opts.direction ?? 'DESC' } as FindOptions<Tables[N]>['order'];
   const mine = { ...where, user_id: auth.user.id } as Where<Tables[N]>;
   const orgIds = auth.memberships.map((m) => m.organization_id);
-  if (!orgIds.length) {
+  if (!orgIds.length && !auth.locked?.length) {
     const [rows, total] = await Promise.all([repo.find(mine, { limit: opts.limit, offset: opts.offset, order }), repo.count(mine)]);
     return { rows, total };
   }
-  const [a, b] = await Promise.all([repo.find(mine, { order }), repo.find({ ...where, organization_id: orgIds } as Where<Tables[N]>, { order })]);
+  const [a, b] = await Promise.all([repo.find(mine, { order }), orgIds.length ? repo.find({ ...where, organization_id: orgIds } as Where<Tables[N]>, { order }) : Promise.resolve([])]);
   const seen = new Set<string>();
-  const all = [...a, ...b].filter((r) => (seen.has(r.id) ? false : (seen.add(r.id), true)));
+  // the caller's own rows in an organization that locks them out (require_2fa) are left out too
+  const all = [...a, ...b].filter((r) => !(r.organization_id && auth.locked?.includes(r.organization_id)) && (seen.has(r.id) ? false : (seen.add(r.id), true)));
   const key = opts.orderBy;
   const dir = (opts.direction ?? 'DESC') === 'DESC' ? -1 : 1;
   all.sort((x, y) => {

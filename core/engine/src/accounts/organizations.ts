@@ -1,0 +1,357 @@
+/**
+ * Organizations (spec §4.14): a named team with a unique slug, members with roles, and settings.
+ *
+ * - Roles: `owner` (everything, including deleting the organization and granting or taking ownership),
+ *   `admin` (manage members below owner, settings, and all of the organization's resources), `member`
+ *   (create resources in it and manage their own), `viewer` (read only). What a role may do to a resource
+ *   is decided by accounts/access.ts; this module decides what it may do to the organization itself.
+ * - There is always at least one owner: the last owner can neither leave, be removed, nor be demoted.
+ *   Ownership is transferred by an owner making another member owner (PATCH the member's role, or
+ *   transferOwnership, which also steps the caller down to admin); then the old owner may leave.
+ * - `allowed_domains` limits who can be added (the new member's email domain); members already in stay.
+ * - `require_2fa` is enforced where memberships are loaded (access.ts membershipsOf).
+ * Every change of membership, role or settings, and the deletion, is written to the audit log.
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { StoreConflictError, errors } from '@quire/core';
+import type { MembershipRecord, OrganizationRecord, Role, Store, UserRecord } from '@quire/core';
+import type { EngineContext as Engine } from '../context.js';
+import { parseWith } from '../validation.js';
+import { TWO_FACTOR_REQUIRED, assertNotLocked, loadOwned, roleIn } from './access.js';
+import type { AuthInfo } from './access.js';
+import { recordAudit } from './audit.js';
+import { eraseResources } from './erase.js';
+
+export const ROLES: readonly Role[] = ['owner', 'admin', 'member', 'viewer'];
+const RANK: Record<Role, number> = { owner: 3, admin: 2, member: 1, viewer: 0 };
+
+/** Lowercase letters, digits and single hyphens between them, 2 to 64 characters: usable as is in a URL. */
+export const SLUG = /^[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){1,63}$/;
+const DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+
+/** The six settings of §4.14, each optional in a PATCH; unknown keys are refused. */
+export const organizationSettingsSchema = z
+  .object({
+    default_knowledge_base_id: z.string().uuid().nullable().describe('knowledge base used where a request omits one (a knowledge base of this organization); null: none'),
+    billing_email: z.string().trim().toLowerCase().email().max(255).nullable().describe('where invoices go; null: the owners'),
+    allowed_domains: z
+      .array(z.string().trim().toLowerCase().regex(DOMAIN, 'must be an email domain such as example.com'))
+      .max(100)
+      .describe('email domains whose users may be added as members; empty: any'),
+    require_2fa: z.boolean().describe("members without two-factor authentication on are refused (403) on the organization's resources"),
+    data_retention_days: z.number().int().min(1).max(36500).nullable().describe("resources of the organization older than this many days are deleted by the retention job; null: kept until deleted"),
+    hipaa_enabled: z.boolean().describe('marks the organization as handling protected health information (stored and returned)'),
+  })
+  .partial()
+  .strict();
+
+export type OrganizationSettings = {
+  default_knowledge_base_id: string | null;
+  billing_email: string | null;
+  allowed_domains: string[];
+  require_2fa: boolean;
+  data_retention_days: number | null;
+  hipaa_enabled: boolean;
+};
+
+export const DEFAULT_SETTINGS: OrganizationSettings = {
+  default_knowledge_base_id: null,
+  billing_email: null,
+  allowed_domains: [],
+  require_2fa: false,
+  data_retention_days: null,
+  hipaa_enabled: false,
+};
+
+/** The settings of a row, with the defaults for what was never set. */
+export function settingsOf(org: OrganizationRecord): OrganizationSettings {
+  const s = (org.settings ?? {}) as Partial<OrganizationSettings>;
+  const out = { ...DEFAULT_SETTINGS };
+  for (const k of Object.keys(DEFAULT_SETTINGS) as (keyof OrganizationSettings)[]) if (s[k] !== undefined) (out as Record<string, unknown>)[k] = s[k];
+  return out;
+}
+
+export function apiOrganization(org: OrganizationRecord, role?: Role | null) {
+  return {
+    id: org.id,
+    object: 'organization',
+    name: org.name,
+    slug: org.slug,
+    settings: settingsOf(org),
+    ...(role !== undefined ? { role } : {}),
+    created_by: org.created_by,
+    created_at: org.created_at.toISOString(),
+    updated_at: org.updated_at.toISOString(),
+  };
+}
+
+export function apiMember(m: MembershipRecord, user: Pick<UserRecord, 'email' | 'name'> | null) {
+  return { id: m.id, object: 'organization_member', user_id: m.user_id, email: user?.email ?? null, name: user?.name ?? null, role: m.role, created_at: m.created_at.toISOString() };
+}
+
+/** Who acted, for the audit log. */
+export interface Actor {
+  auth: AuthInfo;
+  ip?: string | null;
+}
+
+function audit(store: Store, a: Actor, orgId: string, action: string, targetType: string, targetId: string, details?: Record<string, unknown>) {
+  return recordAudit(store, { actor: a.auth.user.id, organization_id: orgId, action, target_type: targetType, target_id: targetId, details: details ?? null, ip: a.ip ?? null });
+}
+
+function validSlug(slug: string): string {
+  if (!SLUG.test(slug)) throw errors.validation('slug must be 2 to 64 lowercase letters, digits and single hyphens (not at either end), e.g. "acme-legal"', [{ field: 'slug', message: 'invalid slug' }]);
+  return slug;
+}
+
+/** Turning require_2fa on without two-factor authentication of one's own would lock the caller out at once. */
+async function assertOwn2fa(store: Store, auth: AuthInfo, s: Partial<OrganizationSettings>): Promise<void> {
+  if (s.require_2fa !== true) return;
+  if (!(await store.repo('user_totp').findOne({ user_id: auth.user.id }))?.enabled_at) {
+    throw errors.conflict('Turn on two-factor authentication for yourself first (POST /api/user/2fa/enroll, then /api/user/2fa/verify): require_2fa would lock you out of this organization');
+  }
+}
+
+/** A knowledge base may be the default only if it belongs to the organization. */
+async function checkSettings(store: Store, orgId: string | null, s: Partial<OrganizationSettings>): Promise<void> {
+  const kb = s.default_knowledge_base_id;
+  if (!kb) return;
+  const row = await store.repo('collections').get(kb);
+  if (!row || !orgId || row.organization_id !== orgId) {
+    throw errors.validation('default_knowledge_base_id must be a knowledge base of this organization', [{ field: 'settings.default_knowledge_base_id', message: 'not a knowledge base of this organization' }]);
+  }
+}
+
+export function parseSettings(raw: unknown, where = 'settings'): Partial<OrganizationSettings> {
+  return parseWith(organizationSettingsSchema, raw ?? {}, where) as Partial<OrganizationSettings>;
+}
+
+/** Creates an organization with the caller as its owner. 409 when the slug is taken. */
+export async function createOrganization(store: Store, a: Actor, input: { name: string; slug: string; settings?: unknown }): Promise<{ org: OrganizationRecord; role: Role }> {
+  const slug = validSlug(input.slug);
+  const settings = parseSettings(input.settings);
+  // a new organization has no knowledge base yet: a default one is set once it exists
+  if (settings.default_knowledge_base_id) await checkSettings(store, null, settings);
+  await assertOwn2fa(store, a.auth, settings);
+  const now = new Date();
+  const org: OrganizationRecord = { id: randomUUID(), name: input.name, slug, settings: { ...DEFAULT_SETTINGS, ...settings }, created_by: a.auth.user.id, created_at: now, updated_at: now };
+  try {
+    await store.transaction(async (tx) => {
+      await tx.repo('organizations').insert(org);
+      await tx.repo('memberships').insert({ id: randomUUID(), organization_id: org.id, user_id: a.auth.user.id, role: 'owner', created_at: now });
+    });
+  } catch (e) {
+    if (e instanceof StoreConflictError || (e as Error).name === 'StoreConflictError') throw errors.conflict(`The slug "${slug}" is taken`, { field: 'slug' });
+    throw e;
+  }
+  await audit(store, a, org.id, 'organization.created', 'organization', org.id, { name: org.name, slug });
+  return { org, role: 'owner' };
+}
+
+/** The caller's organizations with their role; those that lock the caller out (require_2fa) say so. */
+export async function listOrganizations(store: Store, auth: AuthInfo) {
+  const rows = await store.repo('memberships').find({ user_id: auth.user.id });
+  if (!rows.length) return [];
+  const orgs = await store.repo('organizations').find({ id: rows.map((m) => m.organization_id) }, { order: { created_at: 'ASC' } });
+  const role = new Map(rows.map((m) => [m.organization_id, m.role]));
+  return orgs.map((o) => ({ ...apiOrganization(o, role.get(o.id) ?? null), ...(auth.locked?.includes(o.id) ? { two_factor_required: true } : {}) }));
+}
+
+/**
+ * The organization with the caller's role, refusing callers below `least`: not a member → 404 (its existence
+ * is not revealed); locked out by require_2fa → 403 saying so (unless `allowLocked`, for leaving); a role too
+ * low → 403.
+ */
+export async function loadOrganization(store: Store, auth: AuthInfo, id: string, least: Role, opts: { allowLocked?: boolean } = {}): Promise<{ org: OrganizationRecord; role: Role }> {
+  const m = z.string().uuid().safeParse(id).success ? await store.repo('memberships').findOne({ organization_id: id, user_id: auth.user.id }) : null;
+  const org = m ? await store.repo('organizations').get(id) : null;
+  if (!m || !org) throw errors.notFound('organization', id);
+  if (!opts.allowLocked && auth.locked?.includes(id)) throw errors.forbidden(TWO_FACTOR_REQUIRED);
+  if (RANK[m.role] < RANK[least]) throw errors.forbidden(`This needs the ${least} role in the organization (yours: ${m.role})`);
+  return { org, role: m.role };
+}
+
+export async function updateOrganization(store: Store, a: Actor, id: string, patch: { name?: string; settings?: unknown }): Promise<{ org: OrganizationRecord; role: Role }> {
+  const { org, role } = await loadOrganization(store, a.auth, id, 'admin');
+  const settings = patch.settings === undefined ? null : parseSettings(patch.settings);
+  if (settings) {
+    await checkSettings(store, org.id, settings);
+    if (!settingsOf(org).require_2fa) await assertOwn2fa(store, a.auth, settings);
+  }
+  const next: Partial<OrganizationRecord> = { updated_at: new Date() };
+  if (patch.name !== undefined) next.name = patch.name;
+  if (settings) next.settings = { ...settingsOf(org), ...settings };
+  await store.repo('organizations').update(org.id, next);
+  if (patch.name !== undefined && patch.name !== org.name) await audit(store, a, org.id, 'organization.updated', 'organization', org.id, { name: { from: org.name, to: patch.name } });
+  if (settings && Object.keys(settings).length) await audit(store, a, org.id, 'organization.settings_changed', 'organization', org.id, changes(settingsOf(org), settings));
+  return { org: { ...org, ...next }, role };
+}
+
+export async function updateSettings(store: Store, a: Actor, id: string, raw: unknown): Promise<OrganizationSettings> {
+  const { org } = await updateOrganization(store, a, id, { settings: raw ?? {} });
+  return settingsOf(org);
+}
+
+function changes(before: OrganizationSettings, patch: Partial<OrganizationSettings>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(patch)) out[k] = { from: before[k as keyof OrganizationSettings], to: v };
+  return out;
+}
+
+export async function listMembers(store: Store, auth: AuthInfo, id: string) {
+  const { org } = await loadOrganization(store, auth, id, 'viewer');
+  const rows = await store.repo('memberships').find({ organization_id: org.id }, { order: { created_at: 'ASC' } });
+  const users = new Map((await store.repo('users').find({ id: rows.map((m) => m.user_id) })).map((u) => [u.id, u]));
+  return rows.map((m) => apiMember(m, users.get(m.user_id) ?? null));
+}
+
+/** Only an owner grants or takes the owner role; an admin manages the roles below it. */
+function assertMayAssign(callerRole: Role, from: Role | null, to: Role | null): void {
+  if (callerRole === 'owner') return;
+  if (to === 'owner' || from === 'owner') throw errors.forbidden('Only an owner can grant, change or remove the owner role');
+}
+
+/** Adds an existing user (by id or email) with a role. Admins and owners only; allowed_domains applies. */
+export async function addMember(store: Store, a: Actor, id: string, input: { user_id?: string; email?: string; role: Role }) {
+  const { org, role: callerRole } = await loadOrganization(store, a.auth, id, 'admin');
+  assertMayAssign(callerRole, null, input.role);
+  const user = input.user_id ? await store.repo('users').get(input.user_id) : input.email ? await store.repo('users').findOne({ email: input.email.trim().toLowerCase() }) : null;
+  if (!user) throw errors.notFound('user', input.user_id ?? input.email);
+  const domains = settingsOf(org).allowed_domains;
+  const domain = user.email.slice(user.email.lastIndexOf('@') + 1).toLowerCase();
+  if (domains.length && !domains.includes(domain)) {
+    throw errors.forbidden(`This organization only admits members with an email address at ${domains.join(', ')} (allowed_domains); ${domain} is not one of them`);
+  }
+  const m: MembershipRecord = { id: randomUUID(), organization_id: org.id, user_id: user.id, role: input.role, created_at: new Date() };
+  try {
+    await store.repo('memberships').insert(m);
+  } catch (e) {
+    if ((e as Error).name === 'StoreConflictError') throw errors.conflict('This user is already a member: change their role with PATCH /api/organizations/<id>/members/<userId>', { user_id: user.id });
+    throw e;
+  }
+  await audit(store, a, org.id, 'organization.member.added', 'user', user.id, { role: input.role });
+  return apiMember(m, user);
+}
+
+async function memberOf(store: Store, orgId: string, userId: string): Promise<MembershipRecord> {
+  const m = z.string().uuid().safeParse(userId).success ? await store.repo('memberships').findOne({ organization_id: orgId, user_id: userId }) : null;
+  if (!m) throw errors.notFound('member', userId);
+  return m;
+}
+
+/**
+ * Changes a member's role. The last owner cannot be demoted (409): make another member owner first.
+ * The owner count is checked inside the transaction that changes it.
+ */
+export async function changeRole(store: Store, a: Actor, id: string, userId: string, role: Role) {
+  const { org, role: callerRole } = await loadOrganization(store, a.auth, id, 'admin');
+  const m = await memberOf(store, org.id, userId);
+  assertMayAssign(callerRole, m.role, role);
+  if (m.role !== role) {
+    await store.transaction(async (tx) => {
+      if (m.role === 'owner' && (await tx.repo('memberships').count({ organization_id: org.id, role: 'owner' })) <= 1) throw lastOwner();
+      await tx.repo('memberships').update(m.id, { role });
+    });
+    await audit(store, a, org.id, 'organization.member.role_changed', 'user', userId, { from: m.role, to: role });
+  }
+  const user = await store.repo('users').get(userId);
+  return apiMember({ ...m, role }, user);
+}
+
+function lastOwner() {
+  return errors.conflict('An organization keeps at least one owner: make another member owner first (PATCH /api/organizations/<id>/members/<userId> {"role":"owner"}), then leave or step down');
+}
+
+/** Removes a member (admins: not owners). The last owner cannot be removed. */
+export async function removeMember(rt: Pick<Engine, 'store'>, a: Actor, id: string, userId: string): Promise<void> {
+  const store = rt.store;
+  const { org, role: callerRole } = await loadOrganization(store, a.auth, id, 'admin');
+  const m = await memberOf(store, org.id, userId);
+  assertMayAssign(callerRole, m.role, null);
+  await removeMembership(store, m);
+  await audit(store, a, org.id, 'organization.member.removed', 'user', userId, { role: m.role });
+}
+
+async function removeMembership(store: Store, m: MembershipRecord): Promise<void> {
+  await store.transaction(async (tx) => {
+    if (m.role === 'owner' && (await tx.repo('memberships').count({ organization_id: m.organization_id, role: 'owner' })) <= 1) throw lastOwner();
+    await tx.repo('memberships').delete(m.id);
+  });
+}
+
+/** The caller leaves. An owner may leave only while another owner remains (ownership transferred first). */
+export async function leaveOrganization(store: Store, a: Actor, id: string): Promise<void> {
+  const { org } = await loadOrganization(store, a.auth, id, 'viewer', { allowLocked: true });
+  const m = await memberOf(store, org.id, a.auth.user.id);
+  await removeMembership(store, m);
+  await audit(store, a, org.id, 'organization.member.left', 'user', a.auth.user.id, { role: m.role });
+}
+
+/**
+ * Owner only: makes another member owner and steps the caller down to admin, in one transaction (the
+ * usual way to hand an organization over before leaving it).
+ */
+export async function transferOwnership(store: Store, a: Actor, id: string, userId: string) {
+  const { org } = await loadOrganization(store, a.auth, id, 'owner');
+  if (userId === a.auth.user.id) throw errors.validation('You already own this organization: name another member', [{ field: 'user_id', message: 'is the caller' }]);
+  const target = await memberOf(store, org.id, userId);
+  const mine = await memberOf(store, org.id, a.auth.user.id);
+  await store.transaction(async (tx) => {
+    await tx.repo('memberships').update(target.id, { role: 'owner' });
+    await tx.repo('memberships').update(mine.id, { role: 'admin' });
+  });
+  await audit(store, a, org.id, 'organization.ownership_transferred', 'user', userId, { from_user: a.auth.user.id, previous_role: target.role });
+  return listMembers(store, a.auth, org.id);
+}
+
+/**
+ * Owner only: deletes every resource of the organization (documents with their files, chunks and vectors,
+ * jobs, knowledge bases, schemas, extractions, presets, chat history, batches, webhooks, workflows, ...),
+ * then its memberships and the organization. Returns how many rows of each table went.
+ */
+export async function deleteOrganization(rt: Engine, a: Actor, id: string): Promise<Record<string, number>> {
+  const { org } = await loadOrganization(rt.store, a.auth, id, 'owner');
+  const erased = await eraseResources(rt, { organization_id: org.id });
+  const members = await rt.store.transaction(async (tx) => {
+    const n = await tx.repo('memberships').delete({ organization_id: org.id });
+    await tx.repo('organizations').delete(org.id);
+    return n;
+  });
+  await audit(rt.store, a, org.id, 'organization.deleted', 'organization', org.id, { name: org.name, slug: org.slug, memberships: members, erased });
+  return { ...erased, memberships: members };
+}
+
+/**
+ * The knowledge base to use when a request names none: the default of the organization the caller acts
+ * in (`organizationId`), or, without one, of the only organization of the caller that has a default.
+ * Null when there is none (the caller then has to name one).
+ */
+export async function defaultKnowledgeBase(store: Store, auth: AuthInfo, organizationId?: string | null): Promise<string | null> {
+  const ids = organizationId ? auth.memberships.filter((m) => m.organization_id === organizationId).map((m) => m.organization_id) : auth.memberships.map((m) => m.organization_id);
+  if (!ids.length) return null;
+  const defaults = (await store.repo('organizations').find({ id: ids }))
+    .map((o) => settingsOf(o).default_knowledge_base_id)
+    .filter((x): x is string => !!x);
+  return defaults.length === 1 ? defaults[0]! : null;
+}
+
+/**
+ * The knowledge base of a request that may omit it (chat, embed chat): the one named; else that of the
+ * session continued; else the organization's default (`organization_id` of the request, or the caller's
+ * only organization with a default). 400 when there is none.
+ */
+export async function knowledgeBaseFor(store: Store, auth: AuthInfo, req: { knowledge_base_id?: string | null; session_id?: string | null; organization_id?: string | null }): Promise<string> {
+  if (req.knowledge_base_id) return req.knowledge_base_id;
+  if (req.session_id) {
+    const s = await loadOwned(store, 'chat_sessions', req.session_id, auth, 'read', 'chat session');
+    if (s.knowledge_base_id) return s.knowledge_base_id;
+  }
+  if (req.organization_id) {
+    assertNotLocked(auth, req.organization_id);
+    if (!roleIn(auth, req.organization_id)) throw errors.notFound('organization', req.organization_id);
+  }
+  const kb = await defaultKnowledgeBase(store, auth, req.organization_id);
+  if (!kb) throw errors.validation("knowledge_base_id is required: name one, or set the organization's default_knowledge_base_id and send organization_id", [{ field: 'knowledge_base_id', message: 'Required' }]);
+  return kb;
+}
