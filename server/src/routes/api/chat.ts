@@ -5,7 +5,7 @@ import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
 import { CHAT_MODES, answer, apiAnswer, apiMessage, apiSession, deleteSession, loadSession, sessionMessages } from '@quire/engine';
 import { openSse } from '../../services/chat-sse.js';
-import { loadCollection } from '@quire/engine';
+import { knowledgeBaseFor, loadCollection } from '@quire/engine';
 
 const TAG = 'Chat';
 const uuid = z.string().uuid();
@@ -13,7 +13,8 @@ const uuid = z.string().uuid();
 const ChatBody = z
   .object({
     message: z.string().trim().min(1).max(8000),
-    knowledge_base_id: uuid,
+    knowledge_base_id: uuid.optional().describe("omitted: the session's knowledge base, else the organization's default_knowledge_base_id"),
+    organization_id: uuid.optional().describe('the organization whose default knowledge base applies when knowledge_base_id is omitted'),
     session_id: uuid.optional(),
     mode: z.enum(CHAT_MODES).default('quick'),
     stream: z.boolean().default(false),
@@ -34,7 +35,7 @@ export function chatRoutes(router: Router<any, any>): void {
       method: 'post',
       path: '/api/chat',
       summary:
-        `Ask a knowledge base. Body {message, knowledge_base_id, session_id? (continue a session; a new one is made without it), mode? (quick default | deep | code), stream? (boolean), history? ([{role, content}] instead of the session's stored turns)}. ` +
+        `Ask a knowledge base. Body {message, knowledge_base_id? (omitted: the session's, else the default_knowledge_base_id of organization_id or of the caller's only organization that has one; 400 when none), organization_id?, session_id? (continue a session; a new one is made without it), mode? (quick default | deep | code), stream? (boolean), history? ([{role, content}] instead of the session's stored turns)}. ` +
         `JSON response: ${ANSWER_SHAPE}; the message quotes its sources with [n] markers, citations[n-1] being source n. ` +
         'With stream true (or Accept: text/event-stream) the response is Server-Sent Events: `start` {type, session_id, message_id, knowledge_base_id, mode}, `delta` {type, content} (pieces of the message, in order), ' +
         '`complete` {type, result: the JSON response}, or `error` {type, error: {code, message}}; the stream ends after complete or error. Costs 0.1 credit a query.',
@@ -45,10 +46,11 @@ export function chatRoutes(router: Router<any, any>): void {
       const auth = requireAuth(ctx);
       const rt = ctx.quire;
       const wantsStream = body.stream || /\btext\/event-stream\b/.test(ctx.get('accept'));
-      const req = { message: body.message, knowledgeBaseId: body.knowledge_base_id, sessionId: body.session_id, mode: body.mode, history: body.history };
+      const knowledgeBaseId = await knowledgeBaseFor(rt.store, auth, body);
+      const req = { message: body.message, knowledgeBaseId, sessionId: body.session_id, mode: body.mode, history: body.history };
       if (!wantsStream) return apiAnswer(await answer(rt, auth, req));
       // fail before streaming on what can be checked up front (unknown knowledge base or session: 404 JSON)
-      await loadCollection(rt, auth, body.knowledge_base_id, 'read', 'knowledge base');
+      await loadCollection(rt, auth, knowledgeBaseId, 'read', 'knowledge base');
       if (body.session_id) await loadSession(rt, auth, body.session_id);
       const sse = openSse(ctx);
       void (async () => {

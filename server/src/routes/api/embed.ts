@@ -9,7 +9,7 @@ import { resolveInput } from '@quire/engine';
 import { runExtraction } from '@quire/engine';
 import type { ExtractionRunResult } from '@quire/engine';
 import { suggestFor, suggestSchema } from '@quire/engine';
-import { CHAT_MODES, answer } from '@quire/engine';
+import { CHAT_MODES, answer, knowledgeBaseFor } from '@quire/engine';
 import { contentKey, jobParsedKey, loadParsed } from '@quire/engine';
 import type { Engine } from '@quire/engine';
 import { parseSync } from '@quire/engine';
@@ -35,7 +35,7 @@ const ExtractAction = z
     if (!x.document_id && !x.input) c.addIssue({ code: 'custom', path: ['document_id'], message: 'one of document_id or input is required' });
     if (x.document_id && x.input) c.addIssue({ code: 'custom', path: ['input'], message: 'give document_id or input, not both' });
   });
-const ChatAction = z.object({ message: z.string().trim().min(1).max(8000), knowledge_base_id: uuid, session_id: uuid.optional(), mode: z.enum(CHAT_MODES).default('quick') }).strict();
+const ChatAction = z.object({ message: z.string().trim().min(1).max(8000), knowledge_base_id: uuid.optional(), organization_id: uuid.optional(), session_id: uuid.optional(), mode: z.enum(CHAT_MODES).default('quick') }).strict();
 
 const EmbedBody = z
   .object({ action: z.enum(['parse', 'extract', 'chat']), parse: ParseAction.optional(), extract: ExtractAction.optional(), chat: ChatAction.optional() })
@@ -118,7 +118,7 @@ export function embedRoutes(router: Router<any, any>): void {
       'One endpoint for embedded widgets (Bearer API key). Body {action: parse | extract | chat, <action>: {...}}. ' +
       'parse {input: https URL or svc://<document_id>, config?} → {action: parse, data: parse result}. ' +
       'extract {document_id (UUID) | input (svc://, jobid:// or URL), schema_id? (UUID), include_citations?} → {action: extract, data: extraction run result, definition: {source: schema | suggested_schema | detected_fields, ...}}; without schema_id the prebuilt or saved schema that best fits the document\'s labelled values is used (as GET /api/extract/suggested-schema picks it), else the key-value fields detected in the document itself (422 UNPROCESSABLE when it has none). ' +
-      'chat {message, knowledge_base_id (UUID), session_id? (UUID; a new session otherwise), mode? (quick default | deep | code)} → {action: chat, data: {message, citations: [{chunk_id, document_id, content, metadata: {type, index, document_name, page, score}}], session_id, message_id, confidence, mode}} (single JSON, no streaming). ' +
+      'chat {message, knowledge_base_id? (UUID; omitted: the session\'s, else the organization\'s default_knowledge_base_id), organization_id?, session_id? (UUID; a new session otherwise), mode? (quick default | deep | code)} → {action: chat, data: {message, citations: [{chunk_id, document_id, content, metadata: {type, index, document_name, page, score}}], session_id, message_id, confidence, mode}} (single JSON, no streaming). ' +
       'Invalid or missing action, object or fields and malformed UUIDs are 400 VALIDATION_ERROR; failures of the action keep their own error code.',
     tag: TAG,
     body: EmbedBody,
@@ -136,7 +136,7 @@ export function embedRoutes(router: Router<any, any>): void {
       return { action: 'extract', data, definition };
     }
     const c = body.chat!;
-    const a = await answer(rt, auth, { message: c.message, knowledgeBaseId: c.knowledge_base_id, sessionId: c.session_id, mode: c.mode });
+    const a = await answer(rt, auth, { message: c.message, knowledgeBaseId: await knowledgeBaseFor(rt.store, auth, c), sessionId: c.session_id, mode: c.mode });
     return {
       action: 'chat',
       data: {

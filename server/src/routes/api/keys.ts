@@ -4,7 +4,7 @@ import { QuireError, errors } from '@quire/core';
 import type { ApiKeyRecord } from '@quire/core';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
-import { createKey, keyScopes, keyStatus, ownKey, revokeKey, rotateKey } from '@quire/engine';
+import { createKey, keyScopes, keyStatus, ownKey, recordAudit, revokeKey, rotateKey } from '@quire/engine';
 
 const TAG = 'API keys';
 
@@ -52,6 +52,7 @@ export function keyRoutes(router: Router<any, any>): void {
     async (ctx, { body }) => {
       const auth = requireAuth(ctx);
       const { key, record } = await createKey(ctx.quire.store, auth.user.id, body.name, undefined, { scopes: body.scopes?.includes('full') ? ['full'] : body.scopes ?? ['full'], expiresAt: futureDate(body.expires_at) ?? null });
+      await recordAudit(ctx.quire.store, { actor: auth.user.id, action: 'api_key.created', target_type: 'api_key', target_id: record.id, details: { name: record.name, prefix: record.prefix, scopes: keyScopes(record) }, ip: ctx.ip });
       ctx.set('Cache-Control', 'no-store');
       return { ...apiKey(record), key };
     },
@@ -81,6 +82,7 @@ export function keyRoutes(router: Router<any, any>): void {
     async (ctx, { body }) => {
       const auth = requireAuth(ctx);
       const { key, record, revoked } = await rotateKey(ctx.quire.store, auth.user.id, ctx.params.id, futureDate(body.expires_at));
+      await recordAudit(ctx.quire.store, { actor: auth.user.id, action: 'api_key.rotated', target_type: 'api_key', target_id: record.id, details: { rotated_from: revoked.id, prefix: record.prefix }, ip: ctx.ip });
       ctx.set('Cache-Control', 'no-store');
       return { ...apiKey(record), key, rotated_from: revoked.id };
     },
@@ -90,6 +92,7 @@ export function keyRoutes(router: Router<any, any>): void {
     const auth = requireAuth(ctx);
     const k = await ownKey(ctx.quire.store, auth.user.id, ctx.params.id);
     if (!(await revokeKey(ctx.quire.store, k.id))) throw errors.notFound('api_key', k.id);
+    await recordAudit(ctx.quire.store, { actor: auth.user.id, action: 'api_key.revoked', target_type: 'api_key', target_id: k.id, details: { name: k.name, prefix: k.prefix }, ip: ctx.ip });
     return { success: true, id: k.id, object: 'api_key', revoked: true };
   });
 }

@@ -6,7 +6,7 @@ import { QuireError, errors, isQuireError } from '@quire/core';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
 import { formatBytes, tooLarge } from '../../http/limits.js';
-import { assertCanCreateIn, newOwned } from '@quire/engine';
+import { assertCanCreateIn, canWrite, defaultKnowledgeBase, newOwned } from '@quire/engine';
 import { parseConfigField } from '@quire/engine';
 import { createDocument, detectStored } from '@quire/engine';
 import { cleanFileName } from '@quire/engine';
@@ -27,7 +27,7 @@ export function uploadRoutes(router: Router<any, any>): void {
       path: '/api/upload',
       summary: 'Upload a file for processing',
       tag: TAG,
-      multipart: { fields: { file: 'the file (max 100 MB)', parsing_config: 'JSON: chunking {strategy, max_chunk_size, overlap}, ocr {enabled, language}', knowledge_base_id: 'knowledge base to add the document to once processed', organization_id: 'owning organization' } },
+      multipart: { fields: { file: 'the file (max 100 MB)', parsing_config: 'JSON: chunking {strategy, max_chunk_size, overlap}, ocr {enabled, language}', knowledge_base_id: "knowledge base to add the document to once processed (omitted with organization_id: the organization's default_knowledge_base_id, if set)", organization_id: 'owning organization' } },
     },
     async (ctx) => {
       const auth = requireAuth(ctx);
@@ -37,7 +37,13 @@ export function uploadRoutes(router: Router<any, any>): void {
         const org = fields.organization_id || null;
         if (org && !uuid.safeParse(org).success) throw errors.validation('organization_id must be a UUID', [{ field: 'organization_id', message: 'invalid UUID' }]);
         assertCanCreateIn(auth, org);
-        const kb = fields.knowledge_base_id || null;
+        // an upload into an organization joins its default knowledge base when it names none (and the caller may add to it)
+        let kb = fields.knowledge_base_id || null;
+        if (!kb && org) {
+          const byDefault = await defaultKnowledgeBase(ctx.quire.store, auth, org);
+          const row = byDefault ? await ctx.quire.store.repo('collections').get(byDefault) : null;
+          kb = row && canWrite(auth, row) ? row.id : null;
+        }
         if (kb) {
           if (!uuid.safeParse(kb).success) throw errors.validation('knowledge_base_id must be a UUID', [{ field: 'knowledge_base_id', message: 'invalid UUID' }]);
           const record = await loadCollection(ctx.quire, auth, kb, 'write', 'knowledge base');
