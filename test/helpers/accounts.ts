@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import type { HttpTestServer } from './server.js';
+
+export const PASSWORD = 'Harbour-Light7';
+
+/** A user made through the API: signed up (session cookie), with a full API key made with that session. */
+export interface TestUser {
+  id: string;
+  email: string;
+  key: string;
+  /** Cookie header of the browser session */
+  cookie: string;
+  csrf: string;
+}
+
+function cookiesOf(res: Response): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const c of res.headers.getSetCookie()) {
+    const pair = c.split(';')[0]!.trim();
+    out.set(pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1));
+  }
+  return out;
+}
+
+/** Signs a user up (POST /api/auth/signup) and makes them an API key (POST /api/keys with the session). */
+export async function signUpUser(s: Pick<HttpTestServer, 'url'>, email: string, name?: string): Promise<TestUser> {
+  const up = await fetch(`${s.url}/api/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD, ...(name ? { name } : {}) }) });
+  const body = (await up.json()) as any;
+  assert.equal(up.status, 201, JSON.stringify(body));
+  const jar = cookiesOf(up);
+  const cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+  const csrf = body.csrf_token as string;
+  const k = await fetch(`${s.url}/api/keys`, { method: 'POST', headers: { 'content-type': 'application/json', cookie, 'x-csrf-token': csrf }, body: JSON.stringify({ name: 'tests' }) });
+  const kb = (await k.json()) as any;
+  assert.equal(k.status, 201, JSON.stringify(kb));
+  return { id: body.user.id, email: body.user.email, key: kb.key, cookie, csrf };
+}
+
+/** A request with the user's session cookie (and the CSRF header on writes). */
+export async function withSession(s: Pick<HttpTestServer, 'url'>, u: TestUser, pathname: string, init: { method?: string; json?: unknown } = {}) {
+  const headers: Record<string, string> = { cookie: u.cookie };
+  if (init.method && init.method !== 'GET') headers['x-csrf-token'] = u.csrf;
+  if (init.json !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(s.url + pathname, { method: init.method ?? 'GET', headers, body: init.json === undefined ? undefined : JSON.stringify(init.json) });
+  const text = await res.text();
+  let body: any = text;
+  try {
+    body = JSON.parse(text);
+  } catch {}
+  return { status: res.status, body };
+}
