@@ -204,6 +204,23 @@ export class PdfReader implements Omit<ReaderPlugin, 'formats'> {
     this.pool = null;
   }
 
+  /**
+   * A page drawn in colour for people to look at (the studio), by the same parse threads (heap limit,
+   * stopped by the signal). The document is opened for this one page and released after it.
+   */
+  async renderPage(input: ReaderInput, page: number, options: { dpi: number; maxPixels: number; signal?: AbortSignal }): Promise<{ png: Buffer; width: number; height: number }> {
+    const jobId = `preview-${randomUUID()}`;
+    const pool = this.getPool();
+    try {
+      const r = await pool.run<{ png: Uint8Array; width: number; height: number }>({ type: 'preview', jobId, path: input.path, page, dpi: options.dpi, maxPixels: options.maxPixels }, options.signal).catch((e: unknown) => {
+        throw (e as Error)?.name === 'MemoryLimitError' ? memoryError(this.heapMb) : e;
+      });
+      return { png: Buffer.from(r.png.buffer, r.png.byteOffset, r.png.byteLength), width: r.width, height: r.height };
+    } finally {
+      pool.broadcast({ type: 'release', jobId });
+    }
+  }
+
   async read(input: ReaderInput, options: ReadOptions): Promise<ParsedDocument> {
     options.signal?.throwIfAborted();
     const limits = readLimits(options);

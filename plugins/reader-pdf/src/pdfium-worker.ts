@@ -282,7 +282,7 @@ const MAX_PIXELS = 20_000_000;
  * clockwise on top of its own rotation, within the pixel caps; written to `out` as a greyscale
  * PNG (what the OCR engine reads fastest) unless the page is blank.
  */
-function render(d: OpenDoc, n: number, dpi: number, out: string, rotate = 0, maxPixels = MAX_PIXELS): { dpi: number; width: number; height: number; rules: Rule[]; blank?: boolean; image?: Buffer } {
+function render(d: OpenDoc, n: number, dpi: number, out: string, rotate = 0, maxPixels = MAX_PIXELS, preview = false): { dpi: number; width: number; height: number; rules: Rule[]; blank?: boolean; image?: Buffer } {
   const page = m.FPDF_LoadPage(d.doc, n - 1);
   if (!page) throw new Error(`page ${n} could not be loaded`);
   let bitmap = 0;
@@ -312,6 +312,8 @@ function render(d: OpenDoc, n: number, dpi: number, out: string, rotate = 0, max
     const heap = e.u8();
     const pixels = stride === pw * 4 ? heap.subarray(ptr, ptr + pw * ph * 4) : packRows(heap, ptr, stride, pw, ph);
     const res = { dpi: scale * 72, width: pw, height: ph };
+    // a page to look at (the studio): in colour, blank or not
+    if (preview) return { ...res, rules: [], image: colourPng(pixels, pw, ph) };
     // a blank page (a white scan, shapes drawn in white): nothing to OCR, no image written
     if (uniformPixels(pixels, pw, ph)) return { ...res, rules: [], blank: true };
     // ruling lines in the pixels (table borders of the scan), for tables in the OCR text
@@ -338,6 +340,23 @@ function greyPng(rgba: Uint8Array, w: number, h: number): Buffer {
   const grey = Buffer.allocUnsafe(w * h);
   for (let i = 0, o = 0, n = w * h * 4; i < n; i += 4) grey[o++] = (rgba[i]! * 77 + rgba[i + 1]! * 150 + rgba[i + 2]! * 29) >> 8;
   return PNG.sync.write({ width: w, height: h, data: grey } as InstanceType<typeof PNG>, { colorType: 0, inputColorType: 0, inputHasAlpha: false, bitDepth: 8, deflateLevel: 1, filterType: 0 });
+}
+
+/** RGBA pixels as an RGB PNG (deflate level 6: a page image sent over the network is worth the smaller size). */
+function colourPng(rgba: Uint8Array, w: number, h: number): Buffer {
+  return PNG.sync.write({ width: w, height: h, data: Buffer.from(rgba.buffer, rgba.byteOffset, rgba.byteLength) } as InstanceType<typeof PNG>, { colorType: 2, inputColorType: 6, inputHasAlpha: true, bitDepth: 8, deflateLevel: 6 });
+}
+
+/** A page drawn for people to look at: the PNG itself is the answer (the document is released by the caller). */
+async function previewOf(jobId: string, file: string, n: number, dpi: number, maxPixels?: number) {
+  const d = await getDoc(jobId, file);
+  if (n < 1 || n > d.numPages) throw new Error(`page ${n} is not in the document`);
+  try {
+    const r = render(d, n, dpi, '', 0, maxPixels, true);
+    return { png: r.image!, width: r.width, height: r.height };
+  } finally {
+    overMemory();
+  }
 }
 
 async function renderTo(jobId: string, file: string, n: number, dpi: number, out: string, rotate?: number, maxPixels?: number) {
@@ -367,6 +386,8 @@ async function handle(msg: WorkerRequest): Promise<unknown> {
       return pages(msg.jobId, msg.path, msg.from, msg.to);
     case 'render':
       return renderTo(msg.jobId, msg.path, msg.page, msg.dpi, msg.out, msg.rotate, msg.maxPixels);
+    case 'preview':
+      return previewOf(msg.jobId, msg.path, msg.page, msg.dpi, msg.maxPixels);
     case 'release':
       await release(msg.jobId);
       printTiming();

@@ -76,6 +76,7 @@ export type WorkerRequest =
   | { id: number; type: 'load'; jobId: string; path: string }
   | { id: number; type: 'pages'; jobId: string; path: string; from: number; to: number }
   | { id: number; type: 'render'; jobId: string; path: string; page: number; dpi: number; out: string; rotate?: number; maxPixels?: number; imagePixels?: number }
+  | { id: number; type: 'preview'; jobId: string; path: string; page: number; dpi: number; maxPixels?: number }
   | { id: number; type: 'release'; jobId: string };
 
 export type WorkerResponse =
