@@ -16,6 +16,9 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 /** The studio viewer: its own inline styles (style element and attributes), nothing else; no scripts. */
 export const STUDIO_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
+/** The studio app (/studio): its own scripts, styles, images and API calls, from this origin only; no inline script. */
+export const STUDIO_APP_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; object-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+
 export function securityHeaders() {
   return async (ctx: AppContext, next: Next) => {
     ctx.set(SECURITY_HEADERS as Record<string, string>);

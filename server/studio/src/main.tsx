@@ -1,0 +1,117 @@
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { api, hasSessionCookie, onSignedOut } from './api.js';
+import type { User } from './api.js';
+import { Link } from './components.js';
+import { navigate, useLocation } from './router.js';
+import { LoginPage } from './pages/login.js';
+import { DocumentsPage } from './pages/documents.js';
+import { DocumentPage } from './pages/document.js';
+import { KeysPage } from './pages/keys.js';
+import './styles.css';
+
+type Session = { user: User } | null | undefined;
+
+function App() {
+  const { path, query } = useLocation();
+  const [session, setSession] = useState<Session>(undefined);
+
+  useEffect(() => {
+    // no CSRF cookie, no session: no request (a 401 would only be noise in the console)
+    if (!hasSessionCookie()) {
+      setSession(null);
+      return;
+    }
+    api<{ user: User }>('/api/auth/session')
+      .then((s) => setSession({ user: s.user }))
+      .catch(() => setSession(null));
+    const out = () => setSession(null);
+    onSignedOut.add(out);
+    return () => onSignedOut.delete(out);
+  }, []);
+
+  // the shared view of a parse (the signed studio_link) needs no session
+  const shared = /^\/shared\/([0-9a-f-]{36})$/i.exec(path);
+  if (shared) {
+    return (
+      <Shell>
+        <DocumentPage source={{ kind: 'signed', jobId: shared[1]!, expires: query.get('expires') ?? '', sig: query.get('sig') ?? '' }} />
+      </Shell>
+    );
+  }
+  if (session === undefined) return <p class="loading" role="status">Loading…</p>;
+  if (session === null || path === '/login' || path === '/signup') {
+    if (session && (path === '/login' || path === '/signup')) {
+      navigate('/documents', true);
+      return null;
+    }
+    return <LoginPage mode={path === '/signup' ? 'signup' : 'login'} onSignedIn={(user) => setSession({ user })} />;
+  }
+
+  const logout = async () => {
+    await api('/api/auth/logout', { method: 'POST' }).catch(() => {});
+    setSession(null);
+    navigate('/login');
+  };
+  const doc = /^\/documents\/([0-9a-f-]{36})$/i.exec(path);
+  let page;
+  if (doc) page = <DocumentPage source={{ kind: 'document', id: doc[1]! }} />;
+  else if (path === '/settings/keys') page = <KeysPage />;
+  else if (path === '/' || path === '/documents') page = <DocumentsPage />;
+  else page = <NotFound />;
+  const section = path.startsWith('/settings') ? 'settings' : 'documents';
+  return (
+    <Shell
+      nav={
+        <>
+          <nav aria-label="Main">
+            <Link to="/documents" aria-current={section === 'documents' ? 'page' : undefined}>
+              Documents
+            </Link>
+            <Link to="/settings/keys" aria-current={section === 'settings' ? 'page' : undefined}>
+              API keys
+            </Link>
+          </nav>
+          <div class="who">
+            <span>{session.user.email}</span>
+            <button type="button" class="link" onClick={logout}>
+              Sign out
+            </button>
+          </div>
+        </>
+      }
+    >
+      {page}
+    </Shell>
+  );
+}
+
+function Shell(props: { nav?: preact.ComponentChildren; children: preact.ComponentChildren }) {
+  return (
+    <>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <span class="brand">Quire Studio</span>
+        {props.nav}
+      </header>
+      <main id="main" tabIndex={-1}>
+        {props.children}
+      </main>
+    </>
+  );
+}
+
+function NotFound() {
+  return (
+    <section>
+      <h1>Not found</h1>
+      <p>
+        There is no such page. <Link to="/documents">Back to the documents</Link>
+      </p>
+    </section>
+  );
+}
+
+render(<App />, document.getElementById('app')!);

@@ -1,0 +1,310 @@
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { api } from '../api.js';
+import type { BBox, Layout, LayoutBlock, LayoutChunk, LayoutTable } from '../api.js';
+import { Alert, Link, percent } from '../components.js';
+import { ExtractionPanel } from './extraction.js';
+
+export type Source = { kind: 'document'; id: string } | { kind: 'signed'; jobId: string; expires: string; sig: string };
+
+/** What can be selected on a page: a block, a table, a chunk, or the evidence of an extracted field. */
+export type Selection = { kind: 'block'; index: number } | { kind: 'table'; index: number } | { kind: 'chunk'; index: number } | { kind: 'evidence'; field: string; page: number; bbox: BBox; text: string; confidence: number } | null;
+
+type View = 'pages' | 'markdown' | 'json';
+
+function layoutUrl(s: Source): string {
+  return s.kind === 'document' ? `/api/documents/${s.id}/layout` : `/studio/jobs/${s.jobId}/layout?expires=${encodeURIComponent(s.expires)}&sig=${encodeURIComponent(s.sig)}`;
+}
+
+function imageUrl(s: Source, page: number): string {
+  return s.kind === 'document' ? `/api/documents/${s.id}/pages/${page}/image` : `/studio/jobs/${s.jobId}/pages/${page}/image?expires=${encodeURIComponent(s.expires)}&sig=${encodeURIComponent(s.sig)}`;
+}
+
+const overlaps = (a: BBox, b: BBox) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+
+/**
+ * The document view: every page (image drawn by the service) with the blocks, tables and chunks as boxes
+ * coloured by type; a box opens its text, confidence and chunk. Pages are drawn only once they come near
+ * the screen (IntersectionObserver), so a long document stays light.
+ */
+export function DocumentPage(props: { source: Source }) {
+  const { source } = props;
+  const [layout, setLayout] = useState<Layout | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [view, setView] = useState<View>('pages');
+  const [layers, setLayers] = useState({ blocks: true, tables: true, chunks: false });
+  const [selected, setSelected] = useState<Selection>(null);
+  const [tab, setTab] = useState<'inspect' | 'extract'>('inspect');
+
+  useEffect(() => {
+    setLayout(null);
+    api<Layout>(layoutUrl(source))
+      .then(setLayout)
+      .catch((e: Error) => setError(e.message));
+  }, [layoutUrl(source)]);
+
+  const byPage = useMemo(() => {
+    const m = new Map<number, { blocks: LayoutBlock[]; tables: LayoutTable[]; chunks: { chunk: LayoutChunk; bbox: BBox }[] }>();
+    if (!layout) return m;
+    for (const p of layout.pages) m.set(p.number, { blocks: [], tables: [], chunks: [] });
+    for (const b of layout.blocks) if (b.bbox && b.type !== 'table') m.get(b.page)?.blocks.push(b);
+    for (const t of layout.tables) if (t.bbox) m.get(t.page)?.tables.push(t);
+    for (const c of layout.chunks) for (const box of c.boxes) m.get(box.page)?.chunks.push({ chunk: c, bbox: box.bbox });
+    return m;
+  }, [layout]);
+
+  // an evidence box picked in the extraction panel: its page comes into view
+  useEffect(() => {
+    if (selected?.kind !== 'evidence') return;
+    document.getElementById(`page-${selected.page}`)?.scrollIntoView({ block: 'center' });
+  }, [selected]);
+
+  if (error) return <Alert error={error} />;
+  if (!layout) return <p role="status">Loading the document…</p>;
+
+  return (
+    <section class="docview">
+      <div class="docbar">
+        {source.kind === 'document' && <Link to="/documents">← Documents</Link>}
+        <h1>{layout.name}</h1>
+        <span class="meta">
+          {layout.pages.length} page{layout.pages.length === 1 ? '' : 's'} · {layout.blocks.length} blocks · {layout.tables.length} tables · {layout.chunks.length} chunks
+        </span>
+      </div>
+      <div class="toolbar" role="toolbar" aria-label="View">
+        <div class="segmented" role="group" aria-label="Show">
+          {(['pages', 'markdown', 'json'] as View[]).map((v) => (
+            <button key={v} type="button" aria-pressed={view === v} onClick={() => setView(v)}>
+              {v === 'pages' ? 'Pages' : v === 'markdown' ? 'Markdown' : 'JSON'}
+            </button>
+          ))}
+        </div>
+        {view === 'pages' && (
+          <fieldset class="layers">
+            <legend class="sr-only">Boxes</legend>
+            {(['blocks', 'tables', 'chunks'] as const).map((k) => (
+              <label key={k}>
+                <input type="checkbox" checked={layers[k]} onChange={(e) => setLayers({ ...layers, [k]: (e.currentTarget as HTMLInputElement).checked })} /> {k}
+              </label>
+            ))}
+          </fieldset>
+        )}
+        <Legend />
+      </div>
+      {layout.issues.length > 0 && (
+        <details class="issues">
+          <summary>{layout.issues.length} issue(s) while reading</summary>
+          <ul>
+            {layout.issues.map((i, n) => (
+              <li key={n}>{i.message}</li>
+            ))}
+          </ul>
+        </details>
+      )}
+      <div class="docbody">
+        <div class="pages" aria-label="Pages">
+          {view === 'pages' &&
+            layout.pages.map((p) => (
+              <PageView
+                key={p.number}
+                page={p}
+                image={layout.page_images ? imageUrl(source, p.number) : null}
+                items={byPage.get(p.number)!}
+                layers={layers}
+                selected={selected}
+                onSelect={setSelected}
+              />
+            ))}
+          {view === 'markdown' && (
+            <pre class="source" tabIndex={0} aria-label="Markdown">
+              {layout.markdown}
+            </pre>
+          )}
+          {view === 'json' && (
+            <pre class="source" tabIndex={0} aria-label="JSON">
+              {JSON.stringify({ pages: layout.pages, blocks: layout.blocks, tables: layout.tables, chunks: layout.chunks }, null, 2)}
+            </pre>
+          )}
+        </div>
+        <aside class="panel">
+          {source.kind === 'document' && (
+            <div class="tabs" role="tablist" aria-label="Panel">
+              <button type="button" role="tab" id="tab-inspect" aria-selected={tab === 'inspect'} aria-controls="panel-inspect" onClick={() => setTab('inspect')}>
+                Inspect
+              </button>
+              <button type="button" role="tab" id="tab-extract" aria-selected={tab === 'extract'} aria-controls="panel-extract" onClick={() => setTab('extract')}>
+                Extract
+              </button>
+            </div>
+          )}
+          <div id="panel-inspect" role="tabpanel" aria-labelledby="tab-inspect" hidden={tab !== 'inspect'}>
+            <Inspector layout={layout} selected={selected} />
+          </div>
+          {source.kind === 'document' && (
+            <div id="panel-extract" role="tabpanel" aria-labelledby="tab-extract" hidden={tab !== 'extract'}>
+              <ExtractionPanel documentId={source.id} selected={selected} onEvidence={setSelected} />
+            </div>
+          )}
+        </aside>
+      </div>
+    </section>
+  );
+}
+
+const TYPES = ['heading', 'paragraph', 'list_item', 'key_value', 'table', 'figure', 'caption', 'header', 'footer', 'chunk'];
+
+function Legend() {
+  return (
+    <ul class="legend" aria-label="Box colours">
+      {TYPES.map((t) => (
+        <li key={t}>
+          <span class={`swatch t-${t}`} aria-hidden="true" />
+          {t.replace('_', ' ')}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function boxStyle(b: BBox, p: { width: number; height: number }) {
+  return { left: `${(b.x / p.width) * 100}%`, top: `${(b.y / p.height) * 100}%`, width: `${(b.width / p.width) * 100}%`, height: `${(b.height / p.height) * 100}%` };
+}
+
+const short = (s: string, n = 60) => (s.length > n ? `${s.slice(0, n)}…` : s);
+
+function PageView(props: {
+  page: Layout['pages'][number];
+  image: string | null;
+  items: { blocks: LayoutBlock[]; tables: LayoutTable[]; chunks: { chunk: LayoutChunk; bbox: BBox }[] };
+  layers: { blocks: boolean; tables: boolean; chunks: boolean };
+  selected: Selection;
+  onSelect: (s: Selection) => void;
+}) {
+  const { page, items, layers, selected, onSelect } = props;
+  const ref = useRef<HTMLDivElement>(null);
+  // drawn once near the screen, and kept (scrolling back does not load the image again)
+  const [near, setNear] = useState(false);
+  const [imageFailed, setImageFailed] = useState(false);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el || near) return;
+    const io = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) {
+        setNear(true);
+        io.disconnect();
+      }
+    }, { rootMargin: '600px 0px' });
+    io.observe(el);
+    return () => io.disconnect();
+  }, [near]);
+  const evidence = selected?.kind === 'evidence' && selected.page === page.number ? selected : null;
+  const evidenceRef = useRef<HTMLDivElement>(null);
+  // the evidence box itself comes to the middle of the screen once its page is drawn
+  useEffect(() => {
+    if (evidence && near) evidenceRef.current?.scrollIntoView({ block: 'center' });
+  }, [evidence, near]);
+  const isSel = (kind: string, index: number) => selected?.kind === kind && (selected as { index: number }).index === index;
+
+  return (
+    <div class="pagewrap" id={`page-${page.number}`}>
+      <h2 class="pagenum">
+        Page {page.number}
+        {page.ocr ? ` · OCR ${percent(page.confidence)}` : ''}
+      </h2>
+      <div ref={ref} class="page" data-page={page.number} data-loaded={near ? 'true' : 'false'} style={{ aspectRatio: `${page.width} / ${page.height}` }}>
+        {near && (
+          <>
+            {props.image && !imageFailed && <img src={props.image} alt={`Page ${page.number}`} loading="lazy" decoding="async" onError={() => setImageFailed(true)} />}
+            {layers.tables &&
+              items.tables.map((t) => (
+                <button key={`t${t.index}`} type="button" class={`box t-table${isSel('table', t.index) ? ' selected' : ''}`} style={boxStyle(t.bbox!, page)} aria-label={`Table ${t.rows} by ${t.cols}, page ${page.number}`} aria-pressed={isSel('table', t.index)} onClick={() => onSelect({ kind: 'table', index: t.index })} />
+              ))}
+            {layers.blocks &&
+              items.blocks.map((b) => (
+                <button key={`b${b.index}`} type="button" class={`box t-${b.type}${isSel('block', b.index) ? ' selected' : ''}`} style={boxStyle(b.bbox!, page)} aria-label={`${b.type.replace('_', ' ')}: ${short(b.text)}`} aria-pressed={isSel('block', b.index)} onClick={() => onSelect({ kind: 'block', index: b.index })} />
+              ))}
+            {layers.chunks &&
+              items.chunks.map(({ chunk, bbox }, i) => (
+                <button key={`c${chunk.index}-${i}`} type="button" class={`box t-chunk${isSel('chunk', chunk.index) ? ' selected' : ''}`} style={boxStyle(bbox, page)} aria-label={`Chunk ${chunk.index + 1}: ${short(chunk.content)}`} aria-pressed={isSel('chunk', chunk.index)} onClick={() => onSelect({ kind: 'chunk', index: chunk.index })} />
+              ))}
+            {evidence && <div ref={evidenceRef} class="box evidence" style={boxStyle(evidence.bbox, page)} role="img" aria-label={`Evidence of ${evidence.field}: ${short(evidence.text)}`} />}
+          </>
+        )}
+      </div>
+    </div>
+  );
+}
+
+/** The selected box: its text, type, confidence, and the chunk(s) it belongs to. */
+function Inspector(props: { layout: Layout; selected: Selection }) {
+  const { layout, selected } = props;
+  if (!selected) return <p class="hint">Select a box on a page (click it, or Tab to it and press Enter) to see its text, confidence and chunk.</p>;
+  const chunksOf = (page: number, bbox: BBox | null) => (bbox ? layout.chunks.filter((c) => c.boxes.some((x) => x.page === page && overlaps(x.bbox, bbox))) : []);
+  let title = '';
+  let text = '';
+  let confidence = 0;
+  let page = 0;
+  let bbox: BBox | null = null;
+  let table: LayoutTable | null = null;
+  if (selected.kind === 'block') {
+    const b = props.layout.blocks[selected.index]!;
+    [title, text, confidence, page, bbox] = [b.type.replace('_', ' '), b.text, b.confidence, b.page, b.bbox];
+  } else if (selected.kind === 'table') {
+    table = layout.tables[selected.index]!;
+    [title, text, confidence, page, bbox] = [`table ${table.rows} × ${table.cols}`, '', table.confidence, table.page, table.bbox];
+  } else if (selected.kind === 'chunk') {
+    const c = layout.chunks[selected.index]!;
+    [title, text, confidence, page] = [`chunk ${c.index + 1} (${c.type})`, c.content, c.confidence, c.page];
+  } else {
+    [title, text, confidence, page, bbox] = [`evidence of ${selected.field}`, selected.text, selected.confidence, selected.page, selected.bbox];
+  }
+  const chunks = selected.kind === 'chunk' ? [] : chunksOf(page, bbox);
+  return (
+    <div class="inspector" aria-live="polite">
+      <h2>{title}</h2>
+      <dl>
+        <dt>Page</dt>
+        <dd>{page}</dd>
+        <dt>Confidence</dt>
+        <dd>
+          <meter min={0} max={1} value={confidence} aria-label="confidence" /> {percent(confidence)}
+        </dd>
+      </dl>
+      {text && <p class="text">{text}</p>}
+      {table && <TableView table={table} />}
+      {chunks.length > 0 && (
+        <>
+          <h3>Chunk{chunks.length > 1 ? 's' : ''}</h3>
+          {chunks.map((c) => (
+            <details key={c.id}>
+              <summary>
+                Chunk {c.index + 1} · {c.type} · {percent(c.confidence)}
+              </summary>
+              <p class="text">{c.content}</p>
+            </details>
+          ))}
+        </>
+      )}
+    </div>
+  );
+}
+
+function TableView(props: { table: LayoutTable }) {
+  const { table } = props;
+  const rows: (typeof table.cells)[] = Array.from({ length: table.rows }, () => []);
+  for (const c of table.cells) rows[c.row]?.push(c);
+  return (
+    <div class="tablewrap" tabIndex={0} aria-label="Table content">
+      <table>
+        <tbody>
+          {rows.map((r, i) => (
+            <tr key={i}>
+              {r
+                .sort((a, b) => a.col - b.col)
+                .map((c) => (c.header ? <th key={c.col} colSpan={c.col_span} rowSpan={c.row_span}>{c.text}</th> : <td key={c.col} colSpan={c.col_span} rowSpan={c.row_span}>{c.text}</td>))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,238 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+
+/**
+ * The studio in a real browser (Debian's chromium driven by playwright-core): sign up, keys, upload, the
+ * document view with its boxes, extraction evidence, the signed studio_link, and a long PDF that loads its
+ * pages lazily. Screenshots go to test-results/ for people to look at.
+ */
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const CHROMIUM = process.env.QUIRE_CHROMIUM ?? '/usr/bin/chromium';
+const RESULTS = path.join(ROOT, 'test-results');
+const STUDIO = path.join(ROOT, 'server/dist/studio');
+const PASSWORD = 'Harbour-Light7!';
+
+const skip = !fs.existsSync(CHROMIUM) ? `no chromium at ${CHROMIUM} (scripts/install-system-deps.sh installs it; QUIRE_CHROMIUM names another)` : false;
+
+/** The built app, rebuilt when a source file is newer than the build (tests run on the sources). */
+function ensureStudioBuilt(): void {
+  const index = path.join(STUDIO, 'index.html');
+  const built = fs.existsSync(index) ? fs.statSync(index).mtimeMs : 0;
+  const src = path.join(ROOT, 'server/studio');
+  const newest = (fs.readdirSync(src, { recursive: true, withFileTypes: true }) as fs.Dirent[]).filter((d) => d.isFile()).reduce((m, d) => Math.max(m, fs.statSync(path.join(d.parentPath, d.name)).mtimeMs), 0);
+  if (built > newest) return;
+  const r = spawnSync('npm', ['run', 'build:studio', '-w', '@quire/server'], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(r.status, 0, `studio build failed: ${r.stdout}\n${r.stderr}`);
+}
+
+/** An invoice-like page (labelled values, a heading, lines) and, after it, `extra` plain pages. */
+async function invoicePdf(extra = 0): Promise<Uint8Array> {
+  const pdf = await PDFDocument.create();
+  const font = await pdf.embedFont(StandardFonts.Helvetica);
+  const bold = await pdf.embedFont(StandardFonts.HelveticaBold);
+  const first = pdf.addPage([612, 792]);
+  first.drawText('Harbour Supplies Ltd', { x: 72, y: 720, size: 22, font: bold });
+  const lines = ['Invoice number: INV-2041', 'Invoice date: 2026-03-14', 'Customer: Northwind Traders', '', 'Rope, 40 m coil            2 x 35.00', 'Lantern, brass              1 x 89.50', '', 'Total: 159.50'];
+  lines.forEach((l, i) => first.drawText(l, { x: 72, y: 670 - i * 20, size: 12, font }));
+  for (let i = 0; i < extra; i++) {
+    const p = pdf.addPage([612, 792]);
+    p.drawText(`Appendix page ${i + 2}`, { x: 72, y: 720, size: 18, font: bold });
+    p.drawText(`Notes on the delivery schedule, part ${i + 1}.`, { x: 72, y: 680, size: 12, font });
+  }
+  return pdf.save();
+}
+
+describe('studio in a browser', { skip }, () => {
+  let s: TestServer;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const consoleErrors: string[] = [];
+  let documentUrl = '';
+  /** Ada's key (made in the studio): the API calls of the tests act as the user signed in in the browser */
+  let adaKey = '';
+
+  before(async () => {
+    ensureStudioBuilt();
+    fs.mkdirSync(RESULTS, { recursive: true });
+    s = await startTestServer();
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+    context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+    page = await context.newPage();
+    page.setDefaultTimeout(20_000);
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(`${m.text()} (${m.location().url})`);
+    });
+    page.on('pageerror', (e) => consoleErrors.push(`page error: ${e.message}`));
+  });
+
+  after(async () => {
+    await browser?.close();
+    await s?.close();
+  });
+
+  test('the app is served with its own strict policy: hashed assets cached, index.html for app paths, missing assets 404', async () => {
+    const index = await fetch(`${s.url}/studio/documents`);
+    assert.equal(index.status, 200);
+    assert.match(index.headers.get('content-type') ?? '', /text\/html/);
+    assert.equal(index.headers.get('cache-control'), 'no-cache');
+    const csp = index.headers.get('content-security-policy') ?? '';
+    assert.match(csp, /script-src 'self'/);
+    assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|https?:/);
+    const html = await index.text();
+    assert.doesNotMatch(html, /<script>(?!<\/script>)/, 'no inline script');
+    const asset = /src="(\/studio\/assets\/[^"]+\.js)"/.exec(html)![1]!;
+    const js = await fetch(s.url + asset);
+    assert.equal(js.status, 200);
+    assert.match(js.headers.get('content-type') ?? '', /javascript/);
+    assert.match(js.headers.get('cache-control') ?? '', /immutable/);
+    assert.equal((await fetch(`${s.url}/studio/assets/nope.js`)).status, 404);
+    assert.equal((await fetch(`${s.url}/studio/..%2f..%2fpackage.json`)).status, 404);
+  });
+
+  test('sign up, create an API key (shown once, works), rotate it (the old one stops)', async () => {
+    await page.goto(`${s.url}/studio/`);
+    await page.getByRole('link', { name: 'Create an account' }).click();
+    await page.getByLabel('Name').fill('Ada Harbour');
+    await page.getByLabel('Email').fill('ada@example.com');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByRole('heading', { name: 'Documents' }).waitFor();
+
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByLabel('Name').fill('ci');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const first = await page.getByLabel('Key', { exact: true }).inputValue();
+    assert.match(first, /^svc_[0-9a-f]{32,}$/);
+    const me = await s.json('/api/user/profile', { key: first });
+    assert.equal(me.status, 200);
+    assert.equal(me.body.email, 'ada@example.com');
+    await page.getByRole('button', { name: 'Done' }).click();
+    await page.getByRole('button', { name: 'Rotate ci' }).click();
+    await page.getByText('no longer works').waitFor();
+    const second = await page.getByLabel('Key', { exact: true }).inputValue();
+    assert.notEqual(second, first);
+    assert.equal((await s.json('/api/user/profile', { key: first })).status, 401);
+    assert.equal((await s.json('/api/user/profile', { key: second })).status, 200);
+    adaKey = second;
+  });
+
+  test('upload a PDF with progress and live status; the document view draws the page and its boxes; a box opens its text; markdown toggle', async () => {
+    await page.getByRole('link', { name: 'Documents' }).click();
+    const bytes = Buffer.from(await invoicePdf(1));
+    await page.getByLabel(/Upload documents/).setInputFiles({ name: 'harbour-invoice.pdf', mimeType: 'application/pdf', buffer: bytes });
+    // the row appears, and turns completed by itself (polling)
+    const row = page.locator('tr', { hasText: 'harbour-invoice.pdf' });
+    await row.locator('[data-status="completed"], .status.completed').first().waitFor({ timeout: 60_000 });
+    await row.getByRole('link', { name: 'harbour-invoice.pdf' }).click();
+    documentUrl = page.url();
+
+    const page1 = page.locator('.page[data-page="1"]');
+    await page1.locator('.box').first().waitFor();
+    const img = page1.locator('img');
+    await img.waitFor();
+    await page.waitForFunction(() => ((document.querySelector('.page[data-page="1"] img') as HTMLImageElement | null)?.naturalWidth ?? 0) > 0);
+    const natural = await img.evaluate((i: HTMLImageElement) => ({ w: i.naturalWidth, h: i.naturalHeight }));
+    assert.ok(natural.w > 500 && Math.abs(natural.h / natural.w - 792 / 612) < 0.02, `page image ${natural.w}x${natural.h}`);
+    const kinds = await page1.locator('.box').evaluateAll((els) => els.map((e) => e.className));
+    assert.ok(kinds.some((k) => k.includes('t-heading')), `a heading box among ${kinds.join(' | ')}`);
+    assert.ok(kinds.length >= 3, 'several boxes on page 1');
+
+    // keyboard: Tab to the heading box, Enter opens it in the inspector
+    const heading = page1.locator('.box.t-heading').first();
+    await heading.focus();
+    await page.keyboard.press('Enter');
+    await page.locator('.inspector').getByText('Harbour Supplies Ltd').first().waitFor();
+    await page.locator('.inspector').getByText('100%').first().waitFor();
+    await page.screenshot({ path: path.join(RESULTS, 'studio-document.png'), fullPage: false });
+
+    await page.getByRole('button', { name: 'Markdown' }).click();
+    assert.match(await page.getByLabel('Markdown').textContent() ?? '', /Harbour Supplies Ltd/);
+    await page.getByRole('button', { name: 'JSON' }).click();
+    assert.match(await page.getByLabel('JSON').textContent() ?? '', /"blocks"/);
+    await page.getByRole('button', { name: 'Pages' }).click();
+  });
+
+  test('extraction: each field with its confidence; a field shows its evidence box on the page; a correction is saved', async () => {
+    await page.getByRole('tab', { name: 'Extract' }).click();
+    await page.getByLabel(/Fields, one per line/).fill('invoice_number: string\ntotal: number');
+    const response = page.waitForResponse((r) => r.url().endsWith('/api/extract/run'));
+    await page.getByRole('button', { name: 'Run extraction' }).click();
+    const run = await (await response).json();
+    assert.equal(run.success, true, JSON.stringify(run));
+    const invoice = run.field_results.find((f: any) => f.field === 'invoice_number');
+    assert.equal(invoice.value, 'INV-2041');
+    assert.ok(invoice.evidence?.bbox, 'the field has evidence');
+
+    const field = page.locator('.field[data-field="invoice_number"]');
+    await field.getByRole('button', { name: 'invoice_number', exact: true }).click();
+    const evidence = page.locator(`.page[data-page="${invoice.evidence.page}"] .box.evidence`);
+    await evidence.waitFor();
+    // the highlight sits where the service says the evidence is
+    const [box, pageBox] = await Promise.all([evidence.boundingBox(), page.locator(`.page[data-page="${invoice.evidence.page}"]`).boundingBox()]);
+    const scale = pageBox!.width / 612;
+    assert.ok(Math.abs(box!.x - pageBox!.x - invoice.evidence.bbox.x * scale) < 4, 'evidence box x');
+    assert.ok(Math.abs(box!.y - pageBox!.y - invoice.evidence.bbox.y * scale) < 4, 'evidence box y');
+    await page.screenshot({ path: path.join(RESULTS, 'studio-extraction.png'), fullPage: false });
+
+    await field.getByRole('button', { name: 'Correct invoice_number' }).click();
+    await field.getByLabel('Correct value of invoice_number').fill('INV-2041-A');
+    await field.getByRole('button', { name: 'Save correction' }).click();
+    await field.getByText('corrected').waitFor();
+    const stored = await page.evaluate(async (id) => (await fetch(`/api/extract/results/${id}`)).json(), run.extraction_id);
+    assert.equal(stored.extraction.corrections.find((c: any) => (c.field ?? c.field_id) === 'invoice_number')?.corrected_value ?? stored.extraction.data.invoice_number, 'INV-2041-A');
+  });
+
+  test('a parse\'s studio_link opens the document view without a session', async () => {
+    const docId = /documents\/([0-9a-f-]{36})/.exec(documentUrl)![1]!;
+    const key = adaKey;
+    const parsed = await s.json('/api/parse', { method: 'POST', json: { input: `svc://${docId}` }, key });
+    assert.equal(parsed.status, 200, JSON.stringify(parsed.body));
+    const other = await browser.newContext();
+    const p = await other.newPage();
+    p.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(`${m.text()} (shared view)`);
+    });
+    await p.goto(parsed.body.studio_link);
+    assert.match(p.url(), /\/studio\/shared\//);
+    await p.locator('.page[data-page="1"] .box.t-heading').first().waitFor();
+    await p.waitForFunction(() => ((document.querySelector('.page[data-page="1"] img') as HTMLImageElement | null)?.naturalWidth ?? 0) > 0);
+    await other.close();
+  });
+
+  test('a 100-page PDF: the view opens with only the first pages drawn; scrolling draws the rest', async () => {
+    const key = adaKey;
+    const up = await s.json('/api/upload', { method: 'POST', body: uploadForm('long.pdf', await invoicePdf(99)), key });
+    const id = up.body.document.id;
+    const done = await waitForStatus(s, `/v1/documents/${id}`, 60_000, key);
+    assert.equal(done.status, 'completed');
+    const images: string[] = [];
+    const onRequest = (r: { url(): string }) => {
+      if (/\/pages\/\d+\/image/.test(r.url())) images.push(r.url());
+    };
+    page.on('request', onRequest);
+    await page.goto(`${s.url}/studio/documents/${id}`);
+    await page.locator('.page[data-page="1"] .box').first().waitFor();
+    assert.equal(await page.locator('.page').count(), 100);
+    const drawn = await page.locator('.page[data-loaded="true"]').count();
+    assert.ok(drawn >= 1 && drawn <= 6, `${drawn} pages drawn at first`);
+    assert.ok(images.length <= 6, `${images.length} page images requested at first`);
+    await page.locator('#page-100').scrollIntoViewIfNeeded();
+    await page.locator('.page[data-page="100"] .box').first().waitFor();
+    assert.ok((await page.locator('.page[data-loaded="true"]').count()) < 100, 'pages scrolled past quickly are not all drawn');
+    page.off('request', onRequest);
+  });
+
+  test('no console errors in any of it', () => {
+    assert.deepEqual(consoleErrors, []);
+  });
+});
