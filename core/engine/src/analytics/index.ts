@@ -1,0 +1,4 @@
+export * from './source.js';
+export * from './metrics.js';
+export * from './views.js';
+export * from './export.js';
