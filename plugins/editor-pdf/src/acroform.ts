@@ -1,0 +1,287 @@
+/**
+ * AcroForm fields through pdf-lib: detection (type, label, page, box, required, value, options, maximum
+ * length, date pattern), filling with regenerated appearance streams drawn in an embedded Unicode font (so
+ * Greek or Cyrillic values show in every viewer), optional flattening, and reading values back.
+ */
+import fs from 'node:fs';
+import { PDFButton, PDFCheckBox, PDFDict, PDFDocument, PDFDropdown, PDFHexString, PDFName, PDFOptionList, PDFRadioGroup, PDFSignature, PDFStream, PDFString, PDFTextField, StandardFonts, decodePDFRawStream } from 'pdf-lib';
+import type { PDFField, PDFFont, PDFPage, PDFRawStream } from 'pdf-lib';
+import fontkit from '@pdf-lib/fontkit';
+import { errors } from '@quire/core';
+import type { BBox, EditElement, EditFillValue, EditLayout } from '@quire/core';
+import { humanName, labelWords, nearestLabel, refineTextType } from './labels.js';
+import { formatValue } from './format.js';
+
+export const DEFAULT_FONT = '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf';
+
+export async function loadPdf(bytes: Uint8Array): Promise<PDFDocument> {
+  try {
+    return await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
+  } catch (e) {
+    throw errors.unsupported(`The PDF cannot be read: ${(e as Error).message}`);
+  }
+}
+
+function text(v: unknown): string | null {
+  if (v instanceof PDFString || v instanceof PDFHexString) return v.decodeText();
+  return null;
+}
+
+/** The JavaScript of a field's format action (/AA /F /JS), which names date and number formats. */
+function formatScript(field: PDFField): string | null {
+  try {
+    const aa = field.acroField.dict.lookup(PDFName.of('AA'));
+    if (!(aa instanceof PDFDict)) return null;
+    const f = aa.lookup(PDFName.of('F'));
+    if (!(f instanceof PDFDict)) return null;
+    const js = f.lookup(PDFName.of('JS'));
+    if (js instanceof PDFStream) return Buffer.from(decodePDFRawStream(js as PDFRawStream).decode()).toString('latin1');
+    return text(js);
+  } catch {
+    return null;
+  }
+}
+
+interface Placed {
+  page: number;
+  bbox: BBox;
+}
+
+/** Page (1-based) and top-left box of each widget of a field. */
+function placements(doc: PDFDocument, field: PDFField, pageOf: Map<PDFDict, number>, pages: PDFPage[]): Placed[] {
+  const out: Placed[] = [];
+  for (const w of field.acroField.getWidgets()) {
+    let index = pageOf.get(w.dict);
+    if (index === undefined) {
+      const p = w.P();
+      const d = p ? doc.context.lookup(p) : undefined;
+      index = d ? pages.findIndex((pg) => pg.node === d) : -1;
+    }
+    if (index === undefined || index < 0) continue;
+    const page = pages[index]!;
+    const r = w.getRectangle();
+    const mb = page.getMediaBox();
+    const h = page.getHeight();
+    const x = Math.min(r.x, r.x + r.width) - mb.x;
+    const yBottom = Math.min(r.y, r.y + r.height) - mb.y;
+    const width = Math.abs(r.width), height = Math.abs(r.height);
+    out.push({ page: index + 1, bbox: { x: round(x), y: round(h - yBottom - height), width: round(width), height: round(height) } });
+  }
+  return out;
+}
+
+const round = (v: number) => Math.round(v * 100) / 100;
+
+function union(bs: BBox[]): BBox {
+  const x0 = Math.min(...bs.map((b) => b.x)), y0 = Math.min(...bs.map((b) => b.y));
+  const x1 = Math.max(...bs.map((b) => b.x + b.width)), y1 = Math.max(...bs.map((b) => b.y + b.height));
+  return { x: x0, y: y0, width: round(x1 - x0), height: round(y1 - y0) };
+}
+
+function widgetPages(doc: PDFDocument, pages: PDFPage[]): Map<PDFDict, number> {
+  const m = new Map<PDFDict, number>();
+  pages.forEach((p, i) => {
+    const annots = p.node.Annots();
+    if (!annots) return;
+    for (let k = 0; k < annots.size(); k++) {
+      const d = doc.context.lookup(annots.get(k));
+      if (d instanceof PDFDict) m.set(d, i);
+    }
+  });
+  return m;
+}
+
+export interface DetectOptions {
+  layout?: EditLayout;
+  include_checkboxes?: boolean;
+  include_signatures?: boolean;
+}
+
+/** The fields of the document's AcroForm as edit elements (push buttons are not fillable and are left out). */
+export function detectFields(doc: PDFDocument, opts: DetectOptions): EditElement[] {
+  let fields: PDFField[];
+  try {
+    fields = doc.getForm().getFields();
+  } catch {
+    return [];
+  }
+  const pages = doc.getPages();
+  const pageOf = widgetPages(doc, pages);
+  const placed = fields.map((f) => ({ f, at: placements(doc, f, pageOf, pages) }));
+  const boxesByPage = new Map<number, BBox[]>();
+  for (const p of placed) for (const a of p.at) boxesByPage.set(a.page, [...(boxesByPage.get(a.page) ?? []), a.bbox]);
+  const wordsByPage = new Map((opts.layout?.pages ?? []).map((p) => [p.number, labelWords(p.words, boxesByPage.get(p.number) ?? [])]));
+  const out: EditElement[] = [];
+  for (const { f, at } of placed) {
+    if (f instanceof PDFButton) continue;
+    if (f instanceof PDFCheckBox && opts.include_checkboxes === false) continue;
+    if (f instanceof PDFSignature && opts.include_signatures === false) continue;
+    const name = f.getName();
+    const first = at[0];
+    const page = first?.page ?? 1;
+    const onPage = at.filter((a) => a.page === page).map((a) => a.bbox);
+    const bbox = onPage.length ? union(onPage) : { x: 0, y: 0, width: 0, height: 0 };
+    const tooltip = text(f.acroField.dict.lookup(PDFName.of('TU')))?.trim() || null;
+    const isChoice = f instanceof PDFCheckBox || f instanceof PDFRadioGroup;
+    const printed = () => (first ? nearestLabel(f instanceof PDFRadioGroup ? first.bbox : bbox, wordsByPage.get(page) ?? [], { prefer: f instanceof PDFCheckBox ? 'right' : 'left', others: boxesByPage.get(page) ?? [] }) : '');
+    const label = tooltip || printed() || humanName(name);
+    const base = { id: name, field_name: name, label, page, bbox, required: f.isRequired(), source: 'acroform' as const };
+    if (f instanceof PDFTextField) {
+      let value = '';
+      try {
+        value = f.getText() ?? '';
+      } catch {
+        value = ''; // rich text the library does not read
+      }
+      const refined = refineTextType(label, name, formatScript(f));
+      const maxLength = f.getMaxLength();
+      out.push({ ...base, type: refined.type, ...(refined.format ? { format: refined.format } : {}), current_value: value, ...(maxLength !== undefined ? { max_length: maxLength } : {}), ...(f.isCombed() ? { comb: true } : {}), ...(f.isMultiline() ? { multiline: true } : {}) });
+    } else if (f instanceof PDFCheckBox) {
+      const checked = f.isChecked();
+      out.push({ ...base, type: 'checkbox', checked, current_value: checked ? 'true' : 'false' });
+    } else if (f instanceof PDFRadioGroup) {
+      out.push({ ...base, type: 'radio', options: f.getOptions(), current_value: f.getSelected() ?? '' });
+    } else if (f instanceof PDFDropdown || f instanceof PDFOptionList) {
+      const multi = f instanceof PDFOptionList || f.isMultiselect();
+      out.push({ ...base, type: 'dropdown', options: f.getOptions(), current_value: f.getSelected().join(', '), ...(multi ? { multi: true } : {}) });
+    } else if (f instanceof PDFSignature) {
+      out.push({ ...base, type: 'signature', current_value: '' });
+    }
+    void isChoice;
+  }
+  return out;
+}
+
+/** The values of the form's fields by name (for verification): text, checked state, chosen options. */
+export function readFieldValues(doc: PDFDocument): Record<string, string | boolean | string[] | null> {
+  const out: Record<string, string | boolean | string[] | null> = {};
+  let fields: PDFField[] = [];
+  try {
+    fields = doc.getForm().getFields();
+  } catch {
+    return out;
+  }
+  for (const f of fields) {
+    const name = f.getName();
+    try {
+      if (f instanceof PDFTextField) out[name] = f.getText() ?? '';
+      else if (f instanceof PDFCheckBox) out[name] = f.isChecked();
+      else if (f instanceof PDFRadioGroup) out[name] = f.getSelected() ?? null;
+      else if (f instanceof PDFDropdown || f instanceof PDFOptionList) out[name] = f.getSelected();
+    } catch {
+      out[name] = null;
+    }
+  }
+  return out;
+}
+
+let fontCache: { path: string; bytes: Buffer | null } | null = null;
+
+/** The bytes of the Unicode font (DejaVu Sans by default), or null when it is not installed. */
+export function unicodeFont(path = DEFAULT_FONT): Buffer | null {
+  if (fontCache?.path === path) return fontCache.bytes;
+  let bytes: Buffer | null = null;
+  try {
+    bytes = fs.readFileSync(path);
+  } catch {
+    bytes = null;
+  }
+  fontCache = { path, bytes };
+  return bytes;
+}
+
+/** The font values are drawn in: the Unicode font embedded (subset), else Helvetica (Latin-1 only). */
+export async function embedFont(doc: PDFDocument, fontPath?: string): Promise<{ font: PDFFont; unicode: boolean }> {
+  const bytes = unicodeFont(fontPath);
+  if (bytes) {
+    doc.registerFontkit(fontkit);
+    return { font: await doc.embedFont(bytes, { subset: true }), unicode: true };
+  }
+  return { font: await doc.embedFont(StandardFonts.Helvetica), unicode: false };
+}
+
+/** "#1a2b3c" / "1a2b3c" / "rgb(…)" → 0..1 components, or null. */
+export function parseColor(c: string | undefined): [number, number, number] | null {
+  if (!c) return null;
+  const hex = /^#?([0-9a-f]{6}|[0-9a-f]{3})$/i.exec(c.trim());
+  if (hex) {
+    const h = hex[1]!.length === 3 ? [...hex[1]!].map((x) => x + x).join('') : hex[1]!;
+    return [0, 2, 4].map((i) => parseInt(h.slice(i, i + 2), 16) / 255) as [number, number, number];
+  }
+  const rgb = /^rgb\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)$/i.exec(c.trim());
+  if (rgb) return [1, 2, 3].map((i) => Math.min(255, Number(rgb[i])) / 255) as [number, number, number];
+  const named: Record<string, [number, number, number]> = { black: [0, 0, 0], blue: [0, 0, 1], red: [1, 0, 0], green: [0, 0.5, 0], darkblue: [0, 0, 0.55] };
+  return named[c.trim().toLowerCase()] ?? null;
+}
+
+/** Sets the text colour of a field's default appearance (the colour its regenerated appearance is drawn in). */
+function setTextColor(f: PDFTextField | PDFDropdown, rgb: [number, number, number]): void {
+  const da = f.acroField.getDefaultAppearance() ?? '/Helv 0 Tf 0 g';
+  const without = da.replace(/(?:[\d.]+\s+){3}[\d.]+\s+k|(?:[\d.]+\s+){2}[\d.]+\s+rg|[\d.]+\s+g/g, '').trim();
+  f.acroField.setDefaultAppearance(`${without} ${rgb.map((v) => v.toFixed(3)).join(' ')} rg`);
+}
+
+export interface FillResult {
+  bytes: Uint8Array;
+  warnings: string[];
+  applied: { id: string; value: string }[];
+}
+
+/** Sets the fields, regenerates their appearances in the embedded font, optionally flattens the form. */
+export async function fillFields(doc: PDFDocument, values: EditFillValue[], opts: { flatten?: boolean; color?: string; fontPath?: string; raw?: Set<string> }): Promise<{ warnings: string[]; applied: { id: string; value: string }[] }> {
+  const form = doc.getForm();
+  const { font, unicode } = await embedFont(doc, opts.fontPath);
+  const color = parseColor(opts.color);
+  const warnings: string[] = [];
+  const applied: { id: string; value: string }[] = [];
+  for (const { element, value } of values) {
+    const name = element.field_name ?? element.id;
+    const field = form.getFieldMaybe(name);
+    if (!field) {
+      warnings.push(`${element.label || element.id}: no such field in the form`);
+      continue;
+    }
+    const fmt = formatValue(element, value, opts.raw?.has(element.id));
+    if (fmt.warning) warnings.push(fmt.warning);
+    try {
+      if (field instanceof PDFTextField) {
+        const t = String(fmt.value);
+        if (!unicode && /[^\u0000-\u00ff]/.test(t)) warnings.push(`${element.label || element.id}: no Unicode font installed (${DEFAULT_FONT}); characters outside Latin-1 may not show`);
+        if (color) setTextColor(field, color);
+        field.setText(t);
+        field.updateAppearances(font);
+        applied.push({ id: element.id, value: t });
+      } else if (field instanceof PDFCheckBox) {
+        if (fmt.value === true) field.check();
+        else field.uncheck();
+        applied.push({ id: element.id, value: String(fmt.value) });
+      } else if (field instanceof PDFRadioGroup) {
+        const opt = String(fmt.value);
+        if (!field.getOptions().includes(opt)) {
+          warnings.push(`${element.label || element.id}: "${opt}" is not one of ${field.getOptions().join(', ')}`);
+          continue;
+        }
+        field.select(opt);
+        applied.push({ id: element.id, value: opt });
+      } else if (field instanceof PDFDropdown || field instanceof PDFOptionList) {
+        const chosen = Array.isArray(fmt.value) ? fmt.value : [String(fmt.value)];
+        const options = field.getOptions();
+        const missing = chosen.filter((c) => !options.includes(c));
+        if (missing.length && !(field instanceof PDFDropdown && field.isEditable())) {
+          warnings.push(`${element.label || element.id}: "${missing.join(', ')}" is not one of ${options.join(', ')}`);
+          continue;
+        }
+        if (color && field instanceof PDFDropdown) setTextColor(field, color);
+        field.select(chosen.length === 1 ? chosen[0]! : chosen);
+        field.updateAppearances(font);
+        applied.push({ id: element.id, value: chosen.join(', ') });
+      } else {
+        warnings.push(`${element.label || element.id}: a ${element.type} is not filled with a value`);
+      }
+    } catch (e) {
+      warnings.push(`${element.label || element.id}: ${(e as Error).message}`);
+    }
+  }
+  if (opts.flatten) form.flatten({ updateFieldAppearances: false });
+  return { warnings, applied };
+}

@@ -1,0 +1,103 @@
+/**
+ * Blanks of flat pages (printed or flattened forms, scans) from the words of the parsed layout or of OCR:
+ * underlines after a label ("Name: ______"), a label with a colon followed by empty space on its line, and
+ * checkbox squares (☐, or ☒ when ticked) with their caption on the right. Each blank gets a label, a type
+ * and a box in page points (top-left origin).
+ */
+import type { BBox, EditElement, EditLayout, Word } from '@quire/core';
+import { cleanLabel, refineTextType } from './labels.js';
+
+const UNCHECKED = /^[☐□◻❏]$/u;
+const CHECKED = /^[☒☑■▣⊠]$/u;
+const UNDERLINE = /_{3,}/;
+
+/** Words of a page in lines (top to bottom), each line left to right. */
+function lines(words: Word[]): Word[][] {
+  const sorted = [...words].sort((a, b) => a.bbox.y + a.bbox.height / 2 - (b.bbox.y + b.bbox.height / 2));
+  const out: Word[][] = [];
+  for (const w of sorted) {
+    const cy = w.bbox.y + w.bbox.height / 2;
+    const line = out.find((l) => Math.abs(l[0]!.bbox.y + l[0]!.bbox.height / 2 - cy) < Math.max(3, l[0]!.bbox.height * 0.5));
+    if (line) line.push(w);
+    else out.push([w]);
+  }
+  return out.map((l) => l.sort((a, b) => a.bbox.x - b.bbox.x));
+}
+
+/** The words just before index i on a line that form its label (back to a gap or an earlier colon). */
+function labelBefore(line: Word[], i: number): string {
+  const out: Word[] = [];
+  for (let k = i - 1; k >= 0; k--) {
+    const w = line[k]!;
+    const next = out[0] ?? line[i];
+    if (next && next.bbox.x - (w.bbox.x + w.bbox.width) > Math.max(10, w.bbox.height * 1.5)) break;
+    if (out.length && /:$/.test(w.text)) break;
+    if (UNDERLINE.test(w.text) || UNCHECKED.test(w.text) || CHECKED.test(w.text)) break;
+    out.unshift(w);
+  }
+  return cleanLabel(out.map((w) => w.text).join(' '));
+}
+
+function labelAfter(line: Word[], i: number): string {
+  const out: Word[] = [];
+  for (let k = i + 1; k < line.length; k++) {
+    const w = line[k]!;
+    const prev = out[out.length - 1] ?? line[i]!;
+    if (w.bbox.x - (prev.bbox.x + prev.bbox.width) > Math.max(10, w.bbox.height * 1.5)) break;
+    if (UNDERLINE.test(w.text) || UNCHECKED.test(w.text) || CHECKED.test(w.text)) break;
+    out.push(w);
+    if (/:$/.test(w.text)) break;
+  }
+  return cleanLabel(out.map((w) => w.text).join(' '));
+}
+
+const r = (v: number) => Math.round(v * 10) / 10;
+
+/** The blanks of a layout's pages. */
+export function detectBlanks(layout: EditLayout, opts: { include_checkboxes?: boolean } = {}): EditElement[] {
+  const out: EditElement[] = [];
+  for (const page of layout.pages) {
+    let n = 0;
+    const push = (e: Omit<EditElement, 'id' | 'page' | 'source'>) => {
+      n++;
+      out.push({ id: `p${page.number}-b${n}`, page: page.number, source: 'blank', ...e, bbox: { x: r(e.bbox.x), y: r(e.bbox.y), width: r(e.bbox.width), height: r(e.bbox.height) } });
+    };
+    const margin = Math.max(18, page.width * 0.05);
+    for (const line of lines(page.words)) {
+      const lineH = Math.max(...line.map((w) => w.bbox.height));
+      line.forEach((w, i) => {
+        const t = w.text;
+        if (UNCHECKED.test(t) || CHECKED.test(t)) {
+          if (opts.include_checkboxes === false) return;
+          const label = labelAfter(line, i) || labelBefore(line, i);
+          push({ type: 'checkbox', label, bbox: w.bbox, checked: CHECKED.test(t), current_value: CHECKED.test(t) ? 'true' : 'false' });
+          return;
+        }
+        const u = UNDERLINE.exec(t);
+        if (u) {
+          // "Name:____" in one word: the label is the part before the underline
+          const per = w.bbox.width / Math.max(1, t.length);
+          const x = w.bbox.x + per * u.index;
+          const width = per * (t.length - u.index);
+          const glued = cleanLabel(t.slice(0, u.index));
+          const label = glued || labelBefore(line, i);
+          const box: BBox = { x, y: w.bbox.y + w.bbox.height - lineH * 1.3, width, height: lineH * 1.3 };
+          push({ ...refineTextType(label, '', null), label, bbox: box, current_value: '' });
+          return;
+        }
+        if (/[\p{L}\p{N})]:$/u.test(t)) {
+          const next = line[i + 1];
+          const start = w.bbox.x + w.bbox.width + 4;
+          const end = next ? next.bbox.x - 4 : page.width - margin;
+          if (next && UNDERLINE.test(next.text)) return;
+          if (end - start < Math.max(40, lineH * 4)) return;
+          const label = labelBefore(line, i + 1);
+          if (!label) return;
+          const box: BBox = { x: start, y: w.bbox.y - lineH * 0.25, width: Math.min(end - start, 320), height: lineH * 1.5 };
+          push({ ...refineTextType(label, '', null), label, bbox: box, current_value: '' });
+        }
+      });
+    }
+  }
+  return out;
+}

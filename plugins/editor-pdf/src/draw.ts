@@ -1,0 +1,93 @@
+/**
+ * Filling blanks of flat pages: the value is drawn inside the blank's box, sized to fit, in the requested
+ * colour. PDFs through pdf-lib (the Unicode font embedded); images through @napi-rs/canvas at the image's
+ * own resolution (the layout's page size maps onto the pixels), written back in the image's format.
+ */
+import { GlobalFonts, createCanvas, loadImage } from '@napi-rs/canvas';
+import { rgb } from 'pdf-lib';
+import type { PDFDocument } from 'pdf-lib';
+import type { EditFillValue, EditLayout } from '@quire/core';
+import { DEFAULT_FONT, embedFont, parseColor } from './acroform.js';
+import { formatValue } from './format.js';
+
+const MIN_SIZE = 5;
+
+/** The largest size (≤ 12 pt, ≤ 75% of the box height) at which `width(text, size)` fits the box. */
+function fitSize(text: string, box: { width: number; height: number }, width: (t: string, s: number) => number): number {
+  let size = Math.min(12, Math.max(MIN_SIZE, box.height * 0.75));
+  while (size > MIN_SIZE && width(text, size) > box.width - 4) size -= 0.5;
+  return size;
+}
+
+export async function drawOnPdf(doc: PDFDocument, values: EditFillValue[], opts: { color?: string; fontPath?: string; raw?: Set<string> }): Promise<{ warnings: string[]; applied: { id: string; value: string }[] }> {
+  const { font, unicode } = await embedFont(doc, opts.fontPath);
+  const [cr, cg, cb] = parseColor(opts.color) ?? [0, 0, 0];
+  const warnings: string[] = [];
+  const applied: { id: string; value: string }[] = [];
+  const pages = doc.getPages();
+  for (const { element: el, value } of values) {
+    const page = pages[el.page - 1];
+    if (!page) {
+      warnings.push(`${el.label || el.id}: page ${el.page} is not in the document`);
+      continue;
+    }
+    const fmt = formatValue(el, value, opts.raw?.has(el.id));
+    if (fmt.warning) warnings.push(fmt.warning);
+    let t = el.type === 'checkbox' ? (fmt.value === true ? (unicode ? '✓' : 'X') : '') : Array.isArray(fmt.value) ? fmt.value.join(', ') : String(fmt.value);
+    if (!t) {
+      applied.push({ id: el.id, value: String(fmt.value) });
+      continue;
+    }
+    if (!unicode) t = t.replace(/[^\u0000-\u00ff]/g, '?');
+    const mb = page.getMediaBox();
+    const size = fitSize(t, el.bbox, (s, z) => font.widthOfTextAtSize(s, z));
+    const yBottom = mb.y + page.getHeight() - (el.bbox.y + el.bbox.height);
+    const x = el.type === 'checkbox' ? mb.x + el.bbox.x + (el.bbox.width - font.widthOfTextAtSize(t, size)) / 2 : mb.x + el.bbox.x + 2;
+    page.drawText(t, { x, y: yBottom + (el.bbox.height - size) / 2 + size * 0.22, size, font, color: rgb(cr, cg, cb) });
+    applied.push({ id: el.id, value: el.type === 'checkbox' ? String(fmt.value) : t });
+  }
+  return { warnings, applied };
+}
+
+let fontFamily: string | null | undefined;
+function canvasFont(path = DEFAULT_FONT): string {
+  if (fontFamily === undefined) fontFamily = GlobalFonts.registerFromPath(path, 'QuireEditSans') ? 'QuireEditSans' : null;
+  return fontFamily ? `"${fontFamily}"` : 'sans-serif';
+}
+
+/** Draws the values onto an image; `layout` gives the page size the boxes are in. */
+export async function drawOnImage(bytes: Buffer, format: string, values: EditFillValue[], layout: EditLayout | undefined, opts: { color?: string; fontPath?: string; raw?: Set<string> }): Promise<{ bytes: Buffer; mime: string; warnings: string[]; applied: { id: string; value: string }[] }> {
+  const img = await loadImage(bytes);
+  const canvas = createCanvas(img.width, img.height);
+  const ctx = canvas.getContext('2d');
+  ctx.drawImage(img, 0, 0);
+  const page = layout?.pages[0];
+  const sx = page ? img.width / page.width : 1;
+  const sy = page ? img.height / page.height : 1;
+  const family = canvasFont(opts.fontPath);
+  const c = parseColor(opts.color) ?? [0, 0, 0];
+  ctx.fillStyle = `rgb(${c.map((v) => Math.round(v * 255)).join(',')})`;
+  ctx.textBaseline = 'middle';
+  const warnings: string[] = [];
+  const applied: { id: string; value: string }[] = [];
+  for (const { element: el, value } of values) {
+    const fmt = formatValue(el, value, opts.raw?.has(el.id));
+    if (fmt.warning) warnings.push(fmt.warning);
+    const t = el.type === 'checkbox' ? (fmt.value === true ? '✓' : '') : Array.isArray(fmt.value) ? fmt.value.join(', ') : String(fmt.value);
+    applied.push({ id: el.id, value: el.type === 'checkbox' ? String(fmt.value) : t });
+    if (!t) continue;
+    const box = { x: el.bbox.x * sx, y: el.bbox.y * sy, width: el.bbox.width * sx, height: el.bbox.height * sy };
+    // 12 pt at the page's scale at most, 75% of the box height, smaller until it fits the box
+    let px = Math.max(MIN_SIZE, Math.min(box.height * 0.75, 12 * sy));
+    ctx.font = `${px}px ${family}`;
+    while (px > MIN_SIZE && ctx.measureText(t).width > box.width - 4) {
+      px = Math.max(MIN_SIZE, px - 0.5);
+      ctx.font = `${px}px ${family}`;
+    }
+    const w = ctx.measureText(t).width;
+    ctx.fillText(t, el.type === 'checkbox' ? box.x + (box.width - w) / 2 : box.x + 2 * sx, box.y + box.height / 2);
+  }
+  const jpeg = format === 'jpg' || format === 'jpeg';
+  const out = jpeg ? await canvas.encode('jpeg', 95) : await canvas.encode('png');
+  return { bytes: out, mime: jpeg ? 'image/jpeg' : 'image/png', warnings, applied };
+}
