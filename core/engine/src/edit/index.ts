@@ -1,0 +1,5 @@
+export * from './jobs.js';
+export * from './api.js';
+export * from './suggest.js';
+export { statements, applyOffline } from './instructions.js';
+export { similarity } from './match.js';

@@ -1,0 +1,265 @@
+/**
+ * Edit jobs (spec §4.5): a row of `edit_jobs` with the spec's states (pending → detecting → filling →
+ * rendering → completed | failed) and a runtime job of the same id run by the `edit` pipeline, so the work
+ * runs on any process. Detection reads the original with the editor plugin and the document's parsed
+ * layout (labels and blanks); filling resolves mappings, instructions and corrections to element values,
+ * the editor writes a new file (stored under edits/<edit_id>/), each field is logged in `edit_audit`, and
+ * verification re-reads the output. The original file is never changed.
+ */
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { errors, unpackWords } from '@quire/core';
+import type { DocumentRecord, EditElement, EditFillValue, EditJobRecord, EditLayout, EditRecord, Owned, ParsedDocument } from '@quire/core';
+import type { EngineContext as Engine } from '../context.js';
+import { newJob, withLocalFile } from '../jobs.js';
+import { contentKey, loadParsed, readFile } from '../pipelines/steps.js';
+import { parseConfig } from '../services/parse-config.js';
+import { cleanFileName } from '../services/file-names.js';
+import { applyLlm, applyOffline } from './instructions.js';
+import { bestElement, fold } from './match.js';
+import type { Vocabulary } from './match.js';
+
+export const EDIT_PIPELINE = 'edit';
+export const EDIT_FORMATS = ['pdf', 'png', 'jpg', 'jpeg'];
+
+export type FillSource = 'mapping' | 'instruction' | 'correction' | 'ai_suggestion';
+export interface MappingItem {
+  elementId: string;
+  value: unknown;
+  formatted?: boolean;
+}
+/** What a run asks for (kept in edit_jobs.input). */
+export interface EditRunInput {
+  mode: 'detect' | 'run';
+  /** a detection job whose elements are reused */
+  from_job_id?: string | null;
+  mappings?: MappingItem[] | Record<string, unknown>;
+  instructions?: string | null;
+  corrections?: MappingItem[] | Record<string, unknown>;
+  edit_id?: string | null;
+  verify?: boolean;
+  config: EditSettings;
+}
+export interface EditSettings {
+  instructions?: string;
+  detectionSettings?: { include_checkboxes?: boolean; include_signatures?: boolean };
+  fillSettings?: { formattingColor?: string; flatten?: boolean };
+}
+export interface FilledValue {
+  elementId: string;
+  value: unknown;
+  source: FillSource;
+  reasoning: string | null;
+  confidence: number;
+  formatted?: boolean;
+}
+
+/** The layout the editor names elements from: page sizes and words (text layer or OCR) of the parsed document. */
+export function layoutOf(doc: ParsedDocument): EditLayout {
+  return { pages: doc.pages.map((p) => ({ number: p.number, width: p.width, height: p.height, words: p.words?.length ? p.words : unpackWords(p.wordBoxes) })) };
+}
+
+async function documentLayout(rt: Engine, doc: DocumentRecord): Promise<EditLayout | undefined> {
+  if (doc.status !== 'completed' || !doc.content_key) return undefined;
+  return layoutOf(await loadParsed(rt, contentKey(doc.id)).catch(() => null as never)) ?? undefined;
+}
+
+/** A new edit job (pending) and its runtime job; the pipeline starts at once. */
+export async function startEditJob(rt: Engine, owner: Owned, doc: DocumentRecord, input: EditRunInput, extra: { project_id?: string | null; batch_id?: string | null } = {}): Promise<EditJobRecord> {
+  if (!EDIT_FORMATS.includes(doc.file_type)) throw errors.unsupported(`Only PDF and image files (png, jpg) can be edited; ${doc.name} is ${doc.file_type}`);
+  const now = new Date();
+  const id = randomUUID();
+  const row: EditJobRecord = { id, ...owner, document_id: doc.id, project_id: extra.project_id ?? null, batch_id: extra.batch_id ?? null, status: 'pending', progress: 0, input: input as unknown as Record<string, unknown>, detected_elements: null, fill_mappings: null, edit_id: null, error: null, created_at: now, updated_at: now, completed_at: null };
+  await rt.store.transaction(async (tx) => {
+    await tx.repo('edit_jobs').insert(row);
+    await tx.repo('jobs').insert(newJob({ owner, id, type: 'edit', document_id: doc.id, input: { edit_job_id: id } }));
+  });
+  await rt.pipelines.start(id, EDIT_PIPELINE, { edit_job_id: id });
+  return row;
+}
+
+/** Waits for an edit job to end; its row as it ended. */
+export async function awaitEditJob(rt: Engine, id: string): Promise<EditJobRecord> {
+  const job = await rt.pipelines.waitFor(id, rt.config.limits.parseTimeoutMs + 60_000);
+  const row = (await rt.store.repo('edit_jobs').get(id))!;
+  if (job.status === 'failed' && row.status !== 'failed') return { ...row, status: 'failed', error: job.error };
+  return row;
+}
+
+const setStatus = (rt: Engine, id: string, status: EditJobRecord['status'], progress: number, extra: Partial<EditJobRecord> = {}) => rt.store.repo('edit_jobs').update(id, { status, progress, updated_at: new Date(), ...extra });
+
+/** Terms of the owner's vocabulary: their organization's entries and their own. */
+export async function vocabularyOf(rt: Engine, owner: Owned): Promise<Vocabulary> {
+  const rows = owner.organization_id ? await rt.store.repo('edit_vocabulary').find({ organization_id: owner.organization_id }) : await rt.store.repo('edit_vocabulary').find({ user_id: owner.user_id, organization_id: null });
+  return rows.map((r) => ({ canonical_term: r.canonical_term, aliases: r.aliases }));
+}
+
+/** Mappings as items: an array as given; an object keyed by element id or label (resolved against the elements). */
+export function resolveMappings(m: MappingItem[] | Record<string, unknown> | undefined, elements: EditElement[], vocab: Vocabulary, what: string): MappingItem[] {
+  if (!m) return [];
+  const ids = new Set(elements.map((e) => e.id));
+  if (Array.isArray(m)) {
+    const unknown = m.filter((x) => !ids.has(x.elementId));
+    if (unknown.length) throw errors.validation(`${what}: no element ${unknown.map((x) => x.elementId).join(', ')} in the detected elements`);
+    return m;
+  }
+  const out: MappingItem[] = [];
+  const missing: string[] = [];
+  for (const [key, value] of Object.entries(m)) {
+    if (ids.has(key)) {
+      out.push({ elementId: key, value });
+      continue;
+    }
+    const exact = elements.find((e) => fold(e.label) === fold(key));
+    const hit = exact ? { element: exact } : bestElement(key, elements, vocab, { min: 0.6 });
+    if (hit) out.push({ elementId: hit.element.id, value });
+    else missing.push(key);
+  }
+  if (missing.length) throw errors.validation(`${what}: no element labelled ${missing.map((k) => `"${k}"`).join(', ')}`, { unmatched: missing });
+  return out;
+}
+
+/** Runs one edit job to its end (the pipeline's stage). */
+export async function runEditJob(rt: Engine, id: string, signal: AbortSignal): Promise<Record<string, unknown>> {
+  const job = await rt.store.repo('edit_jobs').get(id);
+  if (!job) return { skipped: true };
+  const input = job.input as unknown as EditRunInput;
+  const doc = await rt.store.repo('documents').get(job.document_id);
+  if (!doc) throw Object.assign(errors.notFound('document', job.document_id), { retryable: false });
+  const editor = rt.registry.get('editor');
+  const owner: Owned = { user_id: job.user_id, organization_id: job.organization_id };
+  await setStatus(rt, id, 'detecting', 10);
+  const layout = await documentLayout(rt, doc);
+  let elements: EditElement[];
+  const from = input.from_job_id ? await rt.store.repo('edit_jobs').get(input.from_job_id) : null;
+  if (from?.detected_elements) elements = from.detected_elements as unknown as EditElement[];
+  else {
+    const det = input.config.detectionSettings ?? {};
+    elements = await withLocalFile(rt.storage, doc.storage_key, (p) => editor.detect(p, { format: doc.file_type, ...(layout ? { layout } : {}), ...det, signal }));
+  }
+  await setStatus(rt, id, input.mode === 'detect' ? 'completed' : 'filling', input.mode === 'detect' ? 100 : 40, { detected_elements: elements as unknown as Record<string, unknown>[], ...(input.mode === 'detect' ? { completed_at: new Date() } : {}) });
+  if (input.mode === 'detect') return { elements: elements.length };
+  signal.throwIfAborted();
+
+  // ---- filling: earlier values (edit lineage), then mappings, instructions, corrections (later wins)
+  const vocab = await vocabularyOf(rt, owner);
+  const values = new Map<string, FilledValue>();
+  const previous = input.edit_id ? await rt.store.repo('edits').get(input.edit_id) : null;
+  if (previous) for (const f of previous.filled_elements as { elementId: string; value: unknown; source: FillSource; reasoning: string | null; confidence: number }[]) values.set(f.elementId, { ...f });
+  for (const m of resolveMappings(input.mappings, elements, vocab, 'mappings')) values.set(m.elementId, { elementId: m.elementId, value: m.value, source: 'mapping', reasoning: null, confidence: 1, formatted: m.formatted });
+  const instructions = input.instructions ?? input.config.instructions ?? null;
+  if (instructions) {
+    const taken = new Set([...values.keys()]);
+    const llm = rt.registry.tryGet('llm');
+    const derived = llm ? await applyLlm(llm, instructions, elements.filter((e) => !taken.has(e.id)), signal).catch(() => []) : [];
+    for (const d of derived) taken.add(d.elementId);
+    derived.push(...applyOffline(instructions, elements, vocab, taken));
+    for (const d of derived) if (!values.has(d.elementId) || values.get(d.elementId)!.source !== 'mapping') values.set(d.elementId, { elementId: d.elementId, value: d.value, source: 'instruction', reasoning: d.reasoning, confidence: d.confidence });
+  }
+  for (const m of resolveMappings(input.corrections, elements, vocab, 'corrections')) values.set(m.elementId, { elementId: m.elementId, value: m.value, source: 'correction', reasoning: 'correction', confidence: 1, formatted: m.formatted });
+  const byId = new Map(elements.map((e) => [e.id, e]));
+  const fills: EditFillValue[] = [...values.values()].map((v) => ({ element: byId.get(v.elementId)!, value: (typeof v.value === 'boolean' || Array.isArray(v.value) ? v.value : String(v.value ?? '')) as string | boolean | string[] })).filter((f) => f.element);
+  await setStatus(rt, id, 'rendering', 60, { fill_mappings: [...values.values()] as unknown as Record<string, unknown>[] });
+
+  // ---- rendering: a new file from the original
+  const fillSettings = input.config.fillSettings ?? {};
+  const out = await withLocalFile(rt.storage, doc.storage_key, (p) => editor.fill(p, fills, { format: doc.file_type, ...(fillSettings.flatten ? { flatten: true } : {}), ...(fillSettings.formattingColor ? { color: fillSettings.formattingColor } : {}), ...(layout ? { layout } : {}) }));
+  const editId = randomUUID();
+  const ext = doc.file_type === 'pdf' ? 'pdf' : doc.file_type === 'png' ? 'png' : 'jpg';
+  const base = path.parse(cleanFileName(doc.name, 'document')).name || 'document';
+  const outputName = `${base}-filled.${ext}`;
+  const outputKey = `edits/${editId}/output`; // the name is shown, never a path
+  await rt.storage.put(outputKey, out.bytes);
+  const applied = new Map(out.applied.map((a) => [a.id, a.value]));
+  const filled = [...values.values()]
+    .filter((v) => byId.has(v.elementId))
+    .map((v) => {
+      const e = byId.get(v.elementId)!;
+      return { elementId: v.elementId, field_name: e.label || e.id, value: applied.get(v.elementId) ?? v.value, page: e.page, bbox: e.bbox, confidence: v.confidence, source: v.source, reasoning: v.reasoning, applied: applied.has(v.elementId) };
+    });
+  const now = new Date();
+  const edit: EditRecord = {
+    id: editId,
+    ...owner,
+    edit_job_id: id,
+    document_id: doc.id,
+    parent_edit_id: input.edit_id ?? null,
+    filled_elements: filled,
+    output_key: outputKey,
+    output_name: outputName,
+    output_mime: out.mime,
+    output_size: out.bytes.length,
+    warnings: out.warnings,
+    verification: null,
+    pages_modified: [...new Set(filled.filter((f) => f.applied).map((f) => f.page))].sort((a, b) => a - b),
+    created_at: now,
+  };
+  await rt.store.transaction(async (tx) => {
+    await tx.repo('edits').insert(edit);
+    for (const f of filled) await tx.repo('edit_audit').insert({ id: randomUUID(), ...owner, edit_id: editId, edit_job_id: id, document_id: doc.id, element_id: f.elementId, label: f.field_name, value: f.value === null || f.value === undefined ? null : String(f.value), source: f.source, reasoning: f.reasoning, created_at: now });
+  });
+  if (input.verify) {
+    const verification = await verifyEdit(rt, edit, doc, elements);
+    await rt.store.repo('edits').update(editId, { verification });
+  }
+  await setStatus(rt, id, 'completed', 100, { edit_id: editId, completed_at: new Date() });
+  return { edit_id: editId, filled: filled.length };
+}
+
+const norm = (s: unknown) => fold(String(s ?? '')).replace(/[\s.,:;/\\\-_'"()]+/g, '');
+
+/**
+ * Re-reads the output: AcroForm fields through the editor (pdf-lib), blanks of flat pages by parsing the
+ * output (text layer or OCR) and comparing the text inside each element's box. Every mismatch is a warning
+ * naming the field.
+ */
+export async function verifyEdit(rt: Engine, edit: EditRecord, doc: DocumentRecord, elements: EditElement[]): Promise<{ pass: boolean; warnings: string[]; checkedFields: string[] }> {
+  const editor = rt.registry.get('editor');
+  const byId = new Map(elements.map((e) => [e.id, e]));
+  const filled = edit.filled_elements as { elementId: string; value: unknown; field_name: string; applied: boolean }[];
+  const warnings: string[] = [];
+  const checked: string[] = [];
+  await withLocalFile(rt.storage, edit.output_key, async (p) => {
+    const fieldValues = editor.readValues && filled.some((f) => byId.get(f.elementId)?.source === 'acroform') ? await editor.readValues(p, { format: doc.file_type }) : {};
+    let parsed: ParsedDocument | null = null;
+    for (const f of filled) {
+      const e = byId.get(f.elementId);
+      if (!e) continue;
+      checked.push(f.elementId);
+      const name = f.field_name || f.elementId;
+      if (!f.applied) {
+        warnings.push(`${name}: the value was not written`);
+        continue;
+      }
+      if (e.source === 'acroform' && (e.field_name ?? e.id) in fieldValues) {
+        const got = fieldValues[e.field_name ?? e.id];
+        const want = f.value;
+        const ok = typeof got === 'boolean' ? String(got) === String(want) : Array.isArray(got) ? norm(got.join(',')) === norm(want) : norm(got) === norm(want);
+        if (!ok) warnings.push(`${name}: expected "${String(want)}", the file has "${String(got)}"`);
+        continue;
+      }
+      if (e.source === 'acroform') {
+        warnings.push(`${name}: the field is no longer in the form (flattened); checked as text`);
+      }
+      parsed ??= await readFile(rt, { path: p, name: edit.output_name, format: doc.file_type, size: edit.output_size, id: edit.id }, parseConfig({}));
+      const page = parsed.pages.find((pg) => pg.number === e.page);
+      const words = page ? (page.words?.length ? page.words : unpackWords(page.wordBoxes)) : [];
+      const pad = 3;
+      const inBox = words.filter((w) => {
+        const cx = w.bbox.x + w.bbox.width / 2, cy = w.bbox.y + w.bbox.height / 2;
+        return cx >= e.bbox.x - pad && cx <= e.bbox.x + e.bbox.width + pad && cy >= e.bbox.y - pad && cy <= e.bbox.y + e.bbox.height + pad;
+      });
+      const text = norm(inBox.map((w) => w.text).join(' '));
+      if (e.type === 'checkbox') {
+        const ticked = /[✓✔☒☑x×]/i.test(inBox.map((w) => w.text).join(''));
+        if (ticked !== (String(f.value) === 'true')) warnings.push(`${name}: the box is ${ticked ? '' : 'not '}ticked in the output`);
+      } else if (!text.includes(norm(f.value)) || !norm(f.value)) warnings.push(`${name}: "${String(f.value)}" not found in its box (read "${inBox.map((w) => w.text).join(' ')}")`);
+    }
+  });
+  return { pass: warnings.length === 0, warnings, checkedFields: checked };
+}
+
+/** The failure of an edit job, recorded on its row (the runtime keeps the job's own error). */
+export async function failEditJob(rt: Engine, id: string, message: string): Promise<void> {
+  await rt.store.repo('edit_jobs').update({ id, status: ['pending', 'detecting', 'filling', 'rendering'] }, { status: 'failed', error: message, updated_at: new Date(), completed_at: new Date() });
+}
