@@ -1,0 +1,50 @@
+/**
+ * Markdown writer: the model as CommonMark (tables as GFM pipe tables, the one table syntax CommonMark
+ * readers widely understand). The text is escaped by mdast-util-to-markdown, so a value such as "*5*" or
+ * "# 12" stays text and never turns into emphasis or a heading.
+ */
+import { toMarkdown } from 'mdast-util-to-markdown';
+import { gfmTableToMarkdown } from 'mdast-util-gfm-table';
+import { citationMarkers, sourcesSection } from '@quire/core';
+import type { GeneratedBlock, GeneratedDocumentModel, GeneratedText } from '@quire/core';
+import type { BlockContent, Root, RootContent, TableRow } from 'mdast';
+
+const text = (value: string) => ({ type: 'text' as const, value });
+const withCites = (t: GeneratedText) => text(t.citations?.length ? `${t.text} ${citationMarkers(t.citations)}` : t.text);
+/** a cell holds one line: line breaks inside a value become spaces */
+const cell = (value: string) => ({ type: 'tableCell' as const, children: [text(value.replace(/\s*\n\s*/g, ' '))] });
+
+function node(b: GeneratedBlock): RootContent {
+  switch (b.type) {
+    case 'heading':
+      return { type: 'heading', depth: b.level, children: [text(b.text)] };
+    case 'paragraph':
+      return { type: 'paragraph', children: [withCites(b)] };
+    case 'quote':
+      return { type: 'blockquote', children: [{ type: 'paragraph', children: [withCites(b)] }] };
+    case 'list':
+      return { type: 'list', ordered: b.ordered, spread: false, children: b.items.map((it) => ({ type: 'listItem', spread: false, children: [{ type: 'paragraph', children: [withCites(it)] } as BlockContent] })) };
+    case 'table': {
+      const cols = Math.max(b.header.length, ...b.rows.map((r) => r.length), 1);
+      const pad = (r: string[]) => Array.from({ length: cols }, (_, i) => r[i] ?? '');
+      const rows: TableRow[] = [b.header, ...b.rows].map((r) => ({ type: 'tableRow', children: pad(r).map(cell) }));
+      return { type: 'table', align: Array.from({ length: cols }, () => null), children: rows };
+    }
+    case 'code':
+      return { type: 'code', lang: b.language ?? null, value: b.text };
+    case 'rule':
+      return { type: 'thematicBreak' };
+  }
+}
+
+export function renderMarkdown(model: GeneratedDocumentModel): string {
+  const children: RootContent[] = [{ type: 'heading', depth: 1, children: [text(model.title)] }];
+  for (const b of [...model.blocks, ...sourcesSection(model)]) {
+    // GFM tables need a header row: a table without one gets the columns' numbers
+    if (b.type === 'table' && !b.header.length) children.push(node({ ...b, header: (b.rows[0] ?? ['']).map((_, i) => `Column ${i + 1}`) }));
+    else children.push(node(b));
+    if (b.type === 'table' && b.caption) children.splice(children.length - 1, 0, { type: 'paragraph', children: [{ type: 'strong', children: [text(b.caption)] }] });
+  }
+  const root: Root = { type: 'root', children };
+  return toMarkdown(root, { extensions: [gfmTableToMarkdown()], bullet: '-', rule: '-', fences: true });
+}
