@@ -1,0 +1,332 @@
+/**
+ * The content of a generated document, as the structured model the format writers take:
+ * - a handlebars template (a template_prompt with {{…}}) rendered with the sources as context, read as
+ *   markdown (headings, lists and tables become structure);
+ * - a plain instruction without an LLM: a structured document built from the sources only (title, the
+ *   extracted fields as a table, each document's outline, key-values, tables and key passages, cited);
+ *   nothing is invented;
+ * - a plain instruction with an LLM (QUIRE_LLM_*): the model writes markdown from numbered passages and
+ *   must cite them; markers that point at no passage are dropped;
+ * - reports: one section per requested name, filled from the passages that best match it (search);
+ * - summaries: the most central sentences in their original order, cited (offline), grouped into the
+ *   paragraphs the length asks for.
+ */
+import Handlebars from 'handlebars';
+import { GENERATED_LIMITS, errors, isQuireError } from '@quire/core';
+import type { GeneratedBlock, GeneratedDocumentModel, GeneratedText, LlmMessage } from '@quire/core';
+import type { EngineContext as Engine } from '../context.js';
+import type { AuthInfo } from '../accounts/access.js';
+import { searchChunks } from '../services/search.js';
+import { terms } from '../services/chat-text.js';
+import { markdownToBlocks } from './markdown.js';
+import { Citations, bestPassages, passagesOfChunk, sentencesOf, shorten } from './passages.js';
+import type { Passage } from './passages.js';
+import type { SourceDocument, SourceExtraction, Sources } from './sources.js';
+import { valueText } from './sources.js';
+
+// ---------------------------------------------------------------- handlebars templates
+
+const hb = Handlebars.create();
+hb.registerHelper('json', (v: unknown) => new hb.SafeString(JSON.stringify(v === undefined ? null : v)));
+/** {{table rows}}: an array of objects (line items) or a source table as a markdown table */
+hb.registerHelper('table', (v: unknown) => new hb.SafeString(markdownTable(v)));
+hb.registerHelper('default', (v: unknown, fallback: unknown) => (v === null || v === undefined || v === '' ? fallback : v));
+hb.registerHelper('upper', (v: unknown) => String(v ?? '').toUpperCase());
+hb.registerHelper('lower', (v: unknown) => String(v ?? '').toLowerCase());
+hb.registerHelper('join', (v: unknown, sep: unknown) => (Array.isArray(v) ? v.map(valueText).join(typeof sep === 'string' ? sep : ', ') : valueText(v)));
+hb.registerHelper('eq', (a: unknown, b: unknown) => a === b);
+
+const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
+
+function markdownTable(v: unknown): string {
+  let header: string[] = [];
+  let rows: string[][] = [];
+  if (v && typeof v === 'object' && !Array.isArray(v) && Array.isArray((v as { rows?: unknown }).rows)) {
+    header = ((v as { header?: unknown[] }).header ?? []).map(valueText);
+    rows = ((v as { rows: unknown[][] }).rows ?? []).map((r) => (Array.isArray(r) ? r.map(valueText) : [valueText(r)]));
+  } else if (Array.isArray(v)) {
+    const objects = v.filter((x) => x && typeof x === 'object' && !Array.isArray(x)) as Record<string, unknown>[];
+    if (objects.length) {
+      header = [...new Set(objects.flatMap((o) => Object.keys(o)))];
+      rows = objects.map((o) => header.map((k) => valueText(o[k])));
+    } else rows = v.map((x) => [valueText(x)]);
+  } else if (v && typeof v === 'object') {
+    header = ['Field', 'Value'];
+    rows = Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, valueText(x)]);
+  }
+  if (!rows.length) return '';
+  const cols = Math.max(header.length, ...rows.map((r) => r.length), 1);
+  if (!header.length) header = Array.from({ length: cols }, (_, i) => `Column ${i + 1}`);
+  const line = (r: string[]) => `| ${Array.from({ length: cols }, (_, i) => cell(r[i] ?? '')).join(' | ')} |`;
+  return ['', line(header), `| ${Array.from({ length: cols }, () => '---').join(' | ')} |`, ...rows.map(line), ''].join('\n');
+}
+
+/** Whether a template_prompt is a handlebars template (it has a {{…}} expression) rather than a plain instruction. */
+export const isTemplate = (prompt: string) => /\{\{[^}]+\}\}/.test(prompt);
+
+/** Handlebars that parse (a bad template is a 400 at submission, not a failed job). */
+export function checkTemplate(prompt: string, field = 'template_prompt'): void {
+  if (!isTemplate(prompt)) return;
+  try {
+    hb.precompile(prompt, { noEscape: true, strict: false });
+  } catch (e) {
+    throw errors.validation(`${field} is not a valid handlebars template: ${(e as Error).message.split('\n')[0]}`, [{ field, message: 'invalid handlebars' }]);
+  }
+}
+
+/**
+ * The context of a template: the first extraction's fields at the top level ({{invoice_number}}), every
+ * extraction (`extraction`, `extractions`: data, fields with confidence), every document (`document`,
+ * `documents`: name, text, headings, key_values, tables {title, header, rows}).
+ */
+export function templateContext(sources: Sources, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const extraction = (x: SourceExtraction) => ({
+    id: x.id,
+    document_id: x.document_id,
+    document_name: x.document_name,
+    data: x.data,
+    confidence: x.confidence,
+    fields: x.field_results.map((f) => ({ field: f.field, value: f.value, confidence: f.confidence, page: f.evidence?.page ?? null })),
+  });
+  const document = (d: SourceDocument) => ({ id: d.id, name: d.name, file_type: d.file_type, pages: d.pages, text: d.text, headings: d.headings, key_values: d.key_values, tables: d.tables });
+  const extractions = sources.extractions.map(extraction);
+  const documents = sources.documents.map(document);
+  return { ...(extractions[0]?.data ?? {}), ...extra, extraction: extractions[0] ?? null, extractions, document: documents[0] ?? null, documents };
+}
+
+/** A handlebars template rendered with the sources, as a model (its first # heading is the title). */
+export function templateModel(prompt: string, sources: Sources, fallbackTitle: string): GeneratedDocumentModel {
+  const fn = hb.compile(prompt, { noEscape: true });
+  let markdown: string;
+  try {
+    markdown = fn(templateContext(sources), { allowProtoPropertiesByDefault: false, allowProtoMethodsByDefault: false });
+  } catch (e) {
+    throw errors.validation(`The template could not be rendered: ${(e as Error).message.split('\n')[0]}`);
+  }
+  if (markdown.length > GENERATED_LIMITS.textChars) throw errors.unprocessable(`The rendered template is larger than ${GENERATED_LIMITS.textChars} characters`);
+  const { title, blocks } = markdownToBlocks(markdown);
+  return { title: title ?? fallbackTitle, blocks, citations: [] };
+}
+
+// ---------------------------------------------------------------- the structured document (offline, plain instruction)
+
+/** The extracted fields of an extraction as tables: scalar fields in one, each list of objects in its own. */
+function extractionBlocks(x: SourceExtraction, cites: Citations, level: 2 | 3, heading: string): GeneratedBlock[] {
+  const out: GeneratedBlock[] = [{ type: 'heading', level, text: heading }];
+  const results = new Map(x.field_results.map((f) => [f.field, f]));
+  const rows: string[][] = [];
+  const nested: GeneratedBlock[] = [];
+  for (const [field, value] of Object.entries(x.data)) {
+    if (Array.isArray(value) && value.some((v) => v && typeof v === 'object')) {
+      const objects = value.filter((v) => v && typeof v === 'object') as Record<string, unknown>[];
+      const header = [...new Set(objects.flatMap((o) => Object.keys(o)))];
+      nested.push({ type: 'table', caption: field, header, rows: objects.map((o) => header.map((k) => valueText(o[k]))) });
+      continue;
+    }
+    const r = results.get(field);
+    const ev = r?.evidence ?? null;
+    const n = ev && value !== null && value !== undefined ? cites.cite({ document_id: x.document_id, document_name: x.document_name ?? 'extraction', chunk_id: ev.chunk_id ?? null, page: ev.page ?? null, quote: ev.text }) : null;
+    rows.push([field, valueText(value), r ? r.confidence.toFixed(2) : '', n ? `[${n}]` : '']);
+  }
+  if (rows.length) out.push({ type: 'table', header: ['Field', 'Value', 'Confidence', 'Source'], rows });
+  out.push(...nested);
+  return out;
+}
+
+function documentBlocks(d: SourceDocument, instruction: string, cites: Citations): GeneratedBlock[] {
+  const out: GeneratedBlock[] = [{ type: 'heading', level: 2, text: d.name }];
+  const headings = d.headings.filter((h) => h.text.length > 1).slice(0, 40);
+  if (headings.length) out.push({ type: 'heading', level: 3, text: 'Outline' }, { type: 'list', ordered: false, items: headings.map((h) => ({ text: `${h.text} (page ${h.page})` })) });
+  if (d.key_values.length) out.push({ type: 'heading', level: 3, text: 'Key values' }, { type: 'table', header: ['Key', 'Value', 'Page'], rows: d.key_values.slice(0, 60).map((kv) => [kv.key, kv.value, String(kv.page)]) });
+  for (const t of d.tables.slice(0, 5)) if (t.rows.length) out.push({ type: 'table', caption: t.title ?? `Table, page ${t.page}`, header: t.header, rows: t.rows.slice(0, 200) });
+  const passages = bestPassages(sentencesOf([d]), 6, instruction);
+  if (passages.length) out.push({ type: 'heading', level: 3, text: 'Key passages' }, { type: 'list', ordered: false, items: passages.map((p) => ({ text: p.text, citations: [cites.cite({ ...p, quote: p.text })] })) });
+  return out;
+}
+
+/**
+ * The offline answer to a plain instruction: a document made of what the sources say, laid out for the
+ * request (quoted at the top), never prose of its own.
+ */
+export function structuredModel(instruction: string, sources: Sources, title: string): GeneratedDocumentModel {
+  const cites = new Citations();
+  const blocks: GeneratedBlock[] = [{ type: 'quote', text: `Request: ${shorten(instruction, 2000)}` }];
+  sources.extractions.forEach((x, i) => blocks.push(...extractionBlocks(x, cites, 2, sources.extractions.length > 1 ? `Extracted fields: ${x.document_name ?? `extraction ${i + 1}`}` : 'Extracted fields')));
+  for (const d of sources.documents) blocks.push(...documentBlocks(d, instruction, cites));
+  return { title, blocks, citations: cites.list };
+}
+
+// ---------------------------------------------------------------- with an LLM
+
+const LLM_PASSAGES = 14;
+const PASSAGE_CHARS = 1500;
+
+function llmSystem(extra?: string): string {
+  return [
+    'You write a document in Markdown using ONLY the numbered sources and the extracted data in the user message.',
+    'Start with a level-1 heading that is the title. Use headings, lists and tables where they help.',
+    'Cite every statement that comes from a source with its number in square brackets at the end of the sentence, e.g. [1] or [2][3]. Cite only sources you used.',
+    'Never use outside knowledge and never invent names, numbers, dates or citations. If the sources do not cover something the instructions ask for, say so briefly.',
+    ...(extra ? ['', extra] : []),
+  ].join('\n');
+}
+
+/** The passages an LLM writes from: the search hits of the instruction over the source documents, else their most central sentences. */
+async function llmPassages(rt: Engine, auth: AuthInfo, query: string, sources: Sources): Promise<Passage[]> {
+  const ids = sources.documents.map((d) => d.id);
+  if (!ids.length) return [];
+  const hits = await searchChunks(rt, auth, { query: query.slice(0, 2000), documentIds: ids, limit: LLM_PASSAGES }).catch(() => []);
+  if (hits.length) return hits.map((h, i) => ({ text: h.content.length > PASSAGE_CHARS ? `${h.content.slice(0, PASSAGE_CHARS)}…` : h.content, document_id: h.document_id, document_name: h.document_name, chunk_id: h.chunk_id, page: h.page, order: [0, i, 0] as [number, number, number] }));
+  return bestPassages(sentencesOf(sources.documents), LLM_PASSAGES);
+}
+
+/**
+ * The model writes from the passages: its markdown becomes the document, its [n] markers the citations of
+ * the passages they name (renumbered in order of use; a number that names no passage is dropped).
+ */
+export async function llmModel(rt: Engine, auth: AuthInfo, instruction: string, sources: Sources, title: string, opts: { settings?: Record<string, unknown>; signal?: AbortSignal; extraSystem?: string } = {}): Promise<GeneratedDocumentModel> {
+  const llm = rt.registry.get('llm');
+  const passages = await llmPassages(rt, auth, instruction, sources);
+  const data = sources.extractions.map((x) => ({ document: x.document_name, data: x.data }));
+  const user = [
+    passages.length ? `Sources:\n\n${passages.map((p, i) => `[${i + 1}] ${p.document_name}, page ${p.page}\n${p.text}`).join('\n\n')}` : 'Sources: (no document passages)',
+    data.length ? `Extracted data (JSON):\n${JSON.stringify(data).slice(0, 20_000)}` : '',
+    `Instructions: ${instruction}`,
+  ]
+    .filter(Boolean)
+    .join('\n\n');
+  const messages: LlmMessage[] = [{ role: 'system', content: llmSystem(opts.extraSystem) }, { role: 'user', content: user }];
+  const temperature = typeof opts.settings?.temperature === 'number' ? (opts.settings.temperature as number) : 0.2;
+  let content: string;
+  try {
+    content = (await llm.complete({ messages, temperature, signal: opts.signal })).content;
+  } catch (e) {
+    if ((e as Error).name === 'AbortError' || opts.signal?.aborted || isQuireError(e)) throw e;
+    throw errors.upstream(`The LLM failed: ${(e as Error).message}`);
+  }
+  const { title: written, blocks } = markdownToBlocks(content, { cites: true });
+  const cites = new Citations();
+  const renumber = (t: GeneratedText): GeneratedText => {
+    const nums = (t.citations ?? []).filter((n) => n >= 1 && n <= passages.length).map((n) => cites.cite({ ...passages[n - 1]!, quote: passages[n - 1]!.text }));
+    return nums.length ? { text: t.text, citations: [...new Set(nums)] } : { text: t.text };
+  };
+  const out = blocks.map((b): GeneratedBlock => {
+    if (b.type === 'paragraph' || b.type === 'quote') return { ...b, ...renumber(b) };
+    if (b.type === 'list') return { ...b, items: b.items.map(renumber) };
+    return b;
+  });
+  return { title: written ?? title, blocks: out, citations: cites.list };
+}
+
+// ---------------------------------------------------------------- reports
+
+const PASSAGES_PER_SECTION = 4;
+
+/**
+ * A report: one section per requested name, in the order given. Each is filled with the sentences of the
+ * chunks that search (the engine's hybrid retrieval over the source documents) ranks best for the name,
+ * each sentence citing its chunk; extracted fields whose names share a term with the section follow as a
+ * table. A section the sources say nothing about says so.
+ */
+export async function reportModel(rt: Engine, auth: AuthInfo, sources: Sources, title: string, sections: string[]): Promise<{ model: GeneratedDocumentModel; sections: { name: string; citations: number[] }[] }> {
+  const cites = new Citations();
+  const blocks: GeneratedBlock[] = [];
+  const summary: { name: string; citations: number[] }[] = [];
+  const ids = sources.documents.map((d) => d.id);
+  const byId = new Map(sources.documents.map((d) => [d.id, d]));
+  for (const name of sections) {
+    blocks.push({ type: 'heading', level: 2, text: name });
+    const used: number[] = [];
+    const hits = ids.length ? await searchChunks(rt, auth, { query: `${title} ${name}`.trim(), documentIds: ids, limit: PASSAGES_PER_SECTION, reranking: true }) : [];
+    const items: GeneratedText[] = [];
+    for (const h of hits) {
+      const doc = byId.get(h.document_id);
+      const chunk = doc?.chunks.find((c) => c.id === h.chunk_id);
+      if (!doc || !chunk) continue;
+      for (const p of passagesOfChunk(doc, chunk, name, 2)) {
+        if (items.some((it) => it.text === p.text)) continue;
+        const n = cites.cite({ ...p, quote: p.text });
+        used.push(n);
+        items.push({ text: p.text, citations: [n] });
+      }
+    }
+    for (const it of items) blocks.push({ type: 'paragraph', ...it });
+    const nameTerms = new Set(terms(name));
+    for (const x of sources.extractions) {
+      const rows = Object.entries(x.data)
+        .filter(([k, v]) => v !== null && v !== undefined && terms(k.replace(/_/g, ' ')).some((t) => nameTerms.has(t)))
+        .map(([k, v]) => [k, valueText(v)]);
+      if (rows.length) blocks.push({ type: 'table', caption: `Extracted from ${x.document_name ?? 'extraction'}`, header: ['Field', 'Value'], rows });
+    }
+    if (!items.length) blocks.push({ type: 'paragraph', text: `The sources have no passage about ${name}.` });
+    summary.push({ name, citations: [...new Set(used)] });
+  }
+  return { model: { title, blocks, citations: cites.list }, sections: summary };
+}
+
+// ---------------------------------------------------------------- summaries
+
+export type SummaryLength = 'short' | 'medium' | 'long';
+
+/** Paragraphs and sentences per paragraph of each length (spec §4.6: short 1–2 paragraphs, medium 3–5, long comprehensive). */
+const SHAPES: Record<SummaryLength, { paragraphs: number; per: number }> = {
+  short: { paragraphs: 2, per: 2 },
+  medium: { paragraphs: 4, per: 3 },
+  long: { paragraphs: 8, per: 3 },
+};
+
+export interface SummarySentence {
+  text: string;
+  paragraph: number;
+  citation: number;
+  chunk_id: string;
+  document_id: string;
+  page: number;
+}
+
+/**
+ * The offline summary: the most central sentences of the sources, kept in their original order and
+ * grouped into paragraphs (as many as the length asks for, fewer only when the sources have fewer
+ * sentences); each sentence cites its chunk. style "bullets" gives each paragraph as a list.
+ */
+export function summaryModel(sources: Sources, length: SummaryLength, title: string, style?: string): { model: GeneratedDocumentModel; sentences: SummarySentence[] } {
+  const shape = SHAPES[length];
+  const all = sentencesOf(sources.documents);
+  // long: comprehensive, growing with the sources (up to 20 paragraphs)
+  const paragraphs = length === 'long' ? Math.min(20, Math.max(shape.paragraphs, Math.ceil(all.length / 25))) : shape.paragraphs;
+  const chosen = bestPassages(all, paragraphs * shape.per);
+  const count = Math.min(paragraphs, chosen.length);
+  const cites = new Citations();
+  const blocks: GeneratedBlock[] = [];
+  const sentences: SummarySentence[] = [];
+  for (let p = 0; p < count; p++) {
+    const part = chosen.slice(Math.floor((p * chosen.length) / count), Math.floor(((p + 1) * chosen.length) / count));
+    const items = part.map((s) => {
+      const n = cites.cite({ ...s, quote: s.text });
+      sentences.push({ text: s.text, paragraph: p + 1, citation: n, chunk_id: s.chunk_id, document_id: s.document_id, page: s.page });
+      return { text: s.text, citations: [n] };
+    });
+    if (/bullet|list/i.test(style ?? '')) blocks.push({ type: 'list', ordered: false, items });
+    else blocks.push({ type: 'paragraph', text: items.map((i) => i.text).join(' '), citations: [...new Set(items.flatMap((i) => i.citations))] });
+  }
+  if (!count) blocks.push({ type: 'paragraph', text: 'The sources have no sentences to summarise.' });
+  for (const x of sources.extractions) blocks.push(...extractionBlocks(x, cites, 2, sources.extractions.length > 1 ? `Extracted fields: ${x.document_name ?? 'extraction'}` : 'Extracted fields'));
+  return { model: { title, blocks, citations: cites.list }, sentences };
+}
+
+// ---------------------------------------------------------------- bounds
+
+/** Refuses a model no writer should be asked to write (UNPROCESSABLE naming the bound). */
+export function checkModel(m: GeneratedDocumentModel): void {
+  if (m.blocks.length > GENERATED_LIMITS.blocks) throw errors.unprocessable(`The generated document has more than ${GENERATED_LIMITS.blocks} blocks`);
+  let chars = m.title.length;
+  for (const b of m.blocks) {
+    if (b.type === 'table') {
+      if (b.rows.length > GENERATED_LIMITS.tableRows) throw errors.unprocessable(`A table of the generated document has more than ${GENERATED_LIMITS.tableRows} rows`);
+      if (Math.max(b.header.length, ...b.rows.map((r) => r.length)) > GENERATED_LIMITS.tableCols) throw errors.unprocessable(`A table of the generated document has more than ${GENERATED_LIMITS.tableCols} columns`);
+      for (const r of b.rows) for (const c of r) chars += c.length;
+    } else if (b.type === 'list') for (const it of b.items) chars += it.text.length;
+    else if ('text' in b) chars += b.text.length;
+  }
+  if (chars > GENERATED_LIMITS.textChars) throw errors.unprocessable(`The generated document has more than ${GENERATED_LIMITS.textChars} characters`);
+}

@@ -1,0 +1,118 @@
+/**
+ * What a generation is made from: an extraction (its data and field results) and documents (their parsed
+ * text, tables, key-values, headings and stored chunks). Ownership is checked when the job is submitted
+ * (checkSources) and the sources are loaded again by the stage, which fails at once when one was deleted
+ * meanwhile.
+ */
+import { NonRetryableError, errors, headerRowCount, tableGrid } from '@quire/core';
+import type { Chunk, DocumentRecord, ExtractionRecord, FieldResult, ParsedDocument } from '@quire/core';
+import type { EngineContext as Engine } from '../context.js';
+import type { AuthInfo } from '../accounts/access.js';
+import { loadOwned } from '../accounts/access.js';
+import { contentKey, loadChunks, loadParsed } from '../pipelines/steps.js';
+
+/** Sources one generation may take (spec §8.2 names none; bounded so a job's context stays small). */
+export const MAX_SOURCE_DOCUMENTS = 20;
+export const MAX_SOURCE_EXTRACTIONS = 20;
+/** characters of a document's text in a template's context */
+const TEXT_CHARS = 1_000_000;
+
+export interface SourceTable {
+  page: number;
+  title: string | null;
+  header: string[];
+  rows: string[][];
+}
+
+export interface SourceDocument {
+  id: string;
+  name: string;
+  file_type: string;
+  pages: number | null;
+  text: string;
+  headings: { level: number; text: string; page: number }[];
+  key_values: { key: string; value: string; page: number }[];
+  tables: SourceTable[];
+  /** stored chunks (citations point at them) */
+  chunks: Chunk[];
+}
+
+export interface SourceExtraction {
+  id: string;
+  document_id: string | null;
+  document_name: string | null;
+  data: Record<string, unknown>;
+  field_results: (FieldResult & { evidence: (FieldResult['evidence'] & { chunk_id?: string }) | null })[];
+  confidence: number;
+}
+
+export interface Sources {
+  extractions: SourceExtraction[];
+  documents: SourceDocument[];
+}
+
+/**
+ * Checks at submission that the caller may read every source (someone else's is a 404) and that each
+ * document is processed (409 otherwise: its content is not there yet). Returns the documents in order.
+ */
+export async function checkSources(rt: Engine, auth: AuthInfo, extractionIds: string[], documentIds: string[]): Promise<{ extractions: ExtractionRecord[]; documents: DocumentRecord[] }> {
+  if (extractionIds.length > MAX_SOURCE_EXTRACTIONS) throw errors.validation(`At most ${MAX_SOURCE_EXTRACTIONS} source extractions`, [{ field: 'source_extraction_ids', message: 'too many' }]);
+  if (documentIds.length > MAX_SOURCE_DOCUMENTS) throw errors.validation(`At most ${MAX_SOURCE_DOCUMENTS} source documents`, [{ field: 'source_document_ids', message: 'too many' }]);
+  const extractions: ExtractionRecord[] = [];
+  for (const id of extractionIds) extractions.push(await loadOwned(rt.store, 'extractions', id, auth, 'read', 'extraction'));
+  const documents: DocumentRecord[] = [];
+  for (const id of documentIds) {
+    const doc = await loadOwned(rt.store, 'documents', id, auth, 'read', 'document');
+    if (doc.status !== 'completed' || !doc.content_key) throw errors.conflict(`Document ${doc.id} is ${doc.status}; generation needs processed documents (wait until its status is completed)`, { document_id: doc.id, status: doc.status });
+    documents.push(doc);
+  }
+  return { extractions, documents };
+}
+
+function tableOf(t: ParsedDocument['tables'][number]): SourceTable {
+  const grid = tableGrid(t);
+  const head = Math.min(1, headerRowCount(t) || 1);
+  return { page: t.page, title: t.title ?? null, header: grid[0] && head ? grid[0] : [], rows: grid.slice(head) };
+}
+
+async function loadDocument(rt: Engine, doc: DocumentRecord): Promise<SourceDocument> {
+  const parsed = await loadParsed(rt, contentKey(doc.id)).catch(() => null);
+  if (!parsed) throw new NonRetryableError(`The parsed content of document ${doc.id} is no longer available`);
+  return {
+    id: doc.id,
+    name: doc.name,
+    file_type: doc.file_type,
+    pages: doc.pages,
+    text: parsed.text.length > TEXT_CHARS ? parsed.text.slice(0, TEXT_CHARS) : parsed.text,
+    headings: parsed.blocks.filter((b) => b.type === 'heading').map((b) => ({ level: b.level ?? 2, text: b.text.replace(/\s+/g, ' ').trim(), page: b.page })),
+    key_values: parsed.blocks.filter((b) => b.type === 'key_value' && b.key !== undefined).map((b) => ({ key: b.key!.trim(), value: (b.value ?? '').trim(), page: b.page })),
+    tables: parsed.tables.map(tableOf),
+    chunks: await loadChunks(rt, doc.id),
+  };
+}
+
+/** Loads the sources of a job (by id, as the job stored them); a source deleted meanwhile fails the job. */
+export async function loadSources(rt: Engine, extractionIds: string[], documentIds: string[]): Promise<Sources> {
+  const extractions: SourceExtraction[] = [];
+  for (const id of extractionIds) {
+    const x = await rt.store.repo('extractions').get(id);
+    if (!x) throw new NonRetryableError(`Extraction ${id} no longer exists`);
+    const doc = x.document_id ? await rt.store.repo('documents').get(x.document_id) : null;
+    extractions.push({ id: x.id, document_id: x.document_id, document_name: doc?.name ?? null, data: x.data ?? {}, field_results: (x.field_results ?? []) as SourceExtraction['field_results'], confidence: x.confidence });
+  }
+  const documents: SourceDocument[] = [];
+  for (const id of documentIds) {
+    const doc = await rt.store.repo('documents').get(id);
+    if (!doc || doc.status !== 'completed') throw new NonRetryableError(`Document ${id} no longer exists or is no longer processed`);
+    documents.push(await loadDocument(rt, doc));
+  }
+  return { extractions, documents };
+}
+
+/** A value as table text: numbers and strings as they are, lists and objects as compact JSON, null as empty. */
+export function valueText(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return JSON.stringify(v);
+}
