@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { errors, isQuireError } from '@quire/core';
 import type { ChatMessageRecord, ChatSessionRecord, CollectionRecord, DocumentRecord, LlmMessage, Owned } from '@quire/core';
+import { loadOwned } from '../accounts/access.js';
 import type { AuthInfo } from '../accounts/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { KbSettingsSchema, loadCollection } from './collections.js';
@@ -64,10 +65,14 @@ export interface ChatAnswer {
 // ---------------------------------------------------------------- sessions
 
 /** A session of the caller (someone else's is not found). */
-export async function loadSession(rt: Engine, auth: AuthInfo, id: string): Promise<ChatSessionRecord> {
-  const s = /^[0-9a-f-]{36}$/i.test(id) ? await rt.store.repo('chat_sessions').get(id) : null;
-  if (!s || s.user_id !== auth.user.id) throw errors.notFound('chat session', id);
-  return s;
+/**
+ * A chat session for the caller, by the one access rule (accounts/access.ts): the caller's own, or one of
+ * their organization's (members read it; continuing or deleting it is a write: its creator, or an owner or
+ * admin). Anyone else's is a 404.
+ */
+export async function loadSession(rt: Engine, auth: AuthInfo, id: string, mode: 'read' | 'write' = 'read'): Promise<ChatSessionRecord> {
+  if (!/^[0-9a-f-]{36}$/i.test(id)) throw errors.notFound('chat session', id);
+  return loadOwned(rt.store, 'chat_sessions', id, auth, mode, 'chat session');
 }
 
 /** The stored turns of a session, oldest first. */
@@ -769,7 +774,7 @@ export async function answer(rt: Engine, auth: AuthInfo, req: ChatRequest): Prom
   const settings = KbSettingsSchema.parse(kb.settings ?? {});
   let session: ChatSessionRecord | null = null;
   if (req.sessionId) {
-    session = await loadSession(rt, auth, req.sessionId);
+    session = await loadSession(rt, auth, req.sessionId, 'write');
     if (session.knowledge_base_id && session.knowledge_base_id !== kb.id) throw errors.validation('This chat session belongs to another knowledge base', [{ field: 'session_id', message: 'session of another knowledge base' }]);
   }
   const history: ChatTurn[] = req.history ?? (session ? (await sessionMessages(rt, session.id)).slice(-12).map((m) => ({ role: m.role, content: m.content })) : []);

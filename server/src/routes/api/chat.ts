@@ -51,7 +51,7 @@ export function chatRoutes(router: Router<any, any>): void {
       if (!wantsStream) return apiAnswer(await answer(rt, auth, req));
       // fail before streaming on what can be checked up front (unknown knowledge base or session: 404 JSON)
       await loadCollection(rt, auth, knowledgeBaseId, 'read', 'knowledge base');
-      if (body.session_id) await loadSession(rt, auth, body.session_id);
+      if (body.session_id) await loadSession(rt, auth, body.session_id, 'write');
       const sse = openSse(ctx);
       void (async () => {
         try {
@@ -120,7 +120,7 @@ export function chatRoutes(router: Router<any, any>): void {
 
   route(router, { method: 'delete', path: '/api/chat/sessions/:id', summary: 'Delete a chat session and its messages: {success: true, id}', tag: TAG }, async (ctx) => {
     const auth = requireAuth(ctx);
-    const s = await loadSession(ctx.quire, auth, ctx.params.id!);
+    const s = await loadSession(ctx.quire, auth, ctx.params.id!, 'write');
     await deleteSession(ctx.quire, s);
     return { success: true, id: s.id };
   });

@@ -97,7 +97,7 @@ export function chatCompletionRoutes(router: Router<any, any>): void {
         .join('\n')
         .trim();
       const kb = await loadCollection(rt, auth, knowledgeBaseId, 'read', 'knowledge base');
-      if (body.session_id) await loadSession(rt, auth, body.session_id);
+      if (body.session_id) await loadSession(rt, auth, body.session_id, 'write');
       const model = body.model;
       const req = { message: question, knowledgeBaseId: kb.id, sessionId: body.session_id, mode, history, instructions: instructions || undefined };
 
