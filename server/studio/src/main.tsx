@@ -8,6 +8,7 @@ import { LoginPage } from './pages/login.js';
 import { DocumentsPage } from './pages/documents.js';
 import { DocumentPage } from './pages/document.js';
 import { KeysPage } from './pages/keys.js';
+import { KnowledgeBasePage, KnowledgeBasesPage } from './pages/knowledge-bases.js';
 import './styles.css';
 
 type Session = { user: User } | null | undefined;
@@ -54,12 +55,15 @@ function App() {
     navigate('/login');
   };
   const doc = /^\/documents\/([0-9a-f-]{36})$/i.exec(path);
+  const kb = /^\/knowledge-bases\/([0-9a-f-]{36})$/i.exec(path);
   let page;
   if (doc) page = <DocumentPage source={{ kind: 'document', id: doc[1]! }} />;
+  else if (kb) page = <KnowledgeBasePage id={kb[1]!} />;
+  else if (path === '/knowledge-bases') page = <KnowledgeBasesPage />;
   else if (path === '/settings/keys') page = <KeysPage />;
   else if (path === '/' || path === '/documents') page = <DocumentsPage />;
   else page = <NotFound />;
-  const section = path.startsWith('/settings') ? 'settings' : 'documents';
+  const section = path.startsWith('/settings') ? 'settings' : path.startsWith('/knowledge-bases') ? 'kb' : 'documents';
   return (
     <Shell
       nav={
@@ -67,6 +71,9 @@ function App() {
           <nav aria-label="Main">
             <Link to="/documents" aria-current={section === 'documents' ? 'page' : undefined}>
               Documents
+            </Link>
+            <Link to="/knowledge-bases" aria-current={section === 'kb' ? 'page' : undefined}>
+              Knowledge bases
             </Link>
             <Link to="/settings/keys" aria-current={section === 'settings' ? 'page' : undefined}>
               API keys

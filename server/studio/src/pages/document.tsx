@@ -3,6 +3,7 @@ import { api } from '../api.js';
 import type { BBox, Layout, LayoutBlock, LayoutChunk, LayoutTable } from '../api.js';
 import { Alert, Link, percent } from '../components.js';
 import { ExtractionPanel } from './extraction.js';
+import { useLocation } from '../router.js';
 
 export type Source = { kind: 'document'; id: string } | { kind: 'signed'; jobId: string; expires: string; sig: string };
 
@@ -51,6 +52,20 @@ export function DocumentPage(props: { source: Source }) {
     for (const c of layout.chunks) for (const box of c.boxes) m.get(box.page)?.chunks.push({ chunk: c, bbox: box.bbox });
     return m;
   }, [layout]);
+
+  // a citation opens a page (?page=n) and its chunk (?chunk=id): chunk boxes shown, the chunk selected
+  const { query } = useLocation();
+  const focusPage = Number(query.get('page')) || 0;
+  const focusChunk = query.get('chunk');
+  useEffect(() => {
+    if (!layout || !focusPage) return;
+    const chunk = focusChunk ? layout.chunks.find((c) => c.id === focusChunk) : undefined;
+    if (chunk) {
+      setLayers((l) => ({ ...l, chunks: true }));
+      setSelected({ kind: 'chunk', index: chunk.index });
+    }
+    requestAnimationFrame(() => document.getElementById(`page-${focusPage}`)?.scrollIntoView({ block: 'start' }));
+  }, [layout, focusPage, focusChunk]);
 
   // an evidence box picked in the extraction panel: its page comes into view
   useEffect(() => {
