@@ -1,0 +1,71 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+
+/**
+ * Generation with an LLM (QUIRE_LLM_*): a plain instruction is written by the model from numbered passages
+ * of the sources; its [n] markers become citations of those passages' chunks (a number that names no
+ * passage is dropped). A stand-in OpenAI-compatible server plays the model: it writes a title, a section and
+ * the first sentence of source 1 with its marker, plus a marker of a source that does not exist.
+ */
+function fakeLlm() {
+  const requests: any[] = [];
+  const server = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c) => (raw += c));
+    req.on('end', () => {
+      const body = JSON.parse(raw || '{}');
+      requests.push(body);
+      const user = body.messages?.at(-1)?.content ?? '';
+      const first = (/^\[1\] [^\n]*\n([\s\S]*?\.)(?:\s|$)/m.exec(user)?.[1] ?? 'Nothing.').replace(/\s+/g, ' ');
+      const content = `# Staff memo\n\n## Findings\n\n${first} [1][99]\n\n- The sources name no budget.\n`;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 100, completion_tokens: 20 } }));
+    });
+  });
+  return { server, requests };
+}
+
+describe('generation with an LLM', () => {
+  let s: TestServer;
+  const llm = fakeLlm();
+  let docId = '';
+
+  before(async () => {
+    await new Promise<void>((r) => llm.server.listen(0, '127.0.0.1', r));
+    const port = (llm.server.address() as AddressInfo).port;
+    s = await startTestServer({ env: { QUIRE_LLM_BASE_URL: `http://127.0.0.1:${port}/v1`, QUIRE_LLM_MODEL: 'fake-writer' } });
+    const up = await s.json('/v1/documents', { method: 'POST', body: uploadForm('staffing.txt', 'Staffing update\n\nThe company hired 64 new engineers this year. Staff turnover fell to 7 percent, the lowest in five years.\n') });
+    docId = up.body.id;
+    assert.equal((await waitForStatus(s, `/v1/documents/${docId}`)).status, 'completed');
+  });
+  after(async () => {
+    await s?.close();
+    await new Promise<void>((r) => llm.server.close(() => r()));
+  });
+
+  test('the model writes from numbered passages; its markers become citations of real chunks', async () => {
+    const r = await s.json('/api/generate/run', { method: 'POST', json: { template_prompt: 'Write a short memo about staffing for the board', output_format: 'markdown', source_document_ids: [docId], async: true } });
+    assert.equal(r.status, 202, JSON.stringify(r.body));
+    let done: any;
+    for (let i = 0; i < 600 && !(done && ['completed', 'failed'].includes(done.status)); i++) {
+      done = (await s.json(`/api/generate/jobs/${r.body.job_id}`)).body;
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    const prompt = llm.requests.at(-1).messages.at(-1).content as string;
+    assert.match(prompt, /^\[1\] staffing\.txt, page 1\n/m);
+    assert.match(prompt, /Instructions: Write a short memo about staffing for the board/);
+    assert.equal(done.result.title, 'Staff memo');
+    assert.equal(done.result.citations.length, 1, 'the marker of a source that does not exist is dropped');
+    const chunks = (await s.json(`/v1/documents/${docId}/content?response=chunks`)).body.chunks.map((c: any) => c.id);
+    assert.ok(chunks.includes(done.result.citations[0].chunk_id));
+    const md = Buffer.from(await (await fetch(done.result.file_url)).arrayBuffer()).toString('utf8');
+    assert.match(md, /^# Staff memo\n\n## Findings\n\n[^\n]*The company hired 64 new engineers this year\. \\\[1]\n/);
+    assert.doesNotMatch(md, /\\?\[99\]/);
+    assert.match(md, /## Sources\n\n1\. staffing\.txt, page 1 \(chunk /);
+  });
+});
