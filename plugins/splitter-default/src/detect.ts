@@ -1,0 +1,345 @@
+/**
+ * Where one document ends and the next begins in a file of several. Each page p > 1 gets a score for "a new
+ * document starts at p" from signals that say so (a title at the top, page numbering that restarts, a
+ * change of running header or footer, letterhead, paper size, layout or document type, a shift of topic, a
+ * blank separator page, closing words at the end of the page before) and signals that say the opposite (page
+ * numbering that continues, the same running header or footer, a sentence that runs on over the page
+ * break). Pages whose score reaches the threshold start a section. The weights are round numbers chosen
+ * from what each signal means, not fitted to a file: see bench/split.ts for the figures over the corpus.
+ */
+import type { ParsedDocument, SplitDetectOptions, SplitSuggestion } from '@quire/core';
+import { pageFeatures, termsOf } from './features.js';
+import type { PageFeatures } from './features.js';
+
+export interface Boundary {
+  /** the page a new section starts at */
+  page: number;
+  score: number;
+  signals: string[];
+  /** similarity of the text across the break (0..1) */
+  similarity?: number;
+}
+
+/** What each signal adds to (or takes from) the score of a boundary. */
+export const WEIGHTS = {
+  heading: 0.25,
+  numbering_restart: 0.5,
+  numbering_continues: -0.6,
+  numbering_increases: -0.3,
+  header_footer_change: 0.2,
+  header_footer_ends: 0.1,
+  same_header_footer: -0.35,
+  letterhead: 0.25,
+  same_letterhead: -0.3,
+  complete_before: 0.2,
+  paper_size_change: 0.45,
+  layout_change: 0.15,
+  style_change: 0.3,
+  same_style: -0.2,
+  type_change: 0.3,
+  topic_shift: 0.4,
+  blank_separator: 0.35,
+  inner_heading: -0.3,
+  closing_before: 0.15,
+  runs_on: -0.2,
+  same_topic: -0.15,
+} as const;
+
+/** A page starts a section when its score reaches this. */
+export const THRESHOLD = 0.5;
+
+const LABELS: Record<string, string> = {
+  heading: 'title at the top of the page',
+  numbering_restart: 'page numbering restarts',
+  header_footer_change: 'running header or footer changes',
+  header_footer_ends: 'running header or footer ends',
+  letterhead: 'a new letterhead at the top',
+  complete_before: 'the page before is a whole document (letterhead or title, closing words)',
+  paper_size_change: 'paper size changes',
+  layout_change: 'margins change',
+  style_change: 'text styles change (font sizes and weights, body text size)',
+  type_change: 'document type changes',
+  topic_shift: 'topic shift',
+  blank_separator: 'blank separator page before',
+  closing_before: 'closing words end the page before',
+};
+
+/** Shared share of two term sets (Jaccard). */
+function overlap(a: Map<string, number>, b: Map<string, number>): number {
+  if (!a.size || !b.size) return 0;
+  let common = 0;
+  for (const k of a.keys()) if (b.has(k)) common++;
+  return common / (a.size + b.size - common);
+}
+
+/** Cosine similarity of two weighted term maps. */
+function cosine(a: Map<string, number>, b: Map<string, number>): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (const [k, v] of a) {
+    na += v * v;
+    const w = b.get(k);
+    if (w) dot += v * w;
+  }
+  for (const v of b.values()) nb += v * v;
+  return na && nb ? dot / Math.sqrt(na * nb) : 0;
+}
+
+function vcos(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na && nb ? dot / Math.sqrt(na * nb) : 0;
+}
+
+/** TF-IDF over the document's pages: words on every page (boilerplate of the kind) weigh nothing. */
+function tfidf(pages: PageFeatures[]): Map<string, number>[] {
+  const df = new Map<string, number>();
+  for (const p of pages) for (const k of p.terms.keys()) df.set(k, (df.get(k) ?? 0) + 1);
+  const n = pages.length;
+  return pages.map((p) => {
+    const out = new Map<string, number>();
+    for (const [k, c] of p.terms) {
+      const idf = Math.log((n + 1) / (df.get(k)! + 0.5));
+      if (idf > 0) out.set(k, (1 + Math.log(c)) * idf);
+    }
+    return out;
+  });
+}
+
+/** Summed term weights of pages [from, to) (a TextTiling block). */
+function windowOf(vectors: Map<string, number>[], from: number, to: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (let i = Math.max(0, from); i < Math.min(vectors.length, to); i++) for (const [k, v] of vectors[i]!) out.set(k, (out.get(k) ?? 0) + v);
+  return out;
+}
+
+/**
+ * Similarity of the text before and after each page break (TextTiling with blocks of up to two pages),
+ * mixed with the similarity of the pages' vectors when given. sims[i] is the similarity across the break
+ * before page i+1 (index 0 unused).
+ */
+function gapSimilarities(pages: PageFeatures[], vectors?: (Float32Array | null)[]): number[] {
+  const tv = tfidf(pages);
+  const sims: number[] = [1];
+  for (let i = 1; i < pages.length; i++) {
+    // adjacent pages weigh most; the two-page blocks smooth a page that is a table or a figure
+    const near = cosine(tv[i - 1]!, tv[i]!);
+    const wide = cosine(windowOf(tv, i - 2, i), windowOf(tv, i, i + 2));
+    // a page may come back to the words of pages before its neighbour (a back cover, an appendix)
+    let back = 0;
+    for (let j = Math.max(0, i - 8); j < i - 1; j++) back = Math.max(back, cosine(tv[j]!, tv[i]!));
+    let s = Math.max(near, wide, back * 0.8);
+    const a = vectors?.[i - 1];
+    const b = vectors?.[i];
+    if (a && b && a.length === b.length) s = (s + Math.max(0, vcos(a, b))) / 2;
+    sims.push(s);
+  }
+  return sims;
+}
+
+const sameSize = (a: PageFeatures, b: PageFeatures) => {
+  const [a1, a2] = [Math.min(a.width, a.height), Math.max(a.width, a.height)];
+  const [b1, b2] = [Math.min(b.width, b.height), Math.max(b.width, b.height)];
+  return Math.abs(a1 - b1) <= a1 * 0.03 && Math.abs(a2 - b2) <= a2 * 0.03;
+};
+
+/**
+ * Titles that come inside a document, not at its start: numbered sections ("2.1 Scope", "Chapter 3") and
+ * front and back matter (contents, preface, index, back cover...).
+ */
+const INNER_HEADING = /^\s*(\d+\.\d+[\d.]*\s|(chapter|section|part|appendix|annex)\s+([2-9]|\d{2,}|[b-z]\b|[IVX]{2,})|(table of )?contents\b|preface\b|foreword\b|notices\b|acknowledg|list of (figures|tables)|index\s*$|glossary\b|bibliography\b|references\s*$|back cover\b)/i;
+
+const startsLower = (s: string) => /^\p{Ll}/u.test(s);
+
+/** Scores the break before each page 2..N. */
+export function scoreBoundaries(pages: PageFeatures[], vectors?: (Float32Array | null)[]): Boundary[] {
+  const sims = gapSimilarities(pages, vectors);
+  // the usual similarity between neighbouring pages of this file: a shift is a drop well below it
+  const typical = [...sims.slice(1)].sort((a, b) => a - b)[Math.floor((sims.length - 1) * 0.75)] ?? 0;
+  const out: Boundary[] = [];
+  for (let i = 1; i < pages.length; i++) {
+    const cur = pages[i]!;
+    let prevIndex = i - 1;
+    // a blank page separates; what follows is compared with the last page that has text
+    const blankBefore = pages[prevIndex]!.blank;
+    while (prevIndex > 0 && pages[prevIndex]!.blank) prevIndex--;
+    const prev = pages[prevIndex]!;
+    if (cur.blank) {
+      out.push({ page: cur.page, score: 0, signals: [] });
+      continue;
+    }
+    const signals: string[] = [];
+    const add = (name: keyof typeof WEIGHTS) => signals.push(name);
+    if (blankBefore && !prev.blank) add('blank_separator');
+    if (cur.headingStrength >= 0.5 && cur.heading && !(prev.heading && prev.heading === cur.heading)) add(INNER_HEADING.test(cur.heading) ? 'inner_heading' : 'heading');
+    const pn = cur.pageNumber;
+    // the last printed page number of the three pages before
+    let pp: PageFeatures['pageNumber'] = null;
+    let gap = 1;
+    for (let j = prevIndex; j >= Math.max(0, prevIndex - 2) && !pp; j--, gap++) pp = pages[j]!.pageNumber;
+    gap--;
+    if (pn && pn.n === 1 && (!pp || pp.n >= 1)) add('numbering_restart');
+    else if (pn && pp && pn.n === pp.n + gap && (pn.of === null || pp.of === null || pn.of === pp.of)) add('numbering_continues');
+    else if (pn && pp && pn.of !== null && pp.of !== null && pn.of !== pp.of) add('numbering_restart');
+    else if (pn && pp && pn.n > pp.n && pn.n <= pp.n + 200 && (pn.of === null || pp.of === null || pn.of === pp.of)) add('numbering_increases');
+    // a running header or footer is one that repeats from page to page (or every other page, as in books);
+    // it changing or ending is a signal
+    const before = prevIndex > 0 ? pages[prevIndex - 1]! : null;
+    const shared = cur.marginals.filter((m) => prev.marginals.includes(m) || (before?.marginals.includes(m) ?? false));
+    const beforeBefore = prevIndex > 1 ? pages[prevIndex - 2]! : null;
+    const running = prev.marginals.filter((m) => (before?.marginals.includes(m) ?? false) || (beforeBefore?.marginals.includes(m) ?? false));
+    if (shared.length) add('same_header_footer');
+    // across a blank separator the running header and footer say nothing more than the blank page does
+    else if (running.length && !blankBefore) add(cur.marginals.length ? 'header_footer_change' : 'header_footer_ends');
+    // the text styles of this page against those of the two pages before
+    if (cur.styles.size && prev.styles.size) {
+      const seen = new Set([...prev.styles, ...(before?.styles ?? [])]);
+      const common = [...cur.styles].filter((x) => seen.has(x)).length;
+      const jaccard = common / (cur.styles.size + seen.size - common);
+      if (common === 0 || jaccard < 0.15) add('style_change');
+      else if (jaccard >= 0.5) add('same_style');
+    }
+    // a letterhead unlike the top of the page before; the same one again is a continuation page
+    const topOverlap = overlap(termsOf(cur.top), termsOf(prev.top));
+    if (cur.letterhead && topOverlap < 0.3 && !shared.length) add('letterhead');
+    else if (cur.letterhead && prev.letterhead && topOverlap >= 0.6) add('same_letterhead');
+    // the page before is a whole document: it opens with a letterhead or title and ends with closing words
+    if (prev.closing && (prev.letterhead || prev.headingStrength >= 0.5) && (cur.letterhead || cur.headingStrength >= 0.5)) add('complete_before');
+    if (!sameSize(cur, prev)) add('paper_size_change');
+    // margins on both sides move (the body text size is part of the text styles)
+    const layoutMoved = cur.left !== null && prev.left !== null && Math.abs(cur.left - prev.left) > 0.08 && cur.right !== null && prev.right !== null && Math.abs(cur.right - prev.right) > 0.08;
+    if (layoutMoved) add('layout_change');
+    if (cur.type && prev.type && cur.type !== prev.type) add('type_change');
+    const sim = sims[i]!;
+    // a drop well below the file's usual similarity of neighbours (pages with little text say little)
+    const wordy = cur.terms.size >= 8 && prev.terms.size >= 8;
+    // pages of one document share their own words (TF-IDF over this file's pages: words on every page weigh
+    // nothing); neighbours that share almost none are the strongest sign of a new document
+    const level = Math.max(0.04, Math.min(0.12, typical));
+    const shift = wordy ? Math.max(0, Math.min(1, (level - sim) / level)) ** 2 : 0;
+    if (prev.closing) add('closing_before');
+    if (!prev.closing && /[\p{Ll},]\s*$/u.test(prev.lastText) && startsLower(cur.firstLine) && cur.firstLine.split(/\s+/).length >= 3) add('runs_on');
+    if (wordy && sim >= level) add('same_topic');
+    let score = signals.reduce((s, k) => s + WEIGHTS[k as keyof typeof WEIGHTS], 0);
+    if (shift > 0.05) {
+      score += WEIGHTS.topic_shift * shift;
+      signals.push('topic_shift');
+    }
+    out.push({ page: cur.page, score: Math.round(score * 1000) / 1000, signals, similarity: Math.round(sim * 1000) / 1000 });
+  }
+  return out;
+}
+
+/** What `instructions` ask for, read offline: every N pages, each page, a number of sections, or a phrase that starts each section. */
+export function readInstructions(text: string | undefined): { everyPages?: number; sections?: number; startsWith?: string[] } {
+  if (!text) return {};
+  const t = text.toLowerCase();
+  const out: { everyPages?: number; sections?: number; startsWith?: string[] } = {};
+  const every = /\bevery\s+(\d{1,4})\s+pages?\b/.exec(t) ?? /\b(\d{1,4})\s+pages?\s+(each|per\s+(section|document))\b/.exec(t);
+  if (every) out.everyPages = Number(every[1]);
+  else if (/\b(each|every|per)\s+(single\s+)?page\b|\bone\s+(section|document)\s+per\s+page\b/.test(t)) out.everyPages = 1;
+  const count = /\b(?:into|in)\s+(\d{1,3})\s+(?:sections?|documents?|parts?)\b/.exec(t) ?? /\b(\d{1,3})\s+(?:sections|documents|parts)\b/.exec(t);
+  if (count) out.sections = Number(count[1]);
+  const quoted = [...text.matchAll(/["“']([^"”']{2,60})["”']/g)].map((m) => m[1]!.toLowerCase());
+  if (quoted.length && /\b(start|begin|split|new)\b/.test(t)) out.startsWith = quoted;
+  return out;
+}
+
+/** Picks boundaries: those over the threshold (or the strongest `sections - 1`), keeping every section at least `minPages` long. */
+export function chooseBoundaries(scored: Boundary[], opts: { minPages: number; sections?: number; pages: number; forced?: Set<number> }): Set<number> {
+  const ranked = [...scored].sort((a, b) => b.score - a.score || a.page - b.page);
+  const chosen = new Set<number>();
+  const fits = (page: number) => {
+    const starts = [1, ...chosen, page].sort((a, b) => a - b);
+    for (let i = 0; i < starts.length; i++) {
+      const end = (starts[i + 1] ?? opts.pages + 1) - 1;
+      if (end - starts[i]! + 1 < opts.minPages) return false;
+    }
+    return true;
+  };
+  for (const p of opts.forced ?? []) if (p > 1 && fits(p)) chosen.add(p);
+  for (const b of ranked) {
+    if (opts.sections !== undefined ? chosen.size >= opts.sections - 1 : b.score < THRESHOLD) break;
+    if (fits(b.page)) chosen.add(b.page);
+  }
+  return chosen;
+}
+
+const clamp = (x: number) => Math.max(0.01, Math.min(0.99, x));
+/** Score → confidence that the page starts a section (logistic around the threshold). */
+const startConfidence = (score: number) => clamp(1 / (1 + Math.exp(-6 * (score - THRESHOLD))));
+
+/** The most common non-null value. */
+function majority(values: (string | null)[]): string | null {
+  const n = new Map<string, number>();
+  for (const v of values) if (v) n.set(v, (n.get(v) ?? 0) + 1);
+  let best: string | null = null;
+  for (const [k, c] of n) if (!best || c > n.get(best)!) best = k;
+  return best;
+}
+
+function nameOf(first: PageFeatures, type: string | null, start: number, end: number): string {
+  const title = (first.heading ?? first.firstLine ?? '').replace(/\s+/g, ' ').trim();
+  const range = start === end ? `page ${start}` : `pages ${start}-${end}`;
+  if (title && title.length >= 3 && /\p{L}/u.test(title)) return title.length > 60 ? `${title.slice(0, 57).trimEnd()}...` : title;
+  return `${type ? type[0]!.toUpperCase() + type.slice(1) : 'Section'} (${range})`;
+}
+
+/** Detects the documents in a parsed file: sections with names, confidence, reasons and types. */
+export function detectSections(doc: ParsedDocument, options: SplitDetectOptions = {}): SplitSuggestion[] {
+  const pages = pageFeatures(doc);
+  const n = pages.length;
+  if (!n) return [];
+  const minPages = Math.max(1, Math.floor(options.minSectionPages ?? 1));
+  const wish = readInstructions(options.instructions);
+  const scored = scoreBoundaries(pages, options.pageVectors);
+  let chosen: Set<number>;
+  const reasons = new Map<number, string>();
+  if (wish.everyPages) {
+    const step = Math.max(wish.everyPages, minPages);
+    chosen = new Set();
+    for (let p = 1 + step; p <= n; p += step) {
+      chosen.add(p);
+      reasons.set(p, `every ${step} page${step > 1 ? 's' : ''}, as instructed`);
+    }
+  } else {
+    const forced = new Set<number>();
+    for (const phrase of wish.startsWith ?? []) for (const p of pages) if (p.page > 1 && p.top.toLowerCase().includes(phrase)) {
+      forced.add(p.page);
+      reasons.set(p.page, `starts with "${phrase}", as instructed`);
+    }
+    chosen = chooseBoundaries(scored, { minPages, sections: wish.sections, pages: n, forced });
+  }
+  const starts = [1, ...[...chosen].sort((a, b) => a - b)];
+  const byPage = new Map(scored.map((b) => [b.page, b]));
+  const out: SplitSuggestion[] = [];
+  for (let i = 0; i < starts.length; i++) {
+    let start = starts[i]!;
+    let end = (starts[i + 1] ?? n + 1) - 1;
+    // blank separator pages belong to no section
+    while (start < end && pages[start - 1]!.blank) start++;
+    while (end > start && pages[end - 1]!.blank) end--;
+    const inner = scored.filter((b) => b.page > start && b.page <= end && !pages[b.page - 1]!.blank);
+    const strongestInside = inner.reduce((m, b) => Math.max(m, b.score), -Infinity);
+    const b = byPage.get(starts[i]!);
+    const startConf = i === 0 ? 0.99 : reasons.has(starts[i]!) ? 0.95 : startConfidence(b?.score ?? 0);
+    const noSplitConf = inner.length ? 1 - startConfidence(strongestInside) : 0.99;
+    const type = majority(pages.slice(start - 1, end).map((p) => p.type));
+    const signals = i === 0 ? ['document_start'] : (b?.signals ?? []).filter((s) => LABELS[s]);
+    const reason =
+      i === 0
+        ? starts.length > 1
+          ? 'start of the file'
+          : 'no document boundary found: the file reads as one document'
+        : (reasons.get(starts[i]!) ?? (signals.length ? signals.map((s) => LABELS[s]).join('; ') : 'strongest boundary candidates, as many sections as instructed'));
+    out.push({ name: nameOf(pages[start - 1]!, type, start, end), page_start: start, page_end: end, confidence: Math.round(clamp(Math.min(startConf, noSplitConf) * 0.5 + ((startConf + noSplitConf) / 2) * 0.5) * 1000) / 1000, reason, document_type: type, signals });
+  }
+  return out;
+}
