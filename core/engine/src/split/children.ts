@@ -1,0 +1,81 @@
+/**
+ * Child documents of a split. Each section becomes a document of its own, owned like its parent:
+ * - a PDF parent gives a PDF child made of the section's pages (split/pdf.ts: lossless copy);
+ * - any other format keeps the parent's file, and the child carries the page range of the parsed content
+ *   (metadata.page_range); a source without a document (a jobid:// parse of a URL) gives a text file.
+ * The child's parsed content is the parent's for those pages (split/slice.ts), so nothing is read or OCRed
+ * twice and the child's text is the parent's text of its pages. The child then goes through the upload
+ * ingest pipeline from its `chunk` stage (chunk, index, document.completed), like any upload.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { DocumentRecord, JobRecord, ParsedDocument } from '@quire/core';
+import type { EngineContext as Engine } from '../context.js';
+import { newJob, ownerOf } from '../jobs.js';
+import { documentEventData } from '../services/documents.js';
+import { contentKey, originalKey, saveParsed } from '../pipelines/steps.js';
+import type { PlannedSection } from './plan.js';
+import { sliceParsed } from './slice.js';
+
+/** A stable id for the n-th child of a job: a stage run again after a crash finds the children it made. */
+export function childIdFor(jobId: string, index: number): string {
+  const h = createHash('sha256').update(`split-child:${jobId}:${index}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** The file name of a child: the parent's name with the page range, keeping the extension. */
+export function childName(parentName: string, s: Pick<PlannedSection, 'page_start' | 'page_end'>, ext: string): string {
+  const base = parentName.replace(/\.[A-Za-z0-9]{1,8}$/, '').slice(0, 180) || 'document';
+  const range = s.page_start === s.page_end ? `p${s.page_start}` : `p${s.page_start}-${s.page_end}`;
+  return `${base} (${range}).${ext}`;
+}
+
+export interface ChildFile {
+  bytes: Uint8Array;
+  name: string;
+  format: string;
+  mime: string;
+}
+
+/**
+ * Records a child document with its file and parsed content and queues its chunking and indexing. Returns
+ * the existing child when the stage runs again.
+ */
+export async function makeChild(rt: Engine, job: JobRecord, parent: DocumentRecord | null, parsed: ParsedDocument, s: PlannedSection, index: number, file: ChildFile): Promise<DocumentRecord> {
+  const id = childIdFor(job.id, index);
+  const existing = await rt.store.repo('documents').get(id);
+  if (existing) return existing;
+  const owner = ownerOf(job);
+  const content = sliceParsed(parsed, s.page_start, s.page_end, { id, name: file.name, format: file.format });
+  await rt.storage.put(originalKey(id), Buffer.from(file.bytes));
+  await saveParsed(rt, contentKey(id), content);
+  const now = new Date();
+  const doc: DocumentRecord = {
+    id,
+    ...owner,
+    name: file.name,
+    status: 'pending',
+    file_type: file.format,
+    mime_type: file.mime,
+    file_size: file.bytes.length,
+    sha256: createHash('sha256').update(file.bytes).digest('hex'),
+    pages: content.pages.length,
+    storage_key: originalKey(id),
+    content_key: contentKey(id),
+    parsing_config: parent?.parsing_config ?? null,
+    knowledge_base_id: null,
+    error: null,
+    issues: content.issues.length ? content.issues : null,
+    processing_ms: null,
+    created_at: now,
+    updated_at: now,
+  };
+  const ingest = newJob({ owner, type: 'document', document_id: id });
+  await rt.store.transaction(async (tx) => {
+    await tx.repo('documents').insert(doc);
+    await tx.repo('jobs').insert(ingest);
+  });
+  await rt.events.emit('document.uploaded', documentEventData(doc), owner);
+  // the read is done (the parent's content of these pages): the upload pipeline goes on from its chunk stage
+  await rt.transport.publish({ id: randomUUID(), jobId: ingest.id, pipeline: 'ingest', stage: 'chunk', payload: { documentId: id, pages: doc.pages }, attempt: 1 });
+  return doc;
+}
