@@ -10,6 +10,7 @@ import { gfmTableFromMarkdown } from 'mdast-util-gfm-table';
 import { gfmTable } from 'micromark-extension-gfm-table';
 import { createKey, findOrCreateUser } from '@quire/server';
 import { makePdf } from '../helpers/fixtures.js';
+import { corpusRoot } from '../helpers/corpus.js';
 import { makeTempDir, removeTempDir, startTestServer, until, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 
@@ -337,6 +338,32 @@ describe('generation', () => {
     assert.ok(counts.short! >= 1 && counts.short! <= 2, `short: ${counts.short}`);
     assert.ok(counts.medium! >= 3 && counts.medium! <= 5, `medium: ${counts.medium}`);
     assert.ok(counts.long! > 5, `long: ${counts.long}`);
+  });
+
+  test('corpus invoices: every value of the extraction is in the generated html, markdown, docx and pdf', { skip: corpusRoot() ? false : 'no corpus (QUIRE_CORPUS)' }, async () => {
+    const root = corpusRoot()!;
+    const template = '# {{document.name}}\n\n{{#each extraction.fields}}\n- {{field}}: {{value}}\n{{/each}}\n';
+    for (const name of ['invoice2data__AmazonWebServices.pdf', 'invoice2data__QualityHosting.pdf']) {
+      const file = path.join(root, 'files', name);
+      if (!fs.existsSync(file)) continue;
+      const up = await s.json('/v1/documents', { method: 'POST', body: uploadForm(name, fs.readFileSync(file)) });
+      assert.equal((await waitForStatus(s, `/v1/documents/${up.body.id}`)).status, 'completed');
+      const x = await s.json('/api/extract/run', { method: 'POST', json: { document_id: up.body.id, schema_id: 'invoice' } });
+      assert.equal(x.status, 200, JSON.stringify(x.body));
+      const values = Object.values(x.body.data as Record<string, unknown>).filter((v) => typeof v === 'string' || typeof v === 'number').map((v) => norm(String(v)));
+      assert.ok(values.length >= 3, `${name}: ${values.length} values extracted`);
+      const texts: Record<string, string> = {};
+      for (const format of ['html', 'markdown', 'docx', ...(hasChromium && hasPdftotext ? ['pdf'] : [])]) {
+        const r = await run({ template_prompt: template, output_format: format, source_extraction_id: x.body.extraction_id, source_document_ids: [up.body.id] });
+        assert.equal(r.status, 200, `${name} ${format}: ${JSON.stringify(r.body)}`);
+        const bytes = (await download(r.body.output_file_url)).bytes;
+        if (format === 'html') texts[format] = parseHtml(bytes.toString('utf8')).text;
+        else if (format === 'markdown') texts[format] = textOf(mdTree(bytes.toString('utf8')));
+        else if (format === 'docx') texts[format] = (await mammoth.extractRawText({ buffer: bytes })).value;
+        else texts[format] = execFileSync('pdftotext', ['-', '-'], { input: bytes, encoding: 'utf8' });
+      }
+      for (const [format, text] of Object.entries(texts)) for (const v of values) assert.ok(norm(text).includes(v), `${name} ${format} has "${v}"`);
+    }
   });
 
   test('templates: CRUD, validation, run with template_id; someone else\'s template and job are 404', async () => {
