@@ -6,7 +6,7 @@ import type { AuthInfo } from '../../http/context.js';
 import type { AppContext } from '../../http/context.js';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
-import { creditsReport } from '@quire/engine';
+import { creditsReport, recordAudit, recordSignupConsents } from '@quire/engine';
 import { LoginThrottle, changePassword, checkLogin, checkTotp, confirmTotp, createSession, csrfTokenFor, disableTotp, endSession, enrolTotp, normalizeEmail, signUp, totpEnabled, verifyPassword } from '@quire/engine';
 import { clearSessionCookies, setSessionCookies } from '../../auth/cookies.js';
 
@@ -64,6 +64,8 @@ export function userRoutes(router: Router<any, any>): void {
     async (ctx, { body }) => {
       if (!ctx.quire.config.accounts.signup) throw errors.forbidden('Sign-up is turned off on this server: ask an administrator for an account');
       const user = await signUp(ctx.quire.store, body);
+      // signing up accepts the terms and the privacy policy of the current version (spec §4.11 required consents)
+      await recordSignupConsents(ctx.quire, user.id, ctx.ip);
       ctx.status = 201;
       return signIn(ctx, user);
     },
@@ -116,7 +118,12 @@ export function userRoutes(router: Router<any, any>): void {
     return { user: profile(auth.user), csrf_token: csrfTokenFor(token), session: { id: session.id, created_at: session.created_at.toISOString(), last_seen_at: session.last_seen_at.toISOString(), expires_at: session.expires_at.toISOString() } };
   });
 
-  route(router, { method: 'get', path: '/api/user/profile', summary: "The caller's profile (session or API key)", tag: USER_TAG }, async (ctx) => profile(requireAuth(ctx).user));
+  route(router, { method: 'get', path: '/api/user/profile', summary: "The caller's profile (session or API key)", tag: USER_TAG }, async (ctx) => {
+    const auth = requireAuth(ctx);
+    // profile access is a privacy action (spec §4.11): audit-logged
+    await recordAudit(ctx.quire.store, { actor: auth.user.id, action: 'user.profile.viewed', target_type: 'user', target_id: auth.user.id, ip: ctx.ip });
+    return profile(auth.user);
+  });
 
   route(
     router,
@@ -162,6 +169,7 @@ export function userRoutes(router: Router<any, any>): void {
         if (err instanceof StoreConflictError) throw errors.conflict('Another account uses this email');
         throw err;
       }
+      await recordAudit(ctx.quire.store, { actor: auth.user.id, action: 'user.profile.updated', target_type: 'user', target_id: auth.user.id, details: { fields: Object.keys(body) }, ip: ctx.ip });
       return profile({ ...auth.user, ...patch });
     },
   );

@@ -1,0 +1,48 @@
+/**
+ * `gdpr-export`: one job per data export request, one stage `build` that writes the zip (accounts/gdpr.ts).
+ * A failure marks the request failed. API processes also run the privacy sweep here: deletions whose grace
+ * period is over are carried out, exports past their time are expired (every minute).
+ */
+import type { JobRecord } from '@quire/core';
+import type { EngineContext as Engine } from '../context.js';
+import { GDPR_EXPORT_PIPELINE, buildExport, completeExport, expireExports, failExport, runDueDeletions } from '../accounts/gdpr.js';
+
+const requestOf = (job: JobRecord) => String((job.input as { request_id?: string } | null)?.request_id ?? '');
+const SWEEP_MS = 60_000;
+
+export function defineGdprPipeline(rt: Engine): void {
+  rt.pipelines.define({
+    name: GDPR_EXPORT_PIPELINE,
+    stages: [{ name: 'build', run: async (ctx) => buildExport(rt, requestOf(ctx.job), ctx.signal) }],
+    async onComplete(job, output) {
+      await completeExport(rt, requestOf(job), output as { file_key: string; file_size: number });
+    },
+    async onFail(job, error) {
+      await failExport(rt, requestOf(job), job.error ?? error.message);
+    },
+  });
+  if (rt.role === 'server') startPrivacySweep(rt);
+}
+
+function startPrivacySweep(rt: Engine): void {
+  rt.registry.service('privacy-sweep', () => {
+    const log = rt.logger.child({ part: 'privacy' });
+    let running: Promise<unknown> | null = null;
+    let stopped = false;
+    const timer = setInterval(() => {
+      if (stopped || running) return;
+      running = Promise.all([runDueDeletions(rt), expireExports(rt)])
+        .catch((err) => log.warn({ err: (err as Error).message }, 'privacy sweep failed'))
+        .finally(() => (running = null));
+    }, SWEEP_MS);
+    timer.unref();
+    return {
+      value: true,
+      close: async () => {
+        stopped = true;
+        clearInterval(timer);
+        await running;
+      },
+    };
+  });
+}
