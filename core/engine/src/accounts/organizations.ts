@@ -352,6 +352,6 @@ export async function knowledgeBaseFor(store: Store, auth: AuthInfo, req: { know
     if (!roleIn(auth, req.organization_id)) throw errors.notFound('organization', req.organization_id);
   }
   const kb = await defaultKnowledgeBase(store, auth, req.organization_id);
-  if (!kb) throw errors.validation("knowledge_base_id is required: name one, or set the organization's default_knowledge_base_id and send organization_id", [{ field: 'knowledge_base_id', message: 'Required' }]);
+  if (!kb) throw errors.validation("knowledge_base_id is required: name one, or set the organization's default_knowledge_base_id and send organization_id", [{ field: 'body.knowledge_base_id', message: 'Required' }]);
   return kb;
 }

@@ -16,6 +16,7 @@ import type { Store, TableName } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { eraseResources } from './erase.js';
 import { settingsOf } from './organizations.js';
+import { everyInterval } from '../services/periodic.js';
 
 /** Spec §8.4, in calendar years. */
 export const RETENTION_YEARS = { chat: 1, analytics: 1, audit: 3 } as const;
@@ -97,27 +98,12 @@ export async function runRetention(rt: Engine, now = new Date()): Promise<Retent
 export function startRetention(rt: Engine): void {
   rt.registry.service('retention', () => {
     const log = rt.logger.child({ part: 'retention' });
-    let running: Promise<unknown> | null = null;
-    let stopped = false;
-    const timer = setInterval(() => {
-      // one pass at a time: a slow pass is not overtaken by the next
-      if (stopped || running) return;
-      running = runRetention(rt)
-        .then((r) => {
-          const n = r.chat_messages + r.chat_sessions + r.usage + r.audit_log + Object.values(r.organizations).reduce((a, c) => a + Object.values(c).reduce((x, y) => x + y, 0), 0);
-          if (n) log.info({ ...r }, `retention removed ${n} rows`);
-        })
-        .catch((err) => log.warn({ err: (err as Error).message }, 'retention pass failed'))
-        .finally(() => (running = null));
-    }, rt.config.retention.intervalMs);
-    timer.unref();
-    return {
-      value: true,
-      close: async () => {
-        stopped = true;
-        clearInterval(timer);
-        await running;
-      },
+    const pass = async () => {
+      const r = await runRetention(rt);
+      const n = r.chat_messages + r.chat_sessions + r.usage + r.audit_log + Object.values(r.organizations).reduce((a, c) => a + Object.values(c).reduce((x, y) => x + y, 0), 0);
+      if (n) log.info({ ...r }, `retention removed ${n} rows`);
     };
+    const passes = everyInterval(rt.config.retention.intervalMs, pass, (err) => log.warn({ err: err.message }, 'retention pass failed'));
+    return { value: true, close: () => passes.stop() };
   });
 }

@@ -10,7 +10,7 @@ import { PREBUILT_SCHEMAS, fieldsFromDescription } from '@quire/fields';
 import type { PrebuiltSchema } from '@quire/fields';
 import type { AuthInfo } from '../accounts/access.js';
 import type { EngineContext as Engine } from '../context.js';
-import { canRead, canWrite } from '../accounts/access.js';
+import { assertNotLocked, canRead, canWrite } from '../accounts/access.js';
 
 export const FIELD_TYPES = ['string', 'number', 'boolean', 'date', 'array', 'object'] as const;
 const MAX_DEPTH = 5;
@@ -97,8 +97,8 @@ export function normaliseFields(fields: readonly z.infer<typeof FieldDef>[] | re
  * (is_shared). A schema attached to an organization but not shared stays private to its creator.
  */
 export function canReadSchema(auth: AuthInfo, s: SchemaRecord): boolean {
-  if (s.user_id === auth.user.id) return true;
-  return s.is_shared && canRead(auth, s);
+  // canRead also refuses an organization that locks the caller out (require_2fa), own schemas included
+  return (s.user_id === auth.user.id || s.is_shared) && canRead(auth, s);
 }
 
 export function canWriteSchema(auth: AuthInfo, s: SchemaRecord): boolean {
@@ -110,6 +110,7 @@ export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 
 export async function loadSchema(rt: Engine, auth: AuthInfo, id: string, mode: 'read' | 'write'): Promise<SchemaRecord> {
   const row = UUID.test(id) ? await rt.store.repo('schemas').get(id) : null;
+  if (row && !canReadSchema(auth, row)) assertNotLocked(auth, row.organization_id);
   if (!row || !canReadSchema(auth, row)) throw errors.notFound('schema', id);
   if (mode === 'write' && !canWrite(auth, row)) throw errors.forbidden('You cannot change this schema');
   return row;

@@ -12,6 +12,7 @@ import type { QuireEvent, WorkflowRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { MAX_CHAIN, derivedId, startExecution } from './executions.js';
 import { TRIGGER_EVENTS } from './definition.js';
+import { everyInterval } from '../services/periodic.js';
 
 const EVENTS = new Set<string>(TRIGGER_EVENTS);
 
@@ -113,23 +114,12 @@ export function startTriggers(rt: Engine): void {
   rt.registry.service('workflow-triggers', () => {
     const log = rt.logger.child({ part: 'workflows' });
     const off = rt.events.on('*', (e) => onEvent(rt, e).then(() => undefined, (err) => log.warn({ event: e.type, err: (err as Error).message }, 'event trigger failed')));
-    let running: Promise<unknown> | null = null;
-    let stopped = false;
-    const timer = setInterval(() => {
-      // one pass at a time: a slow pass is not overtaken by the next
-      if (stopped || running) return;
-      running = scheduleTick(rt)
-        .catch((err) => log.warn({ err: (err as Error).message }, 'scheduler pass failed'))
-        .finally(() => (running = null));
-    }, rt.config.workflows.schedulerIntervalMs);
-    timer.unref();
+    const passes = everyInterval(rt.config.workflows.schedulerIntervalMs, () => scheduleTick(rt), (err) => log.warn({ err: err.message }, 'scheduler pass failed'));
     return {
       value: true,
       close: async () => {
-        stopped = true;
         off();
-        clearInterval(timer);
-        await running;
+        await passes.stop();
       },
     };
   });
