@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { PDFDocument, StandardFonts, rgb } from 'pdf-lib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createKey, findOrCreateUser } from '@quire/server';
 import { makeXlsx } from '../helpers/fixtures.js';
@@ -48,14 +48,16 @@ async function invoicePdf(extra = 0): Promise<Uint8Array> {
     const p = pdf.addPage([612, 792]);
     p.drawText(`Appendix page ${i + 2}`, { x: 72, y: 720, size: 18, font: bold });
     p.drawText(`Notes on the delivery schedule, part ${i + 1}.`, { x: 72, y: 680, size: 12, font });
+    p.drawRectangle({ x: 72, y: 640, width: 200, height: 12, color: rgb(0.8, 0.1, 0.1) });
   }
   return pdf.save();
 }
 
 /** Width and height from a PNG's header. */
-function pngSize(b: Buffer): { width: number; height: number } {
+function pngSize(b: Buffer): { width: number; height: number; colour: 'grey' | 'rgb' | number } {
   assert.equal(b.subarray(1, 4).toString('latin1'), 'PNG', 'a PNG');
-  return { width: b.readUInt32BE(16), height: b.readUInt32BE(20) };
+  const type = b.readUInt8(25);
+  return { width: b.readUInt32BE(16), height: b.readUInt32BE(20), colour: type === 0 ? 'grey' : type === 2 ? 'rgb' : type };
 }
 
 describe('studio API: layout and page images', () => {
@@ -92,8 +94,9 @@ describe('studio API: layout and page images', () => {
     assert.equal(img.headers.get('content-type'), 'image/png');
     assert.match(img.headers.get('cache-control') ?? '', /private/);
     const png = Buffer.from(await img.arrayBuffer());
-    assert.deepEqual(pngSize(png), { width: 612, height: 792 });
-    assert.deepEqual(pngSize(Buffer.from(await (await s.api(`/api/documents/${id}/pages/2/image`)).arrayBuffer())).width, Math.ceil((612 * 110) / 72));
+    // a page of black text is sent in greyscale, a page with colour in colour
+    assert.deepEqual(pngSize(png), { width: 612, height: 792, colour: 'grey' });
+    assert.deepEqual(pngSize(Buffer.from(await (await s.api(`/api/documents/${id}/pages/2/image`)).arrayBuffer())), { width: Math.ceil((612 * 110) / 72), height: Math.ceil((792 * 110) / 72), colour: 'rgb' });
     for (const n of ['0', '3', 'x', '99999999']) assert.equal((await s.api(`/api/documents/${id}/pages/${n}/image`)).status, 404, `page ${n}`);
     assert.equal((await s.api(`/api/documents/${id}/pages/1/image?dpi=5000`)).status, 400);
     assert.equal((await s.json(`/api/documents/${id}/layout`, { key: otherKey })).status, 404);

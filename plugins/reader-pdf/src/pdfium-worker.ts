@@ -342,8 +342,18 @@ function greyPng(rgba: Uint8Array, w: number, h: number): Buffer {
   return PNG.sync.write({ width: w, height: h, data: grey } as InstanceType<typeof PNG>, { colorType: 0, inputColorType: 0, inputHasAlpha: false, bitDepth: 8, deflateLevel: 1, filterType: 0 });
 }
 
-/** RGBA pixels as an RGB PNG (deflate level 6: a page image sent over the network is worth the smaller size). */
+/**
+ * RGBA pixels as a PNG to look at: greyscale when no pixel has colour (most text pages; a third of the
+ * size), else RGB; deflate level 6 (an image sent over the network is worth the smaller size).
+ */
 function colourPng(rgba: Uint8Array, w: number, h: number): Buffer {
+  let grey = true;
+  for (let i = 0, n = w * h * 4; i < n && grey; i += 4) grey = rgba[i] === rgba[i + 1] && rgba[i] === rgba[i + 2];
+  if (grey) {
+    const g = Buffer.allocUnsafe(w * h);
+    for (let i = 0, o = 0, n = w * h * 4; i < n; i += 4) g[o++] = rgba[i]!;
+    return PNG.sync.write({ width: w, height: h, data: g } as InstanceType<typeof PNG>, { colorType: 0, inputColorType: 0, inputHasAlpha: false, bitDepth: 8, deflateLevel: 6 });
+  }
   return PNG.sync.write({ width: w, height: h, data: Buffer.from(rgba.buffer, rgba.byteOffset, rgba.byteLength) } as InstanceType<typeof PNG>, { colorType: 2, inputColorType: 6, inputHasAlpha: true, bitDepth: 8, deflateLevel: 6 });
 }
 
