@@ -22,6 +22,7 @@ async function main(config: Readonly<QuireConfig>, argv: string[]): Promise<numb
     console.log(`  database: ${describeDatabase(config)}`);
     console.log(`  queue: ${describeQueue(config)}`);
     console.log(`  data dir: ${config.dataDir}`);
+    console.log(`  studio (web dashboard): ${config.publicUrl}/studio${config.accounts.signup ? ' (create an account there)' : ''}`);
     console.log(`  ${stagesOffHint(config) ?? 'pipeline stages: run in this process'}`);
     console.log(
       key
