@@ -122,6 +122,32 @@ describe('credits: monthly allocation, balance from the usage ledger, refusal up
     assert.equal(other.credits_remaining, 10);
   });
 
+  test("organizations are billed for their resources, with their owner's plan allocation", async () => {
+    const owner = await signUpUser(s, 'credits-owner@example.com');
+    const made = await s.json('/api/organizations', { method: 'POST', json: { name: 'Credit Co', slug: 'credit-co' }, key: owner.key });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const org = made.body.organization.id;
+    const up = await s.json('/api/upload', { method: 'POST', body: uploadForm('org.pdf', await pdfOf(2, 'O'), { organization_id: org }), key: owner.key });
+    assert.equal(up.status, 200, JSON.stringify(up.body));
+    assert.equal((await waitForStatus(s, `/v1/documents/${up.body.document.id}`, 120_000, owner.key)).status, 'completed');
+    const personal = (await s.json('/api/user/credits', { key: owner.key })).body;
+    assert.equal(personal.credits_used, 0, 'not billed to the person');
+    const billed = (await s.json(`/api/user/credits?organization_id=${org}`, { key: owner.key })).body;
+    assert.equal(billed.organization_id, org);
+    assert.equal(billed.total_allocation, 10);
+    assert.equal(billed.credits_used, 3);
+    assert.equal(billed.usage_summary.parse, 3);
+    assert.equal((await s.json(`/api/user/credits?organization_id=${org}`, { key: b.key })).status, 404, 'not a member');
+    // 7 left: a 5-page upload (7.5) to the organization is refused, one to the person (7.5 of 10) is not
+    const five = await pdfOf(5, 'P');
+    const refused = await s.json('/api/upload', { method: 'POST', body: uploadForm('five.pdf', five, { organization_id: org }), key: owner.key });
+    assert.equal(refused.status, 402);
+    assert.deepEqual(refused.body.error.details.billed_to, { type: 'organization', id: org });
+    const own = await s.json('/api/upload', { method: 'POST', body: uploadForm('five.pdf', five), key: owner.key });
+    assert.equal(own.status, 200, JSON.stringify(own.body));
+    await waitForStatus(s, `/v1/documents/${own.body.document.id}`, 120_000, owner.key);
+  });
+
   test('ocr.agentic is charged as a standard parse (it does no extra work)', async () => {
     const one = await pdfOf(1, 'C');
     const r = await s.json('/api/parse', { method: 'POST', body: uploadForm('one.pdf', one, { config: JSON.stringify({ ocr: { agentic: true } }) }), key: b.key });

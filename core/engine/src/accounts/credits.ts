@@ -91,9 +91,12 @@ export async function creditBalance(rt: Engine, owner: Owned, now = new Date()) 
   return { account, period, used, remaining: round2(account.allocation - used), summary };
 }
 
-/** GET /api/user/credits (spec §4.12): the caller's personal balance. Self-hosted: the plan never lapses. */
-export async function creditsReport(rt: Engine, userId: string, now = new Date()) {
-  const b = await creditBalance(rt, { user_id: userId, organization_id: null }, now);
+/**
+ * GET /api/user/credits (spec §4.12): the caller's personal balance, or with `organizationId` the balance
+ * of that organization (the caller must belong to it). Self-hosted: the plan never lapses.
+ */
+export async function creditsReport(rt: Engine, userId: string, now = new Date(), organizationId: string | null = null) {
+  const b = await creditBalance(rt, { user_id: userId, organization_id: organizationId }, now);
   const total = b.account.allocation;
   return {
     total_allocation: total,
@@ -103,6 +106,7 @@ export async function creditsReport(rt: Engine, userId: string, now = new Date()
     usage_summary: { parse: b.summary.parse ?? 0, extract: b.summary.extract ?? 0, chat: b.summary.chat ?? 0, generate: b.summary.generate ?? 0 },
     period: { start: b.period.start.toISOString(), end: b.period.end.toISOString() },
     subscription: { status: 'active', plan: b.account.plan, renews_at: b.period.end.toISOString() },
+    ...(organizationId ? { organization_id: organizationId } : {}),
   };
 }
 

@@ -131,10 +131,15 @@ export function userRoutes(router: Router<any, any>): void {
       method: 'get',
       path: '/api/user/credits',
       summary:
-        "The caller's credits this calendar month (UTC; session or API key): the plan's monthly allocation (QUIRE_CREDITS_<PLAN>), what the usage ledger charged to the caller's own resources since the 1st, what is left (negative when a document had more pages than estimated), and the credits by operation. Resources of an organization are billed to the organization and are not counted here.",
+        "The caller's credits this calendar month (UTC; session or API key): the plan's monthly allocation (QUIRE_CREDITS_<PLAN>), what the usage ledger charged to the caller's own resources since the 1st, what is left (negative when a document had more pages than estimated), and the credits by operation. Resources of an organization are billed to the organization and are not counted here: with organization_id (an organization the caller belongs to) the answer is that organization's balance, whose allocation is the plan of its owner.",
       tag: USER_TAG,
+      query: z.object({ organization_id: z.string().uuid().optional() }),
     },
-    async (ctx) => creditsReport(ctx.quire, requireAuth(ctx).user.id),
+    async (ctx, { query }) => {
+      const auth = requireAuth(ctx);
+      if (query.organization_id && !auth.memberships.some((m) => m.organization_id === query.organization_id)) throw errors.notFound('organization', query.organization_id);
+      return creditsReport(ctx.quire, auth.user.id, new Date(), query.organization_id ?? null);
+    },
   );
 
   route(
