@@ -190,6 +190,9 @@ describe('organizations over HTTP: CRUD, members and roles, leave, settings, all
     errorBody(none.body, 'VALIDATION_ERROR');
     assert.match(none.body.error.message, /knowledge_base_id/);
     assert.equal((await call(stranger, '/api/chat', { method: 'POST', json: { message: 'Anything?', organization_id: org.id } })).status, 404);
+    // a default knowledge base deleted since counts as none
+    assert.equal((await call(adm, `/api/knowledge-bases/${kb.id}`, { method: 'DELETE' })).status, 200);
+    errorBody((await call(mem, '/api/chat', { method: 'POST', json: { message: 'Anything?', organization_id: org.id } })).body, 'VALIDATION_ERROR');
   });
 
   test('allowed_domains limits who can be added', async () => {

@@ -330,9 +330,9 @@ export async function deleteOrganization(rt: Engine, a: Actor, id: string): Prom
 export async function defaultKnowledgeBase(store: Store, auth: AuthInfo, organizationId?: string | null): Promise<string | null> {
   const ids = organizationId ? auth.memberships.filter((m) => m.organization_id === organizationId).map((m) => m.organization_id) : auth.memberships.map((m) => m.organization_id);
   if (!ids.length) return null;
-  const defaults = (await store.repo('organizations').find({ id: ids }))
-    .map((o) => settingsOf(o).default_knowledge_base_id)
-    .filter((x): x is string => !!x);
+  const named = (await store.repo('organizations').find({ id: ids })).map((o) => settingsOf(o).default_knowledge_base_id).filter((x): x is string => !!x);
+  // a default whose knowledge base was deleted since counts as none
+  const defaults = named.length ? (await store.repo('collections').find({ id: named })).map((c) => c.id) : [];
   return defaults.length === 1 ? defaults[0]! : null;
 }
 
