@@ -22,6 +22,7 @@ export const ParseConfigSchema = z
       .object({
         enabled: z.boolean().default(true),
         language: ocrLanguage.optional(),
+        /** accepted for compatibility; it does no extra work (the same OCR runs), so it is charged as a standard parse */
         agentic: z.boolean().default(false),
       })
       .strict()
