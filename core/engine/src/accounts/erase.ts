@@ -115,9 +115,10 @@ export async function eraseResources(rt: Engine, scope: EraseScope, options: Era
       note(t, rows.map((r) => r.id));
     });
   }
-  // child tables without the scope column: rows naming an erased parent (job_stages.job_id, collection_documents.collection_id...)
+  // child tables without the scope column: rows naming an erased parent (job_stages.job_id, collection_documents.collection_id...),
+  // whatever `tables` selects: a child is never left without its parent
   for (const [t, cols] of Object.entries(tables)) {
-    if (cols.includes(column) || !wanted(t)) continue;
+    if (cols.includes(column) || (KEPT_BY_DEFAULT.has(t) && !options.tables?.includes(t as TableName))) continue;
     for (const c of cols) {
       const parent = parentOf(c, tables);
       const ids = parent ? [...(erased.get(parent) ?? [])] : [];
