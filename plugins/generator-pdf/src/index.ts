@@ -23,6 +23,8 @@ export const PDF_GENERATOR_OPTIONS = z.strictObject({
   pages: z.number().int().min(1).max(16).default(2),
   /** time limit of one pdf (loading the html and printing it), ms */
   timeoutMs: z.number().int().min(1000).max(600_000).default(60_000),
+  /** pdfs one page prints before it is closed and a fresh one (a fresh renderer) takes its place */
+  pageUses: z.number().int().min(1).max(10_000).default(20),
 });
 export type PdfGeneratorOptions = z.infer<typeof PDF_GENERATOR_OPTIONS>;
 
@@ -32,6 +34,7 @@ export class PdfGenerator implements GeneratorPlugin {
   readonly formats = ['pdf'];
   private browser: Promise<Browser> | null = null;
   private readonly idle: Page[] = [];
+  private readonly uses = new WeakMap<Page, number>();
   private busy = 0;
   private readonly waiting: (() => void)[] = [];
   private closed = false;
@@ -98,7 +101,10 @@ export class PdfGenerator implements GeneratorPlugin {
 
   private release(page: Page | null): void {
     this.busy--;
-    if (page && !page.isClosed() && !this.closed && this.idle.length < this.o.pages) this.idle.push(page);
+    const used = page ? (this.uses.get(page) ?? 0) + 1 : 0;
+    if (page) this.uses.set(page, used);
+    // a page is reused for a while: what its renderer keeps from earlier documents is dropped with it
+    if (page && !page.isClosed() && !this.closed && this.idle.length < this.o.pages && used < this.o.pageUses) this.idle.push(page);
     else if (page) void page.close().catch(() => {});
     this.waiting.shift()?.();
   }
