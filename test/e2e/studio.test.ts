@@ -9,6 +9,7 @@ import { createKey, findOrCreateUser } from '@quire/server';
 import { makeXlsx } from '../helpers/fixtures.js';
 import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import { startReceiver } from '../helpers/receiver.js';
 
 /**
  * The studio in a real browser (Debian's chromium driven by playwright-core): sign up, keys, upload, the
@@ -52,6 +53,53 @@ async function invoicePdf(extra = 0): Promise<Uint8Array> {
   }
   return pdf.save();
 }
+
+/**
+ * Accessibility basics of what the page shows: every form control and button has a name (label, aria-label
+ * or text), and text has WCAG AA contrast against the first opaque background behind it (4.5:1, large
+ * text 3:1).
+ */
+async function a11yProblems(page: Page): Promise<string[]> {
+  return page.evaluate(A11Y_CHECK) as Promise<string[]>;
+}
+
+/** Plain JavaScript (tsx would add helpers to a function the browser does not have). */
+const A11Y_CHECK = String.raw`(() => {
+  const out = [];
+  for (const e of document.querySelectorAll('input:not([type=hidden]), select, textarea, button')) {
+    const name = e.getAttribute('aria-label') || (e.labels ? Array.from(e.labels).map((l) => l.textContent || '').join('').trim() : '') || (e.tagName === 'BUTTON' ? (e.textContent || '').trim() : '');
+    if (!name) out.push('no name: ' + e.outerHTML.slice(0, 100));
+  }
+  const parse = (c) => {
+    const m = /rgba?\(([^)]+)\)/.exec(c);
+    if (!m) return null;
+    const p = m[1].split(/[\s,/]+/).filter(Boolean).map(Number);
+    return { rgb: p.slice(0, 3), a: p.length > 3 ? p[3] : 1 };
+  };
+  const lum = (rgb) => {
+    const [r, g, b] = rgb.map((v) => { const x = v / 255; return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const background = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = parse(getComputedStyle(e).backgroundColor);
+      if (c && c.a >= 0.99) return c.rgb;
+    }
+    return [255, 255, 255];
+  };
+  for (const el of document.querySelectorAll('body *')) {
+    if (!Array.from(el.childNodes).some((n) => n.nodeType === 3 && (n.textContent || '').trim())) continue;
+    const st = getComputedStyle(el);
+    const r = el.getBoundingClientRect();
+    if (st.visibility === 'hidden' || !r.width || !r.height || el.closest('.sr-only')) continue;
+    const l1 = lum(parse(st.color).rgb), l2 = lum(background(el));
+    const ratio = (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05);
+    const size = parseFloat(st.fontSize);
+    const large = size >= 24 || (size >= 18.66 && Number(st.fontWeight) >= 700);
+    if (ratio < (large ? 3 : 4.5)) out.push('contrast ' + ratio.toFixed(2) + ': ' + el.tagName.toLowerCase() + '.' + el.className + ' "' + (el.textContent || '').trim().slice(0, 40) + '"');
+  }
+  return out;
+})()`;
 
 /** Width and height from a PNG's header. */
 function pngSize(b: Buffer): { width: number; height: number; colour: 'grey' | 'rgb' | number } {
@@ -190,11 +238,13 @@ describe('studio in a browser', { skip }, () => {
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Create account' }).click();
     await page.getByRole('heading', { name: 'Documents' }).waitFor();
+    assert.deepEqual(await a11yProblems(page), [], 'documents page');
 
     await page.getByRole('link', { name: 'API keys' }).click();
     await page.getByLabel('Name').fill('ci');
     await page.getByRole('button', { name: 'Create key' }).click();
     const first = await page.getByLabel('Key', { exact: true }).inputValue();
+    assert.deepEqual(await a11yProblems(page), [], 'keys page');
     assert.match(first, /^svc_[0-9a-f]{32,}$/);
     const me = await s.json('/api/user/profile', { key: first });
     assert.equal(me.status, 200);
@@ -236,6 +286,14 @@ describe('studio in a browser', { skip }, () => {
     await page.keyboard.press('Enter');
     await page.locator('.inspector').getByText('Harbour Supplies Ltd').first().waitFor();
     await page.locator('.inspector').getByText('100%').first().waitFor();
+    // one tab stop per page; the arrow keys go from box to box
+    assert.equal(await page1.locator('button.box[tabindex="0"]').count(), 1);
+    await page.keyboard.press('ArrowDown');
+    const next = await page.evaluate(() => (document.activeElement as HTMLElement).getAttribute('aria-label'));
+    assert.match(next ?? '', /Invoice number/);
+    await page.keyboard.press('Enter');
+    await page.locator('.inspector').getByText('Invoice number: INV-2041').first().waitFor();
+    assert.deepEqual(await a11yProblems(page), [], 'document view');
     await page.screenshot({ path: path.join(RESULTS, 'studio-document.png'), fullPage: false });
 
     await page.getByRole('button', { name: 'Markdown' }).click();
@@ -266,6 +324,7 @@ describe('studio in a browser', { skip }, () => {
     assert.ok(Math.abs(box!.x - pageBox!.x - invoice.evidence.bbox.x * scale) < 4, 'evidence box x');
     assert.ok(Math.abs(box!.y - pageBox!.y - invoice.evidence.bbox.y * scale) < 4, 'evidence box y');
     await page.screenshot({ path: path.join(RESULTS, 'studio-extraction.png'), fullPage: false });
+    assert.deepEqual(await a11yProblems(page), [], 'extraction panel');
 
     await field.getByRole('button', { name: 'Correct invoice_number' }).click();
     await field.getByLabel('Correct value of invoice_number').fill('INV-2041-A');
@@ -289,6 +348,7 @@ describe('studio in a browser', { skip }, () => {
     await answer.waitFor();
     assert.match((await answer.locator('p').first().textContent()) ?? '', /Northwind Traders/);
     await page.screenshot({ path: path.join(RESULTS, 'studio-chat.png'), fullPage: false });
+    assert.deepEqual(await a11yProblems(page), [], 'knowledge base page');
     const citation = answer.getByRole('link', { name: /harbour-invoice\.pdf, page 1/ }).first();
     await citation.click();
     await page.locator('.page[data-page="1"] .box.t-chunk.selected').first().waitFor();
@@ -334,6 +394,27 @@ describe('studio in a browser', { skip }, () => {
     await page.locator('.page[data-page="100"] .box').first().waitFor();
     assert.ok((await page.locator('.page[data-loaded="true"]').count()) < 100, 'pages scrolled past quickly are not all drawn');
     page.off('request', onRequest);
+  });
+
+  test('webhooks: add one (secret shown once), send a test event, see it in the delivery log', async () => {
+    const receiver = await startReceiver();
+    try {
+      await page.goto(`${s.url}/studio/settings/webhooks`);
+      await page.getByLabel('Endpoint URL').fill(`${receiver.base}/hook`);
+      await page.getByRole('button', { name: 'Add webhook' }).click();
+      const secret = await page.getByLabel('Secret', { exact: true }).inputValue();
+      assert.ok(secret.length >= 32, 'the signing secret is shown');
+      await page.getByRole('button', { name: 'Send test event' }).click();
+      await page.getByText(/Test event delivered \(HTTP 200\)/).waitFor();
+      const row = page.locator('.deliveries tr[data-status="delivered"]').first();
+      await row.waitFor();
+      assert.match((await row.textContent()) ?? '', /webhook\.test.*delivered.*1\/\d+.*200/);
+      assert.equal(receiver.hits('/hook').length, 1);
+      assert.ok(receiver.hits('/hook')[0]!.headers['x-svc-signature'], 'signed');
+      assert.deepEqual(await a11yProblems(page), [], 'webhooks page');
+    } finally {
+      await receiver.close();
+    }
   });
 
   test('no console errors in any of it', () => {

@@ -9,6 +9,7 @@ import { DocumentsPage } from './pages/documents.js';
 import { DocumentPage } from './pages/document.js';
 import { KeysPage } from './pages/keys.js';
 import { KnowledgeBasePage, KnowledgeBasesPage } from './pages/knowledge-bases.js';
+import { WebhooksPage } from './pages/webhooks.js';
 import './styles.css';
 
 type Session = { user: User } | null | undefined;
@@ -61,6 +62,7 @@ function App() {
   else if (kb) page = <KnowledgeBasePage id={kb[1]!} />;
   else if (path === '/knowledge-bases') page = <KnowledgeBasesPage />;
   else if (path === '/settings/keys') page = <KeysPage />;
+  else if (path === '/settings/webhooks') page = <WebhooksPage />;
   else if (path === '/' || path === '/documents') page = <DocumentsPage />;
   else page = <NotFound />;
   const section = path.startsWith('/settings') ? 'settings' : path.startsWith('/knowledge-bases') ? 'kb' : 'documents';
@@ -75,8 +77,11 @@ function App() {
             <Link to="/knowledge-bases" aria-current={section === 'kb' ? 'page' : undefined}>
               Knowledge bases
             </Link>
-            <Link to="/settings/keys" aria-current={section === 'settings' ? 'page' : undefined}>
+            <Link to="/settings/keys" aria-current={path === '/settings/keys' ? 'page' : undefined}>
               API keys
+            </Link>
+            <Link to="/settings/webhooks" aria-current={path === '/settings/webhooks' ? 'page' : undefined}>
+              Webhooks
             </Link>
           </nav>
           <div class="who">

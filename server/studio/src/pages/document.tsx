@@ -117,6 +117,9 @@ export function DocumentPage(props: { source: Source }) {
       )}
       <div class="docbody">
         <div class="pages" aria-label="Pages">
+          <p id="boxes-help" class="sr-only">
+            Each box on a page is a button: Tab reaches the page, the arrow keys move between its boxes, Enter shows a box in the panel.
+          </p>
           {view === 'pages' &&
             layout.pages.map((p) => (
               <PageView
@@ -218,6 +221,21 @@ function PageView(props: {
     if (evidence && near) evidenceRef.current?.scrollIntoView({ block: 'center' });
   }, [evidence, near]);
   const isSel = (kind: string, index: number) => selected?.kind === kind && (selected as { index: number }).index === index;
+  // one tab stop per page (the last box reached, else the first); the arrow keys move between its boxes
+  const [current, setCurrent] = useState<string | null>(null);
+  const first = layers.tables && items.tables[0] ? `t${items.tables[0].index}` : layers.blocks && items.blocks[0] ? `b${items.blocks[0].index}` : layers.chunks && items.chunks[0] ? `c${items.chunks[0].chunk.index}-0` : null;
+  const stop = (key: string) => (key === (current ?? first) ? 0 : -1);
+  const onKey = (e: KeyboardEvent) => {
+    const boxes = Array.from(ref.current?.querySelectorAll<HTMLButtonElement>('button.box') ?? []);
+    const i = boxes.indexOf(document.activeElement as HTMLButtonElement);
+    if (i < 0) return;
+    const j = { ArrowDown: i + 1, ArrowRight: i + 1, ArrowUp: i - 1, ArrowLeft: i - 1, Home: 0, End: boxes.length - 1 }[e.key];
+    if (j === undefined) return;
+    e.preventDefault();
+    const next = boxes[Math.max(0, Math.min(boxes.length - 1, j))]!;
+    setCurrent(next.dataset.key ?? null);
+    next.focus();
+  };
 
   return (
     <div class="pagewrap" id={`page-${page.number}`}>
@@ -225,21 +243,21 @@ function PageView(props: {
         Page {page.number}
         {page.ocr ? ` · OCR ${percent(page.confidence)}` : ''}
       </h2>
-      <div ref={ref} class="page" data-page={page.number} data-loaded={near ? 'true' : 'false'} style={{ aspectRatio: `${page.width} / ${page.height}` }}>
+      <div ref={ref} class="page" role="group" aria-label={`Page ${page.number}`} aria-describedby="boxes-help" data-page={page.number} data-loaded={near ? 'true' : 'false'} style={{ aspectRatio: `${page.width} / ${page.height}` }} onKeyDown={onKey}>
         {near && (
           <>
             {props.image && !imageFailed && <img src={props.image} alt={`Page ${page.number}`} loading="lazy" decoding="async" onError={() => setImageFailed(true)} />}
             {layers.tables &&
               items.tables.map((t) => (
-                <button key={`t${t.index}`} type="button" class={`box t-table${isSel('table', t.index) ? ' selected' : ''}`} style={boxStyle(t.bbox!, page)} aria-label={`Table ${t.rows} by ${t.cols}, page ${page.number}`} aria-pressed={isSel('table', t.index)} onClick={() => onSelect({ kind: 'table', index: t.index })} />
+                <button key={`t${t.index}`} data-key={`t${t.index}`} tabIndex={stop(`t${t.index}`)} onFocus={() => setCurrent(`t${t.index}`)} type="button" class={`box t-table${isSel('table', t.index) ? ' selected' : ''}`} style={boxStyle(t.bbox!, page)} aria-label={`Table ${t.rows} by ${t.cols}, page ${page.number}`} aria-pressed={isSel('table', t.index)} onClick={() => onSelect({ kind: 'table', index: t.index })} />
               ))}
             {layers.blocks &&
               items.blocks.map((b) => (
-                <button key={`b${b.index}`} type="button" class={`box t-${b.type}${isSel('block', b.index) ? ' selected' : ''}`} style={boxStyle(b.bbox!, page)} aria-label={`${b.type.replace('_', ' ')}: ${short(b.text)}`} aria-pressed={isSel('block', b.index)} onClick={() => onSelect({ kind: 'block', index: b.index })} />
+                <button key={`b${b.index}`} data-key={`b${b.index}`} tabIndex={stop(`b${b.index}`)} onFocus={() => setCurrent(`b${b.index}`)} type="button" class={`box t-${b.type}${isSel('block', b.index) ? ' selected' : ''}`} style={boxStyle(b.bbox!, page)} aria-label={`${b.type.replace('_', ' ')}: ${short(b.text)}`} aria-pressed={isSel('block', b.index)} onClick={() => onSelect({ kind: 'block', index: b.index })} />
               ))}
             {layers.chunks &&
               items.chunks.map(({ chunk, bbox }, i) => (
-                <button key={`c${chunk.index}-${i}`} type="button" class={`box t-chunk${isSel('chunk', chunk.index) ? ' selected' : ''}`} style={boxStyle(bbox, page)} aria-label={`Chunk ${chunk.index + 1}: ${short(chunk.content)}`} aria-pressed={isSel('chunk', chunk.index)} onClick={() => onSelect({ kind: 'chunk', index: chunk.index })} />
+                <button key={`c${chunk.index}-${i}`} data-key={`c${chunk.index}-${i}`} tabIndex={stop(`c${chunk.index}-${i}`)} onFocus={() => setCurrent(`c${chunk.index}-${i}`)} type="button" class={`box t-chunk${isSel('chunk', chunk.index) ? ' selected' : ''}`} style={boxStyle(bbox, page)} aria-label={`Chunk ${chunk.index + 1}: ${short(chunk.content)}`} aria-pressed={isSel('chunk', chunk.index)} onClick={() => onSelect({ kind: 'chunk', index: chunk.index })} />
               ))}
             {evidence && <div ref={evidenceRef} class="box evidence" style={boxStyle(evidence.bbox, page)} role="img" aria-label={`Evidence of ${evidence.field}: ${short(evidence.text)}`} />}
           </>
