@@ -5,6 +5,7 @@
  */
 import type { JobRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
+import { everyInterval } from '../services/periodic.js';
 import { GDPR_EXPORT_PIPELINE, buildExport, completeExport, expireExports, failExport, runDueDeletions } from '../accounts/gdpr.js';
 
 const requestOf = (job: JobRecord) => String((job.input as { request_id?: string } | null)?.request_id ?? '');
@@ -27,22 +28,7 @@ export function defineGdprPipeline(rt: Engine): void {
 function startPrivacySweep(rt: Engine): void {
   rt.registry.service('privacy-sweep', () => {
     const log = rt.logger.child({ part: 'privacy' });
-    let running: Promise<unknown> | null = null;
-    let stopped = false;
-    const timer = setInterval(() => {
-      if (stopped || running) return;
-      running = Promise.all([runDueDeletions(rt), expireExports(rt)])
-        .catch((err) => log.warn({ err: (err as Error).message }, 'privacy sweep failed'))
-        .finally(() => (running = null));
-    }, SWEEP_MS);
-    timer.unref();
-    return {
-      value: true,
-      close: async () => {
-        stopped = true;
-        clearInterval(timer);
-        await running;
-      },
-    };
+    const sweep = everyInterval(SWEEP_MS, () => Promise.all([runDueDeletions(rt), expireExports(rt)]), (err) => log.warn({ err: err.message }, 'privacy sweep failed'));
+    return { value: true, close: () => sweep.stop() };
   });
 }
