@@ -58,10 +58,11 @@ export class PdfGenerator implements GeneratorPlugin {
     return missing ? { ok: false, message: missing } : { ok: true, message: `chromium at ${this.o.chromium}` };
   }
 
+  /** The host's shutdown closes the browser (close()); puppeteer still kills it if the process exits without one. */
   private launch(): Promise<Browser> {
     if (this.browser) return this.browser;
     this.launches++;
-    const started = puppeteer.launch({ executablePath: this.o.chromium, headless: true, args: LAUNCH_ARGS, timeout: this.o.timeoutMs, protocolTimeout: this.o.timeoutMs * 2 }).then((b) => {
+    const started = puppeteer.launch({ executablePath: this.o.chromium, headless: true, args: LAUNCH_ARGS, timeout: this.o.timeoutMs, protocolTimeout: this.o.timeoutMs * 2, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false }).then((b) => {
       b.once('disconnected', () => {
         // a crashed or killed browser: its pages are gone, the next pdf starts another
         if (this.browser === started) this.browser = null;
