@@ -45,6 +45,7 @@ test('variables that configure a plugin become its options, only when set (the p
     QUIRE_LLM_BASE_URL: 'http://l/v1',
     QUIRE_LLM_MODEL: 'm',
     QUIRE_LLM_API_KEY: 'lk',
+    QUIRE_CHROMIUM_PATH: '/opt/chromium',
   });
   assert.deepEqual(c.plugins.options, {
     'store:typeorm': { url: 'mysql://u:p@db:3306/quire' },
@@ -58,6 +59,7 @@ test('variables that configure a plugin become its options, only when set (the p
     'vector-store:weaviate': { url: 'http://weaviate:8080', apiKey: 'wk' },
     'embedder:openai': { baseUrl: 'http://e:11434/v1', model: 'nomic', apiKey: 'ek' },
     'llm:openai': { baseUrl: 'http://l/v1', model: 'm', apiKey: 'lk' },
+    'generator:pdf': { chromium: '/opt/chromium' },
   });
   assert.equal(c.plugins.sources['reader:pdf.workers'], 'QUIRE_PDF_WORKERS');
   assert.equal(Object.keys(c.plugins.sources).length, PLUGIN_ENV.length);
