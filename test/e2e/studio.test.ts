@@ -216,6 +216,9 @@ describe('studio in a browser', { skip }, () => {
     assert.equal(index.status, 200);
     assert.match(index.headers.get('content-type') ?? '', /text\/html/);
     assert.equal(index.headers.get('cache-control'), 'no-cache');
+    // (fetch adds Cache-Control: no-cache to a conditional request unless told otherwise)
+    const again = await fetch(`${s.url}/studio/`, { headers: { 'if-modified-since': index.headers.get('last-modified')!, 'cache-control': 'max-age=0' } });
+    assert.equal(again.status, 304);
     const csp = index.headers.get('content-security-policy') ?? '';
     assert.match(csp, /script-src 'self'/);
     assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|https?:/);

@@ -151,8 +151,17 @@ async function serveApp(ctx: AppContext): Promise<void> {
     if (rel.startsWith('assets/') || /\.[a-z0-9]{1,5}$/i.test(rel)) throw errors.notFound('file', ctx.path);
     file = path.join(builtApp, 'index.html');
   }
+  const stat = await fs.promises.stat(file);
   ctx.type = path.extname(file);
   ctx.set('Cache-Control', rel.startsWith('assets/') && isFile ? 'public, max-age=31536000, immutable' : 'no-cache');
   ctx.set('Content-Security-Policy', STUDIO_APP_CSP);
+  ctx.lastModified = stat.mtime;
+  ctx.status = 200;
+  // index.html asked again: 304 unless a new build came
+  if (ctx.fresh) {
+    ctx.status = 304;
+    return;
+  }
+  ctx.length = stat.size;
   ctx.body = fs.createReadStream(file);
 }

@@ -201,7 +201,10 @@ function PageView(props: {
   const ref = useRef<HTMLDivElement>(null);
   // drawn once near the screen, and kept (scrolling back does not load the image again)
   const [near, setNear] = useState(false);
-  const [imageFailed, setImageFailed] = useState(false);
+  // a refused image (e.g. 429 when many pages come in at once) is asked again a little later, three times
+  const [attempt, setAttempt] = useState(0);
+  const imageFailed = attempt > 3;
+  const retry = () => setTimeout(() => setAttempt((a) => a + 1), 1500 * 2 ** attempt);
   useEffect(() => {
     const el = ref.current;
     if (!el || near) return;
@@ -246,7 +249,7 @@ function PageView(props: {
       <div ref={ref} class="page" role="group" aria-label={`Page ${page.number}`} aria-describedby="boxes-help" data-page={page.number} data-loaded={near ? 'true' : 'false'} style={{ aspectRatio: `${page.width} / ${page.height}` }} onKeyDown={onKey}>
         {near && (
           <>
-            {props.image && !imageFailed && <img src={props.image} alt={`Page ${page.number}`} loading="lazy" decoding="async" onError={() => setImageFailed(true)} />}
+            {props.image && !imageFailed && <img src={attempt ? `${props.image}${props.image.includes('?') ? '&' : '?'}attempt=${attempt}` : props.image} alt={`Page ${page.number}`} decoding="async" onError={() => (attempt < 3 ? retry() : setAttempt(4))} />}
             {layers.tables &&
               items.tables.map((t) => (
                 <button key={`t${t.index}`} data-key={`t${t.index}`} tabIndex={stop(`t${t.index}`)} onFocus={() => setCurrent(`t${t.index}`)} type="button" class={`box t-table${isSel('table', t.index) ? ' selected' : ''}`} style={boxStyle(t.bbox!, page)} aria-label={`Table ${t.rows} by ${t.cols}, page ${page.number}`} aria-pressed={isSel('table', t.index)} onClick={() => onSelect({ kind: 'table', index: t.index })} />

@@ -10,7 +10,8 @@ interface Upload {
   error?: string;
 }
 
-const POLL_MS = 1500;
+/** a request every 3 s while something is in progress: well within the free plan's 100 requests a minute */
+const POLL_MS = 3000;
 let nextUpload = 0;
 
 /** The documents: a list with live status (polled while any is in progress), and an upload with progress. */
@@ -43,6 +44,16 @@ export function DocumentsPage() {
     const t = setInterval(() => void load(), POLL_MS);
     return () => clearInterval(t);
   }, [busy]);
+
+  const remove = async (d: DocumentRow) => {
+    if (!confirm(`Delete “${d.name}”, its parsed content and its search index entries?`)) return;
+    try {
+      await api(`/v1/documents/${d.id}`, { method: 'DELETE' });
+      await load();
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
 
   const send = (files: FileList | null) => {
     for (const file of Array.from(files ?? [])) {
@@ -112,6 +123,9 @@ export function DocumentsPage() {
               <th scope="col">Pages</th>
               <th scope="col">Size</th>
               <th scope="col">Uploaded</th>
+              <th scope="col">
+                <span class="sr-only">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody aria-live="polite">
@@ -126,6 +140,11 @@ export function DocumentsPage() {
                 <td>{d.pages ?? '–'}</td>
                 <td>{formatBytes(d.file_size)}</td>
                 <td>{new Date(d.created * 1000).toLocaleString()}</td>
+                <td>
+                  <button type="button" class="link" aria-label={`Delete ${d.name}`} onClick={() => void remove(d)}>
+                    Delete
+                  </button>
+                </td>
               </tr>
             ))}
           </tbody>
