@@ -68,4 +68,28 @@ describe('generation with an LLM', () => {
     assert.doesNotMatch(md, /\\?\[99\]/);
     assert.match(md, /## Sources\n\n1\. staffing\.txt, page 1 \(chunk /);
   });
+
+  test('summaries: written by the model and cited; extractive: true keeps the offline sentences', async () => {
+    const wait = async (id: string) => {
+      for (let i = 0; i < 600; i++) {
+        const j = (await s.json(`/api/generate/jobs/${id}`)).body;
+        if (j.status === 'completed' || j.status === 'failed') return j;
+        await new Promise((res) => setTimeout(res, 50));
+      }
+      throw new Error('job did not finish');
+    };
+    let r = await s.json('/api/generate/summaries', { method: 'POST', json: { source_document_ids: [docId], config: { outputFormat: 'html', length: 'short' } } });
+    assert.equal(r.status, 202, JSON.stringify(r.body));
+    let done = await wait(r.body.job_id);
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    assert.match(llm.requests.at(-1).messages.at(-1).content, /Summarise the sources in 1 to 2 paragraphs/);
+    assert.equal(done.result.citations.length, 1);
+    assert.equal(done.result.sentences, undefined);
+    const calls = llm.requests.length;
+    r = await s.json('/api/generate/summaries', { method: 'POST', json: { source_document_ids: [docId], config: { outputFormat: 'html', length: 'short', extractive: true } } });
+    done = await wait(r.body.job_id);
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    assert.equal(llm.requests.length, calls, 'no model call');
+    assert.ok(done.result.sentences.length >= 1);
+  });
 });

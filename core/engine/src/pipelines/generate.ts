@@ -57,7 +57,15 @@ async function buildModel(rt: Engine, job: JobRecord, signal: AbortSignal): Prom
     return { model, sections };
   }
   if (input.kind === 'summary') {
-    const { model, sentences } = summaryModel(sources, input.summary?.length ?? 'medium', input.summary?.title ?? fallbackTitle, input.summary?.style ?? undefined);
+    const length = input.summary?.length ?? 'medium';
+    const title = input.summary?.title ?? fallbackTitle;
+    if (rt.registry.tryGet('llm') && input.settings.extractive !== true) {
+      // with an LLM the summary is written (abstractive), every claim citing its passage
+      const paragraphs = { short: '1 to 2 paragraphs', medium: '3 to 5 paragraphs', long: 'as many paragraphs as the sources need (comprehensive, at least 6)' }[length];
+      const style = input.summary?.style ? ` Style: ${input.summary.style}.` : '';
+      return { model: await llmModel(rt, await actingAs(rt.store, job.user_id), `Summarise the sources in ${paragraphs} of prose, without headings other than the title "${title}".${style}`, sources, title, { settings: input.settings, signal }) };
+    }
+    const { model, sentences } = summaryModel(sources, length, title, input.summary?.style ?? undefined);
     return { model, sentences };
   }
   const prompt = input.template_prompt ?? '';

@@ -73,6 +73,7 @@ const SummaryBody = z
         length: z.enum(['short', 'medium', 'long']).default('medium'),
         style: z.string().max(200).optional().describe('"bullets" gives each paragraph as a list'),
         title: z.string().max(500).optional(),
+        extractive: z.boolean().optional().describe('with an LLM configured, summaries are written by it; true keeps the offline extractive summary'),
       })
       .strict()
       .default({ outputFormat: 'pdf', length: 'medium' }),
@@ -203,7 +204,7 @@ export function generateRoutes(router: Router<any, any>): void {
     {
       method: 'post',
       path: '/api/generate/summaries',
-      summary: 'Generate a summary of documents (and of the document of an extraction, whose fields follow as a table). Offline it is extractive: the most central sentences, in their original order, each citing its chunk; short = 1–2 paragraphs, medium = 3–5, long = more, growing with the sources (fewer only when the sources have fewer sentences). Answers 202 {job_id, status, generated_document_id, status_url}; the finished job has the file and result.sentences [{text, paragraph, citation, chunk_id, document_id, page}]. 1.0 credit.',
+      summary: 'Generate a summary of documents (and of the document of an extraction, whose fields follow as a table). With an LLM configured it is written by the model from the best passages, every claim cited (config.extractive true keeps the offline summary). Offline it is extractive: the most central sentences, in their original order, each citing its chunk; short = 1–2 paragraphs, medium = 3–5, long = more, growing with the sources (fewer only when the sources have fewer sentences). Answers 202 {job_id, status, generated_document_id, status_url}; the finished job has the file and result.sentences [{text, paragraph, citation, chunk_id, document_id, page}]. 1.0 credit.',
       tag: TAG,
       body: SummaryBody,
       status: 202,
@@ -217,6 +218,7 @@ export function generateRoutes(router: Router<any, any>): void {
         source_document_ids: body.source_document_ids ?? [],
         document_name: body.document_name ?? null,
         organization_id: body.organization_id ?? null,
+        settings: body.config.extractive ? { extractive: true } : {},
         summary: { length: body.config.length, style: body.config.style ?? null, title: body.config.title ?? null },
       });
       return started(ctx, job);
