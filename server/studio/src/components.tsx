@@ -26,3 +26,22 @@ export function formatBytes(n: number): string {
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
   return `${(n / 1024 / 1024).toFixed(1)} MB`;
 }
+
+/** A secret the API shows only once (a new API key, a webhook's signing secret): select, copy, dismiss. */
+export function ShownOnce(props: { label: string; value: string; children: ComponentChildren; onDone: () => void }) {
+  return (
+    <div class="fresh" role="status">
+      <p>{props.children}</p>
+      <label>
+        {props.label}
+        <input class="secret" readOnly value={props.value} onFocus={(e) => (e.currentTarget as HTMLInputElement).select()} />
+      </label>
+      <button type="button" onClick={() => void navigator.clipboard?.writeText(props.value).catch(() => {})}>
+        Copy
+      </button>
+      <button type="button" class="link" onClick={props.onDone}>
+        Done
+      </button>
+    </div>
+  );
+}

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import type { ApiKey } from '../api.js';
-import { Alert } from '../components.js';
+import { Alert, ShownOnce } from '../components.js';
 
 /** Settings › API keys: create (the key is shown once), rotate (the old key stops at once), revoke. */
 export function KeysPage() {
@@ -69,21 +69,9 @@ export function KeysPage() {
         <button type="submit">Create key</button>
       </form>
       {fresh && (
-        <div class="fresh" role="status">
-          <p>
-            New key <strong>{fresh.name}</strong>. {fresh.note}
-          </p>
-          <label>
-            Key
-            <input class="secret" readOnly value={fresh.key} onFocus={(e) => (e.currentTarget as HTMLInputElement).select()} />
-          </label>
-          <button type="button" onClick={() => void navigator.clipboard?.writeText(fresh.key).catch(() => {})}>
-            Copy
-          </button>
-          <button type="button" class="link" onClick={() => setFresh(null)}>
-            Done
-          </button>
-        </div>
+        <ShownOnce label="Key" value={fresh.key} onDone={() => setFresh(null)}>
+          New key <strong>{fresh.name}</strong>. {fresh.note}
+        </ShownOnce>
       )}
       <Alert error={error} />
       {keys === null ? (

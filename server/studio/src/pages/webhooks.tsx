@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
-import { Alert } from '../components.js';
+import { Alert, ShownOnce } from '../components.js';
 
 interface Webhook {
   webhook_id: string;
@@ -108,18 +108,9 @@ export function WebhooksPage() {
         <button type="submit">Add webhook</button>
       </form>
       {secret && (
-        <div class="fresh" role="status">
-          <p>
-            Signing secret of <strong>{secret.url}</strong>. Copy it now: it is not shown again.
-          </p>
-          <label>
-            Secret
-            <input class="secret" readOnly value={secret.secret} onFocus={(e) => (e.currentTarget as HTMLInputElement).select()} />
-          </label>
-          <button type="button" class="link" onClick={() => setSecret(null)}>
-            Done
-          </button>
-        </div>
+        <ShownOnce label="Secret" value={secret.secret} onDone={() => setSecret(null)}>
+          Signing secret of <strong>{secret.url}</strong>. Copy it now: it is not shown again.
+        </ShownOnce>
       )}
       <Alert error={error}>{notice}</Alert>
       {hooks === null ? (
