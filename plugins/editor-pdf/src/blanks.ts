@@ -2,10 +2,14 @@
  * Blanks of flat pages (printed or flattened forms, scans) from the words of the parsed layout or of OCR:
  * underlines after a label ("Name: ______"), a label with a colon followed by empty space on its line, and
  * checkbox squares (☐, or ☒ when ticked) with their caption on the right. Each blank gets a label, a type
- * and a box in page points (top-left origin).
+ * and a box in page points (top-left origin). With the page's drawn geometry (geometry.ts), empty boxes,
+ * checkbox squares and plain underlines are blanks too; a blank guessed from "Label:" and the space after
+ * it gives way to a drawn box it overlaps (the box is where the form wants the value).
  */
 import type { BBox, EditElement, EditLayout, Word } from '@quire/core';
 import { cleanLabel, refineTextType } from './labels.js';
+import { geometryBlanks } from './geometry.js';
+import type { PageGeometry } from './geometry.js';
 
 const UNCHECKED = /^[☐□◻❏]$/u;
 const CHECKED = /^[☒☑■▣⊠]$/u;
@@ -54,13 +58,12 @@ function labelAfter(line: Word[], i: number): string {
 const r = (v: number) => Math.round(v * 10) / 10;
 
 /** The blanks of a layout's pages. */
-export function detectBlanks(layout: EditLayout, opts: { include_checkboxes?: boolean } = {}): EditElement[] {
+export function detectBlanks(layout: EditLayout, opts: { include_checkboxes?: boolean; include_signatures?: boolean } = {}, geometry: Map<number, PageGeometry> = new Map()): EditElement[] {
   const out: EditElement[] = [];
   for (const page of layout.pages) {
-    let n = 0;
-    const push = (e: Omit<EditElement, 'id' | 'page' | 'source'>) => {
-      n++;
-      out.push({ id: `p${page.number}-b${n}`, page: page.number, source: 'blank', ...e, bbox: { x: r(e.bbox.x), y: r(e.bbox.y), width: r(e.bbox.width), height: r(e.bbox.height) } });
+    const found: (Omit<EditElement, 'id'> & { guessed?: boolean })[] = [];
+    const push = (e: Omit<EditElement, 'id' | 'page' | 'source'>, guessed = false) => {
+      found.push({ page: page.number, source: 'blank', ...e, bbox: { x: r(e.bbox.x), y: r(e.bbox.y), width: r(e.bbox.width), height: r(e.bbox.height) }, ...(guessed ? { guessed } : {}) });
     };
     const margin = Math.max(18, page.width * 0.05);
     for (const line of lines(page.words)) {
@@ -94,10 +97,24 @@ export function detectBlanks(layout: EditLayout, opts: { include_checkboxes?: bo
           const label = labelBefore(line, i + 1);
           if (!label) return;
           const box: BBox = { x: start, y: w.bbox.y - lineH * 0.25, width: Math.min(end - start, 320), height: lineH * 1.5 };
-          push({ ...refineTextType(label, '', null), label, bbox: box, current_value: '' });
+          push({ ...refineTextType(label, '', null), label, bbox: box, current_value: '' }, true);
         }
       });
     }
+    const geo = geometry.get(page.number);
+    const drawn = geo ? geometryBlanks(geo, page, opts, geo.unit ?? 1) : [];
+    // written marks (underscores, box glyphs) are exact; a drawn shape they overlap is the same blank
+    const kept = found.filter((f) => !f.guessed || !drawn.some((d) => overlaps(d.bbox, f.bbox, 0)));
+    for (const d of drawn) if (!kept.some((f) => !f.guessed && overlaps(d.bbox, f.bbox))) kept.push(d);
+    kept.sort((a, b) => a.bbox.y - b.bbox.y || a.bbox.x - b.bbox.x);
+    kept.forEach(({ guessed: _g, ...e }, k) => out.push({ id: `p${page.number}-b${k + 1}`, ...e }));
   }
   return out;
+}
+
+/** Whether two boxes share more than `share` of the smaller one's area (0: any area). */
+function overlaps(a: BBox, b: BBox, share = 1 / 3): boolean {
+  const w = Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x);
+  const h = Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y);
+  return w > 0 && h > 0 && w * h > Math.min(a.width * a.height, b.width * b.height) * share;
 }

@@ -64,6 +64,8 @@ export async function drawOnImage(bytes: Buffer, format: string, values: EditFil
   const page = layout?.pages[0];
   const sx = page ? img.width / page.width : 1;
   const sy = page ? img.height / page.height : 1;
+  // pixels per point: an image's layout is in pixels, its size in points guessed from a letter or A4 width
+  const ptPx = Math.max(1, (page?.width ?? img.width) / 612) * sx;
   const family = canvasFont(opts.fontPath);
   const c = parseColor(opts.color) ?? [0, 0, 0];
   ctx.fillStyle = `rgb(${c.map((v) => Math.round(v * 255)).join(',')})`;
@@ -77,17 +79,49 @@ export async function drawOnImage(bytes: Buffer, format: string, values: EditFil
     applied.push({ id: el.id, value: el.type === 'checkbox' ? String(fmt.value) : t });
     if (!t) continue;
     const box = { x: el.bbox.x * sx, y: el.bbox.y * sy, width: el.bbox.width * sx, height: el.bbox.height * sy };
+    if (el.type === 'checkbox') {
+      // a cross of two strokes over the square's middle: plain ink that a re-reading of the square sees
+      const m = Math.min(box.width, box.height) * 0.2;
+      ctx.strokeStyle = ctx.fillStyle;
+      ctx.lineWidth = Math.max(2, Math.min(box.width, box.height) / 8);
+      ctx.beginPath();
+      ctx.moveTo(box.x + m, box.y + m);
+      ctx.lineTo(box.x + box.width - m, box.y + box.height - m);
+      ctx.moveTo(box.x + box.width - m, box.y + m);
+      ctx.lineTo(box.x + m, box.y + box.height - m);
+      ctx.stroke();
+      continue;
+    }
     // 12 pt at the page's scale at most, 75% of the box height, smaller until it fits the box
-    let px = Math.max(MIN_SIZE, Math.min(box.height * 0.75, 12 * sy));
+    let px = Math.max(MIN_SIZE, Math.min(box.height * 0.75, 12 * ptPx));
     ctx.font = `${px}px ${family}`;
-    while (px > MIN_SIZE && ctx.measureText(t).width > box.width - 4) {
+    const pad = Math.max(2 * ptPx, box.height * 0.2);
+    while (px > MIN_SIZE && ctx.measureText(t).width > box.width - 2 * pad) {
       px = Math.max(MIN_SIZE, px - 0.5);
       ctx.font = `${px}px ${family}`;
     }
-    const w = ctx.measureText(t).width;
-    ctx.fillText(t, el.type === 'checkbox' ? box.x + (box.width - w) / 2 : box.x + 2 * sx, box.y + box.height / 2);
+    ctx.fillText(t, box.x + pad, box.y + box.height / 2);
   }
   const jpeg = format === 'jpg' || format === 'jpeg';
   const out = jpeg ? await canvas.encode('jpeg', 95) : await canvas.encode('png');
   return { bytes: out, mime: jpeg ? 'image/jpeg' : 'image/png', warnings, applied };
+}
+
+/** A box of an image (layout units) cut out on a white margin, as PNG: what OCR of one filled box reads. */
+export async function cropImage(bytes: Buffer, layout: EditLayout | undefined, bbox: { x: number; y: number; width: number; height: number }): Promise<Buffer> {
+  const img = await loadImage(bytes);
+  const page = layout?.pages[0];
+  const sx = page ? img.width / page.width : 1;
+  const sy = page ? img.height / page.height : 1;
+  // inside the frame: a few pixels in from the box's edges, so its lines are not read as letters
+  const inset = Math.max(3, Math.round(bbox.height * sy * 0.08));
+  const x = Math.max(0, Math.round(bbox.x * sx) + inset), y = Math.max(0, Math.round(bbox.y * sy) + inset);
+  const w = Math.max(1, Math.min(img.width - x, Math.round(bbox.width * sx) - 2 * inset)), h = Math.max(1, Math.min(img.height - y, Math.round(bbox.height * sy) - 2 * inset));
+  const margin = Math.max(10, Math.round(h / 2));
+  const canvas = createCanvas(w + 2 * margin, h + 2 * margin);
+  const ctx = canvas.getContext('2d');
+  ctx.fillStyle = '#fff';
+  ctx.fillRect(0, 0, canvas.width, canvas.height);
+  ctx.drawImage(img, x, y, w, h, margin, margin, w, h);
+  return canvas.encode('png');
 }

@@ -8,13 +8,17 @@ import { definePlugin, errors, z } from '@quire/core';
 import type { EditorPlugin } from '@quire/core';
 import { detectFields, fillFields, loadPdf, readFieldValues, unicodeFont } from './acroform.js';
 import { detectBlanks } from './blanks.js';
-import { drawOnImage, drawOnPdf } from './draw.js';
+import { pageGeometry } from './geometry.js';
+import type { PageGeometry } from './geometry.js';
+import { cropImage, drawOnImage, drawOnPdf } from './draw.js';
 
 export { formatDate, formatValue, truthy } from './format.js';
 export { detectBlanks } from './blanks.js';
 export { nearestLabel, refineTextType, humanName } from './labels.js';
 
 const IMAGE_FORMATS = ['png', 'jpg', 'jpeg'];
+/** pages of a flat PDF whose drawn geometry is read at most (each is rendered once) */
+const MAX_GEOMETRY_PAGES = 50;
 
 export interface EditorOptions {
   /** TrueType font embedded to draw values (any script it covers shows) */
@@ -37,7 +41,24 @@ export function createEditor(o: EditorOptions): EditorPlugin {
         const fields = detectFields(doc, opts);
         if (fields.length) return fields;
       }
-      return opts.layout ? detectBlanks(opts.layout, opts) : [];
+      if (!opts.layout) return [];
+      // the drawn geometry of flat pages: an image is its own page 1; a PDF page is drawn by the host
+      const geometry = new Map<number, PageGeometry>();
+      if (IMAGE_FORMATS.includes(opts.format)) {
+        const p = opts.layout.pages[0];
+        // an image's layout is in pixels: its scale in points is guessed from a letter or A4 page's width
+        const unit = p ? Math.max(1, p.width / 612) : 1;
+        const g = p ? await pageGeometry(await read(path), p.width, p.height, unit) : null;
+        if (g && p) geometry.set(p.number, { ...g, unit });
+      } else if (opts.format === 'pdf' && opts.renderPage) {
+        for (const p of opts.layout.pages.slice(0, MAX_GEOMETRY_PAGES)) {
+          opts.signal?.throwIfAborted();
+          const png = await opts.renderPage(p.number).catch(() => null);
+          const g = png ? await pageGeometry(png, p.width, p.height) : null;
+          if (g) geometry.set(p.number, g);
+        }
+      }
+      return detectBlanks(opts.layout, opts, geometry);
     },
     async fill(path, values, opts) {
       const bytes = await read(path);
@@ -60,6 +81,10 @@ export function createEditor(o: EditorOptions): EditorPlugin {
       }
       if (IMAGE_FORMATS.includes(opts.format)) return drawOnImage(bytes, opts.format, values, opts.layout, { color: opts.color, fontPath: o.fontPath, raw });
       throw errors.unsupported(`Editing supports PDF and image files, not ${opts.format}`);
+    },
+    async cropImage(path, opts) {
+      if (!IMAGE_FORMATS.includes(opts.format)) throw errors.unsupported(`Boxes are cut out of images only, not ${opts.format}`);
+      return cropImage(await read(path), opts.layout, opts.bbox);
     },
     async readValues(path, opts) {
       if (opts.format !== 'pdf') return {};

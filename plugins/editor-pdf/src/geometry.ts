@@ -1,0 +1,232 @@
+/**
+ * Blanks of flat pages from what is drawn rather than written: empty boxes (rectangles of four ruling
+ * lines, split into cells by the inner vertical rules of a table row), small squares (checkboxes, ticked
+ * when ink is inside) and underlines (a horizontal rule with nothing written on it). The ruling lines are
+ * found in the page's pixels (`detectRules` of @quire/layout, the readers' own detector), so a flattened
+ * PDF (drawn by the host's PDF reader) and a photo or scan of a form are read the same way. Labels come
+ * from the words of the layout (text layer or OCR): left on the same line, else above (or below, for a
+ * signature line). Everything is in page points, top-left origin.
+ */
+import { createCanvas, loadImage } from '@napi-rs/canvas';
+import { detectRules } from '@quire/layout';
+import type { Rule } from '@quire/layout';
+import type { BBox, EditElement, Word } from '@quire/core';
+import { cleanLabel, refineTextType } from './labels.js';
+
+/** largest page image read for geometry (pixels); a larger one is skipped (words only) */
+const MAX_PIXELS = 40_000_000;
+/** ruling lines looked at per page at most */
+const MAX_RULES = 4000;
+const BASE_TOL = 3;
+
+export interface PageGeometry {
+  /** ruling lines in page points */
+  rules: Rule[];
+  /** fraction of dark pixels inside a box (page points) */
+  ink(box: BBox): number;
+  /** layout units per point (an image's layout is in pixels) */
+  unit?: number;
+}
+
+/** The ruling lines and ink of a page image (`pageW` × `pageH` points); null when it cannot be decoded or is too large. */
+export async function pageGeometry(image: Buffer, pageW: number, pageH: number, unit = 1): Promise<PageGeometry | null> {
+  let img;
+  try {
+    img = await loadImage(image);
+  } catch {
+    return null;
+  }
+  const w = img.width, h = img.height;
+  if (!w || !h || w * h > MAX_PIXELS || !pageW || !pageH) return null;
+  const canvas = createCanvas(w, h);
+  const ctx = canvas.getContext('2d');
+  ctx.fillStyle = '#fff';
+  ctx.fillRect(0, 0, w, h);
+  ctx.drawImage(img, 0, 0);
+  const data = ctx.getImageData(0, 0, w, h).data;
+  const sx = pageW / w, sy = pageH / h;
+  // shortest rule: 5 pt (a checkbox side is 8 pt or more), at least 6 px
+  const minLen = Math.max(6, Math.round((5 * unit) / Math.max(sx, sy)));
+  const rules = detectRules({ data, width: w, height: h }, minLen)
+    .slice(0, MAX_RULES * 4)
+    .map((r) => ({ x0: r.x0 * sx, x1: r.x1 * sx, y0: r.y0 * sy, y1: r.y1 * sy }));
+  const ink = (b: BBox) => {
+    const x0 = Math.max(0, Math.floor(b.x / sx)), x1 = Math.min(w, Math.ceil((b.x + b.width) / sx));
+    const y0 = Math.max(0, Math.floor(b.y / sy)), y1 = Math.min(h, Math.ceil((b.y + b.height) / sy));
+    let dark = 0, all = 0;
+    for (let y = y0; y < y1; y++)
+      for (let x = x0; x < x1; x++) {
+        const p = (y * w + x) * 4;
+        all++;
+        if ((data[p]! * 299 + data[p + 1]! * 587 + data[p + 2]! * 114) / 1000 < 150) dark++;
+      }
+    return all ? dark / all : 0;
+  };
+  return { rules, ink };
+}
+
+const center = (w: Word) => ({ x: w.bbox.x + w.bbox.width / 2, y: w.bbox.y + w.bbox.height / 2 });
+const inside = (w: Word, b: BBox) => {
+  const c = center(w);
+  return c.x >= b.x && c.x <= b.x + b.width && c.y >= b.y && c.y <= b.y + b.height;
+};
+/** words that are marks rather than writing: underscores, box glyphs, ticks, stray OCR specks */
+const MARK = /^[_\-–—.·|[\]()☐□◻❏☒☑■▣⊠✓✔xX×oO0]{1,2}$|^_+$/u;
+
+/** A run of words ending nearest to `x` on the band [top, bottom] (left of x), back to a wide gap. */
+function wordsLeft(words: Word[], top: number, bottom: number, x: number, reach: number, u: number): Word[] {
+  const band = words
+    .filter((w) => {
+      const c = center(w);
+      return c.y >= top - 2 && c.y <= bottom + 2 && w.bbox.x + w.bbox.width <= x + 2 && w.bbox.x + w.bbox.width >= x - reach && !/^_+$/.test(w.text);
+    })
+    .sort((a, b) => b.bbox.x - a.bbox.x);
+  const out: Word[] = [];
+  for (const w of band) {
+    const next = out[0];
+    if (next && next.bbox.x - (w.bbox.x + w.bbox.width) > Math.max(10 * u, w.bbox.height * 1.5)) break;
+    if (out.length && /:$/.test(w.text)) break;
+    out.unshift(w);
+  }
+  return out;
+}
+
+function wordsRight(words: Word[], top: number, bottom: number, x: number, reach: number, u: number): Word[] {
+  const band = words
+    .filter((w) => {
+      const c = center(w);
+      return c.y >= top - 2 && c.y <= bottom + 2 && w.bbox.x >= x - 2 && w.bbox.x <= x + reach;
+    })
+    .sort((a, b) => a.bbox.x - b.bbox.x);
+  const out: Word[] = [];
+  for (const w of band) {
+    const prev = out[out.length - 1];
+    if (prev && w.bbox.x - (prev.bbox.x + prev.bbox.width) > Math.max(10 * u, w.bbox.height * 1.5)) break;
+    if (!prev && w.bbox.x - x > 24 * u) break;
+    out.push(w);
+    if (/:$/.test(w.text)) break;
+  }
+  return out;
+}
+
+/** The nearest line of words above (dir -1) or below (dir 1) a box, overlapping it horizontally. */
+function wordsNear(words: Word[], b: BBox, dir: -1 | 1, reach: number, u: number): Word[] {
+  const cands = words.filter((w) => {
+    const overlap = Math.min(w.bbox.x + w.bbox.width, b.x + b.width) - Math.max(w.bbox.x, b.x);
+    if (overlap <= 0) return false;
+    return dir < 0 ? w.bbox.y + w.bbox.height <= b.y + 2 * u && w.bbox.y + w.bbox.height >= b.y - reach : w.bbox.y >= b.y + b.height - 2 * u && w.bbox.y <= b.y + b.height + reach;
+  });
+  if (!cands.length) return [];
+  const key = (w: Word) => (dir < 0 ? -(w.bbox.y + w.bbox.height) : w.bbox.y);
+  const best = Math.min(...cands.map(key));
+  return cands.filter((w) => Math.abs(key(w) - best) < Math.max(3 * u, w.bbox.height * 0.5)).sort((a, b) => a.bbox.x - b.bbox.x);
+}
+
+/** the area two boxes share */
+const area = (a: BBox, b: BBox) => Math.max(0, Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x)) * Math.max(0, Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y));
+const text = (ws: Word[]) => cleanLabel(ws.map((w) => w.text).join(' '));
+
+interface Box extends BBox {
+  kind: 'box' | 'square' | 'line';
+}
+
+/** Rectangles of four rules; a rectangle crossed by full-height inner verticals (a table row) is split into its cells. */
+function rectangles(rules: Rule[], u: number): Box[] {
+  const TOL = BASE_TOL * u;
+  const H = rules.filter((r) => r.y0 === r.y1).sort((a, b) => a.y0 - b.y0).slice(0, MAX_RULES);
+  const V = rules.filter((r) => r.x0 === r.x1).slice(0, MAX_RULES);
+  const out: Box[] = [];
+  const spans = (x: number, top: number, bottom: number) => V.some((v) => Math.abs(v.x0 - x) <= TOL && v.y0 <= top + TOL && v.y1 >= bottom - TOL);
+  for (let i = 0; i < H.length; i++) {
+    const a = H[i]!;
+    for (let j = i + 1; j < H.length; j++) {
+      const b = H[j]!;
+      if (b.y0 - a.y0 > 200 * u) break;
+      if (b.y0 - a.y0 < 5 * u) continue;
+      // the common horizontal extent of the two rules, closed by verticals at both ends
+      const x0 = Math.max(a.x0, b.x0), x1 = Math.min(a.x1, b.x1);
+      if (x1 - x0 < 5 * u) continue;
+      if (!spans(x0, a.y0, b.y0) || !spans(x1, a.y0, b.y0)) continue;
+      // a horizontal rule in between (inside the span) makes this two boxes, found on their own
+      if (H.some((m) => m.y0 > a.y0 + TOL && m.y0 < b.y0 - TOL && m.x0 <= x0 + TOL && m.x1 >= x1 - TOL)) continue;
+      const inner = V.filter((v) => v.x0 > x0 + TOL && v.x0 < x1 - TOL && v.y0 <= a.y0 + TOL && v.y1 >= b.y0 - TOL)
+        .map((v) => v.x0)
+        .sort((p, q) => p - q);
+      const xs = [x0, ...inner.filter((x, k) => k === 0 || x - inner[k - 1]! > TOL), x1];
+      for (let k = 0; k + 1 < xs.length; k++) {
+        const w = xs[k + 1]! - xs[k]!, h = b.y0 - a.y0;
+        if (w < 5 * u) continue;
+        const square = w <= 28 * u && h <= 28 * u && w >= 6 * u && Math.abs(w - h) <= Math.max(2.5 * u, 0.2 * Math.max(w, h));
+        out.push({ x: xs[k]!, y: a.y0, width: w, height: h, kind: square ? 'square' : 'box' });
+      }
+    }
+  }
+  // the same box found twice (a thick or double border's two edges) is kept once, the outer one
+  const near = (o: Box, b: Box) => Math.abs(o.x - b.x) <= TOL && Math.abs(o.y - b.y) <= TOL && Math.abs(o.x + o.width - b.x - b.width) <= TOL && Math.abs(o.y + o.height - b.y - b.height) <= TOL;
+  return out.filter((b, k) => !out.some((o, m) => m !== k && near(o, b) && (o.width * o.height > b.width * b.height || (o.width * o.height === b.width * b.height && m < k))));
+}
+
+/** Horizontal rules that are not an edge of a box: underlines to write on. */
+function underlines(rules: Rule[], boxes: Box[], u: number): Box[] {
+  const TOL = BASE_TOL * u;
+  const out: Box[] = [];
+  for (const r of rules) {
+    if (r.y0 !== r.y1 || r.x1 - r.x0 < 25 * u) continue;
+    const edge = boxes.some((b) => (Math.abs(b.y - r.y0) <= TOL || Math.abs(b.y + b.height - r.y0) <= TOL) && r.x0 <= b.x + b.width + TOL && r.x1 >= b.x - TOL);
+    if (edge) continue;
+    const ends = rules.some((v) => v.x0 === v.x1 && (Math.abs(v.x0 - r.x0) <= TOL || Math.abs(v.x0 - r.x1) <= TOL) && v.y0 <= r.y0 + TOL && v.y1 >= r.y0 - TOL);
+    if (ends) continue; // part of a grid or a frame
+    out.push({ x: r.x0, y: r.y0 - 14 * u, width: r.x1 - r.x0, height: 14 * u, kind: 'line' });
+  }
+  return out;
+}
+
+const r1 = (v: number) => Math.round(v * 10) / 10;
+
+/**
+ * Blanks of one page from its geometry and words (`u`: layout units per point, 1 for PDF pages, the
+ * pixels per point of an image): empty boxes (text fields; tall ones multiline), squares
+ * (checkboxes) and underlines with nothing written on them, each with its label.
+ */
+export function geometryBlanks(geo: PageGeometry, page: { number: number; width: number; height: number; words: Word[] }, opts: { include_checkboxes?: boolean; include_signatures?: boolean } = {}, u = 1): Omit<EditElement, 'id'>[] {
+  const words = page.words.filter((w) => w.text.trim());
+  const boxes = rectangles(geo.rules, u).filter((b) => b.width < page.width * 0.9 || b.height < page.height * 0.5);
+  const lines = underlines(geo.rules, boxes, u);
+  const out: Omit<EditElement, 'id'>[] = [];
+  for (const b of [...boxes, ...lines]) {
+    // writing over the shape (not marks): a word's box sharing a fifth of its area or of the shape's (the
+    // strokes of large letters make small boxes of their own, covered by their word)
+    const writing = words.filter((w) => {
+      if (MARK.test(w.text)) return false;
+      const a = area(w.bbox, b);
+      // OCR reading the frame itself: a short word with a bracket or bar as large as the shape
+      if (/[[\]|]/.test(w.text) && w.text.length <= 4 && a > 0.6 * b.width * b.height) return false;
+      return a > 0.2 * w.bbox.width * w.bbox.height || a > 0.2 * b.width * b.height;
+    });
+    if (b.kind === 'square') {
+      if (opts.include_checkboxes === false) continue;
+      if (writing.length) continue;
+      const label = text(wordsRight(words, b.y, b.y + b.height, b.x + b.width, 200 * u, u)) || text(wordsLeft(words, b.y, b.y + b.height, b.x, 200 * u, u));
+      if (!label) continue;
+      const inset = { x: b.x + b.width * 0.25, y: b.y + b.height * 0.25, width: b.width * 0.5, height: b.height * 0.5 };
+      const checked = geo.ink(inset) > 0.12;
+      out.push({ type: 'checkbox', label, page: page.number, bbox: { x: r1(b.x), y: r1(b.y), width: r1(b.width), height: r1(b.height) }, checked, current_value: checked ? 'true' : 'false', source: 'blank' });
+      continue;
+    }
+    if (b.kind === 'line') {
+      // text on the line: an underlined word or a filled-in value, not a blank
+      if (words.some((w) => !/^_+$/.test(w.text) && inside(w, { ...b, y: b.y + 2 * u, height: b.height - u }))) continue;
+    } else if (writing.length) continue;
+    const left = text(wordsLeft(words, b.y, b.y + b.height, b.x, 250 * u, u));
+    const label = left || text(wordsNear(words, b, -1, 30 * u, u)) || (b.kind === 'line' ? text(wordsNear(words, b, 1, 16 * u, u)) : '');
+    if (!label) continue;
+    const typed = refineTextType(label, '', null);
+    if (/\bsignature\b|\bsigned\b|\bassinatura\b|\bunterschrift\b|\bfirma\b/i.test(label)) {
+      if (opts.include_signatures === false) continue;
+      out.push({ type: 'signature', label, page: page.number, bbox: { x: r1(b.x), y: r1(b.y), width: r1(b.width), height: r1(b.height) }, current_value: '', source: 'blank' });
+      continue;
+    }
+    out.push({ ...typed, label, page: page.number, bbox: { x: r1(b.x), y: r1(b.y), width: r1(b.width), height: r1(b.height) }, current_value: '', ...(b.height > 40 * u ? { multiline: true } : {}), source: 'blank' });
+  }
+  return out;
+}
