@@ -3,3 +3,4 @@ export * from './api.js';
 export * from './suggest.js';
 export { statements, applyOffline } from './instructions.js';
 export { similarity } from './match.js';
+export { documentFromUrl } from './inputs.js';

@@ -7,6 +7,8 @@
  * verification re-reads the output. The original file is never changed.
  */
 import { randomUUID } from 'node:crypto';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { errors, unpackWords } from '@quire/core';
 import type { DocumentRecord, EditElement, EditFillValue, EditJobRecord, EditLayout, EditRecord, Owned, ParsedDocument } from '@quire/core';
@@ -57,6 +59,40 @@ export interface FilledValue {
 /** The layout the editor names elements from: page sizes and words (text layer or OCR) of the parsed document. */
 export function layoutOf(doc: ParsedDocument): EditLayout {
   return { pages: doc.pages.map((p) => ({ number: p.number, width: p.width, height: p.height, words: p.words?.length ? p.words : unpackWords(p.wordBoxes) })) };
+}
+
+/** Longest wait for a document still being parsed (its words name the blanks). */
+const DOCUMENT_WAIT_MS = 10 * 60_000;
+/** Resolution of the page images whose drawn lines and boxes are read (2 pixels per point). */
+const GEOMETRY_DPI = 144;
+
+/** The document once its processing has ended (a just uploaded or fetched document is still being parsed). */
+async function settledDocument(rt: Engine, doc: DocumentRecord, signal: AbortSignal): Promise<DocumentRecord> {
+  const deadline = Date.now() + DOCUMENT_WAIT_MS;
+  let delay = 100;
+  let d = doc;
+  while (d.status !== 'completed' && d.status !== 'failed' && Date.now() < deadline) {
+    signal.throwIfAborted();
+    await new Promise((r) => setTimeout(r, delay));
+    delay = Math.min(1000, Math.round(delay * 1.5));
+    d = (await rt.store.repo('documents').get(doc.id)) ?? d;
+  }
+  return d;
+}
+
+/** Page n of a PDF drawn by its reader, for the editor's reading of drawn boxes and lines; null when it cannot be. */
+function pageRenderer(rt: Engine, doc: DocumentRecord, file: string, signal: AbortSignal): ((page: number) => Promise<Buffer | null>) | undefined {
+  let reader;
+  try {
+    reader = rt.registry.readerFor(doc.file_type).instance;
+  } catch {
+    return undefined;
+  }
+  if (typeof reader.renderPage !== 'function') return undefined;
+  return async (page) => {
+    const r = await reader.renderPage!({ path: file, name: doc.name, format: doc.file_type, size: doc.file_size, documentId: doc.id }, page, { dpi: GEOMETRY_DPI, maxPixels: 8_000_000, signal: AbortSignal.any([signal, AbortSignal.timeout(30_000)]) }).catch(() => null);
+    return r?.png ?? null;
+  };
 }
 
 async function documentLayout(rt: Engine, doc: DocumentRecord): Promise<EditLayout | undefined> {
@@ -124,8 +160,9 @@ export async function runEditJob(rt: Engine, id: string, signal: AbortSignal): P
   const job = await rt.store.repo('edit_jobs').get(id);
   if (!job) return { skipped: true };
   const input = job.input as unknown as EditRunInput;
-  const doc = await rt.store.repo('documents').get(job.document_id);
-  if (!doc) throw Object.assign(errors.notFound('document', job.document_id), { retryable: false });
+  const found = await rt.store.repo('documents').get(job.document_id);
+  if (!found) throw Object.assign(errors.notFound('document', job.document_id), { retryable: false });
+  const doc = await settledDocument(rt, found, signal);
   const editor = rt.registry.get('editor');
   const owner: Owned = { user_id: job.user_id, organization_id: job.organization_id };
   await setStatus(rt, id, 'detecting', 10);
@@ -135,7 +172,7 @@ export async function runEditJob(rt: Engine, id: string, signal: AbortSignal): P
   if (from?.detected_elements) elements = from.detected_elements as unknown as EditElement[];
   else {
     const det = input.config.detectionSettings ?? {};
-    elements = await withLocalFile(rt.storage, doc.storage_key, (p) => editor.detect(p, { format: doc.file_type, ...(layout ? { layout } : {}), ...det, signal }));
+    elements = await withLocalFile(rt.storage, doc.storage_key, (p) => editor.detect(p, { format: doc.file_type, ...(layout ? { layout } : {}), ...det, signal, ...(doc.file_type === 'pdf' ? { renderPage: pageRenderer(rt, doc, p, signal) } : {}) }));
   }
   await setStatus(rt, id, input.mode === 'detect' ? 'completed' : 'filling', input.mode === 'detect' ? 100 : 40, { detected_elements: elements as unknown as Record<string, unknown>[], ...(input.mode === 'detect' ? { completed_at: new Date() } : {}) });
   if (input.mode === 'detect') return { elements: elements.length };
@@ -222,6 +259,7 @@ export async function verifyEdit(rt: Engine, edit: EditRecord, doc: DocumentReco
   await withLocalFile(rt.storage, edit.output_key, async (p) => {
     const fieldValues = editor.readValues && filled.some((f) => byId.get(f.elementId)?.source === 'acroform') ? await editor.readValues(p, { format: doc.file_type }) : {};
     let parsed: ParsedDocument | null = null;
+    let redetected: EditElement[] | null = null;
     for (const f of filled) {
       const e = byId.get(f.elementId);
       if (!e) continue;
@@ -241,6 +279,12 @@ export async function verifyEdit(rt: Engine, edit: EditRecord, doc: DocumentReco
       if (e.source === 'acroform') {
         warnings.push(`${name}: the field is no longer in the form (flattened); checked as text`);
       }
+      if (e.type !== 'checkbox' && doc.file_type !== 'pdf' && editor.cropImage && rt.registry.tryGet('ocr')) {
+        // an image: OCR of the filled box alone (a page's OCR often skips text inside frames)
+        const got = await ocrBox(rt, editor, p, doc, e).catch(() => '');
+        if (!norm(got).includes(norm(f.value)) || !norm(f.value)) warnings.push(`${name}: "${String(f.value)}" not found in its box (read "${got}")`);
+        continue;
+      }
       parsed ??= await readFile(rt, { path: p, name: edit.output_name, format: doc.file_type, size: edit.output_size, id: edit.id }, parseConfig({}));
       const page = parsed.pages.find((pg) => pg.number === e.page);
       const words = page ? (page.words?.length ? page.words : unpackWords(page.wordBoxes)) : [];
@@ -251,12 +295,38 @@ export async function verifyEdit(rt: Engine, edit: EditRecord, doc: DocumentReco
       });
       const text = norm(inBox.map((w) => w.text).join(' '));
       if (e.type === 'checkbox') {
-        const ticked = /[✓✔☒☑x×]/i.test(inBox.map((w) => w.text).join(''));
+        let ticked = /[✓✔☒☑x×]/i.test(inBox.map((w) => w.text).join(''));
+        if (!ticked && doc.file_type !== 'pdf') {
+          // OCR seldom reads a tick: the output's own square, as detection sees it (ink inside)
+          redetected ??= await outputElements(rt, doc, p);
+          ticked = redetected.some((o) => o.type === 'checkbox' && o.page === e.page && o.checked && Math.abs(o.bbox.x - e.bbox.x) < e.bbox.width / 2 && Math.abs(o.bbox.y - e.bbox.y) < e.bbox.height / 2);
+        }
         if (ticked !== (String(f.value) === 'true')) warnings.push(`${name}: the box is ${ticked ? '' : 'not '}ticked in the output`);
       } else if (!text.includes(norm(f.value)) || !norm(f.value)) warnings.push(`${name}: "${String(f.value)}" not found in its box (read "${inBox.map((w) => w.text).join(' ')}")`);
     }
   });
   return { pass: warnings.length === 0, warnings, checkedFields: checked };
+}
+
+/** The text OCR reads in one element's box of an output image. */
+async function ocrBox(rt: Engine, editor: ReturnType<Engine['registry']['get']>, file: string, doc: DocumentRecord, e: EditElement): Promise<string> {
+  const layout = await documentLayout(rt, doc);
+  const png = await (editor as { cropImage: NonNullable<import('@quire/core').EditorPlugin['cropImage']> }).cropImage(file, { format: doc.file_type, ...(layout ? { layout } : {}), bbox: e.bbox });
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'quire-edit-'));
+  try {
+    const crop = path.join(dir, 'box.png');
+    await fsp.writeFile(crop, png);
+    const r = await rt.registry.get('ocr').recognize(crop, { language: 'eng', signal: AbortSignal.timeout(30_000) });
+    return r.text.replace(/\s+/g, ' ').trim();
+  } finally {
+    await fsp.rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The elements the editor finds in an output image, with the original's layout (the words are the same). */
+async function outputElements(rt: Engine, doc: DocumentRecord, file: string): Promise<EditElement[]> {
+  const layout = await documentLayout(rt, doc);
+  return layout ? rt.registry.get('editor').detect(file, { format: doc.file_type, layout }).catch(() => []) : [];
 }
 
 /** The failure of an edit job, recorded on its row (the runtime keeps the job's own error). */

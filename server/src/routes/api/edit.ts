@@ -14,6 +14,7 @@ import {
   apiFilled,
   apiVocabulary,
   awaitEditJob,
+  documentFromUrl,
   elementsOf,
   listOwned,
   loadOwned,
@@ -76,7 +77,8 @@ async function editDocument(ctx: AppContext, auth: AuthInfo, documentId?: string
   if (documentId) return loadOwned(ctx.quire.store, 'documents', documentId, auth, 'read', 'document');
   if (!input) throw errors.validation('document_id or input is required');
   const ref = await resolveInput(ctx.quire, auth, input);
-  if (ref.kind !== 'document') throw errors.validation('input must be an svc://<document_id> reference here; upload a URL\'s file first (POST /api/upload) and pass its document_id');
+  if (ref.kind === 'url') return documentFromUrl(ctx.quire, newOwned(auth, activeOrganization(ctx, auth)), ref.url);
+  if (ref.kind !== 'document') throw errors.validation('input must be an http(s) URL or an svc://<document_id> reference');
   return ref.doc;
 }
 
@@ -118,7 +120,7 @@ async function configFor(ctx: AppContext, auth: AuthInfo, id: string | null | un
 export function editRoutes(router: Router<any, any>): void {
   route(
     router,
-    { method: 'post', path: '/api/edit/detect', summary: 'Detect fillable elements ({job_id, elements}): AcroForm fields of PDFs, blanks of flat PDFs and images from the parsed layout. config: include_checkboxes, include_signatures', tag: TAG, body: z.object({ document_id: uuid.optional(), input: z.string().optional(), config: Settings.optional(), edit_config_id: uuid.optional() }) },
+    { method: 'post', path: '/api/edit/detect', summary: 'Detect fillable elements ({job_id, elements}): AcroForm fields of PDFs, blanks of flat PDFs and images from the parsed layout. config: include_checkboxes, include_signatures', tag: TAG, body: z.object({ document_id: uuid.optional(), input: z.string().max(4096).optional(), config: Settings.optional(), edit_config_id: uuid.optional() }) },
     async (ctx, { body }) => {
       const auth = requireAuth(ctx);
       const doc = await editDocument(ctx, auth, body.document_id, body.input);
