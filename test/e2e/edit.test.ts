@@ -1,60 +1,16 @@
 // Edit (spec §4.5) over HTTP: detection of AcroForm fields (forms made here with pdf-lib, and the corpus's
 // pdf-lib sample forms), fill by label mapping read back with pdf-lib, non-Latin text, offline instructions,
-// the audit report, project reruns, a flattened form's blanks, and ownership.
+// the audit report, project reruns, and ownership (flat forms and images: edit-flat.test.ts).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { CORPUS, hasCorpus, startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { createKey, findOrCreateUser } from '@quire/server';
+import { formPdf, readBack as readBackUrl } from './edit-fixtures.js';
 
-/** An application form: printed labels left of text fields, a checkbox with its caption on the right, a radio group, a dropdown. */
-async function formPdf(opts: { prefill?: boolean; flatten?: boolean } = {}): Promise<Uint8Array> {
-  const doc = await PDFDocument.create();
-  const font = await doc.embedFont(StandardFonts.Helvetica);
-  const page = doc.addPage([612, 792]);
-  page.drawText('Application form', { x: 50, y: 740, size: 16, font });
-  const labels: [string, string, number][] = [['Name:', 'f.name', 690], ['Date of birth:', 'f.dob', 660], ['City:', 'f.city', 630], ['Number of children:', 'f.kids', 600]];
-  const form = doc.getForm();
-  for (const [label, name, y] of labels) {
-    page.drawText(label, { x: 50, y: y + 5, size: 11, font });
-    const tf = form.createTextField(name);
-    tf.addToPage(page, { x: 180, y, width: 220, height: 20, font });
-    if (opts.prefill && name === 'f.city') tf.setText('Lisbon');
-  }
-  page.drawText('US citizen', { x: 75, y: 564, size: 11, font });
-  const cb = form.createCheckBox('f.citizen');
-  cb.addToPage(page, { x: 50, y: 560, width: 15, height: 15 });
-  page.drawText('Plan:', { x: 50, y: 534, size: 11, font });
-  const plan = form.createRadioGroup('f.plan');
-  ['Basic', 'Gold'].forEach((p, k) => {
-    plan.addOptionToPage(p, page, { x: 120 + k * 100, y: 530, width: 15, height: 15 });
-    page.drawText(p, { x: 140 + k * 100, y: 534, size: 11, font });
-  });
-  page.drawText('Country:', { x: 50, y: 504, size: 11, font });
-  const country = form.createDropdown('f.country');
-  country.addOptions(['Greece', 'Portugal', 'Ukraine']);
-  country.addToPage(page, { x: 180, y: 500, width: 150, height: 20, font });
-  if (opts.prefill) country.select('Portugal');
-  form.updateFieldAppearances(font);
-  if (opts.flatten) form.flatten();
-  return doc.save();
-}
-
-async function readBack(s: TestServer, url: string): Promise<Record<string, unknown>> {
-  const res = await fetch(url);
-  assert.equal(res.status, 200);
-  const doc = await PDFDocument.load(new Uint8Array(await res.arrayBuffer()));
-  const out: Record<string, unknown> = {};
-  for (const f of doc.getForm().getFields()) {
-    const any = f as any;
-    out[f.getName()] = typeof any.getText === 'function' ? any.getText() : typeof any.isChecked === 'function' ? any.isChecked() : typeof any.getSelected === 'function' ? any.getSelected() : null;
-  }
-  void s;
-  return out;
-}
+const readBack = (_s: TestServer, url: string) => readBackUrl(url);
 
 describe('edit over HTTP', () => {
   let s: TestServer;
@@ -177,22 +133,6 @@ describe('edit over HTTP', () => {
     assert.equal(got.body.latest_job.status, 'completed');
     assert.equal((await s.json(`/api/edit/projects/${p.body.project.id}`, { key: otherKey })).status, 404);
     assert.equal((await s.json('/api/edit/projects', { key: otherKey })).body.projects.length, 0);
-  });
-
-  test('a flattened form: blanks with their labels, filled in place and verified', async () => {
-    const id = await upload('flat.pdf', await formPdf({ flatten: true }));
-    const det = await s.json('/api/edit/detect', { method: 'POST', json: { document_id: id } });
-    assert.equal(det.status, 200, JSON.stringify(det.body));
-    const labels = (det.body.elements as any[]).map((e) => e.label);
-    const want = ['Name', 'Date of birth', 'City', 'Number of children', 'Country'];
-    const found = want.filter((w) => labels.includes(w));
-    assert.ok(found.length / want.length >= 0.8, `found ${JSON.stringify(labels)}`);
-    const dob = (det.body.elements as any[]).find((e) => e.label === 'Date of birth');
-    assert.equal(dob?.type, 'date_field');
-    const run = await s.json('/api/edit/run', { method: 'POST', json: { edit_job_id: det.body.job_id, mappings: { Name: 'Jane Doe', City: 'Oslo', 'Date of birth': '1990-04-04' }, verify: true, config: { fillSettings: { formattingColor: '#1f3a93' } } } });
-    assert.equal(run.status, 200, JSON.stringify(run.body));
-    assert.equal(run.body.verification_result.pass, true, JSON.stringify(run.body.verification_result));
-    assert.equal(run.body.verification_result.checkedFields.length, 3);
   });
 
   test('corpus AcroForms: at least 95% of fields with the right type, every prefilled value read', { skip: !hasCorpus }, async () => {
