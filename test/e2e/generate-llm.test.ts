@@ -6,7 +6,8 @@ import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js
 import type { TestServer } from '../helpers/server.js';
 
 /**
- * Generation with an LLM (QUIRE_LLM_*): a plain instruction is written by the model from numbered passages
+ * Generation with an LLM (QUIRE_LLM_*), on a service whose Chromium is missing (QUIRE_CHROMIUM_PATH points
+ * nowhere: pdf fails with SERVICE_UNAVAILABLE naming it, /readyz says so, other formats work). a plain instruction is written by the model from numbered passages
  * of the sources; its [n] markers become citations of those passages' chunks (a number that names no
  * passage is dropped). A stand-in OpenAI-compatible server plays the model: it writes a title, a section and
  * the first sentence of source 1 with its marker, plus a marker of a source that does not exist.
@@ -29,6 +30,8 @@ function fakeLlm() {
   return { server, requests };
 }
 
+const MISSING_CHROMIUM = '/nonexistent/chromium-for-test';
+
 describe('generation with an LLM', () => {
   let s: TestServer;
   const llm = fakeLlm();
@@ -37,7 +40,7 @@ describe('generation with an LLM', () => {
   before(async () => {
     await new Promise<void>((r) => llm.server.listen(0, '127.0.0.1', r));
     const port = (llm.server.address() as AddressInfo).port;
-    s = await startTestServer({ env: { QUIRE_LLM_BASE_URL: `http://127.0.0.1:${port}/v1`, QUIRE_LLM_MODEL: 'fake-writer' } });
+    s = await startTestServer({ env: { QUIRE_LLM_BASE_URL: `http://127.0.0.1:${port}/v1`, QUIRE_LLM_MODEL: 'fake-writer', QUIRE_CHROMIUM_PATH: MISSING_CHROMIUM } });
     const up = await s.json('/v1/documents', { method: 'POST', body: uploadForm('staffing.txt', 'Staffing update\n\nThe company hired 64 new engineers this year. Staff turnover fell to 7 percent, the lowest in five years.\n') });
     docId = up.body.id;
     assert.equal((await waitForStatus(s, `/v1/documents/${docId}`)).status, 'completed');
@@ -91,5 +94,19 @@ describe('generation with an LLM', () => {
     assert.equal(done.status, 'completed', JSON.stringify(done));
     assert.equal(llm.requests.length, calls, 'no model call');
     assert.ok(done.result.sentences.length >= 1);
+  });
+
+  test('without Chromium a pdf fails with SERVICE_UNAVAILABLE naming the binary, nothing is charged, and /readyz says so', async () => {
+    const before = (await s.json('/api/user/credits')).body.usage_summary.generate;
+    const r = await s.json('/api/generate/run', { method: 'POST', json: { template_prompt: '# {{document.name}}', output_format: 'pdf', source_document_ids: [docId] } });
+    assert.equal(r.status, 503, JSON.stringify(r.body));
+    assert.equal(r.body.error.code, 'SERVICE_UNAVAILABLE');
+    assert.ok(r.body.error.message.includes(MISSING_CHROMIUM), r.body.error.message);
+    assert.equal((await s.json('/api/user/credits')).body.usage_summary.generate, before, 'nothing charged');
+    const ready = await s.json('/readyz');
+    assert.equal(ready.body.plugins.find((p: any) => p.plugin === 'generator:pdf').ok, false);
+    // other formats still work
+    const html = await s.json('/api/generate/run', { method: 'POST', json: { template_prompt: '# {{document.name}}', output_format: 'html', source_document_ids: [docId] } });
+    assert.equal(html.status, 200, JSON.stringify(html.body));
   });
 });

@@ -18,7 +18,7 @@ import type { TestServer } from '../helpers/server.js';
  * Generation (spec §4.6) through HTTP: templates and instructions over an invoice's extraction in every
  * format (values checked in the pdf with pdftotext, the docx with mammoth, the html and markdown parsed),
  * a generated pdf uploaded back, reports with citations to real chunks, extractive summaries of each
- * length, a golden file, the job states, templates CRUD and ownership, pdf without Chromium.
+ * length, a golden file, the job states, templates CRUD and ownership (pdf without Chromium: generate-llm.test.ts, whose service has none).
  */
 const CHROMIUM = process.env.QUIRE_CHROMIUM_PATH ?? '/usr/bin/chromium';
 const hasChromium = fs.existsSync(CHROMIUM);
@@ -405,26 +405,4 @@ describe('generation', () => {
     assert.equal((await s.json(`/api/generate/templates/${t.id}`)).status, 404);
   });
 
-  test('without Chromium a pdf fails with SERVICE_UNAVAILABLE naming the binary, and /readyz says so', async () => {
-    const missing = '/nonexistent/chromium-for-test';
-    const t = await startTestServer({ env: { QUIRE_CHROMIUM_PATH: missing } });
-    try {
-      const up = await t.json('/v1/documents', { method: 'POST', body: uploadForm('review.txt', REPORT_TEXT) });
-      assert.equal((await waitForStatus(t, `/v1/documents/${up.body.id}`)).status, 'completed');
-      const before = (await t.json('/api/user/credits')).body.usage_summary.generate;
-      const r = await t.json('/api/generate/run', { method: 'POST', json: { template_prompt: '# {{document.name}}', output_format: 'pdf', source_document_ids: [up.body.id] } });
-      assert.equal(r.status, 503, JSON.stringify(r.body));
-      assert.equal(r.body.error.code, 'SERVICE_UNAVAILABLE');
-      assert.ok(r.body.error.message.includes(missing), r.body.error.message);
-      assert.equal((await t.json('/api/user/credits')).body.usage_summary.generate, before, 'nothing charged');
-      const ready = await t.json('/readyz');
-      const plugin = ready.body.plugins.find((p: any) => p.plugin === 'generator:pdf');
-      assert.equal(plugin.ok, false);
-      // other formats still work
-      const html = await t.json('/api/generate/run', { method: 'POST', json: { template_prompt: '# {{document.name}}', output_format: 'html', source_document_ids: [up.body.id] } });
-      assert.equal(html.status, 200, JSON.stringify(html.body));
-    } finally {
-      await t.close();
-    }
-  });
 });
