@@ -168,7 +168,7 @@ describe('studio API: layout and page images', () => {
     assert.equal((await fetch(parsed.body.studio_link, { redirect: 'manual' })).status, 200);
 
     // an image document: its page 1 is the file as uploaded; a spreadsheet has no page images
-    const pic = await s.json('/api/upload', { method: 'POST', body: uploadForm('page.png', png, {}, 'image/png') });
+    const pic = await s.json('/api/upload', { method: 'POST', body: uploadForm('page.png', png, { parsing_config: JSON.stringify({ ocr: { enabled: false } }) }, 'image/png') });
     await waitForStatus(s, `/v1/documents/${pic.body.document.id}`);
     const same = await s.api(`/api/documents/${pic.body.document.id}/pages/1/image`);
     assert.equal(same.headers.get('content-type'), 'image/png');
@@ -418,6 +418,19 @@ describe('studio in a browser', { skip }, () => {
     } finally {
       await receiver.close();
     }
+  });
+
+  test('workflows: one from a template, run on the invoice, its execution followed step by step', async () => {
+    await page.getByRole('link', { name: 'Workflows' }).click();
+    await page.getByLabel('New workflow from a template').selectOption({ label: 'Invoice intake' });
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByLabel('Document for Invoice intake').selectOption({ label: 'harbour-invoice.pdf' });
+    await page.getByRole('button', { name: 'Run now' }).click();
+    const done = page.locator('.executions > li[data-status="completed"]').first();
+    await done.waitFor({ timeout: 30_000 });
+    const steps = await done.locator('tbody tr').evaluateAll((rows) => rows.map((r) => Array.from(r.querySelectorAll('td')).slice(0, 2).map((td) => td.textContent)));
+    assert.deepEqual(steps, [['parse', 'completed'], ['extract', 'completed'], ['summary (transform)', 'completed']]);
+    assert.deepEqual(await a11yProblems(page), [], 'workflows page');
   });
 
   test('no console errors in any of it', () => {

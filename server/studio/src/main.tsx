@@ -10,6 +10,7 @@ import { DocumentPage } from './pages/document.js';
 import { KeysPage } from './pages/keys.js';
 import { KnowledgeBasePage, KnowledgeBasesPage } from './pages/knowledge-bases.js';
 import { WebhooksPage } from './pages/webhooks.js';
+import { WorkflowsPage } from './pages/workflows.js';
 import './styles.css';
 
 type Session = { user: User } | null | undefined;
@@ -61,6 +62,7 @@ function App() {
   if (doc) page = <DocumentPage source={{ kind: 'document', id: doc[1]! }} />;
   else if (kb) page = <KnowledgeBasePage id={kb[1]!} />;
   else if (path === '/knowledge-bases') page = <KnowledgeBasesPage />;
+  else if (path === '/workflows') page = <WorkflowsPage />;
   else if (path === '/settings/keys') page = <KeysPage />;
   else if (path === '/settings/webhooks') page = <WebhooksPage />;
   else if (path === '/' || path === '/documents') page = <DocumentsPage />;
@@ -76,6 +78,9 @@ function App() {
             </Link>
             <Link to="/knowledge-bases" aria-current={section === 'kb' ? 'page' : undefined}>
               Knowledge bases
+            </Link>
+            <Link to="/workflows" aria-current={path === '/workflows' ? 'page' : undefined}>
+              Workflows
             </Link>
             <Link to="/settings/keys" aria-current={path === '/settings/keys' ? 'page' : undefined}>
               API keys
