@@ -31,13 +31,15 @@ export const WEIGHTS = {
   same_header_footer: -0.35,
   letterhead: 0.25,
   same_letterhead: -0.3,
-  complete_before: 0.2,
+  complete_before: 0.3,
+  letterhead_again: 0.2,
   paper_size_change: 0.45,
   layout_change: 0.15,
   style_change: 0.3,
   same_style: -0.2,
   type_change: 0.3,
-  topic_shift: 0.4,
+  script_change: 0.3,
+  topic_shift: 0.5,
   blank_separator: 0.35,
   inner_heading: -0.3,
   closing_before: 0.15,
@@ -55,10 +57,12 @@ const LABELS: Record<string, string> = {
   header_footer_ends: 'running header or footer ends',
   letterhead: 'a new letterhead at the top',
   complete_before: 'the page before is a whole document (letterhead or title, closing words)',
+  letterhead_again: 'the letterhead starts again after a whole document',
   paper_size_change: 'paper size changes',
   layout_change: 'margins change',
   style_change: 'text styles change (font sizes and weights, body text size)',
   type_change: 'document type changes',
+  script_change: 'the writing system changes',
   topic_shift: 'topic shift',
   blank_separator: 'blank separator page before',
   closing_before: 'closing words end the page before',
@@ -217,16 +221,24 @@ export function scoreBoundaries(pages: PageFeatures[], vectors?: (Float32Array |
     const layoutMoved = cur.left !== null && prev.left !== null && Math.abs(cur.left - prev.left) > 0.08 && cur.right !== null && prev.right !== null && Math.abs(cur.right - prev.right) > 0.08;
     if (layoutMoved) add('layout_change');
     if (cur.type && prev.type && cur.type !== prev.type) add('type_change');
+    if (cur.script && prev.script && cur.script !== prev.script) add('script_change');
     const sim = sims[i]!;
     // a drop well below the file's usual similarity of neighbours (pages with little text say little)
-    const wordy = cur.terms.size >= 8 && prev.terms.size >= 8;
+    // pages with few words say less (a form with a handful of labels)
+    const wordy = Math.max(0, Math.min(1, (Math.min(cur.terms.size, prev.terms.size) - 2) / 6));
     // pages of one document share their own words (TF-IDF over this file's pages: words on every page weigh
     // nothing); neighbours that share almost none are the strongest sign of a new document
     const level = Math.max(0.04, Math.min(0.12, typical));
-    const shift = wordy ? Math.max(0, Math.min(1, (level - sim) / level)) ** 2 : 0;
+    const shift = wordy * Math.max(0, Math.min(1, (level - sim) / level)) ** 2;
     if (prev.closing) add('closing_before');
     if (!prev.closing && /[\p{Ll},]\s*$/u.test(prev.lastText) && startsLower(cur.firstLine) && cur.firstLine.split(/\s+/).length >= 3) add('runs_on');
-    if (wordy && sim >= level) add('same_topic');
+    if (wordy >= 1 && sim >= level) add('same_topic');
+    if (signals.includes('complete_before')) {
+      // after a whole document, likeness says little: two receipts of one shop share words, styles and
+      // letterhead; the letterhead starting the page again is what counts
+      for (const k of ['same_topic', 'same_style', 'same_letterhead']) if (signals.includes(k)) signals.splice(signals.indexOf(k), 1);
+      if (cur.letterhead && !signals.includes('letterhead')) add('letterhead_again');
+    }
     let score = signals.reduce((s, k) => s + WEIGHTS[k as keyof typeof WEIGHTS], 0);
     if (shift > 0.05) {
       score += WEIGHTS.topic_shift * shift;

@@ -47,6 +47,8 @@ export interface PageFeatures {
   right: number | null;
   /** stemmed content words with counts */
   terms: Map<string, number>;
+  /** the writing system of most of the page's letters (latin, cyrillic, greek, arabic, hebrew, hangul, cjk, ...), null with few letters */
+  script: string | null;
   /** the text styles used on the page: font size (half points) and weight, e.g. "10:b" */
   styles: Set<string>;
 }
@@ -117,8 +119,41 @@ export function pageNumberIn(line: string, bareAllowed: boolean): PageNumber | n
   return null;
 }
 
-const CLOSING = /\b(thank\s*you|thanks|sincerely|regards|yours\s+(truly|faithfully)|signature|signed|grand\s+total|total\s+(due|amount|payable)|amount\s+due|balance\s+due|change\s+due|please\s+come\s+again|goods\s+sold\s+are\s+not)\b/i;
+const CLOSING = /\b(thank\s*you|thanks|total|gst\s+summary|tax\s+summary|sincerely|regards|yours\s+(truly|faithfully)|signature|signed|grand\s+total|total\s+(due|amount|payable)|amount\s+due|balance\s+due|change\s+due|please\s+come\s+again|goods\s+sold\s+are\s+not)\b/i;
 const LETTERHEAD = /(\b(tel|phone|fax|e-?mail|www\.|https?:|gst|vat|reg(istration)?\.?\s*no|company\s*no|co\.?\s*reg|sdn\.?\s*bhd|ltd|inc|llc|gmbh|b\.v\.|s\.a\.)\b|@[\w-]+\.\w|\b\d{5}\b|\+?\d[\d\s().-]{7,}\d)/i;
+
+const SCRIPTS: [string, RegExp][] = [
+  ['latin', /\p{Script=Latin}/u],
+  ['cyrillic', /\p{Script=Cyrillic}/u],
+  ['greek', /\p{Script=Greek}/u],
+  ['arabic', /\p{Script=Arabic}/u],
+  ['hebrew', /\p{Script=Hebrew}/u],
+  ['hangul', /\p{Script=Hangul}/u],
+  ['kana', /[\p{Script=Hiragana}\p{Script=Katakana}]/u],
+  ['han', /\p{Script=Han}/u],
+  ['thai', /\p{Script=Thai}/u],
+  ['devanagari', /\p{Script=Devanagari}/u],
+];
+
+/** The writing system of most letters of a text (null under 40 letters). */
+export function scriptOf(text: string): string | null {
+  const counts = new Map<string, number>();
+  let letters = 0;
+  for (const ch of text.slice(0, 20_000)) {
+    if (!/\p{L}/u.test(ch)) continue;
+    letters++;
+    for (const [name, re] of SCRIPTS) {
+      if (re.test(ch)) {
+        counts.set(name, (counts.get(name) ?? 0) + 1);
+        break;
+      }
+    }
+  }
+  if (letters < 40) return null;
+  let best: string | null = null;
+  for (const [k, v] of counts) if (!best || v > counts.get(best)!) best = k;
+  return best && counts.get(best)! >= letters * 0.5 ? best : null;
+}
 
 const median = (xs: number[]): number | null => {
   if (!xs.length) return null;
@@ -226,6 +261,7 @@ export function pageFeatures(doc: ParsedDocument): PageFeatures[] {
       left: lefts.length ? Math.min(...lefts) : null,
       right: rights.length ? Math.max(...rights) : null,
       terms: termsOf(body.map((b) => b.text).join('\n')),
+      script: scriptOf(text),
       styles: new Set(blocks.filter((b) => b.font?.size).map((b) => `${Math.round(b.font!.size! * 2) / 2}:${b.font!.bold ? 'b' : 'r'}`)),
     };
   });

@@ -1,0 +1,93 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DocumentBuilder, pluginContext } from '@quire/core';
+import type { ParsedDocument } from '@quire/core';
+import plugin, { detectSections, pageNumberIn, pageType, readInstructions } from '@quire/plugin-splitter-default';
+
+interface PageSpec {
+  top?: string;
+  heading?: string;
+  body: string[];
+  footer?: string;
+  width?: number;
+}
+
+/** A parsed document of pages: an optional letterhead line and heading at the top, body lines, a footer. */
+function doc(pages: PageSpec[]): ParsedDocument {
+  const b = new DocumentBuilder('d', 'd.pdf', 'pdf');
+  pages.forEach((p, i) => {
+    const n = i + 1;
+    b.addPage({ number: n, width: p.width ?? 612, height: 792, ocr: false, confidence: 1 });
+    let y = 60;
+    if (p.top) b.addBlock({ type: 'paragraph', text: p.top, page: n, bbox: { x: 72, y: (y += 14), width: 300, height: 12 }, confidence: 1, font: { size: 10 } });
+    if (p.heading) b.addBlock({ type: 'heading', level: 1, text: p.heading, page: n, bbox: { x: 72, y: (y += 30), width: 300, height: 24 }, confidence: 1, font: { size: 20, bold: true } });
+    for (const line of p.body) b.addBlock({ type: 'paragraph', text: line, page: n, bbox: { x: 72, y: (y += 40), width: 460, height: 36 }, confidence: 1, font: { size: 10 } });
+    if (p.footer) b.addBlock({ type: 'footer', text: p.footer, page: n, bbox: { x: 280, y: 760, width: 60, height: 10 }, confidence: 1, font: { size: 8 } });
+  });
+  return b.build();
+}
+
+const shipping = (n: number) => [`Container ${n} left the Rotterdam terminal on schedule; the vessel carried steel coils, timber and spare parts for the port cranes.`, 'Customs cleared the cargo manifest and the harbour master confirmed the berth for unloading at dawn.'];
+const botany = (n: number) => [`Orchid ${n} flowered in the greenhouse after the humidity was raised; petals, sepals and roots were photographed.`, 'Seedlings of ferns and mosses grew under shade cloth while the gardeners measured leaf growth weekly.'];
+
+test('page numbers are read from footers and headers', () => {
+  assert.deepEqual(pageNumberIn('Page 2 of 5', false), { n: 2, of: 5 });
+  assert.deepEqual(pageNumberIn('Seite 1 von 3', false), { n: 1, of: 3 });
+  assert.deepEqual(pageNumberIn('3/7', false), { n: 3, of: 7 });
+  assert.deepEqual(pageNumberIn('- 4 -', true), { n: 4, of: null });
+  assert.equal(pageNumberIn('- 4 -', false), null);
+  assert.equal(pageNumberIn('Total 42 items in 3 boxes shipped to the warehouse on Monday morning', true), null);
+});
+
+test('document types come from the words that name them', () => {
+  assert.equal(pageType('TAX INVOICE\nInvoice No: 123', 'Invoice No 123 Bill To ACME Subtotal 10 VAT 2 Amount due 12'), 'invoice');
+  assert.equal(pageType('Dear Mr Smith,', 'Dear Mr Smith, thank you for your letter. Yours sincerely, Anna'), 'letter');
+  assert.equal(pageType('Notes', 'the weather was fine and we walked along the river to the old mill'), null);
+});
+
+test('a numbering restart, a new title and a topic shift start a document; continued numbering and a shared footer do not', () => {
+  const d = doc([
+    { heading: 'Port operations report', body: shipping(1), footer: 'Page 1 of 3' },
+    { body: shipping(2), footer: 'Page 2 of 3' },
+    { body: shipping(3), footer: 'Page 3 of 3' },
+    { heading: 'Greenhouse diary', body: botany(1), footer: 'Page 1 of 2' },
+    { body: botany(2), footer: 'Page 2 of 2' },
+  ]);
+  const s = detectSections(d);
+  assert.deepEqual(s.map((x) => [x.page_start, x.page_end]), [[1, 3], [4, 5]]);
+  assert.match(s[1]!.reason, /page numbering restarts/);
+  assert.match(s[1]!.reason, /title at the top/);
+  assert.ok(s[1]!.signals!.includes('topic_shift'));
+  assert.equal(s[1]!.name, 'Greenhouse diary');
+  assert.ok(s.every((x) => x.confidence > 0.5 && x.confidence < 1));
+});
+
+test('one document stays one section, saying so', () => {
+  const s = detectSections(doc([1, 2, 3].map((n) => ({ body: shipping(n), footer: `Page ${n} of 3` }))));
+  assert.deepEqual(s.map((x) => [x.page_start, x.page_end]), [[1, 3]]);
+  assert.match(s[0]!.reason, /one document/);
+});
+
+test('a blank page separates and belongs to no section', () => {
+  const s = detectSections(doc([{ heading: 'Port operations report', body: shipping(1) }, { body: [] }, { heading: 'Greenhouse diary', body: botany(1) }]));
+  assert.deepEqual(s.map((x) => [x.page_start, x.page_end]), [[1, 1], [3, 3]]);
+  assert.match(s[1]!.reason, /blank separator/);
+});
+
+test('instructions and minSectionPages are honoured', () => {
+  const pages = [1, 2, 3, 4, 5, 6].map((n) => ({ heading: n % 2 ? `Report ${n}` : undefined, body: n % 2 ? shipping(n) : botany(n) }));
+  assert.deepEqual(readInstructions('please split every 2 pages'), { everyPages: 2 });
+  assert.deepEqual(readInstructions('one section per page'), { everyPages: 1 });
+  assert.equal(readInstructions('split into 3 sections').sections, 3);
+  assert.deepEqual(readInstructions('start a new section at "Report"').startsWith, ['report']);
+  assert.deepEqual(detectSections(doc(pages), { instructions: 'every 2 pages' }).map((x) => x.page_start), [1, 3, 5]);
+  assert.deepEqual(detectSections(doc(pages), { instructions: 'a new section starts at "Report"' }).map((x) => x.page_start), [1, 3, 5]);
+  assert.equal(detectSections(doc(pages), { instructions: 'split into 2 documents' }).length, 2);
+  for (const s of detectSections(doc(pages), { minSectionPages: 3 })) assert.ok(s.page_end - s.page_start + 1 >= 3);
+});
+
+test('the plugin loads through its definition', async () => {
+  const splitter = await plugin.create(pluginContext(plugin, { options: {} }));
+  const s = await splitter.detect(doc([{ body: shipping(1) }]), {});
+  assert.equal(s.length, 1);
+});
