@@ -401,10 +401,11 @@ export function editRoutes(router: Router<any, any>): void {
     const auth = requireAuth(ctx);
     return batchView(ctx, await loadOwned(ctx.quire.store, 'edit_batches', ctx.params.id!, auth, 'read', 'edit batch'));
   });
-  route(router, { method: 'get', path: '/api/edit/batch/:id/audit', summary: 'Audit entries of every edit of a batch ({entries}, as GET /api/edit/audit)', tag: TAG }, async (ctx) => {
+  route(router, { method: 'get', path: '/api/edit/batch/:id/audit', summary: 'Audit entries of every edit of a batch, reruns included ({entries}, as GET /api/edit/audit)', tag: TAG }, async (ctx) => {
     const auth = requireAuth(ctx);
     const b = await loadOwned(ctx.quire.store, 'edit_batches', ctx.params.id!, auth, 'read', 'edit batch');
-    const ids = Object.values(b.jobs);
+    // every run of the batch (reruns included), not only its latest jobs
+    const ids = (await ctx.quire.store.repo('edit_jobs').find({ batch_id: b.id })).map((j) => j.id);
     const rows = ids.length ? await ctx.quire.store.repo('edit_audit').find({ edit_job_id: ids }, { order: { created_at: 'ASC' } }) : [];
     return { entries: rows.map((r) => ({ id: r.id, user_id: r.user_id, document_id: r.document_id, edit_id: r.edit_id, edit_job_id: r.edit_job_id, element_id: r.element_id, label: r.label, value: r.value, source: r.source, reasoning: r.reasoning, created_at: r.created_at.toISOString() })) };
   });

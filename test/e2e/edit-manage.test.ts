@@ -1,0 +1,220 @@
+// Edit (spec §4.5) management over HTTP: configs (need an active organization), vocabulary CRUD whose
+// aliases change what an instruction fills, suggest (from the document's content and earlier fills, saved
+// as ai_suggestion mappings with session_id), batches (1 to 100 documents, progress and per-document
+// results, audit, rerun, stream), and instructions through a stand-in OpenAI-compatible model.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { startTestServer, until, uploadForm, waitForStatus } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+import { formPdf, readBack } from './edit-fixtures.js';
+
+/**
+ * A stand-in model for the form-filling prompt: it reads the elements the engine lists and maps
+ * "goes by <Name>" and "lives in <City>" of the instructions to the elements labelled Name and City.
+ * Instructions containing "Explode" get HTTP 500 (the engine then reads them offline).
+ */
+function fakeLlm() {
+  const requests: any[] = [];
+  const server = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c) => (raw += c));
+    req.on('end', () => {
+      const body = raw ? JSON.parse(raw) : {};
+      requests.push(body);
+      const user: string = body.messages?.at(-1)?.content ?? '';
+      if (/Explode/.test(user)) return res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'model crashed' } }));
+      const fills: any[] = [];
+      const m = /Elements:\n(.*)\n\nInstructions:\n([\s\S]*)$/.exec(user);
+      if (m) {
+        const els = JSON.parse(m[1]!) as { id: string; label: string }[];
+        const name = /goes by ([A-Z]\w+ [A-Z]\w+)/.exec(m[2]!)?.[1];
+        const city = /lives in ([A-Z]\w+)/.exec(m[2]!)?.[1];
+        const by = (l: string) => els.find((e) => e.label === l)?.id;
+        if (name && by('Name')) fills.push({ elementId: by('Name'), value: name, reasoning: 'the applicant goes by this name' });
+        if (city && by('City')) fills.push({ elementId: by('City'), value: city, reasoning: 'where the applicant lives' });
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ id: 'x', object: 'chat.completion', created: 0, model: 'fake-forms', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: JSON.stringify({ fills }) } }], usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 } }));
+    });
+  });
+  return { server, requests };
+}
+
+/** A letter with a printed "Key: value" pair, and a form asking for that key. */
+async function letterWithForm(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const page = doc.addPage([612, 792]);
+  page.drawText('Policy number: PN-48213', { x: 50, y: 740, size: 11, font });
+  page.drawText('Please return the form below.', { x: 50, y: 720, size: 11, font });
+  page.drawText('Policy number:', { x: 50, y: 655, size: 11, font });
+  page.drawText('Nickname:', { x: 50, y: 625, size: 11, font });
+  const form = doc.getForm();
+  form.createTextField('f.policy').addToPage(page, { x: 180, y: 650, width: 200, height: 20, font });
+  form.createTextField('f.nick').addToPage(page, { x: 180, y: 620, width: 200, height: 20, font });
+  form.updateFieldAppearances(font);
+  return doc.save();
+}
+
+describe('edit configs, vocabulary, suggestions, batches and the model over HTTP', () => {
+  let s: TestServer;
+  let llm: ReturnType<typeof fakeLlm>;
+  let org = '';
+  const upload = async (name: string, bytes: Uint8Array, organization?: string) => {
+    const up = organization
+      ? await s.json('/api/upload', { method: 'POST', body: uploadForm(name, bytes, { organization_id: organization }) })
+      : await s.json('/v1/documents', { method: 'POST', body: uploadForm(name, bytes) });
+    assert.ok(up.status === 201 || up.status === 200, JSON.stringify(up.body));
+    const id = (up.body.document?.id ?? up.body.id) as string;
+    const done = await waitForStatus(s, `/v1/documents/${id}`);
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    return id;
+  };
+
+  before(async () => {
+    llm = fakeLlm();
+    await new Promise<void>((r) => llm.server.listen(0, '127.0.0.1', r));
+    const port = (llm.server.address() as AddressInfo).port;
+    s = await startTestServer({ env: { QUIRE_LLM_BASE_URL: `http://127.0.0.1:${port}/v1`, QUIRE_LLM_MODEL: 'fake-forms', QUIRE_LLM_API_KEY: 'x' } });
+  });
+  after(async () => {
+    await s?.close();
+    await new Promise((r) => llm?.server.close(r));
+  });
+
+  test('configs need an active organization; a saved config is merged under the request', async () => {
+    const none = await s.json('/api/edit/configs', { method: 'POST', json: { name: 'Blue ink' } });
+    assert.equal(none.status, 400, 'no organization yet');
+    assert.equal(none.body.error?.code ?? none.body.code, 'VALIDATION_ERROR', JSON.stringify(none.body));
+    const made = await s.json('/api/organizations', { method: 'POST', json: { name: 'Forms Co', slug: `forms-${randomUUID().slice(0, 8)}` } });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    org = made.body.organization.id;
+    const cfg = await s.json('/api/edit/configs', { method: 'POST', headers: { 'x-organization-id': org }, json: { name: 'Jane', instructions: 'My name is Jane Doe', config: { formatting_color: '#cc0000', fill_settings: { flatten: false } } } });
+    assert.equal(cfg.status, 201, JSON.stringify(cfg.body));
+    assert.equal(cfg.body.config.formatting_color, '#cc0000');
+    assert.equal(cfg.body.config.editConfig.fillSettings.formattingColor, '#cc0000');
+    const list = await s.json('/api/edit/configs', { headers: { 'x-organization-id': org } });
+    assert.deepEqual(list.body.configs.map((c: any) => c.id), [cfg.body.config.id]);
+    assert.equal((await s.json(`/api/edit/configs/${cfg.body.config.id}`)).body.config.name, 'Jane');
+    assert.equal((await s.json('/api/edit/configs', { headers: { 'x-organization-id': randomUUID() } })).status, 404, 'an organization the caller is not in');
+    const id = await upload('form.pdf', await formPdf(), org);
+    const run = await s.json('/api/edit/run', { method: 'POST', json: { document_id: id, edit_config_id: cfg.body.config.id, instructions: 'I am a US citizen' } });
+    assert.equal(run.status, 200, JSON.stringify(run.body));
+    const v = await readBack(run.body.output_file_url);
+    assert.equal(v['f.citizen'], true, 'the request instructions win over the config');
+    assert.equal(v['f.name'] ?? '', '', 'the config instructions were replaced by the request');
+    const run2 = await s.json('/api/edit/run', { method: 'POST', json: { document_id: id, edit_config_id: cfg.body.config.id } });
+    assert.equal((await readBack(run2.body.output_file_url))['f.name'], 'Jane Doe', 'the config instructions apply without request instructions');
+  });
+
+  test('vocabulary aliases change what an instruction fills; patch and delete', async () => {
+    assert.ok(org);
+    const id = await upload('form.pdf', await formPdf(), org);
+    const fill = async () => {
+      const r = await s.json('/api/edit/run', { method: 'POST', json: { document_id: id, instructions: 'My hometown is Porto' } });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return (await readBack(r.body.output_file_url))['f.city'] ?? '';
+    };
+    assert.equal(await fill(), '', 'hometown matches no label on its own');
+    const e = await s.json('/api/edit/vocabulary', { method: 'POST', headers: { 'x-organization-id': org }, json: { canonical_term: 'City', aliases: ['hometown'] } });
+    assert.equal(e.status, 201, JSON.stringify(e.body));
+    assert.deepEqual((await s.json('/api/edit/vocabulary', { headers: { 'x-organization-id': org } })).body.entries.map((x: any) => x.canonical_term), ['City']);
+    assert.equal(await fill(), 'Porto', 'the alias leads to the City field');
+    const p = await s.json(`/api/edit/vocabulary/${e.body.entry.id}`, { method: 'PATCH', json: { aliases: ['town of birth'] } });
+    assert.deepEqual(p.body.entry.aliases, ['town of birth']);
+    assert.equal(await fill(), '', 'the alias is gone');
+    assert.deepEqual((await s.json(`/api/edit/vocabulary/${e.body.entry.id}`, { method: 'DELETE' })).body, { deleted: true });
+    assert.equal((await s.json('/api/edit/vocabulary', { headers: { 'x-organization-id': org } })).body.entries.length, 0);
+  });
+
+  test('suggest: from the document content and earlier fills; session_id saves ai_suggestion mappings', async () => {
+    const first = await upload('form.pdf', await formPdf());
+    const r1 = await s.json('/api/edit/run', { method: 'POST', json: { document_id: first, mappings: [{ elementId: 'f.kids', value: '2' }] } });
+    assert.equal(r1.status, 200, JSON.stringify(r1.body));
+    const id = await upload('letter.pdf', await letterWithForm());
+    const det = await s.json('/api/edit/detect', { method: 'POST', json: { document_id: id } });
+    assert.equal(det.status, 200, JSON.stringify(det.body));
+    const sug = await s.json('/api/edit/suggest', { method: 'POST', json: { edit_job_id: det.body.job_id } });
+    assert.equal(sug.status, 200, JSON.stringify(sug.body));
+    const by = Object.fromEntries(sug.body.suggestions.map((x: any) => [x.elementId, x]));
+    assert.equal(by['f.policy']?.value, 'PN-48213', JSON.stringify(sug.body));
+    assert.match(by['f.policy'].reasoning, /printed in the document/);
+    assert.equal(by['f.nick'], undefined, 'nothing to suggest: no value invented');
+    // earlier fills: the number of children filled on the other form
+    const det2 = await s.json('/api/edit/detect', { method: 'POST', json: { document_id: first } });
+    const sug2 = await s.json('/api/edit/suggest', { method: 'POST', json: { edit_job_id: det2.body.job_id, session_id: det2.body.job_id } });
+    const kids = sug2.body.suggestions.find((x: any) => x.elementId === 'f.kids');
+    assert.equal(kids?.value, '2', JSON.stringify(sug2.body));
+    assert.match(kids.reasoning, /you filled/);
+    const job = await s.json('/api/edit/jobs/' + det2.body.job_id);
+    assert.equal(job.status, 200);
+    const project = await s.json('/api/edit/projects', { method: 'POST', json: { document_id: first, edit_job_id: det2.body.job_id } });
+    const got = await s.json(`/api/edit/projects/${project.body.project.id}`);
+    const saved = got.body.latest_job.fill_mappings.find((m: any) => m.elementId === 'f.kids');
+    assert.equal(saved?.source, 'ai_suggestion', JSON.stringify(got.body.latest_job.fill_mappings));
+  });
+
+  test('batch: 1 to 100 documents, progress and results, audit, rerun, stream', async () => {
+    const ids = [await upload('a.pdf', await formPdf()), await upload('b.pdf', await formPdf())];
+    const tooMany = await s.json('/api/edit/batch', { method: 'POST', json: { document_ids: Array.from({ length: 101 }, () => randomUUID()) } });
+    assert.equal(tooMany.status, 400);
+    assert.equal(tooMany.body.error?.code ?? tooMany.body.code, 'VALIDATION_ERROR', JSON.stringify(tooMany.body));
+    assert.equal((await s.json('/api/edit/batch', { method: 'POST', json: { document_ids: [] } })).status, 400);
+    // two organizations: edit_config_id needs the active one named
+    const second = await s.json('/api/organizations', { method: 'POST', json: { name: 'Other', slug: `other-${randomUUID().slice(0, 8)}` } });
+    assert.equal(second.status, 201);
+    const cfg = await s.json('/api/edit/configs', { method: 'POST', headers: { 'x-organization-id': org }, json: { name: 'US', instructions: 'I am a US citizen' } });
+    const noOrg = await s.json('/api/edit/batch', { method: 'POST', json: { document_ids: ids, edit_config_id: cfg.body.config.id } });
+    assert.equal(noOrg.status, 400, JSON.stringify(noOrg.body));
+    const b = await s.json('/api/edit/batch', { method: 'POST', headers: { 'x-organization-id': org }, json: { document_ids: ids, edit_config_id: cfg.body.config.id, name: 'two', config: { verify: true } } });
+    assert.equal(b.status, 201, JSON.stringify(b.body));
+    assert.deepEqual(b.body.batch.document_ids, ids);
+    const done = await until('batch done', async () => {
+      const g = await s.json(`/api/edit/batch/${b.body.batch.id}`);
+      return g.body.status === 'completed' ? g.body : null;
+    }, 60_000, 200);
+    assert.equal(done.progress, 100);
+    assert.equal(done.results.length, 2);
+    for (const r of done.results) {
+      assert.equal(r.status, 'completed');
+      assert.equal((await readBack(r.output_file_url))['f.citizen'], true);
+    }
+    const audit = await s.json(`/api/edit/batch/${b.body.batch.id}/audit`);
+    assert.equal(audit.body.entries.length, 2);
+    assert.ok(audit.body.entries.every((e: any) => e.label === 'US citizen' && e.source === 'instruction'));
+    const again = await s.json(`/api/edit/batch/${b.body.batch.id}/rerun`, { method: 'POST' });
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    const newJobs = again.body.batch.results.map((r: any) => r.job_id);
+    assert.ok(newJobs.every((j: string) => !done.results.some((r: any) => r.job_id === j)), 'new jobs');
+    const res = await fetch(`${s.url}/api/edit/batch/${b.body.batch.id}/stream`, { headers: { authorization: `Bearer ${s.key}` } });
+    assert.equal(res.headers.get('content-type')?.split(';')[0], 'text/event-stream');
+    const text = await res.text();
+    assert.match(text, /event: progress\ndata: \{/);
+    assert.match(text, /event: done/);
+    const last = JSON.parse([...text.matchAll(/event: progress\ndata: (.*)\n/g)].at(-1)![1]!);
+    assert.equal(last.status, 'completed');
+    assert.equal((await s.json(`/api/edit/batch/${b.body.batch.id}/audit`)).body.entries.length, 4);
+  });
+
+  test('instructions through the model: its mapping fills the form, a model failure falls back to the offline reading', async () => {
+    const id = await upload('form.pdf', await formPdf());
+    const before = llm.requests.length;
+    const r = await s.json('/api/edit/run', { method: 'POST', json: { document_id: id, instructions: 'The applicant goes by Zed Quux and lives in Reykjavik.' } });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.ok(llm.requests.length > before, 'the model was asked');
+    assert.match(llm.requests.at(-1).messages.at(-1).content, /"label":"Name"/);
+    const v = await readBack(r.body.output_file_url);
+    assert.equal(v['f.name'], 'Zed Quux');
+    assert.equal(v['f.city'], 'Reykjavik');
+    const name = r.body.filled_elements.find((f: any) => f.element_id === 'f.name');
+    assert.equal(name.fillAttribution, 'instruction');
+    assert.equal(name.reasoning, 'the applicant goes by this name');
+    const fallback = await s.json('/api/edit/run', { method: 'POST', json: { document_id: id, instructions: 'Explode. My name is Jane Doe' } });
+    assert.equal(fallback.status, 200, JSON.stringify(fallback.body));
+    assert.equal((await readBack(fallback.body.output_file_url))['f.name'], 'Jane Doe');
+  });
+});
