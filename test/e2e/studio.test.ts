@@ -134,7 +134,10 @@ describe('studio API: layout and page images', () => {
     // drawn at y 720 (from the bottom, 22 pt): about 50-72 pt from the top
     assert.ok(heading.bbox.y > 40 && heading.bbox.y < 80 && heading.bbox.x > 60 && heading.bbox.x < 80, JSON.stringify(heading.bbox));
     assert.ok(layout.body.chunks.length >= 1 && layout.body.chunks[0].boxes.length >= 1);
-    assert.match(layout.body.markdown, /Harbour Supplies Ltd/);
+    const md = await s.api(`/api/documents/${id}/markdown`);
+    assert.match(md.headers.get('content-type') ?? '', /text\/markdown/);
+    assert.match(await md.text(), /^# Harbour Supplies Ltd/m);
+    assert.equal((await s.api(`/api/documents/${id}/markdown`, { key: otherKey })).status, 404);
     assert.equal(layout.body.pages[0].words, undefined, 'no word lists');
 
     const img = await s.api(`/api/documents/${id}/pages/1/image?dpi=72`);
@@ -300,7 +303,7 @@ describe('studio in a browser', { skip }, () => {
     await page.screenshot({ path: path.join(RESULTS, 'studio-document.png'), fullPage: false });
 
     await page.getByRole('button', { name: 'Markdown' }).click();
-    assert.match(await page.getByLabel('Markdown').textContent() ?? '', /Harbour Supplies Ltd/);
+    await page.getByLabel('Markdown').getByText(/# Harbour Supplies Ltd/).waitFor();
     await page.getByRole('button', { name: 'JSON' }).click();
     assert.match(await page.getByLabel('JSON').textContent() ?? '', /"blocks"/);
     await page.getByRole('button', { name: 'Pages' }).click();
@@ -373,6 +376,8 @@ describe('studio in a browser', { skip }, () => {
     assert.match(p.url(), /\/studio\/shared\//);
     await p.locator('.page[data-page="1"] .box.t-heading').first().waitFor();
     await p.waitForFunction(() => ((document.querySelector('.page[data-page="1"] img') as HTMLImageElement | null)?.naturalWidth ?? 0) > 0);
+    await p.getByRole('button', { name: 'Markdown' }).click();
+    await p.getByLabel('Markdown').getByText(/# Harbour Supplies Ltd/).waitFor();
     await other.close();
   });
 

@@ -57,6 +57,20 @@ export async function api<T = any>(path: string, init: { method?: string; json?:
   return parsed as T;
 }
 
+/** A text answer (Markdown) as it is. */
+export async function apiText(path: string): Promise<string> {
+  const res = await fetch(path, { credentials: 'same-origin' });
+  const text = await res.text();
+  if (!res.ok) {
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {}
+    throw failure(res.status, body);
+  }
+  return text;
+}
+
 /** A multipart upload with progress (fetch has no upload progress; XMLHttpRequest does). */
 export function upload<T = any>(path: string, form: FormData, onProgress: (fraction: number) => void): { done: Promise<T>; abort: () => void } {
   const xhr = new XMLHttpRequest();
@@ -150,7 +164,6 @@ export interface Layout {
   tables: LayoutTable[];
   chunks: LayoutChunk[];
   issues: { code: string; message: string; page?: number }[];
-  markdown: string;
 }
 
 export interface FieldResult {

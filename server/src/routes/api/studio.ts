@@ -31,7 +31,7 @@ export function studioRoutes(router: Router<any, any>): void {
       method: 'get',
       path: '/api/documents/:id/layout',
       summary:
-        "A completed document's layout for the studio: pages (number, width, height in points, ocr, confidence), blocks (type, text, page, bbox {x, y, width, height} in points from the top-left corner, confidence), tables (cells), chunks (page, bbox, type, confidence, content), the markdown, and page_images: 'as-is' (an image document: page 1 is the file), 'rendered' (GET .../pages/:n/image draws them) or null (no page images for this format). 409 while the document is not completed.",
+        "A completed document's layout for the studio: pages (number, width, height in points, ocr, confidence), blocks (type, text, page, bbox {x, y, width, height} in points from the top-left corner, confidence), tables (cells), chunks (page, boxes, type, confidence, content), and page_images: 'as-is' (an image document: page 1 is the file), 'rendered' (GET .../pages/:n/image draws them) or null (no page images for this format). 409 while the document is not completed.",
       tag: TAG,
     },
     async (ctx) => {
@@ -40,7 +40,19 @@ export function studioRoutes(router: Router<any, any>): void {
       if (doc.status !== 'completed' || !doc.content_key) throw errors.conflict(`Document is ${doc.status}; its layout is available once it is completed`, { status: doc.status });
       const parsed = await loadParsed(ctx.quire, contentKey(doc.id));
       const chunks = (await loadChunks(ctx.quire, doc.id)).map((c) => ({ id: c.id, index: c.index, page: c.page, bbox: c.bbox, type: c.metadata.type, confidence: c.metadata.confidence, content: c.content, boxes: c.metadata.boxes ?? (c.bbox ? [{ page: c.page, bbox: c.bbox }] : []) }));
-      return { id: doc.id, object: 'document.layout', name: doc.name, file_type: doc.file_type, page_images: pageImageSupport(ctx.quire, doc.file_type), ...pageLayout(parsed), chunks, markdown: toMarkdown(parsed) };
+      return { id: doc.id, object: 'document.layout', name: doc.name, file_type: doc.file_type, page_images: pageImageSupport(ctx.quire, doc.file_type), ...pageLayout(parsed), chunks };
+    },
+  );
+
+  route(
+    router,
+    { method: 'get', path: '/api/documents/:id/markdown', summary: "A completed document's parsed content as Markdown (text/markdown): headings, paragraphs, lists and tables in reading order. 409 while the document is not completed.", tag: TAG, raw: 'text/markdown' },
+    async (ctx) => {
+      const auth = requireAuth(ctx);
+      const doc = await loadOwned(ctx.quire.store, 'documents', documentId(ctx.params.id), auth, 'read');
+      if (doc.status !== 'completed' || !doc.content_key) throw errors.conflict(`Document is ${doc.status}; its content is available once it is completed`, { status: doc.status });
+      ctx.type = 'text/markdown; charset=utf-8';
+      ctx.body = toMarkdown(await loadParsed(ctx.quire, contentKey(doc.id)));
     },
   );
 
@@ -67,7 +79,7 @@ export function studioRoutes(router: Router<any, any>): void {
     {
       method: 'get',
       path: '/studio/jobs/:id/layout',
-      summary: 'The layout of a parse result for the studio\'s shared view, by the signed expires and sig of its studio_link (no API key): as GET /api/documents/:id/layout, without chunks; page_images is null unless the parse was of an svc:// document.',
+      summary: 'The layout of a parse result for the studio\'s shared view, by the signed expires and sig of its studio_link (no API key): as GET /api/documents/:id/layout, without chunks; page_images is null unless the parse was of an svc:// document. Its Markdown: GET /studio/jobs/:id?format=markdown with the same signature.',
       tag: TAG,
       auth: 'none',
       query: signedQuery,
@@ -77,7 +89,7 @@ export function studioRoutes(router: Router<any, any>): void {
       const parsed = await loadParsed(ctx.quire, jobParsedKey(job.id)).catch(() => null);
       if (!parsed) throw errors.notFound('parse result', job.id);
       ctx.set('Cache-Control', 'private, no-store');
-      return { id: job.id, object: 'parse.layout', name: parsed.name, file_type: parsed.format, page_images: doc ? pageImageSupport(ctx.quire, doc.file_type) : null, ...pageLayout(parsed), chunks: [], markdown: toMarkdown(parsed) };
+      return { id: job.id, object: 'parse.layout', name: parsed.name, file_type: parsed.format, page_images: doc ? pageImageSupport(ctx.quire, doc.file_type) : null, ...pageLayout(parsed), chunks: [] };
     },
   );
 

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { api } from '../api.js';
+import { api, apiText } from '../api.js';
 import type { BBox, Layout, LayoutBlock, LayoutChunk, LayoutTable } from '../api.js';
 import { Alert, Link, percent } from '../components.js';
 import { ExtractionPanel } from './extraction.js';
@@ -14,6 +14,10 @@ type View = 'pages' | 'markdown' | 'json';
 
 function layoutUrl(s: Source): string {
   return s.kind === 'document' ? `/api/documents/${s.id}/layout` : `/studio/jobs/${s.jobId}/layout?expires=${encodeURIComponent(s.expires)}&sig=${encodeURIComponent(s.sig)}`;
+}
+
+function markdownUrl(s: Source): string {
+  return s.kind === 'document' ? `/api/documents/${s.id}/markdown` : `/studio/jobs/${s.jobId}?expires=${encodeURIComponent(s.expires)}&sig=${encodeURIComponent(s.sig)}&format=markdown`;
 }
 
 function imageUrl(s: Source, page: number): string {
@@ -35,6 +39,14 @@ export function DocumentPage(props: { source: Source }) {
   const [layers, setLayers] = useState({ blocks: true, tables: true, chunks: false });
   const [selected, setSelected] = useState<Selection>(null);
   const [tab, setTab] = useState<'inspect' | 'extract'>('inspect');
+  const [markdown, setMarkdown] = useState<string | null>(null);
+  // the Markdown is fetched when first shown
+  useEffect(() => {
+    if (view !== 'markdown' || markdown !== null) return;
+    apiText(markdownUrl(source))
+      .then(setMarkdown)
+      .catch((e: Error) => setError(e.message));
+  }, [view]);
 
   useEffect(() => {
     setLayout(null);
@@ -134,7 +146,7 @@ export function DocumentPage(props: { source: Source }) {
             ))}
           {view === 'markdown' && (
             <pre class="source" tabIndex={0} aria-label="Markdown">
-              {layout.markdown}
+              {markdown ?? 'Loading…'}
             </pre>
           )}
           {view === 'json' && (
