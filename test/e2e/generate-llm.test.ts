@@ -96,6 +96,26 @@ describe('generation with an LLM', () => {
     assert.ok(done.result.sentences.length >= 1);
   });
 
+  test('reports: each section written by the model from its passages, citing real chunks', async () => {
+    const before = llm.requests.length;
+    const r = await s.json('/api/generate/reports', { method: 'POST', json: { source_document_ids: [docId], config: { title: 'Board report', outputFormat: 'markdown', sections: ['Hiring', 'Turnover'] } } });
+    assert.equal(r.status, 202, JSON.stringify(r.body));
+    let done: any;
+    for (let i = 0; i < 600 && !(done && ['completed', 'failed'].includes(done.status)); i++) {
+      done = (await s.json(`/api/generate/jobs/${r.body.job_id}`)).body;
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    assert.equal(llm.requests.length - before, 2, 'one call a section');
+    assert.match(llm.requests.at(-1).messages.at(-1).content, /Instructions: Write the section "Turnover" of the report "Board report"\./);
+    const chunks = (await s.json(`/v1/documents/${docId}/content?response=chunks`)).body.chunks.map((c: any) => c.id);
+    assert.deepEqual(done.result.sections.map((x: any) => [x.name, x.citations.length]), [['Hiring', 1], ['Turnover', 1]]);
+    for (const c of done.result.citations) assert.ok(chunks.includes(c.chunk_id));
+    const md = Buffer.from(await (await fetch(done.result.file_url)).arrayBuffer()).toString('utf8');
+    assert.match(md, /^# Board report\n\n## Hiring\n\n### Findings\n/);
+    assert.match(md, /## Turnover\n\n### Findings\n/);
+  });
+
   test('without Chromium a pdf fails with SERVICE_UNAVAILABLE naming the binary, nothing is charged, and /readyz says so', async () => {
     const before = (await s.json('/api/user/credits')).body.usage_summary.generate;
     const r = await s.json('/api/generate/run', { method: 'POST', json: { template_prompt: '# {{document.name}}', output_format: 'pdf', source_document_ids: [docId] } });

@@ -161,13 +161,12 @@ export function structuredModel(instruction: string, sources: Sources, title: st
 const LLM_PASSAGES = 14;
 const PASSAGE_CHARS = 1500;
 
-function llmSystem(extra?: string): string {
+function llmSystem(): string {
   return [
     'You write a document in Markdown using ONLY the numbered sources and the extracted data in the user message.',
     'Start with a level-1 heading that is the title. Use headings, lists and tables where they help.',
     'Cite every statement that comes from a source with its number in square brackets at the end of the sentence, e.g. [1] or [2][3]. Cite only sources you used.',
     'Never use outside knowledge and never invent names, numbers, dates or citations. If the sources do not cover something the instructions ask for, say so briefly.',
-    ...(extra ? ['', extra] : []),
   ].join('\n');
 }
 
@@ -180,14 +179,18 @@ async function llmPassages(rt: Engine, auth: AuthInfo, query: string, sources: S
   return bestPassages(sentencesOf(sources.documents), LLM_PASSAGES);
 }
 
+interface LlmOptions {
+  settings?: Record<string, unknown>;
+  signal?: AbortSignal;
+}
+
 /**
- * The model writes from the passages: its markdown becomes the document, its [n] markers the citations of
- * the passages they name (renumbered in order of use; a number that names no passage is dropped).
+ * One call of the model over numbered passages: its markdown as blocks, its [n] markers turned into
+ * citations of the passages they name through `cites` (numbered in order of use across the document; a
+ * number that names no passage is dropped).
  */
-export async function llmModel(rt: Engine, auth: AuthInfo, instruction: string, sources: Sources, title: string, opts: { settings?: Record<string, unknown>; signal?: AbortSignal; extraSystem?: string } = {}): Promise<GeneratedDocumentModel> {
+async function llmWrite(rt: Engine, passages: Passage[], data: unknown[], instruction: string, cites: Citations, opts: LlmOptions & { system?: string }): Promise<{ title: string | null; blocks: GeneratedBlock[] }> {
   const llm = rt.registry.get('llm');
-  const passages = await llmPassages(rt, auth, instruction, sources);
-  const data = sources.extractions.map((x) => ({ document: x.document_name, data: x.data }));
   const user = [
     passages.length ? `Sources:\n\n${passages.map((p, i) => `[${i + 1}] ${p.document_name}, page ${p.page}\n${p.text}`).join('\n\n')}` : 'Sources: (no document passages)',
     data.length ? `Extracted data (JSON):\n${JSON.stringify(data).slice(0, 20_000)}` : '',
@@ -195,7 +198,7 @@ export async function llmModel(rt: Engine, auth: AuthInfo, instruction: string, 
   ]
     .filter(Boolean)
     .join('\n\n');
-  const messages: LlmMessage[] = [{ role: 'system', content: llmSystem(opts.extraSystem) }, { role: 'user', content: user }];
+  const messages: LlmMessage[] = [{ role: 'system', content: opts.system ?? llmSystem() }, { role: 'user', content: user }];
   const temperature = typeof opts.settings?.temperature === 'number' ? (opts.settings.temperature as number) : 0.2;
   let content: string;
   try {
@@ -204,19 +207,37 @@ export async function llmModel(rt: Engine, auth: AuthInfo, instruction: string, 
     if ((e as Error).name === 'AbortError' || opts.signal?.aborted || isQuireError(e)) throw e;
     throw errors.upstream(`The LLM failed: ${(e as Error).message}`);
   }
-  const { title: written, blocks } = markdownToBlocks(content, { cites: true });
-  const cites = new Citations();
+  const { title, blocks } = markdownToBlocks(content, { cites: true });
   const renumber = (t: GeneratedText): GeneratedText => {
     const nums = (t.citations ?? []).filter((n) => n >= 1 && n <= passages.length).map((n) => cites.cite({ ...passages[n - 1]!, quote: passages[n - 1]!.text }));
     return nums.length ? { text: t.text, citations: [...new Set(nums)] } : { text: t.text };
   };
-  const out = blocks.map((b): GeneratedBlock => {
-    if (b.type === 'paragraph' || b.type === 'quote') return { ...b, ...renumber(b) };
-    if (b.type === 'list') return { ...b, items: b.items.map(renumber) };
-    return b;
-  });
-  return { title: written ?? title, blocks: out, citations: cites.list };
+  return {
+    title,
+    blocks: blocks.map((b): GeneratedBlock => {
+      if (b.type === 'paragraph' || b.type === 'quote') return { ...b, ...renumber(b) };
+      if (b.type === 'list') return { ...b, items: b.items.map(renumber) };
+      return b;
+    }),
+  };
 }
+
+const extractedData = (sources: Sources) => sources.extractions.map((x) => ({ document: x.document_name, data: x.data }));
+
+/** The model writes the document from the passages of the instruction (llmWrite); its first # heading is the title. */
+export async function llmModel(rt: Engine, auth: AuthInfo, instruction: string, sources: Sources, title: string, opts: LlmOptions = {}): Promise<GeneratedDocumentModel> {
+  const cites = new Citations();
+  const passages = await llmPassages(rt, auth, instruction, sources);
+  const written = await llmWrite(rt, passages, extractedData(sources), instruction, cites, opts);
+  return { title: written.title ?? title, blocks: written.blocks, citations: cites.list };
+}
+
+const SECTION_SYSTEM = [
+  'You write one section of a report in Markdown using ONLY the numbered sources and the extracted data in the user message.',
+  'Do not write the section heading; use paragraphs, lists or tables, and level-3 headings at most.',
+  'Cite every statement with the number of its source in square brackets at the end of the sentence, e.g. [1] or [2][3]. Cite only sources you used.',
+  'Never use outside knowledge and never invent names, numbers, dates or citations. If the sources say nothing about the section, say so in one sentence.',
+].join('\n');
 
 // ---------------------------------------------------------------- reports
 
@@ -225,10 +246,11 @@ const PASSAGES_PER_SECTION = 4;
 /**
  * A report: one section per requested name, in the order given. Each is filled with the sentences of the
  * chunks that search (the engine's hybrid retrieval over the source documents) ranks best for the name,
- * each sentence citing its chunk; extracted fields whose names share a term with the section follow as a
- * table. A section the sources say nothing about says so.
+ * each sentence citing its chunk; with an LLM (`llm`), the model writes the section from those sentences
+ * and cites them. Extracted fields whose names share a term with the section follow as a table. A section
+ * the sources say nothing about says so.
  */
-export async function reportModel(rt: Engine, auth: AuthInfo, sources: Sources, title: string, sections: string[]): Promise<{ model: GeneratedDocumentModel; sections: { name: string; citations: number[] }[] }> {
+export async function reportModel(rt: Engine, auth: AuthInfo, sources: Sources, title: string, sections: string[], llm?: LlmOptions): Promise<{ model: GeneratedDocumentModel; sections: { name: string; citations: number[] }[] }> {
   const cites = new Citations();
   const blocks: GeneratedBlock[] = [];
   const summary: { name: string; citations: number[] }[] = [];
@@ -238,19 +260,26 @@ export async function reportModel(rt: Engine, auth: AuthInfo, sources: Sources, 
     blocks.push({ type: 'heading', level: 2, text: name });
     const used: number[] = [];
     const hits = ids.length ? await searchChunks(rt, auth, { query: `${title} ${name}`.trim(), documentIds: ids, limit: PASSAGES_PER_SECTION, reranking: true }) : [];
-    const items: GeneratedText[] = [];
+    const found: Passage[] = [];
     for (const h of hits) {
       const doc = byId.get(h.document_id);
       const chunk = doc?.chunks.find((c) => c.id === h.chunk_id);
       if (!doc || !chunk) continue;
-      for (const p of passagesOfChunk(doc, chunk, name, 2)) {
-        if (items.some((it) => it.text === p.text)) continue;
+      for (const p of passagesOfChunk(doc, chunk, name, 2)) if (!found.some((f) => f.text === p.text)) found.push(p);
+    }
+    const wrote = !!llm && (found.length > 0 || sources.extractions.length > 0);
+    if (wrote) {
+      // with an LLM the section is written from its passages, its markers citing them
+      const written = await llmWrite(rt, found, extractedData(sources), `Write the section "${name}" of the report "${title}".`, cites, { ...llm!, system: SECTION_SYSTEM });
+      blocks.push(...written.blocks.map((b): GeneratedBlock => (b.type === 'heading' ? { ...b, level: Math.max(3, b.level) as 3 | 4 | 5 | 6 } : b)));
+      for (const b of written.blocks) for (const t of b.type === 'list' ? b.items : b.type === 'paragraph' || b.type === 'quote' ? [b] : []) used.push(...(t.citations ?? []));
+    } else {
+      for (const p of found) {
         const n = cites.cite({ ...p, quote: p.text });
         used.push(n);
-        items.push({ text: p.text, citations: [n] });
+        blocks.push({ type: 'paragraph', text: p.text, citations: [n] });
       }
     }
-    for (const it of items) blocks.push({ type: 'paragraph', ...it });
     const nameTerms = new Set(terms(name));
     for (const x of sources.extractions) {
       const rows = Object.entries(x.data)
@@ -258,7 +287,7 @@ export async function reportModel(rt: Engine, auth: AuthInfo, sources: Sources, 
         .map(([k, v]) => [k, valueText(v)]);
       if (rows.length) blocks.push({ type: 'table', caption: `Extracted from ${x.document_name ?? 'extraction'}`, header: ['Field', 'Value'], rows });
     }
-    if (!items.length) blocks.push({ type: 'paragraph', text: `The sources have no passage about ${name}.` });
+    if (!found.length && !wrote) blocks.push({ type: 'paragraph', text: `The sources have no passage about ${name}.` });
     summary.push({ name, citations: [...new Set(used)] });
   }
   return { model: { title, blocks, citations: cites.list }, sections: summary };

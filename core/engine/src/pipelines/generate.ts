@@ -53,7 +53,8 @@ async function buildModel(rt: Engine, job: JobRecord, signal: AbortSignal): Prom
   const fallbackTitle = input.document_name.replace(/\.[a-z0-9]+$/i, '');
   if (input.kind === 'report') {
     const auth = await actingAs(rt.store, job.user_id);
-    const { model, sections } = await reportModel(rt, auth, sources, input.report?.title ?? fallbackTitle, input.report?.sections ?? []);
+    const llm = rt.registry.tryGet('llm') && input.settings.extractive !== true ? { settings: input.settings, signal } : undefined;
+    const { model, sections } = await reportModel(rt, auth, sources, input.report?.title ?? fallbackTitle, input.report?.sections ?? [], llm);
     return { model, sections };
   }
   if (input.kind === 'summary') {

@@ -56,6 +56,7 @@ const ReportBody = z
         title: z.string().max(500).optional(),
         outputFormat: Format.default('pdf'),
         sections: z.array(z.string().trim().min(1).max(200)).min(1).max(50),
+        extractive: z.boolean().optional().describe('with an LLM configured, each section is written by it from its passages; true keeps the quoted passages'),
       })
       .strict(),
     document_name: z.string().max(255).optional(),
@@ -179,7 +180,7 @@ export function generateRoutes(router: Router<any, any>): void {
     {
       method: 'post',
       path: '/api/generate/reports',
-      summary: 'Generate a report: one section per name in config.sections, each filled with the passages of the sources that best match it (search over the source documents and those of the extractions), every passage citing its chunk. Answers 202 {job_id, status, generated_document_id, status_url}; poll GET /api/generate/jobs/<id>. 1.0 credit.',
+      summary: 'Generate a report: one section per name in config.sections, each filled with the passages of the sources that best match it (search over the source documents and those of the extractions), every passage citing its chunk; with an LLM configured the model writes each section from those passages, citing them (config.extractive true keeps the passages). Answers 202 {job_id, status, generated_document_id, status_url}; poll GET /api/generate/jobs/<id>. 1.0 credit.',
       tag: TAG,
       body: ReportBody,
       status: 202,
@@ -193,6 +194,7 @@ export function generateRoutes(router: Router<any, any>): void {
         source_document_ids: body.source_document_ids ?? [],
         document_name: body.document_name ?? null,
         organization_id: body.organization_id ?? null,
+        settings: body.config.extractive ? { extractive: true } : {},
         report: { title: body.config.title ?? null, sections: body.config.sections },
       });
       return started(ctx, job);
