@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Runs every test file of the monorepo with node's test runner on the TypeScript sources (tsx, "source" condition).
-// Usage: node scripts/test.mjs [filter...]   (a filter keeps files whose path contains it)
+// Usage: node scripts/test.mjs [--services] [--list] [filter...]   (a filter keeps files whose path contains it;
+// --list prints the selected files and exits)
 //
 // Each run has a tag and a state dir: every test process gets TMPDIR=<state dir>/tmp, and databases and
 // RabbitMQ prefixes made by the tests are named quire_t_<tag>_… (test/helpers/leftovers.mjs). When every
@@ -28,9 +29,31 @@ const walk = (dir) => {
   }
 };
 for (const r of roots) walk(path.join(root, r));
-const filters = process.argv.slice(2);
-const selected = filters.length ? files.filter((f) => filters.some((x) => f.includes(x))) : files;
+// --services: only the files whose tests talk to the store or the transport (they import the test server or
+// name QUIRE_TEST_MYSQL_URL / QUIRE_TEST_AMQP_URL, directly or through a test helper). CI's second pass uses it
+// to run on MariaDB + RabbitMQ what depends on them; the other files (readers, kernel, plugins' own tests) do
+// the same work in both passes.
+const argv = process.argv.slice(2);
+const servicesOnly = argv.includes('--services');
+const filters = argv.filter((a) => a !== '--services' && a !== '--list');
+const SERVICE_MARK = /QUIRE_TEST_MYSQL_URL|QUIRE_TEST_AMQP_URL|\bMYSQL_URL\b|\bAMQP_URL\b/;
+const usesServices = (file, seen = new Set()) => {
+  if (seen.has(file)) return false;
+  seen.add(file);
+  let src;
+  try { src = fs.readFileSync(path.join(root, file), 'utf8'); } catch { return false; }
+  if (SERVICE_MARK.test(src)) return true;
+  for (const m of src.matchAll(/from\s+['"](\.{1,2}\/[^'"]+)['"]/g)) {
+    const base = path.relative(root, path.resolve(path.dirname(path.join(root, file)), m[1]));
+    const cands = [base, base.replace(/\.(m?js)$/, '.ts'), base.replace(/\.(m?js)$/, '.mts'), `${base}.ts`];
+    if (cands.some((c) => fs.existsSync(path.join(root, c)) && usesServices(c, seen))) return true;
+  }
+  return false;
+};
+const matching = filters.length ? files.filter((f) => filters.some((x) => f.includes(x))) : files;
+const selected = servicesOnly ? matching.filter((f) => usesServices(f)) : matching;
 if (!selected.length) { console.error('no test files matched'); process.exit(1); }
+if (argv.includes('--list')) { console.log(selected.join('\n')); process.exit(0); }
 
 // ---- the run's tag, state dir and TMPDIR
 const tag = `r${Date.now().toString(36).slice(-5)}${randomBytes(2).toString('hex')}`;
