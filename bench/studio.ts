@@ -6,13 +6,17 @@
  *   - one page image (GET .../pages/:n/image) at 110 dpi (the view's default) and at 200 dpi (the most):
  *     time, one at a time, and PNG size;
  *   - the first screen of the view: pages 1-4 asked at once (what the lazy view loads first);
- *   - the studio app itself: JS and CSS sizes as served (the service sends them uncompressed).
+ *   - the studio app itself: JS and CSS sizes as served (the service sends them uncompressed);
+ *   - in chromium (when /usr/bin/chromium or QUIRE_CHROMIUM is there): the document view of the long PDF,
+ *     from navigation to the first boxes drawn, page images loaded then, elements in the page, long tasks
+ *     (over 50 ms) of the main thread, and the jump to the last page until its boxes are drawn.
  *
  * Not part of the tests; run one benchmark at a time (wall-clock times).
  *
  *   node --conditions=quire-source --import tsx bench/studio.ts [--pages 100] [--runs 5]
  */
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { startService } from './service.js';
@@ -44,6 +48,62 @@ async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
   const t0 = performance.now();
   const v = await fn();
   return [performance.now() - t0, v];
+}
+
+/** The document view in chromium, signed in as a user who owns the document (its copy, uploaded with the session). */
+async function browserFigures(base: string, rows: [string, string, string, string][]): Promise<void> {
+  const exe = process.env.QUIRE_CHROMIUM ?? '/usr/bin/chromium';
+  if (!fs.existsSync(exe)) return void console.log(`(no chromium at ${exe}: browser figures skipped)`);
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.launch({ executablePath: exe, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  try {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, baseURL: base });
+    const page = await context.newPage();
+    const signup = await page.request.post('/api/auth/signup', { data: { email: `bench-${Date.now()}@example.com`, password: 'Bench-pass-42!' } });
+    const csrf = ((await signup.json()) as { csrf_token: string }).csrf_token;
+    const up = await page.request.post('/api/upload', { headers: { 'x-csrf-token': csrf }, multipart: { file: { name: 'long.pdf', mimeType: 'application/pdf', buffer: Buffer.from(await longPdf(PAGES)) } } });
+    const id = ((await up.json()) as { document: { id: string } }).document.id;
+    for (;;) {
+      const d = (await (await page.request.get(`/v1/documents/${id}`)).json()) as { status: string };
+      if (d.status === 'completed') break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    // long tasks of the main thread, counted from the start of every page load (plain JavaScript: tsx would add helpers)
+    await page.addInitScript('window.longTasks = 0; new PerformanceObserver((l) => { window.longTasks += l.getEntries().length; }).observe({ type: "longtask", buffered: true });');
+    const first: number[] = [];
+    const images: number[] = [];
+    const elements: number[] = [];
+    const long: number[] = [];
+    const jump: number[] = [];
+    for (let r = 0; r < RUNS; r++) {
+      let asked = 0;
+      const count = (req: { url(): string }) => void (/\/pages\/\d+\/image/.test(req.url()) && asked++);
+      page.on('request', count);
+      const t0 = performance.now();
+      await page.goto(`/studio/documents/${id}`);
+      await page.locator('.page[data-page="1"] .box').first().waitFor();
+      first.push(performance.now() - t0);
+      images.push(asked);
+      elements.push(await page.evaluate(() => document.getElementsByTagName('*').length));
+      const t1 = performance.now();
+      await page.locator(`#page-${PAGES}`).scrollIntoViewIfNeeded();
+      await page.locator(`.page[data-page="${PAGES}"] .box`).first().waitFor();
+      jump.push(performance.now() - t1);
+      long.push((await page.evaluate('window.longTasks')) as number);
+      page.off('request', count);
+    }
+    const add = (what: string, xs: number[], fmt: (x: number) => string) => {
+      const s = stats(xs);
+      rows.push([what, fmt(s.min), fmt(s.median), fmt(s.max)]);
+    };
+    add('browser: navigation → first boxes', first, ms);
+    add('browser: page images asked by then', images, String);
+    add('browser: elements in the page then', elements, String);
+    add(`browser: jump to page ${PAGES} → its boxes`, jump, ms);
+    add('browser: long tasks (>50 ms), whole visit', long, String);
+  } finally {
+    await browser.close();
+  }
 }
 
 const key = `svc_${randomBytes(20).toString('hex')}`;
@@ -102,6 +162,8 @@ try {
     const size = (await (await fetch(svc.base + a)).arrayBuffer()).byteLength;
     rows.push([`app ${a.endsWith('.css') ? 'CSS' : 'JS'} (as served)`, kb(size), '', '']);
   }
+
+  await browserFigures(svc.base, rows);
 
   const w = [Math.max(...rows.map((r) => r[0].length)), 10, 10, 10];
   console.log(`studio, ${PAGES}-page PDF, ${RUNS} runs`);
