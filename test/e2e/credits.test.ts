@@ -4,7 +4,8 @@ import path from 'node:path';
 import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { filesUnder, errorBody } from '../helpers/assertions.js';
-import { makePdf } from '../helpers/fixtures.js';
+import { unzipSync, zipSync, strToU8 } from 'fflate';
+import { makeDocx, makePdf } from '../helpers/fixtures.js';
 import { signUpUser } from '../helpers/accounts.js';
 import type { TestUser } from '../helpers/accounts.js';
 
@@ -37,6 +38,7 @@ describe('credits: monthly allocation, balance from the usage ledger, refusal up
       total_allocation: 10,
       credits_used: 0,
       credits_remaining: 10,
+      credits_held: 0,
       percentage_used: 0,
       usage_summary: { parse: 0, extract: 0, chat: 0, generate: 0 },
       period: { start: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString(), end: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString() },
@@ -148,6 +150,32 @@ describe('credits: monthly allocation, balance from the usage ledger, refusal up
     await waitForStatus(s, `/v1/documents/${own.body.document.id}`, 120_000, owner.key);
   });
 
+  test('work under way holds its credits: a burst of uploads cannot each see the balance of before the others', async () => {
+    // a server that queues but does not process: every upload stays pending, holding its estimated cost
+    const idle = await startTestServer({ env: { QUIRE_CREDITS_FREE: '10', QUIRE_RUN_STAGES: 'false' } });
+    try {
+      const u = await signUpUser(idle, 'credits-burst@example.com');
+      const two = await pdfOf(2, 'H');
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const up = await idle.json('/api/upload', { method: 'POST', body: uploadForm(`h${i}.pdf`, two), key: u.key });
+        assert.equal(up.status, 200, JSON.stringify(up.body));
+        ids.push(up.body.document.id);
+      }
+      const c = (await idle.json('/api/user/credits', { key: u.key })).body;
+      assert.equal(c.credits_used, 0, 'nothing charged yet');
+      assert.equal(c.credits_held, 9);
+      const fourth = await idle.json('/api/upload', { method: 'POST', body: uploadForm('h3.pdf', two), key: u.key });
+      assert.equal(fourth.status, 402);
+      assert.equal(fourth.body.error.details.held, 9);
+      assert.equal(fourth.body.error.details.remaining, 1);
+      const parse = await idle.json('/api/parse/async', { method: 'POST', json: { input: `svc://${ids[0]}` }, key: u.key });
+      assert.equal(parse.status, 402, 'a parse of one of them (2 pages estimated: 3) does not fit in 1 either');
+    } finally {
+      await idle.close();
+    }
+  });
+
   test('ocr.agentic is charged as a standard parse (it does no extra work)', async () => {
     const one = await pdfOf(1, 'C');
     const r = await s.json('/api/parse', { method: 'POST', body: uploadForm('one.pdf', one, { config: JSON.stringify({ ocr: { agentic: true } }) }), key: b.key });
@@ -156,5 +184,16 @@ describe('credits: monthly allocation, balance from the usage ledger, refusal up
     const c = (await s.json('/api/user/credits', { key: b.key })).body;
     assert.equal(c.credits_used, 1.5);
     assert.equal(c.usage_summary.parse, 1.5);
+  });
+
+  test("a docx is estimated at the pages its app recorded (docProps/app.xml)", async () => {
+    // B has 8.5 left; a docx whose app.xml says 7 pages would cost 10.5
+    const parts = unzipSync(new Uint8Array(await makeDocx()));
+    parts['docProps/app.xml'] = strToU8('<?xml version="1.0" encoding="UTF-8"?><Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/extended-properties"><Pages>7</Pages></Properties>');
+    const r = await s.json('/api/upload', { method: 'POST', body: uploadForm('long.docx', zipSync(parts)), key: b.key });
+    assert.equal(r.status, 402, JSON.stringify(r.body));
+    assert.equal(r.body.error.details.units, 7);
+    assert.equal(r.body.error.details.required, 10.5);
+    assert.equal(r.body.error.details.remaining, 8.5);
   });
 });

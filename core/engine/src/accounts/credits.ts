@@ -10,14 +10,15 @@
  * and batches, chat, embed, generation). Work is charged when it completes, so a parse is never cut short:
  * it is either refused before it starts (402 INSUFFICIENT_CREDITS, nothing read, nothing charged) or done
  * and charged in full. Pages are not known before parsing: the estimate is the PDF's page count (read from
- * the file's page tree), one page otherwise, and the actual count is charged; a document with more pages
+ * the file's page tree), a docx's or pptx's recorded page or slide count, one page otherwise, and the actual
+ * count is charged; a document with more pages
  * than estimated can leave the balance below zero, and then everything is refused until the next month.
  * Checks are not reservations: requests racing each other may together overshoot by what they cost.
  */
 import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import { PDFDocument } from 'pdf-lib';
-import { QuireError } from '@quire/core';
+import { QuireError, unzipLimited } from '@quire/core';
 import type { DocumentRecord, Owned, Plan, UsageRecord, Where } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { creditsFor } from '../services/ledger.js';
@@ -75,6 +76,26 @@ export async function usageSince(rt: Engine, where: Where<UsageRecord>, start: D
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
+/** Where a job keeps the credits its work will cost once done (job.input.credit_hold). */
+export const CREDIT_HOLD = 'credit_hold';
+
+/** The hold a job carries: set when it is created, counted against the balance until the job ends. */
+export function holdOf(input: Record<string, unknown> | null | undefined): number {
+  const v = input?.[CREDIT_HOLD];
+  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0;
+}
+
+/**
+ * Credits held by the account's jobs still pending or processing (work accepted, not yet charged), so that
+ * a burst of uploads cannot each see the balance of before the others. `excludeJobId`: a job checking again
+ * for itself.
+ */
+export async function heldCredits(rt: Engine, account: BillingAccount, excludeJobId?: string): Promise<number> {
+  const where = account.kind === 'organization' ? { organization_id: account.id } : { user_id: account.id, organization_id: null };
+  const live = await rt.store.repo('jobs').find({ ...where, status: ['pending', 'processing'] });
+  return round2(live.filter((j) => j.id !== excludeJobId).reduce((s, j) => s + holdOf(j.input), 0));
+}
+
 /** What an account has used in the current month. */
 export async function creditBalance(rt: Engine, owner: Owned, now = new Date()) {
   const account = await billingAccount(rt, owner);
@@ -102,6 +123,8 @@ export async function creditsReport(rt: Engine, userId: string, now = new Date()
     total_allocation: total,
     credits_used: b.used,
     credits_remaining: b.remaining,
+    /** credits that work under way (uploads being processed, parses, extractions) will cost once done */
+    credits_held: await heldCredits(rt, b.account),
     percentage_used: total > 0 ? round2((b.used / total) * 100) : b.used > 0 ? 100 : 0,
     usage_summary: { parse: b.summary.parse ?? 0, extract: b.summary.extract ?? 0, chat: b.summary.chat ?? 0, generate: b.summary.generate ?? 0 },
     period: { start: b.period.start.toISOString(), end: b.period.end.toISOString() },
@@ -112,19 +135,24 @@ export async function creditsReport(rt: Engine, userId: string, now = new Date()
 
 /**
  * Refuses, before any work starts, an operation the balance cannot cover: 402 INSUFFICIENT_CREDITS with the
- * cost, the balance and who is billed. Generation and the other later operations call it the same way.
+ * cost, the balance and who is billed. What the account's unfinished jobs will cost (their holds) counts as
+ * spent. Returns the cost, which a job created for the work stores as its hold (job.input.credit_hold).
+ * Generation and the other later operations call it the same way.
  */
-export async function assertCredits(rt: Engine, owner: Owned, operation: Operation, units: number): Promise<void> {
-  if (rt.role === 'runner') return; // the runner has no accounts
+export async function assertCredits(rt: Engine, owner: Owned, operation: Operation, units: number, opts: { excludeJobId?: string } = {}): Promise<number> {
   const cost = creditsFor(operation, Math.max(0, units));
+  if (rt.role === 'runner') return cost; // the runner has no accounts
   const b = await creditBalance(rt, owner);
-  if (cost <= b.remaining && b.remaining > 0) return;
+  const held = await heldCredits(rt, b.account, opts.excludeJobId);
+  const available = round2(b.remaining - held);
+  if (cost <= available && available > 0) return cost;
   const who = b.account.kind === 'organization' ? 'The organization' : 'Your account';
-  throw new QuireError('INSUFFICIENT_CREDITS', `${who} has ${Math.max(0, b.remaining)} credits left this month; this ${operation} needs ${cost}`, {
+  throw new QuireError('INSUFFICIENT_CREDITS', `${who} has ${Math.max(0, available)} credits left this month${held ? ` (${held} held by work under way)` : ''}; this ${operation} needs ${cost}`, {
     operation,
     units,
     required: cost,
-    remaining: b.remaining,
+    remaining: available,
+    held,
     allocation: b.account.allocation,
     billed_to: { type: b.account.kind, id: b.account.id },
     renews_at: b.period.end.toISOString(),
@@ -165,13 +193,33 @@ async function isPdf(file: string): Promise<boolean> {
 }
 
 const PDF_LIB_MAX_BYTES = 20 * 1024 * 1024;
+const APP_XML_MAX_BYTES = 1024 * 1024;
+
+/**
+ * Pages of a docx or slides of a pptx as the application that saved it recorded them (docProps/app.xml,
+ * <Pages> or <Slides>), read with the bounded zip reader; one when the file does not say.
+ */
+async function officePages(rt: Engine, key: string, format: 'docx' | 'pptx'): Promise<number> {
+  try {
+    const parts = await withLocalFile(rt.storage, key, async (file) =>
+      unzipLimited(await fs.readFile(file), { maxTotalBytes: APP_XML_MAX_BYTES, label: format, filter: (e) => e.name === 'docProps/app.xml' }),
+    );
+    const xml = Buffer.from(parts['docProps/app.xml'] ?? new Uint8Array()).toString('utf8');
+    const n = Number(xml.match(format === 'docx' ? /<Pages>\s*(\d+)\s*<\/Pages>/ : /<Slides>\s*(\d+)\s*<\/Slides>/)?.[1] ?? 0);
+    return n > 0 ? Math.min(n, rt.config.limits.maxPages) : 1;
+  } catch {
+    return 1;
+  }
+}
 
 /**
  * Pages to expect of a stored file before parsing it, for the credit check: a PDF's page count (its page
  * tree, found in the bytes; pdf-lib when the tree sits in a compressed object stream and the file is small
- * enough to load at once), one page for any other format (every document costs at least a page).
+ * enough to load at once), a docx's pages and a pptx's slides as recorded in docProps/app.xml, one page for
+ * any other format (every document costs at least a page).
  */
 export async function estimatePages(rt: Engine, key: string, format?: string): Promise<number> {
+  if (format === 'docx' || format === 'pptx') return officePages(rt, key, format);
   if (format && format !== 'pdf') return 1;
   try {
     return await withLocalFile(rt.storage, key, async (file) => {
@@ -187,16 +235,15 @@ export async function estimatePages(rt: Engine, key: string, format?: string): P
   }
 }
 
-/** The credit check of work on a stored file: its estimated pages at the parse rate. */
-export async function assertParseCredits(rt: Engine, owner: Owned, key: string, format?: string): Promise<number> {
+/** The credit check of work on a stored file: its estimated pages at the parse rate. Returns the cost (the hold). */
+export async function assertParseCredits(rt: Engine, owner: Owned, key: string, format?: string, opts: { excludeJobId?: string } = {}): Promise<number> {
   const pages = await estimatePages(rt, key, format);
-  await assertCredits(rt, owner, 'parse', pages);
-  return pages;
+  return assertCredits(rt, owner, 'parse', pages, opts);
 }
 
 
 /** The credit check of a parse of an svc:// document: its known pages, else the estimate from its file. */
-export async function assertDocumentParseCredits(rt: Engine, owner: Owned, doc: DocumentRecord): Promise<void> {
+export async function assertDocumentParseCredits(rt: Engine, owner: Owned, doc: DocumentRecord): Promise<number> {
   const pages = doc.pages ?? (await estimatePages(rt, doc.storage_key, doc.file_type));
-  await assertCredits(rt, owner, 'parse', pages);
+  return assertCredits(rt, owner, 'parse', pages);
 }

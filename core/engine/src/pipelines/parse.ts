@@ -4,7 +4,7 @@ import { NonRetryableError, errors } from '@quire/core';
 import type { JobRecord, StageDefinition } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { charge, creditsFor } from '../services/ledger.js';
-import { assertParseCredits } from '../accounts/credits.js';
+import { CREDIT_HOLD, assertParseCredits } from '../accounts/credits.js';
 import { parseConfig } from '../services/parse-config.js';
 import { fetchUrl } from '../services/url-fetch.js';
 import { detectStored, publicErrorText } from '../services/documents.js';
@@ -83,7 +83,10 @@ export function defineParsePipeline(rt: Engine): void {
           default: {
             const file = await fetchInputToStorage(rt, String(src.url), key);
             // a URL's pages are known once it is here: refused now, before any reading, when credits cannot cover them
-            if (rt.role !== 'runner') await assertParseCredits(rt, ownerOf(ctx.job), key, file.format);
+            if (rt.role !== 'runner') {
+              const hold = await assertParseCredits(rt, ownerOf(ctx.job), key, file.format, { excludeJobId: ctx.job.id });
+              await rt.store.repo('jobs').update(ctx.job.id, { input: { ...(ctx.job.input ?? {}), [CREDIT_HOLD]: hold } });
+            }
             return { source: 'url', key, ...file };
           }
         }

@@ -6,7 +6,7 @@ import { newJob, withLocalFile } from '../jobs.js';
 import { looksInternal } from './public-errors.js';
 import { contentKey, originalKey } from '../pipelines/steps.js';
 import type { ParseConfig } from './parse-config.js';
-import { assertParseCredits } from '../accounts/credits.js';
+import { CREDIT_HOLD, assertParseCredits } from '../accounts/credits.js';
 
 export const epoch = (d: Date) => Math.floor(d.getTime() / 1000);
 
@@ -51,7 +51,7 @@ export async function createDocument(
   owner: Owned,
   f: { id: string; name: string; size: number; sha256: string | null; format: string; mime: string; parsingConfig: ParseConfig | null; knowledgeBaseId?: string | null },
 ): Promise<{ doc: DocumentRecord; job: JobRecord }> {
-  await assertParseCredits(rt, owner, originalKey(f.id), f.format);
+  const hold = await assertParseCredits(rt, owner, originalKey(f.id), f.format);
   const now = new Date();
   const doc: DocumentRecord = {
     id: f.id,
@@ -73,7 +73,8 @@ export async function createDocument(
     created_at: now,
     updated_at: now,
   };
-  const job = newJob({ owner, type: 'document', document_id: f.id });
+  // the job holds the estimated cost until it ends (and the pages are charged)
+  const job = newJob({ owner, type: 'document', document_id: f.id, input: { [CREDIT_HOLD]: hold } });
   await rt.store.transaction(async (tx) => {
     await tx.repo('documents').insert(doc);
     await tx.repo('jobs').insert(job);

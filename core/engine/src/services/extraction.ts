@@ -21,7 +21,7 @@ import { UUID, resolveDefinition } from './extraction-fields.js';
 import type { Definition } from './extraction-fields.js';
 import { apiFieldResults } from './extraction-shapes.js';
 import type { ApiFieldResult } from './extraction-shapes.js';
-import { assertCredits } from '../accounts/credits.js';
+import { CREDIT_HOLD, assertCredits } from '../accounts/credits.js';
 
 /** Events of a run, in streaming order: progress … (chunk_done …) field_extracted … */
 export type RunEvent = Exclude<ExtractionEvent, { type: 'progress' }> | { type: 'progress'; progress: number; progress_message?: string; job_id: string };
@@ -146,7 +146,7 @@ export async function prepareExtraction(rt: Engine, auth: AuthInfo, opts: RunExt
 
 export async function runExtraction(rt: Engine, auth: AuthInfo, opts: RunExtractionOptions): Promise<ExtractionRunResult> {
   const job = await prepareExtraction(rt, auth, opts);
-  await assertCredits(rt, ownerOf(job), 'extract', 1);
+  job.input = { ...job.input, [CREDIT_HOLD]: await assertCredits(rt, ownerOf(job), 'extract', 1) };
   await rt.store.repo('jobs').insert(job);
   await opts.onJob?.(job);
   return runExtractJob(rt, job, opts);

@@ -20,7 +20,7 @@ import { derivedId } from './executions.js';
 import type { WorkflowJobInput } from './executions.js';
 import { integrationConfig } from './integrations.js';
 import { renderTemplate, sendEmail, sendHttp } from './send.js';
-import { assertCredits } from '../accounts/credits.js';
+import { CREDIT_HOLD, assertCredits } from '../accounts/credits.js';
 
 export interface LogEntry {
   step_id: string;
@@ -168,7 +168,7 @@ async function extractStep(rt: Engine, auth: AuthInfo, step: StepDef, ctx: Ctx, 
   if (!(await rt.store.repo('jobs').get(jobId))) {
     const prepared = await prepareExtraction(rt, auth, { documentId, schemaId, waitForDocument: true, jobId });
     // refused before the job exists when the owner's credits cannot cover it (the step fails, nothing is charged)
-    await assertCredits(rt, ownerOf(prepared), 'extract', 1);
+    prepared.input = { ...prepared.input, [CREDIT_HOLD]: await assertCredits(rt, ownerOf(prepared), 'extract', 1) };
     try {
       await rt.store.repo('jobs').insert(prepared);
       await rt.pipelines.start(jobId, EXTRACT_PIPELINE);
