@@ -79,6 +79,10 @@ describe('edit of flat forms over HTTP', () => {
     const run = await s.json('/api/edit/run', { method: 'POST', json: { edit_job_id: det.body.job_id, mappings: { 'Full name': 'Ana Lima', Email: 'ana@example.org', Retired: true }, verify: true } });
     assert.equal(run.status, 200, JSON.stringify(run.body));
     assert.equal(run.body.verification_result.pass, true, JSON.stringify(run.body.verification_result));
+    // HEIC is refused with a clear error (no decoder under a compatible licence)
+    const heic = await s.json('/api/edit/detect', { method: 'POST', json: { input: `${filesUrl}/photo.heic` } });
+    assert.equal(heic.status, 422, JSON.stringify(heic.body));
+    assert.match(JSON.stringify(heic.body), /UNSUPPORTED_FORMAT.*HEIC/);
     // a URL to a private address outside the allowed hosts is refused
     const ssrf = await s.json('/api/edit/detect', { method: 'POST', json: { input: 'http://169.254.169.254/latest/meta-data' } });
     assert.equal(ssrf.status, 400, JSON.stringify(ssrf.body));

@@ -5,16 +5,27 @@
  * that parse (its words name the blanks).
  */
 import { randomUUID } from 'node:crypto';
+import { errors, isQuireError } from '@quire/core';
 import type { DocumentRecord, Owned } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { fetchInputToStorage } from '../pipelines/parse.js';
 import { originalKey } from '../pipelines/steps.js';
 import { createDocument, detectStored } from '../services/documents.js';
 
+/**
+ * HEIC/HEIF photos are refused: the decoders on npm wrap libheif, which is LGPL-3.0 (heic-decode itself is
+ * ISC but needs libheif-js), outside the project's Apache-2.0-compatible dependencies.
+ */
+export const HEIC_UNSUPPORTED = 'HEIC/HEIF images cannot be edited: no HEIC decoder with an Apache-2.0-compatible licence is available (libheif is LGPL-3.0); convert the photo to JPEG or PNG first';
+const HEIC = /\.(heic|heif)$/i;
+
 export async function documentFromUrl(rt: Engine, owner: Owned, url: string): Promise<DocumentRecord> {
   const id = randomUUID();
   const key = originalKey(id);
-  const file = await fetchInputToStorage(rt, url, key);
+  if (HEIC.test(new URL(url).pathname)) throw errors.unsupported(HEIC_UNSUPPORTED);
+  const file = await fetchInputToStorage(rt, url, key).catch((e) => {
+    throw isQuireError(e) && e.code === 'UNSUPPORTED_FORMAT' && /heic|heif/i.test(e.message) ? errors.unsupported(HEIC_UNSUPPORTED) : e;
+  });
   try {
     const detected = await detectStored(rt, key, file.name);
     return (await createDocument(rt, owner, { id, name: file.name, size: file.size, sha256: null, format: detected.format, mime: detected.mime, parsingConfig: null })).doc;

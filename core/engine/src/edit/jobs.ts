@@ -102,6 +102,7 @@ async function documentLayout(rt: Engine, doc: DocumentRecord): Promise<EditLayo
 
 /** A new edit job (pending) and its runtime job; the pipeline starts at once. */
 export async function startEditJob(rt: Engine, owner: Owned, doc: DocumentRecord, input: EditRunInput, extra: { project_id?: string | null; batch_id?: string | null } = {}): Promise<EditJobRecord> {
+  if (/^hei[cf]$/i.test(doc.file_type) || /\.hei[cf]$/i.test(doc.name)) throw errors.unsupported('HEIC/HEIF images cannot be edited: no HEIC decoder with an Apache-2.0-compatible licence is available (libheif is LGPL-3.0); convert the photo to JPEG or PNG first');
   if (!EDIT_FORMATS.includes(doc.file_type)) throw errors.unsupported(`Only PDF and image files (png, jpg) can be edited; ${doc.name} is ${doc.file_type}`);
   const now = new Date();
   const id = randomUUID();
