@@ -27,6 +27,8 @@ import { valueText } from './sources.js';
 // ---------------------------------------------------------------- handlebars templates
 
 const hb = Handlebars.create();
+// a template must not write to the service's log
+hb.unregisterHelper('log');
 hb.registerHelper('json', (v: unknown) => new hb.SafeString(JSON.stringify(v === undefined ? null : v)));
 /** {{table rows}}: an array of objects (line items) or a source table as a markdown table */
 hb.registerHelper('table', (v: unknown) => new hb.SafeString(markdownTable(v)));

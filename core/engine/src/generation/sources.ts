@@ -14,8 +14,9 @@ import { contentKey, loadChunks, loadParsed } from '../pipelines/steps.js';
 /** Sources one generation may take (spec §8.2 names none; bounded so a job's context stays small). */
 export const MAX_SOURCE_DOCUMENTS = 20;
 export const MAX_SOURCE_EXTRACTIONS = 20;
-/** characters of a document's text in a template's context */
+/** characters of a document's text in a template's context, and of all documents' texts together */
 const TEXT_CHARS = 1_000_000;
+const TOTAL_TEXT_CHARS = 4_000_000;
 
 export interface SourceTable {
   page: number;
@@ -71,11 +72,12 @@ export async function checkSources(rt: Engine, auth: AuthInfo, extractionIds: st
 
 function tableOf(t: ParsedDocument['tables'][number]): SourceTable {
   const grid = tableGrid(t);
-  const head = Math.min(1, headerRowCount(t) || 1);
-  return { page: t.page, title: t.title ?? null, header: grid[0] && head ? grid[0] : [], rows: grid.slice(head) };
+  // the first row is the header row (as in the parsed document's markdown), marked so or not
+  const head = grid.length > 1 || headerRowCount(t) ? 1 : 0;
+  return { page: t.page, title: t.title ?? null, header: head ? grid[0]! : [], rows: grid.slice(head) };
 }
 
-async function loadDocument(rt: Engine, doc: DocumentRecord): Promise<SourceDocument> {
+async function loadDocument(rt: Engine, doc: DocumentRecord, textChars: number): Promise<SourceDocument> {
   const parsed = await loadParsed(rt, contentKey(doc.id)).catch(() => null);
   if (!parsed) throw new NonRetryableError(`The parsed content of document ${doc.id} is no longer available`);
   return {
@@ -83,7 +85,7 @@ async function loadDocument(rt: Engine, doc: DocumentRecord): Promise<SourceDocu
     name: doc.name,
     file_type: doc.file_type,
     pages: doc.pages,
-    text: parsed.text.length > TEXT_CHARS ? parsed.text.slice(0, TEXT_CHARS) : parsed.text,
+    text: parsed.text.length > textChars ? parsed.text.slice(0, textChars) : parsed.text,
     headings: parsed.blocks.filter((b) => b.type === 'heading').map((b) => ({ level: b.level ?? 2, text: b.text.replace(/\s+/g, ' ').trim(), page: b.page })),
     key_values: parsed.blocks.filter((b) => b.type === 'key_value' && b.key !== undefined).map((b) => ({ key: b.key!.trim(), value: (b.value ?? '').trim(), page: b.page })),
     tables: parsed.tables.map(tableOf),
@@ -101,10 +103,14 @@ export async function loadSources(rt: Engine, extractionIds: string[], documentI
     extractions.push({ id: x.id, document_id: x.document_id, document_name: doc?.name ?? null, data: x.data ?? {}, field_results: (x.field_results ?? []) as SourceExtraction['field_results'], confidence: x.confidence });
   }
   const documents: SourceDocument[] = [];
+  // a template may loop over the texts: what it can multiply stays bounded
+  let budget = TOTAL_TEXT_CHARS;
   for (const id of documentIds) {
     const doc = await rt.store.repo('documents').get(id);
     if (!doc || doc.status !== 'completed') throw new NonRetryableError(`Document ${id} no longer exists or is no longer processed`);
-    documents.push(await loadDocument(rt, doc));
+    const loaded = await loadDocument(rt, doc, Math.min(TEXT_CHARS, budget));
+    budget -= loaded.text.length;
+    documents.push(loaded);
   }
   return { extractions, documents };
 }
