@@ -340,6 +340,17 @@ describe('generation', () => {
     assert.ok(counts.long! > 5, `long: ${counts.long}`);
   });
 
+  test('a template that fails when rendered fails the job with VALIDATION_ERROR and costs nothing; a huge template is refused', async () => {
+    const before = (await s.json('/api/user/credits')).body.usage_summary.generate;
+    const r = await run({ template_prompt: '# Report\n\n{{#each documents}}{{log "written to the log"}}{{/each}}', output_format: 'html', source_document_ids: [reportId] });
+    assert.equal(r.status, 400, JSON.stringify(r.body));
+    assert.equal(r.body.error.code, 'VALIDATION_ERROR');
+    assert.match(r.body.error.message, /template could not be rendered/);
+    assert.equal((await s.json('/api/user/credits')).body.usage_summary.generate, before);
+    const huge = await run({ template_prompt: `{{x}}${'a'.repeat(200_001)}`, output_format: 'html' });
+    assert.equal(huge.status, 400);
+  });
+
   test('corpus invoices: every value of the extraction is in the generated html, markdown, docx and pdf', { skip: corpusRoot() ? false : 'no corpus (QUIRE_CORPUS)' }, async () => {
     const root = corpusRoot()!;
     const template = '# {{document.name}}\n\n{{#each extraction.fields}}\n- {{field}}: {{value}}\n{{/each}}\n';
