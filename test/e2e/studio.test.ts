@@ -438,6 +438,19 @@ describe('studio in a browser', { skip }, () => {
     assert.deepEqual(await a11yProblems(page), [], 'workflows page');
   });
 
+  test('sign out: the session ends, the app asks to sign in again', async () => {
+    await page.goto(`${s.url}/studio/documents`);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.goto(`${s.url}/studio/settings/keys`);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.getByLabel('Email').fill('ada@example.com');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    // back where the sign-in was asked for
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+  });
+
   test('no console errors in any of it', () => {
     assert.deepEqual(consoleErrors, []);
   });

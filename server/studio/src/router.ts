@@ -11,6 +11,8 @@ export function navigate(to: string, replace = false): void {
   else history.pushState(null, '', url);
   for (const f of listeners) f();
   window.scrollTo(0, 0);
+  // a screen reader starts reading the new page from its main content
+  setTimeout(() => document.getElementById('main')?.focus({ preventScroll: true }));
 }
 
 window.addEventListener('popstate', () => {
