@@ -71,8 +71,17 @@ export function pageSections(pages: number, perSection: number): PlannedSection[
   return out;
 }
 
-/** Sections of a parsed document by the plan's method. */
+/** At most this many sections (child documents) in one split. */
+export const MAX_SECTIONS = 1000;
+
+/** Sections of a parsed document by the plan's method (at most MAX_SECTIONS). */
 export async function planSections(rt: Engine, doc: ParsedDocument, plan: SplitPlanInput, signal?: AbortSignal): Promise<PlannedSection[]> {
+  const sections = await sectionsByMethod(rt, doc, plan, signal);
+  if (sections.length > MAX_SECTIONS) throw errors.validation(`A split makes at most ${MAX_SECTIONS} sections; this one would make ${sections.length} (use more pages per section)`, [{ field: 'config.settings.pagesPerSection', message: `at most ${MAX_SECTIONS} sections` }]);
+  return sections;
+}
+
+async function sectionsByMethod(rt: Engine, doc: ParsedDocument, plan: SplitPlanInput, signal?: AbortSignal): Promise<PlannedSection[]> {
   const pages = doc.pages.length;
   if (!pages) throw errors.validation('The document has no pages to split');
   if (plan.method === 'manual' || (plan.skip_analysis && plan.sections?.length)) {
