@@ -34,7 +34,7 @@ const GOLDEN = path.resolve(import.meta.dirname, '../fixtures/generate/invoice-t
 
 const INVOICE_TEMPLATE = `# Invoice {{invoice_number}}
 
-Issued {{date}} by {{default vendor "(vendor not found)"}}.
+Issued {{date}}; reference {{default no_such_field "(none)"}}.
 
 ## Amounts
 
