@@ -35,7 +35,7 @@ export async function formPdf(opts: { prefill?: boolean; flatten?: boolean } = {
   return doc.save();
 }
 
-/** A printed form without fields: underlines after labels, boxes, checkbox squares drawn as rectangles. */
+/** A printed form without fields: an underline after a label, a box, checkbox squares, a table with empty cells, a signature line. */
 export async function printedFormPdf(): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Helvetica);
@@ -49,8 +49,17 @@ export async function printedFormPdf(): Promise<Uint8Array> {
   page.drawText('Student', { x: 68, y: 630, size: 11, font });
   page.drawRectangle({ x: 150, y: 628, width: 12, height: 12, borderWidth: 1, borderColor: rgb(0, 0, 0) });
   page.drawText('Retired', { x: 168, y: 630, size: 11, font });
-  page.drawLine({ start: { x: 50, y: 560 }, end: { x: 250, y: 560 }, thickness: 0.8 });
-  page.drawText('Signature', { x: 50, y: 548, size: 9, font });
+  // a table: a header row, then rows with an item and an empty quantity cell
+  const rows = ['Item|Quantity', 'Apples|', 'Pears|'];
+  rows.forEach((r, k) => {
+    const top = 600 - k * 20;
+    r.split('|').forEach((t, c) => {
+      page.drawRectangle({ x: 50 + c * 120, y: top - 20, width: 120, height: 20, borderWidth: 1, borderColor: rgb(0, 0, 0) });
+      if (t) page.drawText(t, { x: 55 + c * 120, y: top - 14, size: 10, font });
+    });
+  });
+  page.drawLine({ start: { x: 50, y: 460 }, end: { x: 250, y: 460 }, thickness: 0.8 });
+  page.drawText('Signature', { x: 50, y: 448, size: 9, font });
   return doc.save();
 }
 

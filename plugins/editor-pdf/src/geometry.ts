@@ -1,6 +1,7 @@
 /**
  * Blanks of flat pages from what is drawn rather than written: empty boxes (rectangles of four ruling
- * lines, split into cells by the inner vertical rules of a table row), small squares (checkboxes, ticked
+ * lines, split into cells by the inner vertical rules of a table row; an empty cell is named by its
+ * column's header and its row's label), small squares (checkboxes, ticked
  * when ink is inside) and underlines (a horizontal rule with nothing written on it). The ruling lines are
  * found in the page's pixels (`detectRules` of @quire/layout, the readers' own detector), so a flattened
  * PDF (drawn by the host's PDF reader) and a photo or scan of a form are read the same way. Labels come
@@ -128,6 +129,8 @@ const text = (ws: Word[]) => cleanLabel(ws.map((w) => w.text).join(' '));
 
 interface Box extends BBox {
   kind: 'box' | 'square' | 'line';
+  /** a cell of a table row (the row's box split by inner verticals) */
+  cell?: boolean;
 }
 
 /** Rectangles of four rules; a rectangle crossed by full-height inner verticals (a table row) is split into its cells. */
@@ -157,7 +160,7 @@ function rectangles(rules: Rule[], u: number): Box[] {
         const w = xs[k + 1]! - xs[k]!, h = b.y0 - a.y0;
         if (w < 5 * u) continue;
         const square = w <= 28 * u && h <= 28 * u && w >= 6 * u && Math.abs(w - h) <= Math.max(2.5 * u, 0.2 * Math.max(w, h));
-        out.push({ x: xs[k]!, y: a.y0, width: w, height: h, kind: square ? 'square' : 'box' });
+        out.push({ x: xs[k]!, y: a.y0, width: w, height: h, kind: square ? 'square' : 'box', ...(xs.length > 2 ? { cell: true } : {}) });
       }
     }
   }
@@ -218,7 +221,9 @@ export function geometryBlanks(geo: PageGeometry, page: { number: number; width:
       if (words.some((w) => !/^_+$/.test(w.text) && inside(w, { ...b, y: b.y + 2 * u, height: b.height - u }))) continue;
     } else if (writing.length) continue;
     const left = text(wordsLeft(words, b.y, b.y + b.height, b.x, 250 * u, u));
-    const label = left || text(wordsNear(words, b, -1, 30 * u, u)) || (b.kind === 'line' ? text(wordsNear(words, b, 1, 16 * u, u)) : '');
+    // a table cell: its column's header above, with the row's own label when it has one ("Quantity (Apples)")
+    const header = b.cell ? text(wordsNear(words, b, -1, 200 * u, u)) : '';
+    const label = (header && left ? `${header} (${left})` : header) || left || text(wordsNear(words, b, -1, 30 * u, u)) || (b.kind === 'line' ? text(wordsNear(words, b, 1, 16 * u, u)) : '');
     if (!label) continue;
     const typed = refineTextType(label, '', null);
     if (/\bsignature\b|\bsigned\b|\bassinatura\b|\bunterschrift\b|\bfirma\b/i.test(label)) {
