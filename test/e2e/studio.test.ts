@@ -3,18 +3,18 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { PDFDocument, StandardFonts, rgb } from 'pdf-lib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createKey, findOrCreateUser } from '@quire/server';
-import { makeXlsx } from '../helpers/fixtures.js';
 import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { startReceiver } from '../helpers/receiver.js';
+import { invoicePdf } from '../helpers/studio.js';
 
 /**
  * The studio in a real browser (Debian's chromium driven by playwright-core): sign up, keys, upload, the
- * document view with its boxes, extraction evidence, the signed studio_link, and a long PDF that loads its
- * pages lazily. Screenshots go to test-results/ for people to look at.
+ * document view with its boxes, extraction evidence, knowledge-base chat, the signed studio_link, a long
+ * PDF that loads its pages lazily, webhooks, workflows, sign-out; labels and contrast on every page; no
+ * console errors. Screenshots go to test-results/ for people to look at. (The routes the studio reads are
+ * tested without a browser in studio-api.test.ts.)
  */
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -34,24 +34,6 @@ function ensureStudioBuilt(): void {
   if (built > newest) return;
   const r = spawnSync('npm', ['run', 'build:studio', '-w', '@quire/server'], { cwd: ROOT, encoding: 'utf8' });
   assert.equal(r.status, 0, `studio build failed: ${r.stdout}\n${r.stderr}`);
-}
-
-/** An invoice-like page (labelled values, a heading, lines) and, after it, `extra` plain pages. */
-async function invoicePdf(extra = 0): Promise<Uint8Array> {
-  const pdf = await PDFDocument.create();
-  const font = await pdf.embedFont(StandardFonts.Helvetica);
-  const bold = await pdf.embedFont(StandardFonts.HelveticaBold);
-  const first = pdf.addPage([612, 792]);
-  first.drawText('Harbour Supplies Ltd', { x: 72, y: 720, size: 22, font: bold });
-  const lines = ['Invoice number: INV-2041', 'Invoice date: 2026-03-14', 'Customer: Northwind Traders', '', 'Rope, 40 m coil            2 x 35.00', 'Lantern, brass              1 x 89.50', '', 'Total: 159.50'];
-  lines.forEach((l, i) => first.drawText(l, { x: 72, y: 670 - i * 20, size: 12, font }));
-  for (let i = 0; i < extra; i++) {
-    const p = pdf.addPage([612, 792]);
-    p.drawText(`Appendix page ${i + 2}`, { x: 72, y: 720, size: 18, font: bold });
-    p.drawText(`Notes on the delivery schedule, part ${i + 1}.`, { x: 72, y: 680, size: 12, font });
-    p.drawRectangle({ x: 72, y: 640, width: 200, height: 12, color: rgb(0.8, 0.1, 0.1) });
-  }
-  return pdf.save();
 }
 
 /**
@@ -100,89 +82,6 @@ const A11Y_CHECK = String.raw`(() => {
   }
   return out;
 })()`;
-
-/** Width and height from a PNG's header. */
-function pngSize(b: Buffer): { width: number; height: number; colour: 'grey' | 'rgb' | number } {
-  assert.equal(b.subarray(1, 4).toString('latin1'), 'PNG', 'a PNG');
-  const type = b.readUInt8(25);
-  return { width: b.readUInt32BE(16), height: b.readUInt32BE(20), colour: type === 0 ? 'grey' : type === 2 ? 'rgb' : type };
-}
-
-describe('studio API: layout and page images', () => {
-  let s: TestServer;
-  let otherKey: string;
-
-  before(async () => {
-    s = await startTestServer();
-    const other = await findOrCreateUser(s.runtime.store, 'other-studio@test.local', 'premium');
-    otherKey = (await createKey(s.runtime.store, other.id, 'other')).key;
-  });
-  after(async () => {
-    await s?.close();
-  });
-
-  test('a PDF: its layout in points, page images drawn at the asked resolution; pages not there, other users and bad signatures refused', async () => {
-    const up = await s.json('/api/upload', { method: 'POST', body: uploadForm('two.pdf', await invoicePdf(1)) });
-    const id = up.body.document.id;
-    assert.equal((await waitForStatus(s, `/v1/documents/${id}`)).status, 'completed');
-    const layout = await s.json(`/api/documents/${id}/layout`);
-    assert.equal(layout.status, 200, JSON.stringify(layout.body));
-    assert.equal(layout.body.page_images, 'rendered');
-    assert.deepEqual(layout.body.pages.map((p: any) => [p.number, p.width, p.height]), [[1, 612, 792], [2, 612, 792]]);
-    const heading = layout.body.blocks.find((b: any) => b.type === 'heading' && b.page === 1);
-    assert.equal(heading.text, 'Harbour Supplies Ltd');
-    // drawn at y 720 (from the bottom, 22 pt): about 50-72 pt from the top
-    assert.ok(heading.bbox.y > 40 && heading.bbox.y < 80 && heading.bbox.x > 60 && heading.bbox.x < 80, JSON.stringify(heading.bbox));
-    assert.ok(layout.body.chunks.length >= 1 && layout.body.chunks[0].boxes.length >= 1);
-    const md = await s.api(`/api/documents/${id}/markdown`);
-    assert.match(md.headers.get('content-type') ?? '', /text\/markdown/);
-    assert.match(await md.text(), /^# Harbour Supplies Ltd/m);
-    assert.equal((await s.api(`/api/documents/${id}/markdown`, { key: otherKey })).status, 404);
-    assert.equal(layout.body.pages[0].words, undefined, 'no word lists');
-
-    const img = await s.api(`/api/documents/${id}/pages/1/image?dpi=72`);
-    assert.equal(img.status, 200);
-    assert.equal(img.headers.get('content-type'), 'image/png');
-    assert.match(img.headers.get('cache-control') ?? '', /private/);
-    const png = Buffer.from(await img.arrayBuffer());
-    // a page of black text is sent in greyscale, a page with colour in colour
-    assert.deepEqual(pngSize(png), { width: 612, height: 792, colour: 'grey' });
-    assert.deepEqual(pngSize(Buffer.from(await (await s.api(`/api/documents/${id}/pages/2/image`)).arrayBuffer())), { width: Math.ceil((612 * 110) / 72), height: Math.ceil((792 * 110) / 72), colour: 'rgb' });
-    for (const n of ['0', '3', 'x', '99999999']) assert.equal((await s.api(`/api/documents/${id}/pages/${n}/image`)).status, 404, `page ${n}`);
-    assert.equal((await s.api(`/api/documents/${id}/pages/1/image?dpi=5000`)).status, 400);
-    assert.equal((await s.json(`/api/documents/${id}/layout`, { key: otherKey })).status, 404);
-    assert.equal((await s.api(`/api/documents/${id}/pages/1/image`, { key: otherKey })).status, 404);
-    assert.equal((await s.api(`/api/documents/${id}/pages/1/image`, { key: null })).status, 401);
-
-    // the signed routes of a parse's studio_link
-    const parsed = await s.json('/api/parse', { method: 'POST', json: { input: `svc://${id}` } });
-    const link = new URL(parsed.body.studio_link);
-    const signed = await s.json(`/studio/jobs/${parsed.body.job_id}/layout${link.search}`, { key: null });
-    assert.equal(signed.status, 200);
-    assert.equal(signed.body.page_images, 'rendered');
-    assert.equal((await s.api(`/studio/jobs/${parsed.body.job_id}/pages/1/image${link.search}`, { key: null })).status, 200);
-    const forged = link.search.replace(/sig=([0-9a-f])/, (_m, h: string) => `sig=${h === '0' ? '1' : '0'}`);
-    assert.equal((await s.api(`/studio/jobs/${parsed.body.job_id}/layout${forged}`, { key: null })).status, 401);
-    assert.equal((await s.api(`/studio/jobs/${parsed.body.job_id}/pages/1/image${forged}`, { key: null })).status, 401);
-    // a browser that opens the link is sent to the app; other clients keep the plain page
-    const nav = await fetch(parsed.body.studio_link, { redirect: 'manual', headers: { 'sec-fetch-dest': 'document' } });
-    assert.equal(nav.status, 302);
-    assert.equal(nav.headers.get('location'), `/studio/shared/${parsed.body.job_id}${link.search}`);
-    assert.equal((await fetch(parsed.body.studio_link, { redirect: 'manual' })).status, 200);
-
-    // an image document: its page 1 is the file as uploaded; a spreadsheet has no page images
-    const pic = await s.json('/api/upload', { method: 'POST', body: uploadForm('page.png', png, { parsing_config: JSON.stringify({ ocr: { enabled: false } }) }, 'image/png') });
-    await waitForStatus(s, `/v1/documents/${pic.body.document.id}`);
-    const same = await s.api(`/api/documents/${pic.body.document.id}/pages/1/image`);
-    assert.equal(same.headers.get('content-type'), 'image/png');
-    assert.ok(Buffer.from(await same.arrayBuffer()).equals(png), 'the uploaded bytes');
-    assert.equal((await s.api(`/api/documents/${pic.body.document.id}/pages/2/image`)).status, 404);
-    const sheet = await s.json('/api/upload', { method: 'POST', body: uploadForm('book.xlsx', await makeXlsx()) });
-    assert.equal((await waitForStatus(s, `/v1/documents/${sheet.body.document.id}`)).status, 'completed');
-    assert.equal((await s.json(`/api/documents/${sheet.body.document.id}/layout`)).body.page_images, null);
-    assert.equal((await s.api(`/api/documents/${sheet.body.document.id}/pages/1/image`)).status, 404);
-  });
-});
 
 describe('studio in a browser', { skip }, () => {
   let s: TestServer;
