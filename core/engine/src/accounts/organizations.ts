@@ -341,7 +341,7 @@ export async function defaultKnowledgeBase(store: Store, auth: AuthInfo, organiz
  * session continued; else the organization's default (`organization_id` of the request, or the caller's
  * only organization with a default). 400 when there is none.
  */
-export async function knowledgeBaseFor(store: Store, auth: AuthInfo, req: { knowledge_base_id?: string | null; session_id?: string | null; organization_id?: string | null }): Promise<string> {
+export async function knowledgeBaseFor(store: Store, auth: AuthInfo, req: { knowledge_base_id?: string | null; session_id?: string | null; organization_id?: string | null }, field = 'body.knowledge_base_id'): Promise<string> {
   if (req.knowledge_base_id) return req.knowledge_base_id;
   if (req.session_id) {
     const s = await loadOwned(store, 'chat_sessions', req.session_id, auth, 'read', 'chat session');
@@ -352,6 +352,6 @@ export async function knowledgeBaseFor(store: Store, auth: AuthInfo, req: { know
     if (!roleIn(auth, req.organization_id)) throw errors.notFound('organization', req.organization_id);
   }
   const kb = await defaultKnowledgeBase(store, auth, req.organization_id);
-  if (!kb) throw errors.validation("knowledge_base_id is required: name one, or set the organization's default_knowledge_base_id and send organization_id", [{ field: 'body.knowledge_base_id', message: 'Required' }]);
+  if (!kb) throw errors.validation("knowledge_base_id is required: name one, or set the organization's default_knowledge_base_id and send organization_id", [{ field, message: 'Required' }]);
   return kb;
 }

@@ -136,7 +136,7 @@ export function embedRoutes(router: Router<any, any>): void {
       return { action: 'extract', data, definition };
     }
     const c = body.chat!;
-    const a = await answer(rt, auth, { message: c.message, knowledgeBaseId: await knowledgeBaseFor(rt.store, auth, c), sessionId: c.session_id, mode: c.mode });
+    const a = await answer(rt, auth, { message: c.message, knowledgeBaseId: await knowledgeBaseFor(rt.store, auth, c, 'body.chat.knowledge_base_id'), sessionId: c.session_id, mode: c.mode });
     return {
       action: 'chat',
       data: {
