@@ -35,7 +35,7 @@ export async function formPdf(opts: { prefill?: boolean; flatten?: boolean } = {
   return doc.save();
 }
 
-/** A printed form without fields: an underline after a label, a box, checkbox squares, a table with empty cells, a signature line. */
+/** A printed form without fields: an underline after a label, a box, checkbox squares, a table with empty cells, a comb, a signature line. */
 export async function printedFormPdf(): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Helvetica);
@@ -58,6 +58,9 @@ export async function printedFormPdf(): Promise<Uint8Array> {
       if (t) page.drawText(t, { x: 55 + c * 120, y: top - 14, size: 10, font });
     });
   });
+  // a comb: five cells, one digit each
+  page.drawText('Postcode', { x: 50, y: 506, size: 11, font });
+  for (let k = 0; k < 5; k++) page.drawRectangle({ x: 130 + k * 16, y: 500, width: 16, height: 18, borderWidth: 1, borderColor: rgb(0, 0, 0) });
   page.drawLine({ start: { x: 50, y: 460 }, end: { x: 250, y: 460 }, thickness: 0.8 });
   page.drawText('Signature', { x: 50, y: 448, size: 9, font });
   return doc.save();

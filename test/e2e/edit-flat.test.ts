@@ -65,7 +65,7 @@ describe('edit of flat forms over HTTP', () => {
     assert.equal((again.body.elements as any[]).find((e) => e.label === 'US citizen')?.checked, true, JSON.stringify(again.body.elements));
   });
 
-  test('a printed form given as a URL: an underline, a box, two squares, empty table cells under their header and a signature line', async () => {
+  test('a printed form given as a URL: an underline, a box, two squares, empty table cells under their header, a comb and a signature line', async () => {
     const det = await s.json('/api/edit/detect', { method: 'POST', json: { input: `${filesUrl}/printed.pdf` } });
     assert.equal(det.status, 200, JSON.stringify(det.body));
     const id = (await s.json(`/api/edit/jobs/${det.body.job_id}`)).body.document_id as string;
@@ -73,10 +73,13 @@ describe('edit of flat forms over HTTP', () => {
     assert.equal(doc.body.name, 'printed.pdf', 'the URL became a document of the caller');
     const els = det.body.elements as any[];
     const t = Object.fromEntries(els.map((e) => [e.label, e.type]));
-    assert.deepEqual(t, { 'Full name': 'text_field', Email: 'text_field', Student: 'checkbox', Retired: 'checkbox', 'Quantity (Apples)': 'number_field', 'Quantity (Pears)': 'number_field', Signature: 'signature' }, JSON.stringify(els));
+    assert.deepEqual(t, { 'Full name': 'text_field', Email: 'text_field', Student: 'checkbox', Retired: 'checkbox', 'Quantity (Apples)': 'number_field', 'Quantity (Pears)': 'number_field', Postcode: 'text_field', Signature: 'signature' }, JSON.stringify(els));
+    const post = els.find((e) => e.label === 'Postcode');
+    assert.equal(post.comb, true);
+    assert.equal(post.max_length, 5);
     const noBoxes = await s.json('/api/edit/detect', { method: 'POST', json: { document_id: id, config: { include_checkboxes: false, include_signatures: false } } });
-    assert.deepEqual((noBoxes.body.elements as any[]).map((e) => e.label).sort(), ['Email', 'Full name', 'Quantity (Apples)', 'Quantity (Pears)']);
-    const run = await s.json('/api/edit/run', { method: 'POST', json: { edit_job_id: det.body.job_id, mappings: { 'Full name': 'Ana Lima', Email: 'ana@example.org', Retired: true, 'Quantity (Pears)': '12' }, verify: true } });
+    assert.deepEqual((noBoxes.body.elements as any[]).map((e) => e.label).sort(), ['Email', 'Full name', 'Postcode', 'Quantity (Apples)', 'Quantity (Pears)']);
+    const run = await s.json('/api/edit/run', { method: 'POST', json: { edit_job_id: det.body.job_id, mappings: { 'Full name': 'Ana Lima', Email: 'ana@example.org', Retired: true, 'Quantity (Pears)': '12', Postcode: '40213' }, verify: true } });
     assert.equal(run.status, 200, JSON.stringify(run.body));
     assert.equal(run.body.verification_result.pass, true, JSON.stringify(run.body.verification_result));
     // HEIC is refused with a clear error (no decoder under a compatible licence)

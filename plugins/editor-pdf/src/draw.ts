@@ -40,8 +40,17 @@ export async function drawOnPdf(doc: PDFDocument, values: EditFillValue[], opts:
     }
     if (!unicode) t = t.replace(/[^\u0000-\u00ff]/g, '?');
     const mb = page.getMediaBox();
-    const size = fitSize(t, el.bbox, (s, z) => font.widthOfTextAtSize(s, z));
     const yBottom = mb.y + page.getHeight() - (el.bbox.y + el.bbox.height);
+    if (el.comb && el.max_length && el.type !== 'checkbox') {
+      // one character centred in each cell of the comb
+      const cell = el.bbox.width / el.max_length;
+      const chars = [...t].slice(0, el.max_length);
+      const size = Math.min(12, el.bbox.height * 0.7, ...chars.map((c) => fitSize(c, { width: cell + 2, height: el.bbox.height }, (s, z) => font.widthOfTextAtSize(s, z))));
+      chars.forEach((c, k) => page.drawText(c, { x: mb.x + el.bbox.x + cell * k + (cell - font.widthOfTextAtSize(c, size)) / 2, y: yBottom + (el.bbox.height - size) / 2 + size * 0.22, size, font, color: rgb(cr, cg, cb) }));
+      applied.push({ id: el.id, value: chars.join('') });
+      continue;
+    }
+    const size = fitSize(t, el.bbox, (s, z) => font.widthOfTextAtSize(s, z));
     const x = el.type === 'checkbox' ? mb.x + el.bbox.x + (el.bbox.width - font.widthOfTextAtSize(t, size)) / 2 : mb.x + el.bbox.x + 2;
     page.drawText(t, { x, y: yBottom + (el.bbox.height - size) / 2 + size * 0.22, size, font, color: rgb(cr, cg, cb) });
     applied.push({ id: el.id, value: el.type === 'checkbox' ? String(fmt.value) : t });
@@ -90,6 +99,14 @@ export async function drawOnImage(bytes: Buffer, format: string, values: EditFil
       ctx.moveTo(box.x + box.width - m, box.y + m);
       ctx.lineTo(box.x + m, box.y + box.height - m);
       ctx.stroke();
+      continue;
+    }
+    if (el.comb && el.max_length) {
+      // one character centred in each cell of the comb
+      const cell = box.width / el.max_length;
+      const px = Math.max(MIN_SIZE, Math.min(box.height * 0.7, 12 * ptPx, cell * 1.2));
+      ctx.font = `${px}px ${family}`;
+      [...t].slice(0, el.max_length).forEach((c, k) => ctx.fillText(c, box.x + cell * k + (cell - ctx.measureText(c).width) / 2, box.y + box.height / 2));
       continue;
     }
     // 12 pt at the page's scale at most, 75% of the box height, smaller until it fits the box

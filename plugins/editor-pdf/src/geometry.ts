@@ -1,7 +1,7 @@
 /**
  * Blanks of flat pages from what is drawn rather than written: empty boxes (rectangles of four ruling
  * lines, split into cells by the inner vertical rules of a table row; an empty cell is named by its
- * column's header and its row's label), small squares (checkboxes, ticked
+ * column's header and its row's label; a row of equal narrow cells is one comb blank of that many characters), small squares (checkboxes, ticked
  * when ink is inside) and underlines (a horizontal rule with nothing written on it). The ruling lines are
  * found in the page's pixels (`detectRules` of @quire/layout, the readers' own detector), so a flattened
  * PDF (drawn by the host's PDF reader) and a photo or scan of a form are read the same way. Labels come
@@ -131,6 +131,8 @@ interface Box extends BBox {
   kind: 'box' | 'square' | 'line';
   /** a cell of a table row (the row's box split by inner verticals) */
   cell?: boolean;
+  /** a comb: a row of equal narrow cells, one character each */
+  comb?: number;
 }
 
 /** Rectangles of four rules; a rectangle crossed by full-height inner verticals (a table row) is split into its cells. */
@@ -156,6 +158,13 @@ function rectangles(rules: Rule[], u: number): Box[] {
         .map((v) => v.x0)
         .sort((p, q) => p - q);
       const xs = [x0, ...inner.filter((x, k) => k === 0 || x - inner[k - 1]! > TOL), x1];
+      const widths = xs.slice(1).map((x, k) => x - xs[k]!);
+      const h0 = b.y0 - a.y0;
+      if (widths.length >= 4 && widths.every((w) => w <= h0 * 1.6 && Math.abs(w - widths[0]!) <= Math.max(TOL, widths[0]! * 0.15))) {
+        // a comb (one character a cell: account numbers, dates, codes): one blank of that many characters
+        out.push({ x: x0, y: a.y0, width: x1 - x0, height: h0, kind: 'box', comb: widths.length });
+        continue;
+      }
       for (let k = 0; k + 1 < xs.length; k++) {
         const w = xs[k + 1]! - xs[k]!, h = b.y0 - a.y0;
         if (w < 5 * u) continue;
@@ -223,7 +232,12 @@ export function geometryBlanks(geo: PageGeometry, page: { number: number; width:
     const left = text(wordsLeft(words, b.y, b.y + b.height, b.x, 250 * u, u));
     // a table cell: its column's header above, with the row's own label when it has one ("Quantity (Apples)")
     const header = b.cell ? text(wordsNear(words, b, -1, 200 * u, u)) : '';
-    const label = (header && left ? `${header} (${left})` : header) || left || text(wordsNear(words, b, -1, 30 * u, u)) || (b.kind === 'line' ? text(wordsNear(words, b, 1, 16 * u, u)) : '');
+    // else the nearer of the text above and (for a line: a signature's caption) the text below
+    const above = wordsNear(words, b, -1, 30 * u, u);
+    const below = b.kind === 'line' ? wordsNear(words, b, 1, 16 * u, u) : [];
+    const gapAbove = above.length ? b.y - Math.max(...above.map((w) => w.bbox.y + w.bbox.height)) : Infinity;
+    const gapBelow = below.length ? Math.min(...below.map((w) => w.bbox.y)) - (b.y + b.height) : Infinity;
+    const label = (header && left ? `${header} (${left})` : header) || left || text(gapBelow < gapAbove ? below : above);
     if (!label) continue;
     const typed = refineTextType(label, '', null);
     if (/\bsignature\b|\bsigned\b|\bassinatura\b|\bunterschrift\b|\bfirma\b/i.test(label)) {
@@ -231,7 +245,7 @@ export function geometryBlanks(geo: PageGeometry, page: { number: number; width:
       out.push({ type: 'signature', label, page: page.number, bbox: { x: r1(b.x), y: r1(b.y), width: r1(b.width), height: r1(b.height) }, current_value: '', source: 'blank' });
       continue;
     }
-    out.push({ ...typed, label, page: page.number, bbox: { x: r1(b.x), y: r1(b.y), width: r1(b.width), height: r1(b.height) }, current_value: '', ...(b.height > 40 * u ? { multiline: true } : {}), source: 'blank' });
+    out.push({ ...typed, label, page: page.number, bbox: { x: r1(b.x), y: r1(b.y), width: r1(b.width), height: r1(b.height) }, current_value: '', ...(b.height > 40 * u ? { multiline: true } : {}), ...(b.comb ? { comb: true, max_length: b.comb } : {}), source: 'blank' });
   }
   return out;
 }
