@@ -140,6 +140,31 @@ export class PopplerPdfReader implements Omit<ReaderPlugin, 'formats'> {
     this.ocrConcurrency = opts.ocrConcurrency;
   }
 
+  /**
+   * A page drawn in colour for people to look at (the studio), by pdftoppm in a process of its own (killed
+   * on abort); fewer dots per inch when the image would pass `maxPixels`.
+   */
+  async renderPage(input: ReaderInput, page: number, options: { dpi: number; maxPixels: number; signal?: AbortSignal }): Promise<{ png: Buffer; width: number; height: number }> {
+    const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(this.timeoutMs)]) : AbortSignal.timeout(this.timeoutMs);
+    const info = (await run(this.bin.pdfinfo, ['-f', String(page), '-l', String(page), input.path], signal, 1024 * 1024).catch(() => ({ stdout: '' }))).stdout;
+    const pages = Number(/^Pages:\s+(\d+)/m.exec(info)?.[1] ?? 0);
+    if (page < 1 || page > pages) throw new Error(`page ${page} is not in the document`);
+    const size = /^Page\s+\d+\s+size:\s+([\d.]+) x ([\d.]+)/m.exec(info);
+    const area = size ? Number(size[1]) * Number(size[2]) : 0;
+    let dpi = options.dpi;
+    const cap = Math.min(MAX_PIXELS, options.maxPixels);
+    if (area > 0 && area * (dpi / 72) ** 2 > cap) dpi = Math.max(1, Math.floor(72 * Math.sqrt(cap / area)));
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'quire-poppler-page-'));
+    try {
+      const prefix = path.join(dir, 'page');
+      await run(this.bin.pdftoppm, ['-r', String(dpi), '-png', '-f', String(page), '-l', String(page), '-singlefile', input.path, prefix], signal, 1024 * 1024);
+      const png = await fs.readFile(`${prefix}.png`);
+      return { png, width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true }).catch(() => {});
+    }
+  }
+
   async health(): Promise<{ ok: boolean; message?: string }> {
     try {
       const { stdout, stderr } = await run(this.bin.pdftotext, ['-v'], AbortSignal.timeout(10_000));

@@ -223,3 +223,19 @@ test('the reader runs its work in processes (isolated) and fails a document over
   await assert.rejects(read(reader, file, { limits: { pages: 5 } }), (e: any) => e.code === 'UNPROCESSABLE' && e.message === 'PDF could not be read: the document has 6 pages; the limit is 5');
   assert.equal((await read(reader, file, { limits: { pages: 5 }, maxPages: 3 })).pages.length, 3);
 });
+
+test('renderPage: a page drawn as a colour PNG at the asked resolution, fewer dots over maxPixels; a page not there is refused', { skip: !hasTesseract && 'needs pdftoppm' }, async () => {
+  const pdf = await PDFDocument.create();
+  const font = await pdf.embedFont(StandardFonts.Helvetica);
+  pdf.addPage([612, 792]).drawText('Page image', { x: 72, y: 700, size: 24, font });
+  const file = await save(pdf, 'image.pdf');
+  const r = poppler();
+  const input = { path: file, name: 'image.pdf', format: 'pdf', size: fs.statSync(file).size, documentId: 'doc-1' };
+  const page = await r.renderPage(input, 1, { dpi: 72, maxPixels: 10_000_000 });
+  assert.deepEqual([page.width, page.height], [612, 792]);
+  assert.equal(page.png.subarray(1, 4).toString('latin1'), 'PNG');
+  assert.equal(page.png.readUInt8(25), 2, 'RGB');
+  const small = await r.renderPage(input, 1, { dpi: 300, maxPixels: 612 * 792 });
+  assert.ok(small.width * small.height <= 612 * 792 && small.width >= 600, `${small.width}x${small.height}`);
+  await assert.rejects(r.renderPage(input, 2, { dpi: 72, maxPixels: 10_000_000 }), /not in the document/);
+});
