@@ -59,8 +59,9 @@ function App() {
   const doc = /^\/documents\/([0-9a-f-]{36})$/i.exec(path);
   const kb = /^\/knowledge-bases\/([0-9a-f-]{36})$/i.exec(path);
   let page;
-  if (doc) page = <DocumentPage source={{ kind: 'document', id: doc[1]! }} />;
-  else if (kb) page = <KnowledgeBasePage id={kb[1]!} />;
+  // a page of its own per document or knowledge base: nothing of the last one stays (selection, views)
+  if (doc) page = <DocumentPage key={doc[1]} source={{ kind: 'document', id: doc[1]! }} />;
+  else if (kb) page = <KnowledgeBasePage key={kb[1]} id={kb[1]!} />;
   else if (path === '/knowledge-bases') page = <KnowledgeBasesPage />;
   else if (path === '/workflows') page = <WorkflowsPage />;
   else if (path === '/settings/keys') page = <KeysPage />;
