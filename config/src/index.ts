@@ -54,7 +54,7 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'QUIRE_OCR_LANGUAGE', default: 'eng', description: 'Default OCR language(s), tesseract codes joined with +, or auto.' },
   { name: 'QUIRE_TESSERACT_PATH', default: 'tesseract', description: 'The tesseract binary.' },
   { name: 'QUIRE_SOFFICE_PATH', default: 'soffice', description: 'LibreOffice binary used to convert rtf documents and render legacy .ppt slides.' },
-  { name: 'QUIRE_CHROMIUM_PATH', default: '/usr/bin/chromium', description: 'Chromium used for PDF generation.' },
+  { name: 'QUIRE_CHROMIUM_PATH', default: '/usr/bin/chromium', description: 'Chromium that prints generated documents as pdf (puppeteer-core; one browser per process, started at the first pdf). Without it pdf generation fails with SERVICE_UNAVAILABLE naming the path and /readyz shows generator:pdf not ok; the other formats still work.' },
   { name: 'QUIRE_TRUST_PROXY', default: 'false', description: 'true behind a reverse proxy: client addresses (anonymous rate limits) come from X-Forwarded-For.' },
   { name: 'QUIRE_PLUGINS', default: '(none)', description: 'Extra plugins to load: comma-separated npm package names or paths. They may override built-ins of the same kind and name, and readers may add formats or take over the reader of one.' },
   { name: 'QUIRE_SECRETS_KEY', default: '(generated in the data dir)', description: 'Key (64 hex characters, or any passphrase of 16+ characters) that encrypts secrets at rest (integration URLs and headers, webhook signing secrets) with AES-256-GCM. Set the same value on every process; changing it makes stored secrets unreadable.' },
@@ -79,6 +79,13 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'QUIRE_SIGNUP', default: 'true', description: 'Whether anyone may sign up with email and password (POST /api/auth/signup); false: accounts come from the command line only.' },
   { name: 'QUIRE_SESSION_TTL_S', default: '604800', description: 'Lifetime of a browser session (login cookie), in seconds, from login.' },
   { name: 'QUIRE_LOGIN_MAX_FAILURES', default: '10', description: 'Failed logins allowed per email, and 5x that per client address, in 15 minutes; then 429 until the window ends.' },
+  { name: 'QUIRE_RETENTION_INTERVAL_S', default: '3600', description: 'How often an API process runs the retention job: resources of organizations older than their data_retention_days, chat history and analytics older than 1 year, audit entries older than 3 years.' },
+  { name: 'QUIRE_CREDITS_FREE', default: '500', description: 'Monthly credit allocation of the free plan (spec §8.3 costs: 1.5 a parsed page, 2 an extraction, 0.1 a chat query, 1 a generated document). An operation the balance cannot cover is refused up front with 402 INSUFFICIENT_CREDITS; the balance restarts on the 1st of each month (UTC).' },
+  { name: 'QUIRE_CREDITS_STANDARD', default: '10000', description: 'Monthly credit allocation of the standard plan.' },
+  { name: 'QUIRE_CREDITS_PREMIUM', default: '100000', description: "Monthly credit allocation of the premium plan (the bootstrap user's default plan). An organization's resources are billed to the organization, whose allocation is that of its owner's plan." },
+  { name: 'QUIRE_POLICY_VERSION', default: '1', description: 'Current version of the terms and privacy policy: a user whose terms or privacy consent was given for another version is asked to renew (GET /api/gdpr/consent/renewal-check).' },
+  { name: 'QUIRE_EXPORT_TTL_H', default: '24', description: 'How long a GDPR data export (its signed download URL and its zip) stays available, in hours; then it is expired and removed.' },
+  { name: 'QUIRE_DELETION_GRACE_DAYS', default: '7', description: 'Grace period of an account deletion request (cancellable until then; `immediate` skips it).' },
 ];
 
 /** How a variable that sets a plugin option is read: as given, as an integer, as a boolean, or as a boolean that turns the option off. */
@@ -99,6 +106,7 @@ export const PLUGIN_ENV: readonly { env: string; plugin: string; option: string;
   { env: 'QUIRE_TESSERACT_PATH', plugin: 'ocr:tesseract', option: 'binary' },
   { env: 'QUIRE_SOFFICE_PATH', plugin: 'reader:office', option: 'soffice' },
   { env: 'QUIRE_SOFFICE_PATH', plugin: 'reader:slides', option: 'soffice' },
+  { env: 'QUIRE_CHROMIUM_PATH', plugin: 'generator:pdf', option: 'chromium' },
   { env: 'QUIRE_VECTOR_NO_SIMD', plugin: 'vector-store:embedded', option: 'simd', type: 'off' },
   { env: 'QUIRE_WEAVIATE_URL', plugin: 'vector-store:weaviate', option: 'url' },
   { env: 'QUIRE_WEAVIATE_API_KEY', plugin: 'vector-store:weaviate', option: 'apiKey' },
@@ -142,6 +150,9 @@ const schema = z.object({
   }),
   auth: z.object({ bootstrapKey: z.string().regex(/^svc_[0-9a-f]{32,}$/, 'must be svc_ followed by at least 32 lowercase hex characters').optional(), bootstrapPlan: z.enum(['free', 'standard', 'premium']) }),
   accounts: z.object({ signup: bool, sessionTtlMs: z.number().positive().max(366 * 86_400_000), loginMaxFailures: int(1, 10_000) }),
+  retention: z.object({ intervalMs: z.number().int().min(1000).max(7 * 86_400_000) }),
+  credits: z.object({ free: z.coerce.number().min(0), standard: z.coerce.number().min(0), premium: z.coerce.number().min(0) }),
+  privacy: z.object({ policyVersion: z.string().trim().min(1).max(32), exportTtlMs: z.number().int().min(60_000), deletionGraceDays: z.coerce.number().min(0).max(365) }),
   rateLimit: z.object({ store: z.enum(['memory', 'db']) }),
   secrets: z.object({ signing: z.string().min(16, 'must be at least 16 characters').optional() }),
   limits: z.object({
@@ -206,7 +217,9 @@ const SOURCE: Record<string, string> = {
   'limits.urlTimeoutMs': 'QUIRE_URL_TIMEOUT_S', 'limits.decompressedBytes': 'QUIRE_MAX_DECOMPRESSED_MB', 'limits.maxPages': 'QUIRE_MAX_PAGES', 'limits.maxCells': 'QUIRE_MAX_CELLS',
   'limits.maxImagePixels': 'QUIRE_MAX_IMAGE_MEGAPIXELS', 'limits.readerHeapMb': 'QUIRE_READER_HEAP_MB', 'limits.readerThreads': 'QUIRE_READER_THREADS', 'queue.leaseMs': 'QUIRE_WORKER_LEASE_S', 'queue.fairShare': 'QUIRE_FAIR_SHARE', 'ocr.concurrency': 'QUIRE_OCR_CONCURRENCY',
   'ocr.language': 'QUIRE_OCR_LANGUAGE', 'http.trustProxy': 'QUIRE_TRUST_PROXY', 'plugins.options': 'QUIRE_PLUGIN_OPTIONS', 'webhooks.retryDelaysMs': 'QUIRE_WEBHOOK_RETRY_DELAYS_S', 'llm.baseUrl': 'QUIRE_LLM_BASE_URL', 'embeddings.baseUrl': 'QUIRE_EMBEDDINGS_BASE_URL', 'weaviate.url': 'QUIRE_WEAVIATE_URL',
-  'accounts.signup': 'QUIRE_SIGNUP', 'accounts.sessionTtlMs': 'QUIRE_SESSION_TTL_S', 'accounts.loginMaxFailures': 'QUIRE_LOGIN_MAX_FAILURES',
+  'accounts.signup': 'QUIRE_SIGNUP', 'accounts.sessionTtlMs': 'QUIRE_SESSION_TTL_S', 'accounts.loginMaxFailures': 'QUIRE_LOGIN_MAX_FAILURES', 'retention.intervalMs': 'QUIRE_RETENTION_INTERVAL_S',
+  'credits.free': 'QUIRE_CREDITS_FREE', 'credits.standard': 'QUIRE_CREDITS_STANDARD', 'credits.premium': 'QUIRE_CREDITS_PREMIUM',
+  'privacy.policyVersion': 'QUIRE_POLICY_VERSION', 'privacy.exportTtlMs': 'QUIRE_EXPORT_TTL_H', 'privacy.deletionGraceDays': 'QUIRE_DELETION_GRACE_DAYS',
   'workflows.secretsKey': 'QUIRE_SECRETS_KEY', 'workflows.smtp.host': 'QUIRE_SMTP_HOST', 'workflows.smtp.port': 'QUIRE_SMTP_PORT', 'workflows.smtp.from': 'QUIRE_SMTP_FROM', 'workflows.schedulerIntervalMs': 'QUIRE_SCHEDULER_INTERVAL_S', 'workflows.cronSeconds': 'QUIRE_CRON_SECONDS',
 };
 
@@ -242,6 +255,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     },
     auth: { bootstrapKey: nonEmpty(env.QUIRE_BOOTSTRAP_API_KEY), bootstrapPlan: env.QUIRE_BOOTSTRAP_PLAN ?? 'premium' },
     accounts: { signup: env.QUIRE_SIGNUP ?? 'true', sessionTtlMs: secs(env.QUIRE_SESSION_TTL_S, 604_800), loginMaxFailures: env.QUIRE_LOGIN_MAX_FAILURES ?? 10 },
+    retention: { intervalMs: Math.round(secs(env.QUIRE_RETENTION_INTERVAL_S, 3600)) },
+    credits: { free: env.QUIRE_CREDITS_FREE ?? 500, standard: env.QUIRE_CREDITS_STANDARD ?? 10_000, premium: env.QUIRE_CREDITS_PREMIUM ?? 100_000 },
+    privacy: { policyVersion: env.QUIRE_POLICY_VERSION ?? '1', exportTtlMs: Math.round(secs(env.QUIRE_EXPORT_TTL_H, 24) * 3600), deletionGraceDays: env.QUIRE_DELETION_GRACE_DAYS ?? 7 },
     rateLimit: { store: env.QUIRE_RATE_LIMIT_STORE ?? 'memory' },
     secrets: { signing: nonEmpty(env.QUIRE_SIGNING_SECRET) },
     limits: {

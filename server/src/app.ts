@@ -28,12 +28,19 @@ import { chatRoutes } from './routes/api/chat.js';
 import { chatCompletionRoutes } from './routes/v1/chat.js';
 import { embedRoutes } from './routes/api/embed.js';
 import { workflowRoutes } from './routes/api/workflows.js';
+import { generateRoutes } from './routes/api/generate.js';
 import { webhookRoutes } from './routes/api/webhooks.js';
 import { keyRoutes } from './routes/api/keys.js';
 import { userRoutes } from './routes/api/user.js';
+import { analyticsRoutes } from './routes/api/analytics.js';
+import { gdprRoutes } from './routes/api/gdpr.js';
+import { organizationRoutes } from './routes/api/organizations.js';
+import { studioRoutes } from './routes/api/studio.js';
+import { editRoutes } from './routes/api/edit.js';
+import { splitRoutes } from './routes/api/split.js';
 
 /** Every route module, one per spec area. Later areas add themselves here. */
-export const ROUTE_MODULES = [systemRoutes, documentRoutes, jobRoutes, uploadRoutes, parseRoutes, presetRoutes, convertRoutes, collectionRoutes, knowledgeBaseRoutes, chatRoutes, chatCompletionRoutes, embedRoutes, schemaRoutes, extractionRoutes, extractRunRoutes, extractSchemaRoutes, extractBatchRoutes, extractTruthRoutes, workflowRoutes];
+export const ROUTE_MODULES = [systemRoutes, documentRoutes, jobRoutes, uploadRoutes, parseRoutes, presetRoutes, convertRoutes, collectionRoutes, knowledgeBaseRoutes, chatRoutes, chatCompletionRoutes, embedRoutes, schemaRoutes, extractionRoutes, extractRunRoutes, extractSchemaRoutes, extractBatchRoutes, extractTruthRoutes, workflowRoutes, organizationRoutes, studioRoutes, generateRoutes, editRoutes, analyticsRoutes, gdprRoutes, splitRoutes];
 
 /** The Koa host: thin — validate, authorise, start pipelines, shape responses. */
 export function createApp(rt: Engine): Koa<AppState, AppCustom> {

@@ -3,6 +3,7 @@ import { EventBus, InProcessTransport, PipelineRuntime, PluginRegistry, inProces
 import type { BlobStorage, Logger, Store, Transport } from '@quire/core';
 import type { QuireConfig } from '@quire/config';
 import { ensureBootstrapKey } from './accounts/keys.js';
+import { startRetention } from './accounts/retention.js';
 import { WebhookDispatcher } from './services/webhooks.js';
 import { callbackSecret, loadSigningSecret } from './services/signing.js';
 import { decryptSecret, secretsKey } from './services/secrets.js';
@@ -28,6 +29,10 @@ export const BUILTIN_PLUGINS = [
   '@quire/plugin-vector-weaviate',
   '@quire/plugin-llm-openai',
   '@quire/plugin-extractor-layout',
+  '@quire/plugin-splitter-default',
+  '@quire/plugin-generator-default',
+  '@quire/plugin-generator-pdf',
+  '@quire/plugin-editor-pdf',
 ];
 
 
@@ -91,6 +96,7 @@ export class Engine implements EngineContext {
     definePipelines(this);
     if (this.role !== 'runner') await this.recoverInterrupted();
     if (this.role === 'server') await this.webhooks.queueOrphans();
+    if (this.role === 'server') startRetention(this);
     if (config.auth.bootstrapKey && this.role !== 'runner') await ensureBootstrapKey(this.store, config.auth.bootstrapKey, config.auth.bootstrapPlan);
     for (const h of await registry.health()) if (!h.ok) logger.warn({ plugin: h.plugin }, `not available: ${h.message ?? 'unhealthy'}`);
   }

@@ -1,5 +1,6 @@
 export * from './model/content.js';
 export * from './model/records.js';
+export * from './model/generated.js';
 export * from './store.js';
 export * from './errors/index.js';
 export * from './plugin/kinds.js';

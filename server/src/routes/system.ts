@@ -76,11 +76,16 @@ export function systemRoutes(router: Router<any, any>): void {
 
   route(
     router,
-    { method: 'get', path: '/studio/jobs/:id', summary: 'Signed link to a stored parse result (studio_link)', tag: 'Parse', auth: 'none', raw: 'text/html', query: z.object({ expires: z.coerce.number(), sig: z.string().min(1), format: z.enum(['html', 'json', 'markdown']).default('html') }) },
+    { method: 'get', path: '/studio/jobs/:id', summary: 'Signed link to a stored parse result (studio_link): a browser navigating to it is sent to the studio\'s document view (/studio/shared/:id); other clients get a plain HTML view, or format=json / markdown', tag: 'Parse', auth: 'none', raw: 'text/html', query: z.object({ expires: z.coerce.number(), sig: z.string().min(1), format: z.enum(['html', 'json', 'markdown']).default('html') }) },
     async (ctx, { query }) => {
       const rt = ctx.quire;
       const id = ctx.params.id!;
       if (!verifyLink(rt.signingSecret, 'studio', id, query.expires, query.sig)) throw errors.unauthorized('Invalid or expired studio link');
+      // a browser opening the link (a page navigation) gets the studio's document view; other clients this page
+      if (query.format === 'html' && !ctx.query.format && ctx.get('sec-fetch-dest') === 'document') {
+        ctx.redirect(`/studio/shared/${encodeURIComponent(id)}?expires=${query.expires}&sig=${encodeURIComponent(query.sig)}`);
+        return;
+      }
       const job = await rt.store.repo('jobs').get(id);
       // the result of a parse of a deleted document is gone with it
       if (!job || !(await jobStillServed(rt, job))) throw errors.notFound('job', id);

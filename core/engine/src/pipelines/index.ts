@@ -5,6 +5,10 @@ import { defineParsePipeline } from './parse.js';
 import { defineExtractPipelines } from './extract.js';
 import { defineWebhookPipeline } from './webhook.js';
 import { defineWorkflowPipeline } from './workflow.js';
+import { defineGdprPipeline } from './gdpr.js';
+import { defineEditPipeline } from './edit.js';
+import { defineGeneratePipeline } from './generate.js';
+import { defineSplitPipeline } from './split.js';
 
 /** Registers every pipeline this process can run. */
 export function definePipelines(rt: Engine): void {
@@ -13,6 +17,10 @@ export function definePipelines(rt: Engine): void {
   defineExtractPipelines(rt);
   defineWebhookPipeline(rt.pipelines, rt.webhooks);
   defineWorkflowPipeline(rt);
+  defineGdprPipeline(rt);
+  defineEditPipeline(rt);
+  defineGeneratePipeline(rt);
+  defineSplitPipeline(rt);
 }
 
 

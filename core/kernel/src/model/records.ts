@@ -424,7 +424,211 @@ export interface AuditLogRecord extends Owned {
   created_at: Date;
 }
 
+/**
+ * A saved generation template (spec §2.2 "Generation template"): a handlebars template or a plain
+ * instruction (template_prompt) with its default output format and settings. Shared with the members of
+ * its organization when is_shared; otherwise private to its creator.
+ */
+export interface GenerationTemplateRecord extends Owned {
+  id: string;
+  name: string;
+  description: string | null;
+  template_prompt: string;
+  /** pdf, docx, markdown, html (or a format a generator plugin adds) */
+  output_format: string;
+  settings: Record<string, unknown>;
+  is_shared: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/**
+ * One consent decision (spec §4.11): the table is the history, one row per grant or revocation; the current
+ * state of a type is its latest row. `organization_id` is set for `data_processing` (organizations only).
+ */
+export interface ConsentRecord extends Owned {
+  id: string;
+  /** terms, privacy, marketing, analytics, data_processing */
+  consent_type: string;
+  granted: boolean;
+  /** the policy version (QUIRE_POLICY_VERSION) the decision was made on */
+  version: string;
+  ip: string | null;
+  created_at: Date;
+}
+
+/** A GDPR data export (spec §4.11): a zip made by the `gdpr-export` job, downloaded with a signed, expiring URL. */
+export interface DataExportRequestRecord extends Owned {
+  id: string;
+  /** pending, processing, completed, failed, expired */
+  status: string;
+  job_id: string | null;
+  /** blob key of the zip once completed */
+  file_key: string | null;
+  file_size: number | null;
+  error: string | null;
+  expires_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+}
+
+/** An account deletion request (spec §4.11): scheduled after the grace period, cancellable until it runs. */
+export interface DeletionRequestRecord extends Owned {
+  id: string;
+  /** pending, scheduled, processing, completed, cancelled */
+  status: string;
+  reason: string | null;
+  immediate: boolean;
+  scheduled_at: Date;
+  created_at: Date;
+  updated_at: Date;
+  cancelled_at: Date | null;
+  completed_at: Date | null;
+}
+
 /** Every table the store knows, by name. Later features add entries here and a migration. */
+/** Edit (spec §4.5): a detect/fill job with the spec's states; its runtime job row has the same id. */
+export interface EditJobRecord extends Owned {
+  id: string;
+  document_id: string;
+  project_id: string | null;
+  batch_id: string | null;
+  status: 'pending' | 'detecting' | 'filling' | 'rendering' | 'completed' | 'failed';
+  progress: number;
+  /** what the run asked for: mappings, instructions, corrections, config, verify */
+  input: Record<string, unknown> | null;
+  detected_elements: Record<string, unknown>[] | null;
+  /** the element id → value mappings the fill used, with their sources */
+  fill_mappings: Record<string, unknown>[] | null;
+  edit_id: string | null;
+  error: string | null;
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+}
+/** One filled output of an edit job: a new stored file; the original is never changed. */
+export interface EditRecord extends Owned {
+  id: string;
+  edit_job_id: string;
+  document_id: string;
+  parent_edit_id: string | null;
+  filled_elements: Record<string, unknown>[];
+  output_key: string;
+  output_name: string;
+  output_mime: string;
+  output_size: number;
+  warnings: string[];
+  verification: Record<string, unknown> | null;
+  pages_modified: number[];
+  created_at: Date;
+}
+export interface EditProjectRecord extends Owned {
+  id: string;
+  name: string;
+  document_id: string;
+  edit_config_id: string | null;
+  edit_job_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+export interface EditConfigRecord extends Owned {
+  id: string;
+  name: string;
+  description: string | null;
+  instructions: string | null;
+  formatting_color: string | null;
+  detection_settings: Record<string, unknown>;
+  fill_settings: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+}
+export interface EditVocabularyRecord extends Owned {
+  id: string;
+  canonical_term: string;
+  aliases: string[];
+  created_at: Date;
+  updated_at: Date;
+}
+/** One field set by one fill: who (user_id), when, the value and where it came from. */
+export interface EditAuditRecord extends Owned {
+  id: string;
+  edit_id: string;
+  edit_job_id: string;
+  document_id: string;
+  element_id: string;
+  label: string;
+  value: string | null;
+  source: 'mapping' | 'instruction' | 'correction' | 'ai_suggestion';
+  reasoning: string | null;
+  created_at: Date;
+}
+export interface EditBatchRecord extends Owned {
+  id: string;
+  name: string | null;
+  status: 'pending' | 'processing' | 'completed' | 'failed';
+  document_ids: string[];
+  config: Record<string, unknown>;
+  edit_config_id: string | null;
+  /** document id → edit job id */
+  jobs: Record<string, string>;
+  progress: number;
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+}
+
+/**
+ * A saved split configuration (spec §4.7): how to split (method, instructions, manual sections, settings
+ * such as min_section_pages and preserve_headers), reused by config_id in runs and batches.
+ */
+export interface SplitConfigRecord extends Owned {
+  id: string;
+  name: string;
+  description: string | null;
+  instructions: string | null;
+  sections: Record<string, unknown>[] | null;
+  settings: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** One section of a split (spec §2.2 "Split section"): a page range of the source and the child document made of it. */
+export interface SplitSectionRecord extends Owned {
+  id: string;
+  /** the split job (a `jobs` row of type 'split') */
+  job_id: string;
+  /** the document split (null for a jobid:// source without a document) */
+  parent_document_id: string | null;
+  /** the child document made for the section */
+  document_id: string | null;
+  idx: number;
+  section_name: string;
+  /** detected, custom, page or document */
+  section_type: string;
+  page_start: number;
+  page_end: number;
+  confidence: number;
+  label: string | null;
+  /** reason, signals, detected document type, page range of the parsed content */
+  metadata: Record<string, unknown> | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** A split batch (spec §4.7): up to 50 documents, one split job each. */
+export interface SplitBatchRecord extends Owned {
+  id: string;
+  status: 'processing' | 'completed';
+  config_id: string | null;
+  webhook_url: string | null;
+  /** the split jobs, in request order */
+  job_ids: string[];
+  total_count: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
 export interface Tables {
   users: UserRecord;
   api_keys: ApiKeyRecord;
@@ -456,5 +660,19 @@ export interface Tables {
   sessions: SessionRecord;
   user_totp: TotpRecord;
   audit_log: AuditLogRecord;
+  generation_templates: GenerationTemplateRecord;
+  edit_jobs: EditJobRecord;
+  edits: EditRecord;
+  edit_projects: EditProjectRecord;
+  edit_configs: EditConfigRecord;
+  edit_vocabulary: EditVocabularyRecord;
+  edit_audit: EditAuditRecord;
+  edit_batches: EditBatchRecord;
+  split_configs: SplitConfigRecord;
+  split_sections: SplitSectionRecord;
+  split_batches: SplitBatchRecord;
+  consents: ConsentRecord;
+  data_export_requests: DataExportRequestRecord;
+  deletion_requests: DeletionRequestRecord;
 }
 export type TableName = keyof Tables;

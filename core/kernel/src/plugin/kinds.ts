@@ -6,6 +6,7 @@ import type { Transport } from '../transport/types.js';
 import type { Logger } from '../util/logger.js';
 import type { EventBus } from '../events/bus.js';
 import type { FormatDeclaration } from '../formats.js';
+import type { GeneratedDocumentModel } from '../model/generated.js';
 
 /** zod, for plugins' option schemas: the same instance the registry validates with (a plugin needs no zod of its own). */
 export { z } from 'zod';
@@ -180,6 +181,12 @@ export interface ReaderPlugin extends Lifecycle {
    */
   isolated?: boolean;
   read(input: ReaderInput, options: ReadOptions): Promise<ParsedDocument>;
+  /**
+   * Optional: page `page` (1-based) drawn as a colour PNG at `dpi` (fewer dots when the image would pass
+   * `maxPixels`), for people to look at (the studio's page view). Bounded like read(): off the calling
+   * thread, stopped by `signal`.
+   */
+  renderPage?(input: ReaderInput, page: number, options: { dpi: number; maxPixels: number; signal?: AbortSignal }): Promise<{ png: Buffer; width: number; height: number }>;
 }
 
 export interface OcrResult {
@@ -308,17 +315,84 @@ export interface ExtractorPlugin extends Lifecycle {
 }
 
 // ---------- later kinds: generator, splitter, editor, integration ----------
+/**
+ * A format writer of generated documents: turns the engine's structured model (title, headings,
+ * paragraphs, tables, lists, citations; model/generated.ts) into the bytes of one of its `formats`.
+ * A writer that needs something missing on the machine (a browser) throws errors.unavailable naming it.
+ */
 export interface GeneratorPlugin extends Lifecycle {
   formats: string[];
-  generate(request: { format: string; content: string; title?: string; data?: Record<string, unknown> }): Promise<{ bytes: Buffer; mime: string }>;
+  generate(request: { format: string; document: GeneratedDocumentModel; signal?: AbortSignal }): Promise<{ bytes: Buffer; mime: string; extension: string }>;
+}
+/** A section a splitter suggests: pages [page_start, page_end] (1-based, inclusive) of one document. */
+export interface SplitSuggestion {
+  name: string;
+  page_start: number;
+  page_end: number;
+  /** 0..1: how sure the splitter is of this section's start and of no further boundary inside it */
+  confidence: number;
+  /** the signals that placed the section's start, in words */
+  reason: string;
+  /** detected document type (invoice, statement, letter, form, receipt, report, ...) or null */
+  document_type?: string | null;
+  /** short names of the signals at the start (heading, numbering_restart, ...) */
+  signals?: string[];
+}
+export interface SplitDetectOptions {
+  /** natural-language instructions (e.g. "one section per receipt", "split every 2 pages", "3 sections") */
+  instructions?: string;
+  /** no section shorter than this many pages (default 1) */
+  minSectionPages?: number;
+  /** optional vector per page (e.g. the mean of its chunk embeddings), for the topic-shift signal; null for pages without text */
+  pageVectors?: (Float32Array | null)[];
+  signal?: AbortSignal;
 }
 export interface SplitterPlugin extends Lifecycle {
-  detect(doc: ParsedDocument, options: Record<string, unknown>): Promise<{ name: string; page_start: number; page_end: number; confidence: number; reason: string }[]>;
+  detect(doc: ParsedDocument, options: SplitDetectOptions): Promise<SplitSuggestion[]>;
+}
+/** A fillable element of a form (spec §2.2 "Edit element"); bbox in page points, top-left origin. */
+export interface EditElement {
+  id: string;
+  type: 'text_field' | 'date_field' | 'number_field' | 'checkbox' | 'radio' | 'dropdown' | 'signature';
+  label: string;
+  page: number;
+  bbox: BBox;
+  required?: boolean;
+  current_value?: string;
+  /** date fields: the pattern dates are written in (e.g. MM/DD/YYYY) */
+  format?: string;
+  checked?: boolean;
+  options?: string[];
+  multi?: boolean;
+  max_length?: number;
+  comb?: boolean;
+  multiline?: boolean;
+  /** acroform: a field of the file's form; blank: a place found on a flat page */
+  source: 'acroform' | 'blank';
+  /** the AcroForm field's full name */
+  field_name?: string;
+}
+/** The layout of a parsed document an editor needs to name and find blanks: page sizes and words with boxes. */
+export interface EditLayout {
+  pages: { number: number; width: number; height: number; words: Word[] }[];
+}
+export interface EditFillValue {
+  element: EditElement;
+  /** text for text fields and dropdowns, the option for radios, true/false for checkboxes */
+  value: string | boolean | string[];
 }
 export interface EditorPlugin extends Lifecycle {
   formats: string[];
-  detect(path: string, options: Record<string, unknown>): Promise<unknown[]>;
-  fill(path: string, values: unknown[], options: Record<string, unknown>): Promise<Buffer>;
+  /**
+   * `renderPage`: page n of a PDF drawn as a PNG (by the host's PDF reader), for the drawn geometry of flat
+   * pages (boxes, underlines, checkbox squares); null when it cannot be drawn.
+   */
+  detect(path: string, options: { format: string; layout?: EditLayout; include_checkboxes?: boolean; include_signatures?: boolean; signal?: AbortSignal; renderPage?: (page: number) => Promise<Buffer | null> }): Promise<EditElement[]>;
+  fill(path: string, values: EditFillValue[], options: { format: string; flatten?: boolean; color?: string; layout?: EditLayout }): Promise<{ bytes: Buffer; mime: string; warnings: string[]; applied: { id: string; value: string }[] }>;
+  /** the values of a filled file's form fields by element id (AcroForm files), for verification */
+  readValues?(path: string, options: { format: string }): Promise<Record<string, string | boolean | string[] | null>>;
+  /** an element's box cut out of an image (PNG, on a white margin), for OCR of each filled box in verification */
+  cropImage?(path: string, options: { format: string; layout?: EditLayout; bbox: BBox }): Promise<Buffer>;
 }
 export interface IntegrationPlugin extends Lifecycle {
   readonly type: string;
