@@ -22,7 +22,7 @@ import { everyInterval } from '../services/periodic.js';
 export const RETENTION_YEARS = { chat: 1, analytics: 1, audit: 3 } as const;
 
 /** Tables an organization's data_retention_days leaves alone: settings and records, not data. */
-const NOT_DATA = new Set<string>(['memberships', 'organizations', 'collections', 'schemas', 'presets', 'webhooks', 'workflows', 'integrations', 'usage', 'audit_log', 'api_keys', 'sessions', 'users', 'user_totp', 'rate_counters', 'chat_sessions']);
+const NOT_DATA = new Set<string>(['memberships', 'organizations', 'collections', 'schemas', 'presets', 'webhooks', 'workflows', 'integrations', 'usage', 'audit_log', 'api_keys', 'sessions', 'users', 'user_totp', 'rate_counters', 'chat_sessions', 'generation_templates', 'split_configs', 'edit_configs', 'edit_vocabulary', 'consents', 'deletion_requests', 'data_export_requests']);
 
 const PAGE = 500;
 
