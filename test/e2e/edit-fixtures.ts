@@ -1,6 +1,17 @@
 // Forms the edit tests build with pdf-lib, and reading a filled file back.
 import assert from 'node:assert/strict';
 import { PDFDocument, StandardFonts, rgb } from 'pdf-lib';
+import { uploadForm, waitForStatus } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+
+/** Uploads a file as the bootstrap user and waits until it is processed; its document id. */
+export async function uploadDone(s: TestServer, name: string, bytes: Uint8Array): Promise<string> {
+  const up = await s.json('/v1/documents', { method: 'POST', body: uploadForm(name, bytes) });
+  assert.equal(up.status, 201, JSON.stringify(up.body));
+  const done = await waitForStatus(s, `/v1/documents/${up.body.id}`);
+  assert.equal(done.status, 'completed', JSON.stringify(done));
+  return up.body.id as string;
+}
 
 /** An application form: printed labels left of text fields, a checkbox with its caption on the right, a radio group, a dropdown. */
 export async function formPdf(opts: { prefill?: boolean; flatten?: boolean } = {}): Promise<Uint8Array> {

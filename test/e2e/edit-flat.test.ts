@@ -8,19 +8,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
-import { formPdf, printedFormPdf } from './edit-fixtures.js';
+import { formPdf, printedFormPdf, uploadDone } from './edit-fixtures.js';
 
 const FORM_LABELS = ['Name', 'Date of birth', 'City', 'Number of children', 'US citizen', 'Plan', 'Country'];
 
 describe('edit of flat forms over HTTP', () => {
   let s: TestServer;
-  const upload = async (name: string, bytes: Uint8Array) => {
-    const up = await s.json('/v1/documents', { method: 'POST', body: uploadForm(name, bytes) });
-    assert.equal(up.status, 201, JSON.stringify(up.body));
-    const done = await waitForStatus(s, `/v1/documents/${up.body.id}`);
-    assert.equal(done.status, 'completed', JSON.stringify(done));
-    return up.body.id as string;
-  };
+  const upload = (name: string, bytes: Uint8Array) => uploadDone(s, name, bytes);
   let flatId = '';
   let files: http.Server;
   let filesUrl = '';

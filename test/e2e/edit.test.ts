@@ -8,20 +8,14 @@ import path from 'node:path';
 import { CORPUS, hasCorpus, startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { createKey, findOrCreateUser } from '@quire/server';
-import { formPdf, readBack as readBackUrl } from './edit-fixtures.js';
+import { formPdf, readBack as readBackUrl, uploadDone } from './edit-fixtures.js';
 
 const readBack = (_s: TestServer, url: string) => readBackUrl(url);
 
 describe('edit over HTTP', () => {
   let s: TestServer;
   let otherKey = '';
-  const upload = async (name: string, bytes: Uint8Array) => {
-    const up = await s.json('/v1/documents', { method: 'POST', body: uploadForm(name, bytes) });
-    assert.equal(up.status, 201, JSON.stringify(up.body));
-    const done = await waitForStatus(s, `/v1/documents/${up.body.id}`);
-    assert.equal(done.status, 'completed', JSON.stringify(done));
-    return up.body.id as string;
-  };
+  const upload = (name: string, bytes: Uint8Array) => uploadDone(s, name, bytes);
 
   before(async () => {
     s = await startTestServer();
