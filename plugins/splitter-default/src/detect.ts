@@ -39,6 +39,7 @@ export const WEIGHTS = {
   same_style: -0.2,
   type_change: 0.3,
   script_change: 0.3,
+  scan_change: 0.25,
   topic_shift: 0.5,
   blank_separator: 0.35,
   inner_heading: -0.3,
@@ -63,6 +64,7 @@ const LABELS: Record<string, string> = {
   style_change: 'text styles change (font sizes and weights, body text size)',
   type_change: 'document type changes',
   script_change: 'the writing system changes',
+  scan_change: 'scanned and born-digital pages meet',
   topic_shift: 'topic shift',
   blank_separator: 'blank separator page before',
   closing_before: 'closing words end the page before',
@@ -222,6 +224,8 @@ export function scoreBoundaries(pages: PageFeatures[], vectors?: (Float32Array |
     if (layoutMoved) add('layout_change');
     if (cur.type && prev.type && cur.type !== prev.type) add('type_change');
     if (cur.script && prev.script && cur.script !== prev.script) add('script_change');
+    // a scanned page next to a born-digital one: documents are rarely half scanned
+    if (cur.ocr !== prev.ocr) add('scan_change');
     const sim = sims[i]!;
     // a drop well below the file's usual similarity of neighbours (pages with little text say little)
     // pages with few words say less (a form with a handful of labels)
