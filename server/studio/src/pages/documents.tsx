@@ -13,18 +13,21 @@ interface Upload {
 /** a request every 3 s while something is in progress: well within the free plan's 100 requests a minute */
 const POLL_MS = 3000;
 let nextUpload = 0;
+/** documents a screen, newest first */
+const PAGE = 50;
 
 /** The documents: a list with live status (polled while any is in progress), and an upload with progress. */
 export function DocumentsPage() {
   const [docs, setDocs] = useState<DocumentRow[] | null>(null);
   const [total, setTotal] = useState(0);
+  const [offset, setOffset] = useState(0);
   const [error, setError] = useState<string | null>(null);
   const [uploads, setUploads] = useState<Upload[]>([]);
   const fileInput = useRef<HTMLInputElement>(null);
 
   const load = async () => {
     try {
-      const r = await api<{ data: DocumentRow[]; total: number }>('/v1/documents?limit=100');
+      const r = await api<{ data: DocumentRow[]; total: number }>(`/v1/documents?limit=${PAGE}&offset=${offset}`);
       setDocs(r.data);
       setTotal(r.total);
       setError(null);
@@ -35,7 +38,7 @@ export function DocumentsPage() {
 
   useEffect(() => {
     void load();
-  }, []);
+  }, [offset]);
 
   // poll while something is on its way: an upload, or a document not finished yet
   const busy = uploads.some((u) => !u.error && u.progress < 1) || !!docs?.some((d) => d.status === 'pending' || d.status === 'processing');
@@ -43,7 +46,7 @@ export function DocumentsPage() {
     if (!busy) return;
     const t = setInterval(() => void load(), POLL_MS);
     return () => clearInterval(t);
-  }, [busy]);
+  }, [busy, offset]);
 
   const remove = async (d: DocumentRow) => {
     if (!confirm(`Delete “${d.name}”, its parsed content and its search index entries?`)) return;
@@ -149,6 +152,19 @@ export function DocumentsPage() {
             ))}
           </tbody>
         </table>
+      )}
+      {total > PAGE && (
+        <nav class="pager" aria-label="Pages of documents">
+          <button type="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
+            Newer
+          </button>
+          <span>
+            {offset + 1}–{Math.min(total, offset + PAGE)} of {total}
+          </span>
+          <button type="button" disabled={offset + PAGE >= total} onClick={() => setOffset(offset + PAGE)}>
+            Older
+          </button>
+        </nav>
       )}
     </section>
   );
