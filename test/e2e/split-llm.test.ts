@@ -1,7 +1,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { makePdf } from '../helpers/fixtures.js';
 import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
@@ -9,7 +12,8 @@ import type { TestServer } from '../helpers/server.js';
 /**
  * Split with a model configured (QUIRE_LLM_*, a stand-in OpenAI-compatible server): the model names the
  * detected sections and gives their document types; the boundaries stay the offline detector's; a model that
- * fails leaves the offline names.
+ * fails leaves the offline names. And the built-in splitter is replaced by a third-party plugin of the same kind
+ * and name (QUIRE_PLUGINS), as every built-in can be.
  */
 describe('split with an LLM configured', () => {
   let s: TestServer;
@@ -57,5 +61,32 @@ describe('split with an LLM configured', () => {
     assert.equal(offline.status, 200);
     assert.deepEqual(offline.body.suggested_sections.map((x: any) => [x.page_start, x.page_end]), r.body.suggested_sections.map((x: any) => [x.page_start, x.page_end]));
     for (const x of offline.body.suggested_sections) assert.doesNotMatch(x.name, /^Model: /);
+  });
+});
+
+describe('a splitter plugin of the same kind and name replaces the built-in', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-splitter-stub-'));
+  let s: TestServer;
+  before(async () => {
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'stub-splitter', type: 'module', main: 'index.mjs', quire: { kind: 'splitter', name: 'default', core: '^1' } }));
+    fs.writeFileSync(
+      path.join(dir, 'index.mjs'),
+      `export default { kind: 'splitter', name: 'default', core: '^1', create: () => ({ async detect(doc) { return doc.pages.map((p) => ({ name: 'STUB ' + p.number, page_start: p.number, page_end: p.number, confidence: 0.42, reason: 'stub', document_type: null, signals: [] })); } }) };`,
+    );
+    s = await startTestServer({ env: { QUIRE_PLUGINS: dir } });
+  });
+  after(async () => {
+    await s?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('analyze and run use the stub', async () => {
+    const up = await s.json('/v1/documents', { method: 'POST', body: uploadForm('three.pdf', await makePdf([1, 2, 3].map((n) => ({ heading: `Report ${n}`, lines: ['Same words on every page.'] })))) });
+    assert.equal((await waitForStatus(s, `/v1/documents/${up.body.id}`)).status, 'completed');
+    const a = await s.json('/api/split/analyze', { method: 'POST', json: { document_id: up.body.id } });
+    assert.deepEqual(a.body.suggested_sections.map((x: any) => [x.name, x.page_start, x.confidence, x.reason]), [['STUB 1', 1, 0.42, 'stub'], ['STUB 2', 2, 0.42, 'stub'], ['STUB 3', 3, 0.42, 'stub']]);
+    const r = await s.json('/api/split/run', { method: 'POST', json: { document_id: up.body.id } });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.deepEqual(r.body.sections.map((x: any) => x.name), ['STUB 1', 'STUB 2', 'STUB 3']);
   });
 });
