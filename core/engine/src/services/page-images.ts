@@ -72,6 +72,8 @@ export async function pageImage(rt: Pick<Engine, 'registry' | 'storage'>, doc: P
   const reader = rt.registry.readerFor(doc.file_type).instance;
   const dpi = Math.max(36, Math.min(PAGE_IMAGE_MAX_DPI, Math.round(opts.dpi ?? PAGE_IMAGE_DPI)));
   return gated(async () => {
+    // a client gone while this waited for its turn
+    opts.signal?.throwIfAborted();
     const timeout = AbortSignal.timeout(RENDER_TIMEOUT_MS);
     const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
     try {

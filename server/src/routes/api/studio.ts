@@ -122,7 +122,9 @@ async function sendPage(ctx: AppContext, doc: DocumentRecord, rawPage: string | 
   if (!/^\d{1,6}$/.test(rawPage ?? '')) throw errors.notFound('page', rawPage);
   // a client that goes away stops the drawing
   const gone = new AbortController();
-  ctx.req.once('close', () => gone.abort(new Error('client gone')));
+  ctx.res.once('close', () => {
+    if (!ctx.res.writableEnded) gone.abort(new Error('client gone'));
+  });
   const img = await pageImage(ctx.quire, doc, n, { dpi, signal: gone.signal });
   ctx.type = img.type;
   // the original never changes under its id: the browser keeps the image for the session
