@@ -300,7 +300,7 @@ function Inspector(props: { layout: Layout; selected: Selection }) {
     table = layout.tables[selected.index]!;
     [title, text, confidence, page, bbox] = [`table ${table.rows} × ${table.cols}`, '', table.confidence, table.page, table.bbox];
   } else if (selected.kind === 'chunk') {
-    const c = layout.chunks[selected.index]!;
+    const c = layout.chunks.find((x) => x.index === selected.index)!;
     [title, text, confidence, page] = [`chunk ${c.index + 1} (${c.type})`, c.content, c.confidence, c.page];
   } else {
     [title, text, confidence, page, bbox] = [`evidence of ${selected.field}`, selected.text, selected.confidence, selected.page, selected.bbox];
