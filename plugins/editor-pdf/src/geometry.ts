@@ -79,12 +79,14 @@ function wordsLeft(words: Word[], top: number, bottom: number, x: number, reach:
   const band = words
     .filter((w) => {
       const c = center(w);
-      return c.y >= top - 2 && c.y <= bottom + 2 && w.bbox.x + w.bbox.width <= x + 2 && w.bbox.x + w.bbox.width >= x - reach && !/^_+$/.test(w.text);
+      return c.y >= top - 2 && c.y <= bottom + 2 && w.bbox.x + w.bbox.width <= x + 2 && !/^_+$/.test(w.text);
     })
     .sort((a, b) => b.bbox.x - a.bbox.x);
   const out: Word[] = [];
   for (const w of band) {
     const next = out[0];
+    // the nearest word within reach of the shape, then the words before it back to a wide gap
+    if (!next && x - (w.bbox.x + w.bbox.width) > reach) break;
     if (next && next.bbox.x - (w.bbox.x + w.bbox.width) > Math.max(10 * u, w.bbox.height * 1.5)) break;
     if (out.length && /:$/.test(w.text)) break;
     out.unshift(w);
@@ -229,13 +231,18 @@ export function geometryBlanks(geo: PageGeometry, page: { number: number; width:
       // text on the line: an underlined word or a filled-in value, not a blank
       if (words.some((w) => !/^_+$/.test(w.text) && inside(w, { ...b, y: b.y + 2 * u, height: b.height - u }))) continue;
     } else if (writing.length) continue;
-    const left = text(wordsLeft(words, b.y, b.y + b.height, b.x, 250 * u, u));
+    // a filled shape (a dark banner, a shaded bar; a line at its edge) is not a place to write
+    if (b.kind !== 'square' && geo.ink({ x: b.x + b.width * 0.1, y: b.y + b.height * 0.2, width: b.width * 0.8, height: b.height * 0.6 }) > 0.3) continue;
+    // "Label ____": the label sits next to its line; a box may stand further from its label
+    const left = text(wordsLeft(words, b.y, b.y + b.height, b.x, (b.kind === 'line' ? 40 : 250) * u, u));
     // a table cell: its column's header above, with the row's own label when it has one ("Quantity (Apples)")
     const header = b.cell ? text(wordsNear(words, b, -1, 200 * u, u)) : '';
     // else the nearer of the text above and (for a line: a signature's caption) the text below
     const above = wordsNear(words, b, -1, 30 * u, u);
     const below = b.kind === 'line' ? wordsNear(words, b, 1, 16 * u, u) : [];
-    const gapAbove = above.length ? b.y - Math.max(...above.map((w) => w.bbox.y + w.bbox.height)) : Infinity;
+    // distances from the line itself (a line's box is the writing space above it)
+    const baseTop = b.kind === 'line' ? b.y + b.height : b.y;
+    const gapAbove = above.length ? baseTop - Math.max(...above.map((w) => w.bbox.y + w.bbox.height)) : Infinity;
     const gapBelow = below.length ? Math.min(...below.map((w) => w.bbox.y)) - (b.y + b.height) : Infinity;
     const label = (header && left ? `${header} (${left})` : header) || left || text(gapBelow < gapAbove ? below : above);
     if (!label) continue;
