@@ -71,8 +71,8 @@ const inside = (w: Word, b: BBox) => {
   const c = center(w);
   return c.x >= b.x && c.x <= b.x + b.width && c.y >= b.y && c.y <= b.y + b.height;
 };
-/** words that are marks rather than writing: underscores, box glyphs, ticks, stray OCR specks */
-const MARK = /^[_\-–—.·|[\]()☐□◻❏☒☑■▣⊠✓✔xX×oO0]{1,2}$|^_+$/u;
+/** words that are marks rather than writing: underscores, box glyphs, ticks, stray OCR specks, the "+", "=" or currency sign a table cell starts with */
+const MARK = /^[_\-–—.·|[\]()☐□◻❏☒☑■▣⊠✓✔xX×oO0+=$€£%]{1,2}$|^_+$/u;
 
 /** A run of words ending nearest to `x` on the band [top, bottom] (left of x), back to a wide gap. */
 function wordsLeft(words: Word[], top: number, bottom: number, x: number, reach: number, u: number): Word[] {
@@ -115,6 +115,7 @@ function wordsRight(words: Word[], top: number, bottom: number, x: number, reach
 /** The nearest line of words above (dir -1) or below (dir 1) a box, overlapping it horizontally. */
 function wordsNear(words: Word[], b: BBox, dir: -1 | 1, reach: number, u: number): Word[] {
   const cands = words.filter((w) => {
+    if (MARK.test(w.text)) return false;
     const overlap = Math.min(w.bbox.x + w.bbox.width, b.x + b.width) - Math.max(w.bbox.x, b.x);
     if (overlap <= 0) return false;
     return dir < 0 ? w.bbox.y + w.bbox.height <= b.y + 2 * u && w.bbox.y + w.bbox.height >= b.y - reach : w.bbox.y >= b.y + b.height - 2 * u && w.bbox.y <= b.y + b.height + reach;
@@ -232,7 +233,8 @@ export function geometryBlanks(geo: PageGeometry, page: { number: number; width:
       if (words.some((w) => !/^_+$/.test(w.text) && inside(w, { ...b, y: b.y + 2 * u, height: b.height - u }))) continue;
     } else if (writing.length) continue;
     // a filled shape (a dark banner, a shaded bar; a line at its edge) is not a place to write
-    if (b.kind !== 'square' && geo.ink({ x: b.x + b.width * 0.1, y: b.y + b.height * 0.2, width: b.width * 0.8, height: b.height * 0.6 }) > 0.3) continue;
+    // (a box's inside is empty: hatching or a cross closes a table cell)
+    if (geo.ink({ x: b.x + b.width * 0.1, y: b.y + b.height * 0.2, width: b.width * 0.8, height: b.height * 0.6 }) > (b.kind === 'box' && !b.comb && !writing.length && !words.some((w) => MARK.test(w.text) && area(w.bbox, b) > 0) ? 0.05 : 0.3)) continue;
     // "Label ____": the label sits next to its line; a box may stand further from its label
     const left = text(wordsLeft(words, b.y, b.y + b.height, b.x, (b.kind === 'line' ? 40 : 250) * u, u));
     // a table cell: its column's header above, with the row's own label when it has one ("Quantity (Apples)")
