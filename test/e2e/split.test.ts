@@ -221,6 +221,15 @@ describe('split', () => {
     }
     const overlapAllowed = await s.json('/api/split/run', { method: 'POST', json: { document_id: fiveId, config: { method: 'manual', settings: { allowOverlap: true } }, sections: [{ page_start: 1, page_end: 3 }, { page_start: 3, page_end: 5 }] } });
     assert.equal(overlapAllowed.status, 200, JSON.stringify(overlapAllowed.body));
+    // skip_analysis: the given sections as they are, whatever the method
+    const skipped = await s.json('/api/split/run', { method: 'POST', json: { document_id: fiveId, config: { method: 'ai' }, skip_analysis: true, sections: [{ name: 'All', page_start: 1, page_end: 5 }] } });
+    assert.deepEqual(skipped.body.sections.map((x: any) => [x.name, x.page_start, x.page_end, x.section_type]), [['All', 1, 5, 'custom']]);
+    // instructions and minSectionPages reach the detector
+    const every2 = await s.json('/api/split/analyze', { method: 'POST', json: { document_id: fiveId, config: { instructions: 'split every 2 pages' } } });
+    assert.deepEqual(every2.body.suggested_sections.map((x: any) => x.page_start), [1, 3, 5]);
+    assert.match(every2.body.suggested_sections[1].reason, /instructed/);
+    const longer = await s.json('/api/split/analyze', { method: 'POST', json: { document_id: joinedId, config: { settings: { minSectionPages: 2 } } } });
+    assert.ok(longer.body.suggested_sections.every((x: any) => x.page_end - x.page_start + 1 >= 2), JSON.stringify(longer.body.suggested_sections));
     const noSections = await s.json('/api/split/run', { method: 'POST', json: { document_id: fiveId, config: { method: 'manual' } } });
     assert.equal(noSections.status, 400);
     const both = await s.json('/api/split/run', { method: 'POST', json: { document_id: fiveId, input: `svc://${fiveId}` } });
