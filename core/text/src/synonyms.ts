@@ -53,6 +53,18 @@ const GROUPS: string[][] = [
   ['picture', 'image', 'photo', 'figure'],
 ];
 
+/** For each stem, the words of its groups as written (other than those of the stem itself): to phrase a search otherwise. */
+const WORDS: ReadonlyMap<string, readonly string[]> = (() => {
+  const m = new Map<string, Set<string>>();
+  for (const g of GROUPS)
+    for (const w of g) {
+      const set = m.get(stem(w)) ?? new Set<string>();
+      for (const o of g) if (stem(o) !== stem(w)) set.add(o);
+      m.set(stem(w), set);
+    }
+  return new Map([...m].map(([k, v]) => [k, [...v]]));
+})();
+
 const INDEX: ReadonlyMap<string, readonly string[]> = (() => {
   const m = new Map<string, Set<string>>();
   for (const g of GROUPS) {
@@ -69,4 +81,9 @@ const INDEX: ReadonlyMap<string, readonly string[]> = (() => {
 /** Stems that a question may use for `stemmed` (a stem of this package's `stem`), without itself; [] when none. */
 export function synonymsOf(stemmed: string): readonly string[] {
   return INDEX.get(stemmed) ?? [];
+}
+
+/** Words (as written, not stems) that a question may use for `stemmed`, without its own; [] when none. */
+export function synonymWordsOf(stemmed: string): readonly string[] {
+  return WORDS.get(stemmed) ?? [];
 }

@@ -188,3 +188,22 @@ function properName(text: string, own: Set<string>, qTerms: Set<string>, common?
   }
   return toks.some((m, i) => i > 0 && ORG_WORD.test(m[0]) && caps(toks[i - 1]![0]) && !own.has(toks[i - 1]![0].toLowerCase()));
 }
+
+/** The kinds of thing that are companies ("which company", "what firm"): their names usually carry a legal form. */
+const COMPANY_KINDS = /^(?:compan(?:y|ies)|firms?|business(?:es)?|organi[sz]ations?|corporations?|employers?|vendors?|suppliers?|manufacturers?|brands?)$/i;
+const LEGAL_FORM = /^(?:inc|ltd|llc|llp|plc|gmbh|ag|sa|sas|sarl|bv|b\.v|nv|n\.v|corp|corporation|company|limited|pvt|bhd|sdn|group|co|kg|oy|ab|as|spa|srl|pty)\.?$/i;
+
+/** Whether a "which/what …" question asks for a company (its kind word is one). */
+export const asksForCompany = (question: string) => !!question.match(/\b(?:which|what)\s+([\p{L}-]+)/iu)?.[1]?.match(COMPANY_KINDS);
+
+/** Whether a text names a company by its legal form ("iViveLabs Limited", "Coolblue B.V.", "Galaxy Gaming, Inc."). */
+export function holdsCompany(text: string): boolean {
+  const toks = text.match(/[\p{L}\p{N}][\p{L}\p{N}.&'’-]*/gu) ?? [];
+  return toks.some((t, i) => i > 0 && LEGAL_FORM.test(t) && /^[\p{Lu}\p{N}]|\p{Lu}/u.test(toks[i - 1]!));
+}
+
+/** Whether a line is labelled as the total to pay (total, grand total, amount or balance due), not a subtotal. */
+export const totalLine = (text: string) => /\b(?:grand\s+)?total\b|\bamount\s+(?:due|payable)\b|\bbalance\s+due\b/i.test(text.replace(/\bsub[\s-]?total\b/gi, ''));
+
+/** The amounts of a text with decimals or a currency sign ("$4.11", "€ 717,97"), as digits: the same value however printed. */
+export const amountsOf = (text: string) => [...text.matchAll(/\d[\d.,]*[.,]\d{2}\b|[$€£¥₹]\s?\d[\d.,]*/gu)].map((m) => m[0].replace(/\D/g, ''));

@@ -404,3 +404,16 @@ export function focusTerms(question: string): string[] {
   if (/ing$/i.test(first) && ws[1]) return [...t, ...terms(ws[1])];
   return t;
 }
+
+const AUXILIARY = /^(?:is|are|was|were|be|been|do|does|did|has|have|had|can|could|will|would|should|shall|may|might|must|kind|type|sort|else)$/i;
+
+/**
+ * The verb of a question whose wh-word is its subject ("what joins …" → join, "who invented …" → invent): the
+ * relation asked about, which a sentence that answers says (or a synonym). Null for other questions.
+ */
+export function subjectVerb(question: string): string | null {
+  // (not "what materials are …": a noun before the verb)
+  const m = question.trim().match(/^(?:what|who)\s+([\p{L}'-]+)\s+([\p{L}'-]+)/iu);
+  if (!m || AUXILIARY.test(m[1]!) || AUXILIARY.test(m[2]!) || !/(?:s|ed)$/i.test(m[1]!)) return null;
+  return terms(m[1]!)[0] ?? null;
+}

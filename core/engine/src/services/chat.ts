@@ -9,11 +9,11 @@ import type { KbSettings } from './collections.js';
 import { searchChunks } from './search.js';
 import type { SearchHit } from './search.js';
 import { charge } from './ledger.js';
-import { alternativesOf, codeBlocksOf, codeLikeness, decompose, focusTerms, isFollowUp, kindTerms, questionTerms, termSet, unitsOf } from './chat-text.js';
-import { answerTypeOf, holdsType, questionWords } from './chat-answer-types.js';
+import { alternativesOf, codeBlocksOf, codeLikeness, decompose, focusTerms, isFollowUp, kindTerms, questionTerms, subjectVerb, termSet, unitsOf } from './chat-text.js';
+import { amountsOf, answerTypeOf, asksForCompany, holdsCompany, holdsType, questionWords, totalLine } from './chat-answer-types.js';
 import type { AnswerType } from './chat-answer-types.js';
 import type { CodeBlock, Unit } from './chat-text.js';
-import { round } from '@quire/text';
+import { round, synonymWordsOf } from '@quire/text';
 import { assertCredits } from '../accounts/credits.js';
 
 export type ChatMode = 'quick' | 'deep' | 'code';
@@ -230,6 +230,9 @@ function queryWeights(question: string, idf: Idf, context?: string): Map<string,
 
 const primaryTerms = (question: string) => new Set(questionTerms(question).map((t) => t.term));
 
+/** at most this many synonyms of the question's words are added to its search */
+const MAX_EXPANSION = 12;
+
 function retrievalDepth(mode: ChatMode, s: KbSettings): number {
   const k = s.retrieval.top_k;
   if (mode === 'quick') return k;
@@ -261,6 +264,13 @@ async function retrieve(rt: Engine, auth: AuthInfo, question: string, mode: Chat
     return { hits, parts, weights, primary: primaryTerms(question), ask: ask(question, weights) };
   }
   let hits = await search(withContext(question));
+  // the sources may say it in other words ("must be paid" / "amount due"): a second search in those words adds what the first missed
+  const expansion = [...new Set(questionTerms(question).flatMap((t) => synonymWordsOf(t.term)))].filter((w) => !primaryTerms(question).has(w)).slice(0, MAX_EXPANSION);
+  if (expansion.length && mode !== 'code') {
+    const seen = new Set(hits.map((h) => h.chunk_id));
+    const more = (await search(withContext(`${question} ${expansion.join(' ')}`))).filter((h) => !seen.has(h.chunk_id));
+    hits = [...hits, ...more.slice(0, Math.ceil(depth / 2))];
+  }
   if (mode === 'code') {
     hits = hits
       .map((h) => ({ h, s: h.score * (1 + 0.6 * codeLikeness(h.content)) }))
@@ -344,6 +354,11 @@ function coverage(weights: Map<string, number>, sentence: Set<string>, chunk: Se
 
 const wordCount = (s: string) => s.split(/\s+/).filter(Boolean).length;
 
+/** the score of a candidate for "which company" that names none by its legal form */
+const NO_LEGAL_FORM = 0.8;
+/** A line of a record: a table row, or a label with its value ("Check Out: 01/01/2018"), whose subject a heading or another line names. */
+const isRecordLine = (u: Unit) => u.kind === 'row' || (KEY_VALUE.test(u.text) && wordCount(u.text) <= LABEL_WORDS + VALUE_WORDS);
+
 /** Two neighbouring units quoted as one ("TOTAL AMOUNT DUE" + "$4.11", "Bill to:" + "ACME Ltd"). */
 function joinUnits(a: Unit, b: Unit): Unit {
   const head = a.cut === 'start' || a.cut === 'both';
@@ -363,6 +378,9 @@ function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lower: Se
   // the question's names that some document has: a sentence from a document without them is about something else
   const names = docTerms ? a.names.filter((t) => [...docTerms.values()].some((d) => d.has(t))) : [];
   const numbers = a.names.filter((t) => /\d/.test(t));
+  const verb = subjectVerb(a.text);
+  // "which company…": a name with its legal form ("… Limited", "… GmbH") is likelier the answer than a capitalised label
+  const company = a.type === 'person' && asksForCompany(a.text);
   const top = hits[0]?.score || 1;
   const out: Candidate[] = [];
   hits.forEach((hit, hitRank) => {
@@ -399,10 +417,12 @@ function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lower: Se
       const c = coverage(weights, ts, chunkTerms, doc);
       if (!c.own || (primary.size && ![...primary].some((t) => matchOf(t, ts)))) return;
       if (evidence.length && !evidence.some((t) => matchOf(t, ts))) return;
+      // "what joins …", "who invented …": a sentence answers only if it says that relation (a line of a record names it by its label)
+      if (verb && !matchOf(verb, ts) && !isRecordLine(unit) && unit === base) return;
       const lengthFactor = ws > 60 ? 0.8 : ws < 5 && unit.kind !== 'row' ? 0.85 : 1;
       // whole sentences read better than fragments, titles and reference-list entries
       const quality = (unit.cut ? 0.88 : unit.kind === 'sentence' && !/[.!?"'”’)]$/.test(unit.text) && wordCount(unit.text) > 12 ? 0.85 : 1) * (/https?:\/\/|www\.|\bRetrieved\b|\bArchived\b/.test(unit.text) ? 0.6 : 1);
-      const score = (0.72 * c.coverage + 0.28 * (hit.score / top)) * lengthFactor * quality * (typed ? 1 : 0.6);
+      const score = (0.72 * c.coverage + 0.28 * (hit.score / top)) * lengthFactor * quality * (typed ? (company && !holdsCompany(unit.text) ? NO_LEGAL_FORM : 1) : 0.6);
       out.push({ unit, hit, hitRank, terms: ts, coverage: c.coverage, sentenceCoverage: c.sentence, own: c.own, typed, score });
     });
   });
@@ -517,8 +537,21 @@ function competing(cands: Candidate[]): boolean {
   if (!best || !short(best)) return false;
   const norm = (c: Candidate) => c.unit.text.toLowerCase().replace(/\s+/g, ' ');
   const b = norm(best);
-  // a rival that covers less of the question in itself ("Amazon Simple Storage Service" for "Glacier storage") does not compete
-  return cands.some((c) => c !== best && c.score >= RIVAL_RATIO * best.score && c.sentenceCoverage >= best.sentenceCoverage - 0.02 && short(c) && !b.includes(norm(c)) && !norm(c).includes(b));
+  // a rival that covers less of the question in itself ("Amazon Simple Storage Service" for "Glacier storage") does not compete,
+  // nor one that states the same value ("Total | $4.11" and "Charges | $4.11"), nor a line item against a total the question asks for
+  const total = totalLine(best.unit.text);
+  const values = amountsOf(best.unit.text);
+  return cands.some(
+    (c) =>
+      c !== best &&
+      c.score >= RIVAL_RATIO * best.score &&
+      c.sentenceCoverage >= best.sentenceCoverage - 0.02 &&
+      short(c) &&
+      !b.includes(norm(c)) &&
+      !norm(c).includes(b) &&
+      !(total && !totalLine(c.unit.text)) &&
+      !amountsOf(c.unit.text).some((v) => values.includes(v)),
+  );
 }
 
 /** The candidates that may be quoted: when the question asks for a type of entity, those that hold one. */

@@ -1,0 +1,48 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { synonymWordsOf, stem } from '@quire/text';
+import { amountsOf, asksForCompany, holdsCompany, totalLine } from '../src/services/chat-answer-types.js';
+import { subjectVerb, terms } from '../src/services/chat-text.js';
+
+test('the verb of a question whose wh-word is its subject is the relation asked about', () => {
+  assert.equal(subjectVerb('What joins the two halves of a self-locking nut?'), terms('joins')[0]);
+  assert.equal(subjectVerb('Who invented the typewriter?'), terms('invented')[0]);
+  assert.equal(subjectVerb('Who appoints the standing trustees?'), terms('appoints')[0]);
+  // a copula, an auxiliary or a noun before the verb: no such verb
+  assert.equal(subjectVerb('Who is the senior consultant?'), null);
+  assert.equal(subjectVerb('What did Amazon charge for storage?'), null);
+  assert.equal(subjectVerb('What materials are wing nuts made from?'), null);
+  assert.equal(subjectVerb('When did the store open?'), null);
+});
+
+test('a "which company" question, and a company named by its legal form', () => {
+  assert.equal(asksForCompany('Which company was billed by the provider?'), true);
+  assert.equal(asksForCompany('What firm audited the accounts?'), true);
+  assert.equal(asksForCompany('Which city is the plant in?'), false);
+  assert.equal(holdsCompany('Bill to Address: ATTN: iViveLabs Limited'), true);
+  assert.equal(holdsCompany('Sold by Orvella Trading GmbH, Berlin'), true);
+  assert.equal(holdsCompany('Galaxy Gaming, Inc. (Exact name of registrant)'), true);
+  // capitalised words without a legal form are no company by that evidence
+  assert.equal(holdsCompany('Details are available on the Account Activity Page.'), false);
+  // "co" or "group" as common words, not after a name
+  assert.equal(holdsCompany('the group met with the co chair'), false);
+});
+
+test('synonym words as written, to search in the words a document may use', () => {
+  const words = synonymWordsOf(stem('paid'));
+  assert.ok(words.includes('due') && words.includes('total'));
+  assert.ok(!words.includes('paid'));
+  assert.deepEqual(synonymWordsOf(stem('xylophone')), []);
+});
+
+test('a line labelled as the total, and amounts compared however printed', () => {
+  assert.equal(totalLine('Total for this invoice | $4.11'), true);
+  assert.equal(totalLine('TOTAL AMOUNT DUE ON August 3, 2014 $4.11'), true);
+  assert.equal(totalLine('Balance due: 12.00'), true);
+  assert.equal(totalLine('Subtotal | $3.90'), false);
+  assert.equal(totalLine('Sub-total 3.90'), false);
+  assert.equal(totalLine('Charges | $1.87'), false);
+  assert.deepEqual(amountsOf('Charges | $4.11'), amountsOf('Total: 4.11'));
+  assert.deepEqual(amountsOf('€ 717,97 and $1,939'), ['71797', '1939']);
+  assert.deepEqual(amountsOf('page 3 of 2014'), []);
+});
