@@ -4,7 +4,7 @@ import { createHmac } from 'node:crypto';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { PNG } from 'pngjs';
 import { createKey, findOrCreateUser } from '@quire/server';
-import { makePdf } from '../helpers/fixtures.js';
+import { makePdf, makeXlsx } from '../helpers/fixtures.js';
 import { errorBody } from '../helpers/assertions.js';
 import { startTestServer, until, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
@@ -234,6 +234,24 @@ describe('split', () => {
     assert.equal(noSections.status, 400);
     const both = await s.json('/api/split/run', { method: 'POST', json: { document_id: fiveId, input: `svc://${fiveId}` } });
     assert.equal(both.status, 400);
+  });
+
+  test('another format: each section carries the page range of the parsed content (a workbook, a sheet a page)', async () => {
+    const id = await upload('budget.xlsx', await makeXlsx());
+    const parent = await processed(id);
+    assert.equal(parent.pages, 2);
+    const run = await s.json('/api/split/run', { method: 'POST', json: { document_id: id, config: { method: 'page' } } });
+    assert.equal(run.status, 200, JSON.stringify(run.body));
+    assert.deepEqual(run.body.sections.map((x: any) => [x.page_start, x.page_end]), [[1, 1], [2, 2]]);
+    const staff = run.body.sections[1];
+    assert.deepEqual(staff.metadata.page_range, { start: 2, end: 2 });
+    assert.equal(staff.metadata.child_file, 'parent_file');
+    const child = await processed(staff.document_id);
+    assert.deepEqual([child.file_type, child.pages], ['xlsx', 1]);
+    const t = await text(staff.document_id);
+    assert.match(t, /Ada/);
+    assert.doesNotMatch(t, /Engineering/);
+    assert.ok((await text(id)).includes(t));
   });
 
   test('jobid:// reuses a finished parse without parsing again; svc:// input; async run calls its webhook_url, signed', async () => {
