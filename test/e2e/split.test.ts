@@ -1,6 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { PNG } from 'pngjs';
 import { createKey, findOrCreateUser } from '@quire/server';
@@ -285,6 +287,36 @@ describe('split', () => {
     assert.equal(hit!.headers['x-svc-signature'], `sha256=${createHmac('sha256', sec.secret).update(hit!.body).digest('hex')}`);
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(rx.hits('/split-hook').length, 1, 'once per job');
+  });
+
+  test('a URL input becomes a document and is split; a URL that cannot be fetched gives split.failed', async () => {
+    const bytes = await makePdf([{ heading: 'Tide tables', lines: ['High water at 06:12 in Brest.'] }, { heading: 'Harbour dues', lines: ['Mooring costs 14 euros a night.'] }]);
+    const files = http.createServer((req, res) => {
+      if (req.url === '/tides.pdf') res.writeHead(200, { 'content-type': 'application/pdf' }).end(Buffer.from(bytes));
+      else res.writeHead(404).end('missing');
+    });
+    await new Promise<void>((r) => files.listen(0, '127.0.0.1', () => r()));
+    const base = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+    try {
+      const run = await s.json('/api/split/run', { method: 'POST', json: { input: `${base}/tides.pdf`, config: { method: 'page' } } });
+      assert.equal(run.status, 200, JSON.stringify(run.body));
+      assert.equal(run.body.sections.length, 2);
+      const parent = await processed(run.body.source_document_id);
+      assert.equal(parent.name, 'tides.pdf');
+      assert.match(await text(run.body.sections[1].document_id), /Harbour dues/);
+      const hook = `${rx.base}/failed-hook`;
+      const bad = await s.json('/api/split/run', { method: 'POST', json: { input: `${base}/gone.pdf`, webhook_url: hook } });
+      assert.equal(bad.status, 202);
+      const [hit] = await until('split.failed', () => (rx.hits('/failed-hook').length ? rx.hits('/failed-hook') : null), 60_000);
+      const payload = JSON.parse(hit!.body);
+      assert.deepEqual([payload.event, payload.status, payload.job_id], ['split.failed', 'failed', bad.body.job_id]);
+      assert.ok(typeof payload.error === 'string' && payload.error.length > 0);
+      assert.deepEqual(payload.sections_summary, []);
+      const res = await s.json(`/api/split/results/${bad.body.job_id}`);
+      assert.equal(res.body.status, 'failed');
+    } finally {
+      await new Promise<void>((r) => files.close(() => r()));
+    }
   });
 
   test('without webhook_url, split events go to the subscribed webhooks, unwrapped', async () => {
