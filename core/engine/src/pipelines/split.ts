@@ -22,7 +22,7 @@ import { planSections } from '../split/plan.js';
 import type { PlannedSection } from '../split/plan.js';
 import { sliceParsed } from '../split/slice.js';
 import { fetchInputToStorage } from './parse.js';
-import { jobParsedKey, loadParsed, originalKey } from './steps.js';
+import { jobParsedKey, loadParsed, originalKey, yieldToEventLoop } from './steps.js';
 
 /** How long a split waits for its document to be processed, and for its children to be indexed. */
 const DOCUMENT_WAIT_MS = 30 * 60_000;
@@ -110,6 +110,8 @@ export function defineSplitPipeline(rt: Engine): void {
           const ids: string[] = [];
           for (const [i, s] of sections.entries()) {
             ctx.signal.throwIfAborted();
+            // copying pages runs on this event loop: requests get their turn between sections
+            await yieldToEventLoop();
             let file: ChildFile;
             if (pdf && parent) file = { bytes: await pdfPages(pdf, s.page_start, s.page_end, s.name), name: childName(parent.name, s, 'pdf'), format: 'pdf', mime: 'application/pdf' };
             else if (parent && original) file = { bytes: original, name: childName(parent.name, s, /\.([A-Za-z0-9]{1,8})$/.exec(parent.name)?.[1] ?? parent.file_type), format: parent.file_type, mime: parent.mime_type };
