@@ -11,6 +11,10 @@ import { KeysPage } from './pages/keys.js';
 import { KnowledgeBasePage, KnowledgeBasesPage } from './pages/knowledge-bases.js';
 import { WebhooksPage } from './pages/webhooks.js';
 import { WorkflowsPage } from './pages/workflows.js';
+import { OrganizationsPage } from './pages/organizations.js';
+import { UsagePage } from './pages/usage.js';
+import { PrivacyPage } from './pages/privacy.js';
+import { EditProjectsPage } from './pages/edit.js';
 import './styles.css';
 
 type Session = { user: User } | null | undefined;
@@ -64,11 +68,15 @@ function App() {
   else if (kb) page = <KnowledgeBasePage key={kb[1]} id={kb[1]!} />;
   else if (path === '/knowledge-bases') page = <KnowledgeBasesPage />;
   else if (path === '/workflows') page = <WorkflowsPage />;
+  else if (path === '/edit-projects') page = <EditProjectsPage />;
   else if (path === '/settings/keys') page = <KeysPage />;
   else if (path === '/settings/webhooks') page = <WebhooksPage />;
+  else if (path === '/settings/organizations') page = <OrganizationsPage userId={session.user.id} />;
+  else if (path === '/settings/usage') page = <UsagePage />;
+  else if (path === '/settings/privacy') page = <PrivacyPage />;
   else if (path === '/' || path === '/documents') page = <DocumentsPage />;
   else page = <NotFound />;
-  const section = path.startsWith('/settings') ? 'settings' : path.startsWith('/knowledge-bases') ? 'kb' : 'documents';
+  const section = path.startsWith('/settings') ? 'settings' : path.startsWith('/knowledge-bases') ? 'kb' : path === '/' || path.startsWith('/documents') ? 'documents' : 'other';
   return (
     <Shell
       nav={
@@ -83,11 +91,11 @@ function App() {
             <Link to="/workflows" aria-current={path === '/workflows' ? 'page' : undefined}>
               Workflows
             </Link>
-            <Link to="/settings/keys" aria-current={path === '/settings/keys' ? 'page' : undefined}>
-              API keys
+            <Link to="/edit-projects" aria-current={path === '/edit-projects' ? 'page' : undefined}>
+              Edit projects
             </Link>
-            <Link to="/settings/webhooks" aria-current={path === '/settings/webhooks' ? 'page' : undefined}>
-              Webhooks
+            <Link to="/settings/keys" aria-current={section === 'settings' ? 'page' : undefined}>
+              Settings
             </Link>
           </nav>
           <div class="who">
@@ -99,8 +107,32 @@ function App() {
         </>
       }
     >
-      {page}
+      {section === 'settings' ? <Settings path={path}>{page}</Settings> : page}
     </Shell>
+  );
+}
+
+const SETTINGS: [string, string][] = [
+  ['/settings/keys', 'API keys'],
+  ['/settings/webhooks', 'Webhooks'],
+  ['/settings/organizations', 'Organizations'],
+  ['/settings/usage', 'Credits and usage'],
+  ['/settings/privacy', 'Privacy'],
+];
+
+/** The settings pages share a second navigation beside them. */
+function Settings(props: { path: string; children: preact.ComponentChildren }) {
+  return (
+    <div class="settings">
+      <nav aria-label="Settings" class="subnav">
+        {SETTINGS.map(([to, label]) => (
+          <Link key={to} to={to} aria-current={props.path === to ? 'page' : undefined}>
+            {label}
+          </Link>
+        ))}
+      </nav>
+      <div>{props.children}</div>
+    </div>
   );
 }
 

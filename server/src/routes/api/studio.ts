@@ -9,7 +9,7 @@ import type { AppContext } from '../../http/context.js';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
 import { STUDIO_APP_CSP } from '../../http/security.js';
-import { contentKey, jobParsedKey, jobStillServed, loadChunks, loadOwned, loadParsed, pageImage, pageImageSupport, pageLayout, toMarkdown, verifyLink } from '@quire/engine';
+import { contentKey, exportView, jobParsedKey, jobStillServed, loadChunks, loadOwned, loadParsed, pageImage, pageImageSupport, pageLayout, toMarkdown, verifyLink } from '@quire/engine';
 import { documentId } from '../v1/documents.js';
 
 const TAG = 'Studio';
@@ -41,6 +41,22 @@ export function studioRoutes(router: Router<any, any>): void {
       const parsed = await loadParsed(ctx.quire, contentKey(doc.id));
       const chunks = (await loadChunks(ctx.quire, doc.id)).map((c) => ({ id: c.id, index: c.index, page: c.page, bbox: c.bbox, type: c.metadata.type, confidence: c.metadata.confidence, content: c.content, boxes: c.metadata.boxes ?? (c.bbox ? [{ page: c.page, bbox: c.bbox }] : []) }));
       return { id: doc.id, object: 'document.layout', name: doc.name, file_type: doc.file_type, page_images: pageImageSupport(ctx.quire, doc.file_type), ...pageLayout(parsed), chunks };
+    },
+  );
+
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/api/studio/privacy/export',
+      summary:
+        "The caller's latest data export request as GET /api/gdpr/export answers it, or null when there is none: {export}. (GET /api/gdpr/export answers 404 when there is none; the studio's privacy page asks this instead, so that a first visit is not an error.)",
+      tag: TAG,
+    },
+    async (ctx) => {
+      const auth = requireAuth(ctx);
+      const last = (await ctx.quire.store.repo('data_export_requests').find({ user_id: auth.user.id }, { order: { created_at: 'DESC' }, limit: 1 }))[0];
+      return { export: last ? exportView(ctx.quire, last) : null };
     },
   );
 
