@@ -3,6 +3,9 @@ import { api, apiText } from '../api.js';
 import type { BBox, Layout, LayoutBlock, LayoutChunk, LayoutTable } from '../api.js';
 import { Alert, Link, percent } from '../components.js';
 import { ExtractionPanel } from './extraction.js';
+import { SplitPanel } from './split.js';
+import { EditPanel } from './edit.js';
+import type { EditElement } from './edit.js';
 import { useLocation } from '../router.js';
 
 export type Source = { kind: 'document'; id: string } | { kind: 'signed'; jobId: string; expires: string; sig: string };
@@ -11,6 +14,10 @@ export type Source = { kind: 'document'; id: string } | { kind: 'signed'; jobId:
 export type Selection = { kind: 'block'; index: number } | { kind: 'table'; index: number } | { kind: 'chunk'; index: number } | { kind: 'evidence'; field: string; page: number; bbox: BBox; text: string; confidence: number } | null;
 
 type View = 'pages' | 'markdown' | 'json';
+type Tab = 'inspect' | 'extract' | 'split' | 'edit';
+
+/** Formats the edit area fills: PDFs and images. */
+const EDITABLE = new Set(['pdf', 'png', 'jpg', 'jpeg', 'gif', 'webp', 'bmp', 'tif', 'tiff']);
 
 function layoutUrl(s: Source): string {
   return s.kind === 'document' ? `/api/documents/${s.id}/layout` : `/studio/jobs/${s.jobId}/layout?expires=${encodeURIComponent(s.expires)}&sig=${encodeURIComponent(s.sig)}`;
@@ -38,7 +45,15 @@ export function DocumentPage(props: { source: Source }) {
   const [view, setView] = useState<View>('pages');
   const [layers, setLayers] = useState({ blocks: true, tables: true, chunks: false });
   const [selected, setSelected] = useState<Selection>(null);
-  const [tab, setTab] = useState<'inspect' | 'extract'>('inspect');
+  const [tab, setTab] = useState<Tab>('inspect');
+  // the fields of the Edit tab, drawn on the pages while that tab is open
+  const [fields, setFields] = useState<EditElement[] | null>(null);
+  const [activeField, setActiveField] = useState<string | null>(null);
+  // the Split tab is made when first opened (it asks for the sections) and kept
+  const [splitSeen, setSplitSeen] = useState(false);
+  useEffect(() => {
+    if (tab === 'split') setSplitSeen(true);
+  }, [tab]);
   const [markdown, setMarkdown] = useState<string | null>(null);
   // the Markdown is fetched when first shown
   useEffect(() => {
@@ -88,6 +103,8 @@ export function DocumentPage(props: { source: Source }) {
   if (error) return <Alert error={error} />;
   if (!layout) return <p role="status">Loading the document…</p>;
 
+  const editable = EDITABLE.has(layout.file_type.toLowerCase());
+  const tabs: [Tab, string][] = [['inspect', 'Inspect'], ['extract', 'Extract'], ['split', 'Split'], ...(editable ? [['edit', 'Edit'] as [Tab, string]] : [])];
   return (
     <section class="docview">
       <div class="docbar">
@@ -142,6 +159,9 @@ export function DocumentPage(props: { source: Source }) {
                 layers={layers}
                 selected={selected}
                 onSelect={setSelected}
+                fields={tab === 'edit' ? fields?.filter((f) => f.page === p.number) ?? null : null}
+                activeField={activeField}
+                onField={setActiveField}
               />
             ))}
           {view === 'markdown' && (
@@ -158,12 +178,11 @@ export function DocumentPage(props: { source: Source }) {
         <aside class="panel">
           {source.kind === 'document' && (
             <div class="tabs" role="tablist" aria-label="Panel">
-              <button type="button" role="tab" id="tab-inspect" aria-selected={tab === 'inspect'} aria-controls="panel-inspect" onClick={() => setTab('inspect')}>
-                Inspect
-              </button>
-              <button type="button" role="tab" id="tab-extract" aria-selected={tab === 'extract'} aria-controls="panel-extract" onClick={() => setTab('extract')}>
-                Extract
-              </button>
+              {tabs.map(([t, label]) => (
+                <button key={t} type="button" role="tab" id={`tab-${t}`} aria-selected={tab === t} aria-controls={`panel-${t}`} onClick={() => setTab(t)}>
+                  {label}
+                </button>
+              ))}
             </div>
           )}
           <div id="panel-inspect" role="tabpanel" aria-labelledby="tab-inspect" hidden={tab !== 'inspect'}>
@@ -172,6 +191,16 @@ export function DocumentPage(props: { source: Source }) {
           {source.kind === 'document' && (
             <div id="panel-extract" role="tabpanel" aria-labelledby="tab-extract" hidden={tab !== 'extract'}>
               <ExtractionPanel documentId={source.id} selected={selected} onEvidence={setSelected} />
+            </div>
+          )}
+          {source.kind === 'document' && (
+            <div id="panel-split" role="tabpanel" aria-labelledby="tab-split" hidden={tab !== 'split'}>
+              {splitSeen && <SplitPanel documentId={source.id} layout={layout} />}
+            </div>
+          )}
+          {source.kind === 'document' && editable && (
+            <div id="panel-edit" role="tabpanel" aria-labelledby="tab-edit" hidden={tab !== 'edit'}>
+              <EditPanel documentId={source.id} elements={fields} onElements={setFields} active={activeField} onActive={setActiveField} />
             </div>
           )}
         </aside>
@@ -208,6 +237,9 @@ function PageView(props: {
   layers: { blocks: boolean; tables: boolean; chunks: boolean };
   selected: Selection;
   onSelect: (s: Selection) => void;
+  fields?: EditElement[] | null;
+  activeField?: string | null;
+  onField?: (id: string) => void;
 }) {
   const { page, items, layers, selected, onSelect } = props;
   const ref = useRef<HTMLDivElement>(null);
@@ -238,7 +270,7 @@ function PageView(props: {
   const isSel = (kind: string, index: number) => selected?.kind === kind && (selected as { index: number }).index === index;
   // one tab stop per page (the last box reached, else the first); the arrow keys move between its boxes
   const [current, setCurrent] = useState<string | null>(null);
-  const first = layers.tables && items.tables[0] ? `t${items.tables[0].index}` : layers.blocks && items.blocks[0] ? `b${items.blocks[0].index}` : layers.chunks && items.chunks[0] ? `c${items.chunks[0].chunk.index}-0` : null;
+  const first = layers.tables && items.tables[0] ? `t${items.tables[0].index}` : layers.blocks && items.blocks[0] ? `b${items.blocks[0].index}` : layers.chunks && items.chunks[0] ? `c${items.chunks[0].chunk.index}-0` : props.fields?.[0] ? `f${props.fields[0].id}` : null;
   const stop = (key: string) => (key === (current ?? first) ? 0 : -1);
   const onKey = (e: KeyboardEvent) => {
     const boxes = Array.from(ref.current?.querySelectorAll<HTMLButtonElement>('button.box') ?? []);
@@ -274,6 +306,9 @@ function PageView(props: {
               items.chunks.map(({ chunk, bbox }, i) => (
                 <button key={`c${chunk.index}-${i}`} data-key={`c${chunk.index}-${i}`} tabIndex={stop(`c${chunk.index}-${i}`)} onFocus={() => setCurrent(`c${chunk.index}-${i}`)} type="button" class={`box t-chunk${isSel('chunk', chunk.index) ? ' selected' : ''}`} style={boxStyle(bbox, page)} aria-label={`Chunk ${chunk.index + 1}: ${short(chunk.content)}`} aria-pressed={isSel('chunk', chunk.index)} onClick={() => onSelect({ kind: 'chunk', index: chunk.index })} />
               ))}
+            {props.fields?.map((f) => (
+              <button key={`f${f.id}`} data-key={`f${f.id}`} data-element={f.id} tabIndex={stop(`f${f.id}`)} onFocus={() => setCurrent(`f${f.id}`)} type="button" class={`box t-field${props.activeField === f.id ? ' selected' : ''}`} style={boxStyle(f.bbox, page)} aria-label={`Field ${f.label || f.id} (${f.type.replace('_', ' ')})`} aria-pressed={props.activeField === f.id} onClick={() => props.onField?.(f.id)} />
+            ))}
             {evidence && <div ref={evidenceRef} class="box evidence" style={boxStyle(evidence.bbox, page)} role="img" aria-label={`Evidence of ${evidence.field}: ${short(evidence.text)}`} />}
           </>
         )}
