@@ -1,13 +1,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { startReceiver } from '../helpers/receiver.js';
-import { invoicePdf } from '../helpers/studio.js';
+import { CHROMIUM_SKIP as skip, CHROMIUM, ROOT, a11yProblems, ensureStudioBuilt, invoicePdf } from '../helpers/studio.js';
 
 /**
  * The studio in a real browser (Debian's chromium driven by playwright-core): sign up, keys, upload, the
@@ -17,71 +16,8 @@ import { invoicePdf } from '../helpers/studio.js';
  * tested without a browser in studio-api.test.ts.)
  */
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const CHROMIUM = process.env.QUIRE_CHROMIUM ?? '/usr/bin/chromium';
 const RESULTS = path.join(ROOT, 'test-results');
-const STUDIO = path.join(ROOT, 'server/dist/studio');
 const PASSWORD = 'Harbour-Light7!';
-
-const skip = !fs.existsSync(CHROMIUM) ? `no chromium at ${CHROMIUM} (scripts/install-system-deps.sh installs it; QUIRE_CHROMIUM names another)` : false;
-
-/** The built app, rebuilt when a source file is newer than the build (tests run on the sources). */
-function ensureStudioBuilt(): void {
-  const index = path.join(STUDIO, 'index.html');
-  const built = fs.existsSync(index) ? fs.statSync(index).mtimeMs : 0;
-  const src = path.join(ROOT, 'server/studio');
-  const newest = (fs.readdirSync(src, { recursive: true, withFileTypes: true }) as fs.Dirent[]).filter((d) => d.isFile()).reduce((m, d) => Math.max(m, fs.statSync(path.join(d.parentPath, d.name)).mtimeMs), 0);
-  if (built > newest) return;
-  const r = spawnSync('npm', ['run', 'build:studio', '-w', '@quire/server'], { cwd: ROOT, encoding: 'utf8' });
-  assert.equal(r.status, 0, `studio build failed: ${r.stdout}\n${r.stderr}`);
-}
-
-/**
- * Accessibility basics of what the page shows: every form control and button has a name (label, aria-label
- * or text), and text has WCAG AA contrast against the first opaque background behind it (4.5:1, large
- * text 3:1).
- */
-async function a11yProblems(page: Page): Promise<string[]> {
-  return page.evaluate(A11Y_CHECK) as Promise<string[]>;
-}
-
-/** Plain JavaScript (tsx would add helpers to a function the browser does not have). */
-const A11Y_CHECK = String.raw`(() => {
-  const out = [];
-  for (const e of document.querySelectorAll('input:not([type=hidden]), select, textarea, button')) {
-    const name = e.getAttribute('aria-label') || (e.labels ? Array.from(e.labels).map((l) => l.textContent || '').join('').trim() : '') || (e.tagName === 'BUTTON' ? (e.textContent || '').trim() : '');
-    if (!name) out.push('no name: ' + e.outerHTML.slice(0, 100));
-  }
-  const parse = (c) => {
-    const m = /rgba?\(([^)]+)\)/.exec(c);
-    if (!m) return null;
-    const p = m[1].split(/[\s,/]+/).filter(Boolean).map(Number);
-    return { rgb: p.slice(0, 3), a: p.length > 3 ? p[3] : 1 };
-  };
-  const lum = (rgb) => {
-    const [r, g, b] = rgb.map((v) => { const x = v / 255; return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; });
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
-  };
-  const background = (el) => {
-    for (let e = el; e; e = e.parentElement) {
-      const c = parse(getComputedStyle(e).backgroundColor);
-      if (c && c.a >= 0.99) return c.rgb;
-    }
-    return [255, 255, 255];
-  };
-  for (const el of document.querySelectorAll('body *')) {
-    if (!Array.from(el.childNodes).some((n) => n.nodeType === 3 && (n.textContent || '').trim())) continue;
-    const st = getComputedStyle(el);
-    const r = el.getBoundingClientRect();
-    if (st.visibility === 'hidden' || !r.width || !r.height || el.closest('.sr-only')) continue;
-    const l1 = lum(parse(st.color).rgb), l2 = lum(background(el));
-    const ratio = (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05);
-    const size = parseFloat(st.fontSize);
-    const large = size >= 24 || (size >= 18.66 && Number(st.fontWeight) >= 700);
-    if (ratio < (large ? 3 : 4.5)) out.push('contrast ' + ratio.toFixed(2) + ': ' + el.tagName.toLowerCase() + '.' + el.className + ' "' + (el.textContent || '').trim().slice(0, 40) + '"');
-  }
-  return out;
-})()`;
 
 describe('studio in a browser', { skip }, () => {
   let s: TestServer;
@@ -145,7 +81,8 @@ describe('studio in a browser', { skip }, () => {
     await page.getByRole('heading', { name: 'Documents' }).waitFor();
     assert.deepEqual(await a11yProblems(page), [], 'documents page');
 
-    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
     await page.getByLabel('Name').fill('ci');
     await page.getByRole('button', { name: 'Create key' }).click();
     const first = await page.getByLabel('Key', { exact: true }).inputValue();
