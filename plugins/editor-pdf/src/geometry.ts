@@ -156,8 +156,10 @@ function rectangles(rules: Rule[], u: number): Box[] {
       if (x1 - x0 < 5 * u) continue;
       if (!spans(x0, a.y0, b.y0) || !spans(x1, a.y0, b.y0)) continue;
       // a horizontal rule in between (inside the span) makes this two boxes, found on their own
-      if (H.some((m) => m.y0 > a.y0 + TOL && m.y0 < b.y0 - TOL && m.x0 <= x0 + TOL && m.x1 >= x1 - TOL)) continue;
-      const inner = V.filter((v) => v.x0 > x0 + TOL && v.x0 < x1 - TOL && v.y0 <= a.y0 + TOL && v.y1 >= b.y0 - TOL)
+      // a small square is one shape whatever is drawn inside it (a tick, a filled mark)
+      const small = x1 - x0 <= 28 * u && b.y0 - a.y0 <= 28 * u;
+      if (!small && H.some((m) => m.y0 > a.y0 + TOL && m.y0 < b.y0 - TOL && m.x0 <= x0 + TOL && m.x1 >= x1 - TOL)) continue;
+      const inner = small ? [] : V.filter((v) => v.x0 > x0 + TOL && v.x0 < x1 - TOL && v.y0 <= a.y0 + TOL && v.y1 >= b.y0 - TOL)
         .map((v) => v.x0)
         .sort((p, q) => p - q);
       const xs = [x0, ...inner.filter((x, k) => k === 0 || x - inner[k - 1]! > TOL), x1];
