@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createKey, findOrCreateUser } from '@quire/server';
 import { makeXlsx } from '../helpers/fixtures.js';
-import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
+import { startTestServer, until, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { invoicePdf } from '../helpers/studio.js';
 
@@ -88,5 +88,21 @@ describe('studio API: layout and page images', () => {
     assert.equal((await waitForStatus(s, `/v1/documents/${sheet.body.document.id}`)).status, 'completed');
     assert.equal((await s.json(`/api/documents/${sheet.body.document.id}/layout`)).body.page_images, null);
     assert.equal((await s.api(`/api/documents/${sheet.body.document.id}/pages/1/image`)).status, 404);
+  });
+
+  test("the privacy page's latest export: null before any, then the caller's own (as GET /api/gdpr/export), never another user's", async () => {
+    assert.deepEqual((await s.json('/api/studio/privacy/export', { key: otherKey })).body, { export: null });
+    assert.equal((await s.json('/api/studio/privacy/export', { key: null })).status, 401);
+    const started = await s.json('/api/gdpr/export', { method: 'POST' });
+    assert.equal(started.status, 202, JSON.stringify(started.body));
+    const done = await until('the export', async () => {
+      const r = (await s.json('/api/studio/privacy/export')).body.export;
+      return r?.status === 'completed' ? r : null;
+    });
+    assert.equal(done.request_id, started.body.request_id);
+    const same = (await s.json('/api/gdpr/export')).body;
+    assert.deepEqual({ ...done, file_url: null }, { ...same, file_url: null });
+    assert.match(done.file_url, /\/api\/gdpr\/export\/download\//);
+    assert.deepEqual((await s.json('/api/studio/privacy/export', { key: otherKey })).body, { export: null });
   });
 });
