@@ -196,11 +196,14 @@ describe('split', () => {
   });
 
   test('page and manual split exactly; manual sections are checked', async () => {
+    const parsedBefore = (await s.json('/api/user/credits')).body.usage_summary.parse;
     const page = await s.json('/api/split/run', { method: 'POST', json: { document_id: fiveId, config: { method: 'page', settings: { pagesPerSection: 2 } } } });
     assert.equal(page.status, 200, JSON.stringify(page.body));
     assert.deepEqual(page.body.sections.map((x: any) => [x.page_start, x.page_end, x.section_type]), [[1, 2, 'page'], [3, 4, 'page'], [5, 5, 'page']]);
     const pages = await Promise.all(page.body.sections.map((x: any) => processed(x.document_id)));
     assert.deepEqual(pages.map((d) => d.pages), [2, 2, 1]);
+    // the children's content is the parent's, already read and paid: they are not charged as parses again
+    assert.equal((await s.json('/api/user/credits')).body.usage_summary.parse, parsedBefore);
     assert.match(await text(page.body.sections[2].document_id), /Chapter 5/);
     assert.doesNotMatch(await text(page.body.sections[2].document_id), /Chapter 4/);
 

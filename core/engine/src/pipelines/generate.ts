@@ -142,7 +142,7 @@ export function defineGeneratePipeline(rt: Engine): void {
               created_at: now,
               updated_at: now,
             };
-            const ingest = newJob({ owner, type: 'document', document_id: record.id });
+            const ingest = newJob({ owner, type: 'document', document_id: record.id, input: { prepaid: 'generate' } });
             await rt.store.transaction(async (tx) => {
               await tx.repo('documents').insert(record);
               await tx.repo('jobs').insert(ingest);

@@ -63,10 +63,10 @@ export function defineIngestPipeline(rt: Engine): void {
       const pages = Number(output.pages ?? doc.pages ?? 0);
       const processing_ms = Date.now() - doc.created_at.getTime();
       await rt.store.repo('documents').update(doc.id, { status: 'completed', pages, processing_ms, error: null, updated_at: new Date() });
-      // ocr.agentic does no extra work (the same OCR runs): charged as a standard parse. A generated
-      // document was paid by its generation (1.0 credit, spec §8.3): its processing is not charged again.
-      const generated = (await rt.store.repo('usage').find({ resource_id: doc.id, operation: 'generate' })).length > 0;
-      if (!generated) await charge(rt.store, ownerOf(doc), 'parse', pages, doc.id);
+      // ocr.agentic does no extra work (the same OCR runs): charged as a standard parse. A document made by
+      // Quire itself is not charged as a parse: a generated one was paid by its generation (1.0 credit, spec
+      // §8.3), and a split section's content is its parent's, already read and paid (job input `prepaid`).
+      if (!job.input?.prepaid) await charge(rt.store, ownerOf(doc), 'parse', pages, doc.id);
       await rt.store.repo('jobs').update(job.id, { result: { document_id: doc.id, pages, chunks: Number(output.chunks ?? 0) } });
       if (doc.knowledge_base_id) {
         const kb = await rt.store.repo('collections').get(doc.knowledge_base_id);

@@ -69,7 +69,7 @@ export async function makeChild(rt: Engine, job: JobRecord, parent: DocumentReco
     created_at: now,
     updated_at: now,
   };
-  const ingest = newJob({ owner, type: 'document', document_id: id });
+  const ingest = newJob({ owner, type: 'document', document_id: id, input: { prepaid: 'split' } });
   await rt.store.transaction(async (tx) => {
     await tx.repo('documents').insert(doc);
     await tx.repo('jobs').insert(ingest);
