@@ -132,7 +132,7 @@ export function DocumentPage(props: { source: Source }) {
             ))}
           </fieldset>
         )}
-        <Legend />
+        <Legend fields={tab === 'edit' && !!fields?.length} />
       </div>
       {layout.issues.length > 0 && (
         <details class="issues">
@@ -211,13 +211,13 @@ export function DocumentPage(props: { source: Source }) {
 
 const TYPES = ['heading', 'paragraph', 'list_item', 'key_value', 'table', 'figure', 'caption', 'header', 'footer', 'chunk'];
 
-function Legend() {
+function Legend(props: { fields?: boolean }) {
   return (
     <ul class="legend" aria-label="Box colours">
-      {TYPES.map((t) => (
+      {(props.fields ? [...TYPES, 'field'] : TYPES).map((t) => (
         <li key={t}>
           <span class={`swatch t-${t}`} aria-hidden="true" />
-          {t.replace('_', ' ')}
+          {t === 'field' ? 'form field' : t.replace('_', ' ')}
         </li>
       ))}
     </ul>
