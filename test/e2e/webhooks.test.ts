@@ -375,8 +375,9 @@ describe('webhook deliveries across restarts and processes', () => {
   after(() => rx?.close());
 
   test('a retry pending when the server stops is sent by the server that starts next', async () => {
-    // the first retry waits 5 s: the server is stopped well before it is due
-    const env = { QUIRE_WEBHOOK_RETRY_DELAYS_S: '5,0.2,0.2,0.2' };
+    // the first retry waits 15 s: the server is stopped well before it is due, even on a loaded machine
+    // (the document is processed first, which took over 5 s with every core busy)
+    const env = { QUIRE_WEBHOOK_RETRY_DELAYS_S: '15,0.2,0.2,0.2' };
     const a = await startTestServer({ env });
     let b: TestServer | null = null;
     try {
