@@ -1,12 +1,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import type { APIRequestContext, Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestServer, until } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
-import { CHROMIUM_SKIP as skip, CHROMIUM, ROOT, a11yProblems, applicationFormPdf, ensureStudioBuilt, joinedPdf } from '../helpers/studio.js';
+import { CHROMIUM_SKIP as skip, RESULTS, a11yProblems, applicationFormPdf, joinedPdf, openStudioBrowser } from '../helpers/studio.js';
 
 /**
  * The studio's settings, split and edit views in a real browser: organizations with members and roles
@@ -17,7 +16,6 @@ import { CHROMIUM_SKIP as skip, CHROMIUM, ROOT, a11yProblems, applicationFormPdf
  * contrast on every page, no console errors; screenshots in test-results/.
  */
 
-const RESULTS = path.join(ROOT, 'test-results');
 const PASSWORD = 'Harbour-Light7!';
 
 /** Calls of the API as the user signed in in a browser context (its session cookie and CSRF token). */
@@ -43,10 +41,11 @@ describe('studio settings, split and edit in a browser', { skip }, () => {
   let context: BrowserContext;
   let page: Page;
   let user: Awaited<ReturnType<typeof asUser>>;
-  const consoleErrors: string[] = [];
+  let consoleErrors: string[] = [];
   let splitId = '';
   let formId = '';
 
+  /** Another user's page: its console errors are collected too, its confirmations accepted. */
   const watch = (p: Page, who: string) => {
     p.on('console', (m) => {
       if (m.type() === 'error') consoleErrors.push(`${who}: ${m.text()} (${m.location().url})`);
@@ -57,15 +56,9 @@ describe('studio settings, split and edit in a browser', { skip }, () => {
   };
 
   before(async () => {
-    ensureStudioBuilt();
-    fs.mkdirSync(RESULTS, { recursive: true });
     s = await startTestServer();
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
-    context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-    page = await context.newPage();
-    page.setDefaultTimeout(20_000);
-    watch(page, 'ada');
+    ({ browser, context, page, consoleErrors } = await openStudioBrowser());
+    page.on('dialog', (d) => void d.accept());
     await page.goto(`${s.url}/studio/signup`);
     await page.getByLabel('Name').fill('Ada Harbour');
     await page.getByLabel('Email').fill('ada@example.com');

@@ -1,12 +1,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { startReceiver } from '../helpers/receiver.js';
-import { CHROMIUM_SKIP as skip, CHROMIUM, ROOT, a11yProblems, ensureStudioBuilt, invoicePdf } from '../helpers/studio.js';
+import { CHROMIUM_SKIP as skip, RESULTS, a11yProblems, invoicePdf, openStudioBrowser } from '../helpers/studio.js';
 
 /**
  * The studio in a real browser (Debian's chromium driven by playwright-core): sign up, keys, upload, the
@@ -16,7 +15,6 @@ import { CHROMIUM_SKIP as skip, CHROMIUM, ROOT, a11yProblems, ensureStudioBuilt,
  * tested without a browser in studio-api.test.ts.)
  */
 
-const RESULTS = path.join(ROOT, 'test-results');
 const PASSWORD = 'Harbour-Light7!';
 
 describe('studio in a browser', { skip }, () => {
@@ -24,24 +22,14 @@ describe('studio in a browser', { skip }, () => {
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
-  const consoleErrors: string[] = [];
+  let consoleErrors: string[] = [];
   let documentUrl = '';
   /** Ada's key (made in the studio): the API calls of the tests act as the user signed in in the browser */
   let adaKey = '';
 
   before(async () => {
-    ensureStudioBuilt();
-    fs.mkdirSync(RESULTS, { recursive: true });
     s = await startTestServer();
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
-    context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-    page = await context.newPage();
-    page.setDefaultTimeout(20_000);
-    page.on('console', (m) => {
-      if (m.type() === 'error') consoleErrors.push(`${m.text()} (${m.location().url})`);
-    });
-    page.on('pageerror', (e) => consoleErrors.push(`page error: ${e.message}`));
+    ({ browser, context, page, consoleErrors } = await openStudioBrowser());
   });
 
   after(async () => {

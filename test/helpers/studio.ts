@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { PDFDocument, StandardFonts, rgb } from 'pdf-lib';
 
 /** An invoice-like page (labelled values, a heading, lines) and, after it, `extra` plain pages. */
@@ -78,6 +78,28 @@ export function ensureStudioBuilt(): void {
   if (built > newest) return;
   const r = spawnSync('npm', ['run', 'build:studio', '-w', '@quire/server'], { cwd: ROOT, encoding: 'utf8' });
   assert.equal(r.status, 0, `studio build failed: ${r.stdout}\n${r.stderr}`);
+}
+
+export const RESULTS = path.join(ROOT, 'test-results');
+
+/**
+ * The studio built, test-results/ there, and chromium started with a context and a page (1400×1000) whose
+ * console errors and page errors are collected in `consoleErrors`.
+ */
+export async function openStudioBrowser(): Promise<{ browser: Browser; context: BrowserContext; page: Page; consoleErrors: string[] }> {
+  ensureStudioBuilt();
+  fs.mkdirSync(RESULTS, { recursive: true });
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  const page = await context.newPage();
+  page.setDefaultTimeout(20_000);
+  const consoleErrors: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') consoleErrors.push(`${m.text()} (${m.location().url})`);
+  });
+  page.on('pageerror', (e) => consoleErrors.push(`page error: ${e.message}`));
+  return { browser, context, page, consoleErrors };
 }
 
 /**
