@@ -202,6 +202,33 @@ describe('isolation over HTTP: two tenants, four roles, every resource type and 
         { m: 'DELETE', p: (id) => `/api/workflows/integrations?id=${id}`, kind: 'delete' },
       ],
     },
+    {
+      name: 'generation templates',
+      make: (u, org) => created(call(u, 'POST', '/api/generate/templates', { name: 'Memo', template_prompt: '# Memo for {{document.name}}', output_format: 'markdown', ...(org ? { organization_id: org, is_shared: true } : {}) }), (b) => b.template.id),
+      calls: [
+        { m: 'GET', p: (id) => `/api/generate/templates/${id}`, kind: 'read' },
+        { m: 'PUT', p: (id) => `/api/generate/templates/${id}`, body: () => ({ description: 'changed' }), kind: 'write' },
+        { m: 'DELETE', p: (id) => `/api/generate/templates/${id}`, kind: 'delete' },
+      ],
+    },
+    {
+      name: 'split configurations',
+      make: (u, org) => created(call(u, 'POST', '/api/split/configs', { name: 'Every page', settings: { method: 'page' }, ...(org ? { organization_id: org } : {}) }), (b) => b.config.id),
+      calls: [
+        { m: 'GET', p: (id) => `/api/split/configs/${id}`, kind: 'read' },
+        { m: 'PATCH', p: (id) => `/api/split/configs/${id}`, body: () => ({ description: 'changed' }), kind: 'write' },
+        { m: 'DELETE', p: (id) => `/api/split/configs/${id}`, kind: 'delete' },
+      ],
+    },
+    {
+      name: 'edit projects',
+      make: (u, org) => created(call(u, 'POST', '/api/edit/projects', { document_id: docFor(u, org), name: 'Form' }), (b) => b.project.id),
+      calls: [
+        { m: 'GET', p: (id) => `/api/edit/projects/${id}`, kind: 'read' },
+        { m: 'GET', p: (id) => `/api/edit/projects/${id}/runs`, kind: 'read' },
+        { m: 'POST', p: (id) => `/api/edit/projects/${id}/rerun`, body: () => ({}), kind: 'write' },
+      ],
+    },
   ];
 
   const expect = async (u: TestUser, c: Call, id: string, status: number | 'ok', what: string) => {
@@ -266,6 +293,8 @@ describe('isolation over HTTP: two tenants, four roles, every resource type and 
       ['/api/webhooks', (org) => ({ url: 'http://127.0.0.1:9/x', events: ['workflow.completed'], organization_id: org })],
       ['/api/workflows', (org) => ({ name: 'x', definition: { steps: [{ id: 'p', type: 'parse', config: {} }] }, organization_id: org })],
       ['/api/extract/batch', (org) => ({ document_ids: [sharedDoc], schema_id: 'invoice', organization_id: org })],
+      ['/api/generate/templates', (org) => ({ name: 'x', template_prompt: 'x', output_format: 'html', organization_id: org, is_shared: true })],
+      ['/api/split/configs', (org) => ({ name: 'x', organization_id: org })],
     ];
     for (const [p, body] of creates) {
       const v = await call(viewer, 'POST', p, body(orgA));
