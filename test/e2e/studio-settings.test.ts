@@ -177,6 +177,14 @@ describe('studio settings, split and edit in a browser', { skip }, () => {
     assert.match(lines.at(-1)!, /^total,/);
     assert.deepEqual(await a11yProblems(page), [], 'usage page');
     await page.screenshot({ path: path.join(RESULTS, 'studio-usage.png'), fullPage: true });
+    // the organization's balance instead: its documents are billed to it, Ada's are her own
+    const org = (await user.get('/api/organizations')).body.organizations[0];
+    const orgCredits = (await user.get(`/api/user/credits?organization_id=${org.id}`)).body;
+    assert.equal(orgCredits.credits_used, 0);
+    await page.getByLabel('Credits of').selectOption({ label: 'Harbour Legal (organization)' });
+    await page.getByText("The organization's balance").waitFor();
+    await page.waitForFunction(() => document.querySelector('[data-figure="used"]')?.textContent === '0');
+    assert.equal(await page.locator('[data-figure="remaining"]').textContent(), orgCredits.credits_remaining.toLocaleString('en-US', { maximumFractionDigits: 2 }));
   });
 
   test('privacy: a consent changed, a data export requested and downloaded, an account deletion scheduled and cancelled', async () => {

@@ -36,9 +36,19 @@ export function UsagePage() {
   const [summary, setSummary] = useState<Summary | null>(null);
   const [rows, setRows] = useState<Row[] | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // whose credits: the caller's own, or an organization's (billed to the organization)
+  const [orgs, setOrgs] = useState<{ id: string; name: string }[]>([]);
+  const [account, setAccount] = useState('');
+  useEffect(() => {
+    api<Credits>(`/api/user/credits${account ? `?organization_id=${account}` : ''}`)
+      .then(setCredits)
+      .catch((e: Error) => setError(e.message));
+  }, [account]);
   useEffect(() => {
     const fail = (e: Error) => setError(e.message);
-    api<Credits>('/api/user/credits').then(setCredits).catch(fail);
+    api<{ organizations: { id: string; name: string }[] }>('/api/organizations')
+      .then((r) => setOrgs(r.organizations))
+      .catch(fail);
     api<Summary>('/api/analytics?period=30d').then(setSummary).catch(fail);
     api<{ data: Row[] }>(`/api/analytics/query?period=30d&aggregation=daily&metrics=${CHARTS.map((c) => c.metric).join(',')}`)
       .then((r) => setRows(r.data))
@@ -49,10 +59,24 @@ export function UsagePage() {
     <section class="usage">
       <h1>Credits and usage</h1>
       <Alert error={error} />
+      {orgs.length > 0 && (
+        <label class="narrow">
+          Credits of
+          <select value={account} onChange={(e) => setAccount((e.currentTarget as HTMLSelectElement).value)}>
+            <option value="">my own resources</option>
+            {orgs.map((o) => (
+              <option key={o.id} value={o.id}>
+                {o.name} (organization)
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
       {credits ? (
         <div class="cards">
           <div class="card" data-card="credits">
             <h2>This month ({credits.subscription.plan} plan)</h2>
+            {account && <p class="hint">The organization's balance: its allocation is the plan of its owner.</p>}
             <dl class="figures">
               <dt>Allocation</dt>
               <dd data-figure="allocation">{num(credits.total_allocation)}</dd>
