@@ -228,7 +228,8 @@ describe('studio settings, split and edit in a browser', { skip }, () => {
     assert.equal(await items.count(), 2);
     for (const [i, x] of suggested.entries()) {
       const text = (await items.nth(i).textContent()) ?? '';
-      assert.ok(text.includes(x.name) && text.includes(x.reason) && text.includes(`${Math.round(x.confidence * 100)}%`), text);
+      assert.equal(await items.nth(i).getByLabel(`Name of section ${i + 1}`).inputValue(), x.name);
+      assert.ok(text.includes(x.reason) && text.includes(`${Math.round(x.confidence * 100)}%`), text);
     }
     // the report's two pages are shown as page images
     const thumbs = items.nth(1).locator('img');
@@ -237,11 +238,14 @@ describe('studio settings, split and edit in a browser', { skip }, () => {
     assert.deepEqual(await a11yProblems(page), [], 'split tab');
     await page.screenshot({ path: path.join(RESULTS, 'studio-split.png'), fullPage: false });
 
+    await items.nth(1).getByLabel('Name of section 2').fill('Safety report Q3');
     await page.getByRole('button', { name: 'Split into 2 documents' }).click();
     const made = page.getByRole('list', { name: 'Sections of this document' }).getByRole('listitem');
     await made.nth(1).waitFor({ timeout: 60_000 });
     const sections = (await user.get(`/api/documents/${splitId}/sections`)).body.sections;
     assert.deepEqual(sections.map((x: any) => [x.pageStart, x.pageEnd]), [[1, 1], [2, 3]]);
+    assert.equal(sections[1].sectionName, 'Safety report Q3', 'the name given on the page');
+    assert.equal(sections[0].sectionName, suggested[0]!.name);
     const link = made.nth(1).getByRole('link');
     assert.equal(await link.getAttribute('href'), `/studio/documents/${sections[1].childDocumentId}`);
     await link.click();

@@ -61,12 +61,14 @@ export function SplitPanel(props: { documentId: string; layout: Layout }) {
       setBusy(null);
     }
   };
+  // a suggested name can be changed before the split (the new documents are named after their sections)
+  const rename = (i: number, name: string) => setSuggested((list) => list && list.map((x, k) => (k === i ? { ...x, name } : x)));
   const run = async () => {
     if (!suggested) return;
     setError(null);
     setBusy('run');
     try {
-      await api('/api/split/run', { method: 'POST', json: { document_id: documentId, config: { method: 'manual', sections: suggested.map((s) => ({ name: s.name, page_start: s.page_start, page_end: s.page_end })) } } });
+      await api('/api/split/run', { method: 'POST', json: { document_id: documentId, config: { method: 'manual', sections: suggested.map((s) => ({ name: s.name.trim() || undefined, page_start: s.page_start, page_end: s.page_end })) } } });
       await loadSections();
     } catch (e) {
       setError((e as Error).message);
@@ -92,8 +94,13 @@ export function SplitPanel(props: { documentId: string; layout: Layout }) {
               return (
                 <li key={i} class="section" data-pages={`${s.page_start}-${s.page_end}`}>
                   <div class="fieldhead">
-                    <span class="fieldname">{s.name}</span>
-                    <span class="conf">{percent(s.confidence)}</span>
+                    <label class="sectionname">
+                      <span class="sr-only">Name of section {i + 1}</span>
+                      <input value={s.name} maxLength={255} onInput={(e) => rename(i, (e.currentTarget as HTMLInputElement).value)} />
+                    </label>
+                    <span class="conf" title="confidence">
+                      {percent(s.confidence)}
+                    </span>
                   </div>
                   <p class="meta">
                     Pages {s.page_start}–{s.page_end}
