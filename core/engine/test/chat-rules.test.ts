@@ -46,3 +46,15 @@ test('a line labelled as the total, and amounts compared however printed', () =>
   assert.deepEqual(amountsOf('€ 717,97 and $1,939'), ['71797', '1939']);
   assert.deepEqual(amountsOf('page 3 of 2014'), []);
 });
+
+test('a label ending in a colon takes no value from the line above it, and without a value holds no answer', async () => {
+  const { ask, candidatesFor } = await import('../src/services/chat.js');
+  const { terms: t } = await import('../src/services/chat-text.js');
+  const q = 'Who waited on the table at the bistro?';
+  const a = ask(q, new Map(t(q).map((x) => [x, 1])));
+  const hit = { chunk_id: 'c1', document_id: 'd1', document_name: 'receipt.html', page: 1, score: 1, metadata: {}, content: 'Harbour Bistro Receipt\n\nDetails of the table service at the bistro:\n\nWaiter: Tomas Lindgren\n\nGuests: 4\n' };
+  const cands = candidatesFor([hit], a);
+  const typed = cands.filter((c) => c.typed).map((c) => c.unit.text);
+  assert.ok(typed.includes('Waiter: Tomas Lindgren'), JSON.stringify(typed));
+  assert.ok(!typed.some((x) => /service at the bistro:/.test(x)), JSON.stringify(typed));
+});

@@ -181,7 +181,7 @@ interface DocTermsOf {
 // ---------------------------------------------------------------- retrieval
 
 /** What a question (or a part of one) asks: its terms' weights, the terms a quoted sentence needs, the asked-for type. */
-interface Ask {
+export interface Ask {
   text: string;
   weights: Map<string, number>;
   primary: Set<string>;
@@ -195,7 +195,8 @@ interface Ask {
   kind: Set<string>;
 }
 
-function ask(text: string, weights: Map<string, number>): Ask {
+/** What a question asks, with its terms' weights (exported for the unit tests). */
+export function ask(text: string, weights: Map<string, number>): Ask {
   const qt = questionTerms(text);
   return { text, weights, primary: new Set(qt.map((t) => t.term)), type: answerTypeOf(text), own: questionWords(text), names: qt.filter((t) => t.entity).map((t) => t.term), kind: new Set(kindTerms(text)) };
 }
@@ -368,7 +369,8 @@ function joinUnits(a: Unit, b: Unit): Unit {
   return { text: `${a.text} ${b.text}`, start: a.start, kind: a.kind === 'row' && b.kind === 'row' ? 'row' : 'sentence', ...(context ? { context } : {}), ...(cut ? { cut } : {}) };
 }
 
-function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lower: Set<string> = new Set()): Candidate[] {
+/** The quotable candidates of the hits for a question, best first (exported for the unit tests). */
+export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lower: Set<string> = new Set()): Candidate[] {
   const { weights, primary } = a;
   const qTerms = new Set(weights.keys());
   // words the sources write in lower case are not names when capitalised ("Invoice", "Account")
@@ -401,14 +403,16 @@ function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lower: Se
       // (not when the lines below are fields of their own: "Receipt details:" over "Restaurant: …", "Server: …")
       const fields = next && KEY_VALUE.test(next.text) && units[i + 2] && KEY_VALUE.test(units[i + 2]!.text);
       let unit = /:$/.test(base.text) && next && !fields ? joinUnits(base, next) : base;
-      let typed = holds(unit.text);
+      // a label whose value is not printed with it ("Receipt details for table service:") holds no answer
+      let typed = !/:$/.test(unit.text) && holds(unit.text);
       // only a label without its value takes a value from a neighbouring line: not "Dining Type: Celebration", not a sentence
       const bare = unit === base && !/:\s*\S/.test(base.text.replace(/:$/, '')) && wordCount(base.text) <= LABEL_WORDS;
       if (!typed && bare) {
         // the value of a label printed on the line below it (or above it, as forms do)
         const value = (u: Unit | undefined) => u && wordCount(u.text) <= VALUE_WORDS && !KEY_VALUE.test(u.text) && holds(u.text);
         if (next && !fields && value(next)) unit = joinUnits(base, next);
-        else if (prev && value(prev)) unit = joinUnits(prev, unit);
+        // (a label ending in a colon announces a value after it, never the line above)
+        else if (prev && value(prev) && !/:$/.test(base.text)) unit = joinUnits(prev, unit);
         typed = unit !== base;
       }
       const ws = wordCount(unit.text);
