@@ -58,3 +58,12 @@ test('a label ending in a colon takes no value from the line above it, and witho
   assert.ok(typed.includes('Waiter: Tomas Lindgren'), JSON.stringify(typed));
   assert.ok(!typed.some((x) => /service at the bistro:/.test(x)), JSON.stringify(typed));
 });
+
+test('a caption in brackets under a value is joined to it, cell by cell in a table', async () => {
+  const { unitsOf } = await import('../src/services/chat-text.js');
+  const texts = unitsOf('Orvella Mining Corp.\n\n(Exact name of registrant as specified in its charter)\n\n| Delaware |  | 12-3456789 |\n| --- | --- | --- |\n| (State of incorporation) |  | (Employer Identification No.) |\n').map((u) => u.text);
+  assert.deepEqual(texts, ['Orvella Mining Corp. (Exact name of registrant as specified in its charter)', 'Delaware (State of incorporation) | 12-3456789 (Employer Identification No.)']);
+  // a bracketed remark after a sentence is left alone when it is not a caption of a short value
+  const prose = unitsOf('The mill closed in 1931 after a long decline that the town never recovered from in the decades that followed.\n\n(See the appendix.)\n').map((u) => u.text);
+  assert.equal(prose.length, 2);
+});

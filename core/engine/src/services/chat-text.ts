@@ -175,6 +175,7 @@ export function unitsOf(content: string): Unit[] {
     const drop = new Set(numbered);
     units.splice(0, units.length, ...units.filter((u) => !drop.has(u)));
   }
+  captionsBelow(units);
   // a chunk may begin or end inside a sentence: mark the fragments
   const first = units.find((u) => u.kind === 'sentence');
   if (first && first.start === units[0]?.start && /^[\p{Ll},;)]/u.test(first.text)) first.cut = 'start';
@@ -182,6 +183,32 @@ export function unitsOf(content: string): Unit[] {
   if (last && last.kind === 'sentence' && !/[.!?:"'”’)\]]$/.test(last.text) && last.text.split(/\s+/).length >= 6) last.cut = last.cut ? 'both' : 'end';
   return units;
 }
+
+const CAPTION = /^\([^()]{3,120}\)$/;
+const CAPTION_WORDS = 16;
+
+/**
+ * Forms and filings print a field's caption in brackets under its value ("Nevada" over "(State or other
+ * jurisdiction of incorporation)", "Galaxy Gaming, Inc." over "(Exact name of registrant)"): the caption is
+ * joined to the value above it, cell by cell in a table, so that the value is quoted with what it is.
+ */
+function captionsBelow(units: Unit[]): void {
+  const isCaption = (u: Unit) => {
+    const cells = u.text.split(' | ');
+    return u.kind !== 'heading' && wordCount(u.text) <= CAPTION_WORDS * cells.length && cells.every((c) => CAPTION.test(c.trim()));
+  };
+  for (let i = units.length - 1; i > 0; i--) {
+    const cap = units[i]!;
+    const above = units[i - 1]!;
+    if (!isCaption(cap) || isCaption(above) || above.kind === 'heading' || above.kind !== cap.kind || wordCount(above.text) > CAPTION_WORDS * above.text.split(' | ').length) continue;
+    const values = above.text.split(' | ');
+    const captions = cap.text.split(' | ');
+    const text = values.length === captions.length && values.length > 1 ? values.map((v, j) => `${v} ${captions[j]}`).join(' | ') : `${above.text} ${cap.text}`;
+    units.splice(i - 1, 2, { ...above, text });
+  }
+}
+
+const wordCount = (s: string) => s.split(/\s+/).filter(Boolean).length;
 
 const DANGLING = /\b(?:a|an|the|of|for|to|in|on|at|by|with|from|into|and|or|but|nor|as|than|that|which|who|whose|his|her|its|their|our|my|your|was|were|is|are|be|been|has|had|have|not|no|one|total)$/i;
 
