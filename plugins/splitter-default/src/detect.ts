@@ -162,11 +162,41 @@ const sameSize = (a: PageFeatures, b: PageFeatures) => {
  */
 const INNER_HEADING = /^\s*(\d+\.\d+[\d.]*\s|(chapter|section|part|appendix|annex)\s+([2-9]|\d{2,}|[b-z]\b|[IVX]{2,})|(table of )?contents\b|preface\b|foreword\b|notices\b|acknowledg|list of (figures|tables)|index\s*$|glossary\b|bibliography\b|references\s*$|back cover\b)/i;
 
+/**
+ * A numbered section heading ("5.1 Results") that does not follow the numbered headings of the pages before
+ * (none there, or numbers that do not lead to it) is no sign of a page inside the same document: it may as well
+ * be the first page of another document taken from its middle.
+ */
+function sectionOutOfSequence(heading: string, before: PageFeatures[]): boolean {
+  const m = /^\s*(\d{1,2})\.\d/.exec(heading);
+  if (!m) return false;
+  const major = Number(m[1]);
+  const seen = before.flatMap((p) => p.sectionNumbers);
+  return !seen.some((n) => n === major || n === major - 1);
+}
+
 const startsLower = (s: string) => /^\p{Ll}/u.test(s);
 
-/** Scores the break before each page 2..N. */
+/** A boundary this strong is taken as known when the pages after it are scored again (see scoreBoundaries). */
+const CLEAR = 0.9;
+
+/**
+ * Scores the break before each page 2..N. The page before is compared with the pages before it (running
+ * headers, text styles, page numbers over up to three pages); a clear boundary found in a first pass bounds
+ * that look-back in the second, so that a page is compared only with pages of its own document (a short
+ * form after a paper no longer lends the paper's styles to the form).
+ */
 export function scoreBoundaries(pages: PageFeatures[], vectors?: (Float32Array | null)[]): Boundary[] {
   const sims = gapSimilarities(pages, vectors);
+  const first = scorePass(pages, sims, () => 0);
+  const clear = first.filter((b) => b.score >= CLEAR).map((b) => b.page - 1);
+  if (!clear.length) return first;
+  // index of the first page of the document that page index i is in, as far as the clear boundaries say
+  const floorOf = (i: number) => clear.reduce((f, c) => (c <= i && c > f ? c : f), 0);
+  return scorePass(pages, sims, floorOf);
+}
+
+function scorePass(pages: PageFeatures[], sims: number[], floorOf: (index: number) => number): Boundary[] {
   // the usual similarity between neighbouring pages of this file: a shift is a drop well below it
   const typical = [...sims.slice(1)].sort((a, b) => a - b)[Math.floor((sims.length - 1) * 0.75)] ?? 0;
   const out: Boundary[] = [];
@@ -184,12 +214,17 @@ export function scoreBoundaries(pages: PageFeatures[], vectors?: (Float32Array |
     const signals: string[] = [];
     const add = (name: keyof typeof WEIGHTS) => signals.push(name);
     if (blankBefore && !prev.blank) add('blank_separator');
-    if (cur.headingStrength >= 0.5 && cur.heading && !(prev.heading && prev.heading === cur.heading)) add(INNER_HEADING.test(cur.heading) ? 'inner_heading' : 'heading');
+    // pages before the start of the previous page's document say nothing about it
+    const floor = floorOf(prevIndex);
+    if (cur.headingStrength >= 0.5 && cur.heading && !(prev.heading && prev.heading === cur.heading)) {
+      if (!INNER_HEADING.test(cur.heading)) add('heading');
+      else if (!sectionOutOfSequence(cur.heading, pages.slice(Math.max(floor, prevIndex - 2), prevIndex + 1))) add('inner_heading');
+    }
     const pn = cur.pageNumber;
     // the last printed page number of the three pages before
     let pp: PageFeatures['pageNumber'] = null;
     let gap = 1;
-    for (let j = prevIndex; j >= Math.max(0, prevIndex - 2) && !pp; j--, gap++) pp = pages[j]!.pageNumber;
+    for (let j = prevIndex; j >= Math.max(floor, prevIndex - 2) && !pp; j--, gap++) pp = pages[j]!.pageNumber;
     gap--;
     if (pn && pn.n === 1 && (!pp || pp.n >= 1)) add('numbering_restart');
     else if (pn && pp && pn.n === pp.n + gap && (pn.of === null || pp.of === null || pn.of === pp.of)) add('numbering_continues');
@@ -197,9 +232,9 @@ export function scoreBoundaries(pages: PageFeatures[], vectors?: (Float32Array |
     else if (pn && pp && pn.n > pp.n && pn.n <= pp.n + 200 && (pn.of === null || pp.of === null || pn.of === pp.of)) add('numbering_increases');
     // a running header or footer is one that repeats from page to page (or every other page, as in books);
     // it changing or ending is a signal
-    const before = prevIndex > 0 ? pages[prevIndex - 1]! : null;
+    const before = prevIndex > floor ? pages[prevIndex - 1]! : null;
     const shared = cur.marginals.filter((m) => prev.marginals.includes(m) || (before?.marginals.includes(m) ?? false));
-    const beforeBefore = prevIndex > 1 ? pages[prevIndex - 2]! : null;
+    const beforeBefore = prevIndex > floor + 1 ? pages[prevIndex - 2]! : null;
     const running = prev.marginals.filter((m) => (before?.marginals.includes(m) ?? false) || (beforeBefore?.marginals.includes(m) ?? false));
     if (shared.length) add('same_header_footer');
     // across a blank separator the running header and footer say nothing more than the blank page does

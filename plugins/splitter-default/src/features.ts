@@ -51,7 +51,11 @@ export interface PageFeatures {
   script: string | null;
   /** the text styles used on the page: font size (half points) and weight, e.g. "10:b" */
   styles: Set<string>;
+  /** the first number of each numbered section heading on the page ("3.2 Results" gives 3) */
+  sectionNumbers: number[];
 }
+
+const NUMBERED_HEADING = /^\s*(\d{1,2})(?:\.\d{1,2})*\.?\s+\p{L}/u;
 
 const WORD = /[\p{L}][\p{L}\p{M}'’-]*[\p{L}\p{M}]|[\p{L}]/gu;
 
@@ -262,6 +266,7 @@ export function pageFeatures(doc: ParsedDocument): PageFeatures[] {
       right: rights.length ? Math.max(...rights) : null,
       terms: termsOf(body.map((b) => b.text).join('\n')),
       script: scriptOf(text),
+      sectionNumbers: body.filter((b) => (b.type === 'heading' || b.font?.bold) && b.text.length <= 120).map((b) => NUMBERED_HEADING.exec(b.text)).filter((m) => m !== null).map((m) => Number(m[1])),
       styles: new Set(blocks.filter((b) => b.font?.size).map((b) => `${Math.round(b.font!.size! * 2) / 2}:${b.font!.bold ? 'b' : 'r'}`)),
     };
   });
