@@ -67,3 +67,9 @@ test('a caption in brackets under a value is joined to it, cell by cell in a tab
   const prose = unitsOf('The mill closed in 1931 after a long decline that the town never recovered from in the decades that followed.\n\n(See the appendix.)\n').map((u) => u.text);
   assert.equal(prose.length, 2);
 });
+
+test('a cell merged across columns is quoted once', async () => {
+  const { unitsOf } = await import('../src/services/chat-text.js');
+  const rows = unitsOf('| Office | Office | Phone |\n| --- | --- | --- |\n| 12 Harbour Road, Leith | 12 Harbour Road, Leith | 555-0100 |\n').map((u) => u.text);
+  assert.deepEqual(rows, ['Office | Phone', '12 Harbour Road, Leith | 555-0100']);
+});

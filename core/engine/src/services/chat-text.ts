@@ -135,7 +135,8 @@ export function unitsOf(content: string): Unit[] {
     if (line.startsWith('|')) {
       flush();
       if (/^\|?[\s:|-]+\|?$/.test(line)) continue; // separator row
-      const cells = line.replace(/^\||\|$/g, '').split('|').map((c) => clean(c)).filter(Boolean);
+      // a cell merged across columns is printed once per column: quoted once
+      const cells = line.replace(/^\||\|$/g, '').split('|').map((c) => clean(c)).filter((c, j, all) => c && c !== all[j - 1]);
       if (!cells.length) continue;
       const text = cells.join(' | ');
       if (header === null) header = text;
