@@ -223,13 +223,16 @@ function scorePass(pages: PageFeatures[], sims: number[], floorOf: (index: numbe
     const pn = cur.pageNumber;
     // the last printed page number of the three pages before
     let pp: PageFeatures['pageNumber'] = null;
+    let ppLook: string | null = null;
     let gap = 1;
-    for (let j = prevIndex; j >= Math.max(floor, prevIndex - 2) && !pp; j--, gap++) pp = pages[j]!.pageNumber;
+    for (let j = prevIndex; j >= Math.max(floor, prevIndex - 2) && !pp; j--, gap++) [pp, ppLook] = [pages[j]!.pageNumber, pages[j]!.pageNumberLook];
     gap--;
     if (pn && pn.n === 1 && (!pp || pp.n >= 1)) add('numbering_restart');
     else if (pn && pp && pn.n === pp.n + gap && (pn.of === null || pp.of === null || pn.of === pp.of)) add('numbering_continues');
     else if (pn && pp && pn.of !== null && pp.of !== null && pn.of !== pp.of) add('numbering_restart');
-    else if (pn && pp && pn.n > pp.n && pn.n <= pp.n + 200 && (pn.of === null || pp.of === null || pn.of === pp.of)) add('numbering_increases');
+    // a number further on, printed the same way at the same place (pages left out of one document); printed
+    // otherwise ("Page 13" at the foot, then "200" at the top) it is another document's numbering
+    else if (pn && pp && pn.n > pp.n && pn.n <= pp.n + 200 && (pn.of === null || pp.of === null || pn.of === pp.of) && cur.pageNumberLook === ppLook) add('numbering_increases');
     // a running header or footer is one that repeats from page to page (or every other page, as in books);
     // it changing or ending is a signal
     const before = prevIndex > floor ? pages[prevIndex - 1]! : null;

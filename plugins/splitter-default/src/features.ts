@@ -29,6 +29,8 @@ export interface PageFeatures {
   /** running header and footer texts, digits masked, lower case */
   marginals: string[];
   pageNumber: PageNumber | null;
+  /** how the page number is printed: its form ("page 2 of 5", "2/5", a bare number) and where (top, bottom, body) */
+  pageNumberLook: string | null;
   /** a title at the top of the page: its text, or null */
   heading: string | null;
   /** how title-like the heading is (0..1: level, size against the body text, position) */
@@ -107,6 +109,9 @@ export function pageType(top: string, text: string): string | null {
 const PAGE_OF = /\b(?:page|pg\.?|p\.|seite|página|pagina|sayfa)\s*(\d{1,4})\s*(?:(?:of|von|de|di|\/|sur)\s*(\d{1,4}))?\b/i;
 const SLASH = /^\s*(\d{1,4})\s*\/\s*(\d{1,4})\s*$/;
 const BARE = /^\s*[-–—(]?\s*(\d{1,4})\s*[-–—)]?\s*$/;
+
+/** The form of a printed page number: a word ("Page 2", "Seite 2 von 5"), a fraction ("2/5") or a bare number. */
+const numberFormat = (line: string) => (PAGE_OF.test(line) ? 'word' : SLASH.test(line) ? 'fraction' : 'bare');
 
 /** The page number printed in a short line ("Page 2 of 5", "2/5", "- 3 -", "3"); null when none. */
 export function pageNumberIn(line: string, bareAllowed: boolean): PageNumber | null {
@@ -192,15 +197,22 @@ export function pageFeatures(doc: ParsedDocument): PageFeatures[] {
     const marginalBlocks = blocks.filter((b) => b.type === 'header' || b.type === 'footer');
     // short lines at the very top or bottom also carry running headers, footers and page numbers
     const edgeLines: string[] = [];
+    const edgeAt: ('top' | 'bottom')[] = [];
     for (const b of blocks) {
       if (!b.bbox) continue;
       const atEdge = b.bbox.y < height * 0.08 || b.bbox.y + b.bbox.height > height * 0.92;
-      if (atEdge || b.type === 'header' || b.type === 'footer') for (const line of b.text.split('\n')) if (line.trim().length <= 80) edgeLines.push(line);
+      if (atEdge || b.type === 'header' || b.type === 'footer')
+        for (const line of b.text.split('\n'))
+          if (line.trim().length <= 80) {
+            edgeLines.push(line);
+            edgeAt.push(b.bbox.y < height / 2 ? 'top' : 'bottom');
+          }
     }
     let pageNumber: PageNumber | null = null;
-    for (const line of edgeLines) {
-      pageNumber = pageNumberIn(line, true);
-      if (pageNumber) break;
+    let pageNumberLook: string | null = null;
+    for (let i = 0; i < edgeLines.length && !pageNumber; i++) {
+      pageNumber = pageNumberIn(edgeLines[i]!, true);
+      if (pageNumber) pageNumberLook = `${numberFormat(edgeLines[i]!)}:${edgeAt[i]}`;
     }
     if (!pageNumber) {
       // "Page 2 of 5" anywhere in a short line (OCR pages have no header or footer blocks)
@@ -210,6 +222,7 @@ export function pageFeatures(doc: ParsedDocument): PageFeatures[] {
           const n = pageNumberIn(line, false);
           if (n && PAGE_OF.test(line)) {
             pageNumber = n;
+            pageNumberLook = `${numberFormat(line)}:body`;
             break;
           }
         }
@@ -255,6 +268,7 @@ export function pageFeatures(doc: ParsedDocument): PageFeatures[] {
       lastText: (lastBody?.text ?? '').trim(),
       marginals,
       pageNumber,
+      pageNumberLook,
       heading,
       headingStrength,
       type: pageType(top, text),
