@@ -36,6 +36,7 @@ export const WEIGHTS = {
   paper_size_change: 0.45,
   layout_change: 0.15,
   style_change: 0.3,
+  font_change: 0.3,
   same_style: -0.2,
   type_change: 0.3,
   script_change: 0.3,
@@ -47,6 +48,9 @@ export const WEIGHTS = {
   runs_on: -0.2,
   same_topic: -0.15,
 } as const;
+
+/** Letter widths differing by this much (log ratio, about 20 %) are another font. */
+const FONT_CHANGE = 0.18;
 
 /** A page starts a section when its score reaches this. */
 export const THRESHOLD = 0.5;
@@ -62,6 +66,7 @@ const LABELS: Record<string, string> = {
   paper_size_change: 'paper size changes',
   layout_change: 'margins change',
   style_change: 'text styles change (font sizes and weights, body text size)',
+  font_change: 'the body font changes (letter widths)',
   type_change: 'document type changes',
   script_change: 'the writing system changes',
   scan_change: 'scanned and born-digital pages meet',
@@ -250,6 +255,9 @@ function scorePass(pages: PageFeatures[], sims: number[], floorOf: (index: numbe
       if (common === 0 || jaccard < 0.15) add('style_change');
       else if (jaccard >= 0.5) add('same_style');
     }
+    // the body font: letters of one font are as wide against their height at any size; pages of one document
+    // keep it (a page of code or a table moves it by less than a sixth)
+    if (cur.fontAspect !== null && prev.fontAspect !== null && Math.abs(Math.log(cur.fontAspect / prev.fontAspect)) > FONT_CHANGE) add('font_change');
     // a letterhead unlike the top of the page before; the same one again is a continuation page
     const topOverlap = overlap(termsOf(cur.top), termsOf(prev.top));
     if (cur.letterhead && topOverlap < 0.3 && !shared.length) add('letterhead');

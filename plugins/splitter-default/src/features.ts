@@ -3,7 +3,8 @@
  * page number, type of document, layout (paper size, margins, body font size) and its words. All of it comes
  * from the parsed document alone, so the detector works offline and on any format with pages.
  */
-import type { Block, ParsedDocument } from '@quire/core';
+import { unpackWords } from '@quire/core';
+import type { Block, ParsedDocument, Word } from '@quire/core';
 import { STOP_WORDS, stem } from '@quire/text';
 
 export interface PageNumber {
@@ -53,6 +54,12 @@ export interface PageFeatures {
   script: string | null;
   /** the text styles used on the page: font size (half points) and weight, e.g. "10:b" */
   styles: Set<string>;
+  /**
+   * the body font's shape: median width of a lower-case word's letter against the word's height, from the
+   * text layer's word boxes (one font at any size gives about the same; Times is narrower than Arial); null on
+   * scanned pages and pages with few such words
+   */
+  fontAspect: number | null;
   /** the first number of each numbered section heading on the page ("3.2 Results" gives 3) */
   sectionNumbers: number[];
 }
@@ -170,6 +177,13 @@ const median = (xs: number[]): number | null => {
   return s[Math.floor(s.length / 2)]!;
 };
 
+/** The median letter width of lower-case words against their height (null under 15 such words). */
+function fontAspectOf(words: Word[]): number | null {
+  const ratios: number[] = [];
+  for (const w of words) if (w.bbox.height > 0 && /^\p{Ll}{4,}$/u.test(w.text)) ratios.push(w.bbox.width / ([...w.text].length * w.bbox.height));
+  return ratios.length >= 15 ? median(ratios) : null;
+}
+
 const mask = (s: string) => s.toLowerCase().replace(/\d+/g, '#').replace(/\s+/g, ' ').trim();
 
 /** Features of every page of a parsed document (pages without blocks are blank). */
@@ -280,6 +294,7 @@ export function pageFeatures(doc: ParsedDocument): PageFeatures[] {
       right: rights.length ? Math.max(...rights) : null,
       terms: termsOf(body.map((b) => b.text).join('\n')),
       script: scriptOf(text),
+      fontAspect: p.ocr ? null : fontAspectOf(p.words?.length ? p.words : unpackWords(p.wordBoxes)),
       sectionNumbers: body.filter((b) => (b.type === 'heading' || b.font?.bold) && b.text.length <= 120).map((b) => NUMBERED_HEADING.exec(b.text)).filter((m) => m !== null).map((m) => Number(m[1])),
       styles: new Set(blocks.filter((b) => b.font?.size).map((b) => `${Math.round(b.font!.size! * 2) / 2}:${b.font!.bold ? 'b' : 'r'}`)),
     };

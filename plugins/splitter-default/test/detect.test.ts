@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DocumentBuilder, pluginContext } from '@quire/core';
 import type { ParsedDocument } from '@quire/core';
-import plugin, { detectSections, pageNumberIn, pageType, readInstructions } from '@quire/plugin-splitter-default';
+import plugin, { detectSections, pageFeatures, pageNumberIn, pageType, readInstructions, scoreBoundaries } from '@quire/plugin-splitter-default';
 
 interface PageSpec {
   top?: string;
@@ -60,6 +60,47 @@ test('a numbering restart, a new title and a topic shift start a document; conti
   assert.ok(s[1]!.signals!.includes('topic_shift'));
   assert.equal(s[1]!.name, 'Greenhouse diary');
   assert.ok(s.every((x) => x.confidence > 0.5 && x.confidence < 1));
+});
+
+/** Word boxes of a text layer: lower-case words whose letters are `aspect` times their height wide. */
+function wordBoxes(aspect: number): string {
+  const words = 'harbour vessels carried steel coils timber spare parts cranes customs cleared cargo manifest master confirmed berth unloading dawn'.split(' ');
+  return words.map((w, i) => `${72 + (i % 6) * 70} ${100 + Math.floor(i / 6) * 14} ${(w.length * 10 * aspect).toFixed(1)} 10 ${w}`).join('\n');
+}
+
+test('a change of body font (letter widths in the word boxes) is a signal; the same font at another size is not', () => {
+  const d = doc([{ body: shipping(1) }, { body: shipping(2) }, { body: shipping(3) }, { body: shipping(4) }]);
+  const aspects = [0.45, 0.45, 0.58, 0.58];
+  d.pages.forEach((p, i) => (p.wordBoxes = wordBoxes(aspects[i]!)));
+  const f = pageFeatures(d);
+  assert.ok(Math.abs(f[0]!.fontAspect! - 0.45) < 0.01);
+  const sc = scoreBoundaries(f);
+  assert.deepEqual(sc.map((b) => b.signals.includes('font_change')), [false, true, false]);
+  // scanned pages have no text-layer font to compare
+  d.pages[2]!.ocr = true;
+  assert.equal(pageFeatures(d)[2]!.fontAspect, null);
+});
+
+test('a numbered section heading counts against a boundary only when the numbered headings before lead to it', () => {
+  const page = (heading: string) => ({ heading, body: shipping(1) });
+  const d = doc([page('4 Cargo handling'), page('4.2 Cranes'), page('5.1 Berths'), page('5.1 Tides')]);
+  d.blocks.forEach((b) => b.type === 'heading' && (b.level = 3));
+  const f = pageFeatures(d);
+  assert.deepEqual(f.map((p) => p.sectionNumbers), [[4], [4], [5], [5]]);
+  const sc = scoreBoundaries(f);
+  assert.ok(sc[0]!.signals.includes('inner_heading') && sc[1]!.signals.includes('inner_heading'));
+  // a page that opens with "5.1" after pages without numbered headings may be another document's inner page
+  const e = doc([{ body: botany(1) }, { body: botany(2) }, page('5.1 Berths')]);
+  const se = scoreBoundaries(pageFeatures(e));
+  assert.ok(!se[1]!.signals.includes('inner_heading'));
+});
+
+test('page numbers further on count as one document only when printed alike', () => {
+  const d = doc([{ body: shipping(1), footer: 'Page 12' }, { body: shipping(2), footer: 'Page 13' }, { body: shipping(3), footer: '200' }, { body: shipping(4), footer: '230' }]);
+  const sc = scoreBoundaries(pageFeatures(d));
+  assert.ok(sc[0]!.signals.includes('numbering_continues'));
+  assert.ok(!sc[1]!.signals.includes('numbering_increases'));
+  assert.ok(sc[2]!.signals.includes('numbering_increases'));
 });
 
 test('one document stays one section, saying so', () => {
