@@ -7,7 +7,7 @@
  *     time, one at a time, and PNG size;
  *   - the first screen of the view: pages 1-4 asked at once (what the lazy view loads first);
  *   - the studio app itself: JS and CSS sizes as served (the service sends them uncompressed);
- *   - in chromium (when /usr/bin/chromium or QUIRE_CHROMIUM is there): the document view of the long PDF,
+ *   - in chromium (when /usr/bin/chromium or QUIRE_CHROMIUM_PATH is there): the document view of the long PDF,
  *     from navigation to the first boxes drawn, page images loaded then, elements in the page, long tasks
  *     (over 50 ms) of the main thread, and the jump to the last page until its boxes are drawn.
  *
@@ -52,7 +52,7 @@ async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
 
 /** The document view in chromium, signed in as a user who owns the document (its copy, uploaded with the session). */
 async function browserFigures(base: string, rows: [string, string, string, string][]): Promise<void> {
-  const exe = process.env.QUIRE_CHROMIUM ?? '/usr/bin/chromium';
+  const exe = process.env.QUIRE_CHROMIUM_PATH ?? '/usr/bin/chromium';
   if (!fs.existsSync(exe)) return void console.log(`(no chromium at ${exe}: browser figures skipped)`);
   const { chromium } = await import('playwright-core');
   const browser = await chromium.launch({ executablePath: exe, args: ['--no-sandbox', '--disable-dev-shm-usage'] });

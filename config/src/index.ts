@@ -73,7 +73,7 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'QUIRE_EMBEDDINGS_BASE_URL', default: '(none)', description: 'OpenAI-compatible embeddings endpoint base, e.g. http://localhost:11434/v1.' },
   { name: 'QUIRE_EMBEDDINGS_MODEL', default: '(none)', description: 'Embedding model name.' },
   { name: 'QUIRE_EMBEDDINGS_API_KEY', default: '(none)', description: 'Embeddings API key.' },
-  { name: 'QUIRE_LLM_BASE_URL', default: '(none)', description: 'OpenAI-compatible chat-completions base URL; when set, extraction and chat use the LLM.' },
+  { name: 'QUIRE_LLM_BASE_URL', default: '(none)', description: 'OpenAI-compatible chat-completions base URL; when set, the LLM writes extractions, chat answers and generated text, names split sections and maps form-fill instructions.' },
   { name: 'QUIRE_LLM_MODEL', default: '(none)', description: 'LLM model name.' },
   { name: 'QUIRE_LLM_API_KEY', default: '(none)', description: 'LLM API key.' },
   { name: 'QUIRE_SIGNUP', default: 'true', description: 'Whether anyone may sign up with email and password (POST /api/auth/signup); false: accounts come from the command line only.' },

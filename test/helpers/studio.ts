@@ -63,11 +63,11 @@ export async function applicationFormPdf(): Promise<Uint8Array> {
 // ---- the browser tests of the studio (studio.test.ts, studio-settings.test.ts)
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
-export const CHROMIUM = process.env.QUIRE_CHROMIUM ?? '/usr/bin/chromium';
+export const CHROMIUM = process.env.QUIRE_CHROMIUM_PATH ?? '/usr/bin/chromium';
 const STUDIO = path.join(ROOT, 'server/dist/studio');
 
 /** Why the browser tests are skipped (no chromium), or false. */
-export const CHROMIUM_SKIP: string | false = !fs.existsSync(CHROMIUM) ? `no chromium at ${CHROMIUM} (scripts/install-system-deps.sh installs it; QUIRE_CHROMIUM names another)` : false;
+export const CHROMIUM_SKIP: string | false = !fs.existsSync(CHROMIUM) ? `no chromium at ${CHROMIUM} (scripts/install-system-deps.sh installs it; QUIRE_CHROMIUM_PATH names another)` : false;
 
 /** The built app, rebuilt when a source file is newer than the build (tests run on the sources). */
 export function ensureStudioBuilt(): void {
