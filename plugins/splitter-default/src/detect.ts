@@ -281,7 +281,9 @@ function scorePass(pages: PageFeatures[], sims: number[], floorOf: (index: numbe
     const level = Math.max(0.04, Math.min(0.12, typical));
     const shift = wordy * Math.max(0, Math.min(1, (level - sim) / level)) ** 2;
     if (prev.closing) add('closing_before');
-    if (!prev.closing && /[\p{Ll},]\s*$/u.test(prev.lastText) && startsLower(cur.firstLine) && cur.firstLine.split(/\s+/).length >= 3) add('runs_on');
+    // a sentence running on: the page before ends inside a sentence (not a one-word label such as a form's
+    // "signature") and this page's first line goes on in lower case
+    if (!prev.closing && /[\p{Ll},]\s*$/u.test(prev.lastText) && prev.lastText.split(/\s+/).length >= 4 && startsLower(cur.firstLine) && cur.firstLine.split(/\s+/).length >= 3) add('runs_on');
     if (wordy >= 1 && sim >= level) add('same_topic');
     if (signals.includes('complete_before')) {
       // after a whole document, likeness says little: two receipts of one shop share words, styles and

@@ -135,7 +135,8 @@ export function pageNumberIn(line: string, bareAllowed: boolean): PageNumber | n
   return null;
 }
 
-const CLOSING = /\b(thank\s*you|thanks|total|gst\s+summary|tax\s+summary|sincerely|regards|yours\s+(truly|faithfully)|signature|signed|grand\s+total|total\s+(due|amount|payable)|amount\s+due|balance\s+due|change\s+due|please\s+come\s+again|goods\s+sold\s+are\s+not)\b/i;
+/** Closing words: totals, thanks, sign-offs and signature lines (English, German, French, Spanish, Italian, Dutch). */
+const CLOSING = /\b(thank\s*you|thanks|total|gst\s+summary|tax\s+summary|sincerely|regards|yours\s+(truly|faithfully)|signature|signed|grand\s+total|total\s+(due|amount|payable)|amount\s+due|balance\s+due|change\s+due|please\s+come\s+again|goods\s+sold\s+are\s+not|unterschrift|mit\s+freundlichen\s+gr|hochachtungsvoll|gesamtbetrag|cordialement|veuillez\s+agr|montant\s+total|atentamente|importe\s+total|distinti\s+saluti|met\s+vriendelijke\s+groet|handtekening)\b/i;
 const LETTERHEAD = /(\b(tel|phone|fax|e-?mail|www\.|https?:|gst|vat|reg(istration)?\.?\s*no|company\s*no|co\.?\s*reg|sdn\.?\s*bhd|ltd|inc|llc|gmbh|b\.v\.|s\.a\.)\b|@[\w-]+\.\w|\b\d{5}\b|\+?\d[\d\s().-]{7,}\d)/i;
 
 const SCRIPTS: [string, RegExp][] = [

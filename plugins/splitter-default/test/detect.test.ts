@@ -103,6 +103,15 @@ test('page numbers further on count as one document only when printed alike', ()
   assert.ok(sc[2]!.signals.includes('numbering_increases'));
 });
 
+test('a sentence runs on over the page break; a form label at the foot of a page does not', () => {
+  const d = doc([{ body: [...shipping(1), 'and the vessel was then loaded with'] }, { body: ['timber and steel coils for the cranes of the port.', ...shipping(2)] }, { body: ['Applicant name'] }, { body: ['under the excise act of the state, this return is due monthly.', ...botany(1)] }]);
+  const sc = scoreBoundaries(pageFeatures(d));
+  assert.ok(sc[0]!.signals.includes('runs_on'));
+  assert.ok(!sc[2]!.signals.includes('runs_on'));
+  // sign-offs in other languages end a page too
+  assert.ok(pageFeatures(doc([{ body: ['Mit freundlichen Grüßen'] }, { body: ['Unterschrift'] }]))!.every((p) => p.closing));
+});
+
 test('one document stays one section, saying so', () => {
   const s = detectSections(doc([1, 2, 3].map((n) => ({ body: shipping(n), footer: `Page ${n} of 3` }))));
   assert.deepEqual(s.map((x) => [x.page_start, x.page_end]), [[1, 3]]);
