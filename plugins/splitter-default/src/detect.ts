@@ -45,6 +45,7 @@ export const WEIGHTS = {
   blank_separator: 0.35,
   inner_heading: -0.3,
   closing_before: 0.15,
+  back_matter_before: 0.15,
   runs_on: -0.2,
   same_topic: -0.15,
 } as const;
@@ -73,6 +74,7 @@ const LABELS: Record<string, string> = {
   topic_shift: 'topic shift',
   blank_separator: 'blank separator page before',
   closing_before: 'closing words end the page before',
+  back_matter_before: 'the page before ends a document (back cover, colophon, about the author)',
 };
 
 /** Shared share of two term sets (Jaccard). */
@@ -281,6 +283,7 @@ function scorePass(pages: PageFeatures[], sims: number[], floorOf: (index: numbe
     const level = Math.max(0.04, Math.min(0.12, typical));
     const shift = wordy * Math.max(0, Math.min(1, (level - sim) / level)) ** 2;
     if (prev.closing) add('closing_before');
+    if (prev.backMatter) add('back_matter_before');
     // a sentence running on: the page before ends inside a sentence (not a one-word label such as a form's
     // "signature") and this page's first line goes on in lower case
     if (!prev.closing && /[\p{Ll},]\s*$/u.test(prev.lastText) && prev.lastText.split(/\s+/).length >= 4 && startsLower(cur.firstLine) && cur.firstLine.split(/\s+/).length >= 3) add('runs_on');

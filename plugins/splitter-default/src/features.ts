@@ -42,6 +42,8 @@ export interface PageFeatures {
   letterhead: boolean;
   /** closing words at the end of the page (a total, thanks, a signature line) */
   closing: boolean;
+  /** the page is the back matter that ends a document: a back cover, a colophon, about the author */
+  backMatter: boolean;
   blank: boolean;
   /** body font size (median over the text's characters), null without font facts */
   bodySize: number | null;
@@ -134,6 +136,9 @@ export function pageNumberIn(line: string, bareAllowed: boolean): PageNumber | n
   }
   return null;
 }
+
+/** Titles of the pages that end a book or report. */
+const BACK_MATTER = /^\s*(back\s+cover|colophon|about\s+the\s+authors?|r(ü|ue)ckseite|quatri(è|e)me\s+de\s+couverture|contraportada)\b/i;
 
 /** Closing words: totals, thanks, sign-offs and signature lines (English, German, French, Spanish, Italian, Dutch). */
 const CLOSING = /\b(thank\s*you|thanks|total|gst\s+summary|tax\s+summary|sincerely|regards|yours\s+(truly|faithfully)|signature|signed|grand\s+total|total\s+(due|amount|payable)|amount\s+due|balance\s+due|change\s+due|please\s+come\s+again|goods\s+sold\s+are\s+not|unterschrift|mit\s+freundlichen\s+gr|hochachtungsvoll|gesamtbetrag|cordialement|veuillez\s+agr|montant\s+total|atentamente|importe\s+total|distinti\s+saluti|met\s+vriendelijke\s+groet|handtekening)\b/i;
@@ -289,6 +294,7 @@ export function pageFeatures(doc: ParsedDocument): PageFeatures[] {
       type: pageType(top, text),
       letterhead: letterheadHits >= 1 && top.length >= 20,
       closing: CLOSING.test(tail),
+      backMatter: heading !== null && headingStrength >= 0.5 && BACK_MATTER.test(heading),
       blank: text.replace(/[\s\p{P}]/gu, '').length < 12,
       bodySize: pageBody,
       left: lefts.length ? Math.min(...lefts) : null,

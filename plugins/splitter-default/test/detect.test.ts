@@ -112,6 +112,13 @@ test('a sentence runs on over the page break; a form label at the foot of a page
   assert.ok(pageFeatures(doc([{ body: ['Mit freundlichen Grüßen'] }, { body: ['Unterschrift'] }]))!.every((p) => p.closing));
 });
 
+test('a back cover before a page says the document before has ended', () => {
+  const d = doc([{ heading: 'Port operations', body: shipping(1) }, { heading: 'Back cover', body: ['Port operations handbook, second edition.'] }, { body: botany(1) }]);
+  const f = pageFeatures(d);
+  assert.deepEqual(f.map((p) => p.backMatter), [false, true, false]);
+  assert.ok(scoreBoundaries(f)[1]!.signals.includes('back_matter_before'));
+});
+
 test('one document stays one section, saying so', () => {
   const s = detectSections(doc([1, 2, 3].map((n) => ({ body: shipping(n), footer: `Page ${n} of 3` }))));
   assert.deepEqual(s.map((x) => [x.page_start, x.page_end]), [[1, 3]]);
