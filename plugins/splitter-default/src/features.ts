@@ -183,11 +183,11 @@ const median = (xs: number[]): number | null => {
   return s[Math.floor(s.length / 2)]!;
 };
 
-/** The median letter width of lower-case words against their height (null under 15 such words). */
+/** The median letter width of lower-case words against their height (null under 8 such words). */
 function fontAspectOf(words: Word[]): number | null {
   const ratios: number[] = [];
   for (const w of words) if (w.bbox.height > 0 && /^\p{Ll}{4,}$/u.test(w.text)) ratios.push(w.bbox.width / ([...w.text].length * w.bbox.height));
-  return ratios.length >= 15 ? median(ratios) : null;
+  return ratios.length >= 8 ? median(ratios) : null;
 }
 
 const mask = (s: string) => s.toLowerCase().replace(/\d+/g, '#').replace(/\s+/g, ' ').trim();
