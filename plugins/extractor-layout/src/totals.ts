@@ -256,6 +256,8 @@ function ownTotalCandidates(field: FieldDefinition, index: LayoutIndex, finder: 
     if (f.kind !== 'grand' && lastGrand > f.order) w *= 0.85;
     // a total the rounded total was computed from is the amount before rounding
     if (rounded.some((r) => r.unit.id === f.unit.id && r !== f)) w *= 0.8;
+    // so is a grand total with its cash-rounded amount (a multiple of 0.05, a few cents off) printed as a grand total below it
+    if (f.kind === 'grand' && !f.derived && !onFiveCents(f.value) && totals.some((g) => g.kind === 'grand' && g.order > f.order && onFiveCents(g.value) && Math.abs(g.value - f.value) < 0.1)) w *= 0.8;
     const q = (f.amountLike ? 1 : 0.7) * (f.repaired || f.derived ? 0.9 : 1);
     // nearer the end is where totals are printed
     const pos = lastOrder > firstOrder ? 0.85 + 0.15 * ((f.order - firstOrder) / (lastOrder - firstOrder)) : 1;
