@@ -176,6 +176,9 @@ function leftNeighbour(index: LayoutIndex, u: Unit): Unit | undefined {
   return best;
 }
 
+/** Payment by card (charged the exact total, no change). */
+const CARD = /(?<![\p{L}])(card|visa|master\s?card|master|amex|debit|credit|eftpos|nets|maestro|mydebit)(?![\p{L}])/iu;
+
 /** Multiples of 0.05: what a total rounded to the smallest coin of cash payment looks like. */
 const onFiveCents = (v: number) => Math.abs(Math.round(v * 20) - v * 20) < 1e-6;
 
@@ -222,7 +225,10 @@ function ownTotalCandidates(field: FieldDefinition, index: LayoutIndex, finder: 
   if (next && (next.kind === 'total' || next.kind === 'weak') && !next.siblings) next.kind = 'grand';
   const rounded = roundedTotals(all);
   all.push(...rounded);
-  const totals = all.filter((f) => KIND_WEIGHT[f.kind] > 0);
+  // a card is charged the exact amount: with no change given, the amount paid by card is a (weak) total
+  const noChange = !all.some((f) => f.kind === 'change' && f.value > 0);
+  const byCard = noChange ? all.filter((f) => f.kind === 'tendered' && f.amountLike && CARD.test(f.label)) : [];
+  const totals = all.filter((f) => KIND_WEIGHT[f.kind] > 0 || byCard.includes(f));
   if (!totals.length) return [];
   const sumOf = (kind: AmountKind) => all.filter((f) => f.kind === kind);
   const tendered = sumOf('tendered').map((f) => f.value);
@@ -239,12 +245,12 @@ function ownTotalCandidates(field: FieldDefinition, index: LayoutIndex, finder: 
   for (const f of totals) {
     if (f.value <= 0) continue;
     const notes: string[] = [];
-    let w = KIND_WEIGHT[f.kind];
+    let w = byCard.includes(f) ? KIND_WEIGHT.weak : KIND_WEIGHT[f.kind];
     // the evidence the arithmetic gives: what was tendered less the change, subtotal plus tax, another total label
     let support = 0;
     const eq = (a: number) => Math.abs(round2(a) - f.value) < 0.005;
     if (tendered.some((t) => change.some((c) => c > 0 && eq(t - c)))) (support++, notes.push('tendered − change'));
-    else if (tendered.some((t) => eq(t)) && (!change.length || change.some((c) => c === 0))) (support++, notes.push('tendered exactly'));
+    else if (!byCard.includes(f) && tendered.some((t) => eq(t)) && (!change.length || change.some((c) => c === 0))) (support++, notes.push('tendered exactly'));
     if (subs.some((s) => taxes.some((t) => t > 0 && (eq(s + t) || roundings.some((r) => eq(s + t + r)))))) (support++, notes.push('subtotal + tax'));
     const twins = all.filter((g) => g !== f && g.value === f.value && (KIND_WEIGHT[g.kind] >= 0.5 || g.kind === 'quantity') && g.unit.id !== f.unit.id);
     if (twins.length) (support++, notes.push(`also under "${twins[0]!.label.slice(0, 30)}"`));
@@ -276,7 +282,7 @@ function ownTotalCandidates(field: FieldDefinition, index: LayoutIndex, finder: 
       parseQuality,
       score,
       label: f.labelSpan,
-      note: `${f.derived ? 'total plus rounding, ' : ''}${f.kind === 'grand' ? 'grand total' : f.kind === 'total' ? 'total' : f.kind.replace('_', ' ')} label "${f.label.slice(0, 40)}"${notes.length ? `; checked by ${notes.join(', ')}` : ''}`,
+      note: `${f.derived ? 'total plus rounding, ' : ''}${byCard.includes(f) ? 'paid by card, ' : ''}${f.kind === 'grand' ? 'grand total' : f.kind === 'total' ? 'total' : f.kind.replace('_', ' ')} label "${f.label.slice(0, 40)}"${notes.length ? `; checked by ${notes.join(', ')}` : ''}`,
     });
   }
   void finder;
