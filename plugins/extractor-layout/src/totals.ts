@@ -329,12 +329,15 @@ function changeArithmetic(index: LayoutIndex, scope: Scope, all: Found[], cands:
   if (best && Math.abs((best.value as number) - value) < 0.005) return cands;
   const check = arithmeticOf(all, value, change.unit);
   let why: string;
+  let below: number | undefined;
   if (!strong) why = best ? `no total label, only "${kindOf(best).replace('_', ' ')}"` : 'no total printed';
   else {
     const p = best.value as number;
     if (arithmeticOf(all, p, best.unit) || all.some((f) => f.kind === 'tendered' && Math.abs(f.value - p) < 0.005)) return cands;
+    const line = (below = check || p > tendered.value + 0.005 ? undefined : lineAmountAbove(index, scope, best.unit, p, value));
     if (p > tendered.value + 0.005) why = `printed total ${p} exceeds the cash tendered`;
     else if (check) why = `printed total ${p} unchecked`;
+    else if (line !== undefined) why = `printed total ${p} is less than the amount ${line} printed above it`;
     else return cands;
   }
   const ocr = 0.7 + 0.3 * Math.min(index.confidenceOf(tendered.span, tendered.unit.confidence), index.confidenceOf(change.span, change.unit.confidence));
@@ -351,6 +354,22 @@ function changeArithmetic(index: LayoutIndex, scope: Scope, all: Found[], cands:
     label: tendered.labelSpan,
     note: `tendered − change ("${tendered.label.slice(0, 20)}" ${tendered.value} − "${change.label.slice(0, 20)}" ${change.value}): ${why}${check ? `; checked by ${check}` : ''}`,
   };
-  // a printed total found implausible, and any total of zero, count for less than the derived one
-  return [...cands.map((c) => (typeof c.value === 'number' && c.value <= 0 ? null : strong && c.value === best.value ? { ...c, score: c.score * 0.5 } : c)).filter((c): c is Candidate => !!c), derived];
+  // a printed total found implausible (and any other below the same line amount), and any total of zero, count for less than the derived one
+  const implausible = (c: Candidate) => strong && (c.value === best.value || (below !== undefined && (c.value as number) < below));
+  return [...cands.map((c) => (typeof c.value === 'number' && c.value <= 0 ? null : implausible(c) ? { ...c, score: c.score * 0.5 } : c)).filter((c): c is Candidate => !!c), derived];
+}
+
+/**
+ * An amount printed above the total's line that is larger than the printed total yet within tendered − change:
+ * a total below one of its own line amounts is misread (OCR dropped a digit), while the cash arithmetic holds it.
+ */
+function lineAmountAbove(index: LayoutIndex, scope: Scope, at: Unit, printed: number, derived: number): number | undefined {
+  for (const u of scope.units) {
+    if (u.id >= at.id || u.page !== at.page) continue;
+    for (const m of scanTyped(joinSplitAmounts(u.text), 'number', { money: true })) {
+      const v = m.value as number;
+      if (!m.percent && m.amountLike && v > printed + 0.005 && v <= derived + 0.005) return v;
+    }
+  }
+  return undefined;
 }
