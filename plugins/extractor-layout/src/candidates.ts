@@ -9,6 +9,7 @@ import { coverage, scanTyped, tokenize, type ParseContext, type TypedMatch } fro
 import { findLabels, regionScore, scoreLabelText, type FieldLabels } from './labels.js';
 import type { LayoutIndex, Scope, Segment, Unit } from './layout.js';
 import { headerRowCount } from './layout.js';
+import { datesOf } from './dates.js';
 
 export type Method = 'key_value' | 'inline' | 'inline_gap' | 'inline_space' | 'right' | 'below' | 'next_line' | 'table_column' | 'table_row' | 'checkbox' | 'header' | 'position' | 'document';
 
@@ -82,7 +83,7 @@ export class CandidateFinder {
 
   /** Best typed match in a region; money fields skip percentages and prefer amounts. */
   pick(text: string, field: FieldDefinition, ctx: ParseContext): TypedMatch | undefined {
-    let found = scanTyped(text, field.type, ctx);
+    let found = field.type === 'date' ? datesOf(text, ctx) : scanTyped(text, field.type, ctx);
     if (ctx.money) {
       found = found.filter((m) => !m.percent);
       const amounts = found.filter((m) => m.amountLike);

@@ -9,6 +9,7 @@ import { scanNumbers, scanTyped, tokenize, type ParseContext } from '@quire/fiel
 import type { FieldLabels } from './labels.js';
 import type { LayoutIndex, Scope, Unit } from './layout.js';
 import type { Candidate, CandidateFinder } from './candidates.js';
+import { datesOf } from './dates.js';
 
 const ADDRESS = /\b(\d{4,6}|street|st\.|road|rd\.?|avenue|ave\.?|jalan|jln|lane|blvd|boulevard|strasse|straße|str\.|weg|laan|straat|rue|via|calle|lot|no\.\s?\d)/i;
 const TITLES = /^(tax\s+)?(invoice|receipt|bill|statement|quote|quotation|order|credit note|factuur|rechnung|facture|factura|fattura|payment receipt|cash receipt|official receipt)\b/i;
@@ -106,7 +107,7 @@ export function fallbackCandidates(field: FieldDefinition, labels: FieldLabels, 
   }
   if (id === 'date' && field.type === 'date') {
     for (const u of lines) {
-      const m = scanTyped(u.text, 'date', ctx)[0];
+      const m = datesOf(u.text, ctx)[0];
       if (!m) continue;
       out.push(finder.candidate(u, m, { start: u.start + m.start, end: u.start + m.end }, u.text.slice(m.start, m.end), 'position', 0.8, `first date of the document (page ${u.page}, no label)`));
       break;

@@ -553,3 +553,31 @@ test('issuer: the top-most name line, not the address, phone or registration num
   const d = await run(plainDoc('s4', ['12/03/2018 10:22', 'Tel: 03-1234 5678', '53000 KUALA LUMPUR']), [company]);
   assert.equal(d.data.company, null);
 });
+
+test('total: the cash-rounded total printed below the unrounded one, the amount paid by card, a total below its own line amount', async () => {
+  // the rounding adjustment's cents lost by OCR; the rounded amount under "Rounding" is the total, not the grand total above it
+  const a = await run(plainDoc('g1', ['Total Sales (Inclusive GST) RM 45.34', 'Rounding Adjustment RM 01', 'Rounding RM 45.35', 'CASH RM 50.00']), [TOTAL]);
+  assert.equal(a.data.total, 45.35);
+  // the total's amount lost with its line; the card is charged the exact total (no change given), loyalty points are no total
+  const b = await run(plainDoc('g2', ['PETROL 30.00', 'SNACK 11.95', 'TOTAL AMOUNT PAYABLE', 'RN 41.95% EDC MASTER RM 41.95', 'AWARD Balance 412']), [TOTAL]);
+  assert.equal(b.data.total, 41.95);
+  assert.ok(b.conf.total! < 0.8, `a card payment is a weak total (${b.conf.total})`);
+  // with change given, cash is not the total
+  const c = await run(plainDoc('g3', ['PETROL 30.00', 'CASH RM 50.00', 'CHANGE RM 8.05', 'VISA RM 41.95']), [TOTAL]);
+  assert.equal(c.data.total, 41.95);
+  // printed totals below a line amount above them are misread; the cash arithmetic gives the total
+  const d = await run(plainDoc('g4', ['NON STICK PAN 1 25.40', 'SPATULA 1 10.40', 'TOTAL SALES INCLUSIVE GST 5.50', 'TOTAL PAYABLE AMOUNT 5.90', 'CASH 50.00', 'CHANGE 14.20']), [TOTAL]);
+  assert.equal(d.data.total, 35.8);
+  assert.ok(d.conf.total! < 0.8, `derived total confidence ${d.conf.total}`);
+});
+
+test('date: a date OCR glued to its label or split after a separator', async () => {
+  const DATE: FieldDefinition = { name: 'date', type: 'date' };
+  const a = await run(plainDoc('dd1', ['KING CONFECTIONERY', 'Tax Invoice Inv No KSB80051978 Dater11/03/18 21:30', 'Total 25.15']), [DATE]);
+  assert.equal(a.data.date, '2018-03-11');
+  const b = await run(plainDoc('dd2', ['HARDWARE SDN BHD', 'TOTAL RM 38.80', '- 28-03- 18 18:05 SH01 ZJ42']), [DATE]);
+  assert.equal(b.data.date, '2018-03-28');
+  // an address ("JLN 1/50") and amounts stay what they are
+  const c = await run(plainDoc('dd3', ['NO 1, JLN 1/50', 'TOTAL 12.30 15.00']), [DATE]);
+  assert.equal(c.data.date, null);
+});
