@@ -146,6 +146,16 @@ test('dates in the common printed forms, and identifiers keep their full printed
   assert.equal(id('INV-2024-001'), 'INV-2024-001');
 });
 
+test('compact dates: year first, and day first as some tills print them, the latter at lower quality', () => {
+  assert.deepEqual(scanDates('00440010036 25032018 13:11:54 0003').map((d) => [d.iso, d.quality]), [['2018-03-25', 0.6]]);
+  assert.equal(scanDates('20180325')[0]?.iso, '2018-03-25');
+  assert.equal(scanDates('20180325')[0]?.quality, 0.8);
+  // not a date: impossible days or months, other centuries, longer digit runs
+  for (const t of ['32032018', '25132018', '25031850', '125032018', '2503201899']) assert.deepEqual(scanDates(t), [], t);
+  // amounts and numbers next to a compact date are still numbers
+  assert.deepEqual(scanTyped('25032018 Total 41.45', 'number').map((m) => m.value), [41.45]);
+});
+
 test('documentDateOrder: a "$" without cents (OCR of an S) is no sign of US dates', () => {
   assert.equal(documentDateOrder('Jalan $821/39, 47400 Petaling Jaya  10/03/2018'), undefined);
   assert.equal(documentDateOrder('Total $ 12.50  10/03/2018'), 'MDY');

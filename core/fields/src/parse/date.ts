@@ -1,6 +1,6 @@
 /**
  * Dates as printed → ISO 8601 YYYY-MM-DD. Numeric forms (2024-03-12, 12/03/2024, 03/12/2024, 12.03.24),
- * textual forms in English, German, French, Dutch, Spanish and Italian ("12 March 2024", "Mar 12, 2024",
+ * compact forms (20240312, and day first 12032024 at lower quality), textual forms in English, German, French, Dutch, Spanish and Italian ("12 March 2024", "Mar 12, 2024",
  * "7. Mai 2014", "19 april 2014", "1er janvier 2024", "12-Mar-2024"). Day/month order of numeric dates is
  * decided by the values when one part exceeds 12, else by the `order` hint (default day first).
  */
@@ -45,6 +45,8 @@ const MONTH_ALT = Object.keys(MONTHS).sort((a, b) => b.length - a.length).join('
 const D = String.raw`(?<!\d)`;
 const RE_ISO = new RegExp(String.raw`${D}(?<y>\d{4})(?<s>[-/.])(?<m>\d{1,2})\k<s>(?<d>\d{1,2})(?!\d)(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?`, 'g');
 const RE_COMPACT = new RegExp(String.raw`${D}(?<y>(?:19|20)\d{2})(?<m>0[1-9]|1[0-2])(?<d>0[1-9]|[12]\d|3[01])(?!\d)`, 'g');
+// day first without separators, as some tills print it ("25032018"): read after every other form, at lower quality
+const RE_COMPACT_DMY = new RegExp(String.raw`${D}(?<d>0[1-9]|[12]\d|3[01])(?<m>0[1-9]|1[0-2])(?<y>(?:19|20)\d{2})(?!\d)`, 'g');
 const RE_NUMERIC = new RegExp(String.raw`(?<![\p{L}\p{N}]|\p{L}[-/.]|\p{N}[/.])(?<a>\d{1,2})(?<s>[-/.])(?<b>\d{1,2})\k<s>(?<y>\d{4}|\d{2})(?![\p{N}]|[/.]\d)`, 'gu');
 const RE_DMY_TEXT = new RegExp(String.raw`${D}(?<d>\d{1,2})(?:st|nd|rd|th|er|e|\.|º)?(?:\s*(?:of|de|del)\s+|[\s\-/.]*)(?<mon>${MONTH_ALT})\.?(?:\s*(?:de|del)\s+|[\s\-/.,']*)(?<y>\d{4}|'?\d{2})(?!\d)`, 'giu');
 const RE_MDY_TEXT = new RegExp(String.raw`(?<![\p{L}])(?<mon>${MONTH_ALT})\.?\s*(?<d>\d{1,2})(?:st|nd|rd|th)?(?!\d)\s*,?\s*(?<y>\d{4})(?!\d)`, 'giu');
@@ -112,6 +114,11 @@ export function scanDates(text: string, opts: DateOptions = {}): DateMatch[] {
     else if (a <= 12 && b <= 12 && a !== b && g.s !== '.') quality *= 0.95; // decided by a document-level hint
     if (guessed) quality *= 0.9;
     push({ start: m.index!, end: m.index! + m[0].length, iso: iso(year, mo, d), quality, ambiguous });
+  }
+  for (const m of text.matchAll(RE_COMPACT_DMY)) {
+    const g = m.groups!;
+    const y = Number(g.y), mo = Number(g.m), d = Number(g.d);
+    if (valid(y, mo, d)) push({ start: m.index!, end: m.index! + m[0].length, iso: iso(y, mo, d), quality: 0.6, ambiguous: false });
   }
   return out.sort((x, y) => x.start - y.start);
 }
