@@ -3,6 +3,8 @@ import type { ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { QuireError, errors, isQuireError } from '../errors/index.js';
+import type { ErrorCode } from '../errors/index.js';
 
 /**
  * The worker module `name` next to the module at `self` (import.meta.url): `<name>.ts` under tsx
@@ -147,4 +149,78 @@ export function isolatePort(): { data: unknown; port: { on(event: 'message', lis
       postMessage: (m) => void process.send!(m as never),
     },
   };
+}
+
+/** What runIsolated() needs: the worker module, its limits, and what to call a failure of it. */
+export interface RunIsolatedOptions {
+  /** heap limit of the isolate, MB (resident memory is watched at this + 128 MB, see startIsolate) */
+  heapMb: number;
+  /** time the whole task may take, process start included, ms; past it the isolate is killed */
+  timeoutMs: number;
+  /** what the task works on, for messages ("The PDF", "The template") */
+  label: string;
+  signal?: AbortSignal;
+}
+
+/** One task's request and answer between runIsolated() and serveIsolated(). */
+type IsolatedReply = { ok: true; result: unknown } | { ok: false; error: { name: string; message: string; code?: string; details?: unknown; quire: boolean } };
+
+/**
+ * Runs one task in an isolate of its own (startIsolate): the module at `url` answers `request` through
+ * serveIsolated(). The isolate is killed once the task is done, when it takes longer than `timeoutMs`, or
+ * when `signal` aborts. Running out of time or memory is a permanent failure (UNPROCESSABLE, a 422): the same
+ * input would do it again. A QuireError the task throws comes back with its code, a system error (ENOENT…)
+ * with its code, any other error as UNPROCESSABLE (the parser's verdict on the input, permanent). For parsers of untrusted input that must not run on the API's event loop and have no pool of
+ * their own; a process start costs a few hundred milliseconds, so it suits jobs, not hot paths.
+ */
+export function runIsolated<T>(url: URL, request: unknown, opts: RunIsolatedOptions): Promise<T> {
+  if (opts.signal?.aborted) return Promise.reject(opts.signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const isolate = startIsolate(url, { heapMb: opts.heapMb });
+    isolate.ref();
+    let settled = false;
+    const finish = (err: unknown, result?: unknown) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      void isolate.terminate();
+      if (err) reject(err);
+      else resolve(result as T);
+    };
+    const timer = setTimeout(() => finish(errors.unprocessable(`${opts.label} could not be processed within ${Math.round(opts.timeoutMs / 100) / 10} s; it was stopped`, { limit_ms: opts.timeoutMs })), opts.timeoutMs);
+    const onAbort = () => finish(opts.signal!.reason);
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    isolate.on('message', (m: IsolatedReply) => {
+      if (m.ok) return finish(null, m.result);
+      const e = m.error;
+      if (e.quire && e.code) return finish(new QuireError(e.code as ErrorCode, e.message, e.details));
+      // a system error (ENOENT, EMFILE…) keeps its code, and its retry verdict with it; any other error is the
+      // parser's verdict on the input (a RangeError of a cyclic object graph, a malformed structure): permanent
+      if (e.code && /^E[A-Z]+$/.test(e.code)) return finish(Object.assign(new Error(e.message), { name: e.name, code: e.code }));
+      finish(errors.unprocessable(`${opts.label} could not be processed: ${e.message.split('\n')[0]!.slice(0, 300)}`));
+    });
+    isolate.on('error', (e) => {
+      if (e?.code === 'ERR_WORKER_OUT_OF_MEMORY') finish(errors.unprocessable(`${opts.label} needs more memory than its limit (${opts.heapMb} MB); it was stopped`, { limit_mb: opts.heapMb }));
+      else finish(e);
+    });
+    isolate.on('exit', (code) => finish(new Error(`the worker for ${opts.label.toLowerCase()} stopped unexpectedly (exit code ${code})`)));
+    isolate.postMessage(request);
+  });
+}
+
+/** Inside a module run by runIsolated(): answers its one request with `handler`'s result (or its error) and ends. */
+export function serveIsolated(handler: (request: any) => unknown): void {
+  const { port } = isolatePort();
+  port.on('message', (request) => {
+    void (async () => {
+      let reply: IsolatedReply;
+      try {
+        reply = { ok: true, result: await handler(request) };
+      } catch (e) {
+        reply = isQuireError(e) ? { ok: false, error: { name: e.name, message: e.message, code: e.code, details: e.details, quire: true } } : { ok: false, error: { name: (e as Error)?.name ?? 'Error', message: (e as Error)?.message ?? String(e), code: typeof (e as { code?: unknown })?.code === 'string' ? (e as { code: string }).code : undefined, quire: false } };
+      }
+      port.postMessage(reply);
+    })();
+  });
 }
