@@ -4,13 +4,10 @@
  * in), values drawn into their boxes. The original file is only read; fill returns new bytes.
  */
 import fs from 'node:fs/promises';
-import { definePlugin, errors, z } from '@quire/core';
-import type { EditorPlugin } from '@quire/core';
-import { detectFields, fillFields, loadPdf, readFieldValues, unicodeFont } from './acroform.js';
-import { detectBlanks } from './blanks.js';
-import { pageGeometry } from './geometry.js';
-import type { PageGeometry } from './geometry.js';
-import { cropImage, drawOnImage, drawOnPdf } from './draw.js';
+import { SHARED_DEFAULTS, definePlugin, errors, runIsolated, siblingModule, z } from '@quire/core';
+import type { EditElement, EditorPlugin } from '@quire/core';
+import { unicodeFont } from './acroform.js';
+import type { EditorRequest } from './worker.js';
 
 export { formatDate, formatValue, truthy } from './format.js';
 export { detectBlanks } from './blanks.js';
@@ -25,70 +22,65 @@ export interface EditorOptions {
   fontPath?: string;
   /** largest file read, bytes */
   maxBytes: number;
+  /** time limit of one step on a file (load, detect, fill, read back), ms; default: the shared parse time limit */
+  timeoutMs?: number;
+  /** heap limit of the isolate that does it, MB; default: the shared reader heap limit */
+  heapMb?: number;
 }
 
 export function createEditor(o: EditorOptions): EditorPlugin {
-  const read = async (path: string) => {
+  const size = async (path: string) => {
     const st = await fs.stat(path);
     if (st.size > o.maxBytes) throw errors.tooLarge(o.maxBytes);
+  };
+  const read = async (path: string) => {
+    await size(path);
     return fs.readFile(path);
   };
+  // every parse of the file (pdf-lib, image decoding) runs in an isolate with a heap and a time limit:
+  // a hostile file costs that process (a 422), never the host's event loop or memory
+  const isolated = <T>(req: EditorRequest, signal?: AbortSignal) =>
+    runIsolated<T>(siblingModule(import.meta.url, 'worker'), req, { heapMb: o.heapMb ?? SHARED_DEFAULTS['limits.readerHeapMb'], timeoutMs: o.timeoutMs ?? SHARED_DEFAULTS['limits.parseTimeoutMs'], label: 'The file to edit', signal });
   return {
     formats: ['pdf', ...IMAGE_FORMATS],
     async detect(path, opts) {
       if (opts.format === 'pdf') {
-        const doc = await loadPdf(await read(path));
-        const fields = detectFields(doc, opts);
+        await size(path);
+        const fields = await isolated<EditElement[]>({ op: 'fields', path, opts: { layout: opts.layout, include_checkboxes: opts.include_checkboxes, include_signatures: opts.include_signatures } }, opts.signal);
         if (fields.length) return fields;
       }
       if (!opts.layout) return [];
       // the drawn geometry of flat pages: an image is its own page 1; a PDF page is drawn by the host
-      const geometry = new Map<number, PageGeometry>();
+      const pages: Extract<EditorRequest, { op: 'blanks' }>['pages'] = [];
       if (IMAGE_FORMATS.includes(opts.format)) {
         const p = opts.layout.pages[0];
         // an image's layout is in pixels: its scale in points is guessed from a letter or A4 page's width
-        const unit = p ? Math.max(1, p.width / 612) : 1;
-        const g = p ? await pageGeometry(await read(path), p.width, p.height, unit) : null;
-        if (g && p) geometry.set(p.number, { ...g, unit });
+        if (p) pages.push({ number: p.number, png: await read(path), width: p.width, height: p.height, unit: Math.max(1, p.width / 612) });
       } else if (opts.format === 'pdf' && opts.renderPage) {
         for (const p of opts.layout.pages.slice(0, MAX_GEOMETRY_PAGES)) {
           opts.signal?.throwIfAborted();
           const png = await opts.renderPage(p.number).catch(() => null);
-          const g = png ? await pageGeometry(png, p.width, p.height) : null;
-          if (g) geometry.set(p.number, g);
+          if (png) pages.push({ number: p.number, png, width: p.width, height: p.height });
         }
       }
-      return detectBlanks(opts.layout, opts, geometry);
+      return isolated<EditElement[]>({ op: 'blanks', layout: opts.layout, opts: { include_checkboxes: opts.include_checkboxes, include_signatures: opts.include_signatures }, pages }, opts.signal);
     },
     async fill(path, values, opts) {
-      const bytes = await read(path);
-      const raw = new Set<string>();
-      if (opts.format === 'pdf') {
-        const doc = await loadPdf(bytes);
-        const fields = values.filter((v) => v.element.source === 'acroform');
-        const blanks = values.filter((v) => v.element.source !== 'acroform');
-        const a = fields.length ? await fillFields(doc, fields, { flatten: opts.flatten, color: opts.color, fontPath: o.fontPath, raw }) : { warnings: [], applied: [] };
-        const b = blanks.length ? await drawOnPdf(doc, blanks, { color: opts.color, fontPath: o.fontPath, raw }) : { warnings: [], applied: [] };
-        if (!fields.length && opts.flatten) {
-          try {
-            doc.getForm().flatten();
-          } catch {
-            /* no form */
-          }
-        }
-        const out = await doc.save({ updateFieldAppearances: false });
-        return { bytes: Buffer.from(out), mime: 'application/pdf', warnings: [...a.warnings, ...b.warnings], applied: [...a.applied, ...b.applied] };
-      }
-      if (IMAGE_FORMATS.includes(opts.format)) return drawOnImage(bytes, opts.format, values, opts.layout, { color: opts.color, fontPath: o.fontPath, raw });
-      throw errors.unsupported(`Editing supports PDF and image files, not ${opts.format}`);
+      if (opts.format !== 'pdf' && !IMAGE_FORMATS.includes(opts.format)) throw errors.unsupported(`Editing supports PDF and image files, not ${opts.format}`);
+      await size(path);
+      const r = await isolated<{ bytes: Uint8Array; mime: string; warnings: string[]; applied: { id: string; value: string }[] }>({ op: 'fill', path, format: opts.format, values, flatten: opts.flatten, color: opts.color, layout: opts.layout, fontPath: o.fontPath });
+      return { ...r, bytes: Buffer.from(r.bytes.buffer, r.bytes.byteOffset, r.bytes.byteLength) };
     },
     async cropImage(path, opts) {
       if (!IMAGE_FORMATS.includes(opts.format)) throw errors.unsupported(`Boxes are cut out of images only, not ${opts.format}`);
-      return cropImage(await read(path), opts.layout, opts.bbox);
+      await size(path);
+      const png = await isolated<Uint8Array>({ op: 'crop', path, layout: opts.layout, bbox: opts.bbox });
+      return Buffer.from(png.buffer, png.byteOffset, png.byteLength);
     },
     async readValues(path, opts) {
       if (opts.format !== 'pdf') return {};
-      return readFieldValues(await loadPdf(await read(path)));
+      await size(path);
+      return isolated({ op: 'values', path });
     },
     async health() {
       return unicodeFont(o.fontPath) ? { ok: true } : { ok: true, message: `Unicode font ${o.fontPath ?? 'DejaVu Sans'} not found: values outside Latin-1 are drawn in Helvetica and may not show` };
@@ -104,8 +96,12 @@ export default definePlugin({
   options: z.strictObject({
     fontPath: z.string().min(1).optional(),
     maxBytes: z.number().int().positive().default(100 * 1024 * 1024),
+    timeoutMs: z.number().int().positive().optional(),
+    heapMb: z.number().int().min(64).optional(),
   }),
+  shared: ['limits.parseTimeoutMs', 'limits.readerHeapMb'],
   create(ctx) {
-    return createEditor(ctx.options as EditorOptions);
+    const o = ctx.options as EditorOptions;
+    return createEditor({ ...o, timeoutMs: o.timeoutMs ?? ctx.shared['limits.parseTimeoutMs'], heapMb: o.heapMb ?? ctx.shared['limits.readerHeapMb'] });
   },
 });

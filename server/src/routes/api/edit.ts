@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import { z } from 'zod';
-import { errors } from '@quire/core';
+import { errors, jobError } from '@quire/core';
 import type { DocumentRecord, EditBatchRecord, EditConfigRecord, EditJobRecord, Owned } from '@quire/core';
 import { requireAuth } from '../../http/context.js';
 import type { AppContext } from '../../http/context.js';
@@ -85,6 +85,16 @@ async function editDocument(ctx: AppContext, auth: AuthInfo, documentId?: string
 const loadJob = (ctx: AppContext, auth: AuthInfo, id: string, mode: 'read' | 'write' = 'read') => loadOwned(ctx.quire.store, 'edit_jobs', id, auth, mode, 'edit job');
 const editOf = (ctx: AppContext, j: EditJobRecord) => (j.edit_id ? ctx.quire.store.repo('edits').get(j.edit_id) : Promise.resolve(null));
 
+/**
+ * The error of a failed edit job with the code its stage failed with (a file over the editor's memory or time
+ * limit is a 422 UNPROCESSABLE, not a 500), else PROCESSING_ERROR with the job's message.
+ */
+async function editJobError(ctx: AppContext, job: EditJobRecord, fallback: string): Promise<Error> {
+  const runtime = await ctx.quire.store.repo('jobs').get(job.id);
+  const e = runtime?.status === 'failed' ? jobError(runtime) : null;
+  return e && 'code' in e ? e : errors.processing(job.error ?? fallback);
+}
+
 /** Runs an edit job to its end and answers as POST /api/edit/run does. */
 async function runAndAnswer(ctx: AppContext, owner: Owned, doc: DocumentRecord, input: EditRunInput, extra: { project_id?: string | null } = {}) {
   const started = await startEditJob(ctx.quire, owner, doc, input, extra);
@@ -127,7 +137,7 @@ export function editRoutes(router: Router<any, any>): void {
       const cfg = mergeSettings(await configFor(ctx, auth, body.edit_config_id), body.config);
       const started = await startEditJob(ctx.quire, { user_id: auth.user.id, organization_id: doc.organization_id }, doc, { mode: 'detect', config: cfg });
       const job = await awaitEditJob(ctx.quire, started.id);
-      if (job.status === 'failed') throw errors.processing(job.error ?? 'Detection failed');
+      if (job.status === 'failed') throw await editJobError(ctx, job, 'Detection failed');
       return { job_id: job.id, elements: elementsOf(job) };
     },
   );
@@ -167,7 +177,7 @@ export function editRoutes(router: Router<any, any>): void {
       const previousEdit = body.edit_id ?? (body.corrections && from?.edit_id ? from.edit_id : null);
       const input: EditRunInput = { mode: 'run', from_job_id: from?.id ?? null, mappings: body.mappings, instructions: body.refined_instructions ?? body.instructions ?? null, corrections: body.corrections, edit_id: previousEdit, verify: body.verify ?? body.config?.verify ?? false, config: cfg };
       const out = await runAndAnswer(ctx, { user_id: auth.user.id, organization_id: doc.organization_id }, doc, input);
-      if (!out.body.success) throw errors.processing(String(out.body.error));
+      if (!out.body.success) throw await editJobError(ctx, out.job, String(out.body.error));
       return out.body;
     },
   );

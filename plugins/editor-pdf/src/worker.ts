@@ -1,0 +1,63 @@
+/**
+ * The editor's work on untrusted files, run in an isolate of its own (core's runIsolated: a child process with
+ * a heap limit and a time limit), never on the host's event loop: loading a PDF with pdf-lib (whose parser
+ * follows whatever object graph the file declares), reading and setting its fields, drawing values into flat
+ * pages and images, and the blanks of flat pages with the drawn geometry of their rendered images. One request per isolate.
+ */
+import fs from 'node:fs/promises';
+import { serveIsolated } from '@quire/core';
+import type { BBox, EditFillValue, EditLayout } from '@quire/core';
+import { detectFields, fillFields, loadPdf, readFieldValues } from './acroform.js';
+import type { DetectOptions } from './acroform.js';
+import { cropImage, drawOnImage, drawOnPdf } from './draw.js';
+import { detectBlanks } from './blanks.js';
+import { pageGeometry } from './geometry.js';
+import type { PageGeometry } from './geometry.js';
+
+export type EditorRequest =
+  | { op: 'fields'; path: string; opts: DetectOptions }
+  /** blanks of flat pages from the layout and the drawn geometry of the rendered pages (a PageGeometry holds a function: it stays here) */
+  | { op: 'blanks'; layout: EditLayout; opts: DetectOptions; pages: { number: number; png: Uint8Array; width: number; height: number; unit?: number }[] }
+  | { op: 'fill'; path: string; format: string; values: EditFillValue[]; flatten?: boolean; color?: string; layout?: EditLayout; fontPath?: string }
+  | { op: 'values'; path: string }
+  | { op: 'crop'; path: string; layout?: EditLayout; bbox: BBox };
+
+async function handle(req: EditorRequest): Promise<unknown> {
+  switch (req.op) {
+    case 'fields':
+      return detectFields(await loadPdf(await fs.readFile(req.path)), req.opts);
+    case 'values':
+      return readFieldValues(await loadPdf(await fs.readFile(req.path)));
+    case 'blanks': {
+      const geometry = new Map<number, PageGeometry>();
+      for (const p of req.pages) {
+        const g = await pageGeometry(Buffer.from(p.png), p.width, p.height, p.unit);
+        if (g) geometry.set(p.number, p.unit ? { ...g, unit: p.unit } : g);
+      }
+      return detectBlanks(req.layout, req.opts, geometry);
+    }
+    case 'crop':
+      return cropImage(await fs.readFile(req.path), req.layout, req.bbox);
+    case 'fill': {
+      const bytes = await fs.readFile(req.path);
+      const raw = new Set<string>();
+      if (req.format !== 'pdf') return drawOnImage(bytes, req.format, req.values, req.layout, { color: req.color, fontPath: req.fontPath, raw });
+      const doc = await loadPdf(bytes);
+      const fields = req.values.filter((v) => v.element.source === 'acroform');
+      const blanks = req.values.filter((v) => v.element.source !== 'acroform');
+      const a = fields.length ? await fillFields(doc, fields, { flatten: req.flatten, color: req.color, fontPath: req.fontPath, raw }) : { warnings: [], applied: [] };
+      const b = blanks.length ? await drawOnPdf(doc, blanks, { color: req.color, fontPath: req.fontPath, raw }) : { warnings: [], applied: [] };
+      if (!fields.length && req.flatten) {
+        try {
+          doc.getForm().flatten();
+        } catch {
+          /* no form */
+        }
+      }
+      const out = await doc.save({ updateFieldAppearances: false });
+      return { bytes: out, mime: 'application/pdf', warnings: [...a.warnings, ...b.warnings], applied: [...a.applied, ...b.applied] };
+    }
+  }
+}
+
+serveIsolated(handle);
