@@ -17,12 +17,12 @@ import { childIdFor, childName, makeChild } from '../split/children.js';
 import type { ChildFile } from '../split/children.js';
 import { inputOf, SPLIT_PIPELINE } from '../split/jobs.js';
 import { notifySplit, settleBatch } from '../split/notify.js';
-import { loadPdf, pdfPages } from '../split/pdf.js';
+import { pdfRanges } from '../split/pdf.js';
 import { planSections } from '../split/plan.js';
 import type { PlannedSection } from '../split/plan.js';
 import { sliceParsed } from '../split/slice.js';
 import { fetchInputToStorage } from './parse.js';
-import { jobParsedKey, loadParsed, originalKey, yieldToEventLoop } from './steps.js';
+import { jobParsedKey, loadParsed, originalKey } from './steps.js';
 
 /** How long a split waits for its document to be processed, and for its children to be indexed. */
 const DOCUMENT_WAIT_MS = 30 * 60_000;
@@ -100,20 +100,18 @@ export function defineSplitPipeline(rt: Engine): void {
           const parent = p.parentId ? await rt.store.repo('documents').get(p.parentId) : null;
           const parsed = await loadParsed(rt, p.parsedKey);
           const original = parent ? await rt.storage.get(parent.storage_key) : null;
-          let pdf = null;
-          if (parent?.file_type === 'pdf' && original) {
-            pdf = await loadPdf(original).catch((e) => {
-              rt.logger.warn({ err: (e as Error).message, doc: parent.id }, 'split: the PDF could not be copied page by page; children keep the whole file and their page range');
-              return null;
-            });
+          // the children's PDFs are copied in an isolate (heap and time limits), never on this event loop
+          let pdfFiles: Uint8Array[] | null = null;
+          if (parent?.file_type === 'pdf' && original && sections.length) {
+            const r = await pdfRanges(original, sections.map((s) => ({ from: s.page_start, to: s.page_end, title: s.name })), { timeoutMs: rt.config.limits.parseTimeoutMs, heapMb: rt.config.limits.readerHeapMb, signal: ctx.signal });
+            if ('files' in r) pdfFiles = r.files;
+            else rt.logger.warn({ err: r.unreadable, doc: parent.id }, 'split: the PDF could not be copied page by page; children keep the whole file and their page range');
           }
           const ids: string[] = [];
           for (const [i, s] of sections.entries()) {
             ctx.signal.throwIfAborted();
-            // copying pages runs on this event loop: requests get their turn between sections
-            await yieldToEventLoop();
             let file: ChildFile;
-            if (pdf && parent) file = { bytes: await pdfPages(pdf, s.page_start, s.page_end, s.name), name: childName(parent.name, s, 'pdf'), format: 'pdf', mime: 'application/pdf' };
+            if (pdfFiles && parent) file = { bytes: Buffer.from(pdfFiles[i]!), name: childName(parent.name, s, 'pdf'), format: 'pdf', mime: 'application/pdf' };
             else if (parent && original) file = { bytes: original, name: childName(parent.name, s, /\.([A-Za-z0-9]{1,8})$/.exec(parent.name)?.[1] ?? parent.file_type), format: parent.file_type, mime: parent.mime_type };
             else file = { bytes: Buffer.from(sliceParsed(parsed, s.page_start, s.page_end, { id: '', name: '', format: 'txt' }).text), name: childName(parsed.name || 'document', s, 'txt'), format: 'txt', mime: 'text/plain' };
             const child = await makeChild(rt, ctx.job, parent, parsed, s, i, file);
@@ -138,7 +136,7 @@ export function defineSplitPipeline(rt: Engine): void {
                   signals: s.signals,
                   document_type: s.document_type,
                   page_range: { start: s.page_start, end: s.page_end },
-                  child_file: pdf ? 'pdf_pages' : parent ? 'parent_file' : 'text',
+                  child_file: pdfFiles ? 'pdf_pages' : parent ? 'parent_file' : 'text',
                 },
                 created_at: now,
                 updated_at: now,
