@@ -16,8 +16,9 @@
  * Checks are not reservations: requests racing each other may together overshoot by what they cost.
  */
 import { createReadStream } from 'node:fs';
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
 import fs from 'node:fs/promises';
-import { PDFDocument } from 'pdf-lib';
 import { QuireError, unzipLimited } from '@quire/core';
 import type { DocumentRecord, Owned, Plan, UsageRecord, Where } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
@@ -192,7 +193,56 @@ async function isPdf(file: string): Promise<boolean> {
   }
 }
 
-const PDF_LIB_MAX_BYTES = 20 * 1024 * 1024;
+/** bytes of a PDF read to look into its object streams at most, and bytes inflated from them at most */
+const OBJSTM_FILE_MAX_BYTES = 20 * 1024 * 1024;
+const OBJSTM_INFLATED_MAX_BYTES = 8 * 1024 * 1024;
+const OBJSTM_MAX_STREAMS = 256;
+
+/**
+ * Largest `/Count n` of a `/Type /Pages` object inside the file's compressed object streams (/Type /ObjStm,
+ * FlateDecode), or null. Bounded: files up to 20 MB, 256 streams, 8 MB inflated in all; inflating runs on
+ * libuv's thread pool, the search for the streams is a byte search.
+ */
+async function objectStreamPageCount(file: string): Promise<number | null> {
+  if ((await fs.stat(file)).size > OBJSTM_FILE_MAX_BYTES) return null;
+  const buf = await fs.readFile(file);
+  let budget = OBJSTM_INFLATED_MAX_BYTES;
+  let best: number | null = null;
+  let streams = 0;
+  for (let at = buf.indexOf('/ObjStm'); at >= 0 && budget > 0 && streams < OBJSTM_MAX_STREAMS; at = buf.indexOf('/ObjStm', at + 7)) {
+    const kw = buf.indexOf('stream', at);
+    if (kw < 0 || kw - at > 2048) continue;
+    let start = kw + 6;
+    if (buf[start] === 0x0d) start++;
+    if (buf[start] === 0x0a) start++;
+    const end = buf.indexOf('endstream', start);
+    if (end < 0) break;
+    streams++;
+    let out: Buffer;
+    try {
+      out = await inflate(buf.subarray(start, end), { maxOutputLength: budget, finishFlush: zlib.constants.Z_SYNC_FLUSH });
+    } catch {
+      continue; // not deflate, damaged, or past the budget
+    }
+    budget -= out.length;
+    const text = out.toString('latin1');
+    PAGES_RE.lastIndex = 0;
+    for (let m = PAGES_RE.exec(text); m; m = PAGES_RE.exec(text)) {
+      const n = Number(m[1] ?? m[2]);
+      if (Number.isFinite(n) && (best === null || n > best)) best = n;
+    }
+    at = end;
+  }
+  return best;
+}
+const inflate = promisify(zlib.inflate);
+
+/**
+ * Bytes per page of a PDF whose page tree cannot be found within the bounds above, for the estimate: such files are
+ * written by recent tools, whose text pages take some 20-100 KB each and scanned pages more; 100 KB keeps the
+ * hold low rather than refusing work the balance covers.
+ */
+const BYTES_PER_PAGE = 100 * 1024;
 const APP_XML_MAX_BYTES = 1024 * 1024;
 
 /**
@@ -214,8 +264,8 @@ async function officePages(rt: Engine, key: string, format: 'docx' | 'pptx'): Pr
 
 /**
  * Pages to expect of a stored file before parsing it, for the credit check: a PDF's page count (its page
- * tree, found in the bytes; pdf-lib when the tree sits in a compressed object stream and the file is small
- * enough to load at once), a docx's pages and a pptx's slides as recorded in docProps/app.xml, one page for
+ * tree, found by a streaming scan of the bytes, or inside its compressed object streams inflated within a
+ * budget; else one page per 100 KB of file: no PDF parser runs on the request path), a docx's pages and a pptx's slides as recorded in docProps/app.xml, one page for
  * any other format (every document costs at least a page).
  */
 export async function estimatePages(rt: Engine, key: string, format?: string): Promise<number> {
@@ -226,9 +276,11 @@ export async function estimatePages(rt: Engine, key: string, format?: string): P
       if (!(await isPdf(file))) return 1;
       const scanned = await scanPageCount(file);
       if (scanned !== null && scanned > 0) return Math.min(scanned, rt.config.limits.maxPages);
-      if ((await fs.stat(file)).size > PDF_LIB_MAX_BYTES) return 1;
-      const doc = await PDFDocument.load(await fs.readFile(file), { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
-      return Math.max(1, Math.min(doc.getPageCount(), rt.config.limits.maxPages));
+      // the page tree sits in compressed object streams: those are inflated within a budget (no PDF parser
+      // on the request path); when it is not found there either, an estimate from the file's size
+      const packed = await objectStreamPageCount(file);
+      if (packed !== null && packed > 0) return Math.min(packed, rt.config.limits.maxPages);
+      return Math.max(1, Math.min(Math.ceil((await fs.stat(file)).size / BYTES_PER_PAGE), rt.config.limits.maxPages));
     });
   } catch {
     return 1;
