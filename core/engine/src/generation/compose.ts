@@ -11,8 +11,7 @@
  * - summaries: the most central sentences in their original order, cited (offline), grouped into the
  *   paragraphs the length asks for.
  */
-import Handlebars from 'handlebars';
-import { GENERATED_LIMITS, errors, isQuireError } from '@quire/core';
+import { GENERATED_LIMITS, errors, isQuireError, runIsolated, siblingModule } from '@quire/core';
 import type { GeneratedBlock, GeneratedDocumentModel, GeneratedText, LlmMessage } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import type { AuthInfo } from '../accounts/access.js';
@@ -22,46 +21,9 @@ import { markdownToBlocks } from './markdown.js';
 import { Citations, bestPassages, passagesOfChunk, sentencesOf, shorten } from './passages.js';
 import type { Passage } from './passages.js';
 import type { SourceDocument, SourceExtraction, Sources } from './sources.js';
-import { valueText } from './sources.js';
+import { hb, valueText } from './handlebars.js';
 
 // ---------------------------------------------------------------- handlebars templates
-
-const hb = Handlebars.create();
-// a template must not write to the service's log
-hb.unregisterHelper('log');
-hb.registerHelper('json', (v: unknown) => new hb.SafeString(JSON.stringify(v === undefined ? null : v)));
-/** {{table rows}}: an array of objects (line items) or a source table as a markdown table */
-hb.registerHelper('table', (v: unknown) => new hb.SafeString(markdownTable(v)));
-hb.registerHelper('default', (v: unknown, fallback: unknown) => (v === null || v === undefined || v === '' ? fallback : v));
-hb.registerHelper('upper', (v: unknown) => String(v ?? '').toUpperCase());
-hb.registerHelper('lower', (v: unknown) => String(v ?? '').toLowerCase());
-hb.registerHelper('join', (v: unknown, sep: unknown) => (Array.isArray(v) ? v.map(valueText).join(typeof sep === 'string' ? sep : ', ') : valueText(v)));
-hb.registerHelper('eq', (a: unknown, b: unknown) => a === b);
-
-const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
-
-function markdownTable(v: unknown): string {
-  let header: string[] = [];
-  let rows: string[][] = [];
-  if (v && typeof v === 'object' && !Array.isArray(v) && Array.isArray((v as { rows?: unknown }).rows)) {
-    header = ((v as { header?: unknown[] }).header ?? []).map(valueText);
-    rows = ((v as { rows: unknown[][] }).rows ?? []).map((r) => (Array.isArray(r) ? r.map(valueText) : [valueText(r)]));
-  } else if (Array.isArray(v)) {
-    const objects = v.filter((x) => x && typeof x === 'object' && !Array.isArray(x)) as Record<string, unknown>[];
-    if (objects.length) {
-      header = [...new Set(objects.flatMap((o) => Object.keys(o)))];
-      rows = objects.map((o) => header.map((k) => valueText(o[k])));
-    } else rows = v.map((x) => [valueText(x)]);
-  } else if (v && typeof v === 'object') {
-    header = ['Field', 'Value'];
-    rows = Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, valueText(x)]);
-  }
-  if (!rows.length) return '';
-  const cols = Math.max(header.length, ...rows.map((r) => r.length), 1);
-  if (!header.length) header = Array.from({ length: cols }, (_, i) => `Column ${i + 1}`);
-  const line = (r: string[]) => `| ${Array.from({ length: cols }, (_, i) => cell(r[i] ?? '')).join(' | ')} |`;
-  return ['', line(header), `| ${Array.from({ length: cols }, () => '---').join(' | ')} |`, ...rows.map(line), ''].join('\n');
-}
 
 /** Whether a template_prompt is a handlebars template (it has a {{…}} expression) rather than a plain instruction. */
 export const isTemplate = (prompt: string) => /\{\{[^}]+\}\}/.test(prompt);
@@ -96,16 +58,13 @@ export function templateContext(sources: Sources, extra: Record<string, unknown>
   return { ...(extractions[0]?.data ?? {}), ...extra, extraction: extractions[0] ?? null, extractions, document: documents[0] ?? null, documents };
 }
 
-/** A handlebars template rendered with the sources, as a model (its first # heading is the title). */
-export function templateModel(prompt: string, sources: Sources, fallbackTitle: string): GeneratedDocumentModel {
-  const fn = hb.compile(prompt, { noEscape: true });
-  let markdown: string;
-  try {
-    markdown = fn(templateContext(sources), { allowProtoPropertiesByDefault: false, allowProtoMethodsByDefault: false });
-  } catch (e) {
-    throw errors.validation(`The template could not be rendered: ${(e as Error).message.split('\n')[0]}`);
-  }
-  if (markdown.length > GENERATED_LIMITS.textChars) throw errors.unprocessable(`The rendered template is larger than ${GENERATED_LIMITS.textChars} characters`);
+/**
+ * A handlebars template rendered with the sources, as a model (its first # heading is the title). Rendering
+ * runs in an isolate with a heap and a time limit (template-worker.ts): a template that loops over large
+ * sources too long or builds too much fails the job with UNPROCESSABLE, and the API's event loop stays free.
+ */
+export async function templateModel(prompt: string, sources: Sources, fallbackTitle: string, limits: { timeoutMs: number; heapMb: number; signal?: AbortSignal }): Promise<GeneratedDocumentModel> {
+  const markdown = await runIsolated<string>(siblingModule(import.meta.url, 'template-worker'), { prompt, context: templateContext(sources) }, { ...limits, label: 'The template' });
   const { title, blocks } = markdownToBlocks(markdown);
   return { title: title ?? fallbackTitle, blocks, citations: [] };
 }

@@ -115,10 +115,4 @@ export async function loadSources(rt: Engine, extractionIds: string[], documentI
   return { extractions, documents };
 }
 
-/** A value as table text: numbers and strings as they are, lists and objects as compact JSON, null as empty. */
-export function valueText(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  return JSON.stringify(v);
-}
+export { valueText } from './handlebars.js';

@@ -71,10 +71,13 @@ async function buildModel(rt: Engine, job: JobRecord, signal: AbortSignal): Prom
   }
   const prompt = input.template_prompt ?? '';
   const title = typeof input.settings.title === 'string' ? input.settings.title : fallbackTitle;
-  if (isTemplate(prompt)) return { model: templateModel(prompt, sources, title) };
+  if (isTemplate(prompt)) return { model: await templateModel(prompt, sources, title, { timeoutMs: Math.min(rt.config.limits.parseTimeoutMs, TEMPLATE_TIMEOUT_MS), heapMb: rt.config.limits.readerHeapMb, signal }) };
   if (rt.registry.tryGet('llm')) return { model: await llmModel(rt, await actingAs(rt.store, job.user_id), prompt, sources, title, { settings: input.settings, signal }) };
   return { model: structuredModel(prompt, sources, title) };
 }
+
+/** time a template may take to render at most (the parse time limit when lower) */
+const TEMPLATE_TIMEOUT_MS = 60_000;
 
 export function defineGeneratePipeline(rt: Engine): void {
   rt.pipelines.define({
