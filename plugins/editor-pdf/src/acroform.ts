@@ -6,7 +6,6 @@
 import fs from 'node:fs';
 import { PDFButton, PDFCheckBox, PDFDict, PDFDocument, PDFDropdown, PDFHexString, PDFName, PDFOptionList, PDFRadioGroup, PDFSignature, PDFStream, PDFString, PDFTextField, StandardFonts, decodePDFRawStream } from 'pdf-lib';
 import type { PDFField, PDFFont, PDFPage, PDFRawStream } from 'pdf-lib';
-import fontkit from '@pdf-lib/fontkit';
 import { errors } from '@quire/core';
 import type { BBox, EditElement, EditFillValue, EditLayout } from '@quire/core';
 import { humanName, labelWords, nearestLabel, refineTextType } from './labels.js';
@@ -194,7 +193,8 @@ export function unicodeFont(path = DEFAULT_FONT): Buffer | null {
 export async function embedFont(doc: PDFDocument, fontPath?: string): Promise<{ font: PDFFont; unicode: boolean }> {
   const bytes = unicodeFont(fontPath);
   if (bytes) {
-    doc.registerFontkit(fontkit);
+    // loaded when a value is drawn (a tenth of a second): detection and reading values back do without it
+    doc.registerFontkit((await import('@pdf-lib/fontkit')).default);
     return { font: await doc.embedFont(bytes, { subset: true }), unicode: true };
   }
   return { font: await doc.embedFont(StandardFonts.Helvetica), unicode: false };

@@ -7,11 +7,7 @@
 import fs from 'node:fs/promises';
 import { serveIsolated } from '@quire/core';
 import type { BBox, EditFillValue, EditLayout } from '@quire/core';
-import { detectFields, fillFields, loadPdf, readFieldValues } from './acroform.js';
 import type { DetectOptions } from './acroform.js';
-import { cropImage, drawOnImage, drawOnPdf } from './draw.js';
-import { detectBlanks } from './blanks.js';
-import { pageGeometry } from './geometry.js';
 import type { PageGeometry } from './geometry.js';
 
 export type EditorRequest =
@@ -22,13 +18,18 @@ export type EditorRequest =
   | { op: 'values'; path: string }
   | { op: 'crop'; path: string; layout?: EditLayout; bbox: BBox };
 
+// each operation loads only the modules it needs (the image library is the largest): the process starts for
+// one request, and its start is most of what a small request costs
 async function handle(req: EditorRequest): Promise<unknown> {
+  const { detectFields, fillFields, loadPdf, readFieldValues } = await import('./acroform.js');
   switch (req.op) {
     case 'fields':
       return detectFields(await loadPdf(await fs.readFile(req.path)), req.opts);
     case 'values':
       return readFieldValues(await loadPdf(await fs.readFile(req.path)));
     case 'blanks': {
+      const { detectBlanks } = await import('./blanks.js');
+      const { pageGeometry } = await import('./geometry.js');
       const geometry = new Map<number, PageGeometry>();
       for (const p of req.pages) {
         const g = await pageGeometry(Buffer.from(p.png), p.width, p.height, p.unit);
@@ -37,8 +38,9 @@ async function handle(req: EditorRequest): Promise<unknown> {
       return detectBlanks(req.layout, req.opts, geometry);
     }
     case 'crop':
-      return cropImage(await fs.readFile(req.path), req.layout, req.bbox);
+      return (await import('./draw.js')).cropImage(await fs.readFile(req.path), req.layout, req.bbox);
     case 'fill': {
+      const { drawOnImage, drawOnPdf } = await import('./draw.js');
       const bytes = await fs.readFile(req.path);
       const raw = new Set<string>();
       if (req.format !== 'pdf') return drawOnImage(bytes, req.format, req.values, req.layout, { color: req.color, fontPath: req.fontPath, raw });
