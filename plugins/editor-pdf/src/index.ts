@@ -102,6 +102,7 @@ export default definePlugin({
   shared: ['limits.parseTimeoutMs', 'limits.readerHeapMb'],
   create(ctx) {
     const o = ctx.options as EditorOptions;
-    return createEditor({ ...o, timeoutMs: o.timeoutMs ?? ctx.shared['limits.parseTimeoutMs'], heapMb: o.heapMb ?? ctx.shared['limits.readerHeapMb'] });
+    // a context made by hand (a bench, a test) may carry no shared settings: createEditor falls back to their defaults
+    return createEditor({ ...o, timeoutMs: o.timeoutMs ?? ctx.shared?.['limits.parseTimeoutMs'], heapMb: o.heapMb ?? ctx.shared?.['limits.readerHeapMb'] });
   },
 });
