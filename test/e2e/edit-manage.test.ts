@@ -4,44 +4,32 @@
 // results, audit, rerun, stream), and instructions through a stand-in OpenAI-compatible model.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { startTestServer, until, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { formPdf, readBack } from './edit-fixtures.js';
+import { startStubLlm } from '../helpers/llm-stub.js';
+import type { StubAnswer, StubLlm } from '../helpers/llm-stub.js';
 
 /**
  * A stand-in model for the form-filling prompt: it reads the elements the engine lists and maps
  * "goes by <Name>" and "lives in <City>" of the instructions to the elements labelled Name and City.
  * Instructions containing "Explode" get HTTP 500 (the engine then reads them offline).
  */
-function fakeLlm() {
-  const requests: any[] = [];
-  const server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c) => (raw += c));
-    req.on('end', () => {
-      const body = raw ? JSON.parse(raw) : {};
-      requests.push(body);
-      const user: string = body.messages?.at(-1)?.content ?? '';
-      if (/Explode/.test(user)) return res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'model crashed' } }));
-      const fills: any[] = [];
-      const m = /Elements:\n(.*)\n\nInstructions:\n([\s\S]*)$/.exec(user);
-      if (m) {
-        const els = JSON.parse(m[1]!) as { id: string; label: string }[];
-        const name = /goes by ([A-Z]\w+ [A-Z]\w+)/.exec(m[2]!)?.[1];
-        const city = /lives in ([A-Z]\w+)/.exec(m[2]!)?.[1];
-        const by = (l: string) => els.find((e) => e.label === l)?.id;
-        if (name && by('Name')) fills.push({ elementId: by('Name'), value: name, reasoning: 'the applicant goes by this name' });
-        if (city && by('City')) fills.push({ elementId: by('City'), value: city, reasoning: 'where the applicant lives' });
-      }
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id: 'x', object: 'chat.completion', created: 0, model: 'fake-forms', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: JSON.stringify({ fills }) } }], usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 } }));
-    });
-  });
-  return { server, requests };
+function fillAnswer(user: string): StubAnswer {
+  if (/Explode/.test(user)) return { status: 500, message: 'model crashed' };
+  const fills: any[] = [];
+  const m = /Elements:\n(.*)\n\nInstructions:\n([\s\S]*)$/.exec(user);
+  if (m) {
+    const els = JSON.parse(m[1]!) as { id: string; label: string }[];
+    const name = /goes by ([A-Z]\w+ [A-Z]\w+)/.exec(m[2]!)?.[1];
+    const city = /lives in ([A-Z]\w+)/.exec(m[2]!)?.[1];
+    const by = (l: string) => els.find((e) => e.label === l)?.id;
+    if (name && by('Name')) fills.push({ elementId: by('Name'), value: name, reasoning: 'the applicant goes by this name' });
+    if (city && by('City')) fills.push({ elementId: by('City'), value: city, reasoning: 'where the applicant lives' });
+  }
+  return JSON.stringify({ fills });
 }
 
 /** A letter with a printed "Key: value" pair, and a form asking for that key. */
@@ -62,7 +50,7 @@ async function letterWithForm(): Promise<Uint8Array> {
 
 describe('edit configs, vocabulary, suggestions, batches and the model over HTTP', () => {
   let s: TestServer;
-  let llm: ReturnType<typeof fakeLlm>;
+  let llm: StubLlm;
   let org = '';
   const upload = async (name: string, bytes: Uint8Array, organization?: string) => {
     const up = organization
@@ -76,14 +64,12 @@ describe('edit configs, vocabulary, suggestions, batches and the model over HTTP
   };
 
   before(async () => {
-    llm = fakeLlm();
-    await new Promise<void>((r) => llm.server.listen(0, '127.0.0.1', r));
-    const port = (llm.server.address() as AddressInfo).port;
-    s = await startTestServer({ env: { QUIRE_LLM_BASE_URL: `http://127.0.0.1:${port}/v1`, QUIRE_LLM_MODEL: 'fake-forms', QUIRE_LLM_API_KEY: 'x' } });
+    llm = await startStubLlm(fillAnswer);
+    s = await startTestServer({ env: { QUIRE_LLM_BASE_URL: llm.url, QUIRE_LLM_MODEL: 'fake-forms', QUIRE_LLM_API_KEY: 'x' } });
   });
   after(async () => {
     await s?.close();
-    await new Promise((r) => llm?.server.close(r));
+    await llm?.close();
   });
 
   test('configs need an active organization; a saved config is merged under the request', async () => {

@@ -1,9 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import { startStubLlm } from '../helpers/llm-stub.js';
+import type { StubLlm } from '../helpers/llm-stub.js';
 
 /**
  * Generation with an LLM (QUIRE_LLM_*), on a service whose Chromium is missing (QUIRE_CHROMIUM_PATH points
@@ -12,42 +12,28 @@ import type { TestServer } from '../helpers/server.js';
  * passage is dropped). A stand-in OpenAI-compatible server plays the model: it writes a title, a section and
  * the first sentence of source 1 with its marker, plus a marker of a source that does not exist.
  */
-function fakeLlm() {
-  const requests: any[] = [];
-  const server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c) => (raw += c));
-    req.on('end', () => {
-      const body = JSON.parse(raw || '{}');
-      requests.push(body);
-      const user = body.messages?.at(-1)?.content ?? '';
-      const first = (/^\[1\] [^\n]*\n([\s\S]*?\.)(?:\s|$)/m.exec(user)?.[1] ?? 'Nothing.').replace(/\s+/g, ' ');
-      const content = `# Staff memo\n\n## Findings\n\n${first} [1][99]\n\n- The sources name no budget.\n`;
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 100, completion_tokens: 20 } }));
-    });
-  });
-  return { server, requests };
+function memoAnswer(user: string): string {
+  const first = (/^\[1\] [^\n]*\n([\s\S]*?\.)(?:\s|$)/m.exec(user)?.[1] ?? 'Nothing.').replace(/\s+/g, ' ');
+  return `# Staff memo\n\n## Findings\n\n${first} [1][99]\n\n- The sources name no budget.\n`;
 }
 
 const MISSING_CHROMIUM = '/nonexistent/chromium-for-test';
 
 describe('generation with an LLM', () => {
   let s: TestServer;
-  const llm = fakeLlm();
+  let llm: StubLlm;
   let docId = '';
 
   before(async () => {
-    await new Promise<void>((r) => llm.server.listen(0, '127.0.0.1', r));
-    const port = (llm.server.address() as AddressInfo).port;
-    s = await startTestServer({ env: { QUIRE_LLM_BASE_URL: `http://127.0.0.1:${port}/v1`, QUIRE_LLM_MODEL: 'fake-writer', QUIRE_CHROMIUM_PATH: MISSING_CHROMIUM } });
+    llm = await startStubLlm(memoAnswer);
+    s = await startTestServer({ env: { QUIRE_LLM_BASE_URL: llm.url, QUIRE_LLM_MODEL: 'fake-writer', QUIRE_CHROMIUM_PATH: MISSING_CHROMIUM } });
     const up = await s.json('/v1/documents', { method: 'POST', body: uploadForm('staffing.txt', 'Staffing update\n\nThe company hired 64 new engineers this year. Staff turnover fell to 7 percent, the lowest in five years.\n') });
     docId = up.body.id;
     assert.equal((await waitForStatus(s, `/v1/documents/${docId}`)).status, 'completed');
   });
   after(async () => {
     await s?.close();
-    await new Promise<void>((r) => llm.server.close(() => r()));
+    await llm?.close();
   });
 
   test('the model writes from numbered passages; its markers become citations of real chunks', async () => {
