@@ -23,6 +23,10 @@ test('question type → answer type', () => {
   assert.equal(answerTypeOf('In which city is the plant?'), 'place');
   assert.equal(answerTypeOf('Which vendor supplied the pumps?'), 'person');
   assert.equal(answerTypeOf('What is a drake?'), null);
+  assert.equal(answerTypeOf('What telephone number gives more information?'), 'identifier');
+  assert.equal(answerTypeOf('What is the IBAN of the club?'), 'identifier');
+  assert.equal(answerTypeOf('What number of rooms does the hotel have?'), 'number');
+  assert.equal(answerTypeOf('What were the sales of the coffee division?'), 'amount');
   assert.equal(answerTypeOf('Why did the ferry stop running?'), null);
 });
 
@@ -49,4 +53,13 @@ test('names: proper names and label values, not capitalised common words or sent
   assert.equal(holds('Who was the guest?', 'The guest paid in cash.', common), false);
   assert.equal(holds('Which company was billed?', 'Invoice Account number: 296664039561', common), false);
   assert.equal(holds('Where is Galaxy Gaming based?', 'Galaxy Gaming, Inc. (Exact name of issuer)', common), false);
+});
+
+test('an identifier: digits in groups or a code of capitals and digits, not a year or a short count', () => {
+  const q = 'What is the phone number of the office?';
+  assert.equal(holds(q, 'For more information call 1-866-330-3304.'), true);
+  assert.equal(holds(q, 'IBAN: AT92 2040 4000 4096 8679'), true);
+  assert.equal(holds(q, 'Booking ID IBZY2087'), true);
+  assert.equal(holds(q, 'The office opened in 2001 with 12 staff.'), false);
+  assert.equal(holds(q, 'The fee is $12,500.00 a year.'), false);
 });

@@ -12,6 +12,9 @@ test('the kind of thing a which/what question asks for is the phrase up to its v
   // no verb within three words: only the first word is the kind
   assert.deepEqual(kindTerms('Which act took daily case administration away?'), terms('act'));
   assert.deepEqual(kindTerms('Who founded the observatory?'), []);
+  // "what is the X of …" asks for X's value, which a sentence that answers names
+  assert.deepEqual(kindTerms('What is the IBAN of the club account?'), []);
+  assert.deepEqual(kindTerms('What was the price of the ticket?'), []);
 });
 
 test('the numbers of an ordered list printed on lines of their own are no units', () => {

@@ -73,3 +73,10 @@ test('a cell merged across columns is quoted once', async () => {
   const rows = unitsOf('| Office | Office | Phone |\n| --- | --- | --- |\n| 12 Harbour Road, Leith | 12 Harbour Road, Leith | 555-0100 |\n').map((u) => u.text);
   assert.deepEqual(rows, ['Office | Phone', '12 Harbour Road, Leith | 555-0100']);
 });
+
+test('a table whose first row is a title of mostly blank cells: the row under it heads the columns too', async () => {
+  const { unitsOf } = await import('../src/services/chat-text.js');
+  const units = unitsOf('| In millions of CHF |  |  | January–June 2023 |\n| --- | --- | --- | --- |\n|  | Sales | Profit | Staff |\n| Coffee | 3128 | 678 | 12 |\n');
+  const row = units.find((u) => u.text.startsWith('Coffee'));
+  assert.ok(row?.context?.includes('Sales') && row.context.includes('January–June 2023'), JSON.stringify(row));
+});

@@ -6,12 +6,14 @@
  */
 import { termSet } from './chat-text.js';
 
-export type AnswerType = 'person' | 'date' | 'money' | 'amount' | 'number' | 'percent' | 'place';
+export type AnswerType = 'person' | 'date' | 'money' | 'amount' | 'number' | 'percent' | 'place' | 'identifier';
 
 const TYPE_NOUNS: [RegExp, AnswerType][] = [
   [/^(?:year|date|day|month|time|century|decade|period|season)s?$/i, 'date'],
   [/^(?:percentage|percent|proportion|share|rate)s?$/i, 'percent'],
   [/^(?:price|cost|amount|total|sum|fee|charge|value|salary|balance|budget|revenue|income)s?$/i, 'money'],
+  // figures of a business that tables print without a currency ("Nespresso | 3128"): a quantity, not a date
+  [/^(?:sales|turnover|profits?|earnings|expenses|expenditures?|volumes?)$/i, 'amount'],
   [/^(?:number|count|quantity)s?$/i, 'number'],
   [/^(?:city|cities|country|countries|state|states|town|place|location|region|continent|province|county|island|address|street|village)$/i, 'place'],
   [/^(?:person|people|company|companies|firm|organi[sz]ation|author|inventor|founder|manager|player|customer|guest|client|vendor|seller|buyer|employer|team|club|agency|institution|university|who)s?$/i, 'person'],
@@ -26,6 +28,8 @@ export function answerTypeOf(question: string): AnswerType | null {
   if (/\bhow\s+much\b/.test(q)) return 'amount';
   if (/\bhow\s+(?:many|long|old|far|big|large|tall|high|often)\b/.test(q)) return 'number';
   if (/\b(?:when|what\s+time)\b/.test(q)) return 'date';
+  // "what telephone number", "what is the account number", "what is the IBAN": a code to quote, not a count
+  if (IDENTIFIER_ASKED.test(q)) return 'identifier';
   // "what did it cost", "what was charged"
   if (/\b(?:what|which)\b/.test(q) && /\b(?:cost|costs|price|priced|charged?|paid|pay|worth|owed?)\b/.test(q)) return 'money';
   // "which/what <noun>", possibly with adjectives between: the noun decides
@@ -39,6 +43,10 @@ export function answerTypeOf(question: string): AnswerType | null {
   if (/\bwhere\b/.test(q)) return 'place';
   return null;
 }
+
+/** a number that names something (telephone, account, invoice number; a code, an IBAN), asked for with "what/which" */
+const IDENTIFIER_ASKED =
+  /\b(?:what|which)\s+(?:(?:is|are|was|were)\s+)?(?:(?:the|its|his|her|their|your|my|our)\s+)?(?:[a-z'-]+\s+){0,2}?(?:(?:phone|telephone|fax|mobile|account|invoice|order|reference|customer|client|registration|serial|model|part|tax|vat|policy|booking|tracking|membership|identification|id)\s+(?:number|no\.?|code|id)|iban|bic|swift(?:\s+code)?|isbn|issn|postcode|post\s+code|zip\s+code|postal\s+code)\b/;
 
 const MONEY_WORDS = /\b(?:cost|costs|price|priced|charged?|charges|paid|pay|payable|spent|spend|worth|owed?|due|fees?|bill|billed|invoice|total|amount|budget|salary|revenue|[$€£¥₹])/;
 
@@ -105,6 +113,8 @@ export function holdsType(text: string, type: AnswerType, own: Set<string>, qTer
       const w = text.match(new RegExp(NUMBER_WORDS.source, 'gi')) ?? [];
       return w.some((x) => !own.has(x.toLowerCase()));
     }
+    case 'identifier':
+      return identifier(without(text, [...DATE_RES, MONEY]), own);
     case 'person':
     case 'place':
       return properName(text, own, qTerms, common);
@@ -130,6 +140,21 @@ function spelledOut(abbr: string, toks: string[]): boolean {
   for (let i = 0; i + letters.length <= toks.length; i++) {
     const run = toks.slice(i, i + letters.length);
     if (run.every((w, j) => /^\p{Lu}/u.test(w) && w !== abbr && w[0]!.toLowerCase() === letters[j])) return true;
+  }
+  return false;
+}
+
+/**
+ * A code or number that names something: digits in groups ("1-866-330-3304", "AT92 2040 4000 4096 8679",
+ * "(702) 939-3254") with at least five digits in all, or a token of capitals and digits ("IBZY2087"); a year
+ * alone or a short count is none.
+ */
+function identifier(text: string, own: Set<string>): boolean {
+  for (const m of text.matchAll(/[+(]?[\p{Lu}\d][\p{Lu}\d]*(?:[\s().\/-]{1,2}[\p{Lu}\d]+)*/gu)) {
+    const tok = m[0].trim();
+    if (!/\d/.test(tok) || !fresh(tok, own)) continue;
+    if (tok.replace(/\D/g, '').length >= 5) return true;
+    if (tok.split(/[\s().\/-]+/).some((p) => /^(?=.*\p{Lu})(?=.*\d)[\p{Lu}\d]{6,}$/u.test(p))) return true;
   }
   return false;
 }

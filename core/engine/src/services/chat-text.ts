@@ -105,6 +105,7 @@ export function unitsOf(content: string): Unit[] {
   let bufStart = 0;
   let prevLine = '';
   let header: string | null = null;
+  let titleRow = false;
   let inTable = false;
   let gap = false;
   const flush = () => {
@@ -136,11 +137,20 @@ export function unitsOf(content: string): Unit[] {
       flush();
       if (/^\|?[\s:|-]+\|?$/.test(line)) continue; // separator row
       // a cell merged across columns is printed once per column: quoted once
-      const cells = line.replace(/^\||\|$/g, '').split('|').map((c) => clean(c)).filter((c, j, all) => c && c !== all[j - 1]);
+      const raw = line.replace(/^\||\|$/g, '').split('|').map((c) => clean(c));
+      const cells = raw.filter((c, j, all) => c && c !== all[j - 1]);
       if (!cells.length) continue;
       const text = cells.join(' | ');
-      if (header === null) header = text;
-      units.push({ text, start: lineStart, kind: 'row', ...(header !== text ? { context: header } : {}) });
+      const context = header;
+      if (header === null) {
+        header = text;
+        // a first row of mostly blank cells is the table's title ("In millions of CHF | January–June 2023"): the row under it heads the columns too
+        titleRow = raw.length >= 3 && cells.length * 2 <= raw.length;
+      } else if (titleRow) {
+        header = `${header} | ${text}`;
+        titleRow = false;
+      }
+      units.push({ text, start: lineStart, kind: 'row', ...(context !== null ? { context } : {}) });
       inTable = true;
       continue;
     }
@@ -403,7 +413,10 @@ export function kindTerms(question: string): string[] {
   const m = question.match(/\b(?:which|what)\s+((?:[\p{L}\p{N}'-]+\s*){1,4})/iu);
   if (!m) return [];
   let ws = m[1]!.trim().split(/\s+/);
-  while (ws.length && /^(?:is|are|was|were|the|a|an|kind|type|sort|of)$/i.test(ws[0]!)) ws = ws.slice(1);
+  // "what is the IBAN of …", "what was the price of …": the noun is the attribute asked for, which a sentence that
+  // answers names ("IBAN: AT92 …"), not a kind of thing whose instance is named
+  if (/^(?:is|are|was|were)$/i.test(ws[0] ?? '')) return [];
+  while (ws.length && /^(?:the|a|an|kind|type|sort|of)$/i.test(ws[0]!)) ws = ws.slice(1);
   const out: string[] = [];
   for (const w of ws.slice(0, 4)) {
     const t = terms(w);
