@@ -24,16 +24,21 @@ export function defineIngestPipeline(rt: Engine): void {
             readFileToStorage(rt, { path: file, name: doc.name, format: doc.file_type, size: doc.file_size, id: doc.id }, cfg, contentKey(doc.id), {
               signal: ctx.signal,
               onProgress: (f) => void ctx.progress(f).catch(() => {}),
+              chunk: true,
             }),
           );
+          // a document the reader built in this process comes back chunked: its rows are written now and the
+          // chunk stage finds its work done (a rerun of this stage replaces them)
+          if (read.chunks) await storeChunks(rt, ownerOf(doc), doc.id, read.chunks);
           await rt.store.repo('documents').update(doc.id, { pages: read.pages, content_key: contentKey(doc.id), issues: read.issues.length ? read.issues : null, updated_at: new Date() });
-          return { documentId: doc.id, pages: read.pages, ocr_pages: read.ocrPages };
+          return { documentId: doc.id, pages: read.pages, ocr_pages: read.ocrPages, ...(read.chunks ? { chunks: read.chunks.length, chunked: true } : {}) };
         },
       },
       {
         name: 'chunk',
         async run(ctx) {
           const doc = await requireDocument(rt.store, String(ctx.payload.documentId));
+          if (ctx.payload.chunked) return { ...ctx.payload };
           const cfg = parseConfig(doc.parsing_config ?? {});
           // chunked in an isolate: a large document is never parsed back into objects on this event loop
           const chunks = await chunkStored(rt, contentKey(doc.id), cfg, ctx.signal);

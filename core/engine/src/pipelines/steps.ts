@@ -79,13 +79,19 @@ export interface StoredRead {
   pages: number;
   ocrPages: number;
   issues: ParsedDocument['issues'];
+  /**
+   * The document's chunks, when the caller asked for them (`chunk`) and the reader built the document in
+   * this process (the PDF reader assembles its workers' pages here): chunking what is already in memory
+   * costs a few milliseconds, where the chunk stage would read the stored JSON back in an isolate.
+   */
+  chunks?: Chunk[];
 }
 
 /**
  * Reads a file and stores the parsed document as JSON under `key`. A reader in an isolate hands back the
  * JSON text itself, so a large document is never turned into objects on this event loop.
  */
-export async function readFileToStorage(rt: Pick<Engine, 'registry' | 'config' | 'storage'>, file: FileRef, cfg: ParseConfig, key: string, opts: { signal?: AbortSignal; onProgress?: (f: number) => void } = {}): Promise<StoredRead> {
+export async function readFileToStorage(rt: Pick<Engine, 'registry' | 'config' | 'storage'>, file: FileRef, cfg: ParseConfig, key: string, opts: { signal?: AbortSignal; onProgress?: (f: number) => void; chunk?: boolean } = {}): Promise<StoredRead> {
   const { reader, input, options, isolate, failed } = readPlan(rt, file, cfg, opts);
   // only the read's errors are the reader's: a storage failure keeps its own (transient) kind
   let read: ReadJson | null = null;
@@ -101,7 +107,8 @@ export async function readFileToStorage(rt: Pick<Engine, 'registry' | 'config' |
     return { pages: read.pages, ocrPages: read.ocrPages, issues: read.issues };
   }
   await saveParsed(rt, key, doc!);
-  return { pages: doc!.pages.length, ocrPages: doc!.pages.filter((p) => p.ocr).length, issues: doc!.issues };
+  const chunks = opts.chunk ? chunkParsed(rt, doc!, cfg) : undefined;
+  return { pages: doc!.pages.length, ocrPages: doc!.pages.filter((p) => p.ocr).length, issues: doc!.issues, ...(chunks ? { chunks } : {}) };
 }
 
 /** Chunks the parsed document stored under `key`; in an isolate when the chunker and the file allow it. */
