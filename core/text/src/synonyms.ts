@@ -21,6 +21,7 @@ const GROUPS: string[][] = [
   ['invent', 'inventor', 'patent', 'devise'],
   ['buy', 'bought', 'purchase', 'acquire', 'sign', 'signed'],
   ['join', 'connect', 'link', 'attach'],
+  ['send', 'sent', 'submit', 'deliver', 'file', 'filed'],
   ['begin', 'began', 'start', 'commence'],
   ['end', 'finish', 'conclude'],
   ['leave', 'left', 'depart', 'departure', 'checkout'],
