@@ -112,7 +112,8 @@ export function buildLines(items: TextItem[]): Line[] {
       best.bottom = Math.max(best.bottom, b.bottom);
       best.size = Math.max(best.size, it.size);
     } else {
-      const l: Line = { ...b, items: [it], size: it.size };
+      // fields written out: an object spread costs more than the rest of this loop
+      const l: Line = { x0: b.x0, x1: b.x1, top: b.top, bottom: b.bottom, items: [it], size: it.size };
       lines.push(l);
       open.push(l);
     }
@@ -130,6 +131,8 @@ export function buildLines(items: TextItem[]): Line[] {
 }
 
 /** Text of items on one line with spaces inserted by gap. */
+const WHITESPACE = /\s/;
+
 export function itemsText(items: TextItem[]): string {
   let out = '';
   let prev: TextItem | null = null;
@@ -138,7 +141,8 @@ export function itemsText(items: TextItem[]): string {
     if (prev) {
       const gap = it.x - (prev.x + prev.width);
       const size = Math.min(prev.size, it.size) || 1;
-      const hasSpace = /\s$/.test(out) || /^\s/.test(s);
+      // the last character of what is written so far (a regex anchored at the end would scan all of it)
+      const hasSpace = (out.length > 0 && WHITESPACE.test(out[out.length - 1]!)) || /^\s/.test(s);
       if (!hasSpace && gap > size * 0.12) out += ' ';
     }
     out += s;

@@ -66,5 +66,12 @@ export function joinLines(lines: string[]): string {
 
 /** Removes characters that must never reach the text: NUL, form feeds and other C0/C1 controls except tab/newline. */
 export function cleanText(s: string): string {
+  // most text has none of them: no regex pass
+  let clean = true;
+  for (let i = 0; i < s.length && clean; i++) {
+    const c = s.charCodeAt(i);
+    clean = c >= 0x20 ? c < 0x7f || (c > 0x9f && c < 0xfffe) : c === 9 || c === 10;
+  }
+  if (clean) return s;
   return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\ufffe\uffff]/g, (c) => (c === '\f' || c === '\u000b' ? ' ' : ''));
 }

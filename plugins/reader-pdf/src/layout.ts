@@ -26,20 +26,28 @@ interface Segment extends Box {
 
 
 function makeSegment(items: TextItem[], line: number): Segment {
-  const box = unionBox(items.map(itemBox));
-  let chars = 0, bold = 0, italic = 0, sizeW = 0;
+  // the union of the items' boxes (unionBox of itemBox), and the counts, in one pass
+  let x0 = Infinity, x1 = -Infinity, top = Infinity, bottom = -Infinity;
+  let chars = 0, bold = 0, italic = 0, sizeW = 0, rtlChars = 0;
   for (const it of items) {
+    if (it.x < x0) x0 = it.x;
+    if (it.x + it.width > x1) x1 = it.x + it.width;
+    if (it.top < top) top = it.top;
+    if (it.bottom > bottom) bottom = it.bottom;
     const n = it.str.trim().length;
     chars += n;
     if (it.bold) bold += n;
     if (it.italic) italic += n;
     sizeW += it.size * n;
+    if (it.rtl) rtlChars += it.str.length;
   }
-  const rtlChars = items.filter((i) => i.rtl).reduce((a, i) => a + i.str.length, 0);
   const rtl = rtlChars > chars / 2;
   const ordered = rtl ? [...items].reverse() : items;
   return {
-    ...box,
+    x0,
+    x1,
+    top,
+    bottom,
     items,
     text: rtl ? ordered.map((i) => cleanText(i.str).trim()).filter(Boolean).join(' ') : itemsText(items),
     size: chars ? sizeW / chars : items[0]!.size,

@@ -74,7 +74,16 @@ interface RotRun {
 /** The string of a run's glyphs in logical order: right-to-left runs read from the right, numbers and Latin words in them left to right. */
 function runText(glyphs: Glyph[]): { str: string; rtl: boolean } {
   // most runs have no right-to-left letter: no ordering to do
-  if (!glyphs.some((g) => g.rtl)) return { str: glyphs.map((g) => g.s).join(''), rtl: false };
+  let plain = '';
+  let anyRtl = false;
+  for (const g of glyphs) {
+    if (g.rtl) {
+      anyRtl = true;
+      break;
+    }
+    plain += g.s;
+  }
+  if (!anyRtl) return { str: plain, rtl: false };
   let r = 0, l = 0;
   for (const g of glyphs) {
     if (g.rtl) r++;
@@ -110,7 +119,11 @@ function runText(glyphs: Glyph[]): { str: string; rtl: boolean } {
   return { str: out.join(''), rtl: true };
 }
 
-const normalise = (s: string) => s.replace(COMPAT, (x) => x.normalize('NFKC'));
+/** Compatibility characters normalised (NFKC); text without any (every COMPAT character is U+00A0 or above) as it is. */
+function normalise(s: string): string {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0xa0) return s.replace(COMPAT, (x) => x.normalize('NFKC'));
+  return s;
+}
 
 /** A word of the text layer and its box in the view (points, top-left origin): evidence boxes of extracted values cover words, not lines. */
 export interface PageWord {
@@ -123,7 +136,9 @@ function runWords(glyphs: Glyph[], top: number, bottom: number, out: PageWord[])
   let start = -1;
   const end = (i: number) => {
     if (start < 0) return;
-    const text = normalise(glyphs.slice(start, i).map((g) => g.s).join('')).trim();
+    let raw = '';
+    for (let k = start; k < i; k++) raw += glyphs[k]!.s;
+    const text = normalise(raw).trim();
     if (text) {
       let x0 = Infinity, x1 = -Infinity;
       for (let k = start; k < i; k++) {
@@ -247,7 +262,7 @@ export function pageText(e: Engine, tp: number, view: Matrix): { items: TextItem
     const cx3 = A * r + C * b + E, cy3 = B * r + D * b + F;
     const x0 = Math.min(cx0, cx1, cx2, cx3), x1 = Math.max(cx0, cx1, cx2, cx3);
     const y0 = Math.min(cy0, cy1, cy2, cy3), y1 = Math.max(cy0, cy1, cy2, cy3);
-    if (![x0, x1, y0, y1].every(Number.isFinite)) continue;
+    if (!(Number.isFinite(x0) && Number.isFinite(x1) && Number.isFinite(y0) && Number.isFinite(y1))) continue;
     // a soft hyphen (PDFium marks a hyphen at a line end with 2)
     const str = u === 2 || u === 0xad ? '-' : String.fromCodePoint(u);
     chars++;

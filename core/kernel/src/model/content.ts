@@ -100,11 +100,28 @@ const r1 = (v: number) => Math.round(v * 10) / 10;
 export function packWords(words: { text: string; bbox: BBox }[]): string {
   let out = '';
   for (const w of words) {
-    const text = w.text.replace(/\s+/g, '');
+    const text = WHITESPACE.test(w.text) ? w.text.replace(/\s+/g, '') : w.text;
     if (!text) continue;
-    out += `${out ? '\n' : ''}${r1(w.bbox.x)} ${r1(w.bbox.y)} ${r1(w.bbox.width)} ${r1(w.bbox.height)} ${text}`;
+    out += `${out ? '\n' : ''}${t1(w.bbox.x)} ${t1(w.bbox.y)} ${t1(w.bbox.width)} ${t1(w.bbox.height)} ${text}`;
   }
   return out;
+}
+
+const WHITESPACE = /\s/;
+
+/**
+ * `String(r1(v))` without printing a double: the rounded tenths are an integer, written as its whole part and
+ * its tenth (the same text for every |v| below 10^13; beyond, and for NaN or infinities, the double is printed).
+ * A page's words are packed by the tens of thousands, and printing doubles was most of the work.
+ */
+function t1(v: number): string {
+  const n = Math.round(v * 10);
+  if (!(n > -1e14 && n < 1e14)) return String(r1(v));
+  const a = n < 0 ? -n : n;
+  const whole = Math.floor(a / 10);
+  const tenth = a - whole * 10;
+  const s = tenth ? `${whole}.${tenth}` : `${whole}`;
+  return n < 0 ? `-${s}` : s;
 }
 
 /** The words of packWords() again (confidence 1: a text layer's words are what the file says). */
