@@ -241,6 +241,33 @@ function retrievalDepth(mode: ChatMode, s: KbSettings): number {
   return Math.min(50, Math.max(k * 3, 10)); // code: a wider pool, re-ranked by code-likeness below
 }
 
+/** a hit shorter than this is a fragment (a label, a line of a form): the chunks around it may hold the rest */
+const FRAGMENT_CHARS = 200;
+/** how many of the best hits have their neighbours added, and the share of the hit's score a neighbour gets */
+const FRAGMENT_HITS = 3;
+const NEIGHBOUR_SCORE = 0.8;
+
+/**
+ * The chunks right before and after the best hits that are fragments: a form or an invoice split into small
+ * chunks puts a label and its value ("Bill to Address:" / "ATTN: …") or a record's lines in neighbouring chunks,
+ * which the search may not find as they share few words with the question.
+ */
+async function neighbours(rt: Engine, hits: SearchHit[]): Promise<SearchHit[]> {
+  const have = new Set(hits.map((h) => h.chunk_id));
+  const out = new Map<string, SearchHit>();
+  for (const h of hits.slice(0, FRAGMENT_HITS)) {
+    if (h.content.length >= FRAGMENT_CHARS) continue;
+    const idx = Number(h.chunk_id.slice(h.chunk_id.lastIndexOf(':') + 1));
+    if (!Number.isInteger(idx)) continue;
+    const rows = await rt.store.repo('chunks').find({ document_id: h.document_id, idx: [idx - 1, idx + 1] });
+    for (const r of rows) {
+      if (have.has(r.id) || out.has(r.id)) continue;
+      out.set(r.id, { chunk_id: r.id, document_id: r.document_id, document_name: h.document_name, page: r.page, content: r.content, score: round(h.score * NEIGHBOUR_SCORE, 4), metadata: r.metadata ?? {} });
+    }
+  }
+  return [...out.values()];
+}
+
 async function retrieve(rt: Engine, auth: AuthInfo, question: string, mode: ChatMode, settings: KbSettings, docIds: string[], idf: Idf, context: string | undefined): Promise<Retrieval> {
   const depth = retrievalDepth(mode, settings);
   const search = (q: string) => searchChunks(rt, auth, { query: q, documentIds: docIds, limit: depth, threshold: settings.retrieval.threshold, reranking: settings.retrieval.reranking });
@@ -272,6 +299,7 @@ async function retrieve(rt: Engine, auth: AuthInfo, question: string, mode: Chat
     const more = (await search(withContext(`${question} ${expansion.join(' ')}`))).filter((h) => !seen.has(h.chunk_id));
     hits = [...hits, ...more.slice(0, Math.ceil(depth / 2))];
   }
+  if (mode !== 'code') hits = [...hits, ...(await neighbours(rt, hits))];
   if (mode === 'code') {
     hits = hits
       .map((h) => ({ h, s: h.score * (1 + 0.6 * codeLikeness(h.content)) }))
