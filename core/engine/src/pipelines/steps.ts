@@ -81,8 +81,9 @@ export interface StoredRead {
   issues: ParsedDocument['issues'];
   /**
    * The document's chunks, when the caller asked for them (`chunk`) and the reader built the document in
-   * this process (the PDF reader assembles its workers' pages here): chunking what is already in memory
-   * costs a few milliseconds, where the chunk stage would read the stored JSON back in an isolate.
+   * this process (the PDF reader assembles its workers' pages here), up to INLINE_CHUNK_PAGES pages:
+   * chunking what is already in memory costs a few milliseconds, where the chunk stage would read the
+   * stored JSON back in an isolate.
    */
   chunks?: Chunk[];
 }
@@ -107,9 +108,14 @@ export async function readFileToStorage(rt: Pick<Engine, 'registry' | 'config' |
     return { pages: read.pages, ocrPages: read.ocrPages, issues: read.issues };
   }
   await saveParsed(rt, key, doc!);
-  const chunks = opts.chunk ? chunkParsed(rt, doc!, cfg) : undefined;
+  // a longer document is chunked by the chunk stage, in an isolate: chunking it here would hold this event
+  // loop for more than ~50 ms
+  const chunks = opts.chunk && doc!.pages.length <= INLINE_CHUNK_PAGES ? chunkParsed(rt, doc!, cfg) : undefined;
   return { pages: doc!.pages.length, ocrPages: doc!.pages.filter((p) => p.ocr).length, issues: doc!.issues, ...(chunks ? { chunks } : {}) };
 }
+
+/** Documents of at most this many pages, built in this process by their reader, are chunked where they were read. */
+export const INLINE_CHUNK_PAGES = 400;
 
 /** Chunks the parsed document stored under `key`; in an isolate when the chunker and the file allow it. */
 export async function chunkStored(rt: Pick<Engine, 'registry' | 'config' | 'storage'>, key: string, cfg: ParseConfig, signal?: AbortSignal): Promise<Chunk[]> {
