@@ -8,7 +8,10 @@ import { stem } from './stem.js';
 
 // prettier-ignore
 const GROUPS: string[][] = [
-  ['cost', 'price', 'amount', 'total', 'charge', 'fee', 'pay', 'paid', 'payment', 'due', 'owe', 'payable', 'sum'],
+  // (with the amount of an invoice as Dutch, German, French and Spanish invoices label it)
+  ['cost', 'price', 'amount', 'total', 'charge', 'fee', 'pay', 'paid', 'payment', 'due', 'owe', 'payable', 'sum', 'totaal', 'bedrag', 'gesamtbetrag', 'betrag', 'montant', 'importe'],
+  // the whole of an invoice, as a question may say it
+  ['total', 'altogether', 'overall', 'totaal', 'gesamt', 'gesamtbetrag', 'summe'],
   ['invoice', 'bill', 'receipt', 'statement', 'factuur', 'rechnung', 'facture', 'factura'],
   // the date of an invoice, as Dutch, German, French and Spanish invoices label it
   ['date', 'dated', 'issue', 'day', 'datum', 'factuurdatum', 'rechnungsdatum', 'fecha'],

@@ -268,9 +268,9 @@ async function neighbours(rt: Engine, hits: SearchHit[]): Promise<SearchHit[]> {
   return [...out.values()];
 }
 
-async function retrieve(rt: Engine, auth: AuthInfo, question: string, mode: ChatMode, settings: KbSettings, docIds: string[], idf: Idf, context: string | undefined): Promise<Retrieval> {
+async function retrieve(rt: Engine, auth: AuthInfo, question: string, mode: ChatMode, settings: KbSettings, docIds: string[], idf: Idf, context: string | undefined, docTerms?: DocTerms): Promise<Retrieval> {
   const depth = retrievalDepth(mode, settings);
-  const search = (q: string) => searchChunks(rt, auth, { query: q, documentIds: docIds, limit: depth, threshold: settings.retrieval.threshold, reranking: settings.retrieval.reranking });
+  const search = (q: string, ids = docIds) => searchChunks(rt, auth, { query: q, documentIds: ids, limit: depth, threshold: settings.retrieval.threshold, reranking: settings.retrieval.reranking });
   const weights = queryWeights(question, idf, context);
   const withContext = (q: string) => (context ? `${q} ${context}` : q);
   if (mode === 'deep') {
@@ -293,10 +293,17 @@ async function retrieve(rt: Engine, auth: AuthInfo, question: string, mode: Chat
   }
   let hits = await search(withContext(question));
   // the sources may say it in other words ("must be paid" / "amount due"): a second search in those words adds what the first missed
-  const expansion = [...new Set(questionTerms(question).flatMap((t) => synonymWordsOf(t.term)))].filter((w) => !primaryTerms(question).has(w)).slice(0, MAX_EXPANSION);
+  // (taken in turn from each term's words, so that every term of the question is phrased otherwise within the limit)
+  const lists = questionTerms(question).map((t) => synonymWordsOf(t.term).filter((w) => !primaryTerms(question).has(w)));
+  const expansion = [...new Set(Array.from({ length: Math.max(0, ...lists.map((l) => l.length)) }, (_, i) => lists.flatMap((l) => (i < l.length ? [l[i]!] : []))).flat())].slice(0, MAX_EXPANSION);
   if (expansion.length && mode !== 'code') {
     const seen = new Set(hits.map((h) => h.chunk_id));
-    const more = (await search(withContext(`${question} ${expansion.join(' ')}`))).filter((h) => !seen.has(h.chunk_id));
+    // a sentence from a document without the question's names is about something else (candidatesFor): the search in other
+    // words looks only in the documents that have them, where the first search's best hits from elsewhere cannot crowd them out
+    const names = questionTerms(question).filter((t) => t.entity).map((t) => t.term);
+    const known = docTerms ? names.filter((t) => docIds.some((id) => docTerms.get(id)?.has(t))) : [];
+    const named = known.length ? docIds.filter((id) => known.every((t) => docTerms!.get(id)?.has(t))) : docIds;
+    const more = (await search(withContext(`${question} ${expansion.join(' ')}`), named.length ? named : docIds)).filter((h) => !seen.has(h.chunk_id));
     hits = [...hits, ...more.slice(0, Math.ceil(depth / 2))];
   }
   if (mode !== 'code') hits = [...hits, ...(await neighbours(rt, hits))];
@@ -854,7 +861,7 @@ export async function answer(rt: Engine, auth: AuthInfo, req: ChatRequest): Prom
   const { idf, docTerms, lower } = await kbTerms(rt, docs);
   const previousQuestion = [...history].reverse().find((t) => t.role === 'user')?.content;
   const context = previousQuestion && isFollowUp(question) ? previousQuestion : undefined;
-  const retrieval: Retrieval = docIds.length ? await retrieve(rt, auth, question, mode, settings, docIds, idf, context) : { hits: [], parts: [], weights: new Map(), primary: new Set(), ask: ask(question, new Map()) };
+  const retrieval: Retrieval = docIds.length ? await retrieve(rt, auth, question, mode, settings, docIds, idf, context, docTerms) : { hits: [], parts: [], weights: new Map(), primary: new Set(), ask: ask(question, new Map()) };
   req.signal?.throwIfAborted();
 
   let composed: Composed;
