@@ -63,3 +63,8 @@ test('an identifier: digits in groups or a code of capitals and digits, not a ye
   assert.equal(holds(q, 'The office opened in 2001 with 12 staff.'), false);
   assert.equal(holds(q, 'The fee is $12,500.00 a year.'), false);
 });
+
+test('a name joined of several words is new unless all its parts are the question\'s', () => {
+  assert.equal(holds('Which word processor did lawyers favour?', 'Processors for legal professionals, like WordPerfect, offered redlining.'), true);
+  assert.equal(holds('Which word processor did lawyers favour?', 'Lawyers liked the processors for their Word-Processor features.'), false);
+});

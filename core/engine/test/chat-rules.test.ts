@@ -80,3 +80,9 @@ test('a table whose first row is a title of mostly blank cells: the row under it
   const row = units.find((u) => u.text.startsWith('Coffee'));
   assert.ok(row?.context?.includes('Sales') && row.context.includes('January–June 2023'), JSON.stringify(row));
 });
+
+test('a line that ends on "like" or "including" continues after a blank line', async () => {
+  const { unitsOf } = await import('../src/services/chat-text.js');
+  const texts = unitsOf('• Legal processors: tools made for legal professionals, like\n\nWordPerfect, offered redlining and comparison.\n').map((u) => u.text);
+  assert.deepEqual(texts, ['Legal processors: tools made for legal professionals, like WordPerfect, offered redlining and comparison.']);
+});

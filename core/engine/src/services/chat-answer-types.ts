@@ -192,7 +192,8 @@ function properName(text: string, own: Set<string>, qTerms: Set<string>, common?
     if (!caps(t) || t.length < 2) continue;
     const lower = t.toLowerCase();
     const stems = termSet(t);
-    if (own.has(lower) || stems.size === 0 || [...stems].some((x) => qTerms.has(x))) continue;
+    // (a word joined of several, "WordPerfect", is the question's only when all its parts are)
+    if (own.has(lower) || stems.size === 0 || [...stems].every((x) => qTerms.has(x))) continue;
     if (month.test(lower) || /^(?:mon|tues|wednes|thurs|fri|satur|sun)day$/i.test(lower) || ORG_WORD.test(t)) continue;
     if (isCommon(lower) && (shouting || t !== t.toUpperCase())) continue;
     // a two-letter abbreviation ("QA", "US") is no name of a person or organisation by itself

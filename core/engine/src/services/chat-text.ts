@@ -221,7 +221,7 @@ function captionsBelow(units: Unit[]): void {
 
 const wordCount = (s: string) => s.split(/\s+/).filter(Boolean).length;
 
-const DANGLING = /\b(?:a|an|the|of|for|to|in|on|at|by|with|from|into|and|or|but|nor|as|than|that|which|who|whose|his|her|its|their|our|my|your|was|were|is|are|be|been|has|had|have|not|no|one|total)$/i;
+const DANGLING = /\b(?:a|an|the|of|for|to|in|on|at|by|with|from|into|and|or|but|nor|as|than|that|which|who|whose|his|her|its|their|our|my|your|was|were|is|are|be|been|has|had|have|not|no|one|total|like|including|namely|via)$/i;
 
 /** Whether a line after a blank line still continues the sentence before it (a break inside a wrapped sentence). */
 function continuesAcrossGap(prev: string, line: string): boolean {
