@@ -358,8 +358,13 @@ const VALUE_WORDS = 12;
 function matchOf(t: string, terms: Set<string>): number {
   if (terms.has(t)) return 1;
   for (const alt of alternativesOf(t)) if (terms.has(alt)) return SYNONYM_WEIGHT;
+  // the stemmer leaves some inflections apart ("incorporated" → incorporat, "incorporation" → incorpor): a long stem
+  // that begins the other is the same word
+  if (t.length >= PREFIX_STEM) for (const x of terms) if (x.length >= PREFIX_STEM && (x.startsWith(t) || t.startsWith(x))) return SYNONYM_WEIGHT;
   return 0;
 }
+/** the least length of a stem that counts as the same word as a longer stem it begins */
+const PREFIX_STEM = 7;
 
 /**
  * IDF-weighted share of the query's terms the sentence covers: in the sentence itself (a synonym counts
