@@ -126,6 +126,27 @@ const DEV_QUESTIONS: Question[] = [
   { q: 'Who waited on the table at the restaurant?', type: 'who', expect: ['Quack Quackling'], doc: 'docling__kvp_data_example.html' },
   { q: 'How many people dined at the celebration?', type: 'how many', expect: ['guests: 5'], doc: 'docling__kvp_data_example.html' },
   { q: 'Which software do you need to make a PDF form fillable?', type: 'which', expect: ['Adobe Acrobat'], doc: 'pdflib__sample_form.pdf' },
+  // added later (issue 12): more phrasings over the same documents, to study failures on
+  { q: 'For which operating system was WordStar written?', type: 'which', expect: ['CP/M'], doc: 'docling__multi_page.pdf' },
+  { q: 'When did the term word processor first appear?', type: 'when', expect: ['1960s'], doc: 'docling__multi_page.pdf' },
+  { q: 'Which typesetting tool is popular with scientists?', type: 'which', expect: ['LaTeX'], doc: 'docling__multi_page.pdf' },
+  { q: 'Which programs do screenwriters use?', type: 'which', expect: ['Final Draft', 'Celtx'], doc: 'docling__multi_page.pdf' },
+  { q: 'When did IBM introduce the MT/ST?', type: 'when', expect: ['1964'], doc: 'docling__multi_page.pdf' },
+  { q: 'Where was the code of the dense passage retriever published?', type: 'where', expect: ['github.com/facebookresearch/DPR'], doc: 'unstructured__multi-column-2p.pdf' },
+  { q: 'Which sparse methods does open-domain retrieval traditionally rely on?', type: 'which', expect: ['TF-IDF', 'BM25'], doc: 'unstructured__multi-column-2p.pdf' },
+  { q: 'What does the abbreviation MIPS mean?', type: 'what', expect: ['maximum inner product search'], doc: 'unstructured__multi-column-2p.pdf' },
+  { q: 'Which department took over administrative work from the bankruptcy courts?', type: 'which', expect: ['Department of Justice'], doc: 'unstructured__handbook-1p.docx' },
+  { q: "Which section of title 11 sets out the standing trustee's main statutory duties?", type: 'which', expect: ['1302'], doc: 'unstructured__handbook-1p.docx' },
+  { q: 'What are the two general kinds of self-locking nuts?', type: 'what', expect: ['all-metal'], doc: 'docling__amt_handbook_sample.pdf' },
+  { q: 'What is added to a standard nut to make an elastic stop nut?', type: 'what', expect: ['fiber locking collar'], doc: 'docling__amt_handbook_sample.pdf' },
+  { q: 'What is the ticker symbol of Galaxy Gaming stock?', type: 'what', expect: ['GLXZ'], doc: 'unstructured__example-10k-1p.html' },
+  { q: 'On which marketplace is Galaxy Gaming common stock traded?', type: 'which', expect: ['OTCQB'], doc: 'unstructured__example-10k-1p.html' },
+  { q: "What is Galaxy Gaming's phone number?", type: 'what', expect: ['(702) 939-3254'], doc: 'unstructured__example-10k-1p.html' },
+  { q: 'What is the IRS employer identification number of Galaxy Gaming?', type: 'what', expect: ['20-8143439'], doc: 'unstructured__example-10k-1p.html' },
+  { q: 'Which Italian cities does Anna Pavlovna call family estates of the Buonapartes?', type: 'which', expect: ['Genoa and Lucca'], doc: 'unstructured__book-war-and-peace-1p.txt' },
+  { q: "Between which hours were guests invited to Anna Pavlovna's evening?", type: 'when', expect: ['between 7 and 10'], doc: 'unstructured__book-war-and-peace-1p.txt' },
+  { q: "In which language were Anna Pavlovna's invitations written?", type: 'which', expect: ['French'], doc: 'unstructured__book-war-and-peace-1p.txt' },
+  { q: 'On what day of the week does Prince Vasili call on Anna Pavlovna?', type: 'when', expect: ['Wednesday'], doc: 'unstructured__book-war-and-peace-1p.txt' },
 ];
 
 const NOT_FOUND = /^I could not find this/;

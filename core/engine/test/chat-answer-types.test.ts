@@ -13,7 +13,9 @@ test('question type → answer type', () => {
   assert.equal(answerTypeOf('Who argued on behalf of the petitioner?'), 'person');
   assert.equal(answerTypeOf('To whom is the invoice addressed?'), 'person');
   assert.equal(answerTypeOf('When was the bridge opened?'), 'date');
-  assert.equal(answerTypeOf('In what year did the mill close?'), 'date');
+  assert.equal(answerTypeOf('In what year did the mill close?'), 'year');
+  assert.equal(answerTypeOf('On what day of the week does the market open?'), 'weekday');
+  assert.equal(answerTypeOf('Which section of the code sets out the duties?'), 'number');
   assert.equal(answerTypeOf('What is the total amount due?'), 'money');
   assert.equal(answerTypeOf('How much does a ticket cost?'), 'money');
   assert.equal(answerTypeOf('How much faster is the new engine?'), 'amount');
@@ -67,4 +69,13 @@ test('an identifier: digits in groups or a code of capitals and digits, not a ye
 test('a name joined of several words is new unless all its parts are the question\'s', () => {
   assert.equal(holds('Which word processor did lawyers favour?', 'Processors for legal professionals, like WordPerfect, offered redlining.'), true);
   assert.equal(holds('Which word processor did lawyers favour?', 'Lawyers liked the processors for their Word-Processor features.'), false);
+});
+
+test('a date of the grain asked for; a web address for where something is published; a name with a slash', () => {
+  assert.equal(holds('On what day of the week does the market open?', 'Today is Wednesday, said the prince.'), true);
+  assert.equal(holds('On what day of the week does the market open?', 'It was in July, 1805.'), false);
+  assert.equal(holds('In what year did the mill close?', 'The mill closed on 3 August.'), false);
+  assert.equal(holds('In what year did the mill close?', 'The mill closed in 1931.'), true);
+  assert.equal(holds('Where was the code released?', 'The code has been released at https://github.com/example/tool.'), true);
+  assert.equal(holds('For which operating system was the editor written?', 'Developed for the CP/M operating system, the editor sold well.', new Set(['developed'])), true);
 });

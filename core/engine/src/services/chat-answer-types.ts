@@ -6,15 +6,18 @@
  */
 import { termSet } from './chat-text.js';
 
-export type AnswerType = 'person' | 'date' | 'money' | 'amount' | 'number' | 'percent' | 'place' | 'identifier';
+export type AnswerType = 'person' | 'date' | 'year' | 'weekday' | 'money' | 'amount' | 'number' | 'percent' | 'place' | 'identifier';
 
 const TYPE_NOUNS: [RegExp, AnswerType][] = [
-  [/^(?:year|date|day|month|time|century|decade|period|season)s?$/i, 'date'],
+  [/^years?$/i, 'year'],
+  [/^(?:date|day|month|time|century|decade|period|season)s?$/i, 'date'],
   [/^(?:percentage|percent|proportion|share|rate)s?$/i, 'percent'],
   [/^(?:price|cost|amount|total|sum|fee|charge|value|salary|balance|budget|revenue|income)s?$/i, 'money'],
   // figures of a business that tables print without a currency ("Nespresso | 3128"): a quantity, not a date
   [/^(?:sales|turnover|profits?|earnings|expenses|expenditures?|volumes?)$/i, 'amount'],
   [/^(?:number|count|quantity)s?$/i, 'number'],
+  // a part of a text named by its number ("which section of title 11" → "§ 1302")
+  [/^(?:section|chapter|article|paragraph|clause|page|rule|regulation)s?$/i, 'number'],
   [/^(?:city|cities|country|countries|state|states|town|place|location|region|continent|province|county|island|address|street|village)$/i, 'place'],
   [/^(?:person|people|company|companies|firm|organi[sz]ation|author|inventor|founder|manager|player|customer|guest|client|vendor|seller|buyer|employer|team|club|agency|institution|university|who)s?$/i, 'person'],
 ];
@@ -27,6 +30,9 @@ export function answerTypeOf(question: string): AnswerType | null {
   if (/\bhow\s+expensive\b/.test(q) || (/\bhow\s+much\b/.test(q) && MONEY_WORDS.test(q))) return 'money';
   if (/\bhow\s+much\b/.test(q)) return 'amount';
   if (/\bhow\s+(?:many|long|old|far|big|large|tall|high|often)\b/.test(q)) return 'number';
+  // a date of a given grain: the day of the week, the year
+  if (/\b(?:day\s+of\s+the\s+week|weekday)\b/.test(q)) return 'weekday';
+  if (/\b(?:what|which)\s+year\b/.test(q)) return 'year';
   if (/\b(?:when|what\s+time)\b/.test(q)) return 'date';
   // "what telephone number", "what is the account number", "what is the IBAN": a code to quote, not a count
   if (IDENTIFIER_ASKED.test(q)) return 'identifier';
@@ -54,15 +60,19 @@ const MONTHS =
   'jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|' +
   // German, Dutch, French, Spanish month names that differ from the English ones
   'januar|februar|märz|maerz|mai|juni|juli|oktober|dezember|januari|februari|maart|mei|augustus|janvier|février|fevrier|mars|avril|juin|juillet|août|aout|septembre|octobre|novembre|décembre|decembre|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre';
+const WEEKDAY = /\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b/gi;
 const DATE_RES: RegExp[] = [
   new RegExp(`\\b\\d{1,2}(?:st|nd|rd|th)?\\.?\\s+(?:of\\s+)?(?:${MONTHS})\\.?,?\\s+\\d{2,4}\\b`, 'giu'),
   new RegExp(`\\b(?:${MONTHS})\\.?\\s+\\d{1,2}(?:st|nd|rd|th)?\\s*,?\\s*\\d{4}\\b`, 'giu'),
   new RegExp(`\\b(?:${MONTHS})\\.?,?\\s+\\d{4}\\b`, 'giu'),
   /\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b/g,
   /\b\d{4}[/.-]\d{1,2}[/.-]\d{1,2}\b/g,
+  // days of the week
+  WEEKDAY,
   // times of day: "at 06:40", "9 pm"
   /\b(?:[01]?\d|2[0-3])[:.][0-5]\d(?:\s?[ap]\.?m\b\.?)?|\b(?:1[0-2]|0?[1-9])\s?[ap]\.?m\b\.?/gi,
 ];
+const WEB_ADDRESS = /\bhttps?:\/\/\S+|\bwww\.\S+|\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|edu|gov|dev|ca|at|de|uk|nl|fr)\/\S*/i;
 const YEAR = /\b(?:1[5-9]\d{2}|20\d{2})s?\b/g;
 const MONEY = /(?:[$€£¥₹]\s?-?\d[\d.,]*|\b(?:rs\.?|inr|eur|usd|gbp|chf|aud|cad|rm|myr|sgd)\s?-?\d[\d.,]*|\d[\d.,]*\s?(?:€|eur\b|usd\b|dollars?\b|euros?\b|pounds?\b|rupees?\b))/giu;
 const DECIMAL_AMOUNT = /\b\d{1,3}(?:[.,]\d{3})*[.,]\d{2}\b/g;
@@ -90,6 +100,10 @@ const fresh = (tok: string, own: Set<string>) => !own.has(tok.toLowerCase().repl
  */
 export function holdsType(text: string, type: AnswerType, own: Set<string>, qTerms: Set<string>, common?: Set<string>): boolean {
   switch (type) {
+    case 'weekday':
+      return [...text.matchAll(WEEKDAY)].some((m) => fresh(m[0], own));
+    case 'year':
+      return [...text.matchAll(YEAR)].some((m) => fresh(m[0], own));
     case 'date': {
       for (const re of DATE_RES)
         for (const m of text.matchAll(re)) {
@@ -115,8 +129,11 @@ export function holdsType(text: string, type: AnswerType, own: Set<string>, qTer
     }
     case 'identifier':
       return identifier(without(text, [...DATE_RES, MONEY]), own);
-    case 'person':
     case 'place':
+      // where code or a document is published: a web address
+      if (WEB_ADDRESS.test(text)) return true;
+      return properName(text, own, qTerms, common);
+    case 'person':
       return properName(text, own, qTerms, common);
   }
 }
@@ -176,7 +193,8 @@ function plainNumber(text: string, own: Set<string>): boolean {
  * (Ltd, University, Trustee…) after a capitalised word.
  */
 function properName(text: string, own: Set<string>, qTerms: Set<string>, common?: Set<string>): boolean {
-  const toks = [...text.replace(/\[\d+\]/g, ' ').matchAll(/[\p{L}][\p{L}\p{N}.'’&-]*/gu)];
+  // (a slash between letters joins a name: "CP/M", "OS/2")
+  const toks = [...text.replace(/\[\d+\]/g, ' ').matchAll(/[\p{L}](?:[\p{L}\p{N}.'’&-]|\/(?=[\p{L}\p{N}]))*/gu)];
   const caps = (t: string) => /^\p{Lu}/u.test(t);
   const month = new RegExp(`^(?:${MONTHS})$`, 'iu');
   // in a line set in capitals, capitals tell nothing: only words the sources never write in lower case count
