@@ -147,6 +147,19 @@ const DEV_QUESTIONS: Question[] = [
   { q: "Between which hours were guests invited to Anna Pavlovna's evening?", type: 'when', expect: ['between 7 and 10'], doc: 'unstructured__book-war-and-peace-1p.txt' },
   { q: "In which language were Anna Pavlovna's invitations written?", type: 'which', expect: ['French'], doc: 'unstructured__book-war-and-peace-1p.txt' },
   { q: 'On what day of the week does Prince Vasili call on Anna Pavlovna?', type: 'when', expect: ['Wednesday'], doc: 'unstructured__book-war-and-peace-1p.txt' },
+  { q: 'In which city is Hernando Bedoya based?', type: 'where', expect: ['Rochester'], doc: 'docling__redp5110_sampled.pdf' },
+  { q: 'How many records were exposed by data breaches since 2005?', type: 'how many', expect: ['600 million'], doc: 'docling__redp5110_sampled.pdf' },
+  { q: 'How many built-in global variables does DB2 for i offer?', type: 'how many', expect: ['nine'], doc: 'docling__redp5110_sampled.pdf' },
+  { q: 'Which special authority must a user have to grant the QIBM_DB_SECADM function usage?', type: 'which', expect: ['*SECADM'], doc: 'docling__redp5110_sampled.pdf' },
+  { q: 'In which release of IBM i did VERIFY_GROUP_FOR_USER appear?', type: 'which', expect: ['7.2'], doc: 'docling__redp5110_sampled.pdf' },
+  { q: 'Who manages security in the separation of duties example?', type: 'who', expect: ['Theresa'], doc: 'docling__redp5110_sampled.pdf' },
+  { q: 'How many years ago did Jim Bainbridge start working for IBM?', type: 'how many', expect: ['30 years'], doc: 'docling__redp5110_sampled.pdf' },
+  { q: 'How many goals did Roberts score in his record season at Huddersfield?', type: 'how many', expect: ['34 goals'], doc: 'unstructured__norwich-city.txt' },
+  { q: 'Which team beat Norwich on penalties in the play-off final?', type: 'who', expect: ['Birmingham'], doc: 'unstructured__norwich-city.txt' },
+  { q: 'What is the AWS account number?', type: 'what', expect: ['296664039561'], doc: 'invoice2data__AmazonWebServices.pdf' },
+  { q: "What is Coolblue's VAT number?", type: 'what', expect: ['NL810433941B01'], doc: 'invoice2data__coolblue1.pdf' },
+  { q: 'To whom is the QualityHosting invoice addressed?', type: 'who', expect: ['iViveLabs'], doc: 'invoice2data__QualityHosting.pdf' },
+  { q: 'What is the telephone number of QualityHosting?', type: 'what', expect: ['+49 6051 916 44 10'], doc: 'invoice2data__QualityHosting.pdf' },
 ];
 
 const NOT_FOUND = /^I could not find this/;

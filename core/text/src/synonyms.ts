@@ -43,7 +43,9 @@ const GROUPS: string[][] = [
   ['need', 'require', 'required'],
   ['male', 'man', 'men'],
   ['female', 'woman', 'women'],
-  ['phone', 'telephone'],
+  ['phone', 'telephone', 'tel'],
+  // value-added tax, as Dutch, German, French and Spanish invoices abbreviate it
+  ['vat', 'btw', 'mwst', 'ust', 'tva', 'iva'],
   ['email', 'mail'],
   ['serve', 'server', 'waiter', 'wait'],
   ['dine', 'eat', 'meal', 'dinner', 'lunch'],

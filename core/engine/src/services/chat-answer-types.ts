@@ -4,7 +4,7 @@
  * year", "what price"… by the noun asked about. A sentence answers only if it holds an entity of the asked
  * type that is not one of the question's own words. Pure functions, no I/O.
  */
-import { termSet } from './chat-text.js';
+import { alternativesOf, termSet } from './chat-text.js';
 
 export type AnswerType = 'person' | 'date' | 'year' | 'weekday' | 'money' | 'amount' | 'number' | 'percent' | 'place' | 'identifier';
 
@@ -211,7 +211,8 @@ function properName(text: string, own: Set<string>, qTerms: Set<string>, common?
     const lower = t.toLowerCase();
     const stems = termSet(t);
     // (a word joined of several, "WordPerfect", is the question's only when all its parts are)
-    if (own.has(lower) || stems.size === 0 || [...stems].every((x) => qTerms.has(x))) continue;
+    // (nor a word the question says in other words: "Rechnung" for "invoice")
+    if (own.has(lower) || stems.size === 0 || [...stems].every((x) => qTerms.has(x) || alternativesOf(x).some((y) => qTerms.has(y)))) continue;
     if (month.test(lower) || /^(?:mon|tues|wednes|thurs|fri|satur|sun)day$/i.test(lower) || ORG_WORD.test(t)) continue;
     if (isCommon(lower) && (shouting || t !== t.toUpperCase())) continue;
     // a two-letter abbreviation ("QA", "US") is no name of a person or organisation by itself
