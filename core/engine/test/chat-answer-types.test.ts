@@ -79,3 +79,10 @@ test('a date of the grain asked for; a web address for where something is publis
   assert.equal(holds('Where was the code released?', 'The code has been released at https://github.com/example/tool.'), true);
   assert.equal(holds('For which operating system was the editor written?', 'Developed for the CP/M operating system, the editor sold well.', new Set(['developed'])), true);
 });
+
+test('in German text a capital marks a noun: a name only as a label value, a word with a capital inside, or an abbreviation', () => {
+  const q = 'To whom is the invoice addressed?';
+  assert.equal(holds(q, 'Für Rückfragen wenden Sie sich bitte per E-Mail an die Buchhaltung unter der Angabe Ihrer Kundennummer.'), false);
+  assert.equal(holds(q, 'Die Rechnung geht an QualityHosting und wird per Lastschrift bezahlt.'), true);
+  assert.equal(holds(q, 'Kunde: Orvella und die Partner der Firma'), true);
+});

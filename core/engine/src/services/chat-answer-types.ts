@@ -203,6 +203,7 @@ function properName(text: string, own: Set<string>, qTerms: Set<string>, common?
   const wordsOf = toks.map((x) => x[0]);
   const titled = wordsOf.length >= 4 && wordsOf.filter(caps).length >= 0.75 * wordsOf.length;
   const shouting = titled || (letters.length > 8 && letters.replace(/[^\p{Lu}]/gu, '').length > 0.6 * letters.length);
+  const nouns = new Set(text.match(GERMAN_WORDS) ?? []).size >= 2;
   const isCommon = (lower: string) => !!common && (common.has(lower) || (lower.includes('-') && lower.split('-').every((p) => !p || common.has(p))));
   for (let i = 0; i < toks.length; i++) {
     const raw = toks[i]![0];
@@ -227,12 +228,17 @@ function properName(text: string, own: Set<string>, qTerms: Set<string>, common?
     }
     // the value of a short label ("Guest Name: Sanjay"), not any word after a colon
     const label = before.endsWith(':') && (before.split(/[.:;|]\s/).pop() ?? '').split(/\s+/).length <= 3;
+    // German capitalises every noun: there a capital tells a name only as a label's value, inside a word ("QualityHosting") or in an abbreviation
+    if (nouns && !label && !/\p{Ll}\p{Lu}/u.test(t) && !/^\p{Lu}{3,}$/u.test(t)) continue;
     const starts = !before || /[.!?(\["“‘|•–—-]$/.test(before);
     const nextCaps = toks[i + 1] && caps(toks[i + 1]![0]) && !common?.has(toks[i + 1]![0].toLowerCase());
     if (label || !starts || nextCaps) return true;
   }
   return toks.some((m, i) => i > 0 && ORG_WORD.test(m[0]) && caps(toks[i - 1]![0]) && !own.has(toks[i - 1]![0].toLowerCase()));
 }
+
+/** function words of German, whose text capitalises every noun */
+const GERMAN_WORDS = /(?<![\p{L}])(?:und|der|die|das|für|mit|sich|bitte|unter|dieser|diese|ihrer|wir|uns|nicht|ist|sind|oder|eine|einer|auf|bei|zur|zum|dem|den|des|wird|werden)(?![\p{L}])/gu;
 
 /** The kinds of thing that are companies ("which company", "what firm"): their names usually carry a legal form. */
 const COMPANY_KINDS = /^(?:compan(?:y|ies)|firms?|business(?:es)?|organi[sz]ations?|corporations?|employers?|vendors?|suppliers?|manufacturers?|brands?)$/i;
