@@ -86,3 +86,13 @@ test('in German text a capital marks a noun: a name only as a label value, a wor
   assert.equal(holds(q, 'Die Rechnung geht an QualityHosting und wird per Lastschrift bezahlt.'), true);
   assert.equal(holds(q, 'Kunde: Orvella und die Partner der Firma'), true);
 });
+
+test('"what does X stand for": the words the abbreviation is made of, or a label with its value', () => {
+  const q = 'What does the abbreviation MIPS mean?';
+  assert.equal(answerTypeOf(q), 'expansion');
+  assert.equal(answerTypeOf('What does RCAC stand for?'), 'expansion');
+  assert.equal(holds(q, 'Search is done with maximum inner product search (MIPS) algorithms.'), true);
+  assert.equal(holds(q, 'MIPS | Maximum inner product search'), true);
+  assert.equal(holds(q, 'The MIPS algorithms are fast.'), false);
+  assert.equal(holds(q, 'It uses many index pages (MIPS) here.'), false);
+});

@@ -6,7 +6,7 @@
  */
 import { alternativesOf, termSet } from './chat-text.js';
 
-export type AnswerType = 'person' | 'date' | 'year' | 'weekday' | 'money' | 'amount' | 'number' | 'percent' | 'place' | 'identifier';
+export type AnswerType = 'person' | 'date' | 'year' | 'weekday' | 'money' | 'amount' | 'number' | 'percent' | 'place' | 'identifier' | 'expansion';
 
 const TYPE_NOUNS: [RegExp, AnswerType][] = [
   [/^years?$/i, 'year'],
@@ -25,6 +25,8 @@ const TYPE_NOUNS: [RegExp, AnswerType][] = [
 /** The type of entity a question asks for, or null when any statement may answer it ("what is…", "why…"). */
 export function answerTypeOf(question: string): AnswerType | null {
   const q = question.toLowerCase().replace(/[’`]/g, "'");
+  // "what does MIPS stand for": the words the abbreviation is made of
+  if (ABBREVIATION_ASKED.test(question)) return 'expansion';
   if (/\b(?:what|which)\s+(?:percentage|percent|proportion|share)\b|\bhow\s+many\s+percent|\bper\s*cent(?:age)?\b/.test(q)) return 'percent';
   // "how much does it cost" asks for money; "how much faster" for a quantity
   if (/\bhow\s+expensive\b/.test(q) || (/\bhow\s+much\b/.test(q) && MONEY_WORDS.test(q))) return 'money';
@@ -53,6 +55,8 @@ export function answerTypeOf(question: string): AnswerType | null {
 /** a number that names something (telephone, account, invoice number; a code, an IBAN), asked for with "what/which" */
 const IDENTIFIER_ASKED =
   /\b(?:what|which)\s+(?:(?:is|are|was|were)\s+)?(?:(?:the|its|his|her|their|your|my|our)\s+)?(?:[a-z'-]+\s+){0,2}?(?:(?:phone|telephone|fax|mobile|account|invoice|order|reference|customer|client|registration|serial|model|part|tax|vat|policy|booking|tracking|membership|identification|id)\s+(?:number|no\.?|code|id)|iban|bic|swift(?:\s+code)?|isbn|issn|postcode|post\s+code|zip\s+code|postal\s+code)\b/;
+
+const ABBREVIATION_ASKED = /\b[Ww]hat\s+(?:does|do|did)\s+(?:the\s+)?(?:abbreviation\s+|acronym\s+|initialism\s+)?["“'‘]?(\p{Lu}[\p{Lu}\d]{1,7})["”'’]?\s+(?:stand\s+for|mean|denote)\b/u;
 
 const MONEY_WORDS = /\b(?:cost|costs|price|priced|charged?|charges|paid|pay|payable|spent|spend|worth|owed?|due|fees?|bill|billed|invoice|total|amount|budget|salary|revenue|[$€£¥₹])/;
 
@@ -126,6 +130,14 @@ export function holdsType(text: string, type: AnswerType, own: Set<string>, qTer
       if (plainNumber(without(text, DATE_RES), own)) return true;
       const w = text.match(new RegExp(NUMBER_WORDS.source, 'gi')) ?? [];
       return w.some((x) => !own.has(x.toLowerCase()));
+    }
+    case 'expansion': {
+      // the abbreviation asked about, spelled out before it ("maximum inner product search (MIPS)"), or given as a label's value ("ORD | Ordering")
+      for (const abbr of [...own].filter((w) => /^[a-z][a-z\d]{1,7}$/.test(w))) {
+        for (const m of text.matchAll(new RegExp(`[(\\[]\\s*${abbr}\\s*[)\\]]`, 'gi'))) if (m[0].replace(/[^\p{L}\d]/gu, '') === m[0].replace(/[^\p{L}\d]/gu, '').toUpperCase() && abbreviates(abbr, text.slice(0, m.index))) return true;
+        if (new RegExp(`(?<![\\p{L}\\d])${abbr.toUpperCase()}\\s*(?:[|:=–]|\\bstands\\s+for\\b|\\bmeans\\b|\\bis\\s+short\\s+for\\b)\\s*\\p{L}`, 'u').test(text)) return true;
+      }
+      return false;
     }
     case 'identifier':
       return identifier(without(text, [...DATE_RES, MONEY]), own);
