@@ -334,27 +334,18 @@ class TypeormRepo<T extends { id: string }> implements Repo<T> {
     const cols = meta.columns;
     const head = `INSERT INTO ${driver.escape(meta.tableName)} (${cols.map((c) => driver.escape(c.databaseName)).join(', ')}) VALUES `;
     const tuple = `(${cols.map(() => '?').join(', ')})`;
-    // a row without a value for a column (its default) goes through the query builder, which knows defaults
-    if (rows.some((row) => cols.some((c) => row[c.propertyName] === undefined))) {
-      for (let i = 0; i < rows.length; i += per) {
-        const part = rows.slice(i, i + per);
-        await this.run(() => this.manager.createQueryBuilder().insert().into(this.schema).values(part as never).updateEntity(false).execute()).catch((e: unknown) => {
-          throw this.conflict(e);
-        });
-      }
-      return;
-    }
+    // rows without a value for some column (its default) go through the query builder, which knows defaults
+    const builder = rows.some((row) => cols.some((c) => row[c.propertyName] === undefined));
+    const insert = (part: Row[]) => {
+      if (builder) return this.manager.createQueryBuilder().insert().into(this.schema).values(part as never).updateEntity(false).execute();
+      // the driver applies the column's transformer, then its own conversion (dates, booleans)
+      const params = part.flatMap((row) => cols.map((c) => driver.preparePersistentValue(row[c.propertyName], c)));
+      return this.manager.query(head + Array(part.length).fill(tuple).join(', '), params);
+    };
     for (let i = 0; i < rows.length; i += per) {
       const part = rows.slice(i, i + per);
-      const params: unknown[] = [];
-      for (const row of part) {
-        for (const c of cols) {
-          // the driver applies the column's transformer, then its own conversion (dates, booleans)
-          params.push(driver.preparePersistentValue(row[c.propertyName], c));
-        }
-      }
       try {
-        await this.run(() => this.manager.query(head + Array(part.length).fill(tuple).join(', '), params));
+        await this.run(() => insert(part));
       } catch (e) {
         throw this.conflict(e);
       }
