@@ -257,12 +257,14 @@ async function neighbours(rt: Engine, hits: SearchHit[]): Promise<SearchHit[]> {
   const out = new Map<string, SearchHit>();
   for (const h of hits.slice(0, FRAGMENT_HITS)) {
     if (h.content.length >= FRAGMENT_CHARS) continue;
-    const idx = Number(h.chunk_id.slice(h.chunk_id.lastIndexOf(':') + 1));
-    if (!Number.isInteger(idx)) continue;
+    // the chunk's position, as the index stage gives every vector (metadata { type, index })
+    const idx = h.metadata.index;
+    if (typeof idx !== 'number' || !Number.isInteger(idx)) continue;
     const rows = await rt.store.repo('chunks').find({ document_id: h.document_id, idx: [idx - 1, idx + 1] });
     for (const r of rows) {
       if (have.has(r.id) || out.has(r.id)) continue;
-      out.set(r.id, { chunk_id: r.id, document_id: r.document_id, document_name: h.document_name, page: r.page, content: r.content, score: round(h.score * NEIGHBOUR_SCORE, 4), metadata: r.metadata ?? {} });
+      // a hit like the search's own: its metadata is what the index stage stores with the vector
+      out.set(r.id, { chunk_id: r.id, document_id: r.document_id, document_name: h.document_name, page: r.page, content: r.content, score: round(h.score * NEIGHBOUR_SCORE, 4), metadata: { type: r.type, index: r.idx } });
     }
   }
   return [...out.values()];
@@ -294,13 +296,17 @@ async function retrieve(rt: Engine, auth: AuthInfo, question: string, mode: Chat
   let hits = await search(withContext(question));
   // the sources may say it in other words ("must be paid" / "amount due"): a second search in those words adds what the first missed
   // (taken in turn from each term's words, so that every term of the question is phrased otherwise within the limit)
-  const lists = questionTerms(question).map((t) => synonymWordsOf(t.term).filter((w) => !primaryTerms(question).has(w)));
-  const expansion = [...new Set(Array.from({ length: Math.max(0, ...lists.map((l) => l.length)) }, (_, i) => lists.flatMap((l) => (i < l.length ? [l[i]!] : []))).flat())].slice(0, MAX_EXPANSION);
+  const qTerms = questionTerms(question);
+  const primary = new Set(qTerms.map((t) => t.term));
+  const lists = qTerms.map((t) => synonymWordsOf(t.term).filter((w) => !primary.has(w)));
+  const interleaved = new Set<string>();
+  for (let i = 0, longest = Math.max(0, ...lists.map((l) => l.length)); i < longest; i++) for (const l of lists) if (i < l.length) interleaved.add(l[i]!);
+  const expansion = [...interleaved].slice(0, MAX_EXPANSION);
   if (expansion.length && mode !== 'code') {
     const seen = new Set(hits.map((h) => h.chunk_id));
     // a sentence from a document without the question's names is about something else (candidatesFor): the search in other
     // words looks only in the documents that have them, where the first search's best hits from elsewhere cannot crowd them out
-    const names = questionTerms(question).filter((t) => t.entity).map((t) => t.term);
+    const names = qTerms.filter((t) => t.entity).map((t) => t.term);
     const known = docTerms ? names.filter((t) => docIds.some((id) => docTerms.get(id)?.has(t))) : [];
     const named = known.length ? docIds.filter((id) => known.every((t) => docTerms!.get(id)?.has(t))) : docIds;
     const more = (await search(withContext(`${question} ${expansion.join(' ')}`), named.length ? named : docIds)).filter((h) => !seen.has(h.chunk_id));
