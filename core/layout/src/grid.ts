@@ -130,9 +130,9 @@ export function buildLines(items: TextItem[]): Line[] {
   return lines;
 }
 
-/** Text of items on one line with spaces inserted by gap. */
 const WHITESPACE = /\s/;
 
+/** Text of items on one line with spaces inserted by gap. */
 export function itemsText(items: TextItem[]): string {
   let out = '';
   let prev: TextItem | null = null;

@@ -5,7 +5,7 @@
  * region) and keeps rows of aligned short pieces (forms, key-values) row by row.
  */
 import type { TableCell } from '@quire/core';
-import { buildLines, cleanText, findRuledTables, hOverlap, height, isBulletOnly, isListItem, itemBox, itemsText, joinLines, median, mergeIntervals, parseKeyValue, toBBox, unionBox, vOverlap, width, wordsOf } from '@quire/layout';
+import { buildLines, cleanText, findRuledTables, hOverlap, height, isBulletOnly, isListItem, itemsText, joinLines, median, mergeIntervals, parseKeyValue, toBBox, unionBox, vOverlap, width, wordsOf } from '@quire/layout';
 import type { Box, GridTable, Line, Rule, TableElement, TextItem } from '@quire/layout';
 import type { PageElement, TextElement } from './types.js';
 import { joinBlockLines } from './hyphens.js';

@@ -115,7 +115,7 @@ export async function readFileToStorage(rt: Pick<Engine, 'registry' | 'config' |
 }
 
 /** Documents of at most this many pages, built in this process by their reader, are chunked where they were read. */
-export const INLINE_CHUNK_PAGES = 400;
+const INLINE_CHUNK_PAGES = 400;
 
 /** Chunks the parsed document stored under `key`; in an isolate when the chunker and the file allow it. */
 export async function chunkStored(rt: Pick<Engine, 'registry' | 'config' | 'storage'>, key: string, cfg: ParseConfig, signal?: AbortSignal): Promise<Chunk[]> {
