@@ -96,3 +96,20 @@ test('"what does X stand for": the words the abbreviation is made of, or a label
   assert.equal(holds(q, 'The MIPS algorithms are fast.'), false);
   assert.equal(holds(q, 'It uses many index pages (MIPS) here.'), false);
 });
+
+test('the noun after which/what ends at the verb; a question that begins with who asks for a name', () => {
+  // "times" is the subject of the clause, not the thing asked for
+  assert.equal(answerTypeOf('Which processor were the inference times measured on?'), 'person');
+  assert.equal(answerTypeOf('What day was the ship launched?'), 'date');
+  // a clause of time does not make a who-question a when-question
+  assert.equal(answerTypeOf('Who managed the club when he arrived there?'), 'person');
+  assert.equal(answerTypeOf('To whom was the letter sent when the office closed?'), 'person');
+  assert.equal(answerTypeOf('When did the manager who signed him leave?'), 'date');
+});
+
+test('a decimal amount is no time of day; a time is', () => {
+  assert.equal(holds('When was the invoice issued?', 'Total for this invoice | $4.11'), false);
+  assert.equal(holds('When was the invoice issued?', 'Balance 12.50'), false);
+  assert.equal(holds('When does the train leave?', 'The train leaves at 06:40.'), true);
+  assert.equal(holds('When does the train leave?', 'The train leaves at 9.15 pm.'), true);
+});

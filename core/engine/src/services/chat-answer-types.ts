@@ -35,6 +35,8 @@ export function answerTypeOf(question: string): AnswerType | null {
   // a date of a given grain: the day of the week, the year
   if (/\b(?:day\s+of\s+the\s+week|weekday)\b/.test(q)) return 'weekday';
   if (/\b(?:what|which)\s+year\b/.test(q)) return 'year';
+  // a question that begins by asking who is not made a when-question by a clause of time ("who managed the club when he arrived")
+  if (/^\s*(?:(?:to|for|by|with|from|of)\s+)?(?:who|whom|whose)\b/.test(q)) return 'person';
   if (/\b(?:when|what\s+time)\b/.test(q)) return 'date';
   // "what telephone number", "what is the account number", "what is the IBAN": a code to quote, not a count
   if (IDENTIFIER_ASKED.test(q)) return 'identifier';
@@ -43,7 +45,10 @@ export function answerTypeOf(question: string): AnswerType | null {
   // "which/what <noun>", possibly with adjectives between: the noun decides
   const m = q.replace(/\b(?:is|are|was|were|the|a|an)\s+/g, '').match(/\b(?:which|what)\s+((?:[a-z'-]+\s+){0,2}[a-z'-]+)/);
   if (m) {
-    for (const w of m[1]!.split(/\s+/)) for (const [re, t] of TYPE_NOUNS) if (re.test(w)) return t;
+    // the noun phrase ends at the verb: "which processor were the inference times measured on" asks for a processor, not a time
+    const phrase = q.match(/\b(?:which|what)\s+(?:(?:is|are|was|were)\s+)?((?:[a-z'-]+\s*){1,3})/)![1]!.split(/\s+/);
+    const end = phrase.findIndex((w, i) => i > 0 && VERB_AFTER_NOUN.test(w));
+    for (const w of (end > 0 ? phrase.slice(0, end) : m[1]!.split(/\s+/))) for (const [re, t] of TYPE_NOUNS) if (re.test(w)) return t;
     // "which processor", "which act": one of a kind is named
     if (/\bwhich\b/.test(q)) return 'person';
   }
@@ -51,6 +56,9 @@ export function answerTypeOf(question: string): AnswerType | null {
   if (/\bwhere\b/.test(q)) return 'place';
   return null;
 }
+
+/** an auxiliary verb that ends the noun phrase after "which/what" */
+const VERB_AFTER_NOUN = /^(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should|may|might|must)$/;
 
 /** a number that names something (telephone, account, invoice number; a code, an IBAN), asked for with "what/which" */
 const IDENTIFIER_ASKED =
@@ -74,7 +82,8 @@ const DATE_RES: RegExp[] = [
   // days of the week
   WEEKDAY,
   // times of day: "at 06:40", "9 pm"
-  /\b(?:[01]?\d|2[0-3])[:.][0-5]\d(?:\s?[ap]\.?m\b\.?)?|\b(?:1[0-2]|0?[1-9])\s?[ap]\.?m\b\.?/gi,
+  // (with a point only before am/pm: "4.11" alone is an amount)
+  /(?<![$€£¥₹\d.,]\s?)\b(?:(?:[01]?\d|2[0-3]):[0-5]\d(?:\s?[ap]\.?m\b\.?)?|(?:[01]?\d|2[0-3])\.[0-5]\d\s?[ap]\.?m\b\.?|(?:1[0-2]|0?[1-9])\s?[ap]\.?m\b\.?)/gi,
 ];
 const WEB_ADDRESS = /\bhttps?:\/\/\S+|\bwww\.\S+|\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|edu|gov|dev|ca|at|de|uk|nl|fr)\/\S*/i;
 const YEAR = /\b(?:1[5-9]\d{2}|20\d{2})s?\b/g;
