@@ -326,7 +326,7 @@ async function retrieve(rt: Engine, auth: AuthInfo, question: string, mode: Chat
 
 // ---------------------------------------------------------------- extractive answers
 
-interface Candidate {
+export interface Candidate {
   /** the quoted text: a sentence, row or line, with the value or label printed next to it when that holds the answer */
   unit: Unit;
   hit: SearchHit;
@@ -341,6 +341,8 @@ interface Candidate {
   /** whether the quoted text holds an entity of the asked-for type (true when the question asks for none) */
   typed: boolean;
   score: number;
+  /** whether the quoted text lacks the question's key term (keyTerm) */
+  keyMissing: boolean;
 }
 
 const MIN_COVERAGE = 0.5;
@@ -415,6 +417,20 @@ function joinUnits(a: Unit, b: Unit): Unit {
   return { text: `${a.text} ${b.text}`, start: a.start, kind: a.kind === 'row' && b.kind === 'row' ? 'row' : 'sentence', ...(context ? { context } : {}), ...(cut ? { cut } : {}) };
 }
 
+/**
+ * The question's key term: of `evidence` (its words that show a sentence answers it, without its names), the one
+ * of highest weight (the rarest in the sources, or the focus of the question) that some document has; null when
+ * none. A term no document has is none: the sources may say it otherwise.
+ */
+export function keyTerm(evidence: string[], weights: Map<string, number>, docTerms?: DocTerms): string | null {
+  let best: string | null = null;
+  for (const t of evidence) {
+    if (docTerms && ![...docTerms.values()].some((d) => d.has(t))) continue;
+    if (best === null || (weights.get(t) ?? 0) > (weights.get(best) ?? 0)) best = t;
+  }
+  return best;
+}
+
 /** The quotable candidates of the hits for a question, best first (exported for the unit tests). */
 export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lower: Set<string> = new Set()): Candidate[] {
   const { weights, primary } = a;
@@ -441,6 +457,7 @@ export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lo
     const neighbour = (u: Unit | undefined) => (u && u.kind !== 'heading' && wordCount(u.text) <= NEIGHBOUR_WORDS ? u : undefined);
     // the question's words that show a sentence answers it: not the kind of thing asked for, not the document's own name
     const evidence = [...primary].filter((t) => !a.kind.has(t) && !(a.names.includes(t) && doc?.names(t)));
+    const key = keyTerm(evidence.filter((t) => !a.names.includes(t)), weights, docTerms);
     units.forEach((base, i) => {
       if (base.kind === 'heading' || base.text.length > MAX_SENTENCE_CHARS) return;
       const next = neighbour(units[i + 1]);
@@ -475,7 +492,7 @@ export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lo
       const reference = a.type === 'place' ? /\bRetrieved\b|\bArchived\b/ : /https?:\/\/|www\.|\bRetrieved\b|\bArchived\b/;
       const quality = (unit.cut ? 0.88 : unit.kind === 'sentence' && !/[.!?"'”’)]$/.test(unit.text) && wordCount(unit.text) > 12 ? 0.85 : 1) * (reference.test(unit.text) ? 0.6 : 1);
       const score = (0.72 * c.coverage + 0.28 * (hit.score / top)) * lengthFactor * quality * (typed ? (company && !holdsCompany(unit.text) ? NO_LEGAL_FORM : 1) : 0.6);
-      out.push({ unit, hit, hitRank, terms: ts, coverage: c.coverage, sentenceCoverage: c.sentence, own: c.own, typed, score });
+      out.push({ unit, hit, hitRank, terms: ts, coverage: c.coverage, sentenceCoverage: c.sentence, own: c.own, typed, score, keyMissing: !!key && !matchOf(key, ts) });
     });
   });
   return out.sort((a, b) => b.score - a.score || a.hitRank - b.hitRank || a.unit.start - b.unit.start);
@@ -568,13 +585,18 @@ function refusal(bestCoverage: number, topScore: number, note?: string): Compose
  * parts answered. A question that asks for no particular type cannot be checked that way: such answers stay
  * below 0.8.
  */
-function extractiveConfidence(picked: Candidate[], parts: Ask[], coveredParts: number): number {
+export function extractiveConfidence(picked: Candidate[], parts: Ask[], coveredParts: number): number {
   const sentence = Math.max(...picked.map((c) => c.sentenceCoverage));
   const cov = Math.max(...picked.map((c) => c.coverage));
   const typed = parts.some((p) => p.type) ? (picked.every((c) => c.typed) ? 1 : 0.6) : 0.8;
   const partShare = parts.length ? coveredParts / parts.length : 1;
-  return round(clamp((0.12 + 0.48 * sentence + 0.37 * cov) * typed * (0.6 + 0.4 * partShare), 0.05, 0.97), 3);
+  // the quoted sentence that leaves out the question's key term ("who took over from …" quoted by a sentence without "took") may be about something else
+  const key = picked[0]?.keyMissing ? KEY_MISSING : 1;
+  return round(clamp((0.12 + 0.48 * sentence + 0.37 * cov) * typed * key * (0.6 + 0.4 * partShare), 0.05, 0.97), 3);
 }
+
+/** the share of the confidence kept when the best quoted sentence lacks the question's key term */
+const KEY_MISSING = 0.92;
 
 /** how close a rival's score must come to the best candidate's for the two to compete */
 const RIVAL_RATIO = 0.97;
@@ -606,8 +628,10 @@ function competing(cands: Candidate[]): boolean {
   );
 }
 
-/** The candidates that may be quoted: when the question asks for a type of entity, those that hold one. */
-const answering = (cands: Candidate[], a: Ask) => (a.type ? cands.filter((c) => c.typed) : cands);
+/** The candidates that may be quoted: those that say enough of the question themselves, and when it asks for a type of entity, hold one (exported for the unit tests). */
+export const answering = (cands: Candidate[], a: Ask) => cands.filter((c) => (!a.type || c.typed) && c.sentenceCoverage >= MIN_SENTENCE_COVERAGE);
+/** a sentence that says this little of the question itself answers it only by its chunk's words: not quoted */
+const MIN_SENTENCE_COVERAGE = 0.15;
 const minCoverage = (a: Ask) => (a.type ? MIN_TYPED_COVERAGE : MIN_COVERAGE);
 
 /** A unit as quoted: an ellipsis marks where the chunk cuts the sentence. */

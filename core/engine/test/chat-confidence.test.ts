@@ -1,0 +1,46 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { answering, ask, candidatesFor, extractiveConfidence, keyTerm } from '../src/services/chat.js';
+import type { SearchHit } from '../src/services/search.js';
+import { questionTerms } from '../src/services/chat-text.js';
+
+const hit = (content: string, document_id = 'd1'): SearchHit => ({ chunk_id: `${document_id}:${content.length}`, document_id, document_name: 'notes.txt', page: 1, content, score: 0.9, metadata: { type: 'text', index: 0 } });
+/** every term weighs 1 unless given */
+const weightsOf = (q: string, w: Record<string, number> = {}) => new Map(questionTerms(q).map((t) => [t.term, w[t.term] ?? 1]));
+
+test('the key term is the heaviest of the evidence terms that some document has', () => {
+  const w = new Map([
+    ['took', 4.2],
+    ['manag', 3.3],
+  ]);
+  assert.equal(keyTerm(['took', 'manag'], w), 'took');
+  const docs = new Map([['d1', { has: (t: string) => t === 'manag', names: () => false }]]);
+  // a word no document has cannot be asked of a sentence: the sources may say it otherwise
+  assert.equal(keyTerm(['took', 'manag'], w, docs), 'manag');
+  assert.equal(keyTerm([], w), null);
+});
+
+test('a sentence without the key term answers with less confidence than one with it', () => {
+  const q = 'Who took over from Mike Walker as Norwich manager?';
+  const a = ask(q, weightsOf(q, { took: 4 }));
+  const without = candidatesFor([hit('In July 1997, Norwich manager Mike Walker paid a fee to Wolves to sign Iwan Roberts.')], a);
+  const withKey = candidatesFor([hit('In July 1998, Bruce Rioch took over from Mike Walker as Norwich manager.')], a);
+  assert.equal(without[0]!.keyMissing, true);
+  assert.equal(withKey[0]!.keyMissing, false);
+  const c = (x: typeof without) => extractiveConfidence([x[0]!], [a], 1);
+  assert.ok(c(without) < c(withKey), `${c(without)} < ${c(withKey)}`);
+  // (the same sentence, were its key term there, would not lose it)
+  assert.ok(c([{ ...without[0]!, keyMissing: false }]) > c(without));
+});
+
+test('a sentence that says too little of the question itself is not quoted, however much its chunk says', () => {
+  const q = 'Which bird of prey can catch ducks while they fly?';
+  const a = ask(q, weightsOf(q, { bird: 3, prey: 3, catch: 3, fly: 3, duck: 0.5 }));
+  // the chunk has the question's words, the sentence only "ducks"
+  const chunk = 'Birds of prey catch what they can. Ducks that fly are hard to catch.\n\nThe Ducks were coached by Emilio Estevez.';
+  const cands = candidatesFor([hit(chunk)], a).filter((c) => c.unit.text.startsWith('The Ducks'));
+  assert.equal(cands.length, 1);
+  // it names someone, and its chunk says much of the question: only its own few words of the question keep it out
+  assert.ok(cands[0]!.typed && cands[0]!.sentenceCoverage < 0.15, `${cands[0]!.sentenceCoverage}`);
+  assert.deepEqual(answering(cands, a), []);
+});
