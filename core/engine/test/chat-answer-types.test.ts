@@ -113,3 +113,18 @@ test('a decimal amount is no time of day; a time is', () => {
   assert.equal(holds('When does the train leave?', 'The train leaves at 06:40.'), true);
   assert.equal(holds('When does the train leave?', 'The train leaves at 9.15 pm.'), true);
 });
+
+test('the head of two type nouns in a row decides; a deadline is a date; a web page is an address', () => {
+  assert.equal(answerTypeOf('What were the total sales from January to June?'), 'amount');
+  assert.equal(answerTypeOf('What is the total amount due?'), 'money');
+  assert.equal(answerTypeOf('What is the deadline for filing the return?'), 'date');
+  assert.equal(answerTypeOf('Which web page lists the accepted ways to pay?'), 'web');
+  assert.equal(holds('Which web page lists the accepted ways to pay?', 'For the payment methods, go to canada.ca/payments.'), true);
+  assert.equal(holds('Which web page lists the accepted ways to pay?', 'For the payment methods, see the payments page.'), false);
+});
+
+test('a year that belongs to a name is no date', () => {
+  assert.equal(holds('What is the deadline for filing the return?', 'Duty and Information Return under the Excise Act, 2001'), false);
+  assert.equal(holds('When was the return introduced?', 'In 2001, the return was introduced.'), true);
+  assert.equal(holds('When was the return introduced?', 'The return was introduced in July, 2001.'), true);
+});

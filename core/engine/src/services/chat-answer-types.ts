@@ -4,13 +4,14 @@
  * year", "what price"… by the noun asked about. A sentence answers only if it holds an entity of the asked
  * type that is not one of the question's own words. Pure functions, no I/O.
  */
+import { STOP_WORDS } from '@quire/text';
 import { alternativesOf, termSet } from './chat-text.js';
 
-export type AnswerType = 'person' | 'date' | 'year' | 'weekday' | 'money' | 'amount' | 'number' | 'percent' | 'place' | 'identifier' | 'expansion';
+export type AnswerType = 'person' | 'date' | 'year' | 'weekday' | 'money' | 'amount' | 'number' | 'percent' | 'place' | 'identifier' | 'expansion' | 'web';
 
 const TYPE_NOUNS: [RegExp, AnswerType][] = [
   [/^years?$/i, 'year'],
-  [/^(?:date|day|month|time|century|decade|period|season)s?$/i, 'date'],
+  [/^(?:date|day|month|time|century|decade|period|season|deadline)s?$/i, 'date'],
   [/^(?:percentage|percent|proportion|share|rate)s?$/i, 'percent'],
   [/^(?:price|cost|amount|total|sum|fee|charge|value|salary|balance|budget|revenue|income)s?$/i, 'money'],
   // figures of a business that tables print without a currency ("Nespresso | 3128"): a quantity, not a date
@@ -18,6 +19,8 @@ const TYPE_NOUNS: [RegExp, AnswerType][] = [
   [/^(?:number|count|quantity)s?$/i, 'number'],
   // a part of a text named by its number ("which section of title 11" → "§ 1302")
   [/^(?:section|chapter|article|paragraph|clause|page|rule|regulation)s?$/i, 'number'],
+  // a page on the web: its address
+  [/^(?:web|website|webpage|url|link|site|homepage)s?$/i, 'web'],
   [/^(?:city|cities|country|countries|state|states|town|place|location|region|continent|province|county|island|address|street|village)$/i, 'place'],
   [/^(?:person|people|company|companies|firm|organi[sz]ation|author|inventor|founder|manager|player|customer|guest|client|vendor|seller|buyer|employer|team|club|agency|institution|university|who)s?$/i, 'person'],
 ];
@@ -40,18 +43,26 @@ export function answerTypeOf(question: string): AnswerType | null {
   if (/\b(?:when|what\s+time)\b/.test(q)) return 'date';
   // "what telephone number", "what is the account number", "what is the IBAN": a code to quote, not a count
   if (IDENTIFIER_ASKED.test(q)) return 'identifier';
-  // "what did it cost", "what was charged"
-  if (/\b(?:what|which)\b/.test(q) && /\b(?:cost|costs|price|priced|charged?|paid|pay|worth|owed?)\b/.test(q)) return 'money';
   // "which/what <noun>", possibly with adjectives between: the noun decides
   const m = q.replace(/\b(?:is|are|was|were|the|a|an)\s+/g, '').match(/\b(?:which|what)\s+((?:[a-z'-]+\s+){0,2}[a-z'-]+)/);
   if (m) {
     // the noun phrase ends at the verb: "which processor were the inference times measured on" asks for a processor, not a time
     const phrase = q.match(/\b(?:which|what)\s+(?:(?:is|are|was|were)\s+)?((?:[a-z'-]+\s*){1,3})/)![1]!.split(/\s+/);
     const end = phrase.findIndex((w, i) => i > 0 && VERB_AFTER_NOUN.test(w));
-    for (const w of (end > 0 ? phrase.slice(0, end) : m[1]!.split(/\s+/))) for (const [re, t] of TYPE_NOUNS) if (re.test(w)) return t;
-    // "which processor", "which act": one of a kind is named
-    if (/\bwhich\b/.test(q)) return 'person';
+    const nouns = end > 0 ? phrase.slice(0, end) : m[1]!.split(/\s+/);
+    const typeOf = (w: string | undefined) => (w === undefined ? null : (TYPE_NOUNS.find(([re]) => re.test(w))?.[1] ?? null));
+    // a page, a link or a site of the web is its address
+    if (nouns.some((w) => typeOf(w) === 'web')) return 'web';
+    // of two such nouns in a row the second is the head ("total sales": an amount of sales)
+    for (let i = 0; i < nouns.length; i++) {
+      const t = typeOf(nouns[i]);
+      if (t) return typeOf(nouns[i + 1]) ?? t;
+    }
   }
+  // "what did it cost", "what was charged" (not "which web page lists the ways to pay": the noun asked for came first)
+  if (/\b(?:what|which)\b/.test(q) && /\b(?:cost|costs|price|priced|charged?|paid|pay|worth|owed?)\b/.test(q)) return 'money';
+  // "which processor", "which act": one of a kind is named
+  if (m && /\bwhich\b/.test(q)) return 'person';
   if (/\b(?:who|whom|whose)\b/.test(q)) return 'person';
   if (/\bwhere\b/.test(q)) return 'place';
   return null;
@@ -124,7 +135,8 @@ export function holdsType(text: string, type: AnswerType, own: Set<string>, qTer
           const years = [...m[0].matchAll(/\d{4}/g)].map((y) => y[0]);
           if (fresh(m[0], own) && (!years.length || !years.every((y) => own.has(y)) || /\d{1,2}\D+\d{4}|\d{4}\D+\d{1,2}/.test(m[0]))) return true;
         }
-      for (const m of text.matchAll(YEAR)) if (fresh(m[0], own)) return true;
+      // (not the year of a name: "the Excise Act, 2001", "Windows 2000")
+      for (const m of text.matchAll(YEAR)) if (fresh(m[0], own) && !yearOfName(text.slice(0, m.index))) return true;
       return false;
     }
     case 'percent':
@@ -148,6 +160,8 @@ export function holdsType(text: string, type: AnswerType, own: Set<string>, qTer
       }
       return false;
     }
+    case 'web':
+      return WEB_ADDRESS.test(text) || /\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|edu|gov|dev|ca|at|de|uk|nl|fr)\b/i.test(text);
     case 'identifier':
       return identifier(without(text, [...DATE_RES, MONEY]), own);
     case 'place':
@@ -157,6 +171,12 @@ export function holdsType(text: string, type: AnswerType, own: Set<string>, qTer
     case 'person':
       return properName(text, own, qTerms, common);
   }
+}
+
+/** Whether the text before a year ends in a capitalised word that the year belongs to ("Excise Act, 2001"), not a preposition ("In 2004"). */
+function yearOfName(before: string): boolean {
+  const w = before.match(/(?<![\p{L}\p{N}])(\p{Lu}[\p{L}\p{N}]*),?\s+$/u)?.[1];
+  return !!w && !STOP_WORDS.has(w.toLowerCase()) && !new RegExp(`^(?:${MONTHS})$`, 'iu').test(w);
 }
 
 /** Whether `abbr` is made of the initials of the words right before it ("Dense Passage Retriever (" → DPR). */
