@@ -128,3 +128,14 @@ test('a year that belongs to a name is no date', () => {
   assert.equal(holds('When was the return introduced?', 'In 2001, the return was introduced.'), true);
   assert.equal(holds('When was the return introduced?', 'The return was introduced in July, 2001.'), true);
 });
+
+test('how tall / far / long asks for a quantity with its unit', () => {
+  assert.equal(answerTypeOf('How tall is the striker?'), 'measure');
+  assert.equal(answerTypeOf('How many goals did he score?'), 'number');
+  assert.equal(holds('How tall is the striker?', 'Height 6 ft 3 in (1.91 m)'), true);
+  // a page number or a year is no height
+  assert.equal(holds('How tall is the striker?', 'Roberts 2004, p. 126 Roberts, Iwan (26 October 2017).'), false);
+  assert.equal(holds('How long does the partnership last?', 'The partnership usually lasts one year.'), true);
+  assert.equal(holds('How far is the station?', 'The station is 12km away.'), true);
+  assert.equal(holds('How far is the station?', 'The station is number 12 in the list.'), false);
+});

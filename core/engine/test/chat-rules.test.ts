@@ -86,3 +86,9 @@ test('a line that ends on "like" or "including" continues after a blank line', a
   const texts = unitsOf('• Legal processors: tools made for legal professionals, like\n\nWordPerfect, offered redlining and comparison.\n').map((u) => u.text);
   assert.deepEqual(texts, ['Legal processors: tools made for legal professionals, like WordPerfect, offered redlining and comparison.']);
 });
+
+test('what "how tall / long / far" asks for meets the noun a document uses', () => {
+  assert.ok(synonymWordsOf(stem('tall')).includes('height'));
+  assert.ok(synonymWordsOf(stem('height')).includes('tall'));
+  assert.ok(synonymWordsOf(stem('far')).includes('distance'));
+});

@@ -43,6 +43,13 @@ const GROUPS: string[][] = [
   ['need', 'require', 'required'],
   ['male', 'man', 'men'],
   ['female', 'woman', 'women'],
+  // what "how tall / long / far / heavy / wide / deep" asks for, as a document names it
+  ['tall', 'height'],
+  ['long', 'length'],
+  ['far', 'distance'],
+  ['heavy', 'weight', 'weigh'],
+  ['wide', 'width'],
+  ['deep', 'depth'],
   ['phone', 'telephone', 'tel'],
   // value-added tax, as Dutch, German, French and Spanish invoices abbreviate it
   ['vat', 'btw', 'mwst', 'ust', 'tva', 'iva'],

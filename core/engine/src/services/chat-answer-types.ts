@@ -7,7 +7,7 @@
 import { STOP_WORDS } from '@quire/text';
 import { alternativesOf, termSet } from './chat-text.js';
 
-export type AnswerType = 'person' | 'date' | 'year' | 'weekday' | 'money' | 'amount' | 'number' | 'percent' | 'place' | 'identifier' | 'expansion' | 'web';
+export type AnswerType = 'person' | 'date' | 'year' | 'weekday' | 'money' | 'amount' | 'number' | 'percent' | 'place' | 'identifier' | 'expansion' | 'web' | 'measure';
 
 const TYPE_NOUNS: [RegExp, AnswerType][] = [
   [/^years?$/i, 'year'],
@@ -34,7 +34,9 @@ export function answerTypeOf(question: string): AnswerType | null {
   // "how much does it cost" asks for money; "how much faster" for a quantity
   if (/\bhow\s+expensive\b/.test(q) || (/\bhow\s+much\b/.test(q) && MONEY_WORDS.test(q))) return 'money';
   if (/\bhow\s+much\b/.test(q)) return 'amount';
-  if (/\bhow\s+(?:many|long|old|far|big|large|tall|high|often)\b/.test(q)) return 'number';
+  // "how tall", "how far": a number with its unit ("6 ft 3 in", "12 km", "two hours")
+  if (/\bhow\s+(?:long|far|big|large|tall|high|heavy|wide|deep)\b/.test(q)) return 'measure';
+  if (/\bhow\s+(?:many|old|often)\b/.test(q)) return 'number';
   // a date of a given grain: the day of the week, the year
   if (/\b(?:day\s+of\s+the\s+week|weekday)\b/.test(q)) return 'weekday';
   if (/\b(?:what|which)\s+year\b/.test(q)) return 'year';
@@ -100,6 +102,9 @@ const WEB_ADDRESS = /\bhttps?:\/\/\S+|\bwww\.\S+|\b[\w-]+(?:\.[\w-]+)*\.(?:com|o
 const YEAR = /\b(?:1[5-9]\d{2}|20\d{2})s?\b/g;
 const MONEY = /(?:[$€£¥₹]\s?-?\d[\d.,]*|\b(?:rs\.?|inr|eur|usd|gbp|chf|aud|cad|rm|myr|sgd)\s?-?\d[\d.,]*|\d[\d.,]*\s?(?:€|eur\b|usd\b|dollars?\b|euros?\b|pounds?\b|rupees?\b))/giu;
 const DECIMAL_AMOUNT = /\b\d{1,3}(?:[.,]\d{3})*[.,]\d{2}\b/g;
+const MEASURE_UNITS = 'ft|feet|foot|inch(?:es)?|yards?|miles?|metres?|meters?|kilomet(?:re|er)s?|centimet(?:re|er)s?|millimet(?:re|er)s?|km|cm|mm|kg|lbs?|pounds?|stones?|tons?|tonnes?|grams?|kilograms?|litres?|liters?|seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|centur(?:y|ies)|percent|per\\s?cent';
+/** a quantity with its unit: "6 ft 3 in", "1.91 m", "two hours", "a year" */
+const MEASURE = new RegExp(`(?<![\\p{L}\\d])(\\d[\\d.,]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|a|an|half\\s+an?)\\s?-?\\s?(?:${MEASURE_UNITS}|(?<=\\d\\s?)(?:m|g|h|%))(?![\\p{L}\\d])`, 'giu');
 const PERCENT = /\d\s?%|\bper\s?cent\b|\bpercentage points?\b/i;
 const NUMBER_WORDS = /\b(?:zero|none|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundreds?|thousands?|millions?|billions?|dozens?|half|twice|single|double)\b/i;
 const NUMBER = /(?<![\p{L}\d])\d[\d.,]*(?:\s?(?:k|m|bn|x|million|billion|thousand))?(?![\p{L}\d])/giu;
@@ -160,6 +165,8 @@ export function holdsType(text: string, type: AnswerType, own: Set<string>, qTer
       }
       return false;
     }
+    case 'measure':
+      return [...without(text, DATE_RES).matchAll(MEASURE)].some((m) => fresh(m[1]!, own));
     case 'web':
       return WEB_ADDRESS.test(text) || /\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|edu|gov|dev|ca|at|de|uk|nl|fr)\b/i.test(text);
     case 'identifier':
