@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { answering, ask, candidatesFor, extractiveConfidence, keyTerm } from '../src/services/chat.js';
+import { answering, ask, candidatesFor, extractiveConfidence, keyTerm, typeMissingOnPoint } from '../src/services/chat.js';
 import type { SearchHit } from '../src/services/search.js';
 import { questionTerms } from '../src/services/chat-text.js';
 
@@ -43,4 +43,17 @@ test('a sentence that says too little of the question itself is not quoted, howe
   // it names someone, and its chunk says much of the question: only its own few words of the question keep it out
   assert.ok(cands[0]!.typed && cands[0]!.sentenceCoverage < 0.15, `${cands[0]!.sentenceCoverage}`);
   assert.deepEqual(answering(cands, a), []);
+});
+
+test('a typed answer without the key term is off the point when an untyped sentence with it says more of the question', () => {
+  const q = 'To whom does the standing trustee owe a fiduciary duty?';
+  const a = ask(q, weightsOf(q, { fiduciary: 5 }));
+  const chunk = 'The standing trustee has a fiduciary duty to the bankruptcy estate.\n\nIf the standing trustee cannot perform the duties, the standing trustee must advise the United States Trustee.';
+  const all = candidatesFor([hit(chunk)], a);
+  const typed = answering(all, a);
+  assert.equal(typed.length, 1);
+  assert.match(typed[0]!.unit.text, /United States Trustee/);
+  assert.equal(typeMissingOnPoint(typed[0]!, all), true);
+  // without the sentence that has the key term, nothing shows the typed one off the point
+  assert.equal(typeMissingOnPoint(typed[0]!, all.filter((c) => c.typed)), false);
 });

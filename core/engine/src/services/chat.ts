@@ -628,6 +628,19 @@ function competing(cands: Candidate[]): boolean {
   );
 }
 
+/** how much more of the question a sentence without the asked-for type must say itself to show the typed answer off the point */
+const ON_POINT_MARGIN = 0.05;
+
+/**
+ * Whether the best typed answer lacks the question's key term while a sentence without the asked-for type has it and
+ * says more of the question itself ("to whom does the trustee owe a fiduciary duty": "… a fiduciary responsibility to
+ * the bankruptcy estate" against "… must advise the United States Trustee"): the sources answer otherwise than asked,
+ * and the typed sentence is about something else (exported for the unit tests).
+ */
+export function typeMissingOnPoint(best: Candidate, all: Candidate[]): boolean {
+  return best.keyMissing && all.some((c) => !c.typed && !c.keyMissing && c.sentenceCoverage >= best.sentenceCoverage + ON_POINT_MARGIN && c.coverage >= best.coverage);
+}
+
 /** The candidates that may be quoted: those that say enough of the question themselves, and when it asks for a type of entity, hold one (exported for the unit tests). */
 export const answering = (cands: Candidate[], a: Ask) => cands.filter((c) => (!a.type || c.typed) && c.sentenceCoverage >= MIN_SENTENCE_COVERAGE);
 /** a sentence that says this little of the question itself answers it only by its chunk's words: not quoted */
@@ -682,6 +695,8 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   const answers = answering(all, r.ask);
   // two short label-value lines as good as each other, with different values ("Charges | $0.01", "Charges | $1.87"): no answer
   if (r.ask.type && competing(answers)) return refusal(bestCoverage, topScore);
+  // the sentence that says the question best, key term and all, holds no answer of the asked type: the typed one is about something else
+  if (r.ask.type && answers[0] && typeMissingOnPoint(answers[0], all)) return refusal(bestCoverage, topScore);
   const picked = pick(answers, r.weights, mode === 'deep' ? 4 : 2, [], minCoverage(r.ask));
   if (!picked.length) return refusal(bestCoverage, topScore);
   const text = renderSentences(picked, cites);
