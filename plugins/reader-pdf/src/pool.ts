@@ -41,6 +41,15 @@ export function workerUrl(): URL {
   return siblingModule(import.meta.url, 'pdfium-worker');
 }
 
+/**
+ * V8 settings of the parse workers. The layout code's few large functions (the text of a page, table
+ * detection) are compiled again whenever a document brings new shapes of data (other fonts, fractional
+ * sizes, tables): with V8's default inlining budget each such compilation takes tens of milliseconds of
+ * CPU on a background thread, which on a small machine competes with the parsing itself. A smaller budget
+ * makes those compilations cheaper at no measured cost to parsing speed once warm (see bench/README).
+ */
+const WORKER_V8_FLAGS = ['--max-inlined-bytecode-size-cumulative=300'];
+
 export interface WorkerPoolOptions {
   /** heap limit of each worker (V8 old generation), MB; default 768 */
   heapMb?: number;
@@ -81,7 +90,7 @@ export class WorkerPool {
 
   private spawn(): Slot {
     this.started++;
-    const worker = startIsolate(this.url, { heapMb: this.heapMb, workerData: { debug: this.debug, heapMb: this.heapMb } });
+    const worker = startIsolate(this.url, { heapMb: this.heapMb, workerData: { debug: this.debug, heapMb: this.heapMb }, v8Flags: WORKER_V8_FLAGS });
     worker.unref();
     let markReady!: () => void;
     const slot: Slot = { worker, ready: new Promise<void>((r) => (markReady = r)), task: null, dead: false, after: [] };

@@ -34,7 +34,7 @@ export interface IsolateHandle {
  * nodejs/node#47224), a child process that runs out of memory ends alone: the parent sees an 'error' with
  * code ERR_WORKER_OUT_OF_MEMORY and then 'exit'. The module reads its data and talks through isolatePort().
  */
-export function startIsolate(url: URL, opts: { workerData?: unknown; heapMb: number; maxRssMb?: number }): IsolateHandle {
+export function startIsolate(url: URL, opts: { workerData?: unknown; heapMb: number; maxRssMb?: number; v8Flags?: string[] }): IsolateHandle {
   const execArgv: string[] = [];
   for (let i = 0; i < process.execArgv.length; i++) {
     const a = process.execArgv[i]!;
@@ -43,6 +43,8 @@ export function startIsolate(url: URL, opts: { workerData?: unknown; heapMb: num
     execArgv.push(a);
   }
   execArgv.push(`--max-old-space-size=${opts.heapMb}`);
+  // V8 settings of the module's own (its compiler's budgets), set in code by the module's owner
+  execArgv.push(...(opts.v8Flags ?? []));
   const child: ChildProcess = fork(fileURLToPath(url), [], {
     execArgv,
     serialization: 'advanced',
