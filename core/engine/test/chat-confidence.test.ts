@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { answering, ask, candidatesFor, extractiveConfidence, keyTerm, typeMissingOnPoint } from '../src/services/chat.js';
+import { answering, ask, attributeAsked, candidatesFor, extractiveConfidence, keyTerm, typeMissingOnPoint } from '../src/services/chat.js';
 import type { SearchHit } from '../src/services/search.js';
 import { questionTerms } from '../src/services/chat-text.js';
 
@@ -56,4 +56,15 @@ test('a typed answer without the key term is off the point when an untyped sente
   assert.equal(typeMissingOnPoint(typed[0]!, all), true);
   // without the sentence that has the key term, nothing shows the typed one off the point
   assert.equal(typeMissingOnPoint(typed[0]!, all.filter((c) => c.typed)), false);
+});
+
+test('the attribute a "what is the X of" question asks for; a label with its value may be two words', () => {
+  assert.equal(attributeAsked('What is the BIC of the CCC Salzburg bank account?'), 'bic');
+  assert.equal(attributeAsked("What is Galaxy Gaming's phone number?"), null);
+  const q = 'What is the BIC of the club account?';
+  const a = ask(q, weightsOf(q, { bic: 6 }));
+  const cands = answering(candidatesFor([hit('Bank: Salzburger Sparkasse Bank AG\n\nBIC: SBGSAT2SXXX')], a), a);
+  assert.equal(cands[0]?.unit.text, 'BIC: SBGSAT2SXXX');
+  // the question's name that is the attribute asked for is its key term: the line with it has it
+  assert.equal(cands[0]!.keyMissing, false);
 });

@@ -92,3 +92,9 @@ test('what "how tall / long / far" asks for meets the noun a document uses', () 
   assert.ok(synonymWordsOf(stem('height')).includes('tall'));
   assert.ok(synonymWordsOf(stem('far')).includes('distance'));
 });
+
+test('a noun in -ie and its plural in -ies are one term', () => {
+  assert.deepEqual(terms('calorie'), terms('calories'));
+  assert.deepEqual(terms('movie'), terms('movies'));
+  assert.deepEqual(terms('policy'), terms('policies'));
+});

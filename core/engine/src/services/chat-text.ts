@@ -11,8 +11,14 @@ const isStop = (w: string) => STOP_WORDS.has(w) || QUESTION_WORDS.has(w) || (w.e
 /** Words that make a question a follow-up to the previous one (they refer back to it). */
 const ANAPHORA = new Set(['it', 'its', 'he', 'him', 'his', 'she', 'her', 'they', 'them', 'their', 'this', 'that', 'these', 'those', 'there', 'then', 'same', 'former', 'latter']);
 
-/** The stem of a word as the chat answerer compares words: the shared stemmer, without a possessive "'s". */
-const termOf = (w: string) => stem(w.endsWith("'s") ? w.slice(0, -2) : w);
+/**
+ * The stem of a word as the chat answerer compares words: the shared stemmer, without a possessive "'s"; a noun in
+ * -ie as its plural in -ies stems ("calorie" and "calories" → calory, where the stemmer makes calori and calory).
+ */
+const termOf = (w: string) => {
+  const word = w.endsWith("'s") ? w.slice(0, -2) : w;
+  return stem(/^\p{L}{3,}ie$/u.test(word) ? `${word.slice(0, -2)}y` : word);
+};
 
 /** Other stems that a question's term may be phrased as in a document (the shared synonym groups). */
 export const alternativesOf = (term: string): readonly string[] => synonymsOf(term);

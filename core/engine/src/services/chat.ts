@@ -9,7 +9,7 @@ import type { KbSettings } from './collections.js';
 import { searchChunks } from './search.js';
 import type { SearchHit } from './search.js';
 import { charge } from './ledger.js';
-import { alternativesOf, codeBlocksOf, codeLikeness, decompose, focusTerms, isFollowUp, kindTerms, questionTerms, subjectVerb, termSet, unitsOf } from './chat-text.js';
+import { alternativesOf, codeBlocksOf, codeLikeness, decompose, focusTerms, isFollowUp, kindTerms, questionTerms, subjectVerb, terms, termSet, unitsOf } from './chat-text.js';
 import { amountsOf, answerTypeOf, asksForCompany, holdsCompany, holdsType, questionWords, totalLine } from './chat-answer-types.js';
 import type { AnswerType } from './chat-answer-types.js';
 import type { CodeBlock, Unit } from './chat-text.js';
@@ -417,6 +417,12 @@ function joinUnits(a: Unit, b: Unit): Unit {
   return { text: `${a.text} ${b.text}`, start: a.start, kind: a.kind === 'row' && b.kind === 'row' ? 'row' : 'sentence', ...(context ? { context } : {}), ...(cut ? { cut } : {}) };
 }
 
+/** The attribute a "what is the X of …" question asks for, as a term ("What is the BIC of the account?" → bic); null for other questions. */
+export function attributeAsked(question: string): string | null {
+  const m = question.match(/\b(?:what|which)\s+(?:is|are|was|were)\s+(?:the|its|their|his|her)\s+([\p{L}\p{N}-]+)\s+of\b/iu);
+  return m ? (terms(m[1]!)[0] ?? null) : null;
+}
+
 /**
  * The question's key term: of `evidence` (its words that show a sentence answers it, without its names), the one
  * of highest weight (the rarest in the sources, or the focus of the question) that some document has; null when
@@ -443,6 +449,7 @@ export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lo
   const names = docTerms ? a.names.filter((t) => [...docTerms.values()].some((d) => d.has(t))) : [];
   const numbers = a.names.filter((t) => /\d/.test(t));
   const verb = subjectVerb(a.text);
+  const attribute = attributeAsked(a.text);
   // "which company…": a name with its legal form ("… Limited", "… GmbH") is likelier the answer than a capitalised label
   const company = a.type === 'person' && asksForCompany(a.text);
   const top = hits[0]?.score || 1;
@@ -457,7 +464,8 @@ export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lo
     const neighbour = (u: Unit | undefined) => (u && u.kind !== 'heading' && wordCount(u.text) <= NEIGHBOUR_WORDS ? u : undefined);
     // the question's words that show a sentence answers it: not the kind of thing asked for, not the document's own name
     const evidence = [...primary].filter((t) => !a.kind.has(t) && !(a.names.includes(t) && doc?.names(t)));
-    const key = keyTerm(evidence.filter((t) => !a.names.includes(t)), weights, docTerms);
+    // (a name of the question counts only as the attribute it asks for, "what is the BIC of …": the others name what the document is about)
+    const key = keyTerm(evidence.filter((t) => !a.names.includes(t) || t === attribute), weights, docTerms);
     units.forEach((base, i) => {
       if (base.kind === 'heading' || base.text.length > MAX_SENTENCE_CHARS) return;
       const next = neighbour(units[i + 1]);
@@ -479,7 +487,8 @@ export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lo
         typed = unit !== base;
       }
       const ws = wordCount(unit.text);
-      if (ws < 3) return;
+      // (a label with its value may be two words: "BIC: SBGSAT2SXXX")
+      if (ws < 3 && !(ws === 2 && typed && KEY_VALUE.test(unit.text))) return;
       const ts = termSet(unit.context ? `${unit.text} ${unit.context}` : unit.text);
       const c = coverage(weights, ts, chunkTerms, doc);
       if (!c.own || (primary.size && ![...primary].some((t) => matchOf(t, ts)))) return;
