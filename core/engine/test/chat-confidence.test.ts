@@ -68,3 +68,12 @@ test('the attribute a "what is the X of" question asks for; a label with its val
   // the question's name that is the attribute asked for is its key term: the line with it has it
   assert.equal(cands[0]!.keyMissing, false);
 });
+
+test('the doer of a verb says the verb: "who managed" is answered by "… manager …"', () => {
+  const q = 'Who managed Leicester when Roberts arrived there?';
+  const a = ask(q, weightsOf(q));
+  const cands = answering(candidatesFor([hit('Neil Warnock needed to sell players, and Leicester manager Brian Little took an interest in Roberts.')], a), a);
+  assert.equal(cands.length, 1);
+  // without the doer, nothing in the sentence says the relation asked about
+  assert.equal(answering(candidatesFor([hit('Neil Warnock needed to sell players, and Leicester chairman Brian Little took an interest in Roberts.')], a), a).length, 0);
+});

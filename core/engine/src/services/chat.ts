@@ -369,8 +369,12 @@ function matchOf(t: string, terms: Set<string>): number {
   // the stemmer leaves some inflections apart ("incorporated" → incorporat, "incorporation" → incorpor): a long stem
   // that begins the other is the same word
   if (t.length >= PREFIX_STEM) for (const x of terms) if (x.length >= PREFIX_STEM && (x.startsWith(t) || t.startsWith(x))) return SYNONYM_WEIGHT;
+  // the doer of a verb: "managed" / "manager", "invented" / "inventor"
+  if (t.length >= AGENT_STEM) for (const suffix of ['er', 'or']) if (terms.has(t + suffix) || (t.endsWith(suffix) && t.length - 2 >= AGENT_STEM && terms.has(t.slice(0, -2)))) return SYNONYM_WEIGHT;
   return 0;
 }
+/** the least length of a verb's stem whose doer (stem + "er"/"or") counts as the same word */
+const AGENT_STEM = 4;
 /** the least length of a stem that counts as the same word as a longer stem it begins */
 const PREFIX_STEM = 7;
 
