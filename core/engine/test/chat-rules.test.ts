@@ -98,3 +98,9 @@ test('a noun in -ie and its plural in -ies are one term', () => {
   assert.deepEqual(terms('movie'), terms('movies'));
   assert.deepEqual(terms('policy'), terms('policies'));
 });
+
+test('"kinds of", "sorts of" frame a question, in the plural as in the singular', async () => {
+  const { kindTerms, questionTerms } = await import('../src/services/chat-text.js');
+  assert.deepEqual(kindTerms('Which kinds of leaves can a duck eat?'), terms('leaves'));
+  assert.ok(!questionTerms('What sorts of nuts are there?').some((t) => t.term === terms('sorts')[0]));
+});

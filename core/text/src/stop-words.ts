@@ -34,5 +34,5 @@ export const STOP_WORDS: ReadonlySet<string> = new Set([
 export const QUESTION_WORDS: ReadonlySet<string> = new Set([
   'nor', 'yes', 'onto', 'done', 'mine', 'whose', 'whatever', 'whoever', 'whichever', 'whenever', 'wherever', 'ever', 'even',
   'still', 'tell', 'please', 'explain', 'describe', 'give', 'show', 'find', 'know', 'say', 'said', 'says', 'make', 'made',
-  'like', 'one', 'ones', 'thing', 'things', 'something', 'anything', 'someone', 'anyone', 'kind', 'sort', 'way', 'lot', 'lots',
+  'like', 'one', 'ones', 'thing', 'things', 'something', 'anything', 'someone', 'anyone', 'kind', 'kinds', 'sort', 'sorts', 'way', 'lot', 'lots',
 ]);

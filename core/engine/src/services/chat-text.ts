@@ -422,7 +422,7 @@ export function kindTerms(question: string): string[] {
   // "what is the IBAN of …", "what was the price of …": the noun is the attribute asked for, which a sentence that
   // answers names ("IBAN: AT92 …"), not a kind of thing whose instance is named
   if (/^(?:is|are|was|were)$/i.test(ws[0] ?? '')) return [];
-  while (ws.length && /^(?:the|a|an|kind|type|sort|of)$/i.test(ws[0]!)) ws = ws.slice(1);
+  while (ws.length && /^(?:the|a|an|kinds?|types?|sorts?|of)$/i.test(ws[0]!)) ws = ws.slice(1);
   const out: string[] = [];
   for (const w of ws.slice(0, 4)) {
     const t = terms(w);
@@ -442,7 +442,7 @@ export function focusTerms(question: string): string[] {
   if (!m) return [];
   let ws = m[2]!.trim().split(/\s+/);
   // "what is the capital": skip the copula and articles; "how much does it cost" has no focus word
-  if (!/^how/i.test(m[1]!)) while (ws.length && /^(?:is|are|was|were|the|a|an|kind|type|sort|of)$/i.test(ws[0]!)) ws = ws.slice(1);
+  if (!/^how/i.test(m[1]!)) while (ws.length && /^(?:is|are|was|were|the|a|an|kinds?|types?|sorts?|of)$/i.test(ws[0]!)) ws = ws.slice(1);
   const first = ws[0];
   if (!first) return [];
   const t = terms(first);
