@@ -139,3 +139,11 @@ test('how tall / far / long asks for a quantity with its unit', () => {
   assert.equal(holds('How far is the station?', 'The station is 12km away.'), true);
   assert.equal(holds('How far is the station?', 'The station is number 12 in the list.'), false);
 });
+
+test('how big / large may be a count; how high / long may be money, a share or a size', () => {
+  assert.equal(answerTypeOf('How large is the training set?'), 'number');
+  assert.equal(holds('How large is the training set?', 'The training set holds 58,880 questions.'), true);
+  assert.equal(holds('How high is the annual fee?', 'The annual fee is $30.'), true);
+  assert.equal(holds('How high is the tax rate?', 'The tax rate is 21 %.'), true);
+  assert.equal(holds('How long is the report?', 'The report runs to 300 pages.'), true);
+});

@@ -34,9 +34,9 @@ export function answerTypeOf(question: string): AnswerType | null {
   // "how much does it cost" asks for money; "how much faster" for a quantity
   if (/\bhow\s+expensive\b/.test(q) || (/\bhow\s+much\b/.test(q) && MONEY_WORDS.test(q))) return 'money';
   if (/\bhow\s+much\b/.test(q)) return 'amount';
-  // "how tall", "how far": a number with its unit ("6 ft 3 in", "12 km", "two hours")
-  if (/\bhow\s+(?:long|far|big|large|tall|high|heavy|wide|deep)\b/.test(q)) return 'measure';
-  if (/\bhow\s+(?:many|old|often)\b/.test(q)) return 'number';
+  // "how tall", "how far": a number with its unit ("6 ft 3 in", "12 km", "two hours"); "how big" may be a count
+  if (/\bhow\s+(?:long|far|tall|high|heavy|wide|deep)\b/.test(q)) return 'measure';
+  if (/\bhow\s+(?:many|old|often|big|large)\b/.test(q)) return 'number';
   // a date of a given grain: the day of the week, the year
   if (/\b(?:day\s+of\s+the\s+week|weekday)\b/.test(q)) return 'weekday';
   if (/\b(?:what|which)\s+year\b/.test(q)) return 'year';
@@ -102,7 +102,7 @@ const WEB_ADDRESS = /\bhttps?:\/\/\S+|\bwww\.\S+|\b[\w-]+(?:\.[\w-]+)*\.(?:com|o
 const YEAR = /\b(?:1[5-9]\d{2}|20\d{2})s?\b/g;
 const MONEY = /(?:[$€£¥₹]\s?-?\d[\d.,]*|\b(?:rs\.?|inr|eur|usd|gbp|chf|aud|cad|rm|myr|sgd)\s?-?\d[\d.,]*|\d[\d.,]*\s?(?:€|eur\b|usd\b|dollars?\b|euros?\b|pounds?\b|rupees?\b))/giu;
 const DECIMAL_AMOUNT = /\b\d{1,3}(?:[.,]\d{3})*[.,]\d{2}\b/g;
-const MEASURE_UNITS = 'ft|feet|foot|inch(?:es)?|yards?|miles?|metres?|meters?|kilomet(?:re|er)s?|centimet(?:re|er)s?|millimet(?:re|er)s?|km|cm|mm|kg|lbs?|pounds?|stones?|tons?|tonnes?|grams?|kilograms?|litres?|liters?|seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|centur(?:y|ies)|percent|per\\s?cent';
+const MEASURE_UNITS = 'ft|feet|foot|inch(?:es)?|yards?|miles?|metres?|meters?|kilomet(?:re|er)s?|centimet(?:re|er)s?|millimet(?:re|er)s?|km|cm|mm|kg|lbs?|pounds?|stones?|tons?|tonnes?|grams?|kilograms?|litres?|liters?|seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|centur(?:y|ies)|percent|per\\s?cent|bytes?|kb|mb|gb|tb|pages?|words?';
 /** a quantity with its unit: "6 ft 3 in", "1.91 m", "two hours", "a year" */
 const MEASURE = new RegExp(`(?<![\\p{L}\\d])(\\d[\\d.,]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|a|an|half\\s+an?)\\s?-?\\s?(?:${MEASURE_UNITS}|(?<=\\d\\s?)(?:m|g|h|%))(?![\\p{L}\\d])`, 'giu');
 const PERCENT = /\d\s?%|\bper\s?cent\b|\bpercentage points?\b/i;
@@ -166,7 +166,8 @@ export function holdsType(text: string, type: AnswerType, own: Set<string>, qTer
       return false;
     }
     case 'measure':
-      return [...without(text, DATE_RES).matchAll(MEASURE)].some((m) => fresh(m[1]!, own));
+      // (or an amount of money: "how high is the fee")
+      return [...without(text, DATE_RES).matchAll(MEASURE)].some((m) => fresh(m[1]!, own)) || holdsType(text, 'money', own, qTerms);
     case 'web':
       return WEB_ADDRESS.test(text) || /\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|edu|gov|dev|ca|at|de|uk|nl|fr)\b/i.test(text);
     case 'identifier':
