@@ -104,3 +104,9 @@ test('"kinds of", "sorts of" frame a question, in the plural as in the singular'
   assert.deepEqual(kindTerms('Which kinds of leaves can a duck eat?'), terms('leaves'));
   assert.ok(!questionTerms('What sorts of nuts are there?').some((t) => t.term === terms('sorts')[0]));
 });
+
+test('"how many people" meets the people a document counts (guests, attendees, participants)', () => {
+  assert.ok(synonymWordsOf(stem('people')).includes('guest'));
+  assert.ok(synonymWordsOf(stem('guests')).includes('people'));
+  assert.ok(synonymWordsOf(stem('people')).includes('participant'));
+});

@@ -30,6 +30,8 @@ const GROUPS: string[][] = [
   ['leave', 'left', 'depart', 'departure', 'checkout'],
   ['arrive', 'arrival', 'checkin'],
   ['guest', 'visitor', 'customer', 'client', 'buyer'],
+  // "how many people": the people a document counts
+  ['people', 'person', 'guest', 'attendee', 'participant', 'passenger'],
   ['seller', 'vendor', 'supplier', 'provider', 'issuer'],
   ['company', 'firm', 'business', 'organisation', 'organization', 'corporation', 'employer'],
   ['argue', 'argued', 'argument', 'behalf', 'represent', 'counsel'],
