@@ -110,3 +110,12 @@ test('"how many people" meets the people a document counts (guests, attendees, p
   assert.ok(synonymWordsOf(stem('guests')).includes('people'));
   assert.ok(synonymWordsOf(stem('people')).includes('participant'));
 });
+
+test('English question words meet the German, Dutch and French words of forms and invoices', () => {
+  assert.ok(synonymWordsOf(stem('membership')).includes('mitgliedschaft'));
+  assert.ok(synonymWordsOf(stem('annual')).includes('jahr'));
+  assert.ok(synonymWordsOf(stem('customer')).includes('kunde'));
+  assert.ok(synonymWordsOf(stem('account')).includes('rekening'));
+  // (written as terms are: without diacritics)
+  assert.ok(synonymWordsOf(stem('quantity')).includes('quantite'));
+});

@@ -9,7 +9,7 @@ import { stem } from './stem.js';
 // prettier-ignore
 const GROUPS: string[][] = [
   // (with the amount of an invoice as Dutch, German, French and Spanish invoices label it)
-  ['cost', 'price', 'amount', 'total', 'charge', 'fee', 'pay', 'paid', 'payment', 'due', 'owe', 'payable', 'sum', 'totaal', 'bedrag', 'gesamtbetrag', 'betrag', 'montant', 'importe'],
+  ['cost', 'price', 'amount', 'total', 'charge', 'fee', 'pay', 'paid', 'payment', 'due', 'owe', 'payable', 'sum', 'totaal', 'bedrag', 'gesamtbetrag', 'betrag', 'montant', 'importe', 'preis', 'prijs', 'prix', 'precio'],
   // the whole of an invoice, as a question may say it
   ['total', 'altogether', 'overall', 'totaal', 'gesamt', 'gesamtbetrag', 'summe'],
   ['invoice', 'bill', 'receipt', 'statement', 'factuur', 'rechnung', 'facture', 'factura'],
@@ -18,8 +18,8 @@ const GROUPS: string[][] = [
   ['born', 'birth'],
   ['die', 'died', 'death'],
   ['author', 'wrote', 'write', 'written', 'writer'],
-  ['name', 'named', 'call', 'called', 'known', 'title'],
-  ['locate', 'location', 'based', 'address', 'headquarters', 'office', 'situated', 'seat'],
+  ['name', 'named', 'call', 'called', 'known', 'title', 'naam', 'nom', 'nombre'],
+  ['locate', 'location', 'based', 'address', 'headquarters', 'office', 'situated', 'seat', 'adresse', 'anschrift', 'adres', 'direccion'],
   ['found', 'founded', 'establish', 'create'],
   ['invent', 'inventor', 'patent', 'devise'],
   ['buy', 'bought', 'purchase', 'acquire', 'sign', 'signed'],
@@ -29,7 +29,7 @@ const GROUPS: string[][] = [
   ['end', 'finish', 'conclude'],
   ['leave', 'left', 'depart', 'departure', 'checkout'],
   ['arrive', 'arrival', 'checkin'],
-  ['guest', 'visitor', 'customer', 'client', 'buyer'],
+  ['guest', 'visitor', 'customer', 'client', 'buyer', 'kunde', 'klant', 'cliente'],
   // "how many people": the people a document counts
   ['people', 'person', 'guest', 'attendee', 'participant', 'passenger'],
   ['seller', 'vendor', 'supplier', 'provider', 'issuer'],
@@ -52,7 +52,16 @@ const GROUPS: string[][] = [
   ['heavy', 'weight', 'weigh'],
   ['wide', 'width'],
   ['deep', 'depth'],
-  ['phone', 'telephone', 'tel'],
+  ['phone', 'telephone', 'tel', 'telefon', 'telefoon', 'telefono'],
+  // words of forms, invoices and letters as German, Dutch, French and Spanish documents write them (diacritics removed, as terms are)
+  ['year', 'annual', 'yearly', 'jahr', 'jahrlich', 'jaar', 'jaarlijks', 'annee', 'annuel', 'anual'],
+  ['month', 'monthly', 'monat', 'monatlich', 'maand', 'mois', 'mensuel', 'mensual'],
+  ['member', 'membership', 'mitglied', 'mitgliedschaft', 'lidmaatschap', 'membre', 'adhesion', 'miembro'],
+  ['account', 'konto', 'rekening', 'compte', 'cuenta'],
+  ['order', 'bestellung', 'auftrag', 'bestelling', 'commande', 'pedido'],
+  ['quantity', 'qty', 'menge', 'anzahl', 'aantal', 'quantite', 'cantidad'],
+  ['tax', 'steuer', 'belasting', 'impot', 'taxe', 'impuesto'],
+  ['city', 'town', 'stadt', 'stad', 'ville', 'ciudad'],
   // value-added tax, as Dutch, German, French and Spanish invoices abbreviate it
   ['vat', 'btw', 'mwst', 'ust', 'tva', 'iva'],
   ['email', 'mail'],
