@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { answering, ask, attributeAsked, candidatesFor, extractiveConfidence, keyTerm, typeMissingOnPoint } from '../src/services/chat.js';
+import { answering, ask, attributeAsked, candidatesFor, elsewhere, extractiveConfidence, keyTerm, typeMissingOnPoint } from '../src/services/chat.js';
 import type { SearchHit } from '../src/services/search.js';
 import { questionTerms } from '../src/services/chat-text.js';
 
@@ -76,4 +76,20 @@ test('the doer of a verb says the verb: "who managed" is answered by "… manage
   assert.equal(cands.length, 1);
   // without the doer, nothing in the sentence says the relation asked about
   assert.equal(answering(candidatesFor([hit('Neil Warnock needed to sell players, and Leicester chairman Brian Little took an interest in Roberts.')], a), a).length, 0);
+});
+
+test('an answer from a document the search put far behind another is no answer, unless the question names that document', () => {
+  const q = 'Which company owns the trademark on the character sheet?';
+  const a = ask(q, weightsOf(q));
+  const sheet = { ...hit('CHARACTER NAME\n\nCLASS & LEVEL\n\nPLAYER NAME', 'sheet'), score: 1 };
+  const wiki = { ...hit('Wikipedia is a registered trademark of the Wikimedia Foundation, Inc., a non-profit organization.', 'wiki'), score: 0.3 };
+  const c = answering(candidatesFor([sheet, wiki], a), a)[0]!;
+  assert.equal(c.hit.document_id, 'wiki');
+  assert.equal(elsewhere(c, [sheet, wiki]), true);
+  assert.equal(elsewhere(c, [sheet, wiki], (id) => id === 'wiki'), false);
+  // a hit of the other document nearly as good: the search does not tell
+  const near = { ...wiki, score: 0.7 };
+  assert.equal(elsewhere({ ...c, hit: near }, [sheet, near]), false);
+  // the best hit's own document
+  assert.equal(elsewhere(c, [{ ...wiki, score: 1 }]), false);
 });

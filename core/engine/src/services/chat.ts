@@ -654,6 +654,19 @@ export function typeMissingOnPoint(best: Candidate, all: Candidate[]): boolean {
   return best.keyMissing && all.some((c) => !c.typed && !c.keyMissing && c.sentenceCoverage >= best.sentenceCoverage + ON_POINT_MARGIN && c.coverage >= best.coverage);
 }
 
+/** the share of the best hit's score below which a hit of another document is far behind it */
+const ELSEWHERE_RATIO = 0.5;
+
+/**
+ * Whether the candidate comes from a document other than the search's best hit, from a hit scored less than half as
+ * well: the question's words point at the other document, which holds no answer. Not when the question names the
+ * candidate's document (`named`: "the Coolblue invoice"). Exported for the unit tests.
+ */
+export function elsewhere(c: Candidate, hits: SearchHit[], named: (documentId: string) => boolean = () => false): boolean {
+  const top = hits.reduce<SearchHit | undefined>((a, h) => (!a || h.score > a.score ? h : a), undefined);
+  return !!top && top.document_id !== c.hit.document_id && c.hit.score < ELSEWHERE_RATIO * top.score && !named(c.hit.document_id);
+}
+
 /** The candidates that may be quoted: those that say enough of the question themselves, and when it asks for a type of entity, hold one (exported for the unit tests). */
 export const answering = (cands: Candidate[], a: Ask) => cands.filter((c) => (!a.type || c.typed) && c.sentenceCoverage >= MIN_SENTENCE_COVERAGE);
 /** a sentence that says this little of the question itself answers it only by its chunk's words: not quoted */
@@ -710,6 +723,8 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   if (r.ask.type && competing(answers)) return refusal(bestCoverage, topScore);
   // the sentence that says the question best, key term and all, holds no answer of the asked type: the typed one is about something else
   if (r.ask.type && answers[0] && typeMissingOnPoint(answers[0], all)) return refusal(bestCoverage, topScore);
+  // the search put another document far ahead of the one the answer would come from: the question is about that one
+  if (answers[0] && elsewhere(answers[0], r.hits, (id) => r.ask.names.some((t) => !!docTerms.get(id)?.names(t)))) return refusal(bestCoverage, topScore);
   const picked = pick(answers, r.weights, mode === 'deep' ? 4 : 2, [], minCoverage(r.ask));
   if (!picked.length) return refusal(bestCoverage, topScore);
   const text = renderSentences(picked, cites);
