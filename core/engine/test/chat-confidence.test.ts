@@ -93,3 +93,14 @@ test('an answer from a document the search put far behind another is no answer, 
   // the best hit's own document
   assert.equal(elsewhere(c, [{ ...wiki, score: 1 }]), false);
 });
+
+test('a table row answers "which city / company" only when its header or its cells name the kind', () => {
+  const q = 'In which city is the Lakeside resort?';
+  const a = ask(q, weightsOf(q));
+  const table = (header: string) => `| ${header} | Check In | Rooms |\n| --- | --- | --- |\n| Lakeside Resort Nanganallur | 31/12/2017 | 1 |\n`;
+  assert.deepEqual(answering(candidatesFor([hit(table('Hotel'))], a), a), []);
+  assert.equal(answering(candidatesFor([hit(table('City'))], a), a).length, 1);
+  // a date shows its kind by its form: "what date" needs no column named date
+  const d = ask('On what date did the guest leave the Lakeside resort?', weightsOf('On what date did the guest leave the Lakeside resort?'));
+  assert.ok(candidatesFor([hit('| Hotel | Check In | Check Out |\n| --- | --- | --- |\n| Lakeside Resort | 31/12/2017 | 01/01/2018 |\n')], d).some((c) => c.unit.kind === 'row'));
+});

@@ -497,6 +497,9 @@ export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lo
       const c = coverage(weights, ts, chunkTerms, doc);
       if (!c.own || (primary.size && ![...primary].some((t) => matchOf(t, ts)))) return;
       if (evidence.length && !evidence.some((t) => matchOf(t, ts))) return;
+      // a table row answers "which city / country / company …" only in a column that says so: its header or its own cells name the kind
+      // (a date, an amount shows its kind by its form: a name does not)
+      if (unit.kind === 'row' && (a.type === 'person' || a.type === 'place') && a.kind.size && ![...a.kind].some((t) => matchOf(t, ts))) return;
       // "what joins …", "who invented …": a sentence answers only if it says that relation (a line of a record names it by its label)
       if (verb && !matchOf(verb, ts) && !isRecordLine(unit) && unit === base) return;
       const lengthFactor = ws > 60 ? 0.8 : ws < 5 && unit.kind !== 'row' ? 0.85 : 1;
