@@ -147,3 +147,12 @@ test('how big / large may be a count; how high / long may be money, a share or a
   assert.equal(holds('How high is the tax rate?', 'The tax rate is 21 %.'), true);
   assert.equal(holds('How long is the report?', 'The report runs to 300 pages.'), true);
 });
+
+test('a name with digits in it names a thing, not a place', () => {
+  const common = new Set(['our', 'dense', 'retriever', 'outperforms', 'strong', 'system']);
+  assert.equal(holds('Where was the code published?', 'Our dense retriever outperforms a strong Lucene-BM25 system.', common), false);
+  // the place of an address that has digits elsewhere still counts
+  assert.equal(holds('In which city is the office?', 'Uferweg 40-42, D-63571 Gelnhausen', common), true);
+  // (a person or an organisation may have digits in its name)
+  assert.equal(holds('Which system did the retriever beat?', 'Our dense retriever outperforms a strong Lucene-BM25 system.', common), true);
+});

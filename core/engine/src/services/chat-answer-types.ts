@@ -175,7 +175,7 @@ export function holdsType(text: string, type: AnswerType, own: Set<string>, qTer
     case 'place':
       // where code or a document is published: a web address
       if (WEB_ADDRESS.test(text)) return true;
-      return properName(text, own, qTerms, common);
+      return properName(text, own, qTerms, common, true);
     case 'person':
       return properName(text, own, qTerms, common);
   }
@@ -241,7 +241,7 @@ function plainNumber(text: string, own: Set<string>): boolean {
  * ("Jim Bainbridge is…") or it is the value of a label ("Guest Name: Sanjay"). Or an organisation word
  * (Ltd, University, Trustee…) after a capitalised word.
  */
-function properName(text: string, own: Set<string>, qTerms: Set<string>, common?: Set<string>): boolean {
+function properName(text: string, own: Set<string>, qTerms: Set<string>, common?: Set<string>, place = false): boolean {
   // (a slash between letters joins a name: "CP/M", "OS/2")
   const toks = [...text.replace(/\[\d+\]/g, ' ').matchAll(/[\p{L}](?:[\p{L}\p{N}.'’&-]|\/(?=[\p{L}\p{N}]))*/gu)];
   const caps = (t: string) => /^\p{Lu}/u.test(t);
@@ -258,6 +258,8 @@ function properName(text: string, own: Set<string>, qTerms: Set<string>, common?
     const raw = toks[i]![0];
     const t = raw.replace(/[.'’-]+$/, '');
     if (!caps(t) || t.length < 2) continue;
+    // a name with digits in it names a thing ("Lucene-BM25", "Windows 2000"), not a place
+    if (place && /\d/.test(t)) continue;
     const lower = t.toLowerCase();
     const stems = termSet(t);
     // (a word joined of several, "WordPerfect", is the question's only when all its parts are)
