@@ -156,3 +156,16 @@ test('a name with digits in it names a thing, not a place', () => {
   // (a person or an organisation may have digits in its name)
   assert.equal(holds('Which system did the retriever beat?', 'Our dense retriever outperforms a strong Lucene-BM25 system.', common), true);
 });
+
+test('how long may be answered by a span of years', () => {
+  assert.equal(holds('How long did he play for the club?', 'He played for the club from 1997 to 2004.'), true);
+  assert.equal(holds('How long did he play for the club?', 'Years 1986–1990 Watford 63 (9)'), true);
+  assert.equal(holds('How long has she led the firm?', 'She has led the firm since 2015.'), true);
+  assert.equal(holds('How long did he play for the club?', 'He played for the club in 1997.'), false);
+  // a span the question already gives is no answer
+  assert.equal(holds('How long did he play between 1997 and 2004?', 'He played from 1997 to 2004.'), false);
+});
+
+test('a span of years answers how long, not how tall', () => {
+  assert.equal(holds('How tall is the striker?', 'He played as a forward from 1986 to 2005.'), false);
+});

@@ -103,6 +103,8 @@ const YEAR = /\b(?:1[5-9]\d{2}|20\d{2})s?\b/g;
 const MONEY = /(?:[$€£¥₹]\s?-?\d[\d.,]*|\b(?:rs\.?|inr|eur|usd|gbp|chf|aud|cad|rm|myr|sgd)\s?-?\d[\d.,]*|\d[\d.,]*\s?(?:€|eur\b|usd\b|dollars?\b|euros?\b|pounds?\b|rupees?\b))/giu;
 const DECIMAL_AMOUNT = /\b\d{1,3}(?:[.,]\d{3})*[.,]\d{2}\b/g;
 const MEASURE_UNITS = 'ft|feet|foot|inch(?:es)?|yards?|miles?|metres?|meters?|kilomet(?:re|er)s?|centimet(?:re|er)s?|millimet(?:re|er)s?|km|cm|mm|kg|lbs?|pounds?|stones?|tons?|tonnes?|grams?|kilograms?|litres?|liters?|seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|centur(?:y|ies)|percent|per\\s?cent|bytes?|kb|mb|gb|tb|pages?|words?';
+/** a span of time given by its years: "1986–1990", "from 1997 to 2004", "since 2015" (the first year captured) */
+const SPAN = /\b(?:(?:from\s+)?(1[5-9]\d{2}|20\d{2})\s*(?:[–—-]|\bto\b|\buntil\b|\btill\b)\s*(?:1[5-9]\d{2}|20\d{2}|\d{2})\b|since\s+(1[5-9]\d{2}|20\d{2})\b)/gi;
 /** a quantity with its unit: "6 ft 3 in", "1.91 m", "two hours", "a year" */
 const MEASURE = new RegExp(`(?<![\\p{L}\\d])(\\d[\\d.,]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|a|an|half\\s+an?)\\s?-?\\s?(?:${MEASURE_UNITS}|(?<=\\d\\s?)(?:m|g|h|%))(?![\\p{L}\\d])`, 'giu');
 const PERCENT = /\d\s?%|\bper\s?cent\b|\bpercentage points?\b/i;
@@ -166,8 +168,8 @@ export function holdsType(text: string, type: AnswerType, own: Set<string>, qTer
       return false;
     }
     case 'measure':
-      // (or an amount of money: "how high is the fee")
-      return [...without(text, DATE_RES).matchAll(MEASURE)].some((m) => fresh(m[1]!, own)) || holdsType(text, 'money', own, qTerms);
+      // (or an amount of money: "how high is the fee"; or, for how long, a span of years: "from 1997 to 2004", "since 2015")
+      return [...without(text, DATE_RES).matchAll(MEASURE)].some((m) => fresh(m[1]!, own)) || holdsType(text, 'money', own, qTerms) || (own.has('long') && [...text.matchAll(SPAN)].some((m) => fresh((m[1] ?? m[2])!, own)));
     case 'web':
       return WEB_ADDRESS.test(text) || /\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|edu|gov|dev|ca|at|de|uk|nl|fr)\b/i.test(text);
     case 'identifier':
