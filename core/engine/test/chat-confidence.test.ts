@@ -92,6 +92,8 @@ test('an answer from a document the search put far behind another is no answer, 
   assert.equal(elsewhere({ ...c, hit: near }, [sheet, near]), false);
   // the best hit's own document
   assert.equal(elsewhere(c, [{ ...wiki, score: 1 }]), false);
+  // a best hit from a document without the question's names does not count
+  assert.equal(elsewhere(c, [sheet, wiki], undefined, (id) => id !== 'sheet'), false);
 });
 
 test('a table row answers "which city / company" only when its header or its cells name the kind', () => {

@@ -663,10 +663,11 @@ const ELSEWHERE_RATIO = 0.5;
 /**
  * Whether the candidate comes from a document other than the search's best hit, from a hit scored less than half as
  * well: the question's words point at the other document, which holds no answer. Not when the question names the
- * candidate's document (`named`: "the Coolblue invoice"). Exported for the unit tests.
+ * candidate's document (`named`: "the Coolblue invoice"); and the best hit is taken among the documents that have
+ * the question's names (`about`: a hit elsewhere is about something else anyway). Exported for the unit tests.
  */
-export function elsewhere(c: Candidate, hits: SearchHit[], named: (documentId: string) => boolean = () => false): boolean {
-  const top = hits.reduce<SearchHit | undefined>((a, h) => (!a || h.score > a.score ? h : a), undefined);
+export function elsewhere(c: Candidate, hits: SearchHit[], named: (documentId: string) => boolean = () => false, about: (documentId: string) => boolean = () => true): boolean {
+  const top = hits.filter((h) => about(h.document_id)).reduce<SearchHit | undefined>((a, h) => (!a || h.score > a.score ? h : a), undefined);
   return !!top && top.document_id !== c.hit.document_id && c.hit.score < ELSEWHERE_RATIO * top.score && !named(c.hit.document_id);
 }
 
@@ -727,7 +728,9 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   // the sentence that says the question best, key term and all, holds no answer of the asked type: the typed one is about something else
   if (r.ask.type && answers[0] && typeMissingOnPoint(answers[0], all)) return refusal(bestCoverage, topScore);
   // the search put another document far ahead of the one the answer would come from: the question is about that one
-  if (answers[0] && elsewhere(answers[0], r.hits, (id) => r.ask.names.some((t) => !!docTerms.get(id)?.names(t)))) return refusal(bestCoverage, topScore);
+  const known = r.ask.names.filter((t) => [...docTerms.values()].some((d) => d.has(t)));
+  const named = (id: string) => r.ask.names.some((t) => !!docTerms.get(id)?.names(t));
+  if (answers[0] && elsewhere(answers[0], r.hits, named, (id) => known.every((t) => !!docTerms.get(id)?.has(t)))) return refusal(bestCoverage, topScore);
   const picked = pick(answers, r.weights, mode === 'deep' ? 4 : 2, [], minCoverage(r.ask));
   if (!picked.length) return refusal(bestCoverage, topScore);
   const text = renderSentences(picked, cites);
