@@ -169,3 +169,13 @@ test('how long may be answered by a span of years', () => {
 test('a span of years answers how long, not how tall', () => {
   assert.equal(holds('How tall is the striker?', 'He played as a forward from 1986 to 2005.'), false);
 });
+
+test('"how many <unit>" asks for a quantity in that unit; a percentage is no count', () => {
+  assert.equal(answerTypeOf('How many weeks does a customer have to object?'), 'measure');
+  assert.equal(holds('How many weeks does a customer have to object?', 'Within this period a fee of 15,00 EUR is charged.'), false);
+  assert.equal(holds('How many weeks does a customer have to object?', 'You may object within 4 weeks of the charge.'), true);
+  assert.equal(holds('How many weeks does a customer have to object?', 'You may object within 8 days of the charge.'), false);
+  assert.equal(holds('How many years did he play for the club?', 'He played there from 1997 to 2004.'), true);
+  assert.equal(holds('How many districts received exceptions?', 'State granted exceptions to districts to exceed 1% cap'), false);
+  assert.equal(holds('How many districts received exceptions?', 'State granted exceptions to 53 districts'), true);
+});

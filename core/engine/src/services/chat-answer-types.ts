@@ -36,6 +36,8 @@ export function answerTypeOf(question: string): AnswerType | null {
   if (/\bhow\s+much\b/.test(q)) return 'amount';
   // "how tall", "how far": a number with its unit ("6 ft 3 in", "12 km", "two hours"); "how big" may be a count
   if (/\bhow\s+(?:long|far|tall|high|heavy|wide|deep)\b/.test(q)) return 'measure';
+  // "how many weeks", "how many kilometres": a count of a unit is a quantity with that unit, not any number
+  if (COUNT_OF_UNIT.test(q)) return 'measure';
   if (/\bhow\s+(?:many|old|often|big|large)\b/.test(q)) return 'number';
   // a date of a given grain: the day of the week, the year
   if (/\b(?:day\s+of\s+the\s+week|weekday)\b/.test(q)) return 'weekday';
@@ -107,6 +109,17 @@ const MEASURE_UNITS = 'ft|feet|foot|inch(?:es)?|yards?|miles?|metres?|meters?|ki
 const SPAN = /\b(?:(?:from\s+)?(1[5-9]\d{2}|20\d{2})\s*(?:[–—-]|\bto\b|\buntil\b|\btill\b)\s*(?:1[5-9]\d{2}|20\d{2}|\d{2})\b|since\s+(1[5-9]\d{2}|20\d{2})\b)/gi;
 /** a quantity with its unit: "6 ft 3 in", "1.91 m", "two hours", "a year" */
 const MEASURE = new RegExp(`(?<![\\p{L}\\d])(\\d[\\d.,]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|a|an|half\\s+an?)\\s?-?\\s?(?:${MEASURE_UNITS}|(?<=\\d\\s?)(?:m|g|h|%))(?![\\p{L}\\d])`, 'giu');
+/** a percentage with its number: "1%", "13 per cent" */
+const PERCENT_VALUE = /(?<![\p{L}\d])\d[\d.,]*\s?(?:%|per\s?cent\b|percent\b)/giu;
+/** a unit of time or measure counted by "how many …" */
+const UNIT_WORDS = 'seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|centur(?:y|ies)|miles?|kilomet(?:re|er)s?|metres?|meters?|feet|inch(?:es)?|yards?|kilograms?|kg|km|pounds?|tons?|tonnes?|litres?|liters?|grams?|bytes?|pages?|words?';
+const UNIT_WORD = new RegExp(`^(?:${UNIT_WORDS})$`, 'i');
+const COUNT_OF_UNIT = new RegExp(`\\bhow\\s+many\\s+(?:${UNIT_WORDS})\\b`, 'i');
+/** whether a unit as written is the unit asked for: the same word, singular or plural */
+const sameUnit = (written: string, asked: string) => {
+  const stem = (w: string) => w.toLowerCase().replace(/[\s-]/g, '').replace(/(?:ies)$/, 'y').replace(/(?:es|s)$/, '');
+  return stem(written) === stem(asked);
+};
 const PERCENT = /\d\s?%|\bper\s?cent\b|\bpercentage points?\b/i;
 const NUMBER_WORDS = /\b(?:zero|none|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundreds?|thousands?|millions?|billions?|dozens?|half|twice|single|double)\b/i;
 const NUMBER = /(?<![\p{L}\d])\d[\d.,]*(?:\s?(?:k|m|bn|x|million|billion|thousand))?(?![\p{L}\d])/giu;
@@ -155,7 +168,8 @@ export function holdsType(text: string, type: AnswerType, own: Set<string>, qTer
       // a quantity that is not a date or a year ("2x faster", "by 15%")
       return plainNumber(without(text, [...DATE_RES, YEAR]), own);
     case 'number': {
-      if (plainNumber(without(text, DATE_RES), own)) return true;
+      // (a percentage is a share, not a count: "exceptions to exceed the 1% cap" says not how many)
+      if (plainNumber(without(text, [...DATE_RES, PERCENT_VALUE]), own)) return true;
       const w = text.match(new RegExp(NUMBER_WORDS.source, 'gi')) ?? [];
       return w.some((x) => !own.has(x.toLowerCase()));
     }
@@ -167,9 +181,13 @@ export function holdsType(text: string, type: AnswerType, own: Set<string>, qTer
       }
       return false;
     }
-    case 'measure':
+    case 'measure': {
+      // "how many weeks": a quantity in the unit asked for ("4 weeks", not "15,00 EUR" nor "3 km"); "how many years" may be a span of years
+      const unit = own.has('many') ? [...own].find((w) => UNIT_WORD.test(w)) : undefined;
+      if (unit) return [...without(text, DATE_RES).matchAll(MEASURE)].some((m) => fresh(m[1]!, own) && sameUnit(m[0].slice(m[1]!.length), unit)) || (/^years?$/.test(unit) && [...text.matchAll(SPAN)].some((m) => fresh((m[1] ?? m[2])!, own)));
       // (or an amount of money: "how high is the fee"; or, for how long, a span of years: "from 1997 to 2004", "since 2015")
       return [...without(text, DATE_RES).matchAll(MEASURE)].some((m) => fresh(m[1]!, own)) || holdsType(text, 'money', own, qTerms) || (own.has('long') && [...text.matchAll(SPAN)].some((m) => fresh((m[1] ?? m[2])!, own)));
+    }
     case 'web':
       return WEB_ADDRESS.test(text) || /\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|edu|gov|dev|ca|at|de|uk|nl|fr)\b/i.test(text);
     case 'identifier':
