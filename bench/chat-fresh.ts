@@ -10,8 +10,8 @@
  * The knowledge base holds every corpus document with text of its own (PDFs with a text layer, Word, RTF,
  * HTML, text, CSV, spreadsheets, slides) and three scanned documents read through OCR.
  *
- * Do not tune the answerer against these questions, and do not read them one by one after a run: read only
- * the totals. Once the answerer has been changed because of this set, it is no longer fresh.
+ * It was measured blind once (38 correct, 35 refused, 14 wrong of 87); its failures were studied after that,
+ * so it is a development set now. The blind set is bench/chat-blind.ts.
  */
 import type { Question } from './chat.js';
 

@@ -12,7 +12,7 @@
  *
  *   node --conditions=quire-source --import tsx bench/chat.ts [--only type,type] [--verbose] [--json out.json]
  *        [--set dev|heldout]   (heldout: bench/chat-heldout.ts, questions kept out of development)
- *        [--set fresh]   (bench/chat-fresh.ts: a last set written for the final measurement, never tuned against)
+ *        [--set fresh]   (bench/chat-fresh.ts: written for a final measurement; measured blind once, then used for development)
  *        [--set blind]   (bench/chat-blind.ts: a second such set, new questions over the fresh set's documents, never tuned against)
  *        [--dump dir]   (writes each document's chunks as text to dir, to read while writing questions)
  */
@@ -176,7 +176,7 @@ async function main(): Promise<void> {
   const byId = new Map(manifest.files.map((f) => [f.id, f]));
   if (args.set !== 'dev' && args.set !== 'heldout' && args.set !== 'fresh' && args.set !== 'blind') throw new Error(`--set dev|heldout|fresh|blind, not ${args.set}`);
   // the held-out set: other questions over (mostly) other documents, in a knowledge base of its own, to check that a change generalises;
-  // the fresh set: questions nobody tuned for, over every corpus document with text of its own and two scanned ones
+  // the fresh set: questions nobody tuned for, over every corpus document with text of its own and three scanned ones (through OCR)
   const { DOCUMENTS, QUESTIONS } =
     args.set === 'heldout' ? await import('./chat-heldout.js') : args.set === 'fresh' ? await import('./chat-fresh.js') : args.set === 'blind' ? await import('./chat-blind.js') : { DOCUMENTS: DEV_DOCUMENTS, QUESTIONS: DEV_QUESTIONS };
   for (const q of QUESTIONS) if (!DOCUMENTS.includes(q.doc)) throw new Error(`question on a document outside the knowledge base: ${q.doc}`);
