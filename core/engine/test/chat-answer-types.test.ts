@@ -179,3 +179,10 @@ test('"how many <unit>" asks for a quantity in that unit; a percentage is no cou
   assert.equal(holds('How many districts received exceptions?', 'State granted exceptions to districts to exceed 1% cap'), false);
   assert.equal(holds('How many districts received exceptions?', 'State granted exceptions to 53 districts'), true);
 });
+
+test('"what does the <noun> X mean": an expansion, whose label value begins with the abbreviation\'s first letter', () => {
+  const q = 'What does the deduction code AMD mean on the certificate?';
+  assert.equal(answerTypeOf(q), 'expansion');
+  assert.equal(holds(q, '16 | 2. déductions | AMD | du au'), false);
+  assert.equal(holds(q, 'AMD | abattement pour mobilité durable'), true);
+});

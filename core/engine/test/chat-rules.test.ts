@@ -119,3 +119,13 @@ test('English question words meet the German, Dutch and French words of forms an
   // (written as terms are: without diacritics)
   assert.ok(synonymWordsOf(stem('quantity')).includes('quantite'));
 });
+
+test('words of the document\'s own name are no evidence that one of its sentences answers', async () => {
+  const { ask, candidatesFor } = await import('../src/services/chat.js');
+  const { terms: t } = await import('../src/services/chat-text.js');
+  const q = 'Which Gundam was picked on the fancy fields form?';
+  const a = ask(q, new Map(t(q).map((x) => [x, 1])));
+  const hit = { chunk_id: 'c1', document_id: 'd1', document_name: 'fancy_fields.pdf', page: 1, score: 1, metadata: {}, content: 'This is a PDF with fancy fields!\n' };
+  const docTerms = new Map([['d1', { has: (x: string) => ['fanci', 'fancy', 'field', 'pdf', 'gundam', 'pick'].includes(x), names: (x: string) => t('fancy fields').includes(x) }]]);
+  assert.deepEqual(candidatesFor([hit], a, docTerms).map((c) => c.unit.text), []);
+});

@@ -79,7 +79,7 @@ const VERB_AFTER_NOUN = /^(?:is|are|was|were|do|does|did|has|have|had|can|could|
 const IDENTIFIER_ASKED =
   /\b(?:what|which)\s+(?:(?:is|are|was|were)\s+)?(?:(?:the|its|his|her|their|your|my|our)\s+)?(?:[a-z'-]+\s+){0,2}?(?:(?:phone|telephone|fax|mobile|account|invoice|order|reference|customer|client|registration|serial|model|part|tax|vat|policy|booking|tracking|membership|identification|id)\s+(?:number|no\.?|code|id)|iban|bic|swift(?:\s+code)?|isbn|issn|postcode|post\s+code|zip\s+code|postal\s+code)\b/;
 
-const ABBREVIATION_ASKED = /\b[Ww]hat\s+(?:does|do|did)\s+(?:the\s+)?(?:abbreviation\s+|acronym\s+|initialism\s+)?["“'‘]?(\p{Lu}[\p{Lu}\d]{1,7})["”'’]?\s+(?:stand\s+for|mean|denote)\b/u;
+const ABBREVIATION_ASKED = /\b[Ww]hat\s+(?:does|do|did)\s+(?:the\s+)?(?:\p{Ll}+\s+){0,2}["“'‘]?(\p{Lu}[\p{Lu}\d]{1,7})["”'’]?\s+(?:stand\s+for|mean|denote)\b/u;
 
 const MONEY_WORDS = /\b(?:cost|costs|price|priced|charged?|charges|paid|pay|payable|spent|spend|worth|owed?|due|fees?|bill|billed|invoice|total|amount|budget|salary|revenue|[$€£¥₹])/;
 
@@ -177,7 +177,8 @@ export function holdsType(text: string, type: AnswerType, own: Set<string>, qTer
       // the abbreviation asked about, spelled out before it ("maximum inner product search (MIPS)"), or given as a label's value ("ORD | Ordering")
       for (const abbr of [...own].filter((w) => /^[a-z][a-z\d]{1,7}$/.test(w))) {
         for (const m of text.matchAll(new RegExp(`[(\\[]\\s*${abbr}\\s*[)\\]]`, 'gi'))) if (m[0].replace(/[^\p{L}\d]/gu, '') === m[0].replace(/[^\p{L}\d]/gu, '').toUpperCase() && abbreviates(abbr, text.slice(0, m.index))) return true;
-        if (new RegExp(`(?<![\\p{L}\\d])${abbr.toUpperCase()}\\s*(?:[|:=–]|\\bstands\\s+for\\b|\\bmeans\\b|\\bis\\s+short\\s+for\\b)\\s*\\p{L}`, 'u').test(text)) return true;
+        // (the words spelled out begin with its first letter: "ORD | Ordering", not the next cell of a form, "AMD | du au")
+        if (new RegExp(`(?<![\\p{L}\\d])${abbr.toUpperCase()}\\s*(?:[|:=–]|\\bstands\\s+for\\b|\\bmeans\\b|\\bis\\s+short\\s+for\\b)\\s*[${abbr[0]}${abbr[0]!.toUpperCase()}]`, 'u').test(text)) return true;
       }
       return false;
     }

@@ -467,7 +467,10 @@ export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lo
     if (numbers.some((t) => !chunkTerms.has(t))) return;
     const neighbour = (u: Unit | undefined) => (u && u.kind !== 'heading' && wordCount(u.text) <= NEIGHBOUR_WORDS ? u : undefined);
     // the question's words that show a sentence answers it: not the kind of thing asked for, not the document's own name
-    const evidence = [...primary].filter((t) => !a.kind.has(t) && !(a.names.includes(t) && doc?.names(t)));
+    // (nor the words of the document's name when the question names it by a phrase of them, "the fancy fields form": they tell which
+    // document, not which of its sentences answers; a single word of its name, "duck", may be what the question is about)
+    const namedBy = doc ? [...primary].filter((t) => doc.names(t)).length >= 2 : false;
+    const evidence = [...primary].filter((t) => !a.kind.has(t) && !((namedBy || a.names.includes(t)) && doc?.names(t)));
     // (a name of the question counts only as the attribute it asks for, "what is the BIC of …": the others name what the document is about)
     const key = keyTerm(evidence.filter((t) => !a.names.includes(t) || t === attribute), weights, docTerms);
     units.forEach((base, i) => {
