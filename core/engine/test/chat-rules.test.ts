@@ -129,3 +129,18 @@ test('words of the document\'s own name are no evidence that one of its sentence
   const docTerms = new Map([['d1', { has: (x: string) => ['fanci', 'fancy', 'field', 'pdf', 'gundam', 'pick'].includes(x), names: (x: string) => t('fancy fields').includes(x) }]]);
   assert.deepEqual(candidatesFor([hit], a, docTerms).map((c) => c.unit.text), []);
 });
+
+test('a question that names a document by a phrase of its name is answered from that document only', async () => {
+  const { ask, candidatesFor } = await import('../src/services/chat.js');
+  const { terms: t } = await import('../src/services/chat-text.js');
+  const q = 'What birth date was filled in on the sample form?';
+  const a = ask(q, new Map(t(q).map((x) => [x, 1])));
+  const bio = { chunk_id: 'c1', document_id: 'd1', document_name: 'footballer.txt', page: 1, score: 1, metadata: {}, content: 'Iwan Roberts (born 26 June 1968) is a former footballer who filled in on the form sheet.\n' };
+  const form = { chunk_id: 'c2', document_id: 'd2', document_name: 'sample_form.pdf', page: 1, score: 0.5, metadata: {}, content: 'The birth date filled in: 08/29/2020\n' };
+  const docTerms = new Map([
+    ['d1', { has: (x: string) => t(bio.content).includes(x), names: (x: string) => t('footballer').includes(x) }],
+    ['d2', { has: (x: string) => t(form.content).includes(x), names: (x: string) => t('sample form').includes(x) }],
+  ]);
+  const docs = new Set(candidatesFor([bio, form], a, docTerms).map((c) => c.hit.document_id));
+  assert.deepEqual([...docs], ['d2']);
+});

@@ -441,6 +441,9 @@ export function keyTerm(evidence: string[], weights: Map<string, number>, docTer
   return best;
 }
 
+/** Whether the question's terms name the document by a phrase of its name: two or more of its name's terms ("the fancy fields form"). */
+const namesDocument = (primary: Set<string>, doc: DocTermsOf) => [...primary].filter((t) => doc.names(t)).length >= 2;
+
 /** The quotable candidates of the hits for a question, best first (exported for the unit tests). */
 export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lower: Set<string> = new Set()): Candidate[] {
   const { weights, primary } = a;
@@ -457,19 +460,22 @@ export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lo
   // "which company…": a name with its legal form ("… Limited", "… GmbH") is likelier the answer than a capitalised label
   const company = a.type === 'person' && asksForCompany(a.text);
   const top = hits[0]?.score || 1;
+  // a question that names documents by a phrase of their names ("on the sample form") is about those: a sentence of another is not
+  const namedDocs = docTerms ? [...docTerms].filter(([, d]) => namesDocument(primary, d)).map(([id]) => id) : [];
   const out: Candidate[] = [];
   hits.forEach((hit, hitRank) => {
     const units = unitsOf(hit.content);
     const chunkTerms = termSet(hit.content);
     const doc = docTerms?.get(hit.document_id);
     if (names.some((t) => !chunkTerms.has(t) && !doc?.has(t))) return;
+    if (namedDocs.length && !namedDocs.includes(hit.document_id)) return;
     // a number of the question ("the 2010 World Cup", "chapter 13") is in the passage that answers it
     if (numbers.some((t) => !chunkTerms.has(t))) return;
     const neighbour = (u: Unit | undefined) => (u && u.kind !== 'heading' && wordCount(u.text) <= NEIGHBOUR_WORDS ? u : undefined);
     // the question's words that show a sentence answers it: not the kind of thing asked for, not the document's own name
     // (nor the words of the document's name when the question names it by a phrase of them, "the fancy fields form": they tell which
     // document, not which of its sentences answers; a single word of its name, "duck", may be what the question is about)
-    const namedBy = doc ? [...primary].filter((t) => doc.names(t)).length >= 2 : false;
+    const namedBy = !!doc && namesDocument(primary, doc);
     const evidence = [...primary].filter((t) => !a.kind.has(t) && !((namedBy || a.names.includes(t)) && doc?.names(t)));
     // (a name of the question counts only as the attribute it asks for, "what is the BIC of …": the others name what the document is about)
     const key = keyTerm(evidence.filter((t) => !a.names.includes(t) || t === attribute), weights, docTerms);
