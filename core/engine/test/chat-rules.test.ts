@@ -144,3 +144,17 @@ test('a question that names a document by a phrase of its name is answered from 
   const docs = new Set(candidatesFor([bio, form], a, docTerms).map((c) => c.hit.document_id));
   assert.deepEqual([...docs], ['d2']);
 });
+
+test('a name of the question that the document writes in its own language counts as there ("VAT" / "BTW")', async () => {
+  const { ask, candidatesFor } = await import('../src/services/chat.js');
+  const { terms: t } = await import('../src/services/chat-text.js');
+  const q = 'How much VAT is on the Coolblue bill?';
+  const a = ask(q, new Map(t(q).map((x) => [x, 1])));
+  const hit = { chunk_id: 'c1', document_id: 'd1', document_name: 'coolblue.pdf', page: 1, score: 1, metadata: {}, content: 'Coolblue factuur\n\nBTW 21% bedrag € 124,61\n' };
+  const docTerms = new Map([
+    ['d1', { has: (x: string) => t(hit.content).includes(x), names: (x: string) => t('coolblue').includes(x) }],
+    ['d2', { has: (x: string) => t('US sales tax, VAT and GST').includes(x), names: () => false }],
+  ]);
+  const texts = candidatesFor([hit], a, docTerms).filter((c) => c.typed).map((c) => c.unit.text);
+  assert.ok(texts.some((x) => x.includes('124,61')), JSON.stringify(texts));
+});
