@@ -158,3 +158,13 @@ test('a name of the question that the document writes in its own language counts
   const texts = candidatesFor([hit], a, docTerms).filter((c) => c.typed).map((c) => c.unit.text);
   assert.ok(texts.some((x) => x.includes('124,61')), JSON.stringify(texts));
 });
+
+test('a word of the question begins a compound of the document ("order" / "Orderdatum")', async () => {
+  const { ask, candidatesFor } = await import('../src/services/chat.js');
+  const { terms: t } = await import('../src/services/chat-text.js');
+  const q = 'On what day was the order placed?';
+  const a = ask(q, new Map(t(q).map((x) => [x, 1])));
+  const hit = { chunk_id: 'c1', document_id: 'd1', document_name: 'factuur.pdf', page: 1, score: 1, metadata: {}, content: 'Factuurnummer: 993548900\n\nOrderdatum: 18 april 2014\n' };
+  const texts = candidatesFor([hit], a).filter((c) => c.typed).map((c) => c.unit.text);
+  assert.ok(texts.includes('Orderdatum: 18 april 2014'), JSON.stringify(texts));
+});

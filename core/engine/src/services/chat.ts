@@ -373,10 +373,15 @@ function matchOf(t: string, terms: Set<string>): number {
   // the stemmer leaves some inflections apart ("incorporated" → incorporat, "incorporation" → incorpor): a long stem
   // that begins the other is the same word
   if (t.length >= PREFIX_STEM) for (const x of terms) if (x.length >= PREFIX_STEM && (x.startsWith(t) || t.startsWith(x))) return SYNONYM_WEIGHT;
+  // a compound that begins with the word, as German and Dutch write them ("order" / "Orderdatum", "konto" / "Kontoinhaber")
+  if (t.length >= COMPOUND_HEAD) for (const x of terms) if (x.length >= t.length + COMPOUND_TAIL && x.startsWith(t)) return SYNONYM_WEIGHT;
   // the doer of a verb: "managed" / "manager", "invented" / "inventor"
   if (t.length >= AGENT_STEM) for (const suffix of ['er', 'or']) if (terms.has(t + suffix) || (t.endsWith(suffix) && t.length - 2 >= AGENT_STEM && terms.has(t.slice(0, -2)))) return SYNONYM_WEIGHT;
   return 0;
 }
+/** the least length of a word that may begin a compound, and of the word that follows it there */
+const COMPOUND_HEAD = 5;
+const COMPOUND_TAIL = 4;
 /** the least length of a verb's stem whose doer (stem + "er"/"or") counts as the same word */
 const AGENT_STEM = 4;
 /** the least length of a stem that counts as the same word as a longer stem it begins */
