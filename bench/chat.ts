@@ -12,7 +12,7 @@
  *
  *   node --conditions=quire-source --import tsx bench/chat.ts [--only type,type] [--verbose] [--json out.json]
  *        [--set dev|heldout]   (heldout: bench/chat-heldout.ts, questions kept out of development)
- *        [--set fresh]   (bench/chat-fresh.ts: written for a final measurement; measured blind once, then used for development)
+ *        [--set fresh]   (bench/chat-fresh.ts: written for a final measurement; run blind once, then used for development)
  *        [--set blind]   (bench/chat-blind.ts: a second such set, new questions over the fresh set's documents, never tuned against)
  *        [--dump dir]   (writes each document's chunks as text to dir, to read while writing questions)
  */
