@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { STOP_WORDS, letterDigitRuns, round, stem } from '@quire/text';
+import { STOP_WORDS, foldsToItself, letterDigitRuns, round, stem } from '@quire/text';
 
 test('stem: plurals, -ing, -ed, -ies meet; numbers and short words stay', () => {
   assert.equal(stem('invoices'), stem('invoice'));
@@ -46,4 +46,23 @@ test('letterDigitRuns: the same runs of letters and digits on the ASCII scan and
   assert.deepEqual(letterDigitRuns('Größe: 12 Stück — naïve'), ['Größe', '12', 'Stück', 'naïve']);
   assert.deepEqual(letterDigitRuns('  \t\n'), []);
   for (const t of ['a-b c_d 9x', 'tail9']) assert.deepEqual(letterDigitRuns(t), letterDigitRuns(`${t} é`).slice(0, -1));
+});
+
+test('letterDigitRuns splits by Unicode letters and digits, code point by code point, as the regex would; foldsToItself tells when folding changes nothing', () => {
+  const regex = (t: string) => [...t.matchAll(/[\p{L}\p{N}]+/gu)].map((m) => m[0]);
+  const fold = (t: string) => t.normalize('NFKD').replace(/\p{M}+/gu, '');
+  const pool = ['a', 'Z', '9', ' ', '-', '’', '•', '–', 'é', 'e\u0301', 'ß', 'ﬁ', 'ı', '한', 'ا', '中', '𝐀', '😀', '\ud800', '\udc00', '²', '½', 'ｆ', 'Å', '\u05b0', 'ि', '٣', '\u00a0'];
+  let seed = 11;
+  const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
+  for (let k = 0; k < 5000; k++) {
+    let s = '';
+    for (let j = 1 + rnd(20); j > 0; j--) s += pool[rnd(pool.length)];
+    assert.deepEqual(letterDigitRuns(s), regex(s), JSON.stringify(s));
+    if (foldsToItself(s)) assert.equal(fold(s), s, JSON.stringify(s));
+  }
+  assert.deepEqual(letterDigitRuns('x𝐀y 😀 z9'), ['x𝐀y', 'z9']);
+  assert.equal(foldsToItself('“Quoted” – a • list’s end'), true);
+  assert.equal(foldsToItself('café'), false);
+  assert.equal(foldsToItself('ﬁle'), false);
+  assert.equal(foldsToItself('한국'), false);
 });
