@@ -4,4 +4,4 @@ export { STOP_WORDS, QUESTION_WORDS } from './stop-words.js';
 export { synonymsOf, synonymWordsOf } from './synonyms.js';
 export { round } from './round.js';
 export { decodeText, type Decoded } from './encoding.js';
-export { foldsToItself, letterDigitRuns } from './runs.js';
+export { foldMarks, foldsToItself, letterDigitRuns } from './runs.js';

@@ -60,3 +60,8 @@ export function foldsToItself(text: string): boolean {
   }
   return true;
 }
+
+/** The text decomposed (NFKD) with its combining marks removed ("café" → "cafe", "ﬁ" → "fi"); as it is when that would change nothing. */
+export function foldMarks(text: string): string {
+  return foldsToItself(text) ? text : text.normalize('NFKD').replace(/\p{M}+/gu, '');
+}

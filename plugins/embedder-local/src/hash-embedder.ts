@@ -10,7 +10,7 @@
  * Nothing depends on a corpus, so the same text always gives the same vector in every process.
  */
 
-import { STOP_WORDS, foldsToItself, letterDigitRuns, stem } from '@quire/text';
+import { STOP_WORDS, foldMarks, letterDigitRuns, stem } from '@quire/text';
 
 export const DEFAULT_DIMENSION = 384;
 /** Version of the features (part of the vector space id): bump it when they change, @quire/text's STOP_WORDS and stem included. */
@@ -40,9 +40,7 @@ const NON_ASCII = /[^\x00-\x7f]/;
 export function normalizeText(text: string): string {
   // ASCII has nothing to decompose, fold or expand
   if (!NON_ASCII.test(text)) return text.toLowerCase();
-  // typographic quotes, dashes and bullets alone have nothing to decompose either
-  const folded = foldsToItself(text) ? text : text.normalize('NFKD').replace(/\p{M}+/gu, '');
-  return folded.toLowerCase().replace(LIGATURE_RE, (c) => LIGATURES[c] ?? c);
+  return foldMarks(text).toLowerCase().replace(LIGATURE_RE, (c) => LIGATURES[c] ?? c);
 }
 
 /** Words of normalised text (letters/digits runs; one-letter words dropped, digits kept). */

@@ -4,7 +4,7 @@
  * embedder so that keyword and vector sides agree), each term as a 32-bit hash.
  * A chunk's analysis is stored with it (see `termsBlob`) so that loading the index never re-reads text.
  */
-import { STOP_WORDS, foldsToItself, letterDigitRuns, stem } from '@quire/text';
+import { STOP_WORDS, foldMarks, letterDigitRuns, stem } from '@quire/text';
 
 const LIGATURES: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', đ: 'd', ł: 'l', þ: 'th', ı: 'i' };
 const NON_ASCII = /[^\x00-\x7f]/;
@@ -12,11 +12,7 @@ const NON_ASCII = /[^\x00-\x7f]/;
 /** The words of a text, normalised (lower case, diacritics folded). */
 export function words(text: string): string[] {
   let s = text.toLowerCase();
-  if (NON_ASCII.test(s)) {
-    // typographic quotes, dashes and bullets alone have nothing to decompose
-    if (!foldsToItself(s)) s = s.normalize('NFKD').replace(/\p{M}+/gu, '');
-    s = s.replace(/[ßæœøđłþı]/g, (c) => LIGATURES[c] ?? c);
-  }
+  if (NON_ASCII.test(s)) s = foldMarks(s).replace(/[ßæœøđłþı]/g, (c) => LIGATURES[c] ?? c);
   return letterDigitRuns(s);
 }
 
