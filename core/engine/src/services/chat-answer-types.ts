@@ -185,9 +185,11 @@ export function holdsType(text: string, type: AnswerType, own: Set<string>, qTer
     case 'measure': {
       // "how many weeks": a quantity in the unit asked for ("4 weeks", not "15,00 EUR" nor "3 km"); "how many years" may be a span of years
       const unit = own.has('many') ? [...own].find((w) => UNIT_WORD.test(w)) : undefined;
-      if (unit) return [...without(text, DATE_RES).matchAll(MEASURE)].some((m) => fresh(m[1]!, own) && sameUnit(m[0].slice(m[1]!.length), unit)) || (/^years?$/.test(unit) && [...text.matchAll(SPAN)].some((m) => fresh((m[1] ?? m[2])!, own)));
+      const measures = [...without(text, DATE_RES).matchAll(MEASURE)].filter((m) => fresh(m[1]!, own));
+      const span = () => [...text.matchAll(SPAN)].some((m) => fresh((m[1] ?? m[2])!, own));
+      if (unit) return measures.some((m) => sameUnit(m[0].slice(m[1]!.length), unit)) || (/^years?$/.test(unit) && span());
       // (or an amount of money: "how high is the fee"; or, for how long, a span of years: "from 1997 to 2004", "since 2015")
-      return [...without(text, DATE_RES).matchAll(MEASURE)].some((m) => fresh(m[1]!, own)) || holdsType(text, 'money', own, qTerms) || (own.has('long') && [...text.matchAll(SPAN)].some((m) => fresh((m[1] ?? m[2])!, own)));
+      return measures.length > 0 || holdsType(text, 'money', own, qTerms) || (own.has('long') && span());
     }
     case 'web':
       return WEB_ADDRESS.test(text) || /\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|edu|gov|dev|ca|at|de|uk|nl|fr)\b/i.test(text);

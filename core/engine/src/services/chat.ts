@@ -173,6 +173,16 @@ async function kbTerms(rt: Engine, docs: DocumentRecord[]): Promise<{ idf: Idf; 
 /** Whether a document has a term, or one of its synonyms (a name the document writes in its own language: "VAT" / "BTW"). */
 const hasName = (d: DocTermsOf | undefined, t: string) => !!d && (d.has(t) || alternativesOf(t).some((x) => d.has(x)));
 
+/**
+ * Whether a document has every one of the question's names that some document of the knowledge base has (a name the
+ * document writes in its own language counts: "VAT" in a Dutch invoice is "BTW"): the documents the question is about.
+ * Every document, when none has them.
+ */
+function holdsNames(names: string[], docTerms: DocTerms): (documentId: string) => boolean {
+  const known = names.filter((t) => [...docTerms.values()].some((d) => hasName(d, t)));
+  return (id) => known.every((t) => hasName(docTerms.get(id), t));
+}
+
 /** Per document: whether a term occurs anywhere in it (or in its name). */
 type DocTerms = Map<string, DocTermsOf>;
 interface DocTermsOf {
@@ -310,9 +320,7 @@ async function retrieve(rt: Engine, auth: AuthInfo, question: string, mode: Chat
     // a sentence from a document without the question's names is about something else (candidatesFor): the search in other
     // words looks only in the documents that have them, where the first search's best hits from elsewhere cannot crowd them out
     const names = qTerms.filter((t) => t.entity).map((t) => t.term);
-    // (a name the document writes in its own language counts: "VAT" in a Dutch invoice is "BTW")
-    const known = docTerms ? names.filter((t) => docIds.some((id) => hasName(docTerms.get(id), t))) : [];
-    const named = known.length ? docIds.filter((id) => known.every((t) => hasName(docTerms!.get(id), t))) : docIds;
+    const named = docTerms ? docIds.filter(holdsNames(names, docTerms)) : docIds;
     const more = (await search(withContext(`${question} ${expansion.join(' ')}`), named.length ? named : docIds)).filter((h) => !seen.has(h.chunk_id));
     hits = [...hits, ...more.slice(0, Math.ceil(depth / 2))];
   }
@@ -747,9 +755,8 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   // the sentence that says the question best, key term and all, holds no answer of the asked type: the typed one is about something else
   if (r.ask.type && answers[0] && typeMissingOnPoint(answers[0], all)) return refusal(bestCoverage, topScore);
   // the search put another document far ahead of the one the answer would come from: the question is about that one
-  const known = r.ask.names.filter((t) => [...docTerms.values()].some((d) => hasName(d, t)));
   const named = (id: string) => r.ask.names.some((t) => !!docTerms.get(id)?.names(t));
-  if (answers[0] && elsewhere(answers[0], r.hits, named, (id) => known.every((t) => hasName(docTerms.get(id), t)))) return refusal(bestCoverage, topScore);
+  if (answers[0] && elsewhere(answers[0], r.hits, named, holdsNames(r.ask.names, docTerms))) return refusal(bestCoverage, topScore);
   const picked = pick(answers, r.weights, mode === 'deep' ? 4 : 2, [], minCoverage(r.ask));
   if (!picked.length) return refusal(bestCoverage, topScore);
   const text = renderSentences(picked, cites);
