@@ -14,6 +14,8 @@
  *        [--set dev|heldout]   (heldout: bench/chat-heldout.ts, questions kept out of development)
  *        [--set fresh]   (bench/chat-fresh.ts: written for a final measurement; run blind once, then used for development)
  *        [--set blind]   (bench/chat-blind.ts: a second such set, new questions over the fresh set's documents, never tuned against)
+ *        [--set blind2]  (bench/chat-blind2.ts: a third, over the fresh set's documents and eight no set had used)
+ *        [--quiet]   (prints the totals only, never an answer: for the blind sets, whose answers are not to be read)
  *        [--dump dir]   (writes each document's chunks as text to dir, to read while writing questions)
  */
 import { randomBytes } from 'node:crypto';
@@ -23,7 +25,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startService } from './service.js';
 
-const { values: args } = parseArgs({ options: { json: { type: 'string' }, only: { type: 'string' }, verbose: { type: 'boolean' }, dump: { type: 'string' }, mode: { type: 'string' }, set: { type: 'string', default: 'dev' } } });
+const { values: args } = parseArgs({ options: { json: { type: 'string' }, only: { type: 'string' }, verbose: { type: 'boolean' }, quiet: { type: 'boolean' }, dump: { type: 'string' }, mode: { type: 'string' }, set: { type: 'string', default: 'dev' } } });
 const root = path.resolve(import.meta.dirname, '..');
 const corpus = path.resolve(process.env.QUIRE_CORPUS ?? path.join(root, '../shared/corpus'));
 if (!fs.existsSync(path.join(corpus, 'manifest.json'))) {
@@ -174,11 +176,12 @@ interface Manifest {
 async function main(): Promise<void> {
   const manifest = JSON.parse(fs.readFileSync(path.join(corpus, 'manifest.json'), 'utf8')) as Manifest;
   const byId = new Map(manifest.files.map((f) => [f.id, f]));
-  if (args.set !== 'dev' && args.set !== 'heldout' && args.set !== 'fresh' && args.set !== 'blind') throw new Error(`--set dev|heldout|fresh|blind, not ${args.set}`);
+  const sets = ['dev', 'heldout', 'fresh', 'blind', 'blind2'];
+  if (!sets.includes(args.set!)) throw new Error(`--set ${sets.join('|')}, not ${args.set}`);
   // the held-out set: other questions over (mostly) other documents, in a knowledge base of its own, to check that a change generalises;
   // the fresh set: questions nobody tuned for, over every corpus document with text of its own and three scanned ones (through OCR)
   const { DOCUMENTS, QUESTIONS } =
-    args.set === 'heldout' ? await import('./chat-heldout.js') : args.set === 'fresh' ? await import('./chat-fresh.js') : args.set === 'blind' ? await import('./chat-blind.js') : { DOCUMENTS: DEV_DOCUMENTS, QUESTIONS: DEV_QUESTIONS };
+    args.set === 'heldout' ? await import('./chat-heldout.js') : args.set === 'fresh' ? await import('./chat-fresh.js') : args.set === 'blind' ? await import('./chat-blind.js') : args.set === 'blind2' ? await import('./chat-blind2.js') : { DOCUMENTS: DEV_DOCUMENTS, QUESTIONS: DEV_QUESTIONS };
   for (const q of QUESTIONS) if (!DOCUMENTS.includes(q.doc)) throw new Error(`question on a document outside the knowledge base: ${q.doc}`);
   const key = `svc_${randomBytes(20).toString('hex')}`;
   const headers = { authorization: `Bearer ${key}` };
@@ -234,7 +237,7 @@ async function main(): Promise<void> {
       const text = norm(message);
       const verdict = NOT_FOUND.test(message) ? 'refused' : q.expect.some((e) => text.includes(norm(e))) && [q.doc, ...(q.also ?? [])].some((d) => cited.includes(d)) ? 'correct' : 'wrong';
       rows.push({ q, verdict, confidence: Number(a.confidence), message, cited });
-      if (args.verbose || verdict === 'wrong') console.log(`${verdict.padEnd(7)} ${Number(a.confidence).toFixed(2)} [${q.type}] ${q.q}\n        expected ${JSON.stringify(q.expect)} in ${q.doc}\n        got ${message.replace(/\s+/g, ' ').slice(0, 300)}\n        cited ${cited.join(', ')}`);
+      if (!args.quiet && (args.verbose || verdict === 'wrong')) console.log(`${verdict.padEnd(7)} ${Number(a.confidence).toFixed(2)} [${q.type}] ${q.q}\n        expected ${JSON.stringify(q.expect)} in ${q.doc}\n        got ${message.replace(/\s+/g, ' ').slice(0, 300)}\n        cited ${cited.join(', ')}`);
     }
     print(rows);
     if (args.json) fs.writeFileSync(args.json, JSON.stringify(rows, null, 1));
