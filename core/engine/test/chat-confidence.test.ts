@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { answering, ask, attributeAsked, candidatesFor, elsewhere, extractiveConfidence, keyTerm, typeMissingOnPoint } from '../src/services/chat.js';
+import { answering, ask, attributeAsked, candidatesFor, elsewhere, extractiveConfidence, keyTerm, rivalDocument, typeMissingOnPoint } from '../src/services/chat.js';
 import type { SearchHit } from '../src/services/search.js';
 import { questionTerms } from '../src/services/chat-text.js';
 
@@ -105,4 +105,22 @@ test('a table row answers "which city / company" only when its header or its cel
   // a date shows its kind by its form: "what date" needs no column named date
   const d = ask('On what date did the guest leave the Lakeside resort?', weightsOf('On what date did the guest leave the Lakeside resort?'));
   assert.ok(candidatesFor([hit('| Hotel | Check In | Check Out |\n| --- | --- | --- |\n| Lakeside Resort | 31/12/2017 | 01/01/2018 |\n')], d).some((c) => c.unit.kind === 'row'));
+});
+
+test('an answer whose sentence says little of the question is no answer when another document answers about as well', () => {
+  const q = 'In what year was the character sheet copyrighted?';
+  const a = ask(q, weightsOf(q));
+  // the sheet has the question's subject, another document a copyright line with a year: neither says the question
+  const sheet = hit('# CHARACTER SHEET\n\nCopyright 2009 Wizards, free for personal use.', 'sheet');
+  const other = hit('Published in 2014. © Copyright IBM Corp. 2014.', 'ibm');
+  const both = answering(candidatesFor([other, sheet], a), a);
+  assert.ok(both.length >= 2 && new Set(both.map((c) => c.hit.document_id)).size === 2, JSON.stringify(both.map((c) => c.unit.text)));
+  assert.ok(both[0]!.sentenceCoverage < 0.5, `${both[0]!.sentenceCoverage}`);
+  assert.equal(rivalDocument(both), true);
+  // one document alone: nothing competes
+  assert.equal(rivalDocument(both.filter((c) => c.hit.document_id === both[0]!.hit.document_id)), false);
+  // a sentence that says the question itself is not open, whatever else answers
+  const says = answering(candidatesFor([hit('The character sheet was copyrighted in 2009.', 'sheet'), other], a), a);
+  assert.ok(says[0]!.sentenceCoverage >= 0.5, `${says[0]!.sentenceCoverage}`);
+  assert.equal(rivalDocument(says), false);
 });

@@ -698,6 +698,23 @@ export function elsewhere(c: Candidate, hits: SearchHit[], named: (documentId: s
   return !!top && top.document_id !== c.hit.document_id && c.hit.score < ELSEWHERE_RATIO * top.score && !named(c.hit.document_id);
 }
 
+/** a quoted sentence that says less than this share of the question itself leaves open which document it is about */
+const OPEN_COVERAGE = 0.5;
+/** the share of the best answer's score from which another document's answer competes with it */
+const RIVAL_DOCUMENT_RATIO = 0.7;
+
+/**
+ * Whether another document answers about as well as the best candidate, when that candidate's sentence says less than half
+ * of the question in itself: the question's words are spread over both documents, and nothing tells which one it is about
+ * ("in what year was the character sheet copyrighted": a copyright line of another document). Exported for the unit tests.
+ */
+export function rivalDocument(answers: Candidate[]): boolean {
+  const best = answers[0];
+  if (!best || best.sentenceCoverage >= OPEN_COVERAGE) return false;
+  const rival = answers.find((c) => c.hit.document_id !== best.hit.document_id);
+  return !!rival && rival.score >= RIVAL_DOCUMENT_RATIO * best.score;
+}
+
 /** The candidates that may be quoted: those that say enough of the question themselves, and when it asks for a type of entity, hold one (exported for the unit tests). */
 export const answering = (cands: Candidate[], a: Ask) => cands.filter((c) => (!a.type || c.typed) && c.sentenceCoverage >= MIN_SENTENCE_COVERAGE);
 /** a sentence that says this little of the question itself answers it only by its chunk's words: not quoted */
@@ -757,6 +774,8 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   // the search put another document far ahead of the one the answer would come from: the question is about that one
   const named = (id: string) => r.ask.names.some((t) => !!docTerms.get(id)?.names(t));
   if (answers[0] && elsewhere(answers[0], r.hits, named, holdsNames(r.ask.names, docTerms))) return refusal(bestCoverage, topScore);
+  // another document answers about as well, and the best sentence says too little of the question to tell which is meant
+  if (rivalDocument(answers)) return refusal(bestCoverage, topScore);
   const picked = pick(answers, r.weights, mode === 'deep' ? 4 : 2, [], minCoverage(r.ask));
   if (!picked.length) return refusal(bestCoverage, topScore);
   const text = renderSentences(picked, cites);
