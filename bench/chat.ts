@@ -216,7 +216,9 @@ async function main(): Promise<void> {
       }
     }
     const kb = (await api('/api/knowledge-bases', { method: 'POST', json: { name: 'corpus' } })).knowledge_base.id as string;
-    await api(`/api/knowledge-bases/${kb}/documents/batch`, { method: 'POST', json: { document_ids: [...ids.values()] } });
+    // (the batch endpoint takes at most 50 documents a call)
+    const all = [...ids.values()];
+    for (let i = 0; i < all.length; i += 50) await api(`/api/knowledge-bases/${kb}/documents/batch`, { method: 'POST', json: { document_ids: all.slice(i, i + 50) } });
     console.log(`${ids.size} documents parsed and added in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     if (args.dump) {
       fs.mkdirSync(args.dump, { recursive: true });
