@@ -409,6 +409,10 @@ export function questionTerms(question: string): { term: string; entity: boolean
   return [...out].map(([term, entity]) => ({ term, entity }));
 }
 
+/** Words before the noun of "which …" and "what is the …" that are not it: articles and "kind of". */
+const LEADING = /^(?:the|a|an|kinds?|types?|sorts?|of)$/i;
+const COPULA = /^(?:is|are|was|were)$/i;
+
 /**
  * The kind of thing a "which/what …" question asks for, as terms: the words after "which/what" up to the
  * verb ("which word processor was…" → word, processor; "what materials are…" → material). An answer names
@@ -421,8 +425,8 @@ export function kindTerms(question: string): string[] {
   let ws = m[1]!.trim().split(/\s+/);
   // "what is the IBAN of …", "what was the price of …": the noun is the attribute asked for, which a sentence that
   // answers names ("IBAN: AT92 …"), not a kind of thing whose instance is named
-  if (/^(?:is|are|was|were)$/i.test(ws[0] ?? '')) return [];
-  while (ws.length && /^(?:the|a|an|kinds?|types?|sorts?|of)$/i.test(ws[0]!)) ws = ws.slice(1);
+  if (COPULA.test(ws[0] ?? '')) return [];
+  while (ws.length && LEADING.test(ws[0]!)) ws = ws.slice(1);
   const out: string[] = [];
   for (const w of ws.slice(0, 4)) {
     const t = terms(w);
@@ -442,7 +446,7 @@ export function focusTerms(question: string): string[] {
   if (!m) return [];
   let ws = m[2]!.trim().split(/\s+/);
   // "what is the capital": skip the copula and articles; "how much does it cost" has no focus word
-  if (!/^how/i.test(m[1]!)) while (ws.length && /^(?:is|are|was|were|the|a|an|kinds?|types?|sorts?|of)$/i.test(ws[0]!)) ws = ws.slice(1);
+  if (!/^how/i.test(m[1]!)) while (ws.length && (COPULA.test(ws[0]!) || LEADING.test(ws[0]!))) ws = ws.slice(1);
   const first = ws[0];
   if (!first) return [];
   const t = terms(first);

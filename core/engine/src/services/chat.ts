@@ -170,8 +170,11 @@ async function kbTerms(rt: Engine, docs: DocumentRecord[]): Promise<{ idf: Idf; 
   return { idf: new Idf(n, (t) => stats.reduce((a, s) => a + (s.df.get(t) ?? 0), 0)), docTerms, lower };
 }
 
-/** Whether a document has a term, or one of its synonyms (a name the document writes in its own language: "VAT" / "BTW"). */
-const hasName = (d: DocTermsOf | undefined, t: string) => !!d && (d.has(t) || alternativesOf(t).some((x) => d.has(x)));
+/** Whether a document (or a chunk's terms) has a term, or one of its synonyms (a name the document writes in its own language: "VAT" / "BTW"). */
+const hasName = (d: { has: (t: string) => boolean } | undefined, t: string) => !!d && (d.has(t) || alternativesOf(t).some((x) => d.has(x)));
+
+/** Whether some document of the knowledge base has the term itself. */
+const someHas = (docTerms: DocTerms, t: string) => [...docTerms.values()].some((d) => d.has(t));
 
 /**
  * Whether a document has every one of the question's names that some document of the knowledge base has (a name the
@@ -452,7 +455,7 @@ export function attributeAsked(question: string): string | null {
 export function keyTerm(evidence: string[], weights: Map<string, number>, docTerms?: DocTerms): string | null {
   let best: string | null = null;
   for (const t of evidence) {
-    if (docTerms && ![...docTerms.values()].some((d) => d.has(t))) continue;
+    if (docTerms && !someHas(docTerms, t)) continue;
     if (best === null || (weights.get(t) ?? 0) > (weights.get(best) ?? 0)) best = t;
   }
   return best;
@@ -470,7 +473,7 @@ export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lo
   if (a.type === 'person' || a.type === 'place') for (const h of hits) for (const m of h.content.matchAll(LOWER_WORD)) common.add(m[0]);
   const holds = (text: string) => !a.type || holdsType(text, a.type, a.own, qTerms, common);
   // the question's names that some document has: a sentence from a document without them is about something else
-  const names = docTerms ? a.names.filter((t) => [...docTerms.values()].some((d) => d.has(t))) : [];
+  const names = docTerms ? a.names.filter((t) => someHas(docTerms, t)) : [];
   const numbers = a.names.filter((t) => /\d/.test(t));
   const verb = subjectVerb(a.text);
   const attribute = attributeAsked(a.text);
@@ -478,22 +481,22 @@ export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lo
   const company = a.type === 'person' && asksForCompany(a.text);
   const top = hits[0]?.score || 1;
   // a question that names documents by a phrase of their names ("on the sample form") is about those: a sentence of another is not
-  const namedDocs = docTerms ? [...docTerms].filter(([, d]) => namesDocument(primary, d)).map(([id]) => id) : [];
+  const namedDocs = new Set(docTerms ? [...docTerms].filter(([, d]) => namesDocument(primary, d)).map(([id]) => id) : []);
   const out: Candidate[] = [];
   hits.forEach((hit, hitRank) => {
     const units = unitsOf(hit.content);
     const chunkTerms = termSet(hit.content);
     const doc = docTerms?.get(hit.document_id);
     // (a name the document writes in its own language counts: "VAT" in a Dutch invoice is "BTW")
-    if (names.some((t) => !chunkTerms.has(t) && !hasName(doc, t) && !alternativesOf(t).some((x) => chunkTerms.has(x)))) return;
-    if (namedDocs.length && !namedDocs.includes(hit.document_id)) return;
+    if (names.some((t) => !hasName(chunkTerms, t) && !hasName(doc, t))) return;
+    const namedBy = namedDocs.has(hit.document_id);
+    if (namedDocs.size && !namedBy) return;
     // a number of the question ("the 2010 World Cup", "chapter 13") is in the passage that answers it
     if (numbers.some((t) => !chunkTerms.has(t))) return;
     const neighbour = (u: Unit | undefined) => (u && u.kind !== 'heading' && wordCount(u.text) <= NEIGHBOUR_WORDS ? u : undefined);
     // the question's words that show a sentence answers it: not the kind of thing asked for, not the document's own name
     // (nor the words of the document's name when the question names it by a phrase of them, "the fancy fields form": they tell which
     // document, not which of its sentences answers; a single word of its name, "duck", may be what the question is about)
-    const namedBy = !!doc && namesDocument(primary, doc);
     const evidence = [...primary].filter((t) => !a.kind.has(t) && !((namedBy || a.names.includes(t)) && doc?.names(t)));
     // (a name of the question counts only as the attribute it asks for, "what is the BIC of …": the others name what the document is about)
     const key = keyTerm(evidence.filter((t) => !a.names.includes(t) || t === attribute), weights, docTerms);
