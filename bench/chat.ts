@@ -15,6 +15,7 @@
  *        [--set fresh]   (bench/chat-fresh.ts: written for a final measurement; run blind once, then used for development)
  *        [--set blind]   (bench/chat-blind.ts: a second such set, new questions over the fresh set's documents, never tuned against)
  *        [--set blind2]  (bench/chat-blind2.ts: a third, over the fresh set's documents and eight no set had used)
+ *        [--set blind3]  (bench/chat-blind3.ts: a fourth, over the blind2 documents and ten receipts of <corpus>/receipts/files)
  *        [--quiet]   (prints the totals only, never an answer: for the blind sets, whose answers are not to be read)
  *        [--dump dir]   (writes each document's chunks as text to dir, to read while writing questions)
  */
@@ -176,12 +177,12 @@ interface Manifest {
 async function main(): Promise<void> {
   const manifest = JSON.parse(fs.readFileSync(path.join(corpus, 'manifest.json'), 'utf8')) as Manifest;
   const byId = new Map(manifest.files.map((f) => [f.id, f]));
-  const sets = ['dev', 'heldout', 'fresh', 'blind', 'blind2'];
+  const sets = ['dev', 'heldout', 'fresh', 'blind', 'blind2', 'blind3'];
   if (!sets.includes(args.set!)) throw new Error(`--set ${sets.join('|')}, not ${args.set}`);
   // the held-out set: other questions over (mostly) other documents, in a knowledge base of its own, to check that a change generalises;
   // the fresh set: questions nobody tuned for, over every corpus document with text of its own and three scanned ones (through OCR)
   const { DOCUMENTS, QUESTIONS } =
-    args.set === 'heldout' ? await import('./chat-heldout.js') : args.set === 'fresh' ? await import('./chat-fresh.js') : args.set === 'blind' ? await import('./chat-blind.js') : args.set === 'blind2' ? await import('./chat-blind2.js') : { DOCUMENTS: DEV_DOCUMENTS, QUESTIONS: DEV_QUESTIONS };
+    args.set === 'heldout' ? await import('./chat-heldout.js') : args.set === 'fresh' ? await import('./chat-fresh.js') : args.set === 'blind' ? await import('./chat-blind.js') : args.set === 'blind2' ? await import('./chat-blind2.js') : args.set === 'blind3' ? await import('./chat-blind3.js') : { DOCUMENTS: DEV_DOCUMENTS, QUESTIONS: DEV_QUESTIONS };
   for (const q of QUESTIONS) if (!DOCUMENTS.includes(q.doc)) throw new Error(`question on a document outside the knowledge base: ${q.doc}`);
   const key = `svc_${randomBytes(20).toString('hex')}`;
   const headers = { authorization: `Bearer ${key}` };
@@ -200,10 +201,11 @@ async function main(): Promise<void> {
     const t0 = Date.now();
     const ids = new Map<string, string>(); // corpus id → document id
     for (const id of DOCUMENTS) {
-      const f = byId.get(id);
-      if (!f) throw new Error(`not in the corpus manifest: ${id}`);
+      // a document of the manifest, or else one of the receipt scans in receipts/files (not in the manifest)
+      const file = byId.has(id) ? path.join(corpus, byId.get(id)!.path) : path.join(corpus, 'receipts/files', id);
+      if (!fs.existsSync(file)) throw new Error(`neither in the corpus manifest nor in receipts/files: ${id}`);
       const form = new FormData();
-      form.append('file', new Blob([fs.readFileSync(path.join(corpus, f.path))]), path.basename(f.path));
+      form.append('file', new Blob([fs.readFileSync(file)]), path.basename(file));
       const up = await api('/v1/documents', { method: 'POST', body: form });
       ids.set(id, up.id);
     }
