@@ -29,6 +29,9 @@ test('question type → answer type', () => {
   assert.equal(answerTypeOf('What is the IBAN of the club?'), 'identifier');
   assert.equal(answerTypeOf('What number of rooms does the hotel have?'), 'number');
   assert.equal(answerTypeOf('What were the sales of the coffee division?'), 'amount');
+  // a mark on a scale is a number
+  assert.equal(answerTypeOf('What inspection score did Rotterdam get?'), 'number');
+  assert.equal(answerTypeOf('Which rating did the hotel receive?'), 'number');
   assert.equal(answerTypeOf('Why did the ferry stop running?'), null);
 });
 

@@ -124,3 +124,15 @@ test('an answer whose sentence says little of the question is no answer when ano
   assert.ok(says[0]!.sentenceCoverage >= 0.5, `${says[0]!.sentenceCoverage}`);
   assert.equal(rivalDocument(says), false);
 });
+
+test("a table's header row heads the rows below it: it is not a label quoted with the first row as its value", () => {
+  const q = 'What inspection score did Rotterdam get?';
+  const a = ask(q, weightsOf(q));
+  const cands = candidatesFor([hit('| Site | Score |\n|---|---|\n| Rotterdam | 97 |\n| Antwerp | 88 |')], a);
+  const best = answering(cands, a)[0]!;
+  // the row alone, its header counted as its words ("score")
+  assert.equal(best.unit.text, 'Rotterdam | 97');
+  assert.equal(best.unit.context, 'Site | Score');
+  assert.ok(best.typed);
+  assert.ok(!cands.some((c) => c.unit.text.startsWith('Site | Score Rotterdam')), cands.map((c) => c.unit.text).join(' / '));
+});

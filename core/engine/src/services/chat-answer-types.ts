@@ -17,6 +17,8 @@ const TYPE_NOUNS: [RegExp, AnswerType][] = [
   // figures of a business that tables print without a currency ("Nespresso | 3128"): a quantity, not a date
   [/^(?:sales|turnover|profits?|earnings|expenses|expenditures?|volumes?)$/i, 'amount'],
   [/^(?:number|count|quantity)s?$/i, 'number'],
+  // a mark given on a scale ("what inspection score did Rotterdam get" → "Rotterdam | 97")
+  [/^(?:score|rating|grade|mark|ranking)s?$/i, 'number'],
   // a part of a text named by its number ("which section of title 11" → "§ 1302")
   [/^(?:section|chapter|article|paragraph|clause|page|rule|regulation)s?$/i, 'number'],
   // a page on the web: its address

@@ -510,8 +510,9 @@ export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lo
       let unit = /:$/.test(base.text) && next && !fields ? joinUnits(base, next) : base;
       // a label whose value is not printed with it ("Receipt details for table service:") holds no answer
       let typed = !/:$/.test(unit.text) && holds(unit.text);
-      // only a label without its value takes a value from a neighbouring line: not "Dining Type: Celebration", not a sentence
-      const bare = unit === base && !/:\s*\S/.test(base.text.replace(/:$/, '')) && wordCount(base.text) <= LABEL_WORDS;
+      // only a label without its value takes a value from a neighbouring line: not "Dining Type: Celebration", not a sentence,
+      // not a table row (a header row heads the rows below it as their context: "Site | Score" over "Rotterdam | 97")
+      const bare = unit === base && base.kind !== 'row' && !/:\s*\S/.test(base.text.replace(/:$/, '')) && wordCount(base.text) <= LABEL_WORDS;
       if (!typed && bare) {
         // the value of a label printed on the line below it (or above it, as forms do)
         const value = (u: Unit | undefined) => u && wordCount(u.text) <= VALUE_WORDS && !KEY_VALUE.test(u.text) && holds(u.text);
