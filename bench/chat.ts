@@ -17,6 +17,8 @@
  *        [--set blind2]  (bench/chat-blind2.ts: a third, over the fresh set's documents and eight no set had used)
  *        [--set blind3]  (bench/chat-blind3.ts: a fourth, over the blind2 documents and ten receipts of <corpus>/receipts/files)
  *        [--quiet]   (prints the totals only, never an answer: for the blind sets, whose answers are not to be read)
+ *   The service answers only at confidence ≥ QUIRE_CHAT_MIN_CONFIDENCE (0.6 by default; the calling shell's value is passed
+ *   on): with QUIRE_CHAT_MIN_CONFIDENCE=0 every answer is given, and the last line shows what each floor would keep.
  *        [--dump dir]   (writes each document's chunks as text to dir, to read while writing questions)
  */
 import { randomBytes } from 'node:crypto';
@@ -264,6 +266,12 @@ function print(rows: { q: Question; verdict: string; confidence: number }[]): vo
   const types = [...new Set(rows.map((r) => r.q.type))];
   for (const t of types) line(t, rows.filter((r) => r.q.type === t));
   line('all', rows);
+  // what a confidence floor (QUIRE_CHAT_MIN_CONFIDENCE) would keep: run with QUIRE_CHAT_MIN_CONFIDENCE=0 to see every answer's
+  const floors = [0.5, 0.55, 0.6, 0.65, 0.7, 0.8].map((f) => {
+    const kept = rows.filter((r) => r.verdict !== 'refused' && r.confidence >= f);
+    return `≥${f}: ${kept.filter((r) => r.verdict === 'correct').length}/${kept.filter((r) => r.verdict === 'wrong').length}`;
+  });
+  console.log(`correct/wrong answers at confidence ${floors.join('  ')}`);
   console.log(`load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 }
 

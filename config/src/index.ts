@@ -76,6 +76,7 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'QUIRE_LLM_BASE_URL', default: '(none)', description: 'OpenAI-compatible chat-completions base URL; when set, the LLM writes extractions, chat answers and generated text, names split sections and maps form-fill instructions.' },
   { name: 'QUIRE_LLM_MODEL', default: '(none)', description: 'LLM model name.' },
   { name: 'QUIRE_LLM_API_KEY', default: '(none)', description: 'LLM API key.' },
+  { name: 'QUIRE_CHAT_MIN_CONFIDENCE', default: '0.6', description: 'Without an LLM, chat answers only when its confidence reaches this (0 to 1) and otherwise says it could not find the answer. Lower answers more questions and gets more of them wrong (bench/README has the measured trade-off).' },
   { name: 'QUIRE_SIGNUP', default: 'true', description: 'Whether anyone may sign up with email and password (POST /api/auth/signup); false: accounts come from the command line only.' },
   { name: 'QUIRE_SESSION_TTL_S', default: '604800', description: 'Lifetime of a browser session (login cookie), in seconds, from login.' },
   { name: 'QUIRE_LOGIN_MAX_FAILURES', default: '10', description: 'Failed logins allowed per email, and 5x that per client address, in 15 minutes; then 429 until the window ends.' },
@@ -183,6 +184,7 @@ const schema = z.object({
     sources: z.record(z.string(), z.string()),
   }),
   llm: z.object({ baseUrl: z.string().url().optional(), model: optionalString, apiKey: optionalString }),
+  chat: z.object({ minConfidence: z.coerce.number().min(0).max(1) }),
   embeddings: z.object({ baseUrl: z.string().url().optional(), model: optionalString, apiKey: optionalString }),
   weaviate: z.object({ url: z.string().url().optional(), apiKey: optionalString }),
   workflows: z.object({
@@ -216,7 +218,7 @@ const SOURCE: Record<string, string> = {
   'limits.presignedBytes': 'QUIRE_MAX_PRESIGNED_MB', 'limits.anonymousPages': 'QUIRE_ANONYMOUS_PAGES', 'limits.parseTimeoutMs': 'QUIRE_PARSE_TIMEOUT_S',
   'limits.urlTimeoutMs': 'QUIRE_URL_TIMEOUT_S', 'limits.decompressedBytes': 'QUIRE_MAX_DECOMPRESSED_MB', 'limits.maxPages': 'QUIRE_MAX_PAGES', 'limits.maxCells': 'QUIRE_MAX_CELLS',
   'limits.maxImagePixels': 'QUIRE_MAX_IMAGE_MEGAPIXELS', 'limits.readerHeapMb': 'QUIRE_READER_HEAP_MB', 'limits.readerThreads': 'QUIRE_READER_THREADS', 'queue.leaseMs': 'QUIRE_WORKER_LEASE_S', 'queue.fairShare': 'QUIRE_FAIR_SHARE', 'ocr.concurrency': 'QUIRE_OCR_CONCURRENCY',
-  'ocr.language': 'QUIRE_OCR_LANGUAGE', 'http.trustProxy': 'QUIRE_TRUST_PROXY', 'plugins.options': 'QUIRE_PLUGIN_OPTIONS', 'webhooks.retryDelaysMs': 'QUIRE_WEBHOOK_RETRY_DELAYS_S', 'llm.baseUrl': 'QUIRE_LLM_BASE_URL', 'embeddings.baseUrl': 'QUIRE_EMBEDDINGS_BASE_URL', 'weaviate.url': 'QUIRE_WEAVIATE_URL',
+  'ocr.language': 'QUIRE_OCR_LANGUAGE', 'http.trustProxy': 'QUIRE_TRUST_PROXY', 'plugins.options': 'QUIRE_PLUGIN_OPTIONS', 'webhooks.retryDelaysMs': 'QUIRE_WEBHOOK_RETRY_DELAYS_S', 'llm.baseUrl': 'QUIRE_LLM_BASE_URL', 'chat.minConfidence': 'QUIRE_CHAT_MIN_CONFIDENCE', 'embeddings.baseUrl': 'QUIRE_EMBEDDINGS_BASE_URL', 'weaviate.url': 'QUIRE_WEAVIATE_URL',
   'accounts.signup': 'QUIRE_SIGNUP', 'accounts.sessionTtlMs': 'QUIRE_SESSION_TTL_S', 'accounts.loginMaxFailures': 'QUIRE_LOGIN_MAX_FAILURES', 'retention.intervalMs': 'QUIRE_RETENTION_INTERVAL_S',
   'credits.free': 'QUIRE_CREDITS_FREE', 'credits.standard': 'QUIRE_CREDITS_STANDARD', 'credits.premium': 'QUIRE_CREDITS_PREMIUM',
   'privacy.policyVersion': 'QUIRE_POLICY_VERSION', 'privacy.exportTtlMs': 'QUIRE_EXPORT_TTL_H', 'privacy.deletionGraceDays': 'QUIRE_DELETION_GRACE_DAYS',
@@ -293,6 +295,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       ...pluginOptions(env),
     },
     llm: { baseUrl: nonEmpty(env.QUIRE_LLM_BASE_URL), model: nonEmpty(env.QUIRE_LLM_MODEL), apiKey: nonEmpty(env.QUIRE_LLM_API_KEY) },
+    chat: { minConfidence: nonEmpty(env.QUIRE_CHAT_MIN_CONFIDENCE) ?? 0.6 },
     embeddings: { baseUrl: nonEmpty(env.QUIRE_EMBEDDINGS_BASE_URL), model: nonEmpty(env.QUIRE_EMBEDDINGS_MODEL), apiKey: nonEmpty(env.QUIRE_EMBEDDINGS_API_KEY) },
     weaviate: { url: nonEmpty(env.QUIRE_WEAVIATE_URL), apiKey: nonEmpty(env.QUIRE_WEAVIATE_API_KEY) },
     workflows: {

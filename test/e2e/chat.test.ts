@@ -105,7 +105,8 @@ describe('chat over a knowledge base of generated documents', () => {
   };
 
   before(async () => {
-    s = await startTestServer();
+    // the answerer's rules are tested with every answer given (no confidence floor); the default floor has a test of its own
+    s = await startTestServer({ env: { QUIRE_CHAT_MIN_CONFIDENCE: '0' } });
     s.runtime.events.on('*', (e) => void events.push({ type: e.type, data: e.data, user_id: e.user_id }));
     const pdf = await makePdf([
       { heading: 'Lindqvist Harbour Ferries', lines: ['The ferry line between Aldholm and Skerra opened in 1956.', 'It is run by the Lindqvist family company.'] },
@@ -222,6 +223,41 @@ describe('chat over a knowledge base of generated documents', () => {
     // the sentence names ferry operators (the kind asked for) but says nothing about commuters or favour
     const favoured = await askBase('Which ferry operator do commuters favour?');
     assert.equal(favoured.message, NOT_FOUND, favoured.message);
+  });
+
+  test('by default an answer below QUIRE_CHAT_MIN_CONFIDENCE (0.6) is not given: the refusal instead', async () => {
+    const pdf = await makePdf([
+      { heading: 'Brightwater Utilities', lines: ['Customer: Marta Okonkwo', 'Invoice date: 14 March 2023', 'TOTAL AMOUNT DUE', '$312.40', 'Please pay within thirty days of receiving this statement.'] },
+      { heading: 'Hearing record', lines: ['ORAL ARGUMENT OF DANIEL FERREIRA, ON BEHALF OF THE RESPONDENT', 'The hearing took place in the Eastfield courthouse before three judges.'] },
+    ]);
+    const questions = ['Who argued for the respondent?', 'How much is owed on the Brightwater bill?'];
+    const answers = async (t: TestServer) => {
+      const docId = await upload(t, 'brightwater-records.pdf', pdf);
+      const base = (await t.json('/api/knowledge-bases', { method: 'POST', json: { name: 'Records' } })).body.knowledge_base.id;
+      await t.json(`/api/knowledge-bases/${base}/documents/batch`, { method: 'POST', json: { document_ids: [docId] } });
+      const out = [];
+      for (const message of questions) {
+        out.push((await t.json('/api/chat', { method: 'POST', json: { message, knowledge_base_id: base } })).body);
+        if (t === s) queries++; // (the credits test counts this server's queries)
+      }
+      return out;
+    };
+    const [sure, unsure] = await answers(s);
+    // without a floor: both answered, the second from a sentence that says less of the question ("owed", "bill": "TOTAL AMOUNT DUE")
+    assert.match(sure.message, /FERREIRA/);
+    assert.match(unsure.message, /\$312\.40/);
+    assert.ok(sure.confidence >= 0.6 && unsure.confidence < 0.6, `${sure.confidence} / ${unsure.confidence}`);
+    const d = await startTestServer();
+    try {
+      const [sureDefault, unsureDefault] = await answers(d);
+      assert.equal(sureDefault.message, sure.message);
+      assert.equal(sureDefault.confidence, sure.confidence);
+      assert.equal(unsureDefault.message, NOT_FOUND, unsureDefault.message);
+      assert.deepEqual(unsureDefault.citations, []);
+      assert.ok(unsureDefault.confidence <= 0.3, `confidence ${unsureDefault.confidence}`);
+    } finally {
+      await d.close();
+    }
   });
 
   test('deep mode splits a multi-part question and answers each part; code mode answers with code', async () => {

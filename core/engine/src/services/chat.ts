@@ -739,12 +739,19 @@ function renderSentences(picked: Candidate[], cites: CitationList): string {
     .join(' ');
 }
 
-function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, lower: Set<string>): Composed {
+/**
+ * The extractive answer (no LLM). Quick and deep answers whose confidence stays below `minConfidence`
+ * (QUIRE_CHAT_MIN_CONFIDENCE) are not given: on questions nobody tuned the rules for, such answers were wrong
+ * about as often as right (bench/README), and a wrong answer costs the user more than a refusal.
+ */
+function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, lower: Set<string>, minConfidence: number): Composed {
   const topScore = r.hits[0]?.score ?? 0;
   if (!r.hits.length) return refusal(0, 0);
   const cites = new CitationList();
   const all = candidatesFor(r.hits, r.ask, docTerms, lower);
   const bestCoverage = all[0]?.coverage ?? 0;
+  const answered = (text: string, confidence: number): Composed =>
+    confidence < minConfidence ? refusal(bestCoverage, topScore) : { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text) };
 
   if (mode === 'code') {
     const code = composeCode(r, all, cites);
@@ -767,7 +774,7 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
     if (!taken.length) return refusal(bestCoverage, topScore);
     let text = sections.join('\n\n');
     if (missing.length) text += `\n\nThe sources do not cover: ${missing.map((m) => `"${m}"`).join('; ')}.`;
-    return { text, citations: cites.list, confidence: extractiveConfidence(taken, r.parts, r.parts.length - missing.length), unanswered: false, promptTokens: 0, completionTokens: tokensOf(text) };
+    return answered(text, extractiveConfidence(taken, r.parts, r.parts.length - missing.length));
   }
 
   const answers = answering(all, r.ask);
@@ -782,8 +789,7 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   if (rivalDocument(answers)) return refusal(bestCoverage, topScore);
   const picked = pick(answers, r.weights, mode === 'deep' ? 4 : 2, [], minCoverage(r.ask));
   if (!picked.length) return refusal(bestCoverage, topScore);
-  const text = renderSentences(picked, cites);
-  return { text, citations: cites.list, confidence: extractiveConfidence(picked, [r.ask], 1), unanswered: false, promptTokens: 0, completionTokens: tokensOf(text) };
+  return answered(renderSentences(picked, cites), extractiveConfidence(picked, [r.ask], 1));
 }
 
 /** Code mode: the best-supported explanatory sentence and the code block of the sources that fits best. */
@@ -1003,7 +1009,7 @@ export async function answer(rt: Engine, auth: AuthInfo, req: ChatRequest): Prom
   if (rt.registry.tryGet('llm')) {
     composed = await composeWithLlm(rt, retrieval, req, mode, history);
   } else {
-    composed = composeExtractive(retrieval, mode, docTerms, lower);
+    composed = composeExtractive(retrieval, mode, docTerms, lower, rt.config.chat.minConfidence);
     if (req.onDelta) {
       // the extractive answer streams paragraph by paragraph and sentence by sentence
       for (const p of composed.text.split(/(?<=\] )|(?<=\n)/)) if (p) await req.onDelta(p);
