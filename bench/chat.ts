@@ -176,15 +176,26 @@ interface Manifest {
   files: { id: string; path: string }[];
 }
 
+/**
+ * The question sets, each with its knowledge base. The held-out set: other questions over (mostly) other documents, to check
+ * that a change generalises; the fresh set: questions nobody tuned for, over every corpus document with text of its own and
+ * three scanned ones (through OCR); the blind sets: more such questions (see the top of this file).
+ */
+const SETS: Record<string, () => Promise<{ DOCUMENTS: string[]; QUESTIONS: Question[] }>> = {
+  dev: async () => ({ DOCUMENTS: DEV_DOCUMENTS, QUESTIONS: DEV_QUESTIONS }),
+  heldout: () => import('./chat-heldout.js'),
+  fresh: () => import('./chat-fresh.js'),
+  blind: () => import('./chat-blind.js'),
+  blind2: () => import('./chat-blind2.js'),
+  blind3: () => import('./chat-blind3.js'),
+};
+
 async function main(): Promise<void> {
   const manifest = JSON.parse(fs.readFileSync(path.join(corpus, 'manifest.json'), 'utf8')) as Manifest;
   const byId = new Map(manifest.files.map((f) => [f.id, f]));
-  const sets = ['dev', 'heldout', 'fresh', 'blind', 'blind2', 'blind3'];
-  if (!sets.includes(args.set!)) throw new Error(`--set ${sets.join('|')}, not ${args.set}`);
-  // the held-out set: other questions over (mostly) other documents, in a knowledge base of its own, to check that a change generalises;
-  // the fresh set: questions nobody tuned for, over every corpus document with text of its own and three scanned ones (through OCR)
-  const { DOCUMENTS, QUESTIONS } =
-    args.set === 'heldout' ? await import('./chat-heldout.js') : args.set === 'fresh' ? await import('./chat-fresh.js') : args.set === 'blind' ? await import('./chat-blind.js') : args.set === 'blind2' ? await import('./chat-blind2.js') : args.set === 'blind3' ? await import('./chat-blind3.js') : { DOCUMENTS: DEV_DOCUMENTS, QUESTIONS: DEV_QUESTIONS };
+  const load = SETS[args.set!];
+  if (!load) throw new Error(`--set ${Object.keys(SETS).join('|')}, not ${args.set}`);
+  const { DOCUMENTS, QUESTIONS } = await load();
   for (const q of QUESTIONS) if (!DOCUMENTS.includes(q.doc)) throw new Error(`question on a document outside the knowledge base: ${q.doc}`);
   const key = `svc_${randomBytes(20).toString('hex')}`;
   const headers = { authorization: `Bearer ${key}` };

@@ -88,6 +88,12 @@ async function assertGrounded(s: TestServer, a: { message: string; citations: an
   assert.ok(quoted >= 1, `no cited sentence in ${a.message}`);
 }
 
+/** A bill and a hearing record: values whose labels say them in other words than the questions. */
+const BRIGHTWATER = [
+  { heading: 'Brightwater Utilities', lines: ['Customer: Marta Okonkwo', 'Invoice date: 14 March 2023', 'TOTAL AMOUNT DUE', '$312.40', 'Please pay within thirty days of receiving this statement.'] },
+  { heading: 'Hearing record', lines: ['ORAL ARGUMENT OF DANIEL FERREIRA, ON BEHALF OF THE RESPONDENT', 'The hearing took place in the Eastfield courthouse before three judges.'] },
+];
+
 describe('chat over a knowledge base of generated documents', () => {
   let s: TestServer;
   let otherKey = '';
@@ -178,10 +184,7 @@ describe('chat over a knowledge base of generated documents', () => {
   });
 
   test('paraphrased who / when / how-much questions are answered with the asked-for value; without it the answer is a refusal', async () => {
-    const pdf = await makePdf([
-      { heading: 'Brightwater Utilities', lines: ['Customer: Marta Okonkwo', 'Invoice date: 14 March 2023', 'TOTAL AMOUNT DUE', '$312.40', 'Please pay within thirty days of receiving this statement.'] },
-      { heading: 'Hearing record', lines: ['ORAL ARGUMENT OF DANIEL FERREIRA, ON BEHALF OF THE RESPONDENT', 'The hearing took place in the Eastfield courthouse before three judges.'] },
-    ]);
+    const pdf = await makePdf(BRIGHTWATER);
     const docId = await upload(s, 'brightwater-records.pdf', pdf);
     const records = (await s.json('/api/knowledge-bases', { method: 'POST', json: { name: 'Records' } })).body.knowledge_base.id;
     await s.json(`/api/knowledge-bases/${records}/documents/batch`, { method: 'POST', json: { document_ids: [docId, ids['harbour-ferries.pdf']] } });
@@ -226,10 +229,7 @@ describe('chat over a knowledge base of generated documents', () => {
   });
 
   test('by default an answer below QUIRE_CHAT_MIN_CONFIDENCE (0.6) is not given: the refusal instead', async () => {
-    const pdf = await makePdf([
-      { heading: 'Brightwater Utilities', lines: ['Customer: Marta Okonkwo', 'Invoice date: 14 March 2023', 'TOTAL AMOUNT DUE', '$312.40', 'Please pay within thirty days of receiving this statement.'] },
-      { heading: 'Hearing record', lines: ['ORAL ARGUMENT OF DANIEL FERREIRA, ON BEHALF OF THE RESPONDENT', 'The hearing took place in the Eastfield courthouse before three judges.'] },
-    ]);
+    const pdf = await makePdf(BRIGHTWATER);
     const questions = ['Who argued for the respondent?', 'How much is owed on the Brightwater bill?'];
     const answers = async (t: TestServer) => {
       const docId = await upload(t, 'brightwater-records.pdf', pdf);
