@@ -217,6 +217,8 @@ export class WorkerPool {
   async close(): Promise<void> {
     this.closed = true;
     for (const t of this.queue.splice(0)) t.reject(new Error('worker pool closed'));
-    await Promise.all(this.slots.splice(0).map((s) => ((s.dead = true), s.worker.terminate())));
+    // an idle worker is unref'd: ref it again so that the process waits for its exit (otherwise the loop may
+    // empty and the process end while close() is still pending, and whatever follows the await never runs)
+    await Promise.all(this.slots.splice(0).map((s) => ((s.dead = true), s.worker.ref(), s.worker.terminate())));
   }
 }

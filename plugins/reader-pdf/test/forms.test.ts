@@ -23,8 +23,8 @@ const ocr: OcrPlugin = {
 };
 const reader = pdfReader({ workers: 2, ocrConcurrency: 2, timeoutMs: 240_000 }, { ocr });
 after(async () => {
-  await reader.close();
   fs.rmSync(tmp, { recursive: true, force: true });
+  await reader.close();
 });
 
 const read = (p: string, id: string): Promise<ParsedDocument> =>

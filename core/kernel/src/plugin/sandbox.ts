@@ -177,6 +177,8 @@ export class ReaderSandbox {
         s.dead = true;
         if (s.task) this.settle(s.task, errors.unavailable('the reader threads were closed'));
         clearTimeout(s.killTimer);
+        // an idle worker is unref'd: hold the process until it has exited, so that close() settles
+        s.worker.ref();
         await s.worker.terminate();
       }),
     );
