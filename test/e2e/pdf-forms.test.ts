@@ -69,6 +69,12 @@ describe('PDF forms over HTTP', () => {
     assert.ok(!text.includes('Austria') && !text.includes('Norway'), 'options not chosen are not in the text');
     const chunked = (content.body.chunks as { content: string }[]).map((c) => c.content).join('\n');
     for (const v of ['Marguerite Okonkwo', 'Portugal', 'Allergic to peanuts']) assert.ok(chunked.includes(v), `${v} in the chunks`);
+    // the filled-in fields as one table chunk, each value next to its field's name (the page prints "Portugal" far from "Country:")
+    const forms = (content.body.chunks as { content: string; page: number }[]).filter((c) => c.content.startsWith('| Field | Value |'));
+    assert.equal(forms.length, 1, chunked);
+    assert.equal(forms[0]!.page, 1);
+    const rows = forms[0]!.content.split('\n').slice(2);
+    assert.deepEqual(rows, ['| Name | Marguerite Okonkwo |', '| Agree | Yes |', '| Plan | Premium |', '| Country | Portugal |', '| Remarks | Prefers evening sessions Allergic to peanuts |']);
   });
 
   test('/api/pdf-to-json: the name field is a key/value block, every value in the blocks', async () => {

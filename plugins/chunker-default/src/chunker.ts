@@ -1,6 +1,7 @@
 import { errors, renderTable, unionBBox } from '@quire/core';
 import { round } from '@quire/text';
 import type { BBox, Block, Chunk, ChunkOptions, ParsedDocument, Table, TableCell } from '@quire/core';
+import { formTables } from './forms.js';
 import { sentenceStarts, splitRange, splitWords } from './sentences.js';
 
 export const DEFAULT_CHUNK_OPTIONS: Readonly<ChunkOptions> = Object.freeze({
@@ -60,7 +61,7 @@ export function chunkDocument(doc: ParsedDocument, options?: Partial<ChunkOption
   let drafts: Draft[];
   if (opts.strategy === 'fixed') drafts = fixedDrafts(text, opts, ctx);
   else if (opts.strategy === 'page') drafts = pageDrafts(blocks, ctx);
-  else drafts = semanticDrafts(doc, blocks, opts, ctx);
+  else drafts = [...semanticDrafts(doc, blocks, opts, ctx), ...formDrafts(doc, blocks, opts)];
   return drafts.map((d, index) => ctx.finish(d, index));
 }
 
@@ -148,6 +149,24 @@ function semanticDrafts(doc: ParsedDocument, blocks: Block[], opts: ChunkOptions
     for (const [a, b] of pieces) add(a, b, true);
   }
   flush();
+  return drafts;
+}
+
+/**
+ * The filled-in form fields of each page as a `Field | Value` table (forms.ts), after the document's own
+ * chunks; its span is that of the page's blocks (the values are drawn on the page, among them).
+ */
+function formDrafts(doc: ParsedDocument, blocks: Block[], opts: ChunkOptions): Draft[] {
+  const drafts: Draft[] = [];
+  for (const table of formTables(doc)) {
+    const onPage = blocks.filter((b) => b.page === table.page);
+    const span = onPage.length
+      ? { start: Math.min(...onPage.map((b) => b.span.start)), end: Math.max(...onPage.map((b) => b.span.end)) }
+      : { start: blocks[0]!.span.start, end: blocks[blocks.length - 1]!.span.end };
+    for (const piece of splitTable(table, opts.table_output_format, opts.max_chunk_size)) {
+      drafts.push({ ...span, heading: 'Form fields', table: { content: piece.content, page: table.page, bbox: piece.bbox, confidence: 1 } });
+    }
+  }
   return drafts;
 }
 

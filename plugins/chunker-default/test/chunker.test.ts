@@ -260,3 +260,45 @@ test('a chunk that spans pages lists every page and a box on each, so citations 
   // the page strategy never spans pages
   for (const c of chunkDocument(doc, opts({ strategy: 'page' }))) assert.equal(c.metadata.boxes, undefined);
 });
+
+test('form fields: a Field | Value table a page after the text chunks, readable labels, only filled-in visible fields', () => {
+  const b = new DocumentBuilder('form-1', 'form.pdf', 'pdf');
+  b.addPage({ number: 1, width: 612, height: 792, ocr: false, confidence: 1 });
+  b.addPage({ number: 2, width: 612, height: 792, ocr: false, confidence: 1 });
+  b.addBlock({ type: 'paragraph', text: 'Application for membership. Please fill in every field.', page: 1, bbox: box(50, 40, 400, 20), confidence: 1 });
+  b.addBlock({ type: 'paragraph', text: 'Qux Baz 08/29/2020', page: 1, bbox: box(50, 80, 400, 20), confidence: 1 });
+  b.addBlock({ type: 'paragraph', text: 'Signature and date.', page: 2, bbox: box(50, 40, 400, 20), confidence: 1 });
+  const field = (name: string, type: string, value: unknown, page = 1, extra: object = {}) => ({ name, type, value, page, bbox: box(100, 80 + page, 120, 18), ...extra });
+  b.metadata.form_fields = [
+    field('Emergency_Contact', 'text', 'Qux Baz'),
+    field('topmostSubform[0].Page1[0].BirthDate[0]', 'text', '08/29/2020'),
+    field('topmostSubform[0].Page1[0].f1_01[0]', 'text', 'a value with no readable name'),
+    field('Text7', 'text', 'also unnamed'),
+    field('applicant.agree', 'checkbox', true),
+    field('applicant.newsletter', 'checkbox', false),
+    field('applicant.plan', 'radio', '/Premium'),
+    field('applicant.country', 'dropdown', ['Portugal']),
+    field('applicant.middleName', 'text', null),
+    field('applicant.secret', 'text', 'hidden value', 1, { hidden: true }),
+    field('Submit', 'button', null),
+    field('EMPLOYEE SIGNATURE', 'signature', null, 2),
+    field('Remarks', 'text', `Prefers evening sessions ${'and more words '.repeat(40)}`, 2),
+  ];
+  const doc = b.build();
+  const chunks = chunkDocument(doc, opts({ max_chunk_size: 1000 }));
+  checkCommon(doc, chunks, 1000);
+  const forms = chunks.filter((c) => c.metadata.heading === 'Form fields');
+  assert.deepEqual(forms.map((c) => [c.page, c.metadata.type, c.index]), [[1, 'table', chunks.length - 2], [2, 'table', chunks.length - 1]]);
+  assert.equal(forms[0]!.content, [
+    '| Field | Value |', '| --- | --- |', '| Emergency Contact | Qux Baz |', '| Birth Date | 08/29/2020 |', '| Agree | Yes |', '| Plan | Premium |', '| Country | Portugal |',
+  ].join('\n'));
+  assert.deepEqual(forms[0]!.bbox, box(100, 81, 120, 18), 'the union of its fields\' boxes');
+  // a long value is cut at a word boundary; the second page's table has only what that page holds
+  const remarks = forms[1]!.content.split('\n')[2]!;
+  assert.match(remarks, /^\| Remarks \| Prefers evening sessions (and more words )+and…? ?\|$|^\| Remarks \| Prefers evening sessions .*… \|$/);
+  assert.ok(remarks.length < 340, remarks);
+  // the text chunks are what they were without the fields; fixed and page chunks have no form table
+  const plain = chunkDocument({ ...doc, metadata: { ...doc.metadata, form_fields: undefined } }, opts({ max_chunk_size: 1000 }));
+  assert.deepEqual(chunks.slice(0, plain.length), plain);
+  for (const strategy of ['fixed', 'page'] as const) assert.ok(!chunkDocument(doc, opts({ strategy, max_chunk_size: 1000 })).some((c) => c.metadata.heading === 'Form fields'), strategy);
+});
