@@ -157,12 +157,13 @@ function semanticDrafts(doc: ParsedDocument, blocks: Block[], opts: ChunkOptions
  * chunks; its span is that of the page's blocks (the values are drawn on the page, among them).
  */
 function formDrafts(doc: ParsedDocument, blocks: Block[], opts: ChunkOptions): Draft[] {
+  const tables = formTables(doc);
+  if (!tables.length) return [];
+  const spans = pageSpans(blocks);
+  const whole = { start: blocks[0]!.span.start, end: blocks.reduce((e, b) => Math.max(e, b.span.end), 0) };
   const drafts: Draft[] = [];
-  for (const table of formTables(doc)) {
-    const onPage = blocks.filter((b) => b.page === table.page);
-    const span = onPage.length
-      ? { start: Math.min(...onPage.map((b) => b.span.start)), end: Math.max(...onPage.map((b) => b.span.end)) }
-      : { start: blocks[0]!.span.start, end: blocks[blocks.length - 1]!.span.end };
+  for (const table of tables) {
+    const span = spans.get(table.page) ?? whole;
     for (const piece of splitTable(table, opts.table_output_format, opts.max_chunk_size)) {
       drafts.push({ ...span, heading: 'Form fields', table: { content: piece.content, page: table.page, bbox: piece.bbox, confidence: 1 } });
     }
@@ -287,7 +288,8 @@ function fixedDrafts(text: string, opts: ChunkOptions, ctx: DocIndex): Draft[] {
   return drafts;
 }
 
-function pageDrafts(blocks: Block[], ctx: DocIndex): Draft[] {
+/** The text span of each page's blocks, from the first block's start to the last one's end. */
+function pageSpans(blocks: Block[]): Map<number, { start: number; end: number }> {
   const byPage = new Map<number, { start: number; end: number }>();
   for (const b of blocks) {
     const r = byPage.get(b.page);
@@ -297,7 +299,11 @@ function pageDrafts(blocks: Block[], ctx: DocIndex): Draft[] {
       r.end = Math.max(r.end, b.span.end);
     }
   }
-  return [...byPage.entries()]
+  return byPage;
+}
+
+function pageDrafts(blocks: Block[], ctx: DocIndex): Draft[] {
+  return [...pageSpans(blocks).entries()]
     .sort((x, y) => x[0] - y[0])
     .map(([, r]) => ({ start: r.start, end: r.end, heading: ctx.headingAt(r.start) }));
 }

@@ -17,8 +17,9 @@ export interface FormFieldLike {
   hidden?: unknown;
 }
 
-/** Most rows of one page's table (a form of hundreds of combed boxes would give a wall of digits). */
+/** Most rows of one page's table, and of all of a document's (a form of hundreds of combed boxes would give a wall of digits). */
 const MAX_ROWS = 400;
+const MAX_ROWS_TOTAL = 4000;
 /** Longest value kept whole; a longer one is cut at a word boundary with an ellipsis. */
 const MAX_VALUE = 300;
 
@@ -68,14 +69,19 @@ export function formTables(doc: ParsedDocument): Table[] {
   const fields = doc.metadata?.form_fields;
   if (!Array.isArray(fields) || !fields.length) return [];
   const byPage = new Map<number, { label: string; value: string; bbox: BBox | null }[]>();
+  let total = 0;
   for (const f of fields as FormFieldLike[]) {
+    if (total >= MAX_ROWS_TOTAL) break;
     if (!f || typeof f !== 'object' || f.hidden === true || typeof f.name !== 'string') continue;
     const label = fieldLabel(f.name);
     const value = fieldValue(f);
     if (!label || !value) continue;
     const page = Number.isInteger(f.page) && (f.page as number) > 0 ? (f.page as number) : 1;
     const rows = byPage.get(page) ?? [];
-    if (rows.length < MAX_ROWS) rows.push({ label, value, bbox: isBox(f.bbox) ? f.bbox : null });
+    if (rows.length < MAX_ROWS) {
+      rows.push({ label, value, bbox: isBox(f.bbox) ? f.bbox : null });
+      total++;
+    }
     byPage.set(page, rows);
   }
   const tables: Table[] = [];

@@ -302,3 +302,25 @@ test('form fields: a Field | Value table a page after the text chunks, readable 
   assert.deepEqual(chunks.slice(0, plain.length), plain);
   for (const strategy of ['fixed', 'page'] as const) assert.ok(!chunkDocument(doc, opts({ strategy, max_chunk_size: 1000 })).some((c) => c.metadata.heading === 'Form fields'), strategy);
 });
+
+test('form fields: a form of thousands of fields gives at most 400 rows a page and 4,000 in all', () => {
+  const b = new DocumentBuilder('form-2', 'big-form.pdf', 'pdf');
+  for (let p = 1; p <= 12; p++) {
+    b.addPage({ number: p, width: 612, height: 792, ocr: false, confidence: 1 });
+    b.addBlock({ type: 'paragraph', text: `Page ${p} of the return.`, page: p, bbox: box(50, 40, 300, 20), confidence: 1 });
+  }
+  b.metadata.form_fields = Array.from({ length: 12 * 600 }, (_, i) => ({ name: `Line_${i}_Amount`, type: 'text', value: String(i), page: 1 + Math.floor(i / 600), bbox: box(300, 40, 80, 12) }));
+  const doc = b.build();
+  const chunks = chunkDocument(doc, opts({ max_chunk_size: 4000 }));
+  checkCommon(doc, chunks, 4000);
+  const forms = chunks.filter((c) => c.metadata.heading === 'Form fields');
+  const rowsOf = (page: number) => forms.filter((c) => c.page === page).reduce((n, c) => n + c.content.split('\n').length - 2, 0);
+  assert.equal(rowsOf(1), 400);
+  assert.equal([...new Set(forms.map((c) => c.page))].reduce((n, p) => n + rowsOf(p), 0), 4000);
+  assert.deepEqual([...new Set(forms.map((c) => c.page))], [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  // each piece repeats the header and stays within the size; every page's span is that page's text
+  for (const c of forms) {
+    assert.ok(c.content.startsWith('| Field | Value |\n| --- | --- |\n') && c.content.length <= 4000, c.content.slice(0, 80));
+    assert.ok(doc.text.slice(c.span.start, c.span.end).includes(`Page ${c.page} of the return.`));
+  }
+});
