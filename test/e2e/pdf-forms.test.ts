@@ -69,7 +69,8 @@ describe('PDF forms over HTTP', () => {
     assert.ok(!text.includes('Austria') && !text.includes('Norway'), 'options not chosen are not in the text');
     const chunked = (content.body.chunks as { content: string }[]).map((c) => c.content).join('\n');
     for (const v of ['Marguerite Okonkwo', 'Portugal', 'Allergic to peanuts']) assert.ok(chunked.includes(v), `${v} in the chunks`);
-    // the filled-in fields as one table chunk, each value next to its field's name (the page prints "Portugal" far from "Country:")
+    // the filled-in fields as one table chunk as well, each value next to its field's name (the page text has them next to
+    // the printed labels; a form that prints a value away from its label has them together only there)
     const forms = (content.body.chunks as { content: string; page: number }[]).filter((c) => c.content.startsWith('| Field | Value |'));
     assert.equal(forms.length, 1, chunked);
     assert.equal(forms[0]!.page, 1);

@@ -1,7 +1,7 @@
 import { errors, renderTable, unionBBox } from '@quire/core';
 import { round } from '@quire/text';
 import type { BBox, Block, Chunk, ChunkOptions, ParsedDocument, Table, TableCell } from '@quire/core';
-import { formTables } from './forms.js';
+import { FORM_FIELDS_HEADING, formTables } from './forms.js';
 import { sentenceStarts, splitRange, splitWords } from './sentences.js';
 
 export const DEFAULT_CHUNK_OPTIONS: Readonly<ChunkOptions> = Object.freeze({
@@ -165,7 +165,7 @@ function formDrafts(doc: ParsedDocument, blocks: Block[], opts: ChunkOptions): D
   for (const table of tables) {
     const span = spans.get(table.page) ?? whole;
     for (const piece of splitTable(table, opts.table_output_format, opts.max_chunk_size)) {
-      drafts.push({ ...span, heading: 'Form fields', table: { content: piece.content, page: table.page, bbox: piece.bbox, confidence: 1 } });
+      drafts.push({ ...span, heading: FORM_FIELDS_HEADING, table: { content: piece.content, page: table.page, bbox: piece.bbox, confidence: table.confidence } });
     }
   }
   return drafts;

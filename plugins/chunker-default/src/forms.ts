@@ -17,6 +17,9 @@ export interface FormFieldLike {
   hidden?: unknown;
 }
 
+/** The title of each form-field table, and the heading of its chunks. */
+export const FORM_FIELDS_HEADING = 'Form fields';
+
 /** Most rows of one page's table, and of all of a document's (a form of hundreds of combed boxes would give a wall of digits). */
 const MAX_ROWS = 400;
 const MAX_ROWS_TOTAL = 4000;
@@ -94,7 +97,7 @@ export function formTables(doc: ParsedDocument): Table[] {
       cells.push({ row: i + 1, col: 0, rowSpan: 1, colSpan: 1, text: r.label, bbox: r.bbox });
       cells.push({ row: i + 1, col: 1, rowSpan: 1, colSpan: 1, text: r.value, bbox: r.bbox });
     });
-    tables.push({ page, bbox: unionBBox(rows.map((r) => r.bbox)) ?? null, rows: rows.length + 1, cols: 2, cells, title: 'Form fields', confidence: 1 });
+    tables.push({ page, bbox: unionBBox(rows.map((r) => r.bbox)) ?? null, rows: rows.length + 1, cols: 2, cells, title: FORM_FIELDS_HEADING, confidence: 1 });
   }
   return tables;
 }
