@@ -137,6 +137,30 @@ describe('workflows: bounded templates and expressions', { timeout: 300_000 }, (
     assert.match(x.execution_log[0].error, /regular expression \/\(a\)\\+1\/ is not supported/);
   });
 
+  test('a template whose blocks nest thousands deep is refused at once when saved (workflow step, generation template), not parsed for seconds', async () => {
+    const chained = `{{#if a}}${'{{else if b}}'.repeat(7000)}{{/if}}`;
+    const nested = `${'{{#each a}}'.repeat(4500)}${'{{/each}}'.repeat(4500)}`;
+    const integrationId = await hook('/deep');
+    for (const [path, body, field] of [
+      ['/api/workflows', { name: 'deep', definition: { steps: [{ id: 'send', type: 'integration', config: { integration_id: integrationId, template: chained } }] } }, 'definition.steps.0.config.template'],
+      ['/api/workflows', { name: 'deep', definition: { steps: [{ id: 'send', type: 'integration', config: { integration_id: integrationId, template: nested } }] } }, 'definition.steps.0.config.template'],
+      ['/api/generate/templates', { name: 'deep', template_prompt: chained, output_format: 'markdown' }, 'template_prompt'],
+      ['/api/generate/run', { template_prompt: nested, output_format: 'markdown' }, 'template_prompt'],
+    ] as const) {
+      const t0 = performance.now();
+      const r = await s.json(path, { method: 'POST', json: body });
+      const took = performance.now() - t0;
+      assert.equal(r.status, 400, JSON.stringify(r.body).slice(0, 300));
+      assert.equal(r.body.error.code, 'VALIDATION_ERROR');
+      assert.match(r.body.error.message, /nest more than 50 deep/);
+      assert.deepEqual(r.body.error.details.map((d: any) => d.field), [field]);
+      assert.ok(took < HEALTHZ_MS, `${path} took ${Math.round(took)} ms`);
+    }
+    // nesting within the bound is still a template
+    const ok = await s.json('/api/workflows', { method: 'POST', json: { name: 'fine', definition: { steps: [{ id: 'send', type: 'integration', config: { integration_id: integrationId, template: `${'{{#each a}}'.repeat(50)}x${'{{/each}}'.repeat(50)}` } }] } } });
+    assert.equal(ok.status, 201, JSON.stringify(ok.body));
+  });
+
   test('an expression whose result is larger than 1 MB fails its step with the limit', async () => {
     const wf = await workflow({ name: 'big', definition: { steps: [{ id: 'big', type: 'transform', config: { expression: '$pad("", 2000000, "x")' } }] } });
     const run = await s.json(`/api/workflows/${wf.id}/execute`, { method: 'POST', json: { trigger_data: {} } });

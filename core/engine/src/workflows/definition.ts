@@ -10,6 +10,7 @@ import Handlebars from 'handlebars';
 import jsonata from 'jsonata';
 import { z } from 'zod';
 import { EVENT_TYPES, errors } from '@quire/core';
+import { checkTemplateNesting } from '../validation.js';
 import { checkRegexes } from './regex.js';
 
 export const STEP_TYPES = ['parse', 'extract', 'transform', 'condition', 'integration'] as const;
@@ -183,6 +184,7 @@ export function checkWorkflow(def: WorkflowDefinition, triggerType: string, trig
       }
     }
     if (s.type === 'integration' && s.config.template !== undefined) {
+      checkTemplateNesting(s.config.template, `${at}.config.template`);
       try {
         Handlebars.parse(s.config.template);
       } catch (e) {
