@@ -6,6 +6,7 @@
 import type { BlobStorage, EventBus, Logger, PipelineRuntime, PluginRegistry, Store, Transport } from '@quire/core';
 import type { QuireConfig } from '@quire/config';
 import type { WebhookDispatcher } from './services/webhooks.js';
+import type { EvalSandbox } from './workflows/sandbox.js';
 
 export type RuntimeRole = 'server' | 'worker' | 'runner';
 
@@ -21,6 +22,8 @@ export interface EngineContext {
   readonly transport: Transport;
   readonly pipelines: PipelineRuntime;
   readonly webhooks: WebhookDispatcher;
+  /** where workflow steps' expressions and templates are evaluated: isolates with a time and a memory limit */
+  readonly workflowSandbox: EvalSandbox;
   /** key of signed links and of webhook callback secrets */
   readonly signingSecret: string;
   /** this process in job_stages.worker */

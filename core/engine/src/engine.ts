@@ -10,6 +10,7 @@ import { decryptSecret, secretsKey } from './services/secrets.js';
 import type { EngineContext, RuntimeRole } from './context.js';
 import { definePipelines } from './pipelines/index.js';
 import { jobInputKey } from './pipelines/steps.js';
+import { EVAL_LIMITS, EvalSandbox } from './workflows/sandbox.js';
 
 /** Built-in plugins, loaded through the same registry as third-party ones (which may override them). */
 export const BUILTIN_PLUGINS = [
@@ -49,6 +50,7 @@ export class Engine implements EngineContext {
   pipelines!: PipelineRuntime;
   webhooks!: WebhookDispatcher;
   signingSecret!: string;
+  readonly workflowSandbox: EvalSandbox;
   readonly workerId = `${os.hostname()}:${process.pid}`;
 
   private constructor(readonly config: Readonly<QuireConfig>, readonly logger: Logger, readonly role: RuntimeRole) {
@@ -56,6 +58,7 @@ export class Engine implements EngineContext {
     if (config.llm.baseUrl) selected.llm = 'openai';
     // plugins get their own options and the shared settings they ask for, never the whole config
     this.registry = new PluginRegistry({ dataDir: config.dataDir, logger, selected, options: config.plugins.options, optionSources: config.plugins.sources, shared: sharedSettings(config) });
+    this.workflowSandbox = new EvalSandbox({ ...EVAL_LIMITS, timeoutMs: config.workflows.expressionTimeoutMs });
   }
 
   static async create(config: Readonly<QuireConfig>, logger: Logger, role: RuntimeRole = 'server'): Promise<Engine> {
@@ -128,6 +131,7 @@ export class Engine implements EngineContext {
 
   async close(): Promise<void> {
     await this.pipelines?.stop().catch(() => {});
+    await this.workflowSandbox.close();
     await this.registry.close();
   }
 }

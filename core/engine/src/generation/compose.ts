@@ -22,15 +22,17 @@ import { Citations, bestPassages, passagesOfChunk, sentencesOf, shorten } from '
 import type { Passage } from './passages.js';
 import type { SourceDocument, SourceExtraction, Sources } from './sources.js';
 import { hb, valueText } from './handlebars.js';
+import { checkTemplateNesting } from '../validation.js';
 
 // ---------------------------------------------------------------- handlebars templates
 
 /** Whether a template_prompt is a handlebars template (it has a {{…}} expression) rather than a plain instruction. */
 export const isTemplate = (prompt: string) => /\{\{[^}]+\}\}/.test(prompt);
 
-/** Handlebars that parse (a bad template is a 400 at submission, not a failed job). */
+/** Handlebars that parse (a bad template is a 400 at submission, not a failed job), its blocks nested within bounds. */
 export function checkTemplate(prompt: string, field = 'template_prompt'): void {
   if (!isTemplate(prompt)) return;
+  checkTemplateNesting(prompt, field);
   try {
     hb.precompile(prompt, { noEscape: true, strict: false });
   } catch (e) {

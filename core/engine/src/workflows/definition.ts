@@ -2,13 +2,16 @@
  * What a workflow is made of (spec §4.9): steps {id, type, config}, a trigger (manual, scheduled, webhook,
  * event) and integrations (messaging, email, webhook). The zod schemas here validate the API's bodies and
  * make /openapi.json; checkWorkflow adds the rules that span fields (unique step ids, forward-only jumps of
- * conditions, a valid cron expression and time zone, JSONata that compiles, handlebars that parse).
+ * conditions, a valid cron expression and time zone, JSONata that compiles with regexes RE2 takes, handlebars
+ * that parse).
  */
 import { Cron } from 'croner';
 import Handlebars from 'handlebars';
 import jsonata from 'jsonata';
 import { z } from 'zod';
 import { EVENT_TYPES, errors } from '@quire/core';
+import { checkTemplateNesting } from '../validation.js';
+import { checkRegexes } from './regex.js';
 
 export const STEP_TYPES = ['parse', 'extract', 'transform', 'condition', 'integration'] as const;
 export const TRIGGER_TYPES = ['manual', 'scheduled', 'webhook', 'event'] as const;
@@ -181,6 +184,7 @@ export function checkWorkflow(def: WorkflowDefinition, triggerType: string, trig
       }
     }
     if (s.type === 'integration' && s.config.template !== undefined) {
+      checkTemplateNesting(s.config.template, `${at}.config.template`);
       try {
         Handlebars.parse(s.config.template);
       } catch (e) {
@@ -194,10 +198,17 @@ export function checkWorkflow(def: WorkflowDefinition, triggerType: string, trig
   else if (trigger.cron_expression || trigger.timezone) throw bad('trigger_config', 'cron_expression and timezone belong to a scheduled trigger');
 }
 
+/** A JSONata expression that parses and whose regexes RE2 takes (parsing only: nothing is evaluated here). */
 function compileExpression(e: string, field: string) {
+  let ast: unknown;
   try {
-    return jsonata(e);
+    ast = jsonata(e).ast();
   } catch (err) {
     throw bad(field, `not a valid JSONata expression: ${(err as Error).message}`);
+  }
+  try {
+    checkRegexes(ast);
+  } catch (err) {
+    throw bad(field, (err as Error).message);
   }
 }

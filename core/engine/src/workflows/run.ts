@@ -6,7 +6,6 @@
  * After each step its log entry (input, output, duration, error) is written to the execution; a stage run
  * again after a crash skips the steps that completed and goes on from there.
  */
-import jsonata from 'jsonata';
 import { NonRetryableError, StoreConflictError, errors, isQuireError } from '@quire/core';
 import type { JobRecord, WorkflowExecutionRecord } from '@quire/core';
 import type { AuthInfo } from '../accounts/access.js';
@@ -19,7 +18,7 @@ import type { ExtractJobResult } from '../services/extraction.js';
 import { derivedId } from './executions.js';
 import type { WorkflowJobInput } from './executions.js';
 import { integrationConfig } from './integrations.js';
-import { renderTemplate, sendEmail, sendHttp } from './send.js';
+import { sendEmail, sendHttp } from './send.js';
 import { CREDIT_HOLD, assertCredits } from '../accounts/credits.js';
 
 export interface LogEntry {
@@ -98,26 +97,6 @@ function compare(actual: unknown, operator: string, expected: unknown): boolean 
   }
 }
 
-/**
- * Bounds of one expression's evaluation (a user's expression runs on the service's event loop): time, depth
- * of nested evaluation (runaway recursion) and the length of any sequence it builds.
- */
-const EXPRESSION_LIMITS = { timeout: 2000, stack: 400, sequence: 100_000 };
-
-async function evaluate(expression: string, ctx: Ctx): Promise<unknown> {
-  let expr;
-  try {
-    expr = jsonata(expression, EXPRESSION_LIMITS);
-  } catch (e) {
-    throw errors.validation(`Invalid JSONata expression: ${(e as Error).message}`);
-  }
-  try {
-    return await expr.evaluate(ctx);
-  } catch (e) {
-    throw errors.validation(`The expression failed: ${(e as Error).message}`);
-  }
-}
-
 async function waitFor<T>(what: string, signal: AbortSignal, probe: () => Promise<T | null>): Promise<T> {
   const deadline = Date.now() + WAIT_MS;
   let delay = 100;
@@ -131,16 +110,16 @@ async function waitFor<T>(what: string, signal: AbortSignal, probe: () => Promis
   }
 }
 
-/** The document a parse or extract step works on: its config's, else the trigger's, else an earlier parse's. */
-function documentIdOf(step: StepDef, ctx: Ctx): string | null {
+/** The document a parse or extract step works on: its config's (a template too), else the trigger's, else an earlier parse's. */
+async function documentIdOf(rt: Engine, step: StepDef, ctx: Ctx, signal: AbortSignal): Promise<string | null> {
   const given = step.config.document_id;
-  if (typeof given === 'string' && given) return given.includes('{{') ? renderTemplate(given, ctx) : given;
+  if (typeof given === 'string' && given) return given.includes('{{') ? (await rt.workflowSandbox.templates({ document_id: given }, ctx, signal)).document_id! : given;
   const id = ctx.document_id ?? (ctx.trigger as Record<string, unknown>).document_id;
   return typeof id === 'string' && id ? id : null;
 }
 
 async function parseStep(rt: Engine, auth: AuthInfo, step: StepDef, ctx: Ctx, signal: AbortSignal) {
-  const documentId = documentIdOf(step, ctx);
+  const documentId = await documentIdOf(rt, step, ctx, signal);
   if (!documentId) throw errors.validation('The parse step has no document: give trigger_data.document_id (or config.document_id)');
   const first = await rt.store.repo('documents').get(documentId);
   if (!first || !canRead(auth, first)) throw errors.notFound('document', documentId);
@@ -160,7 +139,7 @@ async function parseStep(rt: Engine, auth: AuthInfo, step: StepDef, ctx: Ctx, si
 }
 
 async function extractStep(rt: Engine, auth: AuthInfo, step: StepDef, ctx: Ctx, executionId: string, signal: AbortSignal) {
-  const documentId = documentIdOf(step, ctx);
+  const documentId = await documentIdOf(rt, step, ctx, signal);
   if (!documentId) throw errors.validation('The extract step has no document: give trigger_data.document_id, a parse step before it, or config.document_id');
   const schemaId = String(step.config.schema_id);
   // one extraction job per execution and step: a stage run again after a crash waits for the same job
@@ -189,23 +168,28 @@ async function extractStep(rt: Engine, auth: AuthInfo, step: StepDef, ctx: Ctx, 
   };
 }
 
-async function transformStep(step: StepDef, ctx: Ctx) {
+/**
+ * A step's JSONata expressions over the context, all in one task of the sandbox (an isolate with a time and
+ * a size limit; regexes on RE2): name → value.
+ */
+const evaluate = (rt: Engine, expressions: Record<string, string>, ctx: Ctx, signal: AbortSignal) => rt.workflowSandbox.expressions(expressions, ctx, signal);
+
+async function transformStep(rt: Engine, step: StepDef, ctx: Ctx, signal: AbortSignal) {
   const mapping = step.config.mapping as Record<string, string> | undefined;
   if (mapping) {
-    const out: Record<string, unknown> = {};
-    for (const [k, e] of Object.entries(mapping)) out[k] = await evaluate(e, ctx);
+    const out = await evaluate(rt, mapping, ctx, signal);
     return { input: { mapping }, output: JSON.parse(JSON.stringify(out)) as unknown };
   }
-  const value = await evaluate(String(step.config.expression), ctx);
+  const { value } = await evaluate(rt, { value: String(step.config.expression) }, ctx, signal);
   return { input: { expression: step.config.expression }, output: value === undefined ? null : (JSON.parse(JSON.stringify(value)) as unknown) };
 }
 
-async function conditionStep(step: StepDef, ctx: Ctx) {
+async function conditionStep(rt: Engine, step: StepDef, ctx: Ctx, signal: AbortSignal) {
   const c = step.config as { expression?: string; field?: string; operator?: string; value?: unknown; on_true?: string; on_false?: string };
   let result: boolean;
   let input: Record<string, unknown>;
   if (c.expression) {
-    result = !!(await evaluate(c.expression, ctx));
+    result = !!(await evaluate(rt, { result: c.expression }, ctx, signal)).result;
     input = { expression: c.expression };
   } else {
     const actual = pathValue(ctx, c.field!);
@@ -225,12 +209,18 @@ async function integrationStep(rt: Engine, wfOwner: { user_id: string; organizat
   const cfg = integrationConfig(rt, row);
   const template = (step.config.template as string | undefined) ?? (cfg.template as string | undefined);
   const { steps, trigger, workflow, execution, text: _text, ...data } = ctx;
-  const rendered = template !== undefined ? renderTemplate(template, ctx) : JSON.stringify({ workflow, execution, trigger, data, steps: Object.keys(steps) });
+  const email = row.integration_type === 'email';
+  // the body and an email's subject are rendered together, in the sandbox (an isolate with a time and a size limit)
+  const templates: Record<string, string> = {};
+  if (template !== undefined) templates.body = template;
+  if (email) templates.subject = String(step.config.subject ?? cfg.subject ?? 'Workflow {{workflow.name}}');
+  const out = Object.keys(templates).length ? await rt.workflowSandbox.templates(templates, ctx, signal) : {};
+  const rendered = out.body ?? JSON.stringify({ workflow, execution, trigger, data, steps: Object.keys(steps) });
   const timeoutMs = rt.config.webhooks.timeoutMs;
   const allowedHosts = rt.config.network.allowedHosts;
   const base = { integration_id: id, integration_type: row.integration_type, name: row.name };
-  if (row.integration_type === 'email') {
-    const subject = renderTemplate(String(step.config.subject ?? cfg.subject ?? 'Workflow {{workflow.name}}'), ctx);
+  if (email) {
+    const subject = out.subject!;
     const input = { ...base, to: cfg.to, subject, text: rendered };
     const sent = await sendEmail(rt.config.workflows.smtp, { to: cfg.to as string | string[], subject, text: rendered }).catch((e) => Promise.reject(Object.assign(e, { stepInput: input })));
     return { input, output: { ...base, ...sent } };
@@ -271,9 +261,9 @@ async function runStep(rt: Engine, auth: AuthInfo, owner: { user_id: string; org
     case 'extract':
       return extractStep(rt, auth, step, ctx, executionId, signal);
     case 'transform':
-      return transformStep(step, ctx);
+      return transformStep(rt, step, ctx, signal);
     case 'condition':
-      return conditionStep(step, ctx);
+      return conditionStep(rt, step, ctx, signal);
     case 'integration':
       return integrationStep(rt, owner, step, ctx, signal);
     default:

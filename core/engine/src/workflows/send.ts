@@ -1,44 +1,14 @@
 /**
- * What an integration step sends: a rendered handlebars template, to a Slack-style incoming webhook
+ * What an integration step sends: a rendered handlebars template (render.ts), to a Slack-style incoming webhook
  * (messaging), an HTTP endpoint (webhook) or by SMTP (email). HTTP goes through the SSRF check of URL inputs
  * (public addresses only unless the host is in QUIRE_ALLOWED_HOSTS; the vetted address is the one connected
  * to; redirects are not followed).
  */
 import http from 'node:http';
 import https from 'node:https';
-import Handlebars from 'handlebars';
 import { errors } from '@quire/core';
 import type { QuireConfig } from '@quire/config';
 import { pinnedLookup, vetUrl } from '../services/url-fetch.js';
-
-/** A string of the context, JSON-escaped for a JSON template; the json helper gets the original back. */
-class JsonString {
-  constructor(readonly raw: string) {}
-  toString(): string {
-    return JSON.stringify(this.raw).slice(1, -1);
-  }
-}
-
-function escapeForJson(v: unknown): unknown {
-  if (typeof v === 'string') return new JsonString(v);
-  if (Array.isArray(v)) return v.map(escapeForJson);
-  if (v && typeof v === 'object' && !(v instanceof Date)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, escapeForJson(x)]));
-  return v;
-}
-
-const hb = Handlebars.create();
-hb.registerHelper('json', (v: unknown) => new hb.SafeString(JSON.stringify(v === undefined ? null : v, (_k, x) => (x instanceof JsonString ? x.raw : x))));
-
-/**
- * Renders a template with {{field}} placeholders (handlebars, no HTML escaping). A template that looks like
- * JSON (starts with { or [) gets its string values JSON-escaped, so that "{{vendor}}" stays valid JSON
- * whatever the vendor's name holds; {{json value}} writes any value as JSON.
- */
-export function renderTemplate(template: string, context: Record<string, unknown>): string {
-  const jsonish = /^\s*[[{]/.test(template);
-  const fn = hb.compile(template, { noEscape: true });
-  return fn(jsonish ? escapeForJson(context) : context, { allowProtoPropertiesByDefault: false, allowProtoMethodsByDefault: false });
-}
 
 export interface SendResult {
   status: number;
