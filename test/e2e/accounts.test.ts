@@ -317,6 +317,35 @@ describe('accounts over HTTP: API keys, sign-up, sessions', () => {
     assert.equal((await login()).status, 200, 'off again: the password alone signs in');
   });
 
+  test('login throttle: attempts are counted before the check, per email and address', async () => {
+    // QUIRE_LOGIN_MAX_FAILURES=4: of 60 concurrent wrong passwords, 4 reach the password check, the rest are 429
+    assert.equal((await new Jar(s).json('/api/auth/signup', { method: 'POST', json: { email: 'burst-target@example.com', password: PASSWORD } })).status, 201);
+    const guesses = await Promise.all(Array.from({ length: 60 }, (_, i) => new Jar(s).json('/api/auth/login', { method: 'POST', json: { email: 'burst-target@example.com', password: `Guess-${i}-burst` } })));
+    const statuses = guesses.map((g) => g.status);
+    assert.equal(statuses.filter((x) => x === 401).length, 4, statuses.join(' '));
+    assert.equal(statuses.filter((x) => x === 429).length, 56, statuses.join(' '));
+
+    // the same for TOTP codes: right password, 60 concurrent wrong codes → 4 checked
+    const jar = new Jar(s);
+    assert.equal((await jar.json('/api/auth/signup', { method: 'POST', json: { email: 'burst-totp@example.com', password: PASSWORD } })).status, 201);
+    const enrol = await jar.json('/api/user/2fa/enroll', { method: 'POST', csrf: true });
+    const app = new TOTP({ secret: Secret.fromBase32(enrol.body.secret), algorithm: 'SHA1', digits: 6, period: 30 });
+    assert.equal((await jar.json('/api/user/2fa/verify', { method: 'POST', json: { code: app.generate() }, csrf: true })).status, 200);
+    const right = Number(app.generate());
+    const codes = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        new Jar(s).json('/api/auth/login', { method: 'POST', json: { email: 'burst-totp@example.com', password: PASSWORD, totp_code: String((right + 1000 + i * 7919) % 1_000_000).padStart(6, '0') } }),
+      ),
+    );
+    const totpStatuses = codes.map((c) => c.status);
+    assert.equal(totpStatuses.filter((x) => x === 401).length, 4, totpStatuses.join(' '));
+    assert.equal(totpStatuses.filter((x) => x === 429).length, 56, totpStatuses.join(' '));
+
+    // the address is not locked for everyone else: another account signs in from it
+    assert.equal((await new Jar(s).json('/api/auth/signup', { method: 'POST', json: { email: 'same-proxy@example.com', password: PASSWORD } })).status, 201);
+    assert.equal((await new Jar(s).json('/api/auth/login', { method: 'POST', json: { email: 'same-proxy@example.com', password: PASSWORD } })).status, 200);
+  });
+
   test('/openapi.json documents the account endpoints', async () => {
     const spec = (await s.json('/openapi.json', { key: null })).body;
     const paths = Object.keys(spec.paths);
