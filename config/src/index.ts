@@ -20,7 +20,7 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'PORT', default: '8080', description: 'HTTP port of the API.' },
   { name: 'HOST', default: '0.0.0.0', description: 'Interface the API listens on.' },
   { name: 'QUIRE_PUBLIC_URL', default: 'http://localhost:$PORT', description: 'Public address of the service, used in status_url, studio_link and signed upload/download URLs.' },
-  { name: 'QUIRE_DATA_DIR', default: './data', description: 'Where the SQLite database, stored files, parsed content and the embedded vector index live.' },
+  { name: 'QUIRE_DATA_DIR', default: './data', description: 'Where the SQLite database, stored files, parsed content and the embedded vector index live. Private to the server: the folders it makes there are 0700 and the files 0600, whatever the umask.' },
   { name: 'QUIRE_DB_URL', default: 'sqlite (in the data dir)', description: 'mysql://user:pass@host:3306/db for MySQL/MariaDB, or sqlite:///path/to/file.db.' },
   { name: 'QUIRE_QUEUE_URL', default: '(in-process)', description: 'amqp://user:pass@host:5672 to run pipeline stages over RabbitMQ.' },
   { name: 'QUIRE_QUEUE_PREFIX', default: 'quire', description: 'Prefix of RabbitMQ queue and exchange names (separate installations sharing one broker use different prefixes).' },
