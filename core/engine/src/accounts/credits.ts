@@ -340,9 +340,6 @@ export async function estimatePages(rt: Engine, key: string, format?: string): P
   }
 }
 
-/** Pages to reserve for work on a stored file: its estimated pages (parsed at the parse rate). */
-export const parseUnits = estimatePages;
-
 /** Pages to reserve for a parse of an svc:// document: its known pages, else the estimate from its file. */
 export async function documentParseUnits(rt: Engine, doc: DocumentRecord): Promise<number> {
   return doc.pages ?? (await estimatePages(rt, doc.storage_key, doc.file_type));

@@ -6,7 +6,7 @@ import { newJob, withLocalFile } from '../jobs.js';
 import { looksInternal } from './public-errors.js';
 import { contentKey, originalKey } from '../pipelines/steps.js';
 import type { ParseConfig } from './parse-config.js';
-import { parseUnits, reserveCredits, withHold } from '../accounts/credits.js';
+import { estimatePages, reserveCredits, withHold } from '../accounts/credits.js';
 
 export const epoch = (d: Date) => Math.floor(d.getTime() / 1000);
 
@@ -51,7 +51,7 @@ export async function createDocument(
   owner: Owned,
   f: { id: string; name: string; size: number; sha256: string | null; format: string; mime: string; parsingConfig: ParseConfig | null; knowledgeBaseId?: string | null },
 ): Promise<{ doc: DocumentRecord; job: JobRecord }> {
-  const pages = await parseUnits(rt, originalKey(f.id), f.format);
+  const pages = await estimatePages(rt, originalKey(f.id), f.format);
   const now = new Date();
   const doc: DocumentRecord = {
     id: f.id,

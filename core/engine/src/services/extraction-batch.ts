@@ -31,35 +31,46 @@ export function batchJobId(batchId: string, part: string): string {
 }
 
 /**
- * The parent job of a batch. It holds the credits of every document's extraction, reserved when the batch
- * starts; the fanout hands each child its share (moveHold), which the child holds until it is charged.
+ * Starts a batch whose row is already 'processing' (one picked up again after a restart): inserts its
+ * parent job and starts the pipeline. Returns false when the batch's job already exists (started before; it
+ * runs, or ran, on the runtime).
  */
-export function batchJob(batch: ExtractBatchRecord, hold: number): JobRecord {
-  return withHold(newJob({ owner: ownerOf(batch), type: BATCH_PIPELINE, id: batchJobId(batch.id, 'batch'), input: { batch_id: batch.id } }), hold);
+export async function startBatch(rt: Engine, batchId: string): Promise<boolean> {
+  const batch = await rt.store.repo('extract_batches').get(batchId);
+  if (!batch || batch.status === 'completed' || batch.status === 'failed') return false;
+  return launch(rt, batch, (job) => rt.store.repo('jobs').insert(job));
 }
 
 /**
- * Starts a batch: reserves the credits of its extractions and, in the same transaction, marks the batch
- * 'processing' (`insert`: writes it first, a new batch) and inserts its parent job; then starts the
- * pipeline. 402 when the balance cannot cover the batch (nothing is written). Returns false when the batch
- * was started before (it runs, or ran, on the runtime).
+ * Runs a batch (a new one, `insert`, or one created with run_immediately false): reserves the credits of
+ * its extractions and, in the same transaction, records it 'processing' and inserts its parent job holding
+ * them; then starts the pipeline. 402 when the balance cannot cover the batch (nothing is written). Returns
+ * false when the batch was started before. The fanout hands each child extraction its share of the hold
+ * (moveHold), which the child holds until it is charged.
  */
-export async function startBatch(rt: Engine, batch: ExtractBatchRecord, insert = false): Promise<boolean> {
+export async function runBatch(rt: Engine, batch: ExtractBatchRecord, insert = false): Promise<boolean> {
   const started = await reserveCredits(rt, ownerOf(batch), 'extract', batch.document_ids.length, async (tx, hold) => {
     const repo = tx.repo('extract_batches');
     const now = new Date();
     if (insert) await repo.insert({ ...batch, status: 'processing', updated_at: now });
     else if (!(await repo.update({ id: batch.id, status: 'pending' }, { status: 'processing', updated_at: now }))) return false;
-    try {
-      await tx.repo('jobs').insert(batchJob(batch, hold));
-    } catch (e) {
-      if (e instanceof StoreConflictError) return false;
-      throw e;
-    }
-    return true;
+    return launch(rt, batch, (job) => tx.repo('jobs').insert(withHold(job, hold)), false);
   });
   if (started) await rt.pipelines.start(batchJobId(batch.id, 'batch'), BATCH_PIPELINE);
   return started;
+}
+
+/** Inserts the batch's parent job (false when it exists) and, unless told not to, starts its pipeline. */
+async function launch(rt: Engine, batch: ExtractBatchRecord, insert: (job: JobRecord) => Promise<unknown>, start = true): Promise<boolean> {
+  const job = newJob({ owner: ownerOf(batch), type: BATCH_PIPELINE, id: batchJobId(batch.id, 'batch'), input: { batch_id: batch.id } });
+  try {
+    await insert(job);
+  } catch (e) {
+    if (e instanceof StoreConflictError) return false;
+    throw e;
+  }
+  if (start) await rt.pipelines.start(job.id, BATCH_PIPELINE);
+  return true;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { AuthInfo } from '../accounts/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { newJob, withLocalFile } from '../jobs.js';
 import { newOwned } from '../accounts/access.js';
-import { CREDIT_HOLD, documentParseUnits, parseUnits, reserveCredits } from '../accounts/credits.js';
+import { CREDIT_HOLD, documentParseUnits, estimatePages, reserveCredits } from '../accounts/credits.js';
 import { resolveInput } from './inputs.js';
 import { parseConfigField } from './parse-config.js';
 import type { ParseConfig } from './parse-config.js';
@@ -62,7 +62,7 @@ export async function parseSync(rt: Engine, auth: AuthInfo, source: SyncParseSou
       cfg = parseConfigField(rawConfig, configField);
       if (source.kind === 'stored') {
         start = { source: 'stored', name: source.fileName, size: source.size };
-        pages = await parseUnits(rt, jobInputKey(jobId));
+        pages = await estimatePages(rt, jobInputKey(jobId));
       } else {
         const ref = await resolveInput(rt, auth, source.input);
         if (ref.kind === 'document') {

@@ -9,7 +9,7 @@ import { route } from '../../http/route.js';
 import { loadOwned, newOwned } from '@quire/engine';
 import { listOwned } from '@quire/engine';
 import { Settings, UUID, resolveDefinition } from '@quire/engine';
-import { apiBatchSummary, startBatch } from '@quire/engine';
+import { apiBatchSummary, runBatch } from '@quire/engine';
 import { batchComparison, comparisonCsv, comparisonXlsx, filterComparison } from '@quire/engine';
 
 const TAG = 'Extract batches';
@@ -57,7 +57,7 @@ export function extractBatchRoutes(router: Router<any, any>): void {
       updated_at: now,
     };
     // every document is an extraction (2 credits each): a batch the balance cannot cover is not recorded
-    if (runNow) await startBatch(rt, row, true);
+    if (runNow) await runBatch(rt, row, true);
     else await rt.store.repo('extract_batches').insert(row);
     ctx.status = 201;
     return apiBatchSummary(runNow ? { ...row, status: 'processing' } : row);
@@ -82,7 +82,7 @@ export function extractBatchRoutes(router: Router<any, any>): void {
     const batch = await loadBatch(ctx, 'write');
     if (batch.status === 'pending') {
       // 402 when the balance cannot cover its extractions (the batch stays pending)
-      await startBatch(ctx.quire, batch);
+      await runBatch(ctx.quire, batch);
     } else if (batch.status === 'completed') {
       throw errors.conflict(`Batch ${batch.id} is already completed`, { status: batch.status });
     }
