@@ -317,6 +317,73 @@ describe('accounts over HTTP: API keys, sign-up, sessions', () => {
     assert.equal((await login()).status, 200, 'off again: the password alone signs in');
   });
 
+  test('login throttle: attempts are counted before the check, per email and address', async () => {
+    // QUIRE_LOGIN_MAX_FAILURES=4: of 60 concurrent wrong passwords, 4 reach the password check, the rest are 429
+    assert.equal((await new Jar(s).json('/api/auth/signup', { method: 'POST', json: { email: 'burst-target@example.com', password: PASSWORD } })).status, 201);
+    const guesses = await Promise.all(Array.from({ length: 60 }, (_, i) => new Jar(s).json('/api/auth/login', { method: 'POST', json: { email: 'burst-target@example.com', password: `Guess-${i}-burst` } })));
+    const statuses = guesses.map((g) => g.status);
+    assert.equal(statuses.filter((x) => x === 401).length, 4, statuses.join(' '));
+    assert.equal(statuses.filter((x) => x === 429).length, 56, statuses.join(' '));
+
+    // the same for TOTP codes: right password, 60 concurrent wrong codes → 4 checked
+    const jar = new Jar(s);
+    assert.equal((await jar.json('/api/auth/signup', { method: 'POST', json: { email: 'burst-totp@example.com', password: PASSWORD } })).status, 201);
+    const enrol = await jar.json('/api/user/2fa/enroll', { method: 'POST', csrf: true });
+    const app = new TOTP({ secret: Secret.fromBase32(enrol.body.secret), algorithm: 'SHA1', digits: 6, period: 30 });
+    assert.equal((await jar.json('/api/user/2fa/verify', { method: 'POST', json: { code: app.generate() }, csrf: true })).status, 200);
+    const right = Number(app.generate());
+    const codes = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        new Jar(s).json('/api/auth/login', { method: 'POST', json: { email: 'burst-totp@example.com', password: PASSWORD, totp_code: String((right + 1000 + i * 7919) % 1_000_000).padStart(6, '0') } }),
+      ),
+    );
+    const totpStatuses = codes.map((c) => c.status);
+    assert.equal(totpStatuses.filter((x) => x === 401).length, 4, totpStatuses.join(' '));
+    assert.equal(totpStatuses.filter((x) => x === 429).length, 56, totpStatuses.join(' '));
+
+    // the address is not locked for everyone else: another account signs in from it
+    assert.equal((await new Jar(s).json('/api/auth/signup', { method: 'POST', json: { email: 'same-proxy@example.com', password: PASSWORD } })).status, 201);
+    assert.equal((await new Jar(s).json('/api/auth/login', { method: 'POST', json: { email: 'same-proxy@example.com', password: PASSWORD } })).status, 200);
+  });
+
+  test('keys per user are capped by plan, and the rate limit counts all of a user\'s keys together', async () => {
+    const jar = new Jar(s);
+    assert.equal((await jar.json('/api/auth/signup', { method: 'POST', json: { email: 'many-keys@example.com', password: PASSWORD } })).status, 201);
+    const keys: { id: string; key: string }[] = [];
+    for (let i = 0; i < 5; i++) {
+      const made = await jar.json('/api/keys', { method: 'POST', json: { name: `k${i}` }, csrf: true });
+      assert.equal(made.status, 201, JSON.stringify(made.body));
+      keys.push({ id: made.body.id, key: made.body.key });
+    }
+    // the free plan holds 5 active keys (QUIRE_API_KEYS_FREE): the sixth is refused, naming the limit
+    const sixth = await jar.json('/api/keys', { method: 'POST', json: { name: 'k5' }, csrf: true });
+    assert.equal(sixth.status, 409, JSON.stringify(sixth.body));
+    errorBody(sixth.body, 'CONFLICT');
+    assert.equal(sixth.body.error.details.limit, 5);
+    assert.match(sixth.body.error.message, /free plan/);
+    // a revoked key frees its place
+    assert.ok((await jar.json(`/api/keys/${keys[0]!.id}`, { method: 'DELETE', csrf: true })).status < 300);
+    const again = await jar.json('/api/keys', { method: 'POST', json: { name: 'k6' }, csrf: true });
+    assert.equal(again.status, 201, JSON.stringify(again.body));
+    keys[0] = { id: again.body.id, key: again.body.key };
+
+    // 100 requests a minute for the user over all five keys (spec §8.1 free plan), not 100 per key
+    const now = new Date();
+    if (now.getSeconds() > 45) await sleep((61 - now.getSeconds()) * 1000);
+    let firstRefused = -1;
+    const perKey = [0, 0, 0, 0, 0];
+    for (let i = 0; i < 130 && firstRefused < 0; i++) {
+      const r = await s.api('/api/user/credits', { key: keys[i % 5]!.key });
+      await r.arrayBuffer();
+      perKey[i % 5]!++;
+      if (r.status === 429) firstRefused = i;
+      else assert.equal(r.status, 200);
+    }
+    assert.ok(firstRefused > 0 && firstRefused <= 100, `first 429 after ${firstRefused} requests`);
+    assert.ok(Math.max(...perKey) <= 21, `no key reached its own limit: ${perKey.join(' ')}`);
+
+  });
+
   test('/openapi.json documents the account endpoints', async () => {
     const spec = (await s.json('/openapi.json', { key: null })).body;
     const paths = Object.keys(spec.paths);

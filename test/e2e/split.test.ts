@@ -226,6 +226,24 @@ describe('split', () => {
     }
     const overlapAllowed = await s.json('/api/split/run', { method: 'POST', json: { document_id: fiveId, config: { method: 'manual', settings: { allowOverlap: true } }, sections: [{ page_start: 1, page_end: 3 }, { page_start: 3, page_end: 5 }] } });
     assert.equal(overlapAllowed.status, 200, JSON.stringify(overlapAllowed.body));
+    // overlapping sections cannot multiply what a document takes in storage: their pages together are at most
+    // twice the document's (10 here), and a split makes at most 200 sections
+    const whole = { page_start: 1, page_end: 5 };
+    const twice = await s.json('/api/split/run', { method: 'POST', json: { document_id: fiveId, config: { method: 'manual', settings: { allowOverlap: true } }, sections: [whole, whole] } });
+    assert.equal(twice.status, 200, JSON.stringify(twice.body));
+    for (const body of [
+      { config: { method: 'manual', settings: { allowOverlap: true } }, sections: [whole, whole, { page_start: 1, page_end: 1 }] },
+      { config: { method: 'ai' }, skip_analysis: true, sections: [whole, whole, whole] },
+    ]) {
+      const amplified = await s.json('/api/split/run', { method: 'POST', json: { document_id: fiveId, ...body } });
+      assert.equal(amplified.status, 400, JSON.stringify(amplified.body));
+      errorBody(amplified.body, 'VALIDATION_ERROR');
+      assert.match(amplified.body.error.message, /at most 10 \(2 × its pages\)/);
+    }
+    const many = await s.json('/api/split/run', { method: 'POST', json: { document_id: fiveId, config: { method: 'manual', settings: { allowOverlap: true } }, sections: Array.from({ length: 201 }, () => ({ page_start: 1, page_end: 1 })) } });
+    assert.equal(many.status, 400, JSON.stringify(many.body).slice(0, 500));
+    errorBody(many.body, 'VALIDATION_ERROR');
+    assert.match(JSON.stringify(many.body.error), /at most 200 sections/);
     // skip_analysis: the given sections as they are, whatever the method
     const skipped = await s.json('/api/split/run', { method: 'POST', json: { document_id: fiveId, config: { method: 'ai' }, skip_analysis: true, sections: [{ name: 'All', page_start: 1, page_end: 5 }] } });
     assert.deepEqual(skipped.body.sections.map((x: any) => [x.name, x.page_start, x.page_end, x.section_type]), [['All', 1, 5, 'custom']]);

@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { EventBus, InProcessTransport, PipelineRuntime, PluginRegistry, inProcessTransportPlugin, sharedSettings } from '@quire/core';
+import { EventBus, InProcessTransport, PipelineRuntime, PluginRegistry, inProcessTransportPlugin, mkdirPrivate, sharedSettings } from '@quire/core';
 import type { BlobStorage, Logger, Store, Transport } from '@quire/core';
 import type { QuireConfig } from '@quire/config';
 import { ensureBootstrapKey } from './accounts/keys.js';
@@ -75,6 +75,8 @@ export class Engine implements EngineContext {
 
   private async init(): Promise<void> {
     const { config, registry, logger } = this;
+    // the data dir, when it is made here, is the server's alone (0700; what goes in it is 0700 and 0600)
+    await mkdirPrivate(config.dataDir);
     registry.register(inProcessTransportPlugin, undefined, '@quire/core');
     for (const name of BUILTIN_PLUGINS) await registry.load(name, import.meta.dirname);
     for (const spec of config.plugins.extra) await registry.load(spec, process.cwd());

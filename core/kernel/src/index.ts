@@ -18,3 +18,4 @@ export * from './plugin/sandbox.js';
 export * from './util/worker.js';
 export * from './util/zip.js';
 export * from './util/abort.js';
+export * from './util/private-files.js';

@@ -47,6 +47,12 @@ export interface Store {
    */
   increment(id: string, by: number, expiresAt: Date): Promise<number>;
   /**
+   * Inside a transaction: takes the exclusive lock `name` (at most 128 characters) until the transaction
+   * ends, so that a check and the write it allows cannot interleave with another holder's. MySQL locks a
+   * row of `locks` (created on first use); SQLite's transactions already serialise writers, so it returns.
+   */
+  lock(name: string): Promise<void>;
+  /**
    * Atomically claims (job_id, stage): returns the stage row. `claimed` is false when the stage already
    * completed (the caller must not run it again) or another live worker holds it.
    */

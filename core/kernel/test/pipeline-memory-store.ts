@@ -88,6 +88,8 @@ export class MemoryStore implements Store {
     await repo.update(id, { count: row.count + by });
     return row.count + by;
   }
+  /** One process, no interleaving writers to exclude here. */
+  async lock(_name: string): Promise<void> {}
   /** Atomic (no await inside). No row → claim; completed → no; running by another worker → no when strict; otherwise reclaim. */
   async claimStage(jobId: string, stage: string, worker: string) {
     const repo = this.repo('job_stages') as MemoryRepo<Tables['job_stages']>;

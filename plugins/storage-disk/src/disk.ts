@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { errors } from '@quire/core';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, errors, mkdirPrivate } from '@quire/core';
 import type { StoragePlugin } from '@quire/core';
 import { assertKey } from './keys.js';
 
@@ -17,9 +17,10 @@ export class DiskStorage implements StoragePlugin {
     this.root = path.resolve(root);
   }
 
-  /** Creates the root folder. */
+  /** Creates the root folder (0700, like every folder below it; files are 0600). */
   async init(): Promise<this> {
-    await fs.mkdir(this.root, { recursive: true });
+    await mkdirPrivate(this.root);
+    await fs.chmod(this.root, PRIVATE_DIR_MODE);
     return this;
   }
 
@@ -171,9 +172,11 @@ export class DiskStorage implements StoragePlugin {
   /** Opens the temporary file, re-creating the folder if a concurrent delete pruned it meanwhile. */
   private async openTemp(dir: string, tmp: string): Promise<fs.FileHandle> {
     for (let i = 0; ; i++) {
-      await fs.mkdir(dir, { recursive: true });
+      await mkdirPrivate(dir);
       try {
-        return await fs.open(tmp, 'wx');
+        const handle = await fs.open(tmp, 'wx', PRIVATE_FILE_MODE);
+        await handle.chmod(PRIVATE_FILE_MODE);
+        return handle;
       } catch (e) {
         if (!isMissing(e) || i >= 3) throw e;
       }

@@ -124,6 +124,14 @@ export const ENTITIES: { [N in TableName]: EntitySchema<Tables[N]> } = {
     resource_id: col.string(128, { nullable: true }),
     created_at: col.date(),
   }),
+  credit_holds: entity('credit_holds', {
+    id: col.pk(),
+    ...owned,
+    operation: col.string(64),
+    credits: col.double(),
+    created_at: col.date(),
+    expires_at: col.date(),
+  }),
   webhook_deliveries: entity('webhook_deliveries', {
     id: col.pk(),
     user_id: col.ref({ nullable: true }),

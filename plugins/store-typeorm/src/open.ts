@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import type { DataSourceOptions } from 'typeorm';
 import mysql from 'mysql2/promise';
-import { silentLogger } from '@quire/core';
+import { makePrivateSync, mkdirPrivate, silentLogger, touchPrivateSync } from '@quire/core';
 import type { Logger } from '@quire/core';
 import { ENTITIES } from './entities.js';
 import { isBusy } from './errors.js';
@@ -74,7 +74,12 @@ async function dataSourceOptions(target: DbTarget, busyTimeoutMs: number): Promi
   } as const;
   if (target.dialect === 'sqlite') {
     const memory = target.file === ':memory:';
-    if (!memory) await fs.mkdir(path.dirname(target.file), { recursive: true });
+    if (!memory) {
+      // the database file is made 0600 before SQLite opens it; its -wal and -shm files take its mode
+      await mkdirPrivate(path.dirname(target.file));
+      touchPrivateSync(target.file);
+      makePrivateSync(target.file, `${target.file}-wal`, `${target.file}-shm`);
+    }
     return {
       ...common,
       type: 'better-sqlite3',

@@ -97,6 +97,15 @@ export class TypeormStore implements StorePlugin {
     );
   }
 
+  async lock(name: string): Promise<void> {
+    if (!this.inTransaction) throw new Error('lock: call it inside a transaction');
+    if (name.length > 128) throw new Error('lock: the name is longer than 128 characters');
+    if (this.dialect === 'sqlite') return; // BEGIN IMMEDIATE: this transaction is the only writer
+    // on a duplicate key InnoDB takes an exclusive lock on the existing row (no shared lock to upgrade)
+    const [t, cId, cAt] = [this.q('locks'), this.q('id'), this.q('created_at')];
+    await this.exec(`INSERT INTO ${t} (${cId}, ${cAt}) VALUES (?, ?) ON DUPLICATE KEY UPDATE ${cId} = ${cId}`, [name, new Date()]);
+  }
+
   async claimStage(jobId: string, stage: string, worker: string): Promise<{ claimed: boolean; row: JobStageRecord }> {
     for (let i = 0; i < 10; i++) {
       const row: JobStageRecord = {

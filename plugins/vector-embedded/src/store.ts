@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { errors } from '@quire/core';
+import { errors, makePrivateSync, mkdirPrivateSync, touchPrivateSync } from '@quire/core';
 import type { Logger, VectorFilter, VectorHit, VectorItem, VectorStorePlugin } from '@quire/core';
 import { SpaceCache } from './cache.js';
 import { blobTerms, queryTerms, termsBlob } from './text.js';
@@ -146,8 +146,11 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
     if (!(this.opts.alpha >= 0 && this.opts.alpha <= 1)) throw errors.validation('vector store embedded: alpha must be from 0 to 1', { option: 'alpha' });
     if (!['int8', 'f32'].includes(this.opts.precision)) throw errors.validation('vector store embedded: precision must be int8 or f32', { option: 'precision' });
     this.logger = options.logger;
-    fs.mkdirSync(dir, { recursive: true });
+    mkdirPrivateSync(dir);
     this.file = path.join(dir, 'vectors.db');
+    // 0600 before SQLite opens it; its -wal and -shm files take its mode
+    touchPrivateSync(this.file);
+    makePrivateSync(this.file, `${this.file}-wal`, `${this.file}-shm`);
     this.db = new Database(this.file, { timeout: this.opts.busyTimeoutMs });
     // rows are ~2.5 KB (vector, terms, text): 16 KB pages hold six, where 4 KB pages would hold one
     this.db.pragma('page_size = 16384');

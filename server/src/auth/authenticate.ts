@@ -53,7 +53,7 @@ export function authentication() {
       if (!record.last_used_at || Date.now() - record.last_used_at.getTime() > 60_000) {
         store.repo('api_keys').update(record.id, { last_used_at: new Date() }).catch(() => {});
       }
-      await ctx.rateLimiter.check(ctx, { id: record.id, plan: user.plan });
+      await ctx.rateLimiter.check(ctx, { ids: [record.id, `user:${user.id}`], plan: user.plan });
       if (!scopeAllows(record, ctx.method)) throw errors.forbidden(`This API key is read-only (scope read): ${ctx.method} is not allowed; use a key with scope full`);
     };
     await next();
@@ -75,5 +75,5 @@ async function sessionAuth(ctx: AppContext, token: string, mode: 'required' | 'o
     if (!proof || !sameText(proof, csrfTokenFor(token))) throw errors.forbidden(`Missing or wrong CSRF token: send the ${CSRF_HEADER} header with the value of the quire_csrf cookie`);
   }
   ctx.state.auth = { user, key: null, ...(await membershipsOf(store, user.id)), session };
-  await ctx.rateLimiter.check(ctx, { id: `user:${user.id}`, plan: user.plan });
+  await ctx.rateLimiter.check(ctx, { ids: [`user:${user.id}`], plan: user.plan });
 }

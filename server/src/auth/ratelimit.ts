@@ -1,7 +1,10 @@
 import { QuireError } from '@quire/core';
 import type { Plan, Store } from '@quire/core';
 
-/** Spec §8.1: requests per minute and per day, by plan, per API key. */
+/**
+ * Spec §8.1: requests per minute and per day, by plan, per API key; the same figures bound a user over all
+ * their keys and sessions together, so that making more keys does not multiply the limit.
+ */
 export const PLAN_LIMITS: Record<Plan, { minute: number; day: number }> = {
   free: { minute: 100, day: 10_000 },
   standard: { minute: 1_000, day: 100_000 },
@@ -38,11 +41,16 @@ export class RateLimiter {
     return c;
   }
 
-  /** Counts the request, sets the X-RateLimit-* headers and throws 429 over the limit. */
-  async check(ctx: { set(field: string, value: string): void }, subject: { id: string; plan: Plan }): Promise<void> {
-    const limits = PLAN_LIMITS[subject.plan] ?? PLAN_LIMITS.free;
+  /**
+   * Counts the request against every subject (an API key and its user: `ids`), sets the X-RateLimit-*
+   * headers from the subject nearest its limit and throws 429 when one is over.
+   */
+  async check(ctx: { set(field: string, value: string): void }, subject: { ids: string[]; plan: Plan }): Promise<void> {
     const now = Date.now();
-    const [minute, day] = await Promise.all([this.hit(subject.id, 60_000, now), this.hit(subject.id, 86_400_000, now)]);
+    const limits = PLAN_LIMITS[subject.plan] ?? PLAN_LIMITS.free;
+    const counted = await Promise.all(subject.ids.map(async (id) => ({ minute: await this.hit(id, 60_000, now), day: await this.hit(id, 86_400_000, now) })));
+    const left = (c: (typeof counted)[number]) => Math.min(limits.minute - c.minute.count, limits.day - c.day.count);
+    const { minute, day } = counted.reduce((a, b) => (left(b) < left(a) ? b : a));
     const minuteLeft = limits.minute - minute.count;
     const dayLeft = limits.day - day.count;
     const dayBound = dayLeft < minuteLeft;

@@ -6,23 +6,29 @@
  * is the one of its owner's plan; everything else is billed to the user. The two balances are separate: a
  * user's personal work never eats into an organization's credits, nor the other way round.
  *
- * Refusing up front: assertCredits() is called before any work starts (upload/ingest, parse, extraction runs
- * and batches, chat, embed, generation). Work is charged when it completes, so a parse is never cut short:
- * it is either refused before it starts (402 INSUFFICIENT_CREDITS, nothing read, nothing charged) or done
- * and charged in full. Pages are not known before parsing: the estimate is the PDF's page count (read from
- * the file's page tree), a docx's or pptx's recorded page or slide count, one page otherwise, and the actual
- * count is charged; a document with more pages
- * than estimated can leave the balance below zero, and then everything is refused until the next month.
- * Checks are not reservations: requests racing each other may together overshoot by what they cost.
+ * Reserving up front: every chargeable operation (upload/ingest, parse, extraction runs and batches, chat,
+ * embed, generation) calls reserveCredits() before any work starts. Under the billed account's lock, in one
+ * transaction, it checks the balance less what is already held and records the new hold: the job row made
+ * for the work carrying its cost (job.input.credit_hold, counted while the job is pending or processing),
+ * or a credit_holds row for work without a job (a chat turn). Concurrent requests therefore see each
+ * other's holds: together they never reserve more than the balance. Work is charged when it completes (the
+ * usage row), and its hold ends with it (the job finishes, fails or is cancelled; the hold row is deleted),
+ * so a parse is never cut short: it is either refused before it starts (402 INSUFFICIENT_CREDITS, nothing
+ * read, nothing charged) or done and charged in full. Between the charge and the end of its job both count,
+ * which errs on the side of refusing. Pages are not known before parsing: the estimate is the PDF's page
+ * count (read from the file's page tree), a docx's or pptx's recorded page or slide count, one page
+ * otherwise, and the actual count is charged; a document with more pages than estimated can leave the
+ * balance below zero, and then everything is refused until the next month.
  */
+import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import fs from 'node:fs/promises';
 import { QuireError, unzipLimited } from '@quire/core';
-import type { DocumentRecord, Owned, Plan, UsageRecord, Where } from '@quire/core';
+import type { DocumentRecord, Owned, Plan, Store, UsageRecord, Where } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
-import { creditsFor } from '../services/ledger.js';
+import { charge, creditsFor } from '../services/ledger.js';
 import type { Operation } from '../services/ledger.js';
 import { withLocalFile } from '../jobs.js';
 
@@ -43,7 +49,7 @@ export interface BillingAccount {
   id: string;
   plan: string;
   allocation: number;
-  /** usage rows billed to this account */
+  /** usage rows (and hold rows) billed to this account */
   where: Where<UsageRecord>;
 }
 
@@ -62,11 +68,11 @@ export async function billingAccount(rt: Engine, owner: Owned): Promise<BillingA
 }
 
 /** Usage rows of the account since `start`, newest first (paged; stops at the first older row). */
-export async function usageSince(rt: Engine, where: Where<UsageRecord>, start: Date): Promise<UsageRecord[]> {
+export async function usageSince(store: Store, where: Where<UsageRecord>, start: Date): Promise<UsageRecord[]> {
   const out: UsageRecord[] = [];
   const page = 1000;
   for (let offset = 0; ; offset += page) {
-    const rows = await rt.store.repo('usage').find(where, { order: { created_at: 'DESC' }, limit: page, offset: offset || undefined });
+    const rows = await store.repo('usage').find(where, { order: { created_at: 'DESC' }, limit: page, offset: offset || undefined });
     for (const r of rows) {
       if (r.created_at.getTime() < start.getTime()) return out;
       out.push(r);
@@ -87,21 +93,21 @@ export function holdOf(input: Record<string, unknown> | null | undefined): numbe
 }
 
 /**
- * Credits held by the account's jobs still pending or processing (work accepted, not yet charged), so that
- * a burst of uploads cannot each see the balance of before the others. `excludeJobId`: a job checking again
- * for itself.
+ * Credits held for the account (work accepted, not yet charged): the holds of its jobs still pending or
+ * processing and its unexpired hold rows. `excludeJobId`: a job reserving again for itself.
  */
-export async function heldCredits(rt: Engine, account: BillingAccount, excludeJobId?: string): Promise<number> {
-  const where = account.kind === 'organization' ? { organization_id: account.id } : { user_id: account.id, organization_id: null };
-  const live = await rt.store.repo('jobs').find({ ...where, status: ['pending', 'processing'] });
-  return round2(live.filter((j) => j.id !== excludeJobId).reduce((s, j) => s + holdOf(j.input), 0));
+export async function heldCredits(store: Store, account: BillingAccount, excludeJobId?: string, now = new Date()): Promise<number> {
+  const live = await store.repo('jobs').find({ ...account.where, status: ['pending', 'processing'] });
+  const rows = await store.repo('credit_holds').find(account.where);
+  const jobs = live.filter((j) => j.id !== excludeJobId).reduce((s, j) => s + holdOf(j.input), 0);
+  return round2(jobs + rows.filter((h) => h.expires_at.getTime() > now.getTime()).reduce((s, h) => s + h.credits, 0));
 }
 
 /** What an account has used in the current month. */
-export async function creditBalance(rt: Engine, owner: Owned, now = new Date()) {
-  const account = await billingAccount(rt, owner);
+export async function creditBalance(rt: Engine, owner: Owned, now = new Date(), store: Store = rt.store, known?: BillingAccount) {
+  const account = known ?? (await billingAccount(rt, owner));
   const period = creditPeriod(now);
-  const rows = await usageSince(rt, account.where, period.start);
+  const rows = await usageSince(store, account.where, period.start);
   const summary: Record<string, number> = { parse: 0, extract: 0, chat: 0, generate: 0 };
   let used = 0;
   for (const r of rows) {
@@ -124,8 +130,8 @@ export async function creditsReport(rt: Engine, userId: string, now = new Date()
     total_allocation: total,
     credits_used: b.used,
     credits_remaining: b.remaining,
-    /** credits that work under way (uploads being processed, parses, extractions) will cost once done */
-    credits_held: await heldCredits(rt, b.account),
+    /** credits that work under way (uploads being processed, parses, extractions, chat turns) will cost once done */
+    credits_held: await heldCredits(rt.store, b.account),
     percentage_used: total > 0 ? round2((b.used / total) * 100) : b.used > 0 ? 100 : 0,
     usage_summary: { parse: b.summary.parse ?? 0, extract: b.summary.extract ?? 0, chat: b.summary.chat ?? 0, generate: b.summary.generate ?? 0 },
     period: { start: b.period.start.toISOString(), end: b.period.end.toISOString() },
@@ -134,30 +140,77 @@ export async function creditsReport(rt: Engine, userId: string, now = new Date()
   };
 }
 
+/** The lock under which an account's balance is checked and a hold recorded (Store.lock). */
+const accountLock = (account: BillingAccount) => `credits:${account.kind}:${account.id}`;
+
 /**
- * Refuses, before any work starts, an operation the balance cannot cover: 402 INSUFFICIENT_CREDITS with the
- * cost, the balance and who is billed. What the account's unfinished jobs will cost (their holds) counts as
- * spent. Returns the cost, which a job created for the work stores as its hold (job.input.credit_hold).
- * Generation and the other later operations call it the same way.
+ * Reserves the cost of `units` of `operation` before any work starts. In one transaction, under the billed
+ * account's lock: the balance less what is held must cover the cost (else 402 INSUFFICIENT_CREDITS with
+ * the cost, the balance and who is billed, and nothing is written), then `place(tx, cost)` records the hold
+ * on the transaction's store: it inserts the job row whose input carries `credit_hold: cost` (or updates
+ * the job's hold, with `excludeJobId` naming that job so that its old hold does not count). Returns what
+ * `place` returns.
  */
-export async function assertCredits(rt: Engine, owner: Owned, operation: Operation, units: number, opts: { excludeJobId?: string } = {}): Promise<number> {
+export async function reserveCredits<R>(rt: Engine, owner: Owned, operation: Operation, units: number, place: (tx: Store, cost: number) => Promise<R>, opts: { excludeJobId?: string } = {}): Promise<R> {
   const cost = creditsFor(operation, Math.max(0, units));
-  if (rt.role === 'runner') return cost; // the runner has no accounts
-  const b = await creditBalance(rt, owner);
-  const held = await heldCredits(rt, b.account, opts.excludeJobId);
-  const available = round2(b.remaining - held);
-  if (cost <= available && available > 0) return cost;
-  const who = b.account.kind === 'organization' ? 'The organization' : 'Your account';
-  throw new QuireError('INSUFFICIENT_CREDITS', `${who} has ${Math.max(0, available)} credits left this month${held ? ` (${held} held by work under way)` : ''}; this ${operation} needs ${cost}`, {
-    operation,
-    units,
-    required: cost,
-    remaining: available,
-    held,
-    allocation: b.account.allocation,
-    billed_to: { type: b.account.kind, id: b.account.id },
-    renews_at: b.period.end.toISOString(),
+  if (rt.role === 'runner') return place(rt.store, cost); // the runner has no accounts
+  const account = await billingAccount(rt, owner);
+  return rt.store.transaction(async (tx) => {
+    await tx.lock(accountLock(account));
+    const b = await creditBalance(rt, owner, new Date(), tx, account);
+    const held = await heldCredits(tx, account, opts.excludeJobId);
+    const available = round2(b.remaining - held);
+    if (cost <= available && available > 0) return place(tx, cost);
+    const who = account.kind === 'organization' ? 'The organization' : 'Your account';
+    throw new QuireError('INSUFFICIENT_CREDITS', `${who} has ${Math.max(0, available)} credits left this month${held ? ` (${held} held by work under way)` : ''}; this ${operation} needs ${cost}`, {
+      operation,
+      units,
+      required: cost,
+      remaining: available,
+      held,
+      allocation: account.allocation,
+      billed_to: { type: account.kind, id: account.id },
+      renews_at: b.period.end.toISOString(),
+    });
   });
+}
+
+/** A job's input with its hold (for reserveCredits' `place`). */
+export const withHold = <T extends { input: Record<string, unknown> | null }>(job: T, hold: number): T => ({ ...job, input: { ...(job.input ?? {}), [CREDIT_HOLD]: hold } });
+
+/** How long a hold row counts when its work neither settles nor releases it (the process died). */
+const HOLD_ROW_TTL_MS = 60 * 60 * 1000;
+
+export interface CreditHold {
+  cost: number;
+  /** Charges the work (the usage row) and ends the hold, in one transaction; returns the credits charged. */
+  settle(resourceId: string | null): Promise<number>;
+  /** Ends the hold without charging (the work failed or was cancelled). Idempotent. */
+  release(): Promise<void>;
+}
+
+/**
+ * Reserves for work that has no job row (a chat turn): a credit_holds row, recorded under the account's
+ * lock as reserveCredits does; the caller settles it when the work is done or releases it when it fails.
+ */
+export async function holdCredits(rt: Engine, owner: Owned, operation: Operation, units: number): Promise<CreditHold> {
+  const id = randomUUID();
+  const cost = await reserveCredits(rt, owner, operation, units, async (tx, c) => {
+    const now = new Date();
+    if (rt.role !== 'runner') await tx.repo('credit_holds').insert({ id, ...owner, operation, credits: c, created_at: now, expires_at: new Date(now.getTime() + HOLD_ROW_TTL_MS) });
+    return c;
+  });
+  return {
+    cost,
+    settle: (resourceId) =>
+      rt.store.transaction(async (tx) => {
+        await tx.repo('credit_holds').delete(id);
+        return charge(tx, owner, operation, units, resourceId);
+      }),
+    release: async () => {
+      await rt.store.repo('credit_holds').delete(id);
+    },
+  };
 }
 
 const PAGES_RE = /\/Type\s*\/Pages\b[^]{0,400}?\/Count\s+(\d+)|\/Count\s+(\d+)[^]{0,400}?\/Type\s*\/Pages\b/g;
@@ -287,15 +340,7 @@ export async function estimatePages(rt: Engine, key: string, format?: string): P
   }
 }
 
-/** The credit check of work on a stored file: its estimated pages at the parse rate. Returns the cost (the hold). */
-export async function assertParseCredits(rt: Engine, owner: Owned, key: string, format?: string, opts: { excludeJobId?: string } = {}): Promise<number> {
-  const pages = await estimatePages(rt, key, format);
-  return assertCredits(rt, owner, 'parse', pages, opts);
-}
-
-
-/** The credit check of a parse of an svc:// document: its known pages, else the estimate from its file. */
-export async function assertDocumentParseCredits(rt: Engine, owner: Owned, doc: DocumentRecord): Promise<number> {
-  const pages = doc.pages ?? (await estimatePages(rt, doc.storage_key, doc.file_type));
-  return assertCredits(rt, owner, 'parse', pages);
+/** Pages to reserve for a parse of an svc:// document: its known pages, else the estimate from its file. */
+export async function documentParseUnits(rt: Engine, doc: DocumentRecord): Promise<number> {
+  return doc.pages ?? (await estimatePages(rt, doc.storage_key, doc.file_type));
 }

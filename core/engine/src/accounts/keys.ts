@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
+import { errors } from '@quire/core';
 import type { ApiKeyRecord, ApiKeyScope, Plan, Store, UserRecord } from '@quire/core';
 
 const scrypt = promisify(scryptCb) as (pw: string, salt: Buffer, len: number, opts: object) => Promise<Buffer>;
@@ -60,6 +61,21 @@ export async function createKey(store: Store, userId: string, name: string, plai
     scopes: opts.scopes ?? ['full'],
   });
   return { key: plain, record };
+}
+
+/**
+ * Creates a key for a user who holds fewer than `max` active keys (neither revoked nor expired): counted
+ * and inserted in one transaction under the user's lock, so concurrent requests cannot pass the count
+ * together. 409 CONFLICT at the limit (QUIRE_API_KEYS_<PLAN>), naming it.
+ */
+export async function createKeyWithin(store: Store, user: UserRecord, max: number, name: string, opts: { scopes?: ApiKeyScope[]; expiresAt?: Date | null } = {}): Promise<{ key: string; record: ApiKeyRecord }> {
+  return store.transaction(async (tx) => {
+    await tx.lock(`api-keys:${user.id}`);
+    const now = Date.now();
+    const active = (await tx.repo('api_keys').find({ user_id: user.id, revoked_at: null })).filter((k) => !k.expires_at || k.expires_at.getTime() > now).length;
+    if (active >= max) throw errors.conflict(`You have ${active} active API keys, the most the ${user.plan} plan allows: revoke one (DELETE /api/keys/<id>) before making another`, { limit: max, active, plan: user.plan });
+    return createKey(tx, user.id, name, undefined, opts);
+  });
 }
 
 /** Makes sure `key` exists (not revoked) for the bootstrap admin user with the given plan. */

@@ -119,33 +119,58 @@ export async function changePassword(store: Store, user: UserRecord, current: st
   return endOtherSessions(store, user.id, keepSessionId);
 }
 
+/** A subject of the login throttle (e.g. `email:…|ip:…`) and how many failed attempts it may have per window. */
+export interface ThrottleLimit {
+  subject: string;
+  max: number;
+}
+
 /**
- * Counts failed logins per subject (email, client address) in fixed windows, in the store so that every
- * API process sees them. `blocked` is checked before a password is tried.
+ * Counts failed attempts at a secret (password, TOTP code) per subject in fixed windows, in the store so
+ * that every API process sees them. An attempt is counted before the secret is checked: `attempt`
+ * increments every subject's counter atomically and refuses when one goes past its limit (the refused
+ * attempt is not counted), so concurrent guesses cannot all pass a check made before any of them counted;
+ * an attempt that turns out right gives its count back (`succeeded`).
  */
 export class LoginThrottle {
-  constructor(private readonly store: Store, private readonly max: number, private readonly windowMs: number) {}
+  constructor(private readonly store: Store, private readonly windowMs: number) {}
 
-  private key(subject: string, now: number): { id: string; resetAt: number } {
+  private key(subject: string, now: number): { id: string; resetAt: Date } {
     const start = Math.floor(now / this.windowMs) * this.windowMs;
-    return { id: `login:${sha256(subject).slice(0, 32)}:${start}`, resetAt: start + this.windowMs };
+    return { id: `login:${sha256(subject).slice(0, 32)}:${start}`, resetAt: new Date(start + this.windowMs) };
   }
 
-  /** Seconds until the subject may try again, or 0. */
-  async blocked(subjects: string[]): Promise<number> {
+  /**
+   * Counts an attempt for every subject. `wait`: 0 when it may go ahead, else the seconds until it may be
+   * tried again; `succeeded()` gives the count back when the secret was right.
+   */
+  async attempt(limits: ThrottleLimit[]): Promise<{ wait: number; succeeded: () => Promise<void> }> {
     const now = Date.now();
-    for (const s of subjects) {
-      const { id, resetAt } = this.key(s, now);
-      if ((await this.store.increment(id, 0, new Date(resetAt))) >= this.max) return Math.max(1, Math.ceil((resetAt - now) / 1000));
+    const wait = await this.take(limits, now);
+    return { wait, succeeded: () => this.giveBack(limits, now) };
+  }
+
+  private async take(limits: ThrottleLimit[], now: number): Promise<number> {
+    let over: Date | null = null;
+    const counted: ThrottleLimit[] = [];
+    for (const l of limits) {
+      const { id, resetAt } = this.key(l.subject, now);
+      const n = await this.store.increment(id, 1, resetAt);
+      counted.push(l);
+      if (n > l.max) {
+        over = resetAt;
+        break;
+      }
     }
-    return 0;
+    if (!over) return 0;
+    await this.giveBack(counted, now);
+    return Math.max(1, Math.ceil((over.getTime() - now) / 1000));
   }
 
-  async failed(subjects: string[]): Promise<void> {
-    const now = Date.now();
-    for (const s of subjects) {
-      const { id, resetAt } = this.key(s, now);
-      await this.store.increment(id, 1, new Date(resetAt));
+  private async giveBack(limits: ThrottleLimit[], now: number): Promise<void> {
+    for (const l of limits) {
+      const { id, resetAt } = this.key(l.subject, now);
+      await this.store.increment(id, -1, resetAt);
     }
   }
 }

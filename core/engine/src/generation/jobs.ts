@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type { EngineContext as Engine } from '../context.js';
 import type { AuthInfo } from '../accounts/access.js';
 import { newOwned } from '../accounts/access.js';
-import { assertCredits } from '../accounts/credits.js';
+import { reserveCredits, withHold } from '../accounts/credits.js';
 import { newJob } from '../jobs.js';
 import { cleanFileName } from '../services/file-names.js';
 import { signLink } from '../services/signing.js';
@@ -142,10 +142,13 @@ export async function submitGeneration(rt: Engine, auth: AuthInfo, req: SubmitGe
     ...(req.summary ? { summary: req.summary } : {}),
   };
   const owner = newOwned(auth, req.organization_id ?? null);
-  // 402 before any work when the balance cannot cover the document (charged when it is stored)
-  await assertCredits(rt, owner, 'generate', 1);
-  const job = newJob({ owner, type: GENERATE_JOB_TYPE, input: input as unknown as Record<string, unknown> });
-  await rt.store.repo('jobs').insert(job);
+  // 402 before any work when the balance cannot cover the document; the job holds the credit until the
+  // document is stored (and charged) or the job fails
+  const job = await reserveCredits(rt, owner, 'generate', 1, async (tx, hold) => {
+    const row = withHold(newJob({ owner, type: GENERATE_JOB_TYPE, input: input as unknown as Record<string, unknown> }), hold);
+    await tx.repo('jobs').insert(row);
+    return row;
+  });
   await rt.pipelines.start(job.id, GENERATE_PIPELINE, {});
   return job;
 }

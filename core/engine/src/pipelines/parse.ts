@@ -4,7 +4,7 @@ import { NonRetryableError, errors } from '@quire/core';
 import type { JobRecord, StageDefinition } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { charge, creditsFor } from '../services/ledger.js';
-import { CREDIT_HOLD, assertParseCredits } from '../accounts/credits.js';
+import { CREDIT_HOLD, estimatePages, reserveCredits } from '../accounts/credits.js';
 import { parseConfig } from '../services/parse-config.js';
 import { fetchUrl } from '../services/url-fetch.js';
 import { detectStored, publicErrorText } from '../services/documents.js';
@@ -84,8 +84,9 @@ export function defineParsePipeline(rt: Engine): void {
             const file = await fetchInputToStorage(rt, String(src.url), key);
             // a URL's pages are known once it is here: refused now, before any reading, when credits cannot cover them
             if (rt.role !== 'runner') {
-              const hold = await assertParseCredits(rt, ownerOf(ctx.job), key, file.format, { excludeJobId: ctx.job.id });
-              await rt.store.repo('jobs').update(ctx.job.id, { input: { ...(ctx.job.input ?? {}), [CREDIT_HOLD]: hold } });
+              const pages = await estimatePages(rt, key, file.format);
+              const job = ctx.job;
+              await reserveCredits(rt, ownerOf(job), 'parse', pages, (tx, hold) => tx.repo('jobs').update(job.id, { input: { ...(job.input ?? {}), [CREDIT_HOLD]: hold } }), { excludeJobId: job.id });
             }
             return { source: 'url', key, ...file };
           }

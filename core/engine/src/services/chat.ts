@@ -8,13 +8,13 @@ import { KbSettingsSchema, loadCollection } from './collections.js';
 import type { KbSettings } from './collections.js';
 import { searchChunks } from './search.js';
 import type { SearchHit } from './search.js';
-import { charge } from './ledger.js';
 import { alternativesOf, codeBlocksOf, codeLikeness, decompose, focusTerms, isFollowUp, kindTerms, questionTerms, subjectVerb, terms, termSet, unitsOf } from './chat-text.js';
 import { amountsOf, answerTypeOf, asksForCompany, holdsCompany, holdsType, questionWords, totalLine } from './chat-answer-types.js';
 import type { AnswerType } from './chat-answer-types.js';
 import type { CodeBlock, Unit } from './chat-text.js';
 import { round, synonymWordsOf } from '@quire/text';
-import { assertCredits } from '../accounts/credits.js';
+import { holdCredits } from '../accounts/credits.js';
+import type { CreditHold } from '../accounts/credits.js';
 
 export type ChatMode = 'quick' | 'deep' | 'code';
 export const CHAT_MODES = ['quick', 'deep', 'code'] as const;
@@ -982,8 +982,18 @@ export async function answer(rt: Engine, auth: AuthInfo, req: ChatRequest): Prom
   const question = req.message.trim();
   if (!question) throw errors.validation('message must not be empty', [{ field: 'message', message: 'empty' }]);
   const kb: CollectionRecord = await loadCollection(rt, auth, req.knowledgeBaseId, 'read', 'knowledge base');
-  // billed as the turn will be: to the knowledge base's organization, else the caller
-  await assertCredits(rt, { user_id: auth.user.id, organization_id: kb.organization_id }, 'chat', 1);
+  // billed as the turn will be: to the knowledge base's organization, else the caller; reserved now,
+  // charged when the turn is stored, released when it fails
+  const hold = await holdCredits(rt, { user_id: auth.user.id, organization_id: kb.organization_id }, 'chat', 1);
+  try {
+    return await answerHeld(rt, auth, req, kb, hold, started, mode, question);
+  } catch (e) {
+    await hold.release().catch(() => {});
+    throw e;
+  }
+}
+
+async function answerHeld(rt: Engine, auth: AuthInfo, req: ChatRequest, kb: CollectionRecord, hold: CreditHold, started: number, mode: ChatMode, question: string): Promise<ChatAnswer> {
   const settings = KbSettingsSchema.parse(kb.settings ?? {});
   let session: ChatSessionRecord | null = null;
   if (req.sessionId) {
@@ -1040,7 +1050,7 @@ export async function answer(rt: Engine, auth: AuthInfo, req: ChatRequest): Prom
       created_at: now,
     });
   });
-  const credits = await charge(rt.store, owner, 'chat', 1, messageId);
+  const credits = await hold.settle(messageId);
   if (!existing) await rt.events.emit('chat.session.created', { session_id: sessionId, knowledge_base_id: kb.id, title, created_at: new Date(started).toISOString() }, owner);
   await rt.events.emit(
     'chat.message',

@@ -6,7 +6,7 @@ import { newJob, withLocalFile } from '../jobs.js';
 import { looksInternal } from './public-errors.js';
 import { contentKey, originalKey } from '../pipelines/steps.js';
 import type { ParseConfig } from './parse-config.js';
-import { CREDIT_HOLD, assertParseCredits } from '../accounts/credits.js';
+import { estimatePages, reserveCredits, withHold } from '../accounts/credits.js';
 
 export const epoch = (d: Date) => Math.floor(d.getTime() / 1000);
 
@@ -51,7 +51,7 @@ export async function createDocument(
   owner: Owned,
   f: { id: string; name: string; size: number; sha256: string | null; format: string; mime: string; parsingConfig: ParseConfig | null; knowledgeBaseId?: string | null },
 ): Promise<{ doc: DocumentRecord; job: JobRecord }> {
-  const hold = await assertParseCredits(rt, owner, originalKey(f.id), f.format);
+  const pages = await estimatePages(rt, originalKey(f.id), f.format);
   const now = new Date();
   const doc: DocumentRecord = {
     id: f.id,
@@ -74,10 +74,11 @@ export async function createDocument(
     updated_at: now,
   };
   // the job holds the estimated cost until it ends (and the pages are charged)
-  const job = newJob({ owner, type: 'document', document_id: f.id, input: { [CREDIT_HOLD]: hold } });
-  await rt.store.transaction(async (tx) => {
+  const job = await reserveCredits(rt, owner, 'parse', pages, async (tx, hold) => {
+    const row = withHold(newJob({ owner, type: 'document', document_id: f.id }), hold);
     await tx.repo('documents').insert(doc);
-    await tx.repo('jobs').insert(job);
+    await tx.repo('jobs').insert(row);
+    return row;
   });
   await rt.events.emit('document.uploaded', documentEventData(doc), owner);
   await rt.pipelines.start(job.id, 'ingest', { documentId: doc.id });

@@ -15,6 +15,8 @@ import type { ExtractBatchRecord, JobRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { actingAs } from '../accounts/access.js';
 import { newJob, ownerOf } from '../jobs.js';
+import { holdOf, reserveCredits, withHold } from '../accounts/credits.js';
+import { creditsFor } from './ledger.js';
 import { EXTRACT_PIPELINE, prepareExtraction } from './extraction.js';
 import type { ExtractJobInput } from './extraction.js';
 
@@ -29,20 +31,45 @@ export function batchJobId(batchId: string, part: string): string {
 }
 
 /**
- * Starts a batch (status already 'processing'): inserts its parent job and starts the pipeline. Returns
- * false when the batch's job already exists (started before; it runs, or ran, on the runtime).
+ * Starts a batch whose row is already 'processing' (one picked up again after a restart): inserts its
+ * parent job and starts the pipeline. Returns false when the batch's job already exists (started before; it
+ * runs, or ran, on the runtime).
  */
 export async function startBatch(rt: Engine, batchId: string): Promise<boolean> {
   const batch = await rt.store.repo('extract_batches').get(batchId);
   if (!batch || batch.status === 'completed' || batch.status === 'failed') return false;
-  const job = newJob({ owner: ownerOf(batch), type: BATCH_PIPELINE, id: batchJobId(batchId, 'batch'), input: { batch_id: batchId } });
+  return launch(rt, batch, (job) => rt.store.repo('jobs').insert(job));
+}
+
+/**
+ * Runs a batch (a new one, `insert`, or one created with run_immediately false): reserves the credits of
+ * its extractions and, in the same transaction, records it 'processing' and inserts its parent job holding
+ * them; then starts the pipeline. 402 when the balance cannot cover the batch (nothing is written). Returns
+ * false when the batch was started before. The fanout hands each child extraction its share of the hold
+ * (moveHold), which the child holds until it is charged.
+ */
+export async function runBatch(rt: Engine, batch: ExtractBatchRecord, insert = false): Promise<boolean> {
+  const started = await reserveCredits(rt, ownerOf(batch), 'extract', batch.document_ids.length, async (tx, hold) => {
+    const repo = tx.repo('extract_batches');
+    const now = new Date();
+    if (insert) await repo.insert({ ...batch, status: 'processing', updated_at: now });
+    else if (!(await repo.update({ id: batch.id, status: 'pending' }, { status: 'processing', updated_at: now }))) return false;
+    return launch(rt, batch, (job) => tx.repo('jobs').insert(withHold(job, hold)), false);
+  });
+  if (started) await rt.pipelines.start(batchJobId(batch.id, 'batch'), BATCH_PIPELINE);
+  return started;
+}
+
+/** Inserts the batch's parent job (false when it exists) and, unless told not to, starts its pipeline. */
+async function launch(rt: Engine, batch: ExtractBatchRecord, insert: (job: JobRecord) => Promise<unknown>, start = true): Promise<boolean> {
+  const job = newJob({ owner: ownerOf(batch), type: BATCH_PIPELINE, id: batchJobId(batch.id, 'batch'), input: { batch_id: batch.id } });
   try {
-    await rt.store.repo('jobs').insert(job);
+    await insert(job);
   } catch (e) {
     if (e instanceof StoreConflictError) return false;
     throw e;
   }
-  await rt.pipelines.start(job.id, BATCH_PIPELINE);
+  if (start) await rt.pipelines.start(job.id, BATCH_PIPELINE);
   return true;
 }
 
@@ -81,7 +108,7 @@ export async function fanOutBatch(rt: Engine, batchId: string): Promise<Record<s
         continue;
       }
       try {
-        await jobs.insert(child);
+        await moveHold(rt, batchJobId(batchId, 'batch'), child);
       } catch (e) {
         if (!(e instanceof StoreConflictError)) throw e;
         existing = await jobs.get(id);
@@ -95,6 +122,20 @@ export async function fanOutBatch(rt: Engine, batchId: string): Promise<Record<s
     if (existing.status === 'pending' && (await rt.store.repo('job_stages').count({ job_id: id })) === 0) await rt.pipelines.start(id, EXTRACT_PIPELINE);
   }
   return children;
+}
+
+/**
+ * Inserts a child job with an extraction's worth of its parent's hold, taken off the parent in the same
+ * transaction: what the batch reserved stays held once, by whichever job will spend it.
+ */
+async function moveHold(rt: Engine, parentId: string, child: JobRecord): Promise<void> {
+  await rt.store.transaction(async (tx) => {
+    const parent = await tx.repo('jobs').get(parentId);
+    const left = holdOf(parent?.input);
+    const share = Math.min(left, creditsFor('extract', 1));
+    await tx.repo('jobs').insert(withHold(child, share));
+    if (parent && share > 0) await tx.repo('jobs').update(parent.id, { input: withHold(parent, Math.round((left - share) * 100) / 100).input });
+  });
 }
 
 /** collect: waits until every document of the batch has a result, recording those of finished children. */

@@ -21,7 +21,7 @@ import { UUID, resolveDefinition } from './extraction-fields.js';
 import type { Definition } from './extraction-fields.js';
 import { apiFieldResults } from './extraction-shapes.js';
 import type { ApiFieldResult } from './extraction-shapes.js';
-import { CREDIT_HOLD, assertCredits } from '../accounts/credits.js';
+import { reserveCredits, withHold } from '../accounts/credits.js';
 
 /** Events of a run, in streaming order: progress … (chunk_done …) field_extracted … */
 export type RunEvent = Exclude<ExtractionEvent, { type: 'progress' }> | { type: 'progress'; progress: number; progress_message?: string; job_id: string };
@@ -145,9 +145,8 @@ export async function prepareExtraction(rt: Engine, auth: AuthInfo, opts: RunExt
 }
 
 export async function runExtraction(rt: Engine, auth: AuthInfo, opts: RunExtractionOptions): Promise<ExtractionRunResult> {
-  const job = await prepareExtraction(rt, auth, opts);
-  job.input = { ...job.input, [CREDIT_HOLD]: await assertCredits(rt, ownerOf(job), 'extract', 1) };
-  await rt.store.repo('jobs').insert(job);
+  const prepared = await prepareExtraction(rt, auth, opts);
+  const job = await reserveCredits(rt, ownerOf(prepared), 'extract', 1, async (tx, hold) => tx.repo('jobs').insert(withHold(prepared, hold)));
   await opts.onJob?.(job);
   return runExtractJob(rt, job, opts);
 }

@@ -5,7 +5,7 @@ import type { AuthInfo } from '../accounts/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { newJob, withLocalFile } from '../jobs.js';
 import { newOwned } from '../accounts/access.js';
-import { CREDIT_HOLD, assertCredits, assertDocumentParseCredits, assertParseCredits } from '../accounts/credits.js';
+import { CREDIT_HOLD, documentParseUnits, estimatePages, reserveCredits } from '../accounts/credits.js';
 import { resolveInput } from './inputs.js';
 import { parseConfigField } from './parse-config.js';
 import type { ParseConfig } from './parse-config.js';
@@ -56,13 +56,13 @@ export async function parseSync(rt: Engine, auth: AuthInfo, source: SyncParseSou
     let cfg: ParseConfig;
     let start: ParseSource;
     let documentId: string | null = null;
-    let hold = 0;
+    let pages = 1;
     try {
       // what the caller got wrong is answered before the job runs: the config, the svc:// document, the URL
       cfg = parseConfigField(rawConfig, configField);
       if (source.kind === 'stored') {
         start = { source: 'stored', name: source.fileName, size: source.size };
-        hold = await assertParseCredits(rt, owner, jobInputKey(jobId));
+        pages = await estimatePages(rt, jobInputKey(jobId));
       } else {
         const ref = await resolveInput(rt, auth, source.input);
         if (ref.kind === 'document') {
@@ -70,19 +70,19 @@ export async function parseSync(rt: Engine, auth: AuthInfo, source: SyncParseSou
           // the document's parsed content is reused unless the call asks for its own OCR options
           const ocrOverridden = typeof rawConfig === 'object' && rawConfig !== null && (rawConfig as { ocr?: unknown }).ocr !== undefined;
           start = { source: 'document', document_id: ref.doc.id, reuse_content: !ocrOverridden, read_as: ref.doc.id };
-          hold = await assertDocumentParseCredits(rt, owner, ref.doc);
+          pages = await documentParseUnits(rt, ref.doc);
         } else {
           start = { source: 'url', url: (ref as { url: string }).url };
-          // a URL's pages are counted once it is fetched (the fetch stage checks again); at least one page now
-          hold = await assertCredits(rt, owner, 'parse', 1);
+          // a URL's pages are counted once it is fetched (the fetch stage reserves again); at least one page now
         }
       }
+      const doc = documentId;
+      await reserveCredits(rt, owner, 'parse', pages, (tx, hold) => tx.repo('jobs').update(jobId, { input: { config: cfg, [CREDIT_HOLD]: hold }, document_id: doc, updated_at: new Date() }));
     } catch (e) {
       const now = new Date();
       await jobs.update(jobId, { status: 'failed', error: publicErrorText(e instanceof Error ? e.message : String(e), `job ${jobId}`), completed_at: now, updated_at: now }).catch(() => {});
       throw e;
     }
-    await jobs.update(jobId, { input: { config: cfg, [CREDIT_HOLD]: hold }, document_id: documentId, updated_at: new Date() });
     await rt.pipelines.start(jobId, 'parse', start);
     const job = await awaitJob(rt, jobId);
     if (job.status !== 'completed') throw jobError(job);

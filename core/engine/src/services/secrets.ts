@@ -6,6 +6,7 @@
 import { createCipheriv, createDecipheriv, randomBytes, scryptSync } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { makePrivateSync, mkdirPrivateSync } from '@quire/core';
 import type { PluginRegistry } from '@quire/core';
 
 /** What holds the key of secrets at rest: the data dir and config, and the registry that keeps it loaded. */
@@ -26,10 +27,11 @@ export function loadSecretsKey(dataDir: string, configured?: string): Buffer {
   try {
     return read();
   } catch {
-    fs.mkdirSync(dataDir, { recursive: true });
+    mkdirPrivateSync(dataDir);
     const key = randomBytes(32);
     try {
       fs.writeFileSync(file, key.toString('hex'), { mode: 0o600, flag: 'wx' });
+      makePrivateSync(file);
       return key;
     } catch {
       return read(); // another process won the race

@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { makePrivateSync, mkdirPrivateSync } from '@quire/core';
 
 /** The signing secret: from config, else generated once into the data dir (0600) and reused. */
 export function loadSigningSecret(dataDir: string, configured?: string): string {
@@ -9,10 +10,11 @@ export function loadSigningSecret(dataDir: string, configured?: string): string 
   try {
     return fs.readFileSync(file, 'utf8').trim();
   } catch {
-    fs.mkdirSync(dataDir, { recursive: true });
+    mkdirPrivateSync(dataDir);
     const secret = randomBytes(32).toString('hex');
     try {
       fs.writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
+      makePrivateSync(file);
       return secret;
     } catch {
       return fs.readFileSync(file, 'utf8').trim(); // another process won the race

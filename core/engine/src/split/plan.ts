@@ -42,16 +42,38 @@ export interface PlannedSection {
   signals: string[];
 }
 
+/** At most this many sections (child documents) in one split. */
+export const MAX_SECTIONS = 200;
 /**
- * Checks manual sections against the page count: each range inside 1..pages with start ≤ end, and no two
- * overlapping unless allowed. Errors name the section (sections.<i>) in the spec's error body.
+ * The pages of a split's sections together are at most this many times the document's: every section is a
+ * new stored PDF and parsed content, so overlapping sections would otherwise multiply the storage a small
+ * file takes without bound.
+ */
+export const MAX_OUTPUT_PAGES_FACTOR = 2;
+
+/** Refuses sections whose pages together exceed MAX_OUTPUT_PAGES_FACTOR × the document's pages. */
+export function checkOutputPages(sections: Pick<RequestedSection, 'page_start' | 'page_end'>[], pages: number, field = 'sections'): void {
+  const total = sections.reduce((n, s) => n + Math.max(0, s.page_end - s.page_start + 1), 0);
+  const max = MAX_OUTPUT_PAGES_FACTOR * pages;
+  if (total > max) {
+    const message = `the sections hold ${total} pages in all; a split of a ${pages}-page document writes at most ${max} (${MAX_OUTPUT_PAGES_FACTOR} × its pages)`;
+    throw errors.validation(`${field}: ${message}`, [{ field, message }]);
+  }
+}
+
+/**
+ * Checks manual sections against the page count: each range inside 1..pages with start ≤ end, no two
+ * overlapping unless allowed, and (pages known) at most MAX_OUTPUT_PAGES_FACTOR × pages in all. Errors
+ * name the section (sections.<i>) in the spec's error body.
  */
 export function checkManualSections(sections: RequestedSection[], pages: number | null, allowOverlap: boolean, field = 'sections'): void {
   const bad = (i: number, message: string) => errors.validation(`${field}.${i}: ${message}`, [{ field: `${field}.${i}`, message }]);
+  if (sections.length > MAX_SECTIONS) throw errors.validation(`${field}: a split makes at most ${MAX_SECTIONS} sections; ${sections.length} were given`, [{ field, message: `at most ${MAX_SECTIONS} sections` }]);
   sections.forEach((s, i) => {
     if (s.page_start > s.page_end) throw bad(i, `page_start ${s.page_start} is after page_end ${s.page_end}`);
     if (pages !== null && s.page_end > pages) throw bad(i, `page_end ${s.page_end} is beyond the document's ${pages} page${pages === 1 ? '' : 's'}`);
   });
+  if (pages !== null) checkOutputPages(sections, pages, field);
   if (allowOverlap) return;
   const order = sections.map((s, i) => ({ ...s, i })).sort((a, b) => a.page_start - b.page_start);
   for (let k = 1; k < order.length; k++) {
@@ -71,13 +93,11 @@ export function pageSections(pages: number, perSection: number): PlannedSection[
   return out;
 }
 
-/** At most this many sections (child documents) in one split. */
-export const MAX_SECTIONS = 1000;
-
-/** Sections of a parsed document by the plan's method (at most MAX_SECTIONS). */
+/** Sections of a parsed document by the plan's method (at most MAX_SECTIONS, MAX_OUTPUT_PAGES_FACTOR × its pages in all). */
 export async function planSections(rt: Engine, doc: ParsedDocument, plan: SplitPlanInput, signal?: AbortSignal): Promise<PlannedSection[]> {
   const sections = await sectionsByMethod(rt, doc, plan, signal);
   if (sections.length > MAX_SECTIONS) throw errors.validation(`A split makes at most ${MAX_SECTIONS} sections; this one would make ${sections.length} (use more pages per section)`, [{ field: 'config.settings.pagesPerSection', message: `at most ${MAX_SECTIONS} sections` }]);
+  checkOutputPages(sections, doc.pages.length);
   return sections;
 }
 

@@ -6,13 +6,14 @@
 import { z } from 'zod';
 import { errors } from '@quire/core';
 import type { SplitConfigRecord } from '@quire/core';
-import { SPLIT_METHODS } from './plan.js';
+import { MAX_SECTIONS, SPLIT_METHODS } from './plan.js';
 import type { RequestedSection, SplitMethod, SplitPlanInput } from './plan.js';
 
 const uuid = z.string().uuid();
 const pagesField = z.number().int().min(1).max(100_000);
 
 export const SplitSection = z.object({ name: z.string().trim().max(255).optional(), page_start: pagesField, page_end: pagesField }).strict();
+const Sections = z.array(SplitSection).max(MAX_SECTIONS, `a split makes at most ${MAX_SECTIONS} sections`);
 
 /** Settings of a split (spec: e.g. minSectionPages, splitMode); snake_case and camelCase spellings are both read. */
 export const SplitSettings = z
@@ -32,7 +33,7 @@ export const SplitSettings = z
   })
   .strict();
 
-export const SplitConfigInline = z.object({ method: z.enum(SPLIT_METHODS).optional(), instructions: z.string().max(10_000).optional(), sections: z.array(SplitSection).max(1000).optional(), settings: SplitSettings.optional() }).strict();
+export const SplitConfigInline = z.object({ method: z.enum(SPLIT_METHODS).optional(), instructions: z.string().max(10_000).optional(), sections: Sections.optional(), settings: SplitSettings.optional() }).strict();
 
 export const SplitRunBody = z
   .object({
@@ -40,7 +41,7 @@ export const SplitRunBody = z
     input: z.string().min(1).max(4096).optional(),
     config_id: uuid.optional(),
     config: SplitConfigInline.optional(),
-    sections: z.array(SplitSection).max(1000).optional(),
+    sections: Sections.optional(),
     skip_analysis: z.boolean().optional(),
     webhook_url: z.string().url().max(2048).optional(),
     organization_id: uuid.optional(),
@@ -55,7 +56,7 @@ export const SplitConfigBody = z
     name: z.string().trim().min(1).max(255),
     description: z.string().max(5000).nullable().optional(),
     instructions: z.string().max(10_000).nullable().optional(),
-    sections: z.array(SplitSection).max(1000).nullable().optional(),
+    sections: Sections.nullable().optional(),
     settings: SplitSettings.optional(),
     organization_id: uuid.nullable().optional(),
   })

@@ -19,7 +19,7 @@ import { derivedId } from './executions.js';
 import type { WorkflowJobInput } from './executions.js';
 import { integrationConfig } from './integrations.js';
 import { sendEmail, sendHttp } from './send.js';
-import { CREDIT_HOLD, assertCredits } from '../accounts/credits.js';
+import { reserveCredits, withHold } from '../accounts/credits.js';
 
 export interface LogEntry {
   step_id: string;
@@ -147,9 +147,8 @@ async function extractStep(rt: Engine, auth: AuthInfo, step: StepDef, ctx: Ctx, 
   if (!(await rt.store.repo('jobs').get(jobId))) {
     const prepared = await prepareExtraction(rt, auth, { documentId, schemaId, waitForDocument: true, jobId });
     // refused before the job exists when the owner's credits cannot cover it (the step fails, nothing is charged)
-    prepared.input = { ...prepared.input, [CREDIT_HOLD]: await assertCredits(rt, ownerOf(prepared), 'extract', 1) };
     try {
-      await rt.store.repo('jobs').insert(prepared);
+      await reserveCredits(rt, ownerOf(prepared), 'extract', 1, (tx, hold) => tx.repo('jobs').insert(withHold(prepared, hold)));
       await rt.pipelines.start(jobId, EXTRACT_PIPELINE);
     } catch (e) {
       if (!(e instanceof StoreConflictError)) throw e;

@@ -137,6 +137,18 @@ export interface UsageRecord extends Owned {
   created_at: Date;
 }
 
+/**
+ * Credits reserved by work that has no job row (a chat turn) until it is charged or released; a hold past
+ * expires_at (its process died) no longer counts.
+ */
+export interface CreditHoldRecord extends Owned {
+  id: string;
+  operation: string;
+  credits: number;
+  created_at: Date;
+  expires_at: Date;
+}
+
 export interface WebhookDeliveryRecord {
   id: string;
   user_id: string | null;
@@ -639,6 +651,7 @@ export interface Tables {
   job_stages: JobStageRecord;
   chunks: ChunkRecord;
   usage: UsageRecord;
+  credit_holds: CreditHoldRecord;
   webhook_deliveries: WebhookDeliveryRecord;
   rate_counters: RateCounterRecord;
   presets: PresetRecord;

@@ -17,7 +17,7 @@ async function convert(ctx: AppContext): Promise<{ doc: ParsedDocument; fileName
   const rt = ctx.quire;
   if (!ctx.state.auth) {
     // anonymous callers are rate-limited per client address on the free plan
-    await ctx.rateLimiter.check(ctx, { id: `ip:${ctx.ip}`, plan: 'free' });
+    await ctx.rateLimiter.check(ctx, { ids: [`ip:${ctx.ip}`], plan: 'free' });
   }
   const key = `tmp/convert-${randomUUID()}`;
   try {

@@ -9,7 +9,7 @@ import { route } from '../../http/route.js';
 import { loadOwned, newOwned } from '@quire/engine';
 import { listOwned } from '@quire/engine';
 import { Settings, UUID, resolveDefinition } from '@quire/engine';
-import { apiBatchSummary, assertCredits, startBatch } from '@quire/engine';
+import { apiBatchSummary, runBatch } from '@quire/engine';
 import { batchComparison, comparisonCsv, comparisonXlsx, filterComparison } from '@quire/engine';
 
 const TAG = 'Extract batches';
@@ -43,13 +43,11 @@ export function extractBatchRoutes(router: Router<any, any>): void {
     const now = new Date();
     const runNow = body.run_immediately ?? true;
     const owner = newOwned(auth, body.organization_id ?? null);
-    // every document is an extraction (2 credits each): a batch the balance cannot cover does not start
-    if (runNow) await assertCredits(rt, owner, 'extract', documentIds.length);
     const row: ExtractBatchRecord = {
       id: randomUUID(),
       ...owner,
       name: body.name ?? `Batch of ${documentIds.length} document${documentIds.length === 1 ? '' : 's'} (${def.schemaName ?? def.schemaId})`,
-      status: runNow ? 'processing' : 'pending',
+      status: 'pending',
       progress: 0,
       document_ids: documentIds,
       schema_id: def.schemaId!,
@@ -58,10 +56,11 @@ export function extractBatchRoutes(router: Router<any, any>): void {
       created_at: now,
       updated_at: now,
     };
-    await rt.store.repo('extract_batches').insert(row);
-    if (runNow) await startBatch(rt, row.id);
+    // every document is an extraction (2 credits each): a batch the balance cannot cover is not recorded
+    if (runNow) await runBatch(rt, row, true);
+    else await rt.store.repo('extract_batches').insert(row);
     ctx.status = 201;
-    return apiBatchSummary(row);
+    return apiBatchSummary(runNow ? { ...row, status: 'processing' } : row);
   });
 
   route(
@@ -82,9 +81,8 @@ export function extractBatchRoutes(router: Router<any, any>): void {
   route(router, { method: 'post', path: '/api/extract/batch/:id/run', summary: 'Start a batch created with run_immediately false', tag: TAG }, async (ctx) => {
     const batch = await loadBatch(ctx, 'write');
     if (batch.status === 'pending') {
-      await assertCredits(ctx.quire, { user_id: batch.user_id, organization_id: batch.organization_id }, 'extract', batch.document_ids.length);
-      const started = await ctx.quire.store.repo('extract_batches').update({ id: batch.id, status: 'pending' }, { status: 'processing', updated_at: new Date() });
-      if (started) await startBatch(ctx.quire, batch.id);
+      // 402 when the balance cannot cover its extractions (the batch stays pending)
+      await runBatch(ctx.quire, batch);
     } else if (batch.status === 'completed') {
       throw errors.conflict(`Batch ${batch.id} is already completed`, { status: batch.status });
     }

@@ -4,7 +4,7 @@ import { QuireError, errors } from '@quire/core';
 import type { ApiKeyRecord } from '@quire/core';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
-import { createKey, keyScopes, keyStatus, ownKey, recordAudit, revokeKey, rotateKey } from '@quire/engine';
+import { createKeyWithin, keyScopes, keyStatus, ownKey, recordAudit, revokeKey, rotateKey } from '@quire/engine';
 
 const TAG = 'API keys';
 
@@ -51,7 +51,8 @@ export function keyRoutes(router: Router<any, any>): void {
     },
     async (ctx, { body }) => {
       const auth = requireAuth(ctx);
-      const { key, record } = await createKey(ctx.quire.store, auth.user.id, body.name, undefined, { scopes: body.scopes?.includes('full') ? ['full'] : body.scopes ?? ['full'], expiresAt: futureDate(body.expires_at) ?? null });
+      const max = ctx.quire.config.apiKeys[auth.user.plan] ?? ctx.quire.config.apiKeys.free;
+      const { key, record } = await createKeyWithin(ctx.quire.store, auth.user, max, body.name, { scopes: body.scopes?.includes('full') ? ['full'] : body.scopes ?? ['full'], expiresAt: futureDate(body.expires_at) ?? null });
       await recordAudit(ctx.quire.store, { actor: auth.user.id, action: 'api_key.created', target_type: 'api_key', target_id: record.id, details: { name: record.name, prefix: record.prefix, scopes: keyScopes(record) }, ip: ctx.ip });
       ctx.set('Cache-Control', 'no-store');
       return { ...apiKey(record), key };

@@ -7,7 +7,7 @@ import { requireAuth } from '../../http/context.js';
 import { parseWith } from '@quire/engine';
 import { route } from '../../http/route.js';
 import { toQuireError } from '../../http/middleware.js';
-import { CREDIT_HOLD, assertCredits, assertDocumentParseCredits, newJob, newOwned } from '@quire/engine';
+import { documentParseUnits, newJob, newOwned, reserveCredits, withHold } from '@quire/engine';
 import { receiveMultipart } from '../../services/multipart.js';
 import { parseConfigField } from '@quire/engine';
 import { resolveInput } from '@quire/engine';
@@ -47,10 +47,13 @@ export function parseRoutes(router: Router<any, any>): void {
     const owner = newOwned(auth, null);
     // refused up front when credits cannot cover it: the document's pages, or (a URL) one page now and the
     // fetched file's pages in the fetch stage, before anything is read
-    const hold = ref.kind === 'document' ? await assertDocumentParseCredits(rt, owner, ref.doc) : await assertCredits(rt, owner, 'parse', 1);
+    const pages = ref.kind === 'document' ? await documentParseUnits(rt, ref.doc) : 1;
     // a parse of an svc:// document names it, so that deleting the document deletes this job and its result
-    const job = newJob({ owner, type: 'parse', document_id: ref.kind === 'document' ? ref.doc.id : null, input: ref.kind === 'document' ? { document_id: ref.doc.id, config: cfg, [CREDIT_HOLD]: hold } : { url: (ref as { url: string }).url, config: cfg, [CREDIT_HOLD]: hold }, webhook_url: body.webhook_url ?? null });
-    await rt.store.repo('jobs').insert(job);
+    const job = await reserveCredits(rt, owner, 'parse', pages, (tx, hold) =>
+      tx.repo('jobs').insert(
+        withHold(newJob({ owner, type: 'parse', document_id: ref.kind === 'document' ? ref.doc.id : null, input: ref.kind === 'document' ? { document_id: ref.doc.id, config: cfg } : { url: (ref as { url: string }).url, config: cfg }, webhook_url: body.webhook_url ?? null }), hold),
+      ),
+    );
     await rt.pipelines.start(job.id, 'parse', {});
     ctx.status = 202;
     return { job_id: job.id, status: 'pending', message: 'Parse job queued', status_url: `${rt.config.publicUrl}/api/jobs/${job.id}`, webhook_url: job.webhook_url };

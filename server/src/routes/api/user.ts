@@ -8,6 +8,7 @@ import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
 import { creditsReport, recordAudit, recordSignupConsents } from '@quire/engine';
 import { LoginThrottle, changePassword, checkLogin, checkTotp, confirmTotp, createSession, csrfTokenFor, disableTotp, endSession, enrolTotp, normalizeEmail, signUp, totpEnabled, verifyPassword } from '@quire/engine';
+import type { ThrottleLimit } from '@quire/engine';
 import { clearSessionCookies, setSessionCookies } from '../../auth/cookies.js';
 
 const AUTH_TAG = 'Sessions';
@@ -27,14 +28,36 @@ function sessionOnly(auth: AuthInfo, what: string) {
   return auth.session;
 }
 
-function throttle(ctx: AppContext): LoginThrottle {
-  return new LoginThrottle(ctx.quire.store, ctx.quire.config.accounts.loginMaxFailures, WINDOW_MS);
+/**
+ * Counts an attempt at a secret before it is checked (429 with Retry-After when a subject is past its
+ * limit); the caller calls succeeded() when the secret was right.
+ */
+async function attempt(ctx: AppContext, limits: ThrottleLimit[]): Promise<{ succeeded: () => Promise<void> }> {
+  const taken = await new LoginThrottle(ctx.quire.store, WINDOW_MS).attempt(limits);
+  if (taken.wait) {
+    ctx.set('Retry-After', String(taken.wait));
+    throw new QuireError('rate_limit_exceeded', `Too many failed attempts; retry in ${taken.wait} s`);
+  }
+  return taken;
 }
 
-function tooMany(ctx: AppContext, wait: number): never {
-  ctx.set('Retry-After', String(wait));
-  throw new QuireError('rate_limit_exceeded', `Too many failed attempts; retry in ${wait} s`);
+/**
+ * Login attempts: QUIRE_LOGIN_MAX_FAILURES per email from one client address, 5 times that per email from
+ * all addresses (guessing spread over many) and 20 times per client address (many users behind one proxy
+ * are not locked out by one of them).
+ */
+function loginLimits(ctx: AppContext, email: string): ThrottleLimit[] {
+  const max = ctx.quire.config.accounts.loginMaxFailures;
+  const e = `email:${normalizeEmail(email)}`;
+  return [
+    { subject: `${e}|ip:${ctx.ip}`, max },
+    { subject: e, max: max * 5 },
+    { subject: `ip:${ctx.ip}`, max: max * 20 },
+  ];
 }
+
+/** Attempts at the signed-in user's own password (changing it, turning TOTP off). */
+const passwordLimits = (ctx: AppContext, userId: string): ThrottleLimit[] => [{ subject: `password:${userId}`, max: ctx.quire.config.accounts.loginMaxFailures }];
 
 /** Starts a session: the HttpOnly session cookie, the CSRF cookie, and the same proof in the body. */
 async function signIn(ctx: AppContext, user: UserRecord) {
@@ -83,22 +106,17 @@ export function userRoutes(router: Router<any, any>): void {
       body: z.object({ email: z.string().trim().max(255), password, totp_code: z.string().trim().max(16).optional() }).strict(),
     },
     async (ctx, { body }) => {
-      const subjects = [`email:${normalizeEmail(body.email)}`, `ip:${ctx.ip}`];
-      const limiter = throttle(ctx);
-      const wait = await limiter.blocked(subjects.slice(0, 1));
-      const ipWait = wait ? 0 : await new LoginThrottle(ctx.quire.store, ctx.quire.config.accounts.loginMaxFailures * 5, WINDOW_MS).blocked(subjects.slice(1));
-      if (wait || ipWait) tooMany(ctx, wait || ipWait);
+      // counted before the password (and the TOTP code) is checked; given back when both are right
+      const tried = await attempt(ctx, loginLimits(ctx, body.email));
       const user = await checkLogin(ctx.quire.store, body.email, body.password);
-      if (!user) {
-        await limiter.failed(subjects);
-        throw errors.unauthorized('Wrong email or password');
-      }
+      if (!user) throw errors.unauthorized('Wrong email or password');
       const second = await checkTotp(ctx.quire, user.id, body.totp_code);
-      if (second === 'required') throw new QuireError('UNAUTHORIZED', 'This account has two-factor authentication on: send totp_code', { totp_required: true });
-      if (second === 'wrong') {
-        await limiter.failed(subjects);
-        throw new QuireError('UNAUTHORIZED', 'Wrong or reused two-factor code', { totp_required: true });
+      if (second === 'required') {
+        await tried.succeeded(); // the password was right; no code was guessed
+        throw new QuireError('UNAUTHORIZED', 'This account has two-factor authentication on: send totp_code', { totp_required: true });
       }
+      if (second === 'wrong') throw new QuireError('UNAUTHORIZED', 'Wrong or reused two-factor code', { totp_required: true });
+      await tried.succeeded();
       return signIn(ctx, user);
     },
   );
@@ -191,18 +209,16 @@ export function userRoutes(router: Router<any, any>): void {
     async (ctx, { body }) => {
       const auth = requireAuth(ctx);
       const session = sessionOnly(auth, 'Changing the password');
-      const limiter = throttle(ctx);
-      const subject = [`password:${auth.user.id}`];
-      const wait = await limiter.blocked(subject);
-      if (wait) tooMany(ctx, wait);
+      const tried = await attempt(ctx, passwordLimits(ctx, auth.user.id));
       const user = (await ctx.quire.store.repo('users').get(auth.user.id)) ?? auth.user;
       let ended: number;
       try {
         ended = await changePassword(ctx.quire.store, user, body.current_password, body.new_password, session.id);
       } catch (err) {
-        if ((err as { details?: { field?: string } }).details?.field === 'current_password') await limiter.failed(subject);
+        if ((err as { details?: { field?: string } }).details?.field !== 'current_password') await tried.succeeded();
         throw err;
       }
+      await tried.succeeded();
       return { success: true, message: `Password changed; ${ended} other session${ended === 1 ? '' : 's'} ended` };
     },
   );
@@ -248,15 +264,10 @@ export function userRoutes(router: Router<any, any>): void {
     async (ctx, { body }) => {
       const auth = requireAuth(ctx);
       sessionOnly(auth, 'Turning two-factor authentication off');
-      const limiter = throttle(ctx);
-      const subject = [`password:${auth.user.id}`];
-      const wait = await limiter.blocked(subject);
-      if (wait) tooMany(ctx, wait);
+      const tried = await attempt(ctx, passwordLimits(ctx, auth.user.id));
       const user = (await ctx.quire.store.repo('users').get(auth.user.id)) ?? auth.user;
-      if (!user.password_hash || !(await verifyPassword(body.current_password, user.password_hash))) {
-        await limiter.failed(subject);
-        throw new QuireError('VALIDATION_ERROR', 'current_password is wrong', { field: 'current_password' });
-      }
+      if (!user.password_hash || !(await verifyPassword(body.current_password, user.password_hash))) throw new QuireError('VALIDATION_ERROR', 'current_password is wrong', { field: 'current_password' });
+      await tried.succeeded();
       if (!(await disableTotp(ctx.quire.store, user.id))) throw errors.notFound('two-factor authentication');
       return { success: true, enabled: false };
     },
