@@ -18,7 +18,7 @@ import { EXTRACT_PIPELINE, extractJobError, prepareExtraction } from '../service
 import type { ExtractJobResult } from '../services/extraction.js';
 import { derivedId } from './executions.js';
 import type { WorkflowJobInput } from './executions.js';
-import { integrationConfig } from './integrations.js';
+import { checkRecipients, integrationConfig } from './integrations.js';
 import { renderTemplate, sendEmail, sendHttp } from './send.js';
 import { CREDIT_HOLD, assertCredits } from '../accounts/credits.js';
 
@@ -230,6 +230,8 @@ async function integrationStep(rt: Engine, wfOwner: { user_id: string; organizat
   const allowedHosts = rt.config.network.allowedHosts;
   const base = { integration_id: id, integration_type: row.integration_type, name: row.name };
   if (row.integration_type === 'email') {
+    // recipients allowed when it was saved may no longer be (a member who left)
+    await checkRecipients(rt.store, row, cfg.to as string | string[]);
     const subject = renderTemplate(String(step.config.subject ?? cfg.subject ?? 'Workflow {{workflow.name}}'), ctx);
     const input = { ...base, to: cfg.to, subject, text: rendered };
     const sent = await sendEmail(rt.config.workflows.smtp, { to: cfg.to as string | string[], subject, text: rendered }).catch((e) => Promise.reject(Object.assign(e, { stepInput: input })));
