@@ -100,6 +100,10 @@ describe('workflows within their scope', () => {
     // a personal workflow does not reach into the organization either
     const mine = await call(ann, '/api/workflows', { method: 'POST', json: { name: 'y', definition: { steps: [{ id: 'read', type: 'parse', config: { document_id: orgDoc } }] } } });
     assert.equal(mine.status, 400, JSON.stringify(mine.body));
+    // and the personal integration cannot be linked to the organization's workflow
+    const link = await call(ann, `/api/workflows/integrations?id=${hook.body.integration.id}`, { method: 'PUT', json: { workflow_id: wf.id } });
+    assert.equal(link.status, 400, JSON.stringify(link.body));
+    assert.ok(JSON.stringify(link.body.error.details).includes('workflow_id'));
 
     // the organization's own document is fine
     const ok = await call(adm, `/api/workflows/${wf.id}`, { method: 'PUT', json: { definition: { steps: [{ id: 'read', type: 'parse', config: { document_id: orgDoc } }] } } });
@@ -159,6 +163,9 @@ describe('workflows within their scope', () => {
     const now = await call(null, fresh.slice(s.url.length), { method: 'POST', json: { hello: 1 } });
     assert.equal(now.status, 202, JSON.stringify(now.body));
     assert.equal((await executions(ann, wf.id)).length, 1);
+    // ids that are not Quire's (another system's, a prebuilt schema's name) name nothing here
+    const external = await call(null, fresh.slice(s.url.length), { method: 'POST', json: { document_id: 'EXT-42', schema_id: 'invoice' } });
+    assert.equal(external.status, 202, JSON.stringify(external.body));
   });
 
   test("an event triggers workflows of its own scope: an organization's workflow not on its creator's personal uploads, a personal one not on the organization's", async () => {

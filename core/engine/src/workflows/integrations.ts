@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { errors } from '@quire/core';
-import type { IntegrationRecord, Owned, Store } from '@quire/core';
+import type { IntegrationRecord, Owned, Store, WorkflowRecord } from '@quire/core';
 import type { AuthInfo } from '../accounts/access.js';
 import { loadOwned, newOwned } from '../accounts/access.js';
 import type { EngineContext as Engine } from '../context.js';
@@ -14,6 +14,12 @@ import { SECRET_FIELDS, parseIntegrationConfig } from './definition.js';
 import { decryptSecret, encryptSecret, maskUrl, secretsKey } from '../services/secrets.js';
 import { urlAllowed } from './send.js';
 import { settingsOf } from '../accounts/organizations.js';
+import { inScope } from './scope.js';
+
+/** An integration is linked only to a workflow of its own scope (400 otherwise). */
+function assertLinkable(owner: Owned, wf: WorkflowRecord): void {
+  if (!inScope(owner, wf)) throw errors.validation(`workflow_id: workflow ${wf.id} is not of this integration's ${owner.organization_id ? 'organization' : 'owner (personal resources)'}`, [{ field: 'workflow_id', message: 'another scope' }]);
+}
 
 /**
  * The recipients an email integration may have: its owner's own account email; for an organization's, also
@@ -78,12 +84,10 @@ function split(rt: Pick<Engine, 'config' | 'registry'>, type: string, config: Re
 
 export async function createIntegration(rt: Engine, auth: AuthInfo, body: { workflow_id?: string | null; name: string; integration_type: string; config: Record<string, unknown>; organization_id?: string | null }): Promise<IntegrationRecord> {
   const config = parseIntegrationConfig(body.integration_type, body.config);
-  let organizationId = body.organization_id ?? null;
-  if (body.workflow_id) {
-    const wf = await loadOwned(rt.store, 'workflows', body.workflow_id, auth, 'write', 'workflow');
-    if (body.organization_id === undefined) organizationId = wf.organization_id;
-  }
-  const owner = newOwned(auth, organizationId);
+  const wf = body.workflow_id ? await loadOwned(rt.store, 'workflows', body.workflow_id, auth, 'write', 'workflow') : null;
+  // linked to a workflow, it belongs to the workflow's organization unless one is given
+  const owner = newOwned(auth, body.organization_id === undefined && wf ? wf.organization_id : (body.organization_id ?? null));
+  if (wf) assertLinkable(owner, wf);
   if (body.integration_type === 'email') await checkRecipients(rt.store, owner, config.to as string | string[]);
   const now = new Date();
   const row: IntegrationRecord = {
@@ -103,7 +107,7 @@ export async function createIntegration(rt: Engine, auth: AuthInfo, body: { work
 /** Updates an integration; a config given is merged over the current one (secrets left out stay as they are). */
 export async function updateIntegration(rt: Engine, auth: AuthInfo, id: string, patch: { workflow_id?: string | null; name?: string; config?: Record<string, unknown> }): Promise<IntegrationRecord> {
   const row = await loadOwned(rt.store, 'integrations', id, auth, 'write', 'integration');
-  if (patch.workflow_id) await loadOwned(rt.store, 'workflows', patch.workflow_id, auth, 'write', 'workflow');
+  if (patch.workflow_id) assertLinkable(row, await loadOwned(rt.store, 'workflows', patch.workflow_id, auth, 'write', 'workflow'));
   const next: Partial<IntegrationRecord> = { updated_at: new Date() };
   if (patch.name !== undefined) next.name = patch.name;
   if (patch.workflow_id !== undefined) next.workflow_id = patch.workflow_id;

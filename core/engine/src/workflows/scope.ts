@@ -59,12 +59,15 @@ export function definitionReferences(def: WorkflowDefinition, trigger: TriggerCo
   return [...out, ...namedIn(trigger.filters ?? {}, 'trigger_config.filters')];
 }
 
-/** The resources named by the fields of an object (trigger data, filters) that hold ids. */
+/**
+ * The resources named by the fields of an object (trigger data, filters) that hold ids: UUIDs only (a
+ * prebuilt schema's name, or another system's own id in a webhook's body, names nothing here).
+ */
 export function namedIn(data: Record<string, unknown>, prefix: string): Reference[] {
   const out: Reference[] = [];
   for (const [key, table] of Object.entries(NAMED)) {
     const v = data[key];
-    for (const [j, id] of (Array.isArray(v) ? v : [v]).entries()) if (literal(id)) out.push({ field: Array.isArray(v) ? `${prefix}.${key}.${j}` : `${prefix}.${key}`, table, id });
+    for (const [j, id] of (Array.isArray(v) ? v : [v]).entries()) if (typeof id === 'string' && UUID.test(id)) out.push({ field: Array.isArray(v) ? `${prefix}.${key}.${j}` : `${prefix}.${key}`, table, id });
   }
   return out;
 }
