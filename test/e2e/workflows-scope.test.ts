@@ -200,6 +200,12 @@ describe('workflows within their scope', () => {
     await settled(own, sentinel.id, 2);
     const xs = await executions(own, theirs.id);
     assert.equal(xs.length, 1, JSON.stringify(xs.map((x) => x.trigger_data.name)));
+    // run by hand, it does not act for them either
+    const run = await call(own, `/api/workflows/${theirs.id}/execute`, { method: 'POST', json: {} });
+    assert.equal(run.status, 202, JSON.stringify(run.body));
+    const x = await finished(own, theirs.id, run.body.execution_id);
+    assert.equal(x.status, 'failed');
+    assert.match(x.error, /no longer a member/);
   });
 
   test(`workflows chained on workflow.completed start at most ${BUDGET} executions from one run`, async () => {
