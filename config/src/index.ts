@@ -65,6 +65,8 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'QUIRE_SMTP_FROM', default: 'quire@localhost', description: 'Sender address of workflow emails.' },
   { name: 'QUIRE_SCHEDULER_INTERVAL_S', default: '5', description: 'How often an API process looks for due ticks of scheduled workflows (each tick runs once, whichever process claims it).' },
   { name: 'QUIRE_WORKFLOW_EXPRESSION_TIMEOUT_S', default: '2', description: 'Time limit of one workflow step\'s expressions or templates (JSONata of transform and condition steps, handlebars of integration steps and `{{…}}` in a step\'s config), evaluated in an isolated process that is killed past it; the step then fails.' },
+  { name: 'QUIRE_WORKFLOW_MAX_EXECUTIONS', default: '25', description: 'Most workflow executions one originating event or run may start, counting every workflow it triggers through workflow.* events and theirs; those past it are not started (logged). Stops workflows that trigger each other from fanning out.' },
+  { name: 'QUIRE_WORKFLOW_MAX_RUNNING', default: '10', description: 'Most running workflow executions of one owner (a user\'s personal workflows, or an organization\'s): a manual execute or webhook call past it is refused with 429 WORKFLOW_LIMIT, an event or scheduled execution past it is not started (logged).' },
   { name: 'QUIRE_CRON_SECONDS', default: 'false', description: 'Also accept six-field cron expressions (a leading seconds field) in workflow schedules; meant for tests. The API otherwise takes five-field expressions.' },
   { name: 'QUIRE_PLUGIN_OPTIONS', default: '(none)', description: 'Options of any plugin as JSON keyed by `<kind>:<name>`, e.g. `{"reader:pdf": {"workers": 2}}`. Each plugin checks its own at start-up (a bad or unknown option stops it, naming the plugin and the option); a dedicated variable in this table wins over the same option here.' },
   { name: 'QUIRE_EMBEDDER', default: 'local', description: 'Embedder plugin: local (offline) or openai (OpenAI-compatible /embeddings).' },
@@ -198,6 +200,8 @@ const schema = z.object({
     schedulerIntervalMs: z.number().int().min(10).max(3_600_000),
     expressionTimeoutMs: z.number().int().min(100).max(600_000),
     cronSeconds: bool,
+    maxExecutionsPerOrigin: int(1, 100_000),
+    maxRunning: int(1, 100_000),
   }),
 });
 
@@ -229,7 +233,7 @@ const SOURCE: Record<string, string> = {
   'apiKeys.free': 'QUIRE_API_KEYS_FREE', 'apiKeys.standard': 'QUIRE_API_KEYS_STANDARD', 'apiKeys.premium': 'QUIRE_API_KEYS_PREMIUM',
   'credits.free': 'QUIRE_CREDITS_FREE', 'credits.standard': 'QUIRE_CREDITS_STANDARD', 'credits.premium': 'QUIRE_CREDITS_PREMIUM',
   'privacy.policyVersion': 'QUIRE_POLICY_VERSION', 'privacy.exportTtlMs': 'QUIRE_EXPORT_TTL_H', 'privacy.deletionGraceDays': 'QUIRE_DELETION_GRACE_DAYS',
-  'workflows.secretsKey': 'QUIRE_SECRETS_KEY', 'workflows.smtp.host': 'QUIRE_SMTP_HOST', 'workflows.smtp.port': 'QUIRE_SMTP_PORT', 'workflows.smtp.from': 'QUIRE_SMTP_FROM', 'workflows.schedulerIntervalMs': 'QUIRE_SCHEDULER_INTERVAL_S', 'workflows.expressionTimeoutMs': 'QUIRE_WORKFLOW_EXPRESSION_TIMEOUT_S', 'workflows.cronSeconds': 'QUIRE_CRON_SECONDS',
+  'workflows.secretsKey': 'QUIRE_SECRETS_KEY', 'workflows.smtp.host': 'QUIRE_SMTP_HOST', 'workflows.smtp.port': 'QUIRE_SMTP_PORT', 'workflows.smtp.from': 'QUIRE_SMTP_FROM', 'workflows.schedulerIntervalMs': 'QUIRE_SCHEDULER_INTERVAL_S', 'workflows.expressionTimeoutMs': 'QUIRE_WORKFLOW_EXPRESSION_TIMEOUT_S', 'workflows.cronSeconds': 'QUIRE_CRON_SECONDS', 'workflows.maxExecutionsPerOrigin': 'QUIRE_WORKFLOW_MAX_EXECUTIONS', 'workflows.maxRunning': 'QUIRE_WORKFLOW_MAX_RUNNING',
 };
 
 function deepFreeze<T>(o: T): T {
@@ -312,6 +316,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       schedulerIntervalMs: Math.round(secs(env.QUIRE_SCHEDULER_INTERVAL_S, 5)),
       expressionTimeoutMs: Math.round(secs(env.QUIRE_WORKFLOW_EXPRESSION_TIMEOUT_S, 2)),
       cronSeconds: env.QUIRE_CRON_SECONDS ?? 'false',
+      maxExecutionsPerOrigin: env.QUIRE_WORKFLOW_MAX_EXECUTIONS ?? 25,
+      maxRunning: env.QUIRE_WORKFLOW_MAX_RUNNING ?? 10,
     },
   };
   const merged = mergeDeep(raw, overrides);

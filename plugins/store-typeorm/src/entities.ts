@@ -298,6 +298,7 @@ export const ENTITIES: { [N in TableName]: EntitySchema<Tables[N]> } = {
     trigger_config: col.json(),
     enabled: col.bool(),
     schedule_from: col.date({ nullable: true }),
+    trigger_secret: col.text({ nullable: true }),
     created_at: col.date(),
     updated_at: col.date(),
   }),

@@ -16,7 +16,7 @@ const inputOf = (job: JobRecord) => job.input as unknown as WorkflowJobInput;
 
 export function defineWorkflowPipeline(rt: Engine): void {
   const emit = (type: string, job: JobRecord, data: Record<string, unknown>) =>
-    rt.events.emit(type, { workflow_id: inputOf(job).workflow_id, execution_id: job.id, chain_depth: inputOf(job).chain_depth ?? 0, ...data }, ownerOf(job)).then(
+    rt.events.emit(type, { workflow_id: inputOf(job).workflow_id, execution_id: job.id, chain_depth: inputOf(job).chain_depth ?? 0, origin_id: inputOf(job).origin_id ?? job.id, ...data }, ownerOf(job)).then(
       () => undefined,
       (e) => rt.logger.debug({ err: (e as Error).message, type }, 'workflow event not published'),
     );

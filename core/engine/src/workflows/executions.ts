@@ -4,12 +4,18 @@
  * taken over after a crash resumes after the last completed step (each step's result is in the log).
  * Executions that must happen once (one per event and workflow, one per scheduled tick) get an id derived
  * from what started them: a second process that starts the same one hits the primary key and does nothing.
+ * Two limits hold back runaway workflows: an origin (the event or run that started a cascade of workflows
+ * triggering each other through workflow.* events) starts at most QUIRE_WORKFLOW_MAX_EXECUTIONS executions in
+ * all, counted atomically in the store, and an owner (a user's personal workflows, an organization's) has
+ * at most QUIRE_WORKFLOW_MAX_RUNNING executions running at once; past either, 429 WORKFLOW_LIMIT.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { StoreConflictError, errors } from '@quire/core';
 import type { WorkflowExecutionRecord, WorkflowRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { newJob, ownerOf } from '../jobs.js';
+import { decryptSecret, encryptSecret, secretsKey } from '../services/secrets.js';
+import type { SecretsKeyHolder } from '../services/secrets.js';
 import { hmacHex, safeEqualHex } from '../services/signing.js';
 
 export const WORKFLOW_PIPELINE = 'workflow';
@@ -23,6 +29,8 @@ export interface WorkflowJobInput {
   workflow_name: string;
   /** how many workflow events led to this execution (event triggers on workflow.* stop at MAX_CHAIN) */
   chain_depth: number;
+  /** the event or run that started the cascade this execution is part of (its workflow.* events carry it) */
+  origin_id?: string;
 }
 
 export const MAX_CHAIN = 3;
@@ -33,19 +41,32 @@ export function derivedId(...parts: string[]): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h.slice(16, 17), 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-/** The secret part of a workflow's inbound webhook URL. */
-export function webhookToken(rt: Pick<Engine, 'signingSecret'>, workflowId: string): string {
-  return hmacHex(rt.signingSecret, `workflow-webhook:${workflowId}`);
+type Keyed = Pick<Engine, 'signingSecret'> & SecretsKeyHolder;
+
+/** A new random trigger secret, encrypted as the row keeps it. */
+export function newTriggerSecret(rt: SecretsKeyHolder): string {
+  return encryptSecret(secretsKey(rt), randomBytes(32).toString('hex'));
 }
 
-export function checkWebhookToken(rt: Pick<Engine, 'signingSecret'>, workflowId: string, token: string): boolean {
-  return safeEqualHex(webhookToken(rt, workflowId), token);
+/**
+ * The secret part of a workflow's inbound webhook URL: its random trigger secret (new on each rotation); a
+ * workflow made before trigger secrets existed keeps its signed token until its secret is first rotated.
+ */
+export function webhookToken(rt: Keyed, w: Pick<WorkflowRecord, 'id' | 'trigger_secret'>): string {
+  return w.trigger_secret ? decryptSecret(secretsKey(rt), w.trigger_secret) : hmacHex(rt.signingSecret, `workflow-webhook:${w.id}`);
 }
 
-/** API shape of a workflow (spec §2.2 Workflow, plus organization_id, updated_at and, for webhook triggers, the inbound URL). */
-export function apiWorkflow(rt: Pick<Engine, 'signingSecret' | 'config'>, w: WorkflowRecord) {
+export function checkWebhookToken(rt: Keyed, w: Pick<WorkflowRecord, 'id' | 'trigger_secret'>, token: string): boolean {
+  return safeEqualHex(webhookToken(rt, w), token);
+}
+
+/**
+ * API shape of a workflow (spec §2.2 Workflow, plus organization_id, updated_at and, for webhook triggers
+ * and callers who may edit the workflow, the inbound URL; others never see it).
+ */
+export function apiWorkflow(rt: Keyed & Pick<Engine, 'config'>, w: WorkflowRecord, mayEdit: boolean) {
   const trigger = { ...w.trigger_config };
-  if (w.trigger_type === 'webhook') trigger.webhook_url = `${rt.config.publicUrl}/api/workflows/${w.id}/webhook/${webhookToken(rt, w.id)}`;
+  if (w.trigger_type === 'webhook' && mayEdit) trigger.webhook_url = `${rt.config.publicUrl}/api/workflows/${w.id}/webhook/${webhookToken(rt, w)}`;
   return {
     id: w.id,
     name: w.name,
@@ -75,19 +96,37 @@ export function apiExecution(x: WorkflowExecutionRecord) {
   };
 }
 
+/** Running executions of the owner's scope (an organization's, or a user's personal ones). */
+const runningOf = (rt: Engine, wf: WorkflowRecord) =>
+  rt.store.repo('workflow_executions').count(wf.organization_id ? { organization_id: wf.organization_id, status: 'running' } : { user_id: wf.user_id, organization_id: null, status: 'running' });
+
+/** how long the count of an origin's executions is kept */
+const ORIGIN_TTL_MS = 24 * 3600_000;
+
 /**
  * Records an execution (status running) and its job, and queues it. With `id` (derived from an event or a
  * tick) and `tick`, a second call for the same one returns null: the row, or the tick's claim, exists.
+ * `originId`: the cascade it belongs to (default: this execution starts one). Past the owner's running
+ * executions or the origin's budget it throws 429 WORKFLOW_LIMIT and starts nothing.
  */
 export async function startExecution(
   rt: Engine,
   wf: WorkflowRecord,
   triggeredBy: 'manual' | 'scheduled' | 'webhook' | 'event',
   triggerData: Record<string, unknown>,
-  opts: { id?: string; tick?: Date; chainDepth?: number } = {},
+  opts: { id?: string; tick?: Date; chainDepth?: number; originId?: string } = {},
 ): Promise<WorkflowExecutionRecord | null> {
   const now = new Date();
   const id = opts.id ?? randomUUID();
+  if (opts.id && (await rt.store.repo('workflow_executions').get(opts.id))) return null;
+  const { maxRunning, maxExecutionsPerOrigin } = rt.config.workflows;
+  const running = await runningOf(rt, wf);
+  if (running >= maxRunning) throw errors.workflowLimit(`${running} executions of this ${wf.organization_id ? 'organization' : 'account'} are running (QUIRE_WORKFLOW_MAX_RUNNING ${maxRunning}); try again when one has finished`, { limit: 'running', max: maxRunning, running });
+  const originId = opts.originId ?? id;
+  const counter = `workflow-origin:${originId}`;
+  if ((await rt.store.increment(counter, 1, new Date(now.getTime() + ORIGIN_TTL_MS))) > maxExecutionsPerOrigin) {
+    throw errors.workflowLimit(`The event or run ${originId} already started ${maxExecutionsPerOrigin} workflow executions (QUIRE_WORKFLOW_MAX_EXECUTIONS)`, { limit: 'origin', max: maxExecutionsPerOrigin, origin_id: originId });
+  }
   const row: WorkflowExecutionRecord = {
     id,
     ...ownerOf(wf),
@@ -100,7 +139,7 @@ export async function startExecution(
     started_at: now,
     completed_at: null,
   };
-  const input: WorkflowJobInput = { execution_id: id, workflow_id: wf.id, definition: wf.definition as WorkflowJobInput['definition'], workflow_name: wf.name, chain_depth: opts.chainDepth ?? 0 };
+  const input: WorkflowJobInput = { execution_id: id, workflow_id: wf.id, definition: wf.definition as WorkflowJobInput['definition'], workflow_name: wf.name, chain_depth: opts.chainDepth ?? 0, origin_id: originId };
   try {
     await rt.store.transaction(async (tx) => {
       if (opts.tick) await tx.repo('workflow_ticks').insert({ id: derivedId('tick', wf.id, opts.tick.toISOString()), workflow_id: wf.id, tick_time: opts.tick, execution_id: id, created_at: now });
@@ -108,7 +147,11 @@ export async function startExecution(
       await tx.repo('jobs').insert(newJob({ id, owner: ownerOf(wf), type: 'workflow', input: input as unknown as Record<string, unknown> }));
     });
   } catch (e) {
-    if (e instanceof StoreConflictError || (e as Error)?.name === 'StoreConflictError') return null;
+    if (e instanceof StoreConflictError || (e as Error)?.name === 'StoreConflictError') {
+      // another process started this one: it is counted there
+      await rt.store.increment(counter, -1, new Date(now.getTime() + ORIGIN_TTL_MS));
+      return null;
+    }
     throw e;
   }
   try {

@@ -3,6 +3,7 @@ export * from './definition.js';
 export * from './executions.js';
 export * from './integrations.js';
 export * from './run.js';
+export * from './scope.js';
 export * from '../services/secrets.js';
 export * from './send.js';
 export * from './templates.js';

@@ -9,7 +9,7 @@
 import { NonRetryableError, StoreConflictError, errors, isQuireError } from '@quire/core';
 import type { JobRecord, WorkflowExecutionRecord } from '@quire/core';
 import type { AuthInfo } from '../accounts/access.js';
-import { actingAs, canRead } from '../accounts/access.js';
+import { actingAs, canRead, roleIn } from '../accounts/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { ownerOf } from '../jobs.js';
 import { loadChunks } from '../pipelines/steps.js';
@@ -17,7 +17,9 @@ import { EXTRACT_PIPELINE, extractJobError, prepareExtraction } from '../service
 import type { ExtractJobResult } from '../services/extraction.js';
 import { derivedId } from './executions.js';
 import type { WorkflowJobInput } from './executions.js';
-import { integrationConfig } from './integrations.js';
+import { checkRecipients, integrationConfig } from './integrations.js';
+import { inScope } from './scope.js';
+import type { Scope } from './scope.js';
 import { sendEmail, sendHttp } from './send.js';
 import { reserveCredits, withHold } from '../accounts/credits.js';
 
@@ -118,11 +120,17 @@ async function documentIdOf(rt: Engine, step: StepDef, ctx: Ctx, signal: AbortSi
   return typeof id === 'string' && id ? id : null;
 }
 
-async function parseStep(rt: Engine, auth: AuthInfo, step: StepDef, ctx: Ctx, signal: AbortSignal) {
+/** A document of the workflow's scope the acting user may read, else 404 (whoever edited the ids or the trigger data). */
+async function scopedDocument(rt: Engine, auth: AuthInfo, scope: Scope, documentId: string) {
+  const doc = await rt.store.repo('documents').get(documentId);
+  if (!doc || !canRead(auth, doc) || !inScope(scope, doc)) throw errors.notFound('document', documentId);
+  return doc;
+}
+
+async function parseStep(rt: Engine, auth: AuthInfo, scope: Scope, step: StepDef, ctx: Ctx, signal: AbortSignal) {
   const documentId = await documentIdOf(rt, step, ctx, signal);
   if (!documentId) throw errors.validation('The parse step has no document: give trigger_data.document_id (or config.document_id)');
-  const first = await rt.store.repo('documents').get(documentId);
-  if (!first || !canRead(auth, first)) throw errors.notFound('document', documentId);
+  await scopedDocument(rt, auth, scope, documentId);
   // a document that was just uploaded is parsed by its ingest job: the step waits for it
   const doc = await waitFor(`Parsing document ${documentId}`, signal, async () => {
     const d = await rt.store.repo('documents').get(documentId);
@@ -138,14 +146,18 @@ async function parseStep(rt: Engine, auth: AuthInfo, step: StepDef, ctx: Ctx, si
   };
 }
 
-async function extractStep(rt: Engine, auth: AuthInfo, step: StepDef, ctx: Ctx, executionId: string, signal: AbortSignal) {
+async function extractStep(rt: Engine, auth: AuthInfo, scope: Scope, step: StepDef, ctx: Ctx, executionId: string, signal: AbortSignal) {
   const documentId = await documentIdOf(rt, step, ctx, signal);
   if (!documentId) throw errors.validation('The extract step has no document: give trigger_data.document_id, a parse step before it, or config.document_id');
   const schemaId = String(step.config.schema_id);
   // one extraction job per execution and step: a stage run again after a crash waits for the same job
   const jobId = derivedId('workflow-extract', executionId, step.id);
   if (!(await rt.store.repo('jobs').get(jobId))) {
-    const prepared = await prepareExtraction(rt, auth, { documentId, schemaId, waitForDocument: true, jobId });
+    await scopedDocument(rt, auth, scope, documentId);
+    const schema = await rt.store.repo('schemas').get(schemaId);
+    if (schema && !inScope(scope, schema)) throw errors.notFound('schema', schemaId);
+    // the extraction belongs to the workflow's scope
+    const prepared = await prepareExtraction(rt, auth, { documentId, schemaId, waitForDocument: true, jobId, organizationId: scope.organization_id });
     // refused before the job exists when the owner's credits cannot cover it (the step fails, nothing is charged)
     try {
       await reserveCredits(rt, ownerOf(prepared), 'extract', 1, (tx, hold) => tx.repo('jobs').insert(withHold(prepared, hold)));
@@ -200,11 +212,10 @@ async function conditionStep(rt: Engine, step: StepDef, ctx: Ctx, signal: AbortS
   return { input, output: { result, next } };
 }
 
-async function integrationStep(rt: Engine, wfOwner: { user_id: string; organization_id: string | null }, step: StepDef, ctx: Ctx, signal: AbortSignal) {
+async function integrationStep(rt: Engine, scope: Scope, step: StepDef, ctx: Ctx, signal: AbortSignal) {
   const id = String(step.config.integration_id);
   const row = await rt.store.repo('integrations').get(id);
-  const mine = row && (row.user_id === wfOwner.user_id || (!!row.organization_id && row.organization_id === wfOwner.organization_id));
-  if (!row || !mine) throw errors.notFound('integration', id);
+  if (!row || !inScope(scope, row)) throw errors.notFound('integration', id);
   const cfg = integrationConfig(rt, row);
   const template = (step.config.template as string | undefined) ?? (cfg.template as string | undefined);
   const { steps, trigger, workflow, execution, text: _text, ...data } = ctx;
@@ -219,6 +230,8 @@ async function integrationStep(rt: Engine, wfOwner: { user_id: string; organizat
   const allowedHosts = rt.config.network.allowedHosts;
   const base = { integration_id: id, integration_type: row.integration_type, name: row.name };
   if (email) {
+    // recipients allowed when it was saved may no longer be (a member who left)
+    await checkRecipients(rt.store, row, cfg.to as string | string[]);
     const subject = out.subject!;
     const input = { ...base, to: cfg.to, subject, text: rendered };
     const sent = await sendEmail(rt.config.workflows.smtp, { to: cfg.to as string | string[], subject, text: rendered }).catch((e) => Promise.reject(Object.assign(e, { stepInput: input })));
@@ -253,18 +266,18 @@ async function integrationStep(rt: Engine, wfOwner: { user_id: string; organizat
   return { input, output: { ...base, status: res.status, response: res.response } };
 }
 
-async function runStep(rt: Engine, auth: AuthInfo, owner: { user_id: string; organization_id: string | null }, step: StepDef, ctx: Ctx, executionId: string, signal: AbortSignal): Promise<{ input: unknown; output: unknown }> {
+async function runStep(rt: Engine, auth: AuthInfo, scope: Scope, step: StepDef, ctx: Ctx, executionId: string, signal: AbortSignal): Promise<{ input: unknown; output: unknown }> {
   switch (step.type) {
     case 'parse':
-      return parseStep(rt, auth, step, ctx, signal);
+      return parseStep(rt, auth, scope, step, ctx, signal);
     case 'extract':
-      return extractStep(rt, auth, step, ctx, executionId, signal);
+      return extractStep(rt, auth, scope, step, ctx, executionId, signal);
     case 'transform':
       return transformStep(rt, step, ctx, signal);
     case 'condition':
       return conditionStep(rt, step, ctx, signal);
     case 'integration':
-      return integrationStep(rt, owner, step, ctx, signal);
+      return integrationStep(rt, scope, step, ctx, signal);
     default:
       throw errors.validation(`Unknown step type ${step.type}`);
   }
@@ -285,8 +298,14 @@ export async function runExecution(rt: Engine, job: JobRecord, signal: AbortSign
   const x = await rt.store.repo('workflow_executions').get(input.execution_id);
   if (!x) throw new NonRetryableError(`Execution ${input.execution_id} no longer exists`);
   if (x.status !== 'running') return { execution_id: x.id, status: x.status };
+  // steps act as the creator, within the workflow's scope; an organization's workflow only while its creator is a member
   const auth = await actingAs(rt.store, x.user_id);
   const owner = ownerOf(x);
+  if (owner.organization_id && !roleIn(auth, owner.organization_id)) {
+    const reason = "The workflow's creator is no longer a member of its organization";
+    await save(rt, x.id, { status: 'failed', error: reason, completed_at: new Date() });
+    throw new NonRetryableError(reason);
+  }
   const ctx = baseContext(input, x);
   const log = (x.execution_log as LogEntry[]).filter((e) => e.status === 'completed' || e.status === 'skipped');
   const steps = input.definition.steps;
@@ -322,7 +341,7 @@ export async function runExecution(rt: Engine, job: JobRecord, signal: AbortSign
       log.push(entry);
       if (!(await save(rt, x.id, { execution_log: log }))) return { execution_id: x.id, status: 'cancelled' };
       await rt.events
-        .emit('workflow.step.completed', { workflow_id: input.workflow_id, execution_id: x.id, step_id: step.id, step_type: step.type, status: 'completed', duration_ms: entry.duration_ms, chain_depth: input.chain_depth }, owner)
+        .emit('workflow.step.completed', { workflow_id: input.workflow_id, execution_id: x.id, step_id: step.id, step_type: step.type, status: 'completed', duration_ms: entry.duration_ms, chain_depth: input.chain_depth, origin_id: input.origin_id ?? x.id }, owner)
         .catch((err) => rt.logger.debug({ err: (err as Error).message }, 'workflow.step.completed not published'));
     }
     absorb(ctx, step, output);

@@ -8,10 +8,12 @@
  * process ran (a restart) runs once when one is back; older missed ticks are not replayed one by one.
  */
 import { Cron } from 'croner';
-import type { QuireEvent, WorkflowRecord } from '@quire/core';
+import { isQuireError } from '@quire/core';
+import type { QuireEvent } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { MAX_CHAIN, derivedId, startExecution } from './executions.js';
 import { TRIGGER_EVENTS } from './definition.js';
+import { currentMembers, sameScope } from './scope.js';
 import { everyInterval } from '../services/periodic.js';
 
 const EVENTS = new Set<string>(TRIGGER_EVENTS);
@@ -49,24 +51,39 @@ async function passes(rt: Engine, e: QuireEvent, filters: Record<string, unknown
   return true;
 }
 
-const ownedBy = (w: WorkflowRecord, e: QuireEvent) => (!!e.user_id && w.user_id === e.user_id) || (!!w.organization_id && w.organization_id === e.organization_id);
+/** Logs an execution a limit held back (429 WORKFLOW_LIMIT) and rethrows anything else. */
+function heldBack(rt: Engine, workflowId: string, e: unknown): void {
+  if (!isQuireError(e) || e.code !== 'WORKFLOW_LIMIT') throw e;
+  rt.logger.warn({ workflow: workflowId, limit: e.details, err: e.message }, 'workflow execution not started: over a limit');
+}
 
-/** Starts the executions an event triggers (once per event and workflow, whichever process gets here first). */
+/**
+ * Starts the executions an event triggers (once per event and workflow, whichever process gets here first):
+ * workflows of the event's scope only, an organization's only while their creator is still a member. The
+ * executions count against the budget of the event's origin (an execution's workflow.* events carry theirs).
+ */
 export async function onEvent(rt: Engine, e: QuireEvent): Promise<number> {
   if (!EVENTS.has(e.type)) return 0;
   const depth = e.type.startsWith('workflow.') ? Number(e.data.chain_depth ?? 0) + 1 : 0;
   if (depth > MAX_CHAIN) return 0;
-  const candidates = await rt.store.repo('workflows').find({ trigger_type: 'event', enabled: true });
+  const originId = e.type.startsWith('workflow.') && typeof e.data.origin_id === 'string' ? e.data.origin_id : e.id;
+  let candidates = (await rt.store.repo('workflows').find({ trigger_type: 'event', enabled: true })).filter((w) => (w.trigger_config as { event?: string }).event === e.type && sameScope(w, e));
+  if (e.organization_id && candidates.length) {
+    const members = await currentMembers(rt.store, e.organization_id, candidates.map((w) => w.user_id));
+    candidates = candidates.filter((w) => members.has(w.user_id));
+  }
   let started = 0;
   for (const w of candidates) {
-    if ((w.trigger_config as { event?: string }).event !== e.type || !ownedBy(w, e)) continue;
     // a workflow is not triggered by its own executions' events
     if (e.type.startsWith('workflow.') && e.data.workflow_id === w.id) continue;
     if (!(await passes(rt, e, (w.trigger_config as { filters?: Record<string, unknown> }).filters))) continue;
     const documentId = eventDocumentId(e);
     const data = { event: e.type, event_id: e.id, timestamp: e.timestamp, ...e.data, ...(documentId ? { document_id: documentId } : {}) };
-    const x = await startExecution(rt, w, 'event', data, { id: derivedId('event', e.id, w.id), chainDepth: depth });
-    if (x) started++;
+    try {
+      if (await startExecution(rt, w, 'event', data, { id: derivedId('event', e.id, w.id), chainDepth: depth, originId })) started++;
+    } catch (err) {
+      heldBack(rt, w.id, err);
+    }
   }
   return started;
 }
@@ -103,6 +120,7 @@ export async function scheduleTick(rt: Engine, now = new Date()): Promise<number
     try {
       if (await startExecution(rt, w, 'scheduled', data, { id: derivedId('tick', w.id, tick.toISOString()), tick })) started++;
     } catch (e) {
+      // a tick held back by a limit is not claimed: it runs at a later pass
       rt.logger.warn({ workflow: w.id, err: (e as Error).message }, 'scheduled execution not started');
     }
   }

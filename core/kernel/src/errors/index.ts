@@ -15,6 +15,7 @@ export const ERROR_CATALOGUE = {
   UNPROCESSABLE: { status: 422, description: 'The input is well-formed but cannot be processed as asked.' },
   rate_limit_exceeded: { status: 429, description: 'Too many requests for the plan; see Retry-After.' },
   INSUFFICIENT_CREDITS: { status: 402, description: 'The account has no credits left for this operation.' },
+  WORKFLOW_LIMIT: { status: 429, description: 'Too many workflow executions: running at once for the owner, or started from one event or run.' },
   PROCESSING_ERROR: { status: 500, description: 'Parsing or processing failed; the message says why.' },
   UPSTREAM_ERROR: { status: 502, description: 'A remote service (URL input, LLM, embeddings provider) failed.' },
   SERVICE_UNAVAILABLE: { status: 503, description: 'A dependency (database, queue, system binary) is not available.' },
@@ -50,6 +51,8 @@ export const errors = {
   unprocessable: (message: string, details?: unknown) => new QuireError('UNPROCESSABLE', message, details),
   upstream: (message: string, details?: unknown) => new QuireError('UPSTREAM_ERROR', message, details),
   unavailable: (message: string, details?: unknown) => new QuireError('SERVICE_UNAVAILABLE', message, details),
+  /** 429: a workflow limit (running executions of an owner, executions from one origin) */
+  workflowLimit: (message: string, details?: unknown) => new QuireError('WORKFLOW_LIMIT', message, details),
 };
 
 /** "100 MB", "1.5 MB", "512 KB", "100 bytes": a size as people read it (never "0 MB"). */

@@ -353,6 +353,8 @@ export interface WorkflowRecord extends Owned {
   enabled: boolean;
   /** a scheduled workflow's ticks are counted from here (set when its schedule is set or changed) */
   schedule_from: Date | null;
+  /** the random secret of its inbound webhook URL, encrypted (services/secrets.ts); new on each rotation */
+  trigger_secret: string | null;
   created_at: Date;
   updated_at: Date;
 }

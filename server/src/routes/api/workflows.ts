@@ -17,34 +17,41 @@ import {
   apiExecution,
   apiIntegration,
   apiWorkflow,
-  canRead,
+  canWrite,
   checkCron,
+  checkReferences,
   checkWebhookToken,
   checkWorkflow,
   createIntegration,
+  definitionReferences,
   listOwned,
   loadOwned,
+  namedIn,
   newOwned,
+  newTriggerSecret,
+  scopeOf,
   startExecution,
   templateDefinition,
   updateIntegration,
 } from '@quire/engine';
-import type { AuthInfo, WorkflowDefinition } from '@quire/engine';
+import type { AuthInfo, Scope, WorkflowDefinition } from '@quire/engine';
 
 const TAG = 'Workflows';
 const uuid = z.string().uuid();
 
-/** Integration steps name integrations the caller can use (else 400 naming the step). */
-async function checkIntegrations(ctx: AppContext, auth: AuthInfo, def: WorkflowDefinition): Promise<void> {
-  for (const [i, s] of def.steps.entries()) {
-    if (s.type !== 'integration') continue;
-    const row = await ctx.quire.store.repo('integrations').get(s.config.integration_id);
-    if (!row || !canRead(auth, row)) throw errors.validation(`definition.steps.${i}.config.integration_id: no integration ${s.config.integration_id}`, [{ field: `definition.steps.${i}.config.integration_id`, message: 'not found' }]);
-  }
-}
+/**
+ * The documents, schemas, integrations and knowledge bases a definition and its trigger filters name are of
+ * the workflow's scope and readable by the caller (else 400 naming the field).
+ */
+const checkDefinition = (ctx: AppContext, auth: AuthInfo, scope: Scope, def: WorkflowDefinition, trigger: TriggerConfig) => checkReferences(ctx.quire.store, scope, auth, definitionReferences(def, trigger));
+
+/** Trigger data names resources of the workflow's scope only (with `auth`: that the caller may read). */
+const checkTriggerData = (ctx: AppContext, auth: AuthInfo | null, w: WorkflowRecord, data: Record<string, unknown>) => checkReferences(ctx.quire.store, scopeOf(w), auth, namedIn(data, 'trigger_data'));
 
 const loadWorkflow = (ctx: AppContext, auth: AuthInfo, id: string, mode: 'read' | 'write') => loadOwned(ctx.quire.store, 'workflows', id, auth, mode, 'workflow');
-const one = (ctx: AppContext, w: WorkflowRecord) => ({ workflow: apiWorkflow(ctx.quire, w) });
+/** The inbound URL of a webhook trigger is shown only to callers who may edit the workflow. */
+const shown = (ctx: AppContext, auth: AuthInfo, w: WorkflowRecord) => apiWorkflow(ctx.quire, w, canWrite(auth, w));
+const one = (ctx: AppContext, auth: AuthInfo, w: WorkflowRecord) => ({ workflow: shown(ctx, auth, w) });
 const scheduleOf = (w: WorkflowRecord) => {
   const t = w.trigger_config as { cron_expression?: string; timezone?: string };
   return { workflow_id: w.id, cron_expression: t.cron_expression ?? null, timezone: t.timezone ?? 'UTC', enabled: w.enabled };
@@ -116,11 +123,12 @@ export function workflowRoutes(router: Router<any, any>): void {
       const t = WORKFLOW_TEMPLATES.find((x) => x.id === body.template_id);
       if (!t) throw errors.notFound('template', body.template_id);
       const definition = templateDefinition(t, body.integration_id);
-      await checkIntegrations(ctx, auth, definition);
+      const owner = newOwned(auth, body.organization_id ?? null);
+      await checkDefinition(ctx, auth, owner, definition, t.trigger_config as TriggerConfig);
       const now = new Date();
       const row: WorkflowRecord = {
         id: randomUUID(),
-        ...newOwned(auth, body.organization_id ?? null),
+        ...owner,
         name: body.name ?? t.name,
         description: body.description ?? t.description,
         definition,
@@ -128,12 +136,13 @@ export function workflowRoutes(router: Router<any, any>): void {
         trigger_config: { ...t.trigger_config },
         enabled: body.enabled ?? true,
         schedule_from: null,
+        trigger_secret: newTriggerSecret(ctx.quire),
         created_at: now,
         updated_at: now,
       };
       await ctx.quire.store.repo('workflows').insert(row);
       ctx.status = 201;
-      return one(ctx, row);
+      return one(ctx, auth, row);
     },
   );
 
@@ -141,17 +150,18 @@ export function workflowRoutes(router: Router<any, any>): void {
   route(router, { method: 'get', path: '/api/workflows', summary: 'List workflows ({workflows: [...]})', tag: TAG, query: z.object({ limit: z.coerce.number().int().min(1).max(100).default(100), offset: z.coerce.number().int().min(0).default(0), trigger_type: z.enum(TRIGGER_TYPES).optional() }) }, async (ctx, { query }) => {
     const auth = requireAuth(ctx);
     const { rows, total } = await listOwned(ctx.quire.store, 'workflows', auth, query.trigger_type ? { trigger_type: query.trigger_type } : {}, { limit: query.limit, offset: query.offset, orderBy: 'created_at' });
-    return { workflows: rows.map((w) => apiWorkflow(ctx.quire, w)), total, has_more: query.offset + rows.length < total };
+    return { workflows: rows.map((w) => shown(ctx, auth, w)), total, has_more: query.offset + rows.length < total };
   });
 
-  route(router, { method: 'post', path: '/api/workflows', summary: 'Create a workflow ({workflow}); a webhook trigger gets its signed inbound URL in trigger_config.webhook_url', tag: TAG, body: WorkflowBody, status: 201 }, async (ctx, { body }) => {
+  route(router, { method: 'post', path: '/api/workflows', summary: 'Create a workflow ({workflow}); a webhook trigger gets its secret inbound URL in trigger_config.webhook_url (shown to those who may edit the workflow). Documents, schemas, integrations and knowledge bases it names must be of its organization (or, for a personal workflow, personal ones of the caller)', tag: TAG, body: WorkflowBody, status: 201 }, async (ctx, { body }) => {
     const auth = requireAuth(ctx);
     checkWorkflow(body.definition, body.trigger_type, body.trigger_config, ctx.quire.config.workflows);
-    await checkIntegrations(ctx, auth, body.definition);
+    const owner = newOwned(auth, body.organization_id ?? null);
+    await checkDefinition(ctx, auth, owner, body.definition, body.trigger_config);
     const now = new Date();
     const row: WorkflowRecord = {
       id: randomUUID(),
-      ...newOwned(auth, body.organization_id ?? null),
+      ...owner,
       name: body.name,
       description: body.description ?? null,
       definition: body.definition,
@@ -159,30 +169,31 @@ export function workflowRoutes(router: Router<any, any>): void {
       trigger_config: body.trigger_config,
       enabled: body.enabled,
       schedule_from: body.trigger_type === 'scheduled' ? now : null,
+      trigger_secret: newTriggerSecret(ctx.quire),
       created_at: now,
       updated_at: now,
     };
     await ctx.quire.store.repo('workflows').insert(row);
     ctx.status = 201;
-    return one(ctx, row);
+    return one(ctx, auth, row);
   });
 
   route(router, { method: 'get', path: '/api/workflows/:id', summary: 'Get a workflow ({workflow})', tag: TAG }, async (ctx) => {
     const auth = requireAuth(ctx);
-    return one(ctx, await loadWorkflow(ctx, auth, ctx.params.id, 'read'));
+    return one(ctx, auth, await loadWorkflow(ctx, auth, ctx.params.id, 'read'));
   });
 
-  route(router, { method: 'put', path: '/api/workflows/:id', summary: 'Update a workflow ({workflow}); fields left out keep their values', tag: TAG, body: WorkflowPatch }, async (ctx, { body }) => {
+  route(router, { method: 'put', path: '/api/workflows/:id', summary: 'Update a workflow ({workflow}); fields left out keep their values. Every resource it names is checked again with the editor\'s rights, within the workflow\'s scope', tag: TAG, body: WorkflowPatch }, async (ctx, { body }) => {
     const auth = requireAuth(ctx);
     const w = await loadWorkflow(ctx, auth, ctx.params.id, 'write');
     const next = { ...w, ...Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)), updated_at: new Date() } as WorkflowRecord;
     if (body.trigger_type && body.trigger_type !== w.trigger_type && body.trigger_config === undefined) next.trigger_config = {};
     checkWorkflow(next.definition as WorkflowDefinition, next.trigger_type, next.trigger_config as TriggerConfig, ctx.quire.config.workflows);
-    if (body.definition) await checkIntegrations(ctx, auth, body.definition);
+    await checkDefinition(ctx, auth, scopeOf(w), next.definition as WorkflowDefinition, next.trigger_config as TriggerConfig);
     if (next.trigger_type === 'scheduled' && (body.trigger_config || body.trigger_type || (body.enabled && !w.enabled))) next.schedule_from = next.updated_at;
-    const { id: _id, user_id: _u, organization_id: _o, created_at: _c, ...patch } = next;
+    const { id: _id, user_id: _u, organization_id: _o, created_at: _c, trigger_secret: _t, ...patch } = next;
     await ctx.quire.store.repo('workflows').update(w.id, patch);
-    return one(ctx, next);
+    return one(ctx, auth, next);
   });
 
   route(router, { method: 'delete', path: '/api/workflows/:id', summary: 'Delete a workflow with its executions and schedule (its integrations are kept, unlinked)', tag: TAG }, async (ctx) => {
@@ -201,10 +212,11 @@ export function workflowRoutes(router: Router<any, any>): void {
 
   route(
     router,
-    { method: 'post', path: '/api/workflows/:id/execute', summary: 'Run a workflow now with trigger_data; answers {execution_id, status, started_at} (status running) while it runs in the background', tag: TAG, status: 202, body: z.object({ trigger_data: z.record(z.string(), z.unknown()).default({}) }).strict() },
+    { method: 'post', path: '/api/workflows/:id/execute', summary: 'Run a workflow now with trigger_data (ids in it must be of the workflow\'s scope); answers {execution_id, status, started_at} (status running) while it runs in the background; 429 WORKFLOW_LIMIT when too many executions of the owner are running', tag: TAG, status: 202, body: z.object({ trigger_data: z.record(z.string(), z.unknown()).default({}) }).strict() },
     async (ctx, { body }) => {
       const auth = requireAuth(ctx);
       const w = await loadWorkflow(ctx, auth, ctx.params.id, 'write');
+      await checkTriggerData(ctx, auth, w, body.trigger_data);
       const x = await startExecution(ctx.quire, w, 'manual', body.trigger_data);
       ctx.status = 202;
       return ExecutionStarted(x!);
@@ -278,15 +290,28 @@ export function workflowRoutes(router: Router<any, any>): void {
     return { success: true, id: w.id };
   });
 
-  // ---- the inbound URL of a webhook trigger (no API key: the URL's token is the workflow's signature)
+  // ---- the inbound URL of a webhook trigger (no API key: the URL's random secret is the credential)
   route(
     router,
-    { method: 'post', path: '/api/workflows/:id/webhook/:token', summary: 'Start a webhook-triggered workflow: the JSON body is its trigger_data. The URL (trigger_config.webhook_url) is signed; a wrong token, a disabled workflow or another trigger type answer 404', tag: TAG, auth: 'none', status: 202 },
+    { method: 'post', path: '/api/workflows/:id/trigger/rotate', summary: 'Give the workflow a new trigger secret ({workflow} with the new trigger_config.webhook_url); the old inbound URL stops working at once. Owners, admins and the creator (those who may edit it)', tag: TAG },
+    async (ctx) => {
+      const auth = requireAuth(ctx);
+      const w = await loadWorkflow(ctx, auth, ctx.params.id, 'write');
+      const next = { ...w, trigger_secret: newTriggerSecret(ctx.quire), updated_at: new Date() };
+      await ctx.quire.store.repo('workflows').update(w.id, { trigger_secret: next.trigger_secret, updated_at: next.updated_at });
+      return one(ctx, auth, next);
+    },
+  );
+
+  route(
+    router,
+    { method: 'post', path: '/api/workflows/:id/webhook/:token', summary: 'Start a webhook-triggered workflow: the JSON body is its trigger_data (ids in it must be of the workflow\'s scope, else 400). The URL (trigger_config.webhook_url) holds the workflow\'s secret; a wrong or rotated token, a disabled workflow or another trigger type answer 404', tag: TAG, auth: 'none', status: 202 },
     async (ctx) => {
       const raw = (ctx.request as any).body;
       const data = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : { body: raw ?? null };
       const w = /^[0-9a-f-]{36}$/i.test(ctx.params.id) ? await ctx.quire.store.repo('workflows').get(ctx.params.id) : null;
-      if (!w || !checkWebhookToken(ctx.quire, w.id, ctx.params.token) || w.trigger_type !== 'webhook' || !w.enabled) throw errors.notFound('workflow webhook');
+      if (!w || !checkWebhookToken(ctx.quire, w, ctx.params.token) || w.trigger_type !== 'webhook' || !w.enabled) throw errors.notFound('workflow webhook');
+      await checkTriggerData(ctx, null, w, data);
       const x = await startExecution(ctx.quire, w, 'webhook', data);
       ctx.status = 202;
       return ExecutionStarted(x!);
