@@ -49,3 +49,20 @@ export async function withSession(s: Pick<HttpTestServer, 'url'>, u: TestUser, p
   } catch {}
   return { status: res.status, body };
 }
+
+/**
+ * Makes `u` a member of the organization as adding a member works: `by` (an owner or admin) invites them
+ * (POST /api/organizations/<id>/members) and `u` accepts with their own key. Returns the member.
+ */
+export async function addAndAccept(s: Pick<HttpTestServer, 'url'>, by: TestUser, orgId: string, u: TestUser, role: string, via: 'user_id' | 'email' = 'user_id') {
+  const call = async (key: string, pathname: string, json?: unknown) => {
+    const res = await fetch(s.url + pathname, { method: 'POST', headers: { authorization: `Bearer ${key}`, ...(json ? { 'content-type': 'application/json' } : {}) }, body: json ? JSON.stringify(json) : undefined });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+  const inv = await call(by.key, `/api/organizations/${orgId}/members`, { ...(via === 'email' ? { email: u.email } : { user_id: u.id }), role });
+  assert.equal(inv.status, 201, JSON.stringify(inv.body));
+  assert.equal(inv.body.invitation.status, 'pending');
+  const ok = await call(u.key, `/api/user/invitations/${inv.body.invitation.id}/accept`);
+  assert.equal(ok.status, 200, JSON.stringify(ok.body));
+  return ok.body.member;
+}

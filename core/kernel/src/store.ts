@@ -42,6 +42,13 @@ export interface Store {
   /** Runs fn in a transaction; the store passed to fn uses it. */
   transaction<R>(fn: (tx: Store) => Promise<R>): Promise<R>;
   /**
+   * Inside a transaction (on the store passed to its callback): locks the row `id` of `table` until the
+   * transaction ends, so that transactions locking the same row run one after the other and each reads what
+   * the previous one committed (SELECT … FOR UPDATE on MySQL; SQLite's transactions already run one at a
+   * time). Returns whether the row exists.
+   */
+  lock(table: TableName, id: string): Promise<boolean>;
+  /**
    * Atomically adds `by` to the counter `id` (creating it with `expires_at`) and returns the new value.
    * Used by rate limits when several processes share the load.
    */

@@ -331,7 +331,7 @@ async function blockingOrganizations(store: Store, userId: string): Promise<{ bl
 }
 
 /** Tables whose rows of a leaving user stay with the organization; chat history and privacy records do not. */
-const PERSONAL_TABLES = new Set<string>(['chat_sessions', 'chat_messages', 'consents', 'data_export_requests', 'deletion_requests', 'audit_log', 'sessions', 'api_keys', 'user_totp', 'memberships']);
+const PERSONAL_TABLES = new Set<string>(['chat_sessions', 'chat_messages', 'consents', 'data_export_requests', 'deletion_requests', 'audit_log', 'sessions', 'api_keys', 'user_totp', 'memberships', 'invitations']);
 
 /** Deletes the account now; returns the erased row counts. Throws CONFLICT when an organization needs a new owner first. */
 export async function deleteAccount(rt: Engine, userId: string, requestId: string | null): Promise<Record<string, number>> {

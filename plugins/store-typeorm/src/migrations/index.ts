@@ -16,5 +16,6 @@ import { Generation1795900000000 } from './1795900000000-generation.js';
 import { Split1795910000000 } from './1795910000000-split.js';
 import { Edit1795920000000 } from './1795920000000-edit.js';
 import { Gdpr1795940000000 } from './1795940000000-gdpr.js';
+import { Invitations1795960000000 } from './1795960000000-invitations.js';
 
-export const MIGRATIONS: (new () => MigrationInterface)[] = [Initial1795297866386, KnowledgeExtraction1795400000000, StageMessages1795500000000, Webhooks1795600000000, Workflows1795700000000, Accounts1795800000000, Totp1795810000000, AuditLog1795850000000, Generation1795900000000, Split1795910000000, Edit1795920000000, Gdpr1795940000000];
+export const MIGRATIONS: (new () => MigrationInterface)[] = [Initial1795297866386, KnowledgeExtraction1795400000000, StageMessages1795500000000, Webhooks1795600000000, Workflows1795700000000, Accounts1795800000000, Totp1795810000000, AuditLog1795850000000, Generation1795900000000, Split1795910000000, Edit1795920000000, Gdpr1795940000000, Invitations1795960000000];
