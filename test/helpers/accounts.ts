@@ -22,12 +22,14 @@ function cookiesOf(res: Response): Map<string, string> {
   return out;
 }
 
-/** Signs a user up (POST /api/auth/signup) and makes them an API key (POST /api/keys with the session). */
+/** Signs a user up (POST /api/auth/signup), signs in (POST /api/auth/login) and makes them an API key (POST /api/keys with the session). */
 export async function signUpUser(s: Pick<HttpTestServer, 'url'>, email: string, name?: string): Promise<TestUser> {
   const up = await fetch(`${s.url}/api/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD, ...(name ? { name } : {}) }) });
-  const body = (await up.json()) as any;
-  assert.equal(up.status, 201, JSON.stringify(body));
-  const jar = cookiesOf(up);
+  assert.equal(up.status, 202, await up.text());
+  const login = await fetch(`${s.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) });
+  const body = (await login.json()) as any;
+  assert.equal(login.status, 200, JSON.stringify(body));
+  const jar = cookiesOf(login);
   const cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
   const csrf = body.csrf_token as string;
   const k = await fetch(`${s.url}/api/keys`, { method: 'POST', headers: { 'content-type': 'application/json', cookie, 'x-csrf-token': csrf }, body: JSON.stringify({ name: 'tests' }) });
