@@ -12,7 +12,10 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { MYSQL_URL, startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { errorBody } from '../helpers/assertions.js';
 import { addAndAccept, signUpUser } from '../helpers/accounts.js';
@@ -237,5 +240,29 @@ describe('organizations under attack: consent to join, personal by default, curr
     }
     // exactly one of each pair went through
     for (const kind of ['leave', 'demote'] as const) assert.ok(results[kind].every((p) => p.filter((st) => st === 200).length === 1), `${kind}: ${JSON.stringify(results[kind])}`);
+  });
+
+  test('erasure leaves no deleted text nor the user id in the SQLite files (free pages, write-ahead logs)', { skip: MYSQL_URL ? 'the SQLite files are checked on SQLite only' : false }, async () => {
+    const u = await user('scrub');
+    const marker = `Zanzibarquux${randomUUID().replace(/-/g, '')}`;
+    const doc = await upload(u, await makePdf([{ heading: 'Secret memo', lines: [`The code word is ${marker} and nothing else.`, `Repeat: ${marker}.`] }]), null, 'memo.pdf');
+    const content = await call(u, `/v1/documents/${doc}/content`);
+    assert.ok(JSON.stringify(content.body).includes(marker), 'the marker was parsed');
+    const files = () => fs.readdirSync(s.dataDir, { recursive: true, encoding: 'utf8' }).filter((f) => /\.db(-wal)?$/.test(f)).map((f) => path.join(s.dataDir, f));
+    const holding = (needle: string) => files().filter((f) => fs.readFileSync(f).includes(needle));
+    assert.ok(holding(marker).length > 0, 'the marker is in the database files before erasure');
+
+    // an invitation addressed to the user's email, and one they sent
+    const own = await user('scrubown');
+    const org = await newOrg(own, 'scrub-co');
+    assert.equal((await call(own, `/api/organizations/${org}/members`, { method: 'POST', json: { email: u.email, role: 'member' } })).status, 201);
+    const theirs = await newOrg(u, 'scrub-theirs');
+    assert.equal((await call(u, `/api/organizations/${theirs}/members`, { method: 'POST', json: { email: 'friend@sec.example', role: 'member' } })).status, 201);
+
+    const del = await call(u, '/api/gdpr/delete-account', { method: 'POST', json: { immediate: true } });
+    assert.equal(del.status, 200, JSON.stringify(del.body));
+    assert.deepEqual(holding(marker), [], 'no file keeps the deleted text');
+    assert.deepEqual(holding(u.id), [], 'no file keeps the user id');
+    assert.deepEqual(holding(u.email), [], 'no file keeps the email');
   });
 });

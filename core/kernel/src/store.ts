@@ -59,6 +59,12 @@ export interface Store {
    */
   claimStage(jobId: string, stage: string, worker: string): Promise<{ claimed: boolean; row: Tables['job_stages'] }>;
   ping(): Promise<void>;
+  /**
+   * Moves what the write-ahead log holds into the database file and empties the log (SQLite:
+   * wal_checkpoint(TRUNCATE); with secure_delete on, deleted rows are then gone from both files). Called
+   * after erasing an account. Absent where the database has no such log to empty.
+   */
+  checkpoint?(): Promise<void>;
   close(): Promise<void>;
   /**
    * Every table of the store with its column names. Generic maintenance (erasing a user's or an

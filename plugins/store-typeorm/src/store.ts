@@ -132,6 +132,10 @@ export class TypeormStore implements StorePlugin {
     throw new Error(`claimStage(${jobId}, ${stage}): the stage row keeps changing; giving up`);
   }
 
+  async checkpoint(): Promise<void> {
+    if (this.dialect === 'sqlite') await this.run(() => this.exec('PRAGMA wal_checkpoint(TRUNCATE)'));
+  }
+
   async ping(): Promise<void> {
     await this.run(() => this.exec('SELECT 1'));
   }

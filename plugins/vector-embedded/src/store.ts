@@ -153,6 +153,8 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
     this.db.pragma('page_size = 16384');
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
+    // deleted rows (their text) are overwritten with zeros, not left in free pages
+    this.db.pragma('secure_delete = ON');
     this.db.transaction(() => {
       this.db.exec(SCHEMA);
       const v = this.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).pluck().get() as string | undefined;
@@ -373,6 +375,11 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
     } catch (e) {
       return { ok: false, message: `vector index ${this.file}: ${(e as Error).message}` };
     }
+  }
+
+  async checkpoint(): Promise<void> {
+    this.open();
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
   }
 
   async close(): Promise<void> {

@@ -361,10 +361,17 @@ export async function deleteAccount(rt: Engine, userId: string, requestId: strin
       if (n) counts[`${t} (handed to the organization)`] = (counts[`${t} (handed to the organization)`] ?? 0) + n;
     }
   }
+  // invitations addressed to the user's email, and those they sent, name them: they go too
+  const email = (await rt.store.repo('users').get(userId))?.email.toLowerCase();
+  const invitations = (email ? await rt.store.repo('invitations').delete({ email }) : 0) + (await rt.store.repo('invitations').delete({ invited_by: userId }));
+  if (invitations) counts.invitations = invitations;
   addCounts(await eraseResources(rt, { user_id: userId }));
   await rt.store.repo('users').delete(userId);
   counts.users = 1;
   counts.audit_log_anonymised = await anonymiseAudit(rt.store, userId);
+  // the deleted rows must not linger in write-ahead logs (free pages are zeroed: secure_delete)
+  await rt.store.checkpoint?.();
+  await rt.registry.tryGet('vector-store')?.checkpoint?.();
   return counts;
 }
 

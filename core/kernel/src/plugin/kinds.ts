@@ -254,6 +254,8 @@ export interface VectorStorePlugin extends Lifecycle {
   search(space: string, query: { text: string; vector: Float32Array; topK: number; filter: VectorFilter; alpha?: number }): Promise<VectorHit[]>;
   deleteDocument(documentId: string): Promise<void>;
   count(space: string): Promise<number>;
+  /** As Store.checkpoint: empties a local write-ahead log into the index file, so deleted text lingers in neither. */
+  checkpoint?(): Promise<void>;
 }
 
 // ---------- llm / extractor ----------
