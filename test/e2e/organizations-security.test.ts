@@ -178,17 +178,22 @@ describe('organizations under attack: consent to join, personal by default, curr
     assert.equal(tpl.status, 201, JSON.stringify(tpl.body));
     const schema = await call(mem, '/api/extract/schemas', { method: 'POST', json: { name: 'Deal', fields: [{ name: 'month', type: 'string' }], organization_id: org, is_shared: true } });
     const schemaId = schema.body.id ?? schema.body.schema?.id;
+    const wf = await call(mem, '/api/workflows', { method: 'POST', json: { name: 'Mine in org', organization_id: org, definition: { steps: [{ id: 'a', type: 'transform', config: { expression: '1' } }] } } });
+    assert.equal(wf.status, 201, JSON.stringify(wf.body));
+    const wfId = wf.body.workflow.id;
     assert.equal((await call(mem, `/v1/documents/${doc}`)).status, 200);
 
     assert.equal((await call(own, `/api/organizations/${org}/members/${mem.id}`, { method: 'DELETE' })).status, 200);
     // at once: nothing of the organization, though the member made it
-    for (const p of [`/v1/documents/${doc}`, `/v1/documents/${doc}/content`, `/api/knowledge-bases/${kb}`, `/api/generate/templates/${tpl.body.template.id}`, `/api/extract/schemas/${schemaId}`]) {
+    for (const p of [`/v1/documents/${doc}`, `/v1/documents/${doc}/content`, `/api/knowledge-bases/${kb}`, `/api/generate/templates/${tpl.body.template.id}`, `/api/extract/schemas/${schemaId}`, `/api/workflows/${wfId}`]) {
       const r = await call(mem, p);
       assert.equal(r.status, 404, `${p}: ${JSON.stringify(r.body)}`);
     }
     assert.equal((await call(mem, `/api/knowledge-bases/${kb}`, { method: 'PATCH', json: { description: 'still mine?' } })).status, 404);
     assert.equal((await call(mem, `/api/generate/templates/${tpl.body.template.id}`, { method: 'PUT', json: { name: 'Hijacked' } })).status, 404);
     assert.equal((await call(mem, `/v1/documents/${doc}`, { method: 'DELETE' })).status, 404);
+    assert.equal((await call(mem, `/api/workflows/${wfId}`, { method: 'PUT', json: { name: 'Hijacked' } })).status, 404);
+    assert.ok(!JSON.stringify((await call(mem, '/api/workflows')).body).includes(wfId));
     const chat = await call(mem, '/api/chat', { method: 'POST', json: { message: 'When does the merger close?', knowledge_base_id: kb } });
     assert.equal(chat.status, 404, JSON.stringify(chat.body));
     // lists
