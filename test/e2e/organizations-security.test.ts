@@ -15,7 +15,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { MYSQL_URL, startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
+import { MYSQL_URL, startTestServer, until, uploadForm, waitForStatus } from '../helpers/server.js';
+import { startSmtpStub } from '../helpers/smtp-stub.js';
 import type { TestServer } from '../helpers/server.js';
 import { errorBody } from '../helpers/assertions.js';
 import { addAndAccept, signUpUser } from '../helpers/accounts.js';
@@ -269,5 +270,30 @@ describe('organizations under attack: consent to join, personal by default, curr
     assert.deepEqual(holding(marker), [], 'no file keeps the deleted text');
     assert.deepEqual(holding(u.id), [], 'no file keeps the user id');
     assert.deepEqual(holding(u.email), [], 'no file keeps the email');
+  });
+
+  test('sign-up answers the same for a registered and a new email; the registered account is unchanged and its owner is told by email', async () => {
+    const smtp = await startSmtpStub();
+    const mailing = await startTestServer({ env: { QUIRE_SMTP_HOST: '127.0.0.1', QUIRE_SMTP_PORT: String(smtp.port), QUIRE_SMTP_FROM: 'quire@sec.example' } });
+    try {
+      const signUp = (email: string, password: string) => mailing.json('/api/auth/signup', { method: 'POST', json: { email, password }, key: null });
+      const login = (email: string, password: string) => mailing.json('/api/auth/login', { method: 'POST', json: { email, password }, key: null });
+      const first = await signUp('kept@sec.example', 'First-Pass9!');
+      const fresh = await signUp('new-one@sec.example', 'First-Pass9!');
+      const again = await signUp('Kept@sec.example', 'Second-Pass9!');
+      assert.equal(first.status, 202, JSON.stringify(first.body));
+      assert.deepEqual([again.status, again.body], [fresh.status, fresh.body], 'the same answer for a registered email');
+      assert.equal(again.headers.getSetCookie().length, fresh.headers.getSetCookie().length);
+      assert.equal(await mailing.runtime.store.repo('users').count({ email: 'kept@sec.example' }), 1, 'no second account');
+      assert.equal((await login('kept@sec.example', 'Second-Pass9!')).status, 401, 'the second sign-up set no password');
+      assert.equal((await login('kept@sec.example', 'First-Pass9!')).status, 200, 'the account still signs in with its password');
+      // the owner of the registered email is told; nobody else gets mail
+      const notice = await until('the notice', () => smtp.received.find((m) => m.to.includes('kept@sec.example')));
+      assert.match(notice.data, /^Subject: Sign-up attempt with your email address$/m);
+      assert.deepEqual(smtp.received.map((m) => m.to), [['kept@sec.example']]);
+    } finally {
+      await mailing.close();
+      await smtp.close();
+    }
   });
 });
