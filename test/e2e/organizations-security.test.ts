@@ -262,6 +262,13 @@ describe('organizations under attack: consent to join, personal by default, curr
     const own = await user('scrubown');
     const org = await newOrg(own, 'scrub-co');
     assert.equal((await call(own, `/api/organizations/${org}/members`, { method: 'POST', json: { email: u.email, role: 'member' } })).status, 201);
+    // a member's document of an organization (handed to its owner on erasure), searched and chatted with
+    const kept = await newOrg(own, 'scrub-kept');
+    await addAndAccept(s, own, kept, u, 'member');
+    const orgDoc = await upload(u, await makePdf([{ heading: 'Org memo', lines: ['The office moves to the harbour in June.'] }]), kept, 'org-memo.pdf');
+    const kb = (await call(u, '/api/knowledge-bases', { method: 'POST', json: { name: 'Memos', organization_id: kept } })).body.knowledge_base.id;
+    assert.equal((await call(u, `/api/knowledge-bases/${kb}/documents`, { method: 'POST', json: { document_id: orgDoc } })).status, 200);
+    assert.equal((await call(u, '/api/chat', { method: 'POST', json: { message: 'Where does the office move?', knowledge_base_id: kb } })).status, 200);
     const theirs = await newOrg(u, 'scrub-theirs');
     assert.equal((await call(u, `/api/organizations/${theirs}/members`, { method: 'POST', json: { email: 'friend@sec.example', role: 'member' } })).status, 201);
 
@@ -270,6 +277,10 @@ describe('organizations under attack: consent to join, personal by default, curr
     assert.deepEqual(holding(marker), [], 'no file keeps the deleted text');
     assert.deepEqual(holding(u.id), [], 'no file keeps the user id');
     assert.deepEqual(holding(u.email), [], 'no file keeps the email');
+    // the organization's document stays, with its owner, and is still found
+    assert.equal((await call(own, `/v1/documents/${orgDoc}`)).status, 200);
+    const found = await call(own, '/v1/search', { method: 'POST', json: { query: 'office harbour June' } });
+    assert.ok(JSON.stringify(found.body).includes(orgDoc), JSON.stringify(found.body));
   });
 
   test('sign-up answers the same for a registered and a new email; the registered account is unchanged and its owner is told by email', async () => {

@@ -377,6 +377,22 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
     }
   }
 
+  /** Rows are immutable (other processes follow inserts and tombstones): each is deleted and inserted again with the new owner. */
+  async setOwner(documentId: string, owner: { userId: string; organizationId: string | null }): Promise<void> {
+    this.open();
+    const moved = this.db
+      .transaction(() => {
+        const rows = this.db.prepare(`SELECT space, id, document_id, page, text, metadata, vector, terms FROM vectors WHERE document_id = ?`).raw().all(documentId) as unknown[][];
+        for (const [space, id, doc, page, text, metadata, vector, terms] of rows) {
+          this.stmt.del!.run(space, id);
+          this.stmt.ins!.run(space, id, doc, owner.userId, owner.organizationId, page, text, metadata, vector, terms);
+        }
+        return rows.length;
+      })
+      .immediate();
+    if (moved) this.dirty = true;
+  }
+
   async checkpoint(): Promise<void> {
     this.open();
     this.db.pragma('wal_checkpoint(TRUNCATE)');

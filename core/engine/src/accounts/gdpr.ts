@@ -354,6 +354,9 @@ export async function deleteAccount(rt: Engine, userId: string, requestId: strin
     const owners = (await rt.store.repo('memberships').find({ organization_id: m.organization_id, role: 'owner' }, { order: { created_at: 'ASC' } })).filter((o) => o.user_id !== userId);
     const heir = owners[0]?.user_id;
     if (!heir) continue;
+    // the search index keeps an owner per item too
+    const vectors = rt.registry.tryGet('vector-store');
+    if (vectors?.setOwner) for (const d of await rt.store.repo('documents').find({ user_id: userId, organization_id: m.organization_id })) await vectors.setOwner(d.id, { userId: heir, organizationId: m.organization_id });
     for (const [t, cols] of Object.entries(tables)) {
       if (PERSONAL_TABLES.has(t) || !cols.includes('user_id') || !cols.includes('organization_id')) continue;
       const repo = rt.store.repo(t as TableName) as unknown as { update(w: unknown, p: unknown): Promise<number> };

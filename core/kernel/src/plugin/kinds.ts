@@ -256,6 +256,8 @@ export interface VectorStorePlugin extends Lifecycle {
   count(space: string): Promise<number>;
   /** As Store.checkpoint: empties a local write-ahead log into the index file, so deleted text lingers in neither. */
   checkpoint?(): Promise<void>;
+  /** Gives a document's items another owner (its rows were handed over, e.g. when their creator's account is erased). */
+  setOwner?(documentId: string, owner: { userId: string; organizationId: string | null }): Promise<void>;
 }
 
 // ---------- llm / extractor ----------
