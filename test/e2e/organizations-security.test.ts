@@ -156,6 +156,11 @@ describe('organizations under attack: consent to join, personal by default, curr
     assert.equal(view.status, 'completed', JSON.stringify(view));
     const run = await call(mem, '/api/edit/run', { method: 'POST', json: { document_id: doc, mappings: [] } });
     assert.equal(run.status, 200, JSON.stringify(run.body));
+    // a document generated into the organization from the personal form
+    const gen = await call(mem, '/api/generate/run', { method: 'POST', json: { template_prompt: '# Copy of my form {{name}}', output_format: 'markdown', source_document_ids: [doc], organization_id: org } });
+    assert.equal(gen.status, 200, JSON.stringify(gen.body));
+    const generated = gen.body.generated_document_id;
+    assert.equal((await call(own, `/v1/documents/${generated}`)).status, 200, 'the owner sees it in the organization');
     const edits = await s.runtime.store.repo('edits').find({ document_id: doc });
     assert.equal(edits.length, 2);
     assert.ok(edits.some((e) => e.organization_id === org));
@@ -164,6 +169,7 @@ describe('organizations under attack: consent to join, personal by default, curr
     assert.equal(del.status, 200, JSON.stringify(del.body));
     for (const t of ['edits', 'edit_jobs', 'edit_audit', 'chunks'] as const) assert.equal(await s.runtime.store.repo(t).count({ document_id: doc }), 0, t);
     for (const e of edits) assert.equal(await s.runtime.storage.exists(e.output_key), false, 'the filled file is gone');
+    assert.equal((await call(own, `/v1/documents/${generated}`)).status, 404, 'the generated document is gone');
     const left = (await call(own, `/api/edit/batch/${batchId}`)).body;
     assert.ok(left.results === undefined || left.results.every((r: any) => r.edit_id === null), JSON.stringify(left));
   });
