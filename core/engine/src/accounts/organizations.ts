@@ -454,7 +454,8 @@ export async function transferOwnership(store: Store, a: Actor, id: string, user
 export async function deleteOrganization(rt: Engine, a: Actor, id: string): Promise<Record<string, number>> {
   const { org } = await loadOrganization(rt.store, a.auth, id, 'owner');
   const erased = await eraseResources(rt, { organization_id: org.id });
-  const members = await rt.store.transaction(async (tx) => {
+  const members = await ownershipChange(rt.store, org.id, async (tx) => {
+    // under the organization's lock: an invitation accepted meanwhile is not left behind as a membership
     const n = await tx.repo('memberships').delete({ organization_id: org.id });
     await tx.repo('organizations').delete(org.id);
     return n;
