@@ -140,7 +140,8 @@ export async function eraseResources(rt: Engine, scope: EraseScope, options: Era
           if (t === 'documents') {
             for (const d of rows) await deleteDocument(rt, d as unknown as DocumentRecord);
           } else {
-            await removeBlobs(rt, t, rows, cols);
+            // outputs derived from a document may own files (an edit's output); plain child rows own none
+            if (parent === 'documents') await removeBlobs(rt, t, rows, cols);
             await (rt.store.repo(t as TableName) as unknown as { delete(w: unknown): Promise<number> }).delete({ id: rows.map((r) => r.id) });
           }
           note(t, rows.map((r) => r.id));
