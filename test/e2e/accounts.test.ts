@@ -21,6 +21,13 @@ class Jar {
     return this.cookies.get('quire_csrf') ?? '';
   }
 
+  /** Signs up (202, the same answer for any email) and signs in: the login's answer. */
+  async signUp(email: string, password = PASSWORD) {
+    const up = await this.json('/api/auth/signup', { method: 'POST', json: { email, password } });
+    assert.equal(up.status, 202, JSON.stringify(up.body));
+    return this.json('/api/auth/login', { method: 'POST', json: { email, password } });
+  }
+
   async json(pathname: string, init: { method?: string; json?: unknown; headers?: Record<string, string>; csrf?: boolean } = {}) {
     const headers = new Headers(init.headers);
     if (this.cookies.size) headers.set('cookie', [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '));
@@ -186,16 +193,28 @@ describe('accounts over HTTP: API keys, sign-up, sessions', () => {
     }
     errorBody((await jar.json('/api/auth/signup', { method: 'POST', json: { email: 'not-an-email', password: PASSWORD } })).body, 'VALIDATION_ERROR');
 
-    const up = await jar.json('/api/auth/signup', { method: 'POST', json: { email: 'Ada@Example.com', password: PASSWORD, name: 'Ada' } });
-    assert.equal(up.status, 201, JSON.stringify(up.body));
+    const signup = await jar.json('/api/auth/signup', { method: 'POST', json: { email: 'Ada@Example.com', password: PASSWORD, name: 'Ada' } });
+    assert.equal(signup.status, 202, JSON.stringify(signup.body));
+    assert.equal(jar.cookies.size, 0, 'sign-up itself signs nobody in');
+    const up = await jar.json('/api/auth/login', { method: 'POST', json: { email: 'Ada@Example.com', password: PASSWORD } });
+    assert.equal(up.status, 200, JSON.stringify(up.body));
     assert.equal(up.body.user.email, 'ada@example.com');
+    assert.equal(up.body.user.name, 'Ada');
     const session = jar.setCookies.find((c) => c.startsWith('quire_session='))!;
     assert.match(session, /HttpOnly/);
     assert.match(session, /SameSite=Lax/);
     assert.doesNotMatch(session, /Secure/, 'plain http: no Secure attribute');
     assert.doesNotMatch(jar.setCookies.find((c) => c.startsWith('quire_csrf='))!, /HttpOnly/);
     assert.equal(up.body.csrf_token, jar.csrf);
-    assert.equal((await new Jar(s).json('/api/auth/signup', { method: 'POST', json: { email: 'ada@example.com', password: PASSWORD } })).status, 409);
+    // signing up again with a registered email answers exactly as for a new one: no second account, nothing revealed
+    const fresh = await new Jar(s).json('/api/auth/signup', { method: 'POST', json: { email: 'someone-new@example.com', password: PASSWORD } });
+    const again = new Jar(s);
+    const taken = await again.json('/api/auth/signup', { method: 'POST', json: { email: 'ADA@example.com', password: 'Other-Pass9!' } });
+    assert.deepEqual([taken.status, taken.body], [fresh.status, fresh.body]);
+    assert.equal(again.cookies.size, 0);
+    assert.equal(await s.runtime.store.repo('users').count({ email: 'ada@example.com' }), 1);
+    assert.equal((await new Jar(s).json('/api/auth/login', { method: 'POST', json: { email: 'ada@example.com', password: 'Other-Pass9!' } })).status, 401, 'the second sign-up did not set a password');
+    assert.equal((await new Jar(s).json('/api/auth/login', { method: 'POST', json: { email: 'ada@example.com', password: PASSWORD } })).status, 200, 'the original account still signs in');
 
     const me = await jar.json('/api/user/profile');
     assert.equal(me.status, 200);
@@ -229,7 +248,7 @@ describe('accounts over HTTP: API keys, sign-up, sessions', () => {
 
   test('CSRF: a forged cross-site POST with the session cookie is refused; the same request with the proof passes; API keys are not affected', async () => {
     const jar = new Jar(s);
-    assert.equal((await jar.json('/api/auth/signup', { method: 'POST', json: { email: 'csrf@example.com', password: PASSWORD } })).status, 201);
+    assert.equal((await jar.signUp('csrf@example.com')).status, 200);
     const forged = await jar.json('/api/keys', { method: 'POST', json: { name: 'forged' }, headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' } });
     assert.equal(forged.status, 403);
     errorBody(forged.body, 'FORBIDDEN');
@@ -257,7 +276,7 @@ describe('accounts over HTTP: API keys, sign-up, sessions', () => {
   test('password change: session only, checked, ends the other sessions; login attempts are limited', async () => {
     const a = new Jar(s);
     const b = new Jar(s);
-    assert.equal((await a.json('/api/auth/signup', { method: 'POST', json: { email: 'grace@example.com', password: PASSWORD } })).status, 201);
+    assert.equal((await a.signUp('grace@example.com')).status, 200);
     assert.equal((await b.json('/api/auth/login', { method: 'POST', json: { email: 'grace@example.com', password: PASSWORD } })).status, 200);
     const key = (await a.json('/api/keys', { method: 'POST', json: { name: 'k' }, csrf: true })).body.key;
 
@@ -279,7 +298,7 @@ describe('accounts over HTTP: API keys, sign-up, sessions', () => {
     assert.equal((await new Jar(s).json('/api/auth/login', { method: 'POST', json: { email: 'grace@example.com', password: 'Another-Pass9' } })).status, 200);
 
     // QUIRE_LOGIN_MAX_FAILURES=4: the fifth try is refused before the password is looked at, even the right one
-    assert.equal((await new Jar(s).json('/api/auth/signup', { method: 'POST', json: { email: 'mallory-target@example.com', password: PASSWORD } })).status, 201);
+    assert.equal((await new Jar(s).signUp('mallory-target@example.com')).status, 200);
     for (let i = 0; i < 4; i++) assert.equal((await new Jar(s).json('/api/auth/login', { method: 'POST', json: { email: 'mallory-target@example.com', password: `Guess-${i}-x` } })).status, 401);
     const limited = await new Jar(s).json('/api/auth/login', { method: 'POST', json: { email: 'mallory-target@example.com', password: PASSWORD } });
     assert.equal(limited.status, 429);
@@ -289,7 +308,7 @@ describe('accounts over HTTP: API keys, sign-up, sessions', () => {
 
   test('TOTP second factor: enrol, verify, required at login (each code once), disable with the password', async () => {
     const jar = new Jar(s);
-    assert.equal((await jar.json('/api/auth/signup', { method: 'POST', json: { email: 'totp@example.com', password: PASSWORD } })).status, 201);
+    assert.equal((await jar.signUp('totp@example.com')).status, 200);
     assert.equal((await jar.json('/api/user/2fa')).body.enabled, false);
     const enrol = await jar.json('/api/user/2fa/enroll', { method: 'POST', csrf: true });
     assert.equal(enrol.status, 201, JSON.stringify(enrol.body));
@@ -403,8 +422,8 @@ describe('session expiry', () => {
 
   test('a session ends at its expiry: the cookie is refused with 401', async () => {
     const jar = new Jar(s);
-    const up = await jar.json('/api/auth/signup', { method: 'POST', json: { email: 'brief@example.com', password: PASSWORD } });
-    assert.equal(up.status, 201);
+    const up = await jar.signUp('brief@example.com');
+    assert.equal(up.status, 200);
     assert.match(jar.setCookies.find((c) => c.startsWith('quire_session='))!, /Max-Age=[01];/);
     await sleep(Math.max(0, Date.parse(up.body.expires_at) - Date.now()) + 200);
     const r = await jar.json('/api/user/profile');

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { errorBody } from '../helpers/assertions.js';
-import { signUpUser } from '../helpers/accounts.js';
+import { addAndAccept, signUpUser } from '../helpers/accounts.js';
 import type { TestUser } from '../helpers/accounts.js';
 import { makePdf } from '../helpers/fixtures.js';
 
@@ -71,7 +71,7 @@ describe('isolation over HTTP: two tenants, four roles, every resource type and 
     orgA = await created(call(owner, 'POST', '/api/organizations', { name: 'A', slug: 'tenant-a' }), (b) => b.organization.id);
     orgB = await created(call(outsider, 'POST', '/api/organizations', { name: 'B', slug: 'tenant-b' }), (b) => b.organization.id);
     for (const [u, role] of [[admin, 'admin'], [member, 'member'], [member2, 'member'], [viewer, 'viewer']] as const) {
-      assert.equal((await call(owner, 'POST', `/api/organizations/${orgA}/members`, { user_id: u.id, role })).status, 201);
+      await addAndAccept(s, owner, orgA, u, role);
     }
     pdf = await makePdf([{ heading: 'Travel policy', lines: ['Invoice number INV-2024-17.', 'Economy class for flights under six hours.'] }]);
     sharedDoc = await uploadDoc(admin, orgA);

@@ -7,7 +7,7 @@ import { runRetention } from '@quire/engine';
 import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { errorBody, filesUnder } from '../helpers/assertions.js';
-import { PASSWORD, signUpUser, withSession } from '../helpers/accounts.js';
+import { PASSWORD, addAndAccept, signUpUser, withSession } from '../helpers/accounts.js';
 import type { TestUser } from '../helpers/accounts.js';
 import { makePdf } from '../helpers/fixtures.js';
 
@@ -21,11 +21,7 @@ describe('organizations over HTTP: CRUD, members and roles, leave, settings, all
     assert.equal(r.status, 201, JSON.stringify(r.body));
     return r.body.organization;
   };
-  const addMember = async (owner: TestUser, orgId: string, u: TestUser, role: string) => {
-    const r = await call(owner, `/api/organizations/${orgId}/members`, { method: 'POST', json: { user_id: u.id, role } });
-    assert.equal(r.status, 201, JSON.stringify(r.body));
-    return r.body.member;
-  };
+  const addMember = (owner: TestUser, orgId: string, u: TestUser, role: string) => addAndAccept(s, owner, orgId, u, role);
   const audit = (orgId: string) => s.runtime.store.repo('audit_log').find({ organization_id: orgId }, { order: { created_at: 'ASC' } });
 
   before(async () => {
@@ -73,9 +69,8 @@ describe('organizations over HTTP: CRUD, members and roles, leave, settings, all
     const org = await newOrg(own, 'roles-co');
     await addMember(own, org.id, adm, 'admin');
     await addMember(own, org.id, mem, 'member');
-    const byEmail = await call(adm, `/api/organizations/${org.id}/members`, { method: 'POST', json: { email: view.email, role: 'viewer' } });
-    assert.equal(byEmail.status, 201, JSON.stringify(byEmail.body));
-    assert.equal(byEmail.body.member.user_id, view.id);
+    const byEmail = await addAndAccept(s, adm, org.id, view, 'viewer', 'email');
+    assert.equal(byEmail.user_id, view.id);
 
     const members = (await call(view, `/api/organizations/${org.id}/members`)).body.members;
     assert.deepEqual(members.map((m: any) => [m.email, m.role]), [[own.email, 'owner'], [adm.email, 'admin'], [mem.email, 'member'], [view.email, 'viewer']]);
@@ -88,7 +83,8 @@ describe('organizations over HTTP: CRUD, members and roles, leave, settings, all
     assert.equal((await call(adm, `/api/organizations/${org.id}/members`, { method: 'POST', json: { user_id: other.id, role: 'owner' } })).status, 403, 'only owners grant owner');
     assert.equal((await call(adm, `/api/organizations/${org.id}/members/${own.id}`, { method: 'PATCH', json: { role: 'member' } })).status, 403, 'admins cannot demote owners');
     assert.equal((await call(adm, `/api/organizations/${org.id}/members/${own.id}`, { method: 'DELETE' })).status, 403, 'admins cannot remove owners');
-    assert.equal((await call(adm, `/api/organizations/${org.id}/members`, { method: 'POST', json: { user_id: '00000000-0000-4000-8000-000000000000', role: 'member' } })).status, 404);
+    // an unknown user is invited like any other (the answer does not tell whether the account exists)
+    assert.equal((await call(adm, `/api/organizations/${org.id}/members`, { method: 'POST', json: { user_id: '00000000-0000-4000-8000-000000000000', role: 'member' } })).status, 201);
     errorBody((await call(adm, `/api/organizations/${org.id}/members`, { method: 'POST', json: { user_id: mem.id, role: 'viewer' } })).body, 'CONFLICT');
     errorBody((await call(adm, `/api/organizations/${org.id}/members`, { method: 'POST', json: { user_id: other.id, role: 'boss' } })).body, 'VALIDATION_ERROR');
 
@@ -175,14 +171,17 @@ describe('organizations over HTTP: CRUD, members and roles, leave, settings, all
     })();
     assert.deepEqual(inKb.map((d: any) => d.id), [up.body.document.id]);
 
-    // chat without knowledge_base_id: the organization's default (named, or the caller's only organization with one)
-    for (const body of [{ message: 'When does the office open?', organization_id: org.id }, { message: 'How are holidays booked?' }]) {
-      const r = await call(mem, '/api/chat', { method: 'POST', json: body });
+    // chat without knowledge_base_id: the default of the organization the request names (organization_id or X-Organization-Id)
+    for (const [body, headers] of [[{ message: 'When does the office open?', organization_id: org.id }, {}], [{ message: 'How are holidays booked?' }, { 'x-organization-id': org.id }]] as const) {
+      const r = await s.json('/api/chat', { method: 'POST', json: body, headers, key: mem.key });
       assert.equal(r.status, 200, JSON.stringify(r.body));
       assert.equal(r.body.knowledge_base_id, kb.id);
     }
-    const embed = await call(mem, '/api/v1/embed', { method: 'POST', json: { action: 'chat', chat: { message: 'When does the office open?' } } });
+    const embed = await call(mem, '/api/v1/embed', { method: 'POST', json: { action: 'chat', chat: { message: 'When does the office open?', organization_id: org.id } } });
     assert.equal(embed.status, 200, JSON.stringify(embed.body));
+    // naming no organization is a personal request: the caller's only organization is not used for it
+    errorBody((await call(mem, '/api/chat', { method: 'POST', json: { message: 'How are holidays booked?' } })).body, 'VALIDATION_ERROR');
+    errorBody((await call(mem, '/api/v1/embed', { method: 'POST', json: { action: 'chat', chat: { message: 'When does the office open?' } } })).body, 'VALIDATION_ERROR');
     // without any default: 400 naming the field
     const stranger = await user('nokb');
     const none = await call(stranger, '/api/chat', { method: 'POST', json: { message: 'Anything?' } });
@@ -201,8 +200,12 @@ describe('organizations over HTTP: CRUD, members and roles, leave, settings, all
     const inside = await user('in', 'acme.test');
     const outside = await user('out', 'elsewhere.test');
     await addMember(own, org.id, inside, 'member');
-    for (const body of [{ user_id: outside.id, role: 'member' }, { email: outside.email, role: 'viewer' }]) {
-      const r = await call(own, `/api/organizations/${org.id}/members`, { method: 'POST', json: body });
+    // by email the domain is known at once; by user id it is checked when the invitee accepts
+    const byEmail = await call(own, `/api/organizations/${org.id}/members`, { method: 'POST', json: { email: outside.email, role: 'viewer' } });
+    const byId = await call(own, `/api/organizations/${org.id}/members`, { method: 'POST', json: { user_id: outside.id, role: 'member' } });
+    assert.equal(byId.status, 201, JSON.stringify(byId.body));
+    const accepted = await call(outside, `/api/user/invitations/${byId.body.invitation.id}/accept`, { method: 'POST' });
+    for (const r of [byEmail, accepted]) {
       assert.equal(r.status, 403);
       errorBody(r.body, 'FORBIDDEN');
       assert.match(r.body.error.message, /acme\.test/);

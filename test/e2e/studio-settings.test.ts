@@ -71,7 +71,7 @@ describe('studio settings, split and edit in a browser', { skip }, () => {
     formId = await user.upload('application.pdf', await applicationFormPdf());
     // a second account, to be added to an organization
     const bob = await s.json('/api/auth/signup', { method: 'POST', json: { email: 'bob@example.com', password: PASSWORD, name: 'Bob Quay' }, key: null });
-    assert.equal(bob.status, 201, JSON.stringify(bob.body));
+    assert.equal(bob.status, 202, JSON.stringify(bob.body));
   });
 
   after(async () => {
@@ -100,8 +100,15 @@ describe('studio settings, split and edit in a browser', { skip }, () => {
 
     await detail.getByLabel('Email or user id').fill('bob@example.com');
     await detail.getByLabel('Role of the new member').selectOption('member');
-    await detail.getByRole('button', { name: 'Add member' }).click();
-    await detail.getByText('bob@example.com added as member.').waitFor();
+    await detail.getByRole('button', { name: 'Invite member' }).click();
+    await detail.getByText('Invitation sent to bob@example.com as member: they join once they accept it.').waitFor();
+    // Bob joins once he accepts (here through the API with his session)
+    const bobIn = await s.json('/api/auth/login', { method: 'POST', json: { email: 'bob@example.com', password: PASSWORD }, key: null });
+    const bobAuth = { cookie: bobIn.headers.getSetCookie().map((c) => c.split(';')[0]).join('; '), 'x-csrf-token': bobIn.body.csrf_token };
+    const [invitation] = (await s.json('/api/user/invitations', { headers: bobAuth, key: null })).body.invitations;
+    assert.equal((await s.json(`/api/user/invitations/${invitation.id}/accept`, { method: 'POST', headers: bobAuth, key: null })).status, 200);
+    await page.reload();
+    await page.getByRole('button', { name: 'Manage Harbour Legal' }).click();
     await detail.getByLabel('Role of bob@example.com').selectOption('admin');
     await detail.getByText('bob@example.com is now admin.').waitFor();
     const orgs = (await user.get('/api/organizations')).body.organizations;
@@ -125,7 +132,7 @@ describe('studio settings, split and edit in a browser', { skip }, () => {
       const bd = bp.getByRole('region', { name: 'Organization Harbour Legal' });
       await bd.getByText('you are an admin').waitFor();
       await bd.getByRole('row', { name: /ada@example\.com/ }).waitFor();
-      assert.equal(await bd.getByRole('button', { name: 'Add member' }).isEnabled(), true);
+      assert.equal(await bd.getByRole('button', { name: 'Invite member' }).isEnabled(), true);
       assert.equal(await bd.getByLabel('Role of ada@example.com').isDisabled(), true, 'an admin cannot change the owner');
       assert.equal(await bd.getByRole('button', { name: 'Remove ada@example.com' }).isDisabled(), true, 'an admin cannot remove the owner');
       assert.equal(await bd.getByRole('button', { name: 'Transfer ownership' }).count(), 0);

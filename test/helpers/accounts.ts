@@ -22,12 +22,14 @@ function cookiesOf(res: Response): Map<string, string> {
   return out;
 }
 
-/** Signs a user up (POST /api/auth/signup) and makes them an API key (POST /api/keys with the session). */
+/** Signs a user up (POST /api/auth/signup), signs in (POST /api/auth/login) and makes them an API key (POST /api/keys with the session). */
 export async function signUpUser(s: Pick<HttpTestServer, 'url'>, email: string, name?: string): Promise<TestUser> {
   const up = await fetch(`${s.url}/api/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD, ...(name ? { name } : {}) }) });
-  const body = (await up.json()) as any;
-  assert.equal(up.status, 201, JSON.stringify(body));
-  const jar = cookiesOf(up);
+  assert.equal(up.status, 202, await up.text());
+  const login = await fetch(`${s.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) });
+  const body = (await login.json()) as any;
+  assert.equal(login.status, 200, JSON.stringify(body));
+  const jar = cookiesOf(login);
   const cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
   const csrf = body.csrf_token as string;
   const k = await fetch(`${s.url}/api/keys`, { method: 'POST', headers: { 'content-type': 'application/json', cookie, 'x-csrf-token': csrf }, body: JSON.stringify({ name: 'tests' }) });
@@ -48,4 +50,21 @@ export async function withSession(s: Pick<HttpTestServer, 'url'>, u: TestUser, p
     body = JSON.parse(text);
   } catch {}
   return { status: res.status, body };
+}
+
+/**
+ * Makes `u` a member of the organization as adding a member works: `by` (an owner or admin) invites them
+ * (POST /api/organizations/<id>/members) and `u` accepts with their own key. Returns the member.
+ */
+export async function addAndAccept(s: Pick<HttpTestServer, 'url'>, by: TestUser, orgId: string, u: TestUser, role: string, via: 'user_id' | 'email' = 'user_id') {
+  const call = async (key: string, pathname: string, json?: unknown) => {
+    const res = await fetch(s.url + pathname, { method: 'POST', headers: { authorization: `Bearer ${key}`, ...(json ? { 'content-type': 'application/json' } : {}) }, body: json ? JSON.stringify(json) : undefined });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+  const inv = await call(by.key, `/api/organizations/${orgId}/members`, { ...(via === 'email' ? { email: u.email } : { user_id: u.id }), role });
+  assert.equal(inv.status, 201, JSON.stringify(inv.body));
+  assert.equal(inv.body.invitation.status, 'pending');
+  const ok = await call(u.key, `/api/user/invitations/${inv.body.invitation.id}/accept`);
+  assert.equal(ok.status, 200, JSON.stringify(ok.body));
+  return ok.body.member;
 }

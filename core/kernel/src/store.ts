@@ -42,6 +42,13 @@ export interface Store {
   /** Runs fn in a transaction; the store passed to fn uses it. */
   transaction<R>(fn: (tx: Store) => Promise<R>): Promise<R>;
   /**
+   * Inside a transaction (on the store passed to its callback): locks the row `id` of `table` until the
+   * transaction ends, so that transactions locking the same row run one after the other and each reads what
+   * the previous one committed (SELECT … FOR UPDATE on MySQL; SQLite's transactions already run one at a
+   * time). Returns whether the row exists.
+   */
+  lockRow(table: TableName, id: string): Promise<boolean>;
+  /**
    * Atomically adds `by` to the counter `id` (creating it with `expires_at`) and returns the new value.
    * Used by rate limits when several processes share the load.
    */
@@ -58,6 +65,12 @@ export interface Store {
    */
   claimStage(jobId: string, stage: string, worker: string): Promise<{ claimed: boolean; row: Tables['job_stages'] }>;
   ping(): Promise<void>;
+  /**
+   * Moves what the write-ahead log holds into the database file and empties the log (SQLite:
+   * wal_checkpoint(TRUNCATE); with secure_delete on, deleted rows are then gone from both files). Called
+   * after erasing an account. Absent where the database has no such log to empty.
+   */
+  checkpoint?(): Promise<void>;
   close(): Promise<void>;
   /**
    * Every table of the store with its column names. Generic maintenance (erasing a user's or an

@@ -81,6 +81,9 @@ export class MemoryStore implements Store {
   async transaction<R>(fn: (tx: Store) => Promise<R>): Promise<R> {
     return fn(this);
   }
+  async lockRow(table: TableName, id: string): Promise<boolean> {
+    return !!(await this.repo(table).get(id));
+  }
   async increment(id: string, by: number, expiresAt: Date): Promise<number> {
     const repo = this.repo('rate_counters');
     const row = await repo.get(id);

@@ -55,6 +55,18 @@ export const ENTITIES: { [N in TableName]: EntitySchema<Tables[N]> } = {
     role: col.string(16),
     created_at: col.date(),
   }),
+  invitations: entity('invitations', {
+    id: col.pk(),
+    organization_id: col.ref(),
+    user_id: col.ref({ nullable: true }),
+    email: col.string(255, { nullable: true }),
+    role: col.string(16),
+    status: col.string(16),
+    invited_by: col.ref(),
+    expires_at: col.date(),
+    created_at: col.date(),
+    updated_at: col.date(),
+  }),
   documents: entity('documents', {
     id: col.pk(),
     ...owned,

@@ -90,6 +90,8 @@ async function dataSourceOptions(target: DbTarget, busyTimeoutMs: number): Promi
         db.pragma(`busy_timeout = ${Math.round(busyTimeoutMs)}`);
         // with WAL, NORMAL stays consistent after a crash; only the last commits may be lost on power loss
         db.pragma('synchronous = NORMAL');
+        // deleted rows are overwritten with zeros, not left in free pages (erasure, spec §4.11)
+        db.pragma('secure_delete = ON');
       },
     };
   }

@@ -73,6 +73,14 @@ export class TypeormStore implements StorePlugin {
     return this.manager.transaction((em) => fn(new TypeormStore(this.s, em, true)));
   }
 
+  async lockRow(table: TableName, id: string): Promise<boolean> {
+    if (!this.inTransaction) throw new Error('lockRow() is for the store of a transaction');
+    const t = this.q(table);
+    // SQLite: BEGIN IMMEDIATE already gave this transaction the only write lock
+    const { records } = await this.run(() => this.exec(`SELECT ${this.q('id')} FROM ${t} WHERE ${this.q('id')} = ?${this.dialect === 'mysql' ? ' FOR UPDATE' : ''}`, [id]));
+    return records.length > 0;
+  }
+
   async increment(id: string, by: number, expiresAt: Date): Promise<number> {
     if (!Number.isInteger(by)) throw new Error('increment: `by` must be an integer');
     this.maybeSweep();
@@ -131,6 +139,10 @@ export class TypeormStore implements StorePlugin {
       // it vanished between the two steps: insert again
     }
     throw new Error(`claimStage(${jobId}, ${stage}): the stage row keeps changing; giving up`);
+  }
+
+  async checkpoint(): Promise<void> {
+    if (this.dialect === 'sqlite') await this.run(() => this.exec('PRAGMA wal_checkpoint(TRUNCATE)'));
   }
 
   async ping(): Promise<void> {

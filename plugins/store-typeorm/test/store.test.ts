@@ -261,6 +261,23 @@ for (const target of targets) {
       assert.equal(await users.count({ id: ['dup1', 'dup2', 'dup3', 'dup4'] }), 3);
     });
 
+    test('lock: transactions locking the same row run one after the other, each reading what the previous committed', async () => {
+      await store.repo('users').insert({ ...user('u-lock'), name: '0' });
+      // ten read-modify-write transactions at once: without the lock, MySQL loses updates
+      await Promise.all(
+        Array.from({ length: 10 }, () =>
+          store.transaction(async (tx) => {
+            assert.equal(await tx.lockRow('users', 'u-lock'), true);
+            const n = Number((await tx.repo('users').get('u-lock'))!.name);
+            await tx.repo('users').update('u-lock', { name: String(n + 1) });
+          }),
+        ),
+      );
+      assert.equal((await store.repo('users').get('u-lock'))!.name, '10');
+      assert.equal(await store.transaction((tx) => tx.lockRow('users', 'no-such-user')), false);
+      await assert.rejects(store.lockRow('users', 'u-lock'), /transaction/);
+    });
+
     test('transaction commits, rolls back on throw, and nests with savepoints', async () => {
       const users = store.repo('users');
       const r = await store.transaction(async (tx) => {

@@ -156,6 +156,8 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
     this.db.pragma('page_size = 16384');
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
+    // deleted rows (their text) are overwritten with zeros, not left in free pages
+    this.db.pragma('secure_delete = ON');
     this.db.transaction(() => {
       this.db.exec(SCHEMA);
       const v = this.db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).pluck().get() as string | undefined;
@@ -376,6 +378,27 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
     } catch (e) {
       return { ok: false, message: `vector index ${this.file}: ${(e as Error).message}` };
     }
+  }
+
+  /** Rows are immutable (other processes follow inserts and tombstones): each is deleted and inserted again with the new owner. */
+  async setOwner(documentId: string, owner: { userId: string; organizationId: string | null }): Promise<void> {
+    this.open();
+    const moved = this.db
+      .transaction(() => {
+        const rows = this.db.prepare(`SELECT space, id, document_id, page, text, metadata, vector, terms FROM vectors WHERE document_id = ?`).raw().all(documentId) as unknown[][];
+        for (const [space, id, doc, page, text, metadata, vector, terms] of rows) {
+          this.stmt.del!.run(space, id);
+          this.stmt.ins!.run(space, id, doc, owner.userId, owner.organizationId, page, text, metadata, vector, terms);
+        }
+        return rows.length;
+      })
+      .immediate();
+    if (moved) this.dirty = true;
+  }
+
+  async checkpoint(): Promise<void> {
+    this.open();
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
   }
 
   async close(): Promise<void> {

@@ -22,8 +22,10 @@ export interface CollectionLike {
   data: {
     insertMany(objects: unknown[]): Promise<{ hasErrors: boolean; errors: Record<number, { message: string }> }>;
     deleteMany(where: FilterValue, opts?: unknown): Promise<{ failed: number; matches: number; successful: number }>;
+    update(object: { id: string; properties: Record<string, unknown> }): Promise<unknown>;
   };
   query: {
+    fetchObjects(opts: unknown): Promise<{ objects: WeaviateObjectLike[] }>;
     hybrid(query: string, opts: unknown): Promise<{ objects: WeaviateObjectLike[] }>;
     nearVector(vector: number[], opts: unknown): Promise<{ objects: WeaviateObjectLike[] }>;
   };
@@ -296,6 +298,19 @@ export class WeaviateVectorStore implements VectorStorePlugin {
         if (r.failed) throw errors.upstream(`Weaviate could not delete ${r.failed} objects of document ${documentId} in ${name}`, { url: this.url });
         if (!r.matches || !r.successful) break;
       }
+    }
+  }
+
+  /** Changes the owner properties of a document's objects in every Quire collection (a partial update of each). */
+  async setOwner(documentId: string, owner: { userId: string; organizationId: string | null }): Promise<void> {
+    const client = await this.client();
+    const all = await this.call('collection listing', () => client.collections.listAll());
+    const filters = weaviate.filter.byProperty('document_id').equal(documentId);
+    const properties = { user_id: owner.userId, ...(owner.organizationId ? { organization_id: owner.organizationId } : {}) };
+    for (const { name } of all.filter((c) => c.name.startsWith(`${this.prefix}_`))) {
+      const col = client.collections.get(name);
+      const found = await this.call(`owner lookup in ${name}`, () => col.query.fetchObjects({ filters, limit: 10_000, returnProperties: ['chunk_id'] }));
+      for (const o of found.objects) if (o.uuid) await this.call(`owner change in ${name}`, () => col.data.update({ id: o.uuid!, properties }));
     }
   }
 

@@ -28,8 +28,16 @@ function recorder(opts: { existing?: string[]; hybridObjects?: unknown[]; delete
         const m = deletes.shift() ?? 0;
         return { failed: 0, matches: m, successful: m };
       },
+      async update(object) {
+        rec(`${name}.data.update`, object);
+        return undefined;
+      },
     },
     query: {
+      async fetchObjects(o) {
+        rec(`${name}.query.fetchObjects`, o);
+        return { objects: [{ uuid: `${name}-obj-1`, properties: {} }, { uuid: `${name}-obj-2`, properties: {} }] };
+      },
       async hybrid(q, o) {
         rec(`${name}.query.hybrid`, q, o);
         return { objects: (opts.hybridObjects ?? []) as never };
@@ -191,6 +199,19 @@ test('deleteDocument deletes by document_id in every Quire collection until noth
   assert.equal(await store.count('never-used'), 0);
   await store.close();
   assert.deepEqual(r.calls[r.calls.length - 1], ['close']);
+});
+
+test('setOwner gives every object of a document, in every Quire collection, the new owner', async () => {
+  const r = recorder({ existing: [COL, 'SomethingElse'] });
+  const store = new WeaviateVectorStore({ url: 'http://weaviate:8080', client: r.factory });
+  await store.setOwner('doc-7', { userId: 'heir', organizationId: 'org-1' });
+  const filter = { operator: 'Equal', target: { property: 'document_id' }, value: 'doc-7' };
+  assert.deepEqual(r.calls.filter((c) => c[0].endsWith('.query.fetchObjects')), [[`${COL}.query.fetchObjects`, { filters: filter, limit: 10_000, returnProperties: ['chunk_id'] }]]);
+  assert.deepEqual(
+    r.calls.filter((c) => c[0].endsWith('.data.update')),
+    [1, 2].map((i) => [`${COL}.data.update`, { id: `${COL}-obj-${i}`, properties: { user_id: 'heir', organization_id: 'org-1' } }]),
+  );
+  await store.close();
 });
 
 test('batch import errors surface as upstream errors', async () => {

@@ -54,21 +54,23 @@ type OwnedTable = { [N in TableName]: Tables[N] extends Owned & { id: string } ?
 const WRITE_ANY: Role[] = ['owner', 'admin'];
 
 /**
- * The one access rule: the owner may read and write; members of the resource's organization may read;
- * owners and admins of that organization may write any of its resources; members may write their own;
- * viewers only read.
+ * The one access rule. A personal resource (no organization_id): its owner reads and writes it. An
+ * organization's resource: rights come from the caller's CURRENT membership only (having created it grants
+ * nothing once the caller has left or been removed): every member reads it; owners and admins write any of
+ * its resources; members write their own; viewers only read.
  */
 export function canRead(auth: AuthInfo, r: Owned): boolean {
-  if (r.organization_id && auth.locked?.includes(r.organization_id)) return false;
-  if (r.user_id === auth.user.id) return true;
-  return !!r.organization_id && auth.memberships.some((m) => m.organization_id === r.organization_id);
+  if (!r.organization_id) return r.user_id === auth.user.id;
+  if (auth.locked?.includes(r.organization_id)) return false;
+  return auth.memberships.some((m) => m.organization_id === r.organization_id);
 }
 
 export function canWrite(auth: AuthInfo, r: Owned): boolean {
-  if (r.organization_id && auth.locked?.includes(r.organization_id)) return false;
-  const m = r.organization_id ? auth.memberships.find((x) => x.organization_id === r.organization_id) : undefined;
-  if (r.user_id === auth.user.id) return !m || m.role !== 'viewer';
-  return !!m && WRITE_ANY.includes(m.role);
+  if (!r.organization_id) return r.user_id === auth.user.id;
+  if (auth.locked?.includes(r.organization_id)) return false;
+  const m = auth.memberships.find((x) => x.organization_id === r.organization_id);
+  if (!m) return false;
+  return WRITE_ANY.includes(m.role) || (m.role === 'member' && r.user_id === auth.user.id);
 }
 
 export function roleIn(auth: AuthInfo, organizationId: string): Role | null {
@@ -96,7 +98,15 @@ export async function loadOwned<N extends OwnedTable>(store: Store, table: N, id
   return row;
 }
 
-/** Owner scope for list queries and search filters. */
+/**
+ * The caller's personal rows, for list queries (with `organization_id: <their organizations>` for the rest):
+ * a row the caller made in an organization they have left matches neither.
+ */
+export function personalOf(auth: AuthInfo): { user_id: string; organization_id: null } {
+  return { user_id: auth.user.id, organization_id: null };
+}
+
+/** Owner scope for vector search filters (hits are checked with canRead afterwards: see services/search.ts). */
 export function ownerScope(auth: AuthInfo): { userId: string; organizationIds: string[] } {
   return { userId: auth.user.id, organizationIds: auth.memberships.map((m) => m.organization_id) };
 }

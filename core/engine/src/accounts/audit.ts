@@ -46,8 +46,10 @@ export async function auditOf(store: Store, userId: string, limit = 1000): Promi
 
 /**
  * After an account deletion: the user's entries stay (the log must keep them) with the actor replaced by
- * ANONYMOUS_ACTOR and the personal details (ip, details) removed. Returns how many were anonymised.
+ * ANONYMOUS_ACTOR and the personal details (ip, details) removed; entries about the user (as their target:
+ * added to an organization, role changed...) name ANONYMOUS_ACTOR instead. Returns how many were anonymised.
  */
 export async function anonymiseAudit(store: Store, userId: string): Promise<number> {
-  return store.repo('audit_log').update({ user_id: userId }, { user_id: ANONYMOUS_ACTOR, ip: null, details: { anonymised: true } });
+  const repo = store.repo('audit_log');
+  return (await repo.update({ user_id: userId }, { user_id: ANONYMOUS_ACTOR, ip: null, details: { anonymised: true } })) + (await repo.update({ target_id: userId }, { target_id: ANONYMOUS_ACTOR }));
 }

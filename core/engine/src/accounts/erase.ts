@@ -42,6 +42,8 @@ function parentOf(column: string, tables: Record<string, string[]>): string | nu
   const base = column.slice(0, -3);
   for (const name of [`${base}s`, `${base}es`, base]) if (tables[name]) return name;
   if (base === 'knowledge_base') return 'collections';
+  // parent_document_id, source_document_id...: a document
+  if (base.endsWith('_document') && tables.documents) return 'documents';
   return null;
 }
 
@@ -115,16 +117,42 @@ export async function eraseResources(rt: Engine, scope: EraseScope, options: Era
       note(t, rows.map((r) => r.id));
     });
   }
-  // child tables without the scope column: rows naming an erased parent (job_stages.job_id, collection_documents.collection_id...),
-  // whatever `tables` selects: a child is never left without its parent
-  for (const [t, cols] of Object.entries(tables)) {
-    if (cols.includes(column) || (KEPT_BY_DEFAULT.has(t) && !options.tables?.includes(t as TableName))) continue;
-    for (const c of cols) {
-      const parent = parentOf(c, tables);
-      const ids = parent ? [...(erased.get(parent) ?? [])] : [];
-      for (let i = 0; i < ids.length; i += PAGE) {
-        const n = await (rt.store.repo(t as TableName) as unknown as { delete(w: unknown): Promise<number> }).delete({ [c]: ids.slice(i, i + PAGE) });
-        if (n) counts[t] = (counts[t] ?? 0) + n;
+  // rows naming an erased row, page by page, until nothing more goes: child tables without the scope column
+  // (job_stages.job_id, collection_documents.collection_id...) whatever `tables` selects, so a child is never
+  // left without its parent; and in every table, what was derived from an erased document (edits, edit jobs,
+  // extractions, split sections...), whoever owns it: a filled form of the user's document that went into an
+  // organization goes with the document. A split section's own document (the part split off) goes too.
+  const visited = new Map<string, Set<string>>();
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [t, cols] of Object.entries(tables)) {
+      if (KEPT_BY_DEFAULT.has(t) && !options.tables?.includes(t as TableName)) continue;
+      for (const c of cols) {
+        const parent = parentOf(c, tables);
+        if (!parent || (cols.includes(column) && parent !== 'documents')) continue;
+        let seen = visited.get(`${t}.${c}`);
+        if (!seen) visited.set(`${t}.${c}`, (seen = new Set()));
+        const ids = [...(erased.get(parent) ?? [])].filter((id) => !seen.has(id));
+        for (const id of ids) seen.add(id);
+        for (let i = 0; i < ids.length; i += PAGE) {
+          const rows = await (rt.store.repo(t as TableName) as unknown as { find(w: unknown): Promise<Row[]> }).find({ [c]: ids.slice(i, i + PAGE) });
+          if (!rows.length) continue;
+          if (t === 'documents') {
+            for (const d of rows) await deleteDocument(rt, d as unknown as DocumentRecord);
+          } else {
+            // outputs derived from a document may own files (an edit's output); plain child rows own none
+            if (parent === 'documents') await removeBlobs(rt, t, rows, cols);
+            await (rt.store.repo(t as TableName) as unknown as { delete(w: unknown): Promise<number> }).delete({ id: rows.map((r) => r.id) });
+          }
+          note(t, rows.map((r) => r.id));
+          grew = true;
+          if (c === 'parent_document_id') {
+            const parts = rows.map((r) => r.document_id).filter((d): d is string => typeof d === 'string');
+            const docs = parts.length ? await rt.store.repo('documents').find({ id: parts }) : [];
+            for (const d of docs) await deleteDocument(rt, d);
+            note('documents', docs.map((d) => d.id));
+          }
+        }
       }
     }
   }

@@ -36,6 +36,8 @@ import { newJob } from '../jobs.js';
 import { contentKey } from '../pipelines/steps.js';
 import { signLink } from '../services/signing.js';
 import { cleanFileName } from '../services/file-names.js';
+import { deleteDocument } from '../services/documents.js';
+import { GENERATE_JOB_TYPE } from '../generation/jobs.js';
 
 export const CONSENT_TYPES = ['terms', 'privacy', 'marketing', 'analytics', 'data_processing'] as const;
 export type ConsentType = (typeof CONSENT_TYPES)[number];
@@ -331,7 +333,24 @@ async function blockingOrganizations(store: Store, userId: string): Promise<{ bl
 }
 
 /** Tables whose rows of a leaving user stay with the organization; chat history and privacy records do not. */
-const PERSONAL_TABLES = new Set<string>(['chat_sessions', 'chat_messages', 'consents', 'data_export_requests', 'deletion_requests', 'audit_log', 'sessions', 'api_keys', 'user_totp', 'memberships']);
+const PERSONAL_TABLES = new Set<string>(['chat_sessions', 'chat_messages', 'consents', 'data_export_requests', 'deletion_requests', 'audit_log', 'sessions', 'api_keys', 'user_totp', 'memberships', 'invitations']);
+
+/**
+ * Documents the user generated into an organization from their own personal documents are derived from
+ * those documents: they go with them (with their generation job) rather than being handed to the organization.
+ */
+async function eraseGeneratedFromOwn(rt: Engine, userId: string): Promise<void> {
+  const jobs = (await rt.store.repo('jobs').find({ user_id: userId, type: GENERATE_JOB_TYPE })).filter((j) => j.organization_id);
+  if (!jobs.length) return;
+  const own = new Set((await rt.store.repo('documents').find({ user_id: userId, organization_id: null })).map((d) => d.id));
+  for (const j of jobs) {
+    const input = (j.input ?? {}) as { source_document_ids?: string[]; document_id?: string };
+    if (!(input.source_document_ids ?? []).some((id) => own.has(id))) continue;
+    const out = input.document_id ? await rt.store.repo('documents').get(input.document_id) : null;
+    if (out) await deleteDocument(rt, out);
+    await rt.store.repo('jobs').delete(j.id);
+  }
+}
 
 /** Deletes the account now; returns the erased row counts. Throws CONFLICT when an organization needs a new owner first. */
 export async function deleteAccount(rt: Engine, userId: string, requestId: string | null): Promise<Record<string, number>> {
@@ -347,6 +366,7 @@ export async function deleteAccount(rt: Engine, userId: string, requestId: strin
     addCounts(await eraseResources(rt, { organization_id: orgId }));
     await rt.store.repo('organizations').delete(orgId);
   }
+  await eraseGeneratedFromOwn(rt, userId);
   // the user's resources in organizations that go on are the organization's: handed to its (first) owner
   const tables = rt.store.tables?.() ?? {};
   const memberships = await rt.store.repo('memberships').find({ user_id: userId });
@@ -354,6 +374,9 @@ export async function deleteAccount(rt: Engine, userId: string, requestId: strin
     const owners = (await rt.store.repo('memberships').find({ organization_id: m.organization_id, role: 'owner' }, { order: { created_at: 'ASC' } })).filter((o) => o.user_id !== userId);
     const heir = owners[0]?.user_id;
     if (!heir) continue;
+    // the search index keeps an owner per item too
+    const vectors = rt.registry.tryGet('vector-store');
+    if (vectors?.setOwner) for (const d of await rt.store.repo('documents').find({ user_id: userId, organization_id: m.organization_id })) await vectors.setOwner(d.id, { userId: heir, organizationId: m.organization_id });
     for (const [t, cols] of Object.entries(tables)) {
       if (PERSONAL_TABLES.has(t) || !cols.includes('user_id') || !cols.includes('organization_id')) continue;
       const repo = rt.store.repo(t as TableName) as unknown as { update(w: unknown, p: unknown): Promise<number> };
@@ -361,10 +384,17 @@ export async function deleteAccount(rt: Engine, userId: string, requestId: strin
       if (n) counts[`${t} (handed to the organization)`] = (counts[`${t} (handed to the organization)`] ?? 0) + n;
     }
   }
+  // invitations addressed to the user's email, and those they sent, name them: they go too
+  const email = (await rt.store.repo('users').get(userId))?.email.toLowerCase();
+  const invitations = (email ? await rt.store.repo('invitations').delete({ email }) : 0) + (await rt.store.repo('invitations').delete({ invited_by: userId }));
+  if (invitations) counts.invitations = invitations;
   addCounts(await eraseResources(rt, { user_id: userId }));
   await rt.store.repo('users').delete(userId);
   counts.users = 1;
   counts.audit_log_anonymised = await anonymiseAudit(rt.store, userId);
+  // the deleted rows must not linger in write-ahead logs (free pages are zeroed: secure_delete)
+  await rt.store.checkpoint?.();
+  await rt.registry.tryGet('vector-store')?.checkpoint?.();
   return counts;
 }
 

@@ -8,14 +8,20 @@
  * - There is always at least one owner: the last owner can neither leave, be removed, nor be demoted.
  *   Ownership is transferred by an owner making another member owner (PATCH the member's role, or
  *   transferOwnership, which also steps the caller down to admin); then the old owner may leave.
- * - `allowed_domains` limits who can be added (the new member's email domain); members already in stay.
+ * - Nobody is made a member without consent: adding a member makes an invitation (by user id or email,
+ *   answered the same whether or not such an account exists) that the invitee lists, accepts or declines
+ *   (GET /api/user/invitations, POST …/<id>/accept|decline); admins list and revoke pending ones. A
+ *   pending invitee has no access.
+ * - Changes of memberships run in one transaction holding the organization's row lock (ownershipChange),
+ *   so the last-owner rule holds when owners leave or demote each other at the same moment.
+ * - `allowed_domains` limits who can join (the invitee's email domain); members already in stay.
  * - `require_2fa` is enforced where memberships are loaded (access.ts membershipsOf).
  * Every change of membership, role or settings, and the deletion, is written to the audit log.
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { StoreConflictError, errors } from '@quire/core';
-import type { MembershipRecord, OrganizationRecord, Role, Store, UserRecord } from '@quire/core';
+import type { InvitationRecord, MembershipRecord, OrganizationRecord, Role, Store, UserRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { parseWith } from '../validation.js';
 import { TWO_FACTOR_REQUIRED, assertNotLocked, loadOwned, roleIn } from './access.js';
@@ -212,51 +218,183 @@ function assertMayAssign(callerRole: Role, from: Role | null, to: Role | null): 
   if (to === 'owner' || from === 'owner') throw errors.forbidden('Only an owner can grant, change or remove the owner role');
 }
 
-/** Adds an existing user (by id or email) with a role. Admins and owners only; allowed_domains applies. */
-export async function addMember(store: Store, a: Actor, id: string, input: { user_id?: string; email?: string; role: Role }) {
-  const { org, role: callerRole } = await loadOrganization(store, a.auth, id, 'admin');
-  assertMayAssign(callerRole, null, input.role);
-  const user = input.user_id ? await store.repo('users').get(input.user_id) : input.email ? await store.repo('users').findOne({ email: input.email.trim().toLowerCase() }) : null;
-  if (!user) throw errors.notFound('user', input.user_id ?? input.email);
+const INVITATION_TTL_MS = 14 * 86_400_000;
+
+export function apiInvitation(i: InvitationRecord, org?: Pick<OrganizationRecord, 'name' | 'slug'> | null) {
+  return {
+    id: i.id,
+    object: 'organization_invitation',
+    organization_id: i.organization_id,
+    ...(org ? { organization: { id: i.organization_id, name: org.name, slug: org.slug } } : {}),
+    user_id: i.user_id,
+    email: i.email,
+    role: i.role,
+    status: i.status !== 'pending' || i.expires_at.getTime() > Date.now() ? i.status : 'expired',
+    invited_by: i.invited_by,
+    expires_at: i.expires_at.toISOString(),
+    created_at: i.created_at.toISOString(),
+  };
+}
+
+const livePending = (i: InvitationRecord) => i.status === 'pending' && i.expires_at.getTime() > Date.now();
+
+function domainOf(email: string): string {
+  return email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+}
+
+function assertDomainAllowed(org: OrganizationRecord, email: string): void {
   const domains = settingsOf(org).allowed_domains;
-  const domain = user.email.slice(user.email.lastIndexOf('@') + 1).toLowerCase();
+  const domain = domainOf(email);
   if (domains.length && !domains.includes(domain)) {
     throw errors.forbidden(`This organization only admits members with an email address at ${domains.join(', ')} (allowed_domains); ${domain} is not one of them`);
   }
-  const m: MembershipRecord = { id: randomUUID(), organization_id: org.id, user_id: user.id, role: input.role, created_at: new Date() };
-  try {
-    await store.repo('memberships').insert(m);
-  } catch (e) {
-    if ((e as Error).name === 'StoreConflictError') throw errors.conflict('This user is already a member: change their role with PATCH /api/organizations/<id>/members/<userId>', { user_id: user.id });
-    throw e;
-  }
-  await audit(store, a, org.id, 'organization.member.added', 'user', user.id, { role: input.role });
-  return apiMember(m, user);
 }
 
-async function memberOf(store: Store, orgId: string, userId: string): Promise<MembershipRecord> {
-  const m = z.string().uuid().safeParse(userId).success ? await store.repo('memberships').findOne({ organization_id: orgId, user_id: userId }) : null;
-  if (!m) throw errors.notFound('member', userId);
-  return m;
+/**
+ * Invites someone (by user id or email) with a role (admins and owners; only an owner invites an owner).
+ * Nobody becomes a member without accepting: the answer is the pending invitation, the same whether or not
+ * an account has that id or email (it echoes what was sent, nothing more). 409 when the named user is
+ * already a member (members are listed to admins anyway); an invitation still pending for the same address
+ * is answered again (with the role of the latest request). allowed_domains applies to an email here and to
+ * the invitee's email on acceptance.
+ */
+export async function inviteMember(store: Store, a: Actor, id: string, input: { user_id?: string; email?: string; role: Role }) {
+  const { org, role: callerRole } = await loadOrganization(store, a.auth, id, 'admin');
+  assertMayAssign(callerRole, null, input.role);
+  const email = input.email ? input.email.trim().toLowerCase() : null;
+  const userId = input.user_id ?? null;
+  if (email) assertDomainAllowed(org, email);
+  const known = userId ? await store.repo('users').get(userId) : email ? await store.repo('users').findOne({ email }) : null;
+  if (known && (await store.repo('memberships').findOne({ organization_id: org.id, user_id: known.id }))) {
+    throw errors.conflict('This user is already a member: change their role with PATCH /api/organizations/<id>/members/<userId>', { ...(userId ? { user_id: userId } : { email }) });
+  }
+  const now = new Date();
+  const same = (await store.repo('invitations').find({ organization_id: org.id, status: 'pending', ...(userId ? { user_id: userId } : { email }) })).find(livePending);
+  let inv: InvitationRecord;
+  if (same) {
+    await store.repo('invitations').update(same.id, { role: input.role, invited_by: a.auth.user.id, updated_at: now });
+    inv = { ...same, role: input.role, invited_by: a.auth.user.id, updated_at: now };
+  } else {
+    inv = { id: randomUUID(), organization_id: org.id, user_id: userId, email, role: input.role, status: 'pending', invited_by: a.auth.user.id, expires_at: new Date(now.getTime() + INVITATION_TTL_MS), created_at: now, updated_at: now };
+    await store.repo('invitations').insert(inv);
+  }
+  await audit(store, a, org.id, 'organization.member.invited', 'invitation', inv.id, { role: input.role });
+  return apiInvitation(inv);
+}
+
+/** Pending invitations of the organization (admins and owners). */
+export async function listInvitations(store: Store, auth: AuthInfo, id: string) {
+  const { org } = await loadOrganization(store, auth, id, 'admin');
+  const rows = await store.repo('invitations').find({ organization_id: org.id, status: 'pending' }, { order: { created_at: 'ASC' } });
+  return rows.filter(livePending).map((i) => apiInvitation(i));
+}
+
+/** Revokes a pending invitation (admins and owners; only an owner revokes an owner's). Idempotent. */
+export async function revokeInvitation(store: Store, a: Actor, id: string, invitationId: string): Promise<void> {
+  const { org, role } = await loadOrganization(store, a.auth, id, 'admin');
+  const inv = z.string().uuid().safeParse(invitationId).success ? await store.repo('invitations').get(invitationId) : null;
+  if (!inv || inv.organization_id !== org.id) throw errors.notFound('invitation', invitationId);
+  assertMayAssign(role, null, inv.role);
+  if (inv.status !== 'pending') return;
+  await store.repo('invitations').update({ id: inv.id, status: 'pending' }, { status: 'revoked', updated_at: new Date() });
+  await audit(store, a, org.id, 'organization.invitation.revoked', 'invitation', inv.id, { role: inv.role });
+}
+
+const addressedTo = (i: InvitationRecord, user: UserRecord) => i.user_id === user.id || (!!i.email && i.email === user.email.toLowerCase());
+
+/** The caller's pending invitations (by their user id or their email), with the organization's name. */
+export async function myInvitations(store: Store, auth: AuthInfo) {
+  const [byId, byEmail] = await Promise.all([store.repo('invitations').find({ user_id: auth.user.id, status: 'pending' }), store.repo('invitations').find({ email: auth.user.email.toLowerCase(), status: 'pending' })]);
+  const rows = [...new Map([...byId, ...byEmail].filter(livePending).map((i) => [i.id, i])).values()].sort((x, y) => x.created_at.getTime() - y.created_at.getTime());
+  const orgs = new Map((rows.length ? await store.repo('organizations').find({ id: rows.map((i) => i.organization_id) }) : []).map((o) => [o.id, o]));
+  return rows.filter((i) => orgs.has(i.organization_id)).map((i) => apiInvitation(i, orgs.get(i.organization_id)));
+}
+
+async function myInvitation(store: Store, auth: AuthInfo, invitationId: string): Promise<InvitationRecord> {
+  const inv = z.string().uuid().safeParse(invitationId).success ? await store.repo('invitations').get(invitationId) : null;
+  if (!inv || !addressedTo(inv, auth.user)) throw errors.notFound('invitation', invitationId);
+  if (!livePending(inv)) throw errors.conflict(`This invitation is ${apiInvitation(inv).status}`, { status: apiInvitation(inv).status });
+  return inv;
+}
+
+/**
+ * The invitee accepts: they become a member with the invitation's role (in one transaction with the
+ * invitation's change, under the organization's lock). allowed_domains is checked against their email.
+ */
+export async function acceptInvitation(store: Store, a: Actor, invitationId: string) {
+  const inv = await myInvitation(store, a.auth, invitationId);
+  const member = await ownershipChange(store, inv.organization_id, async (tx, org) => {
+    if (!org) throw errors.notFound('invitation', invitationId);
+    const fresh = await tx.repo('invitations').get(inv.id);
+    if (!fresh || !livePending(fresh)) throw errors.conflict('This invitation is no longer pending');
+    assertDomainAllowed(org, a.auth.user.email);
+    if (await tx.repo('memberships').findOne({ organization_id: org.id, user_id: a.auth.user.id })) throw errors.conflict('You are already a member of this organization');
+    const m: MembershipRecord = { id: randomUUID(), organization_id: org.id, user_id: a.auth.user.id, role: fresh.role, created_at: new Date() };
+    await tx.repo('memberships').insert(m);
+    await tx.repo('invitations').update(inv.id, { status: 'accepted', user_id: a.auth.user.id, updated_at: new Date() });
+    return { org, m };
+  });
+  await audit(store, a, inv.organization_id, 'organization.member.added', 'user', a.auth.user.id, { role: inv.role, invitation_id: inv.id });
+  return { organization: apiOrganization(member.org, member.m.role), member: apiMember(member.m, a.auth.user) };
+}
+
+/** The invitee declines: the invitation is closed; nothing else changes. */
+export async function declineInvitation(store: Store, a: Actor, invitationId: string): Promise<void> {
+  const inv = await myInvitation(store, a.auth, invitationId);
+  await store.repo('invitations').update({ id: inv.id, status: 'pending' }, { status: 'declined', updated_at: new Date() });
+  await audit(store, a, inv.organization_id, 'organization.invitation.declined', 'invitation', inv.id, { role: inv.role });
+}
+
+/**
+ * Runs a change of the organization's memberships in one transaction holding the organization's row lock:
+ * changes of the same organization (leave, remove, role change, transfer, acceptance) run one after the
+ * other and each sees the memberships the previous one left, so that the last-owner rule holds under
+ * concurrency (on MySQL too). `fn` gets the organization as it is then (null when it was deleted).
+ */
+async function ownershipChange<R>(store: Store, orgId: string, fn: (tx: Store, org: OrganizationRecord | null) => Promise<R>): Promise<R> {
+  return store.transaction(async (tx) => {
+    const exists = await tx.lockRow('organizations', orgId);
+    return fn(tx, exists ? await tx.repo('organizations').get(orgId) : null);
+  });
+}
+
+/**
+ * Inside ownershipChange: the caller's and the target's memberships as they are now. The caller must
+ * still hold at least `least` (a concurrent change may have demoted or removed them).
+ */
+async function currentMembers(tx: Store, orgId: string, callerId: string, targetId: string, least: Role): Promise<{ caller: MembershipRecord; target: MembershipRecord; owners: number }> {
+  const rows = await tx.repo('memberships').find({ organization_id: orgId });
+  const caller = rows.find((m) => m.user_id === callerId);
+  const target = rows.find((m) => m.user_id === targetId);
+  if (!caller) throw errors.notFound('organization', orgId);
+  if (RANK[caller.role] < RANK[least]) throw errors.forbidden(`This needs the ${least} role in the organization (yours: ${caller.role})`);
+  if (!target) throw errors.notFound('member', targetId);
+  return { caller, target, owners: rows.filter((m) => m.role === 'owner').length };
+}
+
+function validMemberId(userId: string): void {
+  if (!z.string().uuid().safeParse(userId).success) throw errors.notFound('member', userId);
 }
 
 /**
  * Changes a member's role. The last owner cannot be demoted (409): make another member owner first.
- * The owner count is checked inside the transaction that changes it.
+ * Checked under the organization's lock, with the memberships as they are then.
  */
 export async function changeRole(store: Store, a: Actor, id: string, userId: string, role: Role) {
-  const { org, role: callerRole } = await loadOrganization(store, a.auth, id, 'admin');
-  const m = await memberOf(store, org.id, userId);
-  assertMayAssign(callerRole, m.role, role);
-  if (m.role !== role) {
-    await store.transaction(async (tx) => {
-      if (m.role === 'owner' && (await tx.repo('memberships').count({ organization_id: org.id, role: 'owner' })) <= 1) throw lastOwner();
-      await tx.repo('memberships').update(m.id, { role });
-    });
-    await audit(store, a, org.id, 'organization.member.role_changed', 'user', userId, { from: m.role, to: role });
-  }
+  const { org } = await loadOrganization(store, a.auth, id, 'admin');
+  validMemberId(userId);
+  const { from } = await ownershipChange(store, org.id, async (tx) => {
+    const { caller, target, owners } = await currentMembers(tx, org.id, a.auth.user.id, userId, 'admin');
+    assertMayAssign(caller.role, target.role, role);
+    if (target.role !== role) {
+      if (target.role === 'owner' && owners <= 1) throw lastOwner();
+      await tx.repo('memberships').update(target.id, { role });
+    }
+    return { from: target };
+  });
+  if (from.role !== role) await audit(store, a, org.id, 'organization.member.role_changed', 'user', userId, { from: from.role, to: role });
   const user = await store.repo('users').get(userId);
-  return apiMember({ ...m, role }, user);
+  return apiMember({ ...from, role }, user);
 }
 
 function lastOwner() {
@@ -266,25 +404,27 @@ function lastOwner() {
 /** Removes a member (admins: not owners). The last owner cannot be removed. */
 export async function removeMember(rt: Pick<Engine, 'store'>, a: Actor, id: string, userId: string): Promise<void> {
   const store = rt.store;
-  const { org, role: callerRole } = await loadOrganization(store, a.auth, id, 'admin');
-  const m = await memberOf(store, org.id, userId);
-  assertMayAssign(callerRole, m.role, null);
-  await removeMembership(store, m);
-  await audit(store, a, org.id, 'organization.member.removed', 'user', userId, { role: m.role });
-}
-
-async function removeMembership(store: Store, m: MembershipRecord): Promise<void> {
-  await store.transaction(async (tx) => {
-    if (m.role === 'owner' && (await tx.repo('memberships').count({ organization_id: m.organization_id, role: 'owner' })) <= 1) throw lastOwner();
-    await tx.repo('memberships').delete(m.id);
+  const { org } = await loadOrganization(store, a.auth, id, 'admin');
+  validMemberId(userId);
+  const m = await ownershipChange(store, org.id, async (tx) => {
+    const { caller, target, owners } = await currentMembers(tx, org.id, a.auth.user.id, userId, 'admin');
+    assertMayAssign(caller.role, target.role, null);
+    if (target.role === 'owner' && owners <= 1) throw lastOwner();
+    await tx.repo('memberships').delete(target.id);
+    return target;
   });
+  await audit(store, a, org.id, 'organization.member.removed', 'user', userId, { role: m.role });
 }
 
 /** The caller leaves. An owner may leave only while another owner remains (ownership transferred first). */
 export async function leaveOrganization(store: Store, a: Actor, id: string): Promise<void> {
   const { org } = await loadOrganization(store, a.auth, id, 'viewer', { allowLocked: true });
-  const m = await memberOf(store, org.id, a.auth.user.id);
-  await removeMembership(store, m);
+  const m = await ownershipChange(store, org.id, async (tx) => {
+    const { target, owners } = await currentMembers(tx, org.id, a.auth.user.id, a.auth.user.id, 'viewer');
+    if (target.role === 'owner' && owners <= 1) throw lastOwner();
+    await tx.repo('memberships').delete(target.id);
+    return target;
+  });
   await audit(store, a, org.id, 'organization.member.left', 'user', a.auth.user.id, { role: m.role });
 }
 
@@ -295,11 +435,12 @@ export async function leaveOrganization(store: Store, a: Actor, id: string): Pro
 export async function transferOwnership(store: Store, a: Actor, id: string, userId: string) {
   const { org } = await loadOrganization(store, a.auth, id, 'owner');
   if (userId === a.auth.user.id) throw errors.validation('You already own this organization: name another member', [{ field: 'user_id', message: 'is the caller' }]);
-  const target = await memberOf(store, org.id, userId);
-  const mine = await memberOf(store, org.id, a.auth.user.id);
-  await store.transaction(async (tx) => {
+  validMemberId(userId);
+  const target = await ownershipChange(store, org.id, async (tx) => {
+    const { caller, target } = await currentMembers(tx, org.id, a.auth.user.id, userId, 'owner');
     await tx.repo('memberships').update(target.id, { role: 'owner' });
-    await tx.repo('memberships').update(mine.id, { role: 'admin' });
+    await tx.repo('memberships').update(caller.id, { role: 'admin' });
+    return target;
   });
   await audit(store, a, org.id, 'organization.ownership_transferred', 'user', userId, { from_user: a.auth.user.id, previous_role: target.role });
   return listMembers(store, a.auth, org.id);
@@ -313,7 +454,8 @@ export async function transferOwnership(store: Store, a: Actor, id: string, user
 export async function deleteOrganization(rt: Engine, a: Actor, id: string): Promise<Record<string, number>> {
   const { org } = await loadOrganization(rt.store, a.auth, id, 'owner');
   const erased = await eraseResources(rt, { organization_id: org.id });
-  const members = await rt.store.transaction(async (tx) => {
+  const members = await ownershipChange(rt.store, org.id, async (tx) => {
+    // under the organization's lock: an invitation accepted meanwhile is not left behind as a membership
     const n = await tx.repo('memberships').delete({ organization_id: org.id });
     await tx.repo('organizations').delete(org.id);
     return n;
@@ -323,23 +465,22 @@ export async function deleteOrganization(rt: Engine, a: Actor, id: string): Prom
 }
 
 /**
- * The knowledge base to use when a request names none: the default of the organization the caller acts
- * in (`organizationId`), or, without one, of the only organization of the caller that has a default.
- * Null when there is none (the caller then has to name one).
+ * The knowledge base to use when a request names none: the default of the organization the request names
+ * (`organizationId`, one of the caller's). Without one there is none: a member's personal requests never
+ * fall into an organization's knowledge base. Null when there is none (the caller then has to name one).
  */
 export async function defaultKnowledgeBase(store: Store, auth: AuthInfo, organizationId?: string | null): Promise<string | null> {
-  const ids = organizationId ? auth.memberships.filter((m) => m.organization_id === organizationId).map((m) => m.organization_id) : auth.memberships.map((m) => m.organization_id);
-  if (!ids.length) return null;
-  const named = (await store.repo('organizations').find({ id: ids })).map((o) => settingsOf(o).default_knowledge_base_id).filter((x): x is string => !!x);
+  if (!organizationId || !roleIn(auth, organizationId)) return null;
+  const org = await store.repo('organizations').get(organizationId);
+  const named = org ? settingsOf(org).default_knowledge_base_id : null;
   // a default whose knowledge base was deleted since counts as none
-  const defaults = named.length ? (await store.repo('collections').find({ id: named })).map((c) => c.id) : [];
-  return defaults.length === 1 ? defaults[0]! : null;
+  return named && (await store.repo('collections').get(named)) ? named : null;
 }
 
 /**
  * The knowledge base of a request that may omit it (chat, embed chat): the one named; else that of the
- * session continued; else the organization's default (`organization_id` of the request, or the caller's
- * only organization with a default). 400 when there is none.
+ * session continued; else the default of the organization the request names (`organization_id`). 400 when
+ * there is none.
  */
 export async function knowledgeBaseFor(store: Store, auth: AuthInfo, req: { knowledge_base_id?: string | null; session_id?: string | null; organization_id?: string | null }, field = 'body.knowledge_base_id'): Promise<string> {
   if (req.knowledge_base_id) return req.knowledge_base_id;

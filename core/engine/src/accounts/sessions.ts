@@ -99,6 +99,27 @@ export async function signUp(store: Store, input: { email: string; password: str
   }
 }
 
+/**
+ * Self-service sign-up that does not tell whether the email is registered: a new email gets its account
+ * (returned); a registered one gets nothing here (null), with the password hashed all the same so the
+ * answer takes as long, and `notify` is told (it mails the account's owner where email is set up). Two
+ * sign-ups of one new email at once make one account.
+ */
+export async function signUpOrNotice(store: Store, input: { email: string; password: string; name?: string | null }, notify: (existing: UserRecord) => void): Promise<UserRecord | null> {
+  assertPasswordRules(input.password);
+  const existing = await store.repo('users').findOne({ email: normalizeEmail(input.email) });
+  if (!existing) {
+    try {
+      return await signUp(store, input);
+    } catch (e) {
+      if (!(e instanceof QuireError && e.code === 'CONFLICT')) throw e;
+    }
+  } else await hashPassword(input.password);
+  const user = existing ?? (await store.repo('users').findOne({ email: normalizeEmail(input.email) }));
+  if (user) notify(user);
+  return null;
+}
+
 let dummyHash: Promise<string> | null = null;
 
 /** The user whose password this is, or null; the same work is done when there is no such user. */

@@ -6,6 +6,7 @@
  */
 import { errors } from '@quire/core';
 import type { Owned, TableName, Tables } from '@quire/core';
+import { canRead } from '../accounts/access.js';
 import type { AuthInfo } from '../accounts/access.js';
 import type { EngineContext as Engine } from '../context.js';
 
@@ -65,7 +66,8 @@ async function scopedSince<N extends OwnedTable>(rt: Engine, table: N, auth: Aut
           older = true;
           break;
         }
-        if (row.organization_id && locked.has(row.organization_id)) continue;
+        // canRead: the caller's own rows of an organization they left (or that locks them out) are not theirs
+        if (!canRead(auth, row)) continue;
         out.set(row.id, r);
       }
       if (older || rows.length < page) break;

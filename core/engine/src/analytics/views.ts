@@ -1,5 +1,6 @@
 /** The answers of the six analytics endpoints (spec §4.10), over loadEvents() and the metrics. */
 import { errors } from '@quire/core';
+import { canRead } from '../accounts/access.js';
 import type { AuthInfo } from '../accounts/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { computeMetric, inWindow, sourcesOf } from './metrics.js';
@@ -140,7 +141,7 @@ export async function analyticsRealtime(rt: Engine, auth: AuthInfo, now = new Da
     ...(orgIds.length ? await rt.store.repo('jobs').find({ organization_id: orgIds, status: ['pending', 'processing'] }) : []),
   ];
   const unique = new Map(live.map((j) => [j.id, j]));
-  const jobs = [...unique.values()];
+  const jobs = [...unique.values()].filter((j) => canRead(auth, j));
   const recent = await loadEvents(rt, auth, new Date(now.getTime() - 24 * 3600_000), { sources: ['usage', 'documents', 'extractions', 'chat'] });
   const lastWindow = recent.filter((e) => e.source === 'usage' && e.dims.operation === 'parse' && e.at.getTime() >= since.getTime());
   const activity: { type: string; document_id: string | null; timestamp: string }[] = [];

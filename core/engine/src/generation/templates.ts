@@ -30,8 +30,7 @@ export const TemplatePatch = TemplateBody.omit({ organization_id: true }).partia
 export type TemplateInput = z.infer<typeof TemplateBody>;
 
 function canReadTemplate(auth: AuthInfo, t: GenerationTemplateRecord): boolean {
-  if (t.user_id === auth.user.id) return true;
-  return t.is_shared && canRead(auth, t);
+  return (t.user_id === auth.user.id || t.is_shared) && canRead(auth, t);
 }
 
 export async function loadTemplate(rt: Engine, auth: AuthInfo, id: string, mode: 'read' | 'write'): Promise<GenerationTemplateRecord> {
@@ -47,7 +46,7 @@ export async function readableTemplates(rt: Engine, auth: AuthInfo): Promise<Gen
   const orgs = auth.memberships.map((m) => m.organization_id);
   const [own, shared] = await Promise.all([repo.find({ user_id: auth.user.id }), orgs.length ? repo.find({ organization_id: orgs, is_shared: true }) : Promise.resolve([])]);
   const seen = new Set<string>();
-  return [...own, ...shared].filter((t) => (seen.has(t.id) ? false : (seen.add(t.id), true))).sort((a, b) => b.created_at.getTime() - a.created_at.getTime());
+  return [...own, ...shared].filter((t) => canReadTemplate(auth, t) && (seen.has(t.id) ? false : (seen.add(t.id), true))).sort((a, b) => b.created_at.getTime() - a.created_at.getTime());
 }
 
 /** spec §2.2 Generation template, plus organization_id and updated_at. */

@@ -122,7 +122,7 @@ export async function readableSchemas(rt: Engine, auth: AuthInfo): Promise<Schem
   const orgs = auth.memberships.map((m) => m.organization_id);
   const [own, shared] = await Promise.all([repo.find({ user_id: auth.user.id }, { order: { created_at: 'DESC' } }), orgs.length ? repo.find({ organization_id: orgs, is_shared: true }, { order: { created_at: 'DESC' } }) : Promise.resolve([])]);
   const seen = new Set<string>();
-  return [...own, ...shared].filter((s) => (seen.has(s.id) ? false : (seen.add(s.id), true))).sort((a, b) => b.created_at.getTime() - a.created_at.getTime());
+  return [...own, ...shared].filter((s) => canReadSchema(auth, s) && (seen.has(s.id) ? false : (seen.add(s.id), true))).sort((a, b) => b.created_at.getTime() - a.created_at.getTime());
 }
 
 export function prebuiltSchema(id: string): PrebuiltSchema | undefined {

@@ -1,9 +1,10 @@
 import type { FindOptions, Owned, Store, TableName, Tables, Where } from '@quire/core';
+import { personalOf } from '../accounts/access.js';
 import type { AuthInfo } from '../accounts/access.js';
 
 type OwnedName = { [N in TableName]: Tables[N] extends Owned & { id: string } ? N : never }[TableName];
 
-/** Lists the caller's rows plus their organizations' rows, paginated, with the total. */
+/** Lists the caller's personal rows plus their current organizations' rows, paginated, with the total. */
 export async function listOwned<N extends OwnedName>(
   store: Store,
   table: N,
@@ -13,8 +14,10 @@ export async function listOwned<N extends OwnedName>(
 ): Promise<{ rows: Tables[N][]; total: number }> {
   const repo = store.repo(table);
   const order = { [opts.orderBy]: opts.direction ?? 'DESC' } as FindOptions<Tables[N]>['order'];
-  const mine = { ...where, user_id: auth.user.id } as Where<Tables[N]>;
-  const orgIds = auth.memberships.map((m) => m.organization_id);
+  // a filter on organization_id narrows to that organization (when the caller is in it): no personal rows
+  const named = (where as { organization_id?: unknown }).organization_id;
+  const mine = (named === undefined ? { ...where, ...personalOf(auth) } : { id: [] }) as Where<Tables[N]>;
+  const orgIds = auth.memberships.map((m) => m.organization_id).filter((o) => named === undefined || named === o);
   if (!orgIds.length && !auth.locked?.length) {
     const [rows, total] = await Promise.all([repo.find(mine, { limit: opts.limit, offset: opts.offset, order }), repo.count(mine)]);
     return { rows, total };

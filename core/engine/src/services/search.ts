@@ -1,6 +1,6 @@
 import type { AuthInfo } from '../accounts/access.js';
 import type { EngineContext as Engine } from '../context.js';
-import { ownerScope } from '../accounts/access.js';
+import { canRead, ownerScope } from '../accounts/access.js';
 import { errors } from '@quire/core';
 import { round } from '@quire/text';
 
@@ -49,7 +49,8 @@ export async function searchChunks(
   hits = hits.filter((h) => h.score >= (q.threshold ?? 0)).slice(0, q.limit);
   if (!hits.length) return [];
   const docs = await rt.store.repo('documents').find({ id: [...new Set(hits.map((h) => h.documentId))] });
-  const names = new Map(docs.map((d) => [d.id, d.name]));
+  // the vector filter matches the caller's own rows by user_id: those of an organization they left are dropped here
+  const names = new Map(docs.filter((d) => canRead(auth, d)).map((d) => [d.id, d.name]));
   // a document deleted a moment ago is gone from the results even if its vectors are still being removed
   return hits
     .filter((h) => names.has(h.documentId))

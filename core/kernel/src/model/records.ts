@@ -59,6 +59,24 @@ export interface MembershipRecord {
   created_at: Date;
 }
 
+/**
+ * An invitation to join an organization. Nobody becomes a member without accepting: until then the
+ * invitee has no access. Addressed by `email` (lowercased) or, when the inviter named a user id, `user_id`.
+ */
+export interface InvitationRecord {
+  id: string;
+  organization_id: string;
+  /** the invitee when the invitation named a user id (else null: matched by email) */
+  user_id: string | null;
+  email: string | null;
+  role: Role;
+  status: 'pending' | 'accepted' | 'declined' | 'revoked';
+  invited_by: string;
+  expires_at: Date;
+  created_at: Date;
+  updated_at: Date;
+}
+
 export interface DocumentRecord extends Owned {
   id: string;
   name: string;
@@ -648,6 +666,7 @@ export interface Tables {
   api_keys: ApiKeyRecord;
   organizations: OrganizationRecord;
   memberships: MembershipRecord;
+  invitations: InvitationRecord;
   documents: DocumentRecord;
   jobs: JobRecord;
   job_stages: JobStageRecord;

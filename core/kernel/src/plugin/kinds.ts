@@ -254,6 +254,10 @@ export interface VectorStorePlugin extends Lifecycle {
   search(space: string, query: { text: string; vector: Float32Array; topK: number; filter: VectorFilter; alpha?: number }): Promise<VectorHit[]>;
   deleteDocument(documentId: string): Promise<void>;
   count(space: string): Promise<number>;
+  /** As Store.checkpoint: empties a local write-ahead log into the index file, so deleted text lingers in neither. */
+  checkpoint?(): Promise<void>;
+  /** Gives a document's items another owner (its rows were handed over, e.g. when their creator's account is erased). */
+  setOwner?(documentId: string, owner: { userId: string; organizationId: string | null }): Promise<void>;
 }
 
 // ---------- llm / extractor ----------

@@ -5,7 +5,7 @@ import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
 import { CHAT_MODES, answer, apiAnswer, apiMessage, apiSession, deleteSession, loadSession, sessionMessages } from '@quire/engine';
 import { openSse } from '../../services/chat-sse.js';
-import { knowledgeBaseFor, loadCollection } from '@quire/engine';
+import { canRead, knowledgeBaseFor, loadCollection } from '@quire/engine';
 
 const TAG = 'Chat';
 const uuid = z.string().uuid();
@@ -35,7 +35,7 @@ export function chatRoutes(router: Router<any, any>): void {
       method: 'post',
       path: '/api/chat',
       summary:
-        `Ask a knowledge base. Body {message, knowledge_base_id? (omitted: the session's, else the default_knowledge_base_id of organization_id or of the caller's only organization that has one; 400 when none), organization_id?, session_id? (continue a session; a new one is made without it), mode? (quick default | deep | code), stream? (boolean), history? ([{role, content}] instead of the session's stored turns)}. ` +
+        `Ask a knowledge base. Body {message, knowledge_base_id? (omitted: the session's, else the default_knowledge_base_id of organization_id (or the X-Organization-Id header); 400 when none), organization_id?, session_id? (continue a session; a new one is made without it), mode? (quick default | deep | code), stream? (boolean), history? ([{role, content}] instead of the session's stored turns)}. ` +
         `JSON response: ${ANSWER_SHAPE}; the message quotes its sources with [n] markers, citations[n-1] being source n. ` +
         'With stream true (or Accept: text/event-stream) the response is Server-Sent Events: `start` {type, session_id, message_id, knowledge_base_id, mode}, `delta` {type, content} (pieces of the message, in order), ' +
         '`complete` {type, result: the JSON response}, or `error` {type, error: {code, message}}; the stream ends after complete or error. Costs 0.1 credit a query.',
@@ -46,7 +46,7 @@ export function chatRoutes(router: Router<any, any>): void {
       const auth = requireAuth(ctx);
       const rt = ctx.quire;
       const wantsStream = body.stream || /\btext\/event-stream\b/.test(ctx.get('accept'));
-      const knowledgeBaseId = await knowledgeBaseFor(rt.store, auth, body);
+      const knowledgeBaseId = await knowledgeBaseFor(rt.store, auth, { ...body, organization_id: body.organization_id ?? (ctx.get('x-organization-id') || null) });
       const req = { message: body.message, knowledgeBaseId, sessionId: body.session_id, mode: body.mode, history: body.history };
       if (!wantsStream) return apiAnswer(await answer(rt, auth, req));
       // fail before streaming on what can be checked up front (unknown knowledge base or session: 404 JSON)
@@ -90,7 +90,9 @@ export function chatRoutes(router: Router<any, any>): void {
       const auth = requireAuth(ctx);
       const rt = ctx.quire;
       const where = { user_id: auth.user.id, ...(query.knowledge_base_id ? { knowledge_base_id: query.knowledge_base_id } : {}) };
-      const [rows, total] = await Promise.all([rt.store.repo('chat_sessions').find(where, { order: { updated_at: 'DESC' }, limit: query.limit, offset: query.offset }), rt.store.repo('chat_sessions').count(where)]);
+      // sessions in an organization the caller has left are no longer theirs to see
+      const readable = (await rt.store.repo('chat_sessions').find(where, { order: { updated_at: 'DESC' } })).filter((s) => canRead(auth, s));
+      const [rows, total] = [readable.slice(query.offset, query.offset + query.limit), readable.length];
       const counts = await Promise.all(rows.map((s) => rt.store.repo('chat_messages').count({ session_id: s.id })));
       return { sessions: rows.map((s, i) => apiSession(s, counts[i])), total, has_more: query.offset + rows.length < total };
     },

@@ -13,6 +13,7 @@ import {
   apiEditResult,
   apiFilled,
   apiVocabulary,
+  assertCanCreateIn,
   awaitEditJob,
   documentFromUrl,
   elementsOf,
@@ -45,8 +46,9 @@ const Settings = z
 type SettingsIn = z.infer<typeof Settings>;
 
 /**
- * The caller's active organization: the X-Organization-Id header, else `organization_id` of the body or
- * query, else their only organization; null when none applies. A named organization must be theirs.
+ * The caller's active organization: `organization_id` of the body or query, else the X-Organization-Id
+ * header; null (personal) when neither names one. Being in a single organization does not make it the
+ * active one. A named organization must be theirs.
  */
 function activeOrganization(ctx: AppContext, auth: AuthInfo, given?: string | null): string | null {
   const id = given ?? ctx.get('x-organization-id') ?? '';
@@ -54,7 +56,7 @@ function activeOrganization(ctx: AppContext, auth: AuthInfo, given?: string | nu
     if (!roleIn(auth, id)) throw errors.notFound('organization', id);
     return id;
   }
-  return auth.memberships.length === 1 ? auth.memberships[0]!.organization_id : null;
+  return null;
 }
 
 function needOrganization(ctx: AppContext, auth: AuthInfo, given?: string | null): string {
@@ -135,7 +137,7 @@ export function editRoutes(router: Router<any, any>): void {
       const auth = requireAuth(ctx);
       const doc = await editDocument(ctx, auth, body.document_id, body.input);
       const cfg = mergeSettings(await configFor(ctx, auth, body.edit_config_id), body.config);
-      const started = await startEditJob(ctx.quire, { user_id: auth.user.id, organization_id: doc.organization_id }, doc, { mode: 'detect', config: cfg });
+      const started = await startEditJob(ctx.quire, newOwned(auth, doc.organization_id), doc, { mode: 'detect', config: cfg });
       const job = await awaitEditJob(ctx.quire, started.id);
       if (job.status === 'failed') throw await editJobError(ctx, job, 'Detection failed');
       return { job_id: job.id, elements: elementsOf(job) };
@@ -176,7 +178,7 @@ export function editRoutes(router: Router<any, any>): void {
       const cfg = mergeSettings(await configFor(ctx, auth, body.edit_config_id), body.config);
       const previousEdit = body.edit_id ?? (body.corrections && from?.edit_id ? from.edit_id : null);
       const input: EditRunInput = { mode: 'run', from_job_id: from?.id ?? null, mappings: body.mappings, instructions: body.refined_instructions ?? body.instructions ?? null, corrections: body.corrections, edit_id: previousEdit, verify: body.verify ?? body.config?.verify ?? false, config: cfg };
-      const out = await runAndAnswer(ctx, { user_id: auth.user.id, organization_id: doc.organization_id }, doc, input);
+      const out = await runAndAnswer(ctx, newOwned(auth, doc.organization_id), doc, input);
       if (!out.body.success) throw await editJobError(ctx, out.job, String(out.body.error));
       return out.body;
     },
@@ -185,6 +187,8 @@ export function editRoutes(router: Router<any, any>): void {
   route(router, { method: 'post', path: '/api/edit/verify', summary: 'Verify an edit ({success, verification: {pass, warnings, checkedFields}}): AcroForm values read back with pdf-lib, flat pages parsed (or OCRed) inside each element\'s box', tag: TAG, body: z.object({ edit_id: uuid }) }, async (ctx, { body }) => {
     const auth = requireAuth(ctx);
     const edit = await loadOwned(ctx.quire.store, 'edits', body.edit_id, auth, 'read', 'edit');
+    // verifying stores its result on the edit: viewers change nothing (403)
+    assertCanCreateIn(auth, edit.organization_id);
     const job = (await ctx.quire.store.repo('edit_jobs').get(edit.edit_job_id))!;
     const doc = await loadOwned(ctx.quire.store, 'documents', edit.document_id, auth, 'read', 'document');
     const verification = await verifyEdit(ctx.quire, edit, doc, (job.detected_elements ?? []) as never);
@@ -299,7 +303,7 @@ export function editRoutes(router: Router<any, any>): void {
   });
 
   // ---- configs (need an active organization)
-  route(router, { method: 'get', path: '/api/edit/configs', summary: 'Edit configs of the active organization ({configs}); the organization is X-Organization-Id, else the caller\'s only one', tag: TAG, query: z.object({ organization_id: uuid.optional() }) }, async (ctx, { query }) => {
+  route(router, { method: 'get', path: '/api/edit/configs', summary: 'Edit configs of the active organization ({configs}); the organization is organization_id, else X-Organization-Id (400 without one)', tag: TAG, query: z.object({ organization_id: uuid.optional() }) }, async (ctx, { query }) => {
     const auth = requireAuth(ctx);
     const org = needOrganization(ctx, auth, query.organization_id);
     const rows = await ctx.quire.store.repo('edit_configs').find({ organization_id: org }, { order: { created_at: 'DESC' } });
@@ -321,17 +325,16 @@ export function editRoutes(router: Router<any, any>): void {
     return { config: apiEditConfig(await loadOwned(ctx.quire.store, 'edit_configs', ctx.params.id!, auth, 'read', 'edit config')) };
   });
 
-  // ---- vocabulary (the organization's, else the caller's own)
-  const vocabScope = (ctx: AppContext, auth: AuthInfo) => activeOrganization(ctx, auth);
-  route(router, { method: 'get', path: '/api/edit/vocabulary', summary: 'Vocabulary of the active organization ({entries}); empty without one', tag: TAG }, async (ctx) => {
+  // ---- vocabulary (the active organization's)
+  route(router, { method: 'get', path: '/api/edit/vocabulary', summary: 'Vocabulary of the active organization (organization_id or X-Organization-Id) ({entries}); empty without one', tag: TAG, query: z.object({ organization_id: uuid.optional() }) }, async (ctx, { query }) => {
     const auth = requireAuth(ctx);
-    const org = vocabScope(ctx, auth);
+    const org = activeOrganization(ctx, auth, query.organization_id);
     if (!org) return { entries: [] };
     return { entries: (await ctx.quire.store.repo('edit_vocabulary').find({ organization_id: org }, { order: { created_at: 'ASC' } })).map(apiVocabulary) };
   });
-  route(router, { method: 'post', path: '/api/edit/vocabulary', summary: 'Add a vocabulary entry to the active organization ({entry}): a canonical term and its aliases, used when labels and instructions are matched', tag: TAG, status: 201, body: z.object({ canonical_term: z.string().trim().min(1).max(255), aliases: z.array(z.string().trim().min(1).max(255)).max(200).default([]) }) }, async (ctx, { body }) => {
+  route(router, { method: 'post', path: '/api/edit/vocabulary', summary: 'Add a vocabulary entry to the active organization ({entry}): a canonical term and its aliases, used when labels and instructions are matched', tag: TAG, status: 201, body: z.object({ canonical_term: z.string().trim().min(1).max(255), aliases: z.array(z.string().trim().min(1).max(255)).max(200).default([]), organization_id: uuid.optional() }) }, async (ctx, { body }) => {
     const auth = requireAuth(ctx);
-    const org = needOrganization(ctx, auth);
+    const org = needOrganization(ctx, auth, body.organization_id);
     const now = new Date();
     const row = { id: randomUUID(), ...newOwned(auth, org), canonical_term: body.canonical_term, aliases: body.aliases, created_at: now, updated_at: now };
     await ctx.quire.store.repo('edit_vocabulary').insert(row);
@@ -363,7 +366,7 @@ export function editRoutes(router: Router<any, any>): void {
   });
 
   // ---- batches
-  const Batch = z.object({ document_ids: z.array(uuid).min(1).max(100), edit_config_id: uuid.optional(), config: Settings.optional(), name: z.string().max(255).optional(), run_immediately: z.boolean().default(true), mappings: z.array(MappingItem).max(5000).optional() });
+  const Batch = z.object({ document_ids: z.array(uuid).min(1).max(100), edit_config_id: uuid.optional(), config: Settings.optional(), name: z.string().max(255).optional(), run_immediately: z.boolean().default(true), mappings: z.array(MappingItem).max(5000).optional(), organization_id: uuid.optional().describe('the organization the batch belongs to (or X-Organization-Id); personal without one') });
   async function startBatchJobs(ctx: AppContext, batch: EditBatchRecord): Promise<Record<string, string>> {
     const jobs: Record<string, string> = {};
     const cfg = batch.config as unknown as EditSettings & { verify?: boolean };
@@ -395,14 +398,14 @@ export function editRoutes(router: Router<any, any>): void {
     const auth = requireAuth(ctx);
     let saved: EditConfigRecord | null = null;
     if (body.edit_config_id) {
-      const org = needOrganization(ctx, auth);
+      const org = needOrganization(ctx, auth, body.organization_id);
       saved = await configFor(ctx, auth, body.edit_config_id);
       if (saved!.organization_id !== org) throw errors.validation('edit_config_id is a config of another organization than the active one');
     }
     for (const id of body.document_ids) await editDocument(ctx, auth, id);
     const now = new Date();
     const cfg = { ...mergeSettings(saved, body.config), verify: body.config?.verify ?? false };
-    const batch: EditBatchRecord = { id: randomUUID(), ...newOwned(auth, activeOrganization(ctx, auth)), name: body.name ?? null, status: 'pending', document_ids: [...new Set(body.document_ids)], config: cfg as Record<string, unknown>, edit_config_id: body.edit_config_id ?? null, jobs: {}, progress: 0, created_at: now, updated_at: now, completed_at: null };
+    const batch: EditBatchRecord = { id: randomUUID(), ...newOwned(auth, activeOrganization(ctx, auth, body.organization_id)), name: body.name ?? null, status: 'pending', document_ids: [...new Set(body.document_ids)], config: cfg as Record<string, unknown>, edit_config_id: body.edit_config_id ?? null, jobs: {}, progress: 0, created_at: now, updated_at: now, completed_at: null };
     await ctx.quire.store.repo('edit_batches').insert(batch);
     if (body.run_immediately) batch.jobs = await startBatchJobs(ctx, batch);
     return { batch: await batchView(ctx, (await ctx.quire.store.repo('edit_batches').get(batch.id))!), message: body.run_immediately ? `Editing ${batch.document_ids.length} document(s)` : 'Batch created; run it with POST /api/edit/batch/<id>/rerun' };

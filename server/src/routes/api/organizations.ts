@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { z } from 'zod';
 import { errors } from '@quire/core';
-import { addMember, apiOrganization, changeRole, createOrganization, deleteOrganization, leaveOrganization, listMembers, listOrganizations, loadOrganization, organizationSettingsSchema, removeMember, settingsOf, transferOwnership, updateOrganization, updateSettings } from '@quire/engine';
+import { acceptInvitation, apiOrganization, declineInvitation, inviteMember, listInvitations, myInvitations, revokeInvitation, changeRole, createOrganization, deleteOrganization, leaveOrganization, listMembers, listOrganizations, loadOrganization, organizationSettingsSchema, removeMember, settingsOf, transferOwnership, updateOrganization, updateSettings } from '@quire/engine';
 import { requireAuth } from '../../http/context.js';
 import type { AppContext } from '../../http/context.js';
 import { route } from '../../http/route.js';
@@ -16,6 +16,7 @@ const uuid = z.string().uuid();
 const actor = (ctx: AppContext) => ({ auth: requireAuth(ctx), ip: ctx.ip });
 const ORG = '{organization: {id, name, slug, settings, role, created_by, created_at, updated_at}}';
 const MEMBER = '{member: {id, user_id, email, name, role, created_at}}';
+const INVITATION = '{invitation: {id, object, organization_id, user_id, email, role, status, invited_by, expires_at, created_at}}';
 
 /**
  * Spec §4.14. Callers that are not members get 404 for an organization (its existence is not revealed);
@@ -113,7 +114,7 @@ export function organizationRoutes(router: Router<any, any>): void {
     {
       method: 'post',
       path: '/api/organizations/:id/members',
-      summary: `Add an existing user (\`user_id\`, or \`email\`) with a role (owner or admin; only an owner grants owner): ${MEMBER}. 404 for an unknown user, 409 when already a member, 403 when the user's email domain is not in allowed_domains.`,
+      summary: `Invite someone (\`user_id\`, or \`email\`) with a role (owner or admin; only an owner invites an owner). Nobody becomes a member without accepting: the answer is the pending invitation, ${INVITATION}, the same whether or not an account has that id or email. The invitee lists their invitations with GET /api/user/invitations and accepts (POST /api/user/invitations/<id>/accept) or declines; until then they have no access. 409 when the named user is already a member, 403 when the email's domain is not in allowed_domains.`,
       tag: TAG,
       status: 201,
       body: z
@@ -121,8 +122,30 @@ export function organizationRoutes(router: Router<any, any>): void {
         .strict()
         .refine((b) => !!b.user_id !== !!b.email, { message: 'send user_id or email (one of them)', path: ['user_id'] }),
     },
-    async (ctx, { body }) => ({ member: await addMember(ctx.quire.store, actor(ctx), ctx.params.id, body) }),
+    async (ctx, { body }) => ({ invitation: await inviteMember(ctx.quire.store, actor(ctx), ctx.params.id, body) }),
   );
+
+  route(router, { method: 'get', path: '/api/organizations/:id/invitations', summary: 'Pending invitations of the organization (owner or admin): {invitations: [...]}', tag: TAG }, async (ctx) => ({
+    invitations: await listInvitations(ctx.quire.store, requireAuth(ctx), ctx.params.id),
+  }));
+
+  route(router, { method: 'delete', path: '/api/organizations/:id/invitations/:invitationId', summary: "Revoke a pending invitation (owner or admin; only an owner revokes an owner's). Idempotent: {success, id, revoked}", tag: TAG }, async (ctx) => {
+    await revokeInvitation(ctx.quire.store, actor(ctx), ctx.params.id, ctx.params.invitationId);
+    return { success: true, id: ctx.params.invitationId, revoked: true };
+  });
+
+  route(router, { method: 'get', path: '/api/user/invitations', summary: "The caller's pending invitations to organizations (addressed to their user id or email), with the organization's id, name and slug: {invitations: [...]}", tag: TAG }, async (ctx) => ({
+    invitations: await myInvitations(ctx.quire.store, requireAuth(ctx)),
+  }));
+
+  route(router, { method: 'post', path: '/api/user/invitations/:invitationId/accept', summary: `Accept an invitation: the caller becomes a member with its role. {organization, member}. 404 for an invitation not addressed to the caller, 409 when it is no longer pending.`, tag: TAG }, async (ctx) =>
+    acceptInvitation(ctx.quire.store, actor(ctx), ctx.params.invitationId),
+  );
+
+  route(router, { method: 'post', path: '/api/user/invitations/:invitationId/decline', summary: 'Decline an invitation: {success}. 404 for one not addressed to the caller, 409 when no longer pending.', tag: TAG }, async (ctx) => {
+    await declineInvitation(ctx.quire.store, actor(ctx), ctx.params.invitationId);
+    return { success: true, id: ctx.params.invitationId, declined: true };
+  });
 
   route(
     router,

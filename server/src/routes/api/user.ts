@@ -7,7 +7,7 @@ import type { AppContext } from '../../http/context.js';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
 import { creditsReport, recordAudit, recordSignupConsents } from '@quire/engine';
-import { LoginThrottle, changePassword, checkLogin, checkTotp, confirmTotp, createSession, csrfTokenFor, disableTotp, endSession, enrolTotp, normalizeEmail, signUp, totpEnabled, verifyPassword } from '@quire/engine';
+import { LoginThrottle, changePassword, checkLogin, checkTotp, confirmTotp, createSession, csrfTokenFor, disableTotp, endSession, enrolTotp, normalizeEmail, sendEmail, signUpOrNotice, totpEnabled, verifyPassword } from '@quire/engine';
 import type { ThrottleLimit } from '@quire/engine';
 import { clearSessionCookies, setSessionCookies } from '../../auth/cookies.js';
 
@@ -78,19 +78,24 @@ export function userRoutes(router: Router<any, any>): void {
       method: 'post',
       path: '/api/auth/signup',
       summary:
-        'Create an account with email and password (rules of §4.12) and sign in: sets the HttpOnly session cookie quire_session and the cookie quire_csrf, whose value (also csrf_token in the body) must be sent as X-CSRF-Token on every cookie-authenticated write. 403 when sign-up is turned off (QUIRE_SIGNUP=false), 409 when the email is taken.',
+        'Create an account with email and password (rules of §4.12), then sign in with POST /api/auth/login. The answer is the same whether or not the email is registered already (202 {success, message}; it never tells): a registered email keeps its account and password unchanged, and its owner is told by email where SMTP is set up (QUIRE_SMTP_HOST). 400 for a password that breaks the rules, 403 when sign-up is turned off (QUIRE_SIGNUP=false).',
       tag: AUTH_TAG,
       auth: 'none',
-      status: 201,
+      status: 202,
       body: z.object({ email, password, name: z.string().trim().min(1).max(255).optional() }).strict(),
     },
     async (ctx, { body }) => {
-      if (!ctx.quire.config.accounts.signup) throw errors.forbidden('Sign-up is turned off on this server: ask an administrator for an account');
-      const user = await signUp(ctx.quire.store, body);
+      const rt = ctx.quire;
+      if (!rt.config.accounts.signup) throw errors.forbidden('Sign-up is turned off on this server: ask an administrator for an account');
+      const user = await signUpOrNotice(rt.store, body, (existing) => {
+        if (!rt.config.workflows.smtp.host) return;
+        const text = `Someone tried to create a Quire account with ${existing.email} at ${rt.config.publicUrl}. You already have an account there: nothing was changed. If this was you, sign in (or reset your password); otherwise you can ignore this message.`;
+        sendEmail(rt.config.workflows.smtp, { to: existing.email, subject: 'Sign-up attempt with your email address', text }).catch((err) => rt.logger.warn({ err: (err as Error).message }, 'sign-up notice not sent'));
+      });
       // signing up accepts the terms and the privacy policy of the current version (spec §4.11 required consents)
-      await recordSignupConsents(ctx.quire, user.id, ctx.ip);
-      ctx.status = 201;
-      return signIn(ctx, user);
+      if (user) await recordSignupConsents(rt, user.id, ctx.ip);
+      ctx.status = 202;
+      return { success: true, message: 'If this email address can be used, its account is ready: sign in with POST /api/auth/login' };
     },
   );
 

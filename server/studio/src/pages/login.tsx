@@ -20,7 +20,9 @@ export function LoginPage(props: { mode: 'login' | 'signup'; onSignedIn: (u: Use
     setBusy(true);
     setError(null);
     try {
-      const r = await api<{ user: User }>(signup ? '/api/auth/signup' : '/api/auth/login', { method: 'POST', json: body });
+      // sign-up answers the same for a new and a registered email (it never tells which): then sign in
+      if (signup) await api('/api/auth/signup', { method: 'POST', json: body });
+      const r = await api<{ user: User }>('/api/auth/login', { method: 'POST', json: { email: body.email, password: body.password, ...(body.totp_code ? { totp_code: body.totp_code } : {}) } });
       props.onSignedIn(r.user);
       navigate(location.pathname.endsWith('/login') || location.pathname.endsWith('/signup') ? '/documents' : location.pathname + location.search, true);
     } catch (err) {

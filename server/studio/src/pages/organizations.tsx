@@ -23,6 +23,13 @@ interface Member {
   created_at: string;
 }
 
+interface Invitation {
+  id: string;
+  organization: { id: string; name: string; slug: string };
+  role: Role;
+  expires_at: string;
+}
+
 interface OrgSettings {
   default_knowledge_base_id: string | null;
   billing_email: string | null;
@@ -61,11 +68,25 @@ export function OrganizationsPage(props: { userId: string }) {
   const [slug, setSlug] = useState('');
   const [slugEdited, setSlugEdited] = useState(false);
   const [open, setOpen] = useState<string | null>(null);
+  const [invitations, setInvitations] = useState<Invitation[]>([]);
 
   const load = () =>
-    api<{ organizations: Organization[] }>('/api/organizations')
-      .then((r) => setOrgs(r.organizations))
+    Promise.all([api<{ organizations: Organization[] }>('/api/organizations'), api<{ invitations: Invitation[] }>('/api/user/invitations')])
+      .then(([r, i]) => {
+        setOrgs(r.organizations);
+        setInvitations(i.invitations);
+      })
       .catch((e: Error) => setError(e.message));
+  const answer = async (i: Invitation, how: 'accept' | 'decline') => {
+    setError(null);
+    try {
+      await api(`/api/user/invitations/${i.id}/${how}`, { method: 'POST' });
+      await load();
+      if (how === 'accept') setOpen(i.organization.id);
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
   useEffect(() => {
     void load();
   }, []);
@@ -124,6 +145,24 @@ export function OrganizationsPage(props: { userId: string }) {
         The slug is unique across this service: lowercase letters, digits and single hyphens (e.g. acme-legal).
       </p>
       <Alert error={error} />
+      {invitations.length > 0 && (
+        <section aria-label="Your invitations">
+          <h2>Invitations</h2>
+          <ul class="invitations">
+            {invitations.map((i) => (
+              <li key={i.id}>
+                {i.organization.name} invites you as {i.role}{' '}
+                <button type="button" onClick={() => void answer(i, 'accept')} aria-label={`Accept the invitation to ${i.organization.name}`}>
+                  Accept
+                </button>{' '}
+                <button type="button" onClick={() => void answer(i, 'decline')} aria-label={`Decline the invitation to ${i.organization.name}`}>
+                  Decline
+                </button>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
       {orgs === null ? (
         <p role="status">Loading…</p>
       ) : orgs.length === 0 ? (
@@ -214,9 +253,10 @@ function OrganizationDetail(props: { org: Organization; userId: string; onChange
     const id = who.trim();
     const byId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
     void act(async () => {
-      const r = await api<{ member: Member }>(`/api/organizations/${org.id}/members`, { method: 'POST', json: { ...(byId ? { user_id: id } : { email: id }), role: newRole } });
+      // an invitation: the person joins once they accept it (on this page, under Invitations)
+      await api(`/api/organizations/${org.id}/members`, { method: 'POST', json: { ...(byId ? { user_id: id } : { email: id }), role: newRole } });
       setWho('');
-      return `${r.member.email} added as ${r.member.role}.`;
+      return `Invitation sent to ${id} as ${newRole}: they join once they accept it.`;
     });
   };
   const changeRole = (m: Member, r: Role) =>
@@ -262,7 +302,7 @@ function OrganizationDetail(props: { org: Organization; userId: string; onChange
       <Alert error={error} />
       {notice && <Alert>{notice}</Alert>}
       <h3>Members</h3>
-      {!may.manageMembers(role) && <p class="hint">Only owners and admins add, change or remove members.</p>}
+      {!may.manageMembers(role) && <p class="hint">Only owners and admins invite, change or remove members.</p>}
       <form class="inline" onSubmit={add}>
         <label>
           Email or user id
@@ -279,7 +319,7 @@ function OrganizationDetail(props: { org: Organization; userId: string; onChange
           </select>
         </label>
         <button type="submit" disabled={!may.manageMembers(role)}>
-          Add member
+          Invite member
         </button>
       </form>
       {members === null ? (
