@@ -5,6 +5,7 @@ import { createKey, findOrCreateUser } from '@quire/server';
 import { startTestServer, until, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { errorBody } from '../helpers/assertions.js';
+import { addAndAccept } from '../helpers/accounts.js';
 import type { TestUser } from '../helpers/accounts.js';
 
 /** a user made in the store with a premium key (no rate limit gets in the way of polling) */
@@ -30,10 +31,8 @@ describe('workflows within their scope', () => {
   async function organization(owner: User, members: [User, string][] = []): Promise<string> {
     const r = await call(owner, '/api/organizations', { method: 'POST', json: { name: `Scope ${++n}`, slug: `scope-${n}-${Date.now().toString(36)}` } });
     assert.equal(r.status, 201, JSON.stringify(r.body));
-    for (const [m, role] of members) {
-      const add = await call(owner, `/api/organizations/${r.body.organization.id}/members`, { method: 'POST', json: { user_id: m.id, role } });
-      assert.equal(add.status, 201, JSON.stringify(add.body));
-    }
+    // adding a member is an invitation the invitee accepts
+    for (const [m, role] of members) await addAndAccept(s, owner as TestUser, r.body.organization.id, m as TestUser, role);
     return r.body.organization.id;
   }
 
