@@ -264,6 +264,10 @@ describe('workflows within their scope', () => {
       await drain(2);
       assert.equal((await execute()).status, 202, 'room again once they finished');
       await drain(3);
+      // executes fired at the same moment are counted under the owner's lock: exactly the limit is accepted
+      const burst = await Promise.all(Array.from({ length: 12 }, execute));
+      assert.deepEqual(burst.map((r) => r.status).sort(), [...Array(10).fill(429), 202, 202].sort(), JSON.stringify(burst.map((r) => r.body)));
+      await drain(5);
     } finally {
       for (const res of held.splice(0)) res.writeHead(200).end('ok');
       await small.close();

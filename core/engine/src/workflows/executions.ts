@@ -10,8 +10,8 @@
  * at most QUIRE_WORKFLOW_MAX_RUNNING executions running at once; past either, 429 WORKFLOW_LIMIT.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { StoreConflictError, errors } from '@quire/core';
-import type { WorkflowExecutionRecord, WorkflowRecord } from '@quire/core';
+import { StoreConflictError, errors, isQuireError } from '@quire/core';
+import type { Store, WorkflowExecutionRecord, WorkflowRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { newJob, ownerOf } from '../jobs.js';
 import { decryptSecret, encryptSecret, secretsKey } from '../services/secrets.js';
@@ -97,8 +97,12 @@ export function apiExecution(x: WorkflowExecutionRecord) {
 }
 
 /** Running executions of the owner's scope (an organization's, or a user's personal ones). */
-const runningOf = (rt: Engine, wf: WorkflowRecord) =>
-  rt.store.repo('workflow_executions').count(wf.organization_id ? { organization_id: wf.organization_id, status: 'running' } : { user_id: wf.user_id, organization_id: null, status: 'running' });
+/** The running executions of the workflow's owner (its organization, or its user's personal ones), counted on `store`. */
+const runningOf = (store: Store, wf: WorkflowRecord) =>
+  store.repo('workflow_executions').count(wf.organization_id ? { organization_id: wf.organization_id, status: 'running' } : { user_id: wf.user_id, organization_id: null, status: 'running' });
+
+const runningLimit = (wf: WorkflowRecord, running: number, maxRunning: number) =>
+  errors.workflowLimit(`${running} executions of this ${wf.organization_id ? 'organization' : 'account'} are running (QUIRE_WORKFLOW_MAX_RUNNING ${maxRunning}); try again when one has finished`, { limit: 'running', max: maxRunning, running });
 
 /** how long the count of an origin's executions is kept */
 const ORIGIN_TTL_MS = 24 * 3600_000;
@@ -120,8 +124,9 @@ export async function startExecution(
   const id = opts.id ?? randomUUID();
   if (opts.id && (await rt.store.repo('workflow_executions').get(opts.id))) return null;
   const { maxRunning, maxExecutionsPerOrigin } = rt.config.workflows;
-  const running = await runningOf(rt, wf);
-  if (running >= maxRunning) throw errors.workflowLimit(`${running} executions of this ${wf.organization_id ? 'organization' : 'account'} are running (QUIRE_WORKFLOW_MAX_RUNNING ${maxRunning}); try again when one has finished`, { limit: 'running', max: maxRunning, running });
+  // a first look spares the origin's budget; the count that decides is taken again under the owner's lock below
+  const seen = await runningOf(rt.store, wf);
+  if (seen >= maxRunning) throw runningLimit(wf, seen, maxRunning);
   const originId = opts.originId ?? id;
   const counter = `workflow-origin:${originId}`;
   if ((await rt.store.increment(counter, 1, new Date(now.getTime() + ORIGIN_TTL_MS))) > maxExecutionsPerOrigin) {
@@ -142,6 +147,10 @@ export async function startExecution(
   const input: WorkflowJobInput = { execution_id: id, workflow_id: wf.id, definition: wf.definition as WorkflowJobInput['definition'], workflow_name: wf.name, chain_depth: opts.chainDepth ?? 0, origin_id: originId };
   try {
     await rt.store.transaction(async (tx) => {
+      // count and insert under the owner's lock: executions started at the same moment cannot all pass the count
+      await tx.lock(`workflow-running:${wf.organization_id ?? wf.user_id}`);
+      const running = await runningOf(tx, wf);
+      if (running >= maxRunning) throw runningLimit(wf, running, maxRunning);
       if (opts.tick) await tx.repo('workflow_ticks').insert({ id: derivedId('tick', wf.id, opts.tick.toISOString()), workflow_id: wf.id, tick_time: opts.tick, execution_id: id, created_at: now });
       await tx.repo('workflow_executions').insert(row);
       await tx.repo('jobs').insert(newJob({ id, owner: ownerOf(wf), type: 'workflow', input: input as unknown as Record<string, unknown> }));
@@ -152,6 +161,8 @@ export async function startExecution(
       await rt.store.increment(counter, -1, new Date(now.getTime() + ORIGIN_TTL_MS));
       return null;
     }
+    // held back by the running limit: it does not count against the origin's budget
+    if (isQuireError(e) && e.code === 'WORKFLOW_LIMIT') await rt.store.increment(counter, -1, new Date(now.getTime() + ORIGIN_TTL_MS));
     throw e;
   }
   try {
