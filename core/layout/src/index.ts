@@ -10,3 +10,5 @@ export { detectRules, scaleRules } from './rules.js';
 export type { PixelImage } from './rules.js';
 export { ocrLinesToBlocks, ocrWordsToPoints, scaleBox, layoutOcrPage } from './ocr-layout.js';
 export type { OcrLineInput, OcrLayoutOptions, OcrElement } from './ocr-layout.js';
+export { findFurniture, furnitureZone, furnitureKey, findLineNumberGutter, FURNITURE_TOP, FURNITURE_BOTTOM } from './furniture.js';
+export type { FurnitureCandidate, FurnitureZone, LineGutter } from './furniture.js';
