@@ -98,7 +98,7 @@ const SMALL_INT = /^\d{1,4}$/;
  */
 export function findLineNumberGutter(lines: Line[]): LineGutter | null {
   const numbered: { line: Line; item: TextItem; n: number }[] = [];
-  for (const line of lines) {
+  for (const line of [...lines].sort((a, b) => a.top - b.top)) {
     const first = line.items[0];
     if (!first) continue;
     const m = first.str.trim().match(/^(\d{1,4})(?:\s|$)/);
