@@ -93,8 +93,9 @@ const SMALL_INT = /^\d{1,4}$/;
 /**
  * A column of consecutive small integers at the left of the text lines: the first item of at least five
  * lines (60% of the page's lines or more), each a number one more than that of the numbered line above,
- * their left edges within a few points, at a regular vertical pitch, with text (or nothing) to their
- * right after a gap. Returns null when the page has no such column.
+ * their left edges within a few points, at a regular vertical pitch, with running text (or nothing) to
+ * their right after a gap: not the row numbers of a table (short cells, split by wide gaps). Returns null
+ * when the page has no such column.
  */
 export function findLineNumberGutter(lines: Line[]): LineGutter | null {
   const numbered: { line: Line; item: TextItem; n: number }[] = [];
@@ -132,5 +133,13 @@ export function findLineNumberGutter(lines: Line[]): LineGutter | null {
   const right = Math.max(...best.map((x) => x.item.x + x.item.width));
   const textStart = Math.min(...best.flatMap((x) => x.line.items.slice(1).map((i) => i.x)), Infinity);
   if (textStart !== Infinity && textStart <= right) return null;
+  // what the numbers stand beside is running text, not the cells of a table with a row-number column:
+  // lines of several words, seldom split by wide gaps
+  const rest = best.map((x) => x.line.items.slice(1)).filter((items) => items.length);
+  if (rest.length) {
+    const words = rest.map((items) => items.reduce((a, i) => a + (i.str.match(/\S+/g)?.length ?? 0), 0)).sort((a, b) => a - b);
+    const split = rest.filter((items) => items.some((it, i) => i > 0 && it.x - (items[i - 1]!.x + items[i - 1]!.width) > Math.max(it.size, 4) * 2)).length;
+    if (words[Math.floor(words.length / 2)]! < 3 || split > rest.length * 0.3) return null;
+  }
   return { numbers: new Set(best.map((x) => x.item)), lineNumbers: new Map(best.map((x) => [x.line, x.n])), pitch };
 }

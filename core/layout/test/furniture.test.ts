@@ -45,6 +45,9 @@ test('findLineNumberGutter: consecutive numbers at the left margin, one per line
   // numbers that do not count up by one (a column of amounts, a numbered list by twos) are no gutter
   const amounts = Array.from({ length: 8 }, (_, i) => line([item(`${(i + 1) * 10}`, 50, 80 + i * 24), item('Item of a table', 90, 80 + i * 24)]));
   assert.equal(findLineNumberGutter(amounts), null);
+  // the row numbers of a table: short cells split by wide gaps beside them
+  const table = Array.from({ length: 8 }, (_, i) => line([item(`${i + 1}`, 50, 80 + i * 24), item(`Part ${i}`, 90, 80 + i * 24), item('4', 250, 80 + i * 24), item('12.50', 350, 80 + i * 24)]));
+  assert.equal(findLineNumberGutter(table), null);
   // a few numbered lines among many others are no gutter either
   const few = [...lines.slice(0, 5), ...Array.from({ length: 12 }, (_, i) => line([item('Plain running text on a line', 90, 400 + i * 14)]))];
   assert.equal(findLineNumberGutter(few), null);
