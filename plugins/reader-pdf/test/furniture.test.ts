@@ -4,23 +4,30 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { createCanvas } from '@napi-rs/canvas';
+import { pluginContext } from '@quire/core';
 import type { ParsedDocument } from '@quire/core';
 import { chunkDocument } from '@quire/plugin-chunker-default';
+import ocrPlugin from '@quire/plugin-ocr-tesseract';
 import { pdfReader } from './make-reader.js';
+import { hasTesseract } from '../../../test/helpers/reader-harness.js';
 import { FURTHER, NOTICE_BODY, noticePdf, transcriptPdf } from '../../../test/helpers/layout-pdfs.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-pdf-furniture-'));
-const reader = pdfReader({ workers: 1 }, { shared: { 'limits.parseTimeoutMs': 60_000 } });
+const shared = { 'limits.parseTimeoutMs': 60_000, 'ocr.concurrency': 2 };
+const reader = pdfReader({ workers: 1 }, { shared });
+const ocrReader = hasTesseract ? pdfReader({ workers: 1 }, { shared, ocr: await ocrPlugin.create(pluginContext(ocrPlugin, { shared, dataDir: tmp })) }) : null;
 after(async () => {
   await reader.close();
+  await ocrReader?.close();
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
 let n = 0;
-async function read(bytes: Uint8Array): Promise<ParsedDocument> {
+async function read(bytes: Uint8Array, r = reader): Promise<ParsedDocument> {
   const p = path.join(tmp, `${n++}.pdf`);
   fs.writeFileSync(p, bytes);
-  return reader.read({ path: p, name: path.basename(p), format: 'pdf', size: bytes.length, documentId: 'doc-1' }, { ocr: { enabled: false, language: 'eng' } });
+  return r.read({ path: p, name: path.basename(p), format: 'pdf', size: bytes.length, documentId: 'doc-1' }, { ocr: { enabled: r !== reader ? 'auto' : false, language: 'eng' } });
 }
 const body = (d: ParsedDocument) => d.blocks.filter((b) => b.type !== 'header' && b.type !== 'footer');
 
@@ -103,4 +110,31 @@ test('two pages: a line repeated exactly, and page numbers, are furniture; lines
   assert.deepEqual(d.blocks.filter((b) => b.type === 'header').map((b) => b.text), ['Confidential draft', 'Confidential draft']);
   assert.deepEqual(d.blocks.filter((b) => b.type === 'footer').map((b) => b.text), ['- 1 -', '- 2 -']);
   assert.equal(body(d).filter((b) => b.text.startsWith('Invoice 10')).length, 2);
+});
+
+test('scanned pages: the running head and page footers read by OCR are header and footer blocks', { skip: !hasTesseract }, async () => {
+  const doc = await PDFDocument.create();
+  const bodies = ['The harbour opened a new quay for ferries this spring.', 'Cargo volumes rose by a fifth over the previous year.', 'A second crane is planned for the northern basin.'];
+  for (const [i, body] of bodies.entries()) {
+    // a page scanned at 150 dpi: the head at the top, the text in the middle, the footer at the bottom
+    const c = createCanvas(1275, 1650);
+    const g = c.getContext('2d');
+    g.fillStyle = '#fff';
+    g.fillRect(0, 0, c.width, c.height);
+    g.fillStyle = '#000';
+    g.font = '36px DejaVu Sans';
+    g.fillText('Harbour Board Quarterly Review', 150, 110);
+    g.font = '40px DejaVu Sans';
+    g.fillText(body, 150, 800);
+    g.font = '36px DejaVu Sans';
+    g.fillText(`Page ${i + 1} of 3`, 540, 1580);
+    const png = await doc.embedPng(c.toBuffer('image/png'));
+    doc.addPage([612, 792]).drawImage(png, { x: 0, y: 0, width: 612, height: 792 });
+  }
+  const d = await read(await doc.save(), ocrReader!);
+  assert.ok(d.pages.every((p) => p.ocr));
+  const of = (type: string) => d.blocks.filter((b) => b.type === type).map((b) => `${b.page}:${b.text}`);
+  assert.deepEqual(of('header'), [1, 2, 3].map((p) => `${p}:Harbour Board Quarterly Review`), d.blocks.map((b) => `${b.type}: ${b.text}`).join('\n'));
+  assert.deepEqual(of('footer'), [1, 2, 3].map((p) => `${p}:Page ${p} of 3`));
+  assert.ok(bodies.every((t, i) => d.blocks.some((b) => b.page === i + 1 && b.type === 'paragraph' && b.text === t)));
 });
