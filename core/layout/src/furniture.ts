@@ -83,8 +83,6 @@ export function findFurniture<C extends FurnitureCandidate>(candidates: C[], pag
 /** A line-number gutter found on a page: the number items, and the pitch of the numbered lines (points). */
 export interface LineGutter {
   numbers: Set<TextItem>;
-  /** line number of each numbered line, by the line */
-  lineNumbers: Map<Line, number>;
   pitch: number;
 }
 
@@ -141,5 +139,5 @@ export function findLineNumberGutter(lines: Line[]): LineGutter | null {
     const split = rest.filter((items) => items.some((it, i) => i > 0 && it.x - (items[i - 1]!.x + items[i - 1]!.width) > Math.max(it.size, 4) * 2)).length;
     if (words[Math.floor(words.length / 2)]! < 3 || split > rest.length * 0.3) return null;
   }
-  return { numbers: new Set(best.map((x) => x.item)), lineNumbers: new Map(best.map((x) => [x.line, x.n])), pitch };
+  return { numbers: new Set(best.map((x) => x.item)), pitch };
 }

@@ -5,7 +5,7 @@
  * region) and keeps rows of aligned short pieces (forms, key-values) row by row.
  */
 import type { TableCell } from '@quire/core';
-import { buildLines, cleanText, findLineNumberGutter, findRuledTables, furnitureZone, hOverlap, height, isBulletOnly, isListItem, itemsText, joinLines, median, mergeIntervals, parseKeyValue, toBBox, unionBox, vOverlap, width, wordsOf } from '@quire/layout';
+import { buildLines, cleanText, findLineNumberGutter, findRuledTables, furnitureZone, hOverlap, height, isBulletOnly, isListItem, itemBox, itemsText, joinLines, median, mergeIntervals, parseKeyValue, toBBox, unionBox, vOverlap, width, wordsOf } from '@quire/layout';
 import type { Box, GridTable, Line, Rule, TableElement, TextItem } from '@quire/layout';
 import type { PageElement, PartStats, TextElement } from './types.js';
 import { joinBlockLines } from './hyphens.js';
@@ -751,7 +751,7 @@ export function layoutPage(items: TextItem[], rules: Rule[], opts: LayoutOptions
     lines = lines
       .map((l) => {
         const items = l.items.filter((i) => !gutter.numbers.has(i));
-        return items.length === l.items.length ? l : { ...unionBox(items.map((i) => ({ x0: i.x, x1: i.x + i.width, top: i.top, bottom: i.bottom }))), items, size: l.size };
+        return items.length === l.items.length ? l : { ...unionBox(items.map(itemBox)), items, size: l.size };
       })
       .filter((l) => l.items.length);
   }
