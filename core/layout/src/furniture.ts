@@ -80,6 +80,9 @@ export function findFurniture<C extends FurnitureCandidate>(candidates: C[], pag
   return out;
 }
 
+/** Whether furniture is a header or a footer: the half of the page it is on. */
+export const furnitureSide = (c: FurnitureCandidate): FurnitureZone => (c.bbox.y + c.bbox.height / 2 <= c.pageHeight / 2 ? 'header' : 'footer');
+
 /** A line-number gutter found on a page: the number items, and the pitch of the numbered lines (points). */
 export interface LineGutter {
   numbers: Set<TextItem>;

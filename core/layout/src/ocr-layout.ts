@@ -7,7 +7,8 @@ import type { BBox, BlockInput, Table, Word } from '@quire/core';
 import { isListItem, joinLines, parseKeyValue } from './text.js';
 import { findRuledTables, itemBox, median, unionBox } from './grid.js';
 import type { Line, Rule, TextItem } from './grid.js';
-import { findLineNumberGutter } from './furniture.js';
+import { findFurniture, findLineNumberGutter, furnitureSide } from './furniture.js';
+import type { FurnitureCandidate } from './furniture.js';
 
 export interface OcrLineInput {
   text: string;
@@ -200,4 +201,17 @@ export function layoutOcrPage(input: OcrLineInput[], opts: OcrLayoutOptions & { 
     out.splice(at < 0 ? out.length : at, 0, { kind: 'table', table });
   }
   return out;
+}
+
+/** The blocks of an OCRed page that may be furniture: short ones (a line or two) with a box. */
+export function ocrFurnitureCandidates(page: number, pageHeight: number, elements: OcrElement[]): (FurnitureCandidate & { block: BlockInput })[] {
+  const out: (FurnitureCandidate & { block: BlockInput })[] = [];
+  for (const e of elements) if (e.kind === 'block' && e.block.bbox && e.block.text.length <= 160) out.push({ page, text: e.block.text, bbox: e.block.bbox, pageHeight, block: e.block });
+  return out;
+}
+
+/** Types the furniture blocks of OCRed pages (a multi-page scan) `header` or `footer`, in place. */
+export function markOcrFurniture(pages: { number: number; height: number; elements: OcrElement[] }[]): void {
+  const candidates = pages.flatMap((p) => ocrFurnitureCandidates(p.number, p.height, p.elements));
+  for (const c of findFurniture(candidates, pages.filter((p) => p.elements.length).length)) c.block.type = furnitureSide(c);
 }

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { findFurniture, findLineNumberGutter, layoutOcrPage } from '@quire/layout';
-import type { FurnitureCandidate, Line, TextItem } from '@quire/layout';
+import { findFurniture, findLineNumberGutter, layoutOcrPage, markOcrFurniture } from '@quire/layout';
+import type { FurnitureCandidate, Line, OcrElement, TextItem } from '@quire/layout';
 
 const H = 792;
 const cand = (page: number, text: string, y: number): FurnitureCandidate => ({ page, text, bbox: { x: 72, y, width: 200, height: 10 }, pageHeight: H });
@@ -68,4 +68,15 @@ test('layoutOcrPage: a line-number gutter read by OCR is left out and its lines 
   });
   const blocks = layoutOcrPage(lines, { page: 1, scale: 0.5 }).map((e) => (e.kind === 'block' ? e.block.text : ''));
   assert.deepEqual(blocks, ['APPEARANCES:', 'STEVEN E. MERCER, ESQ., Deputy Attorney General, Los Angeles, Cal.; on behalf of the Petitioner.', 'JANE ROE, ESQ., Sacramento, Cal.; on behalf of the Respondent.']);
+});
+
+test('markOcrFurniture: the running head and page numbers of a multi-page scan are typed header and footer', () => {
+  const block = (page: number, text: string, y: number): OcrElement => ({ kind: 'block', block: { type: 'paragraph', text, page, bbox: { x: 72, y, width: 300, height: 14 }, confidence: 0.9 } });
+  const pages = [1, 2, 3].map((n) => ({ number: n, height: H, elements: [block(n, 'Harbour Board Quarterly Review', 30), block(n, `Body text of page ${n}, different on each.`, 300), block(n, `Page ${n} of 3`, 760)] }));
+  // a scan of one page: nothing repeats
+  const single = [{ number: 1, height: H, elements: [block(1, 'Harbour Board Quarterly Review', 30), block(1, 'Page 1 of 1', 760)] }];
+  markOcrFurniture(pages);
+  markOcrFurniture(single);
+  assert.deepEqual(pages.map((p) => p.elements.map((e) => (e.kind === 'block' ? e.block.type : 'table'))), [1, 2, 3].map(() => ['header', 'paragraph', 'footer']));
+  assert.deepEqual(single[0]!.elements.map((e) => (e.kind === 'block' ? e.block.type : 'table')), ['paragraph', 'paragraph']);
 });

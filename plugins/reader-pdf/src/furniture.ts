@@ -4,7 +4,7 @@
  * `furniture` (text pages) or typed header/footer (OCR pages); the parts of blocks that reached into an
  * edge (layout.ts edgeParts) are joined back, furniture left apart.
  */
-import { findFurniture, unionBox } from '@quire/layout';
+import { findFurniture, furnitureSide, ocrFurnitureCandidates, unionBox } from '@quire/layout';
 import type { FurnitureCandidate } from '@quire/layout';
 import type { BlockInput } from '@quire/core';
 import type { AssembledPage } from './assemble.js';
@@ -41,17 +41,16 @@ export function setAsideFurniture(pages: AssembledPage[]): void {
   for (const p of pages) {
     if (!p) continue;
     if (p.ocr) {
-      for (const e of p.ocr.elements) if (e.kind === 'block' && e.block.bbox && e.block.text.length <= 160) candidates.push({ page: p.number, text: e.block.text, bbox: e.block.bbox, pageHeight: p.height, block: e.block });
+      candidates.push(...ocrFurnitureCandidates(p.number, p.height, p.ocr.elements));
       continue;
     }
     for (const e of p.elements) if (e.kind === 'text' && (e.part ? e.part.lines.length === 1 : e.lines <= 2)) candidates.push({ page: p.number, text: e.text, bbox: e.bbox, pageHeight: p.height, el: e });
   }
   const withText = pages.filter((p) => p && (p.ocr ? p.ocr.elements.length : p.elements.length)).length;
   const found = findFurniture(candidates, withText);
-  const zoneOf = (c: FurnitureCandidate) => (c.bbox.y + c.bbox.height / 2 <= c.pageHeight / 2 ? 'header' : 'footer');
   for (const c of found) {
-    if ('el' in c) c.el.furniture = zoneOf(c);
-    else c.block.type = zoneOf(c);
+    if ('el' in c) c.el.furniture = furnitureSide(c);
+    else c.block.type = furnitureSide(c);
   }
   for (const p of pages) {
     if (!p || p.ocr || !p.elements.some((e) => e.kind === 'text' && e.part)) continue;
