@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { makePdf } from '../helpers/fixtures.js';
+import { noticePdf } from '../helpers/layout-pdfs.js';
 import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { startStubLlm } from '../helpers/llm-stub.js';
@@ -51,6 +52,19 @@ describe('split with an LLM configured', () => {
     assert.equal(offline.status, 200);
     assert.deepEqual(offline.body.suggested_sections.map((x: any) => [x.page_start, x.page_end]), r.body.suggested_sections.map((x: any) => [x.page_start, x.page_end]));
     for (const x of offline.body.suggested_sections) assert.doesNotMatch(x.name, /^Model: /);
+    failing = false;
+  });
+
+  test('the model is shown the sections\' text without their running heads, footers and page numbers', async () => {
+    const up = await s.json('/v1/documents', { method: 'POST', body: uploadForm('notice.pdf', await noticePdf()) });
+    assert.equal((await waitForStatus(s, `/v1/documents/${up.body.id}`)).status, 'completed');
+    const before = llm.requests.length;
+    const r = await s.json('/api/split/analyze', { method: 'POST', json: { document_id: up.body.id } });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const asked = llm.requests.slice(before).map((b) => String(b.messages?.at(-1)?.content)).join('\n');
+    assert.match(asked, /^Section 0 \(pages 1-\d+\):\nThe agency announces a public meeting/m);
+    assert.doesNotMatch(asked, /Vol\. 85|August 6, 2020|Page \d of 4|4761\d/);
+    assert.match(r.body.suggested_sections[0].name, /^Model: The agency announces/);
   });
 });
 

@@ -3,6 +3,7 @@
  * entity bombs, minimal OOXML packages, a read in a fresh process, and a temp folder to read files from. Zips
  * are written by ./hostile.ts (node:zlib, much faster than fflate for hundreds of MB); any zip reader reads them.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +12,16 @@ import type { ParsedDocument, ReadOptions, ReaderPlugin } from '@quire/core';
 import { storedEntry, zip } from './hostile.js';
 
 export const MB = 1024 * 1024;
+
+/** Whether the tesseract command is installed (OCR tests are skipped without it). */
+export const hasTesseract = (() => {
+  try {
+    execFileSync('tesseract', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
 
 /** `head` + `unit` repeated to about `bytes` + `tail`, built by doubling copies (fast even for 200 MB). */
 export function repeated(head: string, unit: string, bytes: number, tail: string): Buffer {

@@ -8,5 +8,7 @@ export { buildLines, itemsText, findRuledTables, mergeIntervals, clusterValues, 
 export type { TextItem, Rule, TableElement, Box, Line, GridTable } from './grid.js';
 export { detectRules, scaleRules } from './rules.js';
 export type { PixelImage } from './rules.js';
-export { ocrLinesToBlocks, ocrWordsToPoints, scaleBox, layoutOcrPage } from './ocr-layout.js';
+export { ocrLinesToBlocks, ocrWordsToPoints, scaleBox, layoutOcrPage, ocrFurnitureCandidates, markOcrFurniture } from './ocr-layout.js';
 export type { OcrLineInput, OcrLayoutOptions, OcrElement } from './ocr-layout.js';
+export { findFurniture, furnitureZone, furnitureKey, furnitureSide, findLineNumberGutter, FURNITURE_TOP, FURNITURE_BOTTOM } from './furniture.js';
+export type { FurnitureCandidate, FurnitureZone, LineGutter } from './furniture.js';

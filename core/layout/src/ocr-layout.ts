@@ -5,8 +5,10 @@
  */
 import type { BBox, BlockInput, Table, Word } from '@quire/core';
 import { isListItem, joinLines, parseKeyValue } from './text.js';
-import { findRuledTables, median } from './grid.js';
-import type { Rule, TextItem } from './grid.js';
+import { findRuledTables, itemBox, median, unionBox } from './grid.js';
+import type { Line, Rule, TextItem } from './grid.js';
+import { findFurniture, findLineNumberGutter, furnitureSide } from './furniture.js';
+import type { FurnitureCandidate } from './furniture.js';
 
 export interface OcrLineInput {
   text: string;
@@ -23,6 +25,8 @@ export interface OcrLayoutOptions {
   page: number;
   /** points per pixel (72 / dpi) */
   scale: number;
+  /** pitch of numbered lines (a line-number gutter, pixels): such lines join into paragraphs however wide apart */
+  pitch?: number;
 }
 
 export const scaleBox = (b: BBox, k: number): BBox => ({ x: b.x * k, y: b.y * k, width: b.width * k, height: b.height * k });
@@ -62,21 +66,26 @@ export function ocrLinesToBlocks(input: OcrLineInput[], opts: OcrLayoutOptions):
   let curIsSingle = false;
   for (const l of lines) {
     const prev = cur[cur.length - 1];
-    const single = !!parseKeyValue(l.text) || l.bbox.height > h * 1.45;
+    const kv = !!parseKeyValue(l.text);
+    const single = kv || l.bbox.height > h * 1.45;
     let split = !prev || curIsSingle || single || isListItem(l.text);
     if (!split && prev) {
       const gap = l.bbox.y - (prev.bbox.y + prev.bbox.height);
       const overlap = Math.min(prev.bbox.x + prev.bbox.width, l.bbox.x + l.bbox.width) - Math.max(prev.bbox.x, l.bbox.x);
       const sizeRatio = Math.max(l.bbox.height, prev.bbox.height) / Math.max(1, Math.min(l.bbox.height, prev.bbox.height));
       const otherBlock = l.block !== undefined && prev.block !== undefined && l.block !== prev.block;
-      split = gap > h * 0.85 || gap < -h * 0.5 || overlap <= 0 || sizeRatio > 1.4 || (otherBlock && gap > h * 0.4);
+      // numbered lines: the next numbered line continues the paragraph unless it is indented (a new turn)
+      const numbered = !!opts.pitch && l.bbox.y - prev.bbox.y <= opts.pitch * 1.3;
+      if (numbered) split = l.bbox.x > cur[0]!.bbox.x + h * 1.5 && l.bbox.x > prev.bbox.x + h * 1.5;
+      else split = gap > h * 0.85 || gap < -h * 0.5 || overlap <= 0 || sizeRatio > 1.4 || (otherBlock && gap > h * 0.4);
     }
     if (split && cur.length) {
       groups.push(cur);
       cur = [];
     }
     cur.push(l);
-    curIsSingle = single;
+    // a numbered "SPEAKER: words" line starts a turn that the next lines continue
+    curIsSingle = single && !(kv && opts.pitch);
   }
   if (cur.length) groups.push(cur);
 
@@ -109,6 +118,36 @@ const inside = (b: BBox, k: number, box: BBox) => {
   return cx >= box.x && cx <= box.x + box.width && cy >= box.y && cy <= box.y + box.height;
 };
 
+/** An OCR word (pixels) as a text item in points. */
+const wordItem = (w: Word, k: number): TextItem => ({ str: w.text, x: w.bbox.x * k, top: w.bbox.y * k, bottom: (w.bbox.y + w.bbox.height) * k, baseline: (w.bbox.y + w.bbox.height) * k, width: w.bbox.width * k, size: w.bbox.height * k, bold: false, rtl: false });
+
+/**
+ * OCR lines without the numbers of a line-number gutter (findLineNumberGutter on the lines' words, in points),
+ * and the gutter's pitch in pixels; the lines as they are when there is none.
+ */
+function withoutLineNumbers(lines: OcrLineInput[], k: number): { lines: OcrLineInput[]; pitch?: number } {
+  if (lines.length < 5 || !lines.every((l) => l.words?.length)) return { lines };
+  const word = new Map<TextItem, Word>();
+  const asLines: Line[] = lines.map((l) => {
+    const items = l.words!.map((w) => {
+      const it = wordItem(w, k);
+      word.set(it, w);
+      return it;
+    });
+    return { ...unionBox(items.map(itemBox)), items, size: Math.max(...items.map((i) => i.size)) };
+  });
+  const gutter = findLineNumberGutter(asLines);
+  if (!gutter) return { lines };
+  const numbers = new Set([...gutter.numbers].map((it) => word.get(it)!));
+  const out: OcrLineInput[] = [];
+  for (const l of lines) {
+    const rest = l.words!.filter((w) => !numbers.has(w));
+    if (rest.length === l.words!.length) out.push(l);
+    else if (rest.length) out.push({ ...l, words: rest, text: rest.map((w) => w.text).join(' '), bbox: union(rest.map((w) => w.bbox)), confidence: rest.reduce((a, w) => a + w.confidence, 0) / rest.length });
+  }
+  return { lines: out, pitch: gutter.pitch / k };
+}
+
 /** A block or a table of an OCRed page, in reading order. */
 export type OcrElement = { kind: 'block'; block: BlockInput } | { kind: 'table'; table: Omit<Table, 'page'> };
 
@@ -127,7 +166,7 @@ export function layoutOcrPage(input: OcrLineInput[], opts: OcrLayoutOptions & { 
     input.forEach((l, li) =>
       (l.words ?? []).forEach((w) => {
         if (/^[|¦]+$/.test(w.text)) return; // a table border read as a character
-        const it: TextItem = { str: w.text, x: w.bbox.x * k, top: w.bbox.y * k, bottom: (w.bbox.y + w.bbox.height) * k, baseline: (w.bbox.y + w.bbox.height) * k, width: w.bbox.width * k, size: w.bbox.height * k, bold: false, rtl: false };
+        const it = wordItem(w, k);
         owner.set(it, { line: li, word: w });
         items.push(it);
       }),
@@ -154,11 +193,25 @@ export function layoutOcrPage(input: OcrLineInput[], opts: OcrLayoutOptions & { 
       }
     }
   }
-  const out: OcrElement[] = ocrLinesToBlocks(lines, opts).map((block) => ({ kind: 'block' as const, block }));
+  const gutter = withoutLineNumbers(lines, k);
+  const out: OcrElement[] = ocrLinesToBlocks(gutter.lines, { ...opts, pitch: gutter.pitch }).map((block) => ({ kind: 'block' as const, block }));
   for (const table of tables.sort((a, b) => (a.bbox?.y ?? 0) - (b.bbox?.y ?? 0))) {
     const y = table.bbox?.y ?? 0;
     const at = out.findIndex((e) => e.kind === 'block' && (e.block.bbox?.y ?? 0) > y);
     out.splice(at < 0 ? out.length : at, 0, { kind: 'table', table });
   }
   return out;
+}
+
+/** The blocks of an OCRed page that may be furniture: short ones (a line or two) with a box. */
+export function ocrFurnitureCandidates(page: number, pageHeight: number, elements: OcrElement[]): (FurnitureCandidate & { block: BlockInput })[] {
+  const out: (FurnitureCandidate & { block: BlockInput })[] = [];
+  for (const e of elements) if (e.kind === 'block' && e.block.bbox && e.block.text.length <= 160) out.push({ page, text: e.block.text, bbox: e.block.bbox, pageHeight, block: e.block });
+  return out;
+}
+
+/** Types the furniture blocks of OCRed pages (a multi-page scan) `header` or `footer`, in place. */
+export function markOcrFurniture(pages: { number: number; height: number; elements: OcrElement[] }[]): void {
+  const candidates = pages.flatMap((p) => ocrFurnitureCandidates(p.number, p.height, p.elements));
+  for (const c of findFurniture(candidates, pages.filter((p) => p.elements.length).length)) c.block.type = furnitureSide(c);
 }

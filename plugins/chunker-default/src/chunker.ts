@@ -59,7 +59,7 @@ export function chunkDocument(doc: ParsedDocument, options?: Partial<ChunkOption
   const blocks = usableBlocks(doc);
   const ctx = new DocIndex(doc, blocks);
   let drafts: Draft[];
-  if (opts.strategy === 'fixed') drafts = fixedDrafts(text, opts, ctx);
+  if (opts.strategy === 'fixed') drafts = fixedDrafts(text, blocks, opts, ctx);
   else if (opts.strategy === 'page') drafts = pageDrafts(blocks, ctx);
   else drafts = [...semanticDrafts(doc, blocks, opts, ctx), ...formDrafts(doc, blocks, opts)];
   return drafts.map((d, index) => ctx.finish(d, index));
@@ -261,22 +261,44 @@ export function splitTable(table: Table, format: ChunkOptions['table_output_form
 
 // ---------------------------------------------------------------- fixed / page
 
-function fixedDrafts(text: string, opts: ChunkOptions, ctx: DocIndex): Draft[] {
+/**
+ * The stretches of the text between running headers and footers (the whole text when there are none, or
+ * nothing else): fixed windows never take page furniture in.
+ */
+function bodyRanges(text: string, blocks: Block[]): [number, number][] {
+  const chrome = blocks.filter(isChrome);
+  if (!chrome.length || chrome.length === blocks.length) return [[0, text.length]];
+  const out: [number, number][] = [];
+  let at = 0;
+  for (const c of chrome) {
+    if (c.span.start > at) out.push([at, c.span.start]);
+    at = Math.max(at, c.span.end);
+  }
+  if (at < text.length) out.push([at, text.length]);
+  return out;
+}
+
+function fixedDrafts(text: string, blocks: Block[], opts: ChunkOptions, ctx: DocIndex): Draft[] {
+  return bodyRanges(text, blocks).flatMap(([from, to]) => fixedWindows(text, from, to, opts, ctx));
+}
+
+/** Windows of up to max characters over text[from, to), ending at word boundaries, overlapping by about `overlap`. */
+function fixedWindows(text: string, from: number, to: number, opts: ChunkOptions, ctx: DocIndex): Draft[] {
   const max = opts.max_chunk_size;
   const isWs = (i: number) => /\s/.test(text[i] ?? '');
   const skipWs = (i: number) => {
-    while (i < text.length && isWs(i)) i++;
+    while (i < to && isWs(i)) i++;
     return i;
   };
   /** the window starting at `pos`: up to max characters, ending at a word boundary, trimmed */
-  const windowAt = (pos: number) => splitWords(text, pos, Math.min(text.length, pos + max + 1), max)[0]!;
+  const windowAt = (pos: number) => splitWords(text, pos, Math.min(to, pos + max + 1), max)[0]!;
   const drafts: Draft[] = [];
-  let pos = skipWs(0);
-  while (pos < text.length) {
+  let pos = skipWs(from);
+  while (pos < to) {
     const [a, b] = windowAt(pos);
     drafts.push({ start: a, end: b, heading: ctx.headingAt(a) });
     const rest = skipWs(b);
-    if (rest >= text.length) break;
+    if (rest >= to) break;
     let next = rest;
     if (opts.overlap > 0) {
       let p = Math.max(b - opts.overlap, a + 1);
@@ -302,8 +324,10 @@ function pageSpans(blocks: Block[]): Map<number, { start: number; end: number }>
   return byPage;
 }
 
+/** One chunk per page: the span of its blocks, running headers and footers left out (when it has others). */
 function pageDrafts(blocks: Block[], ctx: DocIndex): Draft[] {
-  return [...pageSpans(blocks).entries()]
+  const withBody = new Set(blocks.filter((b) => !isChrome(b)).map((b) => b.page));
+  return [...pageSpans(blocks.filter((b) => !isChrome(b) || !withBody.has(b.page))).entries()]
     .sort((x, y) => x[0] - y[0])
     .map(([, r]) => ({ start: r.start, end: r.end, heading: ctx.headingAt(r.start) }));
 }

@@ -159,33 +159,41 @@ test('semantic: tables in html and json, and a table larger than the limit in js
   }
 });
 
-test('fixed: windows at word boundaries with the overlap respected', () => {
+test('fixed: windows at word boundaries with the overlap respected, running footers left out', () => {
   const doc = sampleDoc();
   const chunks = chunkDocument(doc, opts({ strategy: 'fixed', max_chunk_size: 200, overlap: 50 }));
   checkCommon(doc, chunks, 200);
   const ws = (c: string | undefined) => c === undefined || /\s/.test(c);
+  const footers = doc.blocks.filter((b) => b.type === 'footer');
+  assert.equal(footers.length, 2);
   for (let i = 0; i < chunks.length; i++) {
     const c = chunks[i]!;
     assert.ok(ws(doc.text[c.span.start - 1]), 'starts at a word start');
     assert.ok(ws(doc.text[c.span.end]), 'ends at a word end');
+    assert.ok(footers.every((f) => f.span.end <= c.span.start || f.span.start >= c.span.end), `${c.id} takes in no footer`);
     if (i > 0) {
       const ov = chunks[i - 1]!.span.end - c.span.start;
-      assert.ok(ov > 0 && ov <= 50, `overlap ${ov}`);
+      // windows overlap, except across a footer: the next one starts after it
+      const across = footers.some((f) => f.span.start >= chunks[i - 1]!.span.end && f.span.end <= c.span.start);
+      assert.ok(across ? ov < 0 : ov > 0 && ov <= 50, `overlap ${ov}`);
     }
   }
   assert.equal(chunks[chunks.length - 1]!.span.end, doc.text.trimEnd().length, 'covers the end');
   const noOverlap = chunkDocument(doc, opts({ strategy: 'fixed', max_chunk_size: 200, overlap: 0 }));
-  assert.equal(noOverlap.map((c) => c.content).join(' ').replace(/\s+/g, ' '), doc.text.replace(/\s+/g, ' '), 'nothing lost, nothing repeated');
+  const body = footers.reduceRight((t, f) => t.slice(0, f.span.start) + t.slice(f.span.end), doc.text);
+  assert.equal(noOverlap.map((c) => c.content).join(' ').replace(/\s+/g, ' '), body.replace(/\s+/g, ' '), 'nothing lost but the footers, nothing repeated');
 });
 
-test('page: one chunk per page, tables as text', () => {
+test('page: one chunk per page, tables as text, running footers left out', () => {
   const doc = sampleDoc();
   const chunks = chunkDocument(doc, opts({ strategy: 'page' }));
   assert.deepEqual(chunks.map((c) => c.page), [1, 2, 3]);
   for (const c of chunks) {
     assert.equal(c.content, doc.text.slice(c.span.start, c.span.end));
     assert.deepEqual(c.metadata.pages, [c.page]);
+    assert.doesNotMatch(c.content, /Page \d of 3/);
   }
+  assert.match(chunks[0]!.content, /South: down 2%$/);
   assert.ok(chunks[1]!.content.includes(tableToMarkdown(doc.tables[0]!)));
   assert.ok(chunks[2]!.metadata.confidence < 0.8);
   assert.equal(chunks[2]!.metadata.heading, 'Appendix');

@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { builtinFormats, definePlugin, DocumentBuilder, errors, isQuireError, readLimits, z } from '@quire/core';
 import type { OcrPlugin, OcrResult, ParsedDocument, PluginContext, ReaderInput, ReaderPlugin, ReadOptions } from '@quire/core';
-import { detectRules, layoutOcrPage, median, ocrWordsToPoints, scaleRules } from '@quire/layout';
+import { detectRules, layoutOcrPage, markOcrFurniture, median, ocrWordsToPoints, scaleRules } from '@quire/layout';
+import type { OcrElement } from '@quire/layout';
 import type { Rule } from '@quire/layout';
 import { imageInfo } from './imageinfo.js';
 import type { ImageFrame } from './imageinfo.js';
@@ -206,6 +207,7 @@ export async function readImage(ctx: Pick<PluginContext, 'tryGet'>, input: Reade
     let results: OcrResult[] = result.pages?.length ? result.pages : [result];
     if (options.maxPages && options.maxPages > 0) results = results.slice(0, options.maxPages);
     const count = Math.max(results.length, frames.length);
+    const laidOut: { number: number; height: number; elements: OcrElement[] }[] = [];
     for (let i = 0; i < count; i++) {
       options.signal?.throwIfAborted();
       const r = results[i];
@@ -226,17 +228,22 @@ export async function readImage(ctx: Pick<PluginContext, 'tryGet'>, input: Reade
       if (!r) continue;
       // ruled tables: lines found in the pixels of a single-frame image (in the image's own pixels)
       const rules = count === 1 && decodable ? await imageRules(head, limits.imagePixels).catch(() => []) : [];
+      laidOut.push({ number: i + 1, height: heightPx * k, elements: layoutOcrPage(r.lines, { page: i + 1, scale: kx, rules: scaleRules(rules, k) }) });
+      options.onProgress?.((i + 1) / count);
+    }
+    // running heads, footers and page numbers of a multi-page scan, by repetition across its pages
+    markOcrFurniture(laidOut);
+    for (const p of laidOut) {
       let prev: string | null = null;
-      for (const e of layoutOcrPage(r.lines, { page: i + 1, scale: kx, rules: scaleRules(rules, k) })) {
+      for (const e of p.elements) {
         if (e.kind === 'table') {
-          builder.addTable({ ...e.table, page: i + 1 });
+          builder.addTable({ ...e.table, page: p.number });
           prev = 'table';
         } else {
           builder.addBlock(e.block, prev === 'list_item' && e.block.type === 'list_item' ? '\n' : '\n\n');
           prev = e.block.type;
         }
       }
-      options.onProgress?.((i + 1) / count);
     }
     return builder.build();
   } finally {

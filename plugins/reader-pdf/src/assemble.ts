@@ -1,7 +1,7 @@
 /**
  * Document-level decisions made once every page is laid out: the body font size, headings and their
- * levels (font size / weight relative to the body), running headers and footers (lines repeated at the
- * top or bottom of pages, page numbers), then the blocks in reading order into the DocumentBuilder; the
+ * levels (font size / weight relative to the body), the page furniture set aside (furniture.ts) as header
+ * and footer blocks, then the blocks in reading order into the DocumentBuilder; the
  * form fields of the pages into the document's metadata, and an issue for an XFA form that was not read.
  */
 import type { BlockInput, DocumentBuilder, Word } from '@quire/core';
@@ -72,41 +72,6 @@ function headingCandidate(e: TextElement, body: number, boldBody: boolean, itali
   return null;
 }
 
-const normKey = (t: string) => t.toLowerCase().replace(/\d+/g, '#').replace(/\s+/g, ' ').trim();
-const PAGE_NUMBER = /^(?:(?:page|p\.|seite|página|pagina)\s*)?(?:#|[ivxlc]+)(?:\s*(?:of|\/|von|de)\s*#)?$|^[-–—]\s*#\s*[-–—]$/i;
-
-/** Marks running headers/footers: repeated normalised text near the top/bottom edge, and page numbers. */
-export function findHeadersFooters(pages: PageResult[]): Set<TextElement> {
-  const zoneOf = (p: PageResult, e: TextElement): 'header' | 'footer' | null => {
-    if (!p.height) return null;
-    if (e.bbox.y + e.bbox.height <= p.height * 0.12) return 'header';
-    if (e.bbox.y >= p.height * 0.9) return 'footer';
-    return null;
-  };
-  const seen = new Map<string, Set<number>>();
-  const candidates: { e: TextElement; key: string; page: number }[] = [];
-  for (const p of pages) {
-    for (const e of p.elements) {
-      if (e.kind !== 'text' || e.lines > 2) continue;
-      const zone = zoneOf(p, e);
-      if (!zone) continue;
-      const key = `${zone}:${normKey(e.text)}`;
-      candidates.push({ e, key, page: p.number });
-      const s = seen.get(key) ?? new Set<number>();
-      s.add(p.number);
-      seen.set(key, s);
-    }
-  }
-  const textPages = pages.filter((p) => p.elements.length).length;
-  const need = Math.max(2, Math.ceil(textPages * 0.4));
-  const out = new Set<TextElement>();
-  for (const c of candidates) {
-    const repeated = (seen.get(c.key)?.size ?? 0) >= need;
-    if (repeated || PAGE_NUMBER.test(normKey(c.e.text))) out.add(c.e);
-  }
-  return out;
-}
-
 export function assemble(builder: DocumentBuilder, pages: AssembledPage[]): void {
   const textPages = pages.filter((p) => !p.ocr);
   const body = bodyFontSize(textPages);
@@ -118,7 +83,6 @@ export function assemble(builder: DocumentBuilder, pages: AssembledPage[]): void
   const levels = [...sized].sort((a, b) => b - a);
   const levelOf = (e: TextElement, kind: 'size' | 'bold' | 'italic') =>
     kind === 'size' ? Math.min(6, levels.indexOf(sizeKey(e.size)) + 1) : Math.min(6, levels.length + (kind === 'bold' ? 1 : 2));
-  const running = findHeadersFooters(textPages);
 
   for (const p of pages) {
     const ocr = p.ocr;
@@ -154,10 +118,8 @@ export function assemble(builder: DocumentBuilder, pages: AssembledPage[]): void
       }
       const base = { text: e.text, page: p.number, bbox: e.bbox, confidence: 1, font: { size: Math.round(e.size * 10) / 10, bold: e.bold } };
       let input: BlockInput;
-      if (running.has(e)) {
-        const header = e.bbox.y + e.bbox.height <= p.height * 0.5;
-        input = { ...base, type: header ? 'header' : 'footer' };
-      } else {
+      if (e.furniture) input = { ...base, type: e.furniture };
+      else {
         const h = headingCandidate(e, body, boldBody, italicBody);
         if (h) input = { ...base, type: 'heading', level: levelOf(e, h) };
         else if (e.type === 'key_value') input = { ...base, type: 'key_value', key: e.key, value: e.value };

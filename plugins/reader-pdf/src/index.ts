@@ -10,6 +10,7 @@ import type { Rule } from '@quire/layout';
 import { WorkerPool, memoryError, workerUrl } from './pool.js';
 import { assemble } from './assemble.js';
 import { resolveHyphenBreaks } from './hyphens.js';
+import { setAsideFurniture } from './furniture.js';
 import { blankPagesNote } from './blank.js';
 import type { AssembledPage } from './assemble.js';
 import type { OpenResult, PageResult } from './types.js';
@@ -387,6 +388,8 @@ export class PdfReader implements Omit<ReaderPlugin, 'formats'> {
       });
       if (count > 0 && damaged === count) throw errors.processing(DAMAGED);
       await Promise.all(ocrJobs);
+      // running heads, footers and page numbers: found by repetition across the pages, set apart
+      setAsideFurniture(pages);
       // hyphens at line ends: compound words keep theirs, hyphenated words are joined (from the whole text)
       resolveHyphenBreaks(pages);
       assemble(builder, pages);

@@ -5,9 +5,9 @@
  * region) and keeps rows of aligned short pieces (forms, key-values) row by row.
  */
 import type { TableCell } from '@quire/core';
-import { buildLines, cleanText, findRuledTables, hOverlap, height, isBulletOnly, isListItem, itemsText, joinLines, median, mergeIntervals, parseKeyValue, toBBox, unionBox, vOverlap, width, wordsOf } from '@quire/layout';
+import { buildLines, cleanText, findLineNumberGutter, findRuledTables, furnitureZone, hOverlap, height, isBulletOnly, isListItem, itemBox, itemsText, joinLines, median, mergeIntervals, parseKeyValue, toBBox, unionBox, vOverlap, width, wordsOf } from '@quire/layout';
 import type { Box, GridTable, Line, Rule, TableElement, TextItem } from '@quire/layout';
-import type { PageElement, TextElement } from './types.js';
+import type { PageElement, PartStats, TextElement } from './types.js';
 import { joinBlockLines } from './hyphens.js';
 
 // ---------- lines and segments ----------
@@ -437,7 +437,11 @@ const CAPTION = /^(fig(ure)?|table|tab\.|chart|exhibit|listing)\s*[\dIVX]+[a-z]?
 /** A note under a table or figure: a label, then a sentence (not a short value) */
 const NOTE = /^(notes?|sources?|nb)\s*:\s*\S+(\s+\S+){3,}/i;
 
-export function buildBlocks(segs: Segment[]): Block[] {
+/**
+ * Segments into paragraph blocks. `pitch`: the line pitch of a numbered-line page (a line-number gutter):
+ * its lines, however widely spaced, join into paragraphs; an indented line starts a new one.
+ */
+export function buildBlocks(segs: Segment[], pitch = 0): Block[] {
   const sorted = [...segs].sort((a, b) => a.top - b.top || a.x0 - b.x0);
   const blocks: Block[] = [];
   const closed = new Set<Block>();
@@ -453,7 +457,9 @@ export function buildBlocks(segs: Segment[]): Block[] {
         if (last.line === s.line) continue;
         const gap = s.top - last.bottom;
         const lh = Math.max(height(last), height(s));
-        if (gap > lh * 0.75 || gap < -lh * 0.5) continue;
+        const nextNumbered = pitch > 0 && s.top - last.top <= pitch * 1.3;
+        if ((gap > lh * 0.75 && !nextNumbered) || gap < -lh * 0.5) continue;
+        if (nextNumbered && s.x0 > last.x0 + Math.max(s.size, 4) * 1.5 && s.x0 > b.x0 + Math.max(s.size, 4) * 1.5) continue; // an indented start
         const ratio = Math.max(s.size, last.size) / Math.max(0.1, Math.min(s.size, last.size));
         if (ratio > 1.15) continue;
         if (last.bold !== s.bold && (b.segs.length === 1 || s.bold)) continue; // heading then body
@@ -475,32 +481,68 @@ export function buildBlocks(segs: Segment[]): Block[] {
     } else {
       const b: Block = { x0: s.x0, x1: s.x1, top: s.top, bottom: s.bottom, segs: [s], size: s.size };
       blocks.push(b);
-      if (kv) closed.add(b);
+      // a numbered line "SPEAKER: words" starts a turn that the next lines continue
+      if (kv && !pitch) closed.add(b);
     }
   }
   return blocks;
 }
 
-function blockElement(b: Block, markHyphenBreaks = false): TextElement {
-  const text = joinBlockLines(b.segs.map((s) => s.text), markHyphenBreaks);
-  let chars = 0, bold = 0, italic = 0;
+function segStats(segs: Segment[]): PartStats {
+  const st: PartStats = { chars: 0, bold: 0, italic: 0, sizes: [] };
   const sizes = new Map<number, number>();
-  for (const s of b.segs) {
+  for (const s of segs) {
     const n = s.text.length;
-    chars += n;
-    if (s.bold) bold += n;
-    if (s.italic) italic += n;
+    st.chars += n;
+    if (s.bold) st.bold += n;
+    if (s.italic) st.italic += n;
     const k = Math.round(s.size * 2) / 2;
     sizes.set(k, (sizes.get(k) ?? 0) + n);
   }
-  const size = [...sizes].sort((a, c) => c[1] - a[1])[0]?.[0] ?? b.size;
-  const el: TextElement = { kind: 'text', type: 'paragraph', text, bbox: toBBox(b), lines: b.segs.length, size, bold: chars > 0 && bold / chars >= 0.8, ...(chars > 0 && italic / chars >= 0.8 ? { italic: true } : {}) };
+  st.sizes = [...sizes];
+  return st;
+}
+
+/** A text element from the lines of a block (or of several parts of one, joined back): its type, size and style. */
+export function textElement(lineTexts: string[], box: Box, lines: number, st: PartStats, markHyphenBreaks: boolean, fallbackSize: number): TextElement {
+  const text = joinBlockLines(lineTexts, markHyphenBreaks);
+  const { chars, bold, italic } = st;
+  const size = [...st.sizes].sort((a, c) => c[1] - a[1])[0]?.[0] ?? fallbackSize;
+  const el: TextElement = { kind: 'text', type: 'paragraph', text, bbox: toBBox(box), lines, size, bold: chars > 0 && bold / chars >= 0.8, ...(chars > 0 && italic / chars >= 0.8 ? { italic: true } : {}) };
   // "Table 3: ..." is a caption and "Note: ..." / "Source: ..." under a table a note, not label-value pairs
-  const kv = b.segs.length === 1 && !CAPTION.test(text) && !NOTE.test(text) ? parseKeyValue(text) : null;
+  const kv = lines === 1 && !CAPTION.test(text) && !NOTE.test(text) ? parseKeyValue(text) : null;
   if (kv) Object.assign(el, { type: 'key_value', key: kv.key, value: kv.value });
   else if (isListItem(text)) el.type = 'list_item';
   else if (CAPTION.test(text)) el.type = 'caption';
   return el;
+}
+
+function blockElement(b: Block, markHyphenBreaks = false): TextElement {
+  return textElement(b.segs.map((s) => s.text), b, b.segs.length, segStats(b.segs), markHyphenBreaks, b.size);
+}
+
+/**
+ * A block with lines near the top or bottom edge of the page (where running heads and footers are) and
+ * more than one line: its parts, each edge line alone and the runs of other lines together, so that the
+ * document can set aside the lines that repeat from page to page and join the others back (assemble.ts).
+ * Null when the block has no edge line or only one line.
+ */
+function edgeParts(b: Block, pageHeight: number, group: number, markHyphenBreaks: boolean): TextElement[] | null {
+  if (b.segs.length < 2 || !pageHeight) return null;
+  const zones = b.segs.map((s) => furnitureZone(s, pageHeight));
+  if (zones.every((z) => !z)) return null;
+  const runs: { segs: Segment[]; zone: 'header' | 'footer' | null }[] = [];
+  b.segs.forEach((s, i) => {
+    const last = runs[runs.length - 1];
+    if (!zones[i] && last && !last.zone) last.segs.push(s);
+    else runs.push({ segs: [s], zone: zones[i]! });
+  });
+  return runs.map((r, index) => {
+    const stats = segStats(r.segs);
+    const el = textElement(r.segs.map((s) => s.text), unionBox(r.segs), r.segs.length, stats, markHyphenBreaks, b.size);
+    el.part = { group, index, lines: r.segs.map((s) => s.text), stats, mark: markHyphenBreaks };
+    return el;
+  });
 }
 
 // ---------- reading order ----------
@@ -702,18 +744,35 @@ export function layoutPage(items: TextItem[], rules: Rule[], opts: LayoutOptions
     }
   }
   const free = usedItems.size ? items.filter((i) => !usedItems.has(i)) : items;
-  const lines = buildLines(free);
+  let lines = buildLines(free);
+  // a line-number gutter: the numbers are left out, the numbered lines read as running text
+  const gutter = findLineNumberGutter(lines);
+  if (gutter) {
+    lines = lines
+      .map((l) => {
+        const items = l.items.filter((i) => !gutter.numbers.has(i));
+        return items.length === l.items.length ? l : { ...unionBox(items.map(itemBox)), items, size: l.size };
+      })
+      .filter((l) => l.items.length);
+  }
   const segs = buildSegments(lines);
   const aligned = findAlignedTables(segs, bodySize);
   const usedSegs = new Set<Segment>();
   for (const t of aligned) for (const s of t.used) usedSegs.add(s);
-  const blocks = buildBlocks(segs.filter((s) => !usedSegs.has(s)));
+  const blocks = buildBlocks(segs.filter((s) => !usedSegs.has(s)), gutter?.pitch);
+  const parts = new Map<PageElement, TextElement[]>();
   const nodes: Node[] = [
-    ...blocks.map((b) => ({ x0: b.x0, x1: b.x1, top: b.top, bottom: b.bottom, el: blockElement(b, opts.markHyphenBreaks) as PageElement, lines: b.segs.length })),
+    ...blocks.map((b, i) => {
+      const el = blockElement(b, opts.markHyphenBreaks);
+      const split = edgeParts(b, opts.height, i, !!opts.markHyphenBreaks);
+      if (split) parts.set(el, split);
+      return { x0: b.x0, x1: b.x1, top: b.top, bottom: b.bottom, el: el as PageElement, lines: b.segs.length };
+    }),
     ...[...ruled.map((t) => t.element), ...aligned.map((t) => t.element)].map((el) => ({ x0: el.bbox.x, x1: el.bbox.x + el.bbox.width, top: el.bbox.y, bottom: el.bbox.y + el.bbox.height, el: el as PageElement, lines: 99 })),
   ];
   const rtlChars = segs.filter((s) => s.rtl).reduce((a, s) => a + s.text.length, 0);
   const allChars = segs.reduce((a, s) => a + s.text.length, 0);
   const minGap = Math.max(bodySize * 0.9, 6);
-  return order(nodes, minGap, rtlChars > allChars / 2).map((n) => n.el);
+  // a block with edge lines is placed as a whole, then given as its parts
+  return order(nodes, minGap, rtlChars > allChars / 2).flatMap((n) => parts.get(n.el) ?? [n.el]);
 }

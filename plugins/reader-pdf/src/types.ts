@@ -16,6 +16,21 @@ export interface TextElement {
   italic?: boolean;
   key?: string;
   value?: string;
+  /**
+   * A part of a block that reaches into the top or bottom edge of the page (layout.ts edgeParts): parts of
+   * one group follow each other; those that are not page furniture are joined back into one element.
+   */
+  part?: { group: number; index: number; lines: string[]; stats: PartStats; mark: boolean };
+  /** page furniture (a running head, footer or page number), found across the pages */
+  furniture?: 'header' | 'footer';
+}
+
+/** Characters of a text part, bold, italic, and by font size (half points): to type the part joined back. */
+export interface PartStats {
+  chars: number;
+  bold: number;
+  italic: number;
+  sizes: [number, number][];
 }
 
 export type PageElement = TextElement | TableElement;

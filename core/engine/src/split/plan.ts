@@ -131,7 +131,8 @@ function fromSuggestion(s: SplitSuggestion): PlannedSection {
 async function refineWithModel(rt: Engine, llm: LlmPlugin, doc: ParsedDocument, sections: PlannedSection[], instructions: string | null, signal?: AbortSignal): Promise<void> {
   const excerpt = (s: PlannedSection) =>
     doc.blocks
-      .filter((b) => b.page >= s.page_start && b.page <= s.page_end)
+      // page furniture (running heads, footers, page numbers) says nothing of what a section is
+      .filter((b) => b.page >= s.page_start && b.page <= s.page_end && b.type !== 'header' && b.type !== 'footer')
       .map((b) => b.text)
       .join('\n')
       .slice(0, 600);

@@ -1,0 +1,42 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+import { noticePdf, transcriptPdf } from '../helpers/layout-pdfs.js';
+
+/** Reading real page layouts over HTTP: page furniture and line-number gutters, as the chunks show them. */
+describe('page furniture and line-number gutters, upload → chunks', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(async () => {
+    await s?.close();
+  });
+
+  const parse = async (name: string, bytes: Uint8Array) => {
+    const up = await s.json('/v1/documents', { method: 'POST', body: uploadForm(name, bytes) });
+    assert.equal(up.status, 201, JSON.stringify(up.body));
+    const done = await waitForStatus(s, `/v1/documents/${up.body.id}`);
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    const content = await s.json(`/v1/documents/${up.body.id}/content?response=full`);
+    assert.equal(content.status, 200);
+    return content.body as { text: string; chunks: { content: string; type: string }[] };
+  };
+
+  test('running heads, a date line and page numbers stay in the text but not in the chunks', async () => {
+    const c = await parse('notice.pdf', await noticePdf());
+    assert.match(c.text, /Federal Register \/ Vol\. 85, No\. 152/);
+    assert.ok(c.chunks.length >= 1);
+    const all = c.chunks.map((x) => x.content).join('\n');
+    assert.match(all, /The agency announces a public meeting of the advisory committee on water quality standards/);
+    assert.doesNotMatch(all, /Vol\. 85|Thursday, August 6, 2020|Page \d of 4|4761\d/);
+  });
+
+  test('a transcript is chunked without its line numbers, a sentence over two numbered lines whole', async () => {
+    const c = await parse('transcript.pdf', await transcriptPdf());
+    const all = c.chunks.map((x) => x.content).join('\n');
+    assert.match(all, /STEVEN E\. MERCER, ESQ\., Deputy Attorney General, Los Angeles, Cal\.; on behalf of the Petitioner\./);
+    assert.doesNotMatch(all, /\b(1[0-9]|2[0-5]) [A-Z]|Alderson Reporting Company|Official - Subject to Final Review/);
+  });
+});
