@@ -17,6 +17,7 @@ import { newJob, ownerOf } from '../jobs.js';
 import { decryptSecret, encryptSecret, secretsKey } from '../services/secrets.js';
 import type { SecretsKeyHolder } from '../services/secrets.js';
 import { hmacHex, safeEqualHex } from '../services/signing.js';
+import { scopeWhere } from './scope.js';
 
 export const WORKFLOW_PIPELINE = 'workflow';
 
@@ -96,10 +97,8 @@ export function apiExecution(x: WorkflowExecutionRecord) {
   };
 }
 
-/** Running executions of the owner's scope (an organization's, or a user's personal ones). */
 /** The running executions of the workflow's owner (its organization, or its user's personal ones), counted on `store`. */
-const runningOf = (store: Store, wf: WorkflowRecord) =>
-  store.repo('workflow_executions').count(wf.organization_id ? { organization_id: wf.organization_id, status: 'running' } : { user_id: wf.user_id, organization_id: null, status: 'running' });
+const runningOf = (store: Store, wf: WorkflowRecord) => store.repo('workflow_executions').count({ ...scopeWhere(wf), status: 'running' });
 
 const runningLimit = (wf: WorkflowRecord, running: number, maxRunning: number) =>
   errors.workflowLimit(`${running} executions of this ${wf.organization_id ? 'organization' : 'account'} are running (QUIRE_WORKFLOW_MAX_RUNNING ${maxRunning}); try again when one has finished`, { limit: 'running', max: maxRunning, running });

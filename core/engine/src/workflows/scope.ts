@@ -8,7 +8,7 @@
  * or runs it; a step checks again when it runs (the data may have changed underneath).
  */
 import { errors } from '@quire/core';
-import type { Owned, SchemaRecord, Store } from '@quire/core';
+import type { Owned, SchemaRecord, Store, Where } from '@quire/core';
 import type { AuthInfo } from '../accounts/access.js';
 import { canRead } from '../accounts/access.js';
 import { UUID, canReadSchema } from '../services/extraction-fields.js';
@@ -23,9 +23,15 @@ export function inScope(scope: Scope, r: Owned): boolean {
   return scope.organization_id ? r.organization_id === scope.organization_id : !r.organization_id && r.user_id === scope.user_id;
 }
 
-/** Whether an event of `event`'s owner may trigger a workflow of `scope`. */
-export const sameScope = (scope: Scope, event: { user_id?: string | null; organization_id?: string | null }): boolean =>
-  event.organization_id ? scope.organization_id === event.organization_id : !!event.user_id && !scope.organization_id && scope.user_id === event.user_id;
+/** The rows of a scope, as a store filter: the organization's, else the user's personal ones. */
+export const scopeWhere = (scope: Scope): Where<Scope> => (scope.organization_id ? { organization_id: scope.organization_id } : { user_id: scope.user_id, organization_id: null });
+
+/**
+ * The workflows an event of this owner may trigger, as a filter of the workflows table (personal →
+ * personal, organization → organization); null when the event has no owner.
+ */
+export const eventScope = (event: { user_id?: string | null; organization_id?: string | null }): Where<Scope> | null =>
+  event.organization_id || event.user_id ? scopeWhere({ user_id: event.user_id ?? '', organization_id: event.organization_id ?? null }) : null;
 
 /** The creators among `userIds` that are members of the organization now. */
 export async function currentMembers(store: Store, organizationId: string, userIds: string[]): Promise<Set<string>> {

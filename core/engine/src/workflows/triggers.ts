@@ -13,7 +13,7 @@ import type { QuireEvent } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { MAX_CHAIN, derivedId, startExecution } from './executions.js';
 import { TRIGGER_EVENTS } from './definition.js';
-import { currentMembers, sameScope } from './scope.js';
+import { currentMembers, eventScope } from './scope.js';
 import { everyInterval } from '../services/periodic.js';
 
 const EVENTS = new Set<string>(TRIGGER_EVENTS);
@@ -67,7 +67,9 @@ export async function onEvent(rt: Engine, e: QuireEvent): Promise<number> {
   const depth = e.type.startsWith('workflow.') ? Number(e.data.chain_depth ?? 0) + 1 : 0;
   if (depth > MAX_CHAIN) return 0;
   const originId = e.type.startsWith('workflow.') && typeof e.data.origin_id === 'string' ? e.data.origin_id : e.id;
-  let candidates = (await rt.store.repo('workflows').find({ trigger_type: 'event', enabled: true })).filter((w) => (w.trigger_config as { event?: string }).event === e.type && sameScope(w, e));
+  const scope = eventScope(e);
+  if (!scope) return 0;
+  let candidates = (await rt.store.repo('workflows').find({ trigger_type: 'event', enabled: true, ...scope })).filter((w) => (w.trigger_config as { event?: string }).event === e.type);
   if (e.organization_id && candidates.length) {
     const members = await currentMembers(rt.store, e.organization_id, candidates.map((w) => w.user_id));
     candidates = candidates.filter((w) => members.has(w.user_id));
