@@ -70,17 +70,25 @@ const LEAD_LABEL = /^(?:\(?\d{1,3}(?:\.\d{1,3})*[.)]?|[A-Z]\.|(?:fig(?:ure)?|tab
  * lines (each begins a segment) and the narrowest such gutter.
  */
 export function findNarrowGutters(lines: Line[]): { starts: Set<TextItem>; width: number } {
-  interface Gap { a: number; b: number; line: number; next: TextItem }
+  interface Gap { a: number; b: number; line: number; next: TextItem; right: number; narrow: boolean }
   const gaps: Gap[] = [];
   lines.forEach((l, li) => {
-    let from = l.items[0]?.x ?? 0;
-    for (let i = 1; i < l.items.length; i++) {
-      const prev = l.items[i - 1]!;
-      const it = l.items[i]!;
+    const its = l.items;
+    // pieces: items apart by less than an em (the gap that splits a line by itself)
+    const wide = (i: number) => its[i]!.x - (its[i - 1]!.x + its[i - 1]!.width) > Math.max(Math.min(its[i - 1]!.size, its[i]!.size), 4);
+    let from = its[0]?.x ?? 0;
+    for (let i = 1; i < its.length; i++) {
+      const prev = its[i - 1]!;
+      const it = its[i]!;
       const a = prev.x + prev.width;
       const size = Math.max(Math.min(prev.size, it.size), 1);
-      if (it.x - a >= size * 0.5 && a - from >= size * 6) gaps.push({ a, b: it.x, line: li, next: it });
-      if (it.x - a > size) from = it.x;
+      if (it.x - a >= size * 0.5 && a - from >= size * 6) {
+        let j = i + 1;
+        while (j < its.length && !wide(j) && its[j]!.x - (its[j - 1]!.x + its[j - 1]!.width) < size * 0.5) j++;
+        const right = its[j - 1]!.x + its[j - 1]!.width - it.x;
+        gaps.push({ a, b: it.x, line: li, next: it, right, narrow: !wide(i) });
+      }
+      if (wide(i)) from = it.x;
     }
   });
   const starts = new Set<TextItem>();
@@ -108,8 +116,10 @@ export function findNarrowGutters(lines: Line[]): { starts: Set<TextItem>; width
     let run: Gap[] = [];
     let runA = -Infinity;
     const close = () => {
-      if (run.length >= 3 && b - runA >= median(run.map((g) => g.next.size)) * 0.5 && !fixedPitch(run)) {
-        for (const g of run) starts.add(g.next);
+      // running text on the right too (not page numbers after dot leaders, not form boxes after labels)
+      const size = median(run.map((g) => g.next.size));
+      if (run.length >= 3 && run.some((g) => g.narrow) && b - runA >= size * 0.5 && median(run.map((g) => g.right)) >= size * 6 && !fixedPitch(run)) {
+        for (const g of run) if (g.narrow) starts.add(g.next);
         width = Math.min(width, b - runA);
       }
       run = [];
@@ -694,7 +704,8 @@ function order(nodes: Node[], minGap: number, rtl: boolean, depth = 0): Node[] {
     const prev = groups[groups.length - 1];
     const bandCols = colsOf(band);
     const merged = prev && prevCols && bandCols ? (columnSplit([...prev, ...band], minGap)?.length ?? 0) : 0;
-    if (prev && merged >= 2 && merged >= Math.max(prevCols, bandCols)) {
+    // (a lone block crossing a gutter of the columns beside it stays apart)
+    if (prev && merged >= 2 && !(band.length === 1 && merged < prevCols) && !(prev.length === 1 && merged < bandCols)) {
       prev.push(...band);
       prevCols = merged;
     } else {
