@@ -13,7 +13,10 @@
  *   area against the `-reg.xml` regions, and the ICDAR cell adjacency-relation F1 against `-str.xml` (plus a
  *   cell-text multiset F1).
  *
- *   node --conditions=quire-source --import tsx bench/reading.ts [--set multi|corpus|tables|all] [--json out.json] [--only name,name]
+ *   node --conditions=quire-source --import tsx bench/reading.ts [--set multi|corpus|tables|all] [--json out.json] [--only name,name] [--diff name]
+ *
+ * `--diff name`: for that file (read in the multi or corpus set), the places where its text's order departs
+ * from the reference: runs of words whose bigrams the reference lacks, with the words around them.
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -26,7 +29,7 @@ import { startService } from './service.js';
 import { stripMarkdown } from '../plugins/reader-pdf/test/f1.js';
 import { words, wordF1 } from '../test/helpers/f1.js';
 
-const { values: args } = parseArgs({ options: { set: { type: 'string', default: 'all' }, json: { type: 'string' }, only: { type: 'string' } } });
+const { values: args } = parseArgs({ options: { set: { type: 'string', default: 'all' }, json: { type: 'string' }, only: { type: 'string' }, diff: { type: 'string' } } });
 const sets = args.set === 'all' ? ['multi', 'corpus', 'tables'] : [args.set!];
 if (!sets.every((s) => ['multi', 'corpus', 'tables'].includes(s))) {
   console.error('--set multi|corpus|tables|all');
@@ -68,6 +71,38 @@ function bigramF1(candidate: string, reference: string) {
     return w.slice(1).map((x, i) => `${w[i]} ${x}`);
   };
   return multisetF1(pairs(candidate), pairs(reference));
+}
+
+/**
+ * Where the candidate's order departs from the reference: the candidate's words whose bigram (with the word
+ * before) the reference lacks, in runs, each shown with a few words around it and the reference's words
+ * around the same first word.
+ */
+function printDiff(name: string, candidate: string, reference: string) {
+  const cw = words(candidate);
+  const rw = words(reference);
+  const left = new Map<string, number>();
+  for (let i = 1; i < rw.length; i++) left.set(`${rw[i - 1]} ${rw[i]}`, (left.get(`${rw[i - 1]} ${rw[i]}`) ?? 0) + 1);
+  const bad: number[] = [];
+  for (let i = 1; i < cw.length; i++) {
+    const k = `${cw[i - 1]} ${cw[i]}`;
+    const n = left.get(k) ?? 0;
+    if (n > 0) left.set(k, n - 1);
+    else bad.push(i);
+  }
+  console.log(`\n### ${name}: ${bad.length} of ${Math.max(0, cw.length - 1)} bigrams not in the reference\n`);
+  const runs: [number, number][] = [];
+  for (const i of bad) {
+    const last = runs[runs.length - 1];
+    if (last && i - last[1] <= 3) last[1] = i;
+    else runs.push([i, i]);
+  }
+  const where = (w: string[], i: number) => w.slice(Math.max(0, i - 6), i + 6).join(' ');
+  for (const [a, b] of runs) {
+    const ref = rw.findIndex((w, j) => j > 0 && rw[j - 1] === cw[a - 1] && w !== cw[a]);
+    console.log(`- ${cw.slice(Math.max(0, a - 5), a).join(' ')} ⟦${cw.slice(a, b + 1).join(' ')}⟧ ${cw.slice(b + 1, b + 6).join(' ')}`);
+    if (ref >= 0) console.log(`    reference: ${where(rw, ref)}`);
+  }
 }
 
 // ---------- helpers ----------
@@ -197,6 +232,7 @@ async function readFile(base: string, f: Entry): Promise<ReadRow> {
     reference = plain;
     row.reference = 'pdftotext';
   }
+  if (row.reference !== 'none' && args.diff === f.id) printDiff(f.id, text, reference);
   if (row.reference !== 'none') {
     row.textBigram = bigramF1(text, reference).f1;
     row.chunkBigram = bigramF1(chunkText, reference).f1;

@@ -60,14 +60,101 @@ function makeSegment(items: TextItem[], line: number): Segment {
 
 const LEAD_LABEL = /^(?:\(?\d{1,3}(?:\.\d{1,3})*[.)]?|[A-Z]\.|(?:fig(?:ure)?|table|tab|chapter|section|appendix|exhibit)\.?\s*[\dIVX]+[a-z]?[.:]?)$/i;
 
-/** Splits each line at gaps wider than about an em (column gutters, table cells). */
-export function buildSegments(lines: Line[]): Segment[] {
+/**
+ * Column gutters narrower than the gap that splits a line by itself (about an em): justified columns set
+ * close together (LaTeX's 10 pt between columns of 10 pt type, notices in 8 pt type), where the left
+ * column's lines run up to the gutter. A gutter is a strip, at least half an em wide, that no item crosses,
+ * with running text on its left (a piece at least six ems long) and the next column's lines starting at
+ * one x (the column's left edge) on at least three lines of a run that no line crosses. A listing in a
+ * fixed-pitch font is not split at its aligned spaces. Returns the items that start a column on such
+ * lines (each begins a segment) and the narrowest such gutter.
+ */
+export function findNarrowGutters(lines: Line[]): { starts: Set<TextItem>; width: number } {
+  interface Gap { a: number; b: number; line: number; next: TextItem; right: number; narrow: boolean }
+  const gaps: Gap[] = [];
+  lines.forEach((l, li) => {
+    const its = l.items;
+    // pieces: items apart by less than an em (the gap that splits a line by itself)
+    const wide = (i: number) => its[i]!.x - (its[i - 1]!.x + its[i - 1]!.width) > Math.max(Math.min(its[i - 1]!.size, its[i]!.size), 4);
+    let from = its[0]?.x ?? 0;
+    for (let i = 1; i < its.length; i++) {
+      const prev = its[i - 1]!;
+      const it = its[i]!;
+      const a = prev.x + prev.width;
+      const size = Math.max(Math.min(prev.size, it.size), 1);
+      if (it.x - a >= size * 0.5 && a - from >= size * 6) {
+        let j = i + 1;
+        while (j < its.length && !wide(j) && its[j]!.x - (its[j - 1]!.x + its[j - 1]!.width) < size * 0.5) j++;
+        const right = its[j - 1]!.x + its[j - 1]!.width - it.x;
+        gaps.push({ a, b: it.x, line: li, next: it, right, narrow: !wide(i) });
+      }
+      if (wide(i)) from = it.x;
+    }
+  });
+  const starts = new Set<TextItem>();
+  let width = Infinity;
+  if (gaps.length < 3) return { starts, width };
+  // gaps grouped by where the text after them starts (a column's left edge)
+  gaps.sort((p, q) => p.b - q.b);
+  const clusters: Gap[][] = [];
+  for (const g of gaps) {
+    const c = clusters[clusters.length - 1];
+    if (c && g.b - c[0]!.b <= 1.5) c.push(g);
+    else clusters.push([g]);
+  }
+  const fixedPitch = (run: Gap[]) => {
+    const pitches = run.flatMap((g) => lines[g.line]!.items.filter((it) => it.str.trim().length >= 3).map((it) => it.width / it.str.length));
+    if (pitches.length < 3) return false;
+    const m = median(pitches);
+    return pitches.every((p) => Math.abs(p - m) <= m * 0.03);
+  };
+  for (const c of clusters) {
+    if (c.length < 3) continue;
+    const onLine = new Map(c.map((g) => [g.line, g]));
+    const b = Math.min(...c.map((g) => g.b));
+    // runs of lines (top to bottom) that no item crosses between the gaps' left ends and the column edge
+    let run: Gap[] = [];
+    let runA = -Infinity;
+    const close = () => {
+      // running text on the right too (not page numbers after dot leaders, not form boxes after labels)
+      const size = median(run.map((g) => g.next.size));
+      if (run.length >= 3 && run.some((g) => g.narrow) && b - runA >= size * 0.5 && median(run.map((g) => g.right)) >= size * 6 && !fixedPitch(run)) {
+        for (const g of run) if (g.narrow) starts.add(g.next);
+        width = Math.min(width, b - runA);
+      }
+      run = [];
+      runA = -Infinity;
+    };
+    const first = Math.min(...c.map((g) => g.line));
+    const last = Math.max(...c.map((g) => g.line));
+    for (let li = first; li <= last; li++) {
+      const g = onLine.get(li);
+      if (g) {
+        if (b - Math.max(runA, g.a) < 0.5 * g.next.size) close();
+        run.push(g);
+        runA = Math.max(runA, g.a);
+        continue;
+      }
+      // a line without the gap: it breaks the run when an item crosses the strip
+      const crosses = lines[li]!.items.some((it) => it.x < b - 0.5 && it.x + it.width > Math.max(runA, b - it.size * 0.5));
+      if (crosses) close();
+    }
+    close();
+  }
+  return { starts, width };
+}
+
+/** Splits each line at gaps wider than about an em (column gutters, table cells), and before the items of `starts` (narrow gutters). */
+export function buildSegments(lines: Line[], starts?: Set<TextItem>): Segment[] {
   const segs: Segment[] = [];
   lines.forEach((line, li) => {
     let cur: TextItem[] = [];
     for (const it of line.items) {
       const prev = cur[cur.length - 1];
-      if (prev) {
+      if (prev && starts?.has(it)) {
+        segs.push(makeSegment(cur, li));
+        cur = [];
+      } else if (prev) {
         const gap = it.x - (prev.x + prev.width);
         const size = Math.max(Math.min(prev.size, it.size), 1);
         const curText = cur.map((c) => c.str).join('').trim();
@@ -608,13 +695,23 @@ function order(nodes: Node[], minGap: number, rtl: boolean, depth = 0): Node[] {
     // no gutter, no horizontal gap: top to bottom, then left to right
     return [...nodes].sort((a, b) => (vOverlap(a, b) > 0.5 * Math.min(height(a), height(b)) ? (rtl ? b.x0 - a.x0 : a.x0 - b.x0) : a.top - b.top));
   }
-  // bands that together still have a column gutter belong to the same columns
+  // bands that together still have their column gutters belong to the same columns (a line across some
+  // of the columns, as a short footnote under them, closes them)
   const groups: Node[][] = [];
+  const colsOf = (ns: Node[]) => columnSplit(ns, minGap)?.length ?? (ns.length === 1 ? 1 : 0);
+  let prevCols = 0;
   for (const band of bands) {
     const prev = groups[groups.length - 1];
-    if (prev && columnSplit([...prev, ...band], minGap) && (columnSplit(prev, minGap) || prev.length === 1) && (columnSplit(band, minGap) || band.length === 1)) {
+    const bandCols = colsOf(band);
+    const merged = prev && prevCols && bandCols ? (columnSplit([...prev, ...band], minGap)?.length ?? 0) : 0;
+    // (a lone block crossing a gutter of the columns beside it stays apart)
+    if (prev && merged >= 2 && !(band.length === 1 && merged < prevCols) && !(prev.length === 1 && merged < bandCols)) {
       prev.push(...band);
-    } else groups.push([...band]);
+      prevCols = merged;
+    } else {
+      groups.push([...band]);
+      prevCols = bandCols;
+    }
   }
   if (groups.length === 1 && groups[0]!.length === nodes.length) {
     return bands.flatMap((b) => order(b, minGap, rtl, depth + 1));
@@ -755,7 +852,8 @@ export function layoutPage(items: TextItem[], rules: Rule[], opts: LayoutOptions
       })
       .filter((l) => l.items.length);
   }
-  const segs = buildSegments(lines);
+  const narrow = findNarrowGutters(lines);
+  const segs = buildSegments(lines, narrow.starts);
   const aligned = findAlignedTables(segs, bodySize);
   const usedSegs = new Set<Segment>();
   for (const t of aligned) for (const s of t.used) usedSegs.add(s);
@@ -772,7 +870,8 @@ export function layoutPage(items: TextItem[], rules: Rule[], opts: LayoutOptions
   ];
   const rtlChars = segs.filter((s) => s.rtl).reduce((a, s) => a + s.text.length, 0);
   const allChars = segs.reduce((a, s) => a + s.text.length, 0);
-  const minGap = Math.max(bodySize * 0.9, 6);
+  // columns as far apart as a narrow gutter found on the page are columns
+  const minGap = Math.min(Math.max(bodySize * 0.9, 6), narrow.width - 0.5);
   // a block with edge lines is placed as a whole, then given as its parts
   return order(nodes, minGap, rtlChars > allChars / 2).flatMap((n) => parts.get(n.el) ?? [n.el]);
 }
