@@ -44,7 +44,13 @@ export interface TesseractConfig {
   concurrency: number;
   /** default language(s), or 'auto' */
   language: string;
+  /** tesseract's page segmentation mode (--psm) for recognition; default DEFAULT_PSM */
+  psm?: number;
 }
+
+/** Page segmentation modes recognition may run with: 3 automatic, 4 one column of lines, 6 one block, 11/12 sparse text. */
+export const PSM_MODES = [1, 3, 4, 6, 11, 12] as const;
+export const DEFAULT_PSM = 3;
 
 /** A counting semaphore whose waiters can be aborted. */
 export class Limiter {
@@ -371,7 +377,7 @@ export class Tesseract {
   /** Recognises every page of an image; the first element is page 1. */
   async recognizePages(imagePath: string, options: { language?: string; signal?: AbortSignal; dpi?: number }): Promise<TesseractResult[]> {
     const lang = await this.resolveLanguage(imagePath, options.language, options.signal);
-    const args = [imagePath, 'stdout', '--psm', '3', '-l', lang];
+    const args = [imagePath, 'stdout', '--psm', String(this.cfg.psm ?? DEFAULT_PSM), '-l', lang];
     if (options.dpi && Number.isFinite(options.dpi) && options.dpi >= 50 && options.dpi <= 2400) args.push('--dpi', String(Math.round(options.dpi)));
     args.push('tsv');
     const { stdout } = await this.limiter.run(() => run(this.cfg.binary, args, options.signal), options.signal);
