@@ -141,7 +141,7 @@ function configs(): Config[] {
   for (const psm of psms)
     for (const pre of pres) {
       const options: Record<string, unknown> = { ...extra };
-      if (psm !== undefined) options.psm = Number(psm);
+      if (psm !== undefined) options.psm = /^\d+$/.test(psm) ? Number(psm) : psm;
       if (pre !== undefined) options.preprocess = pre;
       const label = [psm !== undefined ? `psm ${psm}` : '', pre !== undefined ? pre : ''].filter(Boolean).join(' ') || 'default';
       out.push({ label: opt('--options') ? `${label} ${opt('--options')}` : label, options });
