@@ -10,12 +10,12 @@
  * memory of the bench and its child processes (sampled), and which receipts miss each value.
  *
  *   QUIRE_CORPUS=/work/shared/corpus node --conditions=quire-source --import tsx bench/ocr.ts \
- *     [--engine @quire/plugin-ocr-tesseract] [--psm 3,4,6,11] [--preprocess none,auto] \
+ *     [--engine @quire/plugin-ocr-tesseract] [--psm auto,3,4,6,11] \
  *     [--options '{"json":"plugin options"}'] [--workers 2] [--only 101,102] [--limit N] [--list] [--json out.json]
  *
- * `--engine` names any OCR plugin package: its default export is created through the plugin API. `--psm` and
- * `--preprocess` (comma lists; every combination is run) set the plugin options `psm` and `preprocess`
- * (the tesseract plugin's); without them the plugin's defaults run. `--options` adds other plugin options.
+ * `--engine` names any OCR plugin package: its default export is created through the plugin API. `--psm` (a
+ * comma list, one configuration each) sets the tesseract plugin's option `psm`; without it the plugin's
+ * defaults run. `--options` adds other plugin options (JSON), to every configuration.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
@@ -135,17 +135,13 @@ function loadCases(): Case[] {
 
 function configs(): Config[] {
   const extra = opt('--options') ? (JSON.parse(opt('--options')!) as Record<string, unknown>) : {};
-  const psms = list('--psm') ?? [undefined];
-  const pres = list('--preprocess') ?? [undefined];
   const out: Config[] = [];
-  for (const psm of psms)
-    for (const pre of pres) {
-      const options: Record<string, unknown> = { ...extra };
-      if (psm !== undefined) options.psm = /^\d+$/.test(psm) ? Number(psm) : psm;
-      if (pre !== undefined) options.preprocess = pre;
-      const label = [psm !== undefined ? `psm ${psm}` : '', pre !== undefined ? pre : ''].filter(Boolean).join(' ') || 'default';
-      out.push({ label: opt('--options') ? `${label} ${opt('--options')}` : label, options });
-    }
+  for (const psm of list('--psm') ?? [undefined]) {
+    const options: Record<string, unknown> = { ...extra };
+    if (psm !== undefined) options.psm = /^\d+$/.test(psm) ? Number(psm) : psm;
+    const label = psm !== undefined ? `psm ${psm}` : 'defaults';
+    out.push({ label: opt('--options') ? `${label} ${opt('--options')}` : label, options });
+  }
   return out;
 }
 
