@@ -3,8 +3,10 @@
  * (OSD), installed languages. Processes run without a shell (execFile), one thread each
  * (OMP_THREAD_LIMIT=1), at most `concurrency` at once, and are killed when the caller's signal aborts.
  *
- * A page costs what `tesseract <image> stdout --psm 3 [--dpi N] tsv` costs by hand: one process, TSV only
+ * A page costs what `tesseract <image> stdout --psm N [--dpi N] tsv` costs by hand: one process, TSV only
  * (lines, text and confidences are rebuilt from it), the image read as given (no conversion, no temp file).
+ * The mode is 6 (one block of text) on narrow images such as till receipts, whose right-hand column of
+ * amounts psm 3 split off as a block of its own and lost or garbled, and 3 (automatic layout) on pages.
  * The language list and the version are probed once and shared; OSD (--psm 0) runs only for
  * `detectOrientation`, `detectScript` and language 'auto'. One thread per process: tesseract's OpenMP
  * threads make a page slower, not faster, and pages run side by side up to `concurrency` instead.
