@@ -31,11 +31,19 @@ export interface OcrLayoutOptions {
 
 export const scaleBox = (b: BBox, k: number): BBox => ({ x: b.x * k, y: b.y * k, width: b.width * k, height: b.height * k });
 
-/** Drops lines that are OCR noise (no letters or digits, or very low confidence and short). */
+/** A line that is an amount alone ("8.70", "-0.01", "1,234.50"): the right-hand column of a receipt or an invoice. */
+const AMOUNT_ONLY = /^[^\p{L}\p{N}]{0,2}\d{1,3}([.,\s]?\d{3})*[.,]\d{2}[^\p{L}\p{N}]{0,2}$/u;
+
+/**
+ * Drops lines that are OCR noise (no letters or digits, or very low confidence and short). An amount alone
+ * on its line is kept however unsure the engine was: specks do not read as a number with two decimals, and a
+ * dropped total is worse than a doubtful one.
+ */
 function isNoise(l: OcrLineInput): boolean {
   const t = l.text.trim();
   if (!t) return true;
   if (!/[\p{L}\p{N}]/u.test(t)) return true;
+  if (AMOUNT_ONLY.test(t)) return false;
   return l.confidence < 0.25 && t.replace(/[^\p{L}\p{N}]/gu, '').length < 4;
 }
 

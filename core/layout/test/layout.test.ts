@@ -27,6 +27,16 @@ test('ocrLinesToBlocks: paragraphs by gaps, key-values, points', () => {
   assert.equal(blocks[2]!.key, 'Total');
 });
 
+test('ocrLinesToBlocks: an amount alone on its line stays however low its confidence; short unsure specks go', () => {
+  const L = (text: string, y: number, confidence: number, x = 100) => ({ text, bbox: { x, y, width: 80, height: 30 }, confidence });
+  const blocks = ocrLinesToBlocks([L('8.70', 100, 0.2, 500), L('-0.01', 140, 0.1, 500), L('1,234.50', 180, 0.15, 500), L('ii', 300, 0.2), L('a1', 340, 0.1), L('8', 380, 0.1)], { page: 1, scale: 1 });
+  const text = blocks.map((b) => b.text).join('\n');
+  assert.match(text, /8\.70/);
+  assert.match(text, /-0\.01/);
+  assert.match(text, /1,234\.50/);
+  assert.doesNotMatch(text, /ii|a1|^8$/m);
+});
+
 test('detectRules finds the borders of a drawn grid and not the text', async () => {
   const img = await loadImage(await ruledTablePng());
   const c = createCanvas(img.width, img.height);

@@ -1,8 +1,8 @@
 import { definePlugin, z } from '@quire/core';
 import type { OcrPlugin } from '@quire/core';
-import { Tesseract } from './tesseract.js';
+import { DEFAULT_PSM, PSM_MODES, Tesseract } from './tesseract.js';
 
-export { Tesseract, Limiter, parseTsv, parseOsd, TESSERACT_MISSING, LANGUAGE_PATTERN } from './tesseract.js';
+export { Tesseract, Limiter, joinSplitDecimals, PSM_MODES, DEFAULT_PSM, NARROW_ASPECT, choosePsm, imageSize, parseTsv, parseOsd, TESSERACT_MISSING, LANGUAGE_PATTERN } from './tesseract.js';
 export type { TesseractResult, TesseractConfig, OcrLine, OsdResult } from './tesseract.js';
 
 /**
@@ -24,6 +24,16 @@ export default definePlugin({
     binary: z.string().min(1).default('tesseract'),
     /** tesseract processes at once (default: the shared ocr.concurrency, QUIRE_OCR_CONCURRENCY) */
     concurrency: z.number().int().min(1).max(64).optional(),
+    /**
+     * tesseract's page segmentation mode (QUIRE_TESSERACT_PSM): 'auto' (6, one block, on narrow images such as
+     * till receipts; 3, automatic, on others), or 3 automatic, 4 one column, 6 one block, 11/12 sparse text, 1 with OSD
+     */
+    psm: z
+      .preprocess(
+        (v) => (typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : v),
+        z.union([z.literal('auto'), z.number().int().refine((m) => (PSM_MODES as readonly number[]).includes(m), `auto or one of ${PSM_MODES.join(', ')}`)]),
+      )
+      .default(DEFAULT_PSM),
   }),
   shared: ['ocr.concurrency', 'ocr.language'],
   create(ctx) {
@@ -31,6 +41,7 @@ export default definePlugin({
       binary: ctx.options.binary,
       concurrency: ctx.options.concurrency ?? ctx.shared['ocr.concurrency'],
       language: ctx.shared['ocr.language'],
+      psm: ctx.options.psm,
     });
     const plugin: TesseractOcrPlugin = {
       engine,

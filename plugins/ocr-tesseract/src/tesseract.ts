@@ -3,13 +3,16 @@
  * (OSD), installed languages. Processes run without a shell (execFile), one thread each
  * (OMP_THREAD_LIMIT=1), at most `concurrency` at once, and are killed when the caller's signal aborts.
  *
- * A page costs what `tesseract <image> stdout --psm 3 [--dpi N] tsv` costs by hand: one process, TSV only
+ * A page costs what `tesseract <image> stdout --psm N [--dpi N] tsv` costs by hand: one process, TSV only
  * (lines, text and confidences are rebuilt from it), the image read as given (no conversion, no temp file).
+ * The mode is 6 (one block of text) on narrow images such as till receipts, whose right-hand column of
+ * amounts psm 3 split off as a block of its own and lost or garbled, and 3 (automatic layout) on pages.
  * The language list and the version are probed once and shared; OSD (--psm 0) runs only for
  * `detectOrientation`, `detectScript` and language 'auto'. One thread per process: tesseract's OpenMP
  * threads make a page slower, not faster, and pages run side by side up to `concurrency` instead.
  */
 import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
 import type { BBox, OcrResult, Word } from '@quire/core';
 import { errors } from '@quire/core';
 
@@ -44,6 +47,67 @@ export interface TesseractConfig {
   concurrency: number;
   /** default language(s), or 'auto' */
   language: string;
+  /** tesseract's page segmentation mode (--psm) for recognition, or 'auto' (the default): see choosePsm */
+  psm?: number | 'auto';
+}
+
+/** Page segmentation modes recognition may run with: 3 automatic, 4 one column of lines, 6 one block, 11/12 sparse text. */
+export const PSM_MODES = [1, 3, 4, 6, 11, 12] as const;
+/** 'auto': one block of text (psm 6) on a narrow image (a till receipt, a strip), automatic (psm 3) on others. */
+export const DEFAULT_PSM = 'auto';
+/**
+ * An image at least this many times as high as it is wide is narrow: one column of text, however its lines
+ * are spaced. Pages are less (A4 1.41, Letter 1.29, Legal 1.65); till receipts are mostly 1.7 to 4.
+ */
+export const NARROW_ASPECT = 1.7;
+
+/** Width and height from a PNG or JPEG header (the first 256 KiB of the file); null for other formats or when unreadable. */
+export async function imageSize(file: string): Promise<{ width: number; height: number } | null> {
+  let buf: Buffer;
+  try {
+    const fh = await fs.open(file, 'r');
+    try {
+      buf = Buffer.alloc(256 * 1024);
+      const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+      buf = buf.subarray(0, bytesRead);
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    return null;
+  }
+  if (buf.length >= 24 && buf.readUInt32BE(0) === 0x89504e47 && buf.toString('latin1', 12, 16) === 'IHDR') {
+    return { width: buf.readUInt32BE(16), height: buf.readUInt32BE(20) };
+  }
+  if (buf.length >= 4 && buf[0] === 0xff && buf[1] === 0xd8) {
+    let i = 2;
+    while (i + 9 < buf.length) {
+      if (buf[i] !== 0xff) return null;
+      const marker = buf[i + 1]!;
+      if (marker === 0xff) {
+        i++;
+        continue;
+      }
+      if (marker === 0xd8 || marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
+        i += 2;
+        continue;
+      }
+      const len = buf.readUInt16BE(i + 2);
+      // start of frame (baseline, progressive, ...; not DHT c4, JPG c8, DAC cc)
+      if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+        return { width: buf.readUInt16BE(i + 7), height: buf.readUInt16BE(i + 5) };
+      }
+      i += 2 + len;
+    }
+  }
+  return null;
+}
+
+/** The page segmentation mode for an image: the configured one, or for 'auto' 6 when the image is narrow, else 3. */
+export async function choosePsm(file: string, psm: number | 'auto' = DEFAULT_PSM): Promise<number> {
+  if (psm !== 'auto') return psm;
+  const size = await imageSize(file);
+  return size && size.width > 0 && size.height / size.width >= NARROW_ASPECT ? 6 : 3;
 }
 
 /** A counting semaphore whose waiters can be aborted. */
@@ -170,9 +234,11 @@ export function parseTsv(tsv: string, language = ''): TesseractResult[] {
   const results: TesseractResult[] = [];
   for (const [pageNum, page] of [...pages].sort((a, b) => a[0] - b[0])) {
     const lines: OcrLine[] = [];
+    const space = typicalSpace([...page.lines.values()]);
     for (const l of [...page.lines.values()].sort((a, b) => a.order - b.order)) {
       if (!l.words.length) continue;
       const { order: _o, ...line } = l;
+      if (space > 0) line.words = joinSplitDecimals(line.words, space);
       line.text = line.words.map((w) => w.text).join(' ');
       line.confidence = mean(line.words.map((w) => w.confidence));
       lines.push(line);
@@ -190,6 +256,51 @@ export function parseTsv(tsv: string, language = ''): TesseractResult[] {
     });
   }
   return results;
+}
+
+/** The gaps between neighbouring words of each line, in pixels (a jump of more than two line heights is a column gap, left out). */
+function wordGaps(words: Word[]): number[] {
+  const gaps: number[] = [];
+  for (let i = 1; i < words.length; i++) {
+    const a = words[i - 1]!.bbox, b = words[i]!.bbox;
+    const gap = b.x - (a.x + a.width);
+    if (gap >= 0 && gap <= 2 * Math.max(a.height, b.height)) gaps.push(gap);
+  }
+  return gaps;
+}
+
+/** The median space between words on a page (pixels); 0 when the page has too few to tell. */
+function typicalSpace(lines: { words: Word[] }[]): number {
+  const gaps = lines.flatMap((l) => wordGaps(l.words)).sort((a, b) => a - b);
+  return gaps.length >= 5 ? gaps[Math.floor(gaps.length / 2)]! : 0;
+}
+
+/** An amount's integer part ending in its decimal separator ("79.", "1,234.") and the two decimals after it ("35"). */
+const DECIMAL_HEAD = /\d[.,]$/;
+const DECIMAL_TAIL = /^\d{2}(?!\d)[^\s\d]{0,2}$/;
+
+/**
+ * Amounts that tesseract split after their decimal separator ("79. 35" for 79.35; it happens in the wide
+ * monospaced print of till receipts) become one word again: a word ending in a digit and "." or ",", then
+ * two digits, with a gap narrower than three quarters of the page's usual space between words. A real space
+ * after a number ending a sentence is as wide as any other, and stays.
+ */
+export function joinSplitDecimals(words: Word[], space: number): Word[] {
+  const out: Word[] = [];
+  for (const w of words) {
+    const prev = out[out.length - 1];
+    if (prev && DECIMAL_HEAD.test(prev.text) && DECIMAL_TAIL.test(w.text)) {
+      const gap = w.bbox.x - (prev.bbox.x + prev.bbox.width);
+      if (gap < space * 0.75) {
+        const x = Math.min(prev.bbox.x, w.bbox.x), y = Math.min(prev.bbox.y, w.bbox.y);
+        const bbox = { x, y, width: Math.max(prev.bbox.x + prev.bbox.width, w.bbox.x + w.bbox.width) - x, height: Math.max(prev.bbox.y + prev.bbox.height, w.bbox.y + w.bbox.height) - y };
+        out[out.length - 1] = { text: prev.text + w.text, bbox, confidence: Math.min(prev.confidence, w.confidence) };
+        continue;
+      }
+    }
+    out.push(w);
+  }
+  return out;
 }
 
 function mean(xs: number[]): number {
@@ -371,7 +482,8 @@ export class Tesseract {
   /** Recognises every page of an image; the first element is page 1. */
   async recognizePages(imagePath: string, options: { language?: string; signal?: AbortSignal; dpi?: number }): Promise<TesseractResult[]> {
     const lang = await this.resolveLanguage(imagePath, options.language, options.signal);
-    const args = [imagePath, 'stdout', '--psm', '3', '-l', lang];
+    const psm = await choosePsm(imagePath, this.cfg.psm);
+    const args = [imagePath, 'stdout', '--psm', String(psm), '-l', lang];
     if (options.dpi && Number.isFinite(options.dpi) && options.dpi >= 50 && options.dpi <= 2400) args.push('--dpi', String(Math.round(options.dpi)));
     args.push('tsv');
     const { stdout } = await this.limiter.run(() => run(this.cfg.binary, args, options.signal), options.signal);

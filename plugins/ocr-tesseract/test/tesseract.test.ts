@@ -61,6 +61,30 @@ test('parseTsv builds lines with boxes and 0..1 confidences, per page', () => {
   assert.equal(p2!.height, 480);
 });
 
+test('parseTsv: an amount split after its decimal point by a narrow gap is one word again; a real space stays', () => {
+  const head = 'level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext';
+  const word = (line: number, n: number, x: number, w: number, text: string) => `5\t1\t1\t1\t${line}\t${n}\t${x}\t${line * 40}\t${w}\t23\t90\t${text}`;
+  // a monospaced receipt: the usual space between words is about 20 px
+  const tsv = [
+    head,
+    '1\t1\t0\t0\t0\t0\t0\t0\t520\t400\t-1\t',
+    word(1, 1, 35, 64, 'TOTAL'),
+    word(1, 2, 119, 126, '(Including'),
+    word(1, 3, 265, 46, 'GST)'),
+    word(1, 4, 460, 31, '79.'),
+    word(1, 5, 500, 24, '35'),
+    word(2, 1, 35, 104, 'PAID'),
+    word(2, 2, 159, 40, 'ON'),
+    word(2, 3, 219, 60, '2019.'),
+    word(2, 4, 299, 24, '25'),
+    word(2, 5, 343, 60, 'ITEMS'),
+  ].join('\n');
+  const [page] = parseTsv(tsv, 'eng');
+  assert.deepEqual(page!.text.split('\n'), ['TOTAL (Including GST) 79.35', 'PAID ON 2019. 25 ITEMS']);
+  const joined = page!.lines[0]!.words.at(-1)!;
+  assert.deepEqual(joined.bbox, { x: 460, y: 40, width: 64, height: 23 });
+});
+
 test('parseOsd reads script and rotation', () => {
   const r = parseOsd('Page number: 0\nOrientation in degrees: 180\nRotate: 180\nOrientation confidence: 3.1\nScript: Cyrillic\nScript confidence: 2.5\n');
   assert.deepEqual(r, { script: 'Cyrillic', scriptConfidence: 2.5, orientation: 180, rotate: 180, orientationConfidence: 3.1 });
@@ -90,8 +114,12 @@ test('Limiter runs at most N at once and drops aborted waiters', async () => {
 
 test('options: the binary and its concurrency, else the shared OCR concurrency and language', () => {
   const cfg = (o: Record<string, unknown>) => (plugin.create(ctx(o)) as unknown as { engine: { cfg: unknown } }).engine.cfg;
-  assert.deepEqual(cfg({}), { binary: 'tesseract', concurrency: 1, language: 'eng' });
-  assert.deepEqual(cfg({ binary: '/opt/t', concurrency: 3 }), { binary: '/opt/t', concurrency: 3, language: 'eng' });
+  assert.deepEqual(cfg({}), { binary: 'tesseract', concurrency: 1, language: 'eng', psm: 'auto' });
+  assert.deepEqual(cfg({ binary: '/opt/t', concurrency: 3, psm: 4 }), { binary: '/opt/t', concurrency: 3, language: 'eng', psm: 4 });
+  // as QUIRE_TESSERACT_PSM gives it
+  assert.deepEqual(cfg({ psm: '6' }), { binary: 'tesseract', concurrency: 1, language: 'eng', psm: 6 });
+  assert.throws(() => ctx({ psm: 0 }), /ocr:tesseract: option "psm"/);
+  assert.throws(() => ctx({ psm: 'columns' }), /ocr:tesseract: option "psm"/);
   assert.throws(() => ctx({ binary: '' }), /ocr:tesseract: option "binary"/);
   assert.throws(() => ctx({ concurrency: 0 }), /ocr:tesseract: option "concurrency"/);
 });
@@ -212,6 +240,36 @@ test('one tesseract process per page (TSV, --dpi passed on, one thread); languag
   assert.ok(!fake.calls().some((c) => / --psm 0 /.test(c)), 'recognition with a given language runs no OSD');
   assert.deepEqual(await engine.detectOrientation(pages[0]!), { rotate: 270, confidence: 9.5 });
   assert.equal(fake.calls().at(-1), `1 ${pages[0]} stdout --psm 0 -l osd`);
+});
+
+test('page segmentation: one block (psm 6) on a narrow image such as a till receipt, automatic (psm 3) on a page; a set mode always', async () => {
+  const fake = loggingTesseract('psm');
+  const image = (file: string, w: number, h: number, type: 'image/png' | 'image/jpeg') => {
+    const c = createCanvas(w, h);
+    const g = c.getContext('2d');
+    g.fillStyle = '#fff';
+    g.fillRect(0, 0, w, h);
+    const p = path.join(tmp, file);
+    fs.writeFileSync(p, type === 'image/png' ? c.toBuffer('image/png') : c.toBuffer('image/jpeg'));
+    return p;
+  };
+  const receipt = image('receipt.png', 400, 1000, 'image/png');
+  const receiptJpg = image('receipt.jpg', 300, 900, 'image/jpeg');
+  const a4 = image('a4.png', 620, 877, 'image/png');
+  const wide = image('wide.jpg', 900, 300, 'image/jpeg');
+  const auto = new Tesseract({ binary: fake.bin, concurrency: 1, language: 'eng' });
+  const psmOf = async (engine: Tesseract, file: string) => {
+    await engine.recognize(file, { language: 'eng' });
+    return / --psm (\d+) /.exec(fake.calls().at(-1)!)?.[1];
+  };
+  assert.equal(await psmOf(auto, receipt), '6');
+  assert.equal(await psmOf(auto, receiptJpg), '6');
+  assert.equal(await psmOf(auto, a4), '3');
+  assert.equal(await psmOf(auto, wide), '3');
+  assert.equal(await psmOf(auto, path.join(tmp, 'no-such-file.png')), '3');
+  const four = new Tesseract({ binary: fake.bin, concurrency: 1, language: 'eng', psm: 4 });
+  assert.equal(await psmOf(four, receipt), '4');
+  assert.equal(await psmOf(four, a4), '4');
 });
 
 test('health: one version probe serves repeated checks', async () => {

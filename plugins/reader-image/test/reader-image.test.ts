@@ -111,6 +111,54 @@ async function tablePng(file: string): Promise<string> {
   return p;
 }
 
+/** A till receipt as printed: header centred, item labels on the left, amounts right-aligned (a PNG about twice as high as wide). */
+function receiptPng(file: string, items: [string, string][]): string {
+  const W = 480;
+  const step = 72;
+  const c = createCanvas(W, 220 + items.length * step);
+  const g = c.getContext('2d');
+  g.fillStyle = '#fff';
+  g.fillRect(0, 0, c.width, c.height);
+  g.fillStyle = '#000';
+  g.textAlign = 'center';
+  g.font = 'bold 24px DejaVu Sans Mono';
+  g.fillText('CORNER CAFE SDN BHD', W / 2, 50);
+  g.font = '18px DejaVu Sans Mono';
+  g.fillText('12 JALAN MAJU, 50000 KL', W / 2, 80);
+  g.fillText('DATE: 03/04/2018 10:15', W / 2, 108);
+  g.font = '20px DejaVu Sans Mono';
+  items.forEach(([label, amount], i) => {
+    const y = 170 + i * step;
+    g.textAlign = 'left';
+    g.fillText(label, 20, y);
+    g.textAlign = 'right';
+    g.fillText(amount, W - 20, y);
+  });
+  const p = path.join(tmp, file);
+  fs.writeFileSync(p, c.toBuffer('image/png'));
+  return p;
+}
+
+test('a narrow receipt: every amount of the right-hand column is read on its label\'s line', { skip: !hasTesseract }, async () => {
+  const items: [string, string][] = [
+    ['COFFEE', '4.50'],
+    ['CROISSANT', '3.20'],
+    ['ORANGE JUICE', '5.90'],
+    ['WATER', '1.10'],
+    ['SUBTOTAL', '14.70'],
+    ['ROUNDING', '0.00'],
+    ['TOTAL', '14.70'],
+    ['CASH', '20.00'],
+    ['CHANGE', '5.30'],
+  ];
+  const file = receiptPng('receipt.png', items);
+  const reader = await makeReader();
+  const doc = await reader.read(input(file, 'png'), opts());
+  const lines = doc.text.split('\n').map((l: string) => l.trim());
+  for (const [label, amount] of items) assert.ok(lines.includes(`${label} ${amount}`), `"${label} ${amount}" is not a line of:\n${doc.text}`);
+  assert.match(doc.text, /DATE: 03\/04\/2018/);
+});
+
 test('a ruled table in an image becomes a table', { skip: !hasTesseract }, async () => {
   const doc = await (await makeReader()).read(input(await tablePng('table.png'), 'png'), opts());
   assert.equal(doc.tables.length, 1, doc.text);

@@ -1,0 +1,81 @@
+/**
+ * The corpus's scanned receipts (`<corpus>/receipts/`: files/*.jpg and key/<name>.json) read through the image
+ * reader with the tesseract plugin's defaults: the share of receipts whose company, date and total appear
+ * verbatim in the parsed text (case-insensitive, white-space runs collapsed) stays above a floor set well
+ * below what bench/ocr.ts measures, so that the test is not flaky. Runs only where the corpus and tesseract are.
+ * The 100 receipts are split by the parity of their number over two test files (receipts-even, receipts-odd),
+ * each within a test file's time limit.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { pluginContext } from '@quire/core';
+import ocrPlugin from '@quire/plugin-ocr-tesseract';
+import imagePlugin from '@quire/plugin-reader-image';
+
+const corpus = path.resolve(process.env.QUIRE_CORPUS ?? path.join(import.meta.dirname, '../../../../shared/corpus'));
+const dir = path.join(corpus, 'receipts');
+const hasReceipts = fs.existsSync(path.join(dir, 'key')) && fs.existsSync(path.join(dir, 'files'));
+const hasTesseract = (() => {
+  try {
+    execFileSync('tesseract', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+export interface Floors {
+  company: number;
+  date: number;
+  total: number;
+}
+
+const verbatim = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
+
+/** Reads the receipts whose number has the given parity and asserts the floors (shares of receipts, 0..1). */
+export function receiptsTest(parity: 0 | 1, floors: Floors): void {
+  test(`corpus receipts (${parity ? 'odd' : 'even'} numbers): company, date and total verbatim in the OCR text of most`, { skip: !hasReceipts || !hasTesseract }, async () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-receipts-'));
+    try {
+      const shared = { 'ocr.concurrency': 2, 'ocr.language': 'eng' };
+      const ocr = await ocrPlugin.create(pluginContext(ocrPlugin, { shared, dataDir: tmp }));
+      const reader = (await imagePlugin.create(pluginContext(imagePlugin, { dataDir: tmp, tryGet: ((kind: string) => (kind === 'ocr' ? ocr : undefined)) as never }))) as any;
+      const files = fs.readdirSync(path.join(dir, 'files'));
+      const cases = fs
+        .readdirSync(path.join(dir, 'key'))
+        .filter((f) => f.endsWith('.json'))
+        .sort()
+        .map((f) => ({ id: f.slice(0, -5), key: JSON.parse(fs.readFileSync(path.join(dir, 'key', f), 'utf8')) as Record<string, string>, file: files.find((x) => x.replace(/\.[^.]+$/, '') === f.slice(0, -5)) }))
+        .filter((c): c is typeof c & { file: string } => !!c.file)
+        .filter((c) => Number(/(\d+)$/.exec(c.id)?.[1] ?? 0) % 2 === parity);
+      assert.ok(cases.length >= 20, `only ${cases.length} receipts`);
+      const hits = { company: 0, date: 0, total: 0 };
+      const of = { company: 0, date: 0, total: 0 };
+      let next = 0;
+      const work = async () => {
+        while (next < cases.length) {
+          const c = cases[next++]!;
+          const p = path.join(dir, 'files', c.file);
+          const doc = await reader.read({ path: p, name: c.file, format: path.extname(c.file).slice(1).toLowerCase(), size: fs.statSync(p).size, documentId: c.id }, { ocr: { enabled: 'auto', language: 'eng' } });
+          const text = verbatim(doc.text);
+          for (const f of Object.keys(hits) as (keyof typeof hits)[]) {
+            if (!c.key[f]) continue;
+            of[f]++;
+            if (text.includes(verbatim(c.key[f]!))) hits[f]++;
+          }
+        }
+      };
+      await Promise.all([work(), work()]);
+      for (const f of Object.keys(hits) as (keyof typeof hits)[]) {
+        const share = hits[f] / Math.max(1, of[f]);
+        assert.ok(share >= floors[f], `${f}: verbatim in ${hits[f]} of ${of[f]} receipts (${(100 * share).toFixed(0)} %), floor ${Math.round(100 * floors[f])} %`);
+      }
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+}
