@@ -6,10 +6,11 @@
  * for ppocr the event loop's delay while it runs.
  *
  *   QUIRE_CORPUS=/work/shared/corpus node --conditions=quire-source --import tsx plugins/ocr-ppocr/bench/compare.ts \
- *     [--engine tesseract|ppocr|both] [--limit N] [--repeat N] [--opt name=value ...]
+ *     [--engine tesseract|ppocr|both] [--limit N] [--repeat N] [--opt name=value ...] [--dump DIR]
  *
  * --opt sets a ppocr plugin option (threads=2, detMaxSide=1280, memArena=true, ...); --repeat reads the set
- * N times (memory over more images).
+ * N times (memory over more images); --dump writes each engine's text of each receipt to DIR. The columns
+ * "spaces aside" compare with every space removed (a reading that joins or splits words still counts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -47,6 +48,10 @@ const files = fs
   .sort()
   .slice(0, limit);
 const norm = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
+/** the same, spaces aside: a reading that joins two words still counts */
+const tight = (s: string) => s.toLowerCase().replace(/\s+/g, '');
+const dump = arg('dump');
+if (dump) fs.mkdirSync(dump, { recursive: true });
 
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
 /** Resident memory of this process's children (tesseract), MB. */
@@ -81,7 +86,7 @@ async function bench(engine: string): Promise<Row> {
       : ((await tesseractPlugin.create(pluginContext(tesseractPlugin, { shared: { 'ocr.concurrency': 1, 'ocr.language': 'eng' } }))) as OcrPlugin);
   const own = engine === 'ppocr';
   const rss = () => (own ? mb(process.memoryUsage().rss) : Math.round(childrenRss()));
-  const row: Row = { engine, hits: Object.fromEntries([...FIELDS, 'all'].map((f) => [f, 0])), n: 0, seconds: [], rss: { start: rss(), at10: 0, end: 0, peak: 0 } };
+  const row: Row = { engine, hits: Object.fromEntries([...FIELDS, 'all', ...FIELDS.map((f) => `${f}~`)].map((f) => [f, 0])), n: 0, seconds: [], rss: { start: rss(), at10: 0, end: 0, peak: 0 } };
   let peak = 0;
   const sampler = setInterval(() => (peak = Math.max(peak, rss())), 50);
   const loop = monitorEventLoopDelay({ resolution: 10 });
@@ -98,7 +103,9 @@ async function bench(engine: string): Promise<Row> {
       if (count === 10) row.rss.at10 = rss();
       if (r > 0) continue;
       const text = norm(res.text);
+      if (dump) fs.writeFileSync(path.join(dump, `${engine}-${f}.txt`), res.text);
       row.n++;
+      for (const k of FIELDS) if (key[k] && tight(res.text).includes(tight(key[k]))) row.hits[`${k}~`]!++;
       const hit = FIELDS.filter((k) => key[k] && text.includes(norm(key[k])));
       for (const k of hit) row.hits[k]!++;
       if (hit.length === FIELDS.length) row.hits.all!++;
@@ -121,14 +128,14 @@ for (const e of engines) {
   console.error(`${e} done`);
 }
 console.log(`${files.length} receipts${repeat > 1 ? ` × ${repeat}` : ''}${Object.keys(opts).length ? `, ppocr options ${JSON.stringify(opts)}` : ''}\n`);
-console.log('| engine | company | date | address | total | all four | s/image (first excluded: mean, p90) | RSS MB start / after 10 / end / peak |');
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+console.log('| engine | company | date | address | total | all four | spaces aside: company / date / address / total | s/image (first excluded: mean, p90) | RSS MB start / after 10 / end / peak |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const r of rows) {
   const warm = r.seconds.slice(1);
   const mean = warm.reduce((a, b) => a + b, 0) / Math.max(1, warm.length);
   const all = Math.min(...FIELDS.map((f) => r.hits[f]!));
   console.log(
-    `| ${r.engine} | ${FIELDS.map((f) => pct(r.hits[f]!, r.n)).join(' | ')} | ${pct(r.hits.all!, r.n)} | ${mean.toFixed(2)}, ${quant(warm, 0.9).toFixed(2)} (first ${r.seconds[0]?.toFixed(2)}) | ${r.rss.start} / ${r.rss.at10} / ${r.rss.end} / ${r.rss.peak} |`,
+    `| ${r.engine} | ${FIELDS.map((f) => pct(r.hits[f]!, r.n)).join(' | ')} | ${pct(r.hits.all!, r.n)} | ${FIELDS.map((f) => pct(r.hits[`${f}~`]!, r.n)).join(' / ')} | ${mean.toFixed(2)}, ${quant(warm, 0.9).toFixed(2)} (first ${r.seconds[0]?.toFixed(2)}) | ${r.rss.start} / ${r.rss.at10} / ${r.rss.end} / ${r.rss.peak} |`,
   );
 }
 for (const r of rows) if (r.loop) console.log(`\n${r.engine}: event loop delay while running p99 ${r.loop.p99.toFixed(1)} ms, max ${r.loop.max.toFixed(1)} ms`);
