@@ -16,6 +16,12 @@ test('defaults need nothing configured and are frozen', () => {
   assert.throws(() => ((c as any).port = 1));
 });
 
+test('QUIRE_OCR_ENGINE picks the ocr plugin (tesseract unless set)', () => {
+  assert.equal(loadConfig({}).plugins.selected.ocr, 'tesseract');
+  assert.equal(loadConfig({ QUIRE_OCR_ENGINE: '' }).plugins.selected.ocr, 'tesseract');
+  assert.equal(loadConfig({ QUIRE_OCR_ENGINE: 'ppocr' }).plugins.selected.ocr, 'ppocr');
+});
+
 test('a bad value stops start-up with one message naming the variable', () => {
   assert.throws(() => loadConfig({ PORT: 'eighty' }), (e: unknown) => e instanceof ConfigError && /PORT/.test((e as Error).message));
   assert.throws(() => loadConfig({ QUIRE_DB_URL: 'postgres://x' }), /QUIRE_DB_URL/);

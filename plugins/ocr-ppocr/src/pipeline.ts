@@ -1,0 +1,371 @@
+/**
+ * The PP-OCR pipeline around the two models, in plain JavaScript on typed arrays: the input tensors
+ * (resizing and normalisation), the DB detector's post-processing (threshold, connected components,
+ * box score, unclip), CTC greedy decoding of the recogniser's output, and lines and words from the
+ * recognised boxes. Nothing here touches onnxruntime, so each step is tested on its own.
+ */
+import type { BBox, Word } from '@quire/core';
+
+/** An RGBA image (4 bytes a pixel, rows top to bottom), as a canvas gives it. */
+export interface Rgba {
+  data: Uint8Array | Uint8ClampedArray;
+  width: number;
+  height: number;
+}
+
+/**
+ * A text box: a rectangle `width` × `height` centred on (cx, cy) and turned by `angle` radians (clockwise in
+ * image coordinates, y down; 0 for level text), in pixels of some image, with the detector's score.
+ */
+export interface Box {
+  cx: number;
+  cy: number;
+  width: number;
+  height: number;
+  angle: number;
+  score: number;
+}
+
+/** Text lines turned by more than this are read as level boxes (rotated text is not handled). */
+export const MAX_SKEW = (15 * Math.PI) / 180;
+
+/** The level rectangle around a box, clipped to an image `w` × `h` when given. */
+export function boxBounds(b: Box, w = Infinity, h = Infinity): BBox {
+  const c = Math.abs(Math.cos(b.angle));
+  const s = Math.abs(Math.sin(b.angle));
+  const hw = (b.width * c + b.height * s) / 2;
+  const hh = (b.width * s + b.height * c) / 2;
+  const x0 = Math.max(0, b.cx - hw);
+  const y0 = Math.max(0, b.cy - hh);
+  return { x: x0, y: y0, width: Math.min(w, b.cx + hw) - x0, height: Math.min(h, b.cy + hh) - y0 };
+}
+
+/** Settings of the DB post-processing (PaddleOCR's defaults). */
+export interface DbOptions {
+  /** probability a pixel needs to count as text */
+  threshold: number;
+  /** mean probability a region needs to be kept */
+  boxThreshold: number;
+  /** how far a region is grown (area × ratio / perimeter): DB maps shrink text regions in training */
+  unclipRatio: number;
+  /** regions with a side shorter than this (map pixels) are noise */
+  minSize: number;
+}
+
+export const DB_DEFAULTS: DbOptions = { threshold: 0.3, boxThreshold: 0.6, unclipRatio: 1.5, minSize: 3 };
+
+/** The detector's input size for an image: the long side at most `maxSide`, both sides multiples of 32. */
+export function detectionSize(width: number, height: number, maxSide: number): { width: number; height: number } {
+  const k = Math.min(1, maxSide / Math.max(width, height));
+  const round = (v: number) => Math.max(32, Math.round((v * k) / 32) * 32);
+  return { width: round(width), height: round(height) };
+}
+
+/**
+ * Samples a box of an RGBA image (turned by its angle) into a CHW float tensor of `outW` × `outH`, written at
+ * column offset 0 of rows `rowStride` wide (so a batch can pad on the right), BGR channel order as the
+ * PaddleOCR models were trained (OpenCV), each value `(v / 255 - mean[c]) / std[c]`. Each output pixel is
+ * the mean of up to 4 × 4 bilinear samples over its footprint (one when enlarging), so shrinking does not
+ * alias. Points outside the image take its edge pixels.
+ */
+export function sampleRegion(
+  img: Rgba,
+  box: Pick<Box, 'cx' | 'cy' | 'width' | 'height' | 'angle'>,
+  outW: number,
+  outH: number,
+  out: Float32Array,
+  offset: number,
+  rowStride: number,
+  mean: readonly [number, number, number],
+  std: readonly [number, number, number],
+): void {
+  const { data, width: W, height: H } = img;
+  const cos = Math.cos(box.angle);
+  const sin = Math.sin(box.angle);
+  const stepX = box.width / outW;
+  const stepY = box.height / outH;
+  const nx = Math.min(4, Math.max(1, Math.ceil(stepX - 1e-6)));
+  const ny = Math.min(4, Math.max(1, Math.ceil(stepY - 1e-6)));
+  const plane = outH * rowStride;
+  const k = 1 / (nx * ny * 255);
+  const [m0, m1, m2] = mean;
+  const [s0, s1, s2] = std;
+  for (let oy = 0; oy < outH; oy++) {
+    for (let ox = 0; ox < outW; ox++) {
+      let r = 0;
+      let g = 0;
+      let b = 0;
+      for (let sy = 0; sy < ny; sy++) {
+        // box-local coordinates of the sample, origin at the box's centre
+        const ly = (oy + (sy + 0.5) / ny) * stepY - box.height / 2;
+        for (let sx = 0; sx < nx; sx++) {
+          const lx = (ox + (sx + 0.5) / nx) * stepX - box.width / 2;
+          // image coordinates, pixel centres at +0.5
+          const fx = Math.min(W - 1, Math.max(0, box.cx + lx * cos - ly * sin - 0.5));
+          const fy = Math.min(H - 1, Math.max(0, box.cy + lx * sin + ly * cos - 0.5));
+          const x0 = fx | 0;
+          const y0 = fy | 0;
+          const x1 = x0 + 1 < W ? x0 + 1 : x0;
+          const y1 = y0 + 1 < H ? y0 + 1 : y0;
+          const wx = fx - x0;
+          const wy = fy - y0;
+          const w00 = (1 - wx) * (1 - wy);
+          const w01 = wx * (1 - wy);
+          const w10 = (1 - wx) * wy;
+          const w11 = wx * wy;
+          const p00 = (y0 * W + x0) * 4;
+          const p01 = (y0 * W + x1) * 4;
+          const p10 = (y1 * W + x0) * 4;
+          const p11 = (y1 * W + x1) * 4;
+          r += data[p00]! * w00 + data[p01]! * w01 + data[p10]! * w10 + data[p11]! * w11;
+          g += data[p00 + 1]! * w00 + data[p01 + 1]! * w01 + data[p10 + 1]! * w10 + data[p11 + 1]! * w11;
+          b += data[p00 + 2]! * w00 + data[p01 + 2]! * w01 + data[p10 + 2]! * w10 + data[p11 + 2]! * w11;
+        }
+      }
+      const i = offset + oy * rowStride + ox;
+      out[i] = (b * k - m0) / s0;
+      out[i + plane] = (g * k - m1) / s1;
+      out[i + 2 * plane] = (r * k - m2) / s2;
+    }
+  }
+}
+
+/**
+ * Text regions of a DB probability map (`width` × `height`, values 0..1): pixels above the threshold,
+ * grouped into 8-connected components. A component's box follows its direction (from its second moments)
+ * when it is elongated and turned by at most MAX_SKEW, else it is level; its score is the mean probability
+ * inside that box (PaddleOCR's "fast" score on the minimum-area rectangle: a level box around a skewed line
+ * would count empty corners); kept boxes are grown on every side by the unclip distance (area × ratio /
+ * perimeter, as PaddleOCR's polygon offset does for a rectangle). Boxes are in map pixels.
+ */
+export function dbBoxes(prob: Float32Array, width: number, height: number, options: DbOptions = DB_DEFAULTS): Box[] {
+  const n = width * height;
+  const seen = new Uint8Array(n);
+  const members = new Int32Array(n); // the current component's pixels, also its breadth-first queue
+  const boxes: Box[] = [];
+  for (let start = 0; start < n; start++) {
+    if (seen[start] || prob[start]! <= options.threshold) continue;
+    let head = 0;
+    let tail = 0;
+    members[tail++] = start;
+    seen[start] = 1;
+    let x0 = width;
+    let y0 = height;
+    let x1 = -1;
+    let y1 = -1;
+    let sx = 0;
+    let sy = 0;
+    while (head < tail) {
+      const p = members[head++]!;
+      const x = p % width;
+      const y = (p - x) / width;
+      sx += x;
+      sy += y;
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      if (y > y1) y1 = y;
+      for (let dy = -1; dy <= 1; dy++) {
+        const yy = y + dy;
+        if (yy < 0 || yy >= height) continue;
+        for (let dx = -1; dx <= 1; dx++) {
+          const xx = x + dx;
+          if (xx < 0 || xx >= width || (!dx && !dy)) continue;
+          const q = yy * width + xx;
+          if (!seen[q] && prob[q]! > options.threshold) {
+            seen[q] = 1;
+            members[tail++] = q;
+          }
+        }
+      }
+    }
+    if (Math.min(x1 - x0 + 1, y1 - y0 + 1) < options.minSize) continue;
+    // direction from the second moments of the pixels
+    const mx = sx / tail;
+    const my = sy / tail;
+    let cxx = 0;
+    let cyy = 0;
+    let cxy = 0;
+    for (let i = 0; i < tail; i++) {
+      const p = members[i]!;
+      const x = (p % width) - mx;
+      const y = Math.floor(p / width) - my;
+      cxx += x * x;
+      cyy += y * y;
+      cxy += x * y;
+    }
+    let angle = 0.5 * Math.atan2(2 * cxy, cxx - cyy);
+    const spread = Math.sqrt((cxx - cyy) ** 2 + 4 * cxy * cxy);
+    const l1 = (cxx + cyy + spread) / 2;
+    const l2 = (cxx + cyy - spread) / 2;
+    // a direction only for elongated regions (a line, not a blob or one character)
+    if (Math.abs(angle) > MAX_SKEW || l2 <= 0 || l1 < 4 * l2) angle = 0;
+    const cos = Math.cos(angle);
+    const sin = Math.sin(angle);
+    let u0 = Infinity;
+    let u1 = -Infinity;
+    let v0 = Infinity;
+    let v1 = -Infinity;
+    for (let i = 0; i < tail; i++) {
+      const p = members[i]!;
+      const x = p % width;
+      const y = (p - x) / width;
+      const u = x * cos + y * sin;
+      const v = -x * sin + y * cos;
+      if (u < u0) u0 = u;
+      if (u > u1) u1 = u;
+      if (v < v0) v0 = v;
+      if (v > v1) v1 = v;
+    }
+    const w = u1 - u0 + 1;
+    const h = v1 - v0 + 1;
+    if (Math.min(w, h) < options.minSize) continue;
+    // the mean probability inside the box
+    let sum = 0;
+    let count = 0;
+    for (let y = y0; y <= y1; y++) {
+      for (let x = x0, p = y * width + x0; x <= x1; x++, p++) {
+        const u = x * cos + y * sin;
+        const v = -x * sin + y * cos;
+        if (u < u0 - 0.5 || u > u1 + 0.5 || v < v0 - 0.5 || v > v1 + 0.5) continue;
+        sum += prob[p]!;
+        count++;
+      }
+    }
+    const score = count ? sum / count : 0;
+    if (score < options.boxThreshold) continue;
+    const d = (w * h * options.unclipRatio) / (2 * (w + h));
+    if (Math.min(w, h) + 2 * d < options.minSize + 2) continue;
+    // the centre back in map coordinates (pixel centres at +0.5)
+    const cu = (u0 + u1) / 2;
+    const cv = (v0 + v1) / 2;
+    boxes.push({ cx: cu * cos - cv * sin + 0.5, cy: cu * sin + cv * cos + 0.5, width: w + 2 * d, height: h + 2 * d, angle, score });
+  }
+  return boxes;
+}
+
+/** The recogniser's characters: index 0 is the CTC blank, then the dictionary, then a space. */
+export function characters(dictionary: string): string[] {
+  const keys = dictionary.split(/\r?\n/);
+  if (keys.length && keys[keys.length - 1] === '') keys.pop();
+  return ['', ...keys, ' '];
+}
+
+/**
+ * CTC greedy decoding of one sequence of the recogniser's output (`steps` × `classes` probabilities at
+ * `offset`): the most likely class per step, repeats merged, blanks dropped. The confidence is the mean
+ * probability of the characters kept (0 for none).
+ */
+export function ctcDecode(probs: Float32Array, offset: number, steps: number, classes: number, chars: readonly string[]): { text: string; confidence: number } {
+  let text = '';
+  let sum = 0;
+  let kept = 0;
+  let prev = -1;
+  for (let t = 0; t < steps; t++) {
+    const base = offset + t * classes;
+    let best = 0;
+    let bestP = probs[base]!;
+    for (let c = 1; c < classes; c++) {
+      const p = probs[base + c]!;
+      if (p > bestP) {
+        bestP = p;
+        best = c;
+      }
+    }
+    if (best !== 0 && best !== prev) {
+      text += chars[best] ?? '';
+      sum += bestP;
+      kept++;
+    }
+    prev = best;
+  }
+  return { text, confidence: kept ? sum / kept : 0 };
+}
+
+/** A recognised box: its text, box in image pixels and confidence. */
+export interface Recognised {
+  text: string;
+  bbox: BBox;
+  confidence: number;
+}
+
+export interface Line {
+  text: string;
+  bbox: BBox;
+  confidence: number;
+  words: Word[];
+}
+
+/**
+ * Words of a recognised box: its text split on spaces, each word given the share of the box's width its
+ * characters take (an approximation: the recogniser gives no per-character positions here, and glyphs
+ * differ in width).
+ */
+export function splitWords(r: Recognised): Word[] {
+  const parts = r.text.split(/(\s+)/);
+  const total = r.text.length;
+  if (!total) return [];
+  const words: Word[] = [];
+  let at = 0;
+  for (const p of parts) {
+    if (p && !/^\s+$/.test(p)) {
+      const x = r.bbox.x + (r.bbox.width * at) / total;
+      const width = (r.bbox.width * p.length) / total;
+      words.push({ text: p, bbox: { x: Math.round(x), y: r.bbox.y, width: Math.max(1, Math.round(width)), height: r.bbox.height }, confidence: r.confidence });
+    }
+    at += p.length;
+  }
+  return words;
+}
+
+const union = (boxes: BBox[]): BBox => {
+  const x0 = Math.min(...boxes.map((b) => b.x));
+  const y0 = Math.min(...boxes.map((b) => b.y));
+  const x1 = Math.max(...boxes.map((b) => b.x + b.width));
+  const y1 = Math.max(...boxes.map((b) => b.y + b.height));
+  return { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
+};
+
+/**
+ * Lines in reading order: boxes taken from the top (by their vertical centre) join the line whose vertical
+ * extent overlaps theirs by at least half the lower of the two heights; a line's boxes go left to right.
+ */
+export function groupLines(items: Recognised[]): Line[] {
+  const sorted = items.filter((r) => r.text.trim()).sort((a, b) => a.bbox.y + a.bbox.height / 2 - (b.bbox.y + b.bbox.height / 2));
+  const rows: { y0: number; y1: number; h: number; items: Recognised[] }[] = [];
+  for (const r of sorted) {
+    const y0 = r.bbox.y;
+    const y1 = r.bbox.y + r.bbox.height;
+    let best: (typeof rows)[number] | null = null;
+    let bestOverlap = 0;
+    // only the last few rows can overlap a box that starts below the ones before
+    for (let i = rows.length - 1; i >= Math.max(0, rows.length - 4); i--) {
+      const row = rows[i]!;
+      const overlap = Math.min(y1, row.y1) - Math.max(y0, row.y0);
+      if (overlap >= 0.5 * Math.min(r.bbox.height, row.h) && overlap > bestOverlap) {
+        best = row;
+        bestOverlap = overlap;
+      }
+    }
+    if (best) {
+      best.items.push(r);
+      best.y0 = Math.min(best.y0, y0);
+      best.y1 = Math.max(best.y1, y1);
+      best.h = Math.min(best.h, r.bbox.height);
+    } else {
+      rows.push({ y0, y1, h: r.bbox.height, items: [r] });
+    }
+  }
+  return rows
+    .sort((a, b) => a.y0 + a.y1 - (b.y0 + b.y1))
+    .map((row) => {
+      const its = row.items.sort((a, b) => a.bbox.x - b.bbox.x);
+      const words = its.flatMap(splitWords);
+      return {
+        text: words.map((w) => w.text).join(' '),
+        bbox: union(its.map((r) => r.bbox)),
+        confidence: words.length ? words.reduce((a, w) => a + w.confidence, 0) / words.length : 0,
+        words,
+      };
+    });
+}

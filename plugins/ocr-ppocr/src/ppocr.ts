@@ -1,0 +1,334 @@
+/**
+ * PP-OCR in this process: the DB text detector and the CRNN/SVTR recogniser (ONNX files) run by
+ * onnxruntime-node, with image decoding by @napi-rs/canvas and the rest in JavaScript (pipeline.ts).
+ *
+ * Memory stays bounded: one InferenceSession per model per process, made at the first recognition and
+ * reused; the CPU memory arena is off by default (an arena keeps the largest buffers every input shape
+ * asked for, so it grows with each new image size); each image's tensors are disposed when it is done;
+ * at most `concurrency` images are in flight; an image is decoded at most `maxImageSide` pixels on its
+ * long side, recognition batches are at most `recBatch` boxes and `MAX_REC_WIDTH` pixels wide.
+ * `session.run` works on onnxruntime's own threads (`threads` of them per model), so the event loop is free
+ * while a model runs; the JavaScript steps (resizing, the detector's components, decoding) take a few
+ * milliseconds at a time.
+ */
+import fs from 'node:fs/promises';
+import type { OcrResult } from '@quire/core';
+import { errors } from '@quire/core';
+import { DB_DEFAULTS, boxBounds, characters, ctcDecode, dbBoxes, detectionSize, groupLines, sampleRegion } from './pipeline.js';
+import type { Box, Line, Recognised, Rgba } from './pipeline.js';
+
+type Ort = typeof import('onnxruntime-node');
+type Session = import('onnxruntime-node').InferenceSession;
+type Tensor = import('onnxruntime-node').Tensor;
+
+/** Languages the bundled models read: the PP-OCRv4 Chinese model, whose dictionary has Latin letters, digits and punctuation too. */
+export const PPOCR_LANGUAGES = ['chi_sim', 'eng'] as const;
+/** The recogniser's input height (PP-OCRv3/v4 models: 3 × 48 × W). */
+export const REC_HEIGHT = 48;
+/** The narrowest recognition batch (PaddleOCR's 320) and the widest (longer boxes are squeezed). */
+const MIN_REC_WIDTH = 320;
+export const MAX_REC_WIDTH = 2400;
+const DET_MEAN = [0.485, 0.456, 0.406] as const;
+const DET_STD = [0.229, 0.224, 0.225] as const;
+const REC_MEAN = [0.5, 0.5, 0.5] as const;
+const REC_STD = [0.5, 0.5, 0.5] as const;
+
+export interface PpocrConfig {
+  detModel: string;
+  recModel: string;
+  dictionary: string;
+  /** images recognised at once */
+  concurrency: number;
+  /** onnxruntime intra-op threads of each model */
+  threads: number;
+  /** the detector's input: long side at most this many pixels */
+  detMaxSide: number;
+  /** images are decoded at most this many pixels on the long side (larger ones are shrunk) */
+  maxImageSide: number;
+  /** boxes recognised per model run */
+  recBatch: number;
+  /** recognised boxes below this confidence are dropped (PaddleOCR's drop_score) */
+  dropScore: number;
+  /** onnxruntime's CPU memory arena (faster repeated runs of one shape, memory that only grows) */
+  memArena: boolean;
+}
+
+/** A counting semaphore whose waiters can be aborted. */
+class Limiter {
+  private active = 0;
+  private readonly queue: { start: () => void }[] = [];
+  constructor(private readonly max: number) {}
+
+  async run<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    signal?.throwIfAborted();
+    if (this.active >= this.max) {
+      await new Promise<void>((resolve, reject) => {
+        const entry = {
+          start: () => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+          },
+        };
+        const onAbort = () => {
+          const i = this.queue.indexOf(entry);
+          if (i >= 0) this.queue.splice(i, 1);
+          reject(signal!.reason ?? new Error('aborted'));
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+        this.queue.push(entry);
+      });
+    } else {
+      this.active++;
+    }
+    try {
+      return await fn();
+    } finally {
+      const next = this.queue.shift();
+      if (next) next.start();
+      else this.active--;
+    }
+  }
+}
+
+interface Models {
+  ort: Ort;
+  det: Session;
+  rec: Session;
+  chars: string[];
+}
+
+/**
+ * onnxruntime's builds carry a telemetry client that, unless told otherwise, writes a session file and a
+ * log into the temp folder and may report usage. It reads ORT_DISABLE_TELEMETRY from the process's
+ * environment when the runtime starts: set here (in the main thread, where setting process.env sets the
+ * process's environment) unless the operator set it.
+ */
+export function quietRuntime(): void {
+  if (process.env.ORT_DISABLE_TELEMETRY === undefined) process.env.ORT_DISABLE_TELEMETRY = '1';
+}
+
+/** A model or dictionary that cannot be used: permanent (retrying does not help), reported by health(). */
+function modelError(message: string): Error {
+  return Object.assign(errors.unavailable(message, { ocr: 'ppocr' }), { retryable: false });
+}
+
+export class Ppocr {
+  private models: Promise<Models> | null = null;
+  private readonly limiter: Limiter;
+
+  constructor(readonly cfg: PpocrConfig) {
+    this.limiter = new Limiter(Math.max(1, cfg.concurrency));
+  }
+
+  async languages(): Promise<string[]> {
+    return [...PPOCR_LANGUAGES];
+  }
+
+  async health(): Promise<{ ok: boolean; message?: string }> {
+    try {
+      const m = await this.load();
+      return { ok: true, message: `PP-OCR (onnxruntime ${m.ort.env.versions?.common ?? ''}); languages: ${PPOCR_LANGUAGES.join(', ')}` };
+    } catch (e) {
+      return { ok: false, message: e instanceof Error ? e.message : String(e) };
+    }
+  }
+
+  /** The sessions and the dictionary, loaded once per process (a failed load is tried again next time). */
+  load(): Promise<Models> {
+    if (!this.models) {
+      this.models = this.open();
+      this.models.catch(() => (this.models = null));
+    }
+    return this.models;
+  }
+
+  private async open(): Promise<Models> {
+    quietRuntime();
+    let ort: Ort;
+    try {
+      ort = (await import('onnxruntime-node')) as Ort;
+      ort = ((ort as unknown as { default?: Ort }).default ?? ort) as Ort;
+    } catch (e) {
+      throw modelError(`onnxruntime-node cannot be loaded: ${(e as Error).message}`);
+    }
+    const options = {
+      intraOpNumThreads: this.cfg.threads,
+      interOpNumThreads: 1,
+      executionMode: 'sequential' as const,
+      graphOptimizationLevel: 'all' as const,
+      enableCpuMemArena: this.cfg.memArena,
+      enableMemPattern: this.cfg.memArena,
+    };
+    const session = async (file: string, what: string) => {
+      try {
+        return await ort.InferenceSession.create(file, options);
+      } catch (e) {
+        throw modelError(`PP-OCR ${what} model ${file} cannot be loaded: ${(e as Error).message.split('\n')[0]}`);
+      }
+    };
+    let dictionary: string;
+    try {
+      dictionary = await fs.readFile(this.cfg.dictionary, 'utf8');
+    } catch (e) {
+      throw modelError(`PP-OCR dictionary ${this.cfg.dictionary} cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+    const det = await session(this.cfg.detModel, 'detection');
+    const rec = await session(this.cfg.recModel, 'recognition').catch(async (e) => {
+      await det.release().catch(() => {});
+      throw e;
+    });
+    const chars = characters(dictionary);
+    const classes = rec.outputMetadata?.[0] as { shape?: (number | string)[] } | undefined;
+    const n = classes?.shape?.[2];
+    if (typeof n === 'number' && n !== chars.length) {
+      await Promise.all([det.release(), rec.release()]).catch(() => {});
+      throw modelError(`PP-OCR dictionary ${this.cfg.dictionary} has ${chars.length - 2} characters, the recognition model ${n - 2}`);
+    }
+    return { ort, det, rec, chars };
+  }
+
+  /** Releases the sessions (the next recognition loads them again). */
+  async close(): Promise<void> {
+    const m = await this.models?.catch(() => null);
+    this.models = null;
+    if (m) await Promise.all([m.det.release(), m.rec.release()]).catch(() => {});
+  }
+
+  /** Checks a requested language: codes joined with +, each one the models read, or auto. */
+  checkLanguage(language: string | undefined): void {
+    const requested = (language || 'eng').trim().toLowerCase();
+    if (requested === 'auto') return;
+    const unknown = requested.split('+').filter((l) => !(PPOCR_LANGUAGES as readonly string[]).includes(l));
+    if (unknown.length) throw errors.validation(`OCR language not supported by the ppocr engine: ${unknown.join(', ')} (it reads ${PPOCR_LANGUAGES.join(', ')}; QUIRE_OCR_ENGINE=tesseract reads the languages tesseract has installed)`);
+  }
+
+  async recognize(imagePath: string, options: { language?: string; signal?: AbortSignal; dpi?: number } = {}): Promise<OcrResult & { lines: Line[]; language: string }> {
+    this.checkLanguage(options.language);
+    const models = await this.load();
+    return this.limiter.run(async () => {
+      const image = await this.decode(imagePath);
+      options.signal?.throwIfAborted();
+      const boxes = await this.detect(models, image.rgba);
+      options.signal?.throwIfAborted();
+      const found = await this.read(models, image.rgba, boxes, options.signal);
+      // boxes in the pixels of the image as given (it may have been decoded smaller)
+      const k = image.width / image.rgba.width;
+      const scaled = found.map((r) => ({ ...r, bbox: scaleBox(r.bbox, k) }));
+      const lines = groupLines(scaled);
+      const words = lines.flatMap((l) => l.words);
+      return {
+        text: lines.map((l) => l.text).join('\n'),
+        words,
+        lines,
+        confidence: words.length ? words.reduce((a, w) => a + w.confidence, 0) / words.length : 0,
+        width: image.width,
+        height: image.height,
+        language: (options.language || 'eng').toLowerCase(),
+      };
+    }, options.signal);
+  }
+
+  /** The image's pixels (RGBA), shrunk to maxImageSide when larger. An unreadable image is UNPROCESSABLE. */
+  private async decode(imagePath: string): Promise<{ rgba: Rgba; width: number; height: number }> {
+    const { loadImage, createCanvas } = await import('@napi-rs/canvas');
+    let bytes: Buffer;
+    try {
+      bytes = await fs.readFile(imagePath);
+    } catch (e) {
+      throw errors.processing(`The image for OCR cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+    let img: Awaited<ReturnType<typeof loadImage>>;
+    try {
+      img = await loadImage(bytes);
+    } catch {
+      throw errors.unprocessable('The image cannot be decoded for OCR (corrupt or unsupported format)');
+    }
+    const width = img.width;
+    const height = img.height;
+    if (!(width > 0 && height > 0)) throw errors.unprocessable('The image cannot be decoded for OCR (no pixels)');
+    const k = Math.min(1, this.cfg.maxImageSide / Math.max(width, height));
+    const w = Math.max(1, Math.round(width * k));
+    const h = Math.max(1, Math.round(height * k));
+    const canvas = createCanvas(w, h);
+    const g = canvas.getContext('2d');
+    g.fillStyle = '#fff'; // transparent pixels read as paper
+    g.fillRect(0, 0, w, h);
+    g.drawImage(img, 0, 0, w, h);
+    const data = g.getImageData(0, 0, w, h).data;
+    // the canvas's own pixels go now, not when the collector gets to them
+    canvas.width = 1;
+    canvas.height = 1;
+    return { rgba: { data, width: w, height: h }, width, height };
+  }
+
+  /** Text boxes in the decoded image's pixels. */
+  private async detect(m: Models, img: Rgba): Promise<Box[]> {
+    const size = detectionSize(img.width, img.height, this.cfg.detMaxSide);
+    const input = new Float32Array(3 * size.width * size.height);
+    sampleRegion(img, { cx: img.width / 2, cy: img.height / 2, width: img.width, height: img.height, angle: 0 }, size.width, size.height, input, 0, size.width, DET_MEAN, DET_STD);
+    const out = await run(m.det, new m.ort.Tensor('float32', input, [1, 3, size.height, size.width]));
+    try {
+      const [, , mh, mw] = out.dims as number[];
+      const boxes = dbBoxes(out.data as Float32Array, mw!, mh!, DB_DEFAULTS);
+      const kx = img.width / mw!;
+      const ky = img.height / mh!;
+      return boxes.map((b) => ({ ...b, cx: b.cx * kx, cy: b.cy * ky, width: b.width * kx, height: b.height * ky }));
+    } finally {
+      out.dispose();
+    }
+  }
+
+  /** Recognises each box (batches of similar aspect ratio, as PaddleOCR does). */
+  private async read(m: Models, img: Rgba, boxes: Box[], signal?: AbortSignal): Promise<Recognised[]> {
+    const order = boxes
+      .map((b) => ({ b, ratio: b.width / Math.max(1, b.height) }))
+      .filter((e) => e.b.width >= 1 && e.b.height >= 1)
+      .sort((a, b) => a.ratio - b.ratio);
+    const found: Recognised[] = [];
+    for (let i = 0; i < order.length; i += this.cfg.recBatch) {
+      signal?.throwIfAborted();
+      const batch = order.slice(i, i + this.cfg.recBatch);
+      const maxRatio = Math.max(...batch.map((e) => e.ratio));
+      const width = Math.min(MAX_REC_WIDTH, Math.max(MIN_REC_WIDTH, Math.ceil(REC_HEIGHT * maxRatio)));
+      const plane = REC_HEIGHT * width;
+      const input = new Float32Array(batch.length * 3 * plane); // 0 after normalising: mid-grey padding, as PaddleOCR pads
+      batch.forEach((e, j) => {
+        const w = Math.max(1, Math.min(width, Math.ceil(REC_HEIGHT * e.ratio)));
+        sampleRegion(img, e.b, w, REC_HEIGHT, input, j * 3 * plane, width, REC_MEAN, REC_STD);
+      });
+      const out = await run(m.rec, new m.ort.Tensor('float32', input, [batch.length, 3, REC_HEIGHT, width]));
+      try {
+        const [, steps, classes] = out.dims as number[];
+        batch.forEach((e, j) => {
+          const { text, confidence } = ctcDecode(out.data as Float32Array, j * steps! * classes!, steps!, classes!, m.chars);
+          const t = text.trim();
+          if (!t || confidence < this.cfg.dropScore) return;
+          found.push({ text: t, confidence, bbox: boxBounds(e.b, img.width, img.height) });
+        });
+      } finally {
+        out.dispose();
+      }
+    }
+    return found;
+  }
+}
+
+/** Runs a one-input, one-output model; the input tensor is disposed here, the output by the caller. */
+async function run(session: Session, input: Tensor): Promise<Tensor> {
+  try {
+    const result = await session.run({ [session.inputNames[0]!]: input });
+    const name = session.outputNames[0]!;
+    for (const [k, t] of Object.entries(result)) if (k !== name) t.dispose();
+    return result[name]!;
+  } catch (e) {
+    throw errors.processing(`PP-OCR model run failed: ${(e as Error).message.split('\n')[0]}`);
+  } finally {
+    input.dispose();
+  }
+}
+
+function scaleBox(b: { x: number; y: number; width: number; height: number }, k: number) {
+  const x = Math.max(0, Math.round(b.x * k));
+  const y = Math.max(0, Math.round(b.y * k));
+  return { x, y, width: Math.max(1, Math.round((b.x + b.width) * k) - x), height: Math.max(1, Math.round((b.y + b.height) * k) - y) };
+}

@@ -1,0 +1,214 @@
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createCanvas } from '@napi-rs/canvas';
+import { PluginRegistry, isQuireError, pluginContext } from '@quire/core';
+import type { OcrPlugin, OcrResult } from '@quire/core';
+import plugin, { MAX_SKEW, characters, ctcDecode, dbBoxes, groupLines, splitWords } from '@quire/plugin-ocr-ppocr';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-ppocr-'));
+const opened: OcrPlugin[] = [];
+after(async () => {
+  await Promise.all(opened.map((p) => p.close?.()));
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+/** The plugin as the registry makes it (options checked by its schema). */
+async function make(options: Record<string, unknown> = {}): Promise<OcrPlugin> {
+  const p = (await plugin.create(pluginContext(plugin, { options, dataDir: tmp }))) as OcrPlugin;
+  opened.push(p);
+  return p;
+}
+
+/** A receipt-like page: a heading, items with their amounts at the right edge, a total. */
+function receipt(file: string): string {
+  const c = createCanvas(900, 420);
+  const g = c.getContext('2d');
+  g.fillStyle = '#fff';
+  g.fillRect(0, 0, c.width, c.height);
+  g.fillStyle = '#000';
+  g.font = '36px DejaVu Sans';
+  g.fillText('GREEN LEAF CAFE', 60, 70);
+  const rows: [string, string][] = [
+    ['Coffee', '3.50'],
+    ['Bagel', '4.25'],
+    ['TOTAL', '7.75'],
+  ];
+  rows.forEach(([item, amount], i) => {
+    const y = 170 + i * 80;
+    g.fillText(item, 60, y);
+    g.fillText(amount, 840 - g.measureText(amount).width, y);
+  });
+  const p = path.join(tmp, file);
+  fs.writeFileSync(p, c.toBuffer('image/png'));
+  return p;
+}
+
+const word = (r: OcrResult, text: string) => r.words.find((w) => w.text === text);
+
+test('reads the lines of a rendered receipt in order, with amounts on the right and boxes in image pixels', async () => {
+  const ocr = await make();
+  const r = await ocr.recognize(receipt('receipt.png'), { language: 'eng' });
+  assert.equal(r.width, 900);
+  assert.equal(r.height, 420);
+  assert.deepEqual(
+    r.lines.map((l) => l.text),
+    ['GREEN LEAF CAFE', 'Coffee 3.50', 'Bagel 4.25', 'TOTAL 7.75'],
+  );
+  assert.equal(r.text, 'GREEN LEAF CAFE\nCoffee 3.50\nBagel 4.25\nTOTAL 7.75');
+  // lines from top to bottom, each box inside the image around where the text was drawn
+  const tops = r.lines.map((l) => l.bbox.y);
+  assert.deepEqual([...tops].sort((a, b) => a - b), tops);
+  for (const l of r.lines) {
+    assert.ok(l.bbox.x >= 0 && l.bbox.y >= 0 && l.bbox.x + l.bbox.width <= 900 && l.bbox.y + l.bbox.height <= 420, JSON.stringify(l.bbox));
+    assert.ok(l.confidence > 0.5 && l.confidence <= 1);
+  }
+  // the amounts are words of their own at the right edge, the items at the left
+  for (const [item, amount, baseline] of [['Coffee', '3.50', 170], ['Bagel', '4.25', 250], ['TOTAL', '7.75', 330]] as const) {
+    const a = word(r, amount)!;
+    const i = word(r, item)!;
+    assert.ok(a && i, `${item} ${amount}`);
+    assert.ok(a.bbox.x > 700 && a.bbox.x + a.bbox.width <= 900, `${amount} at ${JSON.stringify(a.bbox)}`);
+    assert.ok(i.bbox.x < 150, `${item} at ${JSON.stringify(i.bbox)}`);
+    for (const w of [a, i]) assert.ok(w.bbox.y < baseline && w.bbox.y + w.bbox.height > baseline - 20, `${w.text} at ${JSON.stringify(w.bbox)}`);
+  }
+  assert.equal(r.words.length, 9);
+  assert.ok(r.confidence > 0.8);
+});
+
+test('a skewed line is read along its direction', async () => {
+  const c = createCanvas(1000, 300);
+  const g = c.getContext('2d');
+  g.fillStyle = '#fff';
+  g.fillRect(0, 0, c.width, c.height);
+  g.fillStyle = '#000';
+  g.font = '34px DejaVu Sans';
+  g.translate(60, 120);
+  g.rotate((4 * Math.PI) / 180);
+  g.fillText('PAYMENT RECEIVED WITH THANKS 2024', 0, 0);
+  const file = path.join(tmp, 'skewed.png');
+  fs.writeFileSync(file, c.toBuffer('image/png'));
+  const r = await (await make()).recognize(file, { language: 'eng' });
+  // one line, every character in order (the model often leaves out the spaces of long lines)
+  assert.equal(r.lines.length, 1);
+  assert.equal(r.text.replace(/\s+/g, ''), 'PAYMENTRECEIVEDWITHTHANKS2024');
+  // the text rises about 4° over its width: the line's level box spans the slope
+  const box = r.lines[0]!.bbox;
+  assert.ok(box.height > 34 + box.width * Math.sin((4 * Math.PI) / 180) * 0.8, JSON.stringify(box));
+});
+
+test('languages: the ones the models read; another is refused clearly', async () => {
+  const ocr = await make();
+  assert.deepEqual(await ocr.languages(), ['chi_sim', 'eng']);
+  await assert.rejects(ocr.recognize(receipt('lang.png'), { language: 'deu' }), (e: unknown) => isQuireError(e) && e.code === 'VALIDATION_ERROR' && /deu/.test(e.message) && /eng/.test(e.message));
+  await assert.rejects(ocr.recognize(receipt('lang2.png'), { language: 'eng+rus' }), (e: unknown) => isQuireError(e) && e.code === 'VALIDATION_ERROR' && /rus/.test(e.message));
+});
+
+test('a missing or corrupt model fails every image clearly and permanently, and health says why', async () => {
+  const broken = path.join(tmp, 'broken.onnx');
+  fs.writeFileSync(broken, 'not a model');
+  for (const [detModel, what] of [[path.join(tmp, 'missing.onnx'), 'missing.onnx'], [broken, 'broken.onnx']] as const) {
+    const ocr = await make({ detModel });
+    const check = (e: unknown) => {
+      assert.ok(isQuireError(e), String(e));
+      assert.equal(e.code, 'SERVICE_UNAVAILABLE');
+      assert.equal((e as { retryable?: boolean }).retryable, false);
+      assert.match(e.message, new RegExp(`detection model .*${what}`));
+      return true;
+    };
+    await assert.rejects(ocr.recognize(receipt(`m-${what}.png`), { language: 'eng' }), check);
+    const h = await ocr.health!();
+    assert.equal(h.ok, false);
+    assert.match(h.message!, new RegExp(what));
+  }
+  const badDict = await make({ dictionary: path.join(tmp, 'missing-keys.txt') });
+  await assert.rejects(badDict.recognize(receipt('d.png'), { language: 'eng' }), (e: unknown) => isQuireError(e) && e.code === 'SERVICE_UNAVAILABLE' && /dictionary/.test(e.message));
+});
+
+test('a corrupt or missing image fails that image only, as a permanent error', async () => {
+  const ocr = await make();
+  const bad = path.join(tmp, 'bad.png');
+  fs.writeFileSync(bad, Buffer.from('\x89PNG\r\n\x1a\n this is not really a png'));
+  await assert.rejects(ocr.recognize(bad, { language: 'eng' }), (e: unknown) => isQuireError(e) && e.code === 'UNPROCESSABLE' && /cannot be decoded/.test(e.message));
+  await assert.rejects(ocr.recognize(path.join(tmp, 'nope.png'), { language: 'eng' }), (e: unknown) => isQuireError(e) && e.code === 'PROCESSING_ERROR' && /ENOENT/.test(e.message));
+  // the engine goes on
+  const r = await ocr.recognize(receipt('after.png'), { language: 'eng' });
+  assert.match(r.text, /TOTAL 7\.75/);
+  assert.deepEqual(await ocr.health!(), { ok: true, message: (await ocr.health!()).message });
+});
+
+test('an aborted recognition rejects with the reason', async () => {
+  const ocr = await make();
+  const ac = new AbortController();
+  const p = ocr.recognize(receipt('abort.png'), { language: 'eng', signal: ac.signal });
+  ac.abort(new Error('stop now'));
+  await assert.rejects(p, /stop now/);
+});
+
+test('loads through the plugin API and becomes the active ocr plugin when selected', async () => {
+  const registry = new PluginRegistry({ dataDir: tmp, selected: { ocr: 'ppocr' } });
+  const def = await registry.load('@quire/plugin-ocr-ppocr');
+  assert.equal(def.kind, 'ocr');
+  assert.equal(def.name, 'ppocr');
+  await registry.start();
+  try {
+    const ocr = registry.get('ocr');
+    assert.deepEqual(await ocr.languages(), ['chi_sim', 'eng']);
+    assert.equal((await ocr.health!()).ok, true);
+  } finally {
+    await registry.close();
+  }
+  assert.throws(() => pluginContext(plugin, { options: { threads: 0 } }), /invalid options of plugin ocr:ppocr: option "threads"/);
+});
+
+test('dbBoxes: components above the threshold, a skewed bar along its direction, faint blobs dropped', () => {
+  const w = 200;
+  const h = 100;
+  const prob = new Float32Array(w * h);
+  // a bar 120 × 8 turned by 5°, probability 0.9
+  const a = (5 * Math.PI) / 180;
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) {
+      const u = (x - 100) * Math.cos(a) + (y - 40) * Math.sin(a);
+      const v = -(x - 100) * Math.sin(a) + (y - 40) * Math.cos(a);
+      if (Math.abs(u) < 60 && Math.abs(v) < 4) prob[y * w + x] = 0.9;
+    }
+  // a faint blob (mean below the box threshold)
+  for (let y = 80; y < 90; y++) for (let x = 10; x < 20; x++) prob[y * w + x] = 0.35;
+  const boxes = dbBoxes(prob, w, h);
+  assert.equal(boxes.length, 1);
+  const b = boxes[0]!;
+  assert.ok(Math.abs(b.angle - a) < 0.02, `angle ${b.angle}`);
+  assert.ok(Math.abs(b.cx - 100) < 1.5 && Math.abs(b.cy - 40) < 1.5, `${b.cx},${b.cy}`);
+  assert.ok(b.score > 0.7 && b.score <= 0.9, `score ${b.score}`);
+  // grown by the unclip distance: about 121 × 9 pixels → d = 121 × 9 × 1.5 / 260 ≈ 6.3 on each side
+  assert.ok(Math.abs(b.width - 133.6) < 3 && Math.abs(b.height - 21.6) < 3, `${b.width} × ${b.height}`);
+  assert.ok(MAX_SKEW < Math.PI / 4);
+});
+
+test('ctcDecode merges repeats and drops blanks; groupLines orders lines and splits words proportionally', () => {
+  const chars = characters('a\nb\nc\n');
+  assert.deepEqual(chars, ['', 'a', 'b', 'c', ' ']);
+  // steps: a a _ a b ' ' c  → "aab c"
+  const seq = [1, 1, 0, 1, 2, 4, 3];
+  const probs = new Float32Array(seq.length * 5);
+  seq.forEach((c, t) => (probs[t * 5 + c] = 0.8));
+  seq.forEach((c, t) => {
+    for (let k = 0; k < 5; k++) if (k !== c) probs[t * 5 + k] = 0.05;
+  });
+  const d = ctcDecode(probs, 0, seq.length, 5, chars);
+  assert.equal(d.text, 'aab c');
+  assert.ok(Math.abs(d.confidence - 0.8) < 1e-6);
+
+  const lines = groupLines([
+    { text: '12.00', bbox: { x: 700, y: 102, width: 80, height: 30 }, confidence: 0.9 },
+    { text: 'TOTAL DUE', bbox: { x: 50, y: 100, width: 180, height: 30 }, confidence: 0.8 },
+    { text: 'Shop', bbox: { x: 50, y: 20, width: 100, height: 30 }, confidence: 1 },
+  ]);
+  assert.deepEqual(lines.map((l) => l.text), ['Shop', 'TOTAL DUE 12.00']);
+  assert.deepEqual(lines[1]!.words.map((w) => [w.text, w.bbox.x, w.bbox.width]), [['TOTAL', 50, 100], ['DUE', 170, 60], ['12.00', 700, 80]]);
+  assert.deepEqual(lines[1]!.bbox, { x: 50, y: 100, width: 730, height: 32 });
+  assert.deepEqual(splitWords({ text: '', bbox: { x: 0, y: 0, width: 10, height: 10 }, confidence: 1 }), []);
+});
