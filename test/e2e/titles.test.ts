@@ -7,7 +7,7 @@ import type { TestServer } from '../helpers/server.js';
 
 /**
  * Document titles through HTTP: the document JSON's metadata.title is the title on the first page when the
- * PDF's own title is a file name; a file of two documents splits into sections named by the title on each
+ * PDF's own title is a file name; a file of three documents splits into sections named by the title on each
  * one's first page (not the table row set larger above it, not the address of a letter); a report and a
  * summary made from a document are titled from the document's title, not its file name.
  */
@@ -55,6 +55,23 @@ function letterPage(pdf: PDFDocument, fonts: { regular: PDFFont; bold: PDFFont }
   lines(page, fonts.regular, ['Yours sincerely,', 'Green Fingers Ltd'], 520);
 }
 
+const SURVEY = [
+  'The survey asked every graduate of the last three years about their first job, their salary and how well',
+  'their studies prepared them for work. Most graduates found a job within six months, and those who took',
+  'part in an internship found one sooner. The full tables by subject and by region follow on the next pages',
+  'together with the questions as they were asked and the number of answers to each of them.',
+];
+
+/** A survey page: a statistics row in larger type than the title above it, then the title, then text. */
+function surveyPage(pdf: PDFDocument, fonts: { regular: PDFFont; bold: PDFFont }) {
+  const page = pdf.addPage([612, 792]);
+  page.drawText("| Forty-five percent of bachelor's degree recipients | 45% |", { x: 72, y: 690, size: 18, font: fonts.regular });
+  page.drawText('Graduate Outcomes Survey', { x: 72, y: 640, size: 16, font: fonts.bold });
+  lines(page, fonts.regular, SURVEY, 600);
+  lines(page, fonts.regular, SURVEY, 510);
+  page.drawText('Office of Institutional Research. Page 1 of 1', { x: 72, y: 40, size: 8, font: fonts.regular });
+}
+
 async function make(build: (pdf: PDFDocument, fonts: { regular: PDFFont; bold: PDFFont }) => Promise<void> | void): Promise<Uint8Array> {
   const pdf = await PDFDocument.create();
   pdf.setTitle('Microsoft Word - hsr_final_v3.docx');
@@ -91,17 +108,18 @@ describe('document titles', () => {
     assert.equal(js.body.metadata.title, 'Harbour Safety Review');
   });
 
-  test('a file of two documents: each section is named by the title on its first page', async () => {
+  test('a file of three documents: each section is named by the title on its first page', async () => {
     const pdf = await make(async (d, f) => {
       await reportPdf(d, f, 2);
+      surveyPage(d, f);
       letterPage(d, f);
     });
     const id = await upload('scan-batch-0042.pdf', pdf);
     const analyze = await s.json('/api/split/analyze', { method: 'POST', json: { document_id: id } });
     assert.equal(analyze.status, 200, JSON.stringify(analyze.body));
     const sections = analyze.body.suggested_sections as { name: string; page_start: number; page_end: number }[];
-    assert.deepEqual(sections.map((x) => [x.page_start, x.page_end]), [[1, 2], [3, 3]], JSON.stringify(sections));
-    assert.deepEqual(sections.map((x) => x.name), ['Harbour Safety Review', 'Greenhouse Maintenance Contract']);
+    assert.deepEqual(sections.map((x) => [x.page_start, x.page_end]), [[1, 2], [3, 3], [4, 4]], JSON.stringify(sections));
+    assert.deepEqual(sections.map((x) => x.name), ['Harbour Safety Review', 'Graduate Outcomes Survey', 'Greenhouse Maintenance Contract']);
   });
 
   test('a report and a summary of a document are titled from its title, not its file name', async () => {
