@@ -360,7 +360,10 @@ function majority(values: (string | null)[]): string | null {
 function nameOf(doc: ParsedDocument, first: PageFeatures, type: string | null, start: number, end: number): string {
   const clean = (s: string | null | undefined) => (s ?? '').replace(/\s+/g, ' ').trim();
   const found = findTitle(doc, { page: first.page });
-  const title = found ? clean(found.text) : [first.heading, first.firstLine].map(clean).find((t) => t.length >= 3 && /\p{L}/u.test(t) && !notATitle(t));
+  // the first line stands for its block: not when the block is an address (a letter's addressee, a sender's letterhead)
+  const firstBlock = first.firstLine ? doc.blocks.find((b) => b.page === first.page && b.text.trimStart().startsWith(first.firstLine)) : undefined;
+  const firstLine = firstBlock && firstBlock.text.split('\n').slice(0, 6).some((l) => l.trim() && notATitle(l)) ? null : first.firstLine;
+  const title = found ? clean(found.text) : [first.heading, firstLine].map(clean).find((t) => t.length >= 3 && /\p{L}/u.test(t) && !notATitle(t));
   const range = start === end ? `page ${start}` : `pages ${start}-${end}`;
   if (title) return title.length > 60 ? `${title.slice(0, 57).trimEnd()}...` : title;
   return `${type ? type[0]!.toUpperCase() + type.slice(1) : 'Section'} (${range})`;

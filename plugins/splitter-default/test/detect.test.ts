@@ -183,4 +183,10 @@ test('a section without a title is named by its type and pages, not by a table r
   c.addBlock({ type: 'paragraph', text: 'QualityHosting AG - Uferweg 40-42 - D-63571 Gelnhausen', page: 1, bbox: { x: 72, y: 90, width: 460, height: 14 }, confidence: 1, font: { size: 10 } });
   c.addBlock({ type: 'paragraph', text: shipping(1).join(' '), page: 1, bbox: { x: 72, y: 120, width: 460, height: 40 }, confidence: 1, font: { size: 10 } });
   assert.equal(detectSections(c.build())[0]!.name, 'Section (page 1)');
+  // a letter that opens with the addressee's address (one block) is not named by the addressee
+  const l = new DocumentBuilder('d', 'd.pdf', 'pdf');
+  l.addPage({ number: 1, width: 612, height: 792, ocr: false, confidence: 1 });
+  l.addBlock({ type: 'paragraph', text: 'Mr John Smith\n14 Garden Lane\nCambridge CB2 1TN', page: 1, bbox: { x: 72, y: 90, width: 200, height: 40 }, confidence: 1, font: { size: 10 } });
+  l.addBlock({ type: 'paragraph', text: 'Dear Mr Smith, ' + botany(1).join(' ') + ' Yours sincerely, Anna', page: 1, bbox: { x: 72, y: 150, width: 460, height: 60 }, confidence: 1, font: { size: 10 } });
+  assert.doesNotMatch(detectSections(l.build())[0]!.name, /Smith|Garden/);
 });
