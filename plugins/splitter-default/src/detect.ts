@@ -353,6 +353,9 @@ function majority(values: (string | null)[]): string | null {
   return best;
 }
 
+/** a line whose first word is all lower case (after any marks): a scrawled name or a sentence running on, no name */
+const LOWER_START = /^[^\p{L}]*\p{Ll}[\p{Ll}\p{M}'’-]*(?:\s|$)/u;
+
 /**
  * A section's name: the title on its first page (findTitle), else the page's heading or first line when that
  * reads as a title (never a table row, an address, a date or OCR noise: notATitle), else its type and pages.
@@ -363,7 +366,7 @@ function nameOf(doc: ParsedDocument, first: PageFeatures, type: string | null, s
   // the first line stands for its block: not when the block is an address (a letter's addressee, a sender's letterhead)
   const firstBlock = first.firstLine ? doc.blocks.find((b) => b.page === first.page && b.text.trimStart().startsWith(first.firstLine)) : undefined;
   const firstLine = firstBlock && firstBlock.text.split('\n').slice(0, 6).some((l) => l.trim() && notATitle(l)) ? null : first.firstLine;
-  const title = found ? clean(found.text) : [first.heading, firstLine].map(clean).find((t) => t.length >= 3 && /\p{L}/u.test(t) && !notATitle(t));
+  const title = found ? clean(found.text) : [first.heading, firstLine].map(clean).find((t) => t.length >= 3 && /\p{L}/u.test(t) && !notATitle(t) && !LOWER_START.test(t));
   const range = start === end ? `page ${start}` : `pages ${start}-${end}`;
   if (title) return title.length > 60 ? `${title.slice(0, 57).trimEnd()}...` : title;
   return `${type ? type[0]!.toUpperCase() + type.slice(1) : 'Section'} (${range})`;

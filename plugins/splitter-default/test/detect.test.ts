@@ -189,4 +189,11 @@ test('a section without a title is named by its type and pages, not by a table r
   l.addBlock({ type: 'paragraph', text: 'Mr John Smith\n14 Garden Lane\nCambridge CB2 1TN', page: 1, bbox: { x: 72, y: 90, width: 200, height: 40 }, confidence: 1, font: { size: 10 } });
   l.addBlock({ type: 'paragraph', text: 'Dear Mr Smith, ' + botany(1).join(' ') + ' Yours sincerely, Anna', page: 1, bbox: { x: 72, y: 150, width: 460, height: 60 }, confidence: 1, font: { size: 10 } });
   assert.doesNotMatch(detectSections(l.build())[0]!.name, /Smith|Garden/);
+  // a name scrawled in lower case at the top of a scanned receipt, larger than its text, names nothing
+  const r = new DocumentBuilder('d', 'd.pdf', 'pdf');
+  r.addPage({ number: 1, width: 220, height: 480, ocr: true, confidence: 0.8 });
+  r.addBlock({ type: 'heading', level: 2, text: 'tan woon yann', page: 1, bbox: { x: 36, y: 15, width: 118, height: 15 }, confidence: 0.92, font: { size: 15 } });
+  r.addBlock({ type: 'paragraph', text: 'BOOK TA.K SDN BHD 598, JALAN SAGU 18\nTAMAN DAYA, 81100 JOHOR BAHRU', page: 1, bbox: { x: 35, y: 46, width: 167, height: 20 }, confidence: 0.7, font: { size: 8 } });
+  r.addBlock({ type: 'paragraph', text: 'KF MODELLING CLAY KIDDY FISH 1 PC 9.00', page: 1, bbox: { x: 15, y: 280, width: 190, height: 8 }, confidence: 0.8, font: { size: 8 } });
+  assert.doesNotMatch(detectSections(r.build())[0]!.name, /yann/);
 });
