@@ -109,6 +109,15 @@ test('a title set on two lines is one title; the title of a later page is found 
   assert.deepEqual(d.blocks.slice(0, 2).map((b) => [b.type, b.level]), [['heading', 1], ['heading', 1]]);
 });
 
+test('titles with a year, a colon, a quarter or letters that could be numerals are titles', () => {
+  for (const title of ['2023 Annual Report', 'Project Phoenix: Final Report', 'CIVIL PROCEDURE RULES', 'Q3 2024 Results', 'Chapter 4: 12 Months Later']) {
+    const d = doc([blk(title, 100, 20, { font: { size: 20, bold: true } }), blk(BODY, 160, 10)]);
+    assert.equal(findTitle(d)?.text, title);
+  }
+  // the same lines at the body size, as labels, are not
+  assert.equal(findTitle(doc([blk('Project: Phoenix', 100, 10), blk('Guest Name: Sanjay', 116, 13), blk(BODY, 160, 10)])), null);
+});
+
 test('a section heading after the body text is no title; a body-size page gives none', () => {
   const d = doc([blk(BODY, 60, 10), blk('3 Results and Discussion', 150, 13, { type: 'heading', level: 2, font: { size: 13, bold: true } }), blk(BODY, 180, 10)]);
   assert.equal(findTitle(d), null);

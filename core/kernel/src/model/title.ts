@@ -31,11 +31,11 @@ const CONVINCING = 0.5;
 
 const PHONE = /(?:\+\d[\d ()./-]{7,}\d|\(\d{2,4}\)\s*\d[\d -]{5,}\d|\b\d{3}[ .-]\d{3}[ .-]\d{4}\b|\b(?:tel|phone|fax|mobile)\b\.?\s*:?\s*\+?\d)/i;
 const EMAIL_URL = /[\w.+-]+@[\w-]+\.[\w.]+|\bhttps?:\/\/|\bwww\.[\w-]+\./i;
-const POSTCODE_LINE = /\b\d{1,5}\s+[\p{L}][\p{L}'.-]*(?:\s+[\p{L}][\p{L}'.-]*){0,3}\s+(?:street|st|avenue|ave|road|rd|boulevard|blvd|lane|ln|drive|dr|way|court|ct|place|pl|suite|ste|strasse|straße|str|rue|via|calle|weg|laan|gasse)\b\.?|\b(?:p\.?\s*o\.?\s*box|postfach)\b|\b[A-Z]{2}\s+\d{5}(?:-\d{4})?\b|\b\d{4,5}\s+\p{Lu}\p{Ll}+(?:\s|$)|\b[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}\b/u;
+const POSTCODE_LINE = /\b\d{1,5}\s+[\p{L}][\p{L}'.-]*(?:\s+[\p{L}][\p{L}'.-]*){0,3}\s+(?:street|st|avenue|ave|road|rd|boulevard|blvd|lane|ln|drive|dr|way|court|ct|place|pl|suite|ste|strasse|straße|str|rue|via|calle|weg|laan|gasse)\b\.?|\b(?:p\.?\s*o\.?\s*box|postfach)\b|\b[A-Z]{2}\s+\d{5}(?:-\d{4})?\b|\b(?!(?:19|20)\d\d\b)\d{4,5}\s+\p{Lu}\p{Ll}+(?:\s|$)|\b[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}\b/u;
 const MONTHS = 'jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?';
 const DATE_ONLY = new RegExp(`^(?:(?:date|dated|as of|on)\\s*:?\\s*)?(?:\\d{1,4}[./-]\\d{1,2}[./-]\\d{1,4}|(?:\\d{1,2}(?:st|nd|rd|th)?\\s+)?(?:${MONTHS})\\.?\\s+\\d{1,2}(?:st|nd|rd|th)?,?\\s*\\d{2,4}|(?:\\d{1,2}(?:st|nd|rd|th)?\\s+)?(?:${MONTHS})\\.?,?\\s+\\d{4}|\\d{4})$`, 'i');
 const AMOUNT = /^(?:[\p{L} ]{0,20}:?\s*)?[$€£¥₹]\s?\d|\d[\d,. ]*\s?(?:[$€£¥₹]|\b(?:usd|eur|gbp|chf|inr)\b)\s*$/iu;
-const PAGE_NUMBER = /^(?:page|p\.|seite|pagina|página)?\s*\d+\s*(?:(?:of|\/|von|de|di)\s*\d+)?$|^[-–—]\s*\d+\s*[-–—]$|^[ivxlc]+$/i;
+const PAGE_NUMBER = /^(?:page|p\.|seite|pagina|página)?\s*\d+\s*(?:(?:of|\/|von|de|di)\s*\d+)?$|^[-–—]\s*\d+\s*[-–—]$|^(?=[ivxlc])c{0,3}(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})$/i;
 /** a sentence of body text: ends with a full stop after several words, or starts in lower case */
 const SENTENCE_END = /[.;,]\s*$/;
 const STARTS_LOWER = /^\p{Ll}/u;
@@ -65,13 +65,14 @@ export function notATitle(text: string, prominent = false): boolean {
   const label = /^([^:]{1,30}):\s*(\S.*)$/.exec(t);
   if (label && wordsOf(label[1]!).length <= 3 && !/\b(?:chapter|part|section|appendix|annex)\b/i.test(label[1]!)) {
     const value = label[2]!;
-    if (!prominent || /\d/.test(value) || wordsOf(value).length <= 3) return true;
+    if (!prominent || /\d/.test(value) || wordsOf(value).length < 2) return true;
   }
   if (/:\s*$/.test(t)) return true;
   // OCR noise and number tables: few letters, or one- and two-letter fragments
-  if (letterRatio(t) < 0.6) return true;
+  if (letterRatio(t) < 0.5) return true;
   const ws = wordsOf(t);
-  if (ws.length >= 3 && ws.filter((w) => w.replace(/\P{L}/gu, '').length <= 1).length / ws.length > 0.5) return true;
+  const lettered = ws.filter((w) => /\p{L}/u.test(w));
+  if (lettered.length >= 3 && lettered.filter((w) => w.replace(/\P{L}/gu, '').length === 1).length / lettered.length > 0.5) return true;
   // stray marks of a scan or a rule line read as text (a lone underscore, tilde, bar)
   if (ws.some((w) => /^[_~^`¬¦=*#<>]+$/.test(w))) return true;
   // the same words again and again: cells of a row or columns read across (names, affiliations)
