@@ -118,6 +118,19 @@ test('titles with a year, a colon, a quarter or letters that could be numerals a
   assert.equal(findTitle(doc([blk('Project: Phoenix', 100, 10), blk('Guest Name: Sanjay', 116, 13), blk(BODY, 160, 10)])), null);
 });
 
+test('on a cover page the title may stand in the middle of the page', () => {
+  const d = doc([blk('Northwind Traders', 60, 11), blk('Strategy 2030', 380, 30, { font: { size: 30, bold: true } }), blk('Board of Directors, March', 430, 14), blk('Confidential', 740, 9)]);
+  assert.equal(findTitle(d)?.text, 'Strategy 2030');
+  // on a page of running text the same line is too low to be the title
+  assert.equal(findTitle(doc([blk(BODY, 60, 10), blk('Strategy 2030', 380, 30, { font: { size: 30, bold: true } }), blk(BODY, 430, 10)])), null);
+});
+
+test('the column heads of a table that was not found as one are no title', () => {
+  const heads = ['Pos.', 'Quantity', 'Description', 'Discount %', 'Price'].map((t, i) => blk(t, 300, 9, { type: 'heading', level: 1, bbox: { x: 66 + i * 95, y: 300, width: 60, height: 9 }, font: { size: 9, bold: true } }));
+  const rows = [1, 2, 3].map((r) => blk(`${r}  Hosting package ${r}  12.00`, 300 + r * 14, 9));
+  assert.equal(findTitle(doc([blk('Globex Ltd - 1 Main Street - Springfield', 120, 7), ...heads, ...rows])), null);
+});
+
 test('a section heading after the body text is no title; a body-size page gives none', () => {
   const d = doc([blk(BODY, 60, 10), blk('3 Results and Discussion', 150, 13, { type: 'heading', level: 2, font: { size: 13, bold: true } }), blk(BODY, 180, 10)]);
   assert.equal(findTitle(d), null);

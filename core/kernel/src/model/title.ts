@@ -21,6 +21,8 @@ export interface FoundTitle {
 
 /** the part of the page a title is looked for in (share of the page height from the top) */
 const TOP_SHARE = 0.4;
+/** on a cover (a page of a few blocks, none of running text) the title may stand lower, about the middle of the page */
+const COVER_SHARE = 0.75;
 /** a block of at least this many words is body text: the title comes before it */
 const LONG_PARAGRAPH_WORDS = 40;
 /** a paragraph of at least this many words set at the body size is body text too */
@@ -119,6 +121,20 @@ function lineHeight(b: Block): number | null {
   return b.bbox.height / Math.max(1, b.text.split('\n').length);
 }
 
+/** How many other blocks share a block's line (their vertical middles inside its height, side by side). */
+function sameLine(block: Block, blocks: Block[]): number {
+  const a = block.bbox!;
+  let n = 0;
+  for (const b of blocks) {
+    if (b === block || !b.bbox || b.type === 'header' || b.type === 'footer') continue;
+    const mid = b.bbox.y + b.bbox.height / 2;
+    const amid = a.y + a.height / 2;
+    const sideBySide = b.bbox.x >= a.x + a.width || b.bbox.x + b.bbox.width <= a.x;
+    if (sideBySide && mid >= a.y && mid <= a.y + a.height && amid >= b.bbox.y && amid <= b.bbox.y + b.bbox.height) n++;
+  }
+  return n;
+}
+
 /** The page a title is looked for on by default: the first with text. */
 function firstTextPage(doc: ParsedDocument): number | null {
   let best: number | null = null;
@@ -129,7 +145,7 @@ function firstTextPage(doc: ParsedDocument): number | null {
 /**
  * The title on one page (the first with text by default): null when no line is a convincing title.
  * Candidates are heading and paragraph blocks of at most MAX_TITLE_WORDS words in the top part of the page
- * (TOP_SHARE of its height, and before the first long paragraph); they are scored by their size against the
+ * (TOP_SHARE of its height, COVER_SHARE on a page without running text, and before the first long paragraph); they are scored by their size against the
  * page's body text (font size, else line height for OCR text), bold, the heading level a reader gave,
  * position, centring and length. Consecutive lines of the same size and weight make one title.
  */
@@ -156,6 +172,8 @@ export function findTitle(doc: ParsedDocument, opts: { page?: number } = {}): Fo
     body = median(all);
   }
   const positioned = indexed.some((x) => x.block.bbox);
+  const cover = indexed.length <= 15 && !indexed.some((x) => (x.block.type === 'paragraph' || x.block.type === 'list_item') && wordsOf(x.block.text).length >= BODY_WORDS);
+  const top = cover ? COVER_SHARE : TOP_SHARE;
   const hasFonts = indexed.some((x) => x.block.font?.size);
   const candidates: Candidate[] = [];
   let seen = 0;
@@ -172,11 +190,13 @@ export function findTitle(doc: ParsedDocument, opts: { page?: number } = {}): Fo
     }
     seen++;
     if (!positioned && seen > 6) break;
-    if (block.bbox && block.bbox.y > height * TOP_SHARE) continue;
+    if (block.bbox && block.bbox.y > height * top) continue;
     const prominent = ratio >= 1.2;
     // a `Label: value` block is a title only when set larger than the body text (readers see "Name: subtitle" as a pair)
     if (block.type !== 'heading' && block.type !== 'paragraph' && !(block.type === 'key_value' && prominent)) continue;
     if (block.confidence < 0.6) continue;
+    // a cell of a row: two or more other blocks on the same line (column heads of a table not drawn as one)
+    if (block.bbox && sameLine(block, indexed.map((x) => x.block)) >= 2) continue;
     // text set vertically (a margin stamp)
     if (block.bbox && block.bbox.height > block.bbox.width * 1.5 && block.text.length > 3) continue;
     const lines = block.text.split('\n').map((l) => l.trim()).filter(Boolean);
@@ -192,7 +212,7 @@ export function findTitle(doc: ParsedDocument, opts: { page?: number } = {}): Fo
     if (block.font?.bold) score += ratio >= 1.1 ? 0.15 : 0.1;
     if (ratio < 0.95) score -= 0.3;
     if (block.bbox) {
-      score += 0.15 * Math.max(0, 1 - block.bbox.y / (height * TOP_SHARE));
+      score += 0.15 * Math.max(0, 1 - block.bbox.y / (height * top));
       const centre = block.bbox.x + block.bbox.width / 2;
       if (Math.abs(centre - width / 2) < width * 0.06 && block.bbox.width < width * 0.8) score += 0.1;
     } else score += 0.1 * Math.max(0, 1 - (seen - 1) / 6);
