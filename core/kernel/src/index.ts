@@ -10,6 +10,7 @@ export * from './events/bus.js';
 export * from './util/logger.js';
 export * from './model/tables.js';
 export * from './model/builder.js';
+export * from './model/title.js';
 export * from './pipeline/runtime.js';
 export * from './pipeline/delivery.js';
 export * from './transport/inprocess.js';

@@ -7,6 +7,7 @@
  * break). Pages whose score reaches the threshold start a section. The weights are round numbers chosen
  * from what each signal means, not fitted to a file: see bench/split.ts for the figures over the corpus.
  */
+import { findTitle, notATitle } from '@quire/core';
 import type { ParsedDocument, SplitDetectOptions, SplitSuggestion } from '@quire/core';
 import { pageFeatures, termsOf } from './features.js';
 import type { PageFeatures } from './features.js';
@@ -352,10 +353,22 @@ function majority(values: (string | null)[]): string | null {
   return best;
 }
 
-function nameOf(first: PageFeatures, type: string | null, start: number, end: number): string {
-  const title = (first.heading ?? first.firstLine ?? '').replace(/\s+/g, ' ').trim();
+/** a line whose first word is all lower case (after any marks): a scrawled name or a sentence running on, no name */
+const LOWER_START = /^[^\p{L}]*\p{Ll}[\p{Ll}\p{M}'’-]*(?:\s|$)/u;
+
+/**
+ * A section's name: the title on its first page (findTitle), else the page's heading or first line when that
+ * reads as a title (never a table row, an address, a date or OCR noise: notATitle), else its type and pages.
+ */
+function nameOf(doc: ParsedDocument, first: PageFeatures, type: string | null, start: number, end: number): string {
+  const clean = (s: string | null | undefined) => (s ?? '').replace(/\s+/g, ' ').trim();
+  const found = findTitle(doc, { page: first.page });
+  // the first line stands for its block: not when the block is an address (a letter's addressee, a sender's letterhead)
+  const firstBlock = first.firstLine ? doc.blocks.find((b) => b.page === first.page && b.text.trimStart().startsWith(first.firstLine)) : undefined;
+  const firstLine = firstBlock && firstBlock.text.split('\n').slice(0, 6).some((l) => l.trim() && notATitle(l)) ? null : first.firstLine;
+  const title = found ? clean(found.text) : [first.heading, firstLine].map(clean).find((t) => t.length >= 3 && /\p{L}/u.test(t) && !notATitle(t) && !LOWER_START.test(t));
   const range = start === end ? `page ${start}` : `pages ${start}-${end}`;
-  if (title && title.length >= 3 && /\p{L}/u.test(title)) return title.length > 60 ? `${title.slice(0, 57).trimEnd()}...` : title;
+  if (title) return title.length > 60 ? `${title.slice(0, 57).trimEnd()}...` : title;
   return `${type ? type[0]!.toUpperCase() + type.slice(1) : 'Section'} (${range})`;
 }
 
@@ -406,7 +419,7 @@ export function detectSections(doc: ParsedDocument, options: SplitDetectOptions 
           ? 'start of the file'
           : 'no document boundary found: the file reads as one document'
         : (reasons.get(starts[i]!) ?? (signals.length ? signals.map((s) => LABELS[s]).join('; ') : 'strongest boundary candidates, as many sections as instructed'));
-    out.push({ name: nameOf(pages[start - 1]!, type, start, end), page_start: start, page_end: end, confidence: Math.round(clamp(Math.min(startConf, noSplitConf) * 0.5 + ((startConf + noSplitConf) / 2) * 0.5) * 1000) / 1000, reason, document_type: type, signals });
+    out.push({ name: nameOf(doc, pages[start - 1]!, type, start, end), page_start: start, page_end: end, confidence: Math.round(clamp(Math.min(startConf, noSplitConf) * 0.5 + ((startConf + noSplitConf) / 2) * 0.5) * 1000) / 1000, reason, document_type: type, signals });
   }
   return out;
 }

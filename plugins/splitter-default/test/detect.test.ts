@@ -148,3 +148,52 @@ test('the plugin loads through its definition', async () => {
   const s = await splitter.detect(doc([{ body: shipping(1) }]), {});
   assert.equal(s.length, 1);
 });
+
+test('a section is named by the title on its first page: never a table row set larger, an address or a footer', () => {
+  const b = new DocumentBuilder('d', 'd.pdf', 'pdf');
+  const para = (page: number, text: string, y: number, size = 10, more: object = {}) => b.addBlock({ type: 'paragraph', text, page, bbox: { x: 72, y, width: 460, height: size * 1.3 }, confidence: 1, font: { size }, ...more });
+  for (let n = 1; n <= 4; n++) b.addPage({ number: n, width: 612, height: 792, ocr: false, confidence: 1 });
+  // page 1: a statistics table row in large type above the report's title
+  b.addTable({ page: 1, bbox: { x: 72, y: 50, width: 460, height: 24 }, rows: 1, cols: 2, cells: [{ row: 0, col: 0, rowSpan: 1, colSpan: 1, text: "Forty-five percent of bachelor's degree recipients" }, { row: 0, col: 1, rowSpan: 1, colSpan: 1, text: '45%' }], confidence: 0.9 });
+  para(1, 'Port Operations Report', 100, 20, { font: { size: 20, bold: true } });
+  for (let i = 0; i < 3; i++) para(1, shipping(i).join(' '), 150 + i * 60);
+  para(2, shipping(4).join(' '), 80);
+  b.addBlock({ type: 'footer', text: 'Port Authority of Rotterdam, confidential', page: 2, bbox: { x: 72, y: 760, width: 300, height: 10 }, confidence: 1, font: { size: 8 } });
+  // page 3: a letter: the addressee's address first, then the subject in bold
+  para(3, 'Mr John Smith', 60, 12);
+  para(3, '14 Garden Lane', 76, 12);
+  para(3, 'Cambridge CB2 1TN', 92, 12);
+  para(3, 'Greenhouse Maintenance Contract', 130, 16, { font: { size: 16, bold: true } });
+  for (let i = 0; i < 3; i++) para(3, botany(i).join(' '), 170 + i * 60);
+  para(4, botany(5).join(' '), 80);
+  const d = b.build();
+  const s = detectSections(d, { instructions: 'split into 2 documents' });
+  assert.deepEqual(s.map((x) => [x.page_start, x.page_end]), [[1, 2], [3, 4]]);
+  assert.deepEqual(s.map((x) => x.name), ['Port Operations Report', 'Greenhouse Maintenance Contract']);
+});
+
+test('a section without a title is named by its type and pages, not by a table row or an address', () => {
+  const b = new DocumentBuilder('d', 'd.pdf', 'pdf');
+  b.addPage({ number: 1, width: 612, height: 792, ocr: false, confidence: 1 });
+  b.addBlock({ type: 'paragraph', text: "| Forty-five percent of bachelor's degree recipients | 45% |", page: 1, bbox: { x: 72, y: 90, width: 460, height: 14 }, confidence: 1, font: { size: 10 } });
+  b.addBlock({ type: 'paragraph', text: shipping(1).join(' '), page: 1, bbox: { x: 72, y: 120, width: 460, height: 40 }, confidence: 1, font: { size: 10 } });
+  assert.equal(detectSections(b.build())[0]!.name, 'Section (page 1)');
+  const c = new DocumentBuilder('d', 'd.pdf', 'pdf');
+  c.addPage({ number: 1, width: 612, height: 792, ocr: false, confidence: 1 });
+  c.addBlock({ type: 'paragraph', text: 'QualityHosting AG - Uferweg 40-42 - D-63571 Gelnhausen', page: 1, bbox: { x: 72, y: 90, width: 460, height: 14 }, confidence: 1, font: { size: 10 } });
+  c.addBlock({ type: 'paragraph', text: shipping(1).join(' '), page: 1, bbox: { x: 72, y: 120, width: 460, height: 40 }, confidence: 1, font: { size: 10 } });
+  assert.equal(detectSections(c.build())[0]!.name, 'Section (page 1)');
+  // a letter that opens with the addressee's address (one block) is not named by the addressee
+  const l = new DocumentBuilder('d', 'd.pdf', 'pdf');
+  l.addPage({ number: 1, width: 612, height: 792, ocr: false, confidence: 1 });
+  l.addBlock({ type: 'paragraph', text: 'Mr John Smith\n14 Garden Lane\nCambridge CB2 1TN', page: 1, bbox: { x: 72, y: 90, width: 200, height: 40 }, confidence: 1, font: { size: 10 } });
+  l.addBlock({ type: 'paragraph', text: 'Dear Mr Smith, ' + botany(1).join(' ') + ' Yours sincerely, Anna', page: 1, bbox: { x: 72, y: 150, width: 460, height: 60 }, confidence: 1, font: { size: 10 } });
+  assert.doesNotMatch(detectSections(l.build())[0]!.name, /Smith|Garden/);
+  // a name scrawled in lower case at the top of a scanned receipt, larger than its text, names nothing
+  const r = new DocumentBuilder('d', 'd.pdf', 'pdf');
+  r.addPage({ number: 1, width: 220, height: 480, ocr: true, confidence: 0.8 });
+  r.addBlock({ type: 'heading', level: 2, text: 'tan woon yann', page: 1, bbox: { x: 36, y: 15, width: 118, height: 15 }, confidence: 0.92, font: { size: 15 } });
+  r.addBlock({ type: 'paragraph', text: 'BOOK TA.K SDN BHD 598, JALAN SAGU 18\nTAMAN DAYA, 81100 JOHOR BAHRU', page: 1, bbox: { x: 35, y: 46, width: 167, height: 20 }, confidence: 0.7, font: { size: 8 } });
+  r.addBlock({ type: 'paragraph', text: 'KF MODELLING CLAY KIDDY FISH 1 PC 9.00', page: 1, bbox: { x: 15, y: 280, width: 190, height: 8 }, confidence: 0.8, font: { size: 8 } });
+  assert.doesNotMatch(detectSections(r.build())[0]!.name, /yann/);
+});

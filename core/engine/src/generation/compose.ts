@@ -43,7 +43,7 @@ export function checkTemplate(prompt: string, field = 'template_prompt'): void {
 /**
  * The context of a template: the first extraction's fields at the top level ({{invoice_number}}), every
  * extraction (`extraction`, `extractions`: data, fields with confidence), every document (`document`,
- * `documents`: name, text, headings, key_values, tables {title, header, rows}).
+ * `documents`: name, title, text, headings, key_values, tables {title, header, rows}).
  */
 export function templateContext(sources: Sources, extra: Record<string, unknown> = {}): Record<string, unknown> {
   const extraction = (x: SourceExtraction) => ({
@@ -54,7 +54,7 @@ export function templateContext(sources: Sources, extra: Record<string, unknown>
     confidence: x.confidence,
     fields: x.field_results.map((f) => ({ field: f.field, value: f.value, confidence: f.confidence, page: f.evidence?.page ?? null })),
   });
-  const document = (d: SourceDocument) => ({ id: d.id, name: d.name, file_type: d.file_type, pages: d.pages, text: d.text, headings: d.headings, key_values: d.key_values, tables: d.tables });
+  const document = (d: SourceDocument) => ({ id: d.id, name: d.name, title: d.title, file_type: d.file_type, pages: d.pages, text: d.text, headings: d.headings, key_values: d.key_values, tables: d.tables });
   const extractions = sources.extractions.map(extraction);
   const documents = sources.documents.map(document);
   return { ...(extractions[0]?.data ?? {}), ...extra, extraction: extractions[0] ?? null, extractions, document: documents[0] ?? null, documents };

@@ -4,7 +4,7 @@
  * (checkSources) and the sources are loaded again by the stage, which fails at once when one was deleted
  * meanwhile.
  */
-import { NonRetryableError, errors, headerRowCount, tableGrid } from '@quire/core';
+import { NonRetryableError, errors, findTitle, headerRowCount, plausibleTitle, tableGrid } from '@quire/core';
 import type { Chunk, DocumentRecord, ExtractionRecord, FieldResult, ParsedDocument } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import type { AuthInfo } from '../accounts/access.js';
@@ -28,6 +28,8 @@ export interface SourceTable {
 export interface SourceDocument {
   id: string;
   name: string;
+  /** the document's title (its metadata title when a real one, else the title on its first page), null when it has none */
+  title: string | null;
   file_type: string;
   pages: number | null;
   text: string;
@@ -77,12 +79,35 @@ function tableOf(t: ParsedDocument['tables'][number]): SourceTable {
   return { page: t.page, title: t.title ?? null, header: head ? grid[0]! : [], rows: grid.slice(head) };
 }
 
+/**
+ * A parsed document's title: its metadata title when it is a real one (documents parsed before titles were
+ * checked may hold a file name there), else the title found on its first page; null when neither.
+ */
+export function documentTitle(parsed: ParsedDocument): string | null {
+  const given = parsed.metadata?.title;
+  if (plausibleTitle(given, parsed.name)) return (given as string).replace(/\s+/g, ' ').trim();
+  return findTitle(parsed)?.text ?? null;
+}
+
+/**
+ * The title of a generated document when the request gives none: made from the titles of its source
+ * documents (a report on them, a summary of them, or the title itself for a document written from an
+ * instruction); `fallback` (the output's file name) when no source has a title.
+ */
+export function generatedTitle(kind: 'run' | 'report' | 'summary', sources: Sources, fallback: string): string {
+  const titles = [...new Set(sources.documents.map((d) => d.title).filter((t): t is string => !!t))];
+  if (!titles.length) return fallback;
+  const what = titles.length === 1 ? titles[0]! : `${titles[0]} and ${titles.length - 1} more document${titles.length > 2 ? 's' : ''}`;
+  return kind === 'report' ? `Report on ${what}` : kind === 'summary' ? `Summary of ${what}` : what;
+}
+
 async function loadDocument(rt: Engine, doc: DocumentRecord, textChars: number): Promise<SourceDocument> {
   const parsed = await loadParsed(rt, contentKey(doc.id)).catch(() => null);
   if (!parsed) throw new NonRetryableError(`The parsed content of document ${doc.id} is no longer available`);
   return {
     id: doc.id,
     name: doc.name,
+    title: documentTitle(parsed),
     file_type: doc.file_type,
     pages: doc.pages,
     text: parsed.text.length > textChars ? parsed.text.slice(0, textChars) : parsed.text,

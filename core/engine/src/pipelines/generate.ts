@@ -21,7 +21,7 @@ import { checkModel, llmModel, reportModel, structuredModel, summaryModel, templ
 import type { SummarySentence } from '../generation/compose.js';
 import { GENERATE_PIPELINE, generatorFor, inputOfGeneration } from '../generation/jobs.js';
 import type { GenerateJobResult } from '../generation/jobs.js';
-import { loadSources } from '../generation/sources.js';
+import { generatedTitle, loadSources } from '../generation/sources.js';
 import { originalKey } from './steps.js';
 
 const modelKey = (jobId: string) => `jobs/${jobId}/generated-model.json`;
@@ -50,7 +50,8 @@ async function buildModel(rt: Engine, job: JobRecord, signal: AbortSignal): Prom
   const input = inputOfGeneration(job);
   const sources = await loadSources(rt, input.source_extraction_ids, input.source_document_ids);
   signal.throwIfAborted();
-  const fallbackTitle = input.document_name.replace(/\.[a-z0-9]+$/i, '');
+  // without a title in the request, the sources' titles name the output (the file name when they have none)
+  const fallbackTitle = generatedTitle(input.kind, sources, input.document_name.replace(/\.[a-z0-9]+$/i, ''));
   if (input.kind === 'report') {
     const auth = await actingAs(rt.store, job.user_id);
     const llm = rt.registry.tryGet('llm') && input.settings.extractive !== true ? { settings: input.settings, signal } : undefined;

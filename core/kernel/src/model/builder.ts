@@ -1,5 +1,6 @@
 import type { BBox, Block, DocIssue, Page, ParsedDocument, Table } from './content.js';
 import { tableToMarkdown } from './tables.js';
+import { applyTitle } from './title.js';
 
 export type BlockInput = Omit<Block, 'span'>;
 
@@ -57,8 +58,9 @@ export class DocumentBuilder {
     return this.pages.length;
   }
 
+  /** The document; its metadata.title is a real title (the file's own, else the one found on its first page: applyTitle). */
   build(): ParsedDocument {
-    return {
+    const doc: ParsedDocument = {
       id: this.id,
       name: this.name,
       format: this.format,
@@ -69,6 +71,8 @@ export class DocumentBuilder {
       metadata: this.metadata,
       issues: this.issues,
     };
+    applyTitle(doc);
+    return doc;
   }
 }
 
