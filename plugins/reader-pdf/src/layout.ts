@@ -704,6 +704,17 @@ export function mayHaveTable(items: TextItem[]): boolean {
   return false;
 }
 
+/** Shrinks a table's box to the text it holds (never grows it). */
+function fitToContent(el: TableElement, used: Set<TextItem>): void {
+  if (!used.size) return;
+  const c = unionBox([...used].map(itemBox));
+  const b = el.bbox;
+  const box = { x0: Math.max(b.x, c.x0), x1: Math.min(b.x + b.width, c.x1), top: Math.max(b.y, c.top), bottom: Math.min(b.y + b.height, c.bottom) };
+  if (box.x1 <= box.x0 || box.bottom <= box.top) return;
+  el.bbox = toBBox(box);
+  el.table.bbox = el.bbox;
+}
+
 function charWeightedMedianSize(items: TextItem[]): number {
   const sizes = items.map((i) => [i.size, i.str.length] as const).sort((a, b) => a[0] - b[0]);
   const total = sizes.reduce((a, s) => a + s[1], 0);
@@ -743,6 +754,8 @@ export function layoutPage(items: TextItem[], rules: Rule[], opts: LayoutOptions
       for (const it of t.used) usedItems.add(it);
     }
   }
+  // a ruled table's region is its content: the text inside the rules, not the padding of the frame
+  for (const t of ruled) fitToContent(t.element, t.used);
   const free = usedItems.size ? items.filter((i) => !usedItems.has(i)) : items;
   let lines = buildLines(free);
   // a line-number gutter: the numbers are left out, the numbered lines read as running text
