@@ -208,8 +208,12 @@ export interface GridTable {
   box: Box;
 }
 
-/** Tables drawn with ruling lines: connected horizontal and vertical rules forming at least a 2x2 grid. */
-export function findRuledTables(rules: Rule[], items: TextItem[]): GridTable[] {
+/**
+ * Tables drawn with ruling lines: connected horizontal and vertical rules forming at least a 2x2 grid.
+ * `charts`, when given, receives the boxes of grids that are charts (grid lines with a few labels among
+ * many empty cells): their text is a figure's, no table's.
+ */
+export function findRuledTables(rules: Rule[], items: TextItem[], charts?: Box[]): GridTable[] {
   const TOL = 2.5;
   const hs = mergeIntervals(
     rules.filter((r) => Math.abs(r.y1 - r.y0) < 0.01 && r.x1 - r.x0 > 4).map((r) => ({ k: r.y0, a: Math.min(r.x0, r.x1), b: Math.max(r.x0, r.x1) })),
@@ -253,7 +257,8 @@ export function findRuledTables(rules: Rule[], items: TextItem[]): GridTable[] {
     const box: Box = { x0: xs[0]!, x1: xs[xs.length - 1]!, top: ys[0]!, bottom: ys[ys.length - 1]! };
     if (width(box) < 20 || height(box) < 8) continue;
     const t = gridTable(ys, xs, h, v, items, box);
-    if (t) tables.push(t);
+    if (t === 'chart') charts?.push(box);
+    else if (t) tables.push(t);
   }
   return tables;
 }
@@ -320,7 +325,7 @@ function splitTextRows(ys: number[], xs: number[], h: HLine[], items: TextItem[]
   return { ys: outYs, h: outH };
 }
 
-function gridTable(ys0: number[], xs: number[], h0: HLine[], v: VLine[], items: TextItem[], box: Box): GridTable | null {
+function gridTable(ys0: number[], xs: number[], h0: HLine[], v: VLine[], items: TextItem[], box: Box): GridTable | 'chart' | null {
   const { ys, h } = splitTextRows(ys0, xs, h0, items);
   const rows = ys.length - 1;
   const cols = xs.length - 1;
@@ -412,6 +417,8 @@ function gridTable(ys0: number[], xs: number[], h0: HLine[], v: VLine[], items: 
   }
   const filledCells = cells.filter((c) => c.text);
   if (filledCells.length < 2) return null;
+  // a chart's grid lines and bars make many cells with a few labels among them: a table fills most of its cells
+  if (filledCells.length < cells.length / 3) return 'chart';
   // frames around columns of running text (page layout boxes) are not tables
   const wordsPerCell = filledCells.reduce((a, c) => a + wordsOf(c.text), 0) / filledCells.length;
   if (wordsPerCell > 40 || (filledCells.length <= 4 && filledCells.some((c) => wordsOf(c.text) > 60))) return null;

@@ -4,7 +4,7 @@
  * blocks → reading order by recursive XY-cut that reads column by column (gutters that run through a
  * region) and keeps rows of aligned short pieces (forms, key-values) row by row.
  */
-import type { TableCell } from '@quire/core';
+import type { BBox, TableCell } from '@quire/core';
 import { buildLines, cleanText, findLineNumberGutter, findRuledTables, furnitureZone, hOverlap, height, isBulletOnly, isListItem, itemBox, itemsText, joinLines, median, mergeIntervals, parseKeyValue, toBBox, unionBox, vOverlap, width, wordsOf } from '@quire/layout';
 import type { Box, GridTable, Line, Rule, TableElement, TextItem } from '@quire/layout';
 import type { PageElement, PartStats, TextElement } from './types.js';
@@ -110,6 +110,12 @@ interface Row {
   box: Box;
 }
 
+/** The start of a note under a table: a footnote mark in brackets or a note label. */
+const NOTE_ROW = /^(\([^\s()]{1,3}\)|[*†‡]+|notes?\b|sources?\b|nb\b)/i;
+
+/** Years heading columns are labels, not data. */
+const YEARS = /^((19|20)\d\d\s*)+$/;
+
 const numericCell = (s: string) => /^[-+(]?[$€£¥]?\s?[\d.,]+\s?%?\)?$/.test(s.trim()) || /^[\d.,]+\s?[$€£¥%]$/.test(s.trim());
 
 /**
@@ -146,6 +152,9 @@ export function findAlignedTables(segs: Segment[], bodySize: number): { element:
       else if (j - lastMulti > 1) break;
       j++;
     }
+    // notes under the table (a footnote mark or a "Note:" label, then text) are not rows of it
+    while (lastMulti > i && NOTE_ROW.test(rows[lastMulti]!.segs[0]!.text)) lastMulti--;
+    while (lastMulti > i && rows[lastMulti]!.segs.length < 2) lastMulti--;
     const run = rows.slice(i, lastMulti + 1);
     const t = run.length >= 3 ? alignedTable(run, bodySize) : null;
     if (t) {
@@ -190,7 +199,7 @@ interface PieceRow {
  * makes a cell spanning those columns; a row with an empty first column and no numbers continues the
  * row above (wrapped cell text).
  */
-function piecesTable(rows: PieceRow[], opts: { minGap: number; gutterRows: PieceRow[]; headerRows: number; confidence: number; requireNumbersIn2Cols: boolean }): TableElement | null {
+function piecesTable(rows: PieceRow[], opts: { minGap: number; gutterRows: PieceRow[]; headerRows: number; confidence: number; requireNumbersIn2Cols: boolean; cuts?: number[] }): TableElement | null {
   const spans = opts.gutterRows.flatMap((r) => r.pieces.map((p) => [p.x0, p.x1] as const)).sort((a, b) => a[0] - b[0]);
   if (!spans.length) return null;
   const gutters: [number, number][] = [];
@@ -199,6 +208,12 @@ function piecesTable(rows: PieceRow[], opts: { minGap: number; gutterRows: Piece
     if (a - end >= opts.minGap) gutters.push([end, a]);
     end = Math.max(end, b);
   }
+  // column rules (of a ruled part) that no word crosses are gutters too, however narrow the gap
+  for (const x of opts.cuts ?? []) {
+    if (x <= spans[0]![0] || x >= end || gutters.some(([a, b]) => x >= a && x <= b) || spans.some(([a, b]) => a < x && b > x)) continue;
+    gutters.push([x, x]);
+  }
+  gutters.sort((p, q) => p[0] - q[0]);
   const cols = gutters.length + 1;
   if (cols < 2 || cols > 30) return null;
   const bounds = [-Infinity, ...gutters.map(([a, b]) => (a + b) / 2), Infinity];
@@ -704,6 +719,102 @@ export function mayHaveTable(items: TextItem[]): boolean {
   return false;
 }
 
+interface Found {
+  element: TableElement;
+  items: TextItem[];
+  /** the page's segments the table took (aligned tables, lines between merged parts) */
+  segs: Segment[];
+  /** its columns are drawn */
+  ruled?: boolean;
+}
+
+const boxOf = (b: BBox): Box => ({ x0: b.x, x1: b.x + b.width, top: b.y, bottom: b.y + b.height });
+
+/**
+ * One table found as several: parts that overlap (a ruled grid of numbers and its row labels outside the
+ * rules, rules of two widths around one table), and parts stacked one under the other over the same
+ * columns with nothing between them but short lines (a header grid over its body, a table that goes on
+ * after a gap or a subheading row). A caption or a paragraph between two tables keeps them apart. The
+ * parts are read again as one table from their words.
+ */
+function mergeTables(tables: Found[], freeSegs: Segment[], bodySize: number): Found[] {
+  if (tables.length < 2) return tables;
+  let list = [...tables];
+  // overlapping parts
+  for (let changed = true; changed; ) {
+    changed = false;
+    outer: for (let i = 0; i < list.length; i++)
+      for (let j = i + 1; j < list.length; j++) {
+        const a = boxOf(list[i]!.element.bbox), b = boxOf(list[j]!.element.bbox);
+        const ov = Math.max(0, hOverlap(a, b)) * Math.max(0, vOverlap(a, b));
+        if (ov <= 0.3 * Math.min(width(a) * height(a), width(b) * height(b))) continue;
+        const m = rebuildTable([list[i]!, list[j]!], [], bodySize, null);
+        if (!m) continue;
+        list = [...list.filter((_, k) => k !== i && k !== j), m];
+        changed = true;
+        break outer;
+      }
+  }
+  // stacked parts over the same columns
+  list.sort((p, q) => p.element.bbox.y - q.element.bbox.y);
+  const out: Found[] = [];
+  for (const t of list) {
+    const prev = out[out.length - 1];
+    const m = prev ? stackMerge(prev, t, freeSegs, bodySize) : null;
+    if (m) out[out.length - 1] = m;
+    else out.push(t);
+  }
+  return out;
+}
+
+function stackMerge(a: Found, b: Found, freeSegs: Segment[], bodySize: number): Found | null {
+  const A = boxOf(a.element.bbox), B = boxOf(b.element.bbox);
+  if (hOverlap(A, B) < 0.8 * Math.min(width(A), width(B))) return null;
+  const gap = B.top - A.bottom;
+  if (gap < -2 || gap > bodySize * 5) return null;
+  const ta = a.element.table, tb = b.element.table;
+  const header = ta.rows <= 3 && tb.rows > ta.rows;
+  if (!header && ta.cols !== tb.cols) return null;
+  // what lies between: short lines within the tables' width, no caption
+  const x0 = Math.min(A.x0, B.x0), x1 = Math.max(A.x1, B.x1);
+  const between = freeSegs.filter((s) => (s.top + s.bottom) / 2 > A.bottom && (s.top + s.bottom) / 2 < B.top && s.x1 > x0 && s.x0 < x1);
+  if (between.some((s) => CAPTION.test(s.text) || wordsOf(s.text) > 8 || s.x0 < x0 - bodySize || s.x1 > x1 + bodySize)) return null;
+  // the upper part's header rows head the whole
+  // the upper part's header rows head the whole: all of it when it holds no numbers
+  const textOnly = ta.cells.every((c) => !numericCell(c.text) || YEARS.test(c.text));
+  const headCells = ta.cells.filter((c) => c.header && c.bbox);
+  const headerBottom = !header ? null : textOnly ? A.bottom + 1 : headCells.length ? Math.max(...headCells.map((c) => c.bbox!.y + c.bbox!.height)) : null;
+  return rebuildTable([a, b], between, bodySize, headerBottom);
+}
+
+/** The parts' words read as one table; `headerBottom`: rows above it are header rows (the upper part's). */
+function rebuildTable(parts: Found[], extra: Segment[], bodySize: number, headerBottom: number | null): Found | null {
+  const items = [...new Set([...parts.flatMap((p) => p.items), ...extra.flatMap((s) => s.items)])];
+  const lines = buildLines(items);
+  const rows: PieceRow[] = lines.map((l) => ({ pieces: wordPieces(l.items), box: { x0: l.x0, x1: l.x1, top: l.top, bottom: l.bottom } }));
+  while (rows.length > 2 && NOTE_ROW.test(rows[rows.length - 1]!.pieces[0]?.text ?? '')) rows.pop();
+  // header rows: the upper part's, else the first rows without a number over rows with numbers
+  const numeric = (r: PieceRow) => r.pieces.some((p) => numericCell(p.text) && !YEARS.test(p.text));
+  let lead = 0;
+  while (lead < 3 && lead < rows.length && !numeric(rows[lead]!)) lead++;
+  const inferred = lead < rows.length && rows.slice(lead).filter(numeric).length >= (rows.length - lead) * 0.6 ? lead : 0;
+  const headerRows = headerBottom === null ? inferred : rows.filter((r) => (r.box.top + r.box.bottom) / 2 < headerBottom).length;
+  if (headerRows >= rows.length) return null;
+  const minGap = Math.max(bodySize * 0.5, 3);
+  // the columns come from the rows of several pieces: a subheading or a wrapped label crosses them
+  const split = (r: PieceRow) => r.pieces.some((p, k) => k > 0 && p.x0 - r.pieces[k - 1]!.x1 >= minGap);
+  const gutterRows = rows.slice(headerRows).filter(split);
+  if (!gutterRows.length) return null;
+  // the column rules of ruled parts
+  const cuts = parts.filter((p) => p.ruled).flatMap((p) => p.element.table.cells.filter((c) => c.col > 0 && c.bbox).map((c) => c.bbox!.x));
+  const element = piecesTable(rows, { minGap, gutterRows, cuts, headerRows, confidence: Math.max(...parts.map((p) => p.element.table.confidence ?? 0.7)), requireNumbersIn2Cols: false });
+  if (!element) return null;
+  const bbox = toBBox(unionBox(items.map(itemBox)));
+  element.bbox = bbox;
+  element.table.bbox = bbox;
+  return { element, items, segs: [...parts.flatMap((p) => p.segs), ...extra], ruled: parts.some((p) => p.ruled) };
+}
+
 /** Shrinks a table's box to the text it holds (never grows it). */
 function fitToContent(el: TableElement, used: Set<TextItem>): void {
   if (!used.size) return;
@@ -742,7 +853,8 @@ export interface LayoutOptions {
 export function layoutPage(items: TextItem[], rules: Rule[], opts: LayoutOptions): PageElement[] {
   if (!items.length) return [];
   const bodySize = charWeightedMedianSize(items);
-  const ruled: { element: TableElement; used: Set<TextItem> }[] = findRuledTables(rules, items)
+  const charts: Box[] = [];
+  const ruled: { element: TableElement; used: Set<TextItem> }[] = findRuledTables(rules, items, charts)
     .map(peelFrameRows)
     .filter((t): t is GridTable => !!t);
   const usedItems = new Set<TextItem>();
@@ -769,9 +881,17 @@ export function layoutPage(items: TextItem[], rules: Rule[], opts: LayoutOptions
       .filter((l) => l.items.length);
   }
   const segs = buildSegments(lines);
-  const aligned = findAlignedTables(segs, bodySize);
+  // the labels of a chart's grid (axis values, data labels) are no table either
+  const inChart = (b: BBox) => charts.some((c) => b.x + b.width / 2 > c.x0 && b.x + b.width / 2 < c.x1 && b.y + b.height / 2 > c.top && b.y + b.height / 2 < c.bottom);
+  const aligned = findAlignedTables(segs, bodySize).filter((t) => !inChart(t.element.bbox));
   const usedSegs = new Set<Segment>();
   for (const t of aligned) for (const s of t.used) usedSegs.add(s);
+  const found = mergeTables(
+    [...ruled.map((t) => ({ element: t.element, items: [...t.used], segs: [] as Segment[], ruled: t.element.table.confidence === 0.9 })), ...aligned.map((t) => ({ element: t.element, items: [...t.used].flatMap((s) => s.items), segs: [...t.used] }))],
+    segs.filter((s) => !usedSegs.has(s)),
+    bodySize,
+  );
+  for (const t of found) for (const s of t.segs) usedSegs.add(s);
   const blocks = buildBlocks(segs.filter((s) => !usedSegs.has(s)), gutter?.pitch);
   const parts = new Map<PageElement, TextElement[]>();
   const nodes: Node[] = [
@@ -781,7 +901,7 @@ export function layoutPage(items: TextItem[], rules: Rule[], opts: LayoutOptions
       if (split) parts.set(el, split);
       return { x0: b.x0, x1: b.x1, top: b.top, bottom: b.bottom, el: el as PageElement, lines: b.segs.length };
     }),
-    ...[...ruled.map((t) => t.element), ...aligned.map((t) => t.element)].map((el) => ({ x0: el.bbox.x, x1: el.bbox.x + el.bbox.width, top: el.bbox.y, bottom: el.bbox.y + el.bbox.height, el: el as PageElement, lines: 99 })),
+    ...found.map((t) => t.element).map((el) => ({ x0: el.bbox.x, x1: el.bbox.x + el.bbox.width, top: el.bbox.y, bottom: el.bbox.y + el.bbox.height, el: el as PageElement, lines: 99 })),
   ];
   const rtlChars = segs.filter((s) => s.rtl).reduce((a, s) => a + s.text.length, 0);
   const allChars = segs.reduce((a, s) => a + s.text.length, 0);
