@@ -199,7 +199,7 @@ interface PieceRow {
  * makes a cell spanning those columns; a row with an empty first column and no numbers continues the
  * row above (wrapped cell text).
  */
-function piecesTable(rows: PieceRow[], opts: { minGap: number; gutterRows: PieceRow[]; headerRows: number; confidence: number; requireNumbersIn2Cols: boolean; cuts?: number[] }): TableElement | null {
+function piecesTable(rows: PieceRow[], opts: { minGap: number; gutterRows: PieceRow[]; headerRows: number; confidence: number; requireNumbersIn2Cols: boolean; cuts?: number[]; rowBreaks?: number[] }): TableElement | null {
   const spans = opts.gutterRows.flatMap((r) => r.pieces.map((p) => [p.x0, p.x1] as const)).sort((a, b) => a[0] - b[0]);
   if (!spans.length) return null;
   const gutters: [number, number][] = [];
@@ -257,7 +257,11 @@ function piecesTable(rows: PieceRow[], opts: { minGap: number; gutterRows: Piece
       } else merged.push({ ...c });
     }
     const prevRow = grid[grid.length - 1];
-    const continues = prevRow && !header && ri > opts.headerRows && merged.length && merged[0]!.c0 > 0 && merged.length < cols && merged.every((c) => !numericCell(c.text)) && r.box.top - rowBoxes[rowBoxes.length - 1]!.bottom < (r.box.bottom - r.box.top) * 0.8;
+    const above = rowBoxes[rowBoxes.length - 1];
+    // rules between the rows (a table ruled row by row): a line continues the row above unless a rule parts them
+    const continues = opts.rowBreaks
+      ? prevRow && !header && ri > opts.headerRows && !opts.rowBreaks.some((y) => y > (above!.top + above!.bottom) / 2 && y < (r.box.top + r.box.bottom) / 2)
+      : prevRow && !header && ri > opts.headerRows && merged.length && merged[0]!.c0 > 0 && merged.length < cols && merged.every((c) => !numericCell(c.text)) && r.box.top - above!.bottom < (r.box.bottom - r.box.top) * 0.8;
     if (continues) {
       for (const c of merged) {
         const target = prevRow.find((x) => x.c0 <= c.c0 && x.c1 >= c.c0);
@@ -363,8 +367,23 @@ export function findRuleBoundedTables(rules: Rule[], items: TextItem[], bodySize
     if (g) g.push(h);
     else groups.push([h]);
   }
-  const out: { element: TableElement; used: Set<TextItem> }[] = [];
+  // a caption between two rules (a rule under a heading, then "Table 1. ...", then the table) starts a table
+  const split: typeof groups = [];
   for (const g of groups) {
+    let cur = [g[0]!];
+    for (let k = 1; k < g.length; k++) {
+      const a = g[k - 1]!.y, b = g[k]!.y;
+      const between = items.filter((it) => (it.top + it.bottom) / 2 > a && (it.top + it.bottom) / 2 < b && it.x + it.width > g[k]!.x0 && it.x < g[k]!.x1);
+      if (between.length && buildLines(between).some((l) => CAPTION.test(itemsText(l.items)))) {
+        split.push(cur);
+        cur = [];
+      }
+      cur.push(g[k]!);
+    }
+    split.push(cur);
+  }
+  const out: { element: TableElement; used: Set<TextItem> }[] = [];
+  for (const g of split) {
     if (g.length < 2) continue;
     const top = g[0]!.y;
     const bottom = g[g.length - 1]!.y;
@@ -383,7 +402,10 @@ export function findRuleBoundedTables(rules: Rule[], items: TextItem[], bodySize
     const headerRows = mid === null ? 0 : rows.filter((r) => (r.box.top + r.box.bottom) / 2 < mid).length;
     const dataRows = rows.slice(headerRows);
     if (dataRows.length < 1) continue;
-    const element = piecesTable(rows, { minGap: Math.max(bodySize * 0.5, 3), gutterRows: dataRows, headerRows, confidence: 0.8, requireNumbersIn2Cols: false });
+    // rules between the data rows part them (from the second on: the first is the header rule)
+    const inner = g.slice(mid === null ? 1 : 2, -1).map((h) => h.y);
+    const rowBreaks = inner.length >= 2 ? inner : undefined;
+    const element = piecesTable(rows, { minGap: Math.max(bodySize * 0.5, 3), gutterRows: dataRows, headerRows, confidence: 0.8, requireNumbersIn2Cols: false, rowBreaks });
     if (!element) continue;
     // the rules bound the table
     element.bbox = toBBox({ x0: x0 + 2, x1: x1 - 2, top, bottom });
@@ -729,6 +751,11 @@ interface Found {
 }
 
 const boxOf = (b: BBox): Box => ({ x0: b.x, x1: b.x + b.width, top: b.y, bottom: b.y + b.height });
+/** Whether the centre of `inner` lies in `outer`. */
+const contains = (outer: BBox, inner: BBox) => {
+  const cx = inner.x + inner.width / 2, cy = inner.y + inner.height / 2;
+  return cx > outer.x && cx < outer.x + outer.width && cy > outer.y && cy < outer.y + outer.height;
+};
 
 /**
  * One table found as several: parts that overlap (a ruled grid of numbers and its row labels outside the
@@ -854,14 +881,46 @@ export function layoutPage(items: TextItem[], rules: Rule[], opts: LayoutOptions
   if (!items.length) return [];
   const bodySize = charWeightedMedianSize(items);
   const charts: Box[] = [];
+  // the labels of a chart's grid (axis values, data labels) are no table either
+  const inChart = (b: BBox) => charts.some((c) => b.x + b.width / 2 > c.x0 && b.x + b.width / 2 < c.x1 && b.y + b.height / 2 > c.top && b.y + b.height / 2 < c.bottom);
   const ruled: { element: TableElement; used: Set<TextItem> }[] = findRuledTables(rules, items, charts)
     .map(peelFrameRows)
     .filter((t): t is GridTable => !!t);
   const usedItems = new Set<TextItem>();
   for (const t of ruled) for (const it of t.used) usedItems.add(it);
   if (rules.length) {
+    // a table ruled row by row whose shaded rows make small grids: the grids are parts of it
+    if (ruled.length) {
+      const whole = findRuleBoundedTables(rules, items, bodySize).filter((b) => {
+        const inside = ruled.filter((t) => contains(b.element.bbox, t.element.bbox));
+        // only when the grids hold less than half of its text (a full grid reads its cells better)
+        const held = inside.reduce((a, t) => a + t.used.size, 0);
+        // or when it is split in rows at each line of its cells (rows with one cell of text among several columns)
+        const overSplit = (t: { element: TableElement }) => {
+          const { rows, cols, cells } = t.element.table;
+          let cont = 0;
+          for (let r = 1; r < rows; r++) {
+            const texts = cells.filter((c) => c.row === r && c.text);
+            if (texts.length && !texts.some((c) => c.col === 0) && texts.every((c) => !numericCell(c.text))) cont++;
+          }
+          return cont >= 2 && cont > rows / 3;
+        };
+        // or when it is found as several grids over the same columns
+        const stacked = inside.length > 1 && inside.every((t) => t.element.table.cols <= b.element.table.cols);
+        const partial = held < b.used.size * 0.5 || stacked || inside.some(overSplit);
+        return inside.length > 0 && partial && inside.every((t) => [...t.used].every((it) => b.used.has(it)));
+      });
+      for (const b of whole) {
+        for (let k = ruled.length - 1; k >= 0; k--) if (contains(b.element.bbox, ruled[k]!.element.bbox)) ruled.splice(k, 1);
+      }
+      if (whole.length) {
+        usedItems.clear();
+        for (const t of ruled) for (const it of t.used) usedItems.add(it);
+      }
+    }
     const bounded = findRuleBoundedTables(rules, usedItems.size ? items.filter((i) => !usedItems.has(i)) : items, bodySize);
     for (const t of bounded) {
+      if (inChart(t.element.bbox)) continue;
       ruled.push(t);
       for (const it of t.used) usedItems.add(it);
     }
@@ -881,8 +940,6 @@ export function layoutPage(items: TextItem[], rules: Rule[], opts: LayoutOptions
       .filter((l) => l.items.length);
   }
   const segs = buildSegments(lines);
-  // the labels of a chart's grid (axis values, data labels) are no table either
-  const inChart = (b: BBox) => charts.some((c) => b.x + b.width / 2 > c.x0 && b.x + b.width / 2 < c.x1 && b.y + b.height / 2 > c.top && b.y + b.height / 2 < c.bottom);
   const aligned = findAlignedTables(segs, bodySize).filter((t) => !inChart(t.element.bbox));
   const usedSegs = new Set<Segment>();
   for (const t of aligned) for (const s of t.used) usedSegs.add(s);
