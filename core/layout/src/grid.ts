@@ -403,9 +403,12 @@ function gridTable(ys0: number[], xs: number[], h0: HLine[], v: VLine[], items: 
   }
   if (used.size === 0) return null;
   const cells: TableCell[] = [];
+  const lineCounts: number[] = [];
   for (const reg of new Set(regions.values())) {
     const its = cellItems.get(reg) ?? [];
-    const text = its.length ? joinLines(buildLines(its).map((l) => itemsText(l.items))) : '';
+    const cellLines = its.length ? buildLines(its) : [];
+    if (its.length) lineCounts.push(cellLines.length);
+    const text = its.length ? joinLines(cellLines.map((l) => itemsText(l.items))) : '';
     cells.push({
       row: reg.r0,
       col: reg.c0,
@@ -417,6 +420,9 @@ function gridTable(ys0: number[], xs: number[], h0: HLine[], v: VLine[], items: 
   }
   const filledCells = cells.filter((c) => c.text);
   if (filledCells.length < 2) return null;
+  // boxes of text blocks side by side (address blocks, label: value runs, as in an invoice header): a page
+  // layout, not a table, whose cells are short and repeat over rows
+  if (new Set(cells.map((c) => c.row)).size <= 2 && median(lineCounts) >= 3) return null;
   // a chart's grid lines and bars make many cells with a few labels among them: a table fills most of its cells
   if (filledCells.length < cells.length / 3) return 'chart';
   // frames around columns of running text (page layout boxes) are not tables

@@ -402,6 +402,12 @@ export function findRuleBoundedTables(rules: Rule[], items: TextItem[], bodySize
     const headerRows = mid === null ? 0 : rows.filter((r) => (r.box.top + r.box.bottom) / 2 < mid).length;
     const dataRows = rows.slice(headerRows);
     if (dataRows.length < 1) continue;
+    // two bands of text blocks between the rules (address blocks, label: value runs of an invoice header)
+    // with few numbers: boxes of a page layout, not a header over the rows of a table
+    const bands = g.slice(1).map((h, k) => rows.filter((r) => (r.box.top + r.box.bottom) / 2 > g[k]!.y && (r.box.top + r.box.bottom) / 2 < h.y).length);
+    const words = dataRows.flatMap((r) => r.pieces);
+    const numbers = words.filter((p) => numericCell(p.text) && !YEARS.test(p.text)).length;
+    if (bands.length <= 2 && bands.every((n) => n >= 3) && numbers < words.length * 0.3) continue;
     // rules between the data rows part them (from the second on: the first is the header rule)
     const inner = g.slice(mid === null ? 1 : 2, -1).map((h) => h.y);
     const rowBreaks = inner.length >= 2 ? inner : undefined;
