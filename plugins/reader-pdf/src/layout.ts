@@ -409,8 +409,19 @@ export function findRuleBoundedTables(rules: Rule[], items: TextItem[], bodySize
     const numbers = words.filter((p) => numericCell(p.text) && !YEARS.test(p.text)).length;
     if (bands.length <= 2 && bands.every((n) => n >= 3) && numbers < words.length * 0.3) continue;
     // rules between the data rows part them (from the second on: the first is the header rule)
+    // (a band of many more lines than the others holds several rows: each of its lines is one)
     const inner = g.slice(mid === null ? 1 : 2, -1).map((h) => h.y);
-    const rowBreaks = inner.length >= 2 ? inner : undefined;
+    let rowBreaks: number[] | undefined;
+    if (inner.length >= 2) {
+      const first = mid === null ? 0 : 1;
+      const usual = median(bands.slice(first));
+      rowBreaks = [...inner];
+      for (let k = first; k < bands.length; k++) {
+        if (bands[k]! <= usual * 2 + 1) continue;
+        const inBand = rows.filter((r) => (r.box.top + r.box.bottom) / 2 > g[k]!.y && (r.box.top + r.box.bottom) / 2 < g[k + 1]!.y);
+        for (let l = 1; l < inBand.length; l++) rowBreaks.push((inBand[l - 1]!.box.bottom + inBand[l]!.box.top) / 2);
+      }
+    }
     const element = piecesTable(rows, { minGap: Math.max(bodySize * 0.5, 3), gutterRows: dataRows, headerRows, confidence: 0.8, requireNumbersIn2Cols: false, rowBreaks });
     if (!element) continue;
     // the rules bound the table
@@ -806,7 +817,9 @@ function stackMerge(a: Found, b: Found, freeSegs: Segment[], bodySize: number): 
   const gap = B.top - A.bottom;
   if (gap < -2 || gap > bodySize * 5) return null;
   const ta = a.element.table, tb = b.element.table;
-  const header = ta.rows <= 3 && tb.rows > ta.rows;
+  // the upper part heads the lower one: a few rows of labels (or one row of values under them)
+  const textOnly = ta.cells.every((c) => !numericCell(c.text) || YEARS.test(c.text));
+  const header = tb.rows > ta.rows && (ta.rows <= 2 || (ta.rows <= 3 && textOnly));
   if (!header && ta.cols !== tb.cols) return null;
   // what lies between: short lines within the tables' width, no caption
   const x0 = Math.min(A.x0, B.x0), x1 = Math.max(A.x1, B.x1);
@@ -814,7 +827,6 @@ function stackMerge(a: Found, b: Found, freeSegs: Segment[], bodySize: number): 
   if (between.some((s) => CAPTION.test(s.text) || wordsOf(s.text) > 8 || s.x0 < x0 - bodySize || s.x1 > x1 + bodySize)) return null;
   // the upper part's header rows head the whole
   // the upper part's header rows head the whole: all of it when it holds no numbers
-  const textOnly = ta.cells.every((c) => !numericCell(c.text) || YEARS.test(c.text));
   const headCells = ta.cells.filter((c) => c.header && c.bbox);
   const headerBottom = !header ? null : textOnly ? A.bottom + 1 : headCells.length ? Math.max(...headCells.map((c) => c.bbox!.y + c.bbox!.height)) : null;
   return rebuildTable([a, b], between, bodySize, headerBottom);
