@@ -134,6 +134,7 @@ export function findAlignedTables(segs: Segment[], bodySize: number): { element:
     .sort((a, b) => a.box.top - b.box.top);
   const out: { element: TableElement; used: Set<Segment> }[] = [];
   let i = 0;
+  let prevEnd = 0;
   while (i < rows.length) {
     if (rows[i]!.segs.length < 2) {
       i++;
@@ -158,11 +159,38 @@ export function findAlignedTables(segs: Segment[], bodySize: number): { element:
     const run = rows.slice(i, lastMulti + 1);
     const t = run.length >= 3 ? alignedTable(run, bodySize) : null;
     if (t) {
-      out.push(t);
+      out.push(withHeadRows(t, rows, i, prevEnd, run, bodySize));
       i = lastMulti + 1;
+      prevEnd = i;
     } else i++;
   }
   return out;
+}
+
+/**
+ * Header lines right above an aligned table whose labels span several columns (a group label over its
+ * columns, a two-line header): rows of the table, read as its header, when the table keeps its columns.
+ * A caption, a paragraph line or a line wider than the table stops them.
+ */
+function withHeadRows(t: { element: TableElement; used: Set<Segment> }, rows: Row[], start: number, prevEnd: number, run: Row[], bodySize: number): { element: TableElement; used: Set<Segment> } {
+  const box = boxOf(t.element.bbox);
+  const head: Row[] = [];
+  let top = run[0]!.box;
+  for (let k = start - 1; k >= prevEnd && head.length < 4; k--) {
+    const r = rows[k]!;
+    const gap = top.top - r.box.bottom;
+    if (gap > Math.max(bodySize, height(r.box)) * 1.2 || gap < -1) break;
+    if (r.box.x0 < box.x0 - bodySize || r.box.x1 > box.x1 + bodySize) break;
+    if (r.segs.length < 2 || r.segs.some((s) => CAPTION.test(s.text) || wordsOf(s.text) > 6)) break;
+    head.unshift(r);
+    top = r.box;
+  }
+  if (!head.length) return t;
+  const all = [...head, ...run];
+  const pieceRows: PieceRow[] = all.map((r) => ({ pieces: wordPieces(r.segs.flatMap((s) => s.items)), box: r.box }));
+  const element = piecesTable(pieceRows, { minGap: Math.max(bodySize * 0.6, 3), gutterRows: pieceRows.slice(head.length), headerRows: head.length, confidence: 0.7, requireNumbersIn2Cols: true });
+  if (!element || element.table.cols !== t.element.table.cols) return t;
+  return { element, used: new Set([...t.used, ...head.flatMap((r) => r.segs)]) };
 }
 
 /** A word with its estimated extent (items are split at spaces, widths shared out by characters). */
