@@ -817,6 +817,7 @@ function mergeTables(tables: Found[], freeSegs: Segment[], bodySize: number): Fo
     changed = false;
     outer: for (let i = 0; i < list.length; i++)
       for (let j = i + 1; j < list.length; j++) {
+        if (list[i]!.ruled && list[j]!.ruled) continue; // grids drawn each with its own rules
         const a = boxOf(list[i]!.element.bbox), b = boxOf(list[j]!.element.bbox);
         const ov = Math.max(0, hOverlap(a, b)) * Math.max(0, vOverlap(a, b));
         if (ov <= 0.3 * Math.min(width(a) * height(a), width(b) * height(b))) continue;
@@ -840,6 +841,8 @@ function mergeTables(tables: Found[], freeSegs: Segment[], bodySize: number): Fo
 }
 
 function stackMerge(a: Found, b: Found, freeSegs: Segment[], bodySize: number): Found | null {
+  // two grids drawn apart are two tables (form sections, each with its own rules)
+  if (a.ruled && b.ruled) return null;
   const A = boxOf(a.element.bbox), B = boxOf(b.element.bbox);
   if (hOverlap(A, B) < 0.8 * Math.min(width(A), width(B))) return null;
   const gap = B.top - A.bottom;
@@ -952,7 +955,7 @@ export function layoutPage(items: TextItem[], rules: Rule[], opts: LayoutOptions
           return cont >= 2 && cont > rows / 3;
         };
         // or when it is found as several grids over the same columns
-        const stacked = inside.length > 1 && inside.every((t) => t.element.table.cols <= b.element.table.cols);
+        const stacked = inside.length > 1 && inside.every((t) => t.element.table.cols === inside[0]!.element.table.cols && t.element.table.cols <= b.element.table.cols);
         const partial = held < b.used.size * 0.5 || stacked || inside.some(overSplit);
         return inside.length > 0 && partial && inside.every((t) => [...t.used].every((it) => b.used.has(it)));
       });
