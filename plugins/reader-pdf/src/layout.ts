@@ -401,7 +401,8 @@ export function findRuleBoundedTables(rules: Rule[], items: TextItem[], bodySize
     let cur = [g[0]!];
     for (let k = 1; k < g.length; k++) {
       const a = g[k - 1]!.y, b = g[k]!.y;
-      const between = items.filter((it) => (it.top + it.bottom) / 2 > a && (it.top + it.bottom) / 2 < b && it.x + it.width > g[k]!.x0 && it.x < g[k]!.x1);
+      // (a band of a row or two has no room for a caption besides its own text)
+      const between = b - a < bodySize * 3 ? [] : items.filter((it) => (it.top + it.bottom) / 2 > a && (it.top + it.bottom) / 2 < b && it.x + it.width > g[k]!.x0 && it.x < g[k]!.x1);
       if (between.length && buildLines(between).some((l) => CAPTION.test(itemsText(l.items)))) {
         split.push(cur);
         cur = [];
