@@ -208,8 +208,12 @@ export interface GridTable {
   box: Box;
 }
 
-/** Tables drawn with ruling lines: connected horizontal and vertical rules forming at least a 2x2 grid. */
-export function findRuledTables(rules: Rule[], items: TextItem[]): GridTable[] {
+/**
+ * Tables drawn with ruling lines: connected horizontal and vertical rules forming at least a 2x2 grid.
+ * `charts`, when given, receives the boxes of grids that are charts (grid lines with a few labels among
+ * many empty cells): their text is a figure's, no table's.
+ */
+export function findRuledTables(rules: Rule[], items: TextItem[], charts?: Box[]): GridTable[] {
   const TOL = 2.5;
   const hs = mergeIntervals(
     rules.filter((r) => Math.abs(r.y1 - r.y0) < 0.01 && r.x1 - r.x0 > 4).map((r) => ({ k: r.y0, a: Math.min(r.x0, r.x1), b: Math.max(r.x0, r.x1) })),
@@ -239,19 +243,90 @@ export function findRuledTables(rules: Rule[], items: TextItem[]): GridTable[] {
   const tables: GridTable[] = [];
   for (const { h, v } of comps.values()) {
     if (h.length < 2 || v.length < 2) continue;
-    const ys = clusterValues(h.map((l) => l.y), TOL);
-    const xs = clusterValues(v.map((l) => l.x), TOL);
+    const hull: Box = { x0: Math.min(...v.map((l) => l.x)), x1: Math.max(...v.map((l) => l.x)), top: Math.min(...h.map((l) => l.y)), bottom: Math.max(...h.map((l) => l.y)) };
+    const inHull = items.filter((it) => {
+      const cx = it.x + it.width / 2;
+      const cy = (it.top + it.bottom) / 2;
+      return cx >= hull.x0 && cx <= hull.x1 && cy >= hull.top && cy <= hull.bottom;
+    });
+    const textH = median(inHull.map((it) => it.bottom - it.top)) || 8;
+    const ys = dropSlivers(clusterValues(h.map((l) => l.y), TOL), h.map((l) => ({ at: l.y, len: l.x1 - l.x0 })), inHull.map((it) => (it.top + it.bottom) / 2), textH);
+    const xs = dropSlivers(clusterValues(v.map((l) => l.x), TOL), v.map((l) => ({ at: l.x, len: l.y1 - l.y0 })), inHull.map((it) => it.x + it.width / 2), textH);
     // at least two rows and two columns: a framed box or a one-row strip is not a table
     if (ys.length < 3 || xs.length < 3) continue;
     const box: Box = { x0: xs[0]!, x1: xs[xs.length - 1]!, top: ys[0]!, bottom: ys[ys.length - 1]! };
     if (width(box) < 20 || height(box) < 8) continue;
     const t = gridTable(ys, xs, h, v, items, box);
-    if (t) tables.push(t);
+    if (t === 'chart') charts?.push(box);
+    else if (t) tables.push(t);
   }
   return tables;
 }
 
-function gridTable(ys: number[], xs: number[], h: HLine[], v: VLine[], items: TextItem[], box: Box): GridTable | null {
+/**
+ * Grid lines closer than a line of text with no text between them are one boundary drawn twice (double
+ * rules, a shaded box inset in its cell): the strip between them is no row or column. Of the two, the
+ * boundary drawn longer stays.
+ */
+function dropSlivers(edges: number[], lines: { at: number; len: number }[], centres: number[], textH: number): number[] {
+  const drawn = (e: number) => lines.reduce((a, l) => (Math.abs(l.at - e) <= 2.5 ? a + l.len : a), 0);
+  const out = [...edges];
+  for (let i = 0; i + 1 < out.length; ) {
+    const a = out[i]!, b = out[i + 1]!;
+    if (b - a < textH && !centres.some((c) => c > a && c < b)) {
+      const keepFirst = i === 0 ? true : i + 2 === out.length ? false : drawn(a) >= drawn(b);
+      out.splice(keepFirst ? i + 1 : i, 1);
+    } else i++;
+  }
+  return out;
+}
+
+const NUMERIC = /^[-+(]?[$€£¥]?\s?\d[\d.,\s%)]*$/;
+
+/**
+ * Rows of a grid that hold several rows of the table: only some rules are drawn (a frame, a header rule)
+ * and the data rows under them are lines of text that run across two or more columns, with numbers. Each
+ * such line starts a row (a rule is assumed above it); a line in one column only (a wrapped label) stays
+ * with the row above.
+ */
+function splitTextRows(ys: number[], xs: number[], h: HLine[], items: TextItem[]): { ys: number[]; h: HLine[] } {
+  const outYs: number[] = [ys[0]!];
+  const outH = [...h];
+  for (let r = 0; r + 1 < ys.length; r++) {
+    const y0 = ys[r]!, y1 = ys[r + 1]!;
+    const inRow = items.filter((it) => {
+      const cx = it.x + it.width / 2;
+      const cy = (it.top + it.bottom) / 2;
+      return cy > y0 && cy < y1 && cx >= xs[0]! && cx <= xs[xs.length - 1]!;
+    });
+    const lines = inRow.length >= 4 ? buildLines(inRow) : [];
+    if (lines.length >= 2) {
+      const starts: number[] = [];
+      let numericLines = 0;
+      lines.forEach((l, i) => {
+        const byCol = new Map<number, TextItem[]>();
+        for (const it of l.items) {
+          const c = upperIndex(xs, it.x + it.width / 2);
+          byCol.set(c, [...(byCol.get(c) ?? []), it]);
+        }
+        if (byCol.size < 2) return;
+        if ([...byCol.values()].some((its) => NUMERIC.test(itemsText(its)))) numericLines++;
+        if (i > 0 && lines[i - 1]!.bottom < l.top + 1) starts.push((lines[i - 1]!.bottom + l.top) / 2);
+      });
+      if (numericLines >= 2 && starts.length) {
+        for (const y of starts) {
+          outYs.push(y);
+          outH.push({ y, x0: xs[0]!, x1: xs[xs.length - 1]! });
+        }
+      }
+    }
+    outYs.push(y1);
+  }
+  return { ys: outYs, h: outH };
+}
+
+function gridTable(ys0: number[], xs: number[], h0: HLine[], v: VLine[], items: TextItem[], box: Box): GridTable | 'chart' | null {
+  const { ys, h } = splitTextRows(ys0, xs, h0, items);
   const rows = ys.length - 1;
   const cols = xs.length - 1;
   // is the boundary between two grid cells drawn? (a rule covers most of it)
@@ -328,9 +403,12 @@ function gridTable(ys: number[], xs: number[], h: HLine[], v: VLine[], items: Te
   }
   if (used.size === 0) return null;
   const cells: TableCell[] = [];
+  const lineCounts: number[] = [];
   for (const reg of new Set(regions.values())) {
     const its = cellItems.get(reg) ?? [];
-    const text = its.length ? joinLines(buildLines(its).map((l) => itemsText(l.items))) : '';
+    const cellLines = its.length ? buildLines(its) : [];
+    if (its.length) lineCounts.push(cellLines.length);
+    const text = its.length ? joinLines(cellLines.map((l) => itemsText(l.items))) : '';
     cells.push({
       row: reg.r0,
       col: reg.c0,
@@ -342,6 +420,11 @@ function gridTable(ys: number[], xs: number[], h: HLine[], v: VLine[], items: Te
   }
   const filledCells = cells.filter((c) => c.text);
   if (filledCells.length < 2) return null;
+  // boxes of text blocks side by side (address blocks, label: value runs, as in an invoice header): a page
+  // layout, not a table, whose cells are short and repeat over rows
+  if (new Set(cells.map((c) => c.row)).size <= 2 && median(lineCounts) >= 3) return null;
+  // a chart's grid lines and bars make many cells with a few labels among them: a table fills most of its cells
+  if (filledCells.length < cells.length / 3) return 'chart';
   // frames around columns of running text (page layout boxes) are not tables
   const wordsPerCell = filledCells.reduce((a, c) => a + wordsOf(c.text), 0) / filledCells.length;
   if (wordsPerCell > 40 || (filledCells.length <= 4 && filledCells.some((c) => wordsOf(c.text) > 60))) return null;

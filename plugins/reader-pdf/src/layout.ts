@@ -4,7 +4,7 @@
  * blocks → reading order by recursive XY-cut that reads column by column (gutters that run through a
  * region) and keeps rows of aligned short pieces (forms, key-values) row by row.
  */
-import type { TableCell } from '@quire/core';
+import type { BBox, TableCell } from '@quire/core';
 import { buildLines, cleanText, findLineNumberGutter, findRuledTables, furnitureZone, hOverlap, height, isBulletOnly, isListItem, itemBox, itemsText, joinLines, median, mergeIntervals, parseKeyValue, toBBox, unionBox, vOverlap, width, wordsOf } from '@quire/layout';
 import type { Box, GridTable, Line, Rule, TableElement, TextItem } from '@quire/layout';
 import type { PageElement, PartStats, TextElement } from './types.js';
@@ -197,6 +197,12 @@ interface Row {
   box: Box;
 }
 
+/** The start of a note under a table: a footnote mark in brackets or a note label. */
+const NOTE_ROW = /^(\([^\s()]{1,3}\)|[*†‡]+|notes?\b|sources?\b|nb\b)/i;
+
+/** Years heading columns are labels, not data. */
+const YEARS = /^((19|20)\d\d\s*)+$/;
+
 const numericCell = (s: string) => /^[-+(]?[$€£¥]?\s?[\d.,]+\s?%?\)?$/.test(s.trim()) || /^[\d.,]+\s?[$€£¥%]$/.test(s.trim());
 
 /**
@@ -215,6 +221,7 @@ export function findAlignedTables(segs: Segment[], bodySize: number): { element:
     .sort((a, b) => a.box.top - b.box.top);
   const out: { element: TableElement; used: Set<Segment> }[] = [];
   let i = 0;
+  let prevEnd = 0;
   while (i < rows.length) {
     if (rows[i]!.segs.length < 2) {
       i++;
@@ -233,14 +240,44 @@ export function findAlignedTables(segs: Segment[], bodySize: number): { element:
       else if (j - lastMulti > 1) break;
       j++;
     }
+    // notes under the table (a footnote mark or a "Note:" label, then text) are not rows of it
+    while (lastMulti > i && NOTE_ROW.test(rows[lastMulti]!.segs[0]!.text)) lastMulti--;
+    while (lastMulti > i && rows[lastMulti]!.segs.length < 2) lastMulti--;
     const run = rows.slice(i, lastMulti + 1);
     const t = run.length >= 3 ? alignedTable(run, bodySize) : null;
     if (t) {
-      out.push(t);
+      out.push(withHeadRows(t, rows, i, prevEnd, run, bodySize));
       i = lastMulti + 1;
+      prevEnd = i;
     } else i++;
   }
   return out;
+}
+
+/**
+ * Header lines right above an aligned table whose labels span several columns (a group label over its
+ * columns, a two-line header): rows of the table, read as its header, when the table keeps its columns.
+ * A caption, a paragraph line or a line wider than the table stops them.
+ */
+function withHeadRows(t: { element: TableElement; used: Set<Segment> }, rows: Row[], start: number, prevEnd: number, run: Row[], bodySize: number): { element: TableElement; used: Set<Segment> } {
+  const box = boxOf(t.element.bbox);
+  const head: Row[] = [];
+  let top = run[0]!.box;
+  for (let k = start - 1; k >= prevEnd && head.length < 4; k--) {
+    const r = rows[k]!;
+    const gap = top.top - r.box.bottom;
+    if (gap > Math.max(bodySize, height(r.box)) * 1.2 || gap < -1) break;
+    if (r.box.x0 < box.x0 - bodySize || r.box.x1 > box.x1 + bodySize) break;
+    if (r.segs.length < 2 || r.segs.some((s) => CAPTION.test(s.text) || wordsOf(s.text) > 6)) break;
+    head.unshift(r);
+    top = r.box;
+  }
+  if (!head.length) return t;
+  const all = [...head, ...run];
+  const pieceRows: PieceRow[] = all.map((r) => ({ pieces: wordPieces(r.segs.flatMap((s) => s.items)), box: r.box }));
+  const element = piecesTable(pieceRows, { minGap: Math.max(bodySize * 0.6, 3), gutterRows: pieceRows.slice(head.length), headerRows: head.length, confidence: 0.7, requireNumbersIn2Cols: true });
+  if (!element || element.table.cols !== t.element.table.cols) return t;
+  return { element, used: new Set([...t.used, ...head.flatMap((r) => r.segs)]) };
 }
 
 /** A word with its estimated extent (items are split at spaces, widths shared out by characters). */
@@ -277,7 +314,7 @@ interface PieceRow {
  * makes a cell spanning those columns; a row with an empty first column and no numbers continues the
  * row above (wrapped cell text).
  */
-function piecesTable(rows: PieceRow[], opts: { minGap: number; gutterRows: PieceRow[]; headerRows: number; confidence: number; requireNumbersIn2Cols: boolean }): TableElement | null {
+function piecesTable(rows: PieceRow[], opts: { minGap: number; gutterRows: PieceRow[]; headerRows: number; confidence: number; requireNumbersIn2Cols: boolean; cuts?: number[]; rowBreaks?: number[] }): TableElement | null {
   const spans = opts.gutterRows.flatMap((r) => r.pieces.map((p) => [p.x0, p.x1] as const)).sort((a, b) => a[0] - b[0]);
   if (!spans.length) return null;
   const gutters: [number, number][] = [];
@@ -286,6 +323,12 @@ function piecesTable(rows: PieceRow[], opts: { minGap: number; gutterRows: Piece
     if (a - end >= opts.minGap) gutters.push([end, a]);
     end = Math.max(end, b);
   }
+  // column rules (of a ruled part) that no word crosses are gutters too, however narrow the gap
+  for (const x of opts.cuts ?? []) {
+    if (x <= spans[0]![0] || x >= end || gutters.some(([a, b]) => x >= a && x <= b) || spans.some(([a, b]) => a < x && b > x)) continue;
+    gutters.push([x, x]);
+  }
+  gutters.sort((p, q) => p[0] - q[0]);
   const cols = gutters.length + 1;
   if (cols < 2 || cols > 30) return null;
   const bounds = [-Infinity, ...gutters.map(([a, b]) => (a + b) / 2), Infinity];
@@ -329,7 +372,11 @@ function piecesTable(rows: PieceRow[], opts: { minGap: number; gutterRows: Piece
       } else merged.push({ ...c });
     }
     const prevRow = grid[grid.length - 1];
-    const continues = prevRow && !header && ri > opts.headerRows && merged.length && merged[0]!.c0 > 0 && merged.length < cols && merged.every((c) => !numericCell(c.text)) && r.box.top - rowBoxes[rowBoxes.length - 1]!.bottom < (r.box.bottom - r.box.top) * 0.8;
+    const above = rowBoxes[rowBoxes.length - 1];
+    // rules between the rows (a table ruled row by row): a line continues the row above unless a rule parts them
+    const continues = opts.rowBreaks
+      ? prevRow && !header && ri > opts.headerRows && !opts.rowBreaks.some((y) => y > (above!.top + above!.bottom) / 2 && y < (r.box.top + r.box.bottom) / 2)
+      : prevRow && !header && ri > opts.headerRows && merged.length && merged[0]!.c0 > 0 && merged.length < cols && merged.every((c) => !numericCell(c.text)) && r.box.top - above!.bottom < (r.box.bottom - r.box.top) * 0.8;
     if (continues) {
       for (const c of merged) {
         const target = prevRow.find((x) => x.c0 <= c.c0 && x.c1 >= c.c0);
@@ -435,8 +482,24 @@ export function findRuleBoundedTables(rules: Rule[], items: TextItem[], bodySize
     if (g) g.push(h);
     else groups.push([h]);
   }
-  const out: { element: TableElement; used: Set<TextItem> }[] = [];
+  // a caption between two rules (a rule under a heading, then "Table 1. ...", then the table) starts a table
+  const split: typeof groups = [];
   for (const g of groups) {
+    let cur = [g[0]!];
+    for (let k = 1; k < g.length; k++) {
+      const a = g[k - 1]!.y, b = g[k]!.y;
+      // (a band of a row or two has no room for a caption besides its own text)
+      const between = b - a < bodySize * 3 ? [] : items.filter((it) => (it.top + it.bottom) / 2 > a && (it.top + it.bottom) / 2 < b && it.x + it.width > g[k]!.x0 && it.x < g[k]!.x1);
+      if (between.length && buildLines(between).some((l) => CAPTION.test(itemsText(l.items)))) {
+        split.push(cur);
+        cur = [];
+      }
+      cur.push(g[k]!);
+    }
+    split.push(cur);
+  }
+  const out: { element: TableElement; used: Set<TextItem> }[] = [];
+  for (const g of split) {
     if (g.length < 2) continue;
     const top = g[0]!.y;
     const bottom = g[g.length - 1]!.y;
@@ -455,7 +518,27 @@ export function findRuleBoundedTables(rules: Rule[], items: TextItem[], bodySize
     const headerRows = mid === null ? 0 : rows.filter((r) => (r.box.top + r.box.bottom) / 2 < mid).length;
     const dataRows = rows.slice(headerRows);
     if (dataRows.length < 1) continue;
-    const element = piecesTable(rows, { minGap: Math.max(bodySize * 0.5, 3), gutterRows: dataRows, headerRows, confidence: 0.8, requireNumbersIn2Cols: false });
+    // two bands of text blocks between the rules (address blocks, label: value runs of an invoice header)
+    // with few numbers: boxes of a page layout, not a header over the rows of a table
+    const bands = g.slice(1).map((h, k) => rows.filter((r) => (r.box.top + r.box.bottom) / 2 > g[k]!.y && (r.box.top + r.box.bottom) / 2 < h.y).length);
+    const words = dataRows.flatMap((r) => r.pieces);
+    const numbers = words.filter((p) => numericCell(p.text) && !YEARS.test(p.text)).length;
+    if (bands.length <= 2 && bands.every((n) => n >= 3) && numbers < words.length * 0.3) continue;
+    // rules between the data rows part them (from the second on: the first is the header rule)
+    // (a band of many more lines than the others holds several rows: each of its lines is one)
+    const inner = g.slice(mid === null ? 1 : 2, -1).map((h) => h.y);
+    let rowBreaks: number[] | undefined;
+    if (inner.length >= 2) {
+      const first = mid === null ? 0 : 1;
+      const usual = median(bands.slice(first));
+      rowBreaks = [...inner];
+      for (let k = first; k < bands.length; k++) {
+        if (bands[k]! <= usual * 2 + 1) continue;
+        const inBand = rows.filter((r) => (r.box.top + r.box.bottom) / 2 > g[k]!.y && (r.box.top + r.box.bottom) / 2 < g[k + 1]!.y);
+        for (let l = 1; l < inBand.length; l++) rowBreaks.push((inBand[l - 1]!.box.bottom + inBand[l]!.box.top) / 2);
+      }
+    }
+    const element = piecesTable(rows, { minGap: Math.max(bodySize * 0.5, 3), gutterRows: dataRows, headerRows, confidence: 0.8, requireNumbersIn2Cols: false, rowBreaks });
     if (!element) continue;
     // the rules bound the table
     element.bbox = toBBox({ x0: x0 + 2, x1: x1 - 2, top, bottom });
@@ -801,6 +884,122 @@ export function mayHaveTable(items: TextItem[]): boolean {
   return false;
 }
 
+interface Found {
+  element: TableElement;
+  items: TextItem[];
+  /** the page's segments the table took (aligned tables, lines between merged parts) */
+  segs: Segment[];
+  /** its columns are drawn */
+  ruled?: boolean;
+}
+
+const boxOf = (b: BBox): Box => ({ x0: b.x, x1: b.x + b.width, top: b.y, bottom: b.y + b.height });
+/** Whether the centre of `inner` lies in `outer`. */
+const contains = (outer: BBox, inner: BBox) => {
+  const cx = inner.x + inner.width / 2, cy = inner.y + inner.height / 2;
+  return cx > outer.x && cx < outer.x + outer.width && cy > outer.y && cy < outer.y + outer.height;
+};
+
+/**
+ * One table found as several: parts that overlap (a ruled grid of numbers and its row labels outside the
+ * rules, rules of two widths around one table), and parts stacked one under the other over the same
+ * columns with nothing between them but short lines (a header grid over its body, a table that goes on
+ * after a gap or a subheading row). A caption or a paragraph between two tables keeps them apart. The
+ * parts are read again as one table from their words.
+ */
+function mergeTables(tables: Found[], freeSegs: Segment[], bodySize: number): Found[] {
+  if (tables.length < 2) return tables;
+  let list = [...tables];
+  // overlapping parts
+  for (let changed = true; changed; ) {
+    changed = false;
+    outer: for (let i = 0; i < list.length; i++)
+      for (let j = i + 1; j < list.length; j++) {
+        if (list[i]!.ruled && list[j]!.ruled) continue; // grids drawn each with its own rules
+        const a = boxOf(list[i]!.element.bbox), b = boxOf(list[j]!.element.bbox);
+        const ov = Math.max(0, hOverlap(a, b)) * Math.max(0, vOverlap(a, b));
+        if (ov <= 0.3 * Math.min(width(a) * height(a), width(b) * height(b))) continue;
+        const m = rebuildTable([list[i]!, list[j]!], [], bodySize, null);
+        if (!m) continue;
+        list = [...list.filter((_, k) => k !== i && k !== j), m];
+        changed = true;
+        break outer;
+      }
+  }
+  // stacked parts over the same columns
+  list.sort((p, q) => p.element.bbox.y - q.element.bbox.y);
+  const out: Found[] = [];
+  for (const t of list) {
+    const prev = out[out.length - 1];
+    const m = prev ? stackMerge(prev, t, freeSegs, bodySize) : null;
+    if (m) out[out.length - 1] = m;
+    else out.push(t);
+  }
+  return out;
+}
+
+function stackMerge(a: Found, b: Found, freeSegs: Segment[], bodySize: number): Found | null {
+  // two grids drawn apart are two tables (form sections, each with its own rules)
+  if (a.ruled && b.ruled) return null;
+  const A = boxOf(a.element.bbox), B = boxOf(b.element.bbox);
+  if (hOverlap(A, B) < 0.8 * Math.min(width(A), width(B))) return null;
+  const gap = B.top - A.bottom;
+  if (gap < -2 || gap > bodySize * 5) return null;
+  const ta = a.element.table, tb = b.element.table;
+  // the upper part heads the lower one: a few rows of labels (or one row of values under them)
+  const textOnly = ta.cells.every((c) => !numericCell(c.text) || YEARS.test(c.text));
+  const header = tb.rows > ta.rows && (ta.rows <= 2 || (ta.rows <= 3 && textOnly));
+  if (!header && ta.cols !== tb.cols) return null;
+  // what lies between: short lines within the tables' width, no caption
+  const x0 = Math.min(A.x0, B.x0), x1 = Math.max(A.x1, B.x1);
+  const between = freeSegs.filter((s) => (s.top + s.bottom) / 2 > A.bottom && (s.top + s.bottom) / 2 < B.top && s.x1 > x0 && s.x0 < x1);
+  if (between.some((s) => CAPTION.test(s.text) || wordsOf(s.text) > 8 || s.x0 < x0 - bodySize || s.x1 > x1 + bodySize)) return null;
+  // the upper part's header rows head the whole
+  // the upper part's header rows head the whole: all of it when it holds no numbers
+  const headCells = ta.cells.filter((c) => c.header && c.bbox);
+  const headerBottom = !header ? null : textOnly ? A.bottom + 1 : headCells.length ? Math.max(...headCells.map((c) => c.bbox!.y + c.bbox!.height)) : null;
+  return rebuildTable([a, b], between, bodySize, headerBottom);
+}
+
+/** The parts' words read as one table; `headerBottom`: rows above it are header rows (the upper part's). */
+function rebuildTable(parts: Found[], extra: Segment[], bodySize: number, headerBottom: number | null): Found | null {
+  const items = [...new Set([...parts.flatMap((p) => p.items), ...extra.flatMap((s) => s.items)])];
+  const lines = buildLines(items);
+  const rows: PieceRow[] = lines.map((l) => ({ pieces: wordPieces(l.items), box: { x0: l.x0, x1: l.x1, top: l.top, bottom: l.bottom } }));
+  while (rows.length > 2 && NOTE_ROW.test(rows[rows.length - 1]!.pieces[0]?.text ?? '')) rows.pop();
+  // header rows: the upper part's, else the first rows without a number over rows with numbers
+  const numeric = (r: PieceRow) => r.pieces.some((p) => numericCell(p.text) && !YEARS.test(p.text));
+  let lead = 0;
+  while (lead < 3 && lead < rows.length && !numeric(rows[lead]!)) lead++;
+  const inferred = lead < rows.length && rows.slice(lead).filter(numeric).length >= (rows.length - lead) * 0.6 ? lead : 0;
+  const headerRows = headerBottom === null ? inferred : rows.filter((r) => (r.box.top + r.box.bottom) / 2 < headerBottom).length;
+  if (headerRows >= rows.length) return null;
+  const minGap = Math.max(bodySize * 0.5, 3);
+  // the columns come from the rows of several pieces: a subheading or a wrapped label crosses them
+  const split = (r: PieceRow) => r.pieces.some((p, k) => k > 0 && p.x0 - r.pieces[k - 1]!.x1 >= minGap);
+  const gutterRows = rows.slice(headerRows).filter(split);
+  if (!gutterRows.length) return null;
+  // the column rules of ruled parts
+  const cuts = parts.filter((p) => p.ruled).flatMap((p) => p.element.table.cells.filter((c) => c.col > 0 && c.bbox).map((c) => c.bbox!.x));
+  const element = piecesTable(rows, { minGap, gutterRows, cuts, headerRows, confidence: Math.max(...parts.map((p) => p.element.table.confidence ?? 0.7)), requireNumbersIn2Cols: false });
+  if (!element) return null;
+  const bbox = toBBox(unionBox(items.map(itemBox)));
+  element.bbox = bbox;
+  element.table.bbox = bbox;
+  return { element, items, segs: [...parts.flatMap((p) => p.segs), ...extra], ruled: parts.some((p) => p.ruled) };
+}
+
+/** Shrinks a table's box to the text it holds (never grows it). */
+function fitToContent(el: TableElement, used: Set<TextItem>): void {
+  if (!used.size) return;
+  const c = unionBox([...used].map(itemBox));
+  const b = el.bbox;
+  const box = { x0: Math.max(b.x, c.x0), x1: Math.min(b.x + b.width, c.x1), top: Math.max(b.y, c.top), bottom: Math.min(b.y + b.height, c.bottom) };
+  if (box.x1 <= box.x0 || box.bottom <= box.top) return;
+  el.bbox = toBBox(box);
+  el.table.bbox = el.bbox;
+}
+
 function charWeightedMedianSize(items: TextItem[]): number {
   const sizes = items.map((i) => [i.size, i.str.length] as const).sort((a, b) => a[0] - b[0]);
   const total = sizes.reduce((a, s) => a + s[1], 0);
@@ -828,18 +1027,53 @@ export interface LayoutOptions {
 export function layoutPage(items: TextItem[], rules: Rule[], opts: LayoutOptions): PageElement[] {
   if (!items.length) return [];
   const bodySize = charWeightedMedianSize(items);
-  const ruled: { element: TableElement; used: Set<TextItem> }[] = findRuledTables(rules, items)
+  const charts: Box[] = [];
+  // the labels of a chart's grid (axis values, data labels) are no table either
+  const inChart = (b: BBox) => charts.some((c) => b.x + b.width / 2 > c.x0 && b.x + b.width / 2 < c.x1 && b.y + b.height / 2 > c.top && b.y + b.height / 2 < c.bottom);
+  const ruled: { element: TableElement; used: Set<TextItem> }[] = findRuledTables(rules, items, charts)
     .map(peelFrameRows)
     .filter((t): t is GridTable => !!t);
   const usedItems = new Set<TextItem>();
   for (const t of ruled) for (const it of t.used) usedItems.add(it);
   if (rules.length) {
+    // a table ruled row by row whose shaded rows make small grids: the grids are parts of it
+    if (ruled.length) {
+      const whole = findRuleBoundedTables(rules, items, bodySize).filter((b) => {
+        const inside = ruled.filter((t) => contains(b.element.bbox, t.element.bbox));
+        // only when the grids hold less than half of its text (a full grid reads its cells better)
+        const held = inside.reduce((a, t) => a + t.used.size, 0);
+        // or when it is split in rows at each line of its cells (rows with one cell of text among several columns)
+        const overSplit = (t: { element: TableElement }) => {
+          const { rows, cols, cells } = t.element.table;
+          let cont = 0;
+          for (let r = 1; r < rows; r++) {
+            const texts = cells.filter((c) => c.row === r && c.text);
+            if (texts.length && !texts.some((c) => c.col === 0) && texts.every((c) => !numericCell(c.text))) cont++;
+          }
+          return cont >= 2 && cont > rows / 3;
+        };
+        // or when it is found as several grids over the same columns
+        const stacked = inside.length > 1 && inside.every((t) => t.element.table.cols === inside[0]!.element.table.cols && t.element.table.cols <= b.element.table.cols);
+        const partial = held < b.used.size * 0.5 || stacked || inside.some(overSplit);
+        return inside.length > 0 && partial && inside.every((t) => [...t.used].every((it) => b.used.has(it)));
+      });
+      for (const b of whole) {
+        for (let k = ruled.length - 1; k >= 0; k--) if (contains(b.element.bbox, ruled[k]!.element.bbox)) ruled.splice(k, 1);
+      }
+      if (whole.length) {
+        usedItems.clear();
+        for (const t of ruled) for (const it of t.used) usedItems.add(it);
+      }
+    }
     const bounded = findRuleBoundedTables(rules, usedItems.size ? items.filter((i) => !usedItems.has(i)) : items, bodySize);
     for (const t of bounded) {
+      if (inChart(t.element.bbox)) continue;
       ruled.push(t);
       for (const it of t.used) usedItems.add(it);
     }
   }
+  // a ruled table's region is its content: the text inside the rules, not the padding of the frame
+  for (const t of ruled) fitToContent(t.element, t.used);
   const free = usedItems.size ? items.filter((i) => !usedItems.has(i)) : items;
   let lines = buildLines(free);
   // a line-number gutter: the numbers are left out, the numbered lines read as running text
@@ -854,9 +1088,15 @@ export function layoutPage(items: TextItem[], rules: Rule[], opts: LayoutOptions
   }
   const narrow = findNarrowGutters(lines);
   const segs = buildSegments(lines, narrow.starts);
-  const aligned = findAlignedTables(segs, bodySize);
+  const aligned = findAlignedTables(segs, bodySize).filter((t) => !inChart(t.element.bbox));
   const usedSegs = new Set<Segment>();
   for (const t of aligned) for (const s of t.used) usedSegs.add(s);
+  const found = mergeTables(
+    [...ruled.map((t) => ({ element: t.element, items: [...t.used], segs: [] as Segment[], ruled: t.element.table.confidence === 0.9 })), ...aligned.map((t) => ({ element: t.element, items: [...t.used].flatMap((s) => s.items), segs: [...t.used] }))],
+    segs.filter((s) => !usedSegs.has(s)),
+    bodySize,
+  );
+  for (const t of found) for (const s of t.segs) usedSegs.add(s);
   const blocks = buildBlocks(segs.filter((s) => !usedSegs.has(s)), gutter?.pitch);
   const parts = new Map<PageElement, TextElement[]>();
   const nodes: Node[] = [
@@ -866,7 +1106,7 @@ export function layoutPage(items: TextItem[], rules: Rule[], opts: LayoutOptions
       if (split) parts.set(el, split);
       return { x0: b.x0, x1: b.x1, top: b.top, bottom: b.bottom, el: el as PageElement, lines: b.segs.length };
     }),
-    ...[...ruled.map((t) => t.element), ...aligned.map((t) => t.element)].map((el) => ({ x0: el.bbox.x, x1: el.bbox.x + el.bbox.width, top: el.bbox.y, bottom: el.bbox.y + el.bbox.height, el: el as PageElement, lines: 99 })),
+    ...found.map((t) => t.element).map((el) => ({ x0: el.bbox.x, x1: el.bbox.x + el.bbox.width, top: el.bbox.y, bottom: el.bbox.y + el.bbox.height, el: el as PageElement, lines: 99 })),
   ];
   const rtlChars = segs.filter((s) => s.rtl).reduce((a, s) => a + s.text.length, 0);
   const allChars = segs.reduce((a, s) => a + s.text.length, 0);

@@ -1,0 +1,196 @@
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PDFDocument, StandardFonts, rgb } from 'pdf-lib';
+import type { PDFFont, PDFPage } from 'pdf-lib';
+import type { ParsedDocument, Table } from '@quire/core';
+import { pdfReader } from './make-reader.js';
+
+/**
+ * A table is only a table when its cells line up in rows and columns: ruling lines, or consistent column
+ * gaps over several rows of short cells. Prose columns and invoice headers are not; a table found in parts
+ * (a gap inside it) is one, two tables with a caption between them stay two.
+ */
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-pdf-grid-'));
+const reader = pdfReader({ workers: 1 });
+after(async () => {
+  await reader.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+const read = (p: string): Promise<ParsedDocument> =>
+  reader.read({ path: p, name: path.basename(p), format: 'pdf', size: fs.statSync(p).size, documentId: path.basename(p) }, { ocr: { enabled: false, language: 'eng' } });
+
+async function makePdf(name: string, draw: (page: PDFPage, font: PDFFont, bold: PDFFont) => void): Promise<string> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const bold = await doc.embedFont(StandardFonts.HelveticaBold);
+  draw(doc.addPage([612, 792]), font, bold);
+  const p = path.join(tmp, `${name}.pdf`);
+  fs.writeFileSync(p, await doc.save());
+  return p;
+}
+
+const grid = (t: Table) => {
+  const rows: string[][] = Array.from({ length: t.rows }, () => Array.from({ length: t.cols }, () => ''));
+  for (const c of t.cells) rows[c.row]![c.col] = c.text;
+  return rows;
+};
+const show = (doc: ParsedDocument) => JSON.stringify(doc.tables.map((t) => [t.confidence, ...grid(t)]));
+
+/** Right-aligned numbers in columns ending at `rights`, a label at `x0`; `top` is the first baseline. */
+function drawRows(page: PDFPage, font: PDFFont, rows: string[][], x0: number, rights: number[], top: number, pitch: number, size = 10) {
+  rows.forEach((row, r) => {
+    const y = top - r * pitch;
+    page.drawText(row[0]!, { x: x0, y, size, font });
+    row.slice(1).forEach((v, k) => page.drawText(v, { x: rights[k]! - font.widthOfTextAtSize(v, size), y, size, font }));
+  });
+}
+
+const WORDS = 'the committee reviewed the annual statements of each regional office and found that the reported figures agreed with the ledgers kept at the central archive while a small number of late entries were carried over into the following period for review by the auditors'.split(' ');
+
+test('three columns of justified prose are no table', async () => {
+  const p = await makePdf('prose', (page, font) => {
+    const size = 9.5, width = 160, xs = [50, 226, 402];
+    let w = 0;
+    for (const x0 of xs) {
+      for (let line = 0; line < 48; line++) {
+        const y = 740 - line * 12;
+        const words: string[] = [];
+        while (true) {
+          const next = WORDS[w % WORDS.length]!;
+          const test = [...words, next].join(' ');
+          if (words.length && font.widthOfTextAtSize(test, size) > width) break;
+          words.push(next);
+          w++;
+        }
+        // justified: the spare width shared out between the words
+        const spare = width - font.widthOfTextAtSize(words.join(''), size);
+        const gap = spare / Math.max(1, words.length - 1);
+        let x = x0;
+        for (const word of words) {
+          page.drawText(word, { x, y, size, font });
+          x += font.widthOfTextAtSize(word, size) + gap;
+        }
+      }
+    }
+  });
+  const doc = await read(p);
+  assert.equal(doc.tables.length, 0, show(doc));
+});
+
+test('an invoice header (address blocks side by side, label: value lines) is no table; its line items are', async () => {
+  const p = await makePdf('invoice', (page, font, bold) => {
+    page.drawText('INVOICE', { x: 50, y: 740, size: 18, font: bold });
+    ['Northwind Supplies Ltd', '12 Harbour Road', 'Bristol BS1 4QA', 'United Kingdom', 'VAT: GB123456789'].forEach((t, i) => page.drawText(t, { x: 50, y: 700 - i * 13, size: 10, font }));
+    ['Invoice No: 2024-0117', 'Date: 12 March 2024', 'Customer ID: C-5521', 'Due date: 11 April 2024', 'Terms: 30 days'].forEach((t, i) => page.drawText(t, { x: 380, y: 700 - i * 13, size: 10, font }));
+    page.drawText('Bill to:', { x: 50, y: 620, size: 10, font: bold });
+    page.drawText('Ship to:', { x: 300, y: 620, size: 10, font: bold });
+    ['Contoso Trading GmbH', 'Attn: Accounts Payable', 'Lindenstrasse 44', '10969 Berlin, Germany'].forEach((t, i) => page.drawText(t, { x: 50, y: 606 - i * 13, size: 10, font }));
+    ['Contoso Trading GmbH', 'Warehouse 3, Gate B', 'Hafenweg 7', '20457 Hamburg, Germany'].forEach((t, i) => page.drawText(t, { x: 300, y: 606 - i * 13, size: 10, font }));
+    // the line items
+    page.drawText('Description', { x: 50, y: 520, size: 10, font: bold });
+    [['Qty', 330], ['Unit price', 430], ['Amount', 540]].forEach(([t, r]) => page.drawText(t as string, { x: (r as number) - bold.widthOfTextAtSize(t as string, 10), y: 520, size: 10, font: bold }));
+    drawRows(page, font, [['Copier paper A4, 80 g', '40', '4.20', '168.00'], ['Toner cartridge, black', '6', '61.50', '369.00'], ['Stapler, heavy duty', '3', '18.90', '56.70'], ['Archive boxes', '25', '2.10', '52.50']], 50, [330, 430, 540], 502, 16);
+  });
+  const doc = await read(p);
+  assert.equal(doc.tables.length, 1, show(doc));
+  const t = doc.tables[0]!;
+  const texts = t.cells.map((c) => c.text).join(' | ');
+  assert.ok(!/Harbour|Invoice No|Bill to|Lindenstrasse|Hamburg/.test(texts), `header text in the table: ${texts}`);
+  assert.equal(t.cols, 4, show(doc));
+  assert.equal(t.rows, 5, show(doc));
+});
+
+test('an invoice header drawn in boxes (address blocks and label: value runs in framed cells) is no table', async () => {
+  const p = await makePdf('invoice-boxed', (page, font, bold) => {
+    const line = (ax: number, ay: number, bx: number, by: number) => page.drawLine({ start: { x: ax, y: ay }, end: { x: bx, y: by }, thickness: 0.8, color: rgb(0, 0, 0) });
+    // two boxes side by side over two bands: seller | invoice details, bill to | ship to
+    for (const y of [720, 640, 560]) line(50, y, 560, y);
+    for (const x of [50, 305, 560]) line(x, 720, x, 560);
+    ['Northwind Supplies Ltd', '12 Harbour Road, Bristol BS1 4QA', 'United Kingdom', 'VAT: GB123456789'].forEach((t, i) => page.drawText(t, { x: 56, y: 706 - i * 13, size: 10, font: i ? font : bold }));
+    ['Invoice No: 2024-0117', 'Date: 12 March 2024', 'Customer ID: C-5521', 'Due date: 11 April 2024'].forEach((t, i) => page.drawText(t, { x: 311, y: 706 - i * 13, size: 10, font }));
+    ['Bill to: Contoso Trading GmbH', 'Attn: Accounts Payable', 'Lindenstrasse 44', '10969 Berlin, Germany'].forEach((t, i) => page.drawText(t, { x: 56, y: 626 - i * 13, size: 10, font }));
+    ['Ship to: Contoso Trading GmbH', 'Warehouse 3, Gate B', 'Hafenweg 7', '20457 Hamburg, Germany'].forEach((t, i) => page.drawText(t, { x: 311, y: 626 - i * 13, size: 10, font }));
+    page.drawText('Thank you for your order. Payment is due within thirty days of the invoice date.', { x: 50, y: 520, size: 10, font });
+  });
+  const doc = await read(p);
+  assert.equal(doc.tables.length, 0, show(doc));
+  assert.match(doc.text, /Invoice No: 2024-0117/);
+  assert.match(doc.text, /Lindenstrasse 44/);
+});
+
+test('an unruled table of numbers with steady column gaps is one table of its rows and columns; the note under it is not a row', async () => {
+  const p = await makePdf('unruled', (page, font, bold) => {
+    page.drawText('Sales grew in every region over the period, as the figures below show.', { x: 72, y: 700, size: 10, font });
+    const rights = [260, 340, 420, 500];
+    page.drawText('Region', { x: 72, y: 660, size: 10, font: bold });
+    ['2019', '2020', '2021', '2022'].forEach((t, k) => page.drawText(t, { x: rights[k]! - bold.widthOfTextAtSize(t, 10), y: 660, size: 10, font: bold }));
+    drawRows(page, font, [['North', '1,204', '1,310', '1,388', '1,452'], ['South', '982', '1,015', '1,102', '1,160'], ['East', '1,431', '1,502', '1,577', '1,601'], ['West', '877', '902', '954', '1,010'], ['Central', '1,120', '1,180', '1,230', '1,297'], ['Total', '5,614', '5,909', '6,251', '6,520']], 72, rights, 644, 14);
+    page.drawText('(*)', { x: 72, y: 550, size: 8, font });
+    page.drawText('Provisional figures for 2022, subject to revision.', { x: 100, y: 550, size: 8, font });
+  });
+  const doc = await read(p);
+  assert.equal(doc.tables.length, 1, show(doc));
+  const g = grid(doc.tables[0]!);
+  assert.equal(g.length, 7, show(doc));
+  assert.equal(g[0]!.length, 5, show(doc));
+  assert.deepEqual(g[0], ['Region', '2019', '2020', '2021', '2022']);
+  assert.deepEqual(g[6], ['Total', '5,614', '5,909', '6,251', '6,520']);
+  assert.ok(!JSON.stringify(g).includes('Provisional'), show(doc));
+});
+
+test('a ruled table (frame, column rules, a header rule, body rows without rules) is one table of its text rows', async () => {
+  const p = await makePdf('ruled', (page, font, bold) => {
+    const x0 = 100, xs = [100, 230, 330, 430], x1 = 520, top = 640, headBottom = 620, bottom = 500;
+    const line = (ax: number, ay: number, bx: number, by: number) => page.drawLine({ start: { x: ax, y: ay }, end: { x: bx, y: by }, thickness: 0.8, color: rgb(0, 0, 0) });
+    line(x0, top, x1, top);
+    line(x0, headBottom, x1, headBottom);
+    line(x0, bottom, x1, bottom);
+    for (const x of [...xs, x1]) line(x, top, x, bottom);
+    ['Country', 'Fund A', 'Fund B', 'Total'].forEach((t, k) => page.drawText(t, { x: xs[k]! + 5, y: 626, size: 10, font: bold }));
+    const body = [['Austria', '2.3', '3.2', '5.5'], ['Belgium', '0.21', '0', '0.21'], ['Croatia', '8.8', '13.4', '22.2'], ['Denmark', '1.1', '1.9', '3.0'], ['Estonia', '8.6', '11.2', '19.8'], ['Finland', '1.5', '2.4', '3.9'], ['Greece', '2.3', '3.4', '5.7']];
+    body.forEach((row, r) => row.forEach((t, k) => page.drawText(t, { x: xs[k]! + 5, y: 606 - r * 14, size: 10, font })));
+  });
+  const doc = await read(p);
+  assert.equal(doc.tables.length, 1, show(doc));
+  const t = doc.tables[0]!;
+  const g = grid(t);
+  assert.equal(t.cols, 4, show(doc));
+  assert.equal(t.rows, 8, show(doc));
+  assert.deepEqual(g[3], ['Croatia', '8.8', '13.4', '22.2']);
+  assert.ok(t.cells.filter((c) => c.row === 0).every((c) => c.header), 'the first row is the header');
+});
+
+const rowsA = [['Site', 'Staff', 'Cost'], ['Leeds', '41', '1,200'], ['York', '17', '640'], ['Hull', '23', '815'], ['Derby', '30', '1,020']];
+
+test('two tables stacked with a caption between them stay two', async () => {
+  const p = await makePdf('two-tables', (page, font) => {
+    page.drawText('Table 1: Staff by site', { x: 72, y: 720, size: 10, font });
+    drawRows(page, font, rowsA, 72, [300, 420], 700, 14);
+    page.drawText('Table 2: Staff by site, previous year', { x: 72, y: 610, size: 10, font });
+    drawRows(page, font, [['Site', 'Staff', 'Cost'], ['Leeds', '39', '1,150'], ['York', '18', '655'], ['Hull', '21', '790'], ['Derby', '28', '990']], 72, [300, 420], 590, 14);
+  });
+  const doc = await read(p);
+  assert.equal(doc.tables.length, 2, show(doc));
+  for (const t of doc.tables) assert.equal(t.rows, 5, show(doc));
+  assert.ok(!doc.tables.some((t) => t.cells.some((c) => /Table \d/.test(c.text))), show(doc));
+});
+
+test('a table that goes on after a gap inside the page over the same columns stays one', async () => {
+  const p = await makePdf('gap-table', (page, font) => {
+    page.drawText('Table 1: Staff by site', { x: 72, y: 720, size: 10, font });
+    drawRows(page, font, rowsA, 72, [300, 420], 700, 14);
+    // a gap of two lines, then more rows in the same columns
+    drawRows(page, font, [['Bath', '12', '410'], ['Wells', '9', '305'], ['Ripon', '14', '470'], ['Ely', '8', '260']], 72, [300, 420], 700 - 5 * 14 - 30, 14);
+    page.drawText('The sites are listed by region and then by size of their staff.', { x: 72, y: 480, size: 10, font });
+  });
+  const doc = await read(p);
+  assert.equal(doc.tables.length, 1, show(doc));
+  const g = grid(doc.tables[0]!);
+  assert.equal(g.length, 9, show(doc));
+  assert.deepEqual(g[8], ['Ely', '8', '260']);
+});
