@@ -77,6 +77,84 @@ export function findFurniture<C extends FurnitureCandidate>(candidates: C[], pag
       if (near.size >= need) out.add(x.c);
     }
   }
+  for (const c of numberedRunningLines(candidates, pages)) out.add(c);
+  // the words set on the row of a page number found as furniture ("Chapter 3. Results  47", "© 2014 …  iii"):
+  // the rest of the running line, whatever its text on each page
+  const numbers = [...out].filter((c) => PAGE_NUMBER.test(furnitureKey(c.text)));
+  for (const c of candidates) {
+    if (out.has(c) || !furnitureZone({ top: c.bbox.y, bottom: c.bbox.y + c.bbox.height }, c.pageHeight)) continue;
+    const row = numbers.some((n) => {
+      if (n.page !== c.page) return false;
+      const overlap = Math.min(n.bbox.y + n.bbox.height, c.bbox.y + c.bbox.height) - Math.max(n.bbox.y, c.bbox.y);
+      return overlap >= Math.min(n.bbox.height, c.bbox.height) * 0.5 && (c.bbox.x >= n.bbox.x + n.bbox.width || c.bbox.x + c.bbox.width <= n.bbox.x);
+    });
+    if (row) out.add(c);
+  }
+  return out;
+}
+
+const ROMAN = /^(?=[ivxlc])c{0,3}(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})$/i;
+const romanValue = (s: string) => {
+  const v: Record<string, number> = { i: 1, v: 5, x: 10, l: 50, c: 100 };
+  const d = [...s.toLowerCase()].map((ch) => v[ch]!);
+  return d.reduce((a, x, i) => a + (x < (d[i + 1] ?? 0) ? -x : x), 0);
+};
+
+/** The page number a line starts or ends with, beside words: "12 Annual report", "Chapter 3. Results 47", "Preface iii". */
+export function edgePageNumber(text: string): { at: 'start' | 'end'; n: number } | null {
+  const words = text.trim().split(/\s+/);
+  if (words.length < 2 || !/\p{L}{2}/u.test(text.replace(/\d+/g, ''))) return null;
+  // arabic numbers count after roman ones (front matter iii, xi, then 1, 2, ...)
+  const value = (w: string) => (/^\d{1,4}$/.test(w) ? 1000 + Number(w) : ROMAN.test(w) ? romanValue(w) : null);
+  const first = value(words[0]!);
+  const last = value(words[words.length - 1]!);
+  // arabic before roman when both ends could be numbers ("20 Support in DB2 for i")
+  if (last !== null && (first === null || last >= 1000)) return first !== null && first >= 1000 && last >= 1000 ? null : { at: 'end', n: last };
+  return first !== null ? { at: 'start', n: first } : null;
+}
+
+/**
+ * Running lines that carry the page number beside text that varies (chapter titles) or alternates (the
+ * mirrored footers of left and right pages): in one zone, the line nearest the edge on each page that
+ * starts (or, apart, ends) with a page number, at a similar height from the edge; furniture when the
+ * numbers rise from page to page on at least max(3, 20% of the pages) pages. Footnotes and numbered lists
+ * at the foot of a page restart or repeat their numbers; the longest rising run is what is kept.
+ */
+function numberedRunningLines<C extends FurnitureCandidate>(candidates: C[], pages: number): C[] {
+  const need = Math.max(3, Math.ceil(pages * 0.2));
+  const groups = new Map<string, Map<number, { c: C; n: number; edge: number }>>();
+  for (const c of candidates) {
+    const zone = furnitureZone({ top: c.bbox.y, bottom: c.bbox.y + c.bbox.height }, c.pageHeight);
+    if (!zone) continue;
+    const num = edgePageNumber(c.text);
+    if (!num) continue;
+    const edge = zone === 'header' ? c.bbox.y : c.pageHeight - c.bbox.y - c.bbox.height;
+    const key = `${zone}:${num.at}`;
+    const g = groups.get(key) ?? new Map();
+    const had = g.get(c.page);
+    if (!had || edge < had.edge) g.set(c.page, { c, n: num.n, edge });
+    groups.set(key, g);
+  }
+  const out: C[] = [];
+  for (const g of groups.values()) {
+    if (g.size < need) continue;
+    const all = [...g.values()].sort((a, b) => a.c.page - b.c.page);
+    const edges = all.map((x) => x.edge).sort((a, b) => a - b);
+    const mid = edges[Math.floor(edges.length / 2)]!;
+    const xs = all.filter((x) => Math.abs(x.edge - mid) <= Math.max(8, x.c.pageHeight * 0.03));
+    // the longest run of numbers rising with the page
+    const len = xs.map(() => 1);
+    const prev = xs.map(() => -1);
+    for (let i = 0; i < xs.length; i++)
+      for (let j = 0; j < i; j++)
+        if (xs[j]!.n < xs[i]!.n && len[j]! + 1 > len[i]!) {
+          len[i] = len[j]! + 1;
+          prev[i] = j;
+        }
+    let best = len.indexOf(Math.max(0, ...len));
+    if (best < 0 || len[best]! < need) continue;
+    for (; best >= 0; best = prev[best]!) out.push(xs[best]!.c);
+  }
   return out;
 }
 

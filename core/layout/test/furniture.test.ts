@@ -33,6 +33,33 @@ test('findFurniture: two pages need exact repeats or page numbers; one page has 
   assert.deepEqual(texts(findFurniture(ten, 10)), ['1:iii', '2:xi', '5:1', '9:11']);
 });
 
+test('findFurniture: footers that carry the page number beside a chapter title that changes, on mirrored left and right pages', () => {
+  const titles = ['Introduction', 'Introduction', 'Methods of the survey', 'Methods of the survey', 'Results', 'Results', 'Discussion', 'Discussion'];
+  // right-hand pages end with the number, left-hand pages start with it; page numbers as printed in a sampled book
+  const printed = [3, 4, 9, 12, 15, 20, 31, 32];
+  const cs = titles.map((t, i) => cand(i + 1, i % 2 === 0 ? `Chapter ${Math.ceil((i + 1) / 2)}. ${t} ${printed[i]}` : `${printed[i]} Handbook of field practice`, 770));
+  // footnotes above the footer, numbered too, and a line of a table ending in a number that does not rise
+  cs.push(cand(3, '1 See the annex for the full list of sites.', 735), cand(5, '2 Measured at noon.', 735));
+  cs.push(...[2, 4, 6].map((p, i) => cand(p, `Total of the column ${[40, 12, 7][i]}`, 745)));
+  const found = texts(findFurniture(cs, 8));
+  assert.deepEqual(found, cs.slice(0, 8).map((c) => `${c.page}:${c.text}`).sort());
+});
+
+test('findFurniture: the words on the row of a page number are furniture with it, whatever their text', () => {
+  const at = (page: number, text: string, x: number, width: number): FurnitureCandidate => ({ page, text, bbox: { x, y: 755, width, height: 9 }, pageHeight: H });
+  const cs = [
+    at(1, '© Copyright Example Corp. 2014. All rights reserved.', 64, 190),
+    at(1, 'iii', 538, 8),
+    at(2, 'Chapter 2. Roles and duties', 355, 165),
+    at(2, '11', 536, 11),
+    at(3, 'Chapter 3. Access control', 345, 176),
+    at(3, '15', 536, 11),
+    // below the text on a page without a page number: not furniture
+    at(4, 'A closing remark on its own', 64, 190),
+  ];
+  assert.deepEqual(texts(findFurniture(cs, 4)), ['1:iii', '1:© Copyright Example Corp. 2014. All rights reserved.', '2:11', '2:Chapter 2. Roles and duties', '3:15', '3:Chapter 3. Access control']);
+});
+
 const item = (str: string, x: number, top: number, size = 12): TextItem => ({ str, x, top, bottom: top + size, baseline: top + size * 0.8, width: str.length * size * 0.6, size, bold: false, rtl: false });
 const line = (items: TextItem[]): Line => ({ x0: Math.min(...items.map((i) => i.x)), x1: Math.max(...items.map((i) => i.x + i.width)), top: items[0]!.top, bottom: items[0]!.bottom, items, size: 12 });
 

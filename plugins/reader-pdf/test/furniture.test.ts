@@ -112,6 +112,31 @@ test('two pages: a line repeated exactly, and page numbers, are furniture; lines
   assert.equal(body(d).filter((b) => b.text.startsWith('Invoice 10')).length, 2);
 });
 
+test('six pages of a book: alternating footers, the page number beside a chapter title that changes, are footer blocks left out of the chunks', async () => {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const chapters = ['Chapter 1. Getting started', 'Chapter 2. Planning the work', 'Chapter 3. Reviewing results'];
+  const printed = [7, 8, 13, 14, 21, 22];
+  for (let i = 0; i < 6; i++) {
+    const page = doc.addPage([612, 792]);
+    for (let l = 0; l < 20; l++) page.drawText(`Body line ${l + 1} of page ${i + 1}, running text that the reader keeps in the chunks.`, { x: 72, y: 700 - l * 14, size: 10, font });
+    if (i % 2 === 0) {
+      // right-hand page: chapter title, then the number at the outer edge
+      page.drawText(chapters[i / 2]!, { x: 330, y: 36, size: 8, font });
+      page.drawText(String(printed[i]), { x: 530, y: 36, size: 9, font });
+    } else {
+      page.drawText(String(printed[i]), { x: 72, y: 36, size: 9, font });
+      page.drawText('Field Manual of Survey Practice', { x: 100, y: 36, size: 8, font });
+    }
+  }
+  const d = await read(await doc.save());
+  const footers = d.blocks.filter((b) => b.type === 'footer').map((b) => b.text).join(' | ');
+  for (const t of [...chapters, 'Field Manual of Survey Practice', ...printed.map(String)]) assert.ok(footers.includes(t), footers);
+  const chunks = chunkDocument(d, { max_chunk_size: 4000 }).map((c) => c.content).join('\n');
+  assert.ok(chunks.includes('Body line 20 of page 6'));
+  for (const t of [...chapters, 'Field Manual']) assert.ok(!chunks.includes(t), t);
+});
+
 test('scanned pages: the running head and page footers read by OCR are header and footer blocks', { skip: !hasTesseract }, async () => {
   const doc = await PDFDocument.create();
   const bodies = ['The harbour opened a new quay for ferries this spring.', 'Cargo volumes rose by a fifth over the previous year.', 'A second crane is planned for the northern basin.'];
