@@ -1047,6 +1047,8 @@ export function layoutPage(items: TextItem[], rules: Rule[], opts: LayoutOptions
           const { rows, cols, cells } = t.element.table;
           let cont = 0;
           for (let r = 1; r < rows; r++) {
+            // a row under a first-column cell that spans rows from above is a row of that cell's group, drawn so
+            if (cells.some((c) => c.col === 0 && c.row < r && c.row + (c.rowSpan ?? 1) > r)) continue;
             const texts = cells.filter((c) => c.row === r && c.text);
             if (texts.length && !texts.some((c) => c.col === 0) && texts.every((c) => !numericCell(c.text))) cont++;
           }

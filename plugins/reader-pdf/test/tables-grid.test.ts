@@ -194,3 +194,37 @@ test('a table that goes on after a gap inside the page over the same columns sta
   assert.equal(g.length, 9, show(doc));
   assert.deepEqual(g[8], ['Ely', '8', '260']);
 });
+
+test('a fully ruled table with cells spanning columns (a header group) and rows (a first-column group) keeps its grid and every cell', async () => {
+  const p = await makePdf('spans', (page, font, bold) => {
+    const xs = [80, 150, 240, 330, 420, 510], ys = [700, 680, 660, 640, 620, 600, 580, 560, 540];
+    const line = (ax: number, ay: number, bx: number, by: number) => page.drawLine({ start: { x: ax, y: ay }, end: { x: bx, y: by }, thickness: 0.8, color: rgb(0, 0, 0) });
+    const rowSpans = new Map([[4, 5], [6, 7]]); // first-column cells over rows 4-5 and 6-7 (no rule inside them)
+    ys.forEach((y, r) => {
+      // a horizontal rule under each row, except inside the first-column groups and the header groups' span
+      const inGroup = [...rowSpans].some(([a, b]) => r > a && r <= b);
+      line(inGroup ? xs[1]! : xs[0]!, y, xs[5]!, y);
+    });
+    xs.forEach((x, c) => {
+      // the header groups span columns 1-2 and 3-4: no rule between them in the first row
+      if (c === 2 || c === 4) line(x, ys[1]!, x, ys[8]!);
+      else line(x, ys[0]!, x, ys[8]!);
+    });
+    page.drawText('Class one', { x: 160, y: 686, size: 10, font: bold });
+    page.drawText('Class two', { x: 340, y: 686, size: 10, font: bold });
+    ['A', 'B', 'A', 'B'].forEach((t, k) => page.drawText(t, { x: xs[k + 1]! + 5, y: 666, size: 10, font: bold }));
+    const values = [['True', 'False', 'True', 'False'], ['False', 'True', 'True', 'False'], ['True', 'True', 'False', 'False'], ['False', 'False', 'True', 'True'], ['True', 'False', 'False', 'True'], ['False', 'True', 'False', 'True']];
+    values.forEach((row, r) => row.forEach((t, k) => page.drawText(t, { x: xs[k + 1]! + 5, y: 646 - r * 20, size: 10, font })));
+    page.drawText('R1', { x: 85, y: 646, size: 10, font });
+    page.drawText('R2', { x: 85, y: 616, size: 10, font });
+    page.drawText('R3', { x: 85, y: 576, size: 10, font });
+  });
+  const doc = await read(p);
+  assert.equal(doc.tables.length, 1, show(doc));
+  const t = doc.tables[0]!;
+  const text = (s: string) => t.cells.find((c) => c.text === s);
+  assert.equal(text('Class one')?.colSpan, 2, show(doc));
+  assert.equal(text('R2')?.rowSpan, 2, show(doc));
+  assert.equal(text('R3')?.rowSpan, 2, show(doc));
+  assert.equal(t.cells.filter((c) => c.text === 'True' || c.text === 'False').length, 24, show(doc));
+});
