@@ -6,7 +6,9 @@
  *   order) are read back (GET /v1/documents/:id/content?response=full) and scored by word-BIGRAM F1 (order-aware)
  *   against docling's markdown where the corpus has it (markdown stripped), else against `pdftotext` (plain mode)
  *   of the same file; beside it pdftotext's own bigram F1 against docling and the word (unigram bag) F1. Per file
- *   also the table chunks, the tables of /api/pdf-to-json and the reference's tables (docling JSON).
+ *   also the table chunks, the tables of /api/pdf-to-json and the reference's tables (docling JSON), and the
+ *   bigram F1 of the body: the blocks of /api/pdf-to-json in reading order less header and footer blocks (page
+ *   furniture, which the document's text keeps and chunks, chat and generation leave out).
  * - multi: the same for the multi-column prose files only: category says "column", or docling's reference has
  *   paragraphs side by side on a page. Table chunks on these files are flagged.
  * - tables: the ICDAR 2013 PDFs of <corpus>/tables through /api/pdf-to-json: detection recall and precision by
@@ -186,6 +188,7 @@ interface ReadRow {
   pages: number;
   reference: 'docling' | 'pdftotext' | 'none';
   textBigram?: number;
+  bodyBigram?: number;
   chunkBigram?: number;
   pdftotextBigram?: number;
   textWord?: number;
@@ -239,7 +242,14 @@ async function readFile(base: string, f: Entry): Promise<ReadRow> {
     row.textWord = wordF1(text, reference).f1;
   }
   const j = await upload(base, '/api/pdf-to-json', f.id, bytes);
-  if (j.ok) row.jsonTables = ((await j.json()) as { tables?: unknown[] }).tables?.length ?? 0;
+  if (j.ok) {
+    const json = (await j.json()) as { tables?: unknown[]; pages?: { blocks?: { type: string; content: string }[] }[] };
+    row.jsonTables = json.tables?.length ?? 0;
+    // the body: the blocks in reading order less the page furniture (running heads, footers, page numbers),
+    // which the document keeps as typed blocks and leaves out of chunks and of what chat and generation read
+    const body = (json.pages ?? []).flatMap((p) => p.blocks ?? []).filter((b) => b.type !== 'header' && b.type !== 'footer').map((b) => b.content).join('\n');
+    if (row.reference !== 'none' && body.trim()) row.bodyBigram = bigramF1(body, reference).f1;
+  }
   return row;
 }
 
@@ -247,9 +257,9 @@ function printReading(name: string, rows: ReadRow[]) {
   console.log(`\n## ${name}: reading order (word-bigram F1) and table chunks, ${rows.length} PDFs\n`);
   const sorted = [...rows].sort((a, b) => (a.textBigram ?? 2) - (b.textBigram ?? 2));
   printTable([
-    ['file', 'multi-col', 'status', 's', 'pages', 'reference', 'bigram F1 text', 'bigram F1 chunks', 'pdftotext bigram F1', 'word F1 text', 'pdftotext word F1', 'table chunks', 'tables (json)', 'tables (docling)', 'flag'],
-    ...sorted.map((r) => [r.id, r.multiColumn ? 'yes' : '', r.status, r.seconds.toFixed(1), r.pages, r.reference, f3(r.textBigram), f3(r.chunkBigram), f3(r.pdftotextBigram), f3(r.textWord), f3(r.pdftotextWord), r.tableChunks, r.jsonTables ?? '', r.referenceTables ?? '', flag(r)]),
-    totalRow([rows.map((r) => r.textBigram), rows.map((r) => r.chunkBigram), rows.map((r) => r.pdftotextBigram), rows.map((r) => r.textWord), rows.map((r) => r.pdftotextWord)], 6),
+    ['file', 'multi-col', 'status', 's', 'pages', 'reference', 'bigram F1 text', 'bigram F1 body', 'bigram F1 chunks', 'pdftotext bigram F1', 'word F1 text', 'pdftotext word F1', 'table chunks', 'tables (json)', 'tables (docling)', 'flag'],
+    ...sorted.map((r) => [r.id, r.multiColumn ? 'yes' : '', r.status, r.seconds.toFixed(1), r.pages, r.reference, f3(r.textBigram), f3(r.bodyBigram), f3(r.chunkBigram), f3(r.pdftotextBigram), f3(r.textWord), f3(r.pdftotextWord), r.tableChunks, r.jsonTables ?? '', r.referenceTables ?? '', flag(r)]),
+    totalRow([rows.map((r) => r.textBigram), rows.map((r) => r.bodyBigram), rows.map((r) => r.chunkBigram), rows.map((r) => r.pdftotextBigram), rows.map((r) => r.textWord), rows.map((r) => r.pdftotextWord)], 6),
   ]);
   const scored = rows.filter((r) => r.textBigram !== undefined);
   const vsDocling = rows.filter((r) => r.pdftotextBigram !== undefined);
@@ -257,7 +267,7 @@ function printReading(name: string, rows: ReadRow[]) {
   const flagged = rows.filter((r) => flag(r));
   const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
   console.log(
-    `\n${name}: mean bigram F1 ${f3(mean(scored.map((r) => r.textBigram!)))} (text), ${f3(mean(scored.map((r) => r.chunkBigram!)))} (chunks) over ${scored.length} files; ` +
+    `\n${name}: mean bigram F1 ${f3(mean(scored.map((r) => r.textBigram!)))} (text), ${f3(mean(scored.filter((r) => r.bodyBigram !== undefined).map((r) => r.bodyBigram!)))} (body: text less furniture, min ${f3(Math.min(...scored.filter((r) => r.bodyBigram !== undefined).map((r) => r.bodyBigram!)))}), ${f3(mean(scored.map((r) => r.chunkBigram!)))} (chunks) over ${scored.length} files; ` +
       `against docling (${vsDocling.length} files) ${f3(mean(vsDocling.map((r) => r.textBigram!)))} vs pdftotext ${f3(mean(vsDocling.map((r) => r.pdftotextBigram!)))}, below pdftotext on ${below.length} (${below.map((r) => r.id).join(', ') || 'none'}); ` +
       `word F1 ${f3(mean(scored.map((r) => r.textWord!)))}; table chunks ${rows.reduce((s, r) => s + r.tableChunks, 0)}, multi-column prose files with table chunks: ${flagged.map((r) => `${r.id} (${r.tableChunks})`).join(', ') || 'none'}`,
   );
