@@ -319,7 +319,7 @@ export class Ppocr {
           const { confidence, chars } = ctcDecode(out.data as Float32Array, j * steps! * classes!, steps!, classes!, m.chars);
           if (!chars.some((c) => c.text.trim()) || confidence < this.cfg.dropScore) return;
           const w = Math.max(1, Math.min(width, Math.ceil(REC_HEIGHT * e.ratio)));
-          found.push({ confidence, bbox: boxBounds(e.b, img.width, img.height), chars: chars.map((c) => ({ text: c.text, start: (c.start * stepPx) / w, end: ((c.end + 1) * stepPx) / w })) });
+          found.push({ confidence, bbox: boxBounds(e.b, img.width, img.height), chars: chars.map((c) => ({ text: c.text, start: (c.start * stepPx) / w, end: ((c.end + 1) * stepPx) / w, space: c.space })) });
         });
       } finally {
         out.dispose();

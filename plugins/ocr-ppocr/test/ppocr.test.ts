@@ -217,10 +217,17 @@ test('ctcDecode merges repeats and drops blanks; groupLines orders lines and spl
  * A recogniser's output for a line laid out in steps: each character `width` steps wide, then `gap` blank
  * steps (a string's characters one after the other; a number in the layout is that many extra blank steps).
  */
-function ctcOutput(dictionary: string, layout: (string | number)[], width = 1, gap = 2): { probs: Float32Array; steps: number; classes: number; chars: string[] } {
+function ctcOutput(dictionary: string, layout: (string | number | { space: number })[], width = 1, gap = 2): { probs: Float32Array; steps: number; classes: number; chars: string[] } {
   const chars = characters(dictionary);
   const seq: number[] = [];
+  const spaceAt = new Map<number, number>();
   for (const part of layout) {
+    if (typeof part === 'object') {
+      // a blank step on which the space came second
+      spaceAt.set(seq.length, part.space);
+      seq.push(0);
+      continue;
+    }
     if (typeof part === 'number') {
       for (let i = 0; i < part; i++) seq.push(0);
       continue;
@@ -235,10 +242,11 @@ function ctcOutput(dictionary: string, layout: (string | number)[], width = 1, g
   const classes = chars.length;
   const probs = new Float32Array(seq.length * classes).fill(0.01);
   seq.forEach((c, t) => (probs[t * classes + c] = 0.9));
+  for (const [t, p] of spaceAt) probs[t * classes + classes - 1] = p;
   return { probs, steps: seq.length, classes, chars };
 }
 const DICT = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,/:-', '中', '文'].join('\n');
-const words = (layout: (string | number)[], width = 1, gap = 2) => {
+const words = (layout: (string | number | { space: number })[], width = 1, gap = 2) => {
   const o = ctcOutput(DICT, layout, width, gap);
   return ctcWords(ctcDecode(o.probs, 0, o.steps, o.classes, o.chars).chars).map((w) => w.text);
 };
@@ -256,6 +264,10 @@ test('ctcWords: a space where the recogniser left a gap clearly wider than the l
   assert.deepEqual(words(['GIN', 1, 'KEE']), ['GINKEE']);
   // the spaces the recogniser read are kept
   assert.deepEqual(words(['GIN KEE']), ['GIN', 'KEE']);
+  // a space that came close on a blank step between two letters, with no wider gap
+  assert.deepEqual(words(['GIN', { space: 0.4 }, 'KEE'], 1, 1), ['GIN', 'KEE']);
+  assert.deepEqual(words(['GIN', { space: 0.02 }, 'KEE'], 1, 1), ['GINKEE']);
+  assert.deepEqual(words(['12.', { space: 0.4 }, '50'], 1, 1), ['12.50']);
 });
 
 test('ctcWords: never inside a number or a date, never between characters of other scripts, not on too few characters', () => {
