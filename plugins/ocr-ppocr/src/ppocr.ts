@@ -14,8 +14,8 @@
 import fs from 'node:fs/promises';
 import type { OcrResult } from '@quire/core';
 import { errors } from '@quire/core';
-import { DB_DEFAULTS, boxBounds, characters, ctcDecode, dbBoxes, detectionSize, groupLines, sampleRegion } from './pipeline.js';
-import type { Box, Line, Recognised, Rgba } from './pipeline.js';
+import { DB_DEFAULTS, boxBounds, characters, ctcDecode, dbBoxes, detectionSize, groupLines, sampleRegion, spacedBox } from './pipeline.js';
+import type { Box, DecodedBox, Line, Rgba } from './pipeline.js';
 
 type Ort = typeof import('onnxruntime-node');
 type Session = import('onnxruntime-node').InferenceSession;
@@ -208,13 +208,9 @@ export class Ppocr {
     return this.limiter.run(async () => {
       const image = await this.decode(imagePath);
       options.signal?.throwIfAborted();
-      const boxes = await this.detect(models, image.rgba);
-      options.signal?.throwIfAborted();
-      const found = await this.read(models, image.rgba, boxes, options.signal);
+      const found = await this.boxes(image, models, options.signal);
       // boxes in the pixels of the image as given (it may have been decoded smaller)
-      const k = image.width / image.rgba.width;
-      const scaled = found.map((r) => ({ ...r, bbox: scaleBox(r.bbox, k) }));
-      const lines = groupLines(scaled);
+      const lines = groupLines(found.map((d) => spacedBox(d)));
       const words = lines.flatMap((l) => l.words);
       return {
         text: lines.map((l) => l.text).join('\n'),
@@ -226,6 +222,24 @@ export class Ppocr {
         language: (options.language || 'eng').toLowerCase(),
       };
     }, options.signal);
+  }
+
+  /**
+   * The recognised boxes of an image before they are split into words: each box's characters with their
+   * extent across it (bench/space-gap.ts measures the word-space rule on them).
+   */
+  async decodedBoxes(imagePath: string): Promise<DecodedBox[]> {
+    const models = await this.load();
+    return this.limiter.run(async () => this.boxes(await this.decode(imagePath), models));
+  }
+
+  /** Recognised boxes in the pixels of the image as given (it may have been decoded smaller). */
+  private async boxes(image: { rgba: Rgba; width: number }, models: Models, signal?: AbortSignal): Promise<DecodedBox[]> {
+    const boxes = await this.detect(models, image.rgba);
+    signal?.throwIfAborted();
+    const found = await this.read(models, image.rgba, boxes, signal);
+    const k = image.width / image.rgba.width;
+    return found.map((r) => ({ ...r, bbox: scaleBox(r.bbox, k) }));
   }
 
   /** The image's pixels (RGBA), shrunk to maxImageSide when larger. An unreadable image is UNPROCESSABLE. */
@@ -279,12 +293,12 @@ export class Ppocr {
   }
 
   /** Recognises each box (batches of similar aspect ratio, as PaddleOCR does). */
-  private async read(m: Models, img: Rgba, boxes: Box[], signal?: AbortSignal): Promise<Recognised[]> {
+  private async read(m: Models, img: Rgba, boxes: Box[], signal?: AbortSignal): Promise<DecodedBox[]> {
     const order = boxes
       .map((b) => ({ b, ratio: b.width / Math.max(1, b.height) }))
       .filter((e) => e.b.width >= 1 && e.b.height >= 1)
       .sort((a, b) => a.ratio - b.ratio);
-    const found: Recognised[] = [];
+    const found: DecodedBox[] = [];
     for (let i = 0; i < order.length; i += this.cfg.recBatch) {
       signal?.throwIfAborted();
       const batch = order.slice(i, i + this.cfg.recBatch);
@@ -299,11 +313,13 @@ export class Ppocr {
       const out = await run(m.rec, new m.ort.Tensor('float32', input, [batch.length, 3, REC_HEIGHT, width]));
       try {
         const [, steps, classes] = out.dims as number[];
+        // a step is width / steps pixels of the batch; the box's crop is its first w of them
+        const stepPx = width / steps!;
         batch.forEach((e, j) => {
-          const { text, confidence } = ctcDecode(out.data as Float32Array, j * steps! * classes!, steps!, classes!, m.chars);
-          const t = text.trim();
-          if (!t || confidence < this.cfg.dropScore) return;
-          found.push({ text: t, confidence, bbox: boxBounds(e.b, img.width, img.height) });
+          const { confidence, chars } = ctcDecode(out.data as Float32Array, j * steps! * classes!, steps!, classes!, m.chars);
+          if (!chars.some((c) => c.text.trim()) || confidence < this.cfg.dropScore) return;
+          const w = Math.max(1, Math.min(width, Math.ceil(REC_HEIGHT * e.ratio)));
+          found.push({ confidence, bbox: boxBounds(e.b, img.width, img.height), chars: chars.map((c) => ({ text: c.text, start: (c.start * stepPx) / w, end: ((c.end + 1) * stepPx) / w, space: c.space })) });
         });
       } finally {
         out.dispose();

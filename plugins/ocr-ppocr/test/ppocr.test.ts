@@ -6,7 +6,7 @@ import path from 'node:path';
 import { createCanvas } from '@napi-rs/canvas';
 import { PluginRegistry, isQuireError, pluginContext } from '@quire/core';
 import type { OcrPlugin, OcrResult } from '@quire/core';
-import plugin, { MAX_SKEW, characters, ctcDecode, dbBoxes, groupLines, splitWords } from '@quire/plugin-ocr-ppocr';
+import plugin, { MAX_SKEW, characters, ctcDecode, ctcWords, dbBoxes, groupLines, spacedBox, splitWords } from '@quire/plugin-ocr-ppocr';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-ppocr-'));
 const opened: OcrPlugin[] = [];
@@ -211,4 +211,87 @@ test('ctcDecode merges repeats and drops blanks; groupLines orders lines and spl
   assert.deepEqual(lines[1]!.words.map((w) => [w.text, w.bbox.x, w.bbox.width]), [['TOTAL', 50, 100], ['DUE', 170, 60], ['12.00', 700, 80]]);
   assert.deepEqual(lines[1]!.bbox, { x: 50, y: 100, width: 730, height: 32 });
   assert.deepEqual(splitWords({ text: '', bbox: { x: 0, y: 0, width: 10, height: 10 }, confidence: 1 }), []);
+});
+
+/**
+ * A recogniser's output for a line laid out in steps: each character `width` steps wide, then `gap` blank
+ * steps (a string's characters one after the other; a number in the layout is that many extra blank steps).
+ */
+function ctcOutput(dictionary: string, layout: (string | number | { space: number })[], width = 1, gap = 2): { probs: Float32Array; steps: number; classes: number; chars: string[] } {
+  const chars = characters(dictionary);
+  const seq: number[] = [];
+  const spaceAt = new Map<number, number>();
+  for (const part of layout) {
+    if (typeof part === 'object') {
+      // a blank step on which the space came second
+      spaceAt.set(seq.length, part.space);
+      seq.push(0);
+      continue;
+    }
+    if (typeof part === 'number') {
+      for (let i = 0; i < part; i++) seq.push(0);
+      continue;
+    }
+    for (const ch of part) {
+      const c = chars.indexOf(ch);
+      assert.ok(c > 0, `${ch} in the dictionary`);
+      for (let i = 0; i < width; i++) seq.push(c);
+      for (let i = 0; i < gap; i++) seq.push(0);
+    }
+  }
+  const classes = chars.length;
+  const probs = new Float32Array(seq.length * classes).fill(0.01);
+  seq.forEach((c, t) => (probs[t * classes + c] = 0.9));
+  for (const [t, p] of spaceAt) probs[t * classes + classes - 1] = p;
+  return { probs, steps: seq.length, classes, chars };
+}
+const DICT = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,/:-', '中', '文'].join('\n');
+const words = (layout: (string | number | { space: number })[], width = 1, gap = 2) => {
+  const o = ctcOutput(DICT, layout, width, gap);
+  return ctcWords(ctcDecode(o.probs, 0, o.steps, o.classes, o.chars).chars).map((w) => w.text);
+};
+
+test('ctcWords: a space where the recogniser left a gap clearly wider than the line\'s gaps between characters', () => {
+  // "GIN KEE" read without its space, the gap between N and K three steps wider than the others
+  assert.deepEqual(words(['GIN', 3, 'KEE']), ['GIN', 'KEE']);
+  assert.deepEqual(words(['SYARIKAT', 3, 'PERNIAGAAN', 4, 'GIN', 3, 'KEE']), ['SYARIKAT', 'PERNIAGAAN', 'GIN', 'KEE']);
+  // wider glyphs (runs of 2 steps) with the same layout
+  assert.deepEqual(words(['GIN', 3, 'KEE'], 2, 2), ['GIN', 'KEE']);
+  // after punctuation: "NO 290,JALAN" → "NO 290, JALAN"
+  assert.deepEqual(words(['NO', 3, '290,', 3, 'JALAN']), ['NO', '290,', 'JALAN']);
+  // an even line stays one word; a gap a little wider than the others (a narrow glyph) does not split
+  assert.deepEqual(words(['GINKEE']), ['GINKEE']);
+  assert.deepEqual(words(['GIN', 1, 'KEE']), ['GINKEE']);
+  // the spaces the recogniser read are kept
+  assert.deepEqual(words(['GIN KEE']), ['GIN', 'KEE']);
+  // a space that came close on a blank step between two letters, with no wider gap
+  assert.deepEqual(words(['GIN', { space: 0.4 }, 'KEE'], 1, 1), ['GIN', 'KEE']);
+  assert.deepEqual(words(['GIN', { space: 0.02 }, 'KEE'], 1, 1), ['GINKEE']);
+  assert.deepEqual(words(['12.', { space: 0.4 }, '50'], 1, 1), ['12.50']);
+});
+
+test('ctcWords: never inside a number or a date, never between characters of other scripts, not on too few characters', () => {
+  assert.deepEqual(words(['12.', 4, '50']), ['12.50']);
+  assert.deepEqual(words(['12', 4, '.50']), ['12.50']);
+  assert.deepEqual(words(['02/', 4, '12/', 4, '2017']), ['02/12/2017']);
+  assert.deepEqual(words(['10:', 4, '25']), ['10:25']);
+  // a word and a number are split, as are two whole numbers
+  assert.deepEqual(words(['SR', 4, '12.50']), ['SR', '12.50']);
+  assert.deepEqual(words(['2', 4, '150']), ['2', '150']);
+  // Chinese characters are read with their own spacing
+  assert.deepEqual(words(['中', 4, '文中文']), ['中文中文']);
+  // two characters give no typical gap
+  assert.deepEqual(words(['A', 6, 'B']), ['AB']);
+});
+
+test('ctcWords on decoded boxes gives the text and real word boxes: x from the characters\' positions', () => {
+  // GREEN at 0..0.5 of the box, CAFE at 0.7..1 (a box 200 px wide from x 100)
+  const at = (s: string, x0: number, pitch: number) => [...s].map((ch, i) => ({ text: ch, start: x0 + i * pitch, end: x0 + i * pitch + pitch / 2 }));
+  const r = spacedBox({ bbox: { x: 100, y: 10, width: 200, height: 30 }, confidence: 0.9, chars: [...at('GREEN', 0, 0.1), ...at('CAFE', 0.7, 0.075)] });
+  assert.equal(r.text, 'GREEN CAFE');
+  const [line] = groupLines([r]);
+  assert.equal(line!.text, 'GREEN CAFE');
+  assert.deepEqual(line!.words.map((w) => [w.text, w.bbox.x, w.bbox.width]), [['GREEN', 100, 90], ['CAFE', 240, 53]]);
+  // the proportional split would put CAFE at 100 + 200 × 6 / 10 = 220, 80 wide
+  assert.deepEqual(splitWords({ text: 'GREEN CAFE', bbox: r.bbox, confidence: 0.9 }).map((w) => [w.bbox.x, w.bbox.width]), [[100, 100], [220, 80]]);
 });

@@ -1,0 +1,92 @@
+/**
+ * The word-space rule (ctcWords: a space where the gap between two recognised characters is more than k
+ * times the box's typical gap, or where the recogniser gave a space probability p on a blank step between
+ * them) measured on the receipts of the corpus for several k: the share of receipts
+ * whose company, date, address and total appear verbatim (as bench/compare.ts counts them: case-insensitive,
+ * whitespace collapsed) in the text, and the receipts each k wins and loses against the recogniser's own
+ * spaces only (k = ∞). The models run once per receipt; --cache FILE keeps the decoded boxes for the next run.
+ *
+ *   QUIRE_CORPUS=/work/shared/corpus node --conditions=quire-source --import tsx plugins/ocr-ppocr/bench/space-gap.ts \
+ *     [--limit N] [--cache FILE] [--k 1.4,1.6,...] [--p 0.1,0.2,...]
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Ppocr, SPACE_GAP, SPACE_PROB, bundledModels, groupLines, spacedBox } from '@quire/plugin-ocr-ppocr';
+import type { DecodedBox } from '@quire/plugin-ocr-ppocr';
+
+const args = process.argv.slice(2);
+const arg = (name: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const limit = Number(arg('limit') ?? Infinity);
+const cache = arg('cache');
+const ks = (arg('k') ?? `1.2,1.3,1.4,1.5,1.6,1.7,1.8,2,2.2,2.5,${SPACE_GAP}`)
+  .split(',')
+  .map(Number)
+  .filter((v, i, a) => a.indexOf(v) === i)
+  .sort((a, b) => a - b);
+
+const ps = (arg('p') ?? `0.05,0.1,0.2,0.3,0.5,${SPACE_PROB}`)
+  .split(',')
+  .map(Number)
+  .filter((v, i, a) => a.indexOf(v) === i)
+  .sort((a, b) => a - b);
+
+const corpus = process.env.QUIRE_CORPUS ?? path.resolve('../shared/corpus');
+const dir = path.join(corpus, 'receipts');
+if (!fs.existsSync(dir)) {
+  console.error(`no receipts at ${dir} (set QUIRE_CORPUS)`);
+  process.exit(1);
+}
+const FIELDS = ['company', 'date', 'address', 'total'] as const;
+const files = fs
+  .readdirSync(path.join(dir, 'files'))
+  .filter((f) => /\.jpe?g$/i.test(f))
+  .sort()
+  .slice(0, limit);
+const norm = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
+const tight = (s: string) => s.toLowerCase().replace(/\s+/g, '');
+
+let decoded: Record<string, DecodedBox[]> = {};
+if (cache && fs.existsSync(cache)) decoded = JSON.parse(fs.readFileSync(cache, 'utf8')) as Record<string, DecodedBox[]>;
+const todo = files.filter((f) => !decoded[f]);
+if (todo.length) {
+  const ocr = new Ppocr({ ...bundledModels(), concurrency: 1, threads: 1, detMaxSide: 960, maxImageSide: 4096, recBatch: 6, dropScore: 0.5, memArena: false });
+  for (const f of todo) decoded[f] = await ocr.decodedBoxes(path.join(dir, 'files', f));
+  await ocr.close();
+  if (cache) fs.writeFileSync(cache, JSON.stringify(decoded));
+}
+
+const keys = Object.fromEntries(files.map((f) => [f, JSON.parse(fs.readFileSync(path.join(dir, 'key', f.replace(/\.jpe?g$/i, '.json')), 'utf8')) as Record<string, string>]));
+/** per receipt and field: found verbatim */
+function hits(k: number, p = Infinity): Record<string, Record<string, boolean>> {
+  return Object.fromEntries(
+    files.map((f) => {
+      const text = norm(
+        groupLines(decoded[f]!.map((d) => spacedBox(d, k, p)))
+          .map((l) => l.text)
+          .join('\n'),
+      );
+      return [f, Object.fromEntries(FIELDS.map((name) => [name, !!keys[f]![name] && text.includes(norm(keys[f]![name]!))]))];
+    }),
+  );
+}
+const pct = (a: number) => `${Math.round((100 * a) / Math.max(1, files.length))}%`;
+const base = hits(Infinity);
+const aside = FIELDS.map((name) => files.filter((f) => {
+  const text = tight(groupLines(decoded[f]!.map((d) => spacedBox(d, Infinity, Infinity))).map((l) => l.text).join(''));
+  return !!keys[f]![name] && text.includes(tight(keys[f]![name]!));
+}).length);
+console.log(`${files.length} receipts; spaces aside (the ceiling of any space rule): ${FIELDS.map((n, i) => `${n} ${pct(aside[i]!)}`).join(', ')}\n`);
+console.log('| k | p | company | date | address | total | won / lost against k = p = ∞ (company, date, address, total) |');
+console.log('| --- | --- | --- | --- | --- | --- | --- |');
+const show = (v: number) => (v === Infinity ? '∞' : String(v));
+for (const p of [Infinity, ...ps]) {
+  for (const k of [Infinity, ...ks]) {
+    const h = hits(k, p);
+    const count = (name: string) => files.filter((f) => h[f]![name]).length;
+    const diff = FIELDS.map((name) => `+${files.filter((f) => h[f]![name] && !base[f]![name]).length}/−${files.filter((f) => !h[f]![name] && base[f]![name]).length}`).join(', ');
+    console.log(`| ${show(k)} | ${show(p)}${k === SPACE_GAP && p === SPACE_PROB ? ' (default)' : ''} | ${FIELDS.map((n) => pct(count(n))).join(' | ')} | ${diff} |`);
+  }
+}
