@@ -19,4 +19,5 @@ export * from './plugin/sandbox.js';
 export * from './util/worker.js';
 export * from './util/zip.js';
 export * from './util/abort.js';
+export * from './util/limiter.js';
 export * from './util/private-files.js';

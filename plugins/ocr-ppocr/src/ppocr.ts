@@ -13,7 +13,7 @@
  */
 import fs from 'node:fs/promises';
 import type { OcrResult } from '@quire/core';
-import { errors } from '@quire/core';
+import { Limiter, errors } from '@quire/core';
 import { DB_DEFAULTS, boxBounds, characters, ctcDecode, dbBoxes, detectionSize, groupLines, sampleRegion, spacedBox } from './pipeline.js';
 import type { Box, DecodedBox, Line, Rgba } from './pipeline.js';
 
@@ -51,43 +51,6 @@ export interface PpocrConfig {
   dropScore: number;
   /** onnxruntime's CPU memory arena (faster repeated runs of one shape, memory that only grows) */
   memArena: boolean;
-}
-
-/** A counting semaphore whose waiters can be aborted. */
-class Limiter {
-  private active = 0;
-  private readonly queue: { start: () => void }[] = [];
-  constructor(private readonly max: number) {}
-
-  async run<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    signal?.throwIfAborted();
-    if (this.active >= this.max) {
-      await new Promise<void>((resolve, reject) => {
-        const entry = {
-          start: () => {
-            signal?.removeEventListener('abort', onAbort);
-            resolve();
-          },
-        };
-        const onAbort = () => {
-          const i = this.queue.indexOf(entry);
-          if (i >= 0) this.queue.splice(i, 1);
-          reject(signal!.reason ?? new Error('aborted'));
-        };
-        signal?.addEventListener('abort', onAbort, { once: true });
-        this.queue.push(entry);
-      });
-    } else {
-      this.active++;
-    }
-    try {
-      return await fn();
-    } finally {
-      const next = this.queue.shift();
-      if (next) next.start();
-      else this.active--;
-    }
-  }
 }
 
 interface Models {

@@ -14,7 +14,10 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import type { BBox, OcrResult, Word } from '@quire/core';
-import { errors } from '@quire/core';
+import { Limiter, errors } from '@quire/core';
+
+/** The counting semaphore lives in core (the ppocr plugin uses it too); re-exported for this package's users. */
+export { Limiter };
 
 export const TESSERACT_MISSING = 'tesseract not found: install tesseract-ocr (scripts/install-system-deps.sh)';
 export const LANGUAGE_PATTERN = /^[a-z_]+(\+[a-z_]+)*$/;
@@ -110,47 +113,6 @@ export async function choosePsm(file: string, psm: number | 'auto' = DEFAULT_PSM
   return size && size.width > 0 && size.height / size.width >= NARROW_ASPECT ? 6 : 3;
 }
 
-/** A counting semaphore whose waiters can be aborted. */
-export class Limiter {
-  private active = 0;
-  private readonly queue: { start: () => void; fail: (e: unknown) => void }[] = [];
-  constructor(private readonly max: number) {}
-
-  get running(): number {
-    return this.active;
-  }
-
-  async run<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    signal?.throwIfAborted();
-    if (this.active >= this.max) {
-      await new Promise<void>((resolve, reject) => {
-        const entry = {
-          start: () => {
-            signal?.removeEventListener('abort', onAbort);
-            resolve();
-          },
-          fail: reject,
-        };
-        const onAbort = () => {
-          const i = this.queue.indexOf(entry);
-          if (i >= 0) this.queue.splice(i, 1);
-          reject(signal!.reason ?? new Error('aborted'));
-        };
-        signal?.addEventListener('abort', onAbort, { once: true });
-        this.queue.push(entry);
-      });
-    } else {
-      this.active++;
-    }
-    try {
-      return await fn();
-    } finally {
-      const next = this.queue.shift();
-      if (next) next.start();
-      else this.active--;
-    }
-  }
-}
 
 interface ExecResult {
   stdout: string;
