@@ -4,6 +4,7 @@ import type { EngineContext as Engine } from '../context.js';
 import { chunkOptions } from '../services/parse-config.js';
 import type { ParseConfig } from '../services/parse-config.js';
 import { round } from '@quire/text';
+import fs from 'node:fs';
 
 /**
  * The steps every parse is made of (read → chunk → index). Pipeline stages, the synchronous parse
@@ -89,8 +90,9 @@ export interface StoredRead {
 }
 
 /**
- * Reads a file and stores the parsed document as JSON under `key`. A reader in an isolate hands back the
- * JSON text itself, so a large document is never turned into objects on this event loop.
+ * Reads a file and stores the parsed document as JSON under `key`. A reader in an isolate writes the JSON to
+ * a file that is streamed into storage, so a large document is never turned into objects (or one large
+ * string) on this event loop.
  */
 export async function readFileToStorage(rt: Pick<Engine, 'registry' | 'config' | 'storage'>, file: FileRef, cfg: ParseConfig, key: string, opts: { signal?: AbortSignal; onProgress?: (f: number) => void; chunk?: boolean } = {}): Promise<StoredRead> {
   const { reader, input, options, isolate, failed } = readPlan(rt, file, cfg, opts);
@@ -104,7 +106,11 @@ export async function readFileToStorage(rt: Pick<Engine, 'registry' | 'config' |
     throw failed(e);
   }
   if (read) {
-    await rt.storage.put(key, Buffer.from(read.json));
+    try {
+      await rt.storage.put(key, fs.createReadStream(read.file));
+    } finally {
+      await fs.promises.rm(read.file, { force: true });
+    }
     return { pages: read.pages, ocrPages: read.ocrPages, issues: read.issues };
   }
   await saveParsed(rt, key, doc!);
@@ -189,43 +195,73 @@ export async function storeChunks(rt: Engine, owner: Owned, documentId: string, 
   await rt.store.transaction(async (tx) => {
     const repo = tx.repo('chunks');
     await repo.delete({ document_id: documentId });
-    for (let i = 0; i < chunks.length; i += 500) {
-      // the SQLite driver answers synchronously, so without a pause the loop would hold the event loop
+    // the SQLite driver answers synchronously: rows go in batches sized by the time they hold the event
+    // loop (about INDEX_SLICE_MS), with a pause between them (a network database holds it little)
+    let batch = 50;
+    for (let i = 0; i < chunks.length; ) {
       if (i) await yieldToEventLoop();
-      await repo.insertMany(chunks.slice(i, i + 500).map((c) => chunkRecord(c, owner, documentId)));
+      const part = chunks.slice(i, i + batch);
+      i += part.length;
+      const before = performance.eventLoopUtilization();
+      await repo.insertMany(part.map((c) => chunkRecord(c, owner, documentId)));
+      batch = Math.max(1, Math.min(500, Math.floor((INDEX_SLICE_MS * part.length) / Math.max(performance.eventLoopUtilization(before).active, 0.01))));
     }
   });
 }
+
+/** Rows of chunks read from the store at a time while indexing (one synchronous SQLite query each). */
+const INDEX_PAGE = 256;
+/**
+ * Time on this event loop between two pauses while indexing, ms. The local embedder and the embedded index
+ * work synchronously, so batches are sized by the time they hold the loop, not by a fixed number of chunks:
+ * 64 large table chunks on a loaded machine would otherwise hold requests (and /healthz) for seconds.
+ */
+const INDEX_SLICE_MS = 20;
+/** Chunks embedded in one call at most (a remote embedder's request). */
+const INDEX_BATCH = 64;
 
 /** Embeds a document's chunks and writes them to the vector store (replacing earlier vectors). */
 export async function indexChunks(rt: Engine, owner: Owned, documentId: string, signal?: AbortSignal): Promise<number> {
   const embedder = rt.registry.tryGet('embedder');
   const vectors = rt.registry.tryGet('vector-store');
   if (!embedder || !vectors) return 0;
-  const rows = await rt.store.repo('chunks').find({ document_id: documentId }, { order: { idx: 'ASC' } });
   await vectors.deleteDocument(documentId);
-  const batch = 64;
-  for (let i = 0; i < rows.length; i += batch) {
+  const chunks = rt.store.repo('chunks');
+  let total = 0;
+  let batch = 8;
+  for (let offset = 0; ; offset += INDEX_PAGE) {
     signal?.throwIfAborted();
-    // the local embedder and the embedded index work synchronously: let requests in between batches
     await yieldToEventLoop();
-    const part = rows.slice(i, i + batch);
-    const embedded = await embedder.embed(part.map((r) => r.content), 'document');
-    await vectors.upsert(
-      embedder.space,
-      part.map((r, j) => ({
-        id: r.id,
-        documentId,
-        userId: owner.user_id,
-        organizationId: owner.organization_id,
-        page: r.page,
-        text: r.content,
-        vector: embedded[j]!,
-        metadata: { type: r.type, index: r.idx },
-      })),
-    );
+    const rows = await chunks.find({ document_id: documentId }, { order: { idx: 'ASC' }, limit: INDEX_PAGE, offset });
+    total += rows.length;
+    for (let i = 0; i < rows.length; ) {
+      signal?.throwIfAborted();
+      await yieldToEventLoop();
+      const part = rows.slice(i, i + batch);
+      i += part.length;
+      const before = performance.eventLoopUtilization();
+      const embedded = await embedder.embed(part.map((r) => r.content), 'document');
+      await vectors.upsert(
+        embedder.space,
+        part.map((r, j) => ({
+          id: r.id,
+          documentId,
+          userId: owner.user_id,
+          organizationId: owner.organization_id,
+          page: r.page,
+          text: r.content,
+          vector: embedded[j]!,
+          metadata: { type: r.type, index: r.idx },
+        })),
+      );
+      // the next batch holds this event loop for about INDEX_SLICE_MS: the time this one held it (an embedder
+      // or store that waits on the network holds it little and keeps large batches)
+      const busyMs = performance.eventLoopUtilization(before).active;
+      batch = Math.max(1, Math.min(INDEX_BATCH, Math.floor((INDEX_SLICE_MS * part.length) / Math.max(busyMs, 0.01))));
+    }
+    if (rows.length < INDEX_PAGE) break;
   }
-  return rows.length;
+  return total;
 }
 
 /** API shape of a chunk in parse results (spec §2.2, plus id, bbox and span). */

@@ -10,6 +10,9 @@ import type { SandboxRequest, SandboxResponse, SandboxWorkerData } from './sandb
 import { revive, serialiseError } from './sandbox.js';
 import type { ParsedDocument } from '../model/content.js';
 
+/** Chunks sent back in one message at most. */
+const CHUNKS_PER_MESSAGE = 256;
+
 const { data: raw, port } = isolatePort();
 const data = raw as SandboxWorkerData;
 const registry = new PluginRegistry(data.settings);
@@ -107,7 +110,11 @@ port.on('message', (m: SandboxRequest) => {
       if (m.type === 'chunk') {
         const c = await chunker(m.chunker.name, m.chunker.origin);
         const doc = JSON.parse(await fs.readFile(m.path, 'utf8')) as ParsedDocument;
-        send({ type: 'done', id: m.id, chunks: c.chunk(doc, m.options) });
+        const chunks = c.chunk(doc, m.options);
+        // in parts: one message of a large document's chunks (tens of MB) is decoded in one go on the
+        // parent's event loop
+        for (let i = 0; i < chunks.length; i += CHUNKS_PER_MESSAGE) send({ type: 'chunks', id: m.id, chunks: chunks.slice(i, i + CHUNKS_PER_MESSAGE) });
+        send({ type: 'done', id: m.id, chunks: [] });
         return;
       }
       const r = await reader(m.reader.name, m.reader.origin);
@@ -123,7 +130,12 @@ port.on('message', (m: SandboxRequest) => {
           }
         },
       });
-      if (m.json) send({ type: 'done', id: m.id, json: { json: JSON.stringify(doc), pages: doc.pages.length, ocrPages: doc.pages.filter((p) => p.ocr).length, issues: doc.issues } });
+      if (m.jsonPath) {
+        // written here and streamed into storage by the parent: a large document's JSON (tens of MB) never
+        // crosses the IPC channel, where the parent would decode it in one go on its event loop
+        await fs.writeFile(m.jsonPath, JSON.stringify(doc), { mode: 0o600 });
+        send({ type: 'done', id: m.id, json: { file: m.jsonPath, pages: doc.pages.length, ocrPages: doc.pages.filter((p) => p.ocr).length, issues: doc.issues } });
+      }
       else send({ type: 'done', id: m.id, doc });
     } catch (e) {
       send({ type: 'error', id: m.id, error: serialiseError(e) });

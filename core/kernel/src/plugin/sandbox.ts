@@ -1,3 +1,7 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { QuireError, errors, isQuireError } from '../errors/index.js';
 import type { ErrorCode } from '../errors/index.js';
 import type { Chunk, ParsedDocument } from '../model/content.js';
@@ -39,7 +43,7 @@ export interface SandboxWorkerData {
 }
 
 export type SandboxRequest =
-  | { type: 'read'; id: number; reader: { name: string; origin: PluginOrigin }; input: ReaderInput; options: Omit<ReadOptions, 'signal' | 'onProgress'>; json?: boolean }
+  | { type: 'read'; id: number; reader: { name: string; origin: PluginOrigin }; input: ReaderInput; options: Omit<ReadOptions, 'signal' | 'onProgress'>; jsonPath?: string }
   | { type: 'chunk'; id: number; chunker: { name: string; origin: PluginOrigin }; path: string; options: ChunkOptions }
   | { type: 'abort'; id: number }
   | { type: 'delegated'; id: number; call: number; doc?: ParsedDocument; error?: SerialisedError };
@@ -54,14 +58,17 @@ export interface SerialisedError {
 
 export type SandboxResponse =
   | { type: 'progress'; id: number; fraction: number }
+  /** a part of a chunk task's chunks (the rest follow, then 'done') */
+  | { type: 'chunks'; id: number; chunks: Chunk[] }
   | { type: 'done'; id: number; doc?: ParsedDocument; json?: ReadJson; chunks?: Chunk[] }
   | { type: 'error'; id: number; error: SerialisedError }
   /** a reader in the thread asks a parent reader (e.g. slides → pdf for a converted .ppt) */
   | { type: 'delegate'; id: number; call: number; reader: string; input: ReaderInput; options: Omit<ReadOptions, 'signal' | 'onProgress'> };
 
-/** A document read as its JSON text (what blob storage keeps) with the little the caller needs to know of it. */
+/** A document read as JSON (what blob storage keeps) with the little the caller needs to know of it. */
 export interface ReadJson {
-  json: string;
+  /** a temporary file holding the JSON: the caller stores it and removes it */
+  file: string;
   pages: number;
   ocrPages: number;
   issues: ParsedDocument['issues'];
@@ -80,6 +87,8 @@ interface Task {
   reject(e: unknown): void;
   settled: boolean;
   onAbort?: () => void;
+  /** a chunk task's chunks received so far */
+  chunks?: Chunk[];
 }
 
 interface Slot {
@@ -124,15 +133,21 @@ export class ReaderSandbox {
   }
 
   read(readerName: string, input: ReaderInput, options: ReadOptions): Promise<ParsedDocument> {
-    return this.readAs(readerName, input, options, false).then((r) => (r as { doc: ParsedDocument }).doc);
+    return this.readAs(readerName, input, options).then((r) => (r as { doc: ParsedDocument }).doc);
   }
 
   /**
    * Reads a document and gives it back as JSON text, parsed and serialised in the isolate: a large document
    * is never turned into objects on the calling thread (storing it only needs the text).
    */
-  readJson(readerName: string, input: ReaderInput, options: ReadOptions): Promise<ReadJson> {
-    return this.readAs(readerName, input, options, true).then((r) => (r as { json: ReadJson }).json);
+  async readJson(readerName: string, input: ReaderInput, options: ReadOptions): Promise<ReadJson> {
+    const file = path.join(os.tmpdir(), `quire-read-${randomUUID()}.json`);
+    try {
+      return ((await this.readAs(readerName, input, options, file)) as { json: ReadJson }).json;
+    } catch (e) {
+      removeQuietly(file);
+      throw e;
+    }
   }
 
   /** Chunks a stored parsed document (JSON at `path`) with the chunker kind:name, in an isolate. */
@@ -147,11 +162,11 @@ export class ReaderSandbox {
     return !!this.registry.origin(kind, name);
   }
 
-  private readAs(readerName: string, input: ReaderInput, options: ReadOptions, json: boolean): Promise<unknown> {
+  private readAs(readerName: string, input: ReaderInput, options: ReadOptions, jsonPath?: string): Promise<unknown> {
     const origin = this.registry.origin('reader', readerName);
     if (!origin) return Promise.reject(new Error(`reader ${readerName} was not loaded from a module and cannot run in an isolate`));
     const { signal, onProgress, ...plain } = options;
-    return this.submit((id) => ({ type: 'read', id, reader: { name: readerName, origin }, input: { ...input }, options: plain, json }), input.format, signal, onProgress);
+    return this.submit((id) => ({ type: 'read', id, reader: { name: readerName, origin }, input: { ...input }, options: plain, ...(jsonPath ? { jsonPath } : {}) }), input.format, signal, onProgress);
   }
 
   private submit(make: (id: number) => TaskRequest, what: string, signal?: AbortSignal, onProgress?: (f: number) => void): Promise<unknown> {
@@ -225,6 +240,8 @@ export class ReaderSandbox {
       const i = this.slots.indexOf(slot);
       if (i >= 0) this.slots.splice(i, 1);
       if (slot.task) this.settle(slot.task, errors.processing(`${slot.task.what} could not be read: the reader stopped unexpectedly`));
+      // an isolate stopped while writing a read's JSON leaves part of it
+      if (slot.task?.request.type === 'read' && slot.task.request.jsonPath) removeQuietly(slot.task.request.jsonPath);
       slot.task = null;
       this.pump();
     });
@@ -233,6 +250,8 @@ export class ReaderSandbox {
 
   private onMessage(slot: Slot, m: SandboxResponse): void {
     const task = slot.task;
+    // a read that finished after its task was given up (aborted): its file has no taker
+    if (m.type === 'done' && m.json && (!task || task.id !== m.id || task.settled)) removeQuietly(m.json.file);
     if (!task || task.id !== m.id) return;
     if (m.type === 'progress') {
       try {
@@ -246,7 +265,11 @@ export class ReaderSandbox {
       void this.delegate(slot, task, m);
       return;
     }
-    if (m.type === 'done') this.settle(task, null, m);
+    if (m.type === 'chunks') {
+      (task.chunks ??= []).push(...m.chunks);
+      return;
+    }
+    if (m.type === 'done') this.settle(task, null, task.chunks ? { ...m, chunks: [...task.chunks, ...(m.chunks ?? [])] } : m);
     else this.settle(task, revive(m.error));
     slot.task = null;
     slot.worker.unref();
@@ -302,6 +325,10 @@ export class ReaderSandbox {
     if (err) task.reject(err);
     else task.resolve(result);
   }
+}
+
+function removeQuietly(file: string): void {
+  fs.rm(file, { force: true }, () => {});
 }
 
 export function revive(e: SerialisedError): Error {
