@@ -7,6 +7,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
+import { distance } from 'fastest-levenshtein';
 import { z } from 'zod';
 
 export interface EnvVar {
@@ -58,6 +59,7 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'QUIRE_SOFFICE_PATH', default: 'soffice', description: 'LibreOffice binary used to convert rtf documents and render legacy .ppt slides.' },
   { name: 'QUIRE_CHROMIUM_PATH', default: '/usr/bin/chromium', description: 'Chromium that prints generated documents as pdf (puppeteer-core; one browser per process, started at the first pdf). Without it pdf generation fails with SERVICE_UNAVAILABLE naming the path and /readyz shows generator:pdf not ok; the other formats still work.' },
   { name: 'QUIRE_TRUST_PROXY', default: 'false', description: 'true behind a reverse proxy: client addresses (anonymous rate limits) come from X-Forwarded-For.' },
+  { name: 'QUIRE_KEEPALIVE_S', default: '65', description: 'How long an idle keep-alive connection stays open. Above the idle time of common client pools and load balancers (60 s), so that they close it first and never write into a socket the server is closing.' },
   { name: 'QUIRE_PLUGINS', default: '(none)', description: 'Extra plugins to load: comma-separated npm package names or paths. They may override built-ins of the same kind and name, and readers may add formats or take over the reader of one.' },
   { name: 'QUIRE_SECRETS_KEY', default: '(generated in the data dir)', description: 'Key (64 hex characters, or any passphrase of 16+ characters) that encrypts secrets at rest (integration URLs and headers, webhook signing secrets) with AES-256-GCM. Set the same value on every process; changing it makes stored secrets unreadable.' },
   { name: 'QUIRE_SMTP_HOST', default: '(none)', description: 'SMTP server of workflow email integrations; without it an email step fails with a clear error.' },
@@ -138,7 +140,9 @@ export function configTable(): string {
 }
 
 const PLUGIN_KEY = /^[a-z-]+:[A-Za-z0-9._@/-]+$/;
-const bool = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])]).transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
+const bool = z
+  .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])], { error: (i) => `expected true, false, 1, 0, yes or no, got ${JSON.stringify(i.input)}` })
+  .transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const optionalString = z.string().trim().min(1).optional();
 
@@ -183,7 +187,7 @@ const schema = z.object({
   webhooks: z.object({ retryDelaysMs: z.array(z.number().int().min(0)).min(1).max(10), timeoutMs: z.number().int().positive() }),
   ocr: z.object({ concurrency: int(1, 64), language: z.string().regex(/^(auto|[a-z_]{3,}(\+[a-z_]{3,})*)$/i, 'tesseract codes joined with + or auto') }),
   tools: z.object({ chromium: z.string().min(1) }),
-  http: z.object({ trustProxy: bool }),
+  http: z.object({ trustProxy: bool, keepAliveMs: z.number().int().min(1000).max(3_600_000) }),
   plugins: z.object({
     extra: z.array(z.string().min(1)),
     /** the active plugin name for single-choice kinds */
@@ -231,7 +235,7 @@ const SOURCE: Record<string, string> = {
   'limits.presignedBytes': 'QUIRE_MAX_PRESIGNED_MB', 'limits.anonymousPages': 'QUIRE_ANONYMOUS_PAGES', 'limits.parseTimeoutMs': 'QUIRE_PARSE_TIMEOUT_S',
   'limits.urlTimeoutMs': 'QUIRE_URL_TIMEOUT_S', 'limits.decompressedBytes': 'QUIRE_MAX_DECOMPRESSED_MB', 'limits.maxPages': 'QUIRE_MAX_PAGES', 'limits.maxCells': 'QUIRE_MAX_CELLS',
   'limits.maxImagePixels': 'QUIRE_MAX_IMAGE_MEGAPIXELS', 'limits.readerHeapMb': 'QUIRE_READER_HEAP_MB', 'limits.readerThreads': 'QUIRE_READER_THREADS', 'queue.leaseMs': 'QUIRE_WORKER_LEASE_S', 'queue.fairShare': 'QUIRE_FAIR_SHARE', 'ocr.concurrency': 'QUIRE_OCR_CONCURRENCY', 'plugins.selected.ocr': 'QUIRE_OCR_ENGINE',
-  'ocr.language': 'QUIRE_OCR_LANGUAGE', 'http.trustProxy': 'QUIRE_TRUST_PROXY', 'plugins.options': 'QUIRE_PLUGIN_OPTIONS', 'webhooks.retryDelaysMs': 'QUIRE_WEBHOOK_RETRY_DELAYS_S', 'llm.baseUrl': 'QUIRE_LLM_BASE_URL', 'chat.minConfidence': 'QUIRE_CHAT_MIN_CONFIDENCE', 'embeddings.baseUrl': 'QUIRE_EMBEDDINGS_BASE_URL', 'weaviate.url': 'QUIRE_WEAVIATE_URL',
+  'ocr.language': 'QUIRE_OCR_LANGUAGE', 'http.trustProxy': 'QUIRE_TRUST_PROXY', 'http.keepAliveMs': 'QUIRE_KEEPALIVE_S', 'plugins.options': 'QUIRE_PLUGIN_OPTIONS', 'webhooks.retryDelaysMs': 'QUIRE_WEBHOOK_RETRY_DELAYS_S', 'llm.baseUrl': 'QUIRE_LLM_BASE_URL', 'chat.minConfidence': 'QUIRE_CHAT_MIN_CONFIDENCE', 'embeddings.baseUrl': 'QUIRE_EMBEDDINGS_BASE_URL', 'weaviate.url': 'QUIRE_WEAVIATE_URL',
   'accounts.signup': 'QUIRE_SIGNUP', 'accounts.sessionTtlMs': 'QUIRE_SESSION_TTL_S', 'accounts.loginMaxFailures': 'QUIRE_LOGIN_MAX_FAILURES', 'retention.intervalMs': 'QUIRE_RETENTION_INTERVAL_S',
   'apiKeys.free': 'QUIRE_API_KEYS_FREE', 'apiKeys.standard': 'QUIRE_API_KEYS_STANDARD', 'apiKeys.premium': 'QUIRE_API_KEYS_PREMIUM',
   'credits.free': 'QUIRE_CREDITS_FREE', 'credits.standard': 'QUIRE_CREDITS_STANDARD', 'credits.premium': 'QUIRE_CREDITS_PREMIUM',
@@ -294,7 +298,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     webhooks: { retryDelaysMs: list(env.QUIRE_WEBHOOK_RETRY_DELAYS_S ?? '60,300,1800,7200').map((x) => Number(x) * 1000), timeoutMs: 30_000 },
     ocr: { concurrency: env.QUIRE_OCR_CONCURRENCY ?? cores, language: env.QUIRE_OCR_LANGUAGE ?? 'eng' },
     tools: { chromium: env.QUIRE_CHROMIUM_PATH ?? '/usr/bin/chromium' },
-    http: { trustProxy: env.QUIRE_TRUST_PROXY ?? 'false' },
+    http: { trustProxy: env.QUIRE_TRUST_PROXY ?? 'false', keepAliveMs: Math.round(secs(env.QUIRE_KEEPALIVE_S, 65)) },
     plugins: {
       extra: list(env.QUIRE_PLUGINS),
       selected: {
@@ -338,6 +342,45 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (cfg.plugins.selected['vector-store'] === 'weaviate' && !cfg.weaviate.url) throw new ConfigError('Invalid configuration: QUIRE_VECTOR_STORE=weaviate needs QUIRE_WEAVIATE_URL');
   if (!cfg.publicUrl) cfg.publicUrl = `http://localhost:${cfg.port}`;
   return deepFreeze(cfg);
+}
+
+/**
+ * Variables read outside this module's table: set by Quire itself (QUIRE_ISOLATE_DATA, for its isolates) or
+ * used by the test suite and the benchmarks (prefixes).
+ */
+const INTERNAL_VARIABLES = ['QUIRE_ISOLATE_DATA'];
+const NON_CONFIG_PREFIXES = ['QUIRE_TEST_', 'QUIRE_BENCH_'];
+const NON_CONFIG_VARIABLES = ['QUIRE_CORPUS'];
+
+/** Every QUIRE_* name Quire reads (the configuration table, plugin options, internal ones). */
+export function knownVariables(): Set<string> {
+  return new Set([...ENV_VARS.map((v) => v.name), ...PLUGIN_ENV.map((p) => p.env), ...INTERNAL_VARIABLES, ...NON_CONFIG_VARIABLES]);
+}
+
+/**
+ * QUIRE_* variables of `env` that Quire does not read (a misspelling is otherwise ignored in silence), each
+ * with the closest known name when one is near.
+ */
+export function unknownVariables(env: NodeJS.ProcessEnv = process.env): { name: string; closest: string | null }[] {
+  const known = knownVariables();
+  const out: { name: string; closest: string | null }[] = [];
+  for (const name of Object.keys(env).sort()) {
+    if (!name.startsWith('QUIRE_') || known.has(name) || NON_CONFIG_PREFIXES.some((p) => name.startsWith(p))) continue;
+    let closest: string | null = null;
+    let best = Infinity;
+    for (const k of known) {
+      const d = distance(name, k);
+      if (d < best) [best, closest] = [d, k];
+    }
+    // near enough to be the same name misspelt: a third of its length at most
+    out.push({ name, closest: closest && best <= Math.max(2, Math.floor(name.length / 3)) ? closest : null });
+  }
+  return out;
+}
+
+/** One warning line per unknown QUIRE_* variable (empty when there is none). */
+export function unknownVariableWarnings(env: NodeJS.ProcessEnv = process.env): string[] {
+  return unknownVariables(env).map((u) => `${u.name} is not a Quire setting and is ignored${u.closest ? ` (did you mean ${u.closest}?)` : ''}`);
 }
 
 /** Plugin options from QUIRE_PLUGIN_OPTIONS and the variables of PLUGIN_ENV (which win), with where each came from. */

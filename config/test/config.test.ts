@@ -110,3 +110,37 @@ test('the README documents every environment variable and every error code', () 
   for (const v of ENV_VARS) assert.ok(readme.includes(`\`${v.name}\``), `README lacks ${v.name}`);
   for (const code of Object.keys(ERROR_CATALOGUE)) assert.ok(readme.includes(`\`${code}\``), `README lacks error code ${code}`);
 });
+
+test('unknown QUIRE_* variables are named with the closest known one; test and bench variables are not', async () => {
+  const { unknownVariables, unknownVariableWarnings } = await import('@quire/config');
+  const env = { QUIRE_DATA_DIRR: '/x', QUIRE_OCR_LANGAUGE: 'deu', QUIRE_SOMETHING_ELSE_ENTIRELY: '1', QUIRE_DB_URL: 'sqlite:///x', QUIRE_TEST_MYSQL_URL: 'x', QUIRE_CORPUS: '/c', HOME: '/root' };
+  assert.deepEqual(unknownVariables(env), [
+    { name: 'QUIRE_DATA_DIRR', closest: 'QUIRE_DATA_DIR' },
+    { name: 'QUIRE_OCR_LANGAUGE', closest: 'QUIRE_OCR_LANGUAGE' },
+    { name: 'QUIRE_SOMETHING_ELSE_ENTIRELY', closest: null },
+  ]);
+  assert.match(unknownVariableWarnings(env)[0]!, /QUIRE_DATA_DIRR is not a Quire setting .*did you mean QUIRE_DATA_DIR\?/);
+  assert.deepEqual(unknownVariables({}), []);
+});
+
+test('every QUIRE_* variable the code reads is a known one (none would be warned about)', async () => {
+  const { knownVariables } = await import('@quire/config');
+  const known = knownVariables();
+  const dirs = ['core', 'plugins'].flatMap((d) => fs.readdirSync(path.join(root, d)).map((p) => path.join(root, d, p, 'src'))).concat(['server/src', 'runner/src', 'config/src'].map((d) => path.join(root, d)));
+  const unknown = new Set<string>();
+  const walk = (dir: string) => {
+    if (!fs.existsSync(dir)) return;
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/\.(ts|tsx|mts)$/.test(e.name)) for (const m of fs.readFileSync(p, 'utf8').matchAll(/\b(QUIRE_[A-Z0-9_]*[A-Z0-9])\b/g)) if (!known.has(m[1]!)) unknown.add(`${m[1]} (${path.relative(root, p)})`);
+    }
+  };
+  for (const d of dirs) walk(d);
+  // names that are prefixes of a family (QUIRE_CREDITS_<PLAN>) are written with a trailing underscore and not matched
+  assert.deepEqual([...unknown], []);
+});
+
+test('a boolean variable with a bad value lists the accepted values', () => {
+  assert.throws(() => loadConfig({ QUIRE_RUN_STAGES: 'nope' }), /QUIRE_RUN_STAGES.*expected true, false, 1, 0, yes or no, got "nope"/);
+});

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '@quire/config';
+import { ConfigError, loadConfig, unknownVariableWarnings } from '@quire/config';
 import { runParse } from './parse.js';
 
 const USAGE = 'usage: quire-runner parse <folder> --out <dir> [--config <file.json>] [--concurrency N]';
@@ -61,6 +61,7 @@ async function main(argv: string[]): Promise<number> {
     }
     throw e;
   }
+  for (const w of unknownVariableWarnings()) console.error(`quire-runner: warning: ${w}`);
   const tty = process.stderr.isTTY;
   const summary = await runParse({
     folder: path.resolve(folder),

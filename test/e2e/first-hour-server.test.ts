@@ -59,6 +59,12 @@ test('npm run keys runs the built command, says which database it wrote to, and 
     assert.equal(list.status, 0, list.stderr);
     assert.match(list.stdout, new RegExp(`${esc(key.slice(0, 12))}….*first-hour.*active`));
 
+    // a misspelt variable is named on stderr with the one meant; stdout stays the command's output
+    const typo = keysCli({ ...env, QUIRE_DATA_DIRR: otherDir }, 'list');
+    assert.equal(typo.status, 0, typo.stderr);
+    assert.match(typo.stderr, /warning: QUIRE_DATA_DIRR is not a Quire setting and is ignored \(did you mean QUIRE_DATA_DIR\?\)/);
+    assert.doesNotMatch(typo.stdout, /QUIRE_DATA_DIRR/);
+
     if (!dbUrl) {
       // the mistake the database line is there for: a key written to another data dir is not this server's
       const other = keysCli(userEnv({ QUIRE_DATA_DIR: otherDir }), 'create', '--name', 'elsewhere');

@@ -245,3 +245,38 @@ describe('HTTP body limits (upload limit 1 MB)', () => {
     assert.equal((await s.json('/healthz', { key: null })).status, 200);
   });
 });
+
+describe('keep-alive: an idle pooled connection outlives the clients\' idle time', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(async () => {
+    await s?.close();
+  });
+
+  /** GET /healthz on `agent`; which local port the request went out on (the same port = the same connection). */
+  const get = (agent: http.Agent) =>
+    new Promise<{ status: number; port: number; keepAlive: string }>((resolve, reject) => {
+      const req = http.get(`${s.url}/healthz`, { agent }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode!, port: req.socket!.localPort!, keepAlive: String(res.headers['keep-alive'] ?? '') }));
+      });
+      req.on('error', reject);
+    });
+
+  test('a connection reused after 6 s idle (past Node\'s 5 s default) is still open and answers', { timeout: 30_000 }, async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const first = await get(agent);
+      assert.equal(first.status, 200);
+      assert.match(first.keepAlive, /timeout=65\b/, 'the server tells clients how long it keeps an idle connection');
+      await new Promise((r) => setTimeout(r, 6_000));
+      const second = await get(agent);
+      assert.equal(second.status, 200);
+      assert.equal(second.port, first.port, 'the pooled connection was reused, not reopened');
+    } finally {
+      agent.destroy();
+    }
+  });
+});

@@ -3,7 +3,7 @@
  * `quire keys` (API keys). `quire-worker` (this package's bin) and the server's `quire` command both call them.
  */
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '@quire/config';
+import { ConfigError, loadConfig, unknownVariableWarnings } from '@quire/config';
 import type { QuireConfig } from '@quire/config';
 import { Engine } from './engine.js';
 import { createLogger } from './logger.js';
@@ -135,6 +135,8 @@ export function runMain(name: string, main: (config: Readonly<QuireConfig>) => P
       }
       throw e;
     }
+    // on stderr: a command's output (a key, JSON) stays clean
+    for (const w of unknownVariableWarnings()) console.error(`${name}: warning: ${w}`);
     return main(config);
   };
   withConfig().then(

@@ -38,8 +38,14 @@ function limitName(req: http.IncomingMessage): string {
 }
 
 /** An HTTP server for the app: Koa's handler plus the answer to Expect: 100-continue. */
-export function createHttpServer(handler: Handler, config: BodyLimitConfig): http.Server {
+export function createHttpServer(handler: Handler, config: BodyLimitConfig & { http?: { keepAliveMs: number } }): http.Server {
   const server = http.createServer(handler);
+  // an idle pooled connection is closed by the client (or its load balancer, typically at 60 s) before the
+  // server closes it: Node's 5 s default has clients that reuse a connection after a pause write into a
+  // socket being closed. The headers timeout must stay above it.
+  const keepAlive = config.http?.keepAliveMs ?? 65_000;
+  server.keepAliveTimeout = keepAlive;
+  server.headersTimeout = keepAlive + 1000;
   answerExpectContinue(server, handler, config);
   return server;
 }
