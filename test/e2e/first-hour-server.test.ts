@@ -169,5 +169,50 @@ test('the README documents the test variables, the worker lease, stages off and 
   assert.match(scaling, /"stages": "off: run quire worker"/);
 
   const quick = section('Quick start');
-  assert.match(quick, /npm run keys[^\n]*\n[\s\S]*same `QUIRE_DATA_DIR`/);
+  assert.match(quick, /npm run (-s )?keys[^\n]*\n[\s\S]*same `QUIRE_DATA_DIR`/);
+});
+
+test('npm start, keys, worker, users and runner build only when a source is newer than the last build, and the build talks on stderr', { timeout: 120_000 }, () => {
+  for (const s of ['prestart', 'prekeys', 'preworker', 'preusers', 'prerunner']) assert.equal(pkg.scripts[s], 'node scripts/build-if-stale.mjs', s);
+  assert.match(pkg.scripts.build, /node scripts\/build-if-stale\.mjs --stamp$/, 'a build records that it is current');
+  // the script in a small project of its own: a source, a build that copies it to dist and records the stamp
+  const dir = tempDir('stale');
+  try {
+    fs.mkdirSync(path.join(dir, 'scripts'));
+    fs.mkdirSync(path.join(dir, 'core/x/src'), { recursive: true });
+    fs.copyFileSync(path.join(root, 'scripts/build-if-stale.mjs'), path.join(dir, 'scripts/build-if-stale.mjs'));
+    fs.writeFileSync(path.join(dir, 'core/x/src/a.ts'), 'export const a = 1;\n');
+    const build = "node -e \"require('fs').appendFileSync('builds.txt', 'built\\n'); console.log('build output')\" && node scripts/build-if-stale.mjs --stamp";
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'x', private: true, scripts: { build } }));
+    const run = () => spawnSync(process.execPath, ['scripts/build-if-stale.mjs'], { cwd: dir, env: userEnv(), encoding: 'utf8', timeout: 60_000 });
+    const builds = () => (fs.existsSync(path.join(dir, 'builds.txt')) ? fs.readFileSync(path.join(dir, 'builds.txt'), 'utf8').split('\n').filter(Boolean).length : 0);
+    const first = run();
+    assert.equal(first.status, 0, first.stderr);
+    assert.equal(builds(), 1, 'never built: builds');
+    assert.equal(first.stdout, '', 'the build writes nothing on stdout');
+    assert.match(first.stderr, /building \(.*\) …[\s\S]*build output/);
+    const again = run();
+    assert.equal(again.status, 0, again.stderr);
+    assert.equal(builds(), 1, 'nothing changed: no build');
+    assert.equal(again.stderr, '');
+    const later = new Date(Date.now() + 60_000);
+    fs.utimesSync(path.join(dir, 'core/x/src/a.ts'), later, later);
+    assert.equal(spawnSync(process.execPath, ['scripts/build-if-stale.mjs', '--check'], { cwd: dir }).status, 1, 'a newer source: stale');
+    assert.equal(run().status, 0);
+    assert.equal(builds(), 2, 'a newer source: builds again');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('npm run -s keys -- create prints the key alone on stdout (with its pre-script)', { timeout: 180_000 }, () => {
+  assertBuilt();
+  const dataDir = tempDir('keys-s');
+  try {
+    const r = spawnSync('npm', ['run', '-s', 'keys', '--', 'create', '--name', 'me'], { cwd: root, env: userEnv({ QUIRE_DATA_DIR: dataDir }), encoding: 'utf8', timeout: 150_000 });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^svc_[0-9a-f]{32,}\n$/, `stdout: ${JSON.stringify(r.stdout)}`);
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
 });
