@@ -234,7 +234,7 @@ export class PluginRegistry {
     if (!ranges.length) throw new PluginError(`${source}: plugin ${def.kind}:${def.name} says no SDK version: give definePlugin({ core: "^1" }) or peerDependencies {"@quire/sdk": "^1"}`);
     for (const range of ranges) {
       if (!semver.validRange(range) || !semver.satisfies(CORE_VERSION, range)) {
-        throw new PluginError(`${source}: plugin ${def.kind}:${def.name} needs @quire/sdk "${range}", this is ${CORE_VERSION}`);
+        throw new PluginError(`${source}: plugin ${def.kind}:${def.name} needs @quire/core (the SDK, @quire/sdk) "${range}", this is ${CORE_VERSION}`);
       }
     }
     const key = `${def.kind}:${def.name}`;
