@@ -105,9 +105,16 @@ describe('workflow steps run integration plugins, built-in or third-party', () =
     assert.equal(kind.status, 400, JSON.stringify(kind.body));
   });
 
-  test('the built-in HTTP integration as a plugin step: signed with the webhook scheme, and the SSRF rules apply', async () => {
+  test('the built-in HTTP integration as a plugin step: signed with the webhook scheme, secrets kept in a saved integration, the SSRF rules apply', async () => {
     const secret = 'whsec_0123456789abcdef';
-    const x = await run(s, [{ id: 'post', type: 'plugin', plugin: 'integration:http', config: { url: `${rx.base}/signed`, secret, template: '{"n": "{{n}}"}' } }], { n: 7 });
+    // a target with secret fields (an http URL, headers, its signing secret) is not written in a definition
+    const inline = await s.json('/api/workflows', { method: 'POST', json: { name: 'bad', definition: { steps: [{ id: 'post', type: 'plugin', plugin: 'integration:http', config: { url: `${rx.base}/signed`, secret } }] } } });
+    assert.equal(inline.status, 400, JSON.stringify(inline.body));
+    assert.match(inline.body.error.message, /definition\.steps\.0\.config\.url: integration:http keeps url secret: save the target as an integration/);
+    const saved = await s.json('/api/workflows/integrations', { method: 'POST', json: { name: 'books', integration_type: 'webhook', config: { url: `${rx.base}/signed`, secret } } });
+    assert.equal(saved.status, 201, JSON.stringify(saved.body));
+    assert.equal(saved.body.integration.config.secret, '****');
+    const x = await run(s, [{ id: 'post', type: 'plugin', plugin: 'integration:http', config: { integration_id: saved.body.integration.id, template: '{"n": "{{n}}"}' } }], { n: 7 });
     assert.equal(x.status, 'completed', JSON.stringify(x));
     const [hit] = rx.hits('/signed');
     assert.equal(hit!.body, '{"n": "7"}');
@@ -115,13 +122,16 @@ describe('workflow steps run integration plugins, built-in or third-party', () =
     assert.ok(verifyTimestampedSignature(secret, hit!.body, String(hit!.headers['x-svc-signature-v2'])), 'X-Svc-Signature-V2 verifies');
     assert.equal(hit!.headers['x-svc-timestamp'], /t=(\d+)/.exec(String(hit!.headers['x-svc-signature-v2']))![1]);
     assert.match(String(hit!.headers['x-svc-signature']), /^sha256=[0-9a-f]{64}$/);
+    assert.deepEqual(x.execution_log[0].output, { plugin: 'integration:http', integration_id: saved.body.integration.id, name: 'books', status: 200, response: 'ok' });
+    assert.doesNotMatch(JSON.stringify(x.execution_log), /whsec_/);
     // a private address is refused by the host's outbound HTTP, whichever plugin asks
-    const ssrf = await run(s, [{ id: 'post', type: 'plugin', plugin: 'integration:http', config: { url: 'https://10.11.12.13/hook' } }]);
+    const ssrf = await run(s, [{ id: 'post', type: 'plugin', plugin: 'integration:audit', config: { url: 'https://10.11.12.13/hook', label: 'x' } }]);
     assert.equal(ssrf.status, 'failed');
     assert.match(ssrf.execution_log[0].error, /non-public address/);
     const plain = await run(s, [{ id: 'post', type: 'plugin', plugin: 'integration:audit', config: { url: 'http://example.com/audit', label: 'x' } }]);
     assert.equal(plain.status, 'failed');
     assert.match(plain.execution_log[0].error, /only https URLs/);
+    assert.equal(plain.execution_log[0].input.url, 'http://example.com/audit', "the log's input is what the plugin attempted");
   });
 
   test('an email plugin step may send only to the owner (recipient rules as for email integrations)', async () => {

@@ -70,6 +70,15 @@ export function parseIntegrationConfig(rt: Pick<Engine, 'registry'>, type: strin
   return parseTarget(pluginOfType(rt, type), config, `a ${type} integration`);
 }
 
+/**
+ * A target written in a workflow step may not hold the plugin's secret fields (a definition is stored and shown
+ * in clear): those go in a saved integration, encrypted, named by integration_id (400 naming the field).
+ */
+export function checkNoSecrets(plugin: IntegrationPlugin, given: Record<string, unknown>, what: string, prefix = 'config'): void {
+  const secret = (plugin.secretFields ?? []).find((f) => given[f] !== undefined);
+  if (secret) throw errors.validation(`${prefix}.${secret}: ${what} keeps ${secret} secret: save the target as an integration (POST /api/workflows/integrations) and give its integration_id`, [{ field: `${prefix}.${secret}`, message: 'secret field' }]);
+}
+
 /** The recipients a target sends to, checked against the owner's (the plugin says which they are). */
 export async function checkTargetRecipients(store: Store, owner: Owned, plugin: IntegrationPlugin, target: Record<string, unknown>): Promise<void> {
   if (plugin.recipients) await checkRecipients(store, owner, plugin.recipients(target));
@@ -85,7 +94,9 @@ export function integrationConfig(rt: Pick<Engine, 'config' | 'registry'>, row: 
 export function apiIntegration(rt: Pick<Engine, 'config' | 'registry'>, row: IntegrationRecord) {
   const full = integrationConfig(rt, row);
   const shown: Record<string, unknown> = { ...row.config };
-  for (const f of rt.registry.tryGet('integration', INTEGRATION_PLUGINS[row.integration_type as keyof typeof INTEGRATION_PLUGINS])?.secretFields ?? []) {
+  // the plugin's secret fields, and whatever was stored encrypted (by a plugin of this type loaded before)
+  const stored = row.secrets ? Object.keys(JSON.parse(decryptSecret(secretsKey(rt), row.secrets)) as object) : [];
+  for (const f of new Set([...(rt.registry.tryGet('integration', INTEGRATION_PLUGINS[row.integration_type as keyof typeof INTEGRATION_PLUGINS])?.secretFields ?? []), ...stored])) {
     const v = full[f];
     if (v === undefined) continue;
     if (typeof v === 'string') shown[f] = maskUrl(v);
@@ -175,6 +186,7 @@ export async function checkPluginSteps(rt: Pick<Engine, 'registry' | 'store'>, o
     const plugin = integrationPlugin(rt, name, `definition.steps.${i}.plugin`);
     const { integration_id, template: _t, subject: _s, ...given } = s.config ?? {};
     if (integration_id) continue;
+    checkNoSecrets(plugin, given, s.plugin, `definition.steps.${i}.config`);
     const target = parseTarget(plugin, given, s.plugin, `definition.steps.${i}.config`);
     await checkTargetRecipients(rt.store, owner, plugin, target);
   }

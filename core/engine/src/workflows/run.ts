@@ -17,7 +17,7 @@ import { EXTRACT_PIPELINE, extractJobError, prepareExtraction } from '../service
 import type { ExtractJobResult } from '../services/extraction.js';
 import { derivedId } from './executions.js';
 import type { WorkflowJobInput } from './executions.js';
-import { checkTargetRecipients, integrationConfig, integrationPlugin, parseTarget, pluginOfType } from './integrations.js';
+import { checkNoSecrets, checkTargetRecipients, integrationConfig, integrationPlugin, parseTarget, pluginOfType } from './integrations.js';
 import { inScope } from './scope.js';
 import type { Scope } from './scope.js';
 import { reserveCredits, withHold } from '../accounts/credits.js';
@@ -265,6 +265,7 @@ async function pluginStep(rt: Engine, scope: Scope, step: StepDef & { plugin: st
     const target = parseTarget(plugin, config, `integration ${integration_id}`);
     return sendWith(rt, scope, plugin, { ...config, ...target }, step.config, ctx, { plugin: step.plugin, integration_id, name: row.name }, signal);
   }
+  checkNoSecrets(plugin, given, step.plugin);
   return sendWith(rt, scope, plugin, parseTarget(plugin, given, step.plugin, 'config'), step.config, ctx, { plugin: step.plugin }, signal);
 }
 
