@@ -7,7 +7,7 @@ import { verifyTimestampedSignature } from '@quire/engine';
 import { startReceiver } from '../helpers/receiver.js';
 import type { Receiver } from '../helpers/receiver.js';
 import { packSdk, writePluginPackage } from '../helpers/sdk.js';
-import { startTestServer, until } from '../helpers/server.js';
+import { startTestServer, until, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -46,12 +46,32 @@ export default definePlugin({
 });
 `;
 
+/** A third-party extractor: "name: value" pairs of the document's text. */
+const KEYVALUE = `import { definePlugin } from '@quire/sdk';
+export default definePlugin({
+  kind: 'extractor', name: 'keyvalue',
+  create: () => ({
+    async extract({ doc, fields }) {
+      const data = {};
+      const fieldResults = [];
+      for (const f of fields) {
+        const at = doc.text.indexOf(f.name + ': ');
+        data[f.name] = at < 0 ? null : doc.text.slice(at + f.name.length + 2).split(/\\s/)[0];
+        fieldResults.push({ field: f.name, value: data[f.name], confidence: at < 0 ? 0 : 0.9, evidence: null });
+      }
+      return { data, fieldResults };
+    },
+  }),
+});
+`;
+
 const pkg = (name: string) => ({ name, version: '1.0.0', type: 'module', main: 'index.js', peerDependencies: { '@quire/sdk': '^1' } });
 
 describe('workflow steps run integration plugins, built-in or third-party', () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-workflow-plugins-'));
   const audit = path.join(root, 'audit');
   const chat = path.join(root, 'chat');
+  const keyvalue = path.join(root, 'keyvalue');
   let rx: Receiver;
   let s: TestServer;
 
@@ -60,8 +80,9 @@ describe('workflow steps run integration plugins, built-in or third-party', () =
     const sdk = await packSdk(root);
     await writePluginPackage(audit, pkg('quire-plugin-audit'), { 'index.js': AUDIT }, sdk);
     await writePluginPackage(chat, pkg('quire-plugin-chat'), { 'index.js': CHAT }, sdk);
+    await writePluginPackage(keyvalue, pkg('quire-plugin-keyvalue'), { 'index.js': KEYVALUE }, sdk);
     rx = await startReceiver();
-    s = await startTestServer({ env: { QUIRE_PLUGINS: audit, QUIRE_PLUGIN_OPTIONS: JSON.stringify({ 'integration:audit': { tag: 'books' } }) } });
+    s = await startTestServer({ env: { QUIRE_PLUGINS: `${audit},${keyvalue}`, QUIRE_PLUGIN_OPTIONS: JSON.stringify({ 'integration:audit': { tag: 'books' } }) } });
   });
   after(async () => {
     await s?.close();
@@ -132,6 +153,32 @@ describe('workflow steps run integration plugins, built-in or third-party', () =
     assert.equal(plain.status, 'failed');
     assert.match(plain.execution_log[0].error, /only https URLs/);
     assert.equal(plain.execution_log[0].input.url, 'http://example.com/audit', "the log's input is what the plugin attempted");
+  });
+
+  test('a third-party extractor plugin runs as a workflow step on the trigger document; its data feeds the next steps', async () => {
+    const up = await s.json('/v1/documents', { method: 'POST', body: uploadForm('bill.txt', 'invoice: INV-9 total: 31 EUR') });
+    assert.equal(up.status, 201, JSON.stringify(up.body));
+    await waitForStatus(s, `/v1/documents/${up.body.id}`);
+    const fields = [{ name: 'invoice', type: 'string' }, { name: 'total', type: 'number' }];
+    const x = await run(
+      s,
+      [
+        { id: 'kv', type: 'plugin', plugin: 'extractor:keyvalue', config: { fields } },
+        { id: 'log', type: 'plugin', plugin: 'integration:audit', config: { url: `${rx.base}/extracted`, label: 'kv', template: '{{invoice}} {{total}}' } },
+      ],
+      { document_id: up.body.id },
+    );
+    assert.equal(x.status, 'completed', JSON.stringify(x));
+    assert.deepEqual(x.execution_log[0].output.data, { invoice: 'INV-9', total: '31' });
+    assert.deepEqual(x.execution_log[0].input, { plugin: 'extractor:keyvalue', document_id: up.body.id, fields: ['invoice', 'total'] });
+    assert.equal(JSON.parse(rx.hits('/extracted')[0]!.body).text, 'INV-9 31');
+    // the step is checked when saved: a loaded extractor, valid fields
+    const unknown = await s.json('/api/workflows', { method: 'POST', json: { name: 'bad', definition: { steps: [{ id: 'kv', type: 'plugin', plugin: 'extractor:nowhere', config: { fields } }] } } });
+    assert.equal(unknown.status, 400, JSON.stringify(unknown.body));
+    assert.match(unknown.body.error.message, /no extractor plugin "nowhere"; loaded: .*keyvalue/);
+    const noFields = await s.json('/api/workflows', { method: 'POST', json: { name: 'bad', definition: { steps: [{ id: 'kv', type: 'plugin', plugin: 'extractor:keyvalue', config: { fields: [] } }] } } });
+    assert.equal(noFields.status, 400, JSON.stringify(noFields.body));
+    assert.match(noFields.body.error.message, /definition\.steps\.0\.config\.fields/);
   });
 
   test('an email plugin step may send only to the owner (recipient rules as for email integrations)', async () => {

@@ -19,7 +19,7 @@ export const INTEGRATION_TYPES = ['messaging', 'email', 'webhook'] as const;
 /** The integration plugin each integration type sends with (a plugin of the same name loaded later replaces it). */
 export const INTEGRATION_PLUGINS: Record<(typeof INTEGRATION_TYPES)[number], string> = { messaging: 'slack', webhook: 'http', email: 'email' };
 /** The kinds of plugin a `plugin` step can run. */
-export const STEP_PLUGIN_KINDS = ['integration'] as const;
+export const STEP_PLUGIN_KINDS = ['integration', 'extractor'] as const;
 /** Events a workflow can be triggered by: every §6.1 event and the platform events (document.processed). */
 export const TRIGGER_EVENTS = EVENT_TYPES;
 
@@ -64,7 +64,7 @@ const IntegrationStepConfig = z
 /**
  * A step that runs a plugin, `kind:name`. For an integration: `config` is the target (where to send, checked by
  * the plugin's schema) or `integration_id` (a saved integration, whose secrets stay encrypted), with the step's
- * `template` and `subject`.
+ * `template` and `subject`. For an extractor: `fields`, `instructions`, `document_id` (plugin-steps.ts).
  */
 const PluginRef = z.string().regex(new RegExp(`^(${STEP_PLUGIN_KINDS.join('|')}):[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`), `kind:name, where kind is ${STEP_PLUGIN_KINDS.join(' or ')}`);
 const PluginStepConfig = z

@@ -173,21 +173,3 @@ export function emailConfigured(rt: Pick<Engine, 'config' | 'registry'>): boolea
 export async function sendNotice(rt: Pick<Engine, 'registry'>, mail: { to: string; subject: string; text: string }): Promise<void> {
   await integrationPlugin(rt, 'email').send({ target: { to: mail.to }, message: { body: mail.text, subject: mail.subject } });
 }
-
-/**
- * The `plugin` steps of a definition, checked when it is saved: the plugin is loaded, and a target given in
- * the step (not a saved integration) passes the plugin's schema and its recipients the owner's rules
- * (400 naming the field).
- */
-export async function checkPluginSteps(rt: Pick<Engine, 'registry' | 'store'>, owner: Owned, def: { steps: { type: string; plugin?: string; config?: Record<string, unknown> }[] }): Promise<void> {
-  for (const [i, s] of def.steps.entries()) {
-    if (s.type !== 'plugin' || !s.plugin) continue;
-    const [, name] = s.plugin.split(':') as [string, string];
-    const plugin = integrationPlugin(rt, name, `definition.steps.${i}.plugin`);
-    const { integration_id, template: _t, subject: _s, ...given } = s.config ?? {};
-    if (integration_id) continue;
-    checkNoSecrets(plugin, given, s.plugin, `definition.steps.${i}.config`);
-    const target = parseTarget(plugin, given, s.plugin, `definition.steps.${i}.config`);
-    await checkTargetRecipients(rt.store, owner, plugin, target);
-  }
-}

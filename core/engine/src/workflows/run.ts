@@ -7,12 +7,12 @@
  * again after a crash skips the steps that completed and goes on from there.
  */
 import { NonRetryableError, StoreConflictError, errors, isQuireError } from '@quire/core';
-import type { IntegrationPlugin, JobRecord, WorkflowExecutionRecord } from '@quire/core';
+import type { FieldDefinition, IntegrationPlugin, JobRecord, WorkflowExecutionRecord } from '@quire/core';
 import type { AuthInfo } from '../accounts/access.js';
 import { actingAs, canRead, roleIn } from '../accounts/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { ownerOf } from '../jobs.js';
-import { loadChunks } from '../pipelines/steps.js';
+import { contentKey, loadChunks, loadParsed } from '../pipelines/steps.js';
 import { EXTRACT_PIPELINE, extractJobError, prepareExtraction } from '../services/extraction.js';
 import type { ExtractJobResult } from '../services/extraction.js';
 import { derivedId } from './executions.js';
@@ -20,7 +20,8 @@ import type { WorkflowJobInput } from './executions.js';
 import { checkNoSecrets, checkTargetRecipients, integrationConfig, integrationPlugin, parseTarget, pluginOfType } from './integrations.js';
 import { inScope } from './scope.js';
 import type { Scope } from './scope.js';
-import { reserveCredits, withHold } from '../accounts/credits.js';
+import { holdCredits, reserveCredits, withHold } from '../accounts/credits.js';
+import { extractorPlugin, parseExtractorStep } from './plugin-steps.js';
 
 export interface LogEntry {
   step_id: string;
@@ -58,6 +59,7 @@ function absorb(ctx: Ctx, step: StepDef, output: unknown): void {
   ctx.steps[step.id] = output;
   if (!plainObject(output)) return;
   if (step.type === 'extract' && plainObject(output.data)) Object.assign(ctx, output.data, { extraction_id: output.extraction_id, document_id: output.document_id });
+  else if (step.type === 'plugin' && step.plugin?.startsWith('extractor:') && plainObject(output.data)) Object.assign(ctx, output.data, { document_id: output.document_id });
   else if (step.type === 'parse') Object.assign(ctx, { document_id: output.document_id, document_name: output.name, file_type: output.file_type, pages: output.pages, text: output.text });
   else if (step.type === 'transform') {
     const { steps: _s, trigger: _t, workflow: _w, execution: _e, ...rest } = output;
@@ -255,8 +257,41 @@ async function integrationStep(rt: Engine, scope: Scope, step: StepDef, ctx: Ctx
 }
 
 /** A step that runs a plugin by name (`integration:<name>`), built-in or loaded with QUIRE_PLUGINS. */
-async function pluginStep(rt: Engine, scope: Scope, step: StepDef & { plugin: string }, ctx: Ctx, signal: AbortSignal) {
+/**
+ * An extractor plugin (any loaded one, not only the selected extractor) on the workflow's document, once it is
+ * parsed: its parsed content and chunks, the step's fields. Charged as an extraction (a credit hold settled
+ * when it succeeds, released when it fails).
+ */
+async function extractorStep(rt: Engine, auth: AuthInfo, scope: Scope, step: StepDef & { plugin: string }, name: string, ctx: Ctx, signal: AbortSignal) {
+  const config = parseExtractorStep(step.config, 'config');
+  const documentId = await documentIdOf(rt, { ...step, config }, ctx, signal);
+  if (!documentId) throw errors.validation('The extractor step has no document: give trigger_data.document_id, a parse step before it, or config.document_id');
+  await scopedDocument(rt, auth, scope, documentId);
+  const extractor = await extractorPlugin(rt, name);
+  const doc = await waitFor(`Parsing document ${documentId}`, signal, async () => {
+    const d = await rt.store.repo('documents').get(documentId);
+    if (!d) throw errors.notFound('document', documentId);
+    if (d.status === 'failed') throw errors.processing(`Document ${documentId} could not be parsed: ${d.error ?? 'failed'}`);
+    return d.status === 'completed' ? d : null;
+  });
+  const input = { plugin: step.plugin, document_id: doc.id, fields: config.fields.map((f) => f.name) };
+  const hold = await holdCredits(rt, scope, 'extract', 1).catch((e) => Promise.reject(Object.assign(e, { stepInput: input })));
+  try {
+    const parsed = await loadParsed(rt, contentKey(doc.id));
+    const chunks = await loadChunks(rt, doc.id);
+    const r = await extractor.extract({ doc: parsed, chunks, fields: config.fields as FieldDefinition[], instructions: config.instructions, signal });
+    await hold.settle(doc.id);
+    const fields = r.fieldResults.map((f) => ({ field: f.field, confidence: f.confidence, page: f.evidence?.page ?? null }));
+    return { input, output: { plugin: step.plugin, document_id: doc.id, data: r.data, fields } };
+  } catch (e) {
+    await hold.release();
+    throw Object.assign(e as object, { stepInput: input });
+  }
+}
+
+async function pluginStep(rt: Engine, auth: AuthInfo, scope: Scope, step: StepDef & { plugin: string }, ctx: Ctx, signal: AbortSignal) {
   const [kind, name] = step.plugin.split(':') as [string, string];
+  if (kind === 'extractor') return extractorStep(rt, auth, scope, step, name, ctx, signal);
   if (kind !== 'integration') throw errors.validation(`plugin: a step cannot run a ${kind} plugin`);
   const plugin = integrationPlugin(rt, name);
   const { integration_id, template: _t, subject: _s, ...given } = step.config as Record<string, unknown>;
@@ -282,7 +317,7 @@ async function runStep(rt: Engine, auth: AuthInfo, scope: Scope, step: StepDef, 
     case 'integration':
       return integrationStep(rt, scope, step, ctx, signal);
     case 'plugin':
-      return pluginStep(rt, scope, step as StepDef & { plugin: string }, ctx, signal);
+      return pluginStep(rt, auth, scope, step as StepDef & { plugin: string }, ctx, signal);
     default:
       throw errors.validation(`Unknown step type ${step.type}`);
   }
