@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DocumentBuilder, createPlugin, definePlugin, errors, QuireError, readWith, z } from '@quire/sdk';
+import { CORE_VERSION, DocumentBuilder, createPlugin, definePlugin, errors, QuireError, readWith, z } from '@quire/sdk';
 
 const reader = definePlugin({
   kind: 'reader',
@@ -43,4 +43,11 @@ test('readWith reads a real file with a reader plugin; its errors are the host\'
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("the SDK's version is the kernel's: a plugin's peer range on @quire/sdk is checked against it", () => {
+  const sdk = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  const kernel = JSON.parse(fs.readFileSync(new URL('../../kernel/package.json', import.meta.url), 'utf8'));
+  assert.equal(sdk.version, CORE_VERSION);
+  assert.equal(kernel.version, CORE_VERSION);
 });
