@@ -128,6 +128,11 @@ export const PLUGIN_ENV: readonly { env: string; plugin: string; option: string;
   { env: 'QUIRE_LLM_BASE_URL', plugin: 'llm:openai', option: 'baseUrl' },
   { env: 'QUIRE_LLM_MODEL', plugin: 'llm:openai', option: 'model' },
   { env: 'QUIRE_LLM_API_KEY', plugin: 'llm:openai', option: 'apiKey' },
+  { env: 'QUIRE_SMTP_HOST', plugin: 'integration:email', option: 'host' },
+  { env: 'QUIRE_SMTP_PORT', plugin: 'integration:email', option: 'port', type: 'int' },
+  { env: 'QUIRE_SMTP_USER', plugin: 'integration:email', option: 'user' },
+  { env: 'QUIRE_SMTP_PASSWORD', plugin: 'integration:email', option: 'password' },
+  { env: 'QUIRE_SMTP_FROM', plugin: 'integration:email', option: 'from' },
 ];
 
 /** The README's configuration table: every variable, its default and meaning, and the plugin options it sets. */
@@ -203,7 +208,6 @@ const schema = z.object({
   weaviate: z.object({ url: z.string().url().optional(), apiKey: optionalString }),
   workflows: z.object({
     secretsKey: z.string().min(16, 'must be at least 16 characters').optional(),
-    smtp: z.object({ host: optionalString, port: int(1, 65535), user: optionalString, password: optionalString, from: z.string().min(3) }),
     schedulerIntervalMs: z.number().int().min(10).max(3_600_000),
     expressionTimeoutMs: z.number().int().min(100).max(600_000),
     cronSeconds: bool,
@@ -240,7 +244,7 @@ const SOURCE: Record<string, string> = {
   'apiKeys.free': 'QUIRE_API_KEYS_FREE', 'apiKeys.standard': 'QUIRE_API_KEYS_STANDARD', 'apiKeys.premium': 'QUIRE_API_KEYS_PREMIUM',
   'credits.free': 'QUIRE_CREDITS_FREE', 'credits.standard': 'QUIRE_CREDITS_STANDARD', 'credits.premium': 'QUIRE_CREDITS_PREMIUM',
   'privacy.policyVersion': 'QUIRE_POLICY_VERSION', 'privacy.exportTtlMs': 'QUIRE_EXPORT_TTL_H', 'privacy.deletionGraceDays': 'QUIRE_DELETION_GRACE_DAYS',
-  'workflows.secretsKey': 'QUIRE_SECRETS_KEY', 'workflows.smtp.host': 'QUIRE_SMTP_HOST', 'workflows.smtp.port': 'QUIRE_SMTP_PORT', 'workflows.smtp.from': 'QUIRE_SMTP_FROM', 'workflows.schedulerIntervalMs': 'QUIRE_SCHEDULER_INTERVAL_S', 'workflows.expressionTimeoutMs': 'QUIRE_WORKFLOW_EXPRESSION_TIMEOUT_S', 'workflows.cronSeconds': 'QUIRE_CRON_SECONDS', 'workflows.maxExecutionsPerOrigin': 'QUIRE_WORKFLOW_MAX_EXECUTIONS', 'workflows.maxRunning': 'QUIRE_WORKFLOW_MAX_RUNNING',
+  'workflows.secretsKey': 'QUIRE_SECRETS_KEY', 'workflows.schedulerIntervalMs': 'QUIRE_SCHEDULER_INTERVAL_S', 'workflows.expressionTimeoutMs': 'QUIRE_WORKFLOW_EXPRESSION_TIMEOUT_S', 'workflows.cronSeconds': 'QUIRE_CRON_SECONDS', 'workflows.maxExecutionsPerOrigin': 'QUIRE_WORKFLOW_MAX_EXECUTIONS', 'workflows.maxRunning': 'QUIRE_WORKFLOW_MAX_RUNNING',
 };
 
 function deepFreeze<T>(o: T): T {
@@ -319,7 +323,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     weaviate: { url: nonEmpty(env.QUIRE_WEAVIATE_URL), apiKey: nonEmpty(env.QUIRE_WEAVIATE_API_KEY) },
     workflows: {
       secretsKey: nonEmpty(env.QUIRE_SECRETS_KEY),
-      smtp: { host: nonEmpty(env.QUIRE_SMTP_HOST), port: env.QUIRE_SMTP_PORT ?? 587, user: nonEmpty(env.QUIRE_SMTP_USER), password: nonEmpty(env.QUIRE_SMTP_PASSWORD), from: env.QUIRE_SMTP_FROM ?? 'quire@localhost' },
       schedulerIntervalMs: Math.round(secs(env.QUIRE_SCHEDULER_INTERVAL_S, 5)),
       expressionTimeoutMs: Math.round(secs(env.QUIRE_WORKFLOW_EXPRESSION_TIMEOUT_S, 2)),
       cronSeconds: env.QUIRE_CRON_SECONDS ?? 'false',

@@ -53,6 +53,11 @@ test('variables that configure a plugin become its options, only when set (the p
     QUIRE_LLM_MODEL: 'm',
     QUIRE_LLM_API_KEY: 'lk',
     QUIRE_CHROMIUM_PATH: '/opt/chromium',
+    QUIRE_SMTP_HOST: 'smtp.example',
+    QUIRE_SMTP_PORT: '465',
+    QUIRE_SMTP_USER: 'mailer',
+    QUIRE_SMTP_PASSWORD: 'pw',
+    QUIRE_SMTP_FROM: 'quire@example.com',
   });
   assert.deepEqual(c.plugins.options, {
     'store:typeorm': { url: 'mysql://u:p@db:3306/quire' },
@@ -67,6 +72,7 @@ test('variables that configure a plugin become its options, only when set (the p
     'embedder:openai': { baseUrl: 'http://e:11434/v1', model: 'nomic', apiKey: 'ek' },
     'llm:openai': { baseUrl: 'http://l/v1', model: 'm', apiKey: 'lk' },
     'generator:pdf': { chromium: '/opt/chromium' },
+    'integration:email': { host: 'smtp.example', port: 465, user: 'mailer', password: 'pw', from: 'quire@example.com' },
   });
   assert.equal(c.plugins.sources['reader:pdf.workers'], 'QUIRE_PDF_WORKERS');
   assert.equal(Object.keys(c.plugins.sources).length, PLUGIN_ENV.length);
@@ -76,6 +82,7 @@ test('variables that configure a plugin become its options, only when set (the p
   assert.equal(c.queue.prefix, 'other');
   assert.equal(loadConfig({ QUIRE_PDF_DEBUG: '0', QUIRE_VECTOR_NO_SIMD: 'no' }).plugins.options['reader:pdf']?.debug, false);
   assert.throws(() => loadConfig({ QUIRE_PDF_WORKERS: 'four' }), /QUIRE_PDF_WORKERS \(plugin reader:pdf option workers\): expected an integer/);
+  assert.throws(() => loadConfig({ QUIRE_SMTP_PORT: 'smtp' }), /QUIRE_SMTP_PORT \(plugin integration:email option port\): expected an integer/);
   assert.throws(() => loadConfig({ QUIRE_PDF_DEBUG: 'maybe' }), /QUIRE_PDF_DEBUG/);
   assert.throws(() => loadConfig({ QUIRE_VECTOR_NO_SIMD: 'maybe' }), /QUIRE_VECTOR_NO_SIMD/);
 });

@@ -4,22 +4,25 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { errorBody } from '../helpers/assertions.js';
+import { packSdk, writePluginPackage } from '../helpers/sdk.js';
 import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-/** The README's plugin example (its package.json and index.js), written to `dir` as a third party would. */
-function writeReadmePlugin(dir: string): void {
+/**
+ * The README's plugin example (its package.json and index.js), written to `dir` outside the repository as a
+ * third party would, with the packed SDK installed there by npm (offline).
+ */
+async function writeReadmePlugin(dir: string, sdk: string): Promise<void> {
   const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
   const section = readme.slice(readme.indexOf('## Writing a plugin'));
   const block = (lang: string) => section.match(new RegExp('```' + lang + '\\n([\\s\\S]*?)\\n```'))?.[1];
   const pkg = block('json');
   const source = block('js');
   assert.ok(pkg && source, 'the README shows a package.json and an index.js under "Writing a plugin"');
-  fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'package.json'), pkg);
-  fs.writeFileSync(path.join(dir, 'index.js'), source);
+  assert.match(pkg, /"peerDependencies": \{ "@quire\/sdk"/, 'the example depends on the SDK as a peer');
+  await writePluginPackage(dir, pkg, { 'index.js': source }, sdk);
 }
 
 const MARKDOWN = '# Release plan\n\nShip the **new** reader on Friday.\n\n## Risks\n\nNone known.\n';
@@ -29,10 +32,9 @@ describe('open formats: a third-party reader adds Markdown', () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-open-formats-'));
   const plugin = path.join(root, 'markdown');
   before(async () => {
-    writeReadmePlugin(plugin);
-    // @quire/core resolvable from the plugin's folder, as for a plugin installed next to Quire
-    fs.mkdirSync(path.join(root, 'node_modules', '@quire'), { recursive: true });
-    fs.symlinkSync(path.join(ROOT, 'core/kernel'), path.join(root, 'node_modules', '@quire', 'core'));
+    await writeReadmePlugin(plugin, await packSdk(root));
+    assert.ok(path.relative(ROOT, plugin).startsWith('..'), 'the plugin is outside the repository');
+    assert.ok(!fs.existsSync(path.join(root, 'node_modules')), 'nothing of Quire is linked beside the plugin');
     s = await startTestServer({ env: { QUIRE_PLUGINS: plugin, QUIRE_PLUGIN_OPTIONS: JSON.stringify({ 'reader:markdown': { prefix: 'MD: ' } }) } });
   });
   after(async () => {

@@ -3,6 +3,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { packSdk } from '../helpers/sdk.js';
 import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 
@@ -13,6 +16,8 @@ function writePlugin(dir: string, pkg: object, source: string): void {
   fs.writeFileSync(path.join(dir, 'index.js'), source);
 }
 
+const run = promisify(execFile);
+
 describe('third-party plugins through config', () => {
   let s: TestServer;
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-plugins-'));
@@ -20,11 +25,11 @@ describe('third-party plugins through config', () => {
     // the README's example: a txt reader where "# " lines are headings; it replaces the built-in for txt
     writePlugin(
       path.join(root, 'markdown'),
-      { name: 'quire-plugin-markdown', type: 'module', main: 'index.js', quire: { kind: 'reader', name: 'markdown', core: '^1' } },
+      { name: 'quire-plugin-markdown', version: '1.0.0', type: 'module', main: 'index.js', peerDependencies: { '@quire/sdk': '^1' } },
       `import fs from 'node:fs/promises';
-import { DocumentBuilder } from '@quire/core';
-export default {
-  kind: 'reader', name: 'markdown', core: '^1',
+import { DocumentBuilder, definePlugin } from '@quire/sdk';
+export default definePlugin({
+  kind: 'reader', name: 'markdown',
   create: () => ({
     formats: ['txt'],
     async read(input) {
@@ -37,7 +42,7 @@ export default {
       return b.build();
     },
   }),
-};`,
+});`,
     );
     // a chunker that fails in an unexpected way, to see what a client gets from an internal error
     writePlugin(
@@ -45,9 +50,8 @@ export default {
       { name: 'quire-plugin-faulty', type: 'module', main: 'index.js', quire: { kind: 'chunker', name: 'default', core: '^1' } },
       `export default { kind: 'chunker', name: 'default', core: '^1', create: () => ({ chunk(doc) { if (doc.text.includes('EXPLODE')) { const o = null; return o.boom; } return [{ id: doc.id + ':0', index: 0, page: 1, content: doc.text, bbox: null, span: { start: 0, end: doc.text.length }, metadata: { type: 'text', confidence: 1 } }]; } }) };`,
     );
-    // make @quire/core resolvable from the temp folder, as it would be from a plugin installed next to Quire
-    fs.mkdirSync(path.join(root, 'node_modules', '@quire'), { recursive: true });
-    fs.symlinkSync(path.resolve(import.meta.dirname, '../../core/kernel'), path.join(root, 'node_modules', '@quire', 'core'));
+    // the SDK installed beside the plugin from its packed tarball, as a third party does (nothing of the repository linked)
+    await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--save-dev', await packSdk(root)], { cwd: path.join(root, 'markdown') });
     s = await startTestServer({ env: { QUIRE_PLUGINS: `${path.join(root, 'markdown')},${path.join(root, 'faulty')}` } });
   });
   after(async () => {

@@ -11,6 +11,7 @@ import type { EngineContext, RuntimeRole } from './context.js';
 import { definePipelines } from './pipelines/index.js';
 import { jobInputKey } from './pipelines/steps.js';
 import { EVAL_LIMITS, EvalSandbox } from './workflows/sandbox.js';
+import { outboundHttp } from './workflows/send.js';
 
 /** Built-in plugins, loaded through the same registry as third-party ones (which may override them). */
 export const BUILTIN_PLUGINS = [
@@ -35,6 +36,9 @@ export const BUILTIN_PLUGINS = [
   '@quire/plugin-generator-default',
   '@quire/plugin-generator-pdf',
   '@quire/plugin-editor-pdf',
+  '@quire/plugin-integration-http',
+  '@quire/plugin-integration-slack',
+  '@quire/plugin-integration-email',
 ];
 
 
@@ -58,7 +62,7 @@ export class Engine implements EngineContext {
     const selected: Record<string, string> = { ...config.plugins.selected };
     if (config.llm.baseUrl) selected.llm = 'openai';
     // plugins get their own options and the shared settings they ask for, never the whole config
-    this.registry = new PluginRegistry({ dataDir: config.dataDir, logger, selected, options: config.plugins.options, optionSources: config.plugins.sources, shared: sharedSettings(config) });
+    this.registry = new PluginRegistry({ dataDir: config.dataDir, logger, selected, options: config.plugins.options, optionSources: config.plugins.sources, shared: sharedSettings(config), http: outboundHttp({ allowedHosts: config.network.allowedHosts, timeoutMs: config.webhooks.timeoutMs }) });
     this.workflowSandbox = new EvalSandbox({ ...EVAL_LIMITS, timeoutMs: config.workflows.expressionTimeoutMs });
   }
 

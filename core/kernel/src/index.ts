@@ -21,3 +21,4 @@ export * from './util/zip.js';
 export * from './util/abort.js';
 export * from './util/limiter.js';
 export * from './util/private-files.js';
+export * from './util/signature.js';

@@ -62,3 +62,39 @@ test('merged cells repeat their text across the positions they cover in markdown
   assert.match(tableToMarkdown(t), /^\| Class1 \| Class1 \| Other \|/);
   assert.match(tableToHtml(t), /<th colspan="2">Class1<\/th>/);
 });
+
+test('registry: the manifest is the definition; the SDK range may come from peerDependencies, and is checked', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-plugin-'));
+  const write = (peer: string | undefined, core?: string) => {
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'x', type: 'module', main: 'index.js', ...(peer ? { peerDependencies: { '@quire/sdk': peer } } : {}) }));
+    fs.writeFileSync(path.join(dir, `index.js`), `export default { kind: 'chunker', name: 'mine', ${core ? `core: '${core}', ` : ''}create: () => ({ chunk: () => [1] }) };`);
+  };
+  try {
+    write('^1');
+    const r = reg();
+    await r.load(dir);
+    await r.start();
+    assert.equal(r.get('chunker').chunk({} as any, {} as any).length, 1);
+    write('^2');
+    await assert.rejects(reg().load(`${dir}/`), /needs @quire\/core \(the SDK, @quire\/sdk\) "\^2", this is 1\.0\.0/);
+    write(undefined);
+    await assert.rejects(reg().load(`${dir}/.`), /says no SDK version: give definePlugin\(\{ core: "\^1" \}\) or peerDependencies/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('errors of another copy of the SDK are QuireErrors and NonRetryableErrors of the host', async () => {
+  const { QuireError, NonRetryableError, isQuireError, isRetryable } = await import('@quire/core');
+  // a plugin's own copy: the same module loaded again under another URL
+  const url = new URL('../src/errors/index.ts', import.meta.url);
+  const copy = await import(`${url.href}?copy`);
+  const pipeline = await import(`${new URL('../src/pipeline/types.ts', import.meta.url).href}?copy`);
+  assert.notEqual(copy.QuireError, QuireError);
+  const e = copy.errors.unsupported('No reader for .xyz');
+  assert.ok(e instanceof QuireError && isQuireError(e));
+  assert.equal(e.status, 422);
+  assert.ok(new pipeline.NonRetryableError('stop') instanceof NonRetryableError);
+  assert.equal(isRetryable(new pipeline.NonRetryableError('stop')), false);
+  assert.ok(!(new Error('plain') instanceof QuireError));
+});

@@ -1,7 +1,7 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { makePrivateSync, mkdirPrivateSync } from '@quire/core';
+import { hmacHex, makePrivateSync, mkdirPrivateSync, safeEqualHex } from '@quire/core';
 
 /** The signing secret: from config, else generated once into the data dir (0600) and reused. */
 export function loadSigningSecret(dataDir: string, configured?: string): string {
@@ -22,15 +22,7 @@ export function loadSigningSecret(dataDir: string, configured?: string): string 
   }
 }
 
-export function hmacHex(secret: string, data: string | Buffer): string {
-  return createHmac('sha256', secret).update(data).digest('hex');
-}
-
-export function safeEqualHex(a: string, b: string): boolean {
-  const x = Buffer.from(a, 'utf8');
-  const y = Buffer.from(b, 'utf8');
-  return x.length === y.length && timingSafeEqual(x, y);
-}
+export { hmacHex, safeEqualHex };
 
 /** Signs `purpose:id:expires` for links that work without an API key (studio links, downloads). */
 export function signLink(secret: string, purpose: string, id: string, expiresAt: number): string {

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import { NonRetryableError, isRetryable, transient } from '@quire/core';
+import { NonRetryableError, isRetryable, signatureHeader, timestampedSignatureHeader, transient, verifyTimestampedSignature } from '@quire/core';
 import type { JobRecord, Logger, PipelineRuntime, RetryPolicy, Store, WebhookDeliveryRecord } from '@quire/core';
 import { newJob } from '../jobs.js';
-import { hmacHex, safeEqualHex } from './signing.js';
 import { pinnedLookup, vetUrl } from './url-fetch.js';
 
 import type { NewDelivery } from './webhook-subscriptions.js';
@@ -33,35 +32,8 @@ export function permanentStatus(status: number): boolean {
   return status >= 400 && status < 500 && status !== 408 && status !== 429;
 }
 
-/** The signature header value for a payload: sha256=<hex HMAC-SHA256 of the exact bytes sent>. */
-export function signatureHeader(secret: string, payload: string): string {
-  return `sha256=${hmacHex(secret, payload)}`;
-}
-
-/**
- * The timestamped signature (X-Svc-Signature-V2): `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<exact body>">`.
- * The same t is sent in X-Svc-Timestamp. A receiver recomputes v1 from the header's t and the raw body,
- * compares in constant time, and refuses a t too far from its clock (e.g. more than 5 minutes): a captured
- * delivery cannot be replayed later, since changing t breaks v1. Each attempt is signed with its own time.
- */
-export function timestampedSignatureHeader(secret: string, payload: string, timestamp: number): string {
-  return `t=${timestamp},v1=${hmacHex(secret, `${timestamp}.${payload}`)}`;
-}
-
-/** Checks an X-Svc-Signature-V2 value (what a receiver does; tolerance in seconds, default 300). */
-export function verifyTimestampedSignature(secret: string, payload: string, header: string, opts: { toleranceS?: number; now?: number } = {}): boolean {
-  const parts = new Map<string, string[]>();
-  for (const item of header.split(',')) {
-    const i = item.indexOf('=');
-    if (i > 0) parts.set(item.slice(0, i).trim(), [...(parts.get(item.slice(0, i).trim()) ?? []), item.slice(i + 1).trim()]);
-  }
-  const t = Number(parts.get('t')?.[0]);
-  if (!Number.isInteger(t)) return false;
-  const now = opts.now ?? Math.floor(Date.now() / 1000);
-  if (Math.abs(now - t) > (opts.toleranceS ?? 300)) return false;
-  const expected = hmacHex(secret, `${t}.${payload}`);
-  return (parts.get('v1') ?? []).some((v) => safeEqualHex(v, expected));
-}
+// the signature scheme is the SDK's, shared with the HTTP integration plugin
+export { signatureHeader, timestampedSignatureHeader, verifyTimestampedSignature };
 
 /**
  * Persistent webhook delivery on the job engine: every delivery is a `webhook_deliveries` row (what users

@@ -13,9 +13,13 @@ import { EVENT_TYPES, errors } from '@quire/core';
 import { checkTemplateNesting } from '../validation.js';
 import { checkRegexes } from './regex.js';
 
-export const STEP_TYPES = ['parse', 'extract', 'transform', 'condition', 'integration'] as const;
+export const STEP_TYPES = ['parse', 'extract', 'transform', 'condition', 'integration', 'plugin'] as const;
 export const TRIGGER_TYPES = ['manual', 'scheduled', 'webhook', 'event'] as const;
 export const INTEGRATION_TYPES = ['messaging', 'email', 'webhook'] as const;
+/** The integration plugin each integration type sends with (a plugin of the same name loaded later replaces it). */
+export const INTEGRATION_PLUGINS: Record<(typeof INTEGRATION_TYPES)[number], string> = { messaging: 'slack', webhook: 'http', email: 'email' };
+/** The kinds of plugin a `plugin` step can run. */
+export const STEP_PLUGIN_KINDS = ['integration', 'extractor'] as const;
 /** Events a workflow can be triggered by: every §6.1 event and the platform events (document.processed). */
 export const TRIGGER_EVENTS = EVENT_TYPES;
 
@@ -57,12 +61,27 @@ const IntegrationStepConfig = z
   })
   .strict();
 
+/**
+ * A step that runs a plugin, `kind:name`. For an integration: `config` is the target (where to send, checked by
+ * the plugin's schema) or `integration_id` (a saved integration, whose secrets stay encrypted), with the step's
+ * `template` and `subject`. For an extractor: `fields`, `instructions`, `document_id` (plugin-steps.ts).
+ */
+const PluginRef = z.string().regex(new RegExp(`^(${STEP_PLUGIN_KINDS.join('|')}):[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`), `kind:name, where kind is ${STEP_PLUGIN_KINDS.join(' or ')}`);
+const PluginStepConfig = z
+  .object({
+    integration_id: z.string().uuid('integration_id must be a UUID').optional().describe('a saved integration as the target (no other target field then)'),
+    template: z.string().max(100_000).optional().describe('handlebars template of the message; default: the target\'s, else the context as JSON'),
+    subject: z.string().max(1000).optional().describe('a subject template (email)'),
+  })
+  .catchall(z.unknown());
+
 export const WorkflowStep = z.discriminatedUnion('type', [
   z.object({ id: StepId, type: z.literal('parse'), config: ParseConfig.default({}) }).strict(),
   z.object({ id: StepId, type: z.literal('extract'), config: ExtractConfig }).strict(),
   z.object({ id: StepId, type: z.literal('transform'), config: TransformConfig }).strict(),
   z.object({ id: StepId, type: z.literal('condition'), config: ConditionConfig }).strict(),
   z.object({ id: StepId, type: z.literal('integration'), config: IntegrationStepConfig }).strict(),
+  z.object({ id: StepId, type: z.literal('plugin'), plugin: PluginRef, config: PluginStepConfig.default({}) }).strict(),
 ]);
 export type WorkflowStep = z.infer<typeof WorkflowStep>;
 
@@ -102,21 +121,6 @@ export const WorkflowPatch = z
   })
   .strict();
 
-const Headers = z.record(z.string().regex(/^[A-Za-z0-9-]{1,64}$/, 'a header name'), z.string().max(4000));
-export const MessagingConfig = z.object({ webhook_url: z.string().url().max(2000), channel: z.string().max(200).optional() }).strict();
-export const EmailConfig = z
-  .object({
-    to: z.union([z.string().email(), z.array(z.string().email()).min(1).max(50)]),
-    subject: z.string().max(1000).default('Workflow {{workflow.name}}'),
-    template: z.string().max(100_000).optional(),
-  })
-  .strict();
-export const WebhookConfig = z
-  .object({ url: z.string().url().max(2000), method: z.enum(['POST', 'PUT', 'PATCH']).default('POST'), headers: Headers.optional() })
-  .strict();
-/** Which config fields of an integration type are secret: encrypted at rest and masked in answers. */
-export const SECRET_FIELDS: Record<(typeof INTEGRATION_TYPES)[number], string[]> = { messaging: ['webhook_url'], webhook: ['url', 'headers'], email: [] };
-
 export const IntegrationBody = z
   .object({
     workflow_id: z.string().uuid().nullable().optional(),
@@ -129,17 +133,6 @@ export const IntegrationBody = z
 export const IntegrationPatch = z
   .object({ workflow_id: z.string().uuid().nullable().optional(), name: z.string().trim().min(1).max(255).optional(), config: z.record(z.string(), z.unknown()).optional() })
   .strict();
-
-/** Validates an integration's config for its type (400 with the field at fault). */
-export function parseIntegrationConfig(type: string, config: unknown): Record<string, unknown> {
-  const schema = type === 'messaging' ? MessagingConfig : type === 'email' ? EmailConfig : WebhookConfig;
-  const r = schema.safeParse(config);
-  if (!r.success) {
-    const details = r.error.issues.map((i) => ({ field: ['config', ...i.path.map(String)].join('.'), message: i.message }));
-    throw errors.validation(`Invalid config of a ${type} integration: ${details.map((d) => `${d.field} ${d.message}`).join('; ')}`, details);
-  }
-  return r.data as Record<string, unknown>;
-}
 
 const bad = (field: string, message: string) => errors.validation(`${field}: ${message}`, [{ field, message }]);
 
@@ -183,13 +176,24 @@ export function checkWorkflow(def: WorkflowDefinition, triggerType: string, trig
         if (j <= i) throw bad(`${at}.config.${key}`, `"${to}" is not after this step: a condition jumps forward only`);
       }
     }
-    if (s.type === 'integration' && s.config.template !== undefined) {
+    if ((s.type === 'integration' || s.type === 'plugin') && s.config.template !== undefined) {
       checkTemplateNesting(s.config.template, `${at}.config.template`);
       try {
         Handlebars.parse(s.config.template);
       } catch (e) {
         throw bad(`${at}.config.template`, `not a valid template: ${(e as Error).message.split('\n')[0]}`);
       }
+    }
+    if (s.type === 'plugin' && s.config.subject !== undefined) {
+      checkTemplateNesting(s.config.subject, `${at}.config.subject`);
+      try {
+        Handlebars.parse(s.config.subject);
+      } catch (e) {
+        throw bad(`${at}.config.subject`, `not a valid template: ${(e as Error).message.split('\n')[0]}`);
+      }
+    }
+    if (s.type === 'plugin' && s.config.integration_id && Object.keys(s.config).some((k) => !['integration_id', 'template', 'subject'].includes(k))) {
+      throw bad(`${at}.config`, 'with integration_id the target is the saved integration: give no other target field');
     }
   });
   if (triggerType === 'event' && !trigger.event) throw bad('trigger_config.event', `required for an event trigger: one of ${TRIGGER_EVENTS.join(', ')}`);

@@ -26,7 +26,7 @@ export interface WorkflowJobInput {
   execution_id: string;
   workflow_id: string;
   /** the definition as it was when the execution started (later edits do not change a running execution) */
-  definition: { steps: { id: string; type: string; config: Record<string, unknown> }[] };
+  definition: { steps: { id: string; type: string; plugin?: string; config: Record<string, unknown> }[] };
   workflow_name: string;
   /** how many workflow events led to this execution (event triggers on workflow.* stop at MAX_CHAIN) */
   chain_depth: number;

@@ -2,6 +2,7 @@
 export * from './definition.js';
 export * from './executions.js';
 export * from './integrations.js';
+export * from './plugin-steps.js';
 export * from './run.js';
 export * from './scope.js';
 export * from '../services/secrets.js';

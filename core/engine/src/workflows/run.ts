@@ -7,21 +7,21 @@
  * again after a crash skips the steps that completed and goes on from there.
  */
 import { NonRetryableError, StoreConflictError, errors, isQuireError } from '@quire/core';
-import type { JobRecord, WorkflowExecutionRecord } from '@quire/core';
+import type { FieldDefinition, IntegrationPlugin, JobRecord, WorkflowExecutionRecord } from '@quire/core';
 import type { AuthInfo } from '../accounts/access.js';
 import { actingAs, canRead, roleIn } from '../accounts/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { ownerOf } from '../jobs.js';
-import { loadChunks } from '../pipelines/steps.js';
+import { contentKey, loadChunks, loadParsed } from '../pipelines/steps.js';
 import { EXTRACT_PIPELINE, extractJobError, prepareExtraction } from '../services/extraction.js';
 import type { ExtractJobResult } from '../services/extraction.js';
 import { derivedId } from './executions.js';
 import type { WorkflowJobInput } from './executions.js';
-import { checkRecipients, integrationConfig } from './integrations.js';
+import { checkNoSecrets, checkTargetRecipients, integrationConfig, integrationPlugin, parseTarget, pluginOfType } from './integrations.js';
 import { inScope } from './scope.js';
 import type { Scope } from './scope.js';
-import { sendEmail, sendHttp } from './send.js';
-import { reserveCredits, withHold } from '../accounts/credits.js';
+import { holdCredits, reserveCredits, withHold } from '../accounts/credits.js';
+import { extractorPlugin, parseExtractorStep } from './plugin-steps.js';
 
 export interface LogEntry {
   step_id: string;
@@ -59,6 +59,7 @@ function absorb(ctx: Ctx, step: StepDef, output: unknown): void {
   ctx.steps[step.id] = output;
   if (!plainObject(output)) return;
   if (step.type === 'extract' && plainObject(output.data)) Object.assign(ctx, output.data, { extraction_id: output.extraction_id, document_id: output.document_id });
+  else if (step.type === 'plugin' && step.plugin?.startsWith('extractor:') && plainObject(output.data)) Object.assign(ctx, output.data, { document_id: output.document_id });
   else if (step.type === 'parse') Object.assign(ctx, { document_id: output.document_id, document_name: output.name, file_type: output.file_type, pages: output.pages, text: output.text });
   else if (step.type === 'transform') {
     const { steps: _s, trigger: _t, workflow: _w, execution: _e, ...rest } = output;
@@ -212,58 +213,95 @@ async function conditionStep(rt: Engine, step: StepDef, ctx: Ctx, signal: AbortS
   return { input, output: { result, next } };
 }
 
-async function integrationStep(rt: Engine, scope: Scope, step: StepDef, ctx: Ctx, signal: AbortSignal) {
-  const id = String(step.config.integration_id);
-  const row = await rt.store.repo('integrations').get(id);
-  if (!row || !inScope(scope, row)) throw errors.notFound('integration', id);
-  const cfg = integrationConfig(rt, row);
-  const template = (step.config.template as string | undefined) ?? (cfg.template as string | undefined);
+/**
+ * Sends the step's message with an integration plugin: the body (and, when the step, the target or the plugin
+ * gives one, the subject) rendered together in the sandbox (an isolate with a time and a size limit), the
+ * target checked by the plugin's schema and its recipients by the owner's rules (again at each send: a member
+ * may have left). `base` goes into the log's input and output.
+ */
+async function sendWith(rt: Engine, scope: Scope, plugin: IntegrationPlugin, target: Record<string, unknown>, stepConfig: Record<string, unknown>, ctx: Ctx, base: Record<string, unknown>, signal: AbortSignal) {
+  const template = (stepConfig.template as string | undefined) ?? (target.template as string | undefined);
+  const subject = (stepConfig.subject as string | undefined) ?? (target.subject as string | undefined) ?? plugin.subject;
   const { steps, trigger, workflow, execution, text: _text, ...data } = ctx;
-  const email = row.integration_type === 'email';
-  // the body and an email's subject are rendered together, in the sandbox (an isolate with a time and a size limit)
   const templates: Record<string, string> = {};
   if (template !== undefined) templates.body = template;
-  if (email) templates.subject = String(step.config.subject ?? cfg.subject ?? 'Workflow {{workflow.name}}');
+  if (subject !== undefined) templates.subject = subject;
   const out = Object.keys(templates).length ? await rt.workflowSandbox.templates(templates, ctx, signal) : {};
-  const rendered = out.body ?? JSON.stringify({ workflow, execution, trigger, data, steps: Object.keys(steps) });
-  const timeoutMs = rt.config.webhooks.timeoutMs;
-  const allowedHosts = rt.config.network.allowedHosts;
-  const base = { integration_id: id, integration_type: row.integration_type, name: row.name };
-  if (email) {
-    // recipients allowed when it was saved may no longer be (a member who left)
-    await checkRecipients(rt.store, row, cfg.to as string | string[]);
-    const subject = out.subject!;
-    const input = { ...base, to: cfg.to, subject, text: rendered };
-    const sent = await sendEmail(rt.config.workflows.smtp, { to: cfg.to as string | string[], subject, text: rendered }).catch((e) => Promise.reject(Object.assign(e, { stepInput: input })));
-    return { input, output: { ...base, ...sent } };
+  const body = out.body ?? JSON.stringify({ workflow, execution, trigger, data, steps: Object.keys(steps) });
+  const w = workflow as { id: string; name: string };
+  const message = { body, ...(out.subject !== undefined ? { subject: out.subject } : {}), workflow: { id: String(w.id), name: String(w.name) }, execution: { id: String((execution as { id: string }).id) } };
+  try {
+    await checkTargetRecipients(rt.store, scope, plugin, target);
+    const r = await plugin.send({ target, message, signal });
+    return { input: { ...base, ...r.sent }, output: { ...base, ...r.result } };
+  } catch (e) {
+    const sent = (e as { sent?: Record<string, unknown> }).sent;
+    throw Object.assign(e as object, { stepInput: { ...base, ...(sent ?? {}) } });
   }
-  let body: string;
-  let contentType = 'application/json';
-  if (row.integration_type === 'messaging') {
-    // Slack-style incoming webhook: {text, channel}; a template that renders a JSON object is sent as it is
-    let message: Record<string, unknown>;
-    try {
-      const parsed = JSON.parse(rendered) as unknown;
-      message = plainObject(parsed) ? parsed : { text: rendered };
-    } catch {
-      message = { text: rendered };
-    }
-    if (cfg.channel && message.channel === undefined) message.channel = cfg.channel;
-    body = JSON.stringify(message);
-  } else {
-    body = rendered;
-    try {
-      JSON.parse(rendered);
-    } catch {
-      contentType = 'text/plain; charset=utf-8';
-    }
+}
+
+/** A saved integration of the workflow's scope, its config with secrets decrypted. */
+async function savedIntegration(rt: Engine, scope: Scope, id: string) {
+  const row = await rt.store.repo('integrations').get(id);
+  if (!row || !inScope(scope, row)) throw errors.notFound('integration', id);
+  return { row, config: integrationConfig(rt, row) };
+}
+
+/** The spec's integration step: the plugin of the integration's type (INTEGRATION_PLUGINS) sends to it. */
+async function integrationStep(rt: Engine, scope: Scope, step: StepDef, ctx: Ctx, signal: AbortSignal) {
+  const id = String(step.config.integration_id);
+  const { row, config } = await savedIntegration(rt, scope, id);
+  const plugin = pluginOfType(rt, row.integration_type);
+  const target = parseTarget(plugin, config, `integration ${id}`);
+  return sendWith(rt, scope, plugin, { ...config, ...target }, step.config, ctx, { integration_id: id, integration_type: row.integration_type, name: row.name }, signal);
+}
+
+/** A step that runs a plugin by name (`integration:<name>`), built-in or loaded with QUIRE_PLUGINS. */
+/**
+ * An extractor plugin (any loaded one, not only the selected extractor) on the workflow's document, once it is
+ * parsed: its parsed content and chunks, the step's fields. Charged as an extraction (a credit hold settled
+ * when it succeeds, released when it fails).
+ */
+async function extractorStep(rt: Engine, auth: AuthInfo, scope: Scope, step: StepDef & { plugin: string }, name: string, ctx: Ctx, signal: AbortSignal) {
+  const config = parseExtractorStep(step.config, 'config');
+  const documentId = await documentIdOf(rt, { ...step, config }, ctx, signal);
+  if (!documentId) throw errors.validation('The extractor step has no document: give trigger_data.document_id, a parse step before it, or config.document_id');
+  await scopedDocument(rt, auth, scope, documentId);
+  const extractor = await extractorPlugin(rt, name);
+  const doc = await waitFor(`Parsing document ${documentId}`, signal, async () => {
+    const d = await rt.store.repo('documents').get(documentId);
+    if (!d) throw errors.notFound('document', documentId);
+    if (d.status === 'failed') throw errors.processing(`Document ${documentId} could not be parsed: ${d.error ?? 'failed'}`);
+    return d.status === 'completed' ? d : null;
+  });
+  const input = { plugin: step.plugin, document_id: doc.id, fields: config.fields.map((f) => f.name) };
+  const hold = await holdCredits(rt, scope, 'extract', 1).catch((e) => Promise.reject(Object.assign(e, { stepInput: input })));
+  try {
+    const parsed = await loadParsed(rt, contentKey(doc.id));
+    const chunks = await loadChunks(rt, doc.id);
+    const r = await extractor.extract({ doc: parsed, chunks, fields: config.fields as FieldDefinition[], instructions: config.instructions, signal });
+    await hold.settle(doc.id);
+    const fields = r.fieldResults.map((f) => ({ field: f.field, confidence: f.confidence, page: f.evidence?.page ?? null }));
+    return { input, output: { plugin: step.plugin, document_id: doc.id, data: r.data, fields } };
+  } catch (e) {
+    await hold.release();
+    throw Object.assign(e as object, { stepInput: input });
   }
-  const method = row.integration_type === 'webhook' ? String(cfg.method ?? 'POST') : 'POST';
-  const headers = { 'content-type': contentType, 'x-svc-workflow-id': String((workflow as { id: string }).id), 'x-svc-execution-id': String((execution as { id: string }).id), ...((cfg.headers as Record<string, string> | undefined) ?? {}) };
-  const input = { ...base, method, payload: body.length > TEXT_CAP ? `${body.slice(0, TEXT_CAP)}…` : body };
-  const url = String(row.integration_type === 'messaging' ? cfg.webhook_url : cfg.url);
-  const res = await sendHttp(url, { method, headers, body, allowedHosts, timeoutMs, signal }).catch((e) => Promise.reject(Object.assign(e, { stepInput: input })));
-  return { input, output: { ...base, status: res.status, response: res.response } };
+}
+
+async function pluginStep(rt: Engine, auth: AuthInfo, scope: Scope, step: StepDef & { plugin: string }, ctx: Ctx, signal: AbortSignal) {
+  const [kind, name] = step.plugin.split(':') as [string, string];
+  if (kind === 'extractor') return extractorStep(rt, auth, scope, step, name, ctx, signal);
+  if (kind !== 'integration') throw errors.validation(`plugin: a step cannot run a ${kind} plugin`);
+  const plugin = integrationPlugin(rt, name);
+  const { integration_id, template: _t, subject: _s, ...given } = step.config as Record<string, unknown>;
+  if (typeof integration_id === 'string') {
+    const { row, config } = await savedIntegration(rt, scope, integration_id);
+    const target = parseTarget(plugin, config, `integration ${integration_id}`);
+    return sendWith(rt, scope, plugin, { ...config, ...target }, step.config, ctx, { plugin: step.plugin, integration_id, name: row.name }, signal);
+  }
+  checkNoSecrets(plugin, given, step.plugin);
+  return sendWith(rt, scope, plugin, parseTarget(plugin, given, step.plugin, 'config'), step.config, ctx, { plugin: step.plugin }, signal);
 }
 
 async function runStep(rt: Engine, auth: AuthInfo, scope: Scope, step: StepDef, ctx: Ctx, executionId: string, signal: AbortSignal): Promise<{ input: unknown; output: unknown }> {
@@ -278,6 +316,8 @@ async function runStep(rt: Engine, auth: AuthInfo, scope: Scope, step: StepDef, 
       return conditionStep(rt, step, ctx, signal);
     case 'integration':
       return integrationStep(rt, scope, step, ctx, signal);
+    case 'plugin':
+      return pluginStep(rt, auth, scope, step as StepDef & { plugin: string }, ctx, signal);
     default:
       throw errors.validation(`Unknown step type ${step.type}`);
   }

@@ -61,6 +61,8 @@ export function definitionReferences(def: WorkflowDefinition, trigger: TriggerCo
     if ((s.type === 'parse' || s.type === 'extract') && literal(s.config.document_id)) out.push({ field: `${at}.document_id`, table: 'documents', id: s.config.document_id });
     if (s.type === 'extract' && UUID.test(s.config.schema_id)) out.push({ field: `${at}.schema_id`, table: 'schemas', id: s.config.schema_id });
     if (s.type === 'integration') out.push({ field: `${at}.integration_id`, table: 'integrations', id: s.config.integration_id });
+    if (s.type === 'plugin' && s.config.integration_id) out.push({ field: `${at}.integration_id`, table: 'integrations', id: s.config.integration_id });
+    if (s.type === 'plugin' && literal(s.config.document_id)) out.push({ field: `${at}.document_id`, table: 'documents', id: s.config.document_id as string });
   });
   return [...out, ...namedIn(trigger.filters ?? {}, 'trigger_config.filters')];
 }

@@ -24,7 +24,14 @@ export const ERROR_CATALOGUE = {
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
+/** Marks a QuireError, so that one made by another copy of this package (a plugin's own @quire/sdk) is one too. */
+const QUIRE_ERROR = Symbol.for('quire.error');
+
 export class QuireError extends Error {
+  /** `instanceof QuireError` holds for errors of any copy of the SDK (a plugin bundles its own) */
+  static override [Symbol.hasInstance](v: unknown): boolean {
+    return !!v && typeof v === 'object' && (v as Record<symbol, unknown>)[QUIRE_ERROR] === true;
+  }
   readonly code: ErrorCode;
   readonly status: number;
   readonly details: unknown;
@@ -34,6 +41,7 @@ export class QuireError extends Error {
     this.code = code;
     this.status = ERROR_CATALOGUE[code].status;
     this.details = details ?? null;
+    Object.defineProperty(this, QUIRE_ERROR, { value: true });
   }
 }
 

@@ -52,10 +52,17 @@ export interface RetryPolicy {
 }
 
 /** A stage throws this (or a QuireError with status < 500) to fail the job at once, without retries. */
+const NON_RETRYABLE = Symbol.for('quire.non-retryable');
+
 export class NonRetryableError extends Error {
+  /** holds for errors of any copy of the SDK (a plugin bundles its own) */
+  static override [Symbol.hasInstance](v: unknown): boolean {
+    return !!v && typeof v === 'object' && (v as Record<symbol, unknown>)[NON_RETRYABLE] === true;
+  }
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'NonRetryableError';
+    Object.defineProperty(this, NON_RETRYABLE, { value: true });
   }
 }
 

@@ -73,12 +73,38 @@ export interface PluginContext<O = Record<string, unknown>, S extends SharedKey 
   shared: Readonly<Pick<SharedSettings, S>>;
   dataDir: string;
   logger: Logger;
+  /**
+   * Outbound HTTP as the host allows it: https (http only to hosts the host allows), public addresses only
+   * unless allowed (the vetted address is the one connected to), no redirects followed, a time limit. A plugin
+   * that calls a remote service uses it so that the host's network policy applies.
+   */
+  http: HttpClient;
   /** other plugins (e.g. a reader asks for the 'ocr' plugin) */
   get<K extends PluginKind>(kind: K, name?: string): PluginInstance<K>;
   tryGet<K extends PluginKind>(kind: K, name?: string): PluginInstance<K> | undefined;
 }
 
-/** Manifest: the `quire` field of a plugin's package.json, checked at registration. */
+/** A request made with the host's HttpClient. */
+export interface OutboundRequest {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  signal?: AbortSignal;
+  /** at most the host's limit */
+  timeoutMs?: number;
+}
+/** The answer: status, headers and the first bytes of the body (as text). */
+export interface OutboundResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+export type HttpClient = (url: string, request?: OutboundRequest) => Promise<OutboundResponse>;
+
+/**
+ * The legacy manifest: a `quire` field in a plugin's package.json. The manifest is the definition
+ * (definePlugin); a package.json that still has this field must agree with it.
+ */
 export interface PluginManifest {
   kind: PluginKind;
   name: string;
@@ -100,7 +126,11 @@ export interface PluginManifest {
 export interface PluginDefinition<K extends PluginKind = PluginKind, O = any, S extends SharedKey = any> {
   kind: K;
   name: string;
-  core: string;
+  /**
+   * semver range of the SDK (@quire/sdk, the host's @quire/core) the plugin works with, e.g. "^1". May be
+   * left out when the package.json declares it as `peerDependencies["@quire/sdk"]`; both are checked when given.
+   */
+  core?: string;
   description?: string;
   options?: z.ZodType<O>;
   shared?: readonly S[];
@@ -398,9 +428,47 @@ export interface EditorPlugin extends Lifecycle {
   /** an element's box cut out of an image (PNG, on a white margin), for OCR of each filled box in verification */
   cropImage?(path: string, options: { format: string; layout?: EditLayout; bbox: BBox }): Promise<Buffer>;
 }
+/** What a workflow step hands an integration to send. */
+export interface IntegrationMessage {
+  /** the step's rendered template, else the execution's context as JSON */
+  body: string;
+  /** the rendered subject, when the step, the target or the plugin (`subject`) gives one */
+  subject?: string;
+  /** the workflow and execution that send it (absent for the host's own notices) */
+  workflow?: { id: string; name: string };
+  execution?: { id: string };
+}
+/** What was sent (the step log's input) and what came back (its output). */
+export interface IntegrationResult {
+  sent: Record<string, unknown>;
+  result: Record<string, unknown>;
+}
+/**
+ * Sends a workflow's message somewhere (a chat, an HTTP endpoint, email). A step names the plugin
+ * (`{"type": "plugin", "plugin": "integration:<name>", "config": {...}}`) or a saved integration whose type
+ * maps to it (messaging → integration:slack, webhook → integration:http, email → integration:email).
+ * `config` is where to send (the target): validated by the `target` schema when saved and when sent.
+ */
 export interface IntegrationPlugin extends Lifecycle {
-  readonly type: string;
-  send(config: Record<string, unknown>, payload: Record<string, unknown>): Promise<{ ok: boolean; status?: number; message?: string }>;
+  /** zod schema of a target's config (use z.strictObject) */
+  readonly target?: z.ZodType<Record<string, unknown>>;
+  /** target fields that are secret: kept encrypted in saved integrations and masked in answers */
+  readonly secretFields?: readonly string[];
+  /** a subject template used when neither step nor target gives one (email) */
+  readonly subject?: string;
+  /** the addresses a target sends to: the host allows only its recipients (the owner, an organization's members) */
+  recipients?(target: Record<string, unknown>): string[];
+  /**
+   * Sends the message. A failure throws; an error may carry `sent` (what was attempted) for the step's log
+   * (see sendFailed).
+   */
+  send(request: { target: Record<string, unknown>; message: IntegrationMessage; signal?: AbortSignal }): Promise<IntegrationResult>;
+}
+
+/** An integration's failure with what it attempted to send (shown in the step's log). */
+export function sendFailed(err: unknown, sent: Record<string, unknown>): Error {
+  const e = err instanceof Error ? err : new Error(String(err));
+  return Object.assign(e, { sent });
 }
 
 export interface StoragePlugin extends Lifecycle, BlobStorage {}

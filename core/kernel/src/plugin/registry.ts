@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import semver from 'semver';
 import type { z } from 'zod';
 import { PLUGIN_KINDS, SHARED_DEFAULTS } from './kinds.js';
-import type { PluginContext, PluginDefinition, PluginInstance, PluginKind, PluginManifest, ReaderPlugin, SharedKey, SharedSettings } from './kinds.js';
+import type { HttpClient, PluginContext, PluginDefinition, PluginInstance, PluginKind, PluginManifest, ReaderPlugin, SharedKey, SharedSettings } from './kinds.js';
 import type { Logger } from '../util/logger.js';
 import { silentLogger } from '../util/logger.js';
 import { errors } from '../errors/index.js';
@@ -52,6 +52,8 @@ export interface RegistryOptions {
   optionSources?: Readonly<Record<string, string>>;
   /** the host's shared settings (see SharedSettings; sharedSettings(config) picks them from a config); missing ones are SHARED_DEFAULTS */
   shared?: Partial<SharedSettings>;
+  /** the host's outbound HTTP (ctx.http); without it a plugin's request fails with SERVICE_UNAVAILABLE */
+  http?: HttpClient;
 }
 
 /** What a registry in another process needs to make the same plugins (plain data). */
@@ -83,7 +85,12 @@ export interface ContextInit {
   optionSources?: Readonly<Record<string, string>>;
   get?: PluginContext['get'];
   tryGet?: PluginContext['tryGet'];
+  http?: HttpClient;
 }
+
+const noHttp: HttpClient = async (url) => {
+  throw errors.unavailable(`No outbound HTTP in this context (${url.split('?')[0]}): the host gives plugins ctx.http`);
+};
 
 /**
  * The context a plugin is created with, as the registry makes it: its options validated by its schema
@@ -106,6 +113,7 @@ function contextOf<O, S extends SharedKey>(def: PluginDefinition<PluginKind, O, 
       throw new PluginError(`no active ${k} plugin`);
     }),
     tryGet: init.tryGet ?? (() => undefined),
+    http: init.http ?? noHttp,
   };
 }
 
@@ -195,9 +203,11 @@ export class PluginRegistry {
   private seq = 0;
   private readonly services = new Map<string, { value: unknown; close?: () => Promise<void> }>();
   private readonly resolved: RegistrySettings;
+  private readonly http?: HttpClient;
 
   constructor(opts: RegistryOptions) {
     this.logger = opts.logger ?? silentLogger;
+    this.http = opts.http;
     this.resolved = {
       dataDir: opts.dataDir,
       selected: { ...(opts.selected ?? {}) },
@@ -211,7 +221,7 @@ export class PluginRegistry {
    * Registers a plugin definition after checking it against its manifest and core's version, its shared
    * settings and format declarations, and its options when some were given (a bad one throws PluginError).
    */
-  register(def: PluginDefinition, manifest?: PluginManifest, source = 'inline'): void {
+  register(def: PluginDefinition, manifest?: PluginManifest, source = 'inline', sdkRange?: string): void {
     if (!def || typeof def !== 'object' || typeof def.create !== 'function') throw new PluginError(`${source}: a plugin's default export must be definePlugin({kind, name, core, create})`);
     if (!PLUGIN_KINDS.includes(def.kind)) throw new PluginError(`${source}: unknown plugin kind "${def.kind}"; known kinds: ${PLUGIN_KINDS.join(', ')}`);
     if (manifest) {
@@ -219,9 +229,13 @@ export class PluginRegistry {
         throw new PluginError(`${source}: package.json "quire" says ${manifest.kind}:${manifest.name} but the module exports ${def.kind}:${def.name}`);
       }
     }
-    const range = manifest?.core ?? def.core;
-    if (!range || !semver.validRange(range) || !semver.satisfies(CORE_VERSION, range)) {
-      throw new PluginError(`${source}: plugin ${def.kind}:${def.name} needs @quire/core "${range}", this is ${CORE_VERSION}`);
+    // the SDK range: the definition's `core`, the package's peer dependency on the SDK, a legacy manifest's `core`
+    const ranges = [...new Set([def.core, sdkRange, manifest?.core].filter((r): r is string => typeof r === 'string'))];
+    if (!ranges.length) throw new PluginError(`${source}: plugin ${def.kind}:${def.name} says no SDK version: give definePlugin({ core: "^1" }) or peerDependencies {"@quire/sdk": "^1"}`);
+    for (const range of ranges) {
+      if (!semver.validRange(range) || !semver.satisfies(CORE_VERSION, range)) {
+        throw new PluginError(`${source}: plugin ${def.kind}:${def.name} needs @quire/core (the SDK, @quire/sdk) "${range}", this is ${CORE_VERSION}`);
+      }
     }
     const key = `${def.kind}:${def.name}`;
     const unknownShared = (def.shared ?? []).filter((k) => !(k in SHARED_DEFAULTS));
@@ -243,22 +257,23 @@ export class PluginRegistry {
    */
   async load(spec: string, baseDir = process.cwd()): Promise<PluginDefinition> {
     const isPath = spec.startsWith('.') || spec.startsWith('/') || /^[A-Za-z]:[\\/]/.test(spec);
-    let manifest: PluginManifest | undefined;
+    let pkg: any;
     let moduleUrl: string;
     if (isPath) {
       const abs = path.resolve(baseDir, spec);
       if (fs.existsSync(abs) && fs.statSync(abs).isDirectory()) {
-        const pkg = readJson(path.join(abs, 'package.json'));
-        manifest = pkg.quire;
+        pkg = readJson(path.join(abs, 'package.json'));
         moduleUrl = pathToFileURL(path.join(abs, entryOf(pkg))).href;
       } else {
         moduleUrl = pathToFileURL(abs).href;
       }
     } else {
       const pkgPath = findPackageJson(spec, baseDir);
-      if (pkgPath) manifest = readJson(pkgPath).quire;
+      if (pkgPath) pkg = readJson(pkgPath);
       moduleUrl = spec;
     }
+    const manifest: PluginManifest | undefined = pkg?.quire;
+    const sdkRange: string | undefined = pkg?.peerDependencies?.['@quire/sdk'];
     if (manifest && (!manifest.kind || !manifest.name || !manifest.core)) throw new PluginError(`${spec}: package.json "quire" field needs kind, name and core`);
     let mod: any;
     try {
@@ -267,7 +282,7 @@ export class PluginRegistry {
       throw new PluginError(`cannot load plugin "${spec}": ${(e as Error).message}`);
     }
     const def: PluginDefinition = mod.default ?? mod.plugin;
-    this.register(def, manifest, spec);
+    this.register(def, manifest, spec, sdkRange);
     const entry = this.entries.get(`${def.kind}:${def.name}`);
     if (entry) entry.origin = { spec, baseDir };
     return def;
@@ -318,7 +333,7 @@ export class PluginRegistry {
     if (!entry.instance) {
       const options = entry.options ?? parseOptions(entry.def, this.resolved.options[`${kind}:${name}`], this.resolved.optionSources);
       const instance = await entry.def.create(
-        contextOf(entry.def, options, this.resolved.shared, { dataDir: this.resolved.dataDir, logger: this.logger, get: (k, n) => this.get(k, n), tryGet: (k, n) => this.tryGet(k, n) }),
+        contextOf(entry.def, options, this.resolved.shared, { dataDir: this.resolved.dataDir, logger: this.logger, http: this.http, get: (k, n) => this.get(k, n), tryGet: (k, n) => this.tryGet(k, n) }),
       );
       // a reader's formats are those its definition declares
       if (kind === 'reader' && entry.def.formats?.length) (instance as ReaderPlugin).formats = entry.def.formats.map((d) => d.format);

@@ -7,7 +7,7 @@ import type { AppContext } from '../../http/context.js';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
 import { creditsReport, recordAudit, recordSignupConsents } from '@quire/engine';
-import { LoginThrottle, changePassword, checkLogin, checkTotp, confirmTotp, createSession, csrfTokenFor, disableTotp, endSession, enrolTotp, normalizeEmail, sendEmail, signUpOrNotice, totpEnabled, verifyPassword } from '@quire/engine';
+import { LoginThrottle, changePassword, checkLogin, checkTotp, confirmTotp, createSession, csrfTokenFor, disableTotp, endSession, enrolTotp, emailConfigured, normalizeEmail, sendNotice, signUpOrNotice, totpEnabled, verifyPassword } from '@quire/engine';
 import type { ThrottleLimit } from '@quire/engine';
 import { clearSessionCookies, setSessionCookies } from '../../auth/cookies.js';
 
@@ -88,9 +88,9 @@ export function userRoutes(router: Router<any, any>): void {
       const rt = ctx.quire;
       if (!rt.config.accounts.signup) throw errors.forbidden('Sign-up is turned off on this server: ask an administrator for an account');
       const user = await signUpOrNotice(rt.store, body, (existing) => {
-        if (!rt.config.workflows.smtp.host) return;
+        if (!emailConfigured(rt)) return;
         const text = `Someone tried to create a Quire account with ${existing.email} at ${rt.config.publicUrl}. You already have an account there: nothing was changed. If this was you, sign in (or reset your password); otherwise you can ignore this message.`;
-        sendEmail(rt.config.workflows.smtp, { to: existing.email, subject: 'Sign-up attempt with your email address', text }).catch((err) => rt.logger.warn({ err: (err as Error).message }, 'sign-up notice not sent'));
+        sendNotice(rt, { to: existing.email, subject: 'Sign-up attempt with your email address', text }).catch((err) => rt.logger.warn({ err: (err as Error).message }, 'sign-up notice not sent'));
       });
       // signing up accepts the terms and the privacy policy of the current version (spec §4.11 required consents)
       if (user) await recordSignupConsents(rt, user.id, ctx.ip);

@@ -21,6 +21,7 @@ import {
   checkCron,
   checkReferences,
   checkWebhookToken,
+  checkPluginSteps,
   checkWorkflow,
   createIntegration,
   definitionReferences,
@@ -43,7 +44,10 @@ const uuid = z.string().uuid();
  * The documents, schemas, integrations and knowledge bases a definition and its trigger filters name are of
  * the workflow's scope and readable by the caller (else 400 naming the field).
  */
-const checkDefinition = (ctx: AppContext, auth: AuthInfo, scope: Scope, def: WorkflowDefinition, trigger: TriggerConfig) => checkReferences(ctx.quire.store, scope, auth, definitionReferences(def, trigger));
+const checkDefinition = async (ctx: AppContext, auth: AuthInfo, scope: Scope, def: WorkflowDefinition, trigger: TriggerConfig) => {
+  await checkReferences(ctx.quire.store, scope, auth, definitionReferences(def, trigger));
+  await checkPluginSteps(ctx.quire, scope, def);
+};
 
 /** Trigger data names resources of the workflow's scope only (with `auth`: that the caller may read). */
 const checkTriggerData = (ctx: AppContext, auth: AuthInfo | null, w: WorkflowRecord, data: Record<string, unknown>) => checkReferences(ctx.quire.store, scopeOf(w), auth, namedIn(data, 'trigger_data'));
