@@ -303,6 +303,16 @@ function wordPieces(items: TextItem[]): Piece[] {
   return out.sort((a, b) => a.x0 - b.x0);
 }
 
+/** The number of words of each run of words apart by less than `minGap` (the pieces of a line, left to right). */
+function wordRuns(pieces: Piece[], minGap: number): number[] {
+  const out: number[] = [];
+  pieces.forEach((p, k) => {
+    if (k === 0 || p.x0 - pieces[k - 1]!.x1 >= minGap) out.push(1);
+    else out[out.length - 1]!++;
+  });
+  return out;
+}
+
 interface PieceRow {
   pieces: Piece[];
   box: Box;
@@ -468,16 +478,32 @@ function alignedTable(run: Row[], bodySize: number): { element: TableElement; us
  * the second rule of three or more are header rows.
  */
 export function findRuleBoundedTables(rules: Rule[], items: TextItem[], bodySize: number): { element: TableElement; used: Set<TextItem> }[] {
+  // (a rule drawn in pieces, one per column, is one rule: the pieces are joined before the short ones go)
   const hs = mergeIntervals(
-    rules.filter((r) => Math.abs(r.y1 - r.y0) < 0.01 && r.x1 - r.x0 > 60).map((r) => ({ k: r.y0, a: Math.min(r.x0, r.x1), b: Math.max(r.x0, r.x1) })),
+    rules.filter((r) => Math.abs(r.y1 - r.y0) < 0.01 && Math.abs(r.x1 - r.x0) > 4).map((r) => ({ k: r.y0, a: Math.min(r.x0, r.x1), b: Math.max(r.x0, r.x1) })),
     1.5,
     2.5,
-  ).map((m) => ({ y: m.k, x0: m.a, x1: m.b }));
+  )
+    .filter((m) => m.b - m.a > 60)
+    .map((m) => ({ y: m.k, x0: m.a, x1: m.b }));
+  // paragraphs between two rules (a table's last rule and a page's foot rule, however far apart) part
+  // them: two or more lines of running text from the rules' left end across most of their width
+  const runningText = (a: { y: number; x0: number; x1: number }, b: { y: number }) => {
+    const band = items.filter((it) => (it.top + it.bottom) / 2 > a.y && (it.top + it.bottom) / 2 < b.y && it.x + it.width > a.x0 && it.x < a.x1);
+    if (band.length < 2) return false;
+    const minGap = Math.max(bodySize * 0.5, 3);
+    let paragraphs = 0;
+    for (const l of buildLines(band)) {
+      const pieces = wordPieces(l.items);
+      if (wordRuns(pieces, minGap).length === 1 && pieces.length >= 8 && l.x0 < a.x0 + bodySize * 2 && width(l) > (a.x1 - a.x0) * 0.6 && ++paragraphs >= 2) return true;
+    }
+    return false;
+  };
   const groups: { y: number; x0: number; x1: number }[][] = [];
   for (const h of hs.sort((a, b) => a.y - b.y)) {
     const g = groups.find((grp) => {
       const last = grp[grp.length - 1]!;
-      return Math.abs(last.x0 - h.x0) < 8 && Math.abs(last.x1 - h.x1) < 8 && h.y - last.y < 500 && h.y - last.y > 4;
+      return Math.abs(last.x0 - h.x0) < 8 && Math.abs(last.x1 - h.x1) < 8 && h.y - last.y > 4 && !runningText(last, h);
     });
     if (g) g.push(h);
     else groups.push([h]);
@@ -603,7 +629,8 @@ interface Block extends Box {
   size: number;
 }
 
-const CAPTION = /^(fig(ure)?|table|tab\.|chart|exhibit|listing)\s*[\dIVX]+[a-z]?\s*[.:\-–—]/i;
+/** (numbered as in an appendix too: "Table A-2.", "Figure B.1:") */
+const CAPTION = /^(fig(ure)?|table|tab\.|chart|exhibit|listing)(?:\s*|\s+[A-Z][-.]?)[\dIVX]+[a-z]?\s*[.:\-–—]/i;
 /** A note under a table or figure: a label, then a sentence (not a short value) */
 const NOTE = /^(notes?|sources?|nb)\s*:\s*\S+(\s+\S+){3,}/i;
 

@@ -228,3 +228,153 @@ test('a fully ruled table with cells spanning columns (a header group) and rows 
   assert.equal(text('R3')?.rowSpan, 2, show(doc));
   assert.equal(t.cells.filter((c) => c.text === 'True' || c.text === 'False').length, 24, show(doc));
 });
+
+// ---------- tables between horizontal rules ----------
+
+const hline = (page: PDFPage, x0: number, x1: number, y: number) => page.drawLine({ start: { x: x0, y }, end: { x: x1, y }, thickness: 0.6, color: rgb(0, 0, 0) });
+/** The table's box in PDF space (y up): [x0, bottom, x1, top] (a ruled table's box is its text's). */
+const pdfBox = (t: Table) => [t.bbox!.x, 792 - t.bbox!.y - t.bbox!.height, t.bbox!.x + t.bbox!.width, 792 - t.bbox!.y];
+
+test('a table between horizontal rules drawn in pieces (one per column) is read between them, its group label a header', async () => {
+  const p = await makePdf('pieced-rules', (page, font) => {
+    const xs = [60, 160, 215, 270, 325, 380];
+    // each rule drawn as one short segment per column
+    const rule = (y: number, from = 0) => xs.slice(from).forEach((x, k) => hline(page, x, xs[from + k + 1] ?? 435, y));
+    rule(700);
+    page.drawText('Actual', { x: 240, y: 688, size: 9, font });
+    rule(684, 1);
+    page.drawText('Region', { x: 62, y: 672, size: 9, font });
+    ['2019', '2020', '2021', '2022', '2023'].forEach((t, k) => page.drawText(t, { x: xs[k + 1]! + 53 - font.widthOfTextAtSize(t, 9), y: 672, size: 9, font }));
+    rule(666);
+    const body = [['North', '1,204', '1,310', '1,388', '1,452', '1,470'], ['South', '982', '1,015', '1,102', '1,160', '1,201'], ['East', '1,431', '1,502', '1,577', '1,601', '1,650'], ['West', '877', '902', '954', '1,010', '1,044']];
+    body.forEach((row, r) => {
+      page.drawText(row[0]!, { x: 62, y: 654 - r * 12, size: 9, font });
+      row.slice(1).forEach((v, k) => page.drawText(v, { x: xs[k + 1]! + 53 - font.widthOfTextAtSize(v, 9), y: 654 - r * 12, size: 9, font }));
+    });
+    rule(600);
+  });
+  const doc = await read(p);
+  assert.equal(doc.tables.length, 1, show(doc));
+  const t = doc.tables[0]!;
+  assert.ok(t.cells.some((c) => /Actual/.test(c.text) && c.header), show(doc));
+  assert.ok(grid(t).some((r) => r.join('|') === 'East|1,431|1,502|1,577|1,601|1,650'), show(doc));
+});
+
+test('a table as long as the page between its rules is one table bounded by them', async () => {
+  const p = await makePdf('long-ruled', (page, font) => {
+    hline(page, 50, 560, 770);
+    page.drawText('State', { x: 52, y: 758, size: 9, font });
+    ['2019', '2020', '2021'].forEach((t, k) => page.drawText(t, { x: 300 + k * 100 - font.widthOfTextAtSize(t, 9), y: 758, size: 9, font }));
+    hline(page, 50, 560, 752);
+    for (let r = 0; r < 58; r++) {
+      const y = 740 - r * 12;
+      page.drawText(`District ${r + 1}`, { x: 52, y, size: 9, font });
+      [r * 13 + 100, r * 17 + 200, r * 19 + 300].forEach((v, k) => page.drawText(String(v), { x: 300 + k * 100 - font.widthOfTextAtSize(String(v), 9), y, size: 9, font }));
+    }
+    hline(page, 50, 560, 40);
+  });
+  const doc = await read(p);
+  assert.equal(doc.tables.length, 1, show(doc));
+  const t = doc.tables[0]!;
+  assert.equal(t.rows, 59);
+  assert.equal(t.cols, 4);
+  assert.ok(t.cells.filter((c) => c.row === 0).every((c) => c.header), show(doc));
+  const [, bottom, , top] = pdfBox(t);
+  assert.ok(top > 758 && bottom < 60, `box ${pdfBox(t)}`);
+});
+
+/** Justified lines of prose in a column from `x0`, `width` wide, from baseline `top` down, `n` lines. */
+function proseColumn(page: PDFPage, font: PDFFont, x0: number, width: number, top: number, n: number, start: number): number {
+  const size = 9.5;
+  let w = start;
+  for (let line = 0; line < n; line++) {
+    const words: string[] = [];
+    while (true) {
+      const next = WORDS[w % WORDS.length]!;
+      if (words.length && font.widthOfTextAtSize([...words, next].join(' '), size) > width) break;
+      words.push(next);
+      w++;
+    }
+    const gap = (width - font.widthOfTextAtSize(words.join(''), size)) / Math.max(1, words.length - 1);
+    let x = x0;
+    for (const word of words) {
+      page.drawText(word, { x, y: top - line * 12, size, font });
+      x += font.widthOfTextAtSize(word, size) + gap;
+    }
+  }
+  return w;
+}
+
+test('two columns of prose down the page between full-width rules (a running head in rules, a foot rule) are no table', async () => {
+  const p = await makePdf('ruled-prose', (page, font) => {
+    // a running head between rules, two columns of prose down the page, a foot rule far below
+    hline(page, 50, 562, 775);
+    page.drawText('Annual review of the regional offices', { x: 50, y: 765, size: 9, font });
+    hline(page, 50, 562, 760);
+    hline(page, 50, 562, 756);
+    const w = proseColumn(page, font, 50, 240, 740, 54, 0);
+    proseColumn(page, font, 322, 240, 740, 54, w);
+    hline(page, 50, 562, 80);
+    // a small table under it (the page's rules are read where its text may hold a table)
+    drawRows(page, font, [['Site', 'Staff', 'Cost'], ['Leeds', '41', '1,200'], ['York', '17', '640'], ['Hull', '23', '815']], 72, [300, 420], 66, 12, 8);
+  });
+  const doc = await read(p);
+  assert.equal(doc.tables.length, 1, show(doc));
+  assert.ok(!doc.tables[0]!.cells.some((c) => /committee|auditors|ledgers/.test(c.text)), show(doc));
+});
+
+test('a caption numbered as in an appendix ("Table A-2.") between the rules of a page band and a table drawn in pieces is no part of the table', async () => {
+  const p = await makePdf('appendix-caption', (page, font, bold) => {
+    const line = (ax: number, ay: number, bx: number, by: number) => page.drawLine({ start: { x: ax, y: ay }, end: { x: bx, y: by }, thickness: 0.8, color: rgb(0, 0, 0) });
+    // a framed band at the top of the page, as wide as the table
+    line(54, 765, 576, 765);
+    line(54, 744, 576, 744);
+    line(54, 765, 54, 744);
+    line(576, 765, 576, 744);
+    page.drawText('HIGHLIGHTS FROM THE SURVEY', { x: 60, y: 750, size: 10, font });
+    page.drawText('APPENDIX A', { x: 480, y: 750, size: 12, font: bold });
+    page.drawText('Table A-2. Total number of schools and students, by system', { x: 54, y: 712, size: 10, font: bold });
+    // the table's rules drawn in pieces, one per column
+    const rule = (y: number) => [54, 200, 310, 410, 510, 576].forEach((x, k, xs) => k + 1 < xs.length && line(x, y, xs[k + 1]!, y));
+    rule(700);
+    page.drawText('Sampled', { x: 330, y: 690, size: 8, font });
+    page.drawText('System', { x: 56, y: 678, size: 8, font });
+    ['Schools', 'Eligible', 'Students'].forEach((t, k) => page.drawText(t, { x: 300 + k * 100 - font.widthOfTextAtSize(t, 8), y: 678, size: 8, font }));
+    rule(672);
+    [['Alberta', '150', '147', '3,789'], ['Ontario', '200', '191', '4,561'], ['Quebec', '200', '197', '4,244'], ['Malta', '99', '95', '3,548']].forEach((row, r) => {
+      page.drawText(row[0]!, { x: 56, y: 660 - r * 10, size: 8, font });
+      row.slice(1).forEach((v, k) => page.drawText(v, { x: 300 + k * 100 - font.widthOfTextAtSize(v, 8), y: 660 - r * 10, size: 8, font }));
+    });
+    rule(620);
+  });
+  const doc = await read(p);
+  assert.equal(doc.tables.length, 1, show(doc));
+  const t = doc.tables[0]!;
+  assert.ok(!t.cells.some((c) => /Table A-2|HIGHLIGHTS|APPENDIX/.test(c.text)), show(doc));
+  assert.ok(t.cells.some((c) => /Sampled/.test(c.text) && c.header), show(doc));
+  assert.ok(grid(t).some((r) => r.join('|') === 'Ontario|200|191|4,561'), show(doc));
+});
+
+test('paragraphs between a table drawn with rules in pieces and a foot rule of the same width are no rows of it', async () => {
+  const p = await makePdf('items-foot-rule', (page, font, bold) => {
+    const rule = (y: number) => [54, 86, 144, 410, 464, 510, 572].forEach((x, k, xs) => k + 1 < xs.length && hline(page, x, xs[k + 1]!, y));
+    rule(460);
+    ['Pos.', 'Qty', 'Description', 'Price', 'Amount'].forEach((t, k) => page.drawText(t, { x: [60, 100, 148, 470, 520][k]!, y: 446, size: 8, font: bold }));
+    rule(430);
+    [['1', '2', 'Managed hosting, standard plan', '3,89', '7,78'], ['2', '1', 'Backup storage, 50 GB', '4,50', '4,50'], ['3', '1', 'Support hours', '26,95', '26,95']].forEach((row, r) =>
+      row.forEach((t, k) => page.drawText(t, { x: [60, 100, 148, 470, 520][k]!, y: 416 - r * 12, size: 8, font })),
+    );
+    rule(370);
+    page.drawText('Payment', { x: 54, y: 340, size: 9, font: bold });
+    page.drawText('Bank transfer', { x: 200, y: 340, size: 9, font: bold });
+    const para = ['For questions about this invoice please write to the accounts department quoting your customer', 'number and the invoice number, and we will answer within two working days of your message.', 'Objections to the charges must be raised in writing within four weeks of the invoice date, after', 'which the charges count as accepted; we will point this out again in the next invoice we send.'];
+    para.forEach((t, i) => page.drawText(t, { x: 54, y: 300 - i * 11, size: 9, font }));
+    hline(page, 54, 572, 60);
+    page.drawText('Example Hosting Ltd, 1 Harbour Road, Bristol', { x: 54, y: 48, size: 7, font });
+  });
+  const doc = await read(p);
+  assert.equal(doc.tables.length, 1, show(doc));
+  const t = doc.tables[0]!;
+  assert.ok(!t.cells.some((c) => /questions|Objections|Bank transfer/.test(c.text)), show(doc));
+  assert.ok(grid(t).some((r) => r.join('|') === '2|1|Backup storage, 50 GB|4,50|4,50'), show(doc));
+});
