@@ -313,6 +313,39 @@ function wordRuns(pieces: Piece[], minGap: number): number[] {
   return out;
 }
 
+/**
+ * Columns of numbers set flush right, closer to the numbers on their left than a gap that parts columns by
+ * itself (wide figures in narrow columns): numbers of three or more rows ending at one x make a column,
+ * which starts left of its widest number, halfway from the text ending before it, when on every row the
+ * words on either side of that line are numbers (two words of a label stay together).
+ */
+function numberColumnStarts(rows: PieceRow[]): number[] {
+  const figure = (p: Piece) => numericCell(p.text) || /^[—–-]+$/.test(p.text);
+  const nums = rows.flatMap((r, ri) => r.pieces.filter((p) => numericCell(p.text)).map((p) => ({ p, ri })));
+  nums.sort((a, b) => a.p.x1 - b.p.x1);
+  const out: number[] = [];
+  for (let i = 0; i < nums.length; ) {
+    let j = i + 1;
+    while (j < nums.length && nums[j]!.p.x1 - nums[j - 1]!.p.x1 <= 1) j++;
+    const col = nums.slice(i, j);
+    i = j;
+    if (new Set(col.map((n) => n.ri)).size < 3) continue;
+    const left = Math.min(...col.map((n) => n.p.x0));
+    let before = -Infinity;
+    for (const r of rows) for (const p of r.pieces) if (p.x1 <= left && p.x1 > before) before = p.x1;
+    if (!Number.isFinite(before)) continue;
+    const x = (before + left) / 2;
+    const near = (left - before) * 2 + 1;
+    const apart = rows.every((r) => {
+      const l = r.pieces.filter((p) => p.x1 <= x && p.x1 > x - near);
+      const rr = r.pieces.filter((p) => p.x0 >= x && p.x0 < x + near);
+      return !l.length || !rr.length || (l.every(figure) && rr.every(figure));
+    });
+    if (apart) out.push(x);
+  }
+  return out;
+}
+
 interface PieceRow {
   pieces: Piece[];
   box: Box;
@@ -333,8 +366,9 @@ function piecesTable(rows: PieceRow[], opts: { minGap: number; gutterRows: Piece
     if (a - end >= opts.minGap) gutters.push([end, a]);
     end = Math.max(end, b);
   }
-  // column rules (of a ruled part) that no word crosses are gutters too, however narrow the gap
-  for (const x of opts.cuts ?? []) {
+  // column rules (of a ruled part) that no word crosses are gutters too, however narrow the gap, and so
+  // are the left ends of columns of right-aligned numbers
+  for (const x of [...(opts.cuts ?? []), ...numberColumnStarts(opts.gutterRows)]) {
     if (x <= spans[0]![0] || x >= end || gutters.some(([a, b]) => x >= a && x <= b) || spans.some(([a, b]) => a < x && b > x)) continue;
     gutters.push([x, x]);
   }

@@ -283,6 +283,27 @@ test('a table as long as the page between its rules is one table bounded by them
   assert.ok(top > 758 && bottom < 60, `box ${pdfBox(t)}`);
 });
 
+test('columns of wide numbers set flush right, closer together than half an em, are columns', async () => {
+  const p = await makePdf('close-numbers', (page, font) => {
+    const size = 9, rights = [165, 210, 254, 299, 343, 388];
+    page.drawText('Enrolment by region, all years', { x: 36, y: 740, size: 10, font });
+    const rows = ['United States', 'Northeast', 'Midwest', 'South', 'West', 'Pacific', 'Mountain'];
+    rows.forEach((label, r) => {
+      const y = 720 - r * 10.7;
+      page.drawText(label, { x: 36, y, size, font });
+      rights.forEach((x, k) => {
+        const v = (2753438 + r * 104717 + k * 45812).toLocaleString('en-US');
+        page.drawText(v, { x: x - font.widthOfTextAtSize(v, size), y, size, font });
+      });
+    });
+  });
+  const doc = await read(p);
+  assert.equal(doc.tables.length, 1, show(doc));
+  const t = doc.tables[0]!;
+  assert.equal(t.cols, 7, show(doc));
+  assert.equal(grid(t)[0]![2], (2753438 + 45812).toLocaleString('en-US'), show(doc));
+});
+
 /** Justified lines of prose in a column from `x0`, `width` wide, from baseline `top` down, `n` lines. */
 function proseColumn(page: PDFPage, font: PDFFont, x0: number, width: number, top: number, n: number, start: number): number {
   const size = 9.5;
