@@ -229,6 +229,71 @@ test('a fully ruled table with cells spanning columns (a header group) and rows 
   assert.equal(t.cells.filter((c) => c.text === 'True' || c.text === 'False').length, 24, show(doc));
 });
 
+// ---------- typewritten tables ----------
+
+async function makePdfFont(name: string, fontName: StandardFonts, draw: (page: PDFPage, font: PDFFont) => void): Promise<string> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(fontName);
+  draw(doc.addPage([612, 792]), font);
+  const p = path.join(tmp, `${name}.pdf`);
+  fs.writeFileSync(p, await doc.save());
+  return p;
+}
+
+/**
+ * A typewritten table in a fixed-pitch font, as lines of text: a group label over the value columns, a
+ * header line, a line of dashes, then labels with dot leaders and values set flush right in columns one
+ * space apart where they are widest. `top` is the first baseline.
+ */
+function typedTable(page: PDFPage, font: PDFFont, top: number, heads: string[], body: [string, number[]][], labels = 22) {
+  const size = 12, pitch = font.widthOfTextAtSize('0', size), lead = 12.7;
+  const pad = (s: string, n: number) => ' '.repeat(Math.max(0, n - s.length)) + s;
+  const lines = [
+    `${' '.repeat(37)}Group effect`,
+    `   Proportion${' '.repeat(labels - 12)}${heads.map((h) => pad(h, 6)).join('')}`,
+    '-'.repeat(65),
+    ...body.map(([label, vals]) => `${label} ${'.'.repeat(labels - label.length)}${vals.map((v) => pad(v.toLocaleString('en-US'), 6)).join('')}`),
+  ];
+  lines.forEach((l, i) => {
+    // each run of non-blanks drawn at its column, as a typewriter's text is laid out
+    for (const m of l.matchAll(/\S+/g)) page.drawText(m[0], { x: 72 + m.index! * pitch, y: top - i * lead, size, font });
+  });
+}
+
+const typedBody = (k: number): [string, number[]][] =>
+  ['0.99', '0.95', '0.90', '0.85', '0.80', '0.75', '0.56-0.74', '0.50'].map((label, r) => [label, [1, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6].map((f) => Math.round((r === 0 ? 800 : r === 1 ? 160 : 90 - r * 6) * f * k))]);
+
+test('a typewritten table (fixed pitch, dot leaders, a line of dashes, columns one space apart) is one table of its columns', async () => {
+  const p = await makePdfFont('typed', StandardFonts.Courier, (page, font) => {
+    page.drawText('Table 1. Sample sizes by design effect', { x: 72, y: 720, size: 12, font });
+    typedTable(page, font, 690, ['1.0', '1.1', '1.2', '1.3', '1.4', '1.5', '1.6'], typedBody(1));
+  });
+  const doc = await read(p);
+  assert.equal(doc.tables.length, 1, show(doc));
+  const g = grid(doc.tables[0]!);
+  assert.equal(doc.tables[0]!.cols, 8, show(doc));
+  // the group label heads the value columns; the dashes are no row; a leader is no part of its label
+  assert.ok(doc.tables[0]!.cells.some((c) => c.text === 'Group effect' && c.header && c.col > 0), show(doc));
+  assert.ok(g.some((r) => r.join('|') === 'Proportion|1.0|1.1|1.2|1.3|1.4|1.5|1.6'), show(doc));
+  assert.ok(g.some((r) => r.join('|') === '0.99|800|880|960|1,040|1,120|1,200|1,280'), show(doc));
+  assert.ok(g.some((r) => r.join('|') === '0.56-0.74|54|59|65|70|76|81|86'), show(doc));
+  assert.ok(!doc.tables[0]!.cells.some((c) => /---|\.\.\./.test(c.text)), show(doc));
+});
+
+test('two typewritten tables one under the other, a blank line apart, with columns of their own, stay two', async () => {
+  const p = await makePdfFont('typed-two', StandardFonts.Courier, (page, font) => {
+    typedTable(page, font, 720, ['1.0', '1.1', '1.2', '1.3', '1.4', '1.5', '1.6'], typedBody(1));
+    // the second one's columns sit elsewhere: shorter leaders, other values
+    typedTable(page, font, 720 - 12 * 12.7, ['1.7', '1.8', '1.9', '2.0', '2.5', '3.0', '3.5'], typedBody(1.7), 19);
+  });
+  const doc = await read(p);
+  assert.equal(doc.tables.length, 2, show(doc));
+  for (const t of doc.tables) assert.equal(t.cols, 8, show(doc));
+  // each whole: its group label, its header, its eight rows (the leader ends the label even a space from the values)
+  for (const t of doc.tables) assert.equal(t.rows, 10, show(doc));
+  assert.ok(grid(doc.tables[1]!).some((r) => r.join('|') === '0.99|1,360|1,496|1,632|1,768|1,904|2,040|2,176'), show(doc));
+});
+
 // ---------- tables between horizontal rules ----------
 
 const hline = (page: PDFPage, x0: number, x1: number, y: number) => page.drawLine({ start: { x: x0, y }, end: { x: x1, y }, thickness: 0.6, color: rgb(0, 0, 0) });
