@@ -464,3 +464,23 @@ test('paragraphs between a table drawn with rules in pieces and a foot rule of t
   assert.ok(!t.cells.some((c) => /questions|Objections|Bank transfer/.test(c.text)), show(doc));
   assert.ok(grid(t).some((r) => r.join('|') === '2|1|Backup storage, 50 GB|4,50|4,50'), show(doc));
 });
+
+test('bars of a bar chart with their values beside them are a chart, no table', async () => {
+  const p = await makePdf('bar-chart', (page, font) => {
+    page.drawText('Figure 2. Prevalence by age group (in percent)', { x: 60, y: 740, size: 10, font });
+    const groups: [string, number[]][] = [['Under 15', [8.4, 4.2, 0.5]], ['15 to 24', [10.2, 5.3, 1.4]], ['55 to 64', [28.7, 20.4, 6.0]], ['65 to 69', [35.0, 24.7, 6.9]], ['80 and over', [70.5, 55.8, 30.2]]];
+    groups.forEach(([label, values], g) => {
+      const top = 710 - g * 60;
+      page.drawText(label, { x: 60, y: top - 22, size: 8, font });
+      values.forEach((v, k) => {
+        // three bars touching one another, each with its value past its end
+        const y = top - (k + 1) * 12;
+        page.drawRectangle({ x: 120, y, width: v * 4, height: 12, color: rgb(0.6, 0.5, 0.8), borderColor: rgb(0.2, 0.1, 0.3), borderWidth: 0.5 });
+        page.drawText(v.toFixed(1), { x: 120 + v * 4 + 3, y: y + 3, size: 8, font });
+      });
+    });
+  });
+  const doc = await read(p);
+  assert.equal(doc.tables.length, 0, show(doc));
+  assert.match(doc.text, /28\.7/);
+});
