@@ -425,6 +425,14 @@ function gridTable(ys0: number[], xs: number[], h0: HLine[], v: VLine[], items: 
   if (new Set(cells.map((c) => c.row)).size <= 2 && median(lineCounts) >= 3) return null;
   // a chart's grid lines and bars make many cells with a few labels among them: a table fills most of its cells
   if (filledCells.length < cells.length / 3) return 'chart';
+  // bars drawn side by side with their values beside them: labels scattered one to a row and one to a
+  // column, where a table's rows and columns each hold several
+  const perRow = new Map<number, number>(), perCol = new Map<number, number>();
+  for (const c of filledCells) {
+    perRow.set(c.row, (perRow.get(c.row) ?? 0) + 1);
+    perCol.set(c.col, (perCol.get(c.col) ?? 0) + 1);
+  }
+  if ([...perRow.values(), ...perCol.values()].every((n) => n < 2)) return 'chart';
   // frames around columns of running text (page layout boxes) are not tables
   const wordsPerCell = filledCells.reduce((a, c) => a + wordsOf(c.text), 0) / filledCells.length;
   if (wordsPerCell > 40 || (filledCells.length <= 4 && filledCells.some((c) => wordsOf(c.text) > 60))) return null;

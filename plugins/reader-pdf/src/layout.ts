@@ -144,6 +144,12 @@ export function findNarrowGutters(lines: Line[]): { starts: Set<TextItem>; width
   return { starts, width };
 }
 
+/** The numbers written from `from` to the end of the line. */
+function numbersAfter(items: TextItem[], from: TextItem): number {
+  const rest = items.slice(items.indexOf(from)).map((i) => i.str).join(' ');
+  return rest.split(/\s+/).filter((w) => /^[-+(]?[$€£¥]?\d[\d.,]*%?\)?$/.test(w)).length;
+}
+
 /** Splits each line at gaps wider than about an em (column gutters, table cells), and before the items of `starts` (narrow gutters). */
 export function buildSegments(lines: Line[], starts?: Set<TextItem>): Segment[] {
   const segs: Segment[] = [];
@@ -160,8 +166,12 @@ export function buildSegments(lines: Line[], starts?: Set<TextItem>): Segment[] 
         const curText = cur.map((c) => c.str).join('').trim();
         const wide = gap > Math.max(size * 1.0, 4);
         // a bullet, a section number or a caption label stays with the text after it
-        const label = isBulletOnly(curText) || (gap < size * 4 && LEAD_LABEL.test(curText));
-        if (wide && !label) {
+        // (a number followed by a number is a table's two cells, not a section number and its heading)
+        const label = isBulletOnly(curText) || (gap < size * 4 && LEAD_LABEL.test(curText) && !(/^\d/.test(curText) && /^[-+(]?[$€£¥]?\d/.test(it.str.trim())));
+        // a dot leader ends its label when values in columns follow it (two numbers or more, not the one
+        // page number of a contents line): they are pieces of their own
+        const leader = gap > 0 && /[.·…]{4,}$/.test(curText) && numbersAfter(line.items, it) >= 2;
+        if ((wide || leader) && !label) {
           segs.push(makeSegment(cur, li));
           cur = [];
         }
@@ -196,6 +206,9 @@ interface Row {
   segs: Segment[];
   box: Box;
 }
+
+/** A rule typed out: a line of dashes, underscores or equal signs only. */
+const isTextRule = (r: Row) => r.segs.every((s) => /^[-_=‐‑–—─━]{3,}$/.test(s.text.replace(/\s+/g, '')));
 
 /** The start of a note under a table: a footnote mark in brackets or a note label. */
 const NOTE_ROW = /^(\([^\s()]{1,3}\)|[*†‡]+|notes?\b|sources?\b|nb\b)/i;
@@ -243,8 +256,24 @@ export function findAlignedTables(segs: Segment[], bodySize: number): { element:
     // notes under the table (a footnote mark or a "Note:" label, then text) are not rows of it
     while (lastMulti > i && NOTE_ROW.test(rows[lastMulti]!.segs[0]!.text)) lastMulti--;
     while (lastMulti > i && rows[lastMulti]!.segs.length < 2) lastMulti--;
-    const run = rows.slice(i, lastMulti + 1);
-    const t = run.length >= 3 ? alignedTable(run, bodySize) : null;
+    let run = rows.slice(i, lastMulti + 1);
+    let t = run.length >= 3 ? alignedTable(run, bodySize) : null;
+    // two tables one under the other with a blank line between them, their columns apart: the rows down
+    // to the first gap well over the run's usual gap between rows, when the run read as one table does not
+    // keep the columns of the rows above the gap
+    if (run.length >= 4) {
+      const gaps = run.slice(1).map((r, k) => r.box.top - run[k]!.box.bottom);
+      const usual = median(gaps);
+      const cut = gaps.findIndex((g, n) => n >= 2 && g > Math.max(usual * 3, usual + bodySize * 0.5));
+      let k = cut;
+      while (k > 0 && run[k]!.segs.length < 2) k--;
+      const head = k >= 2 ? alignedTable(run.slice(0, k + 1), bodySize) : null;
+      if (head && (!t || t.element.table.cols < head.element.table.cols)) {
+        t = head;
+        run = run.slice(0, k + 1);
+        lastMulti = i + k;
+      }
+    }
     if (t) {
       out.push(withHeadRows(t, rows, i, prevEnd, run, bodySize));
       i = lastMulti + 1;
@@ -261,6 +290,8 @@ export function findAlignedTables(segs: Segment[], bodySize: number): { element:
  */
 function withHeadRows(t: { element: TableElement; used: Set<Segment> }, rows: Row[], start: number, prevEnd: number, run: Row[], bodySize: number): { element: TableElement; used: Set<Segment> } {
   const box = boxOf(t.element.bbox);
+  // the right edge of the first column (the row labels): a lone label right of it heads data columns
+  const labelsRight = Math.max(...t.element.table.cells.filter((c) => c.col === 0 && c.colSpan === 1 && c.bbox).map((c) => c.bbox!.x + c.bbox!.width));
   const head: Row[] = [];
   let top = run[0]!.box;
   for (let k = start - 1; k >= prevEnd && head.length < 4; k--) {
@@ -268,12 +299,15 @@ function withHeadRows(t: { element: TableElement; used: Set<Segment> }, rows: Ro
     const gap = top.top - r.box.bottom;
     if (gap > Math.max(bodySize, height(r.box)) * 1.2 || gap < -1) break;
     if (r.box.x0 < box.x0 - bodySize || r.box.x1 > box.x1 + bodySize) break;
-    if (r.segs.length < 2 || r.segs.some((s) => CAPTION.test(s.text) || wordsOf(s.text) > 6)) break;
+    if (r.segs.some((s) => CAPTION.test(s.text) || wordsOf(s.text) > 6)) break;
+    // one label over some of the data columns (a group label: "Design effect" over its columns)
+    const groupLabel = r.segs.length === 1 && wordsOf(r.segs[0]!.text) <= 4 && r.box.x0 > labelsRight && !numericCell(r.segs[0]!.text);
+    if (r.segs.length < 2 && !groupLabel) break;
     head.unshift(r);
     top = r.box;
   }
   if (!head.length) return t;
-  const all = [...head, ...run];
+  const all = [...head, ...run.filter((r) => !isTextRule(r))];
   const pieceRows: PieceRow[] = all.map((r) => ({ pieces: wordPieces(r.segs.flatMap((s) => s.items)), box: r.box }));
   const element = piecesTable(pieceRows, { minGap: Math.max(bodySize * 0.6, 3), gutterRows: pieceRows.slice(head.length), headerRows: head.length, confidence: 0.7, requireNumbersIn2Cols: true });
   if (!element || element.table.cols !== t.element.table.cols) return t;
@@ -303,6 +337,56 @@ function wordPieces(items: TextItem[]): Piece[] {
   return out.sort((a, b) => a.x0 - b.x0);
 }
 
+/** The number of words of each run of words apart by less than `minGap` (the pieces of a line, left to right). */
+function wordRuns(pieces: Piece[], minGap: number): number[] {
+  const out: number[] = [];
+  pieces.forEach((p, k) => {
+    if (k === 0 || p.x0 - pieces[k - 1]!.x1 >= minGap) out.push(1);
+    else out[out.length - 1]!++;
+  });
+  return out;
+}
+
+/**
+ * Columns of numbers set flush right, closer to the numbers on their left than a gap that parts columns by
+ * itself (wide figures in narrow columns): numbers of three or more rows ending at one x make a column,
+ * which starts left of its widest number, halfway from the text ending before it, when on every row the
+ * words on either side of that line are numbers (two words of a label stay together).
+ */
+function numberColumnStarts(rows: PieceRow[]): number[] {
+  const figure = (p: Piece) => numericCell(p.text) || /^[—–-]+$/.test(p.text);
+  const nums = rows.flatMap((r, ri) => r.pieces.filter((p) => numericCell(p.text)).map((p) => ({ p, ri })));
+  nums.sort((a, b) => a.p.x1 - b.p.x1);
+  const out: number[] = [];
+  for (let i = 0; i < nums.length; ) {
+    let j = i + 1;
+    while (j < nums.length && nums[j]!.p.x1 - nums[j - 1]!.p.x1 <= 1) j++;
+    const col = nums.slice(i, j);
+    i = j;
+    if (new Set(col.map((n) => n.ri)).size < 3) continue;
+    const left = Math.min(...col.map((n) => n.p.x0));
+    let before = -Infinity;
+    for (const r of rows) for (const p of r.pieces) if (p.x1 <= left && p.x1 > before) before = p.x1;
+    if (!Number.isFinite(before)) continue;
+    const x = (before + left) / 2;
+    const near = (left - before) * 2 + 1;
+    const apart = rows.every((r) => {
+      const l = r.pieces.filter((p) => p.x1 <= x && p.x1 > x - near);
+      const rr = r.pieces.filter((p) => p.x0 >= x && p.x0 < x + near);
+      return !l.length || !rr.length || (l.every(figure) && rr.every(figure));
+    });
+    if (apart) out.push(x);
+  }
+  return out;
+}
+
+/** A dot leader (a run of dots from a label to its value): no text of the cell, unless it is all of it. */
+const LEADER = /^[.·…]{4,}$/;
+function dropLeaders(words: string[]): string[] {
+  const out = words.filter((w) => !LEADER.test(w)).map((w) => w.replace(/(\S)[.·…]{4,}$/, '$1'));
+  return out.length ? out : words;
+}
+
 interface PieceRow {
   pieces: Piece[];
   box: Box;
@@ -320,11 +404,13 @@ function piecesTable(rows: PieceRow[], opts: { minGap: number; gutterRows: Piece
   const gutters: [number, number][] = [];
   let end = spans[0]![1];
   for (const [a, b] of spans.slice(1)) {
-    if (a - end >= opts.minGap) gutters.push([end, a]);
+    // (positions are sums of glyph widths: a gap of exactly minGap may come out a hair under it)
+    if (a - end >= opts.minGap - 0.01) gutters.push([end, a]);
     end = Math.max(end, b);
   }
-  // column rules (of a ruled part) that no word crosses are gutters too, however narrow the gap
-  for (const x of opts.cuts ?? []) {
+  // column rules (of a ruled part) that no word crosses are gutters too, however narrow the gap, and so
+  // are the left ends of columns of right-aligned numbers
+  for (const x of [...(opts.cuts ?? []), ...numberColumnStarts(opts.gutterRows)]) {
     if (x <= spans[0]![0] || x >= end || gutters.some(([a, b]) => x >= a && x <= b) || spans.some(([a, b]) => a < x && b > x)) continue;
     gutters.push([x, x]);
   }
@@ -349,7 +435,7 @@ function piecesTable(rows: PieceRow[], opts: { minGap: number; gutterRows: Piece
       if (!cur.length) return;
       const c0 = colAt((cur[0]!.x0 + cur[0]!.x1) / 2);
       const c1 = header ? colAt((cur[cur.length - 1]!.x0 + cur[cur.length - 1]!.x1) / 2) : c0;
-      cells.push({ text: cur.map((p) => p.text).join(' '), c0, c1 });
+      cells.push({ text: dropLeaders(cur.map((p) => p.text)).join(' '), c0, c1 });
       cur = [];
     };
     for (const p of r.pieces) {
@@ -451,7 +537,8 @@ function alignedTable(run: Row[], bodySize: number): { element: TableElement; us
   // label/value forms: nearly every row is "Label:" + value
   const labelRows = multi.filter((r) => r.segs.length === 2 && /:\s*$/.test(r.segs[0]!.text)).length;
   if (labelRows >= multi.length * 0.6) return null;
-  const rows: PieceRow[] = run.map((r) => ({ pieces: wordPieces(r.segs.flatMap((s) => s.items)), box: r.box }));
+  // a rule typed out (a line of dashes under a typewritten header) parts rows, it is none
+  const rows: PieceRow[] = run.filter((r) => !isTextRule(r)).map((r) => ({ pieces: wordPieces(r.segs.flatMap((s) => s.items)), box: r.box }));
   const element = piecesTable(rows, { minGap: Math.max(bodySize * 0.6, 3), gutterRows: rows, headerRows: 0, confidence: 0.7, requireNumbersIn2Cols: true });
   if (!element || element.table.rows < 3) return null;
   // without rules, a table shows itself by a column of numbers or a header row; side-by-side address or
@@ -468,16 +555,32 @@ function alignedTable(run: Row[], bodySize: number): { element: TableElement; us
  * the second rule of three or more are header rows.
  */
 export function findRuleBoundedTables(rules: Rule[], items: TextItem[], bodySize: number): { element: TableElement; used: Set<TextItem> }[] {
+  // (a rule drawn in pieces, one per column, is one rule: the pieces are joined before the short ones go)
   const hs = mergeIntervals(
-    rules.filter((r) => Math.abs(r.y1 - r.y0) < 0.01 && r.x1 - r.x0 > 60).map((r) => ({ k: r.y0, a: Math.min(r.x0, r.x1), b: Math.max(r.x0, r.x1) })),
+    rules.filter((r) => Math.abs(r.y1 - r.y0) < 0.01 && Math.abs(r.x1 - r.x0) > 4).map((r) => ({ k: r.y0, a: Math.min(r.x0, r.x1), b: Math.max(r.x0, r.x1) })),
     1.5,
     2.5,
-  ).map((m) => ({ y: m.k, x0: m.a, x1: m.b }));
+  )
+    .filter((m) => m.b - m.a > 60)
+    .map((m) => ({ y: m.k, x0: m.a, x1: m.b }));
+  // paragraphs between two rules (a table's last rule and a page's foot rule, however far apart) part
+  // them: two or more lines of running text from the rules' left end across most of their width
+  const runningText = (a: { y: number; x0: number; x1: number }, b: { y: number }) => {
+    const band = items.filter((it) => (it.top + it.bottom) / 2 > a.y && (it.top + it.bottom) / 2 < b.y && it.x + it.width > a.x0 && it.x < a.x1);
+    if (band.length < 2) return false;
+    const minGap = Math.max(bodySize * 0.5, 3);
+    let paragraphs = 0;
+    for (const l of buildLines(band)) {
+      const pieces = wordPieces(l.items);
+      if (wordRuns(pieces, minGap).length === 1 && pieces.length >= 8 && l.x0 < a.x0 + bodySize * 2 && width(l) > (a.x1 - a.x0) * 0.6 && ++paragraphs >= 2) return true;
+    }
+    return false;
+  };
   const groups: { y: number; x0: number; x1: number }[][] = [];
   for (const h of hs.sort((a, b) => a.y - b.y)) {
     const g = groups.find((grp) => {
       const last = grp[grp.length - 1]!;
-      return Math.abs(last.x0 - h.x0) < 8 && Math.abs(last.x1 - h.x1) < 8 && h.y - last.y < 500 && h.y - last.y > 4;
+      return Math.abs(last.x0 - h.x0) < 8 && Math.abs(last.x1 - h.x1) < 8 && h.y - last.y > 4 && !runningText(last, h);
     });
     if (g) g.push(h);
     else groups.push([h]);
@@ -603,7 +706,8 @@ interface Block extends Box {
   size: number;
 }
 
-const CAPTION = /^(fig(ure)?|table|tab\.|chart|exhibit|listing)\s*[\dIVX]+[a-z]?\s*[.:\-–—]/i;
+/** (numbered as in an appendix too: "Table A-2.", "Figure B.1:") */
+const CAPTION = /^(fig(ure)?|table|tab\.|chart|exhibit|listing)(?:\s*|\s+[A-Z][-.]?)[\dIVX]+[a-z]?\s*[.:\-–—]/i;
 /** A note under a table or figure: a label, then a sentence (not a short value) */
 const NOTE = /^(notes?|sources?|nb)\s*:\s*\S+(\s+\S+){3,}/i;
 
@@ -958,7 +1062,10 @@ function stackMerge(a: Found, b: Found, freeSegs: Segment[], bodySize: number): 
   // the upper part's header rows head the whole: all of it when it holds no numbers
   const headCells = ta.cells.filter((c) => c.header && c.bbox);
   const headerBottom = !header ? null : textOnly ? A.bottom + 1 : headCells.length ? Math.max(...headCells.map((c) => c.bbox!.y + c.bbox!.height)) : null;
-  return rebuildTable([a, b], between, bodySize, headerBottom);
+  const m = rebuildTable([a, b], between, bodySize, headerBottom);
+  // parts whose columns do not line up (read as one, they lose columns or gain some) are two tables
+  if (m && !header && (m.element.table.cols < Math.min(ta.cols, tb.cols) || m.element.table.cols > Math.max(ta.cols, tb.cols))) return null;
+  return m;
 }
 
 /** The parts' words read as one table; `headerBottom`: rows above it are header rows (the upper part's). */

@@ -228,3 +228,259 @@ test('a fully ruled table with cells spanning columns (a header group) and rows 
   assert.equal(text('R3')?.rowSpan, 2, show(doc));
   assert.equal(t.cells.filter((c) => c.text === 'True' || c.text === 'False').length, 24, show(doc));
 });
+
+// ---------- typewritten tables ----------
+
+async function makePdfFont(name: string, fontName: StandardFonts, draw: (page: PDFPage, font: PDFFont) => void): Promise<string> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(fontName);
+  draw(doc.addPage([612, 792]), font);
+  const p = path.join(tmp, `${name}.pdf`);
+  fs.writeFileSync(p, await doc.save());
+  return p;
+}
+
+/**
+ * A typewritten table in a fixed-pitch font, as lines of text: a group label over the value columns, a
+ * header line, a line of dashes, then labels with dot leaders and values set flush right in columns one
+ * space apart where they are widest. `top` is the first baseline.
+ */
+function typedTable(page: PDFPage, font: PDFFont, top: number, heads: string[], body: [string, number[]][], labels = 22) {
+  const size = 12, pitch = font.widthOfTextAtSize('0', size), lead = 12.7;
+  const pad = (s: string, n: number) => ' '.repeat(Math.max(0, n - s.length)) + s;
+  const lines = [
+    `${' '.repeat(37)}Group effect`,
+    `   Proportion${' '.repeat(labels - 12)}${heads.map((h) => pad(h, 6)).join('')}`,
+    '-'.repeat(65),
+    ...body.map(([label, vals]) => `${label} ${'.'.repeat(labels - label.length)}${vals.map((v) => pad(v.toLocaleString('en-US'), 6)).join('')}`),
+  ];
+  lines.forEach((l, i) => {
+    // each run of non-blanks drawn at its column, as a typewriter's text is laid out
+    for (const m of l.matchAll(/\S+/g)) page.drawText(m[0], { x: 72 + m.index! * pitch, y: top - i * lead, size, font });
+  });
+}
+
+const typedBody = (k: number): [string, number[]][] =>
+  ['0.99', '0.95', '0.90', '0.85', '0.80', '0.75', '0.56-0.74', '0.50'].map((label, r) => [label, [1, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6].map((f) => Math.round((r === 0 ? 800 : r === 1 ? 160 : 90 - r * 6) * f * k))]);
+
+test('a typewritten table (fixed pitch, dot leaders, a line of dashes, columns one space apart) is one table of its columns', async () => {
+  const p = await makePdfFont('typed', StandardFonts.Courier, (page, font) => {
+    page.drawText('Table 1. Sample sizes by design effect', { x: 72, y: 720, size: 12, font });
+    typedTable(page, font, 690, ['1.0', '1.1', '1.2', '1.3', '1.4', '1.5', '1.6'], typedBody(1));
+  });
+  const doc = await read(p);
+  assert.equal(doc.tables.length, 1, show(doc));
+  const g = grid(doc.tables[0]!);
+  assert.equal(doc.tables[0]!.cols, 8, show(doc));
+  // the group label heads the value columns; the dashes are no row; a leader is no part of its label
+  assert.ok(doc.tables[0]!.cells.some((c) => c.text === 'Group effect' && c.header && c.col > 0), show(doc));
+  assert.ok(g.some((r) => r.join('|') === 'Proportion|1.0|1.1|1.2|1.3|1.4|1.5|1.6'), show(doc));
+  assert.ok(g.some((r) => r.join('|') === '0.99|800|880|960|1,040|1,120|1,200|1,280'), show(doc));
+  assert.ok(g.some((r) => r.join('|') === '0.56-0.74|54|59|65|70|76|81|86'), show(doc));
+  assert.ok(!doc.tables[0]!.cells.some((c) => /---|\.\.\./.test(c.text)), show(doc));
+});
+
+test('two typewritten tables one under the other, a blank line apart, with columns of their own, stay two', async () => {
+  const p = await makePdfFont('typed-two', StandardFonts.Courier, (page, font) => {
+    typedTable(page, font, 720, ['1.0', '1.1', '1.2', '1.3', '1.4', '1.5', '1.6'], typedBody(1));
+    // the second one's columns sit elsewhere: shorter leaders, other values
+    typedTable(page, font, 720 - 12 * 12.7, ['1.7', '1.8', '1.9', '2.0', '2.5', '3.0', '3.5'], typedBody(1.7), 19);
+  });
+  const doc = await read(p);
+  assert.equal(doc.tables.length, 2, show(doc));
+  for (const t of doc.tables) assert.equal(t.cols, 8, show(doc));
+  // each whole: its group label, its header, its eight rows (the leader ends the label even a space from the values)
+  for (const t of doc.tables) assert.equal(t.rows, 10, show(doc));
+  assert.ok(grid(doc.tables[1]!).some((r) => r.join('|') === '0.99|1,360|1,496|1,632|1,768|1,904|2,040|2,176'), show(doc));
+});
+
+// ---------- tables between horizontal rules ----------
+
+const hline = (page: PDFPage, x0: number, x1: number, y: number) => page.drawLine({ start: { x: x0, y }, end: { x: x1, y }, thickness: 0.6, color: rgb(0, 0, 0) });
+/** The table's box in PDF space (y up): [x0, bottom, x1, top] (a ruled table's box is its text's). */
+const pdfBox = (t: Table) => [t.bbox!.x, 792 - t.bbox!.y - t.bbox!.height, t.bbox!.x + t.bbox!.width, 792 - t.bbox!.y];
+
+test('a table between horizontal rules drawn in pieces (one per column) is read between them, its group label a header', async () => {
+  const p = await makePdf('pieced-rules', (page, font) => {
+    const xs = [60, 160, 215, 270, 325, 380];
+    // each rule drawn as one short segment per column
+    const rule = (y: number, from = 0) => xs.slice(from).forEach((x, k) => hline(page, x, xs[from + k + 1] ?? 435, y));
+    rule(700);
+    page.drawText('Actual', { x: 240, y: 688, size: 9, font });
+    rule(684, 1);
+    page.drawText('Region', { x: 62, y: 672, size: 9, font });
+    ['2019', '2020', '2021', '2022', '2023'].forEach((t, k) => page.drawText(t, { x: xs[k + 1]! + 53 - font.widthOfTextAtSize(t, 9), y: 672, size: 9, font }));
+    rule(666);
+    const body = [['North', '1,204', '1,310', '1,388', '1,452', '1,470'], ['South', '982', '1,015', '1,102', '1,160', '1,201'], ['East', '1,431', '1,502', '1,577', '1,601', '1,650'], ['West', '877', '902', '954', '1,010', '1,044']];
+    body.forEach((row, r) => {
+      page.drawText(row[0]!, { x: 62, y: 654 - r * 12, size: 9, font });
+      row.slice(1).forEach((v, k) => page.drawText(v, { x: xs[k + 1]! + 53 - font.widthOfTextAtSize(v, 9), y: 654 - r * 12, size: 9, font }));
+    });
+    rule(600);
+  });
+  const doc = await read(p);
+  assert.equal(doc.tables.length, 1, show(doc));
+  const t = doc.tables[0]!;
+  assert.ok(t.cells.some((c) => /Actual/.test(c.text) && c.header), show(doc));
+  assert.ok(grid(t).some((r) => r.join('|') === 'East|1,431|1,502|1,577|1,601|1,650'), show(doc));
+});
+
+test('a table as long as the page between its rules is one table bounded by them', async () => {
+  const p = await makePdf('long-ruled', (page, font) => {
+    hline(page, 50, 560, 770);
+    page.drawText('State', { x: 52, y: 758, size: 9, font });
+    ['2019', '2020', '2021'].forEach((t, k) => page.drawText(t, { x: 300 + k * 100 - font.widthOfTextAtSize(t, 9), y: 758, size: 9, font }));
+    hline(page, 50, 560, 752);
+    for (let r = 0; r < 58; r++) {
+      const y = 740 - r * 12;
+      page.drawText(`District ${r + 1}`, { x: 52, y, size: 9, font });
+      [r * 13 + 100, r * 17 + 200, r * 19 + 300].forEach((v, k) => page.drawText(String(v), { x: 300 + k * 100 - font.widthOfTextAtSize(String(v), 9), y, size: 9, font }));
+    }
+    hline(page, 50, 560, 40);
+  });
+  const doc = await read(p);
+  assert.equal(doc.tables.length, 1, show(doc));
+  const t = doc.tables[0]!;
+  assert.equal(t.rows, 59);
+  assert.equal(t.cols, 4);
+  assert.ok(t.cells.filter((c) => c.row === 0).every((c) => c.header), show(doc));
+  const [, bottom, , top] = pdfBox(t);
+  assert.ok(top > 758 && bottom < 60, `box ${pdfBox(t)}`);
+});
+
+test('columns of wide numbers set flush right, closer together than half an em, are columns', async () => {
+  const p = await makePdf('close-numbers', (page, font) => {
+    const size = 9, rights = [165, 210, 254, 299, 343, 388];
+    page.drawText('Enrolment by region, all years', { x: 36, y: 740, size: 10, font });
+    const rows = ['United States', 'Northeast', 'Midwest', 'South', 'West', 'Pacific', 'Mountain'];
+    rows.forEach((label, r) => {
+      const y = 720 - r * 10.7;
+      page.drawText(label, { x: 36, y, size, font });
+      rights.forEach((x, k) => {
+        const v = (2753438 + r * 104717 + k * 45812).toLocaleString('en-US');
+        page.drawText(v, { x: x - font.widthOfTextAtSize(v, size), y, size, font });
+      });
+    });
+  });
+  const doc = await read(p);
+  assert.equal(doc.tables.length, 1, show(doc));
+  const t = doc.tables[0]!;
+  assert.equal(t.cols, 7, show(doc));
+  assert.equal(grid(t)[0]![2], (2753438 + 45812).toLocaleString('en-US'), show(doc));
+});
+
+/** Justified lines of prose in a column from `x0`, `width` wide, from baseline `top` down, `n` lines. */
+function proseColumn(page: PDFPage, font: PDFFont, x0: number, width: number, top: number, n: number, start: number): number {
+  const size = 9.5;
+  let w = start;
+  for (let line = 0; line < n; line++) {
+    const words: string[] = [];
+    while (true) {
+      const next = WORDS[w % WORDS.length]!;
+      if (words.length && font.widthOfTextAtSize([...words, next].join(' '), size) > width) break;
+      words.push(next);
+      w++;
+    }
+    const gap = (width - font.widthOfTextAtSize(words.join(''), size)) / Math.max(1, words.length - 1);
+    let x = x0;
+    for (const word of words) {
+      page.drawText(word, { x, y: top - line * 12, size, font });
+      x += font.widthOfTextAtSize(word, size) + gap;
+    }
+  }
+  return w;
+}
+
+test('two columns of prose down the page between full-width rules (a running head in rules, a foot rule) are no table', async () => {
+  const p = await makePdf('ruled-prose', (page, font) => {
+    // a running head between rules, two columns of prose down the page, a foot rule far below
+    hline(page, 50, 562, 775);
+    page.drawText('Annual review of the regional offices', { x: 50, y: 765, size: 9, font });
+    hline(page, 50, 562, 760);
+    hline(page, 50, 562, 756);
+    const w = proseColumn(page, font, 50, 240, 740, 54, 0);
+    proseColumn(page, font, 322, 240, 740, 54, w);
+    hline(page, 50, 562, 80);
+    // a small table under it (the page's rules are read where its text may hold a table)
+    drawRows(page, font, [['Site', 'Staff', 'Cost'], ['Leeds', '41', '1,200'], ['York', '17', '640'], ['Hull', '23', '815']], 72, [300, 420], 66, 12, 8);
+  });
+  const doc = await read(p);
+  assert.equal(doc.tables.length, 1, show(doc));
+  assert.ok(!doc.tables[0]!.cells.some((c) => /committee|auditors|ledgers/.test(c.text)), show(doc));
+});
+
+test('a caption numbered as in an appendix ("Table A-2.") between the rules of a page band and a table drawn in pieces is no part of the table', async () => {
+  const p = await makePdf('appendix-caption', (page, font, bold) => {
+    const line = (ax: number, ay: number, bx: number, by: number) => page.drawLine({ start: { x: ax, y: ay }, end: { x: bx, y: by }, thickness: 0.8, color: rgb(0, 0, 0) });
+    // a framed band at the top of the page, as wide as the table
+    line(54, 765, 576, 765);
+    line(54, 744, 576, 744);
+    line(54, 765, 54, 744);
+    line(576, 765, 576, 744);
+    page.drawText('HIGHLIGHTS FROM THE SURVEY', { x: 60, y: 750, size: 10, font });
+    page.drawText('APPENDIX A', { x: 480, y: 750, size: 12, font: bold });
+    page.drawText('Table A-2. Total number of schools and students, by system', { x: 54, y: 712, size: 10, font: bold });
+    // the table's rules drawn in pieces, one per column
+    const rule = (y: number) => [54, 200, 310, 410, 510, 576].forEach((x, k, xs) => k + 1 < xs.length && line(x, y, xs[k + 1]!, y));
+    rule(700);
+    page.drawText('Sampled', { x: 330, y: 690, size: 8, font });
+    page.drawText('System', { x: 56, y: 678, size: 8, font });
+    ['Schools', 'Eligible', 'Students'].forEach((t, k) => page.drawText(t, { x: 300 + k * 100 - font.widthOfTextAtSize(t, 8), y: 678, size: 8, font }));
+    rule(672);
+    [['Alberta', '150', '147', '3,789'], ['Ontario', '200', '191', '4,561'], ['Quebec', '200', '197', '4,244'], ['Malta', '99', '95', '3,548']].forEach((row, r) => {
+      page.drawText(row[0]!, { x: 56, y: 660 - r * 10, size: 8, font });
+      row.slice(1).forEach((v, k) => page.drawText(v, { x: 300 + k * 100 - font.widthOfTextAtSize(v, 8), y: 660 - r * 10, size: 8, font }));
+    });
+    rule(620);
+  });
+  const doc = await read(p);
+  assert.equal(doc.tables.length, 1, show(doc));
+  const t = doc.tables[0]!;
+  assert.ok(!t.cells.some((c) => /Table A-2|HIGHLIGHTS|APPENDIX/.test(c.text)), show(doc));
+  assert.ok(t.cells.some((c) => /Sampled/.test(c.text) && c.header), show(doc));
+  assert.ok(grid(t).some((r) => r.join('|') === 'Ontario|200|191|4,561'), show(doc));
+});
+
+test('paragraphs between a table drawn with rules in pieces and a foot rule of the same width are no rows of it', async () => {
+  const p = await makePdf('items-foot-rule', (page, font, bold) => {
+    const rule = (y: number) => [54, 86, 144, 410, 464, 510, 572].forEach((x, k, xs) => k + 1 < xs.length && hline(page, x, xs[k + 1]!, y));
+    rule(460);
+    ['Pos.', 'Qty', 'Description', 'Price', 'Amount'].forEach((t, k) => page.drawText(t, { x: [60, 100, 148, 470, 520][k]!, y: 446, size: 8, font: bold }));
+    rule(430);
+    [['1', '2', 'Managed hosting, standard plan', '3,89', '7,78'], ['2', '1', 'Backup storage, 50 GB', '4,50', '4,50'], ['3', '1', 'Support hours', '26,95', '26,95']].forEach((row, r) =>
+      row.forEach((t, k) => page.drawText(t, { x: [60, 100, 148, 470, 520][k]!, y: 416 - r * 12, size: 8, font })),
+    );
+    rule(370);
+    page.drawText('Payment', { x: 54, y: 340, size: 9, font: bold });
+    page.drawText('Bank transfer', { x: 200, y: 340, size: 9, font: bold });
+    const para = ['For questions about this invoice please write to the accounts department quoting your customer', 'number and the invoice number, and we will answer within two working days of your message.', 'Objections to the charges must be raised in writing within four weeks of the invoice date, after', 'which the charges count as accepted; we will point this out again in the next invoice we send.'];
+    para.forEach((t, i) => page.drawText(t, { x: 54, y: 300 - i * 11, size: 9, font }));
+    hline(page, 54, 572, 60);
+    page.drawText('Example Hosting Ltd, 1 Harbour Road, Bristol', { x: 54, y: 48, size: 7, font });
+  });
+  const doc = await read(p);
+  assert.equal(doc.tables.length, 1, show(doc));
+  const t = doc.tables[0]!;
+  assert.ok(!t.cells.some((c) => /questions|Objections|Bank transfer/.test(c.text)), show(doc));
+  assert.ok(grid(t).some((r) => r.join('|') === '2|1|Backup storage, 50 GB|4,50|4,50'), show(doc));
+});
+
+test('bars of a bar chart with their values beside them are a chart, no table', async () => {
+  const p = await makePdf('bar-chart', (page, font) => {
+    page.drawText('Figure 2. Prevalence by age group (in percent)', { x: 60, y: 740, size: 10, font });
+    const groups: [string, number[]][] = [['Under 15', [8.4, 4.2, 0.5]], ['15 to 24', [10.2, 5.3, 1.4]], ['55 to 64', [28.7, 20.4, 6.0]], ['65 to 69', [35.0, 24.7, 6.9]], ['80 and over', [70.5, 55.8, 30.2]]];
+    groups.forEach(([label, values], g) => {
+      const top = 710 - g * 60;
+      page.drawText(label, { x: 60, y: top - 22, size: 8, font });
+      values.forEach((v, k) => {
+        // three bars touching one another, each with its value past its end
+        const y = top - (k + 1) * 12;
+        page.drawRectangle({ x: 120, y, width: v * 4, height: 12, color: rgb(0.6, 0.5, 0.8), borderColor: rgb(0.2, 0.1, 0.3), borderWidth: 0.5 });
+        page.drawText(v.toFixed(1), { x: 120 + v * 4 + 3, y: y + 3, size: 8, font });
+      });
+    });
+  });
+  const doc = await read(p);
+  assert.equal(doc.tables.length, 0, show(doc));
+  assert.match(doc.text, /28\.7/);
+});
