@@ -95,7 +95,7 @@ describe('split sections over HTTP: continuation pages, document types, names fr
     const invoice = await s.json(`/v1/documents/${sections[1].document_id}`);
     assert.equal(invoice.body.pages, 2);
     const listed = await s.json(`/api/documents/${docId}/sections`);
-    assert.deepEqual(listed.body.sections.map((x: any) => [x.sectionName, x.documentType]), sections.map((x) => [x.name, x.document_type]));
+    assert.deepEqual(listed.body.sections.map((x: any) => [x.sectionName, x.metadata.document_type, x.metadata.document_type_confidence]), sections.map((x) => [x.name, x.document_type, x.document_type_confidence]));
     // "3 sections" asked: a continuation page is never picked to make up the number
     const four = await s.json('/api/split/analyze', { method: 'POST', json: { document_id: docId, config: { instructions: 'split into 4 sections' } } });
     assert.equal(four.status, 200, JSON.stringify(four.body));

@@ -386,6 +386,9 @@ function isSentence(t: string): boolean {
   return words > 20 || (words >= 6 && /[.;,]$/.test(t));
 }
 
+/** an address running on after a name: a comma then a house or lot number ("LOT 37634, JALAN 6/3748") or a five-digit postcode after a comma */
+const ADDRESS_INSIDE = /,\s*(?:no\.?\s*|lot\s*)?\d|,.*\b\d{5}\b/i;
+
 /** The document types a section is given (the last when none fits). */
 export const DOCUMENT_TYPES = ['invoice', 'receipt', 'form', 'letter', 'report', 'statement', 'contract', 'article', 'other'] as const;
 
@@ -427,12 +430,16 @@ const LOWER_START = /^[^\p{L}]*\p{Ll}[\p{Ll}\p{M}'’-]*(?:\s|$)/u;
  * reads as a title (never a table row, an address, a date or OCR noise: notATitle), else its type and pages.
  */
 function nameOf(doc: ParsedDocument, first: PageFeatures, type: string | null, start: number, end: number): string {
-  const clean = (s: string | null | undefined) => (s ?? '').replace(/\s+/g, ' ').trim();
+  // spaces run together, trailing commas and colons (a line cut where its address went on) left out
+  const clean = (s: string | null | undefined) => (s ?? '').replace(/\s+/g, ' ').replace(/[\s,;:]+$/, '').trim();
   const found = findTitle(doc, { page: first.page });
   // the first line stands for its block: not when the block is an address (a letter's addressee, a sender's letterhead)
   const firstBlock = first.firstLine ? doc.blocks.find((b) => b.page === first.page && b.text.trimStart().startsWith(first.firstLine)) : undefined;
   const firstLine = firstBlock && firstBlock.text.split('\n').slice(0, 6).some((l) => l.trim() && notATitle(l)) ? null : first.firstLine;
-  const title = found ? clean(found.text) : [first.heading, firstLine].map(clean).find((t) => t.length >= 3 && /\p{L}/u.test(t) && !notATitle(t) && !LOWER_START.test(t) && !isSentence(t) && plausibleTitle(t));
+  // the title finder's title first; whichever it is, never a sentence or a name that runs on into an address
+  const title = [found ? clean(found.text) : null, ...[first.heading, firstLine].map(clean).filter((t) => t.length >= 3 && /\p{L}/u.test(t) && !notATitle(t) && !LOWER_START.test(t) && plausibleTitle(t))].find(
+    (t): t is string => !!t && !isSentence(t) && !ADDRESS_INSIDE.test(t),
+  );
   const range = start === end ? `page ${start}` : `pages ${start}-${end}`;
   if (title) return title.length > 60 ? `${title.slice(0, 57).trimEnd()}...` : title;
   return `${type ? type[0]!.toUpperCase() + type.slice(1) : 'Section'} (${range})`;

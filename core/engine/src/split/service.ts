@@ -143,14 +143,11 @@ export async function documentSections(rt: Engine, auth: AuthInfo, documentId: s
       pageEnd: s.page_end,
       pageCount: s.page_end - s.page_start + 1,
       confidence: s.confidence,
-      documentType: sectionTypeOf(s).document_type,
-      documentTypeConfidence: sectionTypeOf(s).document_type_confidence,
       label: s.label,
       metadata: s.metadata,
       childDocumentId: c?.id ?? null,
       childDocumentName: c?.name ?? null,
       childDocumentStatus: c?.status ?? null,
-      childDocumentFileUrl: c ? documentFileUrl(rt, c.id) : null,
     };
   });
   return { documentId: doc.id, documentName: doc.name, sections, totalSections: sections.length, hasSections: sections.length > 0 };
