@@ -386,8 +386,11 @@ function isSentence(t: string): boolean {
   return words > 20 || (words >= 6 && /[.;,]$/.test(t));
 }
 
-/** an address running on after a name: a comma then a house or lot number ("LOT 37634, JALAN 6/3748") or a five-digit postcode after a comma */
-const ADDRESS_INSIDE = /,\s*(?:no\.?\s*|lot\s*)?\d|,.*\b\d{5}\b/i;
+/**
+ * an address running on after a name: a house or lot number and a comma ("NO 290, JALAN AIR PANAS",
+ * "LOT 37634,JALAN"), a comma then a number ("Mill Lane, 48"), or a five-digit postcode after a comma
+ */
+const ADDRESS_INSIDE = /\b(?:no\.?|lot)\s*\d+[\w/-]*\s*,|,\s*(?:no\.?\s*|lot\s*)?\d|,.*\b\d{5}\b/i;
 
 /** The document types a section is given (the last when none fits). */
 export const DOCUMENT_TYPES = ['invoice', 'receipt', 'form', 'letter', 'report', 'statement', 'contract', 'article', 'other'] as const;
