@@ -14,6 +14,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { notATitle } from '@quire/core';
 import { corpusRoot } from '../test/helpers/corpus.js';
 import { boundaryCounts, drawCombos, joinPdfs, receiptFiles, receiptsPdf, seeded, splitPool } from '../test/helpers/split-combos.js';
 import { startService } from './service.js';
@@ -40,16 +41,62 @@ interface Case {
   label: string;
   bytes: Uint8Array;
   starts: number[];
+  /** the reference title of each joined document (the first heading of its docling markdown), when known */
+  titles: (string | null)[];
 }
+
+/** The first markdown heading of a corpus file's docling ground truth. */
+function referenceTitle(e: { ground_truth?: { path: string; kind: string }[] }): string | null {
+  const gt = e.ground_truth?.find((g) => g.kind === 'markdown');
+  if (!gt) return null;
+  for (const line of fs.readFileSync(path.join(root!, gt.path), 'utf8').split('\n')) {
+    const m = /^#{1,6}\s+(.+)$/.exec(line.trim());
+    if (m) return m[1]!.trim();
+  }
+  return null;
+}
+
+const wordsOf = (s: string) => s.toLowerCase().normalize('NFKC').replace(/[^\p{L}\p{N}\s]/gu, ' ').split(/\s+/).filter(Boolean);
+function wordF1(a: string, b: string): number {
+  const x = wordsOf(a);
+  const y = wordsOf(b);
+  if (!x.length || !y.length) return 0;
+  const pool = new Map<string, number>();
+  for (const w of y) pool.set(w, (pool.get(w) ?? 0) + 1);
+  let hit = 0;
+  for (const w of x) if (pool.get(w)) (hit++, pool.set(w, pool.get(w)! - 1));
+  const p = hit / x.length;
+  const r = hit / y.length;
+  return p + r ? (2 * p * r) / (p + r) : 0;
+}
+
+/**
+ * How a section name is judged: `fallback` when it is the type and the page range ("Invoice (pages 2-3)");
+ * `bad` when it reads as no title (notATitle: a table row with pipes, an address, phone or postcode line, a
+ * date, an amount, a page number, a Label: value pair, OCR noise), as a sentence (ends with . ; or , after 6
+ * words or more, starts in lower case, or runs over 20 words), or carries an address (a five-digit postcode,
+ * a comma followed by a house or lot number); `right` otherwise. `ref` tells whether it
+ * matches the reference title (word F1 >= 0.8) of a document that has one.
+ */
+export function judgeName(name: string): 'right' | 'fallback' | 'bad' {
+  const t = name.replace(/\.\.\.$/, '').trim();
+  if (/\((?:page|pages) \d+(?:-\d+)?\)$/.test(t)) return 'fallback';
+  const words = t.split(/\s+/).filter(Boolean);
+  if (notATitle(t) || /^\p{Ll}/u.test(t) || words.length > 20 || (words.length >= 6 && /[.;,]$/.test(t))) return 'bad';
+  // an address inside the name: a five-digit postcode, or a comma followed by a house or lot number
+  if (/\b\d{5}\b/.test(t) || /,\s*(?:no\.?\s*|lot\s*)?\d/i.test(t)) return 'bad';
+  return 'right';
+}
+const DOC_TYPES = ['invoice', 'receipt', 'form', 'letter', 'report', 'statement', 'contract', 'article', 'other'];
 
 const cases: Case[] = [];
 for (const combo of drawCombos(splitPool(root), COMBOS, SEED)) {
   const j = await joinPdfs(root, combo);
-  cases.push({ set: 'text-layer PDFs', label: combo.map((e) => e.id).join(' + '), bytes: j.bytes, starts: j.starts });
+  cases.push({ set: 'text-layer PDFs', label: combo.map((e) => e.id).join(' + '), bytes: j.bytes, starts: j.starts, titles: combo.map(referenceTitle) });
 }
 for (const combo of drawCombos(splitPool(root, { scans: true }), SCANS, SEED + 1)) {
   const j = await joinPdfs(root, combo);
-  cases.push({ set: 'all PDFs (scans OCRed)', label: combo.map((e) => e.id).join(' + '), bytes: j.bytes, starts: j.starts });
+  cases.push({ set: 'all PDFs (scans OCRed)', label: combo.map((e) => e.id).join(' + '), bytes: j.bytes, starts: j.starts, titles: combo.map(referenceTitle) });
 }
 const receipts = receiptFiles(root);
 const next = seeded(SEED + 2);
@@ -59,7 +106,7 @@ for (let i = 0; i < RECEIPTS && receipts.length >= 4; i++) {
     const f = receipts[Math.floor(next() * receipts.length)]!;
     if (!pick.includes(f)) pick.push(f);
   }
-  cases.push({ set: 'scanned receipts (4 a PDF)', label: pick.map((f) => path.basename(f)).join(' + '), bytes: await receiptsPdf(pick), starts: [1, 2, 3, 4] });
+  cases.push({ set: 'scanned receipts (4 a PDF)', label: pick.map((f) => path.basename(f)).join(' + '), bytes: await receiptsPdf(pick), starts: [1, 2, 3, 4], titles: [null, null, null, null] });
 }
 
 const KEY = 'svc_5b170000000000000000000000000000000000';
@@ -70,7 +117,14 @@ const call = async (p: string, init: RequestInit = {}) => {
 };
 
 const started = Date.now();
-const results: { set: string; label: string; want: number[]; got: number[]; tp: number; fp: number; fn: number; exact: boolean; reasons: string[] }[] = [];
+interface Named {
+  name: string;
+  verdict: 'right' | 'fallback' | 'bad';
+  ref: boolean | null;
+  type: string | null;
+  typeConfidence: number | null;
+}
+const results: { set: string; label: string; want: number[]; got: number[]; tp: number; fp: number; fn: number; exact: boolean; reasons: string[]; names: Named[] }[] = [];
 try {
   // two at a time: uploads are processed in the background meanwhile
   let at = 0;
@@ -89,9 +143,18 @@ try {
       }
       const a = await call('/api/split/analyze', { method: 'POST', body: JSON.stringify({ document_id: up.body.id, config: { method: 'ai' } }) });
       if (a.status !== 200) throw new Error(`analyze: ${JSON.stringify(a.body)}`);
-      const got = (a.body.suggested_sections as { page_start: number }[]).map((x) => x.page_start);
+      const suggested = a.body.suggested_sections as { page_start: number; name: string; reason: string; document_type?: string | null; document_type_confidence?: number | null }[];
+      const got = suggested.map((x) => x.page_start);
       const k = boundaryCounts(c.starts, got);
-      results.push({ set: c.set, label: c.label, want: c.starts.slice(1), got: got.slice(1), ...k, reasons: (a.body.suggested_sections as { page_start: number; reason: string }[]).slice(1).map((x) => `${x.page_start}: ${x.reason}`) });
+      // names and types of the sections that start where a joined document starts
+      const names: Named[] = [];
+      for (const x of suggested) {
+        const at = c.starts.indexOf(x.page_start);
+        if (at < 0) continue;
+        const ref = c.titles[at];
+        names.push({ name: x.name, verdict: judgeName(x.name), ref: ref ? wordF1(x.name, ref) >= 0.8 : null, type: x.document_type ?? null, typeConfidence: x.document_type_confidence ?? null });
+      }
+      results.push({ set: c.set, label: c.label, want: c.starts.slice(1), got: got.slice(1), ...k, reasons: suggested.slice(1).map((x) => `${x.page_start}: ${x.reason}`), names });
     }
   };
   await Promise.all([worker(), worker()]);
@@ -119,4 +182,21 @@ const w = head.map((h, i) => Math.max(h.length, ...table.map((t) => t[i]!.length
 console.log(`split boundaries, method ai (offline), seed ${SEED}; load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}; ${((Date.now() - started) / 1000).toFixed(0)} s`);
 console.log(head.map((h, i) => h.padEnd(w[i]!)).join('  '));
 for (const t of table) console.log(t.map((c, i) => (i ? c.padStart(w[i]!) : c.padEnd(w[i]!))).join('  '));
+// section names and types (the sections that start where a joined document starts)
+console.log('\nsection names and types (rule: see judgeName)');
+const nhead = ['set', 'sections', 'right', 'fallback', 'bad', 'match ref', 'typed', 'with confidence', 'type (top 3)'];
+const ntable = [...new Set(results.map((r) => r.set))].map((set) => {
+  const ns = results.filter((r) => r.set === set).flatMap((r) => r.names);
+  const withRef = ns.filter((x) => x.ref !== null);
+  const types = new Map<string, number>();
+  for (const x of ns) types.set(x.type ?? 'none', (types.get(x.type ?? 'none') ?? 0) + 1);
+  const top = [...types].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([t, n]) => `${t} ${n}`).join(', ');
+  const typed = ns.filter((x) => x.type).length;
+  const confident = ns.filter((x) => x.type && DOC_TYPES.includes(x.type) && x.typeConfidence !== null).length;
+  return [set, String(ns.length), String(ns.filter((x) => x.verdict === 'right').length), String(ns.filter((x) => x.verdict === 'fallback').length), String(ns.filter((x) => x.verdict === 'bad').length), `${withRef.filter((x) => x.ref).length}/${withRef.length}`, `${typed}/${ns.length}`, `${confident}/${ns.length}`, top];
+});
+const nw = nhead.map((h, i) => Math.max(h.length, ...ntable.map((t) => t[i]!.length)));
+console.log(nhead.map((h, i) => h.padEnd(nw[i]!)).join('  '));
+for (const t of ntable) console.log(t.map((c, i) => (i ? c.padStart(nw[i]!) : c.padEnd(nw[i]!))).join('  '));
+if (LIST) for (const r of results) for (const x of r.names) if (x.verdict === 'bad') console.log(`bad name [${r.set}] ${r.label}: ${JSON.stringify(x.name)}`);
 if (JSON_OUT) fs.writeFileSync(JSON_OUT, JSON.stringify({ seed: SEED, rows, results }, null, 2));

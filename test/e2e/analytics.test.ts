@@ -120,6 +120,17 @@ describe('analytics over HTTP: the six endpoints count the work done', () => {
     errorBody((await s.json('/api/analytics/query?filters=not-json', { key: a.key })).body, 'VALIDATION_ERROR');
   });
 
+  test('GET /api/analytics/query: documents, pages and credits by file_type, and the file_type filter', async () => {
+    const byType = await s.json('/api/analytics/query?metrics=documents_processed,pages_processed,credits_used&dimensions=file_type&period=7d', { key: a.key });
+    assert.equal(byType.status, 200, JSON.stringify(byType.body));
+    const rows = Object.fromEntries(byType.body.data.map((r: any) => [r.file_type, [r.documents_processed, r.pages_processed, r.credits_used]]));
+    // two PDFs (2 + 1 pages) and the extraction of the 2-page PDF; one text file; the chat query has no file
+    assert.deepEqual(rows, { pdf: [2, 3, 6.5], txt: [1, 1, 1.5], null: [0, 0, 0.1] });
+    const pdf = await s.json(`/api/analytics/query?metrics=documents_processed,pages_processed,credits_used&period=7d&filters=${encodeURIComponent(JSON.stringify({ file_type: 'pdf' }))}`, { key: a.key });
+    assert.equal(pdf.status, 200);
+    assert.deepEqual(pdf.body.totals, { documents_processed: 2, pages_processed: 3, credits_used: 6.5 });
+  });
+
   test('GET /api/analytics/realtime: nothing running, rates of the last 15 minutes, recent activity of the caller only', async () => {
     const r = await s.json('/api/analytics/realtime', { key: a.key });
     assert.equal(r.status, 200);

@@ -324,6 +324,14 @@ describe('documents, upload and parse over HTTP', () => {
     const p2 = await s.json('/api/upload/presigned', { method: 'POST', json: { filename: 'x.txt', file_size: 10 } });
     const over = await fetch(p2.body.upload_url, { method: 'PUT', body: 'this is more than ten bytes' });
     assert.equal(over.status, 413);
+    // only filename is required: without file_size the size limit is checked as the bytes arrive
+    const bare = await s.json('/api/upload/presigned', { method: 'POST', json: { filename: 'minutes.txt' } });
+    assert.equal(bare.status, 200, JSON.stringify(bare.body));
+    const sent = await fetch(bare.body.upload_url, { method: 'PUT', headers: bare.body.headers, body: 'Minutes: the committee approved the plan.' });
+    assert.equal(sent.status, 200, await sent.clone().text());
+    const bareDoc = await waitForStatus(s, `/v1/documents/${bare.body.file_id.slice('svc://'.length)}`);
+    assert.equal(bareDoc.status, 'completed');
+    assert.equal(bareDoc.name, 'minutes.txt');
   });
 
   test('presets: create merged with defaults, list by scope, patch validated, delete', async () => {

@@ -85,7 +85,7 @@ describe('search, collections and knowledge bases over HTTP', () => {
     // the same record through the application API
     const kb = await s.json(`/api/knowledge-bases/${c.body.id}`);
     assert.equal(kb.status, 200);
-    assert.equal(kb.body.document_count, 1);
+    assert.equal(kb.body.knowledge_base.document_count, 1);
     await s.json(`/api/knowledge-bases/${c.body.id}/documents`, { method: 'POST', json: { document_id: ids['volcano.txt'] } });
     assert.equal((await s.json(`/v1/collections/${c.body.id}`)).body.document_count, 2);
     const removed = await s.json(`/v1/collections/${c.body.id}/documents`, { method: 'POST', json: { document_id: ids['tides.txt'], action: 'remove' } });

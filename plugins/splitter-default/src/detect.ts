@@ -7,7 +7,7 @@
  * break). Pages whose score reaches the threshold start a section. The weights are round numbers chosen
  * from what each signal means, not fitted to a file: see bench/split.ts for the figures over the corpus.
  */
-import { findTitle, notATitle } from '@quire/core';
+import { findTitle, notATitle, plausibleTitle } from '@quire/core';
 import type { ParsedDocument, SplitDetectOptions, SplitSuggestion } from '@quire/core';
 import { pageFeatures, termsOf } from './features.js';
 import type { PageFeatures } from './features.js';
@@ -19,6 +19,26 @@ export interface Boundary {
   signals: string[];
   /** similarity of the text across the break (0..1) */
   similarity?: number;
+  /** the page continues the one before (CONTINUES): it never starts a section */
+  continues?: string[];
+}
+
+/** The score of a continuation page: never a boundary, and last when the strongest breaks are picked. */
+const CONTINUATION_SCORE = -1;
+
+/**
+ * Why `cur` continues `prev` (CONTINUES), if it does: it is numbered "Page x of n" or "x / n" with 1 < x <= n;
+ * it repeats a document number of the page before (an invoice's number on its second page); or it has the
+ * running head of the page before, printed on pages of one document (not across a blank separator, and not
+ * after a page that is a whole document by itself: two receipts of one shop share their top lines).
+ */
+function continuation(cur: PageFeatures, prev: PageFeatures, blankBefore: boolean, signals: string[]): string[] {
+  const out: string[] = [];
+  const pn = cur.pageNumber;
+  if (pn && pn.of !== null && pn.n > 1 && pn.n <= pn.of && !(prev.pageNumber && prev.pageNumber.of !== null && prev.pageNumber.of !== pn.of)) out.push('page_x_of_n');
+  if (cur.documentNumbers.some((d) => prev.documentNumbers.includes(d))) out.push('same_document_number');
+  if (!blankBefore && !signals.includes('complete_before') && !cur.ocr && !prev.ocr && cur.heads.some((h) => prev.heads.includes(h))) out.push('same_running_head');
+  return out;
 }
 
 /** What each signal adds to (or takes from) the score of a boundary. */
@@ -76,6 +96,16 @@ const LABELS: Record<string, string> = {
   blank_separator: 'blank separator page before',
   closing_before: 'closing words end the page before',
   back_matter_before: 'the page before ends a document (back cover, colophon, about the author)',
+};
+
+/**
+ * Signs that a page continues the one before, whatever else it shows (a title, a letterhead printed again):
+ * such a page never starts a section.
+ */
+const CONTINUES: Record<string, string> = {
+  page_x_of_n: 'the page is numbered x of n with x > 1',
+  same_document_number: 'the same document number as the page before',
+  same_running_head: 'the same running head as the page before',
 };
 
 /** Shared share of two term sets (Jaccard). */
@@ -300,6 +330,12 @@ function scorePass(pages: PageFeatures[], sims: number[], floorOf: (index: numbe
       score += WEIGHTS.topic_shift * shift;
       signals.push('topic_shift');
     }
+    const continues = continuation(cur, prev, blankBefore, signals);
+    if (continues.length) {
+      // a continuation page never starts a section: below the threshold by far, whatever the other signals say
+      out.push({ page: cur.page, score: Math.min(Math.round(score * 1000) / 1000, CONTINUATION_SCORE), signals: [...continues, ...signals], similarity: Math.round(sim * 1000) / 1000, continues });
+      continue;
+    }
     out.push({ page: cur.page, score: Math.round(score * 1000) / 1000, signals, similarity: Math.round(sim * 1000) / 1000 });
   }
   return out;
@@ -335,7 +371,7 @@ export function chooseBoundaries(scored: Boundary[], opts: { minPages: number; s
   for (const p of opts.forced ?? []) if (p > 1 && fits(p)) chosen.add(p);
   for (const b of ranked) {
     if (opts.sections !== undefined ? chosen.size >= opts.sections - 1 : b.score < THRESHOLD) break;
-    if (fits(b.page)) chosen.add(b.page);
+    if (!b.continues?.length && fits(b.page)) chosen.add(b.page);
   }
   return chosen;
 }
@@ -344,14 +380,50 @@ const clamp = (x: number) => Math.max(0.01, Math.min(0.99, x));
 /** Score → confidence that the page starts a section (logistic around the threshold). */
 const startConfidence = (score: number) => clamp(1 / (1 + Math.exp(-6 * (score - THRESHOLD))));
 
-/** The most common non-null value. */
-function majority(values: (string | null)[]): string | null {
-  const n = new Map<string, number>();
-  for (const v of values) if (v) n.set(v, (n.get(v) ?? 0) + 1);
-  let best: string | null = null;
-  for (const [k, c] of n) if (!best || c > n.get(best)!) best = k;
-  return best;
+/** a sentence of body text or a footer's notice, not a name: over 20 words, or 6 and more ending with . ; or , */
+function isSentence(t: string): boolean {
+  const words = t.split(/\s+/).filter(Boolean).length;
+  return words > 20 || (words >= 6 && /[.;,]$/.test(t));
 }
+
+/**
+ * an address running on after a name: a house or lot number and a comma ("NO 290, JALAN AIR PANAS",
+ * "LOT 37634,JALAN"), a comma then a number ("Mill Lane, 48"), or a five-digit postcode after a comma
+ */
+const ADDRESS_INSIDE = /\b(?:no\.?|lot)\s*\d+[\w/-]*\s*,|,\s*(?:no\.?\s*|lot\s*)?\d|,.*\b\d{5}\b/i;
+
+/** The document types a section is given (the last when none fits). */
+export const DOCUMENT_TYPES = ['invoice', 'receipt', 'form', 'letter', 'report', 'statement', 'contract', 'article', 'other'] as const;
+
+/** marks of a scholarly or press article */
+const ARTICLE_MARKS = /\b(abstract|et al\.?|doi|journal|proceedings|arxiv|keywords|references|bibliography)\b/gi;
+
+/**
+ * The document type of a section and how sure it is (0..1): the type scores of its pages (pages.ts:
+ * a naming phrase at the top, frequent words), the first page counted twice. A paper (an abstract on the
+ * first page and the marks of a paper: et al., references, doi, journal...) is an article; a section whose
+ * best score stays under 2 is `other`, surer the less any type shows.
+ */
+export function sectionType(pages: PageFeatures[]): { type: (typeof DOCUMENT_TYPES)[number]; confidence: number } {
+  const sum = new Map<string, number>();
+  pages.forEach((p, i) => {
+    for (const [t, v] of p.typeScores) sum.set(t, (sum.get(t) ?? 0) + v * (i === 0 ? 2 : 1));
+  });
+  const ranked = [...sum].map(([t, v]) => [t, v / (pages.length + 1)] as const).sort((a, b) => b[1] - a[1]);
+  // a letter: a salutation opening a line and a sign-off, wherever they stand on the first page
+  const opening = pages[0]?.text ?? '';
+  if (/^\s*(dear|to whom it may concern)\b/im.test(opening) && /\b(yours\s+(sincerely|faithfully|truly)|sincerely|(kind|best|warm)\s+regards)\b/i.test(pages.map((p) => p.text).join('\n'))) {
+    sum.set('letter', (sum.get('letter') ?? 0) + 3 * (pages.length + 1));
+    ranked.splice(0, ranked.length, ...[...sum].map(([t, v]) => [t, v / (pages.length + 1)] as const).sort((a, b) => b[1] - a[1]));
+  }
+  const [best, score] = ranked[0] ?? [null, 0];
+  const second = ranked[1]?.[1] ?? 0;
+  const marks = pages.reduce((n, p) => n + (p.text.match(ARTICLE_MARKS)?.length ?? 0), 0);
+  if ((best === 'report' || score < 2) && /\babstract\b/i.test(pages[0]?.text ?? '') && marks >= 3) return { type: 'article', confidence: round3(Math.min(0.95, 0.55 + 0.05 * marks)) };
+  if (!best || score < 2 || !(DOCUMENT_TYPES as readonly string[]).includes(best)) return { type: 'other', confidence: round3(Math.max(0.3, Math.min(0.9, 1 - score / 4))) };
+  return { type: best as (typeof DOCUMENT_TYPES)[number], confidence: round3(Math.max(0.3, Math.min(0.99, 0.35 + 0.08 * score + 0.35 * ((score - second) / score)))) };
+}
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
 /** a line whose first word is all lower case (after any marks): a scrawled name or a sentence running on, no name */
 const LOWER_START = /^[^\p{L}]*\p{Ll}[\p{Ll}\p{M}'’-]*(?:\s|$)/u;
@@ -361,12 +433,16 @@ const LOWER_START = /^[^\p{L}]*\p{Ll}[\p{Ll}\p{M}'’-]*(?:\s|$)/u;
  * reads as a title (never a table row, an address, a date or OCR noise: notATitle), else its type and pages.
  */
 function nameOf(doc: ParsedDocument, first: PageFeatures, type: string | null, start: number, end: number): string {
-  const clean = (s: string | null | undefined) => (s ?? '').replace(/\s+/g, ' ').trim();
+  // spaces run together, trailing commas and colons (a line cut where its address went on) left out
+  const clean = (s: string | null | undefined) => (s ?? '').replace(/\s+/g, ' ').replace(/[\s,;:]+$/, '').trim();
   const found = findTitle(doc, { page: first.page });
   // the first line stands for its block: not when the block is an address (a letter's addressee, a sender's letterhead)
   const firstBlock = first.firstLine ? doc.blocks.find((b) => b.page === first.page && b.text.trimStart().startsWith(first.firstLine)) : undefined;
   const firstLine = firstBlock && firstBlock.text.split('\n').slice(0, 6).some((l) => l.trim() && notATitle(l)) ? null : first.firstLine;
-  const title = found ? clean(found.text) : [first.heading, firstLine].map(clean).find((t) => t.length >= 3 && /\p{L}/u.test(t) && !notATitle(t) && !LOWER_START.test(t));
+  // the title finder's title first; whichever it is, never a sentence or a name that runs on into an address
+  const title = [found ? clean(found.text) : null, ...[first.heading, firstLine].map(clean).filter((t) => t.length >= 3 && /\p{L}/u.test(t) && !notATitle(t) && !LOWER_START.test(t) && plausibleTitle(t))].find(
+    (t): t is string => !!t && !isSentence(t) && !ADDRESS_INSIDE.test(t),
+  );
   const range = start === end ? `page ${start}` : `pages ${start}-${end}`;
   if (title) return title.length > 60 ? `${title.slice(0, 57).trimEnd()}...` : title;
   return `${type ? type[0]!.toUpperCase() + type.slice(1) : 'Section'} (${range})`;
@@ -411,7 +487,7 @@ export function detectSections(doc: ParsedDocument, options: SplitDetectOptions 
     const b = byPage.get(starts[i]!);
     const startConf = i === 0 ? 0.99 : reasons.has(starts[i]!) ? 0.95 : startConfidence(b?.score ?? 0);
     const noSplitConf = inner.length ? 1 - startConfidence(strongestInside) : 0.99;
-    const type = majority(pages.slice(start - 1, end).map((p) => p.type));
+    const { type, confidence: typeConfidence } = sectionType(pages.slice(start - 1, end));
     const signals = i === 0 ? ['document_start'] : (b?.signals ?? []).filter((s) => LABELS[s]);
     const reason =
       i === 0
@@ -419,7 +495,18 @@ export function detectSections(doc: ParsedDocument, options: SplitDetectOptions 
           ? 'start of the file'
           : 'no document boundary found: the file reads as one document'
         : (reasons.get(starts[i]!) ?? (signals.length ? signals.map((s) => LABELS[s]).join('; ') : 'strongest boundary candidates, as many sections as instructed'));
-    out.push({ name: nameOf(doc, pages[start - 1]!, type, start, end), page_start: start, page_end: end, confidence: Math.round(clamp(Math.min(startConf, noSplitConf) * 0.5 + ((startConf + noSplitConf) / 2) * 0.5) * 1000) / 1000, reason, document_type: type, signals });
+    // the pages kept in the section because they continue the page before, and why
+    const kept = inner.filter((x) => x.continues?.length).map((x) => `page ${x.page}: ${x.continues!.map((c) => CONTINUES[c]).join('; ')}`);
+    out.push({
+      name: nameOf(doc, pages[start - 1]!, type === 'other' ? null : type, start, end),
+      page_start: start,
+      page_end: end,
+      confidence: Math.round(clamp(Math.min(startConf, noSplitConf) * 0.5 + ((startConf + noSplitConf) / 2) * 0.5) * 1000) / 1000,
+      reason: kept.length ? `${reason} (continued: ${kept.join(', ')})` : reason,
+      document_type: type,
+      document_type_confidence: typeConfidence,
+      signals,
+    });
   }
   return out;
 }

@@ -64,6 +64,12 @@ export interface PageFeatures {
   fontAspect: number | null;
   /** the first number of each numbered section heading on the page ("3.2 Results" gives 3) */
   sectionNumbers: number[];
+  /** numbers that identify one document, upper case ("INV-7731" of "Invoice no. INV-7731") */
+  documentNumbers: string[];
+  /** running heads: header blocks and short lines at the top edge, digits masked, lower case */
+  heads: string[];
+  /** how strongly the page reads as each document type (see typeScores) */
+  typeScores: Map<string, number>;
 }
 
 const NUMBERED_HEADING = /^\s*(\d{1,2})(?:\.\d{1,2})*\.?\s+\p{L}/u;
@@ -97,22 +103,51 @@ const TYPES: { type: string; title: RegExp; words: RegExp }[] = [
   { type: 'report', title: /\b(report|abstract|table of contents|contents|introduction|chapter)\b/i, words: /\b(figure|table|section|chapter|results|method|conclusion|abstract)\b/gi },
 ];
 
-/** The document type of a page, from words naming it at the top and words frequent in it; null when unclear. */
-export function pageType(top: string, text: string): string | null {
-  let best: string | null = null;
-  let bestScore = 0;
+/**
+ * How strongly a page reads as each document type: 3 for a phrase naming the type at the top, up to 3 more
+ * for the type's frequent words (hits per 60 words).
+ */
+export function typeScores(top: string, text: string): Map<string, number> {
+  const out = new Map<string, number>();
   const words = Math.max(20, text.split(/\s+/).length);
   for (const t of TYPES) {
     let score = 0;
     if (t.title.test(top)) score += 3;
     const hits = text.match(t.words)?.length ?? 0;
     score += Math.min(3, (hits * 60) / words);
-    if (score > bestScore) {
-      bestScore = score;
-      best = t.type;
-    }
+    out.set(t.type, (out.get(t.type) ?? 0) + score);
   }
+  return out;
+}
+
+/** The document type of a page, from words naming it at the top and words frequent in it; null when unclear. */
+export function pageType(top: string, text: string): string | null {
+  return typeOfScores(typeScores(top, text));
+}
+
+/** The strongest type of a score map, when it reaches 2 (a naming phrase, or frequent words). */
+export function typeOfScores(scores: Map<string, number>): string | null {
+  let best: string | null = null;
+  let bestScore = 0;
+  for (const [t, v] of scores) if (v > bestScore) [best, bestScore] = [t, v];
   return bestScore >= 2 ? best : null;
+}
+
+/**
+ * Numbers that identify one document: the value after "Invoice no.", "Receipt #", "Order number", "Document
+ * ID", "Statement no.", "Contract no.", "Ref." and the like, when it has a digit (a date or a word is no
+ * number). Upper case, so that "inv-7731" and "INV-7731" are one.
+ */
+const DOC_NUMBER = /\b(?:invoice|inv|receipt|order|purchase\s+order|quotation|quote|estimate|credit\s+note|delivery\s+note|document|doc|statement|contract|agreement|reference|ref|bill|case|ticket|claim)\.?\s*(?:no\.?|number|nr\.?|num\.?|#|id)?\s*[:#.]?\s*([A-Z0-9][A-Z0-9\-/.]{2,24})/gi;
+export function documentNumbersIn(text: string): string[] {
+  const out = new Set<string>();
+  for (const m of text.matchAll(DOC_NUMBER)) {
+    const v = m[1]!.replace(/[.\-/]+$/, '').toUpperCase();
+    // a number: digits inside, and not a date or a bare year
+    if (!/\d/.test(v) || v.length < 3 || /^\d{1,4}[./-]\d{1,2}[./-]\d{1,4}$/.test(v) || /^(19|20)\d{2}$/.test(v)) continue;
+    out.add(v);
+  }
+  return [...out];
 }
 
 const PAGE_OF = /\b(?:page|pg\.?|p\.|seite|página|pagina|sayfa)\s*(\d{1,4})\s*(?:(?:of|von|de|di|\/|sur)\s*(\d{1,4}))?\b/i;
@@ -250,6 +285,9 @@ export function pageFeatures(doc: ParsedDocument): PageFeatures[] {
       }
     }
     const marginals = [...new Set([...marginalBlocks.map((b) => mask(b.text)), ...edgeLines.map(mask)].filter((s) => s.replace(/[#\W]/g, '').length >= 3))];
+    // a page number is no running head ("Page 2" is on the pages of every document)
+    const headLines = [...blocks.filter((b) => b.type === 'header').map((b) => b.text), ...edgeLines.filter((_, i) => edgeAt[i] === 'top')].filter((l) => !pageNumberIn(l, true) && !PAGE_OF.test(l));
+    const heads = [...new Set(headLines.map(mask).filter((s) => s.replace(/[#\W]/g, '').length >= 3))];
     // title: a heading (or a line clearly larger than the body text) in the top part of the page
     let heading: string | null = null;
     let headingStrength = 0;
@@ -275,6 +313,7 @@ export function pageFeatures(doc: ParsedDocument): PageFeatures[] {
     const lastBody = [...body].reverse().find((b) => !marginals.includes(mask(b.text)));
     const letterheadHits = top.split('\n').filter((l) => LETTERHEAD.test(l)).length;
     const tail = body.slice(-4).map((b) => b.text).join('\n').slice(-400);
+    const scores = typeScores(top, text);
     const lefts = positioned.map((b) => b.bbox!.x / width);
     const rights = positioned.map((b) => (b.bbox!.x + b.bbox!.width) / width);
     return {
@@ -291,7 +330,10 @@ export function pageFeatures(doc: ParsedDocument): PageFeatures[] {
       pageNumberLook,
       heading,
       headingStrength,
-      type: pageType(top, text),
+      type: typeOfScores(scores),
+      typeScores: scores,
+      documentNumbers: documentNumbersIn(text),
+      heads,
       letterhead: letterheadHits >= 1 && top.length >= 20,
       closing: CLOSING.test(tail),
       backMatter: heading !== null && headingStrength >= 0.5 && BACK_MATTER.test(heading),

@@ -183,8 +183,11 @@ const HOLD_ROW_TTL_MS = 60 * 60 * 1000;
 
 export interface CreditHold {
   cost: number;
-  /** Charges the work (the usage row) and ends the hold, in one transaction; returns the credits charged. */
-  settle(resourceId: string | null): Promise<number>;
+  /**
+   * Charges the work (the usage row) and ends the hold, in one transaction; returns the credits charged.
+   * `units`: what the work turned out to use (pages read), when not the units reserved.
+   */
+  settle(resourceId: string | null, units?: number): Promise<number>;
   /** Ends the hold without charging (the work failed or was cancelled). Idempotent. */
   release(): Promise<void>;
 }
@@ -202,10 +205,10 @@ export async function holdCredits(rt: Engine, owner: Owned, operation: Operation
   });
   return {
     cost,
-    settle: (resourceId) =>
+    settle: (resourceId, used = units) =>
       rt.store.transaction(async (tx) => {
         await tx.repo('credit_holds').delete(id);
-        return charge(tx, owner, operation, units, resourceId);
+        return charge(tx, owner, operation, used, resourceId);
       }),
     release: async () => {
       await rt.store.repo('credit_holds').delete(id);

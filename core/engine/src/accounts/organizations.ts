@@ -454,12 +454,13 @@ export async function transferOwnership(store: Store, a: Actor, id: string, user
 export async function deleteOrganization(rt: Engine, a: Actor, id: string): Promise<Record<string, number>> {
   const { org } = await loadOrganization(rt.store, a.auth, id, 'owner');
   const erased = await eraseResources(rt, { organization_id: org.id });
-  const members = await ownershipChange(rt.store, org.id, async (tx) => {
-    // under the organization's lock: an invitation accepted meanwhile is not left behind as a membership
+  // the erase removes the memberships with every other row of the organization; the delete under the
+  // organization's lock removes one made meanwhile (an invitation accepted): the count is both
+  const members = (erased.memberships ?? 0) + (await ownershipChange(rt.store, org.id, async (tx) => {
     const n = await tx.repo('memberships').delete({ organization_id: org.id });
     await tx.repo('organizations').delete(org.id);
     return n;
-  });
+  }));
   await audit(rt.store, a, org.id, 'organization.deleted', 'organization', org.id, { name: org.name, slug: org.slug, memberships: members, erased });
   return { ...erased, memberships: members };
 }

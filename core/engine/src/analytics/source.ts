@@ -144,10 +144,12 @@ export async function loadEvents(rt: Engine, auth: AuthInfo, since: Date, opts: 
   if (want('usage')) {
     // with a knowledge base: the charges of its documents, of their extractions and of its chat queries
     const kbResources = kbDocs ? new Set<string>([...kbDocs, ...extractions.filter((x) => inKb(x.document_id)).map((x) => x.id), ...chat.filter((m) => m.knowledge_base_id === opts.knowledgeBaseId).map((m) => m.id)]) : null;
-    for (const u of await scopedSince(rt, 'usage', auth, since)) {
-      if (kbResources && !(u.resource_id && kbResources.has(u.resource_id))) continue;
+    const usage = (await scopedSince(rt, 'usage', auth, since)).filter((u) => !kbResources || (u.resource_id && kbResources.has(u.resource_id)));
+    const resources = await resourceDocuments(rt, usage.map((u) => u.resource_id), fileTypeOf, extractions);
+    for (const u of usage) {
       const operation = u.operation === 'ocr_agentic' ? 'parse' : u.operation;
-      events.push({ source: 'usage', at: u.created_at, id: u.id, document_id: null, dims: { operation, organization_id: u.organization_id }, values: { credits: u.credits, units: u.units } });
+      const doc = u.resource_id ? resources.get(u.resource_id) : undefined;
+      events.push({ source: 'usage', at: u.created_at, id: u.id, document_id: doc?.id ?? null, dims: { operation, organization_id: u.organization_id, file_type: doc?.file_type ?? null }, values: { credits: u.credits, units: u.units } });
     }
   }
   if (want('jobs')) {
@@ -157,6 +159,56 @@ export async function loadEvents(rt: Engine, auth: AuthInfo, since: Date, opts: 
     }
   }
   return events;
+}
+
+const ID_BATCH = 500;
+
+/** Rows of `table` with these ids, read in batches. */
+async function byIds<N extends 'documents' | 'jobs' | 'extractions'>(rt: Engine, table: N, ids: string[]): Promise<Tables[N][]> {
+  const out: Tables[N][] = [];
+  for (let i = 0; i < ids.length; i += ID_BATCH) out.push(...((await rt.store.repo(table).find({ id: ids.slice(i, i + ID_BATCH) } as never)) as Tables[N][]));
+  return out;
+}
+
+/**
+ * The document each charge is about, with its file type: a usage row's resource is a document (an upload's
+ * ingest, a generated document), a job (a parse of a document) or an extraction (of a document).
+ */
+async function resourceDocuments(
+  rt: Engine,
+  resourceIds: (string | null)[],
+  known: Map<string, string>,
+  extractions: { id: string; document_id: string | null }[],
+): Promise<Map<string, { id: string; file_type: string | null }>> {
+  const out = new Map<string, { id: string; file_type: string | null }>();
+  const docOf = new Map<string, string>(); // resource id → document id
+  const ids = [...new Set(resourceIds.filter((x): x is string => !!x))];
+  const extractionDoc = new Map(extractions.map((x) => [x.id, x.document_id]));
+  const unknown: string[] = [];
+  for (const id of ids) {
+    if (known.has(id)) docOf.set(id, id);
+    else if (extractionDoc.has(id)) {
+      const d = extractionDoc.get(id);
+      if (d) docOf.set(id, d);
+    } else unknown.push(id);
+  }
+  if (unknown.length) {
+    const docs = await byIds(rt, 'documents', unknown);
+    for (const d of docs) {
+      docOf.set(d.id, d.id);
+      known.set(d.id, d.file_type);
+    }
+    const rest = unknown.filter((id) => !docOf.has(id));
+    if (rest.length) {
+      for (const j of await byIds(rt, 'jobs', rest)) if (j.document_id) docOf.set(j.id, j.document_id);
+      const left = rest.filter((id) => !docOf.has(id));
+      if (left.length) for (const x of await byIds(rt, 'extractions', left)) if (x.document_id) docOf.set(x.id, x.document_id);
+    }
+  }
+  const missing = [...new Set([...docOf.values()].filter((d) => !known.has(d)))];
+  if (missing.length) for (const d of await byIds(rt, 'documents', missing)) known.set(d.id, d.file_type);
+  for (const [resource, doc] of docOf) if (known.has(doc)) out.set(resource, { id: doc, file_type: known.get(doc) ?? null });
+  return out;
 }
 
 export function parsePeriod(raw: unknown, fallback: Period = '30d'): Period {

@@ -15,18 +15,19 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** longest template_prompt (a template is text, not a document) */
 export const MAX_TEMPLATE_CHARS = 200_000;
 
+const templateFields = {
+  name: z.string().trim().min(1, 'name is required').max(255),
+  description: z.string().max(5000).nullable().optional(),
+  template_prompt: z.string().trim().min(1, 'template_prompt is required').max(MAX_TEMPLATE_CHARS).describe('a handlebars template (markdown with {{field}} placeholders) or a plain instruction'),
+  output_format: z.string().trim().min(1).max(32).describe('pdf, docx, markdown, html (or a format of an added generator plugin)'),
+  settings: z.record(z.string(), z.unknown()).optional(),
+  is_shared: z.boolean().optional(),
+};
 export const TemplateBody = z
-  .object({
-    name: z.string().trim().min(1, 'name is required').max(255),
-    description: z.string().max(5000).nullable().optional(),
-    template_prompt: z.string().trim().min(1, 'template_prompt is required').max(MAX_TEMPLATE_CHARS).describe('a handlebars template (markdown with {{field}} placeholders) or a plain instruction'),
-    output_format: z.string().trim().min(1).max(32).default('pdf').describe('pdf, docx, markdown, html (or a format of an added generator plugin)'),
-    settings: z.record(z.string(), z.unknown()).optional(),
-    is_shared: z.boolean().optional(),
-    organization_id: z.string().uuid().nullable().optional(),
-  })
+  .object({ ...templateFields, output_format: templateFields.output_format.default('pdf'), organization_id: z.string().uuid().nullable().optional() })
   .strict();
-export const TemplatePatch = TemplateBody.omit({ organization_id: true }).partial().strict();
+/** A partial update: what it does not name is kept (no defaults: output_format stays as stored). */
+export const TemplatePatch = z.object(templateFields).partial().strict();
 export type TemplateInput = z.infer<typeof TemplateBody>;
 
 function canReadTemplate(auth: AuthInfo, t: GenerationTemplateRecord): boolean {

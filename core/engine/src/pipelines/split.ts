@@ -135,6 +135,7 @@ export function defineSplitPipeline(rt: Engine): void {
                   reason: s.reason,
                   signals: s.signals,
                   document_type: s.document_type,
+                  document_type_confidence: s.document_type_confidence ?? null,
                   page_range: { start: s.page_start, end: s.page_end },
                   child_file: pdfFiles ? 'pdf_pages' : parent ? 'parent_file' : 'text',
                 },

@@ -10,8 +10,11 @@ import { estimatePages, reserveCredits, withHold } from '../accounts/credits.js'
 
 export const epoch = (d: Date) => Math.floor(d.getTime() / 1000);
 
-/** The versioned API's document object (spec §2.1). */
-export function v1Document(d: DocumentRecord) {
+/** Where the original file of a document is downloaded with a key (GET /v1/documents/<id>/file). */
+export const documentFileUrl = (rt: Pick<Engine, 'config'>, id: string) => `${rt.config.publicUrl ?? ''}/v1/documents/${id}/file`;
+
+/** The versioned API's document object (spec §2.1), with the link to its original file. */
+export function v1Document(d: DocumentRecord, rt?: Pick<Engine, 'config'>) {
   return {
     id: d.id,
     object: 'document' as const,
@@ -21,6 +24,7 @@ export function v1Document(d: DocumentRecord) {
     file_size: d.file_size,
     pages: d.pages,
     created: epoch(d.created_at),
+    file_url: rt ? documentFileUrl(rt, d.id) : `/v1/documents/${d.id}/file`,
     ...(d.status === 'failed' ? { error: publicErrorText(d.error, `document ${d.id}`) } : {}),
   };
 }

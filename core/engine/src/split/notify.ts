@@ -7,7 +7,7 @@
 import type { JobRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { ownerOf } from '../jobs.js';
-import { publicErrorText } from '../services/documents.js';
+import { documentFileUrl, publicErrorText } from '../services/documents.js';
 import { inputOf } from './jobs.js';
 
 export const resultsUrl = (rt: Pick<Engine, 'config'>, jobId: string) => `${rt.config.publicUrl ?? ''}/api/split/results/${jobId}`;
@@ -20,7 +20,7 @@ export async function splitEventData(rt: Engine, job: JobRecord, status: 'comple
     job_id: job.id,
     document_id: job.document_id ?? (source.kind === 'document' ? source.document_id : source.kind === 'job' ? source.document_id : null),
     status,
-    sections_summary: sections.map((s) => ({ section_id: s.id, name: s.section_name, page_start: s.page_start, page_end: s.page_end, type: s.section_type, document_id: s.document_id })),
+    sections_summary: sections.map((s) => ({ section_id: s.id, name: s.section_name, page_start: s.page_start, page_end: s.page_end, type: s.section_type, document_id: s.document_id, file_url: s.document_id ? documentFileUrl(rt, s.document_id) : null })),
     results_url: resultsUrl(rt, job.id),
     ...(status === 'failed' ? { error: publicErrorText(error ?? job.error ?? 'failed', `job ${job.id}`) } : {}),
   };

@@ -39,8 +39,13 @@ export interface PlannedSection {
   section_type: string;
   reason: string | null;
   document_type: string | null;
+  /** 0..1, for detected sections (null for sections given or cut by page count) */
+  document_type_confidence?: number | null;
   signals: string[];
 }
+
+/** The document types of detected sections; a model's answer outside them is `other`. */
+export const SECTION_DOCUMENT_TYPES = ['invoice', 'receipt', 'form', 'letter', 'report', 'statement', 'contract', 'article', 'other'];
 
 /** At most this many sections (child documents) in one split. */
 export const MAX_SECTIONS = 200;
@@ -120,7 +125,7 @@ async function sectionsByMethod(rt: Engine, doc: ParsedDocument, plan: SplitPlan
 }
 
 function fromSuggestion(s: SplitSuggestion): PlannedSection {
-  return { name: s.name, page_start: s.page_start, page_end: s.page_end, confidence: s.confidence, section_type: 'detected', reason: s.reason, document_type: s.document_type ?? null, signals: s.signals ?? [] };
+  return { name: s.name, page_start: s.page_start, page_end: s.page_end, confidence: s.confidence, section_type: 'detected', reason: s.reason, document_type: s.document_type ?? null, document_type_confidence: s.document_type_confidence ?? null, signals: s.signals ?? [] };
 }
 
 /**
@@ -139,7 +144,7 @@ async function refineWithModel(rt: Engine, llm: LlmPlugin, doc: ParsedDocument, 
   try {
     const res = await llm.complete({
       messages: [
-        { role: 'system', content: 'You name the documents found in a scanned or combined file. For each section give a short descriptive name (at most 60 characters) and its document type (one word such as invoice, receipt, statement, letter, form, contract, report). Answer in JSON.' },
+        { role: 'system', content: 'You name the documents found in a scanned or combined file. For each section give a short descriptive name (at most 60 characters) and its document type (one of: invoice, receipt, form, letter, report, statement, contract, article, other). Answer in JSON.' },
         { role: 'user', content: `${instructions ? `Instructions: ${instructions}\n\n` : ''}${sections.map((s, i) => `Section ${i} (pages ${s.page_start}-${s.page_end}):\n${excerpt(s)}`).join('\n\n')}` },
       ],
       jsonSchema: {
@@ -155,7 +160,13 @@ async function refineWithModel(rt: Engine, llm: LlmPlugin, doc: ParsedDocument, 
       const s = typeof r.index === 'number' ? sections[r.index] : undefined;
       if (!s) continue;
       if (typeof r.name === 'string' && r.name.trim()) s.name = r.name.trim().slice(0, 120);
-      if (typeof r.document_type === 'string' && /^[a-z_ -]{2,32}$/i.test(r.document_type.trim())) s.document_type = r.document_type.trim().toLowerCase();
+      if (typeof r.document_type === 'string' && r.document_type.trim()) {
+        const t = r.document_type.trim().toLowerCase();
+        const type = SECTION_DOCUMENT_TYPES.includes(t) ? t : 'other';
+        // the model's type replaces the detector's; the detector's confidence stands when both agree
+        if (type !== s.document_type) s.document_type_confidence = 0.8;
+        s.document_type = type;
+      }
     }
   } catch (e) {
     rt.logger.warn({ err: (e as Error).message }, 'split: the model could not refine section names; the offline names are kept');

@@ -10,7 +10,7 @@ import type { AuthInfo } from '../accounts/access.js';
 import { canRead, loadOwned, newOwned } from '../accounts/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { jobParsedKey, loadParsed } from '../pipelines/steps.js';
-import { jobStillServed } from '../services/documents.js';
+import { documentFileUrl, jobStillServed } from '../services/documents.js';
 import { awaitSplit, inputOf, loadSplitConfig, prepareSplit, resolveSplitSource, startSplit } from './jobs.js';
 import { resultsUrl } from './notify.js';
 import { planSections } from './plan.js';
@@ -20,9 +20,18 @@ import type { SectionPatch, SplitAnalyzeBody, SplitBatchBody, SplitConfigBody, S
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** spec §2.2 Split section (plus label and metadata). */
-export function apiSection(s: SplitSectionRecord) {
-  return { id: s.id, name: s.section_name, section_type: s.section_type, page_start: s.page_start, page_end: s.page_end, confidence: s.confidence, document_id: s.document_id, label: s.label, metadata: s.metadata };
+export function apiSection(s: SplitSectionRecord, rt?: Pick<Engine, 'config'>) {
+  return { id: s.id, name: s.section_name, section_type: s.section_type, page_start: s.page_start, page_end: s.page_end, confidence: s.confidence, ...sectionTypeOf(s), document_id: s.document_id, file_url: sectionFileUrl(s, rt), label: s.label, metadata: s.metadata };
 }
+
+/** A section's document type and its confidence (detected sections; null for sections given or cut by page count). */
+function sectionTypeOf(s: Pick<SplitSectionRecord, 'metadata'>): { document_type: string | null; document_type_confidence: number | null } {
+  const m = (s.metadata ?? {}) as { document_type?: unknown; document_type_confidence?: unknown };
+  return { document_type: typeof m.document_type === 'string' ? m.document_type : null, document_type_confidence: typeof m.document_type_confidence === 'number' ? m.document_type_confidence : null };
+}
+
+/** The download link of a section's child document (null for a section without one). */
+const sectionFileUrl = (s: Pick<SplitSectionRecord, 'document_id'>, rt?: Pick<Engine, 'config'>) => (s.document_id ? (rt ? documentFileUrl(rt, s.document_id) : `/v1/documents/${s.document_id}/file`) : null);
 
 /** The PATCH /api/split/sections/<id> shape. */
 export function apiSectionRecord(s: SplitSectionRecord) {
@@ -50,7 +59,7 @@ export async function runSplit(rt: Engine, auth: AuthInfo, body: SplitRunRequest
   }
   const done = await awaitSplit(rt, job.id, timeoutMs);
   const sections = await sectionsOf(rt, done.id);
-  return { status: 200, body: { success: true, job_id: done.id, status: done.status, source_document_id: (done.result as { source_document_id?: string | null } | null)?.source_document_id ?? null, sections: sections.map(apiSection) } };
+  return { status: 200, body: { success: true, job_id: done.id, status: done.status, source_document_id: (done.result as { source_document_id?: string | null } | null)?.source_document_id ?? null, sections: sections.map((s) => apiSection(s, rt)) } };
 }
 
 /** POST /api/split/analyze: the suggested sections of a processed document, without making anything. */
@@ -67,7 +76,7 @@ export async function analyzeSplit(rt: Engine, auth: AuthInfo, body: z.infer<typ
   const parsed = await loadParsed(rt, key);
   const sections = await planSections(rt, parsed, plan, signal);
   return {
-    suggested_sections: sections.map((s) => ({ name: s.name, page_start: s.page_start, page_end: s.page_end, confidence: s.confidence, reason: s.reason ?? '', document_type: s.document_type, signals: s.signals })),
+    suggested_sections: sections.map((s) => ({ name: s.name, page_start: s.page_start, page_end: s.page_end, confidence: s.confidence, reason: s.reason ?? '', document_type: s.document_type, document_type_confidence: s.document_type_confidence ?? null, signals: s.signals })),
     total_pages: parsed.pages.length,
     recommended_splits: Math.max(0, sections.length - 1),
   };
@@ -91,7 +100,7 @@ export async function splitResults(rt: Engine, auth: AuthInfo, id: string) {
     progress: job.progress,
     source_document_id: job.document_id ?? (src.kind === 'document' ? src.document_id : src.kind === 'job' ? src.document_id : null),
     method: inputOf(job).plan.method,
-    sections: sections.map((s) => ({ id: s.id, name: s.section_name, document_id: s.document_id, page_start: s.page_start, page_end: s.page_end, section_type: s.section_type, confidence: s.confidence, label: s.label })),
+    sections: sections.map((s) => ({ id: s.id, name: s.section_name, document_id: s.document_id, file_url: sectionFileUrl(s, rt), page_start: s.page_start, page_end: s.page_end, section_type: s.section_type, confidence: s.confidence, ...sectionTypeOf(s), label: s.label })),
     error: job.status === 'failed' ? job.error : null,
     created_at: iso(job.created_at),
     completed_at: iso(job.completed_at),

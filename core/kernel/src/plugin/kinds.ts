@@ -367,8 +367,10 @@ export interface SplitSuggestion {
   confidence: number;
   /** the signals that placed the section's start, in words */
   reason: string;
-  /** detected document type (invoice, statement, letter, form, receipt, report, ...) or null */
+  /** detected document type (invoice, receipt, form, letter, report, statement, contract, article, other) or null */
   document_type?: string | null;
+  /** 0..1: how sure the splitter is of document_type */
+  document_type_confidence?: number | null;
   /** short names of the signals at the start (heading, numbering_restart, ...) */
   signals?: string[];
 }

@@ -6,6 +6,7 @@ import type { DocumentRecord, EditBatchRecord, EditConfigRecord, EditJobRecord, 
 import { requireAuth } from '../../http/context.js';
 import type { AppContext } from '../../http/context.js';
 import { route } from '../../http/route.js';
+import { contentDisposition } from '../../http/download.js';
 import {
   apiEditConfig,
   apiEditJob,
@@ -244,7 +245,7 @@ export function editRoutes(router: Router<any, any>): void {
       ({ storage_key: key, name, mime_type: mime } = doc);
     }
     ctx.set('Cache-Control', 'private, no-store');
-    ctx.set('Content-Disposition', `attachment; filename="${name.replace(/[^\w.\- ]/g, '_')}"`);
+    ctx.set('Content-Disposition', contentDisposition(name));
     ctx.type = mime;
     ctx.body = await rt.storage.stream(key);
   });

@@ -48,9 +48,9 @@ export function extractSchemaRoutes(router: Router<any, any>): void {
     {
       method: 'get',
       path: '/api/extract/schemas',
-      summary: 'List extraction schemas: own, plus those shared in the caller\'s organizations (organization=false: own only; organization_only: only organization schemas; organization_id: one organization)',
+      summary: 'List extraction schemas: own, plus those shared in the caller\'s organizations (organization=false: own only; organization_only: only organization schemas; organization_id: one organization); limit (1-100, default all) and offset page the list',
       tag: TAG,
-      query: z.object({ organization: flag.optional(), organization_only: flag.optional(), organization_id: z.string().uuid().optional() }),
+      query: z.object({ organization: flag.optional(), organization_only: flag.optional(), organization_id: z.string().uuid().optional(), limit: z.coerce.number().int().min(1).max(100).optional(), offset: z.coerce.number().int().min(0).default(0) }),
     },
     async (ctx, { query }) => {
       const auth = requireAuth(ctx);
@@ -59,7 +59,7 @@ export function extractSchemaRoutes(router: Router<any, any>): void {
       if (query.organization === false) rows = rows.filter((r) => r.user_id === auth.user.id);
       if (query.organization_only) rows = rows.filter((r) => r.organization_id !== null);
       if (query.organization_id) rows = rows.filter((r) => r.organization_id === query.organization_id);
-      return rows.map(apiSchema);
+      return rows.slice(query.offset, query.limit === undefined ? undefined : query.offset + query.limit).map(apiSchema);
     },
   );
 

@@ -5,6 +5,7 @@ import type { JobRecord } from '@quire/core';
 import { requireAuth } from '../../http/context.js';
 import type { AppContext } from '../../http/context.js';
 import { route } from '../../http/route.js';
+import { sendStoredFile } from '../../http/download.js';
 import {
   GENERATED_FILE_PURPOSE,
   TemplateBody,
@@ -13,6 +14,7 @@ import {
   checkTemplateInput,
   createTemplate,
   deleteTemplate,
+  documentFileUrl,
   generatedFileUrl,
   generationState,
   loadOwned,
@@ -94,6 +96,7 @@ function apiJob(rt: Engine, job: JobRecord, status: GenerationState) {
       ? {
           document_id: r.document_id,
           file_url: generatedFileUrl(rt, r.document_id),
+          document_file_url: documentFileUrl(rt, r.document_id),
           file_size: r.file_size,
           format: r.format,
           document_name: r.document_name,
@@ -162,7 +165,7 @@ export function generateRoutes(router: Router<any, any>): void {
       }
       if (done.status === 'failed') throw jobError(done);
       const r = resultOfGeneration(done)!;
-      return { success: true, job_id: done.id, generated_document_id: r.document_id, output_file_url: generatedFileUrl(rt, r.document_id), format: r.format, file_size: r.file_size, document_name: r.document_name, created_at: done.created_at.toISOString() };
+      return { success: true, job_id: done.id, generated_document_id: r.document_id, output_file_url: generatedFileUrl(rt, r.document_id), document_file_url: documentFileUrl(rt, r.document_id), format: r.format, file_size: r.file_size, document_name: r.document_name, created_at: done.created_at.toISOString() };
     },
   );
 
@@ -236,13 +239,8 @@ export function generateRoutes(router: Router<any, any>): void {
       if (!verifyLink(rt.signingSecret, GENERATED_FILE_PURPOSE, id, query.expires, query.sig)) throw errors.unauthorized('Invalid or expired download link');
       const doc = await rt.store.repo('documents').get(id);
       if (!doc) throw errors.notFound('document', id);
-      ctx.set('Cache-Control', 'private, no-store');
-      ctx.set('X-Content-Type-Options', 'nosniff');
-      // an html file is downloaded, never shown on this origin
-      ctx.set('Content-Disposition', `attachment; filename="${doc.name.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(doc.name)}`);
-      ctx.type = doc.mime_type || 'application/octet-stream';
-      ctx.length = doc.file_size;
-      ctx.body = await rt.storage.stream(doc.storage_key);
+      // an html file is downloaded (attachment), never shown on this origin
+      await sendStoredFile(ctx, rt.storage, { key: doc.storage_key, name: doc.name, mime: doc.mime_type, size: doc.file_size });
     },
   );
 

@@ -64,9 +64,9 @@ export function knowledgeBaseRoutes(router: Router<any, any>): void {
     },
   );
 
-  route(router, { method: 'get', path: '/api/knowledge-bases/:id', summary: 'Get a knowledge base', tag: TAG }, async (ctx) => {
+  route(router, { method: 'get', path: '/api/knowledge-bases/:id', summary: 'Get a knowledge base ({knowledge_base}, the shape of create and update)', tag: TAG }, async (ctx) => {
     const auth = requireAuth(ctx);
-    return apiKnowledgeBase(ctx.quire, await loadCollection(ctx.quire, auth, ctx.params.id, 'read', 'knowledge base'));
+    return { knowledge_base: await apiKnowledgeBase(ctx.quire, await loadCollection(ctx.quire, auth, ctx.params.id, 'read', 'knowledge base')) };
   });
 
   route(

@@ -74,14 +74,14 @@ export function uploadRoutes(router: Router<any, any>): void {
     {
       method: 'post',
       path: '/api/upload/presigned',
-      summary: 'Get a signed URL to PUT a large file (up to 5 GB)',
+      summary: 'Get a signed URL to PUT a large file (up to 5 GB). Only filename is required; a file_size given caps the upload at that size, else the 5 GB limit applies when the bytes arrive.',
       tag: TAG,
-      body: z.object({ filename: z.string().min(1).max(1024), content_type: z.string().min(1).max(255).optional(), file_size: z.number().int().positive() }).strict(),
+      body: z.object({ filename: z.string().min(1).max(1024), content_type: z.string().min(1).max(255).optional(), file_size: z.number().int().positive().optional() }).strict(),
     },
     async (ctx, { body }) => {
       const auth = requireAuth(ctx);
       const rt = ctx.quire;
-      if (body.file_size > rt.config.limits.presignedBytes) throw tooLarge(rt.config.limits.presignedBytes);
+      if (body.file_size !== undefined && body.file_size > rt.config.limits.presignedBytes) throw tooLarge(rt.config.limits.presignedBytes);
       const token = randomBytes(24).toString('hex');
       const id = randomUUID();
       const documentId = randomUUID();
@@ -94,7 +94,8 @@ export function uploadRoutes(router: Router<any, any>): void {
         document_id: documentId,
         filename: cleanFileName(body.filename),
         content_type: contentType,
-        file_size: body.file_size,
+        // without a declared size the upload is capped by the limit alone (checked as the bytes arrive)
+        file_size: body.file_size ?? rt.config.limits.presignedBytes,
         token_hash: createHash('sha256').update(token).digest('hex'),
         expires_at: expires,
         used_at: null,
@@ -121,7 +122,7 @@ export function uploadRoutes(router: Router<any, any>): void {
     // the size first: a refused upload leaves the URL as it was, so a correct retry works
     const limit = Math.min(row.file_size, rt.config.limits.presignedBytes);
     const refuse = () =>
-      row.file_size <= rt.config.limits.presignedBytes
+      row.file_size < rt.config.limits.presignedBytes
         ? new QuireError('FILE_TOO_LARGE', `File exceeds the ${formatBytes(limit)} declared as file_size for this upload URL`, { limit_bytes: limit, file_size: row.file_size })
         : tooLarge(limit);
     const declared = Number(ctx.get('content-length') || 0);

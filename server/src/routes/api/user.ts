@@ -6,7 +6,7 @@ import type { AuthInfo } from '../../http/context.js';
 import type { AppContext } from '../../http/context.js';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
-import { creditsReport, recordAudit, recordSignupConsents } from '@quire/engine';
+import { creditPeriod, creditsReport, recordAudit, recordSignupConsents } from '@quire/engine';
 import { LoginThrottle, changePassword, checkLogin, checkTotp, confirmTotp, createSession, csrfTokenFor, disableTotp, endSession, enrolTotp, emailConfigured, normalizeEmail, sendNotice, signUpOrNotice, totpEnabled, verifyPassword } from '@quire/engine';
 import type { ThrottleLimit } from '@quire/engine';
 import { clearSessionCookies, setSessionCookies } from '../../auth/cookies.js';
@@ -18,9 +18,12 @@ const WINDOW_MS = 15 * 60_000;
 const email = z.string().trim().email().max(255);
 const password = z.string().min(1).max(1024);
 
-/** Spec §4.12 profile. Self-hosted: the plan stands for the subscription, which never lapses. */
+/**
+ * Spec §4.12 profile. Self-hosted: the plan stands for the subscription, which never lapses; its period ends
+ * when the credits renew (GET /api/user/credits subscription.renews_at).
+ */
 function profile(u: UserRecord) {
-  return { id: u.id, email: u.email, name: u.name, avatar_url: u.avatar_url, created_at: u.created_at.toISOString(), subscription: { status: 'active', product_id: u.plan, period_end: null } };
+  return { id: u.id, email: u.email, name: u.name, avatar_url: u.avatar_url, created_at: u.created_at.toISOString(), subscription: { status: 'active', product_id: u.plan, period_end: creditPeriod().end.toISOString() } };
 }
 
 function sessionOnly(auth: AuthInfo, what: string) {

@@ -9,6 +9,7 @@ import { loadOwned, newOwned } from '@quire/engine';
 import { createDocument, deleteDocument, detectStored, v1Document } from '@quire/engine';
 import { listOwned } from '@quire/engine';
 import { receiveMultipart } from '../../services/multipart.js';
+import { sendStoredFile } from '../../http/download.js';
 import { parseConfigField } from '@quire/engine';
 import { contentKey, loadChunks, loadParsed, originalKey } from '@quire/engine';
 
@@ -20,7 +21,7 @@ export function documentRoutes(router: Router<any, any>): void {
     const auth = requireAuth(ctx);
     const { doc } = await uploadDocument(ctx, newOwned(auth, null));
     ctx.status = 201;
-    return v1Document(doc);
+    return v1Document(doc, ctx.quire);
   });
 
   route(
@@ -39,14 +40,14 @@ export function documentRoutes(router: Router<any, any>): void {
     async (ctx, { query }) => {
       const auth = requireAuth(ctx);
       const { rows, total } = await listOwned(ctx.quire.store, 'documents', auth, query.status ? { status: query.status } : {}, { limit: query.limit, offset: query.offset, orderBy: 'created_at' });
-      return { object: 'list', data: rows.map(v1Document), has_more: query.offset + rows.length < total, total };
+      return { object: 'list', data: rows.map((d) => v1Document(d, ctx.quire)), has_more: query.offset + rows.length < total, total };
     },
   );
 
   route(router, { method: 'get', path: '/v1/documents/:id', summary: 'Get a document', tag: TAG }, async (ctx) => {
     const auth = requireAuth(ctx);
     const id = documentId(ctx.params.id);
-    return v1Document(await loadOwned(ctx.quire.store, 'documents', id, auth, 'read'));
+    return v1Document(await loadOwned(ctx.quire.store, 'documents', id, auth, 'read'), ctx.quire);
   });
 
   route(router, { method: 'delete', path: '/v1/documents/:id', summary: 'Delete a document, its file, parsed content, parse results and embeddings (404 when it is not there for the caller)', tag: TAG }, async (ctx) => {
@@ -58,6 +59,24 @@ export function documentRoutes(router: Router<any, any>): void {
     await deleteDocument(ctx.quire, owned);
     return { id, object: 'document', deleted: true };
   });
+
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/v1/documents/:id/file',
+      summary:
+        'The original file of a document (an upload, a split section\'s child, a generated document), streamed with its stored Content-Type and Content-Disposition: attachment with its name; Accept-Ranges: bytes, a single Range answers 206 with Content-Range, a range past the end 416. Owner or organization member who may read it; 404 otherwise.',
+      tag: TAG,
+      raw: 'the file (its stored type)',
+    },
+    async (ctx) => {
+      const auth = requireAuth(ctx);
+      const doc = await loadOwned(ctx.quire.store, 'documents', documentId(ctx.params.id), auth, 'read');
+      if (!doc.storage_key || !(await ctx.quire.storage.exists(doc.storage_key))) throw errors.notFound('file of document', doc.id);
+      await sendStoredFile(ctx, ctx.quire.storage, { key: doc.storage_key, name: doc.name, mime: doc.mime_type, size: doc.file_size });
+    },
+  );
 
   route(
     router,

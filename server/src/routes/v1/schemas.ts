@@ -54,10 +54,22 @@ export function schemaRoutes(router: Router<any, any>): void {
     return v1Schema(row);
   });
 
-  route(router, { method: 'get', path: '/v1/schemas', summary: 'List the schemas the caller can use (own and shared in their organizations)', tag: TAG }, async (ctx) => {
-    const auth = requireAuth(ctx);
-    return { object: 'list', data: (await readableSchemas(ctx.quire, auth)).map(v1Schema) };
-  });
+  route(
+    router,
+    {
+      method: 'get',
+      path: '/v1/schemas',
+      summary: 'List the schemas the caller can use (own and shared in their organizations); limit (1-100, default all) and offset page it, has_more and total say what is left',
+      tag: TAG,
+      query: z.object({ limit: z.coerce.number().int().min(1).max(100).optional(), offset: z.coerce.number().int().min(0).default(0) }),
+    },
+    async (ctx, { query }) => {
+      const auth = requireAuth(ctx);
+      const all = await readableSchemas(ctx.quire, auth);
+      const page = all.slice(query.offset, query.limit === undefined ? undefined : query.offset + query.limit);
+      return { object: 'list', data: page.map(v1Schema), has_more: query.offset + page.length < all.length, total: all.length };
+    },
+  );
 
   route(router, { method: 'get', path: '/v1/schemas/:id', summary: 'Get a schema', tag: TAG }, async (ctx) => {
     const auth = requireAuth(ctx);

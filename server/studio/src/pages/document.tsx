@@ -113,6 +113,11 @@ export function DocumentPage(props: { source: Source }) {
         <span class="meta">
           {layout.pages.length} page{layout.pages.length === 1 ? '' : 's'} · {layout.blocks.length} blocks · {layout.tables.length} tables · {layout.chunks.length} chunks
         </span>
+        {source.kind === 'document' && (
+          <a class="download" href={`/v1/documents/${source.id}/file`} download={layout.name}>
+            Download the original file
+          </a>
+        )}
       </div>
       <div class="toolbar" role="toolbar" aria-label="View">
         <div class="segmented" role="group" aria-label="Show">

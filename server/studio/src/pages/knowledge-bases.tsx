@@ -94,7 +94,7 @@ export function KnowledgeBasePage(props: { id: string }) {
   const load = async () => {
     try {
       const [k, d, m] = await Promise.all([
-        api<KnowledgeBase>(`/api/knowledge-bases/${props.id}`),
+        api<{ knowledge_base: KnowledgeBase }>(`/api/knowledge-bases/${props.id}`).then((r) => r.knowledge_base),
         api<{ documents: { id: string; name: string; status: string }[] }>(`/api/knowledge-bases/${props.id}/documents`),
         api<{ data: DocumentRow[] }>('/v1/documents?limit=100&status=completed'),
       ]);

@@ -10,6 +10,7 @@ interface Suggested {
   confidence: number;
   reason: string;
   document_type?: string;
+  document_type_confidence?: number | null;
 }
 
 interface Section {
@@ -21,6 +22,7 @@ interface Section {
   pageCount: number;
   confidence: number | null;
   label: string | null;
+  metadata?: { document_type?: string | null; document_type_confidence?: number | null } | null;
   childDocumentId: string | null;
   childDocumentName: string | null;
   childDocumentStatus: string | null;
@@ -104,7 +106,7 @@ export function SplitPanel(props: { documentId: string; layout: Layout }) {
                   </div>
                   <p class="meta">
                     Pages {s.page_start}–{s.page_end}
-                    {s.document_type ? ` · ${s.document_type}` : ''}
+                    {s.document_type ? ` · ${s.document_type}${typeof s.document_type_confidence === 'number' ? ` (${percent(s.document_type_confidence)})` : ''}` : ''}
                   </p>
                   <p class="reason">{s.reason}</p>
                   <div class="thumbs">
@@ -132,8 +134,18 @@ export function SplitPanel(props: { documentId: string; layout: Layout }) {
         <ol class="sections made" aria-label="Sections of this document">
           {sections.map((s) => (
             <li key={s.id} class="section" data-section={s.sectionName}>
-              {s.childDocumentId ? <Link to={`/documents/${s.childDocumentId}`}>{s.childDocumentName ?? s.sectionName}</Link> : <span>{s.sectionName}</span>} · pages {s.pageStart}–{s.pageEnd}
-              {s.confidence !== null ? ` · ${percent(s.confidence)}` : ''}
+              {s.childDocumentId ? <Link to={`/documents/${s.childDocumentId}`}>{s.sectionName}</Link> : <span>{s.sectionName}</span>} · pages {s.pageStart}–{s.pageEnd}
+              {s.metadata?.document_type ? ` · ${s.metadata.document_type}` : ''}
+              {/* a confidence belongs to a detected section; sections given or cut by page count have none */}
+              {s.sectionType === 'detected' && s.confidence !== null ? ` · ${percent(s.confidence)}` : ''}
+              {s.childDocumentId && (
+                <>
+                  {' · '}
+                  <a href={`/v1/documents/${s.childDocumentId}/file`} download={s.childDocumentName ?? undefined}>
+                    Download {s.childDocumentName ?? 'file'}
+                  </a>
+                </>
+              )}
               {s.childDocumentStatus && <span class={`status ${s.childDocumentStatus}`}> {s.childDocumentStatus}</span>}
             </li>
           ))}
