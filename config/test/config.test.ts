@@ -140,11 +140,12 @@ test('every QUIRE_* variable the code reads is a known one (none would be warned
     for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
       const p = path.join(dir, e.name);
       if (e.isDirectory()) walk(p);
-      else if (/\.(ts|tsx|mts)$/.test(e.name)) for (const m of fs.readFileSync(p, 'utf8').matchAll(/\b(QUIRE_[A-Z0-9_]*[A-Z0-9])\b/g)) if (!known.has(m[1]!)) unknown.add(`${m[1]} (${path.relative(root, p)})`);
+      else if (/\.(ts|tsx|mts)$/.test(e.name)) for (const m of fs.readFileSync(p, 'utf8').matchAll(/(?:env\.|env\[['"`]|['"`])(QUIRE_[A-Z0-9_]*[A-Z0-9])\b/g)) if (!known.has(m[1]!)) unknown.add(`${m[1]} (${path.relative(root, p)})`);
     }
   };
   for (const d of dirs) walk(d);
-  // names that are prefixes of a family (QUIRE_CREDITS_<PLAN>) are written with a trailing underscore and not matched
+  // read as env.QUIRE_X, env['QUIRE_X'] or named in a string; names that are prefixes of a family
+  // (QUIRE_CREDITS_<PLAN>) end with an underscore and are not matched
   assert.deepEqual([...unknown], []);
 });
 
