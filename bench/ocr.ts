@@ -22,6 +22,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pluginContext, type OcrPlugin, type ParsedDocument, type ReaderPlugin } from '@quire/core';
+import { RECEIPT_FIELDS as FIELDS, loadReceipts, loose, receiptsDir, verbatim, type Receipt as Case } from '../test/helpers/receipts.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => args.includes(name);
@@ -31,23 +32,10 @@ const opt = (name: string) => {
 };
 const list = (name: string) => opt(name)?.split(',').map((s) => s.trim()).filter(Boolean);
 
-const CORPUS = path.resolve(process.env.QUIRE_CORPUS ?? path.join(import.meta.dirname, '../../shared/corpus'));
-const DIR = path.join(CORPUS, 'receipts');
-const FIELDS = ['company', 'date', 'total', 'address'] as const;
+const DIR = receiptsDir();
 type Field = (typeof FIELDS)[number];
 const engine = opt('--engine') ?? '@quire/plugin-ocr-tesseract';
 const workers = Math.max(1, Math.min(2, Number(opt('--workers') ?? 2)));
-
-/** Lower case, white-space runs collapsed. */
-export const verbatim = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
-/** Letters and digits only, lower case. */
-export const loose = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
-
-interface Case {
-  id: string;
-  file: string;
-  key: Partial<Record<Field, string>>;
-}
 
 interface Config {
   label: string;
@@ -114,23 +102,7 @@ async function createReader(options: Record<string, unknown>): Promise<ReaderPlu
 }
 
 function loadCases(): Case[] {
-  const keyDir = path.join(DIR, 'key');
-  const only = list('--only');
-  const files = fs.readdirSync(path.join(DIR, 'files'));
-  let cases = fs
-    .readdirSync(keyDir)
-    .filter((f) => f.endsWith('.json'))
-    .sort()
-    .map((f) => {
-      const id = f.replace(/\.json$/, '');
-      const img = files.find((x) => x.replace(/\.[^.]+$/, '') === id);
-      return img ? { id, file: path.join(DIR, 'files', img), key: JSON.parse(fs.readFileSync(path.join(keyDir, f), 'utf8')) } : null;
-    })
-    .filter((c): c is Case => !!c)
-    .filter((c) => !only || only.some((o) => c.id.endsWith(o)));
-  const limit = Number(opt('--limit') ?? 0);
-  if (limit > 0) cases = cases.slice(0, limit);
-  return cases;
+  return loadReceipts(DIR!, { only: list('--only'), limit: Number(opt('--limit') ?? 0) });
 }
 
 function configs(): Config[] {
@@ -198,8 +170,8 @@ async function runConfig(cfg: Config, cases: Case[]): Promise<Row> {
 const pct = (a: number, b: number) => (b ? ((100 * a) / b).toFixed(0) : '-');
 
 async function main() {
-  if (!fs.existsSync(path.join(DIR, 'key'))) {
-    console.log(`no receipts at ${DIR} (set QUIRE_CORPUS)`);
+  if (!DIR) {
+    console.log('no receipts in the corpus (set QUIRE_CORPUS)');
     return;
   }
   const cases = loadCases();

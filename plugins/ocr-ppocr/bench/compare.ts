@@ -19,6 +19,7 @@ import { pluginContext } from '@quire/core';
 import type { OcrPlugin } from '@quire/core';
 import ppocrPlugin from '@quire/plugin-ocr-ppocr';
 import tesseractPlugin from '@quire/plugin-ocr-tesseract';
+import { loadReceipts, receiptsDir, tight, verbatim as norm } from '../../../test/helpers/receipts.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string) => {
@@ -35,21 +36,14 @@ args.forEach((a, i) => {
   opts[k!] = v === 'true' ? true : v === 'false' ? false : Number.isFinite(Number(v)) ? Number(v) : v;
 });
 
-const corpus = process.env.QUIRE_CORPUS ?? path.resolve('../shared/corpus');
-const dir = path.join(corpus, 'receipts');
-if (!fs.existsSync(dir)) {
-  console.error(`no receipts at ${dir} (set QUIRE_CORPUS)`);
+const dir = receiptsDir();
+if (!dir) {
+  console.error('no receipts in the corpus (set QUIRE_CORPUS)');
   process.exit(1);
 }
 const FIELDS = ['company', 'date', 'address', 'total'] as const;
-const files = fs
-  .readdirSync(path.join(dir, 'files'))
-  .filter((f) => /\.jpe?g$/i.test(f))
-  .sort()
-  .slice(0, limit);
-const norm = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
-/** the same, spaces aside: a reading that joins two words still counts */
-const tight = (s: string) => s.toLowerCase().replace(/\s+/g, '');
+const receipts = loadReceipts(dir, { limit: Number.isFinite(limit) ? limit : 0 });
+const files = receipts.map((r) => r.file);
 const dump = arg('dump');
 if (dump) fs.mkdirSync(dump, { recursive: true });
 
@@ -93,10 +87,10 @@ async function bench(engine: string): Promise<Row> {
   if (own) loop.enable();
   let count = 0;
   for (let r = 0; r < repeat; r++) {
-    for (const f of files) {
-      const key = JSON.parse(fs.readFileSync(path.join(dir, 'key', f.replace(/\.jpe?g$/i, '.json')), 'utf8')) as Record<string, string>;
+    for (const { file, key } of receipts as { file: string; key: Record<string, string> }[]) {
+      const f = path.basename(file);
       const t0 = performance.now();
-      const res = await plugin.recognize(path.join(dir, 'files', f), { language: 'eng' });
+      const res = await plugin.recognize(file, { language: 'eng' });
       row.seconds.push((performance.now() - t0) / 1000);
       peak = Math.max(peak, rss());
       count++;

@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Ppocr, SPACE_GAP, SPACE_PROB, bundledModels, groupLines, spacedBox } from '@quire/plugin-ocr-ppocr';
 import type { DecodedBox } from '@quire/plugin-ocr-ppocr';
+import { loadReceipts, receiptsDir, tight, verbatim as norm } from '../../../test/helpers/receipts.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string) => {
@@ -33,20 +34,15 @@ const ps = (arg('p') ?? `0.05,0.1,0.2,0.3,0.5,${SPACE_PROB}`)
   .filter((v, i, a) => a.indexOf(v) === i)
   .sort((a, b) => a - b);
 
-const corpus = process.env.QUIRE_CORPUS ?? path.resolve('../shared/corpus');
-const dir = path.join(corpus, 'receipts');
-if (!fs.existsSync(dir)) {
-  console.error(`no receipts at ${dir} (set QUIRE_CORPUS)`);
+const dir = receiptsDir();
+if (!dir) {
+  console.error('no receipts in the corpus (set QUIRE_CORPUS)');
   process.exit(1);
 }
 const FIELDS = ['company', 'date', 'address', 'total'] as const;
-const files = fs
-  .readdirSync(path.join(dir, 'files'))
-  .filter((f) => /\.jpe?g$/i.test(f))
-  .sort()
-  .slice(0, limit);
-const norm = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
-const tight = (s: string) => s.toLowerCase().replace(/\s+/g, '');
+const receipts = loadReceipts(dir, { limit: Number.isFinite(limit) ? limit : 0 });
+/** receipts by the image's file name (the cache's keys) */
+const files = receipts.map((r) => path.basename(r.file));
 
 let decoded: Record<string, DecodedBox[]> = {};
 if (cache && fs.existsSync(cache)) decoded = JSON.parse(fs.readFileSync(cache, 'utf8')) as Record<string, DecodedBox[]>;
@@ -58,7 +54,7 @@ if (todo.length) {
   if (cache) fs.writeFileSync(cache, JSON.stringify(decoded));
 }
 
-const keys = Object.fromEntries(files.map((f) => [f, JSON.parse(fs.readFileSync(path.join(dir, 'key', f.replace(/\.jpe?g$/i, '.json')), 'utf8')) as Record<string, string>]));
+const keys = Object.fromEntries(receipts.map((r) => [path.basename(r.file), r.key as Record<string, string>]));
 /** per receipt and field: found verbatim */
 function hits(k: number, p = Infinity): Record<string, Record<string, boolean>> {
   return Object.fromEntries(

@@ -318,6 +318,11 @@ export const SPACE_GAP = 1.6;
 export const SPACE_PROB = 0.1;
 
 const LATIN = /^[\p{Script=Latin}\p{Nd}]$/u;
+/**
+ * Signs that begin a word after a Latin letter or digit when the gap or the space class says so, as a letter
+ * does: an opening bracket or an ampersand ("STORE (MALAYSIA)", "D.I.Y. (M)", "FLORIST & HANDICRAFT").
+ */
+const OPENS_WORD = /^[([{&]$/;
 /** Signs that join digits into one number, date or time (12.50, 1,200, 02/12/2017, 10:30, 2017-12-02). */
 const NUMBER_JOIN = /^[.,/:\-]$/;
 
@@ -367,7 +372,8 @@ export function ctcWords(chars: readonly { text: string; start: number; end: num
       const a = chars[i - 1]!;
       const wide = centre(c) - centre(a) > k * typical || (c.space ?? 0) >= spaceProb;
       const left = LATIN.test(a.text) || /^[\p{P}]$/u.test(a.text);
-      if (wide && left && LATIN.test(c.text) && !(inNumber[i] && inNumber[i - 1])) cur = null;
+      const right = LATIN.test(c.text) || (OPENS_WORD.test(c.text) && !OPENS_WORD.test(a.text));
+      if (wide && left && right && !(inNumber[i] && inNumber[i - 1])) cur = null;
     }
     if (!cur) {
       cur = { text: '', start: c.start, end: c.end };
@@ -431,9 +437,52 @@ export interface DecodedBox {
   chars: { text: string; start: number; end: number; space?: number }[];
 }
 
-/** A decoded box as text and words: its characters split into words by ctcWords (with its gap factor `k`). */
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+const LATIN_LETTER = /^\p{Script=Latin}$/u;
+const LOWER = /^\p{Ll}$/u;
+
+/**
+ * The recogniser's dictionary is a Chinese one, and among Latin letters it now and then writes what belongs to
+ * Chinese text or mistakes a letter for a digit. In a box read as Latin text (no Chinese, Japanese or Korean
+ * character in it):
+ * - full-width forms (U+FF01..U+FF5E: `（`, `：`, `，`) are written as their ASCII characters ("(8199K)");
+ * - a run of the digit 0 between two Latin letters is the letter O ("F00DICI0US" → "FOODICIOUS",
+ *   "L0T" → "LOT"), lower case between two lower-case letters;
+ * - the digit 1 between two lower-case letters is the letter l ("Ja1an" → "Jalan").
+ * A digit next to another digit, or at a word's edge ("N0", "Leve1", "CS01", "T13"), is left as read: codes
+ * and numbers mix letters and digits.
+ */
+export function latinFixes<T extends { text: string }>(chars: readonly T[]): T[] {
+  if (chars.some((c) => CJK.test(c.text))) return [...chars];
+  const out = chars.map((c) => {
+    const code = c.text.length === 1 ? c.text.charCodeAt(0) : 0;
+    return code >= 0xff01 && code <= 0xff5e ? { ...c, text: String.fromCharCode(code - 0xfee0) } : c;
+  });
+  for (let i = 1; i < out.length - 1; ) {
+    if (out[i]!.text !== '0' || !LATIN_LETTER.test(out[i - 1]!.text)) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < out.length && out[j]!.text === '0') j++;
+    if (j < out.length && LATIN_LETTER.test(out[j]!.text)) {
+      const o = LOWER.test(out[i - 1]!.text) && LOWER.test(out[j]!.text) ? 'o' : 'O';
+      for (let m = i; m < j; m++) out[m] = { ...out[m]!, text: o };
+    }
+    i = j;
+  }
+  for (let i = 1; i < out.length - 1; i++) {
+    if (out[i]!.text === '1' && LOWER.test(out[i - 1]!.text) && LOWER.test(out[i + 1]!.text)) out[i] = { ...out[i]!, text: 'l' };
+  }
+  return out;
+}
+
+/**
+ * A decoded box as text and words: its characters corrected by latinFixes, then split into words by ctcWords
+ * (with its gap factor `k` and space probability).
+ */
 export function spacedBox(d: DecodedBox, k = SPACE_GAP, spaceProb = SPACE_PROB): Recognised {
-  const spans = ctcWords(d.chars, k, spaceProb).map((w) => ({ text: w.text, x0: w.start, x1: w.end }));
+  const spans = ctcWords(latinFixes(d.chars), k, spaceProb).map((w) => ({ text: w.text, x0: w.start, x1: w.end }));
   return { text: spans.map((s) => s.text).join(' '), bbox: d.bbox, confidence: d.confidence, spans };
 }
 

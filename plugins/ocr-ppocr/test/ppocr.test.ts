@@ -245,7 +245,7 @@ function ctcOutput(dictionary: string, layout: (string | number | { space: numbe
   for (const [t, p] of spaceAt) probs[t * classes + classes - 1] = p;
   return { probs, steps: seq.length, classes, chars };
 }
-const DICT = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,/:-', '中', '文'].join('\n');
+const DICT = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,/:-()&', '中', '文'].join('\n');
 const words = (layout: (string | number | { space: number })[], width = 1, gap = 2) => {
   const o = ctcOutput(DICT, layout, width, gap);
   return ctcWords(ctcDecode(o.probs, 0, o.steps, o.classes, o.chars).chars).map((w) => w.text);
@@ -282,6 +282,34 @@ test('ctcWords: never inside a number or a date, never between characters of oth
   assert.deepEqual(words(['中', 4, '文中文']), ['中文中文']);
   // two characters give no typical gap
   assert.deepEqual(words(['A', 6, 'B']), ['AB']);
+});
+
+test('ctcWords: an opening bracket or an ampersand begins a word where the gap or the space class says so', () => {
+  // "THE STORE(MALAYSIA)", "MR. D.I.Y.(M)", "FLORIST& HANDICRAFT" read without their spaces
+  assert.deepEqual(words(['STORE', { space: 0.4 }, '(MALAYSIA)'], 1, 1), ['STORE', '(MALAYSIA)']);
+  assert.deepEqual(words(['D.I.Y.', { space: 0.4 }, '(M)', { space: 0.4 }, 'SDN'], 1, 1), ['D.I.Y.', '(M)', 'SDN']);
+  assert.deepEqual(words(['FLORIST', 3, '& HANDICRAFT']), ['FLORIST', '&', 'HANDICRAFT']);
+  // no sign of a space: one word, as before ("(M)" after "CO." printed tight stays so)
+  assert.deepEqual(words(['CO.(M)']), ['CO.(M)']);
+  assert.deepEqual(words(['A&B']), ['A&B']);
+  // never between two opening signs
+  assert.deepEqual(words(['X', { space: 0.4 }, '(', { space: 0.4 }, '(Y'], 1, 1), ['X', '((Y']);
+});
+
+test('spacedBox: in Latin text, full-width signs become ASCII and 0 / 1 between letters become O / l; codes and Chinese stay as read', () => {
+  const box = (s: string) => spacedBox({ bbox: { x: 0, y: 0, width: 100, height: 20 }, confidence: 0.9, chars: [...s].map((ch, i) => ({ text: ch, start: i, end: i + 0.5 })) }).text;
+  assert.equal(box('KMF F00DICI0US SDN BHD'), 'KMF FOODICIOUS SDN BHD');
+  assert.equal(box("KING'S CONFECTI0NERY"), "KING'S CONFECTIONERY");
+  assert.equal(box('L0T 12'), 'LOT 12');
+  assert.equal(box('Ja1an Peta1ing'), 'Jalan Petaling');
+  assert.equal(box('g00d'), 'good');
+  assert.equal(box('THE STORE (8199K）'), 'THE STORE (8199K)');
+  assert.equal(box('GST ID No.： 0014'), 'GST ID No.: 0014');
+  // digits at a word's edge or next to other digits: codes, numbers, dates
+  assert.equal(box('CS01 T13 N0 Leve1 B10A 1851-B A101'), 'CS01 T13 N0 Leve1 B10A 1851-B A101');
+  assert.equal(box('12.50 02/12/2017'), '12.50 02/12/2017');
+  // a box with Chinese keeps its full-width signs
+  assert.equal(box('中文（A0B）'), '中文（A0B）');
 });
 
 test('ctcWords on decoded boxes gives the text and real word boxes: x from the characters\' positions', () => {

@@ -15,10 +15,9 @@ import { execFileSync } from 'node:child_process';
 import { pluginContext } from '@quire/core';
 import ocrPlugin from '@quire/plugin-ocr-tesseract';
 import imagePlugin from '@quire/plugin-reader-image';
+import { foundVerbatim, loadReceipts, receiptsDir } from '../../../test/helpers/receipts.js';
 
-const corpus = path.resolve(process.env.QUIRE_CORPUS ?? path.join(import.meta.dirname, '../../../../shared/corpus'));
-const dir = path.join(corpus, 'receipts');
-const hasReceipts = fs.existsSync(path.join(dir, 'key')) && fs.existsSync(path.join(dir, 'files'));
+const dir = receiptsDir();
 const hasTesseract = (() => {
   try {
     execFileSync('tesseract', ['--version'], { stdio: 'ignore' });
@@ -34,24 +33,15 @@ export interface Floors {
   total: number;
 }
 
-const verbatim = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
-
 /** Reads the receipts whose number has the given parity and asserts the floors (shares of receipts, 0..1). */
 export function receiptsTest(parity: 0 | 1, floors: Floors): void {
-  test(`corpus receipts (${parity ? 'odd' : 'even'} numbers): company, date and total verbatim in the OCR text of most`, { skip: !hasReceipts || !hasTesseract }, async () => {
+  test(`corpus receipts (${parity ? 'odd' : 'even'} numbers): company, date and total verbatim in the OCR text of most`, { skip: !dir || !hasTesseract }, async () => {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-receipts-'));
     try {
       const shared = { 'ocr.concurrency': 2, 'ocr.language': 'eng' };
       const ocr = await ocrPlugin.create(pluginContext(ocrPlugin, { shared, dataDir: tmp }));
       const reader = (await imagePlugin.create(pluginContext(imagePlugin, { dataDir: tmp, tryGet: ((kind: string) => (kind === 'ocr' ? ocr : undefined)) as never }))) as any;
-      const files = fs.readdirSync(path.join(dir, 'files'));
-      const cases = fs
-        .readdirSync(path.join(dir, 'key'))
-        .filter((f) => f.endsWith('.json'))
-        .sort()
-        .map((f) => ({ id: f.slice(0, -5), key: JSON.parse(fs.readFileSync(path.join(dir, 'key', f), 'utf8')) as Record<string, string>, file: files.find((x) => x.replace(/\.[^.]+$/, '') === f.slice(0, -5)) }))
-        .filter((c): c is typeof c & { file: string } => !!c.file)
-        .filter((c) => Number(/(\d+)$/.exec(c.id)?.[1] ?? 0) % 2 === parity);
+      const cases = loadReceipts(dir!, { parity });
       assert.ok(cases.length >= 20, `only ${cases.length} receipts`);
       const hits = { company: 0, date: 0, total: 0 };
       const of = { company: 0, date: 0, total: 0 };
@@ -59,13 +49,11 @@ export function receiptsTest(parity: 0 | 1, floors: Floors): void {
       const work = async () => {
         while (next < cases.length) {
           const c = cases[next++]!;
-          const p = path.join(dir, 'files', c.file);
-          const doc = await reader.read({ path: p, name: c.file, format: path.extname(c.file).slice(1).toLowerCase(), size: fs.statSync(p).size, documentId: c.id }, { ocr: { enabled: 'auto', language: 'eng' } });
-          const text = verbatim(doc.text);
+          const doc = await reader.read({ path: c.file, name: path.basename(c.file), format: path.extname(c.file).slice(1).toLowerCase(), size: fs.statSync(c.file).size, documentId: c.id }, { ocr: { enabled: 'auto', language: 'eng' } });
           for (const f of Object.keys(hits) as (keyof typeof hits)[]) {
             if (!c.key[f]) continue;
             of[f]++;
-            if (text.includes(verbatim(c.key[f]!))) hits[f]++;
+            if (foundVerbatim(doc.text, c.key[f]!)) hits[f]++;
           }
         }
       };
