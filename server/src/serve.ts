@@ -15,6 +15,9 @@ export interface RunningServer {
 
 export { hidePassword, describeDatabase, describeQueue, stagesStatus, stagesOffHint } from '@quire/engine';
 
+/** How long a stop waits for requests in flight before it cuts their connections. */
+const CLOSE_GRACE_MS = 10_000;
+
 /** Starts the API (and, unless QUIRE_RUN_STAGES=false, the pipeline stages) in this process. */
 export async function startServer(config: Readonly<QuireConfig> = loadConfig()): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
@@ -38,8 +41,14 @@ export async function startServer(config: Readonly<QuireConfig> = loadConfig()):
     runtime,
     server,
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections?.();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // idle keep-alive connections are closed at once; requests in flight get a grace period, then their
+      // connections are cut (a connection left half-read, such as an upload answered 413 while it was
+      // still being sent, would otherwise hold the stop for the keep-alive time)
+      server.closeIdleConnections();
+      const cut = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+      await closed;
+      clearTimeout(cut);
       await runtime.close();
     },
   };
