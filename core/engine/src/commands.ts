@@ -8,6 +8,7 @@ import type { QuireConfig } from '@quire/config';
 import { Engine } from './engine.js';
 import { createLogger } from './logger.js';
 import { describeDatabase, describeQueue } from './status.js';
+import { healthPortOf, startHealthPort } from './health-port.js';
 import { createKey, findOrCreateUser, hashPassword, revokeKey } from './accounts/keys.js';
 import { endOtherSessions, normalizeEmail, passwordProblems } from './accounts/sessions.js';
 
@@ -21,7 +22,13 @@ export async function workerCommand(config: Readonly<QuireConfig>, args: string[
   console.log(`  database: ${describeDatabase(config)}`);
   console.log(`  queue: ${describeQueue(config)}`);
   console.log(`  data dir: ${config.dataDir}`);
-  return stopOnSignal(() => rt.close());
+  const port = config.metrics.workerHealthPort;
+  const health = port === undefined ? null : await startHealthPort(rt, port, config.host);
+  if (health) console.log(`  health: http://${config.host}:${healthPortOf(health)} (/healthz, /readyz, /metrics)`);
+  return stopOnSignal(async () => {
+    await new Promise<void>((r) => (health ? health.close(() => r()) : r()));
+    await rt.close();
+  });
 }
 
 /** Closes with `close` and exits 0 on SIGINT or SIGTERM; returns -1 (keep running) for runMain. */
