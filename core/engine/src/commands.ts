@@ -17,16 +17,21 @@ export async function workerCommand(config: Readonly<QuireConfig>, args: string[
   const { values } = parseArgs({ args, options: { stages: { type: 'string' } } });
   const rt = await Engine.create(config, createLogger(config.logLevel), 'worker');
   const stages = values.stages?.split(',').map((s) => s.trim()).filter(Boolean);
+  // listening before the start-up lines: whoever reads them may ask the port at once
+  const port = config.metrics.workerHealthPort;
+  const health = port === undefined ? null : await startHealthPort(rt, port, config.host);
   await rt.startStages(stages);
   console.log(`Quire worker ${rt.workerId} consuming ${stages?.join(', ') ?? 'every stage'}`);
   console.log(`  database: ${describeDatabase(config)}`);
   console.log(`  queue: ${describeQueue(config)}`);
   console.log(`  data dir: ${config.dataDir}`);
-  const port = config.metrics.workerHealthPort;
-  const health = port === undefined ? null : await startHealthPort(rt, port, config.host);
   if (health) console.log(`  health: http://${config.host}:${healthPortOf(health)} (/healthz, /readyz, /metrics)`);
   return stopOnSignal(async () => {
-    await new Promise<void>((r) => (health ? health.close(() => r()) : r()));
+    if (health) {
+      const closed = new Promise<void>((r) => health.close(() => r()));
+      health.closeAllConnections(); // idle keep-alive connections would hold close() open
+      await closed;
+    }
     await rt.close();
   });
 }
