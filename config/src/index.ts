@@ -58,6 +58,9 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'QUIRE_TESSERACT_PSM', default: 'auto', description: 'Tesseract page segmentation mode: auto (6, one block, on narrow images such as till receipts; 3, automatic layout, on others), or 3, 4, 6, 11, 12, 1.' },
   { name: 'QUIRE_SOFFICE_PATH', default: 'soffice', description: 'LibreOffice binary used to convert rtf documents and render legacy .ppt slides.' },
   { name: 'QUIRE_CHROMIUM_PATH', default: '/usr/bin/chromium', description: 'Chromium that prints generated documents as pdf (puppeteer-core; one browser per process, started at the first pdf). Without it pdf generation fails with SERVICE_UNAVAILABLE naming the path and /readyz shows generator:pdf not ok; the other formats still work.' },
+  { name: 'QUIRE_METRICS', default: 'off', description: 'on serves Prometheus metrics at /metrics to anyone (for a private network); off: 404 unless QUIRE_METRICS_TOKEN is set.' },
+  { name: 'QUIRE_METRICS_TOKEN', default: '(none)', description: '/metrics answers only requests that send this token as "Authorization: Bearer" (401 otherwise; compared in constant time). Takes precedence over QUIRE_METRICS.' },
+  { name: 'QUIRE_WORKER_HEALTH_PORT', default: '(none)', description: 'A worker (quire worker) answers /healthz, /readyz and /metrics (as set by QUIRE_METRICS*) on this port.' },
   { name: 'QUIRE_TRUST_PROXY', default: 'false', description: 'true behind a reverse proxy: client addresses (anonymous rate limits) come from X-Forwarded-For.' },
   { name: 'QUIRE_KEEPALIVE_S', default: '65', description: 'How long an idle keep-alive connection stays open. Above the idle time of common client pools and load balancers (60 s), so that they close it first and never write into a socket the server is closing.' },
   { name: 'QUIRE_PLUGINS', default: '(none)', description: 'Extra plugins to load: comma-separated npm package names or paths. They may override built-ins of the same kind and name, and readers may add formats or take over the reader of one.' },
@@ -193,6 +196,7 @@ const schema = z.object({
   ocr: z.object({ concurrency: int(1, 64), language: z.string().regex(/^(auto|[a-z_]{3,}(\+[a-z_]{3,})*)$/i, 'tesseract codes joined with + or auto') }),
   tools: z.object({ chromium: z.string().min(1) }),
   http: z.object({ trustProxy: bool, keepAliveMs: z.number().int().min(1000).max(3_600_000) }),
+  metrics: z.object({ enabled: z.enum(['on', 'off'], { error: (i) => `expected on or off, got ${JSON.stringify(i.input)}` }).transform((v) => v === 'on'), token: z.string().min(16, 'must be at least 16 characters').optional(), workerHealthPort: int(0, 65535).optional() }),
   plugins: z.object({
     extra: z.array(z.string().min(1)),
     /** the active plugin name for single-choice kinds */
@@ -239,7 +243,7 @@ const SOURCE: Record<string, string> = {
   'limits.presignedBytes': 'QUIRE_MAX_PRESIGNED_MB', 'limits.anonymousPages': 'QUIRE_ANONYMOUS_PAGES', 'limits.parseTimeoutMs': 'QUIRE_PARSE_TIMEOUT_S',
   'limits.urlTimeoutMs': 'QUIRE_URL_TIMEOUT_S', 'limits.decompressedBytes': 'QUIRE_MAX_DECOMPRESSED_MB', 'limits.maxPages': 'QUIRE_MAX_PAGES', 'limits.maxCells': 'QUIRE_MAX_CELLS',
   'limits.maxImagePixels': 'QUIRE_MAX_IMAGE_MEGAPIXELS', 'limits.readerHeapMb': 'QUIRE_READER_HEAP_MB', 'limits.readerThreads': 'QUIRE_READER_THREADS', 'queue.leaseMs': 'QUIRE_WORKER_LEASE_S', 'queue.fairShare': 'QUIRE_FAIR_SHARE', 'ocr.concurrency': 'QUIRE_OCR_CONCURRENCY', 'plugins.selected.ocr': 'QUIRE_OCR_ENGINE',
-  'ocr.language': 'QUIRE_OCR_LANGUAGE', 'http.trustProxy': 'QUIRE_TRUST_PROXY', 'http.keepAliveMs': 'QUIRE_KEEPALIVE_S', 'plugins.options': 'QUIRE_PLUGIN_OPTIONS', 'webhooks.retryDelaysMs': 'QUIRE_WEBHOOK_RETRY_DELAYS_S', 'llm.baseUrl': 'QUIRE_LLM_BASE_URL', 'chat.minConfidence': 'QUIRE_CHAT_MIN_CONFIDENCE', 'embeddings.baseUrl': 'QUIRE_EMBEDDINGS_BASE_URL', 'weaviate.url': 'QUIRE_WEAVIATE_URL',
+  'ocr.language': 'QUIRE_OCR_LANGUAGE', 'http.trustProxy': 'QUIRE_TRUST_PROXY', 'http.keepAliveMs': 'QUIRE_KEEPALIVE_S', 'metrics.enabled': 'QUIRE_METRICS', 'metrics.token': 'QUIRE_METRICS_TOKEN', 'metrics.workerHealthPort': 'QUIRE_WORKER_HEALTH_PORT', 'plugins.options': 'QUIRE_PLUGIN_OPTIONS', 'webhooks.retryDelaysMs': 'QUIRE_WEBHOOK_RETRY_DELAYS_S', 'llm.baseUrl': 'QUIRE_LLM_BASE_URL', 'chat.minConfidence': 'QUIRE_CHAT_MIN_CONFIDENCE', 'embeddings.baseUrl': 'QUIRE_EMBEDDINGS_BASE_URL', 'weaviate.url': 'QUIRE_WEAVIATE_URL',
   'accounts.signup': 'QUIRE_SIGNUP', 'accounts.sessionTtlMs': 'QUIRE_SESSION_TTL_S', 'accounts.loginMaxFailures': 'QUIRE_LOGIN_MAX_FAILURES', 'retention.intervalMs': 'QUIRE_RETENTION_INTERVAL_S',
   'apiKeys.free': 'QUIRE_API_KEYS_FREE', 'apiKeys.standard': 'QUIRE_API_KEYS_STANDARD', 'apiKeys.premium': 'QUIRE_API_KEYS_PREMIUM',
   'credits.free': 'QUIRE_CREDITS_FREE', 'credits.standard': 'QUIRE_CREDITS_STANDARD', 'credits.premium': 'QUIRE_CREDITS_PREMIUM',
@@ -303,6 +307,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     ocr: { concurrency: env.QUIRE_OCR_CONCURRENCY ?? cores, language: env.QUIRE_OCR_LANGUAGE ?? 'eng' },
     tools: { chromium: env.QUIRE_CHROMIUM_PATH ?? '/usr/bin/chromium' },
     http: { trustProxy: env.QUIRE_TRUST_PROXY ?? 'false', keepAliveMs: Math.round(secs(env.QUIRE_KEEPALIVE_S, 65)) },
+    metrics: { enabled: env.QUIRE_METRICS ?? 'off', token: nonEmpty(env.QUIRE_METRICS_TOKEN), workerHealthPort: nonEmpty(env.QUIRE_WORKER_HEALTH_PORT) },
     plugins: {
       extra: list(env.QUIRE_PLUGINS),
       selected: {

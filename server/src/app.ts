@@ -5,6 +5,7 @@ import type { AppCustom, AppState } from './http/context.js';
 import { errorHandler, requestContext } from './http/middleware.js';
 import { assertIdentityEncoding, drainUnreadBody, jsonBody } from './http/body.js';
 import { securityHeaders } from './http/security.js';
+import { httpMetrics, metricsEndpoint } from './http/metrics.js';
 import { createHttpServer } from './http/server.js';
 import { authentication } from './auth/authenticate.js';
 import { RateLimiter } from './auth/ratelimit.js';
@@ -57,10 +58,12 @@ export function createApp(rt: Engine): Koa<AppState, AppCustom> {
 
   const json = jsonBody();
 
+  app.use(httpMetrics(rt) as any);
   app.use(securityHeaders() as any);
   app.use(drainUnreadBody(rt.config) as any);
   app.use(requestContext(rt.logger) as any);
   app.use(errorHandler() as any);
+  app.use(metricsEndpoint(rt) as any);
   app.use(authentication() as any);
   app.use(async (ctx, next) => {
     // multipart and presigned uploads are streamed by their routes, as sent; only JSON bodies are parsed here

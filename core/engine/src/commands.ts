@@ -8,6 +8,7 @@ import type { QuireConfig } from '@quire/config';
 import { Engine } from './engine.js';
 import { createLogger } from './logger.js';
 import { describeDatabase, describeQueue } from './status.js';
+import { healthPortOf, startHealthPort } from './health-port.js';
 import { createKey, findOrCreateUser, hashPassword, revokeKey } from './accounts/keys.js';
 import { endOtherSessions, normalizeEmail, passwordProblems } from './accounts/sessions.js';
 
@@ -16,12 +17,23 @@ export async function workerCommand(config: Readonly<QuireConfig>, args: string[
   const { values } = parseArgs({ args, options: { stages: { type: 'string' } } });
   const rt = await Engine.create(config, createLogger(config.logLevel), 'worker');
   const stages = values.stages?.split(',').map((s) => s.trim()).filter(Boolean);
+  // listening before the start-up lines: whoever reads them may ask the port at once
+  const port = config.metrics.workerHealthPort;
+  const health = port === undefined ? null : await startHealthPort(rt, port, config.host);
   await rt.startStages(stages);
   console.log(`Quire worker ${rt.workerId} consuming ${stages?.join(', ') ?? 'every stage'}`);
   console.log(`  database: ${describeDatabase(config)}`);
   console.log(`  queue: ${describeQueue(config)}`);
   console.log(`  data dir: ${config.dataDir}`);
-  return stopOnSignal(() => rt.close());
+  if (health) console.log(`  health: http://${config.host}:${healthPortOf(health)} (/healthz, /readyz, /metrics)`);
+  return stopOnSignal(async () => {
+    if (health) {
+      const closed = new Promise<void>((r) => health.close(() => r()));
+      health.closeAllConnections(); // idle keep-alive connections would hold close() open
+      await closed;
+    }
+    await rt.close();
+  });
 }
 
 /** Closes with `close` and exits 0 on SIGINT or SIGTERM; returns -1 (keep running) for runMain. */

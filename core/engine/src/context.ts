@@ -7,6 +7,7 @@ import type { BlobStorage, EventBus, Logger, PipelineRuntime, PluginRegistry, St
 import type { QuireConfig } from '@quire/config';
 import type { WebhookDispatcher } from './services/webhooks.js';
 import type { EvalSandbox } from './workflows/sandbox.js';
+import type { EngineMetrics } from './metrics.js';
 
 export type RuntimeRole = 'server' | 'worker' | 'runner';
 
@@ -22,6 +23,8 @@ export interface EngineContext {
   readonly transport: Transport;
   readonly pipelines: PipelineRuntime;
   readonly webhooks: WebhookDispatcher;
+  /** this engine's Prometheus series */
+  readonly metrics: EngineMetrics;
   /** where workflow steps' expressions and templates are evaluated: isolates with a time and a memory limit */
   readonly workflowSandbox: EvalSandbox;
   /** key of signed links and of webhook callback secrets */

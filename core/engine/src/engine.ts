@@ -12,6 +12,7 @@ import { definePipelines } from './pipelines/index.js';
 import { jobInputKey } from './pipelines/steps.js';
 import { EVAL_LIMITS, EvalSandbox } from './workflows/sandbox.js';
 import { outboundHttp } from './workflows/send.js';
+import { EngineMetrics } from './metrics.js';
 
 /** Built-in plugins, loaded through the same registry as third-party ones (which may override them). */
 export const BUILTIN_PLUGINS = [
@@ -57,6 +58,8 @@ export class Engine implements EngineContext {
   signingSecret!: string;
   readonly workflowSandbox: EvalSandbox;
   readonly workerId = `${os.hostname()}:${process.pid}`;
+  /** this engine's Prometheus series (its own registry: several engines may share a process) */
+  readonly metrics = new EngineMetrics(() => this.queueDepth());
 
   private constructor(readonly config: Readonly<QuireConfig>, readonly logger: Logger, readonly role: RuntimeRole) {
     const selected: Record<string, string> = { ...config.plugins.selected };
@@ -100,6 +103,7 @@ export class Engine implements EngineContext {
       maxAttempts: config.queue.maxAttempts,
       leaseMs: config.queue.leaseMs,
       fairShare: config.queue.fairShare,
+      observer: this.metrics.observer,
     });
     // deliveries are jobs of the `webhook` pipeline (pipelines/webhook.ts), run by whichever process consumes it
     this.webhooks = new WebhookDispatcher(this.store, { allowedHosts: config.network.allowedHosts, retryDelaysMs: config.webhooks.retryDelaysMs, timeoutMs: config.webhooks.timeoutMs }, logger.child({ part: 'webhooks' }), this.pipelines, (stored) => decryptSecret(secretsKey(this), stored), (userId) => callbackSecret(this.signingSecret, userId));
@@ -108,7 +112,27 @@ export class Engine implements EngineContext {
     if (this.role === 'server') await this.webhooks.queueOrphans();
     if (this.role === 'server') startRetention(this);
     if (config.auth.bootstrapKey && this.role !== 'runner') await ensureBootstrapKey(this.store, config.auth.bootstrapKey, config.auth.bootstrapPlan);
-    for (const h of await registry.health()) if (!h.ok) logger.warn({ plugin: h.plugin }, `not available: ${h.message ?? 'unhealthy'}`);
+    for (const h of await registry.health()) {
+      if (h.ok) continue;
+      this.metrics.pluginFailed(h.plugin);
+      logger.warn({ plugin: h.plugin }, `not available: ${h.message ?? 'unhealthy'}`);
+    }
+  }
+
+  /**
+   * Stage messages waiting per stage queue: the durable embedded queue's are rows of stage_messages (those
+   * being handled included); other transports are asked queue by queue.
+   */
+  async queueDepth(): Promise<Record<string, number> | null> {
+    if (!this.pipelines) return null;
+    const out: Record<string, number> = {};
+    for (const key of this.pipelines.stageKeys()) out[key] = 0;
+    if (this.transport instanceof InProcessTransport && this.transport.durable) {
+      for (const m of await this.store.repo('stage_messages').find()) out[m.queue] = (out[m.queue] ?? 0) + 1;
+      return out;
+    }
+    for (const key of Object.keys(out)) out[key] = await this.transport.depth(key);
+    return out;
   }
 
   /**

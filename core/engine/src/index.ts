@@ -5,6 +5,7 @@
  * search, accounts, webhooks) that the HTTP host, `quire worker` and the runner call.
  */
 export * from './engine.js';
+export * from './metrics.js';
 export * from './logger.js';
 export * from './status.js';
 export * from './validation.js';

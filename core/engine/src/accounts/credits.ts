@@ -208,7 +208,7 @@ export async function holdCredits(rt: Engine, owner: Owned, operation: Operation
     settle: (resourceId, used = units) =>
       rt.store.transaction(async (tx) => {
         await tx.repo('credit_holds').delete(id);
-        return charge(tx, owner, operation, used, resourceId);
+        return charge(tx, owner, operation, used, resourceId, rt.metrics);
       }),
     release: async () => {
       await rt.store.repo('credit_holds').delete(id);

@@ -190,7 +190,7 @@ async function storeOnce(rt: Engine, job: JobRecord, record: ExtractionRecord): 
         return { ...existing, credits: usage?.credits ?? 0 };
       }
       await tx.repo('extractions').insert(record);
-      const credits = await charge(tx, ownerOf(job), 'extract', 1, record.id);
+      const credits = await charge(tx, ownerOf(job), 'extract', 1, record.id, rt.metrics);
       return { ...record, credits };
     });
   try {

@@ -150,7 +150,7 @@ export function defineGeneratePipeline(rt: Engine): void {
             await rt.store.transaction(async (tx) => {
               await tx.repo('documents').insert(record);
               await tx.repo('jobs').insert(ingest);
-              await charge(tx, owner, 'generate', 1, record.id);
+              await charge(tx, owner, 'generate', 1, record.id, rt.metrics);
             });
             doc = record;
             await rt.events.emit('document.uploaded', documentEventData(record), owner).catch((e) => rt.logger.debug({ err: (e as Error).message }, 'document.uploaded not published'));

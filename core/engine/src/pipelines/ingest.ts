@@ -71,7 +71,7 @@ export function defineIngestPipeline(rt: Engine): void {
       // ocr.agentic does no extra work (the same OCR runs): charged as a standard parse. A document made by
       // Quire itself is not charged as a parse: a generated one was paid by its generation (1.0 credit, spec
       // §8.3), and a split section's content is its parent's, already read and paid (job input `prepaid`).
-      if (!job.input?.prepaid) await charge(rt.store, ownerOf(doc), 'parse', pages, doc.id);
+      if (!job.input?.prepaid) await charge(rt.store, ownerOf(doc), 'parse', pages, doc.id, rt.metrics);
       await rt.store.repo('jobs').update(job.id, { result: { document_id: doc.id, pages, chunks: Number(output.chunks ?? 0) } });
       if (doc.knowledge_base_id) {
         const kb = await rt.store.repo('collections').get(doc.knowledge_base_id);

@@ -40,7 +40,7 @@ export interface FileRef {
 }
 
 /** What a read needs: the reader for the format, its input and options, and the time limit. */
-function readPlan(rt: Pick<Engine, 'registry' | 'config'>, file: FileRef, cfg: ParseConfig, opts: { signal?: AbortSignal; maxPages?: number; onProgress?: (f: number) => void }) {
+function readPlan(rt: Pick<Engine, 'registry' | 'config'> & Partial<Pick<Engine, 'metrics'>>, file: FileRef, cfg: ParseConfig, opts: { signal?: AbortSignal; maxPages?: number; onProgress?: (f: number) => void }) {
   const reader = rt.registry.readerFor(file.format);
   const timeout = AbortSignal.timeout(rt.config.limits.parseTimeoutMs);
   const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
@@ -59,20 +59,23 @@ function readPlan(rt: Pick<Engine, 'registry' | 'config'>, file: FileRef, cfg: P
     if (timeout.aborted) return errors.processing(`Parsing timed out after ${Math.round(rt.config.limits.parseTimeoutMs / 1000)} s`);
     if (opts.signal?.aborted) return e;
     if (isQuireError(e)) return e;
+    rt.metrics?.pluginFailed(`reader:${reader.name}`);
     // the message of an unexpected error stays in the log: users get what failed, not an internal detail
     return errors.processing(`${file.format.toUpperCase()} could not be read: the file is damaged or not a valid ${file.format} file`, { cause: (e as Error)?.name ?? 'Error' });
   };
   return { reader, input, options, isolate, failed };
 }
 
-export async function readFile(rt: Pick<Engine, 'registry' | 'config'>, file: FileRef, cfg: ParseConfig, opts: { signal?: AbortSignal; maxPages?: number; onProgress?: (f: number) => void } = {}): Promise<ParsedDocument> {
+export async function readFile(rt: Pick<Engine, 'registry' | 'config'> & Partial<Pick<Engine, 'metrics'>>, file: FileRef, cfg: ParseConfig, opts: { signal?: AbortSignal; maxPages?: number; onProgress?: (f: number) => void } = {}): Promise<ParsedDocument> {
   const { reader, input, options, isolate, failed } = readPlan(rt, file, cfg, opts);
+  let doc: ParsedDocument;
   try {
-    if (isolate) return await isolate.read(reader.name, input, options);
-    return await reader.instance.read(input, options);
+    doc = isolate ? await isolate.read(reader.name, input, options) : await reader.instance.read(input, options);
   } catch (e) {
     throw failed(e);
   }
+  rt.metrics?.ocr(doc.pages.filter((p) => p.ocr).length);
+  return doc;
 }
 
 /** What the read stage needs to know of a document it stored. */
@@ -94,7 +97,7 @@ export interface StoredRead {
  * a file that is streamed into storage, so a large document is never turned into objects (or one large
  * string) on this event loop.
  */
-export async function readFileToStorage(rt: Pick<Engine, 'registry' | 'config' | 'storage'>, file: FileRef, cfg: ParseConfig, key: string, opts: { signal?: AbortSignal; onProgress?: (f: number) => void; chunk?: boolean } = {}): Promise<StoredRead> {
+export async function readFileToStorage(rt: Pick<Engine, 'registry' | 'config' | 'storage'> & Partial<Pick<Engine, 'metrics'>>, file: FileRef, cfg: ParseConfig, key: string, opts: { signal?: AbortSignal; onProgress?: (f: number) => void; chunk?: boolean } = {}): Promise<StoredRead> {
   const { reader, input, options, isolate, failed } = readPlan(rt, file, cfg, opts);
   // only the read's errors are the reader's: a storage failure keeps its own (transient) kind
   let read: ReadJson | null = null;
@@ -111,13 +114,16 @@ export async function readFileToStorage(rt: Pick<Engine, 'registry' | 'config' |
     } finally {
       await fs.promises.rm(read.file, { force: true });
     }
+    rt.metrics?.ocr(read.ocrPages);
     return { pages: read.pages, ocrPages: read.ocrPages, issues: read.issues };
   }
   await saveParsed(rt, key, doc!);
   // a longer document is chunked by the chunk stage, in an isolate: chunking it here would hold this event
   // loop for more than ~50 ms
   const chunks = opts.chunk && doc!.pages.length <= INLINE_CHUNK_PAGES ? chunkParsed(rt, doc!, cfg) : undefined;
-  return { pages: doc!.pages.length, ocrPages: doc!.pages.filter((p) => p.ocr).length, issues: doc!.issues, ...(chunks ? { chunks } : {}) };
+  const ocrPages = doc!.pages.filter((p) => p.ocr).length;
+  rt.metrics?.ocr(ocrPages);
+  return { pages: doc!.pages.length, ocrPages, issues: doc!.issues, ...(chunks ? { chunks } : {}) };
 }
 
 /** Documents of at most this many pages, built in this process by their reader, are chunked where they were read. */

@@ -15,9 +15,10 @@ export function creditsFor(operation: Operation, units: number): number {
   return Math.round(CREDIT_COSTS[operation] * units * 100) / 100;
 }
 
-/** Writes one usage row and returns the credits it cost. */
-export async function charge(store: Store, owner: Owned, operation: Operation, units: number, resourceId: string | null): Promise<number> {
+/** Writes one usage row and returns the credits it cost; `metrics` (the engine's) counts them. */
+export async function charge(store: Store, owner: Owned, operation: Operation, units: number, resourceId: string | null, metrics?: { charged(operation: string, credits: number): void }): Promise<number> {
   const credits = creditsFor(operation, units);
   await store.repo('usage').insert({ id: randomUUID(), user_id: owner.user_id, organization_id: owner.organization_id, operation, units, credits, resource_id: resourceId, created_at: new Date() });
+  metrics?.charged(operation, credits);
   return credits;
 }

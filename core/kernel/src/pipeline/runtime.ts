@@ -9,10 +9,10 @@ import { errors } from '../errors/index.js';
 import { RequeueError, type RetryConsumeOptions } from './delivery.js';
 import { StageClaims } from './claims.js';
 import { JobTimeoutError, errorMessage, isRetryable, stageErrorRecord, stageKey, validatePipeline } from './types.js';
-import type { PipelineDefinition, PipelineRuntimeOptions, StageContext } from './types.js';
+import type { PipelineDefinition, PipelineObserver, PipelineRuntimeOptions, StageContext } from './types.js';
 
 export { NonRetryableError, JobTimeoutError, stageKey, isRetryable, transient, jobError, failedStage, stageErrorRecord } from './types.js';
-export type { StageContext, StageDefinition, PipelineDefinition, PipelineRuntimeOptions, RetryPolicy, StageErrorRecord } from './types.js';
+export type { StageContext, StageDefinition, PipelineDefinition, PipelineRuntimeOptions, PipelineObserver, RetryPolicy, StageErrorRecord } from './types.js';
 
 const CANCELLED = 'cancelled';
 const CANCELLED_MESSAGE = 'Cancelled';
@@ -49,6 +49,7 @@ export class PipelineRuntime {
   private readonly waiters = new Map<string, Set<() => void>>();
   private stopping = false;
   private readonly claims: StageClaims;
+  private readonly observer?: PipelineObserver;
 
   constructor(opts: PipelineRuntimeOptions) {
     this.store = opts.store;
@@ -62,6 +63,7 @@ export class PipelineRuntime {
     this.fairShare = Math.max(0, Math.floor(opts.fairShare ?? 0));
     this.pollMs = Math.max(10, Math.min(opts.pollMs ?? 1000, this.leaseMs / 3));
     this.claims = new StageClaims(this.store, this.workerId, this.leaseMs);
+    this.observer = opts.observer;
   }
 
   define(p: PipelineDefinition): void {
@@ -71,6 +73,11 @@ export class PipelineRuntime {
 
   pipelines(): string[] {
     return [...this.defs.keys()];
+  }
+
+  /** Every stage queue of the defined pipelines, "<pipeline>.<stage>". */
+  stageKeys(): string[] {
+    return [...this.defs.values()].flatMap((def) => def.stages.map((s) => stageKey(def.name, s.name)));
   }
 
   /** Publishes stage 1 for an existing job row; the job stays 'pending' until a consumer picks it up. */
@@ -127,6 +134,7 @@ export class PipelineRuntime {
       this.notify(jobId);
       const job = await this.store.repo('jobs').get(jobId);
       const def = job ? await this.pipelineOf(job) : undefined;
+      if (job && def) this.observer?.job(job.type, def.name, 'failed');
       if (job && def?.onFail) await this.hook('onFail', jobId, () => def.onFail!(job, new Error(reason)));
     }
     return n > 0;
@@ -232,14 +240,17 @@ export class PipelineRuntime {
     };
 
     const stopWatch = this.watch(jobId, controller, log);
+    const began = performance.now();
+    const seconds = () => (performance.now() - began) / 1000;
     let output: Record<string, unknown>;
     try {
       output = ((await stage.run(ctx)) ?? {}) as Record<string, unknown>;
     } catch (err) {
       stopWatch();
-      return this.stageFailed(def, msg, row, err, controller, log);
+      return this.stageFailed(def, msg, row, err, controller, log, seconds());
     }
     stopWatch();
+    this.observer?.stage(def.name, stage.name, 'completed', seconds());
 
     const now = new Date();
     if (index < n - 1) {
@@ -269,6 +280,7 @@ export class PipelineRuntime {
     if (done < 0) log.warn({}, 'another worker took this stage over while it ran; this result is dropped');
     if (done > 0) {
       log.info({}, 'job completed');
+      this.observer?.job(job.type, def.name, 'completed');
       this.notify(jobId);
       if (def.onComplete) {
         const final = (await jobs.get(jobId))!;
@@ -277,7 +289,7 @@ export class PipelineRuntime {
     }
   }
 
-  private async stageFailed(def: PipelineDefinition, msg: StageMessage, row: JobStageRecord, err: unknown, controller: AbortController, log: Logger): Promise<void> {
+  private async stageFailed(def: PipelineDefinition, msg: StageMessage, row: JobStageRecord, err: unknown, controller: AbortController, log: Logger, seconds: number): Promise<void> {
     const jobs = this.store.repo('jobs');
     const message = errorMessage(err);
     const job = await jobs.get(msg.jobId);
@@ -295,6 +307,7 @@ export class PipelineRuntime {
       log.warn({ error: message }, 'stage failed after another worker took it over; left to that worker');
       return;
     }
+    this.observer?.stage(def.name, msg.stage, final ? 'failed' : 'retry', seconds);
     if (!final) {
       log.warn({ error: message }, 'stage failed; will retry');
       throw err instanceof Error ? err : new Error(message);
@@ -303,6 +316,7 @@ export class PipelineRuntime {
     const n = await jobs.update({ id: job.id, status: ['pending', 'processing'] }, { status: 'failed', error: message, result: { error: stageErrorRecord(msg.stage, err) }, completed_at: now, updated_at: now });
     log.error({ error: message }, 'job failed');
     if (n > 0) {
+      this.observer?.job(job.type, def.name, 'failed');
       this.notify(job.id);
       if (def.onFail) {
         const final = (await jobs.get(job.id)) ?? job;

@@ -74,10 +74,19 @@ export class JobTimeoutError extends Error {
   }
 }
 
+/** Told what the stages this process runs come to (metrics); it must not throw. */
+export interface PipelineObserver {
+  /** a stage ran to `status` in `seconds` ('retry': it failed and its message goes back for another attempt) */
+  stage(pipeline: string, stage: string, status: 'completed' | 'failed' | 'retry', seconds: number): void;
+  /** a job of `kind` (jobs.type) reached its final state in this process */
+  job(kind: string, pipeline: string, state: 'completed' | 'failed'): void;
+}
+
 export interface PipelineRuntimeOptions {
   store: Store;
   transport: Transport;
   logger?: Logger;
+  observer?: PipelineObserver;
   /** identifies this process in job_stages.worker (default host:pid:random) */
   workerId?: string;
   /** messages handled at once per stage queue (transport prefetch), default 2 */
