@@ -1,3 +1,4 @@
+// @services: API keys, sessions, login throttles and TOTP codes kept in the store
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
