@@ -37,3 +37,13 @@ export function builtIsCurrent(): boolean {
 export function runnerArgs(...args: string[]): string[] {
   return builtIsCurrent() ? [path.join(ROOT, 'runner/bin/quire-runner.js'), ...args] : ['--conditions=quire-source', '--import', 'tsx', path.join(ROOT, 'runner/src/cli.ts'), ...args];
 }
+
+/** node arguments that run the `quire` server command (`quire`, `quire keys …`, `quire users …`): built when current, else the sources. */
+export function serverArgs(...args: string[]): string[] {
+  return builtIsCurrent() ? [path.join(ROOT, 'server/dist/bin.js'), ...args] : ['--conditions=quire-source', '--import', 'tsx', path.join(ROOT, 'server/src/bin.ts'), ...args];
+}
+
+/** node arguments that run `quire-worker`: built when current, else the sources. */
+export function workerArgs(...args: string[]): string[] {
+  return builtIsCurrent() ? [path.join(ROOT, 'core/engine/bin/quire-worker.js'), ...args] : ['--conditions=quire-source', '--import', 'tsx', path.join(ROOT, 'core/engine/src/worker-main.ts'), ...args];
+}
