@@ -52,6 +52,11 @@ const usesServices = (file) => {
 const matching = filters.length ? files.filter((f) => filters.some((x) => f.includes(x))) : files;
 const selected = servicesOnly ? matching.filter((f) => usesServices(f)) : matching;
 if (!selected.length) { console.error('no test files matched'); process.exit(1); }
+if (servicesOnly) {
+  // a reminder, not a rule: files that name the service variables but carry no marker (e.g. embedded-only tests)
+  const named = matching.filter((f) => !selected.includes(f) && /\b(QUIRE_TEST_)?(MYSQL|AMQP)_URL\b/.test(fs.readFileSync(path.join(root, f), 'utf8')));
+  if (named.length) console.error(`# not in the services pass (no "// @services:" line) though they name the service variables: ${named.join(', ')}`);
+}
 if (argv.includes('--list')) { console.log(selected.join('\n')); process.exit(0); }
 
 // ---- the run's tag, state dir and TMPDIR
