@@ -29,30 +29,34 @@ const walk = (dir) => {
   }
 };
 for (const r of roots) walk(path.join(root, r));
-// --services: only the files whose tests talk to the store or the transport (they import the test server or
-// name QUIRE_TEST_MYSQL_URL / QUIRE_TEST_AMQP_URL, directly or through a test helper). CI's second pass uses it
-// to run on MariaDB + RabbitMQ what depends on them; the other files (readers, kernel, plugins' own tests) do
-// the same work in both passes.
+// --services: only the files whose behaviour depends on the store or the transport, marked by a line
+// `// @services: <what depends on them>` at the top of the file. CI's second pass runs them on MariaDB +
+// RabbitMQ. The rule for the marker: what the file proves depends on the store's SQL or the transport's
+// semantics — store queries and migrations (filters, pagination, aggregates, deletion across tables),
+// credits and concurrency (transactions, row locks), the transport and workers (retries, redelivery, leases,
+// several processes sharing one database and broker), workflows, organizations and tenancy, accounts and
+// sessions. A file that merely starts a test server to test a reader, a format, chat, search, generation or
+// the HTTP surface does the same work on both paths and runs in the first pass only (every test server still
+// runs on MariaDB + RabbitMQ in the second pass, so both paths are exercised for real).
 const argv = process.argv.slice(2);
 const servicesOnly = argv.includes('--services');
 const filters = argv.filter((a) => a !== '--services' && a !== '--list');
-const SERVICE_MARK = /QUIRE_TEST_MYSQL_URL|QUIRE_TEST_AMQP_URL|\bMYSQL_URL\b|\bAMQP_URL\b/;
-const usesServices = (file, seen = new Set()) => {
-  if (seen.has(file)) return false;
-  seen.add(file);
-  let src;
-  try { src = fs.readFileSync(path.join(root, file), 'utf8'); } catch { return false; }
-  if (SERVICE_MARK.test(src)) return true;
-  for (const m of src.matchAll(/from\s+['"](\.{1,2}\/[^'"]+)['"]/g)) {
-    const base = path.relative(root, path.resolve(path.dirname(path.join(root, file)), m[1]));
-    const cands = [base, base.replace(/\.(m?js)$/, '.ts'), base.replace(/\.(m?js)$/, '.mts'), `${base}.ts`];
-    if (cands.some((c) => fs.existsSync(path.join(root, c)) && usesServices(c, seen))) return true;
+const SERVICES_MARK = /^\/\/ @services: \S/m;
+const usesServices = (file) => {
+  try {
+    return SERVICES_MARK.test(fs.readFileSync(path.join(root, file), 'utf8'));
+  } catch {
+    return false;
   }
-  return false;
 };
 const matching = filters.length ? files.filter((f) => filters.some((x) => f.includes(x))) : files;
 const selected = servicesOnly ? matching.filter((f) => usesServices(f)) : matching;
 if (!selected.length) { console.error('no test files matched'); process.exit(1); }
+if (servicesOnly) {
+  // a reminder, not a rule: files that name the service variables but carry no marker (e.g. embedded-only tests)
+  const named = matching.filter((f) => !selected.includes(f) && /\b(QUIRE_TEST_)?(MYSQL|AMQP)_URL\b/.test(fs.readFileSync(path.join(root, f), 'utf8')));
+  if (named.length) console.error(`# not in the services pass (no "// @services:" line) though they name the service variables: ${named.join(', ')}`);
+}
 if (argv.includes('--list')) { console.log(selected.join('\n')); process.exit(0); }
 
 // ---- the run's tag, state dir and TMPDIR

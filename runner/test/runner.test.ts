@@ -5,11 +5,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { runnerArgs } from '../../test/helpers/built.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const cli = path.join(root, 'runner/src/cli.ts');
 const CORPUS = process.env.QUIRE_CORPUS ?? path.resolve(root, '../shared/corpus');
-const args = (...a: string[]) => ['--conditions=quire-source', '--import', 'tsx', cli, ...a];
+// the built command when the build is current (as users run it), else the sources under tsx
+const args = (...a: string[]) => runnerArgs(...a);
 
 async function makePdf(file: string, title: string, pages: number): Promise<void> {
   const pdf = await PDFDocument.create();

@@ -5,10 +5,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { listFiles } from '../src/parse.js';
+import { runnerArgs } from '../../test/helpers/built.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const cli = path.join(root, 'runner/src/cli.ts');
-const run = (...a: string[]) => spawnSync(process.execPath, ['--conditions=quire-source', '--import', 'tsx', cli, ...a], { cwd: root, encoding: 'utf8', timeout: 120_000 });
+// the built command when the build is current (as users run it), else the sources under tsx
+const run = (...a: string[]) => spawnSync(process.execPath, runnerArgs(...a), { cwd: root, encoding: 'utf8', timeout: 120_000 });
 
 function tempDir(label: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `quire-runner-${label}-`));

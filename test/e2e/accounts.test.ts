@@ -1,9 +1,11 @@
+// @services: API keys, sessions, login throttles and TOTP codes kept in the store
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestServer } from '../helpers/server.js';
+import { serverArgs } from '../helpers/built.js';
 import type { TestServer } from '../helpers/server.js';
 import { errorBody } from '../helpers/assertions.js';
 import { Secret, TOTP } from 'otpauth';
@@ -60,7 +62,7 @@ async function quire(s: TestServer, args: string[], input = ''): Promise<{ code:
   delete env.QUIRE_DB_URL;
   if (s.runtime.config.db.url) env.QUIRE_DB_URL = s.runtime.config.db.url;
   if (s.runtime.config.queue.url) Object.assign(env, { QUIRE_QUEUE_URL: s.runtime.config.queue.url, QUIRE_QUEUE_PREFIX: s.runtime.config.queue.prefix });
-  const child = spawn(process.execPath, ['--conditions=quire-source', '--import', 'tsx', 'server/src/bin.ts', ...args], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, serverArgs(...args), { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => (out += d));

@@ -1,3 +1,4 @@
+// @services: aggregate queries by day and dimension (SQL that differs between SQLite and MySQL)
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse as parseCsv } from 'csv-parse/sync';

@@ -1,6 +1,7 @@
 // Built-in plugins load exactly like third-party ones: the service starts with each built-in replaced by a
-// stub of the same kind and name (loaded through QUIRE_PLUGINS), the stub is the one used, and the rest of
-// the service still works (a file of another format parses with its own reader, search answers).
+// stub of the same kind and name (loaded through QUIRE_PLUGINS; stubs that cannot interfere share a server),
+// the stub is the one used, and the rest of the service still works (a file of another format parses with its
+// own reader, search answers).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -165,6 +166,20 @@ async function searchFinds(s: TestServer): Promise<unknown[]> {
   return hits;
 }
 
+/**
+ * Stubs loaded together in one server: of different kinds (or readers of different formats), none of them in
+ * the way of another's check or of the other format parsed beside it. The embedder stub has a server of its
+ * own (the built-in vector store must take its vectors), and so does the office reader stub (the other
+ * readers' stubs would replace the reader of its other format).
+ */
+const GROUPS: string[][] = [
+  ['reader:pdf', 'reader:sheet', 'reader:slides', 'reader:image'],
+  ['reader:office'],
+  ['chunker:default', 'ocr:tesseract', 'vector-store:embedded', 'extractor:layout'],
+  ['embedder:local'],
+  ['llm:openai', 'embedder:openai', 'vector-store:weaviate', 'transport:rabbitmq', 'store:typeorm', 'storage:disk'],
+];
+
 describe('every built-in plugin can be replaced by a stub of the same kind and name', () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-stubs-'));
   before(() => {
@@ -173,21 +188,35 @@ describe('every built-in plugin can be replaced by a stub of the same kind and n
   });
   after(() => fs.rmSync(root, { recursive: true, force: true }));
 
-  for (const c of CASES) {
-    test(`${c.kind}:${c.name} replaced: the stub is used and the rest still works`, async () => {
-      const dir = path.join(root, `${c.kind}-${c.name}`);
-      fs.mkdirSync(dir, { recursive: true });
-      fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: `stub-${c.kind}-${c.name}`, type: 'module', main: 'index.mjs', quire: { kind: c.kind, name: c.name, core: '^1' } }));
-      fs.writeFileSync(path.join(dir, 'index.mjs'), c.source);
-      (globalThis as any).__quireStub = [];
-      const s = await startTestServer({ env: { QUIRE_PLUGINS: dir } });
-      try {
-        await c.check(s);
-        const other = await parse(s, c.other.file, c.other.bytes);
-        assert.equal(other.status, 200, `another format still parses (${c.other.file})`);
-        assert.match(other.text, c.other.expect);
-      } finally {
-        await s.close();
+  test('the groups hold every case once', () => {
+    assert.deepEqual(GROUPS.flat().sort(), CASES.map((c) => `${c.kind}:${c.name}`).sort());
+  });
+
+  for (const group of GROUPS) {
+    const cases = group.map((id) => CASES.find((c) => `${c.kind}:${c.name}` === id)!);
+    describe(`replaced together: ${group.join(', ')}`, () => {
+      let s: TestServer;
+      before(async () => {
+        const dirs = cases.map((c) => {
+          const dir = path.join(root, `${c.kind}-${c.name}`);
+          fs.mkdirSync(dir, { recursive: true });
+          fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: `stub-${c.kind}-${c.name}`, type: 'module', main: 'index.mjs', quire: { kind: c.kind, name: c.name, core: '^1' } }));
+          fs.writeFileSync(path.join(dir, 'index.mjs'), c.source);
+          return dir;
+        });
+        (globalThis as any).__quireStub = [];
+        s = await startTestServer({ env: { QUIRE_PLUGINS: dirs.join(',') } });
+      });
+      after(async () => {
+        await s?.close();
+      });
+      for (const c of cases) {
+        test(`${c.kind}:${c.name} replaced: the stub is used and the rest still works`, async () => {
+          await c.check(s);
+          const other = await parse(s, c.other.file, c.other.bytes);
+          assert.equal(other.status, 200, `another format still parses (${c.other.file})`);
+          assert.match(other.text, c.other.expect);
+        });
       }
     });
   }

@@ -12,13 +12,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort, uploadForm } from '../helpers/server.js';
+import { serverArgs } from '../helpers/built.js';
 import { makeDocx, makePdf, makeXlsx } from '../helpers/fixtures.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const embedded = !process.env.QUIRE_TEST_MYSQL_URL && !process.env.QUIRE_TEST_AMQP_URL;
 
 function startProcess(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--conditions=quire-source', '--import', 'tsx', 'server/src/bin.ts'], {
+  return spawn(process.execPath, serverArgs(), {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -1,3 +1,4 @@
+// @services: concurrent credit reservations (a row locked FOR UPDATE on MariaDB)
 /**
  * Credits are reserved, not merely checked: 50 chargeable requests fired at once never reserve more than the
  * balance (uploads, async generations, extraction runs, extraction batches). Runs on MariaDB in CI's second

@@ -1,3 +1,4 @@
+// @services: credit balances and charges, reserved in store transactions
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';

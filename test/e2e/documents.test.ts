@@ -1,3 +1,4 @@
+// @services: document lists (limit, offset, total, status filter), deletion and job states in the store
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

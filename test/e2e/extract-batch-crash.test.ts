@@ -1,3 +1,4 @@
+// @services: a batch taken over by another worker after a crash (leases in the store, RabbitMQ)
 // An extraction batch on two worker processes (API with QUIRE_RUN_STAGES=false; MariaDB + RabbitMQ, CI's
 // second pass). The worker running a batch child's extract stage is killed with SIGKILL while the stage
 // runs (a test extractor, loaded through QUIRE_PLUGINS, takes a few seconds per document); with a short

@@ -1,3 +1,4 @@
+// @services: stages on a separate worker process over MariaDB and RabbitMQ
 // Extraction on a dedicated worker: the API process does not run stages (QUIRE_RUN_STAGES=false) and a
 // separate `quire-worker` process does, over MariaDB and RabbitMQ (CI's second pass). The synchronous
 // /v1/extractions and the Server-Sent Events of /api/extract/run both work, their stages ran on the worker,

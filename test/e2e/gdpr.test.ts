@@ -1,3 +1,4 @@
+// @services: export and erasure across every table of the store
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';

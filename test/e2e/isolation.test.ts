@@ -1,3 +1,4 @@
+// @services: tenant filters of every store query that takes an id
 /**
  * The isolation suite (issue: accounts and governance): two organizations, a user of another tenant and
  * all four roles, over every resource type and every route that takes an id, through HTTP with API keys

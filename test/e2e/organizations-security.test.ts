@@ -1,3 +1,4 @@
+// @services: membership rules under concurrent changes (last owner), erasure across tables
 /**
  * Organizations that hold under attack (issue 27), over HTTP:
  * - adding a member is an invitation the invitee accepts: no consent, no access; the answer does not tell

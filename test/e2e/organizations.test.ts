@@ -1,3 +1,4 @@
+// @services: organizations, memberships and roles (store queries)
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

@@ -1,3 +1,4 @@
+// @services: rate limits counted in the store (QUIRE_RATE_LIMIT_STORE=db)
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

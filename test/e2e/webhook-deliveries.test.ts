@@ -1,3 +1,4 @@
+// @services: webhook retries on the job engine (retry queues of the transport)
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';

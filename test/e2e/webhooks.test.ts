@@ -1,3 +1,4 @@
+// @services: webhook deliveries across restarts and two servers on one database and broker
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac, randomUUID } from 'node:crypto';

@@ -1,3 +1,4 @@
+// @services: bounded workflow runs over RabbitMQ shared by two processes
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AMQP_URL, MYSQL_URL, startTestServer, until } from '../helpers/server.js';

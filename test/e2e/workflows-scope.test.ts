@@ -1,3 +1,4 @@
+// @services: workflow triggers and runs (events over the transport, store queries by scope)
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';

@@ -1,3 +1,4 @@
+// @services: workflows: scheduler, claims shared by two servers, stages over the transport
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createKey, findOrCreateUser } from '@quire/server';

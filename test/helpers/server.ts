@@ -9,7 +9,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { loadConfig } from '@quire/config';
 import { startServer } from '@quire/server';
+import { builtIsCurrent } from './built.js';
 import { KNOWN_STAGES, deleteRabbitPrefix, dropDatabase, knownRabbitNames, recordResource, resourceStem } from './leftovers.mjs';
+
+export { builtIsCurrent };
 
 export const MYSQL_URL = process.env.QUIRE_TEST_MYSQL_URL;
 export const AMQP_URL = process.env.QUIRE_TEST_AMQP_URL;
@@ -278,26 +281,6 @@ export function treeRss(pid: number): number {
     stack.push(...childrenOf(p));
   }
   return total;
-}
-
-/**
- * Whether every workspace's build output (dist/) is at least as new as its sources (src/): then the built
- * server runs what the sources say.
- */
-export function builtIsCurrent(): boolean {
-  const newest = (dir: string, ext: RegExp): number => {
-    let t = 0;
-    if (!fs.existsSync(dir)) return t;
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) t = Math.max(t, newest(p, ext));
-      else if (ext.test(e.name)) t = Math.max(t, fs.statSync(p).mtimeMs);
-    }
-    return t;
-  };
-  const workspaces = ['config', 'server', 'runner', ...fs.readdirSync(path.join(ROOT, 'core')).map((p) => `core/${p}`), ...fs.readdirSync(path.join(ROOT, 'plugins')).map((p) => `plugins/${p}`)].map((w) => path.join(ROOT, w));
-  if (!fs.existsSync(path.join(ROOT, 'server/dist/bin.js'))) return false;
-  return workspaces.every((w) => !fs.existsSync(path.join(w, 'src')) || newest(path.join(w, 'src'), /\.(ts|mts|js|mjs|json)$/) <= newest(path.join(w, 'dist'), /\.(js|mjs|json)$/));
 }
 
 /**

@@ -6,6 +6,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { TestServer } from './server.js';
+import { workerArgs } from './built.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -26,7 +27,7 @@ export async function startWorker(s: TestServer, env: Record<string, string> = {
   const cfg = s.runtime.config;
   const base: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('QUIRE_') && k !== 'NODE_TEST_CONTEXT') base[k] = v;
-  const child = spawn(process.execPath, ['--conditions=quire-source', '--import', 'tsx', 'core/engine/src/worker-main.ts'], {
+  const child = spawn(process.execPath, workerArgs(), {
     cwd: ROOT,
     env: {
       ...base,

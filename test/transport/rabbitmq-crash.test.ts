@@ -1,3 +1,4 @@
+// @services: redelivery over RabbitMQ when a worker dies
 // A worker dies (SIGKILL) after taking a stage message and before acking it: another worker gets the
 // redelivery and the job completes exactly once. Real RabbitMQ, real store (SQLite file shared by the processes).
 import { test } from 'node:test';

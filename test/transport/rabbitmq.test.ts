@@ -1,3 +1,4 @@
+// @services: the RabbitMQ transport against a real broker
 // RabbitMQ transport against a real broker: retries with backoff, dead-lettering, requeue, persistence,
 // events fanout, reconnect, and the pipeline runtime's retry/failure behaviour over it with the real store.
 import { test, after } from 'node:test';

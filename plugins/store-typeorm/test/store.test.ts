@@ -1,3 +1,4 @@
+// @services: store queries and migrations on MySQL/MariaDB
 /**
  * One suite for the TypeORM store, run on SQLite (temp dir) always and on MySQL/MariaDB when
  * QUIRE_TEST_MYSQL_URL is set (a unique database is created per run and dropped at the end).
