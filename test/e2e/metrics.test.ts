@@ -1,3 +1,4 @@
+// @services: queue depth read from RabbitMQ or the store; a worker's /readyz checks the database and the queue
 // GET /metrics (Prometheus text, prom-client): off by default (404), behind QUIRE_METRICS_TOKEN as a bearer
 // token (401 without it), and after an upload is processed it shows the request count by route template
 // (no ids in labels), the completed ingest job, its stage durations and the credits charged. A worker

@@ -1,3 +1,4 @@
+// @services: credits reserved up front in the store (pdf-to-*), list paging in SQL
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, uploadForm } from '../helpers/server.js';

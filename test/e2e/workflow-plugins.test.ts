@@ -1,3 +1,4 @@
+// @services: plugin steps run as workflow executions over the transport, saved integrations in the store
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
