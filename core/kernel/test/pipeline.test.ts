@@ -405,3 +405,33 @@ test('a stage whose worker died after publishing its output is settled, not run 
   assert.equal(await transport.depth('half.b'), 0, 'no duplicate of the next stage was published');
   await close();
 });
+
+test('onCompleting runs in the transaction that completes the job: its writes are there as soon as the job reads completed', async () => {
+  const { store, runtime, close } = setup();
+  const seen: { status: string | undefined; output: Record<string, unknown> }[] = [];
+  let completeHookDone = false;
+  runtime.define({
+    name: 'charged',
+    stages: [{ name: 'only', run: async () => ({ pages: 3 }) }],
+    async onCompleting(tx, job, output) {
+      // inside the transaction, the job is already completed
+      seen.push({ status: (await tx.repo('jobs').get(job.id))?.status, output });
+    },
+    async onComplete() {
+      await sleep(300);
+      completeHookDone = true;
+    },
+  });
+  await runtime.consume();
+  try {
+    const job = await newJob(store);
+    await runtime.start(job.id, 'charged', {});
+    const done = await runtime.waitFor(job.id, 5000);
+    assert.equal(done.status, 'completed');
+    assert.deepEqual(seen, [{ status: 'completed', output: { pages: 3 } }], 'written with the completion, once');
+    assert.equal(completeHookDone, false, 'onComplete runs after (and may still be running)');
+  } finally {
+    await sleep(350);
+    await close();
+  }
+});

@@ -61,6 +61,16 @@ export function defineIngestPipeline(rt: Engine): void {
       const doc = await rt.store.repo('documents').get(job.document_id);
       if (doc) await rt.events.emit('document.processing', documentEventData(doc), ownerOf(doc));
     },
+    async onCompleting(tx, job, output) {
+      // charged as the job completes (its hold ends): together, so that the credits always count once.
+      // ocr.agentic does no extra work (the same OCR runs): charged as a standard parse. A document made by
+      // Quire itself is not charged as a parse: a generated one was paid by its generation (1.0 credit, spec
+      // §8.3), and a split section's content is its parent's, already read and paid (job input `prepaid`).
+      if (!job.document_id || job.input?.prepaid) return;
+      const doc = await tx.repo('documents').get(job.document_id);
+      if (!doc) return;
+      await charge(tx, ownerOf(doc), 'parse', Number(output.pages ?? doc.pages ?? 0), doc.id, rt.metrics);
+    },
     async onComplete(job, output) {
       if (!job.document_id) return;
       const doc = await rt.store.repo('documents').get(job.document_id);
@@ -68,10 +78,6 @@ export function defineIngestPipeline(rt: Engine): void {
       const pages = Number(output.pages ?? doc.pages ?? 0);
       const processing_ms = Date.now() - doc.created_at.getTime();
       await rt.store.repo('documents').update(doc.id, { status: 'completed', pages, processing_ms, error: null, updated_at: new Date() });
-      // ocr.agentic does no extra work (the same OCR runs): charged as a standard parse. A document made by
-      // Quire itself is not charged as a parse: a generated one was paid by its generation (1.0 credit, spec
-      // §8.3), and a split section's content is its parent's, already read and paid (job input `prepaid`).
-      if (!job.input?.prepaid) await charge(rt.store, ownerOf(doc), 'parse', pages, doc.id, rt.metrics);
       await rt.store.repo('jobs').update(job.id, { result: { document_id: doc.id, pages, chunks: Number(output.chunks ?? 0) } });
       if (doc.knowledge_base_id) {
         const kb = await rt.store.repo('collections').get(doc.knowledge_base_id);

@@ -133,11 +133,14 @@ export function defineParsePipeline(rt: Engine): void {
   rt.pipelines.define({
     name: 'parse',
     stages,
+    async onCompleting(tx, job, output) {
+      // charged as the job completes (its hold ends). The runner has no accounts: nothing to charge on its
+      // own machine. ocr.agentic does no extra work (the same OCR runs), so it is charged as a standard parse
+      const usage = output.usage as { num_pages: number; credits: number };
+      if (rt.role !== 'runner') await charge(tx, ownerOf(job), 'parse', usage.num_pages, job.id, rt.metrics);
+    },
     async onComplete(job, output) {
       const usage = output.usage as { num_pages: number; credits: number };
-      // the runner has no accounts: nothing to charge on its own machine. ocr.agentic does no extra work
-      // (the same OCR runs), so it is charged as a standard parse
-      if (rt.role !== 'runner') await charge(rt.store, ownerOf(job), 'parse', usage.num_pages, job.id, rt.metrics);
       await rt.storage.delete(jobInputKey(job.id)).catch(() => {});
       await callback(rt, job, { job_id: job.id, status: 'completed', result: { type: output.type, chunks: output.chunks }, usage });
     },

@@ -275,7 +275,9 @@ export class PipelineRuntime {
     const done = await this.store.transaction(async (tx) => {
       const mine = await tx.repo('job_stages').update({ id: row.id, worker: this.workerId, status: 'running' }, { status: 'completed', completed_at: now, error: null });
       if (mine === 0) return -1;
-      return tx.repo('jobs').update({ id: jobId, status: 'processing' }, { status: 'completed', result: output, progress: 100, error: null, completed_at: now, updated_at: now });
+      const completed = await tx.repo('jobs').update({ id: jobId, status: 'processing' }, { status: 'completed', result: output, progress: 100, error: null, completed_at: now, updated_at: now });
+      if (completed > 0 && def.onCompleting) await def.onCompleting(tx, job, output);
+      return completed;
     });
     if (done < 0) log.warn({}, 'another worker took this stage over while it ran; this result is dropped');
     if (done > 0) {

@@ -30,6 +30,12 @@ export interface PipelineDefinition {
   stages: StageDefinition[];
   /** once, when the first stage first starts */
   onStart?(job: JobRecord): Promise<void>;
+  /**
+   * Exactly once, inside the transaction that marks the job completed (on `tx`, the store of that
+   * transaction): what must change together with the job's status, such as the charge of its work. A job's
+   * credit hold ends when it completes, so a charge written later would leave a moment when neither counts.
+   */
+  onCompleting?(tx: Store, job: JobRecord, output: Record<string, unknown>): Promise<void>;
   /** exactly once, after the last stage completed */
   onComplete?(job: JobRecord, output: Record<string, unknown>): Promise<void>;
   /** exactly once, on final failure (including cancellation) */
