@@ -15,7 +15,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { notATitle } from '@quire/core';
-import { corpusRoot } from '../test/helpers/corpus.js';
+import { corpusRoot, referenceTitle } from '../test/helpers/corpus.js';
+import { wordF1 } from '../test/helpers/f1.js';
 import { boundaryCounts, drawCombos, joinPdfs, receiptFiles, receiptsPdf, seeded, splitPool } from '../test/helpers/split-combos.js';
 import { startService } from './service.js';
 
@@ -45,31 +46,6 @@ interface Case {
   titles: (string | null)[];
 }
 
-/** The first markdown heading of a corpus file's docling ground truth. */
-function referenceTitle(e: { ground_truth?: { path: string; kind: string }[] }): string | null {
-  const gt = e.ground_truth?.find((g) => g.kind === 'markdown');
-  if (!gt) return null;
-  for (const line of fs.readFileSync(path.join(root!, gt.path), 'utf8').split('\n')) {
-    const m = /^#{1,6}\s+(.+)$/.exec(line.trim());
-    if (m) return m[1]!.trim();
-  }
-  return null;
-}
-
-const wordsOf = (s: string) => s.toLowerCase().normalize('NFKC').replace(/[^\p{L}\p{N}\s]/gu, ' ').split(/\s+/).filter(Boolean);
-function wordF1(a: string, b: string): number {
-  const x = wordsOf(a);
-  const y = wordsOf(b);
-  if (!x.length || !y.length) return 0;
-  const pool = new Map<string, number>();
-  for (const w of y) pool.set(w, (pool.get(w) ?? 0) + 1);
-  let hit = 0;
-  for (const w of x) if (pool.get(w)) (hit++, pool.set(w, pool.get(w)! - 1));
-  const p = hit / x.length;
-  const r = hit / y.length;
-  return p + r ? (2 * p * r) / (p + r) : 0;
-}
-
 /**
  * How a section name is judged: `fallback` when it is the type and the page range ("Invoice (pages 2-3)");
  * `bad` when it reads as no title (notATitle: a table row with pipes, an address, phone or postcode line, a
@@ -92,11 +68,11 @@ const DOC_TYPES = ['invoice', 'receipt', 'form', 'letter', 'report', 'statement'
 const cases: Case[] = [];
 for (const combo of drawCombos(splitPool(root), COMBOS, SEED)) {
   const j = await joinPdfs(root, combo);
-  cases.push({ set: 'text-layer PDFs', label: combo.map((e) => e.id).join(' + '), bytes: j.bytes, starts: j.starts, titles: combo.map(referenceTitle) });
+  cases.push({ set: 'text-layer PDFs', label: combo.map((e) => e.id).join(' + '), bytes: j.bytes, starts: j.starts, titles: combo.map((e) => referenceTitle(root!, e)) });
 }
 for (const combo of drawCombos(splitPool(root, { scans: true }), SCANS, SEED + 1)) {
   const j = await joinPdfs(root, combo);
-  cases.push({ set: 'all PDFs (scans OCRed)', label: combo.map((e) => e.id).join(' + '), bytes: j.bytes, starts: j.starts, titles: combo.map(referenceTitle) });
+  cases.push({ set: 'all PDFs (scans OCRed)', label: combo.map((e) => e.id).join(' + '), bytes: j.bytes, starts: j.starts, titles: combo.map((e) => referenceTitle(root!, e)) });
 }
 const receipts = receiptFiles(root);
 const next = seeded(SEED + 2);
@@ -152,7 +128,7 @@ try {
         const at = c.starts.indexOf(x.page_start);
         if (at < 0) continue;
         const ref = c.titles[at];
-        names.push({ name: x.name, verdict: judgeName(x.name), ref: ref ? wordF1(x.name, ref) >= 0.8 : null, type: x.document_type ?? null, typeConfidence: x.document_type_confidence ?? null });
+        names.push({ name: x.name, verdict: judgeName(x.name), ref: ref ? wordF1(x.name, ref).f1 >= 0.8 : null, type: x.document_type ?? null, typeConfidence: x.document_type_confidence ?? null });
       }
       results.push({ set: c.set, label: c.label, want: c.starts.slice(1), got: got.slice(1), ...k, reasons: suggested.slice(1).map((x) => `${x.page_start}: ${x.reason}`), names });
     }

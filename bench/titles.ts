@@ -23,7 +23,8 @@ import pdfPlugin from '@quire/plugin-reader-pdf';
 import imagePlugin from '@quire/plugin-reader-image';
 import officePlugin from '@quire/plugin-reader-office';
 import { detectSections } from '@quire/plugin-splitter-default';
-import { corpusRoot } from '../test/helpers/corpus.js';
+import { corpusRoot, referenceTitle } from '../test/helpers/corpus.js';
+import { wordF1 } from '../test/helpers/f1.js';
 
 const LIST = process.argv.includes('--list');
 const NO_OCR = process.argv.includes('--no-ocr');
@@ -53,29 +54,6 @@ const image = (await imagePlugin.create(core.pluginContext(imagePlugin, { dataDi
 const office = (await officePlugin.create(core.pluginContext(officePlugin, { dataDir: tmp, shared }))) as unknown as { read: Reader };
 type Reader = (input: unknown, options: unknown) => Promise<ParsedDocument>;
 
-/** the reference title: the first markdown heading of the docling output */
-function reference(f: ManifestFile): string | null {
-  const gt = f.ground_truth?.find((g) => g.kind === 'markdown');
-  if (!gt) return null;
-  for (const line of fs.readFileSync(path.join(root!, gt.path), 'utf8').split('\n')) {
-    const m = /^#{1,6}\s+(.+)$/.exec(line.trim());
-    if (m) return m[1]!.trim();
-  }
-  return null;
-}
-
-const wordsOf = (s: string) => s.toLowerCase().normalize('NFKC').replace(/[^\p{L}\p{N}\s]/gu, ' ').split(/\s+/).filter(Boolean);
-function f1(a: string, b: string): number {
-  const x = wordsOf(a), y = wordsOf(b);
-  if (!x.length || !y.length) return 0;
-  const pool = new Map<string, number>();
-  for (const w of y) pool.set(w, (pool.get(w) ?? 0) + 1);
-  let hit = 0;
-  for (const w of x) if (pool.get(w)) { hit++; pool.set(w, pool.get(w)! - 1); }
-  const p = hit / x.length, r = hit / y.length;
-  return p + r ? (2 * p * r) / (p + r) : 0;
-}
-
 const findTitle = (core as unknown as { findTitle?: (d: ParsedDocument) => { text: string; confidence: number } | null }).findTitle;
 type Kind = 'json' | 'split' | 'found';
 const KINDS: Kind[] = findTitle ? ['json', 'split', 'found'] : ['json', 'split'];
@@ -94,7 +72,7 @@ for (const f of files) {
     console.log(`${f.id}: not read (${(e as Error).message})`);
     continue;
   }
-  const ref = reference(f);
+  const ref = referenceTitle(root!, f);
   const split = detectSections(doc)[0]?.name ?? null;
   const got: Record<Kind, string | null> = { json: typeof doc.metadata.title === 'string' ? doc.metadata.title : null, split, found: findTitle?.(doc)?.text ?? null };
   // a split name made of the type and the page range is no title
@@ -106,7 +84,7 @@ for (const f of files) {
     const t = got[k];
     if (t) tally[k].titled++;
     if (!ref) continue;
-    const v = !t ? 'none' : f1(t, ref) >= 0.8 ? 'match' : 'wrong';
+    const v = !t ? 'none' : wordF1(t, ref).f1 >= 0.8 ? 'match' : 'wrong';
     tally[k][v]++;
     verdicts.push(`${k}:${v}`);
   }

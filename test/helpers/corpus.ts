@@ -73,3 +73,14 @@ export const E2E_REFERENCE_GAPS: Record<string, string> = {
 export function corpusManifest(root: string): CorpusEntry[] {
   return (JSON.parse(fs.readFileSync(path.join(root, 'manifest.json'), 'utf8')) as { files: CorpusEntry[] }).files;
 }
+
+/** The reference title of a corpus file: the first Markdown heading of its docling ground truth, else null. */
+export function referenceTitle(root: string, e: { ground_truth?: { path: string; kind: string }[] }): string | null {
+  const gt = e.ground_truth?.find((g) => g.kind === 'markdown');
+  if (!gt) return null;
+  for (const line of fs.readFileSync(path.join(root, gt.path), 'utf8').split('\n')) {
+    const m = /^#{1,6}\s+(.+)$/.exec(line.trim());
+    if (m) return m[1]!.trim();
+  }
+  return null;
+}
