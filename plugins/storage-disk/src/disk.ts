@@ -10,6 +10,9 @@ import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, errors, mkdirPrivate } from '@quir
 import type { StoragePlugin } from '@quire/core';
 import { assertKey } from './keys.js';
 
+/** The name put() gives its temporary file: `.<name>.<uuid>.tmp` beside the blob. */
+const TEMP_NAME = /^\..+\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.tmp$/;
+
 export class DiskStorage implements StoragePlugin {
   readonly root: string;
 
@@ -17,11 +20,45 @@ export class DiskStorage implements StoragePlugin {
     this.root = path.resolve(root);
   }
 
-  /** Creates the root folder (0700, like every folder below it; files are 0600). */
+  /** The sweep of temporary files started by init(): how many it removed. */
+  swept: Promise<number> = Promise.resolve(0);
+
+  /**
+   * Creates the root folder (0700, like every folder below it; files are 0600) and starts, in the
+   * background, the sweep of temporary files that an interrupted write left (a process killed mid-upload).
+   */
   async init(): Promise<this> {
     await mkdirPrivate(this.root);
     await fs.chmod(this.root, PRIVATE_DIR_MODE);
+    this.swept = this.sweepTemp().catch(() => 0);
     return this;
+  }
+
+  /**
+   * Removes the temporary files of put() that nothing has written to for `idleMs` (default an hour): those
+   * of a process that died mid-write. Another process sharing the folder may be writing one now, so a
+   * fresh one is left alone (a write in progress keeps its file's modification time current).
+   */
+  async sweepTemp(idleMs = 3_600_000, now = Date.now()): Promise<number> {
+    let removed = 0;
+    const walk = async (dir: string): Promise<void> => {
+      let entries;
+      try {
+        entries = await fs.readdir(dir, { withFileTypes: true });
+      } catch {
+        return;
+      }
+      for (const e of entries) {
+        const p = path.join(dir, e.name);
+        if (e.isDirectory()) await walk(p);
+        else if (e.isFile() && TEMP_NAME.test(e.name)) {
+          const st = await fs.stat(p).catch(() => null);
+          if (st && now - st.mtimeMs > idleMs && (await fs.rm(p, { force: true }).then(() => true, () => false))) removed++;
+        }
+      }
+    };
+    await walk(this.root);
+    return removed;
   }
 
   /**

@@ -184,3 +184,24 @@ test('plugin: roots at <dataDir>/files, option root overrides, health reports', 
   assert.ok(fs.statSync(custom).isDirectory());
   assert.throws(() => plugin.create(ctx({ root: 42 })), /storage:disk: option "root"/);
 });
+
+test('temporary files left by an interrupted write are swept at start once idle for an hour; fresh ones and blobs stay', async () => {
+  const root = path.join(tmp, `sweep${n++}`);
+  const first = await new DiskStorage(root).init();
+  await first.put('documents/a/original', Buffer.from('kept'));
+  const dir = path.join(root, 'documents/a');
+  const stale = path.join(dir, '.original.0b6f4c2e-1d2a-4c3b-9e8f-0123456789ab.tmp');
+  const busy = path.join(dir, '.original.1c7f5d3f-2e3b-4d4c-8f9a-123456789abc.tmp');
+  const lookalike = path.join(dir, 'notes.tmp');
+  for (const f of [stale, busy, lookalike]) fs.writeFileSync(f, 'partial');
+  const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
+  fs.utimesSync(stale, twoHoursAgo, twoHoursAgo);
+  fs.utimesSync(lookalike, twoHoursAgo, twoHoursAgo);
+  // the next start (a process restarted after a kill -9 mid-upload)
+  const next = await new DiskStorage(root).init();
+  assert.equal(await next.swept, 1);
+  assert.equal(fs.existsSync(stale), false, 'the idle temporary file is gone');
+  assert.equal(fs.existsSync(busy), true, 'a temporary file still being written (fresh) stays');
+  assert.equal(fs.existsSync(lookalike), true, 'only put()\'s own temporary names are swept');
+  assert.equal((await next.get('documents/a/original')).toString(), 'kept');
+});
