@@ -30,7 +30,7 @@ async function main(config: Readonly<QuireConfig>, argv: string[]): Promise<numb
         : `  create an API key with: npm run keys -- create --name me   (with the same QUIRE_DATA_DIR / QUIRE_DB_URL as this server) then send: Authorization: Bearer <key>`,
     );
     for (const h of await running.runtime.registry.health()) if (!h.ok) console.log(`  not available: ${h.plugin}: ${h.message}`);
-    return stopOnSignal(() => running.close());
+    return stopOnSignal(() => running.close(), running.runtime.logger);
   }
   // worker and keys need no HTTP host: they run on the engine alone
   if (cmd === 'worker') return workerCommand(config, rest);

@@ -18,12 +18,19 @@ import { makeDocx, makePdf, makeXlsx } from '../helpers/fixtures.js';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const embedded = !process.env.QUIRE_TEST_MYSQL_URL && !process.env.QUIRE_TEST_AMQP_URL;
 
-function startProcess(env: Record<string, string>): ChildProcess {
+function startProcess(env: Record<string, string>, stdout: 'ignore' | 'pipe' = 'ignore'): ChildProcess {
   return spawn(process.execPath, serverArgs(), {
     cwd: ROOT,
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', stdout, 'pipe'],
   });
+}
+
+/** What a child prints on stdout, collected as it comes. */
+function collect(child: ChildProcess): { text: () => string } {
+  let out = '';
+  child.stdout?.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  return { text: () => out };
 }
 
 async function waitHealthy(base: string, child: ChildProcess, ms = 60_000): Promise<void> {
@@ -105,6 +112,49 @@ test('kill -9 during 20 uploads, restart: every document reaches a final state',
     assert.equal(statuses.filter((s) => s === 'failed').length, 0, `no document fails because of the restart: ${statuses.join(',')}`);
     const jobs = await fetch(`${base}/v1/documents?limit=100`, { headers: auth });
     assert.equal(jobs.status, 200);
+  } finally {
+    child.kill('SIGKILL');
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('SIGTERM with work queued: the stop logs itself, and the next start resumes the queue without calling it unclean', { skip: !embedded && 'runs on embedded defaults only', timeout: 240_000 }, async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-clean-stop-'));
+  const port = await freePort();
+  const key = `svc_${randomBytes(20).toString('hex')}`;
+  const base = `http://127.0.0.1:${port}`;
+  const env = { PORT: String(port), HOST: '127.0.0.1', QUIRE_PUBLIC_URL: base, QUIRE_DATA_DIR: dataDir, QUIRE_BOOTSTRAP_API_KEY: key, QUIRE_LOG_LEVEL: 'info', QUIRE_PDF_WORKERS: '1', QUIRE_READER_THREADS: '1', QUIRE_STAGE_CONCURRENCY: '1', QUIRE_DB_URL: '', QUIRE_QUEUE_URL: '' };
+  const auth = { authorization: `Bearer ${key}` };
+  let child = startProcess(env, 'pipe');
+  let out = collect(child);
+  try {
+    await waitHealthy(base, child);
+    const pdf = await makePdf([{ heading: 'Report', lines: ['Revenue increased by twelve percent.'] }]);
+    const accepted: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const r = await fetch(`${base}/v1/documents`, { method: 'POST', headers: auth, body: uploadForm(`r${i}.pdf`, pdf) });
+      const text = await r.text();
+      assert.equal(r.status, 201, text);
+      accepted.push((JSON.parse(text) as { id: string }).id);
+    }
+    child.kill('SIGTERM');
+    const code = await new Promise((r) => child.once('exit', r));
+    assert.equal(code, 0, 'a clean stop exits 0');
+    assert.match(out.text(), /"msg":"stopping: running stages go back to the queue"/);
+    assert.match(out.text(), /"msg":"stopped cleanly"/);
+
+    child = startProcess(env, 'pipe');
+    out = collect(child);
+    await waitHealthy(base, child);
+    const deadline = Date.now() + 120_000;
+    let statuses: string[] = [];
+    while (Date.now() < deadline) {
+      statuses = await Promise.all(accepted.map(async (id) => ((await (await fetch(`${base}/v1/documents/${id}`, { headers: auth })).json()) as { status: string }).status));
+      if (statuses.every((s) => s === 'completed' || s === 'failed')) break;
+      await sleep(250);
+    }
+    assert.deepEqual([...new Set(statuses)], ['completed'], `every document completes after the clean stop: ${statuses.join(',')}`);
+    assert.doesNotMatch(out.text(), /unclean stop/, 'a clean stop is not reported as unclean at the next start');
   } finally {
     child.kill('SIGKILL');
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -7,6 +7,7 @@ import { ConfigError, loadConfig, unknownVariableWarnings } from '@quire/config'
 import type { QuireConfig } from '@quire/config';
 import { Engine } from './engine.js';
 import { createLogger } from './logger.js';
+import type { Logger } from '@quire/core';
 import { describeDatabase, describeQueue } from './status.js';
 import { healthPortOf, startHealthPort } from './health-port.js';
 import { createKey, findOrCreateUser, hashPassword, revokeKey } from './accounts/keys.js';
@@ -33,13 +34,16 @@ export async function workerCommand(config: Readonly<QuireConfig>, args: string[
       await closed;
     }
     await rt.close();
-  });
+  }, rt.logger);
 }
 
 /** Closes with `close` and exits 0 on SIGINT or SIGTERM; returns -1 (keep running) for runMain. */
-export function stopOnSignal(close: () => Promise<void>): number {
-  const stop = async () => {
+export function stopOnSignal(close: () => Promise<void>, logger?: Logger): number {
+  const stop = async (signal: NodeJS.Signals) => {
+    const started = Date.now();
+    logger?.info({ signal }, 'stopping: running stages go back to the queue');
     await close();
+    logger?.info({ signal, ms: Date.now() - started }, 'stopped cleanly');
     process.exit(0);
   };
   process.once('SIGINT', stop);

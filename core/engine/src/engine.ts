@@ -152,7 +152,10 @@ export class Engine implements EngineContext {
       if (await this.pipelines.fail(job.id, 'Interrupted: the service stopped before this job finished; submit it again')) failed++;
       await this.storage.delete(jobInputKey(job.id)).catch(() => {});
     }
-    if (freed || failed || queued.size) this.logger.warn({ resumed: queued.size, stagesFreed: freed, failed }, 'recovered from an unclean stop: queued jobs resume, interrupted ones without a queued stage failed');
+    // a clean stop hands its running stages back to the queue: only stages left running or jobs left
+    // without a message tell of an unclean one (a kill, a crash)
+    if (freed || failed) this.logger.warn({ resumed: queued.size, stagesFreed: freed, failed }, 'recovered from an unclean stop: queued jobs resume, interrupted ones without a queued stage failed');
+    else if (queued.size) this.logger.info({ resumed: queued.size }, 'queued jobs resume after a clean stop');
   }
 
   /** Consume pipeline stages in this process (the server by default; `quire worker` always). */
