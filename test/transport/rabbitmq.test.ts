@@ -278,3 +278,25 @@ test('pipeline runtime over RabbitMQ: a flaky stage is retried, a broken one fai
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a refused login fails the start within seconds with the reason, instead of retrying until the connect timeout', { skip: SKIP, timeout: 60_000 }, async () => {
+  const { spawnSync } = await import('node:child_process');
+  const { serverArgs } = await import('../helpers/built.js');
+  const u = new URL(url);
+  u.password = 'not-the-password';
+  const dataDir = tempDir();
+  const started = Date.now();
+  const r = spawnSync(process.execPath, [...serverArgs(), 'worker'], {
+    cwd: new URL('../..', import.meta.url).pathname,
+    env: { ...process.env, QUIRE_DATA_DIR: dataDir, QUIRE_QUEUE_URL: u.toString(), QUIRE_DB_URL: '', QUIRE_LOG_LEVEL: 'silent' },
+    encoding: 'utf8',
+    timeout: 50_000,
+  });
+  const ms = Date.now() - started;
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  assert.notEqual(r.status, 0, 'the worker does not start');
+  assert.match(r.stderr, /refused the login or the virtual host/);
+  assert.ok(!r.stderr.includes('not-the-password'), 'the password is not shown');
+  // the connect timeout is 30 s: well under it (the process start included)
+  assert.ok(ms < 25_000, `failed after ${ms} ms`);
+});

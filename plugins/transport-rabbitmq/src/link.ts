@@ -48,12 +48,20 @@ export class AmqpLink {
   async connect(timeoutMs = 0): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     let delay = this.o.reconnectMinMs;
+    let attempts = 0;
     for (;;) {
       try {
         await this.open();
         return;
       } catch (e) {
         this.lastError = (e as Error).message;
+        attempts++;
+        // waiting does not mend a refused login or a missing virtual host, and a host name that still does
+        // not resolve after a few tries is most likely misspelt: say so now rather than after the timeout
+        const refused = /ACCESS[-_]REFUSED|NOT[-_]ALLOWED|Expected ConnectionOpenOk/i.test(this.lastError);
+        const unknownHost = (e as { code?: string }).code === 'ENOTFOUND' && attempts >= 3;
+        if (refused) throw errors.unavailable(`cannot connect to RabbitMQ at ${this.where}: the broker refused the login or the virtual host (check the user, password and vhost of QUIRE_QUEUE_URL): ${this.lastError}`);
+        if (unknownHost) throw errors.unavailable(`cannot connect to RabbitMQ at ${this.where}: the host name does not resolve (${this.lastError})`);
         if (Date.now() + delay > deadline) throw errors.unavailable(`cannot connect to RabbitMQ at ${this.where}: ${this.lastError}`);
         this.o.logger.warn({ err: this.lastError, retryInMs: delay }, 'RabbitMQ not reachable yet; retrying');
         await new Promise((r) => setTimeout(r, delay));
