@@ -152,3 +152,17 @@ test('every QUIRE_* variable the code reads is a known one (none would be warned
 test('a boolean variable with a bad value lists the accepted values', () => {
   assert.throws(() => loadConfig({ QUIRE_RUN_STAGES: 'nope' }), /QUIRE_RUN_STAGES.*expected true, false, 1, 0, yes or no, got "nope"/);
 });
+
+test('the engine takes the OCR language from the configuration (QUIRE_OCR_LANGUAGE), never a literal of its own', () => {
+  const literal: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.ts') && /language:\s*['"][a-z_+]+['"]/.test(fs.readFileSync(p, 'utf8'))) literal.push(path.relative(root, p));
+    }
+  };
+  walk(path.join(root, 'core/engine/src'));
+  assert.deepEqual(literal, []);
+  assert.equal(loadConfig({ QUIRE_OCR_LANGUAGE: 'deu' }).ocr.language, 'deu');
+});

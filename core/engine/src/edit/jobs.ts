@@ -317,7 +317,7 @@ async function ocrBox(rt: Engine, editor: ReturnType<Engine['registry']['get']>,
   try {
     const crop = path.join(dir, 'box.png');
     await fsp.writeFile(crop, png);
-    const r = await rt.registry.get('ocr').recognize(crop, { language: 'eng', signal: AbortSignal.timeout(30_000) });
+    const r = await rt.registry.get('ocr').recognize(crop, { language: rt.config.ocr.language, signal: AbortSignal.timeout(30_000) });
     return r.text.replace(/\s+/g, ' ').trim();
   } finally {
     await fsp.rm(dir, { recursive: true, force: true });
