@@ -335,6 +335,16 @@ describe('workflows', () => {
     assert.equal(sent.total, 1234.5);
     assert.match(sent.text, /INV-7731/);
     assert.equal((await s.json('/api/workflows/templates', { method: 'POST', json: { template_id: 'nope' } })).status, 404);
+    // made without "enabled": disabled, and the answer says so; with enabled: true it is on at once
+    const quiet = await s.json('/api/workflows/templates', { method: 'POST', json: { template_id: 'invoice-pdf-summary' } });
+    assert.equal(quiet.status, 201, JSON.stringify(quiet.body));
+    assert.equal(quiet.body.workflow.enabled, false, 'a template does not start spending credits on its own');
+    assert.match(quiet.body.message, /Created disabled/);
+    assert.equal((await s.json(`/api/workflows/${quiet.body.workflow.id}`)).body.workflow.enabled, false);
+    const on = await s.json('/api/workflows/templates', { method: 'POST', json: { template_id: 'invoice-pdf-summary', enabled: true } });
+    assert.equal(on.body.workflow.enabled, true);
+    assert.equal(on.body.message, undefined);
+    for (const id of [quiet.body.workflow.id, on.body.workflow.id]) assert.ok([200, 204].includes((await s.json(`/api/workflows/${id}`, { method: 'DELETE' })).status));
   });
 
   test('/openapi.json documents the workflow endpoints', async () => {

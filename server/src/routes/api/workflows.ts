@@ -117,7 +117,7 @@ export function workflowRoutes(router: Router<any, any>): void {
     {
       method: 'post',
       path: '/api/workflows/templates',
-      summary: 'Create a workflow from a template ({workflow}); with integration_id, a last step posts the summary to that integration',
+      summary: 'Create a workflow from a template ({workflow}, disabled unless enabled: true is sent, then with a message saying so); with integration_id, a last step posts the summary to that integration',
       tag: TAG,
       status: 201,
       body: z.object({ template_id: z.string().min(1).max(64), name: z.string().trim().min(1).max(255).optional(), description: z.string().max(5000).nullable().optional(), integration_id: uuid.optional(), enabled: z.boolean().optional(), organization_id: uuid.nullable().optional() }).strict(),
@@ -138,7 +138,9 @@ export function workflowRoutes(router: Router<any, any>): void {
         definition,
         trigger_type: t.trigger_type,
         trigger_config: { ...t.trigger_config },
-        enabled: body.enabled ?? true,
+        // a template's trigger (every PDF upload, say) spends credits on work the user may not expect: the
+        // workflow starts disabled unless they ask otherwise, and the answer says so
+        enabled: body.enabled ?? false,
         schedule_from: null,
         trigger_secret: newTriggerSecret(ctx.quire),
         created_at: now,
@@ -146,7 +148,7 @@ export function workflowRoutes(router: Router<any, any>): void {
       };
       await ctx.quire.store.repo('workflows').insert(row);
       ctx.status = 201;
-      return one(ctx, auth, row);
+      return { ...one(ctx, auth, row), ...(row.enabled ? {} : { message: `Created disabled: its ${row.trigger_type} trigger runs nothing until it is enabled (PATCH /api/workflows/${row.id} with {"enabled": true}, or send "enabled": true when creating it).` }) };
     },
   );
 
