@@ -253,8 +253,11 @@ describe('studio settings, split and edit in a browser', { skip }, () => {
     assert.deepEqual(sections.map((x: any) => [x.pageStart, x.pageEnd]), [[1, 1], [2, 3]]);
     assert.equal(sections[1].sectionName, 'Safety report Q3', 'the name given on the page');
     assert.equal(sections[0].sectionName, suggested[0]!.name);
-    const link = made.nth(1).getByRole('link');
+    const link = made.nth(1).getByRole('link', { name: 'Safety report Q3' });
     assert.equal(await link.getAttribute('href'), `/studio/documents/${sections[1].childDocumentId}`);
+    // and the section's file, to download
+    const download = made.nth(1).getByRole('link', { name: /^Download / });
+    assert.equal(await download.getAttribute('href'), `/v1/documents/${sections[1].childDocumentId}/file`);
     await link.click();
     // the report's own document: two pages, its first is the report's title page
     await page.locator('.page[data-page="2"]').waitFor();
