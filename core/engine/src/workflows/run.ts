@@ -256,7 +256,6 @@ async function integrationStep(rt: Engine, scope: Scope, step: StepDef, ctx: Ctx
   return sendWith(rt, scope, plugin, { ...config, ...target }, step.config, ctx, { integration_id: id, integration_type: row.integration_type, name: row.name }, signal);
 }
 
-/** A step that runs a plugin by name (`integration:<name>`), built-in or loaded with QUIRE_PLUGINS. */
 /**
  * An extractor plugin (any loaded one, not only the selected extractor) on the workflow's document, once it is
  * parsed: its parsed content and chunks, the step's fields. Charged as an extraction (a credit hold settled
@@ -289,6 +288,7 @@ async function extractorStep(rt: Engine, auth: AuthInfo, scope: Scope, step: Ste
   }
 }
 
+/** A step that runs a plugin by name (`integration:<name>` or `extractor:<name>`), built-in or loaded with QUIRE_PLUGINS. */
 async function pluginStep(rt: Engine, auth: AuthInfo, scope: Scope, step: StepDef & { plugin: string }, ctx: Ctx, signal: AbortSignal) {
   const [kind, name] = step.plugin.split(':') as [string, string];
   if (kind === 'extractor') return extractorStep(rt, auth, scope, step, name, ctx, signal);
