@@ -4,7 +4,9 @@ import type { EngineContext as Engine } from '../context.js';
 import { chunkOptions } from '../services/parse-config.js';
 import type { ParseConfig } from '../services/parse-config.js';
 import { round } from '@quire/text';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 
 /**
  * The steps every parse is made of (read → chunk → index). Pipeline stages, the synchronous parse
@@ -103,7 +105,7 @@ export async function readFileToStorage(rt: Pick<Engine, 'registry' | 'config' |
   let read: ReadJson | null = null;
   let doc: ParsedDocument | null = null;
   try {
-    if (isolate) read = await isolate.readJson(reader.name, input, options);
+    if (isolate) read = await isolate.readJson(reader.name, input, options, ...readJsonFile(rt, key));
     else doc = await reader.instance.read(input, options);
   } catch (e) {
     throw failed(e);
@@ -124,6 +126,16 @@ export async function readFileToStorage(rt: Pick<Engine, 'registry' | 'config' |
   const ocrPages = doc!.pages.filter((p) => p.ocr).length;
   rt.metrics?.ocr(ocrPages);
   return { pages: doc!.pages.length, ocrPages, issues: doc!.issues, ...(chunks ? { chunks } : {}) };
+}
+
+/**
+ * Where an isolate writes a read's JSON: beside the stored blob under disk storage's own temporary name
+ * (`.<name>.<uuid>.tmp`), so that a file left by a killed process is swept with the storage's other leftovers;
+ * else the isolate's default (the system's temporary folder).
+ */
+function readJsonFile(rt: Pick<Engine, 'storage'>, key: string): [string] | [] {
+  const local = rt.storage.localPath(key);
+  return local ? [path.join(path.dirname(local), `.${path.basename(local)}.${randomUUID()}.tmp`)] : [];
 }
 
 /** Documents of at most this many pages, built in this process by their reader, are chunked where they were read. */

@@ -5,6 +5,7 @@
 import { isolatePort } from '../util/worker.js';
 import { PluginRegistry } from './registry.js';
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import type { ChunkerPlugin, ReaderPlugin } from './kinds.js';
 import type { SandboxRequest, SandboxResponse, SandboxWorkerData } from './sandbox.js';
 import { revive, serialiseError } from './sandbox.js';
@@ -133,7 +134,9 @@ port.on('message', (m: SandboxRequest) => {
       if (m.jsonPath) {
         // written here and streamed into storage by the parent: a large document's JSON (tens of MB) never
         // crosses the IPC channel, where the parent would decode it in one go on its event loop
-        await fs.writeFile(m.jsonPath, JSON.stringify(doc), { mode: 0o600 });
+        const json = JSON.stringify(doc);
+        await fs.mkdir(path.dirname(m.jsonPath), { recursive: true, mode: 0o700 });
+        await fs.writeFile(m.jsonPath, json, { mode: 0o600 });
         send({ type: 'done', id: m.id, json: { file: m.jsonPath, pages: doc.pages.length, ocrPages: doc.pages.filter((p) => p.ocr).length, issues: doc.issues } });
       }
       else send({ type: 'done', id: m.id, doc });

@@ -97,6 +97,11 @@ interface Slot {
   served: number;
   dead: boolean;
   killTimer?: NodeJS.Timeout;
+  /**
+   * The JSON file the isolate was asked to write and has not handed over: removed when the isolate exits
+   * (it may have been writing it when it was killed) or its read fails.
+   */
+  file?: string;
 }
 
 /** An idle isolate holding more than this (after a large document) is replaced to give the memory back. */
@@ -137,11 +142,11 @@ export class ReaderSandbox {
   }
 
   /**
-   * Reads a document and gives it back as JSON text, parsed and serialised in the isolate: a large document
-   * is never turned into objects on the calling thread (storing it only needs the text).
+   * Reads a document and gives it back as JSON, parsed and serialised in the isolate and written to `file`
+   * (its folder is made when missing): a large document is never turned into objects on the calling thread
+   * (storing it only needs the file).
    */
-  async readJson(readerName: string, input: ReaderInput, options: ReadOptions): Promise<ReadJson> {
-    const file = path.join(os.tmpdir(), `quire-read-${randomUUID()}.json`);
+  async readJson(readerName: string, input: ReaderInput, options: ReadOptions, file = path.join(os.tmpdir(), `quire-read-${randomUUID()}.json`)): Promise<ReadJson> {
     try {
       return ((await this.readAs(readerName, input, options, file)) as { json: ReadJson }).json;
     } catch (e) {
@@ -212,6 +217,7 @@ export class ReaderSandbox {
       slot.served++;
       // a busy thread keeps the process alive; an idle one does not
       slot.worker.ref();
+      if (task.request.type === 'read' && task.request.jsonPath) slot.file = task.request.jsonPath;
       slot.worker.postMessage(task.request);
     }
   }
@@ -240,8 +246,9 @@ export class ReaderSandbox {
       const i = this.slots.indexOf(slot);
       if (i >= 0) this.slots.splice(i, 1);
       if (slot.task) this.settle(slot.task, errors.processing(`${slot.task.what} could not be read: the reader stopped unexpectedly`));
-      // an isolate stopped while writing a read's JSON leaves part of it
-      if (slot.task?.request.type === 'read' && slot.task.request.jsonPath) removeQuietly(slot.task.request.jsonPath);
+      // an isolate stopped (killed after an abort, out of memory, crashed) may have been writing a read's JSON
+      if (slot.file) removeQuietly(slot.file);
+      slot.file = undefined;
       slot.task = null;
       this.pump();
     });
@@ -269,6 +276,9 @@ export class ReaderSandbox {
       (task.chunks ??= []).push(...m.chunks);
       return;
     }
+    // the file is the caller's once a read succeeds; a failed one leaves nothing behind
+    if (slot.file && !(m.type === 'done' && !task.settled)) removeQuietly(slot.file);
+    slot.file = undefined;
     if (m.type === 'done') this.settle(task, null, task.chunks ? { ...m, chunks: [...task.chunks, ...(m.chunks ?? [])] } : m);
     else this.settle(task, revive(m.error));
     slot.task = null;
