@@ -7,6 +7,7 @@ import { round } from '@quire/text';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { EventLoopUtilization } from 'node:perf_hooks';
 
 /**
  * The steps every parse is made of (read → chunk → index). Pipeline stages, the synchronous parse
@@ -222,7 +223,7 @@ export async function storeChunks(rt: Engine, owner: Owned, documentId: string, 
       i += part.length;
       const before = performance.eventLoopUtilization();
       await repo.insertMany(part.map((c) => chunkRecord(c, owner, documentId)));
-      batch = Math.max(1, Math.min(500, Math.floor((INDEX_SLICE_MS * part.length) / Math.max(performance.eventLoopUtilization(before).active, 0.01))));
+      batch = sliceBatch(part.length, before, 500);
     }
   });
 }
@@ -235,6 +236,16 @@ const INDEX_PAGE = 256;
  * 64 large table chunks on a loaded machine would otherwise hold requests (and /healthz) for seconds.
  */
 const INDEX_SLICE_MS = 20;
+/**
+ * The size of the next batch, so that it holds this event loop for about INDEX_SLICE_MS: from the time the
+ * batch of `done` items begun at `before` held it (work that waits on the network holds it little and keeps
+ * large batches), between 1 and `max`.
+ */
+function sliceBatch(done: number, before: EventLoopUtilization, max: number): number {
+  const busyMs = performance.eventLoopUtilization(before).active;
+  return Math.max(1, Math.min(max, Math.floor((INDEX_SLICE_MS * done) / Math.max(busyMs, 0.01))));
+}
+
 /** Chunks embedded in one call at most (a remote embedder's request). */
 const INDEX_BATCH = 64;
 
@@ -272,10 +283,7 @@ export async function indexChunks(rt: Engine, owner: Owned, documentId: string, 
           metadata: { type: r.type, index: r.idx },
         })),
       );
-      // the next batch holds this event loop for about INDEX_SLICE_MS: the time this one held it (an embedder
-      // or store that waits on the network holds it little and keeps large batches)
-      const busyMs = performance.eventLoopUtilization(before).active;
-      batch = Math.max(1, Math.min(INDEX_BATCH, Math.floor((INDEX_SLICE_MS * part.length) / Math.max(busyMs, 0.01))));
+      batch = sliceBatch(part.length, before, INDEX_BATCH);
     }
     if (rows.length < INDEX_PAGE) break;
   }
