@@ -26,6 +26,18 @@ function startProcess(env: Record<string, string>, stdout: 'ignore' | 'pipe' = '
   });
 }
 
+/** The documents' statuses once every one is completed or failed (or as they are after two minutes). */
+async function finalStatuses(base: string, headers: Record<string, string>, ids: string[]): Promise<string[]> {
+  const deadline = Date.now() + 120_000;
+  let statuses: string[] = [];
+  while (Date.now() < deadline) {
+    statuses = await Promise.all(ids.map(async (id) => ((await (await fetch(`${base}/v1/documents/${id}`, { headers })).json()) as { status: string }).status));
+    if (statuses.every((s) => s === 'completed' || s === 'failed')) break;
+    await sleep(250);
+  }
+  return statuses;
+}
+
 /** What a child prints on stdout, collected as it comes. */
 function collect(child: ChildProcess): { text: () => string } {
   let out = '';
@@ -97,13 +109,7 @@ test('kill -9 during 20 uploads, restart: every document reaches a final state',
 
     child = startProcess(env);
     await waitHealthy(base, child);
-    const deadline = Date.now() + 120_000;
-    let statuses: string[] = [];
-    while (Date.now() < deadline) {
-      statuses = await Promise.all(accepted.map(async (id) => ((await (await fetch(`${base}/v1/documents/${id}`, { headers: auth })).json()) as { status: string }).status));
-      if (statuses.every((s) => s === 'completed' || s === 'failed')) break;
-      await sleep(250);
-    }
+    const statuses = await finalStatuses(base, auth, accepted);
     assert.ok(
       statuses.every((s) => s === 'completed' || s === 'failed'),
       `every document reaches a final state after the restart: ${statuses.join(',')}`,
@@ -146,13 +152,7 @@ test('SIGTERM with work queued: the stop logs itself, and the next start resumes
     child = startProcess(env, 'pipe');
     out = collect(child);
     await waitHealthy(base, child);
-    const deadline = Date.now() + 120_000;
-    let statuses: string[] = [];
-    while (Date.now() < deadline) {
-      statuses = await Promise.all(accepted.map(async (id) => ((await (await fetch(`${base}/v1/documents/${id}`, { headers: auth })).json()) as { status: string }).status));
-      if (statuses.every((s) => s === 'completed' || s === 'failed')) break;
-      await sleep(250);
-    }
+    const statuses = await finalStatuses(base, auth, accepted);
     assert.deepEqual([...new Set(statuses)], ['completed'], `every document completes after the clean stop: ${statuses.join(',')}`);
     assert.doesNotMatch(out.text(), /unclean stop/, 'a clean stop is not reported as unclean at the next start');
   } finally {
