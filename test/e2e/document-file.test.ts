@@ -67,6 +67,16 @@ describe('document file download over HTTP', () => {
     const open = await get(`/v1/documents/${id}/file`, ann.key, { range: `bytes=${pdf.length - 5}-` });
     assert.equal(open.status, 206);
     assert.deepEqual(await bytesOf(open), Buffer.from(pdf.subarray(pdf.length - 5)));
+    // a suffix longer than the file is the whole file; several ranges or another unit: the whole file, 200
+    const longer = await get(`/v1/documents/${id}/file`, ann.key, { range: `bytes=-${pdf.length + 100}` });
+    assert.equal(longer.status, 206);
+    assert.equal(longer.headers.get('content-range'), `bytes 0-${pdf.length - 1}/${pdf.length}`);
+    assert.deepEqual(await bytesOf(longer), Buffer.from(pdf));
+    for (const range of ['bytes=0-9,20-29', 'items=0-9', 'nonsense']) {
+      const whole = await get(`/v1/documents/${id}/file`, ann.key, { range });
+      assert.equal(whole.status, 200, range);
+      assert.equal((await bytesOf(whole)).length, pdf.length, range);
+    }
     // a range past the end: 416 with the size
     const past = await get(`/v1/documents/${id}/file`, ann.key, { range: `bytes=${pdf.length}-` });
     assert.equal(past.status, 416);

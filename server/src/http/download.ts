@@ -7,48 +7,35 @@ import { Transform } from 'node:stream';
 import type { Readable } from 'node:stream';
 import type { BlobStorage } from '@quire/core';
 import type { AppContext } from './context.js';
-
-/** RFC 5987 attr-char: what may stand unencoded in filename*=UTF-8''… */
-const attrChar = /[A-Za-z0-9!#$&+\-.^_`|~]/;
-
-export function encodeRfc5987(value: string): string {
-  let out = '';
-  for (const ch of value) {
-    if (attrChar.test(ch)) out += ch;
-    else for (const b of Buffer.from(ch, 'utf8')) out += `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
-  }
-  return out;
-}
+import formatDisposition from 'content-disposition';
+import rangeParser from 'range-parser';
 
 /**
- * `attachment; filename="<ASCII fallback>"; filename*=UTF-8''<encoded>`: control characters (CR, LF: no header
- * injection), quotes, backslashes and non-ASCII characters never reach the quoted fallback; path separators
- * are dropped from both forms.
+ * `attachment; filename="<ASCII fallback>"; filename*=UTF-8''<encoded>` (the `content-disposition` package):
+ * control characters (CR, LF: no header injection) are dropped and path separators become `_` before it sees
+ * the name; the quoted fallback is plain ASCII without quotes, backslashes or `%` (which some clients decode).
  */
 export function contentDisposition(name: string, type: 'attachment' | 'inline' = 'attachment'): string {
   // eslint-disable-next-line no-control-regex
   const clean = name.replace(/[\u0000-\u001f\u007f]/g, '').replace(/[/\\]/g, '_').trim() || 'download';
-  const ascii = clean.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^\x20-\x7e]|["\\%]/g, '_');
-  if (ascii === clean) return `${type}; filename="${ascii}"`;
-  return `${type}; filename="${ascii}"; filename*=UTF-8''${encodeRfc5987(clean)}`;
+  const fallback = clean.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^\x20-\x7e]|["\\%]/g, '_');
+  return formatDisposition(clean, { type, fallback });
 }
 
-/** A single range of a `Range: bytes=…` header: [start, end] inclusive, 'unsatisfiable', or null (ignore: whole file). */
+/**
+ * The one range of a `Range: bytes=…` header (the `range-parser` package): [start, end] inclusive,
+ * 'unsatisfiable' (416), or null to send the whole file — for a malformed header, another unit or several
+ * ranges (a server may ignore Range). A suffix longer than the file means the whole file (RFC 9110 §14.1.2).
+ */
 export function parseRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | null {
   if (!header) return null;
-  const m = /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header);
-  // several ranges, other units or a malformed header: the whole file (a server may ignore Range)
-  if (!m || (m[1] === '' && m[2] === '')) return null;
-  if (m[1] === '') {
-    const suffix = Number(m[2]);
-    if (suffix === 0 || size === 0) return 'unsatisfiable';
-    return { start: Math.max(0, size - suffix), end: size - 1 };
-  }
-  const start = Number(m[1]);
-  const end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
-  if (m[2] !== '' && Number(m[2]) < start) return null;
-  if (start >= size) return 'unsatisfiable';
-  return { start, end };
+  const suffix = /^\s*bytes\s*=\s*-\s*(\d+)\s*$/i.exec(header);
+  if (suffix && Number(suffix[1]) > size && size > 0) return { start: 0, end: size - 1 };
+  const ranges = rangeParser(size, header.replace(/\s+/g, ''));
+  if (ranges === -2) return null;
+  if (ranges === -1) return 'unsatisfiable';
+  if (ranges.type.toLowerCase() !== 'bytes' || ranges.length !== 1) return null;
+  return { start: ranges[0].start, end: ranges[0].end };
 }
 
 /** Bytes [start, end] of a stream (for storage without local files). */
