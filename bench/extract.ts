@@ -52,7 +52,7 @@ async function main() {
     }
     docs.push({ c, doc: got.doc, lines: expectedLines(c.file) });
   }
-  const ex = createExtractor({ tryGet: (() => undefined) as any });
+  const ex = createExtractor({ use: (() => undefined) as any });
   console.log(`\ncorpus: ${docs.length} documents (${docs.filter((d) => d.c.kind === 'invoice').length} invoices, ${docs.filter((d) => d.c.kind === 'receipt').length} receipts); parse ${(parseMs / 1000).toFixed(1)} s in all\n`);
   console.log(`${pad('mode', 9)}| ${pad('field type', 12)}| ${lpad('fields', 6)} | ${lpad('correct', 7)} | ${lpad('accuracy', 8)}`);
   console.log(`${'-'.repeat(9)}+${'-'.repeat(13)}+${'-'.repeat(8)}+${'-'.repeat(9)}+${'-'.repeat(9)}`);

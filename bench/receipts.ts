@@ -103,7 +103,7 @@ async function main() {
     docs.push({ c, doc: got.doc });
   }
   const parseS = (performance.now() - t0) / 1000;
-  const ex = createExtractor({ tryGet: (() => undefined) as any });
+  const ex = createExtractor({ use: (() => undefined) as any });
   const per = new Map(FIELDS.map((f) => [f.name, { ok: 0, n: 0, nullN: 0 }]));
   const calib = { n: 0, ok: 0 };
   const bands = [0.9, 0.8, 0.6, 0.4, 0.0].map((lo) => ({ lo, n: 0, ok: 0 }));

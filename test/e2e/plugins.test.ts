@@ -51,9 +51,47 @@ export default definePlugin({
       { name: 'quire-plugin-faulty', type: 'module', main: 'index.js', quire: { kind: 'chunker', name: 'default', core: '^1' } },
       `export default { kind: 'chunker', name: 'default', core: '^1', create: () => ({ chunk(doc) { if (doc.text.includes('EXPLODE')) { const o = null; return o.boom; } return [{ id: doc.id + ':0', index: 0, page: 1, content: doc.text, bbox: null, span: { start: 0, end: doc.text.length }, metadata: { type: 'text', confidence: 1 } }]; } }) };`,
     );
+    // a PDF reader that takes over pdf, and a reader of a wrapper format that declares it uses the reader of pdf
+    fs.writeFileSync(
+      path.join(root, 'markdown', 'pdfstamp.js'),
+      `import { DocumentBuilder, definePlugin } from '@quire/sdk';
+export default definePlugin({
+  kind: 'reader', name: 'pdfstamp', core: '^1',
+  formats: [{ format: 'pdf', extensions: ['.pdf'], mime: 'application/pdf', detect: 'builtin' }],
+  create: () => ({
+    async read(input) {
+      const b = new DocumentBuilder(input.documentId, input.name, input.format);
+      b.addPage({ number: 1, width: 612, height: 792, ocr: false, confidence: 1 });
+      b.addBlock({ type: 'paragraph', text: 'read by pdfstamp', page: 1, bbox: null, confidence: 1 });
+      return b.build();
+    },
+  }),
+});`,
+    );
+    fs.writeFileSync(
+      path.join(root, 'markdown', 'wrapped.js'),
+      `import { definePlugin } from '@quire/sdk';
+export default definePlugin({
+  kind: 'reader', name: 'wrapped', core: '^1',
+  formats: [{ format: 'wrapped', extensions: ['.wrapped'], mime: 'application/x-wrapped', detect: { magic: [{ bytes: 'WRAPPED1' }] } }],
+  uses: ['reader:pdf'],
+  create: (ctx) => ({
+    async read(input, options) {
+      const doc = await ctx.readerFor('pdf').read({ ...input, format: 'pdf' }, options);
+      return { ...doc, format: input.format };
+    },
+  }),
+});`,
+    );
+    fs.writeFileSync(
+      path.join(root, 'markdown', 'needs-xyz.js'),
+      `import { definePlugin } from '@quire/sdk';
+export default definePlugin({ kind: 'reader', name: 'needs-xyz', core: '^1', formats: [{ format: 'xyz2', extensions: ['.xyz2'], mime: 'application/x-xyz2' }], uses: ['reader:xyz'], create: () => ({ read: async () => { throw new Error('never'); } }) });`,
+    );
     // the SDK installed beside the plugin from its packed tarball, as a third party does (nothing of the repository linked)
     await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--save-dev', await packSdk(root)], { cwd: path.join(root, 'markdown') });
-    s = await startTestServer({ env: { QUIRE_PLUGINS: `${path.join(root, 'markdown')},${path.join(root, 'faulty')}` } });
+    const more = ['pdfstamp.js', 'wrapped.js'].map((f) => path.join(root, 'markdown', f));
+    s = await startTestServer({ env: { QUIRE_PLUGINS: [path.join(root, 'markdown'), path.join(root, 'faulty'), ...more].join(',') } });
   });
   after(async () => {
     await s?.close();
@@ -65,6 +103,19 @@ export default definePlugin({
     await waitForStatus(s, `/v1/documents/${up.body.id}`);
     const c = await s.json(`/v1/documents/${up.body.id}/content`);
     assert.equal(c.body.text, 'Plan\n\nMD: Ship the release.');
+  });
+
+  test("a plugin that declares uses: ['reader:pdf'] gets the reader the host reads PDF with, not one found by name", async () => {
+    const up = await s.json('/v1/documents', { method: 'POST', body: uploadForm('report.wrapped', 'WRAPPED1 anything') });
+    assert.equal(up.status, 201, JSON.stringify(up.body));
+    const done = await waitForStatus(s, `/v1/documents/${up.body.id}`);
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    const c = await s.json(`/v1/documents/${up.body.id}/content`);
+    assert.equal(c.body.text, 'read by pdfstamp');
+  });
+
+  test('a plugin whose declared use is not there stops start-up, naming both', async () => {
+    await assert.rejects(startTestServer({ env: { QUIRE_PLUGINS: path.join(root, 'markdown', 'needs-xyz.js') } }), /reader:needs-xyz uses reader:xyz, but no active reader reads xyz/);
   });
 
   test('an unexpected plugin failure is a 500 INTERNAL_ERROR without a stack trace', async () => {

@@ -40,7 +40,7 @@ test('options: parsed by the plugin schema with its defaults, frozen; only the d
   assert.deepEqual(ctx.shared, { 'limits.parseTimeoutMs': 5000, 'ocr.concurrency': SHARED_DEFAULTS['ocr.concurrency'] });
   assert.ok(Object.isFrozen(ctx.shared));
   assert.equal(ctx.config, undefined, 'no plugin sees the configuration');
-  assert.deepEqual(Object.keys(ctx).sort(), ['dataDir', 'get', 'http', 'logger', 'options', 'shared', 'tryGet']);
+  assert.deepEqual(Object.keys(ctx).sort(), ['dataDir', 'get', 'http', 'logger', 'ocr', 'options', 'readerFor', 'shared', 'tryGet', 'use']);
 });
 
 test('options: a bad or unknown option stops start-up naming the plugin, the option and where it came from', async () => {

@@ -36,7 +36,7 @@ export interface ExtractSettings {
   maxTokens?: number;
 }
 
-export function createExtractor(ctx: Pick<PluginContext, 'tryGet'>): ExtractorPlugin {
+export function createExtractor(ctx: Pick<PluginContext, 'use'>): ExtractorPlugin {
   return {
     async extract({ doc, chunks, fields, instructions, settings = {}, signal, onEvent }) {
       checkFields(fields);
@@ -47,7 +47,7 @@ export function createExtractor(ctx: Pick<PluginContext, 'tryGet'>): ExtractorPl
       throwIfAborted(signal);
       await emit({ type: 'progress', progress: 0, progress_message: `extracting ${fields.length} fields` });
       const engine = new OfflineEngine(doc, chunks ?? [], { dateOrder: s.dateOrder, decimal: s.decimal });
-      const llm = s.engine === 'offline' ? undefined : ctx.tryGet('llm');
+      const llm = s.engine === 'offline' ? undefined : ctx.use('llm');
       if (s.engine === 'llm' && !llm) throw errors.validation('settings.engine "llm" needs an LLM: set QUIRE_LLM_BASE_URL and QUIRE_LLM_MODEL');
       let outcomes: Outcome[];
       if (llm) {
@@ -82,7 +82,7 @@ export function createExtractor(ctx: Pick<PluginContext, 'tryGet'>): ExtractorPl
       return suggestFields(doc);
     },
     async health() {
-      const llm = ctx.tryGet('llm');
+      const llm = ctx.use('llm');
       return { ok: true, message: llm ? `layout extraction; LLM ${llm.model} used when configured` : 'layout extraction (offline)' };
     },
   };
@@ -100,6 +100,7 @@ export default definePlugin({
   description: 'Offline extractor from the parsed layout: key-values, tables, label matching, typed parsing; uses the LLM plugin when configured.',
   /** none: each extraction brings its settings */
   options: z.strictObject({}),
+  uses: ['llm?'],
   create(ctx) {
     return createExtractor(ctx);
   },

@@ -99,7 +99,7 @@ function printed(doc: ParsedDocument, c: CorpusCase, field: string): boolean {
 }
 
 test('corpus: invoice and receipt fields and line items from parsed samples, with evidence where the value is printed', { skip, timeout: 240_000 }, async (t) => {
-  const ex = createExtractor({ tryGet: (() => undefined) as any });
+  const ex = createExtractor({ use: (() => undefined) as any });
   let all = 0, allOk = 0, reach = 0, reachOk = 0, boxesChecked = 0;
   const misses: string[] = [];
   let rowsWant = 0, rowsOk = 0;

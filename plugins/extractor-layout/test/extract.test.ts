@@ -6,7 +6,7 @@ import { parseNumber, parseDate } from '@quire/fields';
 import plugin, { createExtractor } from '@quire/plugin-extractor-layout';
 import { invoiceDoc, labelAboveDoc, chunksOf, textDoc, box, wordsOf } from './docs.js';
 
-const offline = createExtractor({ tryGet: (() => undefined) as any });
+const offline = createExtractor({ use: (() => undefined) as any });
 const byField = (rs: FieldResult[]) => Object.fromEntries(rs.map((r) => [r.field, r]));
 const LINE_ITEMS: FieldDefinition = {
   name: 'line_items',

@@ -18,7 +18,7 @@ function fakeLlm(answer: (user: string, call: number) => Answer) {
   };
   return { llm, calls };
 }
-const withLlm = (llm: LlmPlugin) => createExtractor({ tryGet: ((kind: string) => (kind === 'llm' ? llm : undefined)) as any });
+const withLlm = (llm: LlmPlugin) => createExtractor({ use: ((kind: string) => (kind === 'llm' ? llm : undefined)) as any });
 
 const FIELDS: FieldDefinition[] = [
   { name: 'invoice_number', type: 'string' },
@@ -117,7 +117,7 @@ test('llm: settings.engine "offline" never calls the LLM; agentic mode validates
 });
 
 test('llm: settings.engine "llm" without an LLM is a clear error', async () => {
-  const ex = createExtractor({ tryGet: (() => undefined) as any });
+  const ex = createExtractor({ use: (() => undefined) as any });
   await assert.rejects(ex.extract({ doc: invoiceDoc(), chunks: [], fields: FIELDS, settings: { engine: 'llm' } }), /QUIRE_LLM_BASE_URL/);
 });
 

@@ -196,7 +196,7 @@ test('extractor-layout over this client: the schema it sends is accepted and ans
     json(res, 200, answer(JSON.stringify({ invoice_number: { value: 'Q-881', quote: 'Invoice No: Q-881' }, total: { value: 1250, quote: 'Total due: EUR 1.250,00' } })));
   });
   const llm = client();
-  const ex = createExtractor({ tryGet: ((kind: string) => (kind === 'llm' ? llm : undefined)) as any });
+  const ex = createExtractor({ use: ((kind: string) => (kind === 'llm' ? llm : undefined)) as any });
   const r = await ex.extract({ doc, chunks: [], fields: [{ name: 'invoice_number', type: 'string' }, { name: 'total', type: 'number' }] });
   assert.deepEqual(r.data, { invoice_number: 'Q-881', total: 1250 });
   const total = r.fieldResults.find((x) => x.field === 'total')!;

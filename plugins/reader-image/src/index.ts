@@ -99,7 +99,7 @@ async function upscaled(bytes: Buffer, factor: number, dir: string): Promise<{ p
 /** 400, 2.5 */
 const megapixels = (n: number) => (n / 1e6).toLocaleString('en', { maximumFractionDigits: n >= 1e7 ? 0 : 1 });
 
-export async function readImage(ctx: Pick<PluginContext, 'tryGet'>, input: ReaderInput, options: ReadOptions): Promise<ParsedDocument> {
+export async function readImage(ctx: Pick<PluginContext, 'ocr'>, input: ReaderInput, options: ReadOptions): Promise<ParsedDocument> {
   options.signal?.throwIfAborted();
   const limits = readLimits(options);
   const builder = new DocumentBuilder(input.documentId, input.name, input.format);
@@ -137,7 +137,7 @@ export async function readImage(ctx: Pick<PluginContext, 'tryGet'>, input: Reade
   };
 
   if (options.ocr?.enabled === false) return blankPages('OCR is disabled: the text of the image was not read', 'OCR_DISABLED');
-  const ocr = ctx.tryGet('ocr') as OcrPlugin | undefined;
+  const ocr = ctx.ocr;
   if (!ocr) return blankPages('No OCR engine is available: the text of the image was not read', 'OCR_UNAVAILABLE');
 
   const single = info.frames.length === 1;
@@ -259,11 +259,12 @@ export default definePlugin({
   formats: builtinFormats(...IMAGE_FORMATS),
   /** none: OCR languages come with each read, the OCR plugin has its own options */
   options: z.strictObject({}),
+  uses: ['ocr?'],
   create(ctx) {
     const reader: Omit<ReaderPlugin, 'formats'> = {
       read: (input, options) => readImage(ctx, input, options),
       async health() {
-        const ocr = ctx.tryGet('ocr');
+        const ocr = ctx.ocr;
         if (!ocr) return { ok: false, message: 'no OCR plugin: images are read without text' };
         return ocr.health ? ocr.health() : { ok: true };
       },

@@ -130,7 +130,7 @@ export class PopplerPdfReader implements Omit<ReaderPlugin, 'formats'> {
   private readonly ocrConcurrency: number;
 
   constructor(
-    private readonly ctx: Pick<PluginContext, 'tryGet'>,
+    private readonly ctx: Pick<PluginContext, 'ocr'>,
     opts: PopplerReaderSettings,
   ) {
     this.bin = { pdftotext: opts.pdftotext, pdfinfo: opts.pdfinfo, pdftoppm: opts.pdftoppm };
@@ -280,7 +280,7 @@ export class PopplerPdfReader implements Omit<ReaderPlugin, 'formats'> {
       for (const p of empty) issue(p, 'OCR_DISABLED', ' and OCR is disabled');
       return;
     }
-    const ocr = this.ctx.tryGet('ocr') as OcrPlugin | undefined;
+    const ocr = this.ctx.ocr;
     let broken: string | null = ocr ? null : 'No OCR engine is available';
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'quire-poppler-'));
     try {
@@ -335,6 +335,7 @@ export default definePlugin({
   core: '^1',
   description: 'PDF on poppler-utils (pdftotext -bbox-layout; pdftoppm and the ocr plugin for pages without text): fast text with boxes, simple blocks. Opt-in.',
   formats: builtinFormats('pdf'),
+  uses: ['ocr?'],
   options: POPPLER_READER_OPTIONS,
   shared: ['limits.parseTimeoutMs', 'ocr.concurrency'],
   create(ctx) {

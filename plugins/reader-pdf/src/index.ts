@@ -170,7 +170,7 @@ export class PdfReader implements Omit<ReaderPlugin, 'formats'> {
   private readonly renderGate = new Gate(1);
 
   constructor(
-    private readonly ctx: Pick<PluginContext, 'tryGet' | 'logger'>,
+    private readonly ctx: Pick<PluginContext, 'ocr' | 'logger'>,
     opts: PdfReaderSettings,
   ) {
     this.workers = opts.workers;
@@ -271,7 +271,7 @@ export class PdfReader implements Omit<ReaderPlugin, 'formats'> {
       }
       const pages: AssembledPage[] = new Array(count);
       const ocrEnabled = options.ocr?.enabled !== false;
-      const ocr = ocrEnabled ? (this.ctx.tryGet('ocr') as OcrPlugin | undefined) : undefined;
+      const ocr = ocrEnabled ? this.ctx.ocr : undefined;
       let ocrBroken: string | null = ocr ? null : 'No OCR engine is available';
       const gate = new Gate(this.ocrConcurrency);
       const ocrJobs: Promise<void>[] = [];
@@ -419,6 +419,7 @@ export default definePlugin({
   core: '^1',
   description: 'PDF on PDFium (WebAssembly) in worker processes: reading order, headings, lists, key-values, tables, form fields, OCR of scanned pages.',
   formats: builtinFormats('pdf'),
+  uses: ['ocr?'],
   options: PDF_READER_OPTIONS,
   shared: ['limits.parseTimeoutMs', 'limits.readerHeapMb', 'ocr.concurrency'],
   create(ctx) {

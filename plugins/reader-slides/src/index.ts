@@ -24,13 +24,14 @@ const SOFFICE_MISSING = 'legacy .ppt needs LibreOffice (soffice) — install it 
 const isCfb = (b: Uint8Array) => b.length >= 8 && b[0] === 0xd0 && b[1] === 0xcf && b[2] === 0x11 && b[3] === 0xe0;
 
 /** The slides reader, from its options (checked here) and the shared parse time limit; the plugin makes it so. */
-export function createSlidesReader(ctx: Partial<Pick<PluginContext, 'tryGet'>> & { options?: SlidesReaderOptions; shared?: Partial<Pick<SharedSettings, 'limits.parseTimeoutMs'>> } = {}): Omit<ReaderPlugin, 'formats'> {
+export function createSlidesReader(ctx: Partial<Pick<PluginContext, 'readerFor'>> & { options?: SlidesReaderOptions; shared?: Partial<Pick<SharedSettings, 'limits.parseTimeoutMs'>> } = {}): Omit<ReaderPlugin, 'formats'> {
   const { soffice, sofficeTimeoutMs } = checkOptions(SLIDES_READER_OPTIONS, ctx.options, 'reader:slides');
   const timeoutMs = sofficeTimeoutMs ?? Math.min(180_000, ctx.shared?.['limits.parseTimeoutMs'] ?? SHARED_DEFAULTS['limits.parseTimeoutMs']);
 
   async function readPpt(input: ReaderInput, options: ReadOptions): Promise<ParsedDocument> {
-    const pdfReader = ctx.tryGet?.('reader', 'pdf');
-    if (!pdfReader) throw errors.processing('legacy .ppt needs the pdf reader plugin, which is not loaded');
+    // the host's reader of pdf (the one configured, e.g. pdf-poppler), not a reader found by name
+    const pdfReader = ctx.readerFor?.('pdf');
+    if (!pdfReader) throw errors.processing('legacy .ppt needs a pdf reader plugin, and none is loaded');
     let converted;
     try {
       converted = await convertWithSoffice({ soffice, input: input.path, inputExt: 'ppt', to: 'pdf', timeoutMs, signal: options.signal });
@@ -89,6 +90,8 @@ export default definePlugin({
   core: '^1',
   description: 'Slides reader: pptx from the slide XML, legacy ppt rendered by LibreOffice then read.',
   formats: builtinFormats(...SLIDE_FORMATS),
+  /** legacy .ppt is converted to PDF and read by the host's pdf reader; .pptx needs nothing */
+  uses: ['reader:pdf?'],
   options: SLIDES_READER_OPTIONS,
   shared: ['limits.parseTimeoutMs'],
   create: (ctx) => createSlidesReader(ctx),

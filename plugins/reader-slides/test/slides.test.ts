@@ -159,7 +159,7 @@ test('pptx: maxPages limits slides; broken files fail clearly', async () => {
 });
 
 test('ppt: a missing soffice gives the install hint and health says so', async () => {
-  const r = createSlidesReader({ options: { soffice: '/nonexistent/soffice' }, tryGet: (() => ({ formats: ['pdf'], read: async () => assert.fail('not reached') })) as never });
+  const r = createSlidesReader({ options: { soffice: '/nonexistent/soffice' }, readerFor: (() => ({ formats: ['pdf'], read: async () => assert.fail('not reached') })) as never });
   await assert.rejects(read('old.ppt', 'ppt', Buffer.alloc(10), r), /legacy \.ppt needs LibreOffice \(soffice\) — install it with scripts\/install-system-deps\.sh/);
   const h = await r.health!();
   assert.equal(h.ok, false);
@@ -197,7 +197,7 @@ test('ppt: LibreOffice renders the slides to PDF, which the pdf reader plugin re
       return b.build();
     },
   };
-  const r = createSlidesReader({ options: { soffice }, shared, tryGet: ((kind: string, name: string) => (kind === 'reader' && name === 'pdf' ? fakePdf : undefined)) as never });
+  const r = createSlidesReader({ options: { soffice }, shared, readerFor: ((format: string) => (format === 'pdf' ? fakePdf : undefined)) as never });
   try {
     const t0 = performance.now();
     const doc = await r.read({ path: pptPath, name: 'old.ppt', format: 'ppt', size: fs.statSync(pptPath).size, documentId: 'd-ppt' }, opts);
@@ -232,7 +232,7 @@ test('corpus: every pptx/ppt file parses; word F1 against the reference (speaker
   } catch (e) {
     t.diagnostic(`pdf reader plugin not available: ${String(e).slice(0, 200)}`);
   }
-  const r = createSlidesReader({ options: { soffice }, shared, tryGet: ((kind: string, name: string) => (kind === 'reader' && name === 'pdf' ? pdf : undefined)) as never });
+  const r = createSlidesReader({ options: { soffice }, shared, readerFor: ((format: string) => (format === 'pdf' ? pdf : undefined)) as never });
   try {
     for (const f of files) {
       if (f.format === 'ppt' && (!pdf || !hasSoffice)) {

@@ -79,10 +79,32 @@ export interface PluginContext<O = Record<string, unknown>, S extends SharedKey 
    * that calls a remote service uses it so that the host's network policy applies.
    */
   http: HttpClient;
-  /** other plugins (e.g. a reader asks for the 'ocr' plugin) */
+  /**
+   * The active OCR plugin, for a plugin that declared `uses: ['ocr']` (or `'ocr?'`: undefined when no OCR
+   * plugin is active). Reading it without the declaration throws a PluginError that says what to declare.
+   */
+  readonly ocr: OcrPlugin | undefined;
+  /** The active plugin of a kind the plugin declared in `uses` (undefined for an optional use that has none). */
+  use<K extends UsableKind>(kind: K): PluginInstance<K> | undefined;
+  /**
+   * The reader the host uses for a format the plugin declared in `uses` (`'reader:pdf'`): the one the host
+   * chose (e.g. pdf-poppler when configured), not a reader looked up by name.
+   */
+  readerFor(format: string): ReaderPlugin | undefined;
+  /** other plugins by kind and name (prefer `uses` with ctx.ocr / ctx.use / ctx.readerFor) */
   get<K extends PluginKind>(kind: K, name?: string): PluginInstance<K>;
   tryGet<K extends PluginKind>(kind: K, name?: string): PluginInstance<K> | undefined;
 }
+
+/** Kinds a plugin may declare in `uses`: those with one active plugin that others call. */
+export const USABLE_KINDS = ['ocr', 'llm', 'embedder', 'vector-store', 'chunker', 'extractor'] as const;
+export type UsableKind = (typeof USABLE_KINDS)[number];
+/**
+ * What a plugin uses from others: the active plugin of a kind (`'ocr'`, `'llm'`, …) or the reader of a
+ * format (`'reader:pdf'`). A trailing `?` makes the use optional: the plugin works without it (a PDF reader
+ * reads text layers without OCR). The registry checks required uses at start.
+ */
+export type PluginUse = UsableKind | `${UsableKind}?` | `reader:${string}` | `reader:${string}?`;
 
 /** A request made with the host's HttpClient. */
 export interface OutboundRequest {
@@ -135,6 +157,8 @@ export interface PluginDefinition<K extends PluginKind = PluginKind, O = any, S 
   options?: z.ZodType<O>;
   shared?: readonly S[];
   formats?: FormatDeclaration[];
+  /** What the plugin uses from other plugins (see PluginUse); the context gives only these (ctx.ocr, ctx.use, ctx.readerFor). */
+  uses?: readonly PluginUse[];
   /** Creates the instance. May be async (open connections, spawn workers). */
   create(ctx: PluginContext<O, S>): CreatedInstance<K> | Promise<CreatedInstance<K>>;
 }

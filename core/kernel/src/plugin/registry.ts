@@ -3,8 +3,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import semver from 'semver';
 import type { z } from 'zod';
-import { PLUGIN_KINDS, SHARED_DEFAULTS } from './kinds.js';
-import type { HttpClient, PluginContext, PluginDefinition, PluginInstance, PluginKind, PluginManifest, ReaderPlugin, SharedKey, SharedSettings } from './kinds.js';
+import { PLUGIN_KINDS, SHARED_DEFAULTS, USABLE_KINDS } from './kinds.js';
+import type { HttpClient, PluginContext, PluginDefinition, PluginInstance, PluginKind, PluginManifest, ReaderPlugin, SharedKey, SharedSettings, UsableKind } from './kinds.js';
 import type { Logger } from '../util/logger.js';
 import { silentLogger } from '../util/logger.js';
 import { errors } from '../errors/index.js';
@@ -54,6 +54,8 @@ export interface RegistryOptions {
   shared?: Partial<SharedSettings>;
   /** the host's outbound HTTP (ctx.http); without it a plugin's request fails with SERVICE_UNAVAILABLE */
   http?: HttpClient;
+  /** format → reader name chosen by another registry (a reader isolate follows its host's choice) */
+  readers?: Readonly<Record<string, string>>;
 }
 
 /** What a registry in another process needs to make the same plugins (plain data). */
@@ -63,6 +65,8 @@ export interface RegistrySettings {
   options: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   optionSources: Readonly<Record<string, string>>;
   shared: SharedSettings;
+  /** format → reader name, when another registry chose (see RegistryOptions.readers) */
+  readers?: Readonly<Record<string, string>>;
 }
 
 /** The shared settings found in a configuration object (each key is its path there), the rest SHARED_DEFAULTS. */
@@ -85,8 +89,20 @@ export interface ContextInit {
   optionSources?: Readonly<Record<string, string>>;
   get?: PluginContext['get'];
   tryGet?: PluginContext['tryGet'];
+  /** the active plugin of a kind the plugin declared in `uses` (ctx.ocr, ctx.use) */
+  use?: <K extends UsableKind>(kind: K) => PluginInstance<K> | undefined;
+  /** the host's reader of a format the plugin declared in `uses` (ctx.readerFor) */
+  readerFor?: (format: string) => ReaderPlugin | undefined;
   http?: HttpClient;
 }
+
+/** A `uses` entry: what it names (`ocr`, `reader:pdf`) and whether the plugin works without it. */
+export function parseUse(use: string): { target: string; optional: boolean } {
+  const optional = use.endsWith('?');
+  return { target: optional ? use.slice(0, -1) : use, optional };
+}
+
+const USE_PATTERN = new RegExp(`^(?:${USABLE_KINDS.join('|')}|reader:[a-z0-9][a-z0-9._+-]{0,31})\\??$`);
 
 const noHttp: HttpClient = async (url) => {
   throw errors.unavailable(`No outbound HTTP in this context (${url.split('?')[0]}): the host gives plugins ctx.http`);
@@ -114,7 +130,28 @@ function contextOf<O, S extends SharedKey>(def: PluginDefinition<PluginKind, O, 
     }),
     tryGet: init.tryGet ?? (() => undefined),
     http: init.http ?? noHttp,
+    get ocr() {
+      declared('ocr');
+      return use('ocr');
+    },
+    use(kind) {
+      declared(kind);
+      return use(kind);
+    },
+    readerFor(format) {
+      declared(`reader:${format}`);
+      return init.readerFor?.(format);
+    },
   };
+  // a test's context may give only tryGet: the active plugin of a kind is what it finds
+  function use<K extends UsableKind>(kind: K): PluginInstance<K> | undefined {
+    return init.use ? init.use(kind) : init.tryGet?.(kind);
+  }
+  function declared(target: string): void {
+    if (!(def.uses ?? []).some((u) => parseUse(u).target === target)) {
+      throw new PluginError(`plugin ${key} uses ${target} without declaring it: add uses: ['${target}'] (or '${target}?' when it works without) to its definePlugin`);
+    }
+  }
 }
 
 /** A plugin's options parsed by its schema and deep-frozen (without a schema: as given, frozen). */
@@ -214,6 +251,7 @@ export class PluginRegistry {
       options: opts.options ?? {},
       optionSources: opts.optionSources ?? {},
       shared: { ...SHARED_DEFAULTS, ...opts.shared },
+      ...(opts.readers ? { readers: { ...opts.readers } } : {}),
     };
   }
 
@@ -241,6 +279,9 @@ export class PluginRegistry {
     const unknownShared = (def.shared ?? []).filter((k) => !(k in SHARED_DEFAULTS));
     if (unknownShared.length) throw new PluginError(`${source}: plugin ${key} asks for unknown shared settings ${unknownShared.join(', ')}; known: ${Object.keys(SHARED_DEFAULTS).join(', ')}`);
     const formats = checkFormats(def, source);
+    if (def.uses !== undefined && (!Array.isArray(def.uses) || def.uses.some((u) => typeof u !== 'string' || !USE_PATTERN.test(u)))) {
+      throw new PluginError(`${source}: "uses" of ${key} must list ${USABLE_KINDS.map((k) => `'${k}'`).join(', ')} or 'reader:<format>', each with an optional '?' (got ${JSON.stringify(def.uses)})`);
+    }
     const given = this.resolved.options[key];
     const options = given === undefined ? undefined : parseOptions(def, given, this.resolved.optionSources);
     for (const d of formats) {
@@ -323,7 +364,33 @@ export class PluginRegistry {
         for (const e of this.entries.values()) if (e.def.kind === kind) await this.instantiate(kind, e.def.name);
       }
     }
+    this.checkUses();
     this.started = true;
+  }
+
+  /**
+   * Every active plugin's required uses are met (a PluginError lists those that are not); an optional use
+   * without a plugin is logged once.
+   */
+  checkUses(): void {
+    const unmet: string[] = [];
+    for (const e of this.entries.values()) {
+      if (!e.instance) continue;
+      for (const use of e.def.uses ?? []) {
+        const { target, optional } = parseUse(use);
+        const found = target.startsWith('reader:') ? this.readerEntry(target.slice(7)) : this.tryGet(target as UsableKind);
+        if (found) continue;
+        const what = target.startsWith('reader:') ? `no active reader reads ${target.slice(7)}` : `no ${target} plugin is active`;
+        if (optional) this.logger.info({ plugin: `${e.def.kind}:${e.def.name}`, uses: target }, `${what}: the plugin works without it`);
+        else unmet.push(`${e.def.kind}:${e.def.name} uses ${target}, but ${what}`);
+      }
+    }
+    if (unmet.length) throw new PluginError(`plugins need what is not there: ${unmet.join('; ')}`);
+  }
+
+  /** The definition of kind:name (undefined when not registered). */
+  definition(kind: PluginKind, name: string): PluginDefinition | undefined {
+    return this.entries.get(`${kind}:${name}`)?.def;
   }
 
   /** Creates (once) and returns the instance of kind:name. */
@@ -333,7 +400,15 @@ export class PluginRegistry {
     if (!entry.instance) {
       const options = entry.options ?? parseOptions(entry.def, this.resolved.options[`${kind}:${name}`], this.resolved.optionSources);
       const instance = await entry.def.create(
-        contextOf(entry.def, options, this.resolved.shared, { dataDir: this.resolved.dataDir, logger: this.logger, http: this.http, get: (k, n) => this.get(k, n), tryGet: (k, n) => this.tryGet(k, n) }),
+        contextOf(entry.def, options, this.resolved.shared, {
+          dataDir: this.resolved.dataDir,
+          logger: this.logger,
+          http: this.http,
+          get: (k, n) => this.get(k, n),
+          tryGet: (k, n) => this.tryGet(k, n),
+          use: (k) => this.tryGet(k),
+          readerFor: (f) => this.readerEntry(f)?.instance as ReaderPlugin | undefined,
+        }),
       );
       // a reader's formats are those its definition declares
       if (kind === 'reader' && entry.def.formats?.length) (instance as ReaderPlugin).formats = entry.def.formats.map((d) => d.format);
@@ -416,6 +491,9 @@ export class PluginRegistry {
   }
 
   private readerEntry(format: string): Entry | undefined {
+    const chosen = this.resolved.readers?.[format];
+    const pinned = chosen ? this.entries.get(`reader:${chosen}`) : undefined;
+    if (pinned?.instance) return pinned;
     return this.readerEntries().find((e) => (e.instance as ReaderPlugin).formats?.includes(format));
   }
 

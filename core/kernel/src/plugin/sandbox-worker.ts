@@ -3,7 +3,7 @@
  * into a registry of its own and reads documents one at a time.
  */
 import { isolatePort } from '../util/worker.js';
-import { PluginRegistry } from './registry.js';
+import { PluginRegistry, parseUse } from './registry.js';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ChunkerPlugin, ReaderPlugin } from './kinds.js';
@@ -67,6 +67,13 @@ function reader(name: string, origin: { spec: string; baseDir: string }): Promis
       await ocr();
       await delegatesReady;
       await registry.load(origin.spec, origin.baseDir);
+      // the readers it uses ('reader:<format>'), as the host chose them, are there before it is made
+      for (const use of registry.definition('reader', name)?.uses ?? []) {
+        const { target } = parseUse(use);
+        const chosen = target.startsWith('reader:') ? data.settings.readers?.[target.slice(7)] : undefined;
+        const from = chosen && chosen !== name && !data.delegates.some((d) => d.name === chosen) ? data.readerOrigins[chosen] : undefined;
+        if (from) await reader(chosen!, from);
+      }
       return registry.instantiate('reader', name);
     })();
     loaded.set(name, p);

@@ -40,6 +40,8 @@ export interface SandboxWorkerData {
   ocr: { name: string; origin: PluginOrigin } | null;
   /** readers that stay in the parent (isolated ones such as PDF): a reader in the thread that asks for one gets a proxy */
   delegates: { name: string; formats: string[] }[];
+  /** where each reader loaded from a module came from: a reader in the thread that uses another ('reader:<format>') loads it */
+  readerOrigins: Record<string, PluginOrigin>;
 }
 
 export type SandboxRequest =
@@ -128,12 +130,19 @@ export class ReaderSandbox {
     // only the options of what an isolate loads (readers, OCR, chunkers): not the store's URL or API keys
     const options = Object.fromEntries(Object.entries(s.options).filter(([key]) => /^(reader|ocr|chunker):/.test(key)));
     this.workerData = {
-      settings: JSON.parse(JSON.stringify({ ...s, options, shared })) as RegistrySettings,
+      // the isolate's readers of a format are the host's (a reader that uses 'reader:pdf' gets the configured one)
+      settings: JSON.parse(JSON.stringify({ ...s, options, shared, readers: Object.fromEntries(registry.formats().map((f) => [f.format, f.reader])) })) as RegistrySettings,
       ocr: ocrName && ocrOrigin ? { name: ocrName, origin: ocrOrigin } : null,
       delegates: registry
         .all('reader')
         .filter((r) => r.instance.isolated)
         .map((r) => ({ name: r.name, formats: [...r.instance.formats] })),
+      readerOrigins: Object.fromEntries(
+        registry
+          .all('reader')
+          .map((r) => [r.name, registry.origin('reader', r.name)] as const)
+          .filter((e): e is readonly [string, PluginOrigin] => !!e[1]),
+      ),
     };
   }
 
