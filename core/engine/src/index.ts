@@ -41,6 +41,8 @@ export * from './services/ledger.js';
 export * from './services/listing.js';
 export * from './services/parse-config.js';
 export * from './services/parse-sync.js';
+export * from './services/presigned.js';
+export * from './services/presets.js';
 export * from './services/public-errors.js';
 export * from './services/render.js';
 export * from './services/search.js';

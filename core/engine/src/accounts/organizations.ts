@@ -24,7 +24,7 @@ import { StoreConflictError, errors } from '@quire/core';
 import type { InvitationRecord, MembershipRecord, OrganizationRecord, Role, Store, UserRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { parseWith } from '../validation.js';
-import { TWO_FACTOR_REQUIRED, assertNotLocked, loadOwned, roleIn } from './access.js';
+import { TWO_FACTOR_REQUIRED, assertNotLocked, canWrite, loadOwned, roleIn } from './access.js';
 import type { AuthInfo } from './access.js';
 import { recordAudit } from './audit.js';
 import { eraseResources } from './erase.js';
@@ -476,6 +476,13 @@ export async function defaultKnowledgeBase(store: Store, auth: AuthInfo, organiz
   const named = org ? settingsOf(org).default_knowledge_base_id : null;
   // a default whose knowledge base was deleted since counts as none
   return named && (await store.repo('collections').get(named)) ? named : null;
+}
+
+/** The organization's default knowledge base when the caller may add to it, else null. */
+export async function writableDefaultKnowledgeBase(store: Store, auth: AuthInfo, organizationId: string): Promise<string | null> {
+  const id = await defaultKnowledgeBase(store, auth, organizationId);
+  const row = id ? await store.repo('collections').get(id) : null;
+  return row && canWrite(auth, row) ? row.id : null;
 }
 
 /**

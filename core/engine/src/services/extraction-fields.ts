@@ -3,9 +3,10 @@
  * the embed action), saved schemas with their access rule, prebuilt schemas, and fields generated from a
  * natural-language description (offline, or by the LLM plugin when one is configured).
  */
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { errors } from '@quire/core';
-import type { FieldDefinition, SchemaRecord } from '@quire/core';
+import type { FieldDefinition, Owned, SchemaRecord } from '@quire/core';
 import { PREBUILT_SCHEMAS, fieldsFromDescription } from '@quire/fields';
 import type { PrebuiltSchema } from '@quire/fields';
 import type { AuthInfo } from '../accounts/access.js';
@@ -260,4 +261,36 @@ export function schemaPatch(body: { name?: string; description?: string | null; 
   if (body.fields !== undefined) patch.fields = normaliseFields(body.fields);
   if (body.settings !== undefined) patch.settings = body.settings;
   return patch;
+}
+
+/** Stores a new schema (v1 POST /schemas and POST /api/extract/schemas share the table). */
+export async function createSchema(
+  rt: Engine,
+  owner: Owned,
+  body: { name: string; description?: string | null; instructions?: string | null; fields?: Parameters<typeof normaliseFields>[0]; settings?: Record<string, unknown>; is_shared?: boolean },
+): Promise<SchemaRecord> {
+  const now = new Date();
+  const row: SchemaRecord = {
+    id: randomUUID(),
+    ...owner,
+    name: body.name,
+    description: body.description ?? null,
+    instructions: body.instructions ?? null,
+    fields: body.fields ? normaliseFields(body.fields) : [],
+    settings: body.settings ?? {},
+    is_shared: body.is_shared ?? false,
+    created_at: now,
+    updated_at: now,
+  };
+  await rt.store.repo('schemas').insert(row);
+  return row;
+}
+
+/** Writes a schema's changes (see schemaPatch). */
+export async function saveSchema(rt: Engine, id: string, patch: Partial<SchemaRecord>): Promise<void> {
+  await rt.store.repo('schemas').update(id, patch);
+}
+
+export async function deleteSchema(rt: Engine, id: string): Promise<void> {
+  await rt.store.repo('schemas').delete(id);
 }

@@ -9,3 +9,4 @@ export * from '../services/secrets.js';
 export * from './send.js';
 export * from './templates.js';
 export * from './triggers.js';
+export * from './manage.js';

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import { z } from 'zod';
 import { errors } from '@quire/core';
@@ -7,7 +6,7 @@ import { PREBUILT_SCHEMAS } from '@quire/fields';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
 import { newOwned, roleIn } from '@quire/engine';
-import { FieldDef, FieldList, Settings, UUID, fieldsForDescription, loadSchema, normaliseFields, readableSchemas, schemaPatch } from '@quire/engine';
+import { FieldDef, FieldList, Settings, UUID, createSchema, deleteSchema, fieldsForDescription, loadSchema, normaliseFields, readableSchemas, saveSchema, schemaPatch } from '@quire/engine';
 import { mergeFields, parsedDocument, suggestFor, suggestSchema } from '@quire/engine';
 
 const TAG = 'Extract schemas';
@@ -66,20 +65,7 @@ export function extractSchemaRoutes(router: Router<any, any>): void {
   route(router, { method: 'post', path: '/api/extract/schemas', summary: 'Create an extraction schema (answers the schema)', tag: TAG, body: SchemaBody, status: 201 }, async (ctx, { body }) => {
     const auth = requireAuth(ctx);
     if (body.is_shared && !body.organization_id) throw errors.validation('is_shared needs organization_id: a schema is shared with the members of its organization', [{ field: 'organization_id', message: 'required when is_shared is true' }]);
-    const now = new Date();
-    const row: SchemaRecord = {
-      id: randomUUID(),
-      ...newOwned(auth, body.organization_id ?? null),
-      name: body.name,
-      description: body.description ?? null,
-      instructions: body.instructions ?? null,
-      fields: body.fields ? normaliseFields(body.fields) : [],
-      settings: body.settings ?? {},
-      is_shared: body.is_shared ?? false,
-      created_at: now,
-      updated_at: now,
-    };
-    await ctx.quire.store.repo('schemas').insert(row);
+    const row = await createSchema(ctx.quire, newOwned(auth, body.organization_id ?? null), body);
     ctx.status = 201;
     return apiSchema(row);
   });
@@ -161,7 +147,7 @@ export function extractSchemaRoutes(router: Router<any, any>): void {
     if (body.is_shared !== undefined) patch.is_shared = body.is_shared;
     const next = { ...row, ...patch };
     if (next.is_shared && !next.organization_id) throw errors.validation('is_shared needs organization_id: a schema is shared with the members of its organization', [{ field: 'organization_id', message: 'required when is_shared is true' }]);
-    await ctx.quire.store.repo('schemas').update(row.id, patch);
+    await saveSchema(ctx.quire, row.id, patch);
     return apiSchema(next);
   });
 
@@ -169,7 +155,7 @@ export function extractSchemaRoutes(router: Router<any, any>): void {
     const auth = requireAuth(ctx);
     const id = ctx.params.id!;
     await loadSchema(ctx.quire, auth, id, 'write');
-    await ctx.quire.store.repo('schemas').delete(id);
+    await deleteSchema(ctx.quire, id);
     return { success: true, id };
   });
 

@@ -1,23 +1,16 @@
-import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import { z } from 'zod';
 import { errors } from '@quire/core';
 import type { PresetRecord } from '@quire/core';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
-import { assertCanCreateIn, canRead, loadOwned } from '@quire/engine';
-import { mergeConfig, parseConfig } from '@quire/engine';
+import { assertCanCreateIn, createPreset, deletePreset, listPresets, loadOwned, updatePreset } from '@quire/engine';
 
 const TAG = 'Parse presets';
 const uuid = z.string().uuid();
 
 function apiPreset(p: PresetRecord) {
   return { id: p.id, name: p.name, description: p.description, config: p.config, scope: p.scope, organization_id: p.organization_id, created_at: p.created_at.toISOString(), updated_at: p.updated_at.toISOString() };
-}
-
-/** Config is merged with the defaults and validated; what is stored is the full, valid config. */
-function fullConfig(base: Record<string, unknown>, patch: Record<string, unknown> | undefined): Record<string, unknown> {
-  return parseConfig(mergeConfig(base, patch ?? {}), 'config') as unknown as Record<string, unknown>;
 }
 
 export function presetRoutes(router: Router<any, any>): void {
@@ -32,16 +25,7 @@ export function presetRoutes(router: Router<any, any>): void {
     },
     async (ctx, { query }) => {
       const auth = requireAuth(ctx);
-      const repo = ctx.quire.store.repo('presets');
-      let rows: PresetRecord[] = [];
-      if (query.scope !== 'organization') rows.push(...(await repo.find({ user_id: auth.user.id, scope: 'user' }, { order: { created_at: 'DESC' } })));
-      if (query.scope !== 'user') {
-        const orgs = query.organization_id ? [query.organization_id] : auth.memberships.map((m) => m.organization_id);
-        if (query.organization_id && !auth.memberships.some((m) => m.organization_id === query.organization_id)) throw errors.notFound('organization', query.organization_id);
-        if (orgs.length) rows.push(...(await repo.find({ organization_id: orgs, scope: 'organization' }, { order: { created_at: 'DESC' } })));
-      }
-      rows = rows.filter((r) => canRead(auth, r));
-      return { presets: rows.map(apiPreset) };
+      return { presets: (await listPresets(ctx.quire, auth, query.scope, query.organization_id)).map(apiPreset) };
     },
   );
 
@@ -68,18 +52,7 @@ export function presetRoutes(router: Router<any, any>): void {
       const auth = requireAuth(ctx);
       const org = body.scope === 'organization' ? body.organization_id! : null;
       assertCanCreateIn(auth, org);
-      const now = new Date();
-      const row = await ctx.quire.store.repo('presets').insert({
-        id: randomUUID(),
-        user_id: auth.user.id,
-        organization_id: org,
-        name: body.name,
-        description: body.description ?? null,
-        config: fullConfig({}, body.config),
-        scope: body.scope,
-        created_at: now,
-        updated_at: now,
-      });
+      const row = await createPreset(ctx.quire, auth.user.id, { ...body, organization_id: org });
       ctx.status = 201;
       return { preset: apiPreset(row) };
     },
@@ -102,20 +75,13 @@ export function presetRoutes(router: Router<any, any>): void {
     async (ctx, { body }) => {
       const auth = requireAuth(ctx);
       const row = await loadOwned(ctx.quire.store, 'presets', presetId(ctx.params.id), auth, 'write', 'preset');
-      const patch: Partial<PresetRecord> = { updated_at: new Date() };
-      if (body.name !== undefined) patch.name = body.name;
-      if (body.description !== undefined) patch.description = body.description;
-      if (body.config !== undefined) patch.config = fullConfig(row.config, body.config);
-      await ctx.quire.store.repo('presets').update(row.id, patch);
-      return { preset: apiPreset({ ...row, ...patch }) };
+      return { preset: apiPreset(await updatePreset(ctx.quire, row, body)) };
     },
   );
 
   route(router, { method: 'delete', path: '/api/parse/presets/:id', summary: 'Delete a parse preset (404 when it is not there for the caller)', tag: TAG }, async (ctx) => {
     const auth = requireAuth(ctx);
-    const id = presetId(ctx.params.id);
-    await loadOwned(ctx.quire.store, 'presets', id, auth, 'write', 'preset');
-    await ctx.quire.store.repo('presets').delete(id);
+    await deletePreset(ctx.quire, await loadOwned(ctx.quire.store, 'presets', presetId(ctx.params.id), auth, 'write', 'preset'));
     return { success: true };
   });
 }

@@ -1,4 +1,3 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import Router from '@koa/router';
 import { z } from 'zod';
@@ -6,18 +5,15 @@ import { QuireError, errors, isQuireError } from '@quire/core';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
 import { formatBytes, tooLarge } from '../../http/limits.js';
-import { assertCanCreateIn, canWrite, defaultKnowledgeBase, newOwned } from '@quire/engine';
+import { assertCanCreateIn, claimPresignedUpload, createPresignedUpload, newOwned, openPresignedUpload, releasePresignedUpload, writableDefaultKnowledgeBase } from '@quire/engine';
 import { parseConfigField } from '@quire/engine';
 import { createDocument, detectStored } from '@quire/engine';
-import { cleanFileName } from '@quire/engine';
-import { safeEqualHex } from '@quire/engine';
 import { originalKey } from '@quire/engine';
 import { uploadDocument } from '../v1/documents.js';
 import { KbSettingsSchema, loadCollection } from '@quire/engine';
 
 const TAG = 'Upload';
 const uuid = z.string().uuid();
-const PRESIGNED_TTL_MS = 60 * 60 * 1000;
 
 export function uploadRoutes(router: Router<any, any>): void {
   route(
@@ -39,11 +35,7 @@ export function uploadRoutes(router: Router<any, any>): void {
         assertCanCreateIn(auth, org);
         // an upload into an organization joins its default knowledge base when it names none (and the caller may add to it)
         let kb = fields.knowledge_base_id || null;
-        if (!kb && org) {
-          const byDefault = await defaultKnowledgeBase(ctx.quire.store, auth, org);
-          const row = byDefault ? await ctx.quire.store.repo('collections').get(byDefault) : null;
-          kb = row && canWrite(auth, row) ? row.id : null;
-        }
+        if (!kb && org) kb = await writableDefaultKnowledgeBase(ctx.quire.store, auth, org);
         if (kb) {
           if (!uuid.safeParse(kb).success) throw errors.validation('knowledge_base_id must be a UUID', [{ field: 'knowledge_base_id', message: 'invalid UUID' }]);
           const record = await loadCollection(ctx.quire, auth, kb, 'write', 'knowledge base');
@@ -82,25 +74,9 @@ export function uploadRoutes(router: Router<any, any>): void {
       const auth = requireAuth(ctx);
       const rt = ctx.quire;
       if (body.file_size !== undefined && body.file_size > rt.config.limits.presignedBytes) throw tooLarge(rt.config.limits.presignedBytes);
-      const token = randomBytes(24).toString('hex');
-      const id = randomUUID();
-      const documentId = randomUUID();
-      const expires = new Date(Date.now() + PRESIGNED_TTL_MS);
       const contentType = body.content_type ?? 'application/octet-stream';
-      await rt.store.repo('presigned_uploads').insert({
-        id,
-        user_id: auth.user.id,
-        organization_id: null,
-        document_id: documentId,
-        filename: cleanFileName(body.filename),
-        content_type: contentType,
-        // without a declared size the upload is capped by the limit alone (checked as the bytes arrive)
-        file_size: body.file_size ?? rt.config.limits.presignedBytes,
-        token_hash: createHash('sha256').update(token).digest('hex'),
-        expires_at: expires,
-        used_at: null,
-        created_at: new Date(),
-      });
+      // without a declared size the upload is capped by the limit alone (checked as the bytes arrive)
+      const { id, token, documentId, expires } = await createPresignedUpload(rt, auth.user.id, { filename: body.filename, contentType, maxBytes: body.file_size ?? rt.config.limits.presignedBytes });
       return {
         upload_url: `${rt.config.publicUrl}/api/upload/presigned/${id}?token=${token}`,
         file_id: `svc://${documentId}`,
@@ -115,10 +91,7 @@ export function uploadRoutes(router: Router<any, any>): void {
     const rt = ctx.quire;
     const id = ctx.params.id!;
     const token = String(ctx.query.token ?? '');
-    const row = uuid.safeParse(id).success ? await rt.store.repo('presigned_uploads').get(id) : null;
-    if (!row || !token || !safeEqualHex(row.token_hash, createHash('sha256').update(token).digest('hex'))) throw errors.unauthorized('Invalid upload URL');
-    if (row.expires_at.getTime() < Date.now()) throw errors.unauthorized('Upload URL expired');
-    if (row.used_at) throw errors.conflict('This upload URL was already used');
+    const row = await openPresignedUpload(rt, id, token);
     // the size first: a refused upload leaves the URL as it was, so a correct retry works
     const limit = Math.min(row.file_size, rt.config.limits.presignedBytes);
     const refuse = () =>
@@ -128,7 +101,7 @@ export function uploadRoutes(router: Router<any, any>): void {
     const declared = Number(ctx.get('content-length') || 0);
     if (declared > limit) throw refuse();
     // one upload at a time: the URL is held while the bytes arrive, given back if the upload fails
-    if ((await rt.store.repo('presigned_uploads').update({ id, used_at: null }, { used_at: new Date() })) !== 1) throw errors.conflict('This upload URL was already used (or an upload to it is in progress)');
+    await claimPresignedUpload(rt, id);
     const key = originalKey(row.document_id);
     try {
       // the request is read through a pass-through: a refusal while streaming stops the copy, not the
@@ -150,7 +123,7 @@ export function uploadRoutes(router: Router<any, any>): void {
     } catch (e) {
       await rt.storage.delete(key).catch(() => {});
       // a failed upload may be retried with the same URL
-      await rt.store.repo('presigned_uploads').update(id, { used_at: null });
+      await releasePresignedUpload(rt, id);
       throw e;
     }
   });

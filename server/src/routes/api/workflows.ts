@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import { z } from 'zod';
 import { errors } from '@quire/core';
@@ -24,16 +23,24 @@ import {
   checkPluginSteps,
   checkWorkflow,
   createIntegration,
+  createWorkflow,
   definitionReferences,
+  deleteIntegration,
+  deleteWorkflow,
   listOwned,
   loadOwned,
   namedIn,
   newOwned,
-  newTriggerSecret,
+  rotateTriggerSecret,
+  saveWorkflow,
+  scheduleWorkflow,
   scopeOf,
   startExecution,
   templateDefinition,
+  unscheduleWorkflow,
   updateIntegration,
+  workflowById,
+  workflowExecutions,
 } from '@quire/engine';
 import type { AuthInfo, Scope, WorkflowDefinition } from '@quire/engine';
 
@@ -102,7 +109,7 @@ export function workflowRoutes(router: Router<any, any>): void {
   route(router, { method: 'delete', path: '/api/workflows/integrations', summary: 'Delete an integration (query id)', tag: TAG, query: z.object({ id: uuid }) }, async (ctx, { query }) => {
     const auth = requireAuth(ctx);
     const row = await loadOwned(ctx.quire.store, 'integrations', query.id, auth, 'write', 'integration');
-    await ctx.quire.store.repo('integrations').delete(row.id);
+    await deleteIntegration(ctx.quire, row);
     return { success: true, id: row.id };
   });
 
@@ -129,10 +136,7 @@ export function workflowRoutes(router: Router<any, any>): void {
       const definition = templateDefinition(t, body.integration_id);
       const owner = newOwned(auth, body.organization_id ?? null);
       await checkDefinition(ctx, auth, owner, definition, t.trigger_config as TriggerConfig);
-      const now = new Date();
-      const row: WorkflowRecord = {
-        id: randomUUID(),
-        ...owner,
+      const row = await createWorkflow(ctx.quire, owner, {
         name: body.name ?? t.name,
         description: body.description ?? t.description,
         definition,
@@ -142,11 +146,7 @@ export function workflowRoutes(router: Router<any, any>): void {
         // workflow starts disabled unless they ask otherwise, and the answer says so
         enabled: body.enabled ?? false,
         schedule_from: null,
-        trigger_secret: newTriggerSecret(ctx.quire),
-        created_at: now,
-        updated_at: now,
-      };
-      await ctx.quire.store.repo('workflows').insert(row);
+      });
       ctx.status = 201;
       return { ...one(ctx, auth, row), ...(row.enabled ? {} : { message: `Created disabled: its ${row.trigger_type} trigger runs nothing until it is enabled (PATCH /api/workflows/${row.id} with {"enabled": true}, or send "enabled": true when creating it).` }) };
     },
@@ -164,22 +164,15 @@ export function workflowRoutes(router: Router<any, any>): void {
     checkWorkflow(body.definition, body.trigger_type, body.trigger_config, ctx.quire.config.workflows);
     const owner = newOwned(auth, body.organization_id ?? null);
     await checkDefinition(ctx, auth, owner, body.definition, body.trigger_config);
-    const now = new Date();
-    const row: WorkflowRecord = {
-      id: randomUUID(),
-      ...owner,
+    const row = await createWorkflow(ctx.quire, owner, {
       name: body.name,
       description: body.description ?? null,
       definition: body.definition,
       trigger_type: body.trigger_type,
       trigger_config: body.trigger_config,
       enabled: body.enabled,
-      schedule_from: body.trigger_type === 'scheduled' ? now : null,
-      trigger_secret: newTriggerSecret(ctx.quire),
-      created_at: now,
-      updated_at: now,
-    };
-    await ctx.quire.store.repo('workflows').insert(row);
+      schedule_from: body.trigger_type === 'scheduled' ? new Date() : null,
+    });
     ctx.status = 201;
     return one(ctx, auth, row);
   });
@@ -197,22 +190,14 @@ export function workflowRoutes(router: Router<any, any>): void {
     checkWorkflow(next.definition as WorkflowDefinition, next.trigger_type, next.trigger_config as TriggerConfig, ctx.quire.config.workflows);
     await checkDefinition(ctx, auth, scopeOf(w), next.definition as WorkflowDefinition, next.trigger_config as TriggerConfig);
     if (next.trigger_type === 'scheduled' && (body.trigger_config || body.trigger_type || (body.enabled && !w.enabled))) next.schedule_from = next.updated_at;
-    const { id: _id, user_id: _u, organization_id: _o, created_at: _c, trigger_secret: _t, ...patch } = next;
-    await ctx.quire.store.repo('workflows').update(w.id, patch);
+    await saveWorkflow(ctx.quire, next);
     return one(ctx, auth, next);
   });
 
   route(router, { method: 'delete', path: '/api/workflows/:id', summary: 'Delete a workflow with its executions and schedule (its integrations are kept, unlinked)', tag: TAG }, async (ctx) => {
     const auth = requireAuth(ctx);
     const w = await loadWorkflow(ctx, auth, ctx.params.id, 'write');
-    const store = ctx.quire.store;
-    for (const x of await store.repo('workflow_executions').find({ workflow_id: w.id, status: 'running' })) await ctx.quire.pipelines.cancel(x.id).catch(() => {});
-    await store.transaction(async (tx) => {
-      await tx.repo('workflows').delete(w.id);
-      await tx.repo('workflow_executions').delete({ workflow_id: w.id });
-      await tx.repo('workflow_ticks').delete({ workflow_id: w.id });
-      await tx.repo('integrations').update({ workflow_id: w.id }, { workflow_id: null });
-    });
+    await deleteWorkflow(ctx.quire, w);
     return { success: true, id: w.id };
   });
 
@@ -235,14 +220,7 @@ export function workflowRoutes(router: Router<any, any>): void {
     async (ctx, { query }) => {
       const auth = requireAuth(ctx);
       const w = await loadWorkflow(ctx, auth, ctx.params.id, 'read');
-      const repo = ctx.quire.store.repo('workflow_executions');
-      if (query.execution_id) {
-        const x = await repo.findOne({ id: query.execution_id, workflow_id: w.id });
-        if (!x) throw errors.notFound('execution', query.execution_id);
-        return { executions: [apiExecution(x)] };
-      }
-      const rows = await repo.find({ workflow_id: w.id }, { order: { started_at: 'DESC' }, limit: query.limit });
-      return { executions: rows.map(apiExecution) };
+      return { executions: (await workflowExecutions(ctx.quire, w, { executionId: query.execution_id, limit: query.limit })).map(apiExecution) };
     },
   );
 
@@ -258,10 +236,7 @@ export function workflowRoutes(router: Router<any, any>): void {
 
   const setSchedule = async (ctx: AppContext, w: WorkflowRecord, cron: string, timezone: string, enabled: boolean) => {
     checkCron(cron, timezone, ctx.quire.config.workflows.cronSeconds, 'body');
-    const now = new Date();
-    const patch = { trigger_type: 'scheduled', trigger_config: { cron_expression: cron.trim(), timezone }, enabled, schedule_from: now, updated_at: now };
-    await ctx.quire.store.repo('workflows').update(w.id, patch);
-    const next = { ...w, ...patch };
+    const next = await scheduleWorkflow(ctx.quire, w, cron, timezone, enabled);
     return { schedule: { ...scheduleOf(next), next_run: enabled ? (checkCron(cron, timezone, ctx.quire.config.workflows.cronSeconds).nextRun()?.toISOString() ?? null) : null } };
   };
 
@@ -292,7 +267,7 @@ export function workflowRoutes(router: Router<any, any>): void {
     const auth = requireAuth(ctx);
     const w = await loadWorkflow(ctx, auth, ctx.params.id, 'write');
     if (w.trigger_type !== 'scheduled') throw errors.notFound('schedule of workflow', w.id);
-    await ctx.quire.store.repo('workflows').update(w.id, { trigger_type: 'manual', trigger_config: {}, schedule_from: null, updated_at: new Date() });
+    await unscheduleWorkflow(ctx.quire, w);
     return { success: true, id: w.id };
   });
 
@@ -303,9 +278,7 @@ export function workflowRoutes(router: Router<any, any>): void {
     async (ctx) => {
       const auth = requireAuth(ctx);
       const w = await loadWorkflow(ctx, auth, ctx.params.id, 'write');
-      const next = { ...w, trigger_secret: newTriggerSecret(ctx.quire), updated_at: new Date() };
-      await ctx.quire.store.repo('workflows').update(w.id, { trigger_secret: next.trigger_secret, updated_at: next.updated_at });
-      return one(ctx, auth, next);
+      return one(ctx, auth, await rotateTriggerSecret(ctx.quire, w));
     },
   );
 
@@ -315,7 +288,7 @@ export function workflowRoutes(router: Router<any, any>): void {
     async (ctx) => {
       const raw = (ctx.request as any).body;
       const data = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : { body: raw ?? null };
-      const w = /^[0-9a-f-]{36}$/i.test(ctx.params.id) ? await ctx.quire.store.repo('workflows').get(ctx.params.id) : null;
+      const w = await workflowById(ctx.quire, ctx.params.id);
       if (!w || !checkWebhookToken(ctx.quire, w, ctx.params.token) || w.trigger_type !== 'webhook' || !w.enabled) throw errors.notFound('workflow webhook');
       await checkTriggerData(ctx, null, w, data);
       const x = await startExecution(ctx.quire, w, 'webhook', data);

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import { z } from 'zod';
 import type { SchemaRecord } from '@quire/core';
@@ -6,7 +5,7 @@ import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
 import { newOwned } from '@quire/engine';
 import { epoch } from '@quire/engine';
-import { FieldList, UUID, loadSchema, normaliseFields, readableSchemas, schemaPatch } from '@quire/engine';
+import { FieldList, UUID, createSchema, deleteSchema, loadSchema, readableSchemas, saveSchema, schemaPatch } from '@quire/engine';
 
 const TAG = 'Schemas (v1)';
 
@@ -36,20 +35,7 @@ const Update = z
 export function schemaRoutes(router: Router<any, any>): void {
   route(router, { method: 'post', path: '/v1/schemas', summary: 'Create an extraction schema', tag: TAG, body: Create, status: 201 }, async (ctx, { body }) => {
     const auth = requireAuth(ctx);
-    const now = new Date();
-    const row: SchemaRecord = {
-      id: randomUUID(),
-      ...newOwned(auth, null),
-      name: body.name,
-      description: body.description ?? null,
-      instructions: body.instructions ?? null,
-      fields: body.fields ? normaliseFields(body.fields) : [],
-      settings: {},
-      is_shared: false,
-      created_at: now,
-      updated_at: now,
-    };
-    await ctx.quire.store.repo('schemas').insert(row);
+    const row = await createSchema(ctx.quire, newOwned(auth, null), body);
     ctx.status = 201;
     return v1Schema(row);
   });
@@ -80,7 +66,7 @@ export function schemaRoutes(router: Router<any, any>): void {
     const auth = requireAuth(ctx);
     const row = await loadSchema(ctx.quire, auth, ctx.params.id!, 'write');
     const patch = schemaPatch(body);
-    await ctx.quire.store.repo('schemas').update(row.id, patch);
+    await saveSchema(ctx.quire, row.id, patch);
     return v1Schema({ ...row, ...patch });
   });
 
@@ -88,7 +74,7 @@ export function schemaRoutes(router: Router<any, any>): void {
     const auth = requireAuth(ctx);
     const id = ctx.params.id!;
     await loadSchema(ctx.quire, auth, id, 'write');
-    await ctx.quire.store.repo('schemas').delete(id);
+    await deleteSchema(ctx.quire, id);
     return { id, object: 'schema', deleted: true };
   });
 }
