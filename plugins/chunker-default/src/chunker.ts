@@ -49,7 +49,8 @@ interface Draft {
 }
 
 const HEADING_SEP = ' > ';
-const isChrome = (b: Block) => b.type === 'header' || b.type === 'footer';
+/** page furniture (running heads, footers) and the text inside figures: out of the reading flow, left out of chunks */
+const isChrome = (b: Block) => b.type === 'header' || b.type === 'footer' || b.type === 'figure';
 
 /** Splits a parsed document into chunks. Pure and deterministic; options are validated first. */
 export function chunkDocument(doc: ParsedDocument, options?: Partial<ChunkOptions>): Chunk[] {
