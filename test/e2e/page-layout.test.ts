@@ -2,10 +2,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
-import { noticePdf, transcriptPdf } from '../helpers/layout-pdfs.js';
+import { AFTER_FIGURE, FIGURE_CAPTION, FIGURE_COLUMNS, FIGURE_LABELS, figurePdf, noticePdf, transcriptPdf } from '../helpers/layout-pdfs.js';
 
-/** Reading real page layouts over HTTP: page furniture and line-number gutters, as the chunks show them. */
-describe('page furniture and line-number gutters, upload → chunks', () => {
+/** Reading real page layouts over HTTP: page furniture, line-number gutters and figures, as the chunks show them. */
+describe('page furniture, line-number gutters and figures, upload → chunks', () => {
   let s: TestServer;
   before(async () => {
     s = await startTestServer();
@@ -38,5 +38,18 @@ describe('page furniture and line-number gutters, upload → chunks', () => {
     const all = c.chunks.map((x) => x.content).join('\n');
     assert.match(all, /STEVEN E\. MERCER, ESQ\., Deputy Attorney General, Los Angeles, Cal\.; on behalf of the Petitioner\./);
     assert.doesNotMatch(all, /\b(1[0-9]|2[0-5]) [A-Z]|Alderson Reporting Company|Official - Subject to Final Review/);
+  });
+
+  test('the labels inside a figure stay in the text but not in the chunks; the columns around it read in order', async () => {
+    const c = await parse('figure.pdf', await figurePdf());
+    for (const label of FIGURE_LABELS) assert.ok(c.text.includes(label), label);
+    const all = c.chunks.map((x) => x.content).join('\n');
+    for (const label of FIGURE_LABELS) assert.ok(!all.includes(label), `${label} in the chunks:\n${all}`);
+    let at = -1;
+    for (const p of [...FIGURE_COLUMNS.flat(), [FIGURE_CAPTION], AFTER_FIGURE].map((lines) => lines.join(' '))) {
+      const i = all.indexOf(p);
+      assert.ok(i > at, `"${p}" out of order or missing:\n${all}`);
+      at = i;
+    }
   });
 });
