@@ -21,7 +21,7 @@ describe('page furniture, line-number gutters and figures, upload → chunks', (
     assert.equal(done.status, 'completed', JSON.stringify(done));
     const content = await s.json(`/v1/documents/${up.body.id}/content?response=full`);
     assert.equal(content.status, 200);
-    return content.body as { text: string; chunks: { content: string; type: string }[] };
+    return { id: up.body.id as string, ...(content.body as { text: string; chunks: { content: string; type: string }[] }) };
   };
 
   test('running heads, a date line and page numbers stay in the text but not in the chunks', async () => {
@@ -51,5 +51,19 @@ describe('page furniture, line-number gutters and figures, upload → chunks', (
       assert.ok(i > at, `"${p}" out of order or missing:\n${all}`);
       at = i;
     }
+  });
+
+  test('a template reading the text of documents gets their running text: no running heads, footers or figure labels', async () => {
+    const notice = await parse('notice.pdf', await noticePdf());
+    const figure = await parse('figure.pdf', await figurePdf());
+    const r = await s.json('/api/generate/run', { method: 'POST', json: { template_prompt: '# Texts\n\n{{#each documents}}{{text}}\n\n{{/each}}', output_format: 'markdown', source_document_ids: [notice.id, figure.id] } });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const gen = await waitForStatus(s, `/v1/documents/${r.body.generated_document_id}`);
+    assert.equal(gen.status, 'completed', JSON.stringify(gen));
+    const out = (await s.json(`/v1/documents/${r.body.generated_document_id}/content`)).body.text as string;
+    assert.match(out, /water quality standards for coastal regions/);
+    assert.match(out, /The ingest service reads every uploaded file/);
+    assert.doesNotMatch(out, /Vol\. 85|Page \d of 4|Issued Thursday/);
+    for (const label of FIGURE_LABELS) assert.ok(!out.includes(label), `${label} in:\n${out}`);
   });
 });
