@@ -256,8 +256,8 @@ export function pageInk(e: Engine, page: number, tp: number): { painted: boolean
   return { painted, imagePixels, imageDpi };
 }
 
-/** graphics kept per page at most (a map drawn in thousands of paths is one figure however many are kept) */
-const MAX_GRAPHICS = 5000;
+/** graphics kept per page at most (a map drawn in thousands of paths is one figure however many are kept; figures.ts clusters them pairwise) */
+const MAX_GRAPHICS = 2000;
 
 /**
  * What a page draws besides its text, as boxes (view coordinates): its raster images, and its painted paths
@@ -276,9 +276,9 @@ export function pageGraphics(e: Engine, page: number, view: Matrix, pageW: numbe
       if (!m.FPDFPath_GetDrawMode(obj, s, s + 4)) return;
       const i = e.i32();
       const fillMode = i[s >> 2]!, strokeOn = i[(s >> 2) + 1]! !== 0;
-      const stroke = strokeOn && colour(e, obj, true) !== 0xffffff && colour(e, obj, true) !== -1;
-      const fill = fillMode !== 0 && colour(e, obj, false) !== 0xffffff && colour(e, obj, false) !== -1;
-      if (!stroke && !fill) return;
+      const sc = strokeOn ? colour(e, obj, true) : -1;
+      const fc = fillMode !== 0 ? colour(e, obj, false) : -1;
+      if ((sc === -1 || sc === 0xffffff) && (fc === -1 || fc === 0xffffff)) return;
     }
     if (!m.FPDFPageObj_GetBounds(obj, s, s + 4, s + 8, s + 12)) return;
     const f = e.f32();
