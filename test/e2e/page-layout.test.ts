@@ -66,4 +66,13 @@ describe('page furniture, line-number gutters and figures, upload → chunks', (
     assert.doesNotMatch(out, /Vol\. 85|Page \d of 4|Issued Thursday/);
     for (const label of FIGURE_LABELS) assert.ok(!out.includes(label), `${label} in:\n${out}`);
   });
+
+  test('the Markdown of a page with a figure reads its prose and caption without the labels inside the figure', async () => {
+    const r = await s.json('/api/pdf-to-markdown', { method: 'POST', body: uploadForm('figure.pdf', await figurePdf()) });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const md = r.body.markdown as string;
+    assert.ok(md.includes(FIGURE_COLUMNS[1]![2]!.join(' ')), md);
+    assert.ok(md.includes(FIGURE_CAPTION), md);
+    for (const label of FIGURE_LABELS) assert.ok(!md.includes(label), `${label} in:\n${md}`);
+  });
 });
