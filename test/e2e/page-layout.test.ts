@@ -2,10 +2,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
-import { noticePdf, transcriptPdf } from '../helpers/layout-pdfs.js';
+import { AFTER_FIGURE, FIGURE_CAPTION, FIGURE_COLUMNS, FIGURE_LABELS, figurePdf, noticePdf, transcriptPdf } from '../helpers/layout-pdfs.js';
 
-/** Reading real page layouts over HTTP: page furniture and line-number gutters, as the chunks show them. */
-describe('page furniture and line-number gutters, upload → chunks', () => {
+/** Reading real page layouts over HTTP: page furniture, line-number gutters and figures, as the chunks show them. */
+describe('page furniture, line-number gutters and figures, upload → chunks', () => {
   let s: TestServer;
   before(async () => {
     s = await startTestServer();
@@ -21,7 +21,7 @@ describe('page furniture and line-number gutters, upload → chunks', () => {
     assert.equal(done.status, 'completed', JSON.stringify(done));
     const content = await s.json(`/v1/documents/${up.body.id}/content?response=full`);
     assert.equal(content.status, 200);
-    return content.body as { text: string; chunks: { content: string; type: string }[] };
+    return { id: up.body.id as string, ...(content.body as { text: string; chunks: { content: string; type: string }[] }) };
   };
 
   test('running heads, a date line and page numbers stay in the text but not in the chunks', async () => {
@@ -38,5 +38,41 @@ describe('page furniture and line-number gutters, upload → chunks', () => {
     const all = c.chunks.map((x) => x.content).join('\n');
     assert.match(all, /STEVEN E\. MERCER, ESQ\., Deputy Attorney General, Los Angeles, Cal\.; on behalf of the Petitioner\./);
     assert.doesNotMatch(all, /\b(1[0-9]|2[0-5]) [A-Z]|Alderson Reporting Company|Official - Subject to Final Review/);
+  });
+
+  test('the labels inside a figure stay in the text but not in the chunks; the columns around it read in order', async () => {
+    const c = await parse('figure.pdf', await figurePdf());
+    for (const label of FIGURE_LABELS) assert.ok(c.text.includes(label), label);
+    const all = c.chunks.map((x) => x.content).join('\n');
+    for (const label of FIGURE_LABELS) assert.ok(!all.includes(label), `${label} in the chunks:\n${all}`);
+    let at = -1;
+    for (const p of [...FIGURE_COLUMNS.flat(), [FIGURE_CAPTION], AFTER_FIGURE].map((lines) => lines.join(' '))) {
+      const i = all.indexOf(p);
+      assert.ok(i > at, `"${p}" out of order or missing:\n${all}`);
+      at = i;
+    }
+  });
+
+  test('a template reading the text of documents gets their running text: no running heads, footers or figure labels', async () => {
+    const notice = await parse('notice.pdf', await noticePdf());
+    const figure = await parse('figure.pdf', await figurePdf());
+    const r = await s.json('/api/generate/run', { method: 'POST', json: { template_prompt: '# Texts\n\n{{#each documents}}{{text}}\n\n{{/each}}', output_format: 'markdown', source_document_ids: [notice.id, figure.id] } });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const gen = await waitForStatus(s, `/v1/documents/${r.body.generated_document_id}`);
+    assert.equal(gen.status, 'completed', JSON.stringify(gen));
+    const out = (await s.json(`/v1/documents/${r.body.generated_document_id}/content`)).body.text as string;
+    assert.match(out, /water quality standards for coastal regions/);
+    assert.match(out, /The ingest service reads every uploaded file/);
+    assert.doesNotMatch(out, /Vol\. 85|Page \d of 4|Issued Thursday/);
+    for (const label of FIGURE_LABELS) assert.ok(!out.includes(label), `${label} in:\n${out}`);
+  });
+
+  test('the Markdown of a page with a figure reads its prose and caption without the labels inside the figure', async () => {
+    const r = await s.json('/api/pdf-to-markdown', { method: 'POST', body: uploadForm('figure.pdf', await figurePdf()) });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const md = r.body.markdown as string;
+    assert.ok(md.includes(FIGURE_COLUMNS[1]![2]!.join(' ')), md);
+    assert.ok(md.includes(FIGURE_CAPTION), md);
+    for (const label of FIGURE_LABELS) assert.ok(!md.includes(label), `${label} in:\n${md}`);
   });
 });

@@ -1,8 +1,9 @@
 /**
  * Generated PDFs with real-world page layouts: page furniture (a running head set close above the text,
- * a date line, "Page n of N" footers) and a court transcript with a line-number gutter.
+ * a date line, "Page n of N" footers), a court transcript with a line-number gutter, and two columns of prose
+ * around figures whose labels are drawn inside them.
  */
-import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { PDFDocument, StandardFonts, rgb } from 'pdf-lib';
 
 /** Body paragraphs of the notice, one per page: each is drawn over several lines. */
 export const NOTICE_BODY = [
@@ -109,5 +110,79 @@ export async function transcriptPdf(): Promise<Uint8Array> {
     }
     page.drawText('Alderson Reporting Company', { x: 230, y: 40, size: 10, font });
   });
+  return doc.save();
+}
+
+/** The two columns of the figure page, top to bottom: three paragraphs each (a paragraph's lines joined by a space). */
+export const FIGURE_COLUMNS: string[][][] = [
+  [
+    ['The ingest service reads every uploaded file in a worker', 'process of its own, so that a slow or hostile document', 'never holds up the requests of other users.'],
+    ['Figure 1 shows the path a document takes from the upload', 'to the index; each stage writes its state to the database', 'before the next one starts.'],
+    ['A stage that fails is retried with a growing delay until', 'its attempts run out, and the document is then marked as', 'failed with the reason the stage gave.'],
+  ],
+  [
+    ['Chunks are cut at headings and paragraph ends, so that a', 'passage quoted in an answer reads as the author wrote it', 'and carries the heading path it sits under.'],
+    ['Vectors are written in batches sized by the time they hold', 'the event loop, which keeps the service answering while a', 'long report is being indexed.'],
+    ['Search joins the keyword and vector results by their ranks', 'and returns each passage with its page and its box, which', 'the studio uses to highlight it.'],
+  ],
+];
+/** The labels drawn inside the figure's boxes (none of them in the running text). */
+export const FIGURE_LABELS = ['Upload queue', 'Parser worker pool', 'Chunker', 'Vector index', 'Retries with a growing delay until the attempts run out'];
+export const FIGURE_CAPTION = 'Figure 1: Path of a document through the ingest service';
+/** The paragraph under the figure, across the page. */
+export const AFTER_FIGURE = ['The same path is taken by documents that arrive through a watched folder or a mail inbox; only the', 'first stage differs, as it reads the file from its source instead of from the upload.'];
+/** The labels printed over the picture (an image, when one is given). */
+export const PICTURE_LABELS = ['Sensor north', 'Sensor south'];
+
+/**
+ * One page: two columns of prose (FIGURE_COLUMNS), then across the page a drawn figure (a frame holding boxes
+ * joined by lines, a label in each box, FIGURE_LABELS) with its caption under it, then a paragraph across the
+ * page (AFTER_FIGURE). With `png`: a second page whose picture (the image) has PICTURE_LABELS printed over
+ * it, beside a column of prose, and a heading set on a banner image (a backdrop: the heading stays text),
+ * and a framed note without a figure caption (it stays text too).
+ */
+export async function figurePdf(png?: Uint8Array): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const bold = await doc.embedFont(StandardFonts.HelveticaBold);
+  const page = doc.addPage([612, 792]);
+  FIGURE_COLUMNS.forEach((col, c) => {
+    let y = 740;
+    for (const para of col) {
+      for (const line of para) {
+        page.drawText(line, { x: c ? 320 : 60, y, size: 9, font });
+        y -= 11;
+      }
+      y -= 9;
+    }
+  });
+  // the figure: a frame, four boxes joined by lines, a label in each box, one long label under them
+  page.drawRectangle({ x: 60, y: 330, width: 492, height: 150, borderColor: rgb(0, 0, 0), borderWidth: 1 });
+  const boxes = [[80, 420], [200, 420], [330, 420], [450, 420]] as const;
+  boxes.forEach(([x, y], i) => {
+    page.drawRectangle({ x, y, width: 90, height: 36, color: rgb(0.85, 0.9, 1), borderColor: rgb(0.2, 0.2, 0.5), borderWidth: 1 });
+    page.drawText(FIGURE_LABELS[i]!, { x: x + 6, y: y + 14, size: 8, font: bold });
+    if (i) page.drawLine({ start: { x: boxes[i - 1]![0] + 90, y: y + 18 }, end: { x, y: y + 18 }, thickness: 1 });
+  });
+  page.drawLine({ start: { x: 125, y: 420 }, end: { x: 125, y: 370 }, thickness: 1 });
+  page.drawText(FIGURE_LABELS[4]!, { x: 130, y: 360, size: 8, font });
+  page.drawText(FIGURE_CAPTION, { x: 60, y: 316, size: 8, font });
+  AFTER_FIGURE.forEach((line, k) => page.drawText(line, { x: 60, y: 290 - k * 11, size: 9, font }));
+  if (png) {
+    const image = await doc.embedPng(png);
+    const p2 = doc.addPage([612, 792]);
+    // a heading on a banner (an image barely taller than its line)
+    p2.drawImage(image, { x: 60, y: 730, width: 240, height: 24 });
+    p2.drawText('2 Field measurements', { x: 66, y: 737, size: 12, font: bold });
+    FIGURE_COLUMNS[0]!.forEach((para, k) => para.forEach((line, j) => p2.drawText(line, { x: 60, y: 700 - k * 45 - j * 11, size: 9, font })));
+    // a picture with labels printed over it
+    p2.drawImage(image, { x: 320, y: 520, width: 230, height: 180 });
+    p2.drawText(PICTURE_LABELS[0]!, { x: 340, y: 670, size: 8, font: bold });
+    p2.drawText(PICTURE_LABELS[1]!, { x: 450, y: 540, size: 8, font: bold });
+    // a framed note, no figure: its text is running text
+    p2.drawRectangle({ x: 60, y: 420, width: 240, height: 60, borderColor: rgb(0, 0, 0), borderWidth: 1 });
+    p2.drawText('Note: readings are taken at noon.', { x: 70, y: 455, size: 9, font });
+    p2.drawText('Calibrate both sensors first.', { x: 70, y: 440, size: 9, font });
+  }
   return doc.save();
 }

@@ -1,4 +1,4 @@
-import { errors, renderTable, unionBBox } from '@quire/core';
+import { errors, isAsideBlock, renderTable, unionBBox } from '@quire/core';
 import { round } from '@quire/text';
 import type { BBox, Block, Chunk, ChunkOptions, ParsedDocument, Table, TableCell } from '@quire/core';
 import { FORM_FIELDS_HEADING, formTables } from './forms.js';
@@ -49,7 +49,8 @@ interface Draft {
 }
 
 const HEADING_SEP = ' > ';
-const isChrome = (b: Block) => b.type === 'header' || b.type === 'footer';
+/** page furniture (running heads, footers) and the text inside figures: out of the reading flow, left out of chunks */
+const isChrome = (b: Block) => isAsideBlock(b);
 
 /** Splits a parsed document into chunks. Pure and deterministic; options are validated first. */
 export function chunkDocument(doc: ParsedDocument, options?: Partial<ChunkOptions>): Chunk[] {

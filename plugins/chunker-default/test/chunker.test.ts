@@ -332,3 +332,26 @@ test('form fields: a form of thousands of fields gives at most 400 rows a page a
     assert.ok(doc.text.slice(c.span.start, c.span.end).includes(`Page ${c.page} of the return.`));
   }
 });
+
+test('the text inside figures (figure blocks) is left out of the chunks of every strategy, as running heads and footers are', () => {
+  const b = new DocumentBuilder('doc-1', 'paper.pdf', 'pdf');
+  b.addPage({ number: 1, width: 612, height: 792, ocr: false, confidence: 1 });
+  b.addPage({ number: 2, width: 612, height: 792, ocr: false, confidence: 1 });
+  b.addBlock({ type: 'paragraph', text: 'The pipeline has four stages. Each writes its state before the next one starts.', page: 1, bbox: box(50, 80, 500, 30), confidence: 1 });
+  b.addBlock({ type: 'caption', text: 'Figure 1: The stages of the pipeline', page: 1, bbox: box(50, 400, 300, 10), confidence: 1 });
+  b.addBlock({ type: 'figure', text: 'Upload queue', page: 1, bbox: box(80, 200, 90, 20), confidence: 1 });
+  b.addBlock({ type: 'figure', text: 'Parser worker pool', page: 1, bbox: box(200, 200, 90, 20), confidence: 1 });
+  b.addBlock({ type: 'paragraph', text: 'A stage that fails is retried with a growing delay.', page: 2, bbox: box(50, 80, 500, 30), confidence: 1 });
+  const doc = b.build();
+  for (const strategy of ['semantic', 'fixed', 'page'] as const) {
+    const chunks = chunkDocument(doc, opts({ strategy }));
+    const all = chunks.map((c) => c.content).join('\n');
+    assert.doesNotMatch(all, /Upload queue|Parser worker pool/, strategy);
+    assert.match(all, /four stages[\s\S]*Figure 1: The stages of the pipeline[\s\S]*retried with a growing delay/, strategy);
+  }
+  // a document of figures alone keeps them (nothing else to chunk)
+  const only = new DocumentBuilder('doc-2', 'chart.pdf', 'pdf');
+  only.addPage({ number: 1, width: 612, height: 792, ocr: false, confidence: 1 });
+  only.addBlock({ type: 'figure', text: 'Sensor north', page: 1, bbox: box(80, 200, 90, 20), confidence: 1 });
+  assert.match(chunkDocument(only.build(), opts()).map((c) => c.content).join('\n'), /Sensor north/);
+});

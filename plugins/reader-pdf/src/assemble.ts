@@ -26,7 +26,7 @@ export function bodyFontSize(pages: PageResult[]): number {
   const weights = new Map<number, number>();
   for (const p of pages) {
     for (const e of p.elements) {
-      if (e.kind !== 'text' || e.type === 'caption') continue;
+      if (e.kind !== 'text' || e.type === 'caption' || e.type === 'figure') continue;
       const k = sizeKey(e.size);
       weights.set(k, (weights.get(k) ?? 0) + e.text.length);
     }
@@ -110,7 +110,10 @@ export function assemble(builder: DocumentBuilder, pages: AssembledPage[]): void
       continue;
     }
     let prevType: string | null = null;
-    for (const e of p.elements) {
+    // the text inside the page's figures comes after its running text (and its footer): out of the reading
+    // flow, where chunks, which leave it out, are not cut by it
+    const flow = p.elements.some((e) => e.kind === 'text' && e.type === 'figure') ? [...p.elements.filter((e) => e.kind !== 'text' || e.type !== 'figure'), ...p.elements.filter((e) => e.kind === 'text' && e.type === 'figure')] : p.elements;
+    for (const e of flow) {
       if (e.kind === 'table') {
         builder.addTable({ ...e.table, page: p.number });
         prevType = 'table';

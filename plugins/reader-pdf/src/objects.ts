@@ -6,6 +6,7 @@
 import type { Rule } from '@quire/layout';
 import type { Engine, Matrix } from './pdfium.js';
 import { multiply, utf16 } from './pdfium.js';
+import type { GraphicBox } from './figures.js';
 
 // fpdf_edit.h
 const OBJ_TEXT = 1;
@@ -253,4 +254,54 @@ export function pageInk(e: Engine, page: number, tp: number): { painted: boolean
     }
   }
   return { painted, imagePixels, imageDpi };
+}
+
+/** graphics kept per page at most (a map drawn in thousands of paths is one figure however many are kept; figures.ts clusters them pairwise) */
+const MAX_GRAPHICS = 2000;
+
+/**
+ * What a page draws besides its text, as boxes (view coordinates): its raster images, and its painted paths
+ * (stroked or filled in a colour other than white; clipping paths and white backgrounds are not drawn).
+ * Page-sized objects (a background, a page frame) are left out. The figures of the page are found from these
+ * (figures.ts). `withPaths`: false to look at the images only (a page without a figure caption).
+ */
+export function pageGraphics(e: Engine, page: number, view: Matrix, pageW: number, pageH: number, withPaths = true): { images: GraphicBox[]; paths: GraphicBox[] } {
+  const { fast: m, scratch: s } = e;
+  const images: GraphicBox[] = [];
+  const paths: GraphicBox[] = [];
+  walk(e, page, (obj, type, ctm) => {
+    if (images.length + paths.length >= MAX_GRAPHICS) return false;
+    if (type !== OBJ_IMAGE && (type !== OBJ_PATH || !withPaths)) return;
+    if (type === OBJ_PATH) {
+      if (!m.FPDFPath_GetDrawMode(obj, s, s + 4)) return;
+      const i = e.i32();
+      const fillMode = i[s >> 2]!, strokeOn = i[(s >> 2) + 1]! !== 0;
+      const sc = strokeOn ? colour(e, obj, true) : -1;
+      const fc = fillMode !== 0 ? colour(e, obj, false) : -1;
+      if ((sc === -1 || sc === 0xffffff) && (fc === -1 || fc === 0xffffff)) return;
+    }
+    if (!m.FPDFPageObj_GetBounds(obj, s, s + 4, s + 8, s + 12)) return;
+    const f = e.f32();
+    const o = s >> 2;
+    const l = f[o]!, b = f[o + 1]!, r = f[o + 2]!, t = f[o + 3]!;
+    // the object's bounds are in the space of the form it is in: through the forms' matrices, then to the view
+    const to = multiply(ctm, view);
+    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    for (const [x, y] of [[l, b], [l, t], [r, b], [r, t]] as const) {
+      const vx = to[0] * x + to[2] * y + to[4], vy = to[1] * x + to[3] * y + to[5];
+      if (vx < x0) x0 = vx;
+      if (vx > x1) x1 = vx;
+      if (vy < y0) y0 = vy;
+      if (vy > y1) y1 = vy;
+    }
+    if (!(Number.isFinite(x0) && Number.isFinite(y0) && Number.isFinite(x1) && Number.isFinite(y1))) return;
+    x0 = Math.max(0, x0);
+    y0 = Math.max(0, y0);
+    x1 = Math.min(pageW, x1);
+    y1 = Math.min(pageH, y1);
+    if (x1 - x0 < 0.5 && y1 - y0 < 0.5) return;
+    if ((x1 - x0) * (y1 - y0) > 0.8 * pageW * pageH) return;
+    (type === OBJ_IMAGE ? images : paths).push({ x0, y0, x1, y1 });
+  });
+  return { images, paths };
 }

@@ -15,7 +15,8 @@ import { uniformPixels } from './blank.js';
 import { startEngine, utf16, viewMatrix } from './pdfium.js';
 import type { Matrix } from './pdfium.js';
 import { pageText } from './text.js';
-import { pageInk, pageRules } from './objects.js';
+import { pageGraphics, pageInk, pageRules } from './objects.js';
+import { isFigureCaption, markFigures } from './figures.js';
 import { exitForm, fieldItems, formInfo, initForm, readFormFields } from './forms.js';
 import pngjs from 'pngjs';
 
@@ -244,8 +245,12 @@ function parsePage(d: OpenDoc, n: number): PageResult {
     // ruling lines: read only when the text could be a table
     const rules: Rule[] = mayHaveTable(items) ? pageRules(e, page, view, width, height) : [];
     t = tick('rules', t);
-    const elements: PageElement[] = layoutPage(items, rules, { width, height, markHyphenBreaks: true });
+    let elements: PageElement[] = layoutPage(items, rules, { width, height, markHyphenBreaks: true });
     t = tick('layout', t);
+    // figures: the text inside pictures (images; drawings next to a figure caption, whose paths are read only then)
+    const captioned = elements.some((el) => el.kind === 'text' && el.lines <= 3 && isFigureCaption(el.text));
+    elements = markFigures(elements, pageGraphics(e, page, view, width, height, captioned), { width, height });
+    t = tick('figures', t);
     for (const r of rotated) {
       elements.push({ kind: 'text', type: 'paragraph', text: r.str.trim(), bbox: { x: round(r.x), y: round(r.top), width: round(r.width), height: round(r.bottom - r.top) }, lines: 1, size: r.size, bold: r.bold });
     }

@@ -2,7 +2,8 @@ import type { BBox } from '@quire/core';
 
 import type { TableElement } from '@quire/layout';
 
-export type TextElementType = 'paragraph' | 'list_item' | 'key_value' | 'caption';
+/** `figure`: text inside a picture (figures.ts), kept out of the reading flow */
+export type TextElementType = 'paragraph' | 'list_item' | 'key_value' | 'caption' | 'figure';
 
 export interface TextElement {
   kind: 'text';

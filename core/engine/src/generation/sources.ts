@@ -4,7 +4,7 @@
  * (checkSources) and the sources are loaded again by the stage, which fails at once when one was deleted
  * meanwhile.
  */
-import { NonRetryableError, errors, findTitle, headerRowCount, plausibleTitle, tableGrid } from '@quire/core';
+import { NonRetryableError, bodyText, errors, findTitle, headerRowCount, plausibleTitle, tableGrid } from '@quire/core';
 import type { Chunk, DocumentRecord, ExtractionRecord, FieldResult, ParsedDocument } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import type { AuthInfo } from '../accounts/access.js';
@@ -104,13 +104,15 @@ export function generatedTitle(kind: 'run' | 'report' | 'summary', sources: Sour
 async function loadDocument(rt: Engine, doc: DocumentRecord, textChars: number): Promise<SourceDocument> {
   const parsed = await loadParsed(rt, contentKey(doc.id)).catch(() => null);
   if (!parsed) throw new NonRetryableError(`The parsed content of document ${doc.id} is no longer available`);
+  const body = bodyText(parsed);
   return {
     id: doc.id,
     name: doc.name,
     title: documentTitle(parsed),
     file_type: doc.file_type,
     pages: doc.pages,
-    text: parsed.text.length > textChars ? parsed.text.slice(0, textChars) : parsed.text,
+    // the running text: page furniture and the text inside figures are no part of what a template reads
+    text: body.length > textChars ? body.slice(0, textChars) : body,
     headings: parsed.blocks.filter((b) => b.type === 'heading').map((b) => ({ level: b.level ?? 2, text: b.text.replace(/\s+/g, ' ').trim(), page: b.page })),
     key_values: parsed.blocks.filter((b) => b.type === 'key_value' && b.key !== undefined).map((b) => ({ key: b.key!.trim(), value: (b.value ?? '').trim(), page: b.page })),
     tables: parsed.tables.map(tableOf),

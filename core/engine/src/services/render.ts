@@ -2,7 +2,10 @@ import { renderTable, tableToHtml, tableToJson, tableToMarkdown } from '@quire/c
 import type { BBox, ParsedDocument } from '@quire/core';
 import { round } from '@quire/text';
 
-/** Markdown of a parsed document: headings, lists, key-values, tables, paragraphs in reading order. */
+/**
+ * Markdown of a parsed document: headings, lists, key-values, tables, paragraphs in reading order. Page
+ * furniture and the text inside figures are left out (the JSON keeps them), as the chunks leave them out.
+ */
 export function toMarkdown(doc: ParsedDocument): string {
   const out: string[] = [];
   for (const b of doc.blocks) {
@@ -21,6 +24,7 @@ export function toMarkdown(doc: ParsedDocument): string {
         break;
       case 'header':
       case 'footer':
+      case 'figure':
         break;
       case 'caption':
         out.push(`*${b.text}*`);

@@ -2,7 +2,7 @@
  * The sections of a split, by method: `manual` (the given ranges, checked), `page` (every N pages) and `ai`
  * (boundaries found by the splitter plugin, names and types refined by the llm plugin when one is set).
  */
-import { errors } from '@quire/core';
+import { errors, isAsideBlock } from '@quire/core';
 import type { LlmPlugin, ParsedDocument, SplitSuggestion } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 
@@ -136,8 +136,8 @@ function fromSuggestion(s: SplitSuggestion): PlannedSection {
 async function refineWithModel(rt: Engine, llm: LlmPlugin, doc: ParsedDocument, sections: PlannedSection[], instructions: string | null, signal?: AbortSignal): Promise<void> {
   const excerpt = (s: PlannedSection) =>
     doc.blocks
-      // page furniture (running heads, footers, page numbers) says nothing of what a section is
-      .filter((b) => b.page >= s.page_start && b.page <= s.page_end && b.type !== 'header' && b.type !== 'footer')
+      // page furniture (running heads, footers, page numbers) and a figure's labels say nothing of what a section is
+      .filter((b) => b.page >= s.page_start && b.page <= s.page_end && !isAsideBlock(b))
       .map((b) => b.text)
       .join('\n')
       .slice(0, 600);

@@ -158,6 +158,30 @@ export interface ParsedDocument {
   issues: DocIssue[];
 }
 
+/**
+ * Blocks out of the reading flow: page furniture (running heads, footers, page numbers) and the text inside
+ * figures (labels of a diagram). The document keeps them; chunks, chat and generation read without them.
+ */
+export const isAsideBlock = (b: Pick<Block, 'type'>): boolean => b.type === 'header' || b.type === 'footer' || b.type === 'figure';
+
+/**
+ * The document's running text: its text less the spans of furniture and figure blocks (isAsideBlock), the
+ * blank lines they leave behind closed up. The whole text when every block is such a block (nothing else to read).
+ */
+export function bodyText(doc: Pick<ParsedDocument, 'text' | 'blocks'>): string {
+  const text = doc.text ?? '';
+  const aside = (doc.blocks ?? []).filter((b) => isAsideBlock(b) && b.span && b.span.end > b.span.start).sort((a, b) => a.span.start - b.span.start);
+  if (!aside.length || aside.length === doc.blocks.length) return text;
+  let out = '';
+  let at = 0;
+  for (const b of aside) {
+    if (b.span.start > at) out += text.slice(at, b.span.start);
+    at = Math.max(at, b.span.end);
+  }
+  out += text.slice(at);
+  return out.replace(/\n{3,}/g, '\n\n').trim();
+}
+
 export interface Chunk {
   id: string;
   index: number;
