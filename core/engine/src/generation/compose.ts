@@ -173,7 +173,8 @@ async function llmWrite(rt: Engine, passages: Passage[], data: unknown[], instru
   const { title, blocks } = markdownToBlocks(content, { cites: true });
   const renumber = (t: GeneratedText): GeneratedText => {
     const nums = (t.citations ?? []).filter((n) => n >= 1 && n <= passages.length).map((n) => cites.cite({ ...passages[n - 1]!, quote: passages[n - 1]!.text }));
-    return nums.length ? { text: t.text, citations: [...new Set(nums)] } : { text: t.text };
+    const { citations: _given, ...rest } = t;
+    return nums.length ? { ...rest, citations: [...new Set(nums)] } : rest;
   };
   return {
     title,
