@@ -23,6 +23,7 @@ const MODEL: GeneratedDocumentModel = {
     { type: 'quote', text: 'Request: summarise the quarter' },
     { type: 'heading', level: 2, text: 'Revenue' },
     { type: 'paragraph', text: 'Revenue grew by 18 percent.', citations: [1] },
+    { type: 'paragraph', text: 'Supplier: ACME Ltd\nTotal: 21.5 see portal', inlines: [{ text: 'Supplier: ' }, { text: 'ACME Ltd', bold: true }, { text: '\nTotal: ' }, { text: '21.5', code: true }, { text: ' see ' }, { text: 'portal', italic: true, href: 'https://example.com/p' }] },
     { type: 'table', caption: 'Totals', header: ['Region', 'Revenue'], rows: [['North', '12.5'], ['South', '9.0']] },
     { type: 'heading', level: 3, text: 'Notes' },
     { type: 'list', ordered: true, items: [{ text: 'First note' }, { text: 'Second note', citations: [2] }] },
