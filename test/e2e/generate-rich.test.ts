@@ -41,6 +41,12 @@ Pay through [the supplier portal](${URL_}) before the due date.
 
 - **Approved** by finance
 - Filed under {{invoice_number}}
+
+## Amounts of \`{{invoice_number}}\`
+
+| Item | Amount |
+|---|---|
+| **Grand total** | {{total}} |
 `;
 
 /** A loan survey over three pages: one sentence carries the key figures among sentences that carry none. */
@@ -129,6 +135,8 @@ describe('generation keeps rich text, corrections and lengths', () => {
     assert.match(runOf('2024-03-05'), /<w:i\/>/, 'italic');
     assert.match(runOf('1234.5'), /Courier New/, 'code in a monospace font');
     assert.match(runOf('Approved'), /<w:b\/>/, 'bold in a list item');
+    assert.match(runOf('Grand total'), /<w:b\/>/, 'bold in a table cell');
+    assert.match(runOf('INV-7731'), /Courier New/, 'code in a heading');
     assert.doesNotMatch(runOf('Supplier: '), /<w:b\/>/, 'the label is not bold');
     // the link: a w:hyperlink whose relationship targets the URL, around the link's text
     const link = /<w:hyperlink [^>]*r:id="([^"]+)"[^>]*>(.*?)<\/w:hyperlink>/s.exec(xml);
@@ -145,9 +153,13 @@ describe('generation keeps rich text, corrections and lengths', () => {
     const para = mdTree(md).children.find((n: any) => n.type === 'paragraph' && textOf(n).startsWith('Supplier'));
     assert.deepEqual(para.children.map((c: any) => c.type), ['text', 'strong', 'break', 'text', 'emphasis', 'break', 'text', 'inlineCode']);
     assert.match(md, new RegExp(`\\[the supplier portal\\]\\(${URL_.replace(/[.]/g, '\\.')}\\)`));
+    assert.match(md, /^## Amounts of `INV-7731`$/m);
+    assert.match(md, /^\| \*\*Grand total\*\* +\| 1234\.5 +\|$/m);
     const html = (await run('html')).toString('utf8');
     assert.match(html, /Supplier: <strong>ACME Supplies Ltd<\/strong><br>Invoice date: <em>2024-03-05<\/em><br>Total: <code>1234\.5<\/code>/);
     assert.match(html, new RegExp(`<a href="${URL_.replace(/[.]/g, '\\.')}">the supplier portal</a>`));
+    assert.match(html, /<h2>Amounts of <code>INV-7731<\/code><\/h2>/);
+    assert.match(html, /<td><strong>Grand total<\/strong><\/td><td>1234\.5<\/td>/);
   });
 
   test('pdf: the lines are separate lines, the link shows its URL, bold and italic are bold and italic fonts', { skip: pdfSkip }, async () => {

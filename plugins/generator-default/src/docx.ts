@@ -6,7 +6,7 @@
  * pasted into a document.
  */
 import { AlignmentType, BorderStyle, Document, ExternalHyperlink, HeadingLevel, LevelFormat, Packer, Paragraph, ShadingType, Table, TableCell, TableRow, TextRun, WidthType } from 'docx';
-import { inlinesOf, safeHref, sourcesSection } from '@quire/core';
+import { cellInlinesOf, inlinesOf, safeHref, sourcesSection } from '@quire/core';
 import type { GeneratedBlock, GeneratedDocumentModel, GeneratedText } from '@quire/core';
 
 const HEADINGS = [HeadingLevel.HEADING_1, HeadingLevel.HEADING_2, HeadingLevel.HEADING_3, HeadingLevel.HEADING_4, HeadingLevel.HEADING_5, HeadingLevel.HEADING_6] as const;
@@ -18,11 +18,11 @@ const borders = { top: border, bottom: border, left: border, right: border };
 const lineRuns = (text: string, props: { bold?: boolean; italics?: boolean; font?: string; style?: string } = {}) => text.split('\n').map((line, i) => new TextRun({ text: line, break: i ? 1 : 0, ...props }));
 
 /** Runs of a text: its inlines (bold, italics, code, links), its line breaks and its citation markers. */
-function runs(t: GeneratedText): (TextRun | ExternalHyperlink)[] {
+function runs(t: GeneratedText, base: { bold?: boolean } = {}): (TextRun | ExternalHyperlink)[] {
   const out: (TextRun | ExternalHyperlink)[] = [];
   for (const r of inlinesOf(t)) {
     const href = safeHref(r.href);
-    const props = { ...(r.bold ? { bold: true } : {}), ...(r.italic ? { italics: true } : {}), ...(r.code ? { font: 'Courier New' } : {}), ...(href ? { style: 'Hyperlink' } : {}) };
+    const props = { ...(r.bold || base.bold ? { bold: true } : {}), ...(r.italic ? { italics: true } : {}), ...(r.code ? { font: 'Courier New' } : {}), ...(href ? { style: 'Hyperlink' } : {}) };
     if (href) out.push(new ExternalHyperlink({ link: href, children: lineRuns(r.text, props) }));
     else out.push(...lineRuns(r.text, props));
   }
@@ -32,12 +32,13 @@ function runs(t: GeneratedText): (TextRun | ExternalHyperlink)[] {
 
 function table(b: Extract<GeneratedBlock, { type: 'table' }>): Table {
   const cols = Math.max(b.header.length, ...b.rows.map((r) => r.length), 1);
-  const row = (cells: string[], header: boolean) =>
+  const off = b.header.length ? 1 : 0;
+  const row = (cells: string[], at: number, header: boolean) =>
     new TableRow({
       ...(header ? { tableHeader: true } : {}),
-      children: Array.from({ length: cols }, (_, i) => new TableCell({ borders, shading: header ? { type: ShadingType.CLEAR, color: 'auto', fill: 'EEEEEE' } : undefined, children: [new Paragraph({ children: lineRuns(cells[i] ?? '', header ? { bold: true } : {}) })] })),
+      children: Array.from({ length: cols }, (_, i) => new TableCell({ borders, shading: header ? { type: ShadingType.CLEAR, color: 'auto', fill: 'EEEEEE' } : undefined, children: [new Paragraph({ children: runs({ text: cells[i] ?? '', inlines: cellInlinesOf(b, at, i) }, { bold: header }) })] })),
     });
-  return new Table({ width: { size: 100, type: WidthType.PERCENTAGE }, rows: [...(b.header.length ? [row(b.header, true)] : []), ...b.rows.map((r) => row(r, false))] });
+  return new Table({ width: { size: 100, type: WidthType.PERCENTAGE }, rows: [...(b.header.length ? [row(b.header, 0, true)] : []), ...b.rows.map((r, i) => row(r, i + off, false))] });
 }
 
 export async function renderDocx(model: GeneratedDocumentModel): Promise<Buffer> {
@@ -46,7 +47,7 @@ export async function renderDocx(model: GeneratedDocumentModel): Promise<Buffer>
   for (const b of [...model.blocks, ...sourcesSection(model)]) {
     switch (b.type) {
       case 'heading':
-        children.push(new Paragraph({ heading: HEADINGS[b.level - 1], children: [new TextRun(b.text)] }));
+        children.push(new Paragraph({ heading: HEADINGS[b.level - 1], children: runs(b) }));
         break;
       case 'paragraph':
         children.push(new Paragraph({ children: runs(b), spacing: { after: 120 } }));

@@ -6,7 +6,7 @@
  */
 import { toMarkdown } from 'mdast-util-to-markdown';
 import { gfmTableToMarkdown } from 'mdast-util-gfm-table';
-import { citationMarkers, inlinesOf, safeHref, sourcesSection } from '@quire/core';
+import { cellInlinesOf, citationMarkers, inlinesOf, safeHref, sourcesSection } from '@quire/core';
 import type { GeneratedBlock, GeneratedDocumentModel, GeneratedText } from '@quire/core';
 import type { BlockContent, PhrasingContent, Root, RootContent, TableRow } from 'mdast';
 
@@ -29,12 +29,12 @@ function phrasing(t: GeneratedText): PhrasingContent[] {
   return out;
 }
 /** a cell holds one line: line breaks inside a value become spaces */
-const cell = (value: string) => ({ type: 'tableCell' as const, children: [text(value.replace(/\s*\n\s*/g, ' '))] });
+const oneLine = (t: GeneratedText): GeneratedText => ({ text: t.text.replace(/\s*\n\s*/g, ' '), ...(t.inlines ? { inlines: t.inlines.map((r) => ({ ...r, text: r.text.replace(/\s*\n\s*/g, ' ') })) } : {}) });
 
 function node(b: GeneratedBlock): RootContent {
   switch (b.type) {
     case 'heading':
-      return { type: 'heading', depth: b.level, children: [text(b.text)] };
+      return { type: 'heading', depth: b.level, children: phrasing(oneLine(b)) };
     case 'paragraph':
       return { type: 'paragraph', children: phrasing(b) };
     case 'quote':
@@ -44,7 +44,8 @@ function node(b: GeneratedBlock): RootContent {
     case 'table': {
       const cols = Math.max(b.header.length, ...b.rows.map((r) => r.length), 1);
       const pad = (r: string[]) => Array.from({ length: cols }, (_, i) => r[i] ?? '');
-      const rows: TableRow[] = [b.header, ...b.rows].map((r) => ({ type: 'tableRow', children: pad(r).map(cell) }));
+      // the table has a header row here (renderMarkdown gives one to a table without): cellInlines is [header, ...rows]
+      const rows: TableRow[] = [b.header, ...b.rows].map((r, i) => ({ type: 'tableRow', children: pad(r).map((c, j) => ({ type: 'tableCell' as const, children: phrasing(oneLine({ text: c, inlines: cellInlinesOf(b, i, j) })) })) }));
       return { type: 'table', align: Array.from({ length: cols }, () => null), children: rows };
     }
     case 'code':
@@ -58,7 +59,7 @@ export function renderMarkdown(model: GeneratedDocumentModel): string {
   const children: RootContent[] = [{ type: 'heading', depth: 1, children: [text(model.title)] }];
   for (const b of [...model.blocks, ...sourcesSection(model)]) {
     // GFM tables need a header row: a table without one gets the columns' numbers
-    if (b.type === 'table' && !b.header.length) children.push(node({ ...b, header: (b.rows[0] ?? ['']).map((_, i) => `Column ${i + 1}`) }));
+    if (b.type === 'table' && !b.header.length) children.push(node({ ...b, header: (b.rows[0] ?? ['']).map((_, i) => `Column ${i + 1}`), ...(b.cellInlines ? { cellInlines: [[], ...b.cellInlines] } : {}) }));
     else children.push(node(b));
     if (b.type === 'table' && b.caption) children.splice(children.length - 1, 0, { type: 'paragraph', children: [{ type: 'strong', children: [text(b.caption)] }] });
   }

@@ -117,7 +117,7 @@ function textOf(n: MdNode): string {
 function block(n: MdNode, cites: boolean, out: GeneratedBlock[]): void {
   switch (n.type) {
     case 'heading':
-      out.push({ type: 'heading', level: Math.min(6, Math.max(1, n.depth ?? 2)) as 1 | 2 | 3 | 4 | 5 | 6, text: textOf(n).trim() });
+      out.push({ type: 'heading', level: Math.min(6, Math.max(1, n.depth ?? 2)) as 1 | 2 | 3 | 4 | 5 | 6, ...textOfRuns(inlinesOfNode(n), false) });
       return;
     case 'paragraph':
     case 'html': {
@@ -132,8 +132,10 @@ function block(n: MdNode, cites: boolean, out: GeneratedBlock[]): void {
       out.push({ type: 'list', ordered: !!n.ordered, items: (n.children ?? []).map((item) => textOfRuns(runsOf(item.children ?? [], ' '), cites)) });
       return;
     case 'table': {
-      const rows = (n.children ?? []).map((r) => (r.children ?? []).map((c) => textOf(c).trim()));
-      out.push({ type: 'table', header: rows[0] ?? [], rows: rows.slice(1) });
+      const cells = (n.children ?? []).map((r) => (r.children ?? []).map((c) => textOfRuns(inlinesOfNode(c), false)));
+      const rows = cells.map((r) => r.map((c) => c.text));
+      const formatted = cells.some((r) => r.some((c) => c.inlines));
+      out.push({ type: 'table', header: rows[0] ?? [], rows: rows.slice(1), ...(formatted ? { cellInlines: cells.map((r) => r.map((c) => c.inlines ?? null)) } : {}) });
       return;
     }
     case 'code':

@@ -48,6 +48,14 @@ export function inlinesOf(t: Pick<GeneratedText, 'text' | 'inlines'>): Generated
   return t.inlines?.length ? t.inlines : [{ text: t.text }];
 }
 
+/**
+ * The formatted runs of a table cell, or undefined for a plain one. `row` counts the header row first when
+ * the table has one (cellInlines is [header, ...rows]).
+ */
+export function cellInlinesOf(t: { header: string[]; cellInlines?: (GeneratedInline[] | null)[][] }, row: number, col: number): GeneratedInline[] | undefined {
+  return t.cellInlines?.[row]?.[col] ?? undefined;
+}
+
 /** Whether a link target is one a generated document may carry (http, https, mailto). */
 export function safeHref(href: string | null | undefined): string | null {
   const h = (href ?? '').trim();
@@ -55,11 +63,18 @@ export function safeHref(href: string | null | undefined): string | null {
 }
 
 export type GeneratedBlock =
-  | { type: 'heading'; level: 1 | 2 | 3 | 4 | 5 | 6; text: string }
+  | { type: 'heading'; level: 1 | 2 | 3 | 4 | 5 | 6; text: string; inlines?: GeneratedInline[] }
   | ({ type: 'paragraph' } & GeneratedText)
   | ({ type: 'quote' } & GeneratedText)
   | { type: 'list'; ordered: boolean; items: GeneratedText[] }
-  | { type: 'table'; header: string[]; rows: string[][]; caption?: string }
+  | {
+      type: 'table';
+      header: string[];
+      rows: string[][];
+      caption?: string;
+      /** the formatted runs of the cells that have formatting, row by row ([header, ...rows]); null for a plain cell */
+      cellInlines?: (GeneratedInline[] | null)[][];
+    }
   | { type: 'code'; text: string; language?: string }
   | { type: 'rule' };
 
@@ -142,7 +157,7 @@ function citeHtml(citations: number[] | undefined): string {
 function blockHtml(b: GeneratedBlock, sources = false): string {
   switch (b.type) {
     case 'heading':
-      return `<h${b.level}>${escapeHtml(b.text)}</h${b.level}>`;
+      return `<h${b.level}>${inlineHtml(b)}</h${b.level}>`;
     case 'paragraph':
       return `<p>${inlineHtml(b)}${citeHtml(b.citations)}</p>`;
     case 'quote':
@@ -154,8 +169,10 @@ function blockHtml(b: GeneratedBlock, sources = false): string {
     }
     case 'table': {
       const caption = b.caption ? `<caption>${escapeHtml(b.caption)}</caption>` : '';
-      const head = b.header.length ? `<thead><tr>${b.header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead>` : '';
-      const body = b.rows.map((r) => `<tr>${r.map((c) => `<td>${htmlLines(c)}</td>`).join('')}</tr>`).join('\n');
+      const cell = (text: string, row: number, col: number) => inlineHtml({ text, inlines: cellInlinesOf(b, row, col) });
+      const head = b.header.length ? `<thead><tr>${b.header.map((h, j) => `<th>${cell(h, 0, j)}</th>`).join('')}</tr></thead>` : '';
+      const off = b.header.length ? 1 : 0;
+      const body = b.rows.map((r, i) => `<tr>${r.map((c, j) => `<td>${cell(c, i + off, j)}</td>`).join('')}</tr>`).join('\n');
       return `<table>${caption}${head}<tbody>\n${body}\n</tbody></table>`;
     }
     case 'code':
