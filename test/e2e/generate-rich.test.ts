@@ -227,6 +227,15 @@ describe('generation keeps rich text, corrections and lengths', () => {
     for (const length of ['short', 'long']) assert.doesNotMatch(out[length]!.title, /scan_0042|final-v2/, `the ${length} summary's title is not the file name`);
   });
 
+  test('a template updated without output_format keeps its format', async () => {
+    const r = await s.json('/api/generate/templates', { method: 'POST', json: { name: 'Rich note', template_prompt: RICH, output_format: 'docx' } });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    const put = await s.json(`/api/generate/templates/${r.body.template.id}`, { method: 'PUT', json: { name: 'Rich note v2' } });
+    assert.equal(put.status, 200, JSON.stringify(put.body));
+    assert.equal(put.body.template.output_format, 'docx');
+    assert.equal((await s.json(`/api/generate/templates/${r.body.template.id}`)).body.template.output_format, 'docx');
+  });
+
   test('a summary of an invoice with its extraction: short shorter than long, no file name in the title', async () => {
     const sizes: Record<string, number> = {};
     for (const length of ['short', 'long'] as const) {

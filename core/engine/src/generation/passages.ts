@@ -22,9 +22,17 @@ export interface Passage {
 /** sentences considered at most (the similarity matrix is quadratic) */
 const MAX_CANDIDATES = 1500;
 
-/** The quotable sentences of the documents, in document order. */
+/** fewer sentences that end as sentences than this, and lines of prose without a full stop count too */
+const MIN_SENTENCES = 3;
+
+/**
+ * The quotable sentences of the documents, in document order. A document written in lines without full
+ * stops (a Word page of short paragraphs, a form's notes) has few: when the sources have fewer than
+ * MIN_SENTENCES, lines of prose (at least 5 words, lower case, not cut off by the chunk) count too.
+ */
 export function sentencesOf(docs: SourceDocument[]): Passage[] {
-  const out: Passage[] = [];
+  const strict: Passage[] = [];
+  const loose: Passage[] = [];
   docs.forEach((d, di) => {
     for (const c of d.chunks) {
       if (c.metadata.type !== 'text') continue;
@@ -32,12 +40,14 @@ export function sentencesOf(docs: SourceDocument[]): Passage[] {
         if (u.kind !== 'sentence' || u.cut) continue;
         const words = u.text.split(/\s+/).length;
         // fragments, labels and run-on lines are no sentences to quote
-        if (words < 5 || words > 90 || !/[.!?]["'”’)]*$/.test(u.text) || !/\p{Ll}/u.test(u.text)) continue;
-        out.push({ text: u.text, document_id: d.id, document_name: d.name, chunk_id: c.id, page: c.page, order: [di, c.index, u.start] });
+        if (words < 5 || words > 90 || !/\p{Ll}/u.test(u.text)) continue;
+        const p = { text: u.text, document_id: d.id, document_name: d.name, chunk_id: c.id, page: c.page, order: [di, c.index, u.start] as [number, number, number] };
+        (/[.!?]["'”’)]*$/.test(u.text) ? strict : loose).push(p);
       }
     }
   });
-  return out;
+  if (strict.length >= MIN_SENTENCES || !loose.length) return strict;
+  return [...strict, ...loose].sort(byOrder);
 }
 
 type Vec = Map<string, number>;
