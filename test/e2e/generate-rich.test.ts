@@ -246,6 +246,9 @@ describe('generation keeps rich text, corrections and lengths', () => {
       const md = (await download(done.result.file_url)).toString('utf8');
       sizes[length] = md.length;
       assert.doesNotMatch(done.result.title, /invoice-7731/);
+      // every source listed is cited in the text
+      const body = md.slice(0, md.indexOf('## Sources'));
+      for (const c of done.result.citations) assert.ok(body.includes(`[${c.n}]`), `${length}: source ${c.n} is cited in the text`);
     }
     assert.ok(sizes.short! < sizes.long!, `short ${sizes.short} < long ${sizes.long}`);
   });

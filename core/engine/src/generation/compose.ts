@@ -86,8 +86,8 @@ interface FieldRow {
   confidence: number | null;
   corrected: boolean;
   type: string | null;
-  /** the citation of the value's evidence (null without evidence) */
-  cite: number | null;
+  /** cites the value's evidence (null without evidence); only a value the document shows is cited */
+  cite: () => number | null;
 }
 
 /** The scalar fields of an extraction (corrections applied), each citing its evidence; lists of objects apart. */
@@ -105,7 +105,7 @@ function fieldRows(x: SourceExtraction, cites: Citations): { rows: FieldRow[]; n
     }
     const r = results.get(field);
     const ev = r?.evidence ?? null;
-    const cite = ev && value !== null && value !== undefined ? cites.cite({ document_id: x.document_id, document_name: x.document_name ?? 'extraction', chunk_id: ev.chunk_id ?? null, page: ev.page ?? null, quote: ev.text }) : null;
+    const cite = () => (ev && value !== null && value !== undefined ? cites.cite({ document_id: x.document_id, document_name: x.document_name ?? 'extraction', chunk_id: ev.chunk_id ?? null, page: ev.page ?? null, quote: ev.text }) : null);
     rows.push({ field, value, text: valueText(value), confidence: r ? r.confidence : null, corrected: !!r?.corrected, type: types.get(field) ?? null, cite });
   }
   return { rows, nested };
@@ -119,7 +119,10 @@ function fieldTable(rows: FieldRow[], header: string[], cells: (r: FieldRow, val
   if (!rows.length) return [];
   const long = rows.filter((r) => r.text.length > CELL_CHARS);
   const out: GeneratedBlock[] = [{ type: 'table', ...(caption ? { caption } : {}), header, rows: rows.map((r) => cells(r, r.text.length > CELL_CHARS ? `${shorten(r.text, 60)} (in full below)` : r.text)) }];
-  for (const r of long) out.push({ type: 'paragraph', text: `${r.field}: ${r.text}`, inlines: [{ text: `${r.field}:`, bold: true }, { text: ` ${r.text}` }], ...(r.cite ? { citations: [r.cite] } : {}) });
+  for (const r of long) {
+    const n = r.cite();
+    out.push({ type: 'paragraph', text: `${r.field}: ${r.text}`, inlines: [{ text: `${r.field}:`, bold: true }, { text: ` ${r.text}` }], ...(n ? { citations: [n] } : {}) });
+  }
   return out;
 }
 
@@ -128,7 +131,10 @@ const confidenceCell = (r: FieldRow) => (r.confidence === null ? '' : `${r.confi
 /** The extracted fields of an extraction as tables: scalar fields in one, each list of objects in its own. */
 function extractionBlocks(x: SourceExtraction, cites: Citations, level: 2 | 3, heading: string): GeneratedBlock[] {
   const { rows, nested } = fieldRows(x, cites);
-  return [{ type: 'heading', level, text: heading }, ...fieldTable(rows, ['Field', 'Value', 'Confidence', 'Source'], (r, v) => [r.field, v, confidenceCell(r), r.cite ? `[${r.cite}]` : '']), ...nested];
+  return [{ type: 'heading', level, text: heading }, ...fieldTable(rows, ['Field', 'Value', 'Confidence', 'Source'], (r, v) => {
+    const n = r.cite();
+    return [r.field, v, confidenceCell(r), n ? `[${n}]` : ''];
+  }), ...nested];
 }
 
 const WHO = /vendor|supplier|seller|issuer|merchant|customer|buyer|client|bill_?to|ship_?to|recipient|payee|payer|part(?:y|ies)|employer|employee|candidate|landlord|tenant|lender|borrower|insured|insurer|patient|company|organi[sz]ation|author|(?:^|_)name$/i;
@@ -156,21 +162,22 @@ function extractionNarrative(x: SourceExtraction, cites: Citations): GeneratedBl
   const who = pick((r) => (r.type === 'string' || r.type === null || r.type === 'array') && WHO.test(r.field) && !NOT_WHO.test(r.field));
   const mark = (r: FieldRow) => (r.corrected ? ' (corrected)' : '');
   const out: GeneratedBlock[] = [];
-  const para = (label: string, parts: { text: string; cite: number | null }[], plain: string) => {
+  const para = (label: string, parts: FieldRow[], plain: string) => {
     const text = `${label} ${plain}`;
-    const nums = [...new Set(parts.map((p) => p.cite).filter((n): n is number => n !== null))];
+    const nums = [...new Set(parts.map((p) => p.cite()).filter((n): n is number => n !== null))];
     out.push({ type: 'paragraph', text, inlines: [{ text: label, bold: true }, { text: ` ${plain}` }], ...(nums.length ? { citations: nums } : {}) });
   };
   const kind = x.schema_name ?? 'Extraction';
   const ids = what.map((r) => `${r.text}${mark(r)}`).join(', ');
   const whence = x.document_name ? ` from ${x.document_name}` : '';
-  para('What:', what.map((r) => ({ text: r.text, cite: r.cite })), `${kind}${ids ? ` ${ids}` : ''}${whence}.`);
+  para('What:', what, `${kind}${ids ? ` ${ids}` : ''}${whence}.`);
   const list = (rs: FieldRow[], money = false) => rs.map((r) => `${human(r.field)} ${r.text}${money && currency && !/^\D/.test(r.text) ? ` ${currency}` : ''}${mark(r)}`).join('; ');
-  if (who.length) para('Who:', who.map((r) => ({ text: r.text, cite: r.cite })), `${list(who)}.`);
-  if (when.length) para('When:', when.map((r) => ({ text: r.text, cite: r.cite })), `${list(when)}.`);
-  if (much.length) para('How much:', much.map((r) => ({ text: r.text, cite: r.cite })), `${list(much, true)}.`);
+  if (who.length) para('Who:', who, `${list(who)}.`);
+  if (when.length) para('When:', when, `${list(when)}.`);
+  if (much.length) para('How much:', much, `${list(much, true)}.`);
   return out;
 }
+
 function documentBlocks(d: SourceDocument, instruction: string, cites: Citations): GeneratedBlock[] {
   const out: GeneratedBlock[] = [{ type: 'heading', level: 2, text: d.name }];
   const headings = d.headings.filter((h) => h.text.length > 1).slice(0, 40);
@@ -248,13 +255,13 @@ async function llmWrite(rt: Engine, passages: Passage[], data: unknown[], instru
   const { title, blocks } = markdownToBlocks(content, { cites: true });
   const renumber = (t: GeneratedText): GeneratedText => {
     const nums = (t.citations ?? []).filter((n) => n >= 1 && n <= passages.length).map((n) => cites.cite({ ...passages[n - 1]!, quote: passages[n - 1]!.text }));
-    const { citations: _given, ...rest } = t;
-    return nums.length ? { ...rest, citations: [...new Set(nums)] } : rest;
+    // the model's own numbers are replaced: a marker that names no passage is dropped
+    return { text: t.text, ...(t.inlines ? { inlines: t.inlines } : {}), ...(nums.length ? { citations: [...new Set(nums)] } : {}) };
   };
   return {
     title,
     blocks: blocks.map((b): GeneratedBlock => {
-      if (b.type === 'paragraph' || b.type === 'quote') return { ...b, ...renumber(b) };
+      if (b.type === 'paragraph' || b.type === 'quote') return { type: b.type, ...renumber(b) };
       if (b.type === 'list') return { ...b, items: b.items.map(renumber) };
       return b;
     }),
