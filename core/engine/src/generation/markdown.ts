@@ -5,7 +5,7 @@
  * Inline formatting (strong, emphasis, inline code, links) becomes the text's inlines, and a line break
  * inside a paragraph, hard or soft, stays a line break: a template's "Supplier: …" and "Total: …" lines are
  * lines in every format, never one run-on line.
- * Citation markers "[n]" at the end of a paragraph or list item become that block's citations.
+ * Citation markers "[n]" in a paragraph or list item (at its end or inside it) become its citations.
  */
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { gfmTableFromMarkdown } from 'mdast-util-gfm-table';
