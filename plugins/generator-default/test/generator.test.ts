@@ -23,7 +23,8 @@ const MODEL: GeneratedDocumentModel = {
     { type: 'quote', text: 'Request: summarise the quarter' },
     { type: 'heading', level: 2, text: 'Revenue' },
     { type: 'paragraph', text: 'Revenue grew by 18 percent.', citations: [1] },
-    { type: 'table', caption: 'Totals', header: ['Region', 'Revenue'], rows: [['North', '12.5'], ['South', '9.0']] },
+    { type: 'paragraph', text: 'Supplier: ACME Ltd\nTotal: 21.5 see portal', inlines: [{ text: 'Supplier: ' }, { text: 'ACME Ltd', bold: true }, { text: '\nTotal: ' }, { text: '21.5', code: true }, { text: ' see ' }, { text: 'portal', italic: true, href: 'https://example.com/p' }] },
+    { type: 'table', caption: 'Totals', header: ['Region', 'Revenue'], rows: [['North', '12.5'], ['South', '9.0']], cellInlines: [[null, null], [[{ text: 'North', bold: true }], null], [null, null]] },
     { type: 'heading', level: 3, text: 'Notes' },
     { type: 'list', ordered: true, items: [{ text: 'First note' }, { text: 'Second note', citations: [2] }] },
     { type: 'list', ordered: false, items: [{ text: 'A bullet' }] },
@@ -61,7 +62,9 @@ test('docx: headings, a table with its header row, numbered and bulleted lists, 
   assert.match(html, /^<h1>Quarterly report Q3<\/h1>/);
   assert.match(html, /<h2>Revenue<\/h2>/);
   assert.match(html, /<h3>Notes<\/h3>/);
-  assert.match(html, /<table><thead><tr><th><p><strong>Region<\/strong><\/p><\/th><th><p><strong>Revenue<\/strong><\/p><\/th><\/tr><\/thead><tbody><tr><td><p>North<\/p><\/td><td><p>12\.5<\/p><\/td><\/tr>/);
+  // inline formatting: bold, a line break, a link to its URL
+  assert.ok(html.includes('<p>Supplier: <strong>ACME Ltd</strong><br />Total: 21.5 see <a href="https://example.com/p"><em>portal</em></a></p>'), html);
+  assert.match(html, /<table><thead><tr><th><p><strong>Region<\/strong><\/p><\/th><th><p><strong>Revenue<\/strong><\/p><\/th><\/tr><\/thead><tbody><tr><td><p><strong>North<\/strong><\/p><\/td><td><p>12\.5<\/p><\/td><\/tr>/);
   assert.match(html, /<ol><li>First note<\/li><li>Second note<sup>\[2\]<\/sup><\/li><\/ol>/);
   assert.match(html, /<ul><li>A bullet<\/li><\/ul>/);
   assert.match(html, /<h2>Sources<\/h2><ol><li>review\.pdf, page 2 \(chunk c-1\): “Revenue grew by 18 percent\.”<\/li>/);

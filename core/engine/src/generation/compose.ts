@@ -7,9 +7,10 @@
  *   nothing is invented;
  * - a plain instruction with an LLM (QUIRE_LLM_*): the model writes markdown from numbered passages and
  *   must cite them; markers that point at no passage are dropped;
- * - reports: one section per requested name, filled from the passages that best match it (search);
- * - summaries: the most central sentences in their original order, cited (offline), grouped into the
- *   paragraphs the length asks for.
+ * - reports: a narrative of the extractions (what, who, when, how much; corrections applied, cited), then
+ *   one section per requested name, filled from the passages that best match it (search), then the fields;
+ * - summaries: the most central sentences, those stating figures and names first, in their original
+ *   order, cited (offline), grouped into the paragraphs the length asks for (short shorter than long).
  */
 import { GENERATED_LIMITS, errors, isQuireError, runIsolated, siblingModule } from '@quire/core';
 import type { GeneratedBlock, GeneratedDocumentModel, GeneratedText, LlmMessage } from '@quire/core';
@@ -73,26 +74,107 @@ export async function templateModel(prompt: string, sources: Sources, fallbackTi
 
 // ---------------------------------------------------------------- the structured document (offline, plain instruction)
 
-/** The extracted fields of an extraction as tables: scalar fields in one, each list of objects in its own. */
-function extractionBlocks(x: SourceExtraction, cites: Citations, level: 2 | 3, heading: string): GeneratedBlock[] {
-  const out: GeneratedBlock[] = [{ type: 'heading', level, text: heading }];
+/** Values longer than this leave a table's cell: the cell shows their start, the whole value follows the table. */
+const CELL_CHARS = 100;
+/** A value the extractor was less sure of than this (and nobody corrected) is left out of a narrative. */
+const NARRATIVE_CONFIDENCE = 0.5;
+
+interface FieldRow {
+  field: string;
+  value: unknown;
+  text: string;
+  confidence: number | null;
+  corrected: boolean;
+  type: string | null;
+  /** cites the value's evidence (null without evidence); only a value the document shows is cited */
+  cite: () => number | null;
+}
+
+/** The scalar fields of an extraction (corrections applied), each citing its evidence; lists of objects apart. */
+function fieldRows(x: SourceExtraction, cites: Citations): { rows: FieldRow[]; nested: GeneratedBlock[] } {
   const results = new Map(x.field_results.map((f) => [f.field, f]));
-  const rows: string[][] = [];
+  const types = new Map(x.fields.map((f) => [f.name, f.type]));
+  const rows: FieldRow[] = [];
   const nested: GeneratedBlock[] = [];
   for (const [field, value] of Object.entries(x.data)) {
     if (Array.isArray(value) && value.some((v) => v && typeof v === 'object')) {
       const objects = value.filter((v) => v && typeof v === 'object') as Record<string, unknown>[];
       const header = [...new Set(objects.flatMap((o) => Object.keys(o)))];
-      nested.push({ type: 'table', caption: field, header, rows: objects.map((o) => header.map((k) => valueText(o[k]))) });
+      nested.push({ type: 'table', caption: field, header, rows: objects.map((o) => header.map((k) => shorten(valueText(o[k]), CELL_CHARS))) });
       continue;
     }
     const r = results.get(field);
     const ev = r?.evidence ?? null;
-    const n = ev && value !== null && value !== undefined ? cites.cite({ document_id: x.document_id, document_name: x.document_name ?? 'extraction', chunk_id: ev.chunk_id ?? null, page: ev.page ?? null, quote: ev.text }) : null;
-    rows.push([field, valueText(value), r ? r.confidence.toFixed(2) : '', n ? `[${n}]` : '']);
+    const cite = () => (ev && value !== null && value !== undefined ? cites.cite({ document_id: x.document_id, document_name: x.document_name ?? 'extraction', chunk_id: ev.chunk_id ?? null, page: ev.page ?? null, quote: ev.text }) : null);
+    rows.push({ field, value, text: valueText(value), confidence: r ? r.confidence : null, corrected: !!r?.corrected, type: types.get(field) ?? null, cite });
   }
-  if (rows.length) out.push({ type: 'table', header: ['Field', 'Value', 'Confidence', 'Source'], rows });
-  out.push(...nested);
+  return { rows, nested };
+}
+
+/**
+ * Field rows as a table whose cells stay short: a long value shows its start in the cell and follows the
+ * table whole, as a paragraph of its own (wrapped like any text).
+ */
+function fieldTable(rows: FieldRow[], header: string[], cells: (r: FieldRow, value: string) => string[], caption?: string): GeneratedBlock[] {
+  if (!rows.length) return [];
+  const long = rows.filter((r) => r.text.length > CELL_CHARS);
+  const out: GeneratedBlock[] = [{ type: 'table', ...(caption ? { caption } : {}), header, rows: rows.map((r) => cells(r, r.text.length > CELL_CHARS ? `${shorten(r.text, 60)} (in full below)` : r.text)) }];
+  for (const r of long) {
+    const n = r.cite();
+    out.push({ type: 'paragraph', text: `${r.field}: ${r.text}`, inlines: [{ text: `${r.field}:`, bold: true }, { text: ` ${r.text}` }], ...(n ? { citations: [n] } : {}) });
+  }
+  return out;
+}
+
+const confidenceCell = (r: FieldRow) => (r.confidence === null ? '' : `${r.confidence.toFixed(2)}${r.corrected ? ' (corrected)' : ''}`);
+
+/** The extracted fields of an extraction as tables: scalar fields in one, each list of objects in its own. */
+function extractionBlocks(x: SourceExtraction, cites: Citations, level: 2 | 3, heading: string): GeneratedBlock[] {
+  const { rows, nested } = fieldRows(x, cites);
+  return [{ type: 'heading', level, text: heading }, ...fieldTable(rows, ['Field', 'Value', 'Confidence', 'Source'], (r, v) => {
+    const n = r.cite();
+    return [r.field, v, confidenceCell(r), n ? `[${n}]` : ''];
+  }), ...nested];
+}
+
+const WHO = /vendor|supplier|seller|issuer|merchant|customer|buyer|client|bill_?to|ship_?to|recipient|payee|payer|part(?:y|ies)|employer|employee|candidate|landlord|tenant|lender|borrower|insured|insurer|patient|company|organi[sz]ation|author|(?:^|_)name$/i;
+const NOT_WHO = /address|vat|tax_?id|iban|bic|swift|e?mail|phone|fax|url|website|(?:^|_)(?:number|no|id|code)$/i;
+const WHEN = /date|(?:^|_)at$|period|deadline|(?:^|_)due|expir|effective|(?:^|_)year$/i;
+const MUCH = /total|amount|sum|subtotal|(?:^|_)tax$|vat_amount|price|value|cost|balance|fee|salary|revenue|income|payment|due$/i;
+const WHAT = /(?:^|_)(?:number|no|reference|ref|title|id)$/i;
+const human = (field: string) => field.replace(/_/g, ' ').trim();
+
+/**
+ * A short narrative of an extraction, built from its fields (corrections applied): what it is (the schema's
+ * name, its number or title, the document), who (parties), when (dates) and how much (amounts, with the
+ * currency), one paragraph each, every value citing the evidence it was read from. Values the extractor
+ * was unsure of, long values and lists stay out (the table has them).
+ */
+function extractionNarrative(x: SourceExtraction, cites: Citations): GeneratedBlock[] {
+  const { rows } = fieldRows(x, cites);
+  const usable = rows.filter((r) => r.text && r.text.length <= 120 && (typeof r.value !== 'object' || r.value === null) && (r.corrected || (r.confidence ?? 0) >= NARRATIVE_CONFIDENCE));
+  const currency = usable.find((r) => /^currency$/i.test(r.field))?.text ?? null;
+  const taken = new Set<string>();
+  const pick = (test: (r: FieldRow) => boolean) => usable.filter((r) => !taken.has(r.field) && test(r)).map((r) => (taken.add(r.field), r));
+  const what = pick((r) => WHAT.test(r.field) && !NOT_WHO.test(r.field.replace(/(?:^|_)(?:number|no|id)$/i, '')) && !/vat|tax|iban/i.test(r.field)).slice(0, 2);
+  const when = pick((r) => r.type === 'date' || (WHEN.test(r.field) && r.type !== 'number'));
+  const much = pick((r) => (r.type === 'number' || typeof r.value === 'number') && MUCH.test(r.field));
+  const who = pick((r) => (r.type === 'string' || r.type === null || r.type === 'array') && WHO.test(r.field) && !NOT_WHO.test(r.field));
+  const mark = (r: FieldRow) => (r.corrected ? ' (corrected)' : '');
+  const out: GeneratedBlock[] = [];
+  const para = (label: string, parts: FieldRow[], plain: string) => {
+    const text = `${label} ${plain}`;
+    const nums = [...new Set(parts.map((p) => p.cite()).filter((n): n is number => n !== null))];
+    out.push({ type: 'paragraph', text, inlines: [{ text: label, bold: true }, { text: ` ${plain}` }], ...(nums.length ? { citations: nums } : {}) });
+  };
+  const kind = x.schema_name ?? 'Extraction';
+  const ids = what.map((r) => `${r.text}${mark(r)}`).join(', ');
+  const whence = x.document_name ? ` from ${x.document_name}` : '';
+  para('What:', what, `${kind}${ids ? ` ${ids}` : ''}${whence}.`);
+  const list = (rs: FieldRow[], money = false) => rs.map((r) => `${human(r.field)} ${r.text}${money && currency && !/^\D/.test(r.text) ? ` ${currency}` : ''}${mark(r)}`).join('; ');
+  if (who.length) para('Who:', who, `${list(who)}.`);
+  if (when.length) para('When:', when, `${list(when)}.`);
+  if (much.length) para('How much:', much, `${list(much, true)}.`);
   return out;
 }
 
@@ -173,12 +255,13 @@ async function llmWrite(rt: Engine, passages: Passage[], data: unknown[], instru
   const { title, blocks } = markdownToBlocks(content, { cites: true });
   const renumber = (t: GeneratedText): GeneratedText => {
     const nums = (t.citations ?? []).filter((n) => n >= 1 && n <= passages.length).map((n) => cites.cite({ ...passages[n - 1]!, quote: passages[n - 1]!.text }));
-    return nums.length ? { text: t.text, citations: [...new Set(nums)] } : { text: t.text };
+    // the model's own numbers are replaced: a marker that names no passage is dropped
+    return { text: t.text, ...(t.inlines ? { inlines: t.inlines } : {}), ...(nums.length ? { citations: [...new Set(nums)] } : {}) };
   };
   return {
     title,
     blocks: blocks.map((b): GeneratedBlock => {
-      if (b.type === 'paragraph' || b.type === 'quote') return { ...b, ...renumber(b) };
+      if (b.type === 'paragraph' || b.type === 'quote') return { type: b.type, ...renumber(b) };
       if (b.type === 'list') return { ...b, items: b.items.map(renumber) };
       return b;
     }),
@@ -219,6 +302,11 @@ export async function reportModel(rt: Engine, auth: AuthInfo, sources: Sources, 
   const summary: { name: string; citations: number[] }[] = [];
   const ids = sources.documents.map((d) => d.id);
   const byId = new Map(sources.documents.map((d) => [d.id, d]));
+  // the report opens with what the extractions say (what, who, when, how much), cited
+  if (sources.extractions.length) {
+    blocks.push({ type: 'heading', level: 2, text: 'Overview' });
+    for (const x of sources.extractions) blocks.push(...extractionNarrative(x, cites));
+  }
   for (const name of sections) {
     blocks.push({ type: 'heading', level: 2, text: name });
     const used: number[] = [];
@@ -245,14 +333,13 @@ export async function reportModel(rt: Engine, auth: AuthInfo, sources: Sources, 
     }
     const nameTerms = new Set(terms(name));
     for (const x of sources.extractions) {
-      const rows = Object.entries(x.data)
-        .filter(([k, v]) => v !== null && v !== undefined && terms(k.replace(/_/g, ' ')).some((t) => nameTerms.has(t)))
-        .map(([k, v]) => [k, valueText(v)]);
-      if (rows.length) blocks.push({ type: 'table', caption: `Extracted from ${x.document_name ?? 'extraction'}`, header: ['Field', 'Value'], rows });
+      const rows = fieldRows(x, cites).rows.filter((r) => r.value !== null && r.value !== undefined && terms(r.field.replace(/_/g, ' ')).some((t) => nameTerms.has(t)));
+      blocks.push(...fieldTable(rows, ['Field', 'Value'], (r, v) => [r.field, `${v}${r.corrected ? ' (corrected)' : ''}`], `Extracted from ${x.document_name ?? 'extraction'}`));
     }
     if (!found.length && !wrote) blocks.push({ type: 'paragraph', text: `The sources have no passage about ${name}.` });
     summary.push({ name, citations: [...new Set(used)] });
   }
+  sources.extractions.forEach((x, i) => blocks.push(...extractionBlocks(x, cites, 2, sources.extractions.length > 1 ? `Extracted fields: ${x.document_name ?? `extraction ${i + 1}`}` : 'Extracted fields')));
   return { model: { title, blocks, citations: cites.list }, sections: summary };
 }
 
@@ -260,11 +347,16 @@ export async function reportModel(rt: Engine, auth: AuthInfo, sources: Sources, 
 
 export type SummaryLength = 'short' | 'medium' | 'long';
 
-/** Paragraphs and sentences per paragraph of each length (spec §4.6: short 1–2 paragraphs, medium 3–5, long comprehensive). */
-const SHAPES: Record<SummaryLength, { paragraphs: number; per: number }> = {
-  short: { paragraphs: 2, per: 2 },
-  medium: { paragraphs: 4, per: 3 },
-  long: { paragraphs: 8, per: 3 },
+/**
+ * Each length (spec §4.6: short 1–2 paragraphs, medium 3–5, long comprehensive): its paragraphs, sentences
+ * per paragraph, the share of the source's sentences it takes at most (so a short summary of a short
+ * source is still shorter than a long one), its character budget, and how many key values of a document
+ * with few sentences it lists.
+ */
+const SHAPES: Record<SummaryLength, { paragraphs: number; per: number; share: number; chars: number; facts: number }> = {
+  short: { paragraphs: 2, per: 2, share: 1 / 3, chars: 700, facts: 0 },
+  medium: { paragraphs: 4, per: 3, share: 2 / 3, chars: 4000, facts: 8 },
+  long: { paragraphs: 8, per: 3, share: 1, chars: Infinity, facts: 40 },
 };
 
 export interface SummarySentence {
@@ -276,21 +368,46 @@ export interface SummarySentence {
   page: number;
 }
 
+/** The key values of the documents (label: value), each citing the chunk that holds it, for sources with few sentences. */
+function keyFacts(docs: SourceDocument[], max: number, cites: Citations): GeneratedText[] {
+  const out: GeneratedText[] = [];
+  for (const d of docs) {
+    for (const kv of d.key_values) {
+      if (out.length >= max) return out;
+      if (!kv.key || !kv.value || kv.value.length > 200) continue;
+      const chunk = d.chunks.find((c) => c.content.includes(kv.value) && c.content.includes(kv.key)) ?? d.chunks.find((c) => c.content.includes(kv.value));
+      const n = cites.cite({ document_id: d.id, document_name: d.name, chunk_id: chunk?.id ?? null, page: chunk?.page ?? kv.page, quote: `${kv.key}: ${kv.value}` });
+      out.push({ text: `${kv.key}: ${kv.value}`, inlines: [{ text: `${kv.key}:`, bold: true }, { text: ` ${kv.value}` }], citations: [n] });
+    }
+  }
+  return out;
+}
+
 /**
- * The offline summary: the most central sentences of the sources, kept in their original order and
- * grouped into paragraphs (as many as the length asks for, fewer only when the sources have fewer
- * sentences); each sentence cites its chunk. style "bullets" gives each paragraph as a list.
+ * The offline summary: the best sentences of the sources (centrality, and the figures and names they
+ * state), kept in their original order and grouped into paragraphs (as many as the length asks for, fewer
+ * only when the sources have fewer sentences); each sentence cites its chunk. A length takes at most its
+ * share of the source's sentences and stays within its character budget (the best sentences kept), so
+ * short is shorter than long whenever the source has more than one sentence. A source with few sentences
+ * (an invoice) adds its key values to medium and long summaries; extractions open with their narrative
+ * (what, who, when, how much), and medium and long summaries add their fields' table. style "bullets" gives
+ * each paragraph as a list.
  */
 export function summaryModel(sources: Sources, length: SummaryLength, title: string, style?: string): { model: GeneratedDocumentModel; sentences: SummarySentence[] } {
   const shape = SHAPES[length];
   const all = sentencesOf(sources.documents);
   // long: comprehensive, growing with the sources (up to 20 paragraphs)
   const paragraphs = length === 'long' ? Math.min(20, Math.max(shape.paragraphs, Math.ceil(all.length / 25))) : shape.paragraphs;
-  const chosen = bestPassages(all, paragraphs * shape.per);
+  const want = Math.max(1, Math.min(paragraphs * shape.per, Math.floor(all.length * shape.share)));
+  const ranked = bestPassages(all, want, undefined, { facts: true, ranked: true });
+  let chars = ranked.reduce((a, p) => a + p.text.length + 1, 0);
+  while (ranked.length > 1 && chars > shape.chars) chars -= ranked.pop()!.text.length + 1;
+  const chosen = ranked.sort((a, b) => a.order[0] - b.order[0] || a.order[1] - b.order[1] || a.order[2] - b.order[2]);
   const count = Math.min(paragraphs, chosen.length);
   const cites = new Citations();
   const blocks: GeneratedBlock[] = [];
   const sentences: SummarySentence[] = [];
+  for (const x of sources.extractions) blocks.push(...extractionNarrative(x, cites));
   for (let p = 0; p < count; p++) {
     const part = chosen.slice(Math.floor((p * chosen.length) / count), Math.floor(((p + 1) * chosen.length) / count));
     const items = part.map((s) => {
@@ -301,8 +418,11 @@ export function summaryModel(sources: Sources, length: SummaryLength, title: str
     if (/bullet|list/i.test(style ?? '')) blocks.push({ type: 'list', ordered: false, items });
     else blocks.push({ type: 'paragraph', text: items.map((i) => i.text).join(' '), citations: [...new Set(items.flatMap((i) => i.citations))] });
   }
-  if (!count) blocks.push({ type: 'paragraph', text: 'The sources have no sentences to summarise.' });
-  for (const x of sources.extractions) blocks.push(...extractionBlocks(x, cites, 2, sources.extractions.length > 1 ? `Extracted fields: ${x.document_name ?? 'extraction'}` : 'Extracted fields'));
+  // few sentences (an invoice, a form): its key values say what the sentences cannot
+  const facts = chosen.length < paragraphs * shape.per ? keyFacts(sources.documents, shape.facts, cites) : [];
+  if (facts.length) blocks.push({ type: 'heading', level: 2, text: 'Key facts' }, { type: 'list', ordered: false, items: facts });
+  if (!count && !facts.length && !sources.extractions.length) blocks.push({ type: 'paragraph', text: 'The sources have no sentences to summarise.' });
+  if (length !== 'short') for (const x of sources.extractions) blocks.push(...extractionBlocks(x, cites, 2, sources.extractions.length > 1 ? `Extracted fields: ${x.document_name ?? 'extraction'}` : 'Extracted fields'));
   return { model: { title, blocks, citations: cites.list }, sentences };
 }
 

@@ -22,9 +22,17 @@ export interface Passage {
 /** sentences considered at most (the similarity matrix is quadratic) */
 const MAX_CANDIDATES = 1500;
 
-/** The quotable sentences of the documents, in document order. */
+/** fewer sentences that end as sentences than this, and lines of prose without a full stop count too */
+const MIN_SENTENCES = 3;
+
+/**
+ * The quotable sentences of the documents, in document order. A document written in lines without full
+ * stops (a Word page of short paragraphs, a form's notes) has few: when the sources have fewer than
+ * MIN_SENTENCES, lines of prose (at least 5 words, lower case, not cut off by the chunk) count too.
+ */
 export function sentencesOf(docs: SourceDocument[]): Passage[] {
-  const out: Passage[] = [];
+  const strict: Passage[] = [];
+  const loose: Passage[] = [];
   docs.forEach((d, di) => {
     for (const c of d.chunks) {
       if (c.metadata.type !== 'text') continue;
@@ -32,12 +40,14 @@ export function sentencesOf(docs: SourceDocument[]): Passage[] {
         if (u.kind !== 'sentence' || u.cut) continue;
         const words = u.text.split(/\s+/).length;
         // fragments, labels and run-on lines are no sentences to quote
-        if (words < 5 || words > 90 || !/[.!?]["'”’)]*$/.test(u.text) || !/\p{Ll}/u.test(u.text)) continue;
-        out.push({ text: u.text, document_id: d.id, document_name: d.name, chunk_id: c.id, page: c.page, order: [di, c.index, u.start] });
+        if (words < 5 || words > 90 || !/\p{Ll}/u.test(u.text)) continue;
+        const p = { text: u.text, document_id: d.id, document_name: d.name, chunk_id: c.id, page: c.page, order: [di, c.index, u.start] as [number, number, number] };
+        (/[.!?]["'”’)]*$/.test(u.text) ? strict : loose).push(p);
       }
     }
   });
-  return out;
+  if (strict.length >= MIN_SENTENCES || !loose.length) return strict;
+  return [...strict, ...loose].sort(byOrder);
 }
 
 type Vec = Map<string, number>;
@@ -78,10 +88,24 @@ function cosine(a: Vec, b: Vec): number {
 const byOrder = (a: Passage, b: Passage) => a.order[0] - b.order[0] || a.order[1] - b.order[1] || a.order[2] - b.order[2];
 
 /**
- * The `count` best passages, in document order: centrality, plus (with a query) the share of the query's
- * terms a sentence has; a sentence too like one already chosen (cosine > 0.6) is skipped.
+ * How much a sentence states, 0–1: its figures (numbers, amounts, percentages, dates) and its named
+ * entities (capitalised words after the first, acronyms). A summary ranks such sentences first, so the
+ * loan survey's "45% … $33,200" comes before a sentence that only talks about the survey.
  */
-export function bestPassages(all: Passage[], count: number, query?: string): Passage[] {
+export function factWeight(text: string): number {
+  const figures = (text.match(/[$€£¥]?\d[\d,.]*(?:\s?(?:%|percent|per cent))?/giu) ?? []).length;
+  const words = text.split(/\s+/).slice(1);
+  const names = words.filter((w) => /^[\p{Lu}][\p{L}'’-]*[\p{L}]/u.test(w) && !/^(?:The|A|An|In|On|At|Of|And|But|For|This|That|These|Those|It|We|They|He|She|I)$/.test(w.replace(/[^\p{L}]/gu, ''))).length;
+  return Math.min(1, figures / 2) * 0.65 + Math.min(1, names / 2) * 0.35;
+}
+
+/**
+ * The `count` best passages, in document order: centrality, plus (with a query) the share of the query's
+ * terms a sentence has, and (`facts`) half of that plus the weight of the figures and names it states
+ * (factWeight), so sentences carrying figures and names rank first; a
+ * sentence too like one already chosen (cosine > 0.6) is skipped.
+ */
+export function bestPassages(all: Passage[], count: number, query?: string, opts: { facts?: boolean; ranked?: boolean } = {}): Passage[] {
   if (!all.length || count <= 0) return [];
   // long documents: candidates spread evenly over the text
   const step = all.length > MAX_CANDIDATES ? all.length / MAX_CANDIDATES : 1;
@@ -102,6 +126,8 @@ export function bestPassages(all: Passage[], count: number, query?: string): Pas
       for (const t of q) if (own.has(t)) hit++;
       s = 0.4 * s + 0.6 * (hit / q.size);
     }
+    // facts first: what a sentence states outweighs how central it is
+    if (opts.facts) s = 0.5 * s + factWeight(p.text);
     return s;
   });
   const ranked = cands.map((_, i) => i).sort((a, b) => score[b]! - score[a]! || byOrder(cands[a]!, cands[b]!));
@@ -111,7 +137,9 @@ export function bestPassages(all: Passage[], count: number, query?: string): Pas
     if (chosen.some((j) => cosine(vs[i]!, vs[j]!) > 0.6)) continue;
     chosen.push(i);
   }
-  return chosen.map((i) => cands[i]!).sort(byOrder);
+  // `ranked`: best first (a caller that trims keeps the best), else in document order
+  const out = chosen.map((i) => cands[i]!);
+  return opts.ranked ? out : out.sort(byOrder);
 }
 
 /** Passages of one chunk that share the most terms with a query (ties: earlier first); the first ones when none does. */

@@ -5,11 +5,13 @@
  * meanwhile.
  */
 import { NonRetryableError, bodyText, errors, findTitle, headerRowCount, plausibleTitle, tableGrid } from '@quire/core';
-import type { Chunk, DocumentRecord, ExtractionRecord, FieldResult, ParsedDocument } from '@quire/core';
+import type { Chunk, DocumentRecord, ExtractionRecord, FieldDefinition, FieldResult, ParsedDocument } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import type { AuthInfo } from '../accounts/access.js';
 import { loadOwned } from '../accounts/access.js';
 import { contentKey, loadChunks, loadParsed } from '../pipelines/steps.js';
+import { applyCorrections } from '../services/extraction-shapes.js';
+import { schemaNameOf } from '../services/extraction-fields.js';
 
 /** Sources one generation may take (spec §8.2 names none; bounded so a job's context stays small). */
 export const MAX_SOURCE_DOCUMENTS = 20;
@@ -40,12 +42,21 @@ export interface SourceDocument {
   chunks: Chunk[];
 }
 
+/**
+ * An extraction as a generation reads it: its data and field results with the user's corrections applied
+ * (a corrected field is marked `corrected` and has the correction's confidence), its field definitions and
+ * the name of its schema (e.g. "Invoice").
+ */
 export interface SourceExtraction {
   id: string;
   document_id: string | null;
   document_name: string | null;
+  /** the document's title, when the extraction's document has one */
+  document_title?: string | null;
+  schema_name: string | null;
+  fields: FieldDefinition[];
   data: Record<string, unknown>;
-  field_results: (FieldResult & { evidence: (FieldResult['evidence'] & { chunk_id?: string }) | null })[];
+  field_results: (FieldResult & { corrected?: boolean; evidence: (FieldResult['evidence'] & { chunk_id?: string }) | null })[];
   confidence: number;
 }
 
@@ -92,11 +103,13 @@ export function documentTitle(parsed: ParsedDocument): string | null {
 /**
  * The title of a generated document when the request gives none: made from the titles of its source
  * documents (a report on them, a summary of them, or the title itself for a document written from an
- * instruction); `fallback` (the output's file name) when no source has a title.
+ * instruction). When no source has a title: "Report" or "Summary", and for a document written from an
+ * instruction `fallback` (the output's name, which the caller may have given).
  */
 export function generatedTitle(kind: 'run' | 'report' | 'summary', sources: Sources, fallback: string): string {
   const titles = [...new Set(sources.documents.map((d) => d.title).filter((t): t is string => !!t))];
-  if (!titles.length) return fallback;
+  // a report or summary of untitled sources is a "Report" or a "Summary", never named after a file
+  if (!titles.length) return kind === 'report' ? 'Report' : kind === 'summary' ? 'Summary' : fallback;
   const what = titles.length === 1 ? titles[0]! : `${titles[0]} and ${titles.length - 1} more document${titles.length > 2 ? 's' : ''}`;
   return kind === 'report' ? `Report on ${what}` : kind === 'summary' ? `Summary of ${what}` : what;
 }
@@ -127,7 +140,9 @@ export async function loadSources(rt: Engine, extractionIds: string[], documentI
     const x = await rt.store.repo('extractions').get(id);
     if (!x) throw new NonRetryableError(`Extraction ${id} no longer exists`);
     const doc = x.document_id ? await rt.store.repo('documents').get(x.document_id) : null;
-    extractions.push({ id: x.id, document_id: x.document_id, document_name: doc?.name ?? null, data: x.data ?? {}, field_results: (x.field_results ?? []) as SourceExtraction['field_results'], confidence: x.confidence });
+    // the user's corrections win over what was extracted
+    const { data, fieldResults } = applyCorrections({ data: x.data ?? {}, field_results: x.field_results ?? [], corrections: x.corrections ?? [] });
+    extractions.push({ id: x.id, document_id: x.document_id, document_name: doc?.name ?? null, schema_name: await schemaNameOf(rt, x.schema_id).catch(() => null), fields: (x.fields ?? []) as FieldDefinition[], data, field_results: fieldResults as SourceExtraction['field_results'], confidence: x.confidence });
   }
   const documents: SourceDocument[] = [];
   // a template may loop over the texts: what it can multiply stays bounded

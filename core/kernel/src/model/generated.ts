@@ -1,7 +1,9 @@
 /**
  * The generated-document model: what the engine's generation service builds (from a template, an
  * extraction, documents, a report or a summary) and what every `generator` plugin writes out in its format
- * (html, markdown, docx, pdf, or a third party's). Text is plain (no inline markup); structure is blocks.
+ * (html, markdown, docx, pdf, or a third party's). Structure is blocks; a text is plain (`text`) and, when it
+ * has inline formatting (bold, italic, code, links) or line breaks that matter, also carries its `inlines`,
+ * which every writer renders (a "\n" in a text is a line break in every format).
  * Claims point at sources through `citations` numbers, which the writers show as [n] markers and as a
  * "Sources" list at the end (sourcesSection), so a reader can check every statement against a chunk.
  */
@@ -19,19 +21,60 @@ export interface GeneratedCitation {
   quote?: string;
 }
 
+/**
+ * A run of inline text with its formatting. "\n" inside `text` is a line break. `href` makes the run a
+ * link (http, https or mailto only: the engine drops any other scheme).
+ */
+export interface GeneratedInline {
+  text: string;
+  bold?: boolean;
+  italic?: boolean;
+  code?: boolean;
+  href?: string;
+}
+
 /** A piece of text with the citations that support it. */
 export interface GeneratedText {
+  /** the plain text (the inlines' texts joined, when there are inlines) */
   text: string;
+  /** the text as formatted runs; absent when the text is plain */
+  inlines?: GeneratedInline[];
   /** numbers of GeneratedDocumentModel.citations */
   citations?: number[];
 }
 
+/** The runs of a text: its inlines, or its plain text as one run. */
+export function inlinesOf(t: Pick<GeneratedText, 'text' | 'inlines'>): GeneratedInline[] {
+  return t.inlines?.length ? t.inlines : [{ text: t.text }];
+}
+
+/**
+ * The formatted runs of a table cell, or undefined for a plain one. `row` counts the header row first when
+ * the table has one (cellInlines is [header, ...rows]).
+ */
+export function cellInlinesOf(t: { header: string[]; cellInlines?: (GeneratedInline[] | null)[][] }, row: number, col: number): GeneratedInline[] | undefined {
+  return t.cellInlines?.[row]?.[col] ?? undefined;
+}
+
+/** Whether a link target is one a generated document may carry (http, https, mailto). */
+export function safeHref(href: string | null | undefined): string | null {
+  const h = (href ?? '').trim();
+  return /^(?:https?:\/\/|mailto:)[^\s<>"]+$/i.test(h) ? h : null;
+}
+
 export type GeneratedBlock =
-  | { type: 'heading'; level: 1 | 2 | 3 | 4 | 5 | 6; text: string }
+  | { type: 'heading'; level: 1 | 2 | 3 | 4 | 5 | 6; text: string; inlines?: GeneratedInline[] }
   | ({ type: 'paragraph' } & GeneratedText)
   | ({ type: 'quote' } & GeneratedText)
   | { type: 'list'; ordered: boolean; items: GeneratedText[] }
-  | { type: 'table'; header: string[]; rows: string[][]; caption?: string }
+  | {
+      type: 'table';
+      header: string[];
+      rows: string[][];
+      caption?: string;
+      /** the formatted runs of the cells that have formatting, row by row ([header, ...rows]); null for a plain cell */
+      cellInlines?: (GeneratedInline[] | null)[][];
+    }
   | { type: 'code'; text: string; language?: string }
   | { type: 'rule' };
 
@@ -81,13 +124,31 @@ body{font-family:"DejaVu Sans","Helvetica Neue",Arial,sans-serif;font-size:11pt;
 h1{font-size:20pt;margin:0 0 .6em}h2{font-size:15pt;margin:1.4em 0 .5em}h3{font-size:12.5pt;margin:1.2em 0 .4em}h4,h5,h6{font-size:11pt;margin:1em 0 .3em}
 p{margin:.5em 0}blockquote{margin:.6em 0;padding:.1em 1em;border-left:3px solid #bbb;color:#333}
 table{border-collapse:collapse;width:100%;margin:.8em 0;font-size:10pt}caption{text-align:left;font-weight:bold;margin-bottom:.3em}
-th,td{border:1px solid #999;padding:.25em .5em;text-align:left;vertical-align:top}th{background:#eee}
+th,td{border:1px solid #999;padding:.25em .5em;text-align:left;vertical-align:top;overflow-wrap:anywhere}th{background:#eee}
+code{font-family:"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:.92em;background:#f3f3f3;padding:0 .15em}pre code{background:none;padding:0}
 pre{background:#f5f5f5;padding:.6em;overflow-x:auto;font-size:9.5pt;white-space:pre-wrap}
 sup.cite{font-size:.7em;color:#555}sup.cite a{color:inherit;text-decoration:none}
 section.sources{font-size:9.5pt;color:#333;border-top:1px solid #ccc;margin-top:2em}
 @page{size:A4;margin:18mm 16mm}
-@media print{body{max-width:none;margin:0;padding:0}a{color:inherit;text-decoration:none}h1,h2,h3,h4{break-after:avoid;page-break-after:avoid}tr,blockquote,pre{break-inside:avoid;page-break-inside:avoid}thead{display:table-header-group}}
+@media print{body{max-width:none;margin:0;padding:0}a{color:inherit;text-decoration:underline}a[href^="http"]:not(.bare)::after,a[href^="mailto:"]:not(.bare)::after{content:" (" attr(href) ")";text-decoration:none}h1,h2,h3,h4{break-after:avoid;page-break-after:avoid}tr,blockquote,pre{break-inside:avoid;page-break-inside:avoid}thead{display:table-header-group}}
 `.trim();
+
+/** Escaped text with its line breaks as <br>. */
+const htmlLines = (s: string) => escapeHtml(s).replace(/\r?\n/g, '<br>');
+
+/** A text's inlines as html: strong, em, code, links (in print their target follows them). */
+function inlineHtml(t: Pick<GeneratedText, 'text' | 'inlines'>): string {
+  return inlinesOf(t)
+    .map((r) => {
+      let h = r.code ? `<code>${htmlLines(r.text)}</code>` : htmlLines(r.text);
+      if (r.italic) h = `<em>${h}</em>`;
+      if (r.bold) h = `<strong>${h}</strong>`;
+      const href = safeHref(r.href);
+      if (href) h = `<a href="${escapeHtml(href)}"${href.replace(/^mailto:/i, '') === r.text.trim() ? ' class="bare"' : ''}>${h}</a>`;
+      return h;
+    })
+    .join('');
+}
 
 function citeHtml(citations: number[] | undefined): string {
   return (citations ?? []).map((n) => `<sup class="cite"><a href="#source-${n}">[${n}]</a></sup>`).join('');
@@ -96,20 +157,22 @@ function citeHtml(citations: number[] | undefined): string {
 function blockHtml(b: GeneratedBlock, sources = false): string {
   switch (b.type) {
     case 'heading':
-      return `<h${b.level}>${escapeHtml(b.text)}</h${b.level}>`;
+      return `<h${b.level}>${inlineHtml(b)}</h${b.level}>`;
     case 'paragraph':
-      return `<p>${escapeHtml(b.text)}${citeHtml(b.citations)}</p>`;
+      return `<p>${inlineHtml(b)}${citeHtml(b.citations)}</p>`;
     case 'quote':
-      return `<blockquote><p>${escapeHtml(b.text)}${citeHtml(b.citations)}</p></blockquote>`;
+      return `<blockquote><p>${inlineHtml(b)}${citeHtml(b.citations)}</p></blockquote>`;
     case 'list': {
       const tag = b.ordered ? 'ol' : 'ul';
-      const items = b.items.map((it, i) => `<li${sources ? ` id="source-${i + 1}"` : ''}>${escapeHtml(it.text)}${citeHtml(it.citations)}</li>`).join('\n');
+      const items = b.items.map((it, i) => `<li${sources ? ` id="source-${i + 1}"` : ''}>${inlineHtml(it)}${citeHtml(it.citations)}</li>`).join('\n');
       return `<${tag}>\n${items}\n</${tag}>`;
     }
     case 'table': {
       const caption = b.caption ? `<caption>${escapeHtml(b.caption)}</caption>` : '';
-      const head = b.header.length ? `<thead><tr>${b.header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead>` : '';
-      const body = b.rows.map((r) => `<tr>${r.map((c) => `<td>${escapeHtml(c)}</td>`).join('')}</tr>`).join('\n');
+      const cell = (text: string, row: number, col: number) => inlineHtml({ text, inlines: cellInlinesOf(b, row, col) });
+      const head = b.header.length ? `<thead><tr>${b.header.map((h, j) => `<th>${cell(h, 0, j)}</th>`).join('')}</tr></thead>` : '';
+      const off = b.header.length ? 1 : 0;
+      const body = b.rows.map((r, i) => `<tr>${r.map((c, j) => `<td>${cell(c, i + off, j)}</td>`).join('')}</tr>`).join('\n');
       return `<table>${caption}${head}<tbody>\n${body}\n</tbody></table>`;
     }
     case 'code':
