@@ -232,3 +232,28 @@ export async function rotateKey(store: Store, userId: string, id: string, expire
     return { ...made, revoked: { ...old, revoked_at: now } };
   });
 }
+
+/** A user's profile change: a new email must be free (409 otherwise, also when another account takes it meanwhile). */
+export async function updateProfile(store: Store, userId: string, change: { name?: string | null; email?: string; avatar_url?: string | null }): Promise<Partial<UserRecord>> {
+  const patch: Partial<UserRecord> = { updated_at: new Date() };
+  if (change.name !== undefined) patch.name = change.name;
+  if (change.avatar_url !== undefined) patch.avatar_url = change.avatar_url;
+  if (change.email !== undefined) {
+    const e = normalizeEmail(change.email);
+    const other = await store.repo('users').findOne({ email: e });
+    if (other && other.id !== userId) throw errors.conflict('Another account uses this email');
+    patch.email = e;
+  }
+  try {
+    await store.repo('users').update(userId, patch);
+  } catch (err) {
+    if (err instanceof StoreConflictError) throw errors.conflict('Another account uses this email');
+    throw err;
+  }
+  return patch;
+}
+
+/** The stored user (fresh: its password hash as it is now), else the one given. */
+export async function freshUser(store: Store, user: UserRecord): Promise<UserRecord> {
+  return (await store.repo('users').get(user.id)) ?? user;
+}

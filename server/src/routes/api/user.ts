@@ -1,13 +1,13 @@
 import Router from '@koa/router';
 import { z } from 'zod';
-import { QuireError, StoreConflictError, errors } from '@quire/core';
+import { QuireError, errors } from '@quire/core';
 import type { UserRecord } from '@quire/core';
 import type { AuthInfo } from '../../http/context.js';
 import type { AppContext } from '../../http/context.js';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
 import { creditPeriod, creditsReport, recordAudit, recordSignupConsents } from '@quire/engine';
-import { LoginThrottle, changePassword, checkLogin, checkTotp, confirmTotp, createSession, csrfTokenFor, disableTotp, endSession, enrolTotp, emailConfigured, normalizeEmail, sendNotice, signUpOrNotice, totpEnabled, verifyPassword } from '@quire/engine';
+import { LoginThrottle, changePassword, checkLogin, checkTotp, confirmTotp, createSession, csrfTokenFor, disableTotp, freshUser, endSession, enrolTotp, emailConfigured, normalizeEmail, sendNotice, signUpOrNotice, totpEnabled, updateProfile, verifyPassword } from '@quire/engine';
 import type { ThrottleLimit } from '@quire/engine';
 import { clearSessionCookies, setSessionCookies } from '../../auth/cookies.js';
 
@@ -185,21 +185,7 @@ export function userRoutes(router: Router<any, any>): void {
     },
     async (ctx, { body }) => {
       const auth = requireAuth(ctx);
-      const patch: Partial<UserRecord> = { updated_at: new Date() };
-      if (body.name !== undefined) patch.name = body.name;
-      if (body.avatar_url !== undefined) patch.avatar_url = body.avatar_url;
-      if (body.email !== undefined) {
-        const e = normalizeEmail(body.email);
-        const other = await ctx.quire.store.repo('users').findOne({ email: e });
-        if (other && other.id !== auth.user.id) throw errors.conflict('Another account uses this email');
-        patch.email = e;
-      }
-      try {
-        await ctx.quire.store.repo('users').update(auth.user.id, patch);
-      } catch (err) {
-        if (err instanceof StoreConflictError) throw errors.conflict('Another account uses this email');
-        throw err;
-      }
+      const patch = await updateProfile(ctx.quire.store, auth.user.id, body);
       await recordAudit(ctx.quire.store, { actor: auth.user.id, action: 'user.profile.updated', target_type: 'user', target_id: auth.user.id, details: { fields: Object.keys(body) }, ip: ctx.ip });
       return profile({ ...auth.user, ...patch });
     },
@@ -218,7 +204,7 @@ export function userRoutes(router: Router<any, any>): void {
       const auth = requireAuth(ctx);
       const session = sessionOnly(auth, 'Changing the password');
       const tried = await attempt(ctx, passwordLimits(ctx, auth.user.id));
-      const user = (await ctx.quire.store.repo('users').get(auth.user.id)) ?? auth.user;
+      const user = await freshUser(ctx.quire.store, auth.user);
       let ended: number;
       try {
         ended = await changePassword(ctx.quire.store, user, body.current_password, body.new_password, session.id);
@@ -273,7 +259,7 @@ export function userRoutes(router: Router<any, any>): void {
       const auth = requireAuth(ctx);
       sessionOnly(auth, 'Turning two-factor authentication off');
       const tried = await attempt(ctx, passwordLimits(ctx, auth.user.id));
-      const user = (await ctx.quire.store.repo('users').get(auth.user.id)) ?? auth.user;
+      const user = await freshUser(ctx.quire.store, auth.user);
       if (!user.password_hash || !(await verifyPassword(body.current_password, user.password_hash))) throw new QuireError('VALIDATION_ERROR', 'current_password is wrong', { field: 'current_password' });
       await tried.succeeded();
       if (!(await disableTotp(ctx.quire.store, user.id))) throw errors.notFound('two-factor authentication');
