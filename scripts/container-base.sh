@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Builds a Node 20 / Debian bookworm base image from Debian packages, for machines that reach a Debian mirror
+# but no image registry: debootstrap (minbase) + this machine's Node 20 (/usr/bin/node and npm), imported
+# with `podman import`. Then: podman build --build-arg NODE_IMAGE=localhost/quire-node:20-bookworm -t quire .
+#   bash scripts/container-base.sh [image name] [mirror]
+set -euo pipefail
+IMAGE=${1:-localhost/quire-node:20-bookworm}
+MIRROR=${2:-http://deb.debian.org/debian}
+ENGINE=${CONTAINER_ENGINE:-podman}
+node -e 'process.exit(+process.versions.node.split(".")[0] === 20 ? 0 : 1)' || { echo "needs Node 20 on this machine" >&2; exit 1; }
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+debootstrap --variant=minbase bookworm "$root" "$MIRROR"
+cp "$(command -v node)" "$root/usr/bin/node"
+npm_dir=$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")   # …/lib/node_modules/npm
+mkdir -p "$root/usr/lib/node_modules"
+cp -a "$npm_dir" "$root/usr/lib/node_modules/npm"
+ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$root/usr/bin/npm"
+ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$root/usr/bin/npx"
+rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
+tar -C "$root" -c . | "$ENGINE" import --change 'CMD ["node"]' --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' - "$IMAGE"
+echo "base image: $IMAGE"
