@@ -17,6 +17,17 @@ mkdir -p "$root/usr/lib/node_modules"
 cp -a "$npm_dir" "$root/usr/lib/node_modules/npm"
 ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$root/usr/bin/npm"
 ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$root/usr/bin/npx"
+# the certificate authorities this machine trusts beyond Debian's (a TLS-inspecting proxy's): npm and apt in
+# the build then reach what this machine reaches (update-ca-certificates keeps them when the bundle is rebuilt)
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+  mkdir -p "$root/usr/local/share/ca-certificates"
+  cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+  mkdir -p "$root/etc/ssl/certs"
+  cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
+  extra=(--change 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt')
+else
+  extra=()
+fi
 rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
-tar -C "$root" -c . | "$ENGINE" import --change 'CMD ["node"]' --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' - "$IMAGE"
+tar -C "$root" -c . | "$ENGINE" import "${extra[@]}" --change 'CMD ["node"]' --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' - "$IMAGE"
 echo "base image: $IMAGE"

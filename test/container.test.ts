@@ -111,3 +111,11 @@ test('Dockerfile: multi-stage on node:20-bookworm-slim, system packages from scr
   const ignore = fs.readFileSync(path.join(root, '.dockerignore'), 'utf8').split('\n');
   for (const p of ['node_modules', '**/dist', 'data', '.git']) assert.ok(ignore.includes(p), `.dockerignore leaves out ${p}`);
 });
+
+test('CI builds the image (a broken Dockerfile fails it)', () => {
+  const ci = fs.readFileSync(path.join(root, '.ci/run'), 'utf8');
+  assert.match(ci, /^\s*bash scripts\/build-image\.sh$/m);
+  const script = fs.readFileSync(path.join(root, 'scripts/build-image.sh'), 'utf8');
+  assert.match(script, /-t "\$TAG" \.$/m, 'it builds the Dockerfile of the repository root');
+  assert.match(script, /scripts\/container-base\.sh/, 'with a base made from Debian packages when no registry is reachable');
+});
