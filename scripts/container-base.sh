@@ -17,6 +17,11 @@ mkdir -p "$root/usr/lib/node_modules"
 cp -a "$npm_dir" "$root/usr/lib/node_modules/npm"
 ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$root/usr/bin/npm"
 ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$root/usr/bin/npx"
+# Node's headers, so that native modules (better-sqlite3) build without downloading them (npm_config_nodedir)
+node_prefix=$(dirname "$(dirname "$(command -v node)")")
+[ -d "$node_prefix/include/node" ] || { echo "needs Node's headers in $node_prefix/include/node" >&2; exit 1; }
+mkdir -p "$root/usr/include"
+cp -a "$node_prefix/include/node" "$root/usr/include/node"
 # the certificate authorities this machine trusts beyond Debian's (a TLS-inspecting proxy's): npm and apt in
 # the build then reach what this machine reaches (update-ca-certificates keeps them when the bundle is rebuilt)
 if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
@@ -29,5 +34,5 @@ else
   extra=()
 fi
 rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
-tar -C "$root" -c . | "$ENGINE" import "${extra[@]}" --change 'CMD ["node"]' --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' - "$IMAGE"
+tar -C "$root" -c . | "$ENGINE" import "${extra[@]}" --change 'ENV npm_config_nodedir=/usr' --change 'CMD ["node"]' --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' - "$IMAGE"
 echo "base image: $IMAGE"
