@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 TAG=${1:-localhost/quire:ci}
 if command -v podman >/dev/null 2>&1; then
-  ENGINE=podman; BUILD=(podman build --isolation=chroot --network=host)
+  ENGINE=podman; BUILD=(podman build --format docker --isolation=chroot --network=host)  # docker format keeps HEALTHCHECK
 elif command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1; then
   ENGINE=docker; BUILD=(docker build)
 else
