@@ -2,7 +2,7 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import { QuireError } from '@quire/core';
 import type { AppCustom, AppState } from './http/context.js';
-import { errorHandler, requestContext } from './http/middleware.js';
+import { errorHandler, readinessGate, requestContext } from './http/middleware.js';
 import { assertIdentityEncoding, drainUnreadBody, jsonBody } from './http/body.js';
 import { securityHeaders } from './http/security.js';
 import { httpMetrics, metricsEndpoint } from './http/metrics.js';
@@ -47,7 +47,8 @@ export const ROUTE_MODULES = [systemRoutes, documentRoutes, jobRoutes, uploadRou
 export function createApp(rt: Engine): Koa<AppState, AppCustom> {
   const app = new Koa<AppState, AppCustom>({ proxy: rt.config.http.trustProxy });
   app.context.quire = rt;
-  app.context.rateLimiter = new RateLimiter(rt.config.rateLimit.store, rt.store);
+  // the store is there once the engine has connected (no request reaches the limiter before: readinessGate)
+  app.context.rateLimiter = new RateLimiter(rt.config.rateLimit.store, () => rt.store);
   app.silent = true;
 
   const router = new Router<AppState, AppCustom>();
@@ -63,6 +64,7 @@ export function createApp(rt: Engine): Koa<AppState, AppCustom> {
   app.use(drainUnreadBody(rt.config) as any);
   app.use(requestContext(rt.logger) as any);
   app.use(errorHandler() as any);
+  app.use(readinessGate() as any);
   app.use(metricsEndpoint(rt) as any);
   app.use(authentication() as any);
   app.use(async (ctx, next) => {

@@ -50,7 +50,8 @@ async function waitHealthy(base: string, child: ChildProcess, ms = 60_000): Prom
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
     try {
-      const r = await fetch(`${base}/healthz`);
+      // listening comes before connecting: ready is when /readyz says so
+      const r = await fetch(`${base}/readyz`);
       if (r.ok) return;
     } catch {
       /* not listening yet */

@@ -79,27 +79,51 @@ test('npm run keys runs the built command, says which database it wrote to, and 
   }
 });
 
-test('the server prints its database, queue and data dir at start, and says when it runs no stages (start-up lines and /readyz)', { timeout: 120_000 }, async () => {
+test('the server says at start, in one structured log line, what it runs on (version, address, database, queue, vector store, storage, plugins, what is missing), and says when it runs no stages (log and /readyz)', { timeout: 120_000 }, async () => {
   assertBuilt();
   const dataDir = tempDir('serve');
   const port = await freePort();
-  const env = userEnv({ PORT: String(port), HOST: '127.0.0.1', QUIRE_PUBLIC_URL: `http://127.0.0.1:${port}`, QUIRE_DATA_DIR: dataDir, QUIRE_RUN_STAGES: 'false', QUIRE_LOG_LEVEL: 'silent', QUIRE_PDF_WORKERS: '1' });
+  const env = userEnv({ PORT: String(port), HOST: '127.0.0.1', QUIRE_PUBLIC_URL: `http://127.0.0.1:${port}`, QUIRE_DATA_DIR: dataDir, QUIRE_RUN_STAGES: 'false', QUIRE_LOG_LEVEL: 'info', QUIRE_PDF_WORKERS: '1' });
   const child = spawn(process.execPath, [path.join(root, 'server/dist/bin.js')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
+  let err = '';
   child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
     const end = Date.now() + 90_000;
-    while (!/create an API key|authenticate with/.test(out)) {
-      assert.ok(child.exitCode === null, `the server stopped: ${out}`);
-      assert.ok(Date.now() < end, `no start-up lines: ${out}`);
+    while (!/"msg":"Quire started"/.test(out)) {
+      assert.ok(child.exitCode === null, `the server stopped: ${out}\n${err}`);
+      assert.ok(Date.now() < end, `no start-up line: ${out}`);
       await new Promise((r) => setTimeout(r, 100));
     }
-    assert.match(out, new RegExp(`database: sqlite ${esc(path.join(dataDir, 'quire.db'))}`));
-    assert.match(out, /queue: in-process/);
-    assert.match(out, new RegExp(`data dir: ${esc(dataDir)}`));
-    assert.match(out, /pipeline stages are not run in this process \(QUIRE_RUN_STAGES=false\).*quire worker/);
+    // stdout is not a terminal: every line on it is JSON, the start-up line among them
+    const lines = out.trim().split('\n').map((l) => {
+      try {
+        return JSON.parse(l) as Record<string, any>;
+      } catch {
+        assert.fail(`a line that is not JSON: ${l}`);
+      }
+    });
+    const started = lines.filter((l) => l.msg === 'Quire started');
+    assert.equal(started.length, 1, 'one start-up line');
+    const s = started[0]!.startup;
+    assert.equal(s.version, JSON.parse(fs.readFileSync(path.join(root, 'core/engine/package.json'), 'utf8')).version);
+    assert.equal(s.listen, `http://127.0.0.1:${port}`);
+    assert.equal(s.database, `sqlite ${path.join(dataDir, 'quire.db')}`);
+    assert.equal(s.databaseKind, 'sqlite');
+    assert.match(s.queue, /^in-process/);
+    assert.equal(s.queueKind, 'inprocess');
+    assert.equal(s.vectorStore, 'embedded');
+    assert.equal(s.storage, 'disk');
+    assert.equal(s.dataDir, dataDir);
+    assert.ok(s.plugins.includes('store:typeorm') && s.plugins.includes('reader:pdf'), JSON.stringify(s.plugins));
+    assert.ok(Array.isArray(s.missing));
+    for (const m of s.missing) assert.deepEqual(Object.keys(m).sort(), ['plugin', 'reason']);
+    assert.match(s.stages, /^off: run quire worker/);
+    assert.ok(lines.some((l) => /pipeline stages are not run in this process \(QUIRE_RUN_STAGES=false\).*quire worker/.test(l.msg)), 'the stages-off warning');
+    // the listening line comes before it (the server answers while it connects)
+    assert.ok(lines.findIndex((l) => /^listening/.test(l.msg)) < lines.findIndex((l) => l.msg === 'Quire started'));
     const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
     const body = (await ready.json()) as { stages?: string };
     assert.match(body.stages ?? '', /^off: run quire worker/);

@@ -335,13 +335,18 @@ export async function startServerProcess(opts: { env?: Record<string, string>; p
   try {
     const deadline = Date.now() + (opts.startTimeoutMs ?? 90_000);
     for (;;) {
-      if (!alive()) throw new Error(`the server process exited (${child.exitCode ?? child.signalCode}) before answering /healthz:\n${lines.slice(-30).join('\n')}`);
+      if (!alive()) throw new Error(`the server process exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${lines.slice(-30).join('\n')}`);
       try {
-        if ((await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(2000) })).ok) break;
-      } catch {
+        // the server listens before it connects: it is started once /readyz no longer says connecting
+        const r = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(5000) });
+        const body = (await r.json().catch(() => ({}))) as { status?: string; error?: string };
+        if (body.status === 'failed') throw new Error(`the server process could not connect: ${body.error}\n${lines.slice(-30).join('\n')}`);
+        if (body.status !== 'connecting') break;
+      } catch (e) {
+        if (/could not connect/.test((e as Error).message)) throw e;
         /* not listening yet */
       }
-      if (Date.now() > deadline) throw new Error(`the server process did not answer /healthz within ${opts.startTimeoutMs ?? 90_000} ms:\n${lines.slice(-30).join('\n')}`);
+      if (Date.now() > deadline) throw new Error(`the server process was not ready within ${opts.startTimeoutMs ?? 90_000} ms:\n${lines.slice(-30).join('\n')}`);
       await sleep(100);
     }
   } catch (e) {

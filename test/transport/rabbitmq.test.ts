@@ -300,3 +300,35 @@ test('a refused login fails the start within seconds with the reason, instead of
   // the connect timeout is 30 s: well under it (the process start included)
   assert.ok(ms < 25_000, `failed after ${ms} ms`);
 });
+
+test('the API with a refused RabbitMQ login listens at once and its /readyz says failed, with the reason, within seconds', { skip: SKIP, timeout: 60_000 }, async () => {
+  const { loadConfig } = await import('@quire/config');
+  const { startServer } = await import('@quire/server');
+  const { freePort } = await import('../helpers/server.js');
+  const u = new URL(url);
+  u.password = 'not-the-password';
+  const dataDir = tempDir();
+  const port = await freePort();
+  const s = await startServer(loadConfig({ PORT: String(port), HOST: '127.0.0.1', QUIRE_DATA_DIR: dataDir, QUIRE_QUEUE_URL: u.toString(), QUIRE_QUEUE_PREFIX: testPrefix(), QUIRE_LOG_LEVEL: 'silent', QUIRE_PDF_WORKERS: '1' }), { waitReady: false });
+  try {
+    const started = Date.now();
+    let body: any;
+    let status = 0;
+    do {
+      const r = await fetch(`http://127.0.0.1:${port}/readyz`);
+      status = r.status;
+      body = await r.json();
+      if (body.status === 'connecting') await sleep(100);
+    } while (body.status === 'connecting' && Date.now() - started < 30_000);
+    const ms = Date.now() - started;
+    assert.equal(status, 503);
+    assert.equal(body.status, 'failed');
+    assert.match(body.error, /refused the login or the virtual host/);
+    assert.ok(!JSON.stringify(body).includes('not-the-password'), 'the password is not shown');
+    // the connect timeout is 30 s: the refusal is said well before (the plugins' start included)
+    assert.ok(ms < 20_000, `failed after ${ms} ms`);
+  } finally {
+    await s.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});

@@ -8,7 +8,7 @@ import type { QuireConfig } from '@quire/config';
 import { Engine } from './engine.js';
 import { createLogger } from './logger.js';
 import type { Logger } from '@quire/core';
-import { describeDatabase, describeQueue } from './status.js';
+import { describeDatabase, describeQueue, startupSummary } from './status.js';
 import { healthPortOf, startHealthPort } from './health-port.js';
 import { createKey, findOrCreateUser, hashPassword, revokeKey } from './accounts/keys.js';
 import { endOtherSessions, normalizeEmail, passwordProblems } from './accounts/sessions.js';
@@ -16,23 +16,36 @@ import { endOtherSessions, normalizeEmail, passwordProblems } from './accounts/s
 /** Starts a worker: an engine that consumes every stage (or the named `<pipeline>.<stage>` queues) until SIGINT/SIGTERM. */
 export async function workerCommand(config: Readonly<QuireConfig>, args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { stages: { type: 'string' } } });
-  const rt = await Engine.create(config, createLogger(config.logLevel), 'worker');
+  const rt = Engine.prepare(config, createLogger(config.logLevel), 'worker');
   const stages = values.stages?.split(',').map((s) => s.trim()).filter(Boolean);
-  // listening before the start-up lines: whoever reads them may ask the port at once
+  // the health port listens before the database and the queue are reached: /readyz says connecting meanwhile
   const port = config.metrics.workerHealthPort;
   const health = port === undefined ? null : await startHealthPort(rt, port, config.host);
-  await rt.startStages(stages);
+  const closeHealth = async () => {
+    if (!health) return;
+    const closed = new Promise<void>((r) => health.close(() => r()));
+    health.closeAllConnections(); // idle keep-alive connections would hold close() open
+    await closed;
+  };
+  try {
+    await rt.connect();
+    await rt.startStages(stages);
+  } catch (e) {
+    // a worker that cannot connect stops (its supervisor restarts it), with the reason
+    await closeHealth();
+    await rt.close();
+    throw e;
+  }
+  const healthUrl = health ? `http://${config.host}:${healthPortOf(health)}` : null;
+  rt.logger.info({ startup: { ...(await startupSummary(rt, healthUrl)), consuming: stages ?? 'every stage' } }, 'Quire worker started');
+  // the lines that supervisors and scripts wait for (worker id and health port), also at log levels above info
   console.log(`Quire worker ${rt.workerId} consuming ${stages?.join(', ') ?? 'every stage'}`);
   console.log(`  database: ${describeDatabase(config)}`);
   console.log(`  queue: ${describeQueue(config)}`);
   console.log(`  data dir: ${config.dataDir}`);
-  if (health) console.log(`  health: http://${config.host}:${healthPortOf(health)} (/healthz, /readyz, /metrics)`);
+  if (healthUrl) console.log(`  health: ${healthUrl} (/healthz, /readyz, /metrics)`);
   return stopOnSignal(async () => {
-    if (health) {
-      const closed = new Promise<void>((r) => health.close(() => r()));
-      health.closeAllConnections(); // idle keep-alive connections would hold close() open
-      await closed;
-    }
+    await closeHealth();
     await rt.close();
   }, rt.logger);
 }

@@ -70,15 +70,40 @@ export class Engine implements EngineContext {
   }
 
   static async create(config: Readonly<QuireConfig>, logger: Logger, role: RuntimeRole = 'server'): Promise<Engine> {
-    const rt = new Engine(config, logger, role);
-    try {
-      await rt.init();
-    } catch (e) {
-      // plugins already started (worker threads, connections) must not keep the process alive
-      await rt.registry.close().catch(() => {});
-      throw e;
-    }
+    const rt = Engine.prepare(config, logger, role);
+    await rt.connect();
     return rt;
+  }
+
+  /**
+   * An engine not yet connected (state `connecting`): its config, logger, metrics and event bus exist, its
+   * store, storage, transport and pipelines come with connect(). The server listens with one of these, so
+   * /healthz and /readyz answer while the database and the queue are still being reached.
+   */
+  static prepare(config: Readonly<QuireConfig>, logger: Logger, role: RuntimeRole = 'server'): Engine {
+    return new Engine(config, logger, role);
+  }
+
+  /** `connecting` until connect() ends, then `ready`, or `failed` with the reason in `failure`. */
+  state: 'connecting' | 'ready' | 'failed' = 'connecting';
+  failure: string | null = null;
+  private connecting: Promise<void> | null = null;
+
+  /** Loads and starts the plugins, reaches the database and the queue, defines the pipelines (once). */
+  connect(): Promise<void> {
+    this.connecting ??= (async () => {
+      try {
+        await this.init();
+        this.state = 'ready';
+      } catch (e) {
+        this.state = 'failed';
+        this.failure = (e as Error).message;
+        // plugins already started (worker threads, connections) must not keep the process alive
+        await this.registry.close().catch(() => {});
+        throw e;
+      }
+    })();
+    return this.connecting;
   }
 
   private async init(): Promise<void> {
@@ -164,6 +189,8 @@ export class Engine implements EngineContext {
   }
 
   async close(): Promise<void> {
+    // a connect still under way ends first (its plugins are then closed below, or were closed by its failure)
+    await this.connecting?.catch(() => {});
     await this.pipelines?.stop().catch(() => {});
     await this.workflowSandbox.close();
     await this.registry.close();

@@ -27,6 +27,8 @@ async function answer(rt: Engine, req: http.IncomingMessage, res: http.ServerRes
   if (req.method !== 'GET' && req.method !== 'HEAD') return json(res, 405, { error: { code: 'METHOD_NOT_ALLOWED', message: 'GET only' } }, { allow: 'GET, HEAD' });
   if (path === '/healthz') return json(res, 200, { status: 'ok', worker: rt.workerId });
   if (path === '/readyz') {
+    if (rt.state === 'connecting') return json(res, 503, { status: 'connecting', checks: { database: { ok: false }, queue: { ok: false } } });
+    if (rt.state === 'failed') return json(res, 503, { status: 'failed', error: rt.failure, checks: { database: { ok: false }, queue: { ok: false } } });
     const [database, queue] = await Promise.all([check(() => rt.store.ping()), check(() => rt.transport.ping())]);
     const ready = database.ok && queue.ok;
     return json(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not_ready', checks: { database: { ok: database.ok }, queue: { ok: queue.ok } } });

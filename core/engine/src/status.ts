@@ -2,8 +2,11 @@
  * What a process runs on, as people read it: the database, the queue, whether it runs the pipeline stages.
  * Printed at start and shown by /readyz.
  */
+import fs from 'node:fs';
 import path from 'node:path';
+import { PLUGIN_KINDS } from '@quire/core';
 import type { QuireConfig } from '@quire/config';
+import type { Engine } from './engine.js';
 
 /** A URL with its password replaced by ***, for logs. */
 export function hidePassword(url: string): string {
@@ -57,3 +60,57 @@ export function stagesOffHint(config: Readonly<QuireConfig>): string | null {
   return `${what}: start \`quire worker\` (npm run worker) with the same QUIRE_QUEUE_URL and database, or uploads stay pending`;
 }
 
+
+/** What a process says about itself once it has started: one structured log line (see startupSummary). */
+export interface StartupSummary {
+  version: string;
+  role: string;
+  listen: string | null;
+  database: string;
+  databaseKind: string;
+  queue: string;
+  queueKind: string;
+  vectorStore: string;
+  storage: string;
+  dataDir: string;
+  stages: string;
+  plugins: string[];
+  /** plugins that cannot do (all of) their work for want of a system binary or a model: plugin and reason */
+  missing: { plugin: string; reason: string }[];
+}
+
+/** The version of the service: @quire/engine's package.json (one version for the whole repository). */
+export function quireVersion(): string {
+  try {
+    return (JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '..', 'package.json'), 'utf8')) as { version?: string }).version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+/**
+ * The start-up line of a connected engine: version, listen address, database, queue, vector store and
+ * storage (kinds, and the addresses without passwords), the plugins loaded, and what is missing on the
+ * machine (a plugin that is unhealthy, or says it needs something it did not find).
+ */
+export async function startupSummary(rt: Pick<Engine, 'config' | 'registry' | 'role'>, listen: string | null): Promise<StartupSummary> {
+  const { config, registry } = rt;
+  const plugins = PLUGIN_KINDS.flatMap((k) => registry.names(k).map((n) => `${k}:${n}`));
+  const missing = (await registry.health()).filter((h) => !h.ok || /not found|not installed|needs /i.test(h.message ?? '')).map((h) => ({ plugin: h.plugin, reason: h.message ?? 'unhealthy' }));
+  const database = describeDatabase(config);
+  return {
+    version: quireVersion(),
+    role: rt.role,
+    listen,
+    database,
+    databaseKind: database.split(/[\s:]/)[0]!,
+    queue: describeQueue(config),
+    queueKind: config.plugins.selected.transport ?? 'none',
+    vectorStore: config.plugins.selected['vector-store'] ?? 'none',
+    storage: config.plugins.selected.storage ?? 'none',
+    dataDir: config.dataDir,
+    stages: stagesStatus(config),
+    plugins,
+    missing,
+  };
+}

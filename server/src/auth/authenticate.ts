@@ -31,6 +31,8 @@ export function authentication() {
       done = true;
       const mode = ctx.state.authMode;
       if (mode === 'none') return;
+      // before the database is connected (only /readyz and /metrics answer then) a request is anonymous
+      if (ctx.quire.state !== 'ready' && mode === 'optional') return;
       const header = ctx.get('authorization');
       if (!header) {
         const token = ctx.cookies.get(SESSION_COOKIE);

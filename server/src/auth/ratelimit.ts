@@ -24,13 +24,13 @@ export class RateLimiter {
   private memory = new Map<string, Counter>();
   private lastSweep = Date.now();
 
-  constructor(private readonly mode: 'memory' | 'db', private readonly store: Store) {}
+  constructor(private readonly mode: 'memory' | 'db', private readonly store: () => Store) {}
 
   private async hit(id: string, windowMs: number, now: number): Promise<Counter> {
     const start = Math.floor(now / windowMs) * windowMs;
     const resetAt = start + windowMs;
     const key = `${id}:${windowMs}:${start}`;
-    if (this.mode === 'db') return { count: await this.store.increment(key, 1, new Date(resetAt)), resetAt };
+    if (this.mode === 'db') return { count: await this.store().increment(key, 1, new Date(resetAt)), resetAt };
     if (now - this.lastSweep > 60_000) {
       for (const [k, c] of this.memory) if (c.resetAt <= now) this.memory.delete(k);
       this.lastSweep = now;

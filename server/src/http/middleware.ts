@@ -88,3 +88,23 @@ function isHttpError(err: unknown): boolean {
 }
 
 export { ERROR_CATALOGUE };
+
+/** What answers while the engine is still connecting (or failed to): the process and its readiness. */
+const ANSWERED_WHILE_CONNECTING = new Set(['/healthz', '/readyz', '/metrics', '/openapi.json']);
+
+/**
+ * Until the database and the queue are connected, every route but /healthz, /readyz, /metrics and
+ * /openapi.json answers 503 SERVICE_UNAVAILABLE (with Retry-After while still connecting); their bodies are
+ * left unread.
+ */
+export function readinessGate() {
+  return async (ctx: AppContext, next: Next) => {
+    const rt = ctx.quire;
+    if (rt.state === 'ready' || ANSWERED_WHILE_CONNECTING.has(ctx.path)) return next();
+    if (rt.state === 'connecting') {
+      ctx.set('Retry-After', '5');
+      throw new QuireError('SERVICE_UNAVAILABLE', 'The service is starting: the database and the queue are not connected yet (see /readyz)');
+    }
+    throw new QuireError('SERVICE_UNAVAILABLE', 'The service could not connect to its database or queue (see /readyz)');
+  };
+}

@@ -30,12 +30,19 @@ export function systemRoutes(router: Router<any, any>): void {
     {
       method: 'get',
       path: '/readyz',
-      summary: 'Database and queue reachable; which plugins are healthy. Without a key only ok per component; the bootstrap admin key also sees the details (dialect, transport, messages, which may name paths and versions)',
+      summary: 'Database and queue reachable (status ready, 200), still being connected at start (connecting, 503) or not connectable (failed with the reason in error, 503); which plugins are healthy. Without a key only ok per component; the bootstrap admin key also sees the details (dialect, transport, messages, which may name paths and versions)',
       tag: 'System',
       auth: 'optional',
     },
     async (ctx) => {
       const rt = ctx.quire;
+      // the server listens before it has connected: say so (and why it never will, once that is known)
+      if (rt.state !== 'ready') {
+        ctx.status = 503;
+        ctx.set('Cache-Control', 'no-store');
+        if (rt.state === 'connecting') return { status: 'connecting', checks: { database: { ok: false }, queue: { ok: false } }, stages: stagesStatus(rt.config) };
+        return { status: 'failed', error: rt.failure ?? 'the database or the queue could not be connected', checks: { database: { ok: false }, queue: { ok: false } }, stages: stagesStatus(rt.config) };
+      }
       // readiness is public; the details are for the operator
       const details = isAdmin(ctx.state.auth);
       const check = async (fn: () => Promise<void>) => {

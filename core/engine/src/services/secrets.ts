@@ -6,7 +6,7 @@
 import { createCipheriv, createDecipheriv, randomBytes, scryptSync } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { makePrivateSync, mkdirPrivateSync } from '@quire/core';
+import { errors, makePrivateSync, mkdirPrivateSync } from '@quire/core';
 import type { PluginRegistry } from '@quire/core';
 
 /** What holds the key of secrets at rest: the data dir and config, and the registry that keeps it loaded. */
@@ -48,9 +48,14 @@ export function encryptSecret(key: Buffer, plain: string): string {
 
 export function decryptSecret(key: Buffer, stored: string): string {
   const raw = Buffer.from(stored, 'base64');
-  const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
-  decipher.setAuthTag(raw.subarray(12, 28));
-  return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+    decipher.setAuthTag(raw.subarray(12, 28));
+    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+  } catch {
+    // the usual cause: a data dir restored without its secrets.key, or QUIRE_SECRETS_KEY changed
+    throw errors.unavailable('A stored secret cannot be decrypted: the secrets key (secrets.key in the data dir, or QUIRE_SECRETS_KEY) is not the one it was stored with. Restore that key, or set the secret again');
+  }
 }
 
 /** A URL as the API shows a secret one: its scheme and host, the rest hidden. */
