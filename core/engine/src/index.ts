@@ -43,6 +43,8 @@ export * from './services/parse-config.js';
 export * from './services/parse-sync.js';
 export * from './services/presigned.js';
 export * from './services/presets.js';
+export * from './services/ground-truth.js';
+export * from './services/records.js';
 export * from './services/public-errors.js';
 export * from './services/render.js';
 export * from './services/search.js';

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import { z } from 'zod';
 import { errors } from '@quire/core';
@@ -7,7 +6,7 @@ import { coerceValue, normaliseValue } from '@quire/fields';
 import type { AuthInfo } from '../../http/context.js';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
-import { canRead, loadOwned, newOwned } from '@quire/engine';
+import { groundTruthOf, loadOwned, recordGroundTruth, storeCorrections } from '@quire/engine';
 import type { Engine } from '@quire/engine';
 import { FieldDef, UUID, loadSchema, normaliseFields, prebuiltSchema, schemaNameOf } from '@quire/engine';
 import { apiStoredExtraction, fieldFor } from '@quire/engine';
@@ -47,17 +46,14 @@ function makeCorrection(x: ExtractionRecord, auth: AuthInfo, item: z.infer<typeo
 }
 
 async function saveCorrections(rt: Engine, x: ExtractionRecord, corrections: Correction[]) {
-  const updated_at = new Date();
-  await rt.store.repo('extractions').update(x.id, { corrections, updated_at });
-  return apiStoredExtraction({ ...x, corrections, updated_at }, await schemaNameOf(rt, x.schema_id));
+  return apiStoredExtraction(await storeCorrections(rt, x, corrections), await schemaNameOf(rt, x.schema_id));
 }
 
 export function extractTruthRoutes(router: Router<any, any>): void {
   route(router, { method: 'get', path: '/api/extract/ground-truth', summary: 'Ground truth recorded for a document ({ground_truth: [...]})', tag: TAG, query: z.object({ document_id: docId }) }, async (ctx, { query }) => {
     const auth = requireAuth(ctx);
     await loadOwned(ctx.quire.store, 'documents', query.document_id, auth, 'read');
-    const rows = (await ctx.quire.store.repo('ground_truth').find({ document_id: query.document_id }, { order: { updated_at: 'DESC' } })).filter((g) => canRead(auth, g));
-    return { ground_truth: rows.map(apiGroundTruth) };
+    return { ground_truth: (await groundTruthOf(ctx.quire, auth, query.document_id)).map(apiGroundTruth) };
   });
 
   route(
@@ -74,17 +70,8 @@ export function extractTruthRoutes(router: Router<any, any>): void {
       const rt = ctx.quire;
       const doc = await loadOwned(rt.store, 'documents', body.document_id, auth, 'read');
       await schemaFieldsOf(rt, auth, body.schema_id);
-      const repo = rt.store.repo('ground_truth');
-      const now = new Date();
-      const existing = await repo.findOne({ document_id: doc.id, schema_id: body.schema_id ?? null, user_id: auth.user.id });
-      if (existing) {
-        const patch = { field_values: body.field_values, notes: body.notes ?? existing.notes, updated_at: now };
-        await repo.update(existing.id, patch);
-        return { ground_truth: apiGroundTruth({ ...existing, ...patch }) };
-      }
-      const row: GroundTruthRecord = { id: randomUUID(), ...newOwned(auth, null), document_id: doc.id, schema_id: body.schema_id ?? null, field_values: body.field_values, notes: body.notes ?? null, created_at: now, updated_at: now };
-      await repo.insert(row);
-      ctx.status = 201;
+      const { row, created } = await recordGroundTruth(rt, auth, doc, body);
+      if (created) ctx.status = 201;
       return { ground_truth: apiGroundTruth(row) };
     },
   );
@@ -111,7 +98,7 @@ export function extractTruthRoutes(router: Router<any, any>): void {
       const auth = requireAuth(ctx);
       const rt = ctx.quire;
       await loadOwned(rt.store, 'documents', body.document_id, auth, 'read');
-      const truths = (await rt.store.repo('ground_truth').find({ document_id: body.document_id }, { order: { updated_at: 'DESC' } })).filter((g) => canRead(auth, g) && (!body.schema_id || g.schema_id === body.schema_id));
+      const truths = await groundTruthOf(rt, auth, body.document_id, body.schema_id);
       const truth = truths[0];
       if (!truth) throw errors.notFound('ground truth for document', body.document_id);
       let extracted: Record<string, unknown>;

@@ -5,7 +5,7 @@ import type { AppContext } from '../../http/context.js';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
 import { publicError } from '../../http/middleware.js';
-import { canRead, loadOwned } from '@quire/engine';
+import { loadOwned, readableExtraction, readableJob } from '@quire/engine';
 import { runExtraction } from '@quire/engine';
 import type { RunEvent, RunExtractionOptions } from '@quire/engine';
 import { FieldList, Settings, UUID, normaliseFields, schemaNameOf } from '@quire/engine';
@@ -92,20 +92,20 @@ export function extractRunRoutes(router: Router<any, any>): void {
       const rt = ctx.quire;
       const id = ctx.params.id!;
       if (query.type === 'job') {
-        const job = UUID.test(id) ? await rt.store.repo('jobs').get(id) : null;
-        if (!job || job.type !== 'extract' || !canRead(auth, job)) throw errors.notFound('job', id);
+        const job = await readableJob(rt, auth, id, 'extract');
+        if (!job) throw errors.notFound('job', id);
         const out: Record<string, unknown> = { job: apiExtractJob(job) };
         if (job.status === 'completed') {
-          const x = await rt.store.repo('extractions').get(String(job.input?.extraction_id ?? ''));
-          if (x && canRead(auth, x)) out.extraction = apiStoredExtraction(x, await schemaNameOf(rt, x.schema_id));
+          const x = await readableExtraction(rt, auth, String(job.input?.extraction_id ?? ''));
+          if (x) out.extraction = apiStoredExtraction(x, await schemaNameOf(rt, x.schema_id));
         }
         return out;
       }
       if (!UUID.test(id)) throw errors.notFound('extraction', id);
       const x = await loadOwned(rt.store, 'extractions', id, auth, 'read');
       const out: Record<string, unknown> = { extraction: apiStoredExtraction(x, await schemaNameOf(rt, x.schema_id)) };
-      const job = x.job_id ? await rt.store.repo('jobs').get(x.job_id) : null;
-      if (job && canRead(auth, job)) out.job = apiExtractJob(job);
+      const job = x.job_id ? await readableJob(rt, auth, x.job_id) : null;
+      if (job) out.job = apiExtractJob(job);
       return out;
     },
   );
@@ -153,7 +153,7 @@ async function streamRun(ctx: AppContext, opts: RunExtractionOptions): Promise<v
         return new Promise<void>((r) => setImmediate(r));
       },
     });
-    const job = await rt.store.repo('jobs').get(result.job_id);
+    const job = await readableJob(rt, null, result.job_id);
     finished = true;
     send('complete', { job: job ? apiExtractJob(job) : null, result });
   } catch (e) {

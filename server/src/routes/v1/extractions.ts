@@ -4,7 +4,7 @@ import { errors } from '@quire/core';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
 import { loadOwned } from '@quire/engine';
-import { runExtraction } from '@quire/engine';
+import { readableExtraction, runExtraction } from '@quire/engine';
 import { FieldList, Settings, UUID, normaliseFields } from '@quire/engine';
 import { v1Extraction } from '@quire/engine';
 
@@ -44,7 +44,7 @@ export function extractionRoutes(router: Router<any, any>): void {
         instructions: body.instructions,
         settings: body.settings,
       });
-      const row = await rt.store.repo('extractions').get(run.extraction_id);
+      const row = await readableExtraction(rt, null, run.extraction_id);
       if (!row) throw errors.processing('The extraction was not stored');
       ctx.status = 201;
       return { ...v1Extraction(row, !!body.include_citations), job_id: run.job_id };

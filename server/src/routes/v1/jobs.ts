@@ -4,18 +4,14 @@ import type { JobRecord } from '@quire/core';
 import type { AuthInfo } from '../../http/context.js';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
-import { canRead } from '@quire/engine';
+import { canRead, documentJob, readableJob } from '@quire/engine';
 import { epoch, jobStillServed, publicErrorText } from '@quire/engine';
 import type { Engine } from '@quire/engine';
 
 /** A job by its id, or the processing job of a document by the document's id. */
 export async function findJob(rt: Engine, auth: AuthInfo, id: string): Promise<JobRecord> {
   if (!/^[0-9a-f-]{36}$/i.test(id)) throw errors.notFound('job', id);
-  let job = await rt.store.repo('jobs').get(id);
-  if (!job) {
-    const jobs = await rt.store.repo('jobs').find({ document_id: id, type: 'document' }, { order: { created_at: 'DESC' }, limit: 1 });
-    job = jobs[0] ?? null;
-  }
+  const job = (await readableJob(rt, null, id)) ?? (await documentJob(rt, id));
   if (!job || !canRead(auth, job) || !(await jobStillServed(rt, job))) throw errors.notFound('job', id);
   return job;
 }

@@ -1,0 +1,28 @@
+/**
+ * Reading jobs and extractions for the routes: by id, readable by the caller, null when absent or not
+ * theirs (the routes answer 404 either way).
+ */
+import type { ExtractionRecord, JobRecord } from '@quire/core';
+import type { EngineContext as Engine } from '../context.js';
+import { canRead } from '../accounts/access.js';
+import type { AuthInfo } from '../accounts/access.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A job by id (of a type when given) that the caller may read; with auth null, any job (the caller checked). */
+export async function readableJob(rt: Engine, auth: AuthInfo | null, id: string, type?: string): Promise<JobRecord | null> {
+  const job = UUID.test(id) ? await rt.store.repo('jobs').get(id) : null;
+  return job && (!type || job.type === type) && (!auth || canRead(auth, job)) ? job : null;
+}
+
+/** The latest processing job of a document (by the document's id). */
+export async function documentJob(rt: Engine, documentId: string): Promise<JobRecord | null> {
+  if (!UUID.test(documentId)) return null;
+  return (await rt.store.repo('jobs').find({ document_id: documentId, type: 'document' }, { order: { created_at: 'DESC' }, limit: 1 }))[0] ?? null;
+}
+
+/** An extraction by id that the caller may read; with auth null, any (the caller checked). */
+export async function readableExtraction(rt: Engine, auth: AuthInfo | null, id: string): Promise<ExtractionRecord | null> {
+  const x = UUID.test(id) ? await rt.store.repo('extractions').get(id) : null;
+  return x && (!auth || canRead(auth, x)) ? x : null;
+}
