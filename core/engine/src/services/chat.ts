@@ -8,10 +8,12 @@ import { KbSettingsSchema, loadCollection } from './collections.js';
 import type { KbSettings } from './collections.js';
 import { searchChunks } from './search.js';
 import type { SearchHit } from './search.js';
-import { alternativesOf, codeBlocksOf, codeLikeness, decompose, focusTerms, isFollowUp, kindTerms, questionTerms, subjectVerb, terms, termSet, unitsOf } from './chat-text.js';
-import { amountsOf, answerTypeOf, asksForCompany, holdsCompany, holdsType, questionWords, totalLine } from './chat-answer-types.js';
+import { alternativesOf, codeBlocksOf, labelExpansion, codeLikeness, decompose, focusTerms, isFollowUp, kindTerms, questionTerms, subjectVerb, terms, termSet, unitsOf } from './chat-text.js';
+import { amountsOf, answerTypeOf, holdsFullDate, asksForCompany, holdsCompany, holdsType, questionWords, totalLine } from './chat-answer-types.js';
 import type { AnswerType } from './chat-answer-types.js';
 import type { CodeBlock, Unit } from './chat-text.js';
+import { AUTHOR_LINE, DOCUMENT_WORDS, cellAnswer, documentAspect, isFragment } from './chat-answer-shape.js';
+import type { AnswerKind, DocumentAspect } from './chat-answer-shape.js';
 import { round, synonymWordsOf } from '@quire/text';
 import { holdCredits } from '../accounts/credits.js';
 import type { CreditHold } from '../accounts/credits.js';
@@ -60,6 +62,8 @@ export interface ChatAnswer {
   usage: { prompt_tokens: number; completion_tokens: number; credits: number };
   /** true when the sources did not support an answer */
   unanswered: boolean;
+  /** what the answer is: `value` (a typed value, one sentence or one table cell), `passage` (quoted sentences), `none` (the refusal) */
+  answer_type: AnswerKind;
 }
 
 // ---------------------------------------------------------------- sessions
@@ -317,7 +321,8 @@ async function retrieve(rt: Engine, auth: AuthInfo, question: string, mode: Chat
   const lists = qTerms.map((t) => synonymWordsOf(t.term).filter((w) => !primary.has(w)));
   const interleaved = new Set<string>();
   for (let i = 0, longest = Math.max(0, ...lists.map((l) => l.length)); i < longest; i++) for (const l of lists) if (i < l.length) interleaved.add(l[i]!);
-  const expansion = [...interleaved].slice(0, MAX_EXPANSION);
+  // (a business label the question names is searched for in the other languages' words first: "invoice number" / "Factuurnummer")
+  const expansion = [...new Set([...labelExpansion(question, MAX_EXPANSION / 2), ...interleaved])].slice(0, MAX_EXPANSION);
   if (expansion.length && mode !== 'code') {
     const seen = new Set(hits.map((h) => h.chunk_id));
     // a sentence from a document without the question's names is about something else (candidatesFor): the search in other
@@ -609,6 +614,8 @@ class CitationList {
 }
 
 interface Composed {
+  /** value, passage or none; unset: none when unanswered, else passage */
+  answerType?: AnswerKind;
   text: string;
   citations: ChatCitation[];
   confidence: number;
@@ -778,18 +785,115 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   }
 
   const answers = answering(all, r.ask);
-  // two short label-value lines as good as each other, with different values ("Charges | $0.01", "Charges | $1.87"): no answer
-  if (r.ask.type && competing(answers)) return refusal(bestCoverage, topScore);
+  // the checks below leave the question without a value; a passage may still say what the sources have on it
+  const passage = () => passageAnswer(all, r, docTerms, cites) ?? refusal(bestCoverage, topScore);
+  // two short label-value lines as good as each other, with different values ("Charges | $0.01", "Charges | $1.87"): no value
+  if (r.ask.type && competing(answers)) return passage();
   // the sentence that says the question best, key term and all, holds no answer of the asked type: the typed one is about something else
-  if (r.ask.type && answers[0] && typeMissingOnPoint(answers[0], all)) return refusal(bestCoverage, topScore);
+  if (r.ask.type && answers[0] && typeMissingOnPoint(answers[0], all)) return passage();
   // the search put another document far ahead of the one the answer would come from: the question is about that one
   const named = (id: string) => r.ask.names.some((t) => !!docTerms.get(id)?.names(t));
-  if (answers[0] && elsewhere(answers[0], r.hits, named, holdsNames(r.ask.names, docTerms))) return refusal(bestCoverage, topScore);
+  if (answers[0] && elsewhere(answers[0], r.hits, named, holdsNames(r.ask.names, docTerms))) return passage();
   // another document answers about as well, and the best sentence says too little of the question to tell which is meant
-  if (rivalDocument(answers)) return refusal(bestCoverage, topScore);
-  const picked = pick(answers, r.weights, mode === 'deep' ? 4 : 2, [], minCoverage(r.ask));
-  if (!picked.length) return refusal(bestCoverage, topScore);
-  return answered(renderSentences(picked, cites), extractiveConfidence(picked, [r.ask], 1));
+  if (rivalDocument(answers)) return passage();
+  if (!r.ask.type) return passage();
+  // a value: ONE well-formed span of the asked type, a whole sentence, a label with its value, or one cell of a table row
+  const qTerms = new Set(r.weights.keys());
+  const holds = (text: string) => holdsType(text, r.ask.type!, r.ask.own, qTerms, lower);
+  const asked = (header: string) => [...termSet(header)].filter((t) => [...qTerms].some((q) => matchOf(q, new Set([t])))).length;
+  const spans = answers.flatMap((c) => {
+    if (c.unit.kind === 'row') {
+      const cell = cellAnswer(c.unit, holds, asked);
+      return cell ? [{ ...c, unit: { ...c.unit, text: cell, kind: 'sentence' as const } }] : [];
+    }
+    return isFragment(c.unit) ? [] : [c];
+  });
+  const picked = pick(spans, r.weights, 1, [], minCoverage(r.ask));
+  if (!picked.length) return passage();
+  const confidence = extractiveConfidence(picked, [r.ask], 1);
+  if (confidence < minConfidence) return passage();
+  const text = renderSentences(picked, cites);
+  return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'value' };
+}
+
+/** a passage's sentence says at least this share of the question itself, and with its chunk and document at least PASSAGE_COVERAGE */
+const PASSAGE_SENTENCE = 0.5;
+const PASSAGE_COVERAGE = 0.6;
+/** the share of the retrieval's confidence a passage keeps when the question asked for a value it does not give as one */
+const PASSAGE_TYPED = 0.85;
+
+/**
+ * The passage answer: the one or two whole sentences that say most of the question (never a fragment, never a row of
+ * cells), from the documents the question is about, quoted with their citations: "The documents say: “…” [1]". Its
+ * confidence is the retrieval's: how much of the question the sentences say, themselves and with their chunk. Null when
+ * no sentence says enough of the question (the refusal).
+ */
+function passageAnswer(all: Candidate[], r: Retrieval, docTerms: DocTerms, cites: CitationList): Composed | null {
+  const named = (id: string) => r.ask.names.some((t) => !!docTerms.get(id)?.names(t));
+  const about = holdsNames(r.ask.names, docTerms);
+  // (a question that asks for a type of value is answered only by sentences that hold one: "when" by a sentence with a date)
+  const whole = all.filter((c) => c.typed && !isFragment(c.unit) && c.unit.kind !== 'row' && !c.keyMissing && c.sentenceCoverage >= PASSAGE_SENTENCE && c.coverage >= PASSAGE_COVERAGE && !elsewhere(c, r.hits, named, about));
+  const picked = pick(whole, r.weights, 2, [], PASSAGE_COVERAGE);
+  if (!picked.length) return null;
+  const text = `The documents say: ${orderPicked(picked)
+    .map((c) => `“${c.unit.text}” [${cites.number(c.hit)}]`)
+    .join(' ')}`;
+  const sentence = Math.max(...picked.map((c) => c.sentenceCoverage));
+  const cov = Math.max(...picked.map((c) => c.coverage));
+  const retrieval = clamp(0.12 + 0.48 * sentence + 0.37 * cov, 0, 1) * 0.8 * (r.ask.type ? PASSAGE_TYPED : 1);
+  return { text, citations: cites.list, confidence: round(clamp(retrieval, 0.05, 0.97), 3), unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'passage' };
+}
+
+/** how many chunks from a document's start make its first section, and at most how many words its title has */
+const FIRST_CHUNKS = 3;
+const TITLE_WORDS = 20;
+
+/**
+ * A question about a document as a whole (its title, date, author, what it is about), answered from its title and first
+ * section: the document the question names by words of its name, else the knowledge base's only document, else the one
+ * the search found first when the question says more than the aspect it asks. Null when no document is meant or its
+ * start does not say (the usual answerer then tries).
+ */
+async function composeDocumentLevel(rt: Engine, aspect: DocumentAspect, question: string, docs: DocumentRecord[], docTerms: DocTerms, r: Retrieval): Promise<Composed | null> {
+  // the question's words other than those that ask for the aspect ("the title of this report"): they may name the document
+  const own = terms(
+    question
+      .split(/\s+/)
+      .filter((w) => !DOCUMENT_WORDS.test(w.replace(/[^\p{L}]/gu, '')))
+      .join(' '),
+  );
+  const naming = docs.map((d) => ({ d, n: own.filter((t) => !!docTerms.get(d.id)?.names(t)).length })).filter((x) => x.n > 0).sort((a, b) => b.n - a.n);
+  const doc = naming[0] && naming[0].n > (naming[1]?.n ?? 0) ? naming[0].d : docs.length === 1 ? docs[0] : own.length && r.hits[0] ? docs.find((d) => d.id === r.hits[0]!.document_id) : undefined;
+  if (!doc) return null;
+  const rows = (await rt.store.repo('chunks').find({ document_id: doc.id, idx: Array.from({ length: FIRST_CHUNKS }, (_, i) => i) })).sort((a, b) => a.idx - b.idx);
+  if (!rows.length) return null;
+  const units = rows.flatMap((row) => unitsOf(row.content).map((u) => ({ u, row })));
+  // the first section: up to the second heading
+  const headings = units.filter((x) => x.u.kind === 'heading');
+  const end = headings[1] ? units.indexOf(headings[1]) : units.length;
+  const first = units.slice(0, end);
+  const titleUnit = headings[0] && units.indexOf(headings[0]) <= 2 ? headings[0] : first.find((x) => x.u.kind !== 'row' && wordCount(x.u.text) <= TITLE_WORDS && !/[.,;:]$/.test(x.u.text));
+  const cites = new CitationList();
+  const hit = (row: (typeof rows)[number]): SearchHit => ({ chunk_id: row.id, document_id: doc.id, document_name: doc.name, page: row.page, content: row.content, score: 1, metadata: { type: row.type, index: row.idx } });
+  const composed = (text: string, confidence: number, answerType: AnswerKind): Composed => ({ text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType });
+  const sentences = first.filter((x) => x.u.kind === 'sentence' && x !== titleUnit && !isFragment(x.u));
+  switch (aspect) {
+    case 'title':
+      return titleUnit ? composed(`${titleUnit.u.text} [${cites.number(hit(titleUnit.row))}]`, 0.85, 'value') : null;
+    case 'author': {
+      const by = first.find((x) => AUTHOR_LINE.test(x.u.text) && wordCount(x.u.text) <= TITLE_WORDS);
+      return by ? composed(`${by.u.text} [${cites.number(hit(by.row))}]`, 0.8, 'value') : null;
+    }
+    case 'date': {
+      const dated = first.find((x) => x.u.kind !== 'row' && !isFragment(x.u) && holdsFullDate(x.u.text));
+      return dated ? composed(`${dated.u.text} [${cites.number(hit(dated.row))}]`, 0.8, 'value') : null;
+    }
+    case 'about': {
+      const quoted = [...(titleUnit ? [titleUnit] : []), ...sentences.slice(0, 2)];
+      if (!sentences.length) return null;
+      return composed(`The documents say: ${quoted.map((x) => `“${x.u.text}” [${cites.number(hit(x.row))}]`).join(' ')}`, 0.7, 'passage');
+    }
+  }
 }
 
 /** Code mode: the best-supported explanatory sentence and the code block of the sources that fits best. */
@@ -1019,7 +1123,8 @@ async function answerHeld(rt: Engine, auth: AuthInfo, req: ChatRequest, kb: Coll
   if (rt.registry.tryGet('llm')) {
     composed = await composeWithLlm(rt, retrieval, req, mode, history);
   } else {
-    composed = composeExtractive(retrieval, mode, docTerms, lower, rt.config.chat.minConfidence);
+    const aspect = mode === 'code' ? null : documentAspect(question);
+    composed = (aspect && (await composeDocumentLevel(rt, aspect, question, docs, docTerms, retrieval))) || composeExtractive(retrieval, mode, docTerms, lower, rt.config.chat.minConfidence);
     if (req.onDelta) {
       // the extractive answer streams paragraph by paragraph and sentence by sentence
       for (const p of composed.text.split(/(?<=\] )|(?<=\n)/)) if (p) await req.onDelta(p);
@@ -1069,10 +1174,11 @@ async function answerHeld(rt: Engine, auth: AuthInfo, req: ChatRequest, kb: Coll
     created_at: now.toISOString(),
     usage: { prompt_tokens: composed.promptTokens || tokensOf([question, ...history.map((h) => h.content), ...composed.citations.map((c) => c.content)].join('\n')), completion_tokens: composed.completionTokens, credits },
     unanswered: composed.unanswered,
+    answer_type: composed.unanswered ? 'none' : (composed.answerType ?? 'passage'),
   };
 }
 
 /** The public shape of an answer (spec field names). */
 export function apiAnswer(a: ChatAnswer) {
-  return { session_id: a.session_id, message_id: a.message_id, knowledge_base_id: a.knowledge_base_id, message: a.message, citations: a.citations, confidence: a.confidence, mode: a.mode, response_time_ms: a.response_time_ms, created_at: a.created_at, usage: { credits: a.usage.credits } };
+  return { session_id: a.session_id, message_id: a.message_id, knowledge_base_id: a.knowledge_base_id, message: a.message, citations: a.citations, confidence: a.confidence, mode: a.mode, answer_type: a.answer_type, response_time_ms: a.response_time_ms, created_at: a.created_at, usage: { credits: a.usage.credits } };
 }
