@@ -19,12 +19,27 @@ test('fragments are never answers: a row of several cells, a bare number, a cut 
 test('a table answer is one cell with its row label and column header', () => {
   const row = { text: 'Percent who borrowed | 41% | 45%', start: 0, kind: 'row' as const, context: 'Measure | 2011–12 | 2015–16' };
   const holds = (c: string) => /%/.test(c);
+  const number = (c: string) => /^\d+$/.test(c);
   const asked = (q: string) => (h: string) => terms(h).filter((t) => terms(q).includes(t)).length;
   assert.equal(cellAnswer(row, holds, asked('What percent borrowed in 2015–16?')), 'Percent who borrowed (2015–16): 45%');
   assert.equal(cellAnswer(row, holds, asked('What percent borrowed in 2011–12?')), 'Percent who borrowed (2011–12): 41%');
   // nothing tells the two cells apart: no answer
   assert.equal(cellAnswer(row, holds, asked('What percent borrowed?')), null);
   assert.equal(cellAnswer({ text: 'Total | $4.11', start: 0, kind: 'row' }, (c) => /\$/.test(c), () => 0), 'Total: $4.11');
+  // a title row above the header: the row under it heads the columns
+  const sales = unitsOf('| In millions of CHF |  |  | January–June 2023 |\n| --- | --- | --- | --- |\n|  | Sales | Profit | Costs |\n| Water | 1706 | 187 | 57 |')[2]!;
+  assert.equal(cellAnswer(sales, number, asked('What did water sales amount to?')), 'Water (Sales): 1706');
+  // a header of another width tells no column: several values, none chosen
+  assert.equal(cellAnswer({ text: 'PetCare | 0 | -15', start: 0, kind: 'row', context: 'In millions of CHF | January–June 2023' }, (c) => /\d/.test(c), asked('What did PetCare sell in January–June 2023?')), null);
+  // a header without the corner cell, or with a title row above, is aligned on the right
+  const ducks = unitsOf('|  | Freshwater Ducks | Saltwater Ducks |\n| --- | --- | --- |\n| 2019 | 120 | 80 |')[1]!;
+  assert.equal(cellAnswer(ducks, number, asked('How many saltwater ducks were seen in 2019?')), '2019 (Saltwater Ducks): 80');
+  // the row's label is the value asked for: quoted with the cell the question gives
+  const year = unitsOf('| Year | Freshwater Ducks |\n| --- | --- |\n| 2020 | 135 |')[1]!;
+  assert.equal(cellAnswer(year, (c) => /^(?:19|20)\d\d$/.test(c), () => 0, (c) => c === '135'), '2020 (Freshwater Ducks): 135');
+  // cells that are fields of their own: the one whose label the question says
+  const office = { text: 'Corporate Office: 9th floor, Sec-69, Gurgaon | Phone: 080 100 444 66 | Email: contact@example.com', start: 0, kind: 'row' as const };
+  assert.equal(cellAnswer(office, () => true, asked('Where is the corporate office?')), 'Corporate Office: 9th floor, Sec-69, Gurgaon');
 });
 
 test('a line-number gutter is no part of the text: the sentence runs on across the numbered lines', () => {

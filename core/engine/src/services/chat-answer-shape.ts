@@ -37,35 +37,58 @@ export function isFragment(u: Unit): boolean {
 /**
  * The answer of a table row: ONE cell, with the row's label (its first cell) and the column's header
  * ("Percent who borrowed (2015–16): 45%"). `holds` says whether a cell holds a value of the asked type; `asked`
- * whether a header cell names what the question asks (its words). Null when no single cell answers: no cell of the
- * type, or several with nothing in the header to tell them apart.
+ * how many of the question's words a header (or a cell) says; `own` whether the question itself gives a cell's value.
+ * A header with fewer or more cells than the row is aligned on the right (an empty corner cell, a title row above).
+ * A cell that is a field of its own ("Corporate Office: 9th floor, … Gurgaon") answers alone. When the row's label
+ * is the value asked for ("In which year were 135 ducks counted?" → "2020 | 135"), it is quoted with the cell the
+ * question gives. Null when no single cell answers: no cell of the type, or several with nothing to tell them apart.
  */
-export function cellAnswer(u: Unit, holds: (cell: string) => boolean, asked: (header: string) => number): string | null {
+export function cellAnswer(u: Unit, holds: (cell: string) => boolean, asked: (header: string) => number, own: (cell: string) => boolean = () => false): string | null {
   if (u.kind !== 'row') return null;
-  const cells = cellsOf(u.text);
-  const header = u.context ? cellsOf(u.context) : null;
-  if (cells.length < 2) return null;
-  const label = cells[0]!;
-  const typed = cells.map((c, j) => ({ c, j })).filter(({ c, j }) => j > 0 && c && holds(c));
-  if (!typed.length) return null;
-  const aligned = header && header.length === cells.length ? header : null;
-  let pickIdx = typed.length === 1 ? typed[0]!.j : -1;
-  if (aligned && typed.length > 1) {
-    // the column whose header says most of the question; a tie leaves it open
-    const scored = typed.map((x) => ({ ...x, s: asked(aligned[x.j]!) })).sort((a, b) => b.s - a.s);
-    if (scored[0]!.s > 0 && scored[0]!.s > (scored[1]?.s ?? 0)) pickIdx = scored[0]!.j;
+  // the cells as printed, with their columns' headers when the header row has as many cells (blank ones included)
+  const cells = u.cells ?? cellsOf(u.text);
+  const header = u.columns && u.columns.length === cells.length ? u.columns : !u.cells && u.context && cellsOf(u.context).length === cells.length ? cellsOf(u.context) : null;
+  const first = cells.findIndex((c) => c);
+  if (first < 0 || cells.filter((c) => c).length < 2) return null;
+  const label = cells[first]!;
+  const col = (j: number) => header?.[j] || undefined;
+  const render = (j: number) => {
+    const c = col(j);
+    return c && c !== label && c !== cells[j] ? `${label} (${c}): ${cells[j]}` : `${label}: ${cells[j]}`;
+  };
+  // the one best of several, by the question's words in `by`; a tie leaves it open
+  const best = (xs: number[], by: (j: number) => number): number => {
+    if (xs.length === 1) return xs[0]!;
+    const scored = xs.map((j) => ({ j, s: by(j) })).sort((a, b) => b.s - a.s);
+    return scored[0]!.s > 0 && scored[0]!.s > scored[1]!.s ? scored[0]!.j : -1;
+  };
+  const filled = cells.map((c, j) => ({ c, j })).filter(({ c }) => c);
+  // cells that are fields of their own ("Phone: 080 100 444 66")
+  const fields = filled.filter(({ c }) => LABEL_VALUE.test(c));
+  if (fields.length >= 2 && fields.length >= filled.length - 1) {
+    const typed = fields.filter(({ c }) => holds(c)).map(({ j }) => j);
+    if (!typed.length) return null;
+    const j = best(typed, (k) => asked(cells[k]!.split(':')[0]!));
+    return j < 0 ? null : cells[j]!;
   }
-  if (pickIdx < 0) return null;
-  const col = aligned?.[pickIdx];
-  const value = cells[pickIdx]!;
-  return col && col !== label ? `${label} (${col}): ${value}` : `${label}: ${value}`;
+  // (a cell merged across columns is printed once per column: one value)
+  const typed = [...new Map(filled.filter(({ c, j }) => j > first && !own(c) && holds(c)).map(({ c, j }) => [`${c}\u0000${col(j) ?? ''}`, j])).values()];
+  if (!typed.length) {
+    // the label is the value asked for: quoted with the cell the question names
+    if (!holds(label) || own(label)) return null;
+    const given = filled.filter(({ c, j }) => j > first && own(c));
+    return given.length === 1 ? render(given[0]!.j) : null;
+  }
+  const j = best(typed, (k) => asked(col(k) ?? ''));
+  return j < 0 ? null : render(j);
 }
 
 /** What a question asks about a document as a whole, or null. */
 export type DocumentAspect = 'title' | 'author' | 'date' | 'about';
 
 const DOC_NOUN = '(?:document|file|report|paper|article|letter|memo|text|book|form|pdf|presentation|slides?|page|brochure|contract|agreement|notice|filing)';
-const THIS = `(?:this|the|that|your|our|my)(?:\\s+[\\p{L}\\p{N}'’-]+){0,3}?`;
+// (the words between the article and the noun qualify the document: "the Kestrel notice", not "the author of the report")
+const THIS = `(?:this|the|that|your|our|my)(?:\\s+(?!(?:of|who|whom|which|that|in|on|for|by|to|with|from|and|or|about|at)\\b)[\\p{L}\\p{N}'’-]+){0,3}?`;
 
 const ASPECTS: [DocumentAspect, RegExp][] = [
   ['title', new RegExp(`\\bwhat(?:'s|’s|\\s+is|\\s+was)\\s+(?:the\\s+)?(?:title|name|heading)\\s+of\\s+${THIS}\\s+${DOC_NOUN}\\b|\\bwhat\\s+is\\s+${THIS}\\s+${DOC_NOUN}\\s+(?:called|titled|named)\\b|\\bwhat\\s+(?:title|heading)\\s+does\\s+${THIS}\\s+${DOC_NOUN}\\s+(?:have|bear|carry)\\b`, 'iu')],

@@ -133,6 +133,10 @@ export interface Unit {
   kind: 'sentence' | 'heading' | 'row';
   /** for table rows: the header row, whose words count as the row's */
   context?: string;
+  /** for table rows: the row's cells as printed, blank ones included (the column of each) */
+  cells?: string[];
+  /** for table rows: the cells of the row that heads the columns, as printed (blank ones included) */
+  columns?: string[];
   /** a sentence the chunk cuts: at its start (it begins mid-sentence), its end, or both */
   cut?: 'start' | 'end' | 'both';
 }
@@ -179,6 +183,7 @@ export function unitsOf(content: string): Unit[] {
   let bufStart = 0;
   let prevLine = '';
   let header: string | null = null;
+  let headerCells: string[] = [];
   let titleRow = false;
   let inTable = false;
   let gap = false;
@@ -220,15 +225,18 @@ export function unitsOf(content: string): Unit[] {
       if (!cells.length) continue;
       const text = cells.join(' | ');
       const context = header;
+      const columns = headerCells;
       if (header === null) {
         header = text;
+        headerCells = raw;
         // a first row of mostly blank cells is the table's title ("In millions of CHF | January–June 2023"): the row under it heads the columns too
         titleRow = raw.length >= 3 && cells.length * 2 <= raw.length;
       } else if (titleRow) {
         header = `${header} | ${text}`;
+        headerCells = raw;
         titleRow = false;
       }
-      units.push({ text, start: lineStart, kind: 'row', ...(context !== null ? { context } : {}) });
+      units.push({ text, start: lineStart, kind: 'row', cells: raw, ...(context !== null ? { context, columns } : {}) });
       inTable = true;
       continue;
     }

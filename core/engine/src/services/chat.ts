@@ -801,15 +801,32 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   const qTerms = new Set(r.weights.keys());
   const holds = (text: string) => holdsType(text, r.ask.type!, r.ask.own, qTerms, lower);
   const asked = (header: string) => [...termSet(header)].filter((t) => [...qTerms].some((q) => matchOf(q, new Set([t])))).length;
+  const given = (cell: string) => {
+    const ws = questionWords(cell);
+    return ws.size > 0 && [...ws].every((w) => r.ask.own.has(w));
+  };
   const spans = answers.flatMap((c) => {
     if (c.unit.kind === 'row') {
-      const cell = cellAnswer(c.unit, holds, asked);
+      const cell = cellAnswer(c.unit, holds, asked, given);
       return cell ? [{ ...c, unit: { ...c.unit, text: cell, kind: 'sentence' as const } }] : [];
     }
     return isFragment(c.unit) ? [] : [c];
   });
-  const picked = pick(spans, r.weights, 1, [], minCoverage(r.ask));
+  // of the two best, the one that says the focus of the question itself ("the total of the bill": a line that says "Total")
+  const two = pick(spans, r.weights, 2, [], minCoverage(r.ask));
+  const focus = focusTerms(r.ask.text);
+  const focusOf = (c: Candidate) => (focus.length ? Math.min(...focus.map((t) => matchOf(t, c.terms))) : 0);
+  const picked = two.length > 1 && focusOf(two[1]!) > focusOf(two[0]!) ? [two[1]!] : two.slice(0, 1);
   if (!picked.length) return passage();
+  // two spans about as good as each other, nothing in the question to choose: both are quoted, as a passage
+  if (two.length > 1 && focusOf(two[1]!) === focusOf(two[0]!) && two[1]!.score >= VALUE_RIVAL * two[0]!.score) {
+    const text = `The documents say: ${orderPicked(two)
+      .map((c) => `“${c.unit.text}” [${cites.number(c.hit)}]`)
+      .join(' ')}`;
+    const confidence = round(Math.min(PASSAGE_MAX, PASSAGE_TYPED * extractiveConfidence(two, [r.ask], 1)), 3);
+    if (confidence >= minConfidence * PASSAGE_TYPED) return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'passage' };
+    return passage();
+  }
   const confidence = extractiveConfidence(picked, [r.ask], 1);
   if (confidence < minConfidence) return passage();
   const text = renderSentences(picked, cites);
@@ -821,6 +838,10 @@ const PASSAGE_SENTENCE = 0.5;
 const PASSAGE_COVERAGE = 0.6;
 /** the share of the retrieval's confidence a passage keeps when the question asked for a value it does not give as one */
 const PASSAGE_TYPED = 0.85;
+/** a passage's confidence stays below this: it quotes, it does not tell which value is the answer */
+const PASSAGE_MAX = 0.79;
+/** the share of the best value's score from which a second span competes with it */
+const VALUE_RIVAL = 0.9;
 
 /**
  * The passage answer: the one or two whole sentences that say most of the question (never a fragment, never a row of
@@ -846,6 +867,8 @@ function passageAnswer(all: Candidate[], r: Retrieval, docTerms: DocTerms, cites
 
 /** how many chunks from a document's start make its first section, and at most how many words its title has */
 const FIRST_CHUNKS = 3;
+/** the share of a document-level answer's confidence kept when the document is the search's first, not one the question names */
+const DOCUMENT_GUESSED = 0.75;
 const TITLE_WORDS = 20;
 
 /**
@@ -863,8 +886,11 @@ async function composeDocumentLevel(rt: Engine, aspect: DocumentAspect, question
       .join(' '),
   );
   const naming = docs.map((d) => ({ d, n: own.filter((t) => !!docTerms.get(d.id)?.names(t)).length })).filter((x) => x.n > 0).sort((a, b) => b.n - a.n);
-  const doc = naming[0] && naming[0].n > (naming[1]?.n ?? 0) ? naming[0].d : docs.length === 1 ? docs[0] : own.length && r.hits[0] ? docs.find((d) => d.id === r.hits[0]!.document_id) : undefined;
+  const named = !!naming[0] && naming[0].n > (naming[1]?.n ?? 0);
+  const doc = named ? naming[0]!.d : docs.length === 1 ? docs[0] : own.length && r.hits[0] ? docs.find((d) => d.id === r.hits[0]!.document_id) : undefined;
   if (!doc) return null;
+  // confident only when nothing else may be meant: the question names the document, or the knowledge base has no other
+  const sure = named || docs.length === 1 ? 1 : DOCUMENT_GUESSED;
   const rows = (await rt.store.repo('chunks').find({ document_id: doc.id, idx: Array.from({ length: FIRST_CHUNKS }, (_, i) => i) })).sort((a, b) => a.idx - b.idx);
   if (!rows.length) return null;
   const units = rows.flatMap((row) => unitsOf(row.content).map((u) => ({ u, row })));
@@ -879,19 +905,19 @@ async function composeDocumentLevel(rt: Engine, aspect: DocumentAspect, question
   const sentences = first.filter((x) => x.u.kind === 'sentence' && x !== titleUnit && !isFragment(x.u));
   switch (aspect) {
     case 'title':
-      return titleUnit ? composed(`${titleUnit.u.text} [${cites.number(hit(titleUnit.row))}]`, 0.85, 'value') : null;
+      return titleUnit ? composed(`${titleUnit.u.text} [${cites.number(hit(titleUnit.row))}]`, round(0.85 * sure, 3), 'value') : null;
     case 'author': {
       const by = first.find((x) => AUTHOR_LINE.test(x.u.text) && wordCount(x.u.text) <= TITLE_WORDS);
-      return by ? composed(`${by.u.text} [${cites.number(hit(by.row))}]`, 0.8, 'value') : null;
+      return by ? composed(`${by.u.text} [${cites.number(hit(by.row))}]`, round(0.8 * sure, 3), 'value') : null;
     }
     case 'date': {
       const dated = first.find((x) => x.u.kind !== 'row' && !isFragment(x.u) && holdsFullDate(x.u.text));
-      return dated ? composed(`${dated.u.text} [${cites.number(hit(dated.row))}]`, 0.8, 'value') : null;
+      return dated ? composed(`${dated.u.text} [${cites.number(hit(dated.row))}]`, round(0.8 * sure, 3), 'value') : null;
     }
     case 'about': {
       const quoted = [...(titleUnit ? [titleUnit] : []), ...sentences.slice(0, 2)];
       if (!sentences.length) return null;
-      return composed(`The documents say: ${quoted.map((x) => `“${x.u.text}” [${cites.number(hit(x.row))}]`).join(' ')}`, 0.7, 'passage');
+      return composed(`The documents say: ${quoted.map((x) => `“${x.u.text}” [${cites.number(hit(x.row))}]`).join(' ')}`, round(0.7 * sure, 3), 'passage');
     }
   }
 }
