@@ -29,6 +29,10 @@ test('a table answer is one cell with its row label and column header', () => {
   // a title row above the header: the row under it heads the columns
   const sales = unitsOf('| In millions of CHF |  |  | January–June 2023 |\n| --- | --- | --- | --- |\n|  | Sales | Profit | Costs |\n| Water | 1706 | 187 | 57 |')[2]!;
   assert.equal(cellAnswer(sales, number, asked('What did water sales amount to?')), 'Water (Sales): 1706');
+  // a title row with several periods: the row under it, whose corner is blank, heads the columns
+  const impairment = unitsOf('| In millions of CHF |  | January–June 2023 |  | January–June 2022 |\n| --- | --- | --- | --- | --- |\n|  | Goodwill | Intangibles | Goodwill | Intangibles |\n| Total | -16 | -55 | 0 | -599 |')[2]!;
+  assert.deepEqual(impairment.columns, ['', 'Goodwill', 'Intangibles', 'Goodwill', 'Intangibles']);
+  assert.equal(cellAnswer(impairment, (c) => /\d/.test(c), asked('What were the total sales from January to June 2023?')), null);
   // a header of another width tells no column: several values, none chosen
   assert.equal(cellAnswer({ text: 'PetCare | 0 | -15', start: 0, kind: 'row', context: 'In millions of CHF | January–June 2023' }, (c) => /\d/.test(c), asked('What did PetCare sell in January–June 2023?')), null);
   // a header without the corner cell, or with a title row above, is aligned on the right
@@ -66,6 +70,10 @@ test('document-level questions', () => {
   assert.equal(documentAspect('Who wrote the document?'), 'author');
   assert.equal(documentAspect('When was the letter written?'), 'date');
   assert.equal(documentAspect('What is the Kestrel notice about?'), 'about');
+  assert.equal(documentAspect('What is the title of the Word document that tests table layouts?'), 'title');
   assert.equal(documentAspect('When was the lighthouse first lit?'), null);
   assert.equal(documentAspect('Who argued for the respondent?'), null);
+  // a document the question describes further is not this one
+  assert.equal(documentAspect('What was the title of the book Roberts wrote about his final season?'), null);
+  assert.equal(documentAspect('What is the name of the author of the report?'), null);
 });

@@ -86,15 +86,18 @@ export function cellAnswer(u: Unit, holds: (cell: string) => boolean, asked: (he
 /** What a question asks about a document as a whole, or null. */
 export type DocumentAspect = 'title' | 'author' | 'date' | 'about';
 
-const DOC_NOUN = '(?:document|file|report|paper|article|letter|memo|text|book|form|pdf|presentation|slides?|page|brochure|contract|agreement|notice|filing)';
+const DOC_NOUN = '(?:document|file|report|paper|article|letter|memo|text|form|pdf|presentation|slides?|page|brochure|contract|agreement|notice|filing)';
 // (the words between the article and the noun qualify the document: "the Kestrel notice", not "the author of the report")
 const THIS = `(?:this|the|that|your|our|my)(?:\\s+(?!(?:of|who|whom|which|that|in|on|for|by|to|with|from|and|or|about|at)\\b)[\\p{L}\\p{N}'’-]+){0,3}?`;
 
+/** the end of the question: the document is the whole of what it names ("the title of the book", not "of the book Roberts wrote") */
+const END = '(?:\\s+(?:that|which)\\s+[^?]*)?\\s*[?.!]*\\s*$';
+
 const ASPECTS: [DocumentAspect, RegExp][] = [
-  ['title', new RegExp(`\\bwhat(?:'s|’s|\\s+is|\\s+was)\\s+(?:the\\s+)?(?:title|name|heading)\\s+of\\s+${THIS}\\s+${DOC_NOUN}\\b|\\bwhat\\s+is\\s+${THIS}\\s+${DOC_NOUN}\\s+(?:called|titled|named)\\b|\\bwhat\\s+(?:title|heading)\\s+does\\s+${THIS}\\s+${DOC_NOUN}\\s+(?:have|bear|carry)\\b`, 'iu')],
-  ['author', new RegExp(`\\bwho\\s+(?:wrote|authored|prepared|issued|signed|sent|created)\\s+${THIS}\\s+${DOC_NOUN}\\b|\\bwho\\s+is\\s+the\\s+(?:author|writer|sender|issuer)\\s+of\\s+${THIS}\\s+${DOC_NOUN}\\b|\\bwho\\s+is\\s+${THIS}\\s+${DOC_NOUN}\\s+(?:by|from)\\b`, 'iu')],
-  ['date', new RegExp(`\\bwhen\\s+(?:was|is)\\s+${THIS}\\s+${DOC_NOUN}\\s+(?:written|dated|published|issued|created|made|signed|sent|released)\\b|\\bwhat\\s+(?:is|was)\\s+the\\s+date\\s+(?:of|on)\\s+${THIS}\\s+${DOC_NOUN}\\b|\\bhow\\s+is\\s+${THIS}\\s+${DOC_NOUN}\\s+dated\\b`, 'iu')],
-  ['about', new RegExp(`\\bwhat\\s+(?:is|are|was)\\s+${THIS}\\s+${DOC_NOUN}\\s+about\\b|\\bwhat\\s+does\\s+${THIS}\\s+${DOC_NOUN}\\s+(?:say|cover|describe|deal\\s+with|discuss)\\b|\\b(?:summari[sz]e|give\\s+(?:me\\s+)?(?:a|the)\\s+(?:summary|gist)\\s+of)\\s+${THIS}\\s+${DOC_NOUN}\\b|\\bwhat\\s+is\\s+the\\s+(?:subject|topic|purpose)\\s+of\\s+${THIS}\\s+${DOC_NOUN}\\b`, 'iu')],
+  ['title', new RegExp(`\\bwhat(?:'s|’s|\\s+is|\\s+was)\\s+(?:the\\s+)?(?:title|name|heading)\\s+of\\s+${THIS}\\s+${DOC_NOUN}${END}|\\bwhat\\s+is\\s+${THIS}\\s+${DOC_NOUN}\\s+(?:called|titled|named)${END}|\\bwhat\\s+(?:title|heading)\\s+does\\s+${THIS}\\s+${DOC_NOUN}\\s+(?:have|bear|carry)${END}`, 'iu')],
+  ['author', new RegExp(`\\bwho\\s+(?:wrote|authored|prepared|issued|signed|sent|created)\\s+${THIS}\\s+${DOC_NOUN}${END}|\\bwho\\s+is\\s+the\\s+(?:author|writer|sender|issuer)\\s+of\\s+${THIS}\\s+${DOC_NOUN}${END}|\\bwho\\s+is\\s+${THIS}\\s+${DOC_NOUN}\\s+(?:by|from)${END}`, 'iu')],
+  ['date', new RegExp(`\\bwhen\\s+(?:was|is)\\s+${THIS}\\s+${DOC_NOUN}\\s+(?:written|dated|published|issued|created|made|signed|sent|released)${END}|\\bwhat\\s+(?:is|was)\\s+the\\s+date\\s+(?:of|on)\\s+${THIS}\\s+${DOC_NOUN}${END}|\\bhow\\s+is\\s+${THIS}\\s+${DOC_NOUN}\\s+dated${END}`, 'iu')],
+  ['about', new RegExp(`\\bwhat\\s+(?:is|are|was)\\s+${THIS}\\s+${DOC_NOUN}\\s+about${END}|\\bwhat\\s+does\\s+${THIS}\\s+${DOC_NOUN}\\s+(?:say|cover|describe|deal\\s+with|discuss)${END}|\\b(?:summari[sz]e|give\\s+(?:me\\s+)?(?:a|the)\\s+(?:summary|gist)\\s+of)\\s+${THIS}\\s+${DOC_NOUN}${END}|\\bwhat\\s+is\\s+the\\s+(?:subject|topic|purpose)\\s+of\\s+${THIS}\\s+${DOC_NOUN}${END}`, 'iu')],
 ];
 
 /** The aspect of the document a question asks for ("What is the title of this report?" → title), or null for other questions. */

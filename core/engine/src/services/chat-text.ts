@@ -184,6 +184,8 @@ export function unitsOf(content: string): Unit[] {
   let prevLine = '';
   let header: string | null = null;
   let headerCells: string[] = [];
+  /** the rows of the table so far under its first */
+  let rowsUnder = 0;
   let titleRow = false;
   let inTable = false;
   let gap = false;
@@ -231,11 +233,13 @@ export function unitsOf(content: string): Unit[] {
         headerCells = raw;
         // a first row of mostly blank cells is the table's title ("In millions of CHF | January–June 2023"): the row under it heads the columns too
         titleRow = raw.length >= 3 && cells.length * 2 <= raw.length;
-      } else if (titleRow) {
+      } else if (titleRow || (context === header && rowsUnder === 0 && raw.length > 2 && raw[0] === '' && !cells.some((c) => /^[-+]?[\d.,\s%]+$/.test(c)))) {
+        // (a row under the first whose corner cell is blank, with words for cells, heads the columns: "|  | Sales | Profit |")
         header = `${header} | ${text}`;
         headerCells = raw;
         titleRow = false;
       }
+      rowsUnder = context === null ? 0 : rowsUnder + 1;
       units.push({ text, start: lineStart, kind: 'row', cells: raw, ...(context !== null ? { context, columns } : {}) });
       inTable = true;
       continue;

@@ -818,8 +818,9 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   const focusOf = (c: Candidate) => (focus.length ? Math.min(...focus.map((t) => matchOf(t, c.terms))) : 0);
   const picked = two.length > 1 && focusOf(two[1]!) > focusOf(two[0]!) ? [two[1]!] : two.slice(0, 1);
   if (!picked.length) return passage();
-  // two spans about as good as each other, nothing in the question to choose: both are quoted, as a passage
-  if (two.length > 1 && focusOf(two[1]!) === focusOf(two[0]!) && two[1]!.score >= VALUE_RIVAL * two[0]!.score) {
+  // two spans that each say part of the answer, or about as good as each other, and nothing in the question to choose: both are
+  // quoted, as a passage (a value is ONE sentence or cell)
+  if (two.length > 1 && focusOf(two[1]!) === focusOf(two[0]!)) {
     const text = `The documents say: ${orderPicked(two)
       .map((c) => `“${c.unit.text}” [${cites.number(c.hit)}]`)
       .join(' ')}`;
@@ -840,8 +841,6 @@ const PASSAGE_COVERAGE = 0.6;
 const PASSAGE_TYPED = 0.85;
 /** a passage's confidence stays below this: it quotes, it does not tell which value is the answer */
 const PASSAGE_MAX = 0.79;
-/** the share of the best value's score from which a second span competes with it */
-const VALUE_RIVAL = 0.9;
 
 /**
  * The passage answer: the one or two whole sentences that say most of the question (never a fragment, never a row of
