@@ -800,18 +800,30 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   // a value: ONE well-formed span of the asked type, a whole sentence, a label with its value, or one cell of a table row
   const qTerms = new Set(r.weights.keys());
   const holds = (text: string) => holdsType(text, r.ask.type!, r.ask.own, qTerms, lower);
-  const asked = (header: string) => [...termSet(header)].filter((t) => [...qTerms].some((q) => matchOf(q, new Set([t])))).length;
+  // (a column is named in the table's own words: the question's words themselves, not their synonyms)
+  const asked = (header: string) => [...termSet(header)].filter((t) => qTerms.has(t)).length;
   const given = (cell: string) => {
     const ws = questionWords(cell);
     return ws.size > 0 && [...ws].every((w) => r.ask.own.has(w));
   };
-  const spans = answers.flatMap((c) => {
-    if (c.unit.kind === 'row') {
+  const spans = answers
+    .flatMap((c) => {
+      if (c.unit.kind !== 'row') return isFragment(c.unit) ? [] : [c];
       const cell = cellAnswer(c.unit, holds, asked, given);
-      return cell ? [{ ...c, unit: { ...c.unit, text: cell, kind: 'sentence' as const } }] : [];
-    }
-    return isFragment(c.unit) ? [] : [c];
-  });
+      if (!cell) return [];
+      // the cell's evidence is its row label, its column header and the table's title: not the other columns' headers
+      const columns = new Set(c.unit.columns ?? []);
+      const title = (c.unit.context ?? '')
+        .split(' | ')
+        .filter((x) => !columns.has(x))
+        .join(' ');
+      const ts = termSet(`${cell} ${title}`);
+      const cov = coverage(r.weights, ts, termSet(c.hit.content), docTerms.get(c.hit.document_id));
+      if (!cov.own) return [];
+      const score = c.score * Math.min(1, cov.coverage / (c.coverage || 1));
+      return [{ ...c, unit: { ...c.unit, text: cell, kind: 'sentence' as const }, terms: ts, coverage: cov.coverage, sentenceCoverage: cov.sentence, own: cov.own, score }];
+    })
+    .sort((a, b) => b.score - a.score || a.hitRank - b.hitRank);
   // of the two best, the one that says the focus of the question itself ("the total of the bill": a line that says "Total")
   const two = pick(spans, r.weights, 2, [], minCoverage(r.ask));
   const focus = focusTerms(r.ask.text);
