@@ -41,6 +41,10 @@ test('a table answer is one cell with its row label and column header', () => {
   // the row's label is the value asked for: quoted with the cell the question gives
   const year = unitsOf('| Year | Freshwater Ducks |\n| --- | --- |\n| 2020 | 135 |')[1]!;
   assert.equal(cellAnswer(year, (c) => /^(?:19|20)\d\d$/.test(c), () => 0, (c) => c === '135'), '2020 (Freshwater Ducks): 135');
+  // a row labelled by a bare index: labelled by the cells the question names
+  const customer = unitsOf('| Index | First Name | Last Name | Company |\n| --- | --- | --- | --- |\n| 1 | Sheryl | Baxter | Rasmussen Group |')[1]!;
+  const words = new Set(['which', 'company', 'does', 'sheryl', 'baxter', 'work', 'for']);
+  assert.equal(cellAnswer(customer, (c) => /^\p{Lu}/u.test(c), asked('Which company does Sheryl Baxter work for?'), (c) => c.toLowerCase().split(/\s+/).every((w) => words.has(w))), 'Sheryl Baxter (Company): Rasmussen Group');
   // cells that are fields of their own: the one whose label the question says
   const office = { text: 'Corporate Office: 9th floor, Sec-69, Gurgaon | Phone: 080 100 444 66 | Email: contact@example.com', start: 0, kind: 'row' as const };
   assert.equal(cellAnswer(office, () => true, asked('Where is the corporate office?')), 'Corporate Office: 9th floor, Sec-69, Gurgaon');

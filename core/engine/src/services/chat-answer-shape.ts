@@ -50,7 +50,9 @@ export function cellAnswer(u: Unit, holds: (cell: string) => boolean, asked: (he
   const header = u.columns && u.columns.length === cells.length ? u.columns : !u.cells && u.context && cellsOf(u.context).length === cells.length ? cellsOf(u.context) : null;
   const first = cells.findIndex((c) => c);
   if (first < 0 || cells.filter((c) => c).length < 2) return null;
-  const label = cells[first]!;
+  // the row's label: its first cell, or, when that is a bare index ("1", "5"), the cells the question names ("Sheryl", "Baxter")
+  const named = cells.filter((c, j) => j > first && c && own(c));
+  const label = /^\d{1,6}$/.test(cells[first]!) && named.length && !holds(cells[first]!) ? named.join(' ') : cells[first]!;
   const col = (j: number) => header?.[j] || undefined;
   const render = (j: number) => {
     const c = col(j);

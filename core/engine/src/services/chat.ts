@@ -817,7 +817,9 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
         .split(' | ')
         .filter((x) => !columns.has(x))
         .join(' ');
-      const ts = termSet(`${cell} ${title}`);
+      // (and the row's cells the question names: "Sheryl", "Baxter" on a customer's row)
+      const named = (c.unit.cells ?? []).filter((x) => x && given(x));
+      const ts = termSet(`${cell} ${title} ${named.join(' ')}`);
       const cov = coverage(r.weights, ts, termSet(c.hit.content), docTerms.get(c.hit.document_id));
       if (!cov.own) return [];
       const score = c.score * Math.min(1, cov.coverage / (c.coverage || 1));
