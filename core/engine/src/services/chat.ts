@@ -785,17 +785,26 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   }
 
   const answers = answering(all, r.ask);
-  // the checks below leave the question without a value; a passage may still say what the sources have on it
-  const passage = () => passageAnswer(all, r, docTerms, cites) ?? refusal(bestCoverage, topScore);
-  // two short label-value lines as good as each other, with different values ("Charges | $0.01", "Charges | $1.87"): no value
-  if (r.ask.type && competing(answers)) return passage();
+  // the sentences (and table rows, under their columns' header) that say the question best: quoted whole, as a passage, when no
+  // single value can be told from them; a sentence the chunk cuts is marked as cut ("… ") rather than left out
+  const best = pick(answers, r.weights, mode === 'deep' ? 4 : 2, [], minCoverage(r.ask));
+  const bestConfidence = best.length ? extractiveConfidence(best, [r.ask], 1) : 0;
+  const passage = (): Composed => {
+    if (!best.length || bestConfidence < minConfidence) return refusal(bestCoverage, topScore);
+    const text = `The documents say: ${orderPicked(best)
+      .map((c) => `“${quoteLabelled(c.unit)}” [${cites.number(c.hit)}]`)
+      .join(' ')}`;
+    return { text, citations: cites.list, confidence: bestConfidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'passage' };
+  };
+  // two short label-value lines as good as each other, with different values ("Charges | $0.01", "Charges | $1.87"): no answer
+  if (r.ask.type && competing(answers)) return refusal(bestCoverage, topScore);
   // the sentence that says the question best, key term and all, holds no answer of the asked type: the typed one is about something else
-  if (r.ask.type && answers[0] && typeMissingOnPoint(answers[0], all)) return passage();
+  if (r.ask.type && answers[0] && typeMissingOnPoint(answers[0], all)) return refusal(bestCoverage, topScore);
   // the search put another document far ahead of the one the answer would come from: the question is about that one
   const named = (id: string) => r.ask.names.some((t) => !!docTerms.get(id)?.names(t));
-  if (answers[0] && elsewhere(answers[0], r.hits, named, holdsNames(r.ask.names, docTerms))) return passage();
+  if (answers[0] && elsewhere(answers[0], r.hits, named, holdsNames(r.ask.names, docTerms))) return refusal(bestCoverage, topScore);
   // another document answers about as well, and the best sentence says too little of the question to tell which is meant
-  if (rivalDocument(answers)) return passage();
+  if (rivalDocument(answers)) return refusal(bestCoverage, topScore);
   if (!r.ask.type) return passage();
   // a value: ONE well-formed span of the asked type, a whole sentence, a label with its value, or one cell of a table row
   const qTerms = new Set(r.weights.keys());
@@ -832,9 +841,12 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   const focusOf = (c: Candidate) => (focus.length ? Math.min(...focus.map((t) => matchOf(t, c.terms))) : 0);
   const picked = two.length > 1 && focusOf(two[1]!) > focusOf(two[0]!) ? [two[1]!] : two.slice(0, 1);
   if (!picked.length) return passage();
-  // two spans that each say part of the answer, or about as good as each other, and nothing in the question to choose: both are
-  // quoted, as a passage (a value is ONE sentence or cell)
-  if (two.length > 1 && focusOf(two[1]!) === focusOf(two[0]!)) {
+  // a value comes from the sentences (or rows) that say the question best; one found elsewhere is not told apart from them
+  const among = (c: Candidate) => best.some((b) => b.hit.chunk_id === c.hit.chunk_id && b.unit.start === c.unit.start);
+  if (!among(picked[0]!)) return passage();
+  // two spans that each say part of the answer, or about as good as each other (similar scores, or nothing in the question to
+  // choose): both are quoted, as a passage (a value is ONE sentence or cell)
+  if (two.length > 1 && (focusOf(two[1]!) === focusOf(two[0]!) || two[1]!.score >= AMBIGUOUS * two[0]!.score)) {
     const text = `The documents say: ${orderPicked(two)
       .map((c) => `“${c.unit.text}” [${cites.number(c.hit)}]`)
       .join(' ')}`;
@@ -842,10 +854,29 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
     if (confidence >= minConfidence * PASSAGE_TYPED) return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'passage' };
     return passage();
   }
-  const confidence = extractiveConfidence(picked, [r.ask], 1);
+  // (confident, ≥ 0.8, only when the value's label says the question's words, the business labels of other languages included)
+  const label = /^(.{1,120}?):\s/.exec(picked[0]!.unit.text)?.[1];
+  const labelled = !label || [...termSet(label)].some((t) => qTerms.has(t) || alternativesOf(t).some((y) => qTerms.has(y)));
+  const confidence = labelled ? extractiveConfidence(picked, [r.ask], 1) : Math.min(PASSAGE_MAX, extractiveConfidence(picked, [r.ask], 1));
   if (confidence < minConfidence) return passage();
   const text = renderSentences(picked, cites);
   return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'value' };
+}
+
+/** a second span scoring at least this share of the first's is as good as it: both are quoted, as a passage */
+const AMBIGUOUS = 0.9;
+
+/** A unit as quoted in a passage: a table row under its columns' header ("Name | Amount — Sheryl | 45"), a cut sentence marked. */
+function quoteLabelled(u: Unit): string {
+  if (u.kind !== 'row') return quote(u);
+  const cells = u.cells ?? u.text.split(' | ');
+  const header = u.columns && u.columns.length === cells.length ? u.columns : u.context && u.context !== u.text ? u.context.split(' | ') : null;
+  if (!header || header.length !== cells.length) return quote(u);
+  // each cell under its column's header, after the row's label: "Students enrolled (2011–12): 18,300; … (2015–16): 19,950"
+  const first = cells.findIndex((c) => c.trim());
+  const label = cells[first]?.trim() ?? '';
+  const labelled = cells.flatMap((c, j) => (j > first && c.trim() ? [header[j]?.trim() ? `${label} (${header[j]!.trim()}): ${c.trim()}` : `${label}: ${c.trim()}`] : []));
+  return labelled.length ? labelled.join('; ') : quote(u);
 }
 
 /** a passage's sentence says at least this share of the question itself, and with its chunk and document at least PASSAGE_COVERAGE */
