@@ -141,6 +141,14 @@ describe('chat answer types: value, passage, none', () => {
     }
   });
 
+  test('a row whose cells the question does not tell apart is quoted as a passage, each cell under its column header', async () => {
+    const a = await ask('How many students were enrolled?');
+    assert.equal(a.answer_type, 'passage', a.message);
+    assert.match(a.message, /Students enrolled \(2011–12\): 18,300/);
+    assert.match(a.message, /Students enrolled \(2015–16\): 19,950/);
+    assert.ok(cites(a, 'borrowing.docx'), a.message);
+  });
+
   test('a question the documents do not touch is refused: answer_type none, no citations', async () => {
     const a = await ask('Who won the 1998 chess olympiad in Elista?');
     assert.equal(a.answer_type, 'none');
