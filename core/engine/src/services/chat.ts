@@ -789,12 +789,14 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   // single value can be told from them; a sentence the chunk cuts is marked as cut ("… ") rather than left out
   const best = pick(answers, r.weights, mode === 'deep' ? 4 : 2, [], minCoverage(r.ask));
   const bestConfidence = best.length ? extractiveConfidence(best, [r.ask], 1) : 0;
-  const passage = (): Composed => {
+  // (`ambiguous`: several of them could give the value, none told apart: not confident, below 0.8)
+  const passage = (ambiguous = false): Composed => {
     if (!best.length || bestConfidence < minConfidence) return refusal(bestCoverage, topScore);
     const text = `The documents say: ${orderPicked(best)
       .map((c) => `“${quoteLabelled(c.unit)}” [${cites.number(c.hit)}]`)
       .join(' ')}`;
-    return { text, citations: cites.list, confidence: bestConfidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'passage' };
+    const confidence = ambiguous ? Math.min(PASSAGE_MAX, bestConfidence) : bestConfidence;
+    return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'passage' };
   };
   // two short label-value lines as good as each other, with different values ("Charges | $0.01", "Charges | $1.87"): no answer
   if (r.ask.type && competing(answers)) return refusal(bestCoverage, topScore);
@@ -842,18 +844,13 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   const picked = two.length > 1 && focusOf(two[1]!) > focusOf(two[0]!) ? [two[1]!] : two.slice(0, 1);
   if (!picked.length) return passage();
   // a value comes from the sentences (or rows) that say the question best; one found elsewhere is not told apart from them
-  const among = (c: Candidate) => best.some((b) => b.hit.chunk_id === c.hit.chunk_id && b.unit.start === c.unit.start);
-  if (!among(picked[0]!)) return passage();
+  const same = (a: Candidate, b: Candidate) => a.hit.chunk_id === b.hit.chunk_id && a.unit.start === b.unit.start;
+  if (!best.some((b) => same(b, picked[0]!))) return passage();
   // two spans that each say part of the answer, or about as good as each other (similar scores, or nothing in the question to
-  // choose): both are quoted, as a passage (a value is ONE sentence or cell)
-  if (two.length > 1 && (focusOf(two[1]!) === focusOf(two[0]!) || two[1]!.score >= AMBIGUOUS * two[0]!.score)) {
-    const text = `The documents say: ${orderPicked(two)
-      .map((c) => `“${c.unit.text}” [${cites.number(c.hit)}]`)
-      .join(' ')}`;
-    const confidence = round(Math.min(PASSAGE_MAX, PASSAGE_TYPED * extractiveConfidence(two, [r.ask], 1)), 3);
-    if (confidence >= minConfidence * PASSAGE_TYPED) return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'passage' };
-    return passage();
-  }
+  // choose), or another of the best sentences holds a value of the asked type too: they are quoted, as a passage below 0.8
+  // (a value is ONE sentence or cell)
+  if (two.length > 1 && (focusOf(two[1]!) === focusOf(two[0]!) || two[1]!.score >= AMBIGUOUS * two[0]!.score)) return passage(true);
+  if (best.some((b) => !same(b, picked[0]!) && b.typed)) return passage(true);
   // (confident, ≥ 0.8, only when the value's label says the question's words, the business labels of other languages included)
   const label = /^(.{1,120}?):\s/.exec(picked[0]!.unit.text)?.[1];
   const labelled = !label || [...termSet(label)].some((t) => qTerms.has(t) || alternativesOf(t).some((y) => qTerms.has(y)));
@@ -879,35 +876,8 @@ function quoteLabelled(u: Unit): string {
   return labelled.length ? labelled.join('; ') : quote(u);
 }
 
-/** a passage's sentence says at least this share of the question itself, and with its chunk and document at least PASSAGE_COVERAGE */
-const PASSAGE_SENTENCE = 0.5;
-const PASSAGE_COVERAGE = 0.6;
-/** the share of the retrieval's confidence a passage keeps when the question asked for a value it does not give as one */
-const PASSAGE_TYPED = 0.85;
 /** a passage's confidence stays below this: it quotes, it does not tell which value is the answer */
 const PASSAGE_MAX = 0.79;
-
-/**
- * The passage answer: the one or two whole sentences that say most of the question (never a fragment, never a row of
- * cells), from the documents the question is about, quoted with their citations: "The documents say: “…” [1]". Its
- * confidence is the retrieval's: how much of the question the sentences say, themselves and with their chunk. Null when
- * no sentence says enough of the question (the refusal).
- */
-function passageAnswer(all: Candidate[], r: Retrieval, docTerms: DocTerms, cites: CitationList): Composed | null {
-  const named = (id: string) => r.ask.names.some((t) => !!docTerms.get(id)?.names(t));
-  const about = holdsNames(r.ask.names, docTerms);
-  // (a question that asks for a type of value is answered only by sentences that hold one: "when" by a sentence with a date)
-  const whole = all.filter((c) => c.typed && !isFragment(c.unit) && c.unit.kind !== 'row' && !c.keyMissing && c.sentenceCoverage >= PASSAGE_SENTENCE && c.coverage >= PASSAGE_COVERAGE && !elsewhere(c, r.hits, named, about));
-  const picked = pick(whole, r.weights, 2, [], PASSAGE_COVERAGE);
-  if (!picked.length) return null;
-  const text = `The documents say: ${orderPicked(picked)
-    .map((c) => `“${c.unit.text}” [${cites.number(c.hit)}]`)
-    .join(' ')}`;
-  const sentence = Math.max(...picked.map((c) => c.sentenceCoverage));
-  const cov = Math.max(...picked.map((c) => c.coverage));
-  const retrieval = clamp(0.12 + 0.48 * sentence + 0.37 * cov, 0, 1) * 0.8 * (r.ask.type ? PASSAGE_TYPED : 1);
-  return { text, citations: cites.list, confidence: round(clamp(retrieval, 0.05, 0.97), 3), unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'passage' };
-}
 
 /** how many chunks from a document's start make its first section, and at most how many words its title has */
 const FIRST_CHUNKS = 3;
