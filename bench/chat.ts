@@ -245,7 +245,7 @@ async function main(): Promise<void> {
     }
     const only = args.only ? new Set(args.only.split(',')) : null;
     const docName = new Map([...ids].map(([id, docId]) => [docId, id]));
-    const rows: { q: Question; verdict: 'correct' | 'refused' | 'wrong'; confidence: number; message: string; cited: string[] }[] = [];
+    const rows: { q: Question; verdict: 'correct' | 'refused' | 'wrong'; confidence: number; message: string; cited: string[]; answerType: string }[] = [];
     for (const q of QUESTIONS) {
       if (only && !only.has(q.type)) continue;
       const a = await api('/api/chat', { method: 'POST', json: { message: q.q, knowledge_base_id: kb, ...(args.mode ? { mode: args.mode } : {}) } });
@@ -253,7 +253,7 @@ async function main(): Promise<void> {
       const cited = [...new Set((a.citations as { document_id: string }[]).map((c) => docName.get(c.document_id) ?? c.document_id))];
       const text = norm(message);
       const verdict = NOT_FOUND.test(message) ? 'refused' : q.expect.some((e) => text.includes(norm(e))) && [q.doc, ...(q.also ?? [])].some((d) => cited.includes(d)) ? 'correct' : 'wrong';
-      rows.push({ q, verdict, confidence: Number(a.confidence), message, cited });
+      rows.push({ q, verdict, confidence: Number(a.confidence), message, cited, answerType: String(a.answer_type ?? (verdict === 'refused' ? 'none' : 'answer')) });
       if (!args.quiet && (args.verbose || verdict === 'wrong')) console.log(`${verdict.padEnd(7)} ${Number(a.confidence).toFixed(2)} [${q.type}] ${q.q}\n        expected ${JSON.stringify(q.expect)} in ${q.doc}\n        got ${message.replace(/\s+/g, ' ').slice(0, 300)}\n        cited ${cited.join(', ')}`);
     }
     print(rows);
@@ -263,7 +263,7 @@ async function main(): Promise<void> {
   }
 }
 
-function print(rows: { q: Question; verdict: string; confidence: number }[]): void {
+function print(rows: { q: Question; verdict: string; confidence: number; answerType: string }[]): void {
   const pct = (n: number, d: number) => (d ? `${((100 * n) / d).toFixed(0)}%` : '-');
   const line = (label: string, rs: typeof rows) => {
     const c = rs.filter((r) => r.verdict === 'correct').length;
@@ -277,6 +277,9 @@ function print(rows: { q: Question; verdict: string; confidence: number }[]): vo
   const types = [...new Set(rows.map((r) => r.q.type))];
   for (const t of types) line(t, rows.filter((r) => r.q.type === t));
   line('all', rows);
+  // per answer type (value, passage, none): a value is right when it is correct, a passage when it contains the answer and cites its document
+  console.log(`\n${'answer'.padEnd(10)} ${'n'.padStart(4)}  ${'correct'.padStart(10)}  ${'refused'.padStart(10)}  ${'wrong'.padStart(10)}  ${'right@conf≥0.8'.padStart(14)}`);
+  for (const t of [...new Set(rows.map((r) => r.answerType))].sort()) line(t, rows.filter((r) => r.answerType === t));
   // what a confidence floor (QUIRE_CHAT_MIN_CONFIDENCE) would keep: run with QUIRE_CHAT_MIN_CONFIDENCE=0 to see every answer's
   const floors = [0.5, 0.55, 0.6, 0.65, 0.7, 0.8].map((f) => {
     const kept = rows.filter((r) => r.verdict !== 'refused' && r.confidence >= f);

@@ -44,6 +44,9 @@ async function upload(s: TestServer, name: string, body: string | Uint8Array, ke
 
 const norm = (t: string) =>
   t
+    // a passage answer quotes its sentences after "The documents say:"
+    .replace(/the documents say:\s*/gi, '')
+    .replace(/[“”]/g, '')
     .replace(/\s*\[\s*\d{1,3}\s*\]/g, '')
     .replace(/\*\*|__|`|…/g, '')
     .replace(/\s+/g, ' ')
@@ -80,6 +83,9 @@ async function assertGrounded(s: TestServer, a: { message: string; citations: an
     const within = nums.some((n) => {
       const c = a.citations[n - 1];
       const chunkText = norm(c.content);
+      // (a table cell is quoted with its row label and column header: "Rotterdam (Score): 97", each part in the chunk)
+      const cell = text.match(/^(.+?) \((.+)\): (.+)$/);
+      if (cell) return cell.slice(1).every((part) => chunkText.includes(part.trim()));
       return chunkText.includes(text) || text.split(/(?<=[.!?])\s+/).every((part) => chunkText.includes(part.trim()) || part.trim().length < 8);
     });
     assert.ok(within, `"${m[1]}" is not in the chunk it cites`);

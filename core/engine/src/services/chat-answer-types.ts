@@ -102,6 +102,8 @@ const DATE_RES: RegExp[] = [
   // (with a point only before am/pm: "4.11" alone is an amount)
   /(?<![$€£¥₹\d.,]\s?)\b(?:(?:[01]?\d|2[0-3]):[0-5]\d(?:\s?[ap]\.?m\b\.?)?|(?:[01]?\d|2[0-3])\.[0-5]\d\s?[ap]\.?m\b\.?|(?:1[0-2]|0?[1-9])\s?[ap]\.?m\b\.?)/gi,
 ];
+/** Whether a text holds a date with its day, month and year ("14 March 2023", "2023-03-14", "March 14, 2023"). */
+export const holdsFullDate = (text: string) => DATE_RES.slice(0, 5).some((re) => [...text.matchAll(re)].some((m) => /\d{1,2}\D+\d{2,4}|\d{4}\D+\d{1,2}/.test(m[0])));
 const WEB_ADDRESS = /\bhttps?:\/\/\S+|\bwww\.\S+|\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|edu|gov|dev|ca|at|de|uk|nl|fr)\/\S*/i;
 const YEAR = /\b(?:1[5-9]\d{2}|20\d{2})s?\b/g;
 const MONEY = /(?:[$€£¥₹]\s?-?\d[\d.,]*|\b(?:rs\.?|inr|eur|usd|gbp|chf|aud|cad|rm|myr|sgd)\s?-?\d[\d.,]*|\d[\d.,]*\s?(?:€|eur\b|usd\b|dollars?\b|euros?\b|pounds?\b|rupees?\b))/giu;

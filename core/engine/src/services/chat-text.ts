@@ -3,6 +3,7 @@
  * and the decomposition of multi-part questions. Pure functions, no I/O.
  */
 
+import fs from 'node:fs';
 import { QUESTION_WORDS, STOP_WORDS, stem, synonymsOf } from '@quire/text';
 
 /** Words left out of a question's or a sentence's terms: the search side's stop words and the words that frame a question. */
@@ -35,15 +36,82 @@ export function words(text: string): string[] {
   );
 }
 
-/** Content terms of a text: stems of its words without stop words (numbers kept). */
+/**
+ * Content terms of a text: stems of its words without stop words (numbers kept), and the English words of every
+ * business label the text prints in another language ("Factuurnummer" → invoice, number: lexicon below).
+ */
 export function terms(text: string): string[] {
   const out: string[] = [];
-  for (const w of words(text)) {
+  const ws = words(text);
+  for (const w of ws) {
     if (isStop(w)) continue;
     if (w.length < 2 && !/\d/.test(w)) continue;
     out.push(termOf(w));
   }
+  // (English labels say the concept's words already: only the other languages' add them)
+  for (const c of labelsIn(ws, false)) for (const t of c.terms) if (!out.includes(t)) out.push(t);
   return out;
+}
+
+// ---------------------------------------------------------------- the lexicon of business labels
+
+/** A concept of the lexicon: its English terms, and its labels as word sequences (words() of each label). */
+interface LabelConcept {
+  id: string;
+  terms: string[];
+  labels: { words: string[]; english: boolean }[];
+}
+
+/** The lexicon (lexicon/business-labels.json): labels of invoice number, date, total, VAT… as documents print them in several languages. */
+const LEXICON: LabelConcept[] = (() => {
+  const raw = JSON.parse(fs.readFileSync(new URL('../../lexicon/business-labels.json', import.meta.url), 'utf8')) as { concepts: { id: string; terms: string; labels: Record<string, string[]> }[] };
+  return raw.concepts.map((c) => ({
+    id: c.id,
+    terms: words(c.terms).filter((w) => !isStop(w)).map(termOf),
+    labels: Object.entries(c.labels)
+      .flatMap(([lang, ls]) => ls.map((l) => ({ words: words(l), english: lang === 'en' })))
+      .filter((l) => l.words.length > 0),
+  }));
+})();
+
+/** Labels by their first word, for the scan of a text. */
+const LABELS_BY_FIRST: Map<string, { words: string[]; english: boolean; concept: LabelConcept }[]> = (() => {
+  const m = new Map<string, { words: string[]; english: boolean; concept: LabelConcept }[]>();
+  for (const c of LEXICON) for (const l of c.labels) m.set(l.words[0]!, [...(m.get(l.words[0]!) ?? []), { ...l, concept: c }]);
+  return m;
+})();
+
+/** The concepts of the lexicon whose labels a sequence of words (words()) holds (with `english` false, only by a label of another language). */
+function labelsIn(ws: string[], english = true): LabelConcept[] {
+  const found = new Set<LabelConcept>();
+  for (let i = 0; i < ws.length; i++) {
+    const cands = LABELS_BY_FIRST.get(ws[i]!);
+    if (!cands) continue;
+    for (const l of cands) if ((english || !l.english) && l.words.every((w, j) => ws[i + j] === w)) found.add(l.concept);
+  }
+  return [...found];
+}
+
+/** The concepts of the lexicon a text names by one of their labels (ids: invoice_number, due_date…). */
+export const labelConcepts = (text: string): string[] => labelsIn(words(text)).map((c) => c.id);
+
+/**
+ * Words of the other languages' labels of the concepts a question names ("invoice number" → factuurnummer,
+ * rechnungsnummer, facture…): for a search in the documents' own words. Single words first (compounds), at most `max`.
+ */
+export function labelExpansion(question: string, max = 12): string[] {
+  const concepts = labelsIn(words(question));
+  const own = new Set(words(question));
+  const single: string[] = [];
+  const multi: string[] = [];
+  for (const c of concepts)
+    for (const l of c.labels) {
+      if (l.english) continue;
+      const ws = l.words.filter((w) => !own.has(w) && !isStop(w) && w.length > 2);
+      if (!ws.length) continue;
+      (l.words.length === 1 ? single : multi).push(...ws);
+    }
+  return [...new Set([...single, ...multi])].slice(0, max);
 }
 
 export const termSet = (text: string) => new Set(terms(text));
@@ -65,6 +133,10 @@ export interface Unit {
   kind: 'sentence' | 'heading' | 'row';
   /** for table rows: the header row, whose words count as the row's */
   context?: string;
+  /** for table rows: the row's cells as printed, blank ones included (the column of each) */
+  cells?: string[];
+  /** for table rows: the cells of the row that heads the columns, as printed (blank ones included) */
+  columns?: string[];
   /** a sentence the chunk cuts: at its start (it begins mid-sentence), its end, or both */
   cut?: 'start' | 'end' | 'both';
 }
@@ -111,6 +183,9 @@ export function unitsOf(content: string): Unit[] {
   let bufStart = 0;
   let prevLine = '';
   let header: string | null = null;
+  let headerCells: string[] = [];
+  /** the rows of the table so far under its first */
+  let rowsUnder = 0;
   let titleRow = false;
   let inTable = false;
   let gap = false;
@@ -126,10 +201,14 @@ export function unitsOf(content: string): Unit[] {
     prevLine = '';
   };
   let offset = 0;
-  for (const rawLine of content.split('\n')) {
+  const lines = content.split('\n');
+  const gutter = lineNumberGutter(lines);
+  for (const [n, rawLine] of lines.entries()) {
     const lineStart = offset;
     offset += rawLine.length + 1;
-    const line = rawLine.trim();
+    const line = gutter.has(n) ? rawLine.trim().replace(GUTTER, '').trim() : rawLine.trim();
+    // (a line number alone on its line is no break in the text)
+    if (!line && gutter.has(n)) continue;
     if (!line) {
       // readers may put a paragraph break inside a wrapped sentence: decided by the next line
       gap = true;
@@ -148,15 +227,20 @@ export function unitsOf(content: string): Unit[] {
       if (!cells.length) continue;
       const text = cells.join(' | ');
       const context = header;
+      const columns = headerCells;
       if (header === null) {
         header = text;
+        headerCells = raw;
         // a first row of mostly blank cells is the table's title ("In millions of CHF | January–June 2023"): the row under it heads the columns too
         titleRow = raw.length >= 3 && cells.length * 2 <= raw.length;
-      } else if (titleRow) {
+      } else if (titleRow || (context === header && rowsUnder === 0 && raw.length > 2 && raw[0] === '' && !cells.some((c) => /^[-+]?[\d.,\s%]+$/.test(c)))) {
+        // (a row under the first whose corner cell is blank, with words for cells, heads the columns: "|  | Sales | Profit |")
         header = `${header} | ${text}`;
+        headerCells = raw;
         titleRow = false;
       }
-      units.push({ text, start: lineStart, kind: 'row', ...(context !== null ? { context } : {}) });
+      rowsUnder = context === null ? 0 : rowsUnder + 1;
+      units.push({ text, start: lineStart, kind: 'row', cells: raw, ...(context !== null ? { context, columns } : {}) });
       inTable = true;
       continue;
     }
@@ -199,6 +283,34 @@ export function unitsOf(content: string): Unit[] {
   const last = units[units.length - 1];
   if (last && last.kind === 'sentence' && !/[.!?:"'”’)\]]$/.test(last.text) && last.text.split(/\s+/).length >= 6) last.cut = last.cut ? 'both' : 'end';
   return units;
+}
+
+/** a line's number printed in the margin of a transcript or a filing: "13 argument before the Court", or a line of its own "13" */
+const GUTTER = /^\d{1,3}(?=\s|$)/;
+/** the least number of numbered lines that make a gutter, and the share of them whose number follows the previous one's */
+const GUTTER_LINES = 4;
+const GUTTER_SEQUENCE = 0.6;
+
+/**
+ * The lines of a chunk that begin with a line number of a margin gutter (court transcripts, pleadings: "12 the
+ * petitioner argued", "13 that the statute"): at least GUTTER_LINES lines begin with a number, and most numbers
+ * follow the one before by one. Their numbers are no part of the text: the sentence runs on across the lines.
+ */
+export function lineNumberGutter(lines: string[]): Set<number> {
+  const numbered: { i: number; n: number }[] = [];
+  lines.forEach((l, i) => {
+    const t = l.trim();
+    if (t.startsWith('|')) return;
+    const m = t.match(GUTTER);
+    if (m) numbered.push({ i, n: Number(m[0]) });
+  });
+  if (numbered.length < GUTTER_LINES) return new Set();
+  let next = 0;
+  for (let k = 1; k < numbered.length; k++) if (numbered[k]!.n === numbered[k - 1]!.n + 1) next++;
+  // (and most of the chunk's text lines are numbered: not a list of amounts or years that happens to count up)
+  const textLines = lines.filter((l) => l.trim() && !l.trim().startsWith('|')).length;
+  if (next < GUTTER_SEQUENCE * (numbered.length - 1) || numbered.length < 0.5 * textLines) return new Set();
+  return new Set(numbered.map((x) => x.i));
 }
 
 const CAPTION = /^\([^()]{3,120}\)$/;

@@ -8,10 +8,12 @@ import { KbSettingsSchema, loadCollection } from './collections.js';
 import type { KbSettings } from './collections.js';
 import { searchChunks } from './search.js';
 import type { SearchHit } from './search.js';
-import { alternativesOf, codeBlocksOf, codeLikeness, decompose, focusTerms, isFollowUp, kindTerms, questionTerms, subjectVerb, terms, termSet, unitsOf } from './chat-text.js';
-import { amountsOf, answerTypeOf, asksForCompany, holdsCompany, holdsType, questionWords, totalLine } from './chat-answer-types.js';
+import { alternativesOf, codeBlocksOf, labelExpansion, codeLikeness, decompose, focusTerms, isFollowUp, kindTerms, questionTerms, subjectVerb, terms, termSet, unitsOf } from './chat-text.js';
+import { amountsOf, answerTypeOf, holdsFullDate, asksForCompany, holdsCompany, holdsType, questionWords, totalLine } from './chat-answer-types.js';
 import type { AnswerType } from './chat-answer-types.js';
 import type { CodeBlock, Unit } from './chat-text.js';
+import { AUTHOR_LINE, DOCUMENT_WORDS, cellAnswer, documentAspect, isFragment } from './chat-answer-shape.js';
+import type { AnswerKind, DocumentAspect } from './chat-answer-shape.js';
 import { round, synonymWordsOf } from '@quire/text';
 import { holdCredits } from '../accounts/credits.js';
 import type { CreditHold } from '../accounts/credits.js';
@@ -60,6 +62,8 @@ export interface ChatAnswer {
   usage: { prompt_tokens: number; completion_tokens: number; credits: number };
   /** true when the sources did not support an answer */
   unanswered: boolean;
+  /** what the answer is: `value` (a typed value, one sentence or one table cell), `passage` (quoted sentences), `none` (the refusal) */
+  answer_type: AnswerKind;
 }
 
 // ---------------------------------------------------------------- sessions
@@ -317,7 +321,8 @@ async function retrieve(rt: Engine, auth: AuthInfo, question: string, mode: Chat
   const lists = qTerms.map((t) => synonymWordsOf(t.term).filter((w) => !primary.has(w)));
   const interleaved = new Set<string>();
   for (let i = 0, longest = Math.max(0, ...lists.map((l) => l.length)); i < longest; i++) for (const l of lists) if (i < l.length) interleaved.add(l[i]!);
-  const expansion = [...interleaved].slice(0, MAX_EXPANSION);
+  // (a business label the question names is searched for in the other languages' words first: "invoice number" / "Factuurnummer")
+  const expansion = [...new Set([...labelExpansion(question, MAX_EXPANSION / 2), ...interleaved])].slice(0, MAX_EXPANSION);
   if (expansion.length && mode !== 'code') {
     const seen = new Set(hits.map((h) => h.chunk_id));
     // a sentence from a document without the question's names is about something else (candidatesFor): the search in other
@@ -609,6 +614,8 @@ class CitationList {
 }
 
 interface Composed {
+  /** value, passage or none; unset: none when unanswered, else passage */
+  answerType?: AnswerKind;
   text: string;
   citations: ChatCitation[];
   confidence: number;
@@ -778,6 +785,19 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   }
 
   const answers = answering(all, r.ask);
+  // the sentences (and table rows, under their columns' header) that say the question best: quoted whole, as a passage, when no
+  // single value can be told from them; a sentence the chunk cuts is marked as cut ("… ") rather than left out
+  const best = pick(answers, r.weights, mode === 'deep' ? 4 : 2, [], minCoverage(r.ask));
+  const bestConfidence = best.length ? extractiveConfidence(best, [r.ask], 1) : 0;
+  // (`ambiguous`: several of them could give the value, none told apart: not confident, below 0.8)
+  const passage = (ambiguous = false): Composed => {
+    if (!best.length || bestConfidence < minConfidence) return refusal(bestCoverage, topScore);
+    const text = `The documents say: ${orderPicked(best)
+      .map((c) => `“${quoteLabelled(c.unit)}” [${cites.number(c.hit)}]`)
+      .join(' ')}`;
+    const confidence = ambiguous ? Math.min(PASSAGE_MAX, bestConfidence) : bestConfidence;
+    return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'passage' };
+  };
   // two short label-value lines as good as each other, with different values ("Charges | $0.01", "Charges | $1.87"): no answer
   if (r.ask.type && competing(answers)) return refusal(bestCoverage, topScore);
   // the sentence that says the question best, key term and all, holds no answer of the asked type: the typed one is about something else
@@ -787,9 +807,133 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   if (answers[0] && elsewhere(answers[0], r.hits, named, holdsNames(r.ask.names, docTerms))) return refusal(bestCoverage, topScore);
   // another document answers about as well, and the best sentence says too little of the question to tell which is meant
   if (rivalDocument(answers)) return refusal(bestCoverage, topScore);
-  const picked = pick(answers, r.weights, mode === 'deep' ? 4 : 2, [], minCoverage(r.ask));
-  if (!picked.length) return refusal(bestCoverage, topScore);
-  return answered(renderSentences(picked, cites), extractiveConfidence(picked, [r.ask], 1));
+  if (!r.ask.type) return passage();
+  // a value: ONE well-formed span of the asked type, a whole sentence, a label with its value, or one cell of a table row
+  const qTerms = new Set(r.weights.keys());
+  const holds = (text: string) => holdsType(text, r.ask.type!, r.ask.own, qTerms, lower);
+  // (a column is named in the table's own words: the question's words themselves, not their synonyms)
+  const asked = (header: string) => [...termSet(header)].filter((t) => qTerms.has(t)).length;
+  const given = (cell: string) => {
+    const ws = questionWords(cell);
+    return ws.size > 0 && [...ws].every((w) => r.ask.own.has(w));
+  };
+  const spans = answers
+    .flatMap((c) => {
+      if (c.unit.kind !== 'row') return isFragment(c.unit) ? [] : [c];
+      const cell = cellAnswer(c.unit, holds, asked, given);
+      if (!cell) return [];
+      // the cell's evidence is its row label, its column header and the table's title: not the other columns' headers
+      const columns = new Set(c.unit.columns ?? []);
+      const title = (c.unit.context ?? '')
+        .split(' | ')
+        .filter((x) => !columns.has(x))
+        .join(' ');
+      // (and the row's cells the question names: "Sheryl", "Baxter" on a customer's row)
+      const named = (c.unit.cells ?? []).filter((x) => x && given(x));
+      const ts = termSet(`${cell} ${title} ${named.join(' ')}`);
+      const cov = coverage(r.weights, ts, termSet(c.hit.content), docTerms.get(c.hit.document_id));
+      if (!cov.own) return [];
+      const score = c.score * Math.min(1, cov.coverage / (c.coverage || 1));
+      return [{ ...c, unit: { ...c.unit, text: cell, kind: 'sentence' as const }, terms: ts, coverage: cov.coverage, sentenceCoverage: cov.sentence, own: cov.own, score }];
+    })
+    .sort((a, b) => b.score - a.score || a.hitRank - b.hitRank);
+  // of the two best, the one that says the focus of the question itself ("the total of the bill": a line that says "Total")
+  const two = pick(spans, r.weights, 2, [], minCoverage(r.ask));
+  const focus = focusTerms(r.ask.text);
+  const focusOf = (c: Candidate) => (focus.length ? Math.min(...focus.map((t) => matchOf(t, c.terms))) : 0);
+  const picked = two.length > 1 && focusOf(two[1]!) > focusOf(two[0]!) ? [two[1]!] : two.slice(0, 1);
+  if (!picked.length) return passage();
+  // a value comes from the sentences (or rows) that say the question best; one found elsewhere is not told apart from them
+  const same = (a: Candidate, b: Candidate) => a.hit.chunk_id === b.hit.chunk_id && a.unit.start === b.unit.start;
+  if (!best.some((b) => same(b, picked[0]!))) return passage();
+  // two spans that each say part of the answer, or about as good as each other (similar scores, or nothing in the question to
+  // choose), or another of the best sentences holds a value of the asked type too: they are quoted, as a passage below 0.8
+  // (a value is ONE sentence or cell)
+  if (two.length > 1 && (focusOf(two[1]!) === focusOf(two[0]!) || two[1]!.score >= AMBIGUOUS * two[0]!.score)) return passage(true);
+  if (best.some((b) => !same(b, picked[0]!) && b.typed)) return passage(true);
+  // (confident, ≥ 0.8, only when the value's label says the question's words, the business labels of other languages included)
+  const label = /^(.{1,120}?):\s/.exec(picked[0]!.unit.text)?.[1];
+  const labelled = !label || [...termSet(label)].some((t) => qTerms.has(t) || alternativesOf(t).some((y) => qTerms.has(y)));
+  const confidence = labelled ? extractiveConfidence(picked, [r.ask], 1) : Math.min(PASSAGE_MAX, extractiveConfidence(picked, [r.ask], 1));
+  if (confidence < minConfidence) return passage();
+  const text = renderSentences(picked, cites);
+  return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'value' };
+}
+
+/** a second span scoring at least this share of the first's is as good as it: both are quoted, as a passage */
+const AMBIGUOUS = 0.9;
+
+/** A unit as quoted in a passage: a table row under its columns' header ("Name | Amount — Sheryl | 45"), a cut sentence marked. */
+function quoteLabelled(u: Unit): string {
+  if (u.kind !== 'row') return quote(u);
+  const cells = u.cells ?? u.text.split(' | ');
+  const header = u.columns && u.columns.length === cells.length ? u.columns : u.context && u.context !== u.text ? u.context.split(' | ') : null;
+  if (!header || header.length !== cells.length) return quote(u);
+  // each cell under its column's header, after the row's label: "Students enrolled (2011–12): 18,300; … (2015–16): 19,950"
+  const first = cells.findIndex((c) => c.trim());
+  const label = cells[first]?.trim() ?? '';
+  const labelled = cells.flatMap((c, j) => (j > first && c.trim() ? [header[j]?.trim() ? `${label} (${header[j]!.trim()}): ${c.trim()}` : `${label}: ${c.trim()}`] : []));
+  return labelled.length ? labelled.join('; ') : quote(u);
+}
+
+/** a passage's confidence stays below this: it quotes, it does not tell which value is the answer */
+const PASSAGE_MAX = 0.79;
+
+/** how many chunks from a document's start make its first section, and at most how many words its title has */
+const FIRST_CHUNKS = 3;
+/** the share of a document-level answer's confidence kept when the document is the search's first, not one the question names */
+const DOCUMENT_GUESSED = 0.75;
+const TITLE_WORDS = 20;
+
+/**
+ * A question about a document as a whole (its title, date, author, what it is about), answered from its title and first
+ * section: the document the question names by words of its name, else the knowledge base's only document, else the one
+ * the search found first when the question says more than the aspect it asks. Null when no document is meant or its
+ * start does not say (the usual answerer then tries).
+ */
+async function composeDocumentLevel(rt: Engine, aspect: DocumentAspect, question: string, docs: DocumentRecord[], docTerms: DocTerms, r: Retrieval): Promise<Composed | null> {
+  // the question's words other than those that ask for the aspect ("the title of this report"): they may name the document
+  const own = terms(
+    question
+      .split(/\s+/)
+      .filter((w) => !DOCUMENT_WORDS.test(w.replace(/[^\p{L}]/gu, '')))
+      .join(' '),
+  );
+  const naming = docs.map((d) => ({ d, n: own.filter((t) => !!docTerms.get(d.id)?.names(t)).length })).filter((x) => x.n > 0).sort((a, b) => b.n - a.n);
+  const named = !!naming[0] && naming[0].n > (naming[1]?.n ?? 0);
+  const doc = named ? naming[0]!.d : docs.length === 1 ? docs[0] : own.length && r.hits[0] ? docs.find((d) => d.id === r.hits[0]!.document_id) : undefined;
+  if (!doc) return null;
+  // confident only when nothing else may be meant: the question names the document, or the knowledge base has no other
+  const sure = named || docs.length === 1 ? 1 : DOCUMENT_GUESSED;
+  const rows = (await rt.store.repo('chunks').find({ document_id: doc.id, idx: Array.from({ length: FIRST_CHUNKS }, (_, i) => i) })).sort((a, b) => a.idx - b.idx);
+  if (!rows.length) return null;
+  const units = rows.flatMap((row) => unitsOf(row.content).map((u) => ({ u, row })));
+  // the first section: up to the second heading
+  const headings = units.filter((x) => x.u.kind === 'heading');
+  const end = headings[1] ? units.indexOf(headings[1]) : units.length;
+  const first = units.slice(0, end);
+  const titleUnit = headings[0] && units.indexOf(headings[0]) <= 2 ? headings[0] : first.find((x) => x.u.kind !== 'row' && wordCount(x.u.text) <= TITLE_WORDS && !/[.,;:]$/.test(x.u.text));
+  const cites = new CitationList();
+  const hit = (row: (typeof rows)[number]): SearchHit => ({ chunk_id: row.id, document_id: doc.id, document_name: doc.name, page: row.page, content: row.content, score: 1, metadata: { type: row.type, index: row.idx } });
+  const composed = (text: string, confidence: number, answerType: AnswerKind): Composed => ({ text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType });
+  const sentences = first.filter((x) => x.u.kind === 'sentence' && x !== titleUnit && !isFragment(x.u));
+  switch (aspect) {
+    case 'title':
+      return titleUnit ? composed(`${titleUnit.u.text} [${cites.number(hit(titleUnit.row))}]`, round(0.85 * sure, 3), 'value') : null;
+    case 'author': {
+      const by = first.find((x) => AUTHOR_LINE.test(x.u.text) && wordCount(x.u.text) <= TITLE_WORDS);
+      return by ? composed(`${by.u.text} [${cites.number(hit(by.row))}]`, round(0.8 * sure, 3), 'value') : null;
+    }
+    case 'date': {
+      const dated = first.find((x) => x.u.kind !== 'row' && !isFragment(x.u) && holdsFullDate(x.u.text));
+      return dated ? composed(`${dated.u.text} [${cites.number(hit(dated.row))}]`, round(0.8 * sure, 3), 'value') : null;
+    }
+    case 'about': {
+      const quoted = [...(titleUnit ? [titleUnit] : []), ...sentences.slice(0, 2)];
+      if (!sentences.length) return null;
+      return composed(`The documents say: ${quoted.map((x) => `“${x.u.text}” [${cites.number(hit(x.row))}]`).join(' ')}`, round(0.7 * sure, 3), 'passage');
+    }
+  }
 }
 
 /** Code mode: the best-supported explanatory sentence and the code block of the sources that fits best. */
@@ -1019,7 +1163,8 @@ async function answerHeld(rt: Engine, auth: AuthInfo, req: ChatRequest, kb: Coll
   if (rt.registry.tryGet('llm')) {
     composed = await composeWithLlm(rt, retrieval, req, mode, history);
   } else {
-    composed = composeExtractive(retrieval, mode, docTerms, lower, rt.config.chat.minConfidence);
+    const aspect = mode === 'code' ? null : documentAspect(question);
+    composed = (aspect && (await composeDocumentLevel(rt, aspect, question, docs, docTerms, retrieval))) || composeExtractive(retrieval, mode, docTerms, lower, rt.config.chat.minConfidence);
     if (req.onDelta) {
       // the extractive answer streams paragraph by paragraph and sentence by sentence
       for (const p of composed.text.split(/(?<=\] )|(?<=\n)/)) if (p) await req.onDelta(p);
@@ -1069,10 +1214,11 @@ async function answerHeld(rt: Engine, auth: AuthInfo, req: ChatRequest, kb: Coll
     created_at: now.toISOString(),
     usage: { prompt_tokens: composed.promptTokens || tokensOf([question, ...history.map((h) => h.content), ...composed.citations.map((c) => c.content)].join('\n')), completion_tokens: composed.completionTokens, credits },
     unanswered: composed.unanswered,
+    answer_type: composed.unanswered ? 'none' : (composed.answerType ?? 'passage'),
   };
 }
 
 /** The public shape of an answer (spec field names). */
 export function apiAnswer(a: ChatAnswer) {
-  return { session_id: a.session_id, message_id: a.message_id, knowledge_base_id: a.knowledge_base_id, message: a.message, citations: a.citations, confidence: a.confidence, mode: a.mode, response_time_ms: a.response_time_ms, created_at: a.created_at, usage: { credits: a.usage.credits } };
+  return { session_id: a.session_id, message_id: a.message_id, knowledge_base_id: a.knowledge_base_id, message: a.message, citations: a.citations, confidence: a.confidence, mode: a.mode, answer_type: a.answer_type, response_time_ms: a.response_time_ms, created_at: a.created_at, usage: { credits: a.usage.credits } };
 }

@@ -145,6 +145,7 @@ export function embedRoutes(router: Router<any, any>): void {
         session_id: a.session_id,
         message_id: a.message_id,
         confidence: a.confidence,
+        answer_type: a.answer_type,
         mode: a.mode,
       },
     };

@@ -114,6 +114,7 @@ export function chatCompletionRoutes(router: Router<any, any>): void {
           session_id: a.session_id,
           message_id: a.message_id,
           confidence: a.confidence,
+          answer_type: a.answer_type,
         };
       }
 
@@ -132,7 +133,7 @@ export function chatCompletionRoutes(router: Router<any, any>): void {
             },
             onDelta: (content) => sse.send(chunk({ content }, null)),
           });
-          sse.send(chunk({}, 'stop', { citations: citationsOut(a), session_id: a.session_id, message_id: a.message_id, confidence: a.confidence }));
+          sse.send(chunk({}, 'stop', { citations: citationsOut(a), session_id: a.session_id, message_id: a.message_id, confidence: a.confidence, answer_type: a.answer_type }));
           if (body.stream_options?.include_usage) sse.send({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: { prompt_tokens: a.usage.prompt_tokens, completion_tokens: a.usage.completion_tokens, total_tokens: a.usage.prompt_tokens + a.usage.completion_tokens } });
           sse.send('[DONE]');
         } catch (e) {
