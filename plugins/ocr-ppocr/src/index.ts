@@ -53,7 +53,7 @@ export default definePlugin({
     dropScore: z.number().min(0).max(1).default(0.5),
     /** onnxruntime's CPU memory arena: a little faster, but it keeps the largest buffers each image size asked for */
     memArena: z.boolean().default(false),
-    /** a box with a character read at a probability under this is read again at other widths, the most confident reading kept (0: never) */
+    /** a box with a character read at a probability under this is read again at other widths, the most confident reading kept (0, the default: never) */
     retryBelow: z.number().min(0).max(1).default(RETRY_BELOW),
   }),
   create(ctx) {
