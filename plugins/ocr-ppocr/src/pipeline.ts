@@ -434,7 +434,8 @@ export function splitWords(r: Recognised): Word[] {
 export interface DecodedBox {
   bbox: BBox;
   confidence: number;
-  chars: { text: string; start: number; end: number; space?: number }[];
+  /** `p`: the recogniser's probability of the character, when known */
+  chars: { text: string; start: number; end: number; space?: number; p?: number }[];
 }
 
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
@@ -478,11 +479,24 @@ export function latinFixes<T extends { text: string }>(chars: readonly T[]): T[]
 }
 
 /**
+ * A punctuation mark read with a probability under this, and not between two digits, is a speck of the paper
+ * or of the print, not a sign: "KHE ELECTRICAL, TRADING" had a comma at 0.38 where the receipt has none.
+ */
+export const SPECK_PROB = 0.5;
+const SPECK = /^[.,;:'`"_~]$/;
+
+/** The characters of a box without the doubtful punctuation marks (SPECK_PROB); signs between digits stay (12.50, 02/12). */
+export function dropSpecks<T extends { text: string; p?: number }>(chars: readonly T[], below = SPECK_PROB): T[] {
+  const digit = (c: T | undefined) => !!c && /^\p{Nd}$/u.test(c.text);
+  return chars.filter((c, i) => !(SPECK.test(c.text) && c.p !== undefined && c.p < below && !(digit(chars[i - 1]) && digit(chars[i + 1]))));
+}
+
+/**
  * A decoded box as text and words: its characters corrected by latinFixes, then split into words by ctcWords
  * (with its gap factor `k` and space probability).
  */
 export function spacedBox(d: DecodedBox, k = SPACE_GAP, spaceProb = SPACE_PROB): Recognised {
-  const spans = ctcWords(latinFixes(d.chars), k, spaceProb).map((w) => ({ text: w.text, x0: w.start, x1: w.end }));
+  const spans = ctcWords(latinFixes(dropSpecks(d.chars)), k, spaceProb).map((w) => ({ text: w.text, x0: w.start, x1: w.end }));
   return { text: spans.map((s) => s.text).join(' '), bbox: d.bbox, confidence: d.confidence, spans };
 }
 

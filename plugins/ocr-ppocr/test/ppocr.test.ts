@@ -6,7 +6,7 @@ import path from 'node:path';
 import { createCanvas } from '@napi-rs/canvas';
 import { PluginRegistry, isQuireError, pluginContext } from '@quire/core';
 import type { OcrPlugin, OcrResult } from '@quire/core';
-import plugin, { MAX_SKEW, characters, ctcDecode, ctcWords, dbBoxes, groupLines, spacedBox, splitWords } from '@quire/plugin-ocr-ppocr';
+import plugin, { MAX_SKEW, characters, ctcDecode, ctcWords, dbBoxes, groupLines, spacedBox, splitWords, dropSpecks } from '@quire/plugin-ocr-ppocr';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-ppocr-'));
 const opened: OcrPlugin[] = [];
@@ -322,4 +322,32 @@ test('ctcWords on decoded boxes gives the text and real word boxes: x from the c
   assert.deepEqual(line!.words.map((w) => [w.text, w.bbox.x, w.bbox.width]), [['GREEN', 100, 90], ['CAFE', 240, 53]]);
   // the proportional split would put CAFE at 100 + 200 × 6 / 10 = 220, 80 wide
   assert.deepEqual(splitWords({ text: 'GREEN CAFE', bbox: r.bbox, confidence: 0.9 }).map((w) => [w.bbox.x, w.bbox.width]), [[100, 100], [220, 80]]);
+});
+
+test('dropSpecks: a punctuation mark read with a low probability is a speck and goes, unless it joins digits', () => {
+  const chars = (s: string, p: Record<number, number> = {}) => [...s].map((ch, i) => ({ text: ch, start: i / s.length, end: (i + 0.5) / s.length, p: p[i] ?? 0.95 }));
+  const text = (c: ReturnType<typeof chars>) => spacedBox({ bbox: { x: 0, y: 0, width: 100, height: 20 }, confidence: 0.9, chars: c }).text;
+  // the comma after ELECTRICAL read at 0.38: not on the receipt
+  assert.equal(text(chars('KHE ELECTRICAL, TRADING', { 14: 0.38 })), 'KHE ELECTRICAL TRADING');
+  // the same comma read with confidence stays; so does a doubtful decimal point or date sign between digits
+  assert.equal(text(chars('KHE ELECTRICAL, TRADING')), 'KHE ELECTRICAL, TRADING');
+  assert.equal(text(chars('TOTAL 12.50 02/12/2017', { 8: 0.3, 14: 0.3 })), 'TOTAL 12.50 02/12/2017');
+  // letters and digits are never dropped, however doubtful; nor are marks without a probability
+  assert.deepEqual(dropSpecks(chars('A.1', { 0: 0.1, 1: 0.1, 2: 0.1 })).map((c) => c.text), ['A', '1']);
+  assert.deepEqual(dropSpecks([{ text: ',', start: 0, end: 1 }]).map((c) => c.text), [',']);
+});
+
+test('a box read again at other widths keeps its text and its words in place', async () => {
+  const file = receipt('retry.png');
+  const plain = await (await make({ retryBelow: 0 })).recognize(file, { language: 'eng' });
+  // every box read again (each character counts as doubtful): the most confident reading, positions unchanged
+  const again = await (await make({ retryBelow: 1 })).recognize(file, { language: 'eng' });
+  assert.equal(again.text, plain.text);
+  assert.equal(again.words.length, plain.words.length);
+  again.words.forEach((w, i) => {
+    const p = plain.words[i]!;
+    assert.ok(Math.abs(w.bbox.x - p.bbox.x) <= 12 && Math.abs(w.bbox.x + w.bbox.width - (p.bbox.x + p.bbox.width)) <= 12, `${w.text}: ${JSON.stringify(w.bbox)} against ${JSON.stringify(p.bbox)}`);
+  });
+  assert.ok(again.confidence >= plain.confidence - 1e-9);
+  assert.throws(() => pluginContext(plugin, { options: { retryBelow: 2 } }), /invalid options of plugin ocr:ppocr: option "retryBelow"/);
 });
