@@ -3,14 +3,42 @@ import assert from 'node:assert/strict';
 import { PDFDocument, StandardFonts, rgb } from 'pdf-lib';
 import { uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import type { StubAnswer } from '../helpers/llm-stub.js';
 
-/** Uploads a file as the bootstrap user and waits until it is processed; its document id. */
-export async function uploadDone(s: TestServer, name: string, bytes: Uint8Array): Promise<string> {
-  const up = await s.json('/v1/documents', { method: 'POST', body: uploadForm(name, bytes) });
-  assert.equal(up.status, 201, JSON.stringify(up.body));
-  const done = await waitForStatus(s, `/v1/documents/${up.body.id}`);
+/**
+ * Uploads a file as the bootstrap user (into an organization when given, through /api/upload) and waits until
+ * it is processed; its document id.
+ */
+export async function uploadDone(s: TestServer, name: string, bytes: Uint8Array, organization?: string): Promise<string> {
+  const up = organization
+    ? await s.json('/api/upload', { method: 'POST', body: uploadForm(name, bytes, { organization_id: organization }) })
+    : await s.json('/v1/documents', { method: 'POST', body: uploadForm(name, bytes) });
+  // /v1/documents answers 201 Created, /api/upload 200 with the queued document
+  assert.equal(up.status, organization ? 200 : 201, JSON.stringify(up.body));
+  const id = (up.body.document?.id ?? up.body.id) as string;
+  const done = await waitForStatus(s, `/v1/documents/${id}`);
   assert.equal(done.status, 'completed', JSON.stringify(done));
-  return up.body.id as string;
+  return id;
+}
+
+/**
+ * A stand-in model for the form-filling prompt: it reads the elements the engine lists and maps
+ * "goes by <Name>" and "lives in <City>" of the instructions to the elements labelled Name and City.
+ * Instructions containing "Explode" get HTTP 500 (the engine then reads them offline).
+ */
+export function fillAnswer(user: string): StubAnswer {
+  if (/Explode/.test(user)) return { status: 500, message: 'model crashed' };
+  const fills: { elementId: string; value: string; reasoning: string }[] = [];
+  const m = /Elements:\n(.*)\n\nInstructions:\n([\s\S]*)$/.exec(user);
+  if (m) {
+    const els = JSON.parse(m[1]!) as { id: string; label: string }[];
+    const name = /goes by ([A-Z]\w+ [A-Z]\w+)/.exec(m[2]!)?.[1];
+    const city = /lives in ([A-Z]\w+)/.exec(m[2]!)?.[1];
+    const by = (l: string) => els.find((e) => e.label === l)?.id;
+    if (name && by('Name')) fills.push({ elementId: by('Name')!, value: name, reasoning: 'the applicant goes by this name' });
+    if (city && by('City')) fills.push({ elementId: by('City')!, value: city, reasoning: 'where the applicant lives' });
+  }
+  return JSON.stringify({ fills });
 }
 
 /** An application form: printed labels left of text fields, a checkbox with its caption on the right, a radio group, a dropdown. */

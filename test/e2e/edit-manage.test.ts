@@ -5,31 +5,11 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { startTestServer, until, uploadForm, waitForStatus } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
-import { formPdf, readBack } from './edit-fixtures.js';
+import { fillAnswer, formPdf, readBack, uploadDone } from './edit-fixtures.js';
 import { startStubLlm } from '../helpers/llm-stub.js';
-import type { StubAnswer, StubLlm } from '../helpers/llm-stub.js';
-
-/**
- * A stand-in model for the form-filling prompt: it reads the elements the engine lists and maps
- * "goes by <Name>" and "lives in <City>" of the instructions to the elements labelled Name and City.
- * Instructions containing "Explode" get HTTP 500 (the engine then reads them offline).
- */
-function fillAnswer(user: string): StubAnswer {
-  if (/Explode/.test(user)) return { status: 500, message: 'model crashed' };
-  const fills: any[] = [];
-  const m = /Elements:\n(.*)\n\nInstructions:\n([\s\S]*)$/.exec(user);
-  if (m) {
-    const els = JSON.parse(m[1]!) as { id: string; label: string }[];
-    const name = /goes by ([A-Z]\w+ [A-Z]\w+)/.exec(m[2]!)?.[1];
-    const city = /lives in ([A-Z]\w+)/.exec(m[2]!)?.[1];
-    const by = (l: string) => els.find((e) => e.label === l)?.id;
-    if (name && by('Name')) fills.push({ elementId: by('Name'), value: name, reasoning: 'the applicant goes by this name' });
-    if (city && by('City')) fills.push({ elementId: by('City'), value: city, reasoning: 'where the applicant lives' });
-  }
-  return JSON.stringify({ fills });
-}
+import type { StubLlm } from '../helpers/llm-stub.js';
 
 /** A letter with a printed "Key: value" pair, and a form asking for that key. */
 async function letterWithForm(): Promise<Uint8Array> {
@@ -51,16 +31,7 @@ describe('edit configs, vocabulary and suggestions over HTTP', () => {
   let s: TestServer;
   let llm: StubLlm;
   let org = '';
-  const upload = async (name: string, bytes: Uint8Array, organization?: string) => {
-    const up = organization
-      ? await s.json('/api/upload', { method: 'POST', body: uploadForm(name, bytes, { organization_id: organization }) })
-      : await s.json('/v1/documents', { method: 'POST', body: uploadForm(name, bytes) });
-    assert.ok(up.status === 201 || up.status === 200, JSON.stringify(up.body));
-    const id = (up.body.document?.id ?? up.body.id) as string;
-    const done = await waitForStatus(s, `/v1/documents/${id}`);
-    assert.equal(done.status, 'completed', JSON.stringify(done));
-    return id;
-  };
+  const upload = (name: string, bytes: Uint8Array, organization?: string) => uploadDone(s, name, bytes, organization);
 
   before(async () => {
     llm = await startStubLlm(fillAnswer);
