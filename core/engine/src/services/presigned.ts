@@ -6,6 +6,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { errors, safeEqualHex } from '@quire/core';
 import type { PresignedUploadRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
+import { UUID } from './extraction-fields.js';
 import { cleanFileName } from './file-names.js';
 
 export const PRESIGNED_TTL_MS = 60 * 60 * 1000;
@@ -35,7 +36,7 @@ export async function createPresignedUpload(rt: Engine, userId: string, file: { 
 
 /** The presigned upload of a URL when its token is right, unexpired and unused (401 / 409 otherwise). */
 export async function openPresignedUpload(rt: Engine, id: string, token: string): Promise<PresignedUploadRecord> {
-  const row = /^[0-9a-f-]{36}$/i.test(id) ? await rt.store.repo('presigned_uploads').get(id) : null;
+  const row = UUID.test(id) ? await rt.store.repo('presigned_uploads').get(id) : null;
   if (!row || !token || !safeEqualHex(row.token_hash, hash(token))) throw errors.unauthorized('Invalid upload URL');
   if (row.expires_at.getTime() < Date.now()) throw errors.unauthorized('Upload URL expired');
   if (row.used_at) throw errors.conflict('This upload URL was already used');

@@ -6,8 +6,7 @@ import type { ExtractionRecord, JobRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { canRead } from '../accounts/access.js';
 import type { AuthInfo } from '../accounts/access.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { UUID } from './extraction-fields.js';
 
 /** A job by id (of a type when given) that the caller may read; with auth null, any job (the caller checked). */
 export async function readableJob(rt: Engine, auth: AuthInfo | null, id: string, type?: string): Promise<JobRecord | null> {
