@@ -91,6 +91,11 @@ export interface BlobStorage {
   deletePrefix(prefix: string): Promise<void>;
   /** A local file path for the key when the storage is on disk (readers and OCR need paths), else null. */
   localPath(key: string): string | null;
+  /**
+   * A fresh temporary file name beside the key's local file, under the name the storage's own interrupted
+   * writes use, so that one left behind by a killed process is swept with them (storage on disk only).
+   */
+  tempPath?(key: string): string;
   /** Copies the blob to a temporary local file when localPath is null; the caller removes it. */
   toTempFile(key: string): Promise<{ path: string; cleanup: () => Promise<void> }>;
 }

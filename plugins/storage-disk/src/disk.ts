@@ -78,7 +78,7 @@ export class DiskStorage implements StoragePlugin {
     const { maxBytes } = options;
     const input = typeof source === 'string' || Buffer.isBuffer(source) ? Readable.from([Buffer.from(source)]) : source;
     const dir = path.dirname(file);
-    const tmp = path.join(dir, `.${path.basename(file)}.${randomUUID()}.tmp`);
+    const tmp = this.tempPath(key);
     const hash = createHash('sha256');
     let size = 0;
     const meter = new Transform({
@@ -164,6 +164,12 @@ export class DiskStorage implements StoragePlugin {
 
   localPath(key: string): string {
     return this.resolve(key);
+  }
+
+  /** `.<name>.<uuid>.tmp` beside the key's file (TEMP_NAME): what put() writes to, and what sweepTemp() removes when left. */
+  tempPath(key: string): string {
+    const file = this.resolve(key);
+    return path.join(path.dirname(file), `.${path.basename(file)}.${randomUUID()}.tmp`);
   }
 
   /** A copy in a fresh temporary folder (keeps the file name); cleanup removes the folder. */

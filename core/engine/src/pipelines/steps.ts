@@ -4,9 +4,7 @@ import type { EngineContext as Engine } from '../context.js';
 import { chunkOptions } from '../services/parse-config.js';
 import type { ParseConfig } from '../services/parse-config.js';
 import { round } from '@quire/text';
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import path from 'node:path';
 import type { EventLoopUtilization } from 'node:perf_hooks';
 
 /**
@@ -130,13 +128,13 @@ export async function readFileToStorage(rt: Pick<Engine, 'registry' | 'config' |
 }
 
 /**
- * Where an isolate writes a read's JSON: beside the stored blob under disk storage's own temporary name
- * (`.<name>.<uuid>.tmp`), so that a file left by a killed process is swept with the storage's other leftovers;
- * else the isolate's default (the system's temporary folder).
+ * Where an isolate writes a read's JSON: the storage's temporary name beside the stored blob, so that a file
+ * left by a killed process is swept with the storage's other leftovers; else the isolate's default (the
+ * system's temporary folder).
  */
 function readJsonFile(rt: Pick<Engine, 'storage'>, key: string): [string] | [] {
-  const local = rt.storage.localPath(key);
-  return local ? [path.join(path.dirname(local), `.${path.basename(local)}.${randomUUID()}.tmp`)] : [];
+  const tmp = rt.storage.tempPath?.(key);
+  return tmp ? [tmp] : [];
 }
 
 /** Documents of at most this many pages, built in this process by their reader, are chunked where they were read. */
