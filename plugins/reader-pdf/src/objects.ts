@@ -5,7 +5,7 @@
  */
 import type { Rule } from '@quire/layout';
 import type { Engine, Matrix } from './pdfium.js';
-import { multiply, utf16 } from './pdfium.js';
+import { apply, multiply, utf16 } from './pdfium.js';
 import type { GraphicBox } from './figures.js';
 
 // fpdf_edit.h
@@ -89,7 +89,7 @@ function subpaths(e: Engine, obj: number, to: Matrix): Sub[] {
     const f = e.f32();
     const x = f[s >> 2]!, y = f[(s >> 2) + 1]!;
     const type = m.FPDFPathSegment_GetType(seg);
-    const p: [number, number] = [to[0] * x + to[2] * y + to[4], to[1] * x + to[3] * y + to[5]];
+    const p = apply(to, x, y);
     if (type === SEG_MOVETO) {
       flush();
       sub.pts.push(p);
@@ -288,7 +288,7 @@ export function pageGraphics(e: Engine, page: number, view: Matrix, pageW: numbe
     const to = multiply(ctm, view);
     let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
     for (const [x, y] of [[l, b], [l, t], [r, b], [r, t]] as const) {
-      const vx = to[0] * x + to[2] * y + to[4], vy = to[1] * x + to[3] * y + to[5];
+      const [vx, vy] = apply(to, x, y);
       if (vx < x0) x0 = vx;
       if (vx > x1) x1 = vx;
       if (vy < y0) y0 = vy;

@@ -12,8 +12,7 @@ import type { Rule } from '@quire/layout';
 import type { PageResult, OpenResult, WorkerRequest, WorkerResponse, PageElement } from './types.js';
 import { layoutPage, mayHaveTable } from './layout.js';
 import { uniformPixels } from './blank.js';
-import { startEngine, utf16, viewMatrix } from './pdfium.js';
-import type { Matrix } from './pdfium.js';
+import { apply, startEngine, utf16, viewMatrix } from './pdfium.js';
 import { pageText } from './text.js';
 import { pageGraphics, pageInk, pageRules } from './objects.js';
 import { isFigureCaption, markFigures } from './figures.js';
@@ -205,8 +204,6 @@ function overMemory(): void {
 
 /** A WebAssembly trap or abort (out of memory, an assertion): the instance is left unusable. */
 const stopped = (err: unknown) => (err as { name?: string } | null)?.name === 'RuntimeError' || /^Aborted\(/.test((err as Error | null)?.message ?? '');
-
-const apply = (v: Matrix, x: number, y: number): [number, number] => [v[0] * x + v[2] * y + v[4], v[1] * x + v[3] * y + v[5]];
 
 function parsePage(d: OpenDoc, n: number): PageResult {
   let t = performance.now();

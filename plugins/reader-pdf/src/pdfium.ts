@@ -115,6 +115,9 @@ export async function startEngine(opts: { maxMb?: number; debug?: boolean } = {}
 /** An affine transform [a, b, c, d, e, f]: (x, y) → (a x + c y + e, b x + d y + f). */
 export type Matrix = [number, number, number, number, number, number];
 
+/** The point (x, y) through the transform v. */
+export const apply = (v: Matrix, x: number, y: number): [number, number] => [v[0] * x + v[2] * y + v[4], v[1] * x + v[3] * y + v[5]];
+
 export const multiply = (m: Matrix, n: Matrix): Matrix => [
   m[0] * n[0] + m[1] * n[2],
   m[0] * n[1] + m[1] * n[3],
