@@ -7,19 +7,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Engine } from './engine.js';
 import { metricsAccess } from './metrics.js';
+import { readiness } from './readiness.js';
 
 function json(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers });
   res.end(JSON.stringify(body));
-}
-
-async function check(fn: () => Promise<void>): Promise<{ ok: boolean; message?: string }> {
-  try {
-    await fn();
-    return { ok: true };
-  } catch (e) {
-    return { ok: false, message: (e as Error).message };
-  }
 }
 
 async function answer(rt: Engine, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -27,11 +19,8 @@ async function answer(rt: Engine, req: http.IncomingMessage, res: http.ServerRes
   if (req.method !== 'GET' && req.method !== 'HEAD') return json(res, 405, { error: { code: 'METHOD_NOT_ALLOWED', message: 'GET only' } }, { allow: 'GET, HEAD' });
   if (path === '/healthz') return json(res, 200, { status: 'ok', worker: rt.workerId });
   if (path === '/readyz') {
-    if (rt.state === 'connecting') return json(res, 503, { status: 'connecting', checks: { database: { ok: false }, queue: { ok: false } } });
-    if (rt.state === 'failed') return json(res, 503, { status: 'failed', error: rt.failure, checks: { database: { ok: false }, queue: { ok: false } } });
-    const [database, queue] = await Promise.all([check(() => rt.store.ping()), check(() => rt.transport.ping())]);
-    const ready = database.ok && queue.ok;
-    return json(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not_ready', checks: { database: { ok: database.ok }, queue: { ok: queue.ok } } });
+    const answer = await readiness(rt);
+    return json(res, answer.status, answer.body);
   }
   if (path === '/metrics') {
     const access = metricsAccess(rt.config, req.headers.authorization);

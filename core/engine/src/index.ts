@@ -8,6 +8,7 @@ export * from './engine.js';
 export * from './metrics.js';
 export * from './logger.js';
 export * from './status.js';
+export * from './readiness.js';
 export * from './validation.js';
 export * from './accounts/access.js';
 export * from './accounts/audit.js';

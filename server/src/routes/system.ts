@@ -1,4 +1,4 @@
-import { stagesStatus } from '@quire/engine';
+import { readiness } from '@quire/engine';
 import Router from '@koa/router';
 import { z } from 'zod';
 import { errors } from '@quire/core';
@@ -30,37 +30,16 @@ export function systemRoutes(router: Router<any, any>): void {
     {
       method: 'get',
       path: '/readyz',
-      summary: 'Database and queue reachable (status ready, 200), still being connected at start (connecting, 503) or not connectable (failed with the reason in error, 503); which plugins are healthy. Without a key only ok per component; the bootstrap admin key also sees the details (dialect, transport, messages, which may name paths and versions)',
+      summary: 'Database and queue reachable (status ready, 200), still being connected at start (connecting, 503) or not connectable (failed with the reason in error, 503: addresses, user names and paths masked; the full reason is in the log); which plugins are healthy. Without a key only ok per component; the bootstrap admin key also sees the details (dialect, transport, messages, which may name paths and versions)',
       tag: 'System',
       auth: 'optional',
     },
     async (ctx) => {
-      const rt = ctx.quire;
-      // the server listens before it has connected: say so (and why it never will, once that is known)
-      if (rt.state !== 'ready') {
-        ctx.status = 503;
-        ctx.set('Cache-Control', 'no-store');
-        if (rt.state === 'connecting') return { status: 'connecting', checks: { database: { ok: false }, queue: { ok: false } }, stages: stagesStatus(rt.config) };
-        return { status: 'failed', error: rt.failure ?? 'the database or the queue could not be connected', checks: { database: { ok: false }, queue: { ok: false } }, stages: stagesStatus(rt.config) };
-      }
-      // readiness is public; the details are for the operator
-      const details = isAdmin(ctx.state.auth);
-      const check = async (fn: () => Promise<void>) => {
-        try {
-          await fn();
-          return { ok: true };
-        } catch (e) {
-          return { ok: false, message: (e as Error).message };
-        }
-      };
-      const [db, queue] = await Promise.all([check(() => rt.store.ping()), check(() => rt.transport.ping())]);
-      const plugins = await rt.registry.health();
-      const ready = db.ok && queue.ok;
-      ctx.status = ready ? 200 : 503;
-      if (!details) {
-        return { status: ready ? 'ready' : 'not_ready', checks: { database: { ok: db.ok }, queue: { ok: queue.ok } }, plugins: plugins.map((p) => ({ plugin: p.plugin, ok: p.ok })), stages: stagesStatus(rt.config) };
-      }
-      return { status: ready ? 'ready' : 'not_ready', checks: { database: { dialect: rt.store.dialect, ...db }, queue: { transport: rt.transport.name, ...queue } }, plugins, stages: stagesStatus(rt.config) };
+      // readiness is public; the details (and an unmasked failure) are for the operator
+      const answer = await readiness(ctx.quire, { details: isAdmin(ctx.state.auth), stages: true });
+      ctx.status = answer.status;
+      if (answer.status !== 200) ctx.set('Cache-Control', 'no-store');
+      return answer.body;
     },
   );
 
