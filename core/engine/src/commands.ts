@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, unknownVariableWarnings } from '@quire/config';
 import type { QuireConfig } from '@quire/config';
-import { Engine } from './engine.js';
+import { Engine, openStore } from './engine.js';
 import { createLogger } from './logger.js';
 import type { Logger } from '@quire/core';
 import { describeDatabase, describeQueue, startupSummary } from './status.js';
@@ -72,7 +72,7 @@ export const KEYS_USAGE = `  quire keys create --name <n> [--email <e>] [--plan 
 export async function keysCommand(config: Readonly<QuireConfig>, rest: string[]): Promise<number> {
   const [sub, ...args] = rest;
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { name: { type: 'string' }, email: { type: 'string' }, plan: { type: 'string' } } });
-  const rt = await Engine.create(config, createLogger('silent'), 'runner');
+  const rt = await openStore(config, createLogger('silent'));
   // the key works only on a server with the same database: say which one this is (stderr: stdout is the key)
   const from = config.db.url ? 'QUIRE_DB_URL' : 'QUIRE_DATA_DIR';
   console.error(`database: ${describeDatabase(config)} (${from})`);
@@ -132,7 +132,7 @@ export async function usersCommand(config: Readonly<QuireConfig>, rest: string[]
     console.error(`the password needs ${missing.join(', ')}`);
     return 2;
   }
-  const rt = await Engine.create(config, createLogger('silent'), 'runner');
+  const rt = await openStore(config, createLogger('silent'));
   try {
     const user = await rt.store.repo('users').findOne({ email: normalizeEmail(values.email) });
     if (!user) {

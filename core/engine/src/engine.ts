@@ -43,6 +43,32 @@ export const BUILTIN_PLUGINS = [
 ];
 
 
+/** The registry of a process: the plugins get their own options and the shared settings they ask for, never the whole config. */
+function pluginRegistry(config: Readonly<QuireConfig>, logger: Logger): PluginRegistry {
+  const selected: Record<string, string> = { ...config.plugins.selected };
+  if (config.llm.baseUrl) selected.llm = 'openai';
+  return new PluginRegistry({ dataDir: config.dataDir, logger, selected, options: config.plugins.options, optionSources: config.plugins.sources, shared: sharedSettings(config), http: outboundHttp({ allowedHosts: config.network.allowedHosts, timeoutMs: config.webhooks.timeoutMs }) });
+}
+
+/**
+ * The store alone, for commands that only read and write accounts (`quire keys`, `quire users`): the
+ * selected store plugin (a third-party one from QUIRE_PLUGINS too) with its migrations, and no readers, OCR,
+ * queue or pipelines, so such a command answers in about a second.
+ */
+export async function openStore(config: Readonly<QuireConfig>, logger: Logger): Promise<{ store: Store; close: () => Promise<void> }> {
+  await mkdirPrivate(config.dataDir);
+  const registry = pluginRegistry(config, logger);
+  try {
+    await registry.load('@quire/plugin-store-typeorm', import.meta.dirname);
+    for (const spec of config.plugins.extra) await registry.load(spec, process.cwd());
+    const store = await registry.instantiate('store', config.plugins.selected.store ?? 'typeorm');
+    return { store, close: () => registry.close() };
+  } catch (e) {
+    await registry.close().catch(() => {});
+    throw e;
+  }
+}
+
 /**
  * Everything a Quire process needs, built once from the frozen config: plugins, store, blob storage,
  * transport, event bus, pipelines, webhooks. The server, `quire worker` and the runner all use it.
@@ -62,10 +88,7 @@ export class Engine implements EngineContext {
   readonly metrics = new EngineMetrics(() => this.queueDepth());
 
   private constructor(readonly config: Readonly<QuireConfig>, readonly logger: Logger, readonly role: RuntimeRole) {
-    const selected: Record<string, string> = { ...config.plugins.selected };
-    if (config.llm.baseUrl) selected.llm = 'openai';
-    // plugins get their own options and the shared settings they ask for, never the whole config
-    this.registry = new PluginRegistry({ dataDir: config.dataDir, logger, selected, options: config.plugins.options, optionSources: config.plugins.sources, shared: sharedSettings(config), http: outboundHttp({ allowedHosts: config.network.allowedHosts, timeoutMs: config.webhooks.timeoutMs }) });
+    this.registry = pluginRegistry(config, logger);
     this.workflowSandbox = new EvalSandbox({ ...EVAL_LIMITS, timeoutMs: config.workflows.expressionTimeoutMs });
   }
 
