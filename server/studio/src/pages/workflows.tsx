@@ -9,6 +9,8 @@ interface Workflow {
   description: string | null;
   definition: { steps: { id: string; type: string }[] };
   trigger_type: string;
+  /** every automatic trigger (a manual run is always possible) */
+  triggers?: { type: string; primary?: boolean }[];
   enabled: boolean;
 }
 
@@ -102,7 +104,7 @@ export function WorkflowsPage() {
                 <strong>{w.name}</strong>
                 <span class={`status ${w.enabled ? 'completed' : 'pending'}`}>{w.enabled ? 'enabled' : 'disabled'}</span>
                 <span class="meta">
-                  {w.trigger_type} · {w.definition.steps.map((s) => s.type).join(' → ')}
+                  {w.triggers?.length ? w.triggers.map((t) => t.type).join(' + ') : w.trigger_type} · {w.definition.steps.map((s) => s.type).join(' → ')}
                 </span>
               </div>
               <RunForm workflow={w} docs={docs} onRun={run} />
