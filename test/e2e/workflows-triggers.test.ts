@@ -167,7 +167,8 @@ describe('workflow triggers', () => {
     const wf = await workflow({ name: 'all of them', definition: { steps: [{ id: 'doc', type: 'transform', config: { expression: 'trigger.document_id' } }] } });
     const sched = await s.json(`/api/workflows/${wf.id}/schedule`, { method: 'POST', json: { cron_expression: '* * * * * *', input: { collection_id: kb.id, since: 'all' } } });
     assert.equal(sched.status, 201, JSON.stringify(sched.body));
-    await settled(wf.id, 4);
+    // a tick a second keeps starting executions: wait for four, stop the schedule, then let them finish
+    await until('four executions', async () => (await executions(wf.id)).length >= 4, 120_000);
     await s.json(`/api/workflows/${wf.id}/schedule`, { method: 'PUT', json: { enabled: false } });
     const xs = await settled(wf.id, 4);
     const byTick = new Map<string, string[]>();
