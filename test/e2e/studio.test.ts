@@ -259,6 +259,12 @@ describe('studio in a browser', { skip }, () => {
     await done.waitFor({ timeout: 30_000 });
     const steps = await done.locator('tbody tr').evaluateAll((rows) => rows.map((r) => Array.from(r.querySelectorAll('td')).slice(0, 2).map((td) => td.textContent)));
     assert.deepEqual(steps, [['parse', 'completed'], ['extract', 'completed'], ['summary (transform)', 'completed']]);
+    // each step's output is in the log: the parse names the document, the extraction carries its data
+    await done.locator('tbody tr').nth(1).locator('summary').click();
+    const extracted = done.getByLabel('Output of extract');
+    await extracted.waitFor();
+    assert.match((await extracted.textContent()) ?? '', /"overall_confidence"/);
+    assert.match((await done.getByLabel('Output of parse').textContent()) ?? '', /harbour-invoice\.pdf/);
     assert.deepEqual(await a11yProblems(page), [], 'workflows page');
   });
 

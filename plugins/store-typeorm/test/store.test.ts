@@ -115,6 +115,36 @@ for (const target of targets) {
       }
     });
 
+    test('the workflow-triggers migration gives each workflow its one automatic trigger as the first of its set', async () => {
+      const wf = (id: string, trigger_type: string, trigger_config: Record<string, unknown>, schedule_from: Date | null) => ({
+        id, user_id: 'u1', organization_id: null, name: id, description: null, definition: { steps: [] }, trigger_type, trigger_config, enabled: true, schedule_from, trigger_secret: null, created_at: T0, updated_at: T0,
+      });
+      await store.repo('workflows').insertMany([
+        wf('wf-event', 'event', { event: 'document.uploaded', filters: { file_type: 'pdf' } }, null),
+        wf('wf-cron', 'scheduled', { cron_expression: '0 3 * * *', timezone: 'Europe/Paris' }, at(500)),
+        wf('wf-manual', 'manual', {}, null),
+      ]);
+      const Migration = MIGRATIONS.find((m) => new m().name === 'WorkflowTriggers1795990000000')!;
+      const qr = store.dataSource.createQueryRunner();
+      try {
+        // as on a database migrated before: no trigger rows yet
+        await new Migration().down(qr);
+        await new Migration().up(qr);
+      } finally {
+        await qr.release();
+      }
+      const rows = await store.repo('workflow_triggers').find({ workflow_id: ['wf-event', 'wf-cron', 'wf-manual'] }, { order: { workflow_id: 'ASC' } });
+      assert.deepEqual(
+        rows.map((r) => [r.workflow_id, r.type, r.event, r.config, r.schedule_from?.toISOString() ?? null, r.created_at.toISOString()]),
+        [
+          ['wf-cron', 'scheduled', null, { cron_expression: '0 3 * * *', timezone: 'Europe/Paris' }, at(500).toISOString(), T0.toISOString()],
+          ['wf-event', 'event', 'document.uploaded', { event: 'document.uploaded', filters: { file_type: 'pdf' } }, null, T0.toISOString()],
+        ],
+      );
+      await store.repo('workflow_triggers').delete({ workflow_id: ['wf-event', 'wf-cron'] });
+      await store.repo('workflows').delete({ id: ['wf-event', 'wf-cron', 'wf-manual'] });
+    });
+
     test('insert/get round-trips Dates (ms), JSON, nulls and big numbers', async () => {
       const d = doc('d-rt', {
         created_at: new Date('2026-01-02T03:04:05.678Z'),

@@ -25,7 +25,7 @@ export interface EraseOptions {
 const KEPT_BY_DEFAULT = new Set<string>(['audit_log']);
 
 /** Tables whose rows never own stored blobs: no `<table>/<id>/` prefix to remove (saves a storage call per row). */
-const NO_BLOBS = new Set<string>(['usage', 'chunks', 'chat_messages', 'sessions', 'memberships', 'rate_counters', 'job_stages', 'stage_messages', 'audit_log', 'collection_documents', 'webhook_deliveries', 'workflow_ticks']);
+const NO_BLOBS = new Set<string>(['usage', 'chunks', 'chat_messages', 'sessions', 'memberships', 'rate_counters', 'job_stages', 'stage_messages', 'audit_log', 'collection_documents', 'webhook_deliveries', 'workflow_ticks', 'workflow_triggers', 'workflow_inputs']);
 
 const PAGE = 500;
 

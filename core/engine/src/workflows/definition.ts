@@ -88,6 +88,20 @@ export type WorkflowStep = z.infer<typeof WorkflowStep>;
 export const WorkflowDefinition = z.object({ steps: z.array(WorkflowStep).min(1, 'a workflow needs at least one step').max(50) }).strict();
 export type WorkflowDefinition = z.infer<typeof WorkflowDefinition>;
 
+/**
+ * What a scheduled run works on: the documents of a collection or knowledge base (the same thing), each
+ * in its own execution. since last_success (default): documents the workflow has not yet run successfully
+ * (new ones, and those whose run failed); all: every document at every tick.
+ */
+export const ScheduleInput = z
+  .object({
+    collection_id: z.string().uuid().optional(),
+    knowledge_base_id: z.string().uuid().optional(),
+    since: z.enum(['last_success', 'all']).default('last_success'),
+  })
+  .strict();
+export type ScheduleInput = z.infer<typeof ScheduleInput>;
+
 const FilterValue = z.union([z.string().max(500), z.number(), z.boolean(), z.array(z.union([z.string().max(500), z.number()])).max(100)]);
 export const TriggerConfig = z
   .object({
@@ -95,9 +109,21 @@ export const TriggerConfig = z
     filters: z.record(z.string().min(1).max(64), FilterValue).optional().describe('trigger_type event: equal (or one of) these event or document fields, e.g. file_type, knowledge_base_id'),
     cron_expression: z.string().max(200).optional().describe('trigger_type scheduled: five-field cron'),
     timezone: z.string().max(64).optional().describe('trigger_type scheduled: IANA time zone (default UTC)'),
+    input: ScheduleInput.optional().describe('trigger_type scheduled: the documents each tick runs on, one execution per document'),
   })
   .strict();
 export type TriggerConfig = z.infer<typeof TriggerConfig>;
+
+/** The automatic triggers (manual is always possible: POST /api/workflows/<id>/execute). */
+export const AUTO_TRIGGER_TYPES = ['scheduled', 'webhook', 'event'] as const;
+export type AutoTriggerType = (typeof AUTO_TRIGGER_TYPES)[number];
+/** One trigger of a workflow's set. */
+export const Trigger = z.object({ type: z.enum(AUTO_TRIGGER_TYPES), config: TriggerConfig.default({}) }).strict();
+export type Trigger = z.infer<typeof Trigger>;
+const Triggers = z
+  .array(Trigger)
+  .max(AUTO_TRIGGER_TYPES.length)
+  .describe('every automatic trigger of the workflow, at most one of each type; trigger_type and trigger_config name the primary one');
 
 export const WorkflowBody = z
   .object({
@@ -106,6 +132,7 @@ export const WorkflowBody = z
     definition: WorkflowDefinition,
     trigger_type: z.enum(TRIGGER_TYPES).default('manual'),
     trigger_config: TriggerConfig.default({}),
+    triggers: Triggers.optional(),
     enabled: z.boolean().default(true),
     organization_id: z.string().uuid().nullable().optional(),
   })
@@ -117,6 +144,7 @@ export const WorkflowPatch = z
     definition: WorkflowDefinition.optional(),
     trigger_type: z.enum(TRIGGER_TYPES).optional(),
     trigger_config: TriggerConfig.optional(),
+    triggers: Triggers.optional(),
     enabled: z.boolean().optional(),
   })
   .strict();
@@ -196,10 +224,24 @@ export function checkWorkflow(def: WorkflowDefinition, triggerType: string, trig
       throw bad(`${at}.config`, 'with integration_id the target is the saved integration: give no other target field');
     }
   });
-  if (triggerType === 'event' && !trigger.event) throw bad('trigger_config.event', `required for an event trigger: one of ${TRIGGER_EVENTS.join(', ')}`);
-  if (triggerType !== 'event' && (trigger.event || trigger.filters)) throw bad('trigger_config', 'event and filters belong to an event trigger');
-  if (triggerType === 'scheduled') checkCron(trigger.cron_expression, trigger.timezone, opts.cronSeconds);
-  else if (trigger.cron_expression || trigger.timezone) throw bad('trigger_config', 'cron_expression and timezone belong to a scheduled trigger');
+  checkTrigger(triggerType, trigger, opts);
+}
+
+/** The fields of one trigger's config that belong to its type (`field`: where it is in the request). */
+export function checkTrigger(triggerType: string, trigger: TriggerConfig, opts: { cronSeconds: boolean }, field = 'trigger_config'): void {
+  if (triggerType === 'event' && !trigger.event) throw bad(`${field}.event`, `required for an event trigger: one of ${TRIGGER_EVENTS.join(', ')}`);
+  if (triggerType !== 'event' && (trigger.event || trigger.filters)) throw bad(field, 'event and filters belong to an event trigger');
+  if (triggerType === 'scheduled') checkCron(trigger.cron_expression, trigger.timezone, opts.cronSeconds, field);
+  else if (trigger.cron_expression || trigger.timezone || trigger.input) throw bad(field, 'cron_expression, timezone and input belong to a scheduled trigger');
+  if (trigger.input && !trigger.input.collection_id === !trigger.input.knowledge_base_id) throw bad(`${field}.input`, 'give collection_id or knowledge_base_id (one of them)');
+}
+
+/** A set of triggers: one of each type, each valid for its type. */
+export function checkTriggers(triggers: Trigger[], opts: { cronSeconds: boolean }, field = 'triggers'): void {
+  triggers.forEach((t, i) => {
+    if (triggers.findIndex((o) => o.type === t.type) !== i) throw bad(`${field}.${i}.type`, `a second ${t.type} trigger: a workflow has at most one of each type`);
+    checkTrigger(t.type, t.config, opts, `${field}.${i}.config`);
+  });
 }
 
 /** A JSONata expression that parses and whose regexes RE2 takes (parsing only: nothing is evaluated here). */

@@ -11,7 +11,7 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { StoreConflictError, errors, isQuireError } from '@quire/core';
-import type { Store, WorkflowExecutionRecord, WorkflowRecord } from '@quire/core';
+import type { Store, WorkflowExecutionRecord, WorkflowRecord, WorkflowTriggerRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { newJob, ownerOf } from '../jobs.js';
 import { decryptSecret, encryptSecret, secretsKey } from '../services/secrets.js';
@@ -62,19 +62,21 @@ export function checkWebhookToken(rt: Keyed, w: Pick<WorkflowRecord, 'id' | 'tri
 }
 
 /**
- * API shape of a workflow (spec §2.2 Workflow, plus organization_id, updated_at and, for webhook triggers
+ * API shape of a workflow (spec §2.2 Workflow, plus organization_id, updated_at, `triggers` — every
+ * automatic trigger it has, trigger_type/trigger_config being the primary one — and, for webhook triggers
  * and callers who may edit the workflow, the inbound URL; others never see it).
  */
-export function apiWorkflow(rt: Keyed & Pick<Engine, 'config'>, w: WorkflowRecord, mayEdit: boolean) {
-  const trigger = { ...w.trigger_config };
-  if (w.trigger_type === 'webhook' && mayEdit) trigger.webhook_url = `${rt.config.publicUrl}/api/workflows/${w.id}/webhook/${webhookToken(rt, w)}`;
+export function apiWorkflow(rt: Keyed & Pick<Engine, 'config'>, w: WorkflowRecord, mayEdit: boolean, triggers: Pick<WorkflowTriggerRecord, 'type' | 'config'>[]) {
+  const url = `${rt.config.publicUrl}/api/workflows/${w.id}/webhook/${webhookToken(rt, w)}`;
+  const shown = (type: string, config: Record<string, unknown>) => (type === 'webhook' && mayEdit ? { ...config, webhook_url: url } : { ...config });
   return {
     id: w.id,
     name: w.name,
     description: w.description,
     definition: w.definition,
     trigger_type: w.trigger_type,
-    trigger_config: trigger,
+    trigger_config: shown(w.trigger_type, w.trigger_config),
+    triggers: triggers.map((t) => ({ type: t.type, config: shown(t.type, t.config), primary: t.type === w.trigger_type })),
     enabled: w.enabled,
     organization_id: w.organization_id,
     created_at: w.created_at.toISOString(),
@@ -106,9 +108,17 @@ const runningLimit = (wf: WorkflowRecord, running: number, maxRunning: number) =
 /** how long the count of an origin's executions is kept */
 const ORIGIN_TTL_MS = 24 * 3600_000;
 
+/** Records that a schedule's input document is run by this execution (the last one, when it ran before). */
+async function recordInput(tx: Store, workflowId: string, documentId: string, executionId: string, now: Date): Promise<void> {
+  const id = derivedId('input', workflowId, documentId);
+  const n = await tx.repo('workflow_inputs').update(id, { execution_id: executionId, updated_at: now });
+  if (!n) await tx.repo('workflow_inputs').insert({ id, workflow_id: workflowId, document_id: documentId, execution_id: executionId, created_at: now, updated_at: now });
+}
+
 /**
  * Records an execution (status running) and its job, and queues it. With `id` (derived from an event or a
  * tick) and `tick`, a second call for the same one returns null: the row, or the tick's claim, exists.
+ * `inputDocumentId`: the schedule's input document it runs (recorded with it, workflow_inputs).
  * `originId`: the cascade it belongs to (default: this execution starts one). Past the owner's running
  * executions or the origin's budget it throws 429 WORKFLOW_LIMIT and starts nothing.
  */
@@ -117,7 +127,7 @@ export async function startExecution(
   wf: WorkflowRecord,
   triggeredBy: 'manual' | 'scheduled' | 'webhook' | 'event',
   triggerData: Record<string, unknown>,
-  opts: { id?: string; tick?: Date; chainDepth?: number; originId?: string } = {},
+  opts: { id?: string; tick?: Date; chainDepth?: number; originId?: string; inputDocumentId?: string } = {},
 ): Promise<WorkflowExecutionRecord | null> {
   const now = new Date();
   const id = opts.id ?? randomUUID();
@@ -152,6 +162,7 @@ export async function startExecution(
       if (running >= maxRunning) throw runningLimit(wf, running, maxRunning);
       if (opts.tick) await tx.repo('workflow_ticks').insert({ id: derivedId('tick', wf.id, opts.tick.toISOString()), workflow_id: wf.id, tick_time: opts.tick, execution_id: id, created_at: now });
       await tx.repo('workflow_executions').insert(row);
+      if (opts.inputDocumentId) await recordInput(tx, wf.id, opts.inputDocumentId, id, now);
       await tx.repo('jobs').insert(newJob({ id, owner: ownerOf(wf), type: 'workflow', input: input as unknown as Record<string, unknown> }));
     });
   } catch (e) {

@@ -10,3 +10,4 @@ export * from './send.js';
 export * from './templates.js';
 export * from './triggers.js';
 export * from './manage.js';
+export * from './trigger-set.js';

@@ -1,29 +1,43 @@
 /**
  * What the workflow routes do with the store: workflows made, changed and deleted (with their executions,
- * ticks and links), a schedule set or removed, the trigger secret rotated, executions listed, integrations
+ * triggers, ticks and links), a schedule set or removed beside the other triggers, the trigger secret rotated, executions listed, integrations
  * deleted. The routes validate, check who may act and present.
  */
 import { randomUUID } from 'node:crypto';
 import { errors } from '@quire/core';
-import type { IntegrationRecord, Owned, WorkflowExecutionRecord, WorkflowRecord } from '@quire/core';
+import type { IntegrationRecord, Owned, WorkflowExecutionRecord, WorkflowRecord, WorkflowTriggerRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { newTriggerSecret } from './executions.js';
+import type { ScheduleInput, Trigger, TriggerConfig } from './definition.js';
+import { saveTriggers, triggersFromRecord, triggersOf, withTrigger, withoutTrigger } from './trigger-set.js';
 
 /** The fields of a new workflow the caller chooses. */
 export type NewWorkflow = Pick<WorkflowRecord, 'name' | 'description' | 'definition' | 'trigger_type' | 'trigger_config' | 'enabled' | 'schedule_from'>;
 
-/** Stores a new workflow with a fresh trigger secret. */
-export async function createWorkflow(rt: Engine, owner: Owned, fields: NewWorkflow): Promise<WorkflowRecord> {
+/**
+ * Stores a new workflow with a fresh trigger secret and its triggers: `triggers` (default: its
+ * trigger_type's), the primary one being trigger_type when that is automatic.
+ */
+export async function createWorkflow(rt: Engine, owner: Owned, fields: NewWorkflow, triggers?: Trigger[]): Promise<{ workflow: WorkflowRecord; triggers: WorkflowTriggerRecord[] }> {
   const now = new Date();
   const row: WorkflowRecord = { id: randomUUID(), ...owner, ...fields, trigger_secret: newTriggerSecret(rt), created_at: now, updated_at: now };
-  await rt.store.repo('workflows').insert(row);
-  return row;
+  return rt.store.transaction(async (tx) => {
+    await tx.repo('workflows').insert(row);
+    return saveTriggers(tx, row, triggers ?? triggersFromRecord(row), { primary: row.trigger_type, now });
+  });
 }
 
-/** Writes a workflow's changed fields (never its id, owner, creation time or trigger secret). */
-export async function saveWorkflow(rt: Engine, next: WorkflowRecord): Promise<void> {
+/**
+ * Writes a workflow's changed fields (never its id, owner, creation time or trigger secret) and, with
+ * `triggers`, its set of triggers (the primary one: `primary`).
+ */
+export async function saveWorkflow(rt: Engine, next: WorkflowRecord, triggers?: { set: Trigger[]; primary?: string; restartSchedule?: boolean }): Promise<{ workflow: WorkflowRecord; triggers: WorkflowTriggerRecord[] }> {
   const { id, user_id: _u, organization_id: _o, created_at: _c, trigger_secret: _t, ...patch } = next;
-  await rt.store.repo('workflows').update(id, patch);
+  return rt.store.transaction(async (tx) => {
+    await tx.repo('workflows').update(id, patch);
+    if (!triggers) return { workflow: next, triggers: await tx.repo('workflow_triggers').find({ workflow_id: id }, { order: { created_at: 'ASC' } }) };
+    return saveTriggers(tx, next, triggers.set, { primary: triggers.primary, restartSchedule: triggers.restartSchedule, now: next.updated_at });
+  });
 }
 
 /** Deletes a workflow: its running executions are cancelled, its executions and schedule ticks go, its integrations stay unlinked. */
@@ -33,6 +47,8 @@ export async function deleteWorkflow(rt: Engine, w: WorkflowRecord): Promise<voi
     await tx.repo('workflows').delete(w.id);
     await tx.repo('workflow_executions').delete({ workflow_id: w.id });
     await tx.repo('workflow_ticks').delete({ workflow_id: w.id });
+    await tx.repo('workflow_triggers').delete({ workflow_id: w.id });
+    await tx.repo('workflow_inputs').delete({ workflow_id: w.id });
     await tx.repo('integrations').update({ workflow_id: w.id }, { workflow_id: null });
   });
 }
@@ -48,17 +64,28 @@ export async function workflowExecutions(rt: Engine, w: WorkflowRecord, opts: { 
   return repo.find({ workflow_id: w.id }, { order: { started_at: 'DESC' }, limit: opts.limit });
 }
 
-/** Makes the workflow scheduled by a cron expression (checked by the caller); the schedule counts from now. */
-export async function scheduleWorkflow(rt: Engine, w: WorkflowRecord, cron: string, timezone: string, enabled: boolean): Promise<WorkflowRecord> {
+/**
+ * Sets the workflow's schedule (a cron expression checked by the caller), beside its other triggers; the
+ * schedule counts from now. An input left out keeps the one the schedule had. The schedule becomes the
+ * primary trigger only of a workflow that had none.
+ */
+export async function scheduleWorkflow(rt: Engine, w: WorkflowRecord, cron: string, timezone: string, enabled: boolean, input?: ScheduleInput | null): Promise<{ workflow: WorkflowRecord; triggers: WorkflowTriggerRecord[] }> {
+  const current = await triggersOf(rt, w);
+  const old = current.find((t) => t.type === 'scheduled')?.config as TriggerConfig | undefined;
+  const keptInput = input === undefined ? old?.input : (input ?? undefined);
+  const config: TriggerConfig = { cron_expression: cron.trim(), timezone, ...(keptInput ? { input: keptInput } : {}) };
   const now = new Date();
-  const patch = { trigger_type: 'scheduled', trigger_config: { cron_expression: cron.trim(), timezone }, enabled, schedule_from: now, updated_at: now };
-  await rt.store.repo('workflows').update(w.id, patch);
-  return { ...w, ...patch };
+  return rt.store.transaction(async (tx) => {
+    const next = { ...w, enabled, updated_at: now };
+    await tx.repo('workflows').update(w.id, { enabled, updated_at: now });
+    return saveTriggers(tx, next, withTrigger(current, { type: 'scheduled', config }), { restartSchedule: true, now });
+  });
 }
 
-/** Removes a workflow's schedule: it becomes manual. */
+/** Removes a workflow's schedule; its other triggers stay (with none left it is manual). */
 export async function unscheduleWorkflow(rt: Engine, w: WorkflowRecord): Promise<void> {
-  await rt.store.repo('workflows').update(w.id, { trigger_type: 'manual', trigger_config: {}, schedule_from: null, updated_at: new Date() });
+  const current = await triggersOf(rt, w);
+  await rt.store.transaction((tx) => saveTriggers(tx, w, withoutTrigger(current, 'scheduled')));
 }
 
 /** Gives the workflow a new trigger secret: the old inbound URL stops working at once. */

@@ -64,7 +64,12 @@ export function definitionReferences(def: WorkflowDefinition, trigger: TriggerCo
     if (s.type === 'plugin' && s.config.integration_id) out.push({ field: `${at}.integration_id`, table: 'integrations', id: s.config.integration_id });
     if (s.type === 'plugin' && literal(s.config.document_id)) out.push({ field: `${at}.document_id`, table: 'documents', id: s.config.document_id as string });
   });
-  return [...out, ...namedIn(trigger.filters ?? {}, 'trigger_config.filters')];
+  return [...out, ...triggerReferences(trigger, 'trigger_config')];
+}
+
+/** The resources a trigger's config names: an event trigger's filters, a schedule's input. */
+export function triggerReferences(trigger: TriggerConfig, prefix: string): Reference[] {
+  return [...namedIn(trigger.filters ?? {}, `${prefix}.filters`), ...namedIn(trigger.input ?? {}, `${prefix}.input`)];
 }
 
 /**

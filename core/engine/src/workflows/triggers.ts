@@ -6,6 +6,8 @@
  * `workflow_ticks` (unique workflow_id + tick_time) in the transaction that records the execution: one tick
  * runs once whichever processes run. Ticks are counted from the last claimed one, so a tick missed while no
  * process ran (a restart) runs once when one is back; older missed ticks are not replayed one by one.
+ * Both read a workflow's set of triggers (workflow_triggers): a schedule and an event trigger of the same
+ * workflow each fire. A schedule with an input runs each document of a collection (runInput).
  */
 import { Cron } from 'croner';
 import { isQuireError } from '@quire/core';
@@ -13,7 +15,9 @@ import type { QuireEvent } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { MAX_CHAIN, derivedId, startExecution } from './executions.js';
 import { TRIGGER_EVENTS } from './definition.js';
-import { currentMembers, eventScope } from './scope.js';
+import { currentMembers, eventScope, inScope, scopeOf, scopeWhere } from './scope.js';
+import type { ScheduleInput } from './definition.js';
+import type { WorkflowRecord } from '@quire/core';
 import { everyInterval } from '../services/periodic.js';
 
 const EVENTS = new Set<string>(TRIGGER_EVENTS);
@@ -69,7 +73,10 @@ export async function onEvent(rt: Engine, e: QuireEvent): Promise<number> {
   const originId = e.type.startsWith('workflow.') && typeof e.data.origin_id === 'string' ? e.data.origin_id : e.id;
   const scope = eventScope(e);
   if (!scope) return 0;
-  let candidates = (await rt.store.repo('workflows').find({ trigger_type: 'event', enabled: true, ...scope })).filter((w) => (w.trigger_config as { event?: string }).event === e.type);
+  const listening = await rt.store.repo('workflow_triggers').find({ type: 'event', event: e.type });
+  if (!listening.length) return 0;
+  const filtersOf = new Map(listening.map((t) => [t.workflow_id, (t.config as { filters?: Record<string, unknown> }).filters]));
+  let candidates = await rt.store.repo('workflows').find({ id: [...filtersOf.keys()], enabled: true, ...scope });
   if (e.organization_id && candidates.length) {
     const members = await currentMembers(rt.store, e.organization_id, candidates.map((w) => w.user_id));
     candidates = candidates.filter((w) => members.has(w.user_id));
@@ -78,7 +85,7 @@ export async function onEvent(rt: Engine, e: QuireEvent): Promise<number> {
   for (const w of candidates) {
     // a workflow is not triggered by its own executions' events
     if (e.type.startsWith('workflow.') && e.data.workflow_id === w.id) continue;
-    if (!(await passes(rt, e, (w.trigger_config as { filters?: Record<string, unknown> }).filters))) continue;
+    if (!(await passes(rt, e, filtersOf.get(w.id)))) continue;
     const documentId = eventDocumentId(e);
     const data = { event: e.type, event_id: e.id, timestamp: e.timestamp, ...e.data, ...(documentId ? { document_id: documentId } : {}) };
     try {
@@ -104,8 +111,13 @@ export function dueTick(cron: Cron, from: Date, now: Date): Date | null {
 /** One look for due ticks; returns the executions this process started. */
 export async function scheduleTick(rt: Engine, now = new Date()): Promise<number> {
   let started = 0;
-  for (const w of await rt.store.repo('workflows').find({ trigger_type: 'scheduled', enabled: true })) {
-    const t = w.trigger_config as { cron_expression?: string; timezone?: string };
+  const schedules = await rt.store.repo('workflow_triggers').find({ type: 'scheduled' });
+  if (!schedules.length) return 0;
+  const workflows = new Map((await rt.store.repo('workflows').find({ id: schedules.map((t) => t.workflow_id), enabled: true })).map((w) => [w.id, w]));
+  for (const trigger of schedules) {
+    const w = workflows.get(trigger.workflow_id);
+    if (!w) continue;
+    const t = trigger.config as { cron_expression?: string; timezone?: string; input?: ScheduleInput };
     if (!t.cron_expression) continue;
     let cron: Cron;
     try {
@@ -114,16 +126,74 @@ export async function scheduleTick(rt: Engine, now = new Date()): Promise<number
       continue;
     }
     const [last] = await rt.store.repo('workflow_ticks').find({ workflow_id: w.id }, { order: { tick_time: 'DESC' }, limit: 1 });
-    const since = w.schedule_from ?? w.created_at;
+    const since = trigger.schedule_from ?? trigger.created_at;
     const from = last && last.tick_time.getTime() > since.getTime() ? last.tick_time : since;
     const tick = dueTick(cron, from, now);
     if (!tick) continue;
     const data = { scheduled_time: tick.toISOString(), cron_expression: t.cron_expression, timezone: t.timezone || 'UTC' };
+    if (t.input) {
+      started += await runInput(rt, w, tick, t.input, data);
+      continue;
+    }
     try {
       if (await startExecution(rt, w, 'scheduled', data, { id: derivedId('tick', w.id, tick.toISOString()), tick })) started++;
     } catch (e) {
       // a tick held back by a limit is not claimed: it runs at a later pass
       rt.logger.warn({ workflow: w.id, err: (e as Error).message }, 'scheduled execution not started');
+    }
+  }
+  return started;
+}
+
+/**
+ * A tick of a schedule with an input: the tick is claimed first (one process goes on), then each document
+ * of the collection the workflow should run gets its own execution (trigger_data.document_id): with since
+ * last_success, those it has not run yet or whose last run failed (each recorded in workflow_inputs with
+ * its execution); with all, every one. A tick with nothing to run is claimed and starts nothing. The
+ * collection must still be of the workflow's scope (an organization's workflow: its creator still a
+ * member); only completed documents of that scope are run. Past a limit the rest waits for the next tick.
+ */
+async function runInput(rt: Engine, w: WorkflowRecord, tick: Date, input: ScheduleInput, data: Record<string, unknown>): Promise<number> {
+  const collectionId = (input.collection_id ?? input.knowledge_base_id)!;
+  const tickId = derivedId('tick', w.id, tick.toISOString());
+  try {
+    await rt.store.repo('workflow_ticks').insert({ id: tickId, workflow_id: w.id, tick_time: tick, execution_id: tickId, created_at: new Date() });
+  } catch (e) {
+    if ((e as Error)?.name === 'StoreConflictError') return 0;
+    throw e;
+  }
+  const log = rt.logger.child({ part: 'workflows', workflow: w.id, collection: collectionId });
+  const collection = await rt.store.repo('collections').get(collectionId);
+  if (!collection || !inScope(scopeOf(w), collection)) {
+    log.warn('scheduled input skipped: the collection is gone or not of the workflow\'s scope');
+    return 0;
+  }
+  if (w.organization_id && !(await currentMembers(rt.store, w.organization_id, [w.user_id])).has(w.user_id)) {
+    log.warn('scheduled input skipped: the workflow\'s creator is no longer a member of its organization');
+    return 0;
+  }
+  const links = await rt.store.repo('collection_documents').find({ collection_id: collectionId }, { order: { created_at: 'ASC' } });
+  if (!links.length) return 0;
+  const docs = await rt.store.repo('documents').find({ id: links.map((l) => l.document_id), status: 'completed', ...scopeWhere(w) });
+  const order = new Map(links.map((l, i) => [l.document_id, i]));
+  docs.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+  let todo = docs;
+  if (input.since !== 'all' && docs.length) {
+    const runs = await rt.store.repo('workflow_inputs').find({ workflow_id: w.id, document_id: docs.map((d) => d.id) });
+    const executions = runs.length ? await rt.store.repo('workflow_executions').find({ id: runs.map((r) => r.execution_id) }) : [];
+    const failed = new Set(executions.filter((x) => x.status === 'failed').map((x) => x.id));
+    const known = new Set(executions.map((x) => x.id));
+    const done = new Set(runs.filter((r) => known.has(r.execution_id) && !failed.has(r.execution_id)).map((r) => r.document_id));
+    todo = docs.filter((d) => !done.has(d.id));
+  }
+  let started = 0;
+  for (const d of todo) {
+    try {
+      const x = await startExecution(rt, w, 'scheduled', { ...data, document_id: d.id, input: { collection_id: collectionId, since: input.since } }, { id: derivedId('input', w.id, d.id, tick.toISOString()), inputDocumentId: input.since === 'all' ? undefined : d.id });
+      if (x) started++;
+    } catch (e) {
+      log.warn({ err: (e as Error).message, left: todo.length - started }, 'scheduled input: the rest waits for the next tick');
+      break;
     }
   }
   return started;

@@ -416,6 +416,40 @@ export interface WorkflowTickRecord {
   created_at: Date;
 }
 
+/**
+ * One automatic trigger of a workflow (scheduled, webhook or event): a workflow keeps each it was given
+ * until it is removed. Its id is derived from (workflow_id, type): one of each type per workflow. The
+ * workflow's trigger_type and trigger_config repeat its primary trigger (manual when it has none).
+ */
+export interface WorkflowTriggerRecord {
+  id: string;
+  workflow_id: string;
+  /** scheduled, webhook, event */
+  type: string;
+  /** the event an event trigger listens to (null for the others), so that an event finds its triggers */
+  event: string | null;
+  /** event: {event, filters}; scheduled: {cron_expression, timezone, input}; webhook: {} */
+  config: Record<string, unknown>;
+  /** a schedule's ticks are counted from here (set when the schedule is set or changed) */
+  schedule_from: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/**
+ * A document of a schedule's input (a collection or knowledge base) given to a workflow: its execution.
+ * The id is derived from (workflow_id, document_id): a document is run once per workflow, again only when
+ * that execution failed.
+ */
+export interface WorkflowInputRecord {
+  id: string;
+  workflow_id: string;
+  document_id: string;
+  execution_id: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
 /** A signed-in browser session: the cookie holds the token, the store only its SHA-256 hash. */
 export interface SessionRecord {
   id: string;
@@ -691,6 +725,8 @@ export interface Tables {
   workflow_executions: WorkflowExecutionRecord;
   integrations: IntegrationRecord;
   workflow_ticks: WorkflowTickRecord;
+  workflow_triggers: WorkflowTriggerRecord;
+  workflow_inputs: WorkflowInputRecord;
   sessions: SessionRecord;
   user_totp: TotpRecord;
   audit_log: AuditLogRecord;

@@ -1,13 +1,15 @@
 import Router from '@koa/router';
 import { z } from 'zod';
 import { errors } from '@quire/core';
-import type { WorkflowRecord } from '@quire/core';
+import type { WorkflowRecord, WorkflowTriggerRecord } from '@quire/core';
 import { requireAuth } from '../../http/context.js';
 import type { AppContext } from '../../http/context.js';
 import { route } from '../../http/route.js';
 import {
   IntegrationBody,
   IntegrationPatch,
+  AUTO_TRIGGER_TYPES,
+  ScheduleInput,
   TRIGGER_TYPES,
   TriggerConfig,
   WORKFLOW_TEMPLATES,
@@ -21,6 +23,7 @@ import {
   checkReferences,
   checkWebhookToken,
   checkPluginSteps,
+  checkTriggers,
   checkWorkflow,
   createIntegration,
   createWorkflow,
@@ -37,12 +40,16 @@ import {
   scopeOf,
   startExecution,
   templateDefinition,
+  triggerReferences,
+  triggersOf,
+  withTrigger,
+  workflowTriggers,
   unscheduleWorkflow,
   updateIntegration,
   workflowById,
   workflowExecutions,
 } from '@quire/engine';
-import type { AuthInfo, Scope, WorkflowDefinition } from '@quire/engine';
+import type { AuthInfo, Scope, Trigger, WorkflowDefinition } from '@quire/engine';
 
 const TAG = 'Workflows';
 const uuid = z.string().uuid();
@@ -51,8 +58,8 @@ const uuid = z.string().uuid();
  * The documents, schemas, integrations and knowledge bases a definition and its trigger filters name are of
  * the workflow's scope and readable by the caller (else 400 naming the field).
  */
-const checkDefinition = async (ctx: AppContext, auth: AuthInfo, scope: Scope, def: WorkflowDefinition, trigger: TriggerConfig) => {
-  await checkReferences(ctx.quire.store, scope, auth, definitionReferences(def, trigger));
+const checkDefinition = async (ctx: AppContext, auth: AuthInfo, scope: Scope, def: WorkflowDefinition, trigger: TriggerConfig, triggers: Trigger[] = []) => {
+  await checkReferences(ctx.quire.store, scope, auth, [...definitionReferences(def, trigger), ...triggers.flatMap((t, i) => triggerReferences(t.config, `triggers.${i}.config`))]);
   await checkPluginSteps(ctx.quire, scope, def);
 };
 
@@ -60,12 +67,21 @@ const checkDefinition = async (ctx: AppContext, auth: AuthInfo, scope: Scope, de
 const checkTriggerData = (ctx: AppContext, auth: AuthInfo | null, w: WorkflowRecord, data: Record<string, unknown>) => checkReferences(ctx.quire.store, scopeOf(w), auth, namedIn(data, 'trigger_data'));
 
 const loadWorkflow = (ctx: AppContext, auth: AuthInfo, id: string, mode: 'read' | 'write') => loadOwned(ctx.quire.store, 'workflows', id, auth, mode, 'workflow');
-/** The inbound URL of a webhook trigger is shown only to callers who may edit the workflow. */
-const shown = (ctx: AppContext, auth: AuthInfo, w: WorkflowRecord) => apiWorkflow(ctx.quire, w, canWrite(auth, w));
-const one = (ctx: AppContext, auth: AuthInfo, w: WorkflowRecord) => ({ workflow: shown(ctx, auth, w) });
-const scheduleOf = (w: WorkflowRecord) => {
-  const t = w.trigger_config as { cron_expression?: string; timezone?: string };
-  return { workflow_id: w.id, cron_expression: t.cron_expression ?? null, timezone: t.timezone ?? 'UTC', enabled: w.enabled };
+/** Workflows with their triggers; the inbound URL of a webhook trigger is shown only to callers who may edit the workflow. */
+const shown = async (ctx: AppContext, auth: AuthInfo, ws: WorkflowRecord[]) => {
+  const sets = await workflowTriggers(ctx.quire, ws.map((w) => w.id));
+  return ws.map((w) => apiWorkflow(ctx.quire, w, canWrite(auth, w), sets.get(w.id) ?? []));
+};
+const one = async (ctx: AppContext, auth: AuthInfo, w: WorkflowRecord, triggers?: WorkflowTriggerRecord[]) => ({
+  workflow: triggers ? apiWorkflow(ctx.quire, w, canWrite(auth, w), triggers) : (await shown(ctx, auth, [w]))[0]!,
+});
+const isAuto = (t: string): t is Trigger['type'] => (AUTO_TRIGGER_TYPES as readonly string[]).includes(t);
+/** The schedule among a workflow's triggers (404 when it has none). */
+const scheduleOf = async (ctx: AppContext, w: WorkflowRecord) => {
+  const s = (await triggersOf(ctx.quire, w)).find((t) => t.type === 'scheduled');
+  if (!s) throw errors.notFound('schedule of workflow', w.id);
+  const t = s.config as { cron_expression?: string; timezone?: string; input?: ScheduleInput };
+  return { workflow_id: w.id, cron_expression: t.cron_expression ?? null, timezone: t.timezone ?? 'UTC', input: t.input ?? null, enabled: w.enabled };
 };
 
 const ExecutionStarted = (x: { id: string; status: string; started_at: Date }) => ({ execution_id: x.id, status: x.status, started_at: x.started_at.toISOString() });
@@ -136,7 +152,7 @@ export function workflowRoutes(router: Router<any, any>): void {
       const definition = templateDefinition(t, body.integration_id);
       const owner = newOwned(auth, body.organization_id ?? null);
       await checkDefinition(ctx, auth, owner, definition, t.trigger_config as TriggerConfig);
-      const row = await createWorkflow(ctx.quire, owner, {
+      const { workflow: row, triggers } = await createWorkflow(ctx.quire, owner, {
         name: body.name ?? t.name,
         description: body.description ?? t.description,
         definition,
@@ -148,7 +164,7 @@ export function workflowRoutes(router: Router<any, any>): void {
         schedule_from: null,
       });
       ctx.status = 201;
-      return { ...one(ctx, auth, row), ...(row.enabled ? {} : { message: `Created disabled: its ${row.trigger_type} trigger runs nothing until it is enabled (PATCH /api/workflows/${row.id} with {"enabled": true}, or send "enabled": true when creating it).` }) };
+      return { ...(await one(ctx, auth, row, triggers)), ...(row.enabled ? {} : { message: `Created disabled: its ${row.trigger_type} trigger runs nothing until it is enabled (PATCH /api/workflows/${row.id} with {"enabled": true}, or send "enabled": true when creating it).` }) };
     },
   );
 
@@ -156,25 +172,28 @@ export function workflowRoutes(router: Router<any, any>): void {
   route(router, { method: 'get', path: '/api/workflows', summary: 'List workflows ({workflows: [...]})', tag: TAG, query: z.object({ limit: z.coerce.number().int().min(1).max(100).default(100), offset: z.coerce.number().int().min(0).default(0), trigger_type: z.enum(TRIGGER_TYPES).optional() }) }, async (ctx, { query }) => {
     const auth = requireAuth(ctx);
     const { rows, total } = await listOwned(ctx.quire.store, 'workflows', auth, query.trigger_type ? { trigger_type: query.trigger_type } : {}, { limit: query.limit, offset: query.offset, orderBy: 'created_at' });
-    return { workflows: rows.map((w) => shown(ctx, auth, w)), total, has_more: query.offset + rows.length < total };
+    return { workflows: await shown(ctx, auth, rows), total, has_more: query.offset + rows.length < total };
   });
 
-  route(router, { method: 'post', path: '/api/workflows', summary: 'Create a workflow ({workflow}); a webhook trigger gets its secret inbound URL in trigger_config.webhook_url (shown to those who may edit the workflow). Documents, schemas, integrations and knowledge bases it names must be of its organization (or, for a personal workflow, personal ones of the caller)', tag: TAG, body: WorkflowBody, status: 201 }, async (ctx, { body }) => {
+  route(router, { method: 'post', path: '/api/workflows', summary: 'Create a workflow ({workflow}, with `triggers`: every automatic trigger it has, trigger_type/trigger_config being the primary one; a body `triggers` gives the whole set, one of each type); a webhook trigger gets its secret inbound URL in trigger_config.webhook_url (shown to those who may edit the workflow). Documents, schemas, integrations and knowledge bases it names must be of its organization (or, for a personal workflow, personal ones of the caller)', tag: TAG, body: WorkflowBody, status: 201 }, async (ctx, { body }) => {
     const auth = requireAuth(ctx);
     checkWorkflow(body.definition, body.trigger_type, body.trigger_config, ctx.quire.config.workflows);
+    checkTriggers(body.triggers ?? [], ctx.quire.config.workflows);
+    // the set: `triggers`, with trigger_type's trigger in it (in place of the one of its type)
+    const set = isAuto(body.trigger_type) ? withTrigger(body.triggers ?? [], { type: body.trigger_type, config: body.trigger_config }) : (body.triggers ?? []);
     const owner = newOwned(auth, body.organization_id ?? null);
-    await checkDefinition(ctx, auth, owner, body.definition, body.trigger_config);
-    const row = await createWorkflow(ctx.quire, owner, {
+    await checkDefinition(ctx, auth, owner, body.definition, body.trigger_config, body.triggers);
+    const { workflow: row, triggers } = await createWorkflow(ctx.quire, owner, {
       name: body.name,
       description: body.description ?? null,
       definition: body.definition,
       trigger_type: body.trigger_type,
       trigger_config: body.trigger_config,
       enabled: body.enabled,
-      schedule_from: body.trigger_type === 'scheduled' ? new Date() : null,
-    });
+      schedule_from: null,
+    }, set);
     ctx.status = 201;
-    return one(ctx, auth, row);
+    return one(ctx, auth, row, triggers);
   });
 
   route(router, { method: 'get', path: '/api/workflows/:id', summary: 'Get a workflow ({workflow})', tag: TAG }, async (ctx) => {
@@ -182,16 +201,26 @@ export function workflowRoutes(router: Router<any, any>): void {
     return one(ctx, auth, await loadWorkflow(ctx, auth, ctx.params.id, 'read'));
   });
 
-  route(router, { method: 'put', path: '/api/workflows/:id', summary: 'Update a workflow ({workflow}); fields left out keep their values. Every resource it names is checked again with the editor\'s rights, within the workflow\'s scope', tag: TAG, body: WorkflowPatch }, async (ctx, { body }) => {
+  route(router, { method: 'put', path: '/api/workflows/:id', summary: 'Update a workflow ({workflow}); fields left out keep their values. `triggers` replaces the set of triggers; trigger_type/trigger_config replace the trigger of that type and keep the others (trigger_type manual alone removes them all). Every resource it names is checked again with the editor\'s rights, within the workflow\'s scope', tag: TAG, body: WorkflowPatch }, async (ctx, { body }) => {
     const auth = requireAuth(ctx);
     const w = await loadWorkflow(ctx, auth, ctx.params.id, 'write');
-    const next = { ...w, ...Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)), updated_at: new Date() } as WorkflowRecord;
+    const { triggers: givenSet, ...fields } = body;
+    const next = { ...w, ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)), updated_at: new Date() } as WorkflowRecord;
     if (body.trigger_type && body.trigger_type !== w.trigger_type && body.trigger_config === undefined) next.trigger_config = {};
     checkWorkflow(next.definition as WorkflowDefinition, next.trigger_type, next.trigger_config as TriggerConfig, ctx.quire.config.workflows);
-    await checkDefinition(ctx, auth, scopeOf(w), next.definition as WorkflowDefinition, next.trigger_config as TriggerConfig);
-    if (next.trigger_type === 'scheduled' && (body.trigger_config || body.trigger_type || (body.enabled && !w.enabled))) next.schedule_from = next.updated_at;
-    await saveWorkflow(ctx.quire, next);
-    return one(ctx, auth, next);
+    checkTriggers(givenSet ?? [], ctx.quire.config.workflows);
+    await checkDefinition(ctx, auth, scopeOf(w), next.definition as WorkflowDefinition, next.trigger_config as TriggerConfig, givenSet);
+    // the set: `triggers` when given, else the current one; trigger_type and trigger_config put the primary
+    // trigger in it (in place of the one of its type, the others stay); trigger_type manual alone removes all
+    let set: Trigger[] | undefined;
+    const restartSchedule = !!(body.enabled && !w.enabled);
+    if (givenSet || body.trigger_type || body.trigger_config || restartSchedule) {
+      set = givenSet ?? (await triggersOf(ctx.quire, w)).filter((t) => isAuto(t.type)).map((t) => ({ type: t.type as Trigger['type'], config: t.config }));
+      if (isAuto(next.trigger_type) && (body.trigger_type || body.trigger_config)) set = withTrigger(set, { type: next.trigger_type, config: next.trigger_config });
+      else if (next.trigger_type === 'manual' && body.trigger_type && !givenSet) set = [];
+    }
+    const saved = await saveWorkflow(ctx.quire, next, set ? { set, primary: body.trigger_type ?? w.trigger_type, restartSchedule } : undefined);
+    return one(ctx, auth, saved.workflow, saved.triggers);
   });
 
   route(router, { method: 'delete', path: '/api/workflows/:id', summary: 'Delete a workflow with its executions and schedule (its integrations are kept, unlinked)', tag: TAG }, async (ctx) => {
@@ -228,45 +257,54 @@ export function workflowRoutes(router: Router<any, any>): void {
   route(router, { method: 'get', path: '/api/workflows/:id/schedule', summary: 'The schedule of a workflow ({schedule}: cron_expression, timezone, enabled, next_run); 404 when it has none', tag: TAG }, async (ctx) => {
     const auth = requireAuth(ctx);
     const w = await loadWorkflow(ctx, auth, ctx.params.id, 'read');
-    if (w.trigger_type !== 'scheduled') throw errors.notFound('schedule of workflow', w.id);
-    const s = scheduleOf(w);
+    const s = await scheduleOf(ctx, w);
     const next = w.enabled && s.cron_expression ? checkCron(s.cron_expression, s.timezone, ctx.quire.config.workflows.cronSeconds).nextRun() : null;
     return { schedule: { ...s, next_run: next ? next.toISOString() : null } };
   });
 
-  const setSchedule = async (ctx: AppContext, w: WorkflowRecord, cron: string, timezone: string, enabled: boolean) => {
+  const setSchedule = async (ctx: AppContext, auth: AuthInfo, w: WorkflowRecord, cron: string, timezone: string, enabled: boolean, input: ScheduleInput | null | undefined) => {
     checkCron(cron, timezone, ctx.quire.config.workflows.cronSeconds, 'body');
-    const next = await scheduleWorkflow(ctx.quire, w, cron, timezone, enabled);
-    return { schedule: { ...scheduleOf(next), next_run: enabled ? (checkCron(cron, timezone, ctx.quire.config.workflows.cronSeconds).nextRun()?.toISOString() ?? null) : null } };
+    if (input && !input.collection_id === !input.knowledge_base_id) throw errors.validation('input: give collection_id or knowledge_base_id (one of them)', [{ field: 'input', message: 'give collection_id or knowledge_base_id' }]);
+    // the workflow's scope, and the caller's rights, reach the collection it reads
+    if (input) await checkReferences(ctx.quire.store, scopeOf(w), auth, triggerReferences({ input }, 'body'));
+    const { workflow: next } = await scheduleWorkflow(ctx.quire, w, cron, timezone, enabled, input);
+    return { schedule: { ...(await scheduleOf(ctx, next)), next_run: enabled ? (checkCron(cron, timezone, ctx.quire.config.workflows.cronSeconds).nextRun()?.toISOString() ?? null) : null } };
   };
 
   route(
     router,
-    { method: 'post', path: '/api/workflows/:id/schedule', summary: 'Schedule a workflow: five-field cron_expression in an IANA timezone (default UTC); its trigger becomes scheduled', tag: TAG, status: 201, body: z.object({ cron_expression: z.string().min(1).max(200), timezone: z.string().min(1).max(64).default('UTC'), enabled: z.boolean().default(true) }).strict() },
+    {
+      method: 'post',
+      path: '/api/workflows/:id/schedule',
+      summary:
+        "Schedule a workflow: five-field cron_expression in an IANA timezone (default UTC). The schedule is added beside the workflow's other triggers (an event or webhook trigger keeps working). input {collection_id | knowledge_base_id, since: last_success (default) | all}: each tick runs the workflow once per completed document of that collection — with last_success those it has not yet run successfully, with all every one — with trigger_data.document_id; a tick with no such document starts nothing",
+      tag: TAG,
+      status: 201,
+      body: z.object({ cron_expression: z.string().min(1).max(200), timezone: z.string().min(1).max(64).default('UTC'), enabled: z.boolean().default(true), input: ScheduleInput.nullable().optional() }).strict(),
+    },
     async (ctx, { body }) => {
       const auth = requireAuth(ctx);
       const w = await loadWorkflow(ctx, auth, ctx.params.id, 'write');
       ctx.status = 201;
-      return setSchedule(ctx, w, body.cron_expression, body.timezone, body.enabled);
+      return setSchedule(ctx, auth, w, body.cron_expression, body.timezone, body.enabled, body.input);
     },
   );
 
   route(
     router,
-    { method: 'put', path: '/api/workflows/:id/schedule', summary: 'Change a schedule: cron_expression, timezone, enabled', tag: TAG, body: z.object({ cron_expression: z.string().min(1).max(200).optional(), timezone: z.string().min(1).max(64).optional(), enabled: z.boolean().optional() }).strict() },
+    { method: 'put', path: '/api/workflows/:id/schedule', summary: 'Change a schedule: cron_expression, timezone, enabled, input (null removes it)', tag: TAG, body: z.object({ cron_expression: z.string().min(1).max(200).optional(), timezone: z.string().min(1).max(64).optional(), enabled: z.boolean().optional(), input: ScheduleInput.nullable().optional() }).strict() },
     async (ctx, { body }) => {
       const auth = requireAuth(ctx);
       const w = await loadWorkflow(ctx, auth, ctx.params.id, 'write');
-      if (w.trigger_type !== 'scheduled') throw errors.notFound('schedule of workflow', w.id);
-      const s = scheduleOf(w);
-      return setSchedule(ctx, w, body.cron_expression ?? s.cron_expression ?? '', body.timezone ?? s.timezone, body.enabled ?? w.enabled);
+      const s = await scheduleOf(ctx, w);
+      return setSchedule(ctx, auth, w, body.cron_expression ?? s.cron_expression ?? '', body.timezone ?? s.timezone, body.enabled ?? w.enabled, body.input);
     },
   );
 
-  route(router, { method: 'delete', path: '/api/workflows/:id/schedule', summary: 'Remove the schedule: the workflow becomes manual', tag: TAG }, async (ctx) => {
+  route(router, { method: 'delete', path: '/api/workflows/:id/schedule', summary: "Remove the schedule; the workflow's other triggers stay (with none left it is manual)", tag: TAG }, async (ctx) => {
     const auth = requireAuth(ctx);
     const w = await loadWorkflow(ctx, auth, ctx.params.id, 'write');
-    if (w.trigger_type !== 'scheduled') throw errors.notFound('schedule of workflow', w.id);
+    await scheduleOf(ctx, w);
     await unscheduleWorkflow(ctx.quire, w);
     return { success: true, id: w.id };
   });
@@ -289,7 +327,7 @@ export function workflowRoutes(router: Router<any, any>): void {
       const raw = (ctx.request as any).body;
       const data = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : { body: raw ?? null };
       const w = await workflowById(ctx.quire, ctx.params.id);
-      if (!w || !checkWebhookToken(ctx.quire, w, ctx.params.token) || w.trigger_type !== 'webhook' || !w.enabled) throw errors.notFound('workflow webhook');
+      if (!w || !checkWebhookToken(ctx.quire, w, ctx.params.token) || !w.enabled || !(await triggersOf(ctx.quire, w)).some((t) => t.type === 'webhook')) throw errors.notFound('workflow webhook');
       await checkTriggerData(ctx, null, w, data);
       const x = await startExecution(ctx.quire, w, 'webhook', data);
       ctx.status = 202;

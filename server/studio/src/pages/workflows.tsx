@@ -9,6 +9,8 @@ interface Workflow {
   description: string | null;
   definition: { steps: { id: string; type: string }[] };
   trigger_type: string;
+  /** every automatic trigger (a manual run is always possible) */
+  triggers?: { type: string; primary?: boolean }[];
   enabled: boolean;
 }
 
@@ -102,7 +104,7 @@ export function WorkflowsPage() {
                 <strong>{w.name}</strong>
                 <span class={`status ${w.enabled ? 'completed' : 'pending'}`}>{w.enabled ? 'enabled' : 'disabled'}</span>
                 <span class="meta">
-                  {w.trigger_type} · {w.definition.steps.map((s) => s.type).join(' → ')}
+                  {w.triggers?.length ? w.triggers.map((t) => t.type).join(' + ') : w.trigger_type} · {w.definition.steps.map((s) => s.type).join(' → ')}
                 </span>
               </div>
               <RunForm workflow={w} docs={docs} onRun={run} />
@@ -144,6 +146,24 @@ function RunForm(props: { workflow: Workflow; docs: DocumentRow[]; onRun: (w: Wo
   );
 }
 
+/** characters of a step's output shown (the whole of it stays in the API's execution log) */
+const OUTPUT_SHOWN = 20_000;
+
+/** A step's output as indented JSON, folded; long outputs are cut with a note. */
+function StepOutput(props: { value: unknown; step: string }) {
+  if (props.value === undefined || props.value === null) return <span class="meta">none</span>;
+  const text = JSON.stringify(props.value, null, 2) ?? String(props.value);
+  const shown = text.length > OUTPUT_SHOWN ? `${text.slice(0, OUTPUT_SHOWN)}\n… (${text.length - OUTPUT_SHOWN} more characters in the API's execution log)` : text;
+  return (
+    <details class="step-output">
+      <summary>{text.length <= 60 ? text.replace(/\s+/g, ' ') : `${text.length} characters`}</summary>
+      <pre class="source" tabIndex={0} aria-label={`Output of ${props.step}`}>
+        {shown}
+      </pre>
+    </details>
+  );
+}
+
 /** The executions of a workflow, refreshed while one is running, each with its step log. */
 function Executions(props: { workflowId: string; version: number }) {
   const [rows, setRows] = useState<Execution[] | null>(null);
@@ -178,6 +198,7 @@ function Executions(props: { workflowId: string; version: number }) {
                 <th scope="col">Status</th>
                 <th scope="col">Duration</th>
                 <th scope="col">Error</th>
+                <th scope="col">Output</th>
               </tr>
             </thead>
             <tbody>
@@ -190,6 +211,9 @@ function Executions(props: { workflowId: string; version: number }) {
                   <td>{s.status}</td>
                   <td>{s.duration_ms} ms</td>
                   <td>{s.error ?? ''}</td>
+                  <td>
+                    <StepOutput value={s.output} step={s.step_id} />
+                  </td>
                 </tr>
               ))}
             </tbody>
