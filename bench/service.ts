@@ -45,7 +45,8 @@ export async function startService(key: string, opts: { prefix: string; env?: Re
   let up = false;
   for (let i = 0; i < 600 && !up; i++) {
     try {
-      up = (await fetch(`${base}/healthz`)).ok;
+      // ready: the database and the queue connected (an upload before that is refused with 503)
+      up = (await fetch(`${base}/readyz`)).ok;
     } catch {}
     if (!up) await new Promise((r) => setTimeout(r, 100));
   }

@@ -65,3 +65,17 @@ test('not pathologically slow: 2,000 chunks embedded at over 100 a second', asyn
   console.log(`local embedder: ${Math.round(perSec)} chunks/s`);
   assert.ok(perSec > 100, `${Math.round(perSec)} chunks/s`);
 });
+
+test("a document's texts embedded in the plugin's thread give the same vectors as in the calling thread; after close() they are embedded in place", async () => {
+  const e = await plugin.create(ctx());
+  const direct = new HashEmbedder();
+  const texts = Array.from({ length: 40 }, (_, i) => `Clause ${i}: l'entrepôt reçoit ${i * 7} colis — “Größe” ${'naïve café '.repeat(i % 5)}`);
+  // several requests at once, answered in order of their own
+  const parts = await Promise.all([texts.slice(0, 10), texts.slice(10, 30), texts.slice(30)].map((t) => e.embed(t, 'document')));
+  const got = parts.flat();
+  assert.equal(got.length, texts.length);
+  texts.forEach((t, i) => assert.deepEqual(Array.from(got[i]!), Array.from(direct.embed(t)), `text ${i}`));
+  await e.close?.();
+  const after = await e.embed(texts.slice(0, 5), 'document');
+  after.forEach((v, i) => assert.deepEqual(Array.from(v), Array.from(direct.embed(texts[i]!))));
+});

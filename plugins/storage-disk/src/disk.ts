@@ -76,7 +76,8 @@ export class DiskStorage implements StoragePlugin {
       throw e;
     }
     const { maxBytes } = options;
-    const input = typeof source === 'string' || Buffer.isBuffer(source) ? Readable.from([Buffer.from(source)]) : source;
+    // a Buffer is written as it is (Buffer.from would copy it: a parsed document's JSON is megabytes)
+    const input = Buffer.isBuffer(source) ? Readable.from([source]) : typeof source === 'string' ? Readable.from([Buffer.from(source)]) : source;
     const dir = path.dirname(file);
     const tmp = this.tempPath(key);
     const hash = createHash('sha256');

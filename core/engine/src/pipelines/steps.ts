@@ -261,13 +261,24 @@ export async function indexChunks(rt: Engine, owner: Owned, documentId: string, 
     await yieldToEventLoop();
     const rows = await chunks.find({ document_id: documentId }, { order: { idx: 'ASC' }, limit: INDEX_PAGE, offset });
     total += rows.length;
-    for (let i = 0; i < rows.length; ) {
-      signal?.throwIfAborted();
-      await yieldToEventLoop();
+    let i = 0;
+    const take = () => {
+      if (i >= rows.length) return null;
       const part = rows.slice(i, i + batch);
       i += part.length;
+      const embedded = embedder.embed(part.map((r) => r.content), 'document');
+      embedded.catch(() => {}); // awaited below, unless an earlier batch failed first
+      return { part, embedded };
+    };
+    for (let cur = take(); cur; ) {
+      signal?.throwIfAborted();
+      await yieldToEventLoop();
       const before = performance.eventLoopUtilization();
-      const embedded = await embedder.embed(part.map((r) => r.content), 'document');
+      const { part } = cur;
+      const embedded = await cur.embedded;
+      // the next batch is embedded while this one is written (in the embedder's own thread, or on the
+      // network, when it has one)
+      const next = take();
       await vectors.upsert(
         embedder.space,
         part.map((r, j) => ({
@@ -282,6 +293,7 @@ export async function indexChunks(rt: Engine, owner: Owned, documentId: string, 
         })),
       );
       batch = sliceBatch(part.length, before, INDEX_BATCH);
+      cur = next;
     }
     if (rows.length < INDEX_PAGE) break;
   }
