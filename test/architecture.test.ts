@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 // @ts-expect-error plain ES module without types
-import { RULES, check, cycles, importsOf, layerOf } from '../scripts/check-deps.mjs';
+import { EXTRA_SOURCES, RULES, check, cycles, fileCycles, importsOf, layerOf, sourceFiles } from '../scripts/check-deps.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -35,12 +35,23 @@ test('the check sees a cycle, a plugin importing a plugin and a host importing t
   assert.equal(layerOf('core/engine'), 'engine');
   assert.ok(!RULES.plugin.includes('plugin') && !RULES.plugin.includes('engine'));
   assert.ok(!RULES.runner.includes('server') && !RULES.engine.includes('server'));
+  // besides the packages' src/, the studio and the benchmarks are checked for cycles
+  assert.deepEqual(EXTRA_SOURCES.map((x: { dir: string }) => x.dir).sort(), ['bench', 'server/studio/src']);
   // imports are read from source text, type-only and re-exports included, comments ignored
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'deps-'));
   try {
     const f = path.join(dir, 'x.ts');
     fs.writeFileSync(f, "import type { A } from './a.js';\nexport { b } from '@quire/b';\n// import x from '@quire/commented';\nconst m = await import('@quire/dyn');\n");
     assert.deepEqual(importsOf(f), ['./a.js', '@quire/b', '@quire/dyn']);
+    // .tsx files are read, and a './x.js' import names the .tsx (or .ts) source beside it: a type-only cycle counts
+    fs.writeFileSync(path.join(dir, 'page.tsx'), "import { Panel } from './panel.js';\nexport const Page = () => <Panel />;\n");
+    fs.writeFileSync(path.join(dir, 'panel.tsx'), "import type { Sel } from './page.js';\nimport { util } from './util';\nexport const Panel = () => null;\n");
+    fs.writeFileSync(path.join(dir, 'util.ts'), 'export const util = 1;\n');
+    const files = sourceFiles(dir) as string[];
+    assert.ok(files.some((x) => x.endsWith('page.tsx')));
+    assert.deepEqual(fileCycles(files).map((c: string[]) => c.map((x) => path.basename(x)).sort()), [['page.tsx', 'panel.tsx']]);
+    fs.writeFileSync(path.join(dir, 'panel.tsx'), "import { util } from './util';\nexport const Panel = () => null;\n");
+    assert.deepEqual(fileCycles(sourceFiles(dir)), []);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
