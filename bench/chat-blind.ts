@@ -13,7 +13,7 @@
  * Do not tune the answerer against these questions, and do not read them one by one after a run: read only
  * the totals. Once the answerer has been changed because of this set, it is no longer blind.
  */
-import type { Question } from './chat.js';
+import type { Question } from './chat-question.js';
 import { DOCUMENTS } from './chat-fresh.js';
 
 export { DOCUMENTS };

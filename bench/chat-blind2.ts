@@ -19,7 +19,7 @@
  * the totals (run with --quiet). Once the answerer has been changed because of this set, it is no longer
  * blind.
  */
-import type { Question } from './chat.js';
+import type { Question } from './chat-question.js';
 import { DOCUMENTS as FRESH } from './chat-fresh.js';
 
 export const DOCUMENTS = [

@@ -20,7 +20,7 @@
  * the totals (run with --quiet). Once the answerer has been changed because of this set, it is no longer
  * blind.
  */
-import type { Question } from './chat.js';
+import type { Question } from './chat-question.js';
 import { DOCUMENTS as BLIND2 } from './chat-blind2.js';
 
 export const DOCUMENTS = [

@@ -13,7 +13,7 @@
  * It was measured blind once (38 correct, 35 refused, 14 wrong of 87); its failures were studied after that,
  * so it is a development set now. The blind set is bench/chat-blind.ts.
  */
-import type { Question } from './chat.js';
+import type { Question } from './chat-question.js';
 
 export const DOCUMENTS = [
   // PDFs with a text layer

@@ -4,7 +4,7 @@
  * of their own. A change to the answerer is kept only when it does not make this set worse. Do not tune
  * the answerer against these questions: read only the totals.
  */
-import type { Question } from './chat.js';
+import type { Question } from './chat-question.js';
 
 /** The knowledge base: documents with a text layer or text of their own (no OCR), a few without questions. */
 export const DOCUMENTS = [

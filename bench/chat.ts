@@ -27,6 +27,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startService } from './service.js';
+import type { Question } from './chat-question.js';
 
 const { values: args } = parseArgs({ options: { json: { type: 'string' }, only: { type: 'string' }, verbose: { type: 'boolean' }, quiet: { type: 'boolean' }, dump: { type: 'string' }, mode: { type: 'string' }, set: { type: 'string', default: 'dev' } } });
 const root = path.resolve(import.meta.dirname, '..');
@@ -34,19 +35,6 @@ const corpus = path.resolve(process.env.QUIRE_CORPUS ?? path.join(root, '../shar
 if (!fs.existsSync(path.join(corpus, 'manifest.json'))) {
   console.error(`no corpus at ${corpus} (QUIRE_CORPUS)`);
   process.exit(2);
-}
-
-export type QType = 'who' | 'when' | 'how much' | 'how many' | 'percent' | 'where' | 'what' | 'which';
-
-export interface Question {
-  q: string;
-  type: QType;
-  /** the answer must contain one of these (case-insensitive, whitespace collapsed) */
-  expect: string[];
-  /** corpus id of the document that states it */
-  doc: string;
-  /** other documents that state it as well (a citation of any of them counts) */
-  also?: string[];
 }
 
 /** The knowledge base: documents with a text layer or text of their own (no OCR), a few without questions. */

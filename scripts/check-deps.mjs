@@ -5,7 +5,8 @@
 //   - no plugin imports another plugin (built-ins load exactly like third-party plugins);
 //   - the hosts (server, runner) and the worker never import the wrong layer (runner never imports server);
 //   - every @quire package imported in src/ is declared in that package's dependencies;
-//   - no import cycle between packages, and none between the files of a package (type imports included).
+//   - no import cycle between packages, and none between the files of a package (type imports included);
+//   - no import cycle between the files of the studio (server/studio/src, .tsx included) nor of bench/.
 // Usage: node scripts/check-deps.mjs [--json]. Exits 1 and lists the violations when there are any.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -42,14 +43,21 @@ function workspaces() {
   });
 }
 
-function sourceFiles(dir) {
+/** Source folders outside the packages' src/ whose files are checked for import cycles. */
+export const EXTRA_SOURCES = [
+  { dir: 'server/studio/src', what: 'the studio' },
+  { dir: 'bench', what: 'the benchmarks' },
+];
+
+export function sourceFiles(dir) {
   const out = [];
   const walk = (d) => {
     if (!fs.existsSync(d)) return;
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
       const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (/\.(ts|mts|js|mjs)$/.test(e.name) && !e.name.endsWith('.d.ts')) out.push(p);
+      if (e.isDirectory()) {
+        if (e.name !== 'node_modules' && e.name !== 'dist') walk(p);
+      } else if (/\.(ts|tsx|mts|js|mjs)$/.test(e.name) && !e.name.endsWith('.d.ts')) out.push(p);
     }
   };
   walk(dir);
@@ -64,6 +72,24 @@ export function importsOf(file) {
   const out = [];
   for (const m of text.matchAll(IMPORT)) out.push(m[1] ?? m[2]);
   return out;
+}
+
+/**
+ * The file a relative import names: the specifier's .js/.mjs is the .ts/.tsx/.mts source beside it (or the
+ * file itself), and a bare path may name a file with any source extension or a folder's index.
+ */
+export function resolveLocal(from, spec) {
+  const base = path.resolve(path.dirname(from), spec);
+  const stem = base.replace(/\.(js|mjs|jsx)$/, '');
+  const candidates = [base, ...['.ts', '.tsx', '.mts', '.js', '.mjs'].map((x) => stem + x), ...['index.ts', 'index.tsx', 'index.js'].map((x) => path.join(base, x))];
+  return candidates.find((c) => fs.existsSync(c) && fs.statSync(c).isFile()) ?? base.replace(/\.js$/, '.ts').replace(/\.mjs$/, '.mts');
+}
+
+/** Import cycles between the given files (relative imports only), each as a list of paths relative to the root. */
+export function fileCycles(files) {
+  const graph = new Map();
+  for (const file of files) graph.set(path.relative(root, file), new Set(importsOf(file).filter((x) => x.startsWith('.')).map((x) => path.relative(root, resolveLocal(file, x)))));
+  return cycles(graph);
 }
 
 /** Cycles of a directed graph (Map node → Set of nodes), each as a list of nodes (Tarjan's strongly connected components). */
@@ -108,17 +134,11 @@ export function check() {
   const pkgGraph = new Map(pkgs.map((p) => [p.name, new Set()]));
   for (const p of pkgs) {
     if (!p.layer) continue;
-    const fileGraph = new Map();
-    for (const file of sourceFiles(path.join(root, p.dir, 'src'))) {
+    const files = sourceFiles(path.join(root, p.dir, 'src'));
+    for (const file of files) {
       const rel = path.relative(root, file);
-      const local = new Set();
-      fileGraph.set(rel, local);
       for (const spec of importsOf(file)) {
-        if (spec.startsWith('.')) {
-          const target = path.relative(root, path.resolve(path.dirname(file), spec)).replace(/\.js$/, '.ts').replace(/\.mjs$/, '.mts');
-          local.add(target);
-          continue;
-        }
+        if (spec.startsWith('.')) continue;
         const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0];
         const dep = byName.get(name);
         if (!dep) continue;
@@ -129,7 +149,7 @@ export function check() {
         else if (!RULES[p.layer].includes(dep.layer)) problems.push(`${rel}: ${p.layer} package ${p.name} may not import ${dep.layer} package ${name} (a ${p.layer} may import: ${RULES[p.layer].join(', ') || 'no other @quire package'})`);
       }
     }
-    for (const c of cycles(fileGraph)) problems.push(`import cycle in ${p.dir}: ${[...c, c[0]].map((f) => path.relative(p.dir, f)).join(' → ')}`);
+    for (const c of fileCycles(files)) problems.push(`import cycle in ${p.dir}: ${[...c, c[0]].map((f) => path.relative(p.dir, f)).join(' → ')}`);
     // a plugin's tests may use another plugin as a collaborator only when it is declared (devDependencies)
     if (p.layer === 'plugin') {
       for (const file of sourceFiles(path.join(root, p.dir, 'test'))) {
@@ -147,6 +167,9 @@ export function check() {
         }
       }
     }
+  }
+  for (const x of EXTRA_SOURCES) {
+    for (const c of fileCycles(sourceFiles(path.join(root, x.dir)))) problems.push(`import cycle in ${x.dir} (${x.what}): ${[...c, c[0]].map((f) => path.relative(x.dir, f)).join(' → ')}`);
   }
   for (const c of cycles(pkgGraph)) problems.push(`package cycle: ${[...c, c[0]].join(' → ')}`);
   return { packages: pkgs.map((p) => ({ dir: p.dir, name: p.name, layer: p.layer, imports: [...pkgGraph.get(p.name)].sort() })), problems };

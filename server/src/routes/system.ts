@@ -8,7 +8,7 @@ import { openApiDocument } from '../http/openapi.js';
 import { callbackSecret, verifyLink } from '@quire/engine';
 import { jobParsedKey, loadParsed } from '@quire/engine';
 import { toMarkdown } from '@quire/engine';
-import { jobStillServed } from '@quire/engine';
+import { servedJob } from '@quire/engine';
 import { STUDIO_CSP } from '../http/security.js';
 import type { AuthInfo } from '../http/context.js';
 
@@ -72,9 +72,9 @@ export function systemRoutes(router: Router<any, any>): void {
         ctx.redirect(`/studio/shared/${encodeURIComponent(id)}?expires=${query.expires}&sig=${encodeURIComponent(query.sig)}`);
         return;
       }
-      const job = await rt.store.repo('jobs').get(id);
       // the result of a parse of a deleted document is gone with it
-      if (!job || !(await jobStillServed(rt, job))) throw errors.notFound('job', id);
+      const job = await servedJob(rt, id);
+      if (!job) throw errors.notFound('job', id);
       ctx.set('Cache-Control', 'private, no-store');
       const doc = await loadParsed(rt, jobParsedKey(id)).catch(() => null);
       if (!doc) throw errors.notFound('parse result', id);

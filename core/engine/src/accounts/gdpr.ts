@@ -184,6 +184,19 @@ export function exportView(rt: Engine, r: DataExportRequestRecord) {
   };
 }
 
+/** A user's export request (by id, else their latest), or null when there is none or it is someone else's. */
+export async function exportRequestOf(rt: Engine, userId: string, requestId?: string): Promise<DataExportRequestRecord | null> {
+  const repo = rt.store.repo('data_export_requests');
+  const r = requestId ? await repo.get(requestId) : (await repo.find({ user_id: userId }, { order: { created_at: 'DESC' }, limit: 1 }))[0];
+  return r && r.user_id === userId ? r : null;
+}
+
+/** The export a signed download link names (the caller checked the signature) when its zip is there to send. */
+export async function downloadableExport(rt: Engine, id: string): Promise<DataExportRequestRecord | null> {
+  const r = await rt.store.repo('data_export_requests').get(id);
+  return r && r.status === 'completed' && r.file_key && (await rt.storage.exists(r.file_key)) ? r : null;
+}
+
 /** POST /api/gdpr/export: a request and its job; an export already under way is answered instead of a second one. */
 export async function requestExport(rt: Engine, auth: AuthInfo, ip: string | null) {
   const open = await rt.store.repo('data_export_requests').find({ user_id: auth.user.id, status: ['pending', 'processing'] }, { order: { created_at: 'DESC' }, limit: 1 });

@@ -212,6 +212,11 @@ export function scopeAllows(k: ApiKeyRecord, method: string): boolean {
   return keyScopes(k).includes('full') || ['GET', 'HEAD', 'OPTIONS'].includes(method.toUpperCase());
 }
 
+/** A user's API keys that are not revoked, the newest first. */
+export async function activeKeys(store: Store, userId: string): Promise<ApiKeyRecord[]> {
+  return store.repo('api_keys').find({ user_id: userId, revoked_at: null }, { order: { created_at: 'DESC' } });
+}
+
 /** The caller's key, not revoked; someone else's or a revoked one is not found. */
 export async function ownKey(store: Store, userId: string, id: string): Promise<ApiKeyRecord> {
   const k = /^[0-9a-f-]{36}$/i.test(id) ? await store.repo('api_keys').get(id) : null;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { errors, isQuireError } from '@quire/core';
 import type { ChatMessageRecord, ChatSessionRecord, CollectionRecord, DocumentRecord, LlmMessage, Owned } from '@quire/core';
-import { loadOwned } from '../accounts/access.js';
+import { canRead, loadOwned } from '../accounts/access.js';
 import type { AuthInfo } from '../accounts/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { KbSettingsSchema, loadCollection } from './collections.js';
@@ -84,6 +84,28 @@ export async function sessionMessages(rt: Engine, sessionId: string): Promise<Ch
   const rows = await rt.store.repo('chat_messages').find({ session_id: sessionId }, { order: { created_at: 'ASC' } });
   // a turn's user message and answer may share a timestamp: the question comes first
   return rows.map((r, i) => ({ r, i })).sort((a, b) => a.r.created_at.getTime() - b.r.created_at.getTime() || (a.r.role === b.r.role ? a.i - b.i : a.r.role === 'user' ? -1 : 1)).map((x) => x.r);
+}
+
+/**
+ * The caller's own chat sessions (of one knowledge base when given), newest activity first; those in an
+ * organization the caller has left are no longer theirs to see.
+ */
+export async function readableSessions(rt: Engine, auth: AuthInfo, knowledgeBaseId?: string): Promise<ChatSessionRecord[]> {
+  const where = { user_id: auth.user.id, ...(knowledgeBaseId ? { knowledge_base_id: knowledgeBaseId } : {}) };
+  return (await rt.store.repo('chat_sessions').find(where, { order: { updated_at: 'DESC' } })).filter((s) => canRead(auth, s));
+}
+
+/** How many messages a session holds. */
+export async function messageCount(rt: Engine, sessionId: string): Promise<number> {
+  return rt.store.repo('chat_messages').count({ session_id: sessionId });
+}
+
+/** Records the caller's thumbs up or down on one of their answers in a knowledge base (404 for any other message). */
+export async function rateAnswer(rt: Engine, auth: AuthInfo, kb: CollectionRecord, messageId: string, feedback: 'thumbs_up' | 'thumbs_down'): Promise<ChatMessageRecord> {
+  const msg = await rt.store.repo('chat_messages').get(messageId);
+  if (!msg || msg.knowledge_base_id !== kb.id || msg.role !== 'assistant' || msg.user_id !== auth.user.id) throw errors.notFound('message', messageId);
+  await rt.store.repo('chat_messages').update(msg.id, { feedback });
+  return { ...msg, feedback };
 }
 
 export function apiSession(s: ChatSessionRecord, messageCount?: number) {

@@ -95,6 +95,18 @@ export async function deleteCollection(rt: Engine, c: CollectionRecord): Promise
   });
 }
 
+/** Changes a collection's name, description or settings (settings validated by the caller); the collection as stored after. */
+export async function updateCollection(rt: Engine, c: CollectionRecord, f: { name?: string; description?: string; settings?: KbSettings }): Promise<CollectionRecord> {
+  const patch = { ...(f.name !== undefined ? { name: f.name } : {}), ...(f.description !== undefined ? { description: f.description } : {}), ...(f.settings !== undefined ? { settings: f.settings as unknown as Record<string, unknown> } : {}), updated_at: new Date() };
+  await rt.store.repo('collections').update(c.id, patch);
+  return { ...c, ...patch };
+}
+
+/** The ids of the documents in a collection. */
+export async function collectionDocumentIds(rt: Engine, collectionId: string): Promise<string[]> {
+  return (await rt.store.repo('collection_documents').find({ collection_id: collectionId })).map((l) => l.document_id);
+}
+
 export async function collectionDocuments(rt: Engine, collectionId: string): Promise<DocumentRecord[]> {
   const links = await rt.store.repo('collection_documents').find({ collection_id: collectionId }, { order: { created_at: 'ASC' } });
   if (!links.length) return [];

@@ -9,9 +9,9 @@
  * result completes the batch, once. The collect stage waits for the children and records any result a
  * hook did not (a worker that died between a child's end and its hook); it is taken over like any stage.
  */
-import { createHash } from 'node:crypto';
-import { StoreConflictError } from '@quire/core';
-import type { ExtractBatchRecord, JobRecord } from '@quire/core';
+import { createHash, randomUUID } from 'node:crypto';
+import { StoreConflictError, errors } from '@quire/core';
+import type { ExtractBatchRecord, JobRecord, Owned } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { actingAs } from '../accounts/access.js';
 import { newJob, ownerOf } from '../jobs.js';
@@ -190,6 +190,49 @@ export async function recordResult(rt: Engine, batchId: string, documentId: stri
     await new Promise((r) => setTimeout(r, 5 + Math.floor(Math.random() * 20 * (attempt + 1))));
   }
   throw new Error(`batch ${batchId}: could not record the result of document ${documentId}`);
+}
+
+/**
+ * POST /api/extract/batch: records a batch of one resolved schema over documents the caller checked, owned
+ * by `owner`; runs it at once unless told not to (then it stays pending until runPendingBatch). The batch
+ * as answered: 'processing' when it runs. 402 when the balance cannot cover its extractions (nothing is
+ * recorded then).
+ */
+export async function createBatch(
+  rt: Engine,
+  owner: Owned,
+  f: { name?: string; documentIds: string[]; schemaId: string; schemaName: string | null; config: ExtractBatchRecord['config']; runNow: boolean },
+): Promise<ExtractBatchRecord> {
+  const now = new Date();
+  const n = f.documentIds.length;
+  const row: ExtractBatchRecord = {
+    id: randomUUID(),
+    ...owner,
+    name: f.name ?? `Batch of ${n} document${n === 1 ? '' : 's'} (${f.schemaName ?? f.schemaId})`,
+    status: 'pending',
+    progress: 0,
+    document_ids: f.documentIds,
+    schema_id: f.schemaId,
+    config: f.config,
+    results: {},
+    created_at: now,
+    updated_at: now,
+  };
+  // every document is an extraction (2 credits each): a batch the balance cannot cover is not recorded
+  if (f.runNow) await runBatch(rt, row, true);
+  else await rt.store.repo('extract_batches').insert(row);
+  return f.runNow ? { ...row, status: 'processing' } : row;
+}
+
+/**
+ * POST /api/extract/batch/:id/run: starts a batch created with run_immediately false (402 when the balance
+ * cannot cover it: it stays pending); a batch already running is left as it is, a completed one is 409.
+ * The batch as stored after.
+ */
+export async function runPendingBatch(rt: Engine, batch: ExtractBatchRecord): Promise<ExtractBatchRecord> {
+  if (batch.status === 'pending') await runBatch(rt, batch);
+  else if (batch.status === 'completed') throw errors.conflict(`Batch ${batch.id} is already completed`, { status: batch.status });
+  return (await rt.store.repo('extract_batches').get(batch.id)) ?? batch;
 }
 
 export function apiBatchSummary(b: ExtractBatchRecord) {

@@ -5,8 +5,9 @@ import type { AuthInfo } from '../accounts/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { newJob, withLocalFile } from '../jobs.js';
 import { newOwned } from '../accounts/access.js';
-import { CREDIT_HOLD, documentParseUnits, estimatePages, reserveCredits } from '../accounts/credits.js';
+import { CREDIT_HOLD, documentParseUnits, estimatePages, reserveCredits, withHold } from '../accounts/credits.js';
 import { resolveInput } from './inputs.js';
+import type { InputRef } from './inputs.js';
 import { parseConfigField } from './parse-config.js';
 import type { ParseConfig } from './parse-config.js';
 import { publicErrorText } from './documents.js';
@@ -23,6 +24,24 @@ export function studioLink(rt: Engine, jobId: string): string {
 /** Reads a stored file with the reader for its format (the PDF conversions: no job, no chunks). */
 export async function readStored(rt: Engine, key: string, f: { id: string; name: string; format: string; size: number }, cfg: ParseConfig, maxPages?: number): Promise<ParsedDocument> {
   return withLocalFile(rt.storage, key, (file) => readFile(rt, { path: file, ...f }, cfg, { maxPages }));
+}
+
+/**
+ * The background parse (POST /api/parse/async) of a resolved svc:// document or URL: a `parse` job, started.
+ * Refused up front (402) when credits cannot cover it: the document's pages, or (a URL) one page now and
+ * the fetched file's pages in the fetch stage, before anything is read. A parse of an svc:// document names
+ * it, so that deleting the document deletes this job and its result.
+ */
+export async function submitParse(rt: Engine, auth: AuthInfo, ref: InputRef, cfg: ParseConfig, webhookUrl: string | null): Promise<JobRecord> {
+  const owner = newOwned(auth, null);
+  const pages = ref.kind === 'document' ? await documentParseUnits(rt, ref.doc) : 1;
+  const job = await reserveCredits(rt, owner, 'parse', pages, (tx, hold) =>
+    tx.repo('jobs').insert(
+      withHold(newJob({ owner, type: 'parse', document_id: ref.kind === 'document' ? ref.doc.id : null, input: ref.kind === 'document' ? { document_id: ref.doc.id, config: cfg } : { url: (ref as { url: string }).url, config: cfg }, webhook_url: webhookUrl }), hold),
+    ),
+  );
+  await rt.pipelines.start(job.id, 'parse', {});
+  return job;
 }
 
 export type SyncParseSource =

@@ -241,6 +241,20 @@ export async function deleteWebhook(rt: Pick<Engine, 'store' | 'pipelines'>, hoo
   await rt.store.repo('webhook_deliveries').delete({ webhook_id: hook.id });
 }
 
+/** A page of a webhook's delivery log, newest first (of one status or event when given), and the total that match. */
+export async function deliveryLog(rt: Pick<Engine, 'store'>, hook: WebhookRecord, q: { limit: number; offset: number; status?: WebhookDeliveryRecord['status']; event?: string }): Promise<{ rows: WebhookDeliveryRecord[]; total: number }> {
+  const where = { webhook_id: hook.id, ...(q.status ? { status: q.status } : {}), ...(q.event ? { event: q.event } : {}) };
+  const repo = rt.store.repo('webhook_deliveries');
+  const [rows, total] = await Promise.all([repo.find(where, { limit: q.limit, offset: q.offset, order: { created_at: 'DESC' } }), repo.count(where)]);
+  return { rows, total };
+}
+
+/** One delivery of a webhook's log, or null when the id names none of its deliveries. */
+export async function deliveryOf(rt: Pick<Engine, 'store'>, hook: WebhookRecord, id: string): Promise<WebhookDeliveryRecord | null> {
+  const row = await rt.store.repo('webhook_deliveries').get(id);
+  return row && row.webhook_id === hook.id ? row : null;
+}
+
 /** Sends a signed `webhook.test` event now (one attempt, no retries) and records it in the delivery log. */
 export async function testWebhook(rt: Pick<Engine, 'webhooks'> & Keyed, hook: WebhookRecord): Promise<WebhookDeliveryRecord> {
   const event = { type: TEST_EVENT, timestamp: new Date().toISOString(), data: { webhook_id: hook.id, message: 'A test event: your endpoint receives webhook events.' } };

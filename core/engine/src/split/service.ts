@@ -187,6 +187,13 @@ export async function updateSplitConfig(rt: Engine, auth: AuthInfo, id: string, 
   return next;
 }
 
+/** Deletes a saved split configuration the caller may change (404 or 403 otherwise, as loadOwned). */
+export async function deleteSplitConfig(rt: Engine, auth: AuthInfo, id: string): Promise<SplitConfigRecord> {
+  const row = await loadOwned(rt.store, 'split_configs', id, auth, 'write', 'split config');
+  await rt.store.repo('split_configs').delete(row.id);
+  return row;
+}
+
 // ---- batches
 
 /**

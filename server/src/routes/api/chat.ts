@@ -3,9 +3,9 @@ import { z } from 'zod';
 import { publicError, toQuireError } from '../../http/middleware.js';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
-import { CHAT_MODES, answer, apiAnswer, apiMessage, apiSession, deleteSession, loadSession, sessionMessages } from '@quire/engine';
+import { CHAT_MODES, answer, apiAnswer, apiMessage, apiSession, deleteSession, loadSession, messageCount, readableSessions, sessionMessages } from '@quire/engine';
 import { openSse } from '../../services/chat-sse.js';
-import { canRead, knowledgeBaseFor, loadCollection } from '@quire/engine';
+import { knowledgeBaseFor, loadCollection } from '@quire/engine';
 
 const TAG = 'Chat';
 const uuid = z.string().uuid();
@@ -89,11 +89,9 @@ export function chatRoutes(router: Router<any, any>): void {
     async (ctx, { query }) => {
       const auth = requireAuth(ctx);
       const rt = ctx.quire;
-      const where = { user_id: auth.user.id, ...(query.knowledge_base_id ? { knowledge_base_id: query.knowledge_base_id } : {}) };
-      // sessions in an organization the caller has left are no longer theirs to see
-      const readable = (await rt.store.repo('chat_sessions').find(where, { order: { updated_at: 'DESC' } })).filter((s) => canRead(auth, s));
+      const readable = await readableSessions(rt, auth, query.knowledge_base_id);
       const [rows, total] = [readable.slice(query.offset, query.offset + query.limit), readable.length];
-      const counts = await Promise.all(rows.map((s) => rt.store.repo('chat_messages').count({ session_id: s.id })));
+      const counts = await Promise.all(rows.map((s) => messageCount(rt, s.id)));
       return { sessions: rows.map((s, i) => apiSession(s, counts[i])), total, has_more: query.offset + rows.length < total };
     },
   );
@@ -101,7 +99,7 @@ export function chatRoutes(router: Router<any, any>): void {
   route(router, { method: 'get', path: '/api/chat/sessions/:id', summary: 'One chat session: {session: {id, knowledge_base_id, title, message_count, created_at, updated_at}}', tag: TAG }, async (ctx) => {
     const auth = requireAuth(ctx);
     const s = await loadSession(ctx.quire, auth, ctx.params.id!);
-    return { session: apiSession(s, await ctx.quire.store.repo('chat_messages').count({ session_id: s.id })) };
+    return { session: apiSession(s, await messageCount(ctx.quire, s.id)) };
   });
 
   route(

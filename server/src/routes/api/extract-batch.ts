@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import { z } from 'zod';
 import { errors } from '@quire/core';
@@ -9,7 +8,7 @@ import { route } from '../../http/route.js';
 import { loadOwned, newOwned } from '@quire/engine';
 import { listOwned } from '@quire/engine';
 import { Settings, UUID, resolveDefinition } from '@quire/engine';
-import { apiBatchSummary, runBatch } from '@quire/engine';
+import { apiBatchSummary, createBatch, runPendingBatch } from '@quire/engine';
 import { batchComparison, comparisonCsv, comparisonXlsx, filterComparison } from '@quire/engine';
 
 const TAG = 'Extract batches';
@@ -40,27 +39,9 @@ export function extractBatchRoutes(router: Router<any, any>): void {
     const def = await resolveDefinition(rt, auth, { schemaId: body.schema_id });
     const documentIds = [...new Set(body.document_ids)];
     for (const id of documentIds) await loadOwned(rt.store, 'documents', id, auth, 'read');
-    const now = new Date();
-    const runNow = body.run_immediately ?? true;
-    const owner = newOwned(auth, body.organization_id ?? null);
-    const row: ExtractBatchRecord = {
-      id: randomUUID(),
-      ...owner,
-      name: body.name ?? `Batch of ${documentIds.length} document${documentIds.length === 1 ? '' : 's'} (${def.schemaName ?? def.schemaId})`,
-      status: 'pending',
-      progress: 0,
-      document_ids: documentIds,
-      schema_id: def.schemaId!,
-      config: body.config ?? null,
-      results: {},
-      created_at: now,
-      updated_at: now,
-    };
-    // every document is an extraction (2 credits each): a batch the balance cannot cover is not recorded
-    if (runNow) await runBatch(rt, row, true);
-    else await rt.store.repo('extract_batches').insert(row);
+    const batch = await createBatch(rt, newOwned(auth, body.organization_id ?? null), { name: body.name, documentIds, schemaId: def.schemaId!, schemaName: def.schemaName, config: body.config ?? null, runNow: body.run_immediately ?? true });
     ctx.status = 201;
-    return apiBatchSummary(runNow ? { ...row, status: 'processing' } : row);
+    return apiBatchSummary(batch);
   });
 
   route(
@@ -79,14 +60,7 @@ export function extractBatchRoutes(router: Router<any, any>): void {
   });
 
   route(router, { method: 'post', path: '/api/extract/batch/:id/run', summary: 'Start a batch created with run_immediately false', tag: TAG }, async (ctx) => {
-    const batch = await loadBatch(ctx, 'write');
-    if (batch.status === 'pending') {
-      // 402 when the balance cannot cover its extractions (the batch stays pending)
-      await runBatch(ctx.quire, batch);
-    } else if (batch.status === 'completed') {
-      throw errors.conflict(`Batch ${batch.id} is already completed`, { status: batch.status });
-    }
-    return apiBatchSummary((await ctx.quire.store.repo('extract_batches').get(batch.id)) ?? batch);
+    return apiBatchSummary(await runPendingBatch(ctx.quire, await loadBatch(ctx, 'write')));
   });
 
   route(

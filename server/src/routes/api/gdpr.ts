@@ -9,6 +9,8 @@ import {
   cancelDeletion,
   consentState,
   deletionStatus,
+  downloadableExport,
+  exportRequestOf,
   exportView,
   recordAudit,
   recordConsents,
@@ -126,9 +128,8 @@ export function gdprRoutes(router: Router<any, any>): void {
     },
     async (ctx, { query }) => {
       const auth = requireAuth(ctx);
-      const repo = ctx.quire.store.repo('data_export_requests');
-      const r = query.requestId ? await repo.get(query.requestId) : (await repo.find({ user_id: auth.user.id }, { order: { created_at: 'DESC' }, limit: 1 }))[0];
-      if (!r || r.user_id !== auth.user.id) throw errors.notFound('data export', query.requestId);
+      const r = await exportRequestOf(ctx.quire, auth.user.id, query.requestId);
+      if (!r) throw errors.notFound('data export', query.requestId);
       return exportView(ctx.quire, r);
     },
   );
@@ -148,8 +149,8 @@ export function gdprRoutes(router: Router<any, any>): void {
       const rt = ctx.quire;
       const id = ctx.params.id!;
       if (!uuid.safeParse(id).success || !verifyLink(rt.signingSecret, EXPORT_LINK_PURPOSE, id, query.expires, query.sig)) throw errors.unauthorized('Invalid or expired download link');
-      const r = await rt.store.repo('data_export_requests').get(id);
-      if (!r || r.status !== 'completed' || !r.file_key || !(await rt.storage.exists(r.file_key))) throw errors.notFound('data export', id);
+      const r = await downloadableExport(rt, id);
+      if (!r?.file_key) throw errors.notFound('data export', id);
       await recordAudit(rt.store, { actor: r.user_id, action: 'gdpr.export.downloaded', target_type: 'data_export', target_id: r.id, ip: ctx.ip });
       ctx.set('Content-Disposition', `attachment; filename="quire-export-${r.created_at.toISOString().slice(0, 10)}.zip"`);
       ctx.set('Cache-Control', 'no-store');

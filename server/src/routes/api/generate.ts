@@ -20,6 +20,7 @@ import {
   loadOwned,
   loadTemplate,
   publicErrorText,
+  readableDocument,
   readableTemplates,
   resultOfGeneration,
   submitGeneration,
@@ -237,7 +238,7 @@ export function generateRoutes(router: Router<any, any>): void {
       const rt = ctx.quire;
       const id = ctx.params.id!;
       if (!verifyLink(rt.signingSecret, GENERATED_FILE_PURPOSE, id, query.expires, query.sig)) throw errors.unauthorized('Invalid or expired download link');
-      const doc = await rt.store.repo('documents').get(id);
+      const doc = await readableDocument(rt, null, id);
       if (!doc) throw errors.notFound('document', id);
       // an html file is downloaded (attachment), never shown on this origin
       await sendStoredFile(ctx, rt.storage, { key: doc.storage_key, name: doc.name, mime: doc.mime_type, size: doc.file_size });

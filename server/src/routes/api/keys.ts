@@ -4,7 +4,7 @@ import { QuireError, errors } from '@quire/core';
 import type { ApiKeyRecord } from '@quire/core';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
-import { createKeyWithin, keyScopes, keyStatus, ownKey, recordAudit, revokeKey, rotateKey } from '@quire/engine';
+import { activeKeys, createKeyWithin, keyScopes, keyStatus, ownKey, recordAudit, revokeKey, rotateKey } from '@quire/engine';
 
 const TAG = 'API keys';
 
@@ -61,7 +61,7 @@ export function keyRoutes(router: Router<any, any>): void {
 
   route(router, { method: 'get', path: '/api/keys', summary: "List the caller's API keys that are not revoked (prefix, name, scopes, last use, expiry; never the key)", tag: TAG }, async (ctx) => {
     const auth = requireAuth(ctx);
-    const rows = await ctx.quire.store.repo('api_keys').find({ user_id: auth.user.id, revoked_at: null }, { order: { created_at: 'DESC' } });
+    const rows = await activeKeys(ctx.quire.store, auth.user.id);
     return { object: 'list', data: rows.map((k) => apiKey(k)) };
   });
 

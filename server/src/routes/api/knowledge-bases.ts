@@ -4,9 +4,9 @@ import { errors } from '@quire/core';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
 import { publicError } from '../../http/middleware.js';
-import { canRead, newOwned } from '@quire/engine';
+import { newOwned, rateAnswer, readableDocument } from '@quire/engine';
 import { listOwned } from '@quire/engine';
-import { KbSettingsSchema, addDocument, apiKnowledgeBase, collectionDocuments, createCollection, deleteCollection, loadCollection, removeDocument } from '@quire/engine';
+import { KbSettingsSchema, addDocument, apiKnowledgeBase, collectionDocuments, createCollection, deleteCollection, loadCollection, removeDocument, updateCollection } from '@quire/engine';
 import { checkDuplicates, kbAnalytics, suggestDocuments } from '@quire/engine';
 
 const TAG = 'Knowledge bases';
@@ -77,9 +77,7 @@ export function knowledgeBaseRoutes(router: Router<any, any>): void {
       const kb = await loadCollection(ctx.quire, auth, ctx.params.id, 'write', 'knowledge base');
       const current = KbSettingsSchema.parse(kb.settings ?? {});
       const merged = body.settings ? kbSettings({ retrieval: { ...current.retrieval, ...((body.settings.retrieval as object) ?? {}) }, chunking: { ...current.chunking, ...((body.settings.chunking as object) ?? {}) }, ...Object.fromEntries(Object.entries(body.settings).filter(([k]) => k !== 'retrieval' && k !== 'chunking')) }) : current;
-      const patch = { ...(body.name !== undefined ? { name: body.name } : {}), ...(body.description !== undefined ? { description: body.description } : {}), settings: merged as unknown as Record<string, unknown>, updated_at: new Date() };
-      await ctx.quire.store.repo('collections').update(kb.id, patch);
-      return { knowledge_base: await apiKnowledgeBase(ctx.quire, { ...kb, ...patch }) };
+      return { knowledge_base: await apiKnowledgeBase(ctx.quire, await updateCollection(ctx.quire, kb, { name: body.name, description: body.description, settings: merged })) };
     },
   );
 
@@ -147,9 +145,7 @@ export function knowledgeBaseRoutes(router: Router<any, any>): void {
     async (ctx, { body }) => {
       const auth = requireAuth(ctx);
       const kb = await loadCollection(ctx.quire, auth, ctx.params.id, 'read', 'knowledge base');
-      const msg = await ctx.quire.store.repo('chat_messages').get(body.message_id);
-      if (!msg || msg.knowledge_base_id !== kb.id || msg.role !== 'assistant' || msg.user_id !== auth.user.id) throw errors.notFound('message', body.message_id);
-      await ctx.quire.store.repo('chat_messages').update(msg.id, { feedback: body.feedback });
+      const msg = await rateAnswer(ctx.quire, auth, kb, body.message_id, body.feedback);
       return { success: true, message_id: msg.id, feedback: body.feedback };
     },
   );
@@ -167,8 +163,7 @@ export function knowledgeBaseRoutes(router: Router<any, any>): void {
       const auth = requireAuth(ctx);
       const kb = await loadCollection(ctx.quire, auth, ctx.params.id, 'read', 'knowledge base');
       for (const id of body.document_ids) {
-        const d = uuid.safeParse(id).success ? await ctx.quire.store.repo('documents').get(id) : null;
-        if (!d || !canRead(auth, d)) throw errors.notFound('document', id);
+        if (!(await readableDocument(ctx.quire, auth, id))) throw errors.notFound('document', id);
       }
       return checkDuplicates(ctx.quire, kb, body.document_ids);
     },

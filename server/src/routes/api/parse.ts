@@ -7,11 +7,10 @@ import { requireAuth } from '../../http/context.js';
 import { parseWith } from '@quire/engine';
 import { route } from '../../http/route.js';
 import { toQuireError } from '../../http/middleware.js';
-import { documentParseUnits, newJob, newOwned, reserveCredits, withHold } from '@quire/engine';
 import { receiveMultipart } from '../../services/multipart.js';
 import { parseConfigField } from '@quire/engine';
 import { resolveInput } from '@quire/engine';
-import { parseSync, readStored, studioLink } from '@quire/engine';
+import { parseSync, readStored, studioLink, submitParse } from '@quire/engine';
 import { vetUrl } from '@quire/engine';
 import { jobInputKey } from '@quire/engine';
 import type { Engine } from '@quire/engine';
@@ -44,17 +43,7 @@ export function parseRoutes(router: Router<any, any>): void {
     const cfg = parseConfigField(body.config, 'config');
     const ref = await resolveInput(rt, auth, body.input);
     if (body.webhook_url) await validateWebhookUrl(rt, body.webhook_url);
-    const owner = newOwned(auth, null);
-    // refused up front when credits cannot cover it: the document's pages, or (a URL) one page now and the
-    // fetched file's pages in the fetch stage, before anything is read
-    const pages = ref.kind === 'document' ? await documentParseUnits(rt, ref.doc) : 1;
-    // a parse of an svc:// document names it, so that deleting the document deletes this job and its result
-    const job = await reserveCredits(rt, owner, 'parse', pages, (tx, hold) =>
-      tx.repo('jobs').insert(
-        withHold(newJob({ owner, type: 'parse', document_id: ref.kind === 'document' ? ref.doc.id : null, input: ref.kind === 'document' ? { document_id: ref.doc.id, config: cfg } : { url: (ref as { url: string }).url, config: cfg }, webhook_url: body.webhook_url ?? null }), hold),
-      ),
-    );
-    await rt.pipelines.start(job.id, 'parse', {});
+    const job = await submitParse(rt, auth, ref, cfg, body.webhook_url ?? null);
     ctx.status = 202;
     return { job_id: job.id, status: 'pending', message: 'Parse job queued', status_url: `${rt.config.publicUrl}/api/jobs/${job.id}`, webhook_url: job.webhook_url };
   });

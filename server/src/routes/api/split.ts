@@ -10,6 +10,7 @@ import {
   analyzeSplit,
   apiSplitConfig,
   createSplitConfig,
+  deleteSplitConfig,
   documentSections,
   listOwned,
   loadOwned,
@@ -84,9 +85,7 @@ export function splitRoutes(router: Router<any, any>): void {
   route(router, { method: 'patch', path: '/api/split/configs/:id', summary: 'Change a saved split configuration ({config}); settings given are merged over the stored ones', tag: TAG, body: SplitConfigPatch }, async (ctx, { body }) => ({ config: apiSplitConfig(await updateSplitConfig(ctx.quire, requireAuth(ctx), ctx.params.id, body)) }));
 
   route(router, { method: 'delete', path: '/api/split/configs/:id', summary: 'Delete a saved split configuration ({success: true, id})', tag: TAG }, async (ctx) => {
-    const auth = requireAuth(ctx);
-    const row = await loadOwned(ctx.quire.store, 'split_configs', ctx.params.id, auth, 'write', 'split config');
-    await ctx.quire.store.repo('split_configs').delete(row.id);
+    const row = await deleteSplitConfig(ctx.quire, requireAuth(ctx), ctx.params.id);
     return { success: true, id: row.id };
   });
 

@@ -9,7 +9,7 @@ import type { AppContext } from '../../http/context.js';
 import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
 import { STUDIO_APP_CSP } from '../../http/security.js';
-import { contentKey, exportView, jobParsedKey, jobStillServed, loadChunks, loadOwned, loadParsed, pageImage, pageImageSupport, pageLayout, toMarkdown, verifyLink } from '@quire/engine';
+import { contentKey, exportRequestOf, exportView, jobParsedKey, loadChunks, loadOwned, loadParsed, pageImage, pageImageSupport, pageLayout, readableDocument, servedJob, toMarkdown, verifyLink } from '@quire/engine';
 import { documentId } from '../v1/documents.js';
 
 const TAG = 'Studio';
@@ -55,7 +55,7 @@ export function studioRoutes(router: Router<any, any>): void {
     },
     async (ctx) => {
       const auth = requireAuth(ctx);
-      const last = (await ctx.quire.store.repo('data_export_requests').find({ user_id: auth.user.id }, { order: { created_at: 'DESC' }, limit: 1 }))[0];
+      const last = await exportRequestOf(ctx.quire, auth.user.id);
       return { export: last ? exportView(ctx.quire, last) : null };
     },
   );
@@ -127,9 +127,9 @@ async function signedJob(ctx: AppContext, query: { expires: number; sig: string 
   const rt = ctx.quire;
   const id = ctx.params.id!;
   if (!uuid.safeParse(id).success || !verifyLink(rt.signingSecret, 'studio', id, query.expires, query.sig)) throw errors.unauthorized('Invalid or expired studio link');
-  const job = await rt.store.repo('jobs').get(id);
-  if (!job || !(await jobStillServed(rt, job))) throw errors.notFound('job', id);
-  const doc = job.document_id ? await rt.store.repo('documents').get(job.document_id) : null;
+  const job = await servedJob(rt, id);
+  if (!job) throw errors.notFound('job', id);
+  const doc = job.document_id ? await readableDocument(rt, null, job.document_id) : null;
   return { job, doc };
 }
 

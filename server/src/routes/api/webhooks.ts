@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { errors } from '@quire/core';
 import type { WebhookDeliveryRecord, WebhookRecord } from '@quire/core';
 import type { Engine } from '@quire/engine';
-import { WEBHOOK_EVENTS, attachWebhookFanout, createWebhook, deleteWebhook, listOwned, loadOwned, redeliver, rotateWebhookSecret, testWebhook, updateWebhook } from '@quire/engine';
+import { WEBHOOK_EVENTS, attachWebhookFanout, createWebhook, deleteWebhook, deliveryLog, deliveryOf, listOwned, loadOwned, redeliver, rotateWebhookSecret, testWebhook, updateWebhook } from '@quire/engine';
 import { requireAuth } from '../../http/context.js';
 import type { AppContext } from '../../http/context.js';
 import { route } from '../../http/route.js';
@@ -69,8 +69,8 @@ async function loadWebhook(ctx: AppContext, mode: 'read' | 'write'): Promise<Web
 
 async function loadDelivery(ctx: AppContext, hook: WebhookRecord): Promise<WebhookDeliveryRecord> {
   const id = ctx.params.delivery_id;
-  const row = id && ID.test(id) ? await ctx.quire.store.repo('webhook_deliveries').get(id) : null;
-  if (!row || row.webhook_id !== hook.id) throw errors.notFound('delivery', id);
+  const row = id && ID.test(id) ? await deliveryOf(ctx.quire, hook, id) : null;
+  if (!row) throw errors.notFound('delivery', id);
   return row;
 }
 
@@ -176,9 +176,7 @@ export function webhookRoutes(router: Router<any, any>, rt: Engine): void {
     },
     async (ctx, { query }) => {
       const hook = await loadWebhook(ctx, 'read');
-      const where = { webhook_id: hook.id, ...(query.status ? { status: query.status } : {}), ...(query.event ? { event: query.event } : {}) };
-      const repo = ctx.quire.store.repo('webhook_deliveries');
-      const [rows, total] = await Promise.all([repo.find(where, { limit: query.limit, offset: query.offset, order: { created_at: 'DESC' } }), repo.count(where)]);
+      const { rows, total } = await deliveryLog(ctx.quire, hook, query);
       return { deliveries: rows.map((d) => apiDelivery(d, maxAttempts())), total, has_more: query.offset + rows.length < total };
     },
   );

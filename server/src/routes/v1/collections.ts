@@ -4,7 +4,7 @@ import { requireAuth } from '../../http/context.js';
 import { route } from '../../http/route.js';
 import { newOwned } from '@quire/engine';
 import { listOwned } from '@quire/engine';
-import { addDocument, createCollection, deleteCollection, documentCount, loadCollection, removeDocument, v1Collection } from '@quire/engine';
+import { addDocument, collectionDocumentIds, createCollection, deleteCollection, documentCount, loadCollection, removeDocument, updateCollection, v1Collection } from '@quire/engine';
 import { searchChunks } from '@quire/engine';
 
 const TAG = 'Collections and search (v1)';
@@ -42,9 +42,7 @@ export function collectionRoutes(router: Router<any, any>): void {
     async (ctx, { body }) => {
       const auth = requireAuth(ctx);
       const c = await loadCollection(ctx.quire, auth, ctx.params.id, 'write');
-      const patch = { ...body, updated_at: new Date() };
-      await ctx.quire.store.repo('collections').update(c.id, patch);
-      return v1Collection(ctx.quire, { ...c, ...patch });
+      return v1Collection(ctx.quire, await updateCollection(ctx.quire, c, body));
     },
   );
 
@@ -86,7 +84,7 @@ export function collectionRoutes(router: Router<any, any>): void {
       let documentIds: string[] | undefined;
       if (body.collection_id !== undefined) {
         const c = await loadCollection(ctx.quire, auth, body.collection_id, 'read');
-        documentIds = (await ctx.quire.store.repo('collection_documents').find({ collection_id: c.id })).map((l) => l.document_id);
+        documentIds = await collectionDocumentIds(ctx.quire, c.id);
       }
       const hits = await searchChunks(ctx.quire, auth, { query: body.query, documentIds, limit: body.limit });
       return { object: 'list', data: hits.map((h) => ({ object: 'search.result', document_id: h.document_id, document_name: h.document_name, score: h.score, page: h.page, content: h.content, chunk_id: h.chunk_id })) };

@@ -7,11 +7,10 @@ import { SplitPanel } from './split.js';
 import { EditPanel } from './edit.js';
 import type { EditElement } from './edit.js';
 import { useLocation } from '../router.js';
+import type { Selection } from './selection.js';
 
 export type Source = { kind: 'document'; id: string } | { kind: 'signed'; jobId: string; expires: string; sig: string };
 
-/** What can be selected on a page: a block, a table, a chunk, or the evidence of an extracted field. */
-export type Selection = { kind: 'block'; index: number } | { kind: 'table'; index: number } | { kind: 'chunk'; index: number } | { kind: 'evidence'; field: string; page: number; bbox: BBox; text: string; confidence: number } | null;
 
 type View = 'pages' | 'markdown' | 'json';
 type Tab = 'inspect' | 'extract' | 'split' | 'edit';

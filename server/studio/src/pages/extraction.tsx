@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import type { ExtractionRun, FieldResult } from '../api.js';
 import { Alert, percent } from '../components.js';
-import type { Selection } from './document.js';
+import type { Selection } from './selection.js';
 
 interface SchemaChoice {
   id: string;
