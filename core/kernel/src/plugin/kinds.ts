@@ -328,7 +328,8 @@ export interface LlmPlugin extends Lifecycle {
     maxTokens?: number;
     signal?: AbortSignal;
   }): Promise<{ content: string; usage: { prompt_tokens: number; completion_tokens: number } }>;
-  stream?(request: { messages: LlmMessage[]; temperature?: number; maxTokens?: number; signal?: AbortSignal }): AsyncIterable<string>;
+  /** with `jsonSchema`, the deltas are pieces of one JSON object, to be parsed once all have come */
+  stream?(request: { messages: LlmMessage[]; jsonSchema?: { name: string; schema: Record<string, unknown> }; temperature?: number; maxTokens?: number; signal?: AbortSignal }): AsyncIterable<string>;
 }
 
 export interface FieldDefinition {
