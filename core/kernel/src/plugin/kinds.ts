@@ -354,6 +354,10 @@ export interface FieldResult {
   value: unknown;
   confidence: number;
   evidence: Evidence | null;
+  /** with an LLM configured: `llm` (its value, its quote found in the document with the value in it) or `offline` */
+  answered_by?: 'llm' | 'offline';
+  /** with answered_by `offline`: `ungrounded` (the LLM's value was not borne out) or `llm_unavailable` (it failed after its retries) */
+  fallback_reason?: 'ungrounded' | 'llm_unavailable' | null;
 }
 export type ExtractionEvent =
   | { type: 'progress'; progress: number; progress_message?: string }
