@@ -83,7 +83,7 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'QUIRE_EMBEDDINGS_BASE_URL', default: '(none)', description: 'OpenAI-compatible embeddings endpoint base, e.g. http://localhost:11434/v1.' },
   { name: 'QUIRE_EMBEDDINGS_MODEL', default: '(none)', description: 'Embedding model name.' },
   { name: 'QUIRE_EMBEDDINGS_API_KEY', default: '(none)', description: 'Embeddings API key.' },
-  { name: 'QUIRE_LLM_BASE_URL', default: '(none)', description: 'OpenAI-compatible chat-completions base URL; when set, the LLM writes extractions, chat answers and generated text, names split sections and maps form-fill instructions.' },
+  { name: 'QUIRE_LLM_BASE_URL', default: '(none)', description: 'OpenAI-compatible chat-completions base URL; when set, the LLM writes extractions, chat answers and generated text, names split sections and maps form-fill instructions. Chat answers and extracted values are checked against their sources and replaced by the offline ones when not borne out (docs/api/llm-grounding.md).' },
   { name: 'QUIRE_LLM_MODEL', default: '(none)', description: 'LLM model name.' },
   { name: 'QUIRE_LLM_API_KEY', default: '(none)', description: 'LLM API key.' },
   { name: 'QUIRE_LLM_TIMEOUT_MS', default: '120000', description: 'Time limit of one LLM request attempt, in milliseconds; a request that outlasts it is retried like a 429 or 5xx answer.' },
