@@ -13,7 +13,7 @@ const NOT_FOUND = "I could not find this in the knowledge base's sources.";
  * sources that contain a capitalised word of the question, quotes the first sentence of the first such
  * source with that source's number, or refuses; as the JSON object asked for (answer, answer_type, quotes)
  * when the request has a response_format. A question containing "Explode" gets HTTP 500; one containing
- * "Slow" is answered only after several seconds.
+ * "Slow" is streamed over several seconds.
  */
 function fakeLlm() {
   const requests: any[] = [];
@@ -51,17 +51,6 @@ function fakeLlm() {
         quotes = [{ source: hit.n, text: sentence.trim() }];
       }
       if (body.response_format) answer = JSON.stringify({ answer, answer_type: hit ? 'passage' : 'none', quotes });
-      if (!body.stream && /Slow/.test(question)) {
-        const timer = setTimeout(() => {
-          res.writeHead(200, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: answer }, finish_reason: 'stop' }] }));
-        }, 6000);
-        res.on('close', () => {
-          if (!res.writableEnded) slowAborted.push(question);
-          clearTimeout(timer);
-        });
-        return;
-      }
       if (body.stream && /Slow/.test(question)) {
         // drips for several seconds; notes when the caller hangs up
         res.writeHead(200, { 'content-type': 'text/event-stream' });
