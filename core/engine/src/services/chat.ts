@@ -631,8 +631,6 @@ interface Composed {
   unanswered: boolean;
   promptTokens: number;
   completionTokens: number;
-  /** false only for an answer whose quotes or numbers are not in its cited sources (never returned: see answeredBy) */
-  grounded?: boolean;
   /** who wrote the answer: the LLM (checked against its sources) or the offline answerer */
   answeredBy?: 'llm' | 'offline';
   /** why an LLM was configured but the offline answerer answered */
@@ -1164,7 +1162,7 @@ async function composeWithLlm(rt: Engine, r: Retrieval, req: ChatRequest, mode: 
   const retrieval = cited.reduce((a, h) => a + h.score, 0) / cited.length;
   const confidence = round(clamp(0.35 + 0.45 * retrieval + 0.1 * Math.min(1, cited.length / 2), 0.05, 0.97), 3);
   const answerType = j.answer_type === 'value' ? 'value' : 'passage';
-  return { text, citations: cites.list, confidence, unanswered: false, promptTokens, completionTokens, answerType, grounded: true, answeredBy: 'llm' };
+  return { text, citations: cites.list, confidence, unanswered: false, promptTokens, completionTokens, answerType, answeredBy: 'llm' };
 }
 
 // ---------------------------------------------------------------- the answerer
@@ -1280,7 +1278,8 @@ async function answerHeld(rt: Engine, auth: AuthInfo, req: ChatRequest, kb: Coll
     usage: { prompt_tokens: composed.promptTokens || tokensOf([question, ...history.map((h) => h.content), ...composed.citations.map((c) => c.content)].join('\n')), completion_tokens: composed.completionTokens, credits },
     unanswered: composed.unanswered,
     answer_type: composed.unanswered ? 'none' : (composed.answerType ?? 'passage'),
-    grounded: composed.grounded ?? true,
+    // an LLM answer is returned only once its quotes and numbers are found in its sources; others quote them
+    grounded: true,
     answered_by: composed.answeredBy ?? 'offline',
     fallback_reason: composed.fallbackReason ?? null,
   };
