@@ -32,7 +32,8 @@ export function quoteInText(text: string, quote: string, tolerance = 0.08): bool
   const t = normaliseForMatch(text);
   if (t.includes(q)) return true;
   if (q.length < 8) return false;
-  const allowed = Math.max(1, Math.floor(q.length * tolerance));
+  // a few slips (a transposed pair, a dropped comma), never a changed word: at most 3 edits
+  const allowed = Math.max(1, Math.min(3, Math.floor(q.length * tolerance)));
   if (t.length < q.length - allowed) return false;
   for (let i = 0; i <= t.length; i = t.indexOf(' ', i) + 1 || t.length + 1) {
     if (i + q.length - allowed > t.length) break;
