@@ -52,6 +52,8 @@ test('variables that configure a plugin become its options, only when set (the p
     QUIRE_LLM_BASE_URL: 'http://l/v1',
     QUIRE_LLM_MODEL: 'm',
     QUIRE_LLM_API_KEY: 'lk',
+    QUIRE_LLM_TIMEOUT_MS: '30000',
+    QUIRE_LLM_MAX_ATTEMPTS: '2',
     QUIRE_CHROMIUM_PATH: '/opt/chromium',
     QUIRE_SMTP_HOST: 'smtp.example',
     QUIRE_SMTP_PORT: '465',
@@ -70,7 +72,7 @@ test('variables that configure a plugin become its options, only when set (the p
     'vector-store:embedded': { simd: false },
     'vector-store:weaviate': { url: 'http://weaviate:8080', apiKey: 'wk' },
     'embedder:openai': { baseUrl: 'http://e:11434/v1', model: 'nomic', apiKey: 'ek' },
-    'llm:openai': { baseUrl: 'http://l/v1', model: 'm', apiKey: 'lk' },
+    'llm:openai': { baseUrl: 'http://l/v1', model: 'm', apiKey: 'lk', timeoutMs: 30000, maxAttempts: 2 },
     'generator:pdf': { chromium: '/opt/chromium' },
     'integration:email': { host: 'smtp.example', port: 465, user: 'mailer', password: 'pw', from: 'quire@example.com' },
   });

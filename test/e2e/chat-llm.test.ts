@@ -11,7 +11,9 @@ const NOT_FOUND = "I could not find this in the knowledge base's sources.";
 /**
  * A stand-in OpenAI-compatible LLM server. It answers like a grounded model would: it finds the numbered
  * sources that contain a capitalised word of the question, quotes the first sentence of the first such
- * source with that source's number, or refuses. A question containing "Explode" gets HTTP 500.
+ * source with that source's number, or refuses; as the JSON object asked for (answer, answer_type, quotes)
+ * when the request has a response_format. A question containing "Explode" gets HTTP 500; one containing
+ * "Slow" is streamed over several seconds.
  */
 function fakeLlm() {
   const requests: any[] = [];
@@ -38,6 +40,7 @@ function fakeLlm() {
       const keys = (question.match(/\b[A-Z][a-z]{3,}\b/g) ?? []).filter((w) => !['When', 'What', 'Which', 'Who', 'How'].includes(w));
       const hit = sources.find((s) => keys.some((k) => s.text.includes(k)));
       let answer = NOT_FOUND;
+      let quotes: { source: number; text: string }[] = [];
       if (hit) {
         const qWords = question.toLowerCase().match(/[a-z]{4,}/g) ?? [];
         const sentences = hit.text.split(/(?<=\.)\s+|\n+/).filter((x) => x.trim());
@@ -45,7 +48,9 @@ function fakeLlm() {
         const sentence = sentences.reduce((a, b) => (score(b) > score(a) ? b : a));
         // also cites a source number that does not exist, which must be dropped
         answer = `According to the sources: ${sentence.trim()} [${hit.n}][${sources.length + 5}]`;
+        quotes = [{ source: hit.n, text: sentence.trim() }];
       }
+      if (body.response_format) answer = JSON.stringify({ answer, answer_type: hit ? 'passage' : 'none', quotes });
       if (body.stream && /Slow/.test(question)) {
         // drips for several seconds; notes when the caller hangs up
         res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -118,6 +123,9 @@ describe('chat with an LLM configured', () => {
     assert.match(user, /Question: When does the first ferry leave Aldholm\?$/);
     // the model cited the source by its number in the prompt; the answer renumbers it as citation 1
     assert.match(r.body.message, /^According to the sources: The first ferry leaves Aldholm at 06:40 every weekday\. \[1\]$/);
+    assert.equal(r.body.answered_by, 'llm');
+    assert.equal(r.body.grounded, true);
+    assert.equal(r.body.fallback_reason, null);
     assert.equal(r.body.citations.length, 1, 'the invented source number is dropped');
     const c = r.body.citations[0];
     assert.equal(c.document_id, ids['ferries.txt']);
@@ -169,15 +177,18 @@ describe('chat with an LLM configured', () => {
     assert.deepEqual(plain.usage, { prompt_tokens: 321, completion_tokens: 12, total_tokens: 333 }, 'the model\'s own token counts');
   });
 
-  test('an LLM failure is an UPSTREAM_ERROR in the application error body, and nothing is charged', async () => {
+  test('an LLM that keeps failing: the offline answer after the retries, charged like any answer', async () => {
     const before = (await s.runtime.store.repo('usage').find({ operation: 'chat' })).length;
+    const sent = llm.requests.length;
     const r = await s.json('/api/chat', { method: 'POST', json: { message: 'Explode about Aldholm ferries', knowledge_base_id: kb } });
-    assert.equal(r.status, 502);
-    assert.equal(r.body.error.code, 'UPSTREAM_ERROR');
-    assert.equal((await s.runtime.store.repo('usage').find({ operation: 'chat' })).length, before);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.answered_by, 'offline');
+    assert.equal(r.body.fallback_reason, 'llm_unavailable');
+    assert.equal(llm.requests.length - sent, 3, 'three attempts in all');
+    assert.equal((await s.runtime.store.repo('usage').find({ operation: 'chat' })).length, before + 1);
     const stream = await s.api('/api/chat', { method: 'POST', json: { message: 'Explode about Aldholm ferries', knowledge_base_id: kb, stream: true } });
     const text = await stream.text();
-    assert.match(text, /event: error\ndata: \{"type":"error","error":\{"code":"UPSTREAM_ERROR"/);
+    assert.match(text, /event: complete\ndata: \{"type":"complete","result":\{[^\n]*"answered_by":"offline","fallback_reason":"llm_unavailable"/);
   });
 
   test('closing a stream cancels the model call; the unfinished turn is neither stored nor charged', async () => {
@@ -187,7 +198,7 @@ describe('chat with an LLM configured', () => {
     const res = await s.api('/api/chat', { method: 'POST', json: { message: question, knowledge_base_id: kb, stream: true }, signal: ac.signal });
     const reader = res.body!.getReader();
     let seen = '';
-    while (!seen.includes('event: delta')) seen += new TextDecoder().decode((await reader.read()).value);
+    while (!seen.includes('event: start')) seen += new TextDecoder().decode((await reader.read()).value);
     ac.abort();
     const until = Date.now() + 5000;
     while (!llm.slowAborted.includes(question) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));

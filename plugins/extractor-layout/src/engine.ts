@@ -32,6 +32,10 @@ export interface Outcome {
   note: string;
   /** findings of validation steps (agentic mode) */
   checks: string[];
+  /** with an LLM: whose value this is (the LLM's, checked against the document, or the layout reading's) */
+  answeredBy?: 'llm' | 'offline';
+  /** why the layout reading stands in for the LLM: its value was not in the document, or the LLM failed */
+  fallbackReason?: 'ungrounded' | 'llm_unavailable';
 }
 
 /** The decimal separator a document uses, from how its amounts are printed. */

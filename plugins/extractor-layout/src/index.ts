@@ -1,4 +1,4 @@
-import { definePlugin, errors, z } from '@quire/core';
+import { definePlugin, errors, isQuireError, z } from '@quire/core';
 import type { ExtractionEvent, ExtractorPlugin, FieldDefinition, FieldResult, PluginContext } from '@quire/core';
 import { OfflineEngine, type Outcome } from './engine.js';
 import { runAgentic, validate } from './agentic.js';
@@ -36,7 +36,7 @@ export interface ExtractSettings {
   maxTokens?: number;
 }
 
-export function createExtractor(ctx: Pick<PluginContext, 'use'>): ExtractorPlugin {
+export function createExtractor(ctx: Pick<PluginContext, 'use'> & Partial<Pick<PluginContext, 'logger'>>): ExtractorPlugin {
   return {
     async extract({ doc, chunks, fields, instructions, settings = {}, signal, onEvent }) {
       checkFields(fields);
@@ -49,9 +49,25 @@ export function createExtractor(ctx: Pick<PluginContext, 'use'>): ExtractorPlugi
       const engine = new OfflineEngine(doc, chunks ?? [], { dateOrder: s.dateOrder, decimal: s.decimal });
       const llm = s.engine === 'offline' ? undefined : ctx.use('llm');
       if (s.engine === 'llm' && !llm) throw errors.validation('settings.engine "llm" needs an LLM: set QUIRE_LLM_BASE_URL and QUIRE_LLM_MODEL');
-      let outcomes: Outcome[];
+      let outcomes: Outcome[] = [];
+      let failed: string | null = null;
       if (llm) {
-        outcomes = await runLlm({ llm, engine, chunks: chunks ?? [], fields, instructions, settings: s, emit, signal });
+        try {
+          outcomes = await runLlm({ llm, engine, chunks: chunks ?? [], fields, instructions, settings: s, emit, signal });
+        } catch (e) {
+          // an LLM that fails after its retries gives the offline reading, unless the caller asked for the LLM
+          if (s.engine === 'llm' || !(isQuireError(e) && e.code === 'UPSTREAM_ERROR')) throw e;
+          failed = (e as Error).message;
+          ctx.logger?.warn({ err: failed }, 'LLM extraction failed; extracting offline');
+          outcomes = [];
+        }
+      }
+      if (failed !== null) {
+        for (const f of fields) {
+          throwIfAborted(signal);
+          outcomes.push({ ...engine.extract(f), answeredBy: 'offline', fallbackReason: 'llm_unavailable' });
+        }
+      } else if (llm) {
         if (s.agenticExtractionMode === true) {
           throwIfAborted(signal);
           validate(fields, new Map(outcomes.map((o) => [o.field, o])), engine);
@@ -72,7 +88,7 @@ export function createExtractor(ctx: Pick<PluginContext, 'use'>): ExtractorPlugi
       const fieldResults: FieldResult[] = [];
       for (const o of outcomes) {
         data[o.field.name] = o.value;
-        fieldResults.push({ field: o.field.name, value: o.value, confidence: o.confidence, evidence: o.evidence });
+        fieldResults.push({ field: o.field.name, value: o.value, confidence: o.confidence, evidence: o.evidence, ...(o.answeredBy ? { answered_by: o.answeredBy, fallback_reason: o.fallbackReason ?? null } : {}) });
         await emit({ type: 'field_extracted', field: { fieldId: o.field.id ?? o.field.name, fieldName: o.field.name, value: o.value, confidence: o.confidence } });
       }
       await emit({ type: 'progress', progress: 100, progress_message: 'done' });

@@ -8,7 +8,7 @@ import type { Chunk, ExtractionEvent, FieldDefinition, LlmPlugin, Span } from '@
 import { errors } from '@quire/core';
 import type { OfflineEngine, Outcome } from './engine.js';
 import { coerceValue, normaliseValue, scanTyped, type ParseContext } from '@quire/fields';
-import { round } from '@quire/text';
+import { parseJsonObject, round, unsupportedNumbers } from '@quire/text';
 import { fieldLabels } from './labels.js';
 import { throwIfAborted } from './abort.js';
 
@@ -159,21 +159,9 @@ const SYSTEM = [
 ].join(' ');
 
 function parseJson(content: string): Record<string, any> {
-  const t = content.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
-  try {
-    const j = JSON.parse(t);
-    if (j && typeof j === 'object') return j;
-  } catch {
-    const m = /\{[\s\S]*\}/.exec(t);
-    if (m) {
-      try {
-        return JSON.parse(m[0]);
-      } catch {
-        /* fall through */
-      }
-    }
-  }
-  throw errors.upstream(`LLM answer is not a JSON object: ${content.slice(0, 200)}`);
+  const j = parseJsonObject(content);
+  if (!j) throw errors.upstream(`LLM answer is not a JSON object: ${content.slice(0, 200)}`);
+  return j;
 }
 
 export async function runLlm({ llm, engine, chunks, fields, instructions, settings, emit, signal }: Ctx): Promise<Outcome[]> {
@@ -211,45 +199,39 @@ export async function runLlm({ llm, engine, chunks, fields, instructions, settin
   return fields.map((f) => best.get(f) ?? { field: f, value: null, confidence: 0, evidence: null, candidates: [], note: 'not found', checks: [] });
 }
 
-/** Confidence of an LLM value from where its quote and value are found in the document. */
+/**
+ * An LLM value is kept only when its quote is in the document and the value is read inside the quote (for
+ * strings: every number of the value printed in it); its confidence comes from that match and agreement
+ * with the layout reading. Otherwise the layout reading stands in for it, or null: never an invented value.
+ */
 export function judge(engine: OfflineEngine, f: FieldDefinition, rawValue: unknown, quote: string | null, win: Span, layout = new Map<FieldDefinition, Outcome>()): Outcome {
   const doc = engine.doc;
   const ctx = engine.fieldCtx(f, fieldLabels(f));
   const { value, clean } = coerceValue(rawValue, f, ctx);
   const empty = value === null || (Array.isArray(value) && !value.length);
-  if (empty) return { field: f, value: null, confidence: 0, evidence: null, candidates: [], note: 'LLM: not stated', checks: [] };
+  if (empty) return { field: f, value: null, confidence: 0, evidence: null, candidates: [], note: 'LLM: not stated', checks: [], answeredBy: 'llm' };
   let conf: number;
   let span: Span | null = null;
   let note: string;
   const q = quote ? locateQuote(doc.text, quote, win) : null;
-  if (q) {
-    const inner = valueIn(doc.text, q.span, f, value, ctx);
-    const structured = f.type === 'array' || f.type === 'object';
-    if (inner || structured) {
-      span = inner ?? q.span;
-      conf = q.exact ? 0.9 : 0.8;
-      note = `LLM value with its quote found ${q.exact ? 'verbatim' : 'ignoring case and spacing'} in the document`;
-    } else {
-      span = q.span;
-      conf = 0.5;
-      note = 'LLM quote found, but the value is not in it';
-    }
-  } else {
-    const anywhere = valueIn(doc.text, win, f, value, ctx) ?? valueIn(doc.text, { start: 0, end: doc.text.length }, f, value, ctx);
-    if (anywhere) {
-      span = anywhere;
-      conf = 0.4;
-      note = 'LLM quote not found in the document; the value is printed there';
-    } else {
-      conf = 0.15;
-      note = quote ? 'LLM quote and value not found in the document' : 'LLM gave no quote and the value is not printed in the document';
-    }
+  // grounded: the quote is in the document and the value is read in it (a string's numbers printed in it)
+  const inner = q ? valueIn(doc.text, q.span, f, value, ctx) : null;
+  const structured = f.type === 'array' || f.type === 'object' || f.type === 'boolean';
+  const stringNumbersOk = f.type === 'string' && q !== null && unsupportedNumbers(String(value), [doc.text.slice(q.span.start, q.span.end)]).length === 0;
+  if (!q || !(inner || structured || stringNumbersOk)) {
+    // not borne out by the document: never kept; the layout reading stands in (or nothing)
+    const why = !quote ? 'the LLM gave no quote' : !q ? 'the LLM quote is not in the document' : 'the LLM value is not in its quote';
+    const offline = layoutReading(engine, f, layout);
+    if (offline && offline.value !== null) return { ...offline, note: `${why} (${JSON.stringify(value)} dropped); the layout reading: ${offline.note}`, answeredBy: 'offline', fallbackReason: 'ungrounded' };
+    return { field: f, value: null, confidence: 0, evidence: null, candidates: [], note: `${why} (${JSON.stringify(value)} dropped)`, checks: [], answeredBy: 'offline', fallbackReason: 'ungrounded' };
   }
+  span = inner ?? q.span;
+  conf = q.exact ? 0.9 : 0.8;
+  note = `LLM value with its quote found ${q.exact ? 'verbatim' : 'ignoring case and spacing'} in the document`;
   if (!clean) conf *= 0.9;
   // a second opinion from the layout: agreement raises, a confident different reading lowers
-  if (f.type !== 'array' && f.type !== 'object') {
-    let offline = layout.get(f);
-    if (!offline) layout.set(f, (offline = engine.decide(f, engine.candidates(f))));
+  const offline = layoutReading(engine, f, layout);
+  if (offline) {
     if (offline.value !== null) {
       if (engine.valueKey(f, offline.value) === engine.valueKey(f, value)) {
         conf = Math.min(0.97, conf * 1.08);
@@ -261,5 +243,13 @@ export function judge(engine: OfflineEngine, f: FieldDefinition, rawValue: unkno
     }
   }
   const confidence = round(conf, 3);
-  return { field: f, value, confidence, evidence: span ? engine.evidence(span, confidence) : null, candidates: [], note, checks: [] };
+  return { field: f, value, confidence, evidence: engine.evidence(span, confidence), candidates: [], note, checks: [], answeredBy: 'llm' };
+}
+
+/** The offline engine's reading of a primitive field (kept per field across windows); none for arrays and objects. */
+function layoutReading(engine: OfflineEngine, f: FieldDefinition, layout: Map<FieldDefinition, Outcome>): Outcome | null {
+  if (f.type === 'array' || f.type === 'object') return null;
+  let offline = layout.get(f);
+  if (!offline) layout.set(f, (offline = engine.decide(f, engine.candidates(f))));
+  return offline;
 }

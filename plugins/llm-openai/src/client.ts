@@ -1,12 +1,14 @@
 /**
- * OpenAI-compatible chat-completions client on fetch: JSON-schema output (with a json_object fallback for
- * servers that refuse json_schema), retries with backoff on 429/5xx/network errors, a per-attempt timeout,
+ * OpenAI-compatible chat-completions client on fetch: JSON-schema output (with json_object, then prompt-only
+ * fallbacks for servers that refuse it), retries with backoff on timeouts, 429/5xx, network errors and
+ * answers that are not the JSON asked for, a per-attempt timeout,
  * caller abort signals, and token streaming over Server-Sent Events.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { abortError, errors, isQuireError } from '@quire/core';
 import type { LlmMessage, LlmPlugin, Logger } from '@quire/core';
 import { silentLogger } from '@quire/core';
+import { parseJsonObject } from '@quire/text';
 
 export interface OpenAiChatOptions {
   /** e.g. https://api.openai.com/v1 or http://localhost:11434/v1 */
@@ -37,6 +39,8 @@ export interface CompleteRequest {
 
 export interface StreamRequest {
   messages: LlmMessage[];
+  /** asks for JSON as complete() does; the deltas are pieces of it, to be parsed once all have come */
+  jsonSchema?: { name: string; schema: Record<string, unknown> };
   temperature?: number;
   maxTokens?: number;
   signal?: AbortSignal;
@@ -46,6 +50,9 @@ export interface CompleteResult {
   content: string;
   usage: { prompt_tokens: number; completion_tokens: number };
 }
+
+/** A 2xx answer whose content is not the JSON object asked for: retried like a transient failure. */
+class MalformedAnswer extends Error {}
 
 /** An HTTP answer that was not 2xx, kept to decide on retries and the json_schema fallback. */
 class HttpFailure extends Error {
@@ -109,8 +116,8 @@ export class OpenAiChatClient implements LlmPlugin {
   private readonly maxRetryAfterMs: number;
   private readonly fetchImpl: typeof fetch;
   private readonly logger: Logger;
-  /** set once the server refused json_schema; later calls go straight to json_object */
-  private jsonSchemaUnsupported = false;
+  /** how JSON is asked for: json_schema until the server refuses it, then json_object, then the prompt alone (kept for the process) */
+  private jsonMode: 'schema' | 'object' | 'prompt' = 'schema';
 
   constructor(private readonly opts: OpenAiChatOptions) {
     if (!opts.baseUrl) throw errors.validation('LLM base URL is required (QUIRE_LLM_BASE_URL)');
@@ -152,18 +159,17 @@ export class OpenAiChatClient implements LlmPlugin {
       } catch (e) {
         if (signal?.aborted) throw abortError(signal.reason);
         if (timeout.aborted) {
-          throw errors.upstream(`LLM request timed out after ${Math.round(this.timeoutMs / 1000)} s (${this.url})`, { timeout_ms: this.timeoutMs });
-        }
-        if (isQuireError(e)) throw e;
+          lastError = errors.upstream(`LLM request timed out after ${Math.round(this.timeoutMs / 1000)} s${attempt > 1 ? ` (${attempt} attempts)` : ''} (${this.url})`, { timeout_ms: this.timeoutMs });
+        } else if (isQuireError(e)) throw e;
         if (e instanceof HttpFailure) {
           if (!RETRYABLE_STATUS.has(e.status)) throw e;
           retryAfter = e.retryAfterMs;
         }
-        lastError = e;
+        if (!timeout.aborted) lastError = e;
         if (attempt === this.maxAttempts) break;
         const backoff = this.retryBaseMs * 2 ** (attempt - 1) * (0.75 + Math.random() * 0.5);
         const wait = retryAfter !== null ? Math.min(Math.max(retryAfter, backoff), this.maxRetryAfterMs) : backoff;
-        this.logger.warn({ attempt, status: e instanceof HttpFailure ? e.status : undefined, err: (e as Error).message, wait_ms: Math.round(wait) }, 'LLM request failed, retrying');
+        this.logger.warn({ attempt, status: e instanceof HttpFailure ? e.status : undefined, err: (lastError as Error).message, wait_ms: Math.round(wait) }, 'LLM request failed, retrying');
         await sleep(wait, signal);
       }
     }
@@ -171,6 +177,8 @@ export class OpenAiChatClient implements LlmPlugin {
   }
 
   private toUpstream(e: unknown, attempts: number): Error {
+    if (isQuireError(e)) return e as Error;
+    if (e instanceof MalformedAnswer) return errors.upstream(`LLM answer is not a JSON object${attempts > 1 ? ` after ${attempts} attempts` : ''}: ${e.message}`, { url: this.url });
     if (e instanceof HttpFailure) {
       return errors.upstream(`LLM server answered HTTP ${e.status}${attempts > 1 ? ` after ${attempts} attempts` : ''}: ${serverMessage(e.body) || '(no message)'}`, { status: e.status, url: this.url });
     }
@@ -192,7 +200,7 @@ export class OpenAiChatClient implements LlmPlugin {
       try {
         j = JSON.parse(text);
       } catch {
-        throw errors.upstream(`LLM server returned a body that is not JSON: ${text.slice(0, 200)}`, { url: this.url });
+        throw new MalformedAnswer(`the server's body is not JSON: ${text.slice(0, 200)}`);
       }
       const choice = j?.choices?.[0];
       const content = choice?.message?.content;
@@ -204,24 +212,42 @@ export class OpenAiChatClient implements LlmPlugin {
     };
 
     if (!req.jsonSchema) return this.wrap(() => this.post(this.baseBody(req), req.signal, readJson));
+    // the content must be the JSON object asked for; anything else is retried like a transient failure
+    const readObject = async (res: Response): Promise<CompleteResult> => {
+      const r = await readJson(res);
+      if (!parseJsonObject(r.content)) throw new MalformedAnswer(r.content.replace(/\s+/g, ' ').slice(0, 200));
+      return r;
+    };
 
-    if (!this.jsonSchemaUnsupported) {
-      const body = { ...this.baseBody(req), response_format: { type: 'json_schema', json_schema: { name: req.jsonSchema.name, schema: req.jsonSchema.schema, strict: true } } };
-      try {
-        return await this.post(body, req.signal, readJson);
-      } catch (e) {
-        if (!(e instanceof HttpFailure && rejectsJsonSchema(e))) throw this.wrapError(e);
-        this.jsonSchemaUnsupported = true;
-        this.logger.info({ status: e.status, message: serverMessage(e.body) }, 'LLM server refused response_format json_schema; using json_object');
-      }
-    }
-    // json_object fallback: the schema goes into the prompt.
+    return this.withJsonMode({ ...req, jsonSchema: req.jsonSchema }, (body) => this.post(body, req.signal, readObject));
+  }
+
+  /**
+   * The request body asking for JSON the way this server takes it: response_format json_schema, else
+   * json_object with the schema in the system prompt, else the prompt alone; a refusal of the way tried
+   * moves on to the next, for this call and every later one.
+   */
+  private async withJsonMode<T>(req: { messages: LlmMessage[]; jsonSchema: { name: string; schema: Record<string, unknown> }; temperature?: number; maxTokens?: number }, send: (body: Record<string, unknown>) => Promise<T>): Promise<T> {
     const instruction = `Answer with one JSON object only, no prose, that validates against this JSON Schema (named "${req.jsonSchema.name}"):\n${JSON.stringify(req.jsonSchema.schema)}`;
     const messages: LlmMessage[] = req.messages[0]?.role === 'system'
       ? [{ role: 'system', content: `${req.messages[0].content}\n\n${instruction}` }, ...req.messages.slice(1)]
       : [{ role: 'system', content: instruction }, ...req.messages];
-    const body = { ...this.baseBody({ ...req, messages }), response_format: { type: 'json_object' } };
-    return this.wrap(() => this.post(body, req.signal, readJson));
+    for (;;) {
+      const mode = this.jsonMode;
+      const body =
+        mode === 'schema'
+          ? { ...this.baseBody(req), response_format: { type: 'json_schema', json_schema: { name: req.jsonSchema.name, schema: req.jsonSchema.schema, strict: true } } }
+          : mode === 'object'
+            ? { ...this.baseBody({ ...req, messages }), response_format: { type: 'json_object' } }
+            : this.baseBody({ ...req, messages });
+      try {
+        return await send(body);
+      } catch (e) {
+        if (mode === 'prompt' || !(e instanceof HttpFailure && rejectsJsonSchema(e))) throw this.wrapError(e);
+        this.jsonMode = mode === 'schema' ? 'object' : 'prompt';
+        this.logger.info({ status: e.status, message: serverMessage(e.body) }, `LLM server refused response_format ${mode === 'schema' ? 'json_schema; using json_object' : 'json_object; asking for JSON in the prompt only'}`);
+      }
+    }
   }
 
   private async wrap<T>(fn: () => Promise<T>): Promise<T> {
@@ -239,15 +265,14 @@ export class OpenAiChatClient implements LlmPlugin {
 
   /** Yields content deltas as they arrive. Retries happen only before the first byte of the answer. */
   async *stream(req: StreamRequest): AsyncIterable<string> {
-    const body = { ...this.baseBody(req), stream: true };
     let attemptSignal!: AbortSignal;
-    const res = await this.wrap(() =>
-      this.post(body, req.signal, async (r, s) => {
+    const send = (body: Record<string, unknown>) =>
+      this.post({ ...body, stream: true }, req.signal, async (r, s) => {
         attemptSignal = s;
         if (!r.body) throw errors.upstream('LLM server sent an empty stream', { url: this.url });
         return r;
-      }),
-    );
+      });
+    const res = req.jsonSchema ? await this.withJsonMode({ ...req, jsonSchema: req.jsonSchema }, send) : await this.wrap(() => send(this.baseBody(req)));
     const queue: string[] = [];
     let done = false;
     let failure: Error | null = null;

@@ -7,8 +7,8 @@ export type { OpenAiChatOptions, CompleteRequest, CompleteResult, StreamRequest 
 /**
  * OpenAI-compatible chat completions (OpenAI, Azure-compatible gateways, vLLM, llama.cpp, Ollama's /v1).
  * Usable only when QUIRE_LLM_BASE_URL is set (the service then selects it). Options (config
- * `plugins.options["llm:openai"]`): baseUrl, model, apiKey (QUIRE_LLM_*), timeoutMs (default 120000),
- * maxAttempts (default 3), retryBaseMs (default 500).
+ * `plugins.options["llm:openai"]`): baseUrl, model, apiKey, timeoutMs (default 120000), maxAttempts
+ * (default 3) (QUIRE_LLM_*), retryBaseMs (default 500).
  */
 export default definePlugin({
   kind: 'llm',

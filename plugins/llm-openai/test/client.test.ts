@@ -114,12 +114,46 @@ test('complete: server that refuses json_schema gets json_object with the schema
   assert.equal(seen[2]!.body.response_format.type, 'json_object');
 });
 
+test('complete: with a JSON schema, an answer that is not JSON is retried; code fences are accepted', async () => {
+  reset((_s, res, n) => json(res, 200, answer(n === 1 ? 'Sure! The total is 4.11.' : '```json\n{"total": 4.11}\n```')));
+  const r = await client().complete({ messages: [{ role: 'user', content: 'doc' }], jsonSchema: { name: 'inv', schema: { type: 'object' } } });
+  assert.equal(seen.length, 2);
+  assert.match(r.content, /"total": 4.11/);
+  reset((_s, res) => json(res, 200, answer('not JSON at all')));
+  await assert.rejects(client().complete({ messages: [{ role: 'user', content: 'doc' }], jsonSchema: { name: 'inv', schema: { type: 'object' } } }), /not a JSON object after 3 attempts/);
+  assert.equal(seen.length, 3);
+});
+
+test('complete: a server that refuses json_object too is asked for JSON in the prompt alone, from then on', async () => {
+  reset((s, res) => {
+    if (s.body.response_format) return json(res, 400, { error: { message: `response_format ${s.body.response_format.type} is not supported` } });
+    json(res, 200, answer('{"total": 4.11}'));
+  });
+  const c = client();
+  const req = { messages: [{ role: 'user' as const, content: 'doc' }], jsonSchema: { name: 'inv', schema: { type: 'object' } } };
+  assert.equal((await c.complete(req)).content, '{"total": 4.11}');
+  assert.deepEqual(seen.map((x) => x.body.response_format?.type ?? null), ['json_schema', 'json_object', null]);
+  assert.match(seen[2]!.body.messages[0].content, /JSON Schema/);
+  await c.complete(req);
+  assert.equal(seen.length, 4);
+  assert.equal(seen[3]!.body.response_format, undefined);
+});
+
+test('complete: a timed-out attempt is retried', async () => {
+  reset((_s, res, n) => {
+    if (n > 1) json(res, 200, answer('ok'));
+  });
+  const r = await client({ timeoutMs: 300 }).complete({ messages: [{ role: 'user', content: 'x' }] });
+  assert.equal(r.content, 'ok');
+  assert.equal(seen.length, 2);
+});
+
 test('complete: per-attempt timeout gives a clear error', async () => {
   reset(() => {
     /* never answers */
   });
   const t0 = Date.now();
-  await assert.rejects(client({ timeoutMs: 150 }).complete({ messages: [{ role: 'user', content: 'x' }] }), /timed out after 0 s|timed out/);
+  await assert.rejects(client({ timeoutMs: 150, maxAttempts: 1 }).complete({ messages: [{ role: 'user', content: 'x' }] }), /timed out after 0 s|timed out/);
   assert.ok(Date.now() - t0 < 2000);
 });
 

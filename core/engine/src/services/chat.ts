@@ -14,7 +14,7 @@ import type { AnswerType } from './chat-answer-types.js';
 import type { CodeBlock, Unit } from './chat-text.js';
 import { AUTHOR_LINE, DOCUMENT_WORDS, cellAnswer, documentAspect, isFragment } from './chat-answer-shape.js';
 import type { AnswerKind, DocumentAspect } from './chat-answer-shape.js';
-import { round, synonymWordsOf } from '@quire/text';
+import { parseJsonObject, quoteInText, round, synonymWordsOf, unsupportedNumbers } from '@quire/text';
 import { holdCredits } from '../accounts/credits.js';
 import type { CreditHold } from '../accounts/credits.js';
 
@@ -64,6 +64,15 @@ export interface ChatAnswer {
   unanswered: boolean;
   /** what the answer is: `value` (a typed value, one sentence or one table cell), `passage` (quoted sentences), `none` (the refusal) */
   answer_type: AnswerKind;
+  /**
+   * Every quote and number of the answer was found in its cited sources: always true, since an LLM answer
+   * that fails the check is replaced by the offline answer (which quotes the sources verbatim).
+   */
+  grounded: boolean;
+  /** `llm` or `offline` (no LLM configured, or the LLM failed or was not borne out by the sources) */
+  answered_by: 'llm' | 'offline';
+  /** with an LLM configured and answered_by `offline`: `llm_unavailable` (errors after retries) or `ungrounded` */
+  fallback_reason: 'llm_unavailable' | 'ungrounded' | null;
 }
 
 // ---------------------------------------------------------------- sessions
@@ -644,6 +653,10 @@ interface Composed {
   unanswered: boolean;
   promptTokens: number;
   completionTokens: number;
+  /** who wrote the answer: the LLM (checked against its sources) or the offline answerer */
+  answeredBy?: 'llm' | 'offline';
+  /** why an LLM was configured but the offline answerer answered */
+  fallbackReason?: 'llm_unavailable' | 'ungrounded';
 }
 
 const clamp = (x: number, lo = 0, hi = 1) => Math.min(hi, Math.max(lo, x));
@@ -1079,59 +1092,99 @@ class MarkerRenumberer {
   }
 }
 
-async function composeWithLlm(rt: Engine, r: Retrieval, req: ChatRequest, mode: ChatMode, history: ChatTurn[]): Promise<Composed> {
-  const llm = rt.registry.get('llm');
-  if (!r.hits.length) {
-    const out = refusal(0, 0);
-    await req.onDelta?.(out.text);
-    return out;
+/** The JSON the model answers with: its answer (with [n] markers), the verbatim quotes it rests on, its kind. */
+const ANSWER_SCHEMA = {
+  type: 'object',
+  properties: {
+    answer: { type: 'string', description: 'the answer, citing sources as [n]' },
+    answer_type: { type: 'string', enum: ['value', 'passage', 'none'], description: 'value: one fact; passage: sentences of the sources; none: the sources do not answer' },
+    quotes: {
+      type: 'array',
+      description: 'the passages of the sources the answer rests on, copied verbatim',
+      items: { type: 'object', properties: { source: { type: 'integer' }, text: { type: 'string' } }, required: ['source', 'text'], additionalProperties: false },
+    },
+  },
+  required: ['answer', 'answer_type', 'quotes'],
+  additionalProperties: false,
+} as const;
+
+const JSON_RULES = [
+  'Reply with one JSON object: {"answer": the answer with its [n] citations, "answer_type": "value" | "passage" | "none", "quotes": [{"source": n, "text": "..."}]}.',
+  'Each quote is a passage copied verbatim from source n that supports the answer; every number in the answer must be printed in a quoted or cited source. When the sources do not answer, give answer_type "none", no quotes and the sentence above as the answer.',
+].join(' ');
+
+/** Why the model's answer was not used: it failed (after its retries), or the sources do not bear it out. */
+type LlmOutcome = Composed | { fallback: 'llm_unavailable' | 'ungrounded'; detail: string };
+
+/**
+ * Checks a model's JSON answer against the sources it cites: every quote must be in its source (normalised,
+ * within a small edit distance), every number of the answer printed in a cited source. Returns the
+ * problem, or null when the answer is grounded.
+ */
+function groundingProblem(answer: string, quotes: { source: number; text: string }[], sources: SearchHit[], cited: SearchHit[]): string | null {
+  if (!quotes.length) return 'the answer quotes no source';
+  for (const q of quotes) {
+    const hit = sources[q.source - 1];
+    if (!hit) return `a quote names source ${q.source}, which was not given`;
+    if (!quoteInText(hit.content, q.text)) return `the quote "${q.text.slice(0, 80)}" is not in source ${q.source}`;
   }
+  const missing = unsupportedNumbers(answer.replace(/\[\d+\]/g, ' '), cited.map((h) => h.content));
+  if (missing.length) return `the number ${missing.slice(0, 3).join(', ')} is in no cited source`;
+  return null;
+}
+
+async function composeWithLlm(rt: Engine, r: Retrieval, req: ChatRequest, mode: ChatMode, history: ChatTurn[]): Promise<LlmOutcome> {
+  const llm = rt.registry.get('llm');
+  if (!r.hits.length) return refusal(0, 0);
   const sources = r.hits.slice(0, mode === 'deep' ? 12 : 8);
-  const messages: LlmMessage[] = [{ role: 'system', content: systemPrompt(mode, req.instructions) }];
+  const messages: LlmMessage[] = [{ role: 'system', content: `${systemPrompt(mode, req.instructions)}\n${JSON_RULES}` }];
   // earlier answers' markers point at earlier sources: left out so they are not read as the numbers below
   for (const t of history.slice(-6)) messages.push({ role: t.role, content: t.content.replace(/\s*\[\d+\]/g, '').slice(0, 2000) });
   messages.push({ role: 'user', content: `Sources:\n\n${sourcesBlock(sources)}\n\nQuestion: ${req.message}` });
-  const renumber = new MarkerRenumberer(sources.length);
-  let raw = '';
-  let text = '';
-  let usage: { prompt_tokens: number; completion_tokens: number } | null = null;
+  let raw: string;
+  let usage: { prompt_tokens: number; completion_tokens: number };
+  const jsonSchema = { name: 'grounded_answer', schema: ANSWER_SCHEMA as unknown as Record<string, unknown> };
   try {
+    raw = '';
+    usage = { prompt_tokens: 0, completion_tokens: 0 };
     if (req.onDelta && llm.stream) {
-      for await (const piece of llm.stream({ messages, temperature: 0.1, signal: req.signal })) {
-        raw += piece;
-        const out = renumber.push(piece);
-        text += out;
-        if (out) await req.onDelta(out);
-      }
-      const rest = renumber.flush();
-      text += rest;
-      if (rest) await req.onDelta(rest);
-    } else {
-      const res = await llm.complete({ messages, temperature: 0.1, signal: req.signal });
-      raw = res.content;
-      usage = res.usage;
-      text = renumber.push(raw) + renumber.flush();
-      await req.onDelta?.(text);
+      // streamed from the model (a closed connection cancels it), but passed on only once checked
+      for await (const piece of llm.stream({ messages, jsonSchema, temperature: 0.1, signal: req.signal })) raw += piece;
     }
+    // a stream that did not give the JSON asked for is asked again whole, with the client's retries
+    if (!parseJsonObject(raw)) ({ content: raw, usage } = await llm.complete({ messages, jsonSchema, temperature: 0.1, signal: req.signal }));
   } catch (e) {
     if ((e as Error).name === 'AbortError' || req.signal?.aborted) throw e;
-    if (isQuireError(e)) throw e;
-    throw errors.upstream(`The LLM failed: ${(e as Error).message}`);
+    return { fallback: 'llm_unavailable', detail: (e as Error).message };
   }
-  text = text.trim();
-  const cited = renumber.used.map((n) => sources[n - 1]!);
+  const j = parseJsonObject(raw);
+  if (!j || typeof j.answer !== 'string') return { fallback: 'llm_unavailable', detail: 'the LLM answer is not the JSON asked for' };
+  const quotes = (Array.isArray(j.quotes) ? j.quotes : [])
+    .filter((q: any) => q && typeof q.text === 'string' && q.text.trim() && Number.isInteger(Number(q.source)))
+    .map((q: any) => ({ source: Number(q.source), text: String(q.text) }));
+  const renumber = new MarkerRenumberer(sources.length);
+  let text = (renumber.push(j.answer) + renumber.flush()).trim();
+  const promptTokens = usage.prompt_tokens || tokensOf(messages.map((m) => m.content).join('\n'));
+  const completionTokens = usage.completion_tokens || tokensOf(raw);
+  const refused = j.answer_type === 'none' || !text || (!renumber.used.length && /could not find|not (?:contain|mention|covered|in the sources)|no information/i.test(text));
+  if (refused) {
+    const best = candidatesFor(r.hits, r.ask)[0]?.coverage ?? 0;
+    return { ...refusal(best, r.hits[0]!.score), promptTokens, completionTokens };
+  }
+  // the sources cited: by marker, then by quote
+  const used = [...renumber.used];
+  const unmarked: number[] = [];
+  for (const q of quotes) if (q.source >= 1 && q.source <= sources.length && !used.includes(q.source)) unmarked.push(used[used.push(q.source) - 1]!);
+  const cited = used.map((n) => sources[n - 1]!);
+  const problem = groundingProblem(text, quotes, sources, cited);
+  if (problem) return { fallback: 'ungrounded', detail: problem };
+  if (unmarked.length) text += ` ${unmarked.map((n) => `[${used.indexOf(n) + 1}]`).join('')}`;
   const cites = new CitationList();
   for (const h of cited) cites.number(h);
-  const promptTokens = usage?.prompt_tokens ?? tokensOf(messages.map((m) => m.content).join('\n'));
-  const completionTokens = usage?.completion_tokens ?? tokensOf(raw);
-  const refused = !cited.length && /could not find|not (?:contain|mention|covered|in the sources)|no information/i.test(text);
-  if (!text || refused) {
-    const best = candidatesFor(r.hits, r.ask)[0]?.coverage ?? 0;
-    return { ...refusal(best, r.hits[0]!.score), text: text || NOT_FOUND_ANSWER, promptTokens, completionTokens };
-  }
-  const retrieval = cited.length ? cited.reduce((a, h) => a + h.score, 0) / cited.length : (r.hits[0]?.score ?? 0);
-  const confidence = cited.length ? round(clamp(0.35 + 0.45 * retrieval + 0.1 * Math.min(1, cited.length / 2), 0.05, 0.97), 3) : round(clamp(0.1 + 0.25 * retrieval, 0.05, 0.35), 3);
-  return { text, citations: cites.list, confidence, unanswered: false, promptTokens, completionTokens };
+  const retrieval = cited.reduce((a, h) => a + h.score, 0) / cited.length;
+  const confidence = round(clamp(0.35 + 0.45 * retrieval + 0.1 * Math.min(1, cited.length / 2), 0.05, 0.97), 3);
+  const answerType = j.answer_type === 'value' ? 'value' : 'passage';
+  return { text, citations: cites.list, confidence, unanswered: false, promptTokens, completionTokens, answerType, answeredBy: 'llm' };
 }
 
 // ---------------------------------------------------------------- the answerer
@@ -1181,12 +1234,22 @@ async function answerHeld(rt: Engine, auth: AuthInfo, req: ChatRequest, kb: Coll
   const retrieval: Retrieval = docIds.length ? await retrieve(rt, auth, question, mode, settings, docIds, idf, context, docTerms) : { hits: [], parts: [], weights: new Map(), primary: new Set(), ask: ask(question, new Map()) };
   req.signal?.throwIfAborted();
 
-  let composed: Composed;
-  if (rt.registry.tryGet('llm')) {
-    composed = await composeWithLlm(rt, retrieval, req, mode, history);
-  } else {
+  const offline = async (): Promise<Composed> => {
     const aspect = mode === 'code' ? null : documentAspect(question);
-    composed = (aspect && (await composeDocumentLevel(rt, aspect, question, docs, docTerms, retrieval))) || composeExtractive(retrieval, mode, docTerms, lower, rt.config.chat.minConfidence);
+    return (aspect && (await composeDocumentLevel(rt, aspect, question, docs, docTerms, retrieval))) || composeExtractive(retrieval, mode, docTerms, lower, rt.config.chat.minConfidence);
+  };
+  let composed: Composed;
+  const outcome = rt.registry.tryGet('llm') ? await composeWithLlm(rt, retrieval, req, mode, history) : null;
+  if (outcome && !('fallback' in outcome)) {
+    composed = { ...outcome, answeredBy: 'llm' };
+    // the answer is checked before any of it is sent: it streams as words once it holds
+    if (req.onDelta) for (const p of composed.text.split(/(?<=\s)/)) if (p) await req.onDelta(p);
+  } else {
+    composed = { ...(await offline()), answeredBy: 'offline' };
+    if (outcome) {
+      composed.fallbackReason = outcome.fallback;
+      rt.logger.warn({ reason: outcome.fallback, detail: outcome.detail, knowledge_base_id: kb.id }, 'LLM answer not used; answered offline');
+    }
     if (req.onDelta) {
       // the extractive answer streams paragraph by paragraph and sentence by sentence
       for (const p of composed.text.split(/(?<=\] )|(?<=\n)/)) if (p) await req.onDelta(p);
@@ -1237,10 +1300,14 @@ async function answerHeld(rt: Engine, auth: AuthInfo, req: ChatRequest, kb: Coll
     usage: { prompt_tokens: composed.promptTokens || tokensOf([question, ...history.map((h) => h.content), ...composed.citations.map((c) => c.content)].join('\n')), completion_tokens: composed.completionTokens, credits },
     unanswered: composed.unanswered,
     answer_type: composed.unanswered ? 'none' : (composed.answerType ?? 'passage'),
+    // an LLM answer is returned only once its quotes and numbers are found in its sources; others quote them
+    grounded: true,
+    answered_by: composed.answeredBy ?? 'offline',
+    fallback_reason: composed.fallbackReason ?? null,
   };
 }
 
 /** The public shape of an answer (spec field names). */
 export function apiAnswer(a: ChatAnswer) {
-  return { session_id: a.session_id, message_id: a.message_id, knowledge_base_id: a.knowledge_base_id, message: a.message, citations: a.citations, confidence: a.confidence, mode: a.mode, answer_type: a.answer_type, response_time_ms: a.response_time_ms, created_at: a.created_at, usage: { credits: a.usage.credits } };
+  return { session_id: a.session_id, message_id: a.message_id, knowledge_base_id: a.knowledge_base_id, message: a.message, citations: a.citations, confidence: a.confidence, mode: a.mode, answer_type: a.answer_type, grounded: a.grounded, answered_by: a.answered_by, fallback_reason: a.fallback_reason, response_time_ms: a.response_time_ms, created_at: a.created_at, usage: { credits: a.usage.credits } };
 }

@@ -31,6 +31,8 @@ export interface ApiFieldResult {
   evidence?: ApiEvidence | null;
   citations?: ApiCitation[];
   corrected?: boolean;
+  answered_by?: 'llm' | 'offline';
+  fallback_reason?: 'ungrounded' | 'llm_unavailable' | null;
 }
 
 export function apiEvidence(e: Evidence): ApiEvidence {
@@ -53,6 +55,10 @@ export function apiFieldResults(results: readonly (FieldResult & { corrected?: b
       out.citations = apiCitations(r.evidence);
     }
     if (r.corrected) out.corrected = true;
+    if (r.answered_by) {
+      out.answered_by = r.answered_by;
+      out.fallback_reason = r.fallback_reason ?? null;
+    }
     return out;
   });
 }

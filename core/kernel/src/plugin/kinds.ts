@@ -328,7 +328,8 @@ export interface LlmPlugin extends Lifecycle {
     maxTokens?: number;
     signal?: AbortSignal;
   }): Promise<{ content: string; usage: { prompt_tokens: number; completion_tokens: number } }>;
-  stream?(request: { messages: LlmMessage[]; temperature?: number; maxTokens?: number; signal?: AbortSignal }): AsyncIterable<string>;
+  /** with `jsonSchema`, the deltas are pieces of one JSON object, to be parsed once all have come */
+  stream?(request: { messages: LlmMessage[]; jsonSchema?: { name: string; schema: Record<string, unknown> }; temperature?: number; maxTokens?: number; signal?: AbortSignal }): AsyncIterable<string>;
 }
 
 export interface FieldDefinition {
@@ -353,6 +354,10 @@ export interface FieldResult {
   value: unknown;
   confidence: number;
   evidence: Evidence | null;
+  /** with an LLM configured: `llm` (its value, its quote found in the document with the value in it) or `offline` */
+  answered_by?: 'llm' | 'offline';
+  /** with answered_by `offline`: `ungrounded` (the LLM's value was not borne out) or `llm_unavailable` (it failed after its retries) */
+  fallback_reason?: 'ungrounded' | 'llm_unavailable' | null;
 }
 export type ExtractionEvent =
   | { type: 'progress'; progress: number; progress_message?: string }

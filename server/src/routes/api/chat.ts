@@ -26,7 +26,7 @@ const ChatBody = z
   .strict();
 
 const ANSWER_SHAPE =
-  '{session_id, message_id, knowledge_base_id, message, citations: [{chunk_id, document_id, document_name, page, content, score, metadata}], confidence (0..1), mode, answer_type (value: a typed value, one sentence or one table cell with its row and column labels | passage: "The documents say: …", whole sentences quoted | none: the refusal), response_time_ms, created_at, usage: {credits}}';
+  '{session_id, message_id, knowledge_base_id, message, citations: [{chunk_id, document_id, document_name, page, content, score, metadata}], confidence (0..1), mode, answer_type (value: a typed value, one sentence or one table cell with its row and column labels | passage: "The documents say: …", whole sentences quoted | none: the refusal), grounded (every quote and number checked against the cited sources; true), answered_by (llm: the LLM\'s answer, checked | offline), fallback_reason (llm_unavailable: the LLM failed after its retries | ungrounded: its quotes or numbers are not in the cited sources | null), response_time_ms, created_at, usage: {credits}}';
 
 export function chatRoutes(router: Router<any, any>): void {
   route(

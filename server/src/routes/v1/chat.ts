@@ -67,8 +67,8 @@ export function chatCompletionRoutes(router: Router<any, any>): void {
       summary:
         'OpenAI-compatible chat completions grounded on a knowledge base (works with OpenAI client libraries). `model` names the knowledge base: `kb:<uuid>`, `collection:<uuid>` or a bare `<uuid>`, optionally suffixed `:quick` (default), `:deep` or `:code`. ' +
         'The last user message is the question; earlier user/assistant turns are history; system/developer messages are extra instructions for the LLM (the grounding rules win). Extensions: `mode`, `session_id` (continue a stored session; else each call starts one). ' +
-        'Response: {id, object: chat.completion, created, model, choices: [{index: 0, message: {role: assistant, content}, finish_reason: stop}], usage: {prompt_tokens, completion_tokens, total_tokens}, citations: [{chunk_id, document_id, document_name, page, content, score, metadata}], session_id, message_id, confidence}; [n] in the content is citations[n-1]. ' +
-        'With stream: Server-Sent Events of chat.completion.chunk objects (a first delta with the role, content deltas, a last chunk with finish_reason stop and the extra `citations`, session_id, message_id, confidence; with stream_options.include_usage a usage chunk), then `data: [DONE]`. Token counts are the LLM\'s, or estimates (4 characters a token) for the offline answerer. Errors use the application error body.',
+        'Response: {id, object: chat.completion, created, model, choices: [{index: 0, message: {role: assistant, content}, finish_reason: stop}], usage: {prompt_tokens, completion_tokens, total_tokens}, citations: [{chunk_id, document_id, document_name, page, content, score, metadata}], session_id, message_id, confidence, answer_type, grounded, answered_by (llm | offline), fallback_reason (llm_unavailable | ungrounded | null)}; [n] in the content is citations[n-1]. ' +
+        'With stream: Server-Sent Events of chat.completion.chunk objects (a first delta with the role, content deltas, a last chunk with finish_reason stop and the extra `citations`, session_id, message_id, confidence, answer_type, grounded, answered_by, fallback_reason; with stream_options.include_usage a usage chunk), then `data: [DONE]`. Token counts are the LLM\'s, or estimates (4 characters a token) for the offline answerer. Errors use the application error body.',
       tag: TAG,
       body: CompletionBody,
     },
@@ -115,6 +115,9 @@ export function chatCompletionRoutes(router: Router<any, any>): void {
           message_id: a.message_id,
           confidence: a.confidence,
           answer_type: a.answer_type,
+          grounded: a.grounded,
+          answered_by: a.answered_by,
+          fallback_reason: a.fallback_reason,
         };
       }
 
@@ -133,7 +136,7 @@ export function chatCompletionRoutes(router: Router<any, any>): void {
             },
             onDelta: (content) => sse.send(chunk({ content }, null)),
           });
-          sse.send(chunk({}, 'stop', { citations: citationsOut(a), session_id: a.session_id, message_id: a.message_id, confidence: a.confidence, answer_type: a.answer_type }));
+          sse.send(chunk({}, 'stop', { citations: citationsOut(a), session_id: a.session_id, message_id: a.message_id, confidence: a.confidence, answer_type: a.answer_type, grounded: a.grounded, answered_by: a.answered_by, fallback_reason: a.fallback_reason }));
           if (body.stream_options?.include_usage) sse.send({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: { prompt_tokens: a.usage.prompt_tokens, completion_tokens: a.usage.completion_tokens, total_tokens: a.usage.prompt_tokens + a.usage.completion_tokens } });
           sse.send('[DONE]');
         } catch (e) {
