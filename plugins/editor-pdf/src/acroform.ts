@@ -120,7 +120,9 @@ export function detectFields(doc: PDFDocument, opts: DetectOptions): EditElement
     const page = first?.page ?? 1;
     const onPage = at.filter((a) => a.page === page).map((a) => a.bbox);
     const bbox = onPage.length ? union(onPage) : { x: 0, y: 0, width: 0, height: 0 };
-    const tooltip = text(f.acroField.dict.lookup(PDFName.of('TU')))?.trim() || null;
+    // a tooltip names the field when it has a word in it ("[2]" does not)
+    const tip = text(f.acroField.dict.lookup(PDFName.of('TU')))?.trim() || null;
+    const tooltip = tip && /\p{L}{2}/u.test(tip) ? tip : null;
     const isChoice = f instanceof PDFCheckBox || f instanceof PDFRadioGroup;
     const printed = () => (first ? nearestLabel(f instanceof PDFRadioGroup ? first.bbox : bbox, wordsByPage.get(page) ?? [], { prefer: f instanceof PDFCheckBox ? 'right' : 'left', others: boxesByPage.get(page) ?? [] }) : '');
     const label = tooltip || printed() || humanName(name);
@@ -139,7 +141,14 @@ export function detectFields(doc: PDFDocument, opts: DetectOptions): EditElement
       const checked = f.isChecked();
       out.push({ ...base, type: 'checkbox', checked, current_value: checked ? 'true' : 'false' });
     } else if (f instanceof PDFRadioGroup) {
-      out.push({ ...base, type: 'radio', options: f.getOptions(), current_value: f.getSelected() ?? '' });
+      // each button's caption (printed right of it, else left), in the order of the options
+      const words = wordsByPage.get(page) ?? [];
+      const captions = f.getOptions().map((_, k) => {
+        const w = at[k];
+        return w && w.page === page ? nearestLabel(w.bbox, words, { prefer: 'right', others: boxesByPage.get(page) ?? [] }) : '';
+      });
+      const withCaptions = at.length === f.getOptions().length && captions.some(Boolean);
+      out.push({ ...base, type: 'radio', options: f.getOptions(), ...(withCaptions ? { option_labels: captions } : {}), current_value: f.getSelected() ?? '' });
     } else if (f instanceof PDFDropdown || f instanceof PDFOptionList) {
       const multi = f instanceof PDFOptionList || f.isMultiselect();
       out.push({ ...base, type: 'dropdown', options: f.getOptions(), current_value: f.getSelected().join(', '), ...(multi ? { multi: true } : {}) });

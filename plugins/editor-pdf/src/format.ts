@@ -59,7 +59,8 @@ export function formatValue(el: EditElement, value: unknown, raw = false): Forma
   }
   if ((el.type === 'radio' || el.type === 'dropdown') && el.options?.length && text) {
     const fold = (s: string) => s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().trim();
-    const hit = el.options.find((o) => fold(o) === fold(text)) ?? el.options.find((o) => fold(o).startsWith(fold(text)) || fold(text).startsWith(fold(o)));
+    const captioned = el.option_labels?.findIndex((l) => l && fold(l) === fold(text)) ?? -1;
+    const hit = el.options.find((o) => fold(o) === fold(text)) ?? (captioned >= 0 ? el.options[captioned] : undefined) ?? el.options.find((o) => fold(o).startsWith(fold(text)) || fold(text).startsWith(fold(o)));
     if (hit) text = hit;
   }
   // an identifier written with separators ("123-45-6789") that a nine-box comb cannot hold: its characters alone
