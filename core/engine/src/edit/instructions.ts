@@ -33,13 +33,17 @@ const MIN_LABEL = 0.75;
 /** The words of a clause that name an element at its start ("last name" of "last name Doe"), with the score. */
 function leadingLabel(clause: string, elements: EditElement[], vocab: Vocabulary): { label: string; rest: string; score: number } | null {
   const ws = clause.split(/\s+/);
-  let best: { label: string; rest: string; score: number } | null = null;
+  const found: { label: string; rest: string; score: number }[] = [];
   for (let n = 1; n <= Math.min(6, ws.length - 1); n++) {
+    // a label's words end where a number starts ("home telephone (217) 555-0134")
+    if (n > 1 && /^\(?\d/.test(ws[n - 1]!)) break;
     const label = ws.slice(0, n).join(' ');
     const hit = bestElement(label, elements, vocab, { min: MIN_LABEL });
-    if (hit && hit.score >= (best?.score ?? 0)) best = { label, rest: ws.slice(n).join(' '), score: hit.score };
+    if (hit) found.push({ label, rest: ws.slice(n).join(' '), score: hit.score });
   }
-  return best;
+  // the longest run of words that names a field about as well as the best ("first name Jane", not "first")
+  const top = Math.max(0, ...found.map((f) => f.score));
+  return found.filter((f) => f.score >= top - 0.1).pop() ?? null;
 }
 
 /** The option-bearing element a bare value names, if any. */
@@ -73,7 +77,8 @@ function multiOption(previous: string, part: string, elements: EditElement[]): b
 export function statements(instructions: string, elements: EditElement[] = [], vocab: Vocabulary = []): Statement[] {
   const out: Statement[] = [];
   const sentences = instructions
-    .split(/(?<=[.;!?\n])\s+|\n+/)
+    // a full stop before a digit or a small letter ends an abbreviation ("Social security no. 123"), not a sentence
+    .split(/(?<=[;!?\n])\s+|(?<=\.)\s+(?![\p{Ll}\p{N}])|\n+/u)
     .map((c) => c.trim())
     .filter(Boolean);
   const clauses = sentences
@@ -162,8 +167,14 @@ export function applyOffline(instructions: string, elements: EditElement[], voca
       }
     }
     // the best-named element that can hold the value (a date field is passed over for "female")
+    let given = false;
     for (const hit of rankElements(s.label, elements, vocab, { types, taken })) {
-      if (give(hit.element, value, `"${s.text}" gives "${hit.element.label}"`, Math.min(0.95, hit.score))) break;
+      if ((given = give(hit.element, value, `"${s.text}" gives "${hit.element.label}"`, Math.min(0.95, hit.score)))) break;
+    }
+    // "Type of return: original": the one choice among whose options the value is
+    if (!given) {
+      const choices = elements.filter((x) => !taken.has(x.id) && (x.type === 'radio' || (x.type === 'dropdown' && !x.multi)) && optionFor(x, value) !== null);
+      if (choices.length === 1) give(choices[0]!, value, `"${s.text}" names an option of "${choices[0]!.label}"`, 0.7);
     }
   }
   return out;

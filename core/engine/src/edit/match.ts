@@ -40,13 +40,16 @@ function canonicals(phrase: string, vocab: Vocabulary): string[] {
 export function similarity(phrase: string, label: string, vocab: Vocabulary = []): number {
   const a = words(phrase), b = words(label);
   if (!a.length || !b.length) return 0;
-  if (a.join(' ') === b.join(' ')) return 1;
+  if (a.join(' ') === b.join(' ') || (a.length === b.length && a.every((w) => b.includes(w)) && b.every((w) => a.includes(w)))) return 1;
   const ca = canonicals(phrase, vocab), cb = canonicals(label, vocab);
   if (ca.some((c) => cb.includes(c))) return 0.9;
   const sa = new Set(a), sb = new Set(b);
   let common = 0;
   for (const w of sa) if (sb.has(w) || [...sb].some((x) => x.length > 3 && w.length > 3 && (x.startsWith(w) || w.startsWith(x)))) common++;
-  return (2 * common) / (sa.size + sb.size);
+  // a long label that holds every word of the phrase ("Business number" in "1. Business information. Business
+  // number. First 9 digits.") names it, less surely than an equal label
+  const covered = common === sa.size && sa.size > 0 ? 0.7 : 0;
+  return Math.max((2 * common) / (sa.size + sb.size), covered);
 }
 
 /** An AcroForm field's name as words: "Name_First" → "Name First", "form1[0].Page1[0].LegalName[0]" → "Legal Name". */
@@ -57,8 +60,9 @@ export function fieldNameWords(name: string | undefined): string {
 
 /** 0..1: how well a phrase names an element, by its label, else (a little less) by its field's name. */
 export function elementScore(phrase: string, e: EditElement, vocab: Vocabulary = []): number {
-  const byName = e.field_name ? similarity(phrase, fieldNameWords(e.field_name), vocab) * 0.95 : 0;
-  return Math.max(similarity(phrase, e.label, vocab), byName, e.id === phrase ? 1 : 0);
+  const byName = e.field_name ? similarity(phrase, fieldNameWords(e.field_name), vocab) : 0;
+  // the label first; of two equal labels ("nom" twice), the field whose name agrees
+  return Math.max(similarity(phrase, e.label, vocab) + byName * 0.01, byName * 0.95, e.id === phrase ? 1 : 0);
 }
 
 /** The elements a phrase names (at least `min` similar), best first, of the allowed types. */

@@ -48,7 +48,10 @@ export function fitValue(e: EditElement, stated: string | boolean): Fitted | nul
   const text = stated.trim();
   if (!text) return null;
   if (e.type === 'radio' || e.type === 'dropdown') {
-    if (e.type === 'dropdown' && e.multi) return { value: text };
+    if (e.type === 'dropdown' && e.multi) {
+      const chosen = text.split(/\s*[,;]\s*|\s+and\s+/i).map((p) => optionFor(e, p)).filter((o): o is string => o !== null);
+      return chosen.length ? { value: [...new Set(chosen)].join(', ') } : null;
+    }
     const whole = optionFor(e, text);
     if (whole) return { value: whole };
     // "female, born 1990": the first part that names an option
@@ -81,6 +84,8 @@ export function fitValue(e: EditElement, stated: string | boolean): Fitted | nul
       value = compact;
     }
   }
+  // a value longer than the field holds is not for this field (it would be cut)
+  if (e.max_length && [...value].length > e.max_length) return null;
   return { value, ...(note ? { note } : {}) };
 }
 
