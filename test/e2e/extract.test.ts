@@ -467,6 +467,9 @@ describe('extraction API over HTTP', () => {
     assert.equal(desc.status, 200);
     assert.deepEqual(desc.body.fields.map((f: any) => [f.name, f.type]), [['invoice_number', 'string'], ['total_amount', 'number'], ['due_date', 'date'], ['is_paid', 'boolean']]);
     assert.ok(desc.body.fields.every((f: any) => f.suggestionReason));
+    // amounts are typed by the words that name them, dates by the word "date"; "due" alone hints a date
+    const due = await s.json('/api/extract/schemas/generate-from-description', { method: 'POST', json: { description: 'the customer name, the account number, the total amount due, the payment due date, the balance and when it is due' } });
+    assert.deepEqual(due.body.fields.map((f: any) => [f.name, f.type]), [['customer_name', 'string'], ['account_number', 'string'], ['total_amount_due', 'number'], ['payment_due_date', 'date'], ['balance', 'number'], ['when_it_is_due', 'date']]);
     assert.equal((await s.json('/api/extract/schemas/generate-from-description', { method: 'POST', json: { description: 'short' } })).status, 400);
 
     const suggested = await s.json(`/api/extract/suggested-schema?document_id=${invoiceId}`);
@@ -715,6 +718,7 @@ function fakeLlm() {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: JSON.stringify(content) }, finish_reason: 'stop' }], usage: { prompt_tokens: 10, completion_tokens: 10 } }));
       };
+      if (schemaName === 'fields' && /amount due/.test(user)) return reply({ fields: [{ name: 'total_amount_due', type: 'date', description: 'the total amount due' }, { name: 'due_date', type: 'number', description: 'the due date' }, { name: 'vendor', type: 'string', description: 'the vendor' }] });
       if (schemaName === 'fields') return reply({ fields: [{ name: 'invoice_no', type: 'string', description: 'the invoice number', items: null, properties: null }, { name: 'grand_total', type: 'number', description: 'the total' }, { name: 'due', type: 'date', description: 'due date', required: false }] });
       if (/Document "slow/.test(user)) {
         res.on('close', () => closed.push('slow'));
@@ -756,6 +760,9 @@ describe('extraction with an LLM configured', () => {
     const gen = await s.json('/api/extract/schemas/generate-from-description', { method: 'POST', json: { description: 'the invoice number, the grand total and when it is due' } });
     assert.deepEqual(gen.body.fields.map((f: any) => [f.name, f.type]), [['invoice_no', 'string'], ['grand_total', 'number'], ['due', 'date']]);
     assert.match(gen.body.message, /language model/);
+    // a model that types an amount as a date (or a date as a number) is corrected by the words naming the value
+    const due = await s.json('/api/extract/schemas/generate-from-description', { method: 'POST', json: { description: 'the total amount due, the due date and the vendor' } });
+    assert.deepEqual(due.body.fields.map((f: any) => [f.name, f.type]), [['total_amount_due', 'number'], ['due_date', 'date'], ['vendor', 'string']]);
     const run = await s.json('/api/extract/run', { method: 'POST', json: { document_id: docId, description: 'the invoice number, the grand total and when it is due', include_citations: true } });
     assert.equal(run.status, 200, JSON.stringify(run.body));
     assert.deepEqual(run.body.data, { invoice_no: 'INV-1001', grand_total: 1234.56, due: null });

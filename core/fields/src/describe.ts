@@ -11,11 +11,29 @@ const LEAD = /^(?:please\s+)?(?:(?:i|we)(?:'d| would)?\s+(?:need|want|like)\s+(?
 const DETERMINERS = /^(?:the|a|an|all|any|each|every|its|their|his|her|our|your|this|that|these|those|of)\s+/i;
 const TRAILING = /\s+(?:from|in|on|of|for)\s+(?:the|this|that|each|every|a|an)\s+(?:document|invoice|receipt|contract|form|file|pdf|page|statement|resume|cv)\b.*$|\s+(?:if (?:present|any|available|shown|listed)|when (?:present|available))\b.*$|\s*\(.*?\)\s*$/i;
 
-const DATE = /\b(date|dated|deadline|due|expir\w*|birthday|birth|dob|start(?:s|ing)?|end(?:s|ing)?|valid until|issued|signed on)\b/i;
+/** Words that name a date themselves ("due date", "date of birth", "deadline"). */
+const DATE = /\b(date|dates|dated|deadline|birthday|dob)\b/i;
+/** Words that make a date only when nothing names an amount ("due" alone, "expires", "start"; "total amount due" is an amount). */
+const DATE_HINT = /\b(due|expir\w*|birth|start(?:s|ing)?|end(?:s|ing)?|valid until|issued|signed on)\b/i;
 const NUMBER = /\b(amount|total|subtotal|price|cost|costs|fee|fees|sum|balance|tax|vat|gst|salary|wage|rate|percentage|percent|quantity|qty|count|how many|number of|age|weight|height|score|discount|payment amount|deposit|revenue|income|profit|loss|value)\b/i;
 const ID_NUMBER = /\b(invoice|order|account|phone|telephone|fax|reference|customer|policy|tracking|serial|vat|tax id|registration|booking|contract|po|id|iban|routing|social security|passport|license|licence|case|ticket)\s+(number|no|#|id)\b/i;
 const BOOLEAN = /^(?:is|are|was|were|has|have|had|does|do|did|can|will|should|whether)\b/i;
 const LIST = /\b(line items|items|products|list of|skills|languages|positions|jobs|experience|education|parties|signatories|attendees|participants|entries|transactions|charges|services|references)\b/i;
+
+/**
+ * The type the words naming a value give it, or null when they say nothing: a word that names a date
+ * ("date", "deadline", "DOB") makes a date; else an identifier ("invoice number", "account no") a string;
+ * else an amount word ("amount", "total", "balance", "price") a number, before a word that only hints at a
+ * date ("total amount due" is an amount, "due" alone a date).
+ */
+export function typeByWords(phrase: string): 'date' | 'number' | 'string' | null {
+  if (/\b(number of|how many|count of|total number)\b/i.test(phrase)) return 'number';
+  if (DATE.test(phrase)) return 'date';
+  if (ID_NUMBER.test(phrase)) return 'string';
+  if (NUMBER.test(phrase)) return 'number';
+  if (DATE_HINT.test(phrase)) return 'date';
+  return null;
+}
 
 export function fieldsFromDescription(description: string): FieldDefinition[] {
   const text = description.replace(/\s+/g, ' ').trim();
@@ -45,10 +63,7 @@ export function fieldsFromDescription(description: string): FieldDefinition[] {
       name = snakeCase(p);
       if (/\b(number of|how many|count of|total number)\b/i.test(p)) type = 'number';
       else if (LIST.test(p) && !ID_NUMBER.test(p)) type = 'array';
-      else if (DATE.test(p)) type = 'date';
-      else if (ID_NUMBER.test(p)) type = 'string';
-      else if (NUMBER.test(p)) type = 'number';
-      else type = conceptOf({ name, type: 'string' })?.type ?? 'string';
+      else type = typeByWords(p) ?? conceptOf({ name, type: 'string' })?.type ?? 'string';
     }
     name = name.replace(/^list_of_/, '');
     if (seen.has(name) || name === 'field') continue;

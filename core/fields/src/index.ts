@@ -3,7 +3,7 @@ export type { PrebuiltSchema, PrebuiltCategory } from './prebuilt.js';
 export { CONCEPTS, concept, conceptOf, conceptsOfPhrase, conceptsOfWords, tokenize, splitName, words, isStop } from './concepts.js';
 export type { Concept, Token } from './concepts.js';
 export { snakeCase } from './names.js';
-export { fieldsFromDescription } from './describe.js';
+export { fieldsFromDescription, typeByWords } from './describe.js';
 export { normaliseValue, normaliseText, coerceValue, scanTyped, coverage } from './parse/value.js';
 export type { Coerced, FieldType, ParseContext, StringFormat, TypedMatch } from './parse/value.js';
 export { parseNumber, scanNumbers } from './parse/number.js';

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { PDFButton, PDFCheckBox, PDFDict, PDFDocument, PDFDropdown, PDFHexString, PDFName, PDFOptionList, PDFRadioGroup, PDFSignature, PDFStream, PDFString, PDFTextField, StandardFonts, decodePDFRawStream } from 'pdf-lib';
 import type { PDFField, PDFFont, PDFPage, PDFRawStream } from 'pdf-lib';
 import { errors } from '@quire/core';
-import type { BBox, EditElement, EditFillValue, EditLayout } from '@quire/core';
+import type { BBox, EditElement, EditFillValue, EditLayout, Word } from '@quire/core';
 import { humanName, labelWords, nearestLabel, refineTextType } from './labels.js';
 import { formatValue } from './format.js';
 
@@ -90,6 +90,30 @@ function widgetPages(doc: PDFDocument, pages: PDFPage[]): Map<PDFDict, number> {
   return m;
 }
 
+const letters = (t: string) => t.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/**
+ * The printed words near a field (above or below it, across its width) that spell the field's own name
+ * ("prénom" under the field A.PRENOM, "EYES" under Eyes): on forms whose captions sit under the boxes the
+ * nearest line above is another field's caption, and the name settles which caption is this field's.
+ */
+function namedNearby(box: BBox, words: Word[], name: string): string {
+  const want = letters(name);
+  if (want.length < 3) return '';
+  const reach = Math.max(20, box.height * 1.5);
+  const near = words
+    .filter((w) => w.bbox.x < box.x + box.width + 10 && w.bbox.x + w.bbox.width > box.x - 10 && w.bbox.y < box.y + box.height + reach && w.bbox.y + w.bbox.height > box.y - reach)
+    .sort((a, b) => a.bbox.y - b.bbox.y || a.bbox.x - b.bbox.x);
+  for (let i = 0; i < near.length; i++) {
+    for (let n = 1; n <= 3 && i + n <= near.length; n++) {
+      const run = near.slice(i, i + n);
+      if (run.some((w) => Math.abs(w.bbox.y - run[0]!.bbox.y) > 3)) break;
+      if (letters(run.map((w) => w.text).join('')) === want) return run.map((w) => w.text).join(' ');
+    }
+  }
+  return '';
+}
+
 export interface DetectOptions {
   layout?: EditLayout;
   include_checkboxes?: boolean;
@@ -120,10 +144,12 @@ export function detectFields(doc: PDFDocument, opts: DetectOptions): EditElement
     const page = first?.page ?? 1;
     const onPage = at.filter((a) => a.page === page).map((a) => a.bbox);
     const bbox = onPage.length ? union(onPage) : { x: 0, y: 0, width: 0, height: 0 };
-    const tooltip = text(f.acroField.dict.lookup(PDFName.of('TU')))?.trim() || null;
+    // a tooltip names the field when it has a word in it ("[2]" does not)
+    const tip = text(f.acroField.dict.lookup(PDFName.of('TU')))?.trim() || null;
+    const tooltip = tip && /\p{L}{2}/u.test(tip) ? tip : null;
     const isChoice = f instanceof PDFCheckBox || f instanceof PDFRadioGroup;
     const printed = () => (first ? nearestLabel(f instanceof PDFRadioGroup ? first.bbox : bbox, wordsByPage.get(page) ?? [], { prefer: f instanceof PDFCheckBox ? 'right' : 'left', others: boxesByPage.get(page) ?? [] }) : '');
-    const label = tooltip || printed() || humanName(name);
+    const label = tooltip || (first ? namedNearby(bbox, wordsByPage.get(page) ?? [], humanName(name)) : '') || printed() || humanName(name);
     const base = { id: name, field_name: name, label, page, bbox, required: f.isRequired(), source: 'acroform' as const };
     if (f instanceof PDFTextField) {
       let value = '';
@@ -139,7 +165,14 @@ export function detectFields(doc: PDFDocument, opts: DetectOptions): EditElement
       const checked = f.isChecked();
       out.push({ ...base, type: 'checkbox', checked, current_value: checked ? 'true' : 'false' });
     } else if (f instanceof PDFRadioGroup) {
-      out.push({ ...base, type: 'radio', options: f.getOptions(), current_value: f.getSelected() ?? '' });
+      // each button's caption (printed right of it, else left), in the order of the options
+      const words = wordsByPage.get(page) ?? [];
+      const captions = f.getOptions().map((_, k) => {
+        const w = at[k];
+        return w && w.page === page ? nearestLabel(w.bbox, words, { prefer: 'right', others: boxesByPage.get(page) ?? [] }) : '';
+      });
+      const withCaptions = at.length === f.getOptions().length && captions.some(Boolean);
+      out.push({ ...base, type: 'radio', options: f.getOptions(), ...(withCaptions ? { option_labels: captions } : {}), current_value: f.getSelected() ?? '' });
     } else if (f instanceof PDFDropdown || f instanceof PDFOptionList) {
       const multi = f instanceof PDFOptionList || f.isMultiselect();
       out.push({ ...base, type: 'dropdown', options: f.getOptions(), current_value: f.getSelected().join(', '), ...(multi ? { multi: true } : {}) });

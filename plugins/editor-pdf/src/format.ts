@@ -1,6 +1,7 @@
 /**
- * Values written the way the field asks: dates in the form's pattern, numbers as digits, text cut to the
- * field's maximum length (a combed field has one box a character). What cannot be formatted is written as
+ * Values written the way the field asks: dates in the form's pattern, numbers as digits, an identifier
+ * without its separators when only that fits the field's maximum length, other text cut to that length (a
+ * combed field has one box a character). What cannot be formatted is written as
  * given, with a warning naming the field.
  */
 import { parseBoolean, parseDate, parseNumber } from '@quire/fields';
@@ -58,10 +59,16 @@ export function formatValue(el: EditElement, value: unknown, raw = false): Forma
   }
   if ((el.type === 'radio' || el.type === 'dropdown') && el.options?.length && text) {
     const fold = (s: string) => s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().trim();
-    const hit = el.options.find((o) => fold(o) === fold(text)) ?? el.options.find((o) => fold(o).startsWith(fold(text)) || fold(text).startsWith(fold(o)));
+    const captioned = el.option_labels?.findIndex((l) => l && fold(l) === fold(text)) ?? -1;
+    const hit = el.options.find((o) => fold(o) === fold(text)) ?? (captioned >= 0 ? el.options[captioned] : undefined) ?? el.options.find((o) => fold(o).startsWith(fold(text)) || fold(text).startsWith(fold(o)));
     if (hit) text = hit;
   }
-  if (el.max_length && text.length > el.max_length) {
+  // an identifier written with separators ("123-45-6789") that a nine-box comb cannot hold: its characters alone
+  if (el.max_length && [...text].length > el.max_length && /^\+?[\d\s\-./()]+$/.test(text)) {
+    const compact = text.replace(/[\s\-./()]+/g, '');
+    if ([...compact].length <= el.max_length) text = compact;
+  }
+  if (el.max_length && [...text].length > el.max_length) {
     warning = `${el.label || el.id}: value cut to the field's ${el.max_length} characters`;
     text = [...text].slice(0, el.max_length).join('');
   }

@@ -52,6 +52,14 @@ function run(sorted: Word[], fromEnd: boolean): string {
   return (fromEnd ? out.reverse() : out).map((w) => w.text).join(' ');
 }
 
+/**
+ * Letters that are not a label: single characters apart ("N I", "C", "Y" — the letters of a word printed
+ * vertically beside the fields, or of a comb's guide). A label has a word of two letters or more.
+ */
+export function scattered(label: string): boolean {
+  return !/[\p{L}\p{N}]{2}/u.test(label);
+}
+
 export interface LabelOptions {
   /** where the caption is looked for first */
   prefer: 'left' | 'right';
@@ -90,7 +98,7 @@ export function nearestLabel(box: BBox, words: Word[], opts: LabelOptions): stri
   const order = opts.prefer === 'right' ? [right, left, above] : [left, above];
   for (const f of order) {
     const t = f();
-    if (t && /[\p{L}\p{N}]/u.test(t)) return t;
+    if (t && /[\p{L}\p{N}]/u.test(t) && !scattered(t)) return t;
   }
   return '';
 }

@@ -7,7 +7,8 @@
  */
 import type { EditElement, LlmPlugin } from '@quire/core';
 import { scanDates } from '@quire/fields';
-import { bestElement } from './match.js';
+import { bestElement, fold, rankElements } from './match.js';
+import { fitValue, optionFor } from './values.js';
 import type { Vocabulary } from './match.js';
 
 export interface Derived {
@@ -22,18 +23,71 @@ interface Statement {
   value: string | boolean;
   checkbox: boolean;
   text: string;
+  /** a bare value that names an option of a radio or dropdown ("female") */
+  option?: boolean;
 }
 
-/** Statements of the instructions, in order. */
-export function statements(instructions: string): Statement[] {
+const KEYWORD = /^(?:and\s+)?(?:i|my|our|i'm|born|check|tick|uncheck|untick|please|set|fill)\b/i;
+const MIN_LABEL = 0.75;
+
+/** The words of a clause that name an element at its start ("last name" of "last name Doe"), with the score. */
+function leadingLabel(clause: string, elements: EditElement[], vocab: Vocabulary): { label: string; rest: string; score: number } | null {
+  const ws = clause.split(/\s+/);
+  const found: { label: string; rest: string; score: number }[] = [];
+  for (let n = 1; n <= Math.min(6, ws.length - 1); n++) {
+    // a label's words end where a number starts ("home telephone (217) 555-0134")
+    if (n > 1 && /^\(?\d/.test(ws[n - 1]!)) break;
+    const label = ws.slice(0, n).join(' ');
+    const hit = bestElement(label, elements, vocab, { min: MIN_LABEL });
+    if (hit) found.push({ label, rest: ws.slice(n).join(' '), score: hit.score });
+  }
+  // the longest run of words that names a field about as well as the best ("first name Jane", not "first")
+  const top = Math.max(0, ...found.map((f) => f.score));
+  return found.filter((f) => f.score >= top - 0.1).pop() ?? null;
+}
+
+/** The option-bearing element a bare value names, if any. */
+const optionElement = (value: string, elements: EditElement[]) => elements.find((e) => (e.type === 'radio' || (e.type === 'dropdown' && !e.multi)) && optionFor(e, value) !== null);
+
+/**
+ * Cuts a sentence at its commas and "and"s where a new statement starts: a statement word ("my", "born",
+ * "check"), words naming an element of the form ("last name Doe"), or an option of one ("female"). Other
+ * commas stay inside the value ("12 Elm Street, Apt 4").
+ */
+function clausesOf(sentence: string, elements: EditElement[], vocab: Vocabulary): string[] {
+  const parts = sentence.split(/\s*,\s+|\s+and\s+/i);
+  const seps = sentence.match(/\s*,\s+|\s+and\s+/gi) ?? [];
+  const out: string[] = [];
+  parts.forEach((part, i) => {
+    const p = part.trim();
+    if (!p) return;
+    const starts = i === 0 || KEYWORD.test(p) || (elements.length > 0 && (leadingLabel(p, elements, vocab) !== null || (/^(?::|=)/.test(p) === false && optionElement(p, elements) !== undefined && !multiOption(out[out.length - 1] ?? '', p, elements))));
+    if (starts || !out.length) out.push(p);
+    else out[out.length - 1] += `${seps[i - 1] ?? ', '}${p}`;
+  });
+  return out;
+}
+
+/** "Planets: Earth, Mars": a value that continues a list of options of one multi-choice element. */
+function multiOption(previous: string, part: string, elements: EditElement[]): boolean {
+  return elements.some((e) => e.type === 'dropdown' && e.multi && optionFor(e, part) !== null && previous.split(/[\s,:]+/).some((w) => optionFor(e, w) !== null));
+}
+
+/** Statements of the instructions, in order; with the form's elements, clauses are cut where they name one. */
+export function statements(instructions: string, elements: EditElement[] = [], vocab: Vocabulary = []): Statement[] {
   const out: Statement[] = [];
-  const clauses = instructions
-    .split(/(?<=[.;!?\n])\s+|\n+|,\s+(?=(?:and\s+)?(?:i|my|i'm|born|check|tick|uncheck|please|date|set|fill)\b)|\s+and\s+(?=(?:i|my|i'm|born|check|tick|uncheck)\b)/i)
+  const sentences = instructions
+    // a full stop before a digit or a small letter ends an abbreviation ("Social security no. 123"), not a sentence
+    .split(/(?<=[;!?\n])\s+|(?<=\.)\s+(?![\p{Ll}\p{N}])|\n+/u)
+    .map((c) => c.trim())
+    .filter(Boolean);
+  const clauses = sentences
+    .flatMap((sentence) => (elements.length ? clausesOf(sentence.replace(/[.;!]+$/, ''), elements, vocab) : sentence.split(/,\s+(?=(?:and\s+)?(?:i|my|i'm|born|check|tick|uncheck|please|date|set|fill)\b)|\s+and\s+(?=(?:i|my|i'm|born|check|tick|uncheck)\b)/i)))
     .map((c) => c.trim().replace(/[.;!]+$/, '').trim())
     .filter(Boolean);
   for (const c of clauses) {
     let m: RegExpExecArray | null;
-    if ((m = /^(?:please\s+)?(check|tick|select|mark|uncheck|untick|clear)\s+(?:the\s+)?(?:box\s+)?(?:for\s+|of\s+|that says\s+)?(.+)$/i.exec(c))) {
+    if ((m = /^(?:and\s+)?(?:please\s+)?(check|tick|select|mark|uncheck|untick|clear)\s+(?:the\s+)?(?:box\s+)?(?:for\s+|of\s+|that says\s+)?(.+)$/i.exec(c))) {
       out.push({ label: m[2]!, value: !/^un|clear/i.test(m[1]!), checkbox: true, text: c });
       continue;
     }
@@ -51,6 +105,17 @@ export function statements(instructions: string): Statement[] {
       out.push({ label: m[2]!, value: !m[1], checkbox: true, text: c });
       continue;
     }
+    // "last name Doe": words naming an element, then its value
+    const lead = elements.length ? leadingLabel(c.replace(/^(?:and\s+)?(?:my|our|the)\s+/i, ''), elements, vocab) : null;
+    if (lead && lead.rest) {
+      out.push({ label: lead.label, value: lead.rest, checkbox: false, text: c });
+      continue;
+    }
+    // "female": an option of a radio or dropdown on its own
+    if (optionElement(c, elements)) {
+      out.push({ label: '', value: c, checkbox: false, option: true, text: c });
+      continue;
+    }
     // "date of birth 1990-04-01": a label followed by a date
     const d = scanDates(c)[0];
     if (d && d.start > 0) out.push({ label: c.slice(0, d.start).trim(), value: c.slice(d.start, d.end), checkbox: false, text: c });
@@ -58,31 +123,36 @@ export function statements(instructions: string): Statement[] {
   return out;
 }
 
-/** The elements the statements name, with the value and why. */
+/**
+ * The elements the statements name, with the value and why. A value goes only into an element that can hold
+ * it (fitValue): the best-named element of a kind that takes it, the part of it that element takes.
+ */
 export function applyOffline(instructions: string, elements: EditElement[], vocab: Vocabulary, taken = new Set<string>()): Derived[] {
   const out: Derived[] = [];
-  for (const s of statements(instructions)) {
+  const give = (e: EditElement, stated: string | boolean, why: string, confidence: number) => {
+    const fit = fitValue(e, stated);
+    if (!fit) return false;
+    taken.add(e.id);
+    out.push({ elementId: e.id, value: fit.value, reasoning: fit.note ? `${why} (${fit.note})` : why, confidence });
+    return true;
+  };
+  for (const s of statements(instructions, elements, vocab)) {
     if (s.checkbox) {
       const hit = bestElement(s.label, elements, vocab, { types: ['checkbox'], taken });
       if (hit) {
-        taken.add(hit.element.id);
-        out.push({ elementId: hit.element.id, value: s.value, reasoning: `"${s.text}" ${s.value ? 'checks' : 'unchecks'} "${hit.element.label}"`, confidence: Math.min(0.95, hit.score) });
+        give(hit.element, s.value, `"${s.text}" ${s.value ? 'checks' : 'unchecks'} "${hit.element.label}"`, Math.min(0.95, hit.score));
       } else {
         // "I am a citizen of X": a radio or dropdown option may say it
-        const opt = elements.find((e) => !taken.has(e.id) && e.options?.some((o) => o.toLowerCase() === s.label.toLowerCase()));
-        if (opt) {
-          taken.add(opt.id);
-          out.push({ elementId: opt.id, value: opt.options!.find((o) => o.toLowerCase() === s.label.toLowerCase())!, reasoning: `"${s.text}" chooses an option of "${opt.label}"`, confidence: 0.8 });
-        }
+        const opt = elements.find((e) => !taken.has(e.id) && (e.type === 'radio' || e.type === 'dropdown') && optionFor(e, s.label) !== null && fold(optionFor(e, s.label)!) !== '');
+        if (opt) give(opt, s.label, `"${s.text}" chooses an option of "${opt.label}"`, 0.8);
       }
       continue;
     }
     const value = String(s.value).trim();
     const types: EditElement['type'][] = ['text_field', 'date_field', 'number_field', 'dropdown', 'radio'];
-    const hit = bestElement(s.label, elements, vocab, { types, taken });
-    if (hit) {
-      taken.add(hit.element.id);
-      out.push({ elementId: hit.element.id, value, reasoning: `"${s.text}" gives "${hit.element.label}"`, confidence: Math.min(0.95, hit.score) });
+    if (s.option) {
+      const e = elements.find((x) => !taken.has(x.id) && (x.type === 'radio' || (x.type === 'dropdown' && !x.multi)) && optionFor(x, value) !== null);
+      if (e) give(e, value, `"${s.text}" is an option of "${e.label}"`, 0.8);
       continue;
     }
     // a full name for a form that asks first and last name apart
@@ -90,11 +160,21 @@ export function applyOffline(instructions: string, elements: EditElement[], voca
       const parts = value.split(/\s+/);
       const first = bestElement('first name', elements, vocab, { types, taken, min: 0.8 });
       const last = bestElement('last name', elements, vocab, { types, taken, min: 0.8 });
-      if (first && last && parts.length >= 2) {
-        taken.add(first.element.id).add(last.element.id);
-        out.push({ elementId: first.element.id, value: parts.slice(0, -1).join(' '), reasoning: `"${s.text}": the first name`, confidence: 0.8 });
-        out.push({ elementId: last.element.id, value: parts[parts.length - 1]!, reasoning: `"${s.text}": the last name`, confidence: 0.8 });
+      if (first && last && first.element.id !== last.element.id && parts.length >= 2) {
+        give(first.element, parts.slice(0, -1).join(' '), `"${s.text}": the first name`, 0.8);
+        give(last.element, parts[parts.length - 1]!, `"${s.text}": the last name`, 0.8);
+        continue;
       }
+    }
+    // the best-named element that can hold the value (a date field is passed over for "female")
+    let given = false;
+    for (const hit of rankElements(s.label, elements, vocab, { types, taken })) {
+      if ((given = give(hit.element, value, `"${s.text}" gives "${hit.element.label}"`, Math.min(0.95, hit.score)))) break;
+    }
+    // "Type of return: original": the one choice among whose options the value is
+    if (!given) {
+      const choices = elements.filter((x) => !taken.has(x.id) && (x.type === 'radio' || (x.type === 'dropdown' && !x.multi)) && optionFor(x, value) !== null);
+      if (choices.length === 1) give(choices[0]!, value, `"${s.text}" names an option of "${choices[0]!.label}"`, 0.7);
     }
   }
   return out;
@@ -121,8 +201,16 @@ export async function applyLlm(llm: LlmPlugin, instructions: string, elements: E
   } catch {
     return [];
   }
-  const ids = new Set(elements.map((e) => e.id));
-  return (parsed.fills ?? [])
-    .filter((f) => typeof f.elementId === 'string' && ids.has(f.elementId) && f.value !== null && f.value !== undefined)
-    .map((f) => ({ elementId: f.elementId as string, value: typeof f.value === 'boolean' ? f.value : String(f.value), reasoning: typeof f.reasoning === 'string' ? f.reasoning : 'mapped by the language model', confidence: 0.85 }));
+  const byId = new Map(elements.map((e) => [e.id, e]));
+  const out: Derived[] = [];
+  for (const f of parsed.fills ?? []) {
+    const e = typeof f.elementId === 'string' ? byId.get(f.elementId) : undefined;
+    if (!e || f.value === null || f.value === undefined) continue;
+    // a value the element cannot hold (a name for a date field) is dropped, a longer one narrowed
+    const fit = fitValue(e, typeof f.value === 'boolean' ? f.value : String(f.value));
+    if (!fit) continue;
+    const why = typeof f.reasoning === 'string' ? f.reasoning : 'mapped by the language model';
+    out.push({ elementId: e.id, value: fit.value, reasoning: fit.note ? `${why} (${fit.note})` : why, confidence: 0.85 });
+  }
+  return out;
 }

@@ -20,6 +20,7 @@ import { cleanFileName } from '../services/file-names.js';
 import { applyLlm, applyOffline } from './instructions.js';
 import { bestElement, fold } from './match.js';
 import type { Vocabulary } from './match.js';
+import { sameValue } from './values.js';
 
 export const EDIT_PIPELINE = 'edit';
 export const EDIT_FORMATS = ['pdf', 'png', 'jpg', 'jpeg'];
@@ -213,7 +214,7 @@ export async function runEditJob(rt: Engine, id: string, signal: AbortSignal): P
     .filter((v) => byId.has(v.elementId))
     .map((v) => {
       const e = byId.get(v.elementId)!;
-      return { elementId: v.elementId, field_name: e.label || e.id, value: applied.get(v.elementId) ?? v.value, page: e.page, bbox: e.bbox, confidence: v.confidence, source: v.source, reasoning: v.reasoning, applied: applied.has(v.elementId) };
+      return { elementId: v.elementId, field_name: e.label || e.id, value: applied.get(v.elementId) ?? v.value, requested: v.value, page: e.page, bbox: e.bbox, confidence: v.confidence, source: v.source, reasoning: v.reasoning, applied: applied.has(v.elementId) };
     });
   const now = new Date();
   const edit: EditRecord = {
@@ -245,6 +246,7 @@ export async function runEditJob(rt: Engine, id: string, signal: AbortSignal): P
 }
 
 const norm = (s: unknown) => fold(String(s ?? '')).replace(/[\s.,:;/\\\-_'"()]+/g, '');
+const shown = (v: unknown) => (Array.isArray(v) ? v.join(', ') : String(v));
 
 /**
  * Re-reads the output: AcroForm fields through the editor (pdf-lib), blanks of flat pages by parsing the
@@ -254,7 +256,7 @@ const norm = (s: unknown) => fold(String(s ?? '')).replace(/[\s.,:;/\\\-_'"()]+/
 export async function verifyEdit(rt: Engine, edit: EditRecord, doc: DocumentRecord, elements: EditElement[]): Promise<{ pass: boolean; warnings: string[]; checkedFields: string[] }> {
   const editor = rt.registry.get('editor');
   const byId = new Map(elements.map((e) => [e.id, e]));
-  const filled = edit.filled_elements as { elementId: string; value: unknown; field_name: string; applied: boolean }[];
+  const filled = edit.filled_elements as { elementId: string; value: unknown; requested?: unknown; field_name: string; applied: boolean }[];
   const warnings: string[] = [];
   const checked: string[] = [];
   await withLocalFile(rt.storage, edit.output_key, async (p) => {
@@ -271,14 +273,19 @@ export async function verifyEdit(rt: Engine, edit: EditRecord, doc: DocumentReco
         continue;
       }
       if (e.source === 'acroform' && (e.field_name ?? e.id) in fieldValues) {
+        // the file's value against the value asked for (not the one written: a value cut to the field's
+        // length was written as cut, and is still not the one asked for)
         const got = fieldValues[e.field_name ?? e.id];
-        const want = f.value;
-        const ok = typeof got === 'boolean' ? String(got) === String(want) : Array.isArray(got) ? norm(got.join(',')) === norm(want) : norm(got) === norm(want);
-        if (!ok) warnings.push(`${name}: expected "${String(want)}", the file has "${String(got)}"`);
+        const want = f.requested ?? f.value;
+        if (!sameValue(e, got, want)) warnings.push(`${name}: expected "${shown(want)}", the file has "${shown(got)}"`);
         continue;
       }
       if (e.source === 'acroform') {
         warnings.push(`${name}: the field is no longer in the form (flattened); checked as text`);
+      }
+      if (f.requested !== undefined && !sameValue(e, f.value, f.requested)) {
+        warnings.push(`${name}: expected "${shown(f.requested)}", written as "${shown(f.value)}"`);
+        continue;
       }
       if (e.type !== 'checkbox' && doc.file_type !== 'pdf' && editor.cropImage && rt.registry.tryGet('ocr')) {
         // an image: OCR of the filled box alone (a page's OCR often skips text inside frames)

@@ -19,6 +19,8 @@ const BUILTIN: { canonical_term: string; aliases: string[] }[] = [
   { canonical_term: 'phone', aliases: ['telephone', 'phone number', 'tel', 'mobile'] },
   { canonical_term: 'zip', aliases: ['postal code', 'postcode', 'zip code'] },
   { canonical_term: 'us citizen', aliases: ['united states citizen', 'american citizen', 'citizen of the united states'] },
+  { canonical_term: 'social security number', aliases: ['ssn', 'social security no', 'social security', 'social insurance number', 'sin'] },
+  { canonical_term: 'middle name', aliases: ['middle initial'] },
 ];
 
 export type Vocabulary = { canonical_term: string; aliases: string[] }[];
@@ -38,23 +40,41 @@ function canonicals(phrase: string, vocab: Vocabulary): string[] {
 export function similarity(phrase: string, label: string, vocab: Vocabulary = []): number {
   const a = words(phrase), b = words(label);
   if (!a.length || !b.length) return 0;
-  if (a.join(' ') === b.join(' ')) return 1;
+  if (a.join(' ') === b.join(' ') || (a.length === b.length && a.every((w) => b.includes(w)) && b.every((w) => a.includes(w)))) return 1;
   const ca = canonicals(phrase, vocab), cb = canonicals(label, vocab);
   if (ca.some((c) => cb.includes(c))) return 0.9;
   const sa = new Set(a), sb = new Set(b);
   let common = 0;
   for (const w of sa) if (sb.has(w) || [...sb].some((x) => x.length > 3 && w.length > 3 && (x.startsWith(w) || w.startsWith(x)))) common++;
-  return (2 * common) / (sa.size + sb.size);
+  // a long label that holds every word of the phrase ("Business number" in "1. Business information. Business
+  // number. First 9 digits.") names it, less surely than an equal label
+  const covered = common === sa.size && sa.size > 0 ? 0.7 : 0;
+  return Math.max((2 * common) / (sa.size + sb.size), covered);
+}
+
+/** An AcroForm field's name as words: "Name_First" → "Name First", "form1[0].Page1[0].LegalName[0]" → "Legal Name". */
+export function fieldNameWords(name: string | undefined): string {
+  const last = (name ?? '').split('.').filter(Boolean).pop() ?? '';
+  return last.replace(/\[\d+\]/g, '').replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[_\-]+/g, ' ').trim();
+}
+
+/** 0..1: how well a phrase names an element, by its label, else (a little less) by its field's name. */
+export function elementScore(phrase: string, e: EditElement, vocab: Vocabulary = []): number {
+  const byName = e.field_name ? similarity(phrase, fieldNameWords(e.field_name), vocab) : 0;
+  // the label first; of two equal labels ("nom" twice), the field whose name agrees
+  return Math.max(similarity(phrase, e.label, vocab) + byName * 0.01, byName * 0.95, e.id === phrase ? 1 : 0);
+}
+
+/** The elements a phrase names (at least `min` similar), best first, of the allowed types. */
+export function rankElements(phrase: string, elements: EditElement[], vocab: Vocabulary, opts: { types?: EditElement['type'][]; min?: number; taken?: Set<string> } = {}): { element: EditElement; score: number }[] {
+  return elements
+    .filter((e) => (!opts.types || opts.types.includes(e.type)) && !opts.taken?.has(e.id))
+    .map((element) => ({ element, score: elementScore(phrase, element, vocab) }))
+    .filter((x) => x.score >= (opts.min ?? 0.5))
+    .sort((a, b) => b.score - a.score);
 }
 
 /** The element a phrase names best (at least `min` similar), of the allowed types. */
 export function bestElement(phrase: string, elements: EditElement[], vocab: Vocabulary, opts: { types?: EditElement['type'][]; min?: number; taken?: Set<string> } = {}): { element: EditElement; score: number } | null {
-  let best: { element: EditElement; score: number } | null = null;
-  for (const e of elements) {
-    if (opts.types && !opts.types.includes(e.type)) continue;
-    if (opts.taken?.has(e.id)) continue;
-    const score = Math.max(similarity(phrase, e.label, vocab), e.id === phrase ? 1 : 0);
-    if (score > (best?.score ?? 0)) best = { element: e, score };
-  }
-  return best && best.score >= (opts.min ?? 0.5) ? best : null;
+  return rankElements(phrase, elements, vocab, opts)[0] ?? null;
 }

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { errors } from '@quire/core';
 import type { FieldDefinition, Owned, SchemaRecord } from '@quire/core';
-import { PREBUILT_SCHEMAS, fieldsFromDescription } from '@quire/fields';
+import { PREBUILT_SCHEMAS, fieldsFromDescription, typeByWords } from '@quire/fields';
 import type { PrebuiltSchema } from '@quire/fields';
 import type { AuthInfo } from '../accounts/access.js';
 import type { EngineContext as Engine } from '../context.js';
@@ -228,7 +228,7 @@ export async function fieldsForDescription(rt: Engine, description: string, sett
       const parsed = JSON.parse(res.content) as { fields?: unknown[] };
       const cleaned = (parsed.fields ?? []).map((f) => dropNulls(f));
       const checked = FieldList.safeParse(cleaned);
-      if (checked.success) return { fields: normaliseFields(checked.data), method: 'llm' };
+      if (checked.success) return { fields: normaliseFields(checked.data).map(typedByName), method: 'llm' };
       rt.logger.warn({ issues: checked.error.issues.slice(0, 3) }, 'LLM field generation gave invalid fields; using the offline rules');
     } catch (e) {
       if (signal?.aborted) throw e;
@@ -236,6 +236,17 @@ export async function fieldsForDescription(rt: Engine, description: string, sett
     }
   }
   return { fields: fieldsFromDescription(description), method: 'offline' };
+}
+
+/**
+ * A model's date for a value its words name as an amount ("total amount due"), or its number for one they
+ * name as a date, takes the type of the words (its name and description); other types stand.
+ */
+function typedByName(f: FieldDefinition): FieldDefinition {
+  if (f.type !== 'date' && f.type !== 'number') return f;
+  const byName = typeByWords(f.name.replace(/_/g, ' '));
+  const byWords = byName ?? typeByWords(f.description ?? '');
+  return (byWords === 'date' || byWords === 'number') && byWords !== f.type ? { ...f, type: byWords } : f;
 }
 
 function dropNulls(v: unknown): unknown {

@@ -428,6 +428,8 @@ export interface EditElement {
   format?: string;
   checked?: boolean;
   options?: string[];
+  /** radios: the caption printed beside each option's button, in the order of options ('' when none) */
+  option_labels?: string[];
   multi?: boolean;
   max_length?: number;
   comb?: boolean;
