@@ -77,7 +77,7 @@ export default definePlugin({
       pool,
       async recognize(imagePath, options) {
         check.checkLanguage(options.language);
-        return pool.recognize(imagePath, options);
+        return { ...(await pool.recognize(imagePath, options)), engine: 'ppocr' };
       },
       languages: () => check.languages(),
       health: () => pool.health(),

@@ -21,8 +21,8 @@ type Ort = typeof import('onnxruntime-node');
 type Session = import('onnxruntime-node').InferenceSession;
 type Tensor = import('onnxruntime-node').Tensor;
 
-/** Languages the bundled models read: the PP-OCRv4 Chinese model, whose dictionary has Latin letters, digits and punctuation too. */
-export const PPOCR_LANGUAGES = ['chi_sim', 'eng'] as const;
+/** Languages the bundled models read: the PP-OCRv4 Chinese model, whose dictionary has Latin letters, digits and punctuation too, and most common traditional characters beside the simplified ones. */
+export const PPOCR_LANGUAGES = ['chi_sim', 'chi_tra', 'eng'] as const;
 /** The recogniser's input height (PP-OCRv3/v4 models: 3 × 48 × W). */
 export const REC_HEIGHT = 48;
 /** The narrowest recognition batch (PaddleOCR's 320) and the widest (longer boxes are squeezed). */

@@ -101,7 +101,7 @@ test('a skewed line is read along its direction', async () => {
 
 test('languages: the ones the models read; another is refused clearly', async () => {
   const ocr = await make();
-  assert.deepEqual(await ocr.languages(), ['chi_sim', 'eng']);
+  assert.deepEqual(await ocr.languages(), ['chi_sim', 'chi_tra', 'eng']);
   await assert.rejects(ocr.recognize(receipt('lang.png'), { language: 'deu' }), (e: unknown) => isQuireError(e) && e.code === 'VALIDATION_ERROR' && /deu/.test(e.message) && /eng/.test(e.message));
   await assert.rejects(ocr.recognize(receipt('lang2.png'), { language: 'eng+rus' }), (e: unknown) => isQuireError(e) && e.code === 'VALIDATION_ERROR' && /rus/.test(e.message));
 });
@@ -155,7 +155,7 @@ test('loads through the plugin API and becomes the active ocr plugin when select
   await registry.start();
   try {
     const ocr = registry.get('ocr');
-    assert.deepEqual(await ocr.languages(), ['chi_sim', 'eng']);
+    assert.deepEqual(await ocr.languages(), ['chi_sim', 'chi_tra', 'eng']);
     assert.equal((await ocr.health!()).ok, true);
   } finally {
     await registry.close();
