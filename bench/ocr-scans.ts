@@ -54,6 +54,7 @@ for (const engine of engines) {
   for (const e of scans) {
     const file = path.join(root, e.path);
     const t0 = performance.now();
+    if (process.env.BENCH_VERBOSE) console.error(`${engine} ${e.id}`);
     try {
       const reader = registry.readerFor(e.format).instance;
       const doc = await reader.read({ path: file, name: path.basename(file), format: e.format, size: fs.statSync(file).size, documentId: e.id }, { ocr: { enabled: 'auto', language: 'eng' } });

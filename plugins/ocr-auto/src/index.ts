@@ -13,7 +13,8 @@ export interface OcrRouter extends OcrPlugin {
 /**
  * The router over the two built-in engines. A request goes to PP-OCR when every language it asks for (tesseract
  * codes joined with +) is one PP-OCR reads (its `languages()`: English and Chinese), to tesseract otherwise
- * (other languages, and `auto`, where tesseract picks the script). When PP-OCR cannot run (its plugin did not
+ * (other languages, and `auto`, where tesseract picks the script), and images PP-OCR does not decode (TIFF) to
+ * tesseract too. When PP-OCR cannot run (its plugin did not
  * start, the models or onnxruntime cannot be loaded) everything goes to tesseract and the reason is logged once.
  * Each result says which engine read it (`engine`).
  */
@@ -64,8 +65,11 @@ export function createRouter(engines: { tesseract?: Engine; ppocr?: Engine }, de
       try {
         return { ...(await ppocr!.recognize(imagePath, { ...options, language })), engine: 'ppocr' };
       } catch (e) {
+        if (options.signal?.aborted || !isQuireError(e)) throw e;
+        // an image format PP-OCR does not decode (TIFF): tesseract reads it (and its pages)
+        if ((e.details as { undecodable?: boolean } | undefined)?.undecodable) return withTesseract(imagePath, { ...options, language });
         // a model or runtime that cannot be used (not a bad image): tesseract from now on
-        if (!(isQuireError(e) && e.code === 'SERVICE_UNAVAILABLE' && (e as { retryable?: boolean }).retryable === false) || options.signal?.aborted) throw e;
+        if (!(e.code === 'SERVICE_UNAVAILABLE' && (e as { retryable?: boolean }).retryable === false)) throw e;
         ppocrDown = Promise.resolve(down(e.message));
         return withTesseract(imagePath, { ...options, language });
       }
