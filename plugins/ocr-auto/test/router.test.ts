@@ -75,7 +75,7 @@ test('an image ppocr does not decode (TIFF) goes to tesseract; other ppocr error
   const tesseract = engine('tesseract');
   const ppocr = engine('ppocr', {
     health: { ok: true },
-    fail: (p) => (p.endsWith('.tif') ? errors.unsupported('not decoded', { ocr: 'ppocr', undecodable: true }) : p.endsWith('.bad') ? errors.unprocessable('corrupt') : null),
+    fail: (p) => (p.endsWith('.tif') ? errors.unprocessable('not decoded', { ocr: 'ppocr', undecodable: true }) : p.endsWith('.bad') ? errors.unprocessable('corrupt') : null),
   });
   const r = createRouter({ tesseract, ppocr }, 'eng', logger().l);
   assert.equal((await r.recognize('scan.tif', { language: 'eng' })).engine, 'tesseract');

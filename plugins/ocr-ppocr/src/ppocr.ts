@@ -233,7 +233,7 @@ export class Ppocr {
     }
     // only the formats the canvas decodes safely: it crashes the process on some TIFF files (tesseract reads those)
     const kind = decodableKind(bytes);
-    if (!kind) throw errors.unsupported('The image is not PNG, JPEG, GIF, BMP or WebP: the ppocr engine does not decode it', { ocr: 'ppocr', undecodable: true });
+    if (!kind) throw errors.unprocessable('The image cannot be decoded for OCR (corrupt or unsupported format: the ppocr engine decodes PNG, JPEG, GIF, BMP and WebP)', { ocr: 'ppocr', undecodable: true });
     let img: Awaited<ReturnType<typeof loadImage>>;
     try {
       img = await loadImage(bytes);

@@ -136,7 +136,7 @@ test('a corrupt or missing image fails that image only, as a permanent error', a
   // a TIFF (which the canvas may crash the process on) is refused before decoding, marked for another engine
   const tif = path.join(tmp, 'scan.tif');
   fs.writeFileSync(tif, Buffer.concat([Buffer.from('II*\0\x08\0\0\0', 'latin1'), Buffer.alloc(64)]));
-  await assert.rejects(ocr.recognize(tif, { language: 'eng' }), (e: unknown) => isQuireError(e) && e.code === 'UNSUPPORTED_FORMAT' && (e.details as { undecodable?: boolean }).undecodable === true);
+  await assert.rejects(ocr.recognize(tif, { language: 'eng' }), (e: unknown) => isQuireError(e) && e.code === 'UNPROCESSABLE' && (e.details as { undecodable?: boolean }).undecodable === true);
   // the engine goes on
   const r = await ocr.recognize(receipt('after.png'), { language: 'eng' });
   assert.match(r.text, /TOTAL 7\.75/);
