@@ -21,7 +21,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pluginContext, type OcrPlugin, type ParsedDocument, type ReaderPlugin } from '@quire/core';
+import { PluginRegistry, pluginContext, type OcrPlugin, type ParsedDocument, type PluginDefinition, type ReaderPlugin } from '@quire/core';
 import { RECEIPT_FIELDS as FIELDS, loadReceipts, loose, receiptsDir, verbatim, type Receipt as Case } from '../test/helpers/receipts.js';
 
 const args = process.argv.slice(2);
@@ -83,12 +83,16 @@ class RssSampler {
 const engineText = new AsyncLocalStorage<{ text: string }>();
 
 async function createReader(options: Record<string, unknown>): Promise<ReaderPlugin> {
-  const ocrDef = (await import(engine)).default;
   const imageDef = (await import('@quire/plugin-reader-image')).default;
   const plugins: Record<string, unknown> = {};
+  const shared = { 'ocr.concurrency': workers, 'ocr.language': 'eng' };
   const ctx = (plugin: Parameters<typeof pluginContext>[0], opts: Record<string, unknown> = {}) =>
-    pluginContext(plugin, { options: opts, shared: { 'ocr.concurrency': workers, 'ocr.language': 'eng' }, dataDir: os.tmpdir(), get: ((kind: string) => plugins[kind]) as any, tryGet: ((kind: string) => plugins[kind]) as any });
-  const ocr = (await ocrDef.create(ctx(ocrDef, options))) as OcrPlugin;
+    pluginContext(plugin, { options: opts, shared, dataDir: os.tmpdir(), get: ((kind: string) => plugins[kind]) as any, tryGet: ((kind: string) => plugins[kind]) as any });
+  // the OCR plugin through a registry, as the service makes it: a router (auto) gets the engines it names in its uses
+  const ocrDef = (await import(engine)).default as PluginDefinition;
+  const registry = new PluginRegistry({ dataDir: os.tmpdir(), shared, options: { [`ocr:${ocrDef.name}`]: options } });
+  for (const spec of new Set(['@quire/plugin-ocr-tesseract', '@quire/plugin-ocr-ppocr', engine])) await registry.load(spec, process.cwd());
+  const ocr = (await registry.instantiate('ocr', ocrDef.name)) as OcrPlugin;
   // the engine's own text is kept too: what the reader's layout then loses shows as the gap between the two
   plugins.ocr = Object.assign(Object.create(ocr) as OcrPlugin, {
     recognize: async (...a: Parameters<OcrPlugin['recognize']>) => {

@@ -16,9 +16,9 @@ test('defaults need nothing configured and are frozen', () => {
   assert.throws(() => ((c as any).port = 1));
 });
 
-test('QUIRE_OCR_ENGINE picks the ocr plugin (tesseract unless set)', () => {
-  assert.equal(loadConfig({}).plugins.selected.ocr, 'tesseract');
-  assert.equal(loadConfig({ QUIRE_OCR_ENGINE: '' }).plugins.selected.ocr, 'tesseract');
+test('QUIRE_OCR_ENGINE picks the ocr plugin (auto unless set)', () => {
+  assert.equal(loadConfig({}).plugins.selected.ocr, 'auto');
+  assert.equal(loadConfig({ QUIRE_OCR_ENGINE: '' }).plugins.selected.ocr, 'auto');
   assert.equal(loadConfig({ QUIRE_OCR_ENGINE: 'ppocr' }).plugins.selected.ocr, 'ppocr');
 });
 

@@ -21,6 +21,7 @@ export const BUILTIN_PLUGINS = [
   '@quire/plugin-transport-rabbitmq',
   '@quire/plugin-ocr-tesseract',
   '@quire/plugin-ocr-ppocr',
+  '@quire/plugin-ocr-auto',
   '@quire/plugin-reader-pdf',
   '@quire/plugin-reader-image',
   '@quire/plugin-reader-office',

@@ -68,7 +68,50 @@ test('uses: a required use that nothing meets stops start-up naming both; an opt
 
 test('uses: a malformed entry is refused at registration', () => {
   const r = new PluginRegistry({ dataDir: os.tmpdir() });
-  for (const bad of [['store'], ['reader:'], ['reader:PDF'], ['ocr??'], 'ocr', [3]]) {
+  for (const bad of [['store'], ['reader:'], ['reader:PDF'], ['ocr??'], ['ocr:'], ['store:typeorm'], 'ocr', [3]]) {
     assert.throws(() => r.register(user(bad as never)), /"uses" of reader:user must list/, JSON.stringify(bad));
   }
+});
+
+test('uses: a plugin named in uses (ocr:<name>) is made before the one that uses it, whichever plugin of the kind is selected', async () => {
+  const made: string[] = [];
+  const engine = (name: string, fail = false) =>
+    definePlugin({
+      kind: 'ocr',
+      name,
+      core: '^1',
+      create: () => {
+        if (fail) throw new Error(`${name} cannot start`);
+        made.push(name);
+        return { recognize: async () => ({ text: name }) as never, languages: async () => [] } as OcrPlugin;
+      },
+    });
+  const router = definePlugin({
+    kind: 'ocr',
+    name: 'router',
+    core: '^1',
+    uses: ['ocr:a', 'ocr:b?', 'ocr:missing?'],
+    create: (ctx) => {
+      made.push('router');
+      const a = ctx.use('ocr', 'a')!;
+      const b = ctx.use('ocr', 'b');
+      assert.equal(ctx.use('ocr', 'missing'), undefined);
+      assert.throws(() => ctx.use('ocr', 'c'), /uses ocr:c without declaring it/);
+      return { recognize: async (p, o) => (b ?? a).recognize(p, o), languages: async () => [] } as OcrPlugin;
+    },
+  });
+  const r = new PluginRegistry({ dataDir: os.tmpdir(), selected: { ocr: 'router' } });
+  for (const p of [router, engine('a'), engine('b'), engine('c')]) r.register(p);
+  await r.start();
+  assert.deepEqual(made, ['a', 'b', 'router']);
+  assert.equal(((await r.get('ocr').recognize('x', { language: 'eng' })) as unknown as { text: string }).text, 'b');
+
+  // an optional one that cannot start is left out; a required one that is not there stops start-up
+  const soft = new PluginRegistry({ dataDir: os.tmpdir(), selected: { ocr: 'router' } });
+  for (const p of [router, engine('a'), engine('b', true)]) soft.register(p);
+  await soft.start();
+  assert.equal(((await soft.get('ocr').recognize('x', { language: 'eng' })) as unknown as { text: string }).text, 'a');
+  const hard = new PluginRegistry({ dataDir: os.tmpdir(), selected: { ocr: 'router' } });
+  for (const p of [router, engine('b')]) hard.register(p);
+  await assert.rejects(hard.start(), /ocr:router uses ocr:a, but plugin ocr:a is not loaded or could not start/);
 });

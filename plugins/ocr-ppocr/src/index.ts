@@ -7,7 +7,7 @@ import type { PpocrConfig } from './ppocr.js';
 import { PpocrPool } from './pool.js';
 
 export { PpocrPool } from './pool.js';
-export { Ppocr, PPOCR_LANGUAGES, REC_HEIGHT, MAX_REC_WIDTH, RETRY_BELOW, RETRY_WIDTHS } from './ppocr.js';
+export { Ppocr, PPOCR_LANGUAGES, REC_HEIGHT, MAX_REC_WIDTH, RETRY_BELOW, RETRY_WIDTHS, decodableKind } from './ppocr.js';
 export type { PpocrConfig } from './ppocr.js';
 export { DB_DEFAULTS, MAX_SKEW, boxBounds, characters, ctcDecode, ctcWords, dbBoxes, detectionSize, groupLines, sampleRegion, spacedBox, splitWords, dropSpecks, SPECK_PROB, SPACE_GAP, SPACE_PROB } from './pipeline.js';
 export type { Box, CtcChar, CtcWord, DbOptions, DecodedBox, Line, Recognised, Rgba } from './pipeline.js';
@@ -77,7 +77,7 @@ export default definePlugin({
       pool,
       async recognize(imagePath, options) {
         check.checkLanguage(options.language);
-        return pool.recognize(imagePath, options);
+        return { ...(await pool.recognize(imagePath, options)), engine: 'ppocr' };
       },
       languages: () => check.languages(),
       health: () => pool.health(),

@@ -21,8 +21,8 @@ type Ort = typeof import('onnxruntime-node');
 type Session = import('onnxruntime-node').InferenceSession;
 type Tensor = import('onnxruntime-node').Tensor;
 
-/** Languages the bundled models read: the PP-OCRv4 Chinese model, whose dictionary has Latin letters, digits and punctuation too. */
-export const PPOCR_LANGUAGES = ['chi_sim', 'eng'] as const;
+/** Languages the bundled models read: the PP-OCRv4 Chinese model, whose dictionary has Latin letters, digits and punctuation too, and most common traditional characters beside the simplified ones. */
+export const PPOCR_LANGUAGES = ['chi_sim', 'chi_tra', 'eng'] as const;
 /** The recogniser's input height (PP-OCRv3/v4 models: 3 × 48 × W). */
 export const REC_HEIGHT = 48;
 /** The narrowest recognition batch (PaddleOCR's 320) and the widest (longer boxes are squeezed). */
@@ -231,6 +231,9 @@ export class Ppocr {
     } catch (e) {
       throw errors.processing(`The image for OCR cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
     }
+    // only the formats the canvas decodes safely: it crashes the process on some TIFF files (tesseract reads those)
+    const kind = decodableKind(bytes);
+    if (!kind) throw errors.unprocessable('The image cannot be decoded for OCR (corrupt or unsupported format: the ppocr engine decodes PNG, JPEG, GIF, BMP and WebP)', { ocr: 'ppocr', undecodable: true });
     let img: Awaited<ReturnType<typeof loadImage>>;
     try {
       img = await loadImage(bytes);
@@ -356,4 +359,15 @@ function scaleBox(b: { x: number; y: number; width: number; height: number }, k:
   const x = Math.max(0, Math.round(b.x * k));
   const y = Math.max(0, Math.round(b.y * k));
   return { x, y, width: Math.max(1, Math.round((b.x + b.width) * k) - x), height: Math.max(1, Math.round((b.y + b.height) * k) - y) };
+}
+
+/** The image format from its first bytes when it is one the canvas decodes (PNG, JPEG, GIF, BMP, WebP), else null. */
+export function decodableKind(b: Uint8Array): 'png' | 'jpg' | 'gif' | 'bmp' | 'webp' | null {
+  const at = (o: number, ...v: number[]) => v.every((x, i) => b[o + i] === x);
+  if (at(0, 0x89, 0x50, 0x4e, 0x47)) return 'png';
+  if (at(0, 0xff, 0xd8, 0xff)) return 'jpg';
+  if (at(0, 0x47, 0x49, 0x46, 0x38)) return 'gif';
+  if (at(0, 0x42, 0x4d)) return 'bmp';
+  if (at(0, 0x52, 0x49, 0x46, 0x46) && at(8, 0x57, 0x45, 0x42, 0x50)) return 'webp';
+  return null;
 }

@@ -101,7 +101,7 @@ test('a skewed line is read along its direction', async () => {
 
 test('languages: the ones the models read; another is refused clearly', async () => {
   const ocr = await make();
-  assert.deepEqual(await ocr.languages(), ['chi_sim', 'eng']);
+  assert.deepEqual(await ocr.languages(), ['chi_sim', 'chi_tra', 'eng']);
   await assert.rejects(ocr.recognize(receipt('lang.png'), { language: 'deu' }), (e: unknown) => isQuireError(e) && e.code === 'VALIDATION_ERROR' && /deu/.test(e.message) && /eng/.test(e.message));
   await assert.rejects(ocr.recognize(receipt('lang2.png'), { language: 'eng+rus' }), (e: unknown) => isQuireError(e) && e.code === 'VALIDATION_ERROR' && /rus/.test(e.message));
 });
@@ -133,6 +133,10 @@ test('a corrupt or missing image fails that image only, as a permanent error', a
   fs.writeFileSync(bad, Buffer.from('\x89PNG\r\n\x1a\n this is not really a png'));
   await assert.rejects(ocr.recognize(bad, { language: 'eng' }), (e: unknown) => isQuireError(e) && e.code === 'UNPROCESSABLE' && /cannot be decoded/.test(e.message));
   await assert.rejects(ocr.recognize(path.join(tmp, 'nope.png'), { language: 'eng' }), (e: unknown) => isQuireError(e) && e.code === 'PROCESSING_ERROR' && /ENOENT/.test(e.message));
+  // a TIFF (which the canvas may crash the process on) is refused before decoding, marked for another engine
+  const tif = path.join(tmp, 'scan.tif');
+  fs.writeFileSync(tif, Buffer.concat([Buffer.from('II*\0\x08\0\0\0', 'latin1'), Buffer.alloc(64)]));
+  await assert.rejects(ocr.recognize(tif, { language: 'eng' }), (e: unknown) => isQuireError(e) && e.code === 'UNPROCESSABLE' && (e.details as { undecodable?: boolean }).undecodable === true);
   // the engine goes on
   const r = await ocr.recognize(receipt('after.png'), { language: 'eng' });
   assert.match(r.text, /TOTAL 7\.75/);
@@ -155,7 +159,7 @@ test('loads through the plugin API and becomes the active ocr plugin when select
   await registry.start();
   try {
     const ocr = registry.get('ocr');
-    assert.deepEqual(await ocr.languages(), ['chi_sim', 'eng']);
+    assert.deepEqual(await ocr.languages(), ['chi_sim', 'chi_tra', 'eng']);
     assert.equal((await ocr.health!()).ok, true);
   } finally {
     await registry.close();

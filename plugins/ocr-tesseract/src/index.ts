@@ -45,7 +45,7 @@ export default definePlugin({
     });
     const plugin: TesseractOcrPlugin = {
       engine,
-      recognize: (imagePath, options) => engine.recognize(imagePath, options),
+      recognize: async (imagePath, options) => ({ ...(await engine.recognize(imagePath, options)), engine: 'tesseract' }),
       languages: () => engine.languages(),
       detectOrientation: (imagePath, options) => engine.detectOrientation(imagePath, options),
       health: () => engine.health(),

@@ -204,6 +204,7 @@ export async function readImage(ctx: Pick<PluginContext, 'ocr'>, input: ReaderIn
       builder.metadata.ocrUpscale = upscaledBy;
     }
 
+    if (result.engine) builder.metadata.ocrEngine = result.engine;
     let results: OcrResult[] = result.pages?.length ? result.pages : [result];
     if (options.maxPages && options.maxPages > 0) results = results.slice(0, options.maxPages);
     const count = Math.max(results.length, frames.length);

@@ -302,6 +302,7 @@ export class PopplerPdfReader implements Omit<ReaderPlugin, 'formats'> {
           const res = await ocr!.recognize(`${prefix}.png`, { language: options.ocr?.language || 'eng', signal, dpi });
           const k = res.width && p.width ? p.width / res.width : 72 / dpi;
           p.ocr = true;
+          if (res.engine) builder.metadata.ocrEngine = [...new Set([...String(builder.metadata.ocrEngine ?? '').split(',').filter(Boolean), res.engine])].sort().join(',');
           p.confidence = res.confidence;
           p.words = ocrWordsToPoints(res.words, k);
           p.order = [];

@@ -278,6 +278,8 @@ export class PdfReader implements Omit<ReaderPlugin, 'formats'> {
       let done = 0;
       let damaged = 0;
       const blank: number[] = [];
+      /** the OCR engines that read pages (a router says which: document metadata ocrEngine) */
+      const engines = new Set<string>();
       const issues: { code: string; stage: string; page?: number; message: string }[] = [];
 
       const ocrPage = async (p: AssembledPage) => {
@@ -339,6 +341,7 @@ export class PdfReader implements Omit<ReaderPlugin, 'formats'> {
                 : { kind: 'table' as const, table: { ...e.table, bbox: back(e.table.bbox), cells: e.table.cells.map((c) => ({ ...c, bbox: back(c.bbox) })) } },
             );
             p.ocr = { elements, words, confidence: res.confidence, rotated: rotate };
+            if (res.engine) engines.add(res.engine);
           } catch (e) {
             if (signal.aborted) throw signal.reason;
             if (isQuireError(e) && e.code === 'SERVICE_UNAVAILABLE') {
@@ -388,6 +391,7 @@ export class PdfReader implements Omit<ReaderPlugin, 'formats'> {
       });
       if (count > 0 && damaged === count) throw errors.processing(DAMAGED);
       await Promise.all(ocrJobs);
+      if (engines.size) builder.metadata.ocrEngine = [...engines].sort().join(',');
       // running heads, footers and page numbers: found by repetition across the pages, set apart
       setAsideFurniture(pages);
       // hyphens at line ends: compound words keep theirs, hyphenated words are joined (from the whole text)

@@ -84,8 +84,11 @@ export interface PluginContext<O = Record<string, unknown>, S extends SharedKey 
    * plugin is active). Reading it without the declaration throws a PluginError that says what to declare.
    */
   readonly ocr: OcrPlugin | undefined;
-  /** The active plugin of a kind the plugin declared in `uses` (undefined for an optional use that has none). */
-  use<K extends UsableKind>(kind: K): PluginInstance<K> | undefined;
+  /**
+   * The active plugin of a kind the plugin declared in `uses` (undefined for an optional use that has none), or
+   * with `name` the plugin of that kind and name, declared as `'<kind>:<name>'` (a router over several engines).
+   */
+  use<K extends UsableKind>(kind: K, name?: string): PluginInstance<K> | undefined;
   /**
    * The reader the host uses for a format the plugin declared in `uses` (`'reader:pdf'`): the one the host
    * chose (e.g. pdf-poppler when configured), not a reader looked up by name.
@@ -100,11 +103,12 @@ export interface PluginContext<O = Record<string, unknown>, S extends SharedKey 
 export const USABLE_KINDS = ['ocr', 'llm', 'embedder', 'vector-store', 'chunker', 'extractor'] as const;
 export type UsableKind = (typeof USABLE_KINDS)[number];
 /**
- * What a plugin uses from others: the active plugin of a kind (`'ocr'`, `'llm'`, …) or the reader of a
- * format (`'reader:pdf'`). A trailing `?` makes the use optional: the plugin works without it (a PDF reader
+ * What a plugin uses from others: the active plugin of a kind (`'ocr'`, `'llm'`, …), the reader of a
+ * format (`'reader:pdf'`) or a plugin of a kind by name (`'ocr:tesseract'`: the registry makes it before the
+ * plugin that uses it, whichever plugin of the kind is active). A trailing `?` makes the use optional: the plugin works without it (a PDF reader
  * reads text layers without OCR). The registry checks required uses at start.
  */
-export type PluginUse = UsableKind | `${UsableKind}?` | `reader:${string}` | `reader:${string}?`;
+export type PluginUse = UsableKind | `${UsableKind}?` | `reader:${string}` | `reader:${string}?` | `${UsableKind}:${string}` | `${UsableKind}:${string}?`;
 
 /** A request made with the host's HttpClient. */
 export interface OutboundRequest {
@@ -251,6 +255,8 @@ export interface OcrResult {
   confidence: number;
   width: number;
   height: number;
+  /** the engine that read it, when the plugin routes between engines (`tesseract`, `ppocr`): readers keep it as the document's `ocrEngine` */
+  engine?: string;
 }
 export interface OcrPlugin extends Lifecycle {
   /** imagePath must be a path Quire created. `language`: tesseract codes ('eng', 'eng+deu') or 'auto'. */

@@ -89,8 +89,8 @@ export interface ContextInit {
   optionSources?: Readonly<Record<string, string>>;
   get?: PluginContext['get'];
   tryGet?: PluginContext['tryGet'];
-  /** the active plugin of a kind the plugin declared in `uses` (ctx.ocr, ctx.use) */
-  use?: <K extends UsableKind>(kind: K) => PluginInstance<K> | undefined;
+  /** the active plugin of a kind the plugin declared in `uses` (ctx.ocr, ctx.use), or the one of that name */
+  use?: <K extends UsableKind>(kind: K, name?: string) => PluginInstance<K> | undefined;
   /** the host's reader of a format the plugin declared in `uses` (ctx.readerFor) */
   readerFor?: (format: string) => ReaderPlugin | undefined;
   http?: HttpClient;
@@ -102,7 +102,15 @@ export function parseUse(use: string): { target: string; optional: boolean } {
   return { target: optional ? use.slice(0, -1) : use, optional };
 }
 
-const USE_PATTERN = new RegExp(`^(?:${USABLE_KINDS.join('|')}|reader:[a-z0-9][a-z0-9._+-]{0,31})\\??$`);
+const USE_PATTERN = new RegExp(`^(?:(?:${USABLE_KINDS.join('|')})(?::[a-z0-9][a-z0-9._-]{0,63})?|reader:[a-z0-9][a-z0-9._+-]{0,31})\\??$`);
+
+/** A `uses` target naming a plugin of a kind (`ocr:tesseract`; not `reader:<format>`): its kind and name. */
+export function namedUse(target: string): { kind: UsableKind; name: string } | null {
+  const i = target.indexOf(':');
+  if (i < 0) return null;
+  const kind = target.slice(0, i);
+  return kind !== 'reader' && (USABLE_KINDS as readonly string[]).includes(kind) ? { kind: kind as UsableKind, name: target.slice(i + 1) } : null;
+}
 
 const noHttp: HttpClient = async (url) => {
   throw errors.unavailable(`No outbound HTTP in this context (${url.split('?')[0]}): the host gives plugins ctx.http`);
@@ -134,9 +142,9 @@ function contextOf<O, S extends SharedKey>(def: PluginDefinition<PluginKind, O, 
       declared('ocr');
       return use('ocr');
     },
-    use(kind) {
-      declared(kind);
-      return use(kind);
+    use(kind, name) {
+      declared(name === undefined ? kind : `${kind}:${name}`);
+      return use(kind, name);
     },
     readerFor(format) {
       declared(`reader:${format}`);
@@ -144,8 +152,8 @@ function contextOf<O, S extends SharedKey>(def: PluginDefinition<PluginKind, O, 
     },
   };
   // a test's context may give only tryGet: the active plugin of a kind is what it finds
-  function use<K extends UsableKind>(kind: K): PluginInstance<K> | undefined {
-    return init.use ? init.use(kind) : init.tryGet?.(kind);
+  function use<K extends UsableKind>(kind: K, name?: string): PluginInstance<K> | undefined {
+    return init.use ? init.use(kind, name) : init.tryGet?.(kind, name);
   }
   function declared(target: string): void {
     if (!(def.uses ?? []).some((u) => parseUse(u).target === target)) {
@@ -280,7 +288,7 @@ export class PluginRegistry {
     if (unknownShared.length) throw new PluginError(`${source}: plugin ${key} asks for unknown shared settings ${unknownShared.join(', ')}; known: ${Object.keys(SHARED_DEFAULTS).join(', ')}`);
     const formats = checkFormats(def, source);
     if (def.uses !== undefined && (!Array.isArray(def.uses) || def.uses.some((u) => typeof u !== 'string' || !USE_PATTERN.test(u)))) {
-      throw new PluginError(`${source}: "uses" of ${key} must list ${USABLE_KINDS.map((k) => `'${k}'`).join(', ')} or 'reader:<format>', each with an optional '?' (got ${JSON.stringify(def.uses)})`);
+      throw new PluginError(`${source}: "uses" of ${key} must list ${USABLE_KINDS.map((k) => `'${k}'`).join(', ')} 'reader:<format>' or '<kind>:<name>', each with an optional '?' (got ${JSON.stringify(def.uses)})`);
     }
     const given = this.resolved.options[key];
     const options = given === undefined ? undefined : parseOptions(def, given, this.resolved.optionSources);
@@ -378,9 +386,10 @@ export class PluginRegistry {
       if (!e.instance) continue;
       for (const use of e.def.uses ?? []) {
         const { target, optional } = parseUse(use);
-        const found = target.startsWith('reader:') ? this.readerEntry(target.slice(7)) : this.tryGet(target as UsableKind);
+        const named = namedUse(target);
+        const found = target.startsWith('reader:') ? this.readerEntry(target.slice(7)) : named ? this.entries.get(target)?.instance : this.tryGet(target as UsableKind);
         if (found) continue;
-        const what = target.startsWith('reader:') ? `no active reader reads ${target.slice(7)}` : `no ${target} plugin is active`;
+        const what = target.startsWith('reader:') ? `no active reader reads ${target.slice(7)}` : named ? `plugin ${target} is not loaded or could not start` : `no ${target} plugin is active`;
         if (optional) this.logger.info({ plugin: `${e.def.kind}:${e.def.name}`, uses: target }, `${what}: the plugin works without it`);
         else unmet.push(`${e.def.kind}:${e.def.name} uses ${target}, but ${what}`);
       }
@@ -398,6 +407,7 @@ export class PluginRegistry {
     const entry = this.entries.get(`${kind}:${name}`);
     if (!entry) throw new PluginError(`unknown ${kind} plugin "${name}"; known ${kind} plugins: ${this.names(kind).join(', ') || '(none)'}`);
     if (!entry.instance) {
+      await this.instantiateNamedUses(entry.def);
       const options = entry.options ?? parseOptions(entry.def, this.resolved.options[`${kind}:${name}`], this.resolved.optionSources);
       const instance = await entry.def.create(
         contextOf(entry.def, options, this.resolved.shared, {
@@ -406,7 +416,7 @@ export class PluginRegistry {
           http: this.http,
           get: (k, n) => this.get(k, n),
           tryGet: (k, n) => this.tryGet(k, n),
-          use: (k) => this.tryGet(k),
+          use: (k, n) => (n === undefined ? this.tryGet(k) : (this.entries.get(`${k}:${n}`)?.instance as PluginInstance<typeof k> | undefined)),
           readerFor: (f) => this.readerEntry(f)?.instance as ReaderPlugin | undefined,
         }),
       );
@@ -417,6 +427,24 @@ export class PluginRegistry {
       this.logger.debug({ plugin: `${kind}:${name}` }, 'plugin started');
     }
     return entry.instance as PluginInstance<K>;
+  }
+
+  /**
+   * The plugins a definition names in `uses` (`'ocr:tesseract'`) are made first. One that is not registered is
+   * left to checkUses; an optional one that fails to start is logged and left out (the plugin works without it).
+   */
+  private async instantiateNamedUses(def: PluginDefinition): Promise<void> {
+    for (const use of def.uses ?? []) {
+      const { target, optional } = parseUse(use);
+      const named = namedUse(target);
+      if (!named || target === `${def.kind}:${def.name}` || !this.entries.has(target)) continue;
+      try {
+        await this.instantiate(named.kind, named.name);
+      } catch (err) {
+        if (!optional) throw err;
+        this.logger.warn({ plugin: `${def.kind}:${def.name}`, uses: target, err }, `${target} could not start: the plugin works without it`);
+      }
+    }
   }
 
   names(kind: PluginKind): string[] {

@@ -50,6 +50,8 @@ function ocr(): Promise<void> {
     ocrReady = (async () => {
       if (!data.ocr) return;
       try {
+        // the engines a router names in its uses, loaded first (it makes them when it is made)
+        for (const u of data.ocr.uses ?? []) await registry.load(u.origin.spec, u.origin.baseDir).catch(() => undefined);
         await registry.load(data.ocr.origin.spec, data.ocr.origin.baseDir);
         await registry.instantiate('ocr', data.ocr.name);
       } catch {

@@ -11,6 +11,7 @@ import { siblingModule, startIsolate } from '../util/worker.js';
 import type { IsolateHandle } from '../util/worker.js';
 import type { ChunkOptions, ReadOptions, ReaderInput } from './kinds.js';
 import type { PluginOrigin, PluginRegistry, RegistrySettings } from './registry.js';
+import { namedUse, parseUse } from './registry.js';
 
 /**
  * Runs readers in child processes with a heap limit (isolates), so that a hostile document costs one
@@ -37,7 +38,8 @@ export interface ReaderSandboxOptions {
 /** What the thread needs to build its registry; plain data (structured-cloned). */
 export interface SandboxWorkerData {
   settings: RegistrySettings;
-  ocr: { name: string; origin: PluginOrigin } | null;
+  /** the host's OCR plugin, and the OCR plugins it names in `uses` (`'ocr:<name>'`, loaded before it) */
+  ocr: { name: string; origin: PluginOrigin; uses?: { name: string; origin: PluginOrigin }[] } | null;
   /** readers that stay in the parent (isolated ones such as PDF): a reader in the thread that asks for one gets a proxy */
   delegates: { name: string; formats: string[] }[];
   /** where each reader loaded from a module came from: a reader in the thread that uses another ('reader:<format>') loads it */
@@ -132,7 +134,7 @@ export class ReaderSandbox {
     this.workerData = {
       // the isolate's readers of a format are the host's (a reader that uses 'reader:pdf' gets the configured one)
       settings: JSON.parse(JSON.stringify({ ...s, options, shared, readers: Object.fromEntries(registry.formats().map((f) => [f.format, f.reader])) })) as RegistrySettings,
-      ocr: ocrName && ocrOrigin ? { name: ocrName, origin: ocrOrigin } : null,
+      ocr: ocrName && ocrOrigin ? { name: ocrName, origin: ocrOrigin, uses: namedOcrUses(registry, ocrName) } : null,
       delegates: registry
         .all('reader')
         .filter((r) => r.instance.isolated)
@@ -362,4 +364,13 @@ export function serialiseError(e: unknown): SerialisedError {
   if (isQuireError(e)) return { name: e.name, message: e.message, code: e.code, details: e.details, quire: true };
   const err = e instanceof Error ? e : new Error(String(e));
   return { name: err.name, message: err.message, quire: false };
+}
+
+/** The OCR plugins (with their origins) that the OCR plugin `name` names in its `uses` ('ocr:<name>'). */
+function namedOcrUses(registry: PluginRegistry, name: string): { name: string; origin: PluginOrigin }[] {
+  return (registry.definition('ocr', name)?.uses ?? [])
+    .map((u) => namedUse(parseUse(u).target))
+    .filter((n): n is { kind: 'ocr'; name: string } => n?.kind === 'ocr' && n.name !== name)
+    .map((n) => ({ name: n.name, origin: registry.origin('ocr', n.name) }))
+    .filter((n): n is { name: string; origin: PluginOrigin } => !!n.origin);
 }

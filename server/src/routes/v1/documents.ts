@@ -86,7 +86,12 @@ export function documentRoutes(router: Router<any, any>): void {
       const doc = await loadOwned(ctx.quire.store, 'documents', documentId(ctx.params.id), auth, 'read');
       if (doc.status !== 'completed' || !doc.content_key) throw errors.conflict(`Document is ${doc.status}; content is available once it is completed`, { status: doc.status });
       const out: Record<string, unknown> = { id: doc.id, object: 'document.content', name: doc.name, pages: doc.pages };
-      if (query.response !== 'chunks') out.text = (await loadParsed(ctx.quire, contentKey(doc.id))).text;
+      if (query.response !== 'chunks') {
+        const parsed = await loadParsed(ctx.quire, contentKey(doc.id));
+        out.text = parsed.text;
+        // which OCR engine read the scan (QUIRE_OCR_ENGINE=auto chooses by language)
+        if (typeof parsed.metadata?.ocrEngine === 'string') out.ocr_engine = parsed.metadata.ocrEngine;
+      }
       if (query.response !== 'text') {
         // a chunk that runs over several pages also lists them, with its box on each (page/bbox are the first page's)
         out.chunks = (await loadChunks(ctx.quire, doc.id)).map((c) => {
