@@ -8,7 +8,24 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import { PDFDocument, StandardFonts, rgb } from 'pdf-lib';
 import { formPdf, printedFormPdf, uploadDone } from './edit-fixtures.js';
+
+/** A printed sign-up sheet: a table headed Name | Phone with four empty rows, none with a label of its own. */
+async function signUpSheetPdf(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const page = doc.addPage([612, 792]);
+  page.drawText('Workshop sign-up sheet', { x: 50, y: 740, size: 16, font });
+  for (let k = 0; k < 5; k++) {
+    const top = 700 - k * 24;
+    ['Name', 'Phone'].forEach((h, c) => {
+      page.drawRectangle({ x: 50 + c * 200, y: top - 24, width: 200, height: 24, borderWidth: 1, borderColor: rgb(0, 0, 0) });
+      if (k === 0) page.drawText(h, { x: 55 + c * 200, y: top - 16, size: 11, font });
+    });
+  }
+  return doc.save();
+}
 
 const FORM_LABELS = ['Name', 'Date of birth', 'City', 'Number of children', 'US citizen', 'Plan', 'Country'];
 
@@ -83,6 +100,25 @@ describe('edit of flat forms over HTTP', () => {
     // a URL to a private address outside the allowed hosts is refused
     const ssrf = await s.json('/api/edit/detect', { method: 'POST', json: { input: 'http://169.254.169.254/latest/meta-data' } });
     assert.equal(ssrf.status, 400, JSON.stringify(ssrf.body));
+  });
+
+  test('a table of empty rows without row labels: each blank named by its column and its row, filled by that name', async () => {
+    const id = await upload('sign-up.pdf', await signUpSheetPdf());
+    const det = await s.json('/api/edit/detect', { method: 'POST', json: { document_id: id } });
+    assert.equal(det.status, 200, JSON.stringify(det.body));
+    const els = det.body.elements as { id: string; label: string; type: string; bbox: { y: number } }[];
+    const labels = els.map((e) => e.label).sort();
+    assert.deepEqual(labels, ['Name (row 1)', 'Name (row 2)', 'Name (row 3)', 'Name (row 4)', 'Phone (row 1)', 'Phone (row 2)', 'Phone (row 3)', 'Phone (row 4)'], JSON.stringify(els));
+    // row 1 is the top row: under the header
+    const nameRows = els.filter((e) => e.label.startsWith('Name')).sort((a, b) => a.bbox.y - b.bbox.y);
+    assert.deepEqual(nameRows.map((e) => e.label), ['Name (row 1)', 'Name (row 2)', 'Name (row 3)', 'Name (row 4)']);
+    const run = await s.json('/api/edit/run', { method: 'POST', json: { edit_job_id: det.body.job_id, mappings: { 'Name (row 3)': 'Ana Lima', 'Phone (row 3)': '555 0134' }, verify: true } });
+    assert.equal(run.status, 200, JSON.stringify(run.body));
+    assert.equal(run.body.verification_result.pass, true, JSON.stringify(run.body.verification_result));
+    // written into the third row's boxes
+    const filled = (run.body.filled_elements as { element_id: string }[]).map((f) => f.element_id).sort();
+    const phoneRow3 = els.find((e) => e.label === 'Phone (row 3)')!;
+    assert.deepEqual(filled, [nameRows[2]!.id, phoneRow3.id].sort(), JSON.stringify(run.body.filled_elements));
   });
 
   test('a PNG rendering of the flattened form: OCR words and drawn lines, filled at its resolution, verified by OCR', async () => {

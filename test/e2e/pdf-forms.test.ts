@@ -3,7 +3,7 @@
 // pairs and its form fields (/api/pdf-to-json, metadata.formFields).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { PDFDocument, PDFName, PDFNumber, PDFString, StandardFonts } from 'pdf-lib';
 import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 
@@ -38,6 +38,48 @@ async function formPdf(): Promise<Uint8Array> {
   remarks.setText('Prefers evening sessions\nAllergic to peanuts');
   form.updateFieldAppearances(font);
   return doc.save();
+}
+
+/**
+ * A survey as real forms store it, where a form's values are not plain strings: a multi-choice list with two
+ * options chosen, written as an array of names holding export values (`databases` = /sqlServer /postgres,
+ * shown "SQL Server", "PostgreSQL"); a dropdown whose value is the export value 2 of "Young Abraham Lincoln
+ * (Ranger Ed)"; a list whose choice is only in /I (indices 1 and 2); a multi-line comment held in a text
+ * stream with CR line ends.
+ */
+async function surveyPdf(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const page = doc.addPage([612, 792]);
+  page.drawText('Film club survey', { x: 50, y: 740, size: 16, font });
+  page.drawText('Databases you use:', { x: 50, y: 680, size: 11, font });
+  page.drawText('Favourite film:', { x: 50, y: 560, size: 11, font });
+  page.drawText('Days free:', { x: 330, y: 680, size: 11, font });
+  page.drawText('Comments:', { x: 50, y: 500, size: 11, font });
+  const form = doc.getForm();
+  const ctx = doc.context;
+  const pairs = (xs: [string, string][]) => ctx.obj(xs.map(([v, label]) => [PDFString.of(v), PDFString.of(label)]));
+  const db = form.createOptionList('survey.databases');
+  db.addOptions(['-']);
+  db.enableMultiselect();
+  db.addToPage(page, { x: 50, y: 590, width: 150, height: 80, font });
+  db.acroField.dict.set(PDFName.of('Opt'), pairs([['mySql', 'MySQL'], ['sqlServer', 'SQL Server'], ['oracle', 'Oracle'], ['postgres', 'PostgreSQL']]));
+  db.acroField.dict.set(PDFName.of('V'), ctx.obj([PDFName.of('sqlServer'), PDFName.of('postgres')]));
+  const days = form.createOptionList('survey.days');
+  days.addOptions(['Monday', 'Tuesday', 'Wednesday', 'Thursday']);
+  days.enableMultiselect();
+  days.addToPage(page, { x: 330, y: 590, width: 150, height: 80, font });
+  days.acroField.dict.set(PDFName.of('I'), ctx.obj([PDFNumber.of(1), PDFNumber.of(2)]));
+  const film = form.createDropdown('survey.film');
+  film.addOptions(['-']);
+  film.addToPage(page, { x: 150, y: 555, width: 250, height: 20, font });
+  film.acroField.dict.set(PDFName.of('Opt'), pairs([['1', 'Casablanca (Curtiz)'], ['2', 'Young Abraham Lincoln (Ranger Ed)'], ['3', 'Metropolis (Lang)']]));
+  film.acroField.dict.set(PDFName.of('V'), PDFName.of('2'));
+  const comments = form.createTextField('survey.comments');
+  comments.enableMultiline();
+  comments.addToPage(page, { x: 130, y: 430, width: 400, height: 80, font });
+  comments.acroField.dict.set(PDFName.of('V'), ctx.stream('Screenings on Fridays suit me\rPlease add subtitles'));
+  return doc.save({ updateFieldAppearances: false });
 }
 
 describe('PDF forms over HTTP', () => {
@@ -111,5 +153,37 @@ describe('PDF forms over HTTP', () => {
     // the name field sits where pdf-lib put it: x 100, 20 high, its top 792 - 670 = 122 from the top
     const nb = byName.get('applicant.name')!.bbox;
     assert.ok(Math.abs(nb.x - 100) < 2 && Math.abs(nb.y - 122) < 2 && Math.abs(nb.height - 20) < 2, JSON.stringify(nb));
+  });
+
+  test('values held as export values, names, indices and streams: every chosen label and every line in the content, the fields table and edit detection', async () => {
+    const up = await s.json('/v1/documents', { method: 'POST', body: uploadForm('survey.pdf', await surveyPdf()) });
+    assert.equal(up.status, 201, JSON.stringify(up.body));
+    const done = await waitForStatus(s, `/v1/documents/${up.body.id}`);
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    const content = await s.json(`/v1/documents/${up.body.id}/content?response=full`);
+    const text: string = content.body.text;
+    for (const v of ['SQL Server', 'PostgreSQL', 'Young Abraham Lincoln (Ranger Ed)', 'Tuesday', 'Wednesday', 'Screenings on Fridays suit me', 'Please add subtitles']) assert.ok(text.includes(v), `${v} in:\n${text}`);
+    for (const v of ['MySQL', 'Oracle', 'Casablanca', 'Metropolis', 'Monday', 'Thursday']) assert.ok(!text.includes(v), `${v} is not chosen:\n${text}`);
+    const table = (content.body.chunks as { content: string }[]).find((c) => c.content.startsWith('| Field | Value |'));
+    assert.ok(table, JSON.stringify(content.body.chunks));
+    const rows = table.content.split('\n').slice(2).sort();
+    assert.deepEqual(rows, ['| Comments | Screenings on Fridays suit me Please add subtitles |', '| Databases | SQL Server, PostgreSQL |', '| Days | Tuesday, Wednesday |', '| Film | Young Abraham Lincoln (Ranger Ed) |']);
+
+    const js = await s.json('/api/pdf-to-json', { method: 'POST', body: uploadForm('survey.pdf', await surveyPdf()) });
+    assert.equal(js.status, 200, JSON.stringify(js.body));
+    const fields = new Map((js.body.metadata.formFields as { name: string; value: unknown }[]).map((f) => [f.name, f.value]));
+    assert.deepEqual(fields.get('survey.databases'), ['SQL Server', 'PostgreSQL']);
+    assert.deepEqual(fields.get('survey.days'), ['Tuesday', 'Wednesday']);
+    assert.deepEqual(fields.get('survey.film'), ['Young Abraham Lincoln (Ranger Ed)']);
+    assert.equal(fields.get('survey.comments'), 'Screenings on Fridays suit me\nPlease add subtitles');
+
+    // the editor's detection gives the same current values
+    const det = await s.json('/api/edit/detect', { method: 'POST', json: { document_id: up.body.id } });
+    assert.equal(det.status, 200, JSON.stringify(det.body));
+    const el = new Map((det.body.elements as { id: string; current_value: string }[]).map((e) => [e.id, e.current_value]));
+    assert.equal(el.get('survey.databases'), 'SQL Server, PostgreSQL');
+    assert.equal(el.get('survey.days'), 'Tuesday, Wednesday');
+    assert.equal(el.get('survey.film'), 'Young Abraham Lincoln (Ranger Ed)');
+    assert.equal(el.get('survey.comments'), 'Screenings on Fridays suit me\nPlease add subtitles');
   });
 });

@@ -101,6 +101,56 @@ describe('workflow triggers', () => {
     assert.equal((await s.json(url.slice(s.url.length), { method: 'POST', key: null, json: {} })).status, 404);
   });
 
+  test('the trigger_type filter finds a workflow by any of its triggers, with the right total and pages', async () => {
+    const owner = await findOrCreateUser(s.runtime.store, 'filter-triggers@test.local', 'premium');
+    const key = (await createKey(s.runtime.store, owner.id, 'filter')).key;
+    const make = async (name: string, body: Record<string, unknown>) => {
+      const r = await s.json('/api/workflows', { method: 'POST', key, json: { name, definition: { steps: [{ id: 'a', type: 'transform', config: { expression: '1' } }] }, ...body } });
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+      return r.body.workflow.id as string;
+    };
+    const upload = { trigger_type: 'event', trigger_config: { event: 'document.uploaded' } };
+    // an upload trigger with a schedule beside it: the primary trigger stays the upload one
+    const both = await make('upload and nightly', upload);
+    assert.equal((await s.json(`/api/workflows/${both}/schedule`, { method: 'POST', key, json: { cron_expression: '0 3 1 1 *' } })).status, 201);
+    const nightly = await make('nightly', { trigger_type: 'scheduled', trigger_config: { cron_expression: '0 4 1 1 *' } });
+    const hooked = await make('hook and upload', { trigger_type: 'webhook', trigger_config: {}, triggers: [{ type: 'event', config: { event: 'document.uploaded' } }] });
+    const byHand = await make('by hand', {});
+    // someone else's scheduled workflow is never listed
+    assert.equal((await s.json('/api/workflows', { method: 'POST', key: otherKey, json: { name: 'theirs', trigger_type: 'scheduled', trigger_config: { cron_expression: '0 5 1 1 *' }, definition: { steps: [{ id: 'a', type: 'transform', config: { expression: '1' } }] } } })).status, 201);
+
+    const list = async (q: string) => {
+      const r = await s.json(`/api/workflows?${q}`, { key });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return r.body as { workflows: any[]; total: number; has_more: boolean };
+    };
+    const ids = (l: { workflows: any[] }) => l.workflows.map((w) => w.id).sort();
+    const scheduled = await list('trigger_type=scheduled');
+    assert.deepEqual(ids(scheduled), [both, nightly].sort());
+    assert.equal(scheduled.total, 2);
+    assert.equal(scheduled.has_more, false);
+    const events = await list('trigger_type=event');
+    assert.deepEqual(ids(events), [both, hooked].sort());
+    assert.equal(events.total, 2);
+    assert.deepEqual(ids(await list('trigger_type=webhook')), [hooked]);
+    assert.deepEqual(ids(await list('trigger_type=manual')), [byHand]);
+    assert.equal((await list('')).total, 4);
+    // pages of the filtered list: the total is of the filter, the pages cover it once
+    const p1 = await list('trigger_type=scheduled&limit=1');
+    const p2 = await list('trigger_type=scheduled&limit=1&offset=1');
+    assert.equal(p1.total, 2);
+    assert.equal(p1.has_more, true);
+    assert.equal(p2.total, 2);
+    assert.equal(p2.has_more, false);
+    assert.deepEqual([...ids(p1), ...ids(p2)].sort(), [both, nightly].sort());
+    const past = await list('trigger_type=scheduled&offset=2');
+    assert.deepEqual(past.workflows, []);
+    assert.equal(past.total, 2);
+    // a trigger removed no longer matches
+    assert.equal((await s.json(`/api/workflows/${both}/schedule`, { method: 'DELETE', key })).status, 200);
+    assert.deepEqual(ids(await list('trigger_type=scheduled')), [nightly]);
+  });
+
   test('a schedule made first, an upload trigger added after: both stay, removing the schedule leaves the upload one primary', async () => {
     const wf = await workflow({ name: 'scheduled first', trigger_type: 'scheduled', trigger_config: { cron_expression: '0 3 1 1 *' }, definition: { steps: [{ id: 'a', type: 'transform', config: { expression: '1' } }] } });
     const put = await s.json(`/api/workflows/${wf.id}`, { method: 'PUT', json: { trigger_type: 'event', trigger_config: { event: 'document.processed' } } });

@@ -10,6 +10,7 @@ import { errors } from '@quire/core';
 import type { BBox, EditElement, EditFillValue, EditLayout, Word } from '@quire/core';
 import { humanName, labelWords, nearestLabel, refineTextType } from './labels.js';
 import { formatValue } from './format.js';
+import { choiceFieldValues, textFieldValue } from '@quire/layout/form-values';
 
 export const DEFAULT_FONT = '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf';
 
@@ -152,12 +153,8 @@ export function detectFields(doc: PDFDocument, opts: DetectOptions): EditElement
     const label = tooltip || (first ? namedNearby(bbox, wordsByPage.get(page) ?? [], humanName(name)) : '') || printed() || humanName(name);
     const base = { id: name, field_name: name, label, page, bbox, required: f.isRequired(), source: 'acroform' as const };
     if (f instanceof PDFTextField) {
-      let value = '';
-      try {
-        value = f.getText() ?? '';
-      } catch {
-        value = ''; // rich text the library does not read
-      }
+      // a text string or a text stream, lines kept (pdf-lib's getText reads no stream)
+      const value = textFieldValue(f) ?? '';
       const refined = refineTextType(label, name, formatScript(f));
       const maxLength = f.getMaxLength();
       out.push({ ...base, type: refined.type, ...(refined.format ? { format: refined.format } : {}), current_value: value, ...(maxLength !== undefined ? { max_length: maxLength } : {}), ...(f.isCombed() ? { comb: true } : {}), ...(f.isMultiline() ? { multiline: true } : {}) });
@@ -175,7 +172,7 @@ export function detectFields(doc: PDFDocument, opts: DetectOptions): EditElement
       out.push({ ...base, type: 'radio', options: f.getOptions(), ...(withCaptions ? { option_labels: captions } : {}), current_value: f.getSelected() ?? '' });
     } else if (f instanceof PDFDropdown || f instanceof PDFOptionList) {
       const multi = f instanceof PDFOptionList || f.isMultiselect();
-      out.push({ ...base, type: 'dropdown', options: f.getOptions(), current_value: f.getSelected().join(', '), ...(multi ? { multi: true } : {}) });
+      out.push({ ...base, type: 'dropdown', options: f.getOptions(), current_value: choiceFieldValues(f).join(', '), ...(multi ? { multi: true } : {}) });
     } else if (f instanceof PDFSignature) {
       out.push({ ...base, type: 'signature', current_value: '' });
     }

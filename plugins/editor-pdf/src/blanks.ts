@@ -107,9 +107,39 @@ export function detectBlanks(layout: EditLayout, opts: { include_checkboxes?: bo
     const kept = found.filter((f) => !f.guessed || !drawn.some((d) => overlaps(d.bbox, f.bbox, 0)));
     for (const d of drawn) if (!kept.some((f) => !f.guessed && overlaps(d.bbox, f.bbox))) kept.push(d);
     kept.sort((a, b) => a.bbox.y - b.bbox.y || a.bbox.x - b.bbox.x);
+    numberRows(kept);
     kept.forEach(({ guessed: _g, ...e }, k) => out.push({ id: `p${page.number}-b${k + 1}`, ...e }));
   }
   return out;
+}
+
+/**
+ * Blanks of one kind and label stacked in a column (the empty rows of a table under its header "Name", each
+ * row without a label of its own) are told apart by their row, top to bottom: "Name (row 1)", "Name (row 2)".
+ * `els` is in reading order (top to bottom).
+ */
+function numberRows(els: Pick<EditElement, 'type' | 'label' | 'bbox'>[]): void {
+  const groups = new Map<string, Pick<EditElement, 'type' | 'label' | 'bbox'>[]>();
+  for (const e of els) {
+    if (!e.label) continue;
+    const key = `${e.type}\u0000${e.label}`;
+    groups.set(key, [...(groups.get(key) ?? []), e]);
+  }
+  for (const group of groups.values()) {
+    if (group.length < 2) continue;
+    // columns: left edges within a few points of each other
+    const columns: (typeof group)[] = [];
+    for (const e of group) {
+      const col = columns.find((c) => Math.abs(c[0]!.bbox.x - e.bbox.x) <= Math.max(4, e.bbox.height / 2));
+      if (col) col.push(e);
+      else columns.push([e]);
+    }
+    for (const col of columns) {
+      // rows: one above the other, none sharing a line
+      const rows = col.length > 1 && col.every((e, k) => k === 0 || e.bbox.y >= col[k - 1]!.bbox.y + col[k - 1]!.bbox.height * 0.5);
+      if (rows) col.forEach((e, k) => (e.label = `${e.label} (row ${k + 1})`));
+    }
+  }
 }
 
 /** Whether two boxes share more than `share` of the smaller one's area (0: any area). */

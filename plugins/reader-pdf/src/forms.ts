@@ -5,6 +5,8 @@
  */
 import type { WrappedPdfiumModule } from '@embedpdf/pdfium';
 import type { TextItem } from '@quire/layout';
+import { formValueOf } from '@quire/layout/form-values';
+import type { FormValue } from '@quire/layout/form-values';
 import type { FormField } from './types.js';
 import { utf16 } from './pdfium.js';
 
@@ -223,6 +225,29 @@ function firstWidget(m: Pdfium, form: number, annot: number, w: Widget, f: FormF
     }
     f.value = chosen.length ? chosen : null;
   }
+}
+
+/**
+ * The fields with the values their dictionaries hold where PDFium's form API reads less (`values` from
+ * formValues, by qualified name): a choice shows the display labels of every chosen option (PDFium gives an
+ * export value, "2", or only the first of several written as names), a text field's value written as a
+ * stream is read. Text keeps its lines, as LF.
+ */
+export function withFormValues(fields: FormField[], values: Map<string, FormValue> | undefined): FormField[] {
+  for (const f of fields) {
+    const found = formValueOf(values, f.name);
+    const known = found && (found.value.type === 'text' ? f.type === 'text' : f.type === 'dropdown' || f.type === 'listbox') ? found : undefined;
+    // PDFium names some fields by the last part of their name only
+    if (known) f.name = known.name;
+    const v = known?.value;
+    if (f.type === 'text') {
+      if (typeof f.value === 'string') f.value = f.value.replace(/\r\n?/g, '\n');
+      else if (v?.type === 'text' && v.value) f.value = v.value;
+    } else if ((f.type === 'dropdown' || f.type === 'listbox') && v?.type === 'choice' && v.value.length) {
+      f.value = v.value;
+    }
+  }
+  return fields;
 }
 
 /** Compatibility characters to normalise: spaces, ligatures, Hebrew and Arabic presentation forms. */

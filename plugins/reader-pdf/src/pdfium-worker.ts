@@ -16,7 +16,9 @@ import { apply, startEngine, utf16, viewMatrix } from './pdfium.js';
 import { pageText } from './text.js';
 import { pageGraphics, pageInk, pageRules } from './objects.js';
 import { isFigureCaption, markFigures } from './figures.js';
-import { exitForm, fieldItems, formInfo, initForm, readFormFields } from './forms.js';
+import { exitForm, fieldItems, formInfo, initForm, readFormFields, withFormValues } from './forms.js';
+import { formValues } from '@quire/layout/form-values';
+import type { FormValue } from '@quire/layout/form-values';
 import pngjs from 'pngjs';
 
 const { PNG } = pngjs;
@@ -47,6 +49,8 @@ interface OpenDoc {
   form: number;
   numPages: number;
   kind: 'none' | 'acroform' | 'xfa';
+  /** an AcroForm's text and choice values as read from its field dictionaries (what PDFium's form API misses) */
+  values?: Map<string, FormValue>;
 }
 
 interface Entry {
@@ -54,6 +58,8 @@ interface Entry {
   lastUsed: number;
 }
 const docs = new Map<string, Entry>();
+/** The largest AcroForm whose field values are read with pdf-lib as well (it parses the whole file). */
+const FORM_VALUES_MAX_BYTES = 16 * 1024 * 1024;
 const MAX_OPEN = 3;
 
 /** An error the reader maps to its messages (index.ts openError): a password, or a file PDFium cannot read. */
@@ -80,7 +86,10 @@ async function load(file: string): Promise<OpenDoc> {
       throw fail('DamagedError', code === FPDF_ERR_FILE ? 'the file could not be read' : `PDFium could not open the file (error ${code})`);
     }
     const form = initForm(m, doc);
-    return { doc, buf, form, numPages: Math.max(0, m.FPDF_GetPageCount(doc)), kind: formInfo(m, doc).kind };
+    const kind = formInfo(m, doc).kind;
+    // export values shown by their labels, values written as names or streams: read once with pdf-lib
+    const values = form && kind === 'acroform' && bytes.length <= FORM_VALUES_MAX_BYTES ? await formValues(bytes) : undefined;
+    return { doc, buf, form, numPages: Math.max(0, m.FPDF_GetPageCount(doc)), kind, ...(values?.size ? { values } : {}) };
   } finally {
     tick('load', t0);
   }
@@ -219,7 +228,7 @@ function parsePage(d: OpenDoc, n: number): PageResult {
     const { items, rotated, words, chars } = tp ? pageText(e, tp, view) : { items: [], rotated: [], words: [], chars: 0 };
     t = tick('text', t);
     TIMING?.set('pages', (TIMING.get('pages') ?? 0) + 1);
-    const fields = d.form ? readFormFields(m, d.doc, page, d.form, n, (x, y) => apply(view, x, y)) : [];
+    const fields = d.form ? withFormValues(readFormFields(m, d.doc, page, d.form, n, (x, y) => apply(view, x, y)), d.values) : [];
     if (fields.length) result.fields = fields;
     const values = fieldItems(fields);
     t = tick('fields', t);

@@ -10,6 +10,8 @@ import type { EngineContext as Engine } from '../context.js';
 import { derivedId } from './executions.js';
 import type { AutoTriggerType, Trigger } from './definition.js';
 import { AUTO_TRIGGER_TYPES } from './definition.js';
+import { listOwned } from '../services/listing.js';
+import type { AuthInfo } from '../accounts/access.js';
 
 const isAuto = (t: string): t is AutoTriggerType => (AUTO_TRIGGER_TYPES as readonly string[]).includes(t);
 
@@ -19,6 +21,22 @@ export async function workflowTriggers(rt: Pick<Engine, 'store'>, workflowIds: s
   if (!workflowIds.length) return out;
   for (const t of await rt.store.repo('workflow_triggers').find({ workflow_id: workflowIds }, { order: { created_at: 'ASC' } })) out.get(t.workflow_id)?.push(t);
   return out;
+}
+
+/**
+ * The caller's workflows, newest first, paginated with the total. With `triggerType`, those having a trigger
+ * of that type in their set (not only as the primary one): `manual` is those with no automatic trigger.
+ */
+export async function listWorkflows(
+  rt: Pick<Engine, 'store'>,
+  auth: AuthInfo,
+  opts: { triggerType?: string; limit: number; offset: number },
+): Promise<{ rows: WorkflowRecord[]; total: number }> {
+  const page = { limit: opts.limit, offset: opts.offset, orderBy: 'created_at' as const };
+  if (!opts.triggerType) return listOwned(rt.store, 'workflows', auth, {}, page);
+  if (!isAuto(opts.triggerType)) return listOwned(rt.store, 'workflows', auth, { trigger_type: opts.triggerType }, page);
+  const ids = [...new Set((await rt.store.repo('workflow_triggers').find({ type: opts.triggerType })).map((t) => t.workflow_id))];
+  return listOwned(rt.store, 'workflows', auth, { id: ids }, page);
 }
 
 /** The triggers of one workflow, oldest first. */

@@ -31,6 +31,7 @@ import {
   deleteIntegration,
   deleteWorkflow,
   listOwned,
+  listWorkflows,
   loadOwned,
   namedIn,
   newOwned,
@@ -169,9 +170,9 @@ export function workflowRoutes(router: Router<any, any>): void {
   );
 
   // ---- workflows
-  route(router, { method: 'get', path: '/api/workflows', summary: 'List workflows ({workflows: [...]})', tag: TAG, query: z.object({ limit: z.coerce.number().int().min(1).max(100).default(100), offset: z.coerce.number().int().min(0).default(0), trigger_type: z.enum(TRIGGER_TYPES).optional() }) }, async (ctx, { query }) => {
+  route(router, { method: 'get', path: '/api/workflows', summary: 'List workflows ({workflows: [...]}); trigger_type keeps those having a trigger of that type among their triggers (manual: those with none)', tag: TAG, query: z.object({ limit: z.coerce.number().int().min(1).max(100).default(100), offset: z.coerce.number().int().min(0).default(0), trigger_type: z.enum(TRIGGER_TYPES).optional() }) }, async (ctx, { query }) => {
     const auth = requireAuth(ctx);
-    const { rows, total } = await listOwned(ctx.quire.store, 'workflows', auth, query.trigger_type ? { trigger_type: query.trigger_type } : {}, { limit: query.limit, offset: query.offset, orderBy: 'created_at' });
+    const { rows, total } = await listWorkflows(ctx.quire, auth, { triggerType: query.trigger_type, limit: query.limit, offset: query.offset });
     return { workflows: await shown(ctx, auth, rows), total, has_more: query.offset + rows.length < total };
   });
 
