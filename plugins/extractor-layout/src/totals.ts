@@ -215,7 +215,9 @@ function roundedTotals(all: Found[]): Found[] {
 export function totalCandidates(field: FieldDefinition, index: LayoutIndex, finder: CandidateFinder, ctx: ParseContext, scope: Scope, printed: Candidate[] = []): Candidate[] {
   const all = labelledAmounts(index, ctx, scope);
   const own = ownTotalCandidates(field, index, finder, scope, all);
-  return changeArithmetic(index, scope, all, [...printed, ...own]);
+  // an amount read here too is weighed with the whole receipt in view (rounding, summary rows, order): that reading stands
+  const read = (c: Candidate) => own.some((o) => o.span.start <= c.span.start && c.span.end <= o.span.end);
+  return changeArithmetic(index, scope, all, [...printed.filter((c) => !read(c)), ...own]);
 }
 
 function ownTotalCandidates(field: FieldDefinition, index: LayoutIndex, finder: CandidateFinder, scope: Scope, all: Found[]): Candidate[] {

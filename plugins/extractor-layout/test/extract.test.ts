@@ -614,6 +614,9 @@ test('receipt total: the final payable amount after rounding and discounts, neve
   }
   const c = await run(plainDoc('f4', ['SHOP', 'GST ID: 000658952704', 'TOTAL : 8.70', 'Tel: 03-1234 5678']), [TOTAL]);
   assert.equal(c.data.total, 8.7);
+  // the total before cash rounding printed as "Total:" above the rounded one, and a tax summary's total row below
+  const g = await run(plainDoc('f7', ['Subtotal 87.80', 'Total: 102.39', 'Total 102.40', 'GST Summary Amount Tax', 'Total 96.60 5.79']), [TOTAL]);
+  assert.equal(g.data.total, 102.4);
   // labels of other languages through the lexicon
   const d = await run(plainDoc('f5', ['PASAR MINI', 'Jumlah kecil 10.00', 'Jumlah perlu dibayar 10.60', 'Tunai 20.00']), [TOTAL]);
   assert.equal(d.data.total, 10.6);
