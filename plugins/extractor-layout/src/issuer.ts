@@ -10,6 +10,7 @@ import type { Span } from '@quire/core';
 import type { LayoutIndex, Scope, Unit } from './layout.js';
 import type { Candidate } from './candidates.js';
 import { LEXICON, tokenize, words } from '@quire/fields';
+import { tokenSimilarity } from './labels.js';
 
 const LEGAL = /(?<![\p{L}])(sdn\.?\s*bhd\.?|bhd\.?|berhad|s\/b|plt|gmbh|ltd\.?|limited|inc\.?|incorporated|llc|l\.l\.c\.|plc|corp\.?|corporation|pte\.?|pty\.?|llp|b\.\s?v\.?|n\.\s?v\.?|s\.a\.?|s\.r\.l\.|ag|kg|oy|ab|co\.)(?:(?<=\.)|(?![\p{L}]))/iu;
 const TRADE = /(?<![\p{L}])(enterprises?|trading|traders?|stores?|shop|restaurants?|restoran|cafe|caf[ée]|hardware|pharmacy|farmasi|mart|market|supermarket|minimarket|bakery|confectionery|kedai|syarikat|perniagaan|centre|center|florist|stationery|books?|food|foods|beverages?|holdings|industries|services|group|company|motors?|electrical|hotel|station|kitchen|snacks?|gift|deco|boutique|clinic|studio|printing|auto|garage|bistro|bar|grill|pizza|coffee|tea|house|outlet|mall)(?![\p{L}])/iu;
@@ -217,11 +218,11 @@ const OWNER_LABELS: string[][] = LEXICON.filter((e) => e.concept === 'legal_enti
   .filter((t) => t.length > 0)
   .sort((a, b) => b.length - a.length);
 
-/** Where an owner label ("Owned by", "(A division of") ends in a line, when the line starts with one (after punctuation); -1 otherwise. */
+/** Where an owner label ("Owned by", "(A division of") ends in a line, when the line starts with one (after punctuation; words of four letters or more within OCR's near misses: "Owncd"); -1 otherwise. */
 export function ownerLabelEnd(text: string): number {
   const toks = tokenize(text);
   if (!toks.length || /[\p{L}\d]/u.test(text.slice(0, toks[0]!.start))) return -1;
-  for (const l of OWNER_LABELS) if (l.length <= toks.length && l.every((t, j) => toks[j]!.t === t)) return toks[l.length - 1]!.end;
+  for (const l of OWNER_LABELS) if (l.length <= toks.length && l.every((t, j) => tokenSimilarity(toks[j]!.t, t) > 0)) return toks[l.length - 1]!.end;
   return -1;
 }
 

@@ -595,6 +595,10 @@ test('receipt: the shop name at the top is the merchant, the "owned by" company 
   const c = await run(plainDoc('o3', ['WARUNG SEDAP', 'Dimiliki oleh SEDAP MAKAN ENTERPRISE', 'Jumlah 5.00']), fields);
   assert.equal(c.data.company, 'WARUNG SEDAP');
   assert.equal(c.data.legal_entity, 'SEDAP MAKAN ENTERPRISE');
+  // an OCR near miss of the label ("Owncd")
+  const e = await run(plainDoc('o5', ['KEDAI BUKU CERIA', '(Owncd by CERIA BOOKS SDN BHD)', 'Total 5.00']), fields);
+  assert.equal(e.data.company, 'KEDAI BUKU CERIA');
+  assert.equal(e.data.legal_entity, 'CERIA BOOKS SDN BHD');
   // no owner label: no legal entity made up
   const d = await run(plainDoc('o4', ['CAFE LUNA', 'Total 7.70']), fields);
   assert.equal(d.data.legal_entity, null);
