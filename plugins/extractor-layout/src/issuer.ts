@@ -218,11 +218,11 @@ const OWNER_LABELS: string[][] = LEXICON.filter((e) => e.concept === 'legal_enti
   .filter((t) => t.length > 0)
   .sort((a, b) => b.length - a.length);
 
-/** Where an owner label ("Owned by", "(A division of") ends in a line, when the line starts with one (after punctuation; words of four letters or more within OCR's near misses: "Owncd"); -1 otherwise. */
+/** Where an owner label ("Owned by", "(A division of") ends in a line, when the line starts with one (after punctuation; in a label of several words, words of four letters or more within OCR's near misses: "Owncd by"); -1 otherwise. */
 export function ownerLabelEnd(text: string): number {
   const toks = tokenize(text);
   if (!toks.length || /[\p{L}\d]/u.test(text.slice(0, toks[0]!.start))) return -1;
-  for (const l of OWNER_LABELS) if (l.length <= toks.length && l.every((t, j) => tokenSimilarity(toks[j]!.t, t) > 0)) return toks[l.length - 1]!.end;
+  for (const l of OWNER_LABELS) if (l.length <= toks.length && l.every((t, j) => toks[j]!.t === t || (l.length > 1 && tokenSimilarity(toks[j]!.t, t) > 0))) return toks[l.length - 1]!.end;
   return -1;
 }
 

@@ -599,6 +599,9 @@ test('receipt: the shop name at the top is the merchant, the "owned by" company 
   const e = await run(plainDoc('o5', ['KEDAI BUKU CERIA', '(Owncd by CERIA BOOKS SDN BHD)', 'Total 5.00']), fields);
   assert.equal(e.data.company, 'KEDAI BUKU CERIA');
   assert.equal(e.data.legal_entity, 'CERIA BOOKS SDN BHD');
+  // a word near a one-word label is no label ("MILK" is not "milik"): the line below it stays a name
+  const f = await run(plainDoc('o6', ['MILK', 'SUSU SEGAR ENTERPRISE', 'Total 5.00']), fields);
+  assert.equal(f.data.company, 'SUSU SEGAR ENTERPRISE');
   // no owner label: no legal entity made up
   const d = await run(plainDoc('o4', ['CAFE LUNA', 'Total 7.70']), fields);
   assert.equal(d.data.legal_entity, null);
