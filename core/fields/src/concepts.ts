@@ -5,6 +5,7 @@
  */
 import type { FieldDefinition } from '@quire/core';
 import type { StringFormat } from './parse/value.js';
+import { LEXICON, type LexiconEntry } from './lexicon.js';
 
 export interface Token {
   t: string;
@@ -90,12 +91,45 @@ export const CONCEPTS: Concept[] = [
   { id: 'effective_date', type: 'date', labels: ['effective date', 'commencement date', 'start date', 'date of agreement', 'agreement date'] },
   { id: 'end_date', type: 'date', labels: ['end date', 'expiration date', 'expiry date', 'termination date', 'valid until', 'valid through'] },
   { id: 'signature_date', type: 'date', labels: ['signature date', 'date signed', 'signed on', 'date of signature'] },
+  // the registered company behind a shop or brand ("Owned by … Sdn Bhd"): never the merchant (labels in other languages: the lexicon)
+  { id: 'legal_entity', format: 'company', region: 'header', labels: ['legal entity', 'legal name', 'registered name', 'registered company', 'owned by', 'operated by'], hints: ['legal entity', 'owned by', 'operated by', 'registered company'] },
 ];
 
 const CONCEPT_BY_ID = new Map(CONCEPTS.map((c) => [c.id, c]));
 export const concept = (id: string | undefined) => (id ? CONCEPT_BY_ID.get(id) : undefined);
 
 const phraseKey = (s: string) => words(s.replace(/^~/, '')).join(' ');
+
+// the lexicon's labels join the concept each entry names (a phrase some concept already uses stays where it is)
+{
+  const known = new Set(CONCEPTS.flatMap((c) => c.labels.map(phraseKey)));
+  for (const e of LEXICON) {
+    const c = e.concept ? CONCEPT_BY_ID.get(e.concept) : undefined;
+    if (!c) continue;
+    for (const l of Object.values(e.labels).flat()) {
+      const k = phraseKey(l);
+      if (!k || known.has(k)) continue;
+      known.add(k);
+      c.labels.push(l);
+    }
+  }
+}
+
+/** Lexicon labels as normalised tokens, by their first token. */
+const LEXICON_BY_FIRST = new Map<string, { tokens: string[]; entry: LexiconEntry }[]>();
+for (const e of LEXICON)
+  for (const l of Object.values(e.labels).flat()) {
+    const tokens = words(l);
+    if (tokens.length) LEXICON_BY_FIRST.set(tokens[0]!, [...(LEXICON_BY_FIRST.get(tokens[0]!) ?? []), { tokens, entry: e }]);
+  }
+
+/** The lexicon entries whose labels a token sequence (words() / tokenize()) holds, in the order they occur. */
+export function lexiconIn(tokens: readonly string[]): LexiconEntry[] {
+  const found: LexiconEntry[] = [];
+  for (let i = 0; i < tokens.length; i++)
+    for (const l of LEXICON_BY_FIRST.get(tokens[i]!) ?? []) if (!found.includes(l.entry) && l.tokens.every((t, j) => tokens[i + j] === t)) found.push(l.entry);
+  return found;
+}
 /** label phrase → concept ids that use it */
 const PHRASE_INDEX = new Map<string, string[]>();
 for (const c of CONCEPTS) {

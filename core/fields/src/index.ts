@@ -1,6 +1,6 @@
 export { PREBUILT_SCHEMAS } from './prebuilt.js';
 export type { PrebuiltSchema, PrebuiltCategory } from './prebuilt.js';
-export { CONCEPTS, concept, conceptOf, conceptsOfPhrase, conceptsOfWords, tokenize, splitName, words, isStop } from './concepts.js';
+export { CONCEPTS, concept, conceptOf, lexiconIn, conceptsOfPhrase, conceptsOfWords, tokenize, splitName, words, isStop } from './concepts.js';
 export type { Concept, Token } from './concepts.js';
 export { snakeCase } from './names.js';
 export { fieldsFromDescription, typeByWords } from './describe.js';
@@ -11,3 +11,5 @@ export type { NumberMatch, NumberOptions } from './parse/number.js';
 export { parseDate, scanDates, documentDateOrder } from './parse/date.js';
 export type { DateMatch, DateOptions, DateOrder } from './parse/date.js';
 export { parseBoolean, scanBooleans } from './parse/boolean.js';
+export { LEXICON } from './lexicon.js';
+export type { LexiconEntry } from './lexicon.js';

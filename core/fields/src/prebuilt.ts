@@ -54,6 +54,7 @@ export const PREBUILT_SCHEMAS: readonly PrebuiltSchema[] = [
     description: 'Till or card receipt: merchant, date, total and tax.',
     fields: [
       f('vendor', 'string', 'Merchant name', true),
+      f('legal_entity', 'string', 'Registered company behind the shop (owned by / operated by)'),
       f('address', 'string', 'Merchant address'),
       f('date', 'date', 'Purchase date', true),
       f('total', 'number', 'Total paid', true),

@@ -35,3 +35,19 @@ test('coerceValue: loosely typed answers to the field type, clean or read out of
   assert.deepEqual(coerceValue(['a', 2], { name: 'tags', type: 'array', items: { name: 'tag', type: 'string' } }), { value: ['a', '2'], clean: true });
   assert.deepEqual(coerceValue('', { name: 'x', type: 'string' }), { value: null, clean: true });
 });
+
+test('the lexicon: one source of labels in other languages for chat and the field concepts', async () => {
+  const { LEXICON, lexiconIn } = await import('@quire/fields');
+  assert.ok(LEXICON.some((e) => e.id === 'invoice_number' && e.labels.nl?.includes('factuurnummer')));
+  // its labels join the concept each entry names
+  assert.deepEqual(conceptsOfPhrase('Te betalen'), ['total']);
+  assert.deepEqual(conceptsOfPhrase('Jumlah'), ['total']);
+  assert.deepEqual(conceptsOfPhrase('Owned by'), ['legal_entity']);
+  assert.deepEqual(conceptsOfPhrase('Dimiliki oleh'), ['legal_entity']);
+  assert.equal(conceptOf({ name: 'legal_entity', type: 'string' })?.id, 'legal_entity');
+  assert.equal(conceptOf({ name: 'company', type: 'string' })?.id, 'vendor');
+  // which total a label announces
+  assert.ok(lexiconIn(words('Totaal te betalen')).some((e) => e.kind === 'grand'));
+  assert.ok(lexiconIn(words('Final Total')).some((e) => e.kind === 'grand'));
+  assert.ok(lexiconIn(words('Sous-total')).some((e) => e.kind === 'subtotal'));
+});

@@ -11,7 +11,7 @@ import { round } from '@quire/text';
 import { rowsFromTables, listValues, itemConcept } from './arrays.js';
 import { fallbackCandidates } from './fallbacks.js';
 import { rowsFromLayout } from './layout-rows.js';
-import { issuerCandidates } from './issuer.js';
+import { issuerCandidates, legalEntityCandidates } from './issuer.js';
 import { amountKind, totalCandidates, totalWeight } from './totals.js';
 
 /** Scores top out near 1 for a printed exact label with a clean value; confidence keeps a margin below that. */
@@ -51,6 +51,20 @@ const isNameLike = (v: string) => {
   const letters = v.replace(/[^\p{L}]/gu, '').length;
   return letters >= 3 && letters / Math.max(1, v.replace(/\s/g, '').length) >= 0.6;
 };
+
+/** Labels of identifiers and contact numbers: a tax or company registration, an ID, a phone or fax number. */
+const ID_LABEL = /(?<![\p{L}])(?:(?:gst|vat|sst|tax|tin|brn|ssm|abn|ein|business|company|co|reg(?:istration)?)\.?\s*(?:id|reg(?:istration)?|no|nr|number|#)|id|tel|telephone|phone|fax|hp|mobile|tin|brn|ssm|abn|ein|gstin)(?![\p{L}])/iu;
+
+/**
+ * Digits that are no amount: printed after an identifier's or a phone number's label on their line ("GST ID:
+ * 000658952704", "Tel 0312345678"), or a long run of digits with a leading zero.
+ */
+export function idDigits(text: string, span: Span): boolean {
+  const printed = text.slice(span.start, span.end);
+  if (/^\D*0\d{5,}$/.test(printed.replace(/\s/g, ''))) return true;
+  const lineStart = text.lastIndexOf('\n', span.start - 1) + 1;
+  return ID_LABEL.test(text.slice(lineStart, span.start));
+}
 
 /** OCR digit confusions seen in printed years (1 read as 7, 0 read as 6, 8 or 9). */
 const YEAR_DIGITS: Record<string, string> = { '7': '1', '6': '0', '9': '0', '8': '0' };
@@ -107,12 +121,17 @@ export class OfflineEngine {
         .map((c) => ({ c, w: totalWeight(amountKind(c.label ? text.slice(c.label.start, c.label.end) : field.name)) }))
         .filter((x) => x.w > 0)
         .map(({ c, w }) => ({ ...c, score: c.score * w }));
-      list = totalCandidates(field, this.index, this.finder, ctx, scope ?? this.index.all, list);
+      list = totalCandidates(field, this.index, this.finder, ctx, scope ?? this.index.all, list).filter((c) => !idDigits(text, c.span));
     }
     if (labels.concept?.id === 'vendor' && field.type === 'string') {
       // a labelled value must read as a name (not "(002231061-T)" after "Company Reg No."); the name line at the top competes
       list = list.filter((c) => isNameLike(String(c.value)));
       list.push(...issuerCandidates(this.index, scope ?? this.index.all));
+    }
+    if (labels.concept?.id === 'legal_entity' && field.type === 'string') {
+      // the name printed under an owner label ("Owned by …"), as a name
+      list = list.filter((c) => isNameLike(String(c.value)));
+      list.push(...legalEntityCandidates(this.index, scope ?? this.index.all));
     }
     if (!list.length) list = fallbackCandidates(field, labels, this.index, this.finder, ctx, scope ?? this.index.all);
     if (field.type === 'date') list = list.map((c) => repairYear(c));

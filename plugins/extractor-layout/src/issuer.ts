@@ -9,7 +9,8 @@
 import type { Span } from '@quire/core';
 import type { LayoutIndex, Scope, Unit } from './layout.js';
 import type { Candidate } from './candidates.js';
-import { editDistance } from './labels.js';
+import { LEXICON, tokenize, words } from '@quire/fields';
+import { tokenSimilarity } from './labels.js';
 
 const LEGAL = /(?<![\p{L}])(sdn\.?\s*bhd\.?|bhd\.?|berhad|s\/b|plt|gmbh|ltd\.?|limited|inc\.?|incorporated|llc|l\.l\.c\.|plc|corp\.?|corporation|pte\.?|pty\.?|llp|b\.\s?v\.?|n\.\s?v\.?|s\.a\.?|s\.r\.l\.|ag|kg|oy|ab|co\.)(?:(?<=\.)|(?![\p{L}]))/iu;
 const TRADE = /(?<![\p{L}])(enterprises?|trading|traders?|stores?|shop|restaurants?|restoran|cafe|caf[ée]|hardware|pharmacy|farmasi|mart|market|supermarket|minimarket|bakery|confectionery|kedai|syarikat|perniagaan|centre|center|florist|stationery|books?|food|foods|beverages?|holdings|industries|services|group|company|motors?|electrical|hotel|station|kitchen|snacks?|gift|deco|boutique|clinic|studio|printing|auto|garage|bistro|bar|grill|pizza|coffee|tea|house|outlet|mall)(?![\p{L}])/iu;
@@ -132,9 +133,17 @@ export function issuerCandidates(index: LayoutIndex, scope: Scope): Candidate[] 
   const scored: { line: Line; part: { start: number; end: number }; score: number; note: string; rank: number }[] = [];
   let rank = 0;
   let legalRank = 0;
+  // the registered company behind the shop ("Owned by … Sdn Bhd", or the label alone with the name below) is never the issuer
+  const owned = new Set<Line>();
+  lines.forEach((line, i) => {
+    const at = ownerLabelEnd(line.text);
+    if (at < 0) return;
+    owned.add(line);
+    if (!/[\p{L}]{2,}/u.test(line.text.slice(at)) && lines[i + 1]) owned.add(lines[i + 1]!);
+  });
   lines.forEach((line, i) => {
     const t = line.text;
-    if (TITLE.test(t)) return;
+    if (TITLE.test(t) || owned.has(line)) return;
     const part = namePart(t);
     if (!part) return;
     const name = t.slice(part.start, part.end);
@@ -179,13 +188,13 @@ export function issuerCandidates(index: LayoutIndex, scope: Scope): Candidate[] 
     const li = lines.indexOf(line);
     const below = lines[li + 1];
     const above = lines[li - 1];
-    if (bareLegal(fixLegalForm(value)) && above) {
+    if (bareLegal(fixLegalForm(value)) && above && !owned.has(above)) {
       const p = namePart(above.text);
       if (p && !CONTACT.test(above.text) && !TITLE.test(above.text) && wordiness(above.text) >= 0.5) {
         value = `${above.text.slice(p.start, p.end)} ${value}`;
         start = above.start + p.start;
       }
-    } else if (below && !LEGAL.test(fixLegalForm(value))) {
+    } else if (below && !owned.has(below) && !LEGAL.test(fixLegalForm(value))) {
       const p = namePart(below.text);
       const tail = p ? below.text.slice(p.start, p.end) : '';
       if (tail && bareLegal(fixLegalForm(tail))) {
@@ -202,4 +211,48 @@ export function issuerCandidates(index: LayoutIndex, scope: Scope): Candidate[] 
   return out;
 }
 
-void editDistance;
+/** The labels that introduce the registered company behind a shop or brand ("Owned by", "Operated by", "A division of", "Dimiliki oleh"…: the lexicon's legal_entity entry), as tokens. */
+const OWNER_LABELS: string[][] = LEXICON.filter((e) => e.concept === 'legal_entity')
+  .flatMap((e) => Object.values(e.labels).flat())
+  .map((l) => words(l))
+  .filter((t) => t.length > 0)
+  .sort((a, b) => b.length - a.length);
+
+/** Where an owner label ("Owned by", "(A division of") ends in a line, when the line starts with one (after punctuation; in a label of several words, words of four letters or more within OCR's near misses: "Owncd by"); -1 otherwise. */
+export function ownerLabelEnd(text: string): number {
+  const toks = tokenize(text);
+  if (!toks.length || /[\p{L}\d]/u.test(text.slice(0, toks[0]!.start))) return -1;
+  for (const l of OWNER_LABELS) if (l.length <= toks.length && l.every((t, j) => toks[j]!.t === t || (l.length > 1 && tokenSimilarity(toks[j]!.t, t) > 0))) return toks[l.length - 1]!.end;
+  return -1;
+}
+
+/**
+ * The registered company behind a shop or brand, printed under an owner label near the top ("Owned by MAJU
+ * HOLDINGS SDN BHD (123456-X)", or the label on its own line and the name on the next): name part only.
+ */
+export function legalEntityCandidates(index: LayoutIndex, scope: Scope): Candidate[] {
+  const lines = headerLines(index, scope);
+  const out: Candidate[] = [];
+  lines.forEach((line, i) => {
+    const at = ownerLabelEnd(line.text);
+    if (at < 0) return;
+    let host = line;
+    let offset = at;
+    if (!/[\p{L}]{2,}/u.test(line.text.slice(at))) {
+      if (!lines[i + 1]) return;
+      host = lines[i + 1]!;
+      offset = 0;
+    }
+    const rest = host.text.slice(offset);
+    const part = namePart(rest);
+    if (!part) return;
+    const name = fixLegalForm(rest.slice(part.start, part.end).replace(/\s+/g, ' ').trim());
+    if (name.replace(/[^\p{L}]/gu, '').length < 3) return;
+    const u = host.units[0]!;
+    const start = host.start + offset + part.start;
+    const span: Span = { start, end: host.start + offset + part.end };
+    const score = (LEGAL.test(name) ? 0.9 : 0.75) * (0.7 + 0.3 * index.confidenceOf(span, u.confidence));
+    out.push({ value: name, span, page: u.page, unit: u, method: 'inline_space', labelScore: score, parseQuality: 1, score, note: `name under an owner label near the top of page ${u.page}` });
+  });
+  return out;
+}

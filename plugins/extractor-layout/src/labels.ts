@@ -3,6 +3,7 @@
  * edit distance), over the field concepts and label tokens of @quire/fields.
  */
 import type { FieldDefinition } from '@quire/core';
+import { distance as levenshtein } from 'fastest-levenshtein';
 import { conceptOf, conceptsOfWords, isStop, tokenize, words, type Concept, type Token } from '@quire/fields';
 
 const CURRENCY_TOKENS = new Set(['usd', 'eur', 'gbp', 'inr', 'chf', 'jpy', 'cad', 'aud', 'myr', 'rm', 'rs', 'sgd', 'hkd', 'cny', 'sek', 'nok', 'dkk', 'pln', 'czk', 'zar', 'brl', 'mxn']);
@@ -52,21 +53,11 @@ function makeFieldLabels(field: FieldDefinition, conceptOverride?: Concept): Fie
   return { field, concept: c, variants, own: new Set(c ? [c.id] : []) };
 }
 
-/** Levenshtein distance, capped: returns max+1 as soon as it is exceeded. */
+/** Levenshtein distance (fastest-levenshtein), capped: max+1 when it exceeds max (length difference first, which bounds it from below). */
 export function editDistance(a: string, b: string, max = 3): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    let rowMin = i;
-    for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-      rowMin = Math.min(rowMin, cur[j]!);
-    }
-    if (rowMin > max) return max + 1;
-    prev = cur;
-  }
-  return prev[b.length]!;
+  const d = levenshtein(a, b);
+  return d > max ? max + 1 : d;
 }
 
 const simCache = new Map<string, number>();

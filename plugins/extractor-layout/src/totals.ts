@@ -9,7 +9,7 @@
  * with OCR damage in mind ("Tota!", "TotalGST", "TotaiQty") and amounts split by OCR ("29. 70") are joined.
  */
 import type { FieldDefinition, Span } from '@quire/core';
-import { scanTyped, type ParseContext } from '@quire/fields';
+import { lexiconIn, scanTyped, words, type ParseContext } from '@quire/fields';
 import { editDistance } from './labels.js';
 import type { LayoutIndex, Scope, Unit } from './layout.js';
 import { METHOD_FACTOR, type Candidate, type CandidateFinder } from './candidates.js';
@@ -56,7 +56,9 @@ export function amountKind(label: string): AmountKind {
   const sub = hasExact(ws, 'sub', 'subtotal', 'netto', 'zwischensumme', 'subtotaal', 'ht') || has(ws, 'subtotal', 'excluding', 'exclusive', 'excluded', 'taxable', 'before') || hasExact(ws, 'excl', 'ex');
   if (hasExact(ws, 'qty', 'oty', 'quantity', 'items', 'item', 'pcs', 'units', 'ty', 'count', 'q') || has(ws, 'quantity', 'items')) return 'quantity';
   if (has(ws, 'change') || (hasExact(ws, 'balance') && has(ws, 'change'))) return 'change';
-  if (has(ws, 'tendered', 'received') || hasExact(ws, 'cash', 'card', 'visa', 'mastercard', 'master', 'debit', 'credit', 'paid', 'payment', 'tender', 'eftpos', 'nets', 'bayar')) {
+  // labels of other languages resolve through the lexicon (only where the English words below say nothing)
+  const lex = lexiconIn(words(label)).filter((e) => e.concept === 'total' || e.concept === 'subtotal');
+  if (has(ws, 'tendered', 'received') || hasExact(ws, 'cash', 'card', 'visa', 'mastercard', 'master', 'debit', 'credit', 'paid', 'payment', 'tender', 'eftpos', 'nets', 'bayar', 'tunai')) {
     // "amount to be paid", "paid amount due" are the total; "cash", "paid" alone are what was tendered
     if (!(hasExact(ws, 'due', 'payable') || (hasExact(ws, 'to') && hasExact(ws, 'be')))) return 'tendered';
     return 'grand';
@@ -67,11 +69,13 @@ export function amountKind(label: string): AmountKind {
   if (has(ws, 'rounding') || (hasExact(ws, 'round', 'adj', 'adjustment') && !total)) return total && has(ws, 'rounded') ? 'grand' : 'rounding';
   // "Total includes 6% GST 1.44", "(Total included GST @ 4%: 1.42)": the tax a total holds
   if (tax && has(ws, 'includes', 'included')) return 'tax';
-  if (sub) return incl ? 'subtotal_incl' : 'subtotal';
+  if (sub || lex.some((e) => e.kind === 'subtotal')) return incl ? 'subtotal_incl' : 'subtotal';
   if (tax && !incl) return 'tax';
-  const grand = hasExact(ws, 'grand', 'due', 'payable', 'nett', 'rounded') || has(ws, 'payable', 'rounded') || (total && incl) || (hasExact(ws, 'to') && hasExact(ws, 'pay', 'paid'));
+  // the final payable amount: after rounding and discounts ("Final Total", "Nett Total", "Rounded Total", "Amount Due", "Te betalen")
+  const grand = hasExact(ws, 'grand', 'due', 'payable', 'nett', 'rounded', 'final') || has(ws, 'payable', 'rounded') || (total && incl) || (hasExact(ws, 'to') && hasExact(ws, 'pay', 'paid'));
   if (grand && (total || hasExact(ws, 'amount', 'balance', 'due', 'payable', 'pay', 'paid') || has(ws, 'amount', 'balance'))) return 'grand';
-  if (total) return 'total';
+  if (lex.some((e) => e.kind === 'grand')) return 'grand';
+  if (total || lex.some((e) => e.kind === 'total')) return 'total';
   if (has(ws, 'amount', 'balance', 'betrag', 'bedrag')) return 'weak';
   return 'other';
 }
@@ -211,7 +215,9 @@ function roundedTotals(all: Found[]): Found[] {
 export function totalCandidates(field: FieldDefinition, index: LayoutIndex, finder: CandidateFinder, ctx: ParseContext, scope: Scope, printed: Candidate[] = []): Candidate[] {
   const all = labelledAmounts(index, ctx, scope);
   const own = ownTotalCandidates(field, index, finder, scope, all);
-  return changeArithmetic(index, scope, all, [...printed, ...own]);
+  // an amount read here too is weighed with the whole receipt in view (rounding, summary rows, order): that reading stands
+  const read = (c: Candidate) => own.some((o) => o.span.start <= c.span.start && c.span.end <= o.span.end);
+  return changeArithmetic(index, scope, all, [...printed.filter((c) => !read(c)), ...own]);
 }
 
 function ownTotalCandidates(field: FieldDefinition, index: LayoutIndex, finder: CandidateFinder, scope: Scope, all: Found[]): Candidate[] {

@@ -581,3 +581,52 @@ test('date: a date OCR glued to its label or split after a separator', async () 
   const c = await run(plainDoc('dd3', ['NO 1, JLN 1/50', 'TOTAL 12.30 15.00']), [DATE]);
   assert.equal(c.data.date, null);
 });
+
+test('receipt: the shop name at the top is the merchant, the "owned by" company its legal entity', async () => {
+  const fields: FieldDefinition[] = [{ name: 'company', type: 'string', description: 'Company name' }, { name: 'legal_entity', type: 'string' }];
+  const a = await run(plainDoc('o1', ['KEDAI RUNCIT MAJU JAYA', 'Owned by MAJU JAYA HOLDINGS SDN BHD (123456-X)', 'NO 12, JALAN BESAR, 43000 KAJANG', 'GST ID : 000123456789', 'TAX INVOICE', 'Total 8.20']), fields);
+  assert.equal(a.data.company, 'KEDAI RUNCIT MAJU JAYA');
+  assert.equal(a.data.legal_entity, 'MAJU JAYA HOLDINGS SDN BHD');
+  // the label on its own line, the registered name on the next; the name does not join the shop name
+  const b = await run(plainDoc('o2', ['SUNRISE BAKERY', 'OPERATED BY:', 'GOLDEN GRAIN SDN BHD', 'Tel: 03-1234 5678', 'Total 12.35']), fields);
+  assert.equal(b.data.company, 'SUNRISE BAKERY');
+  assert.equal(b.data.legal_entity, 'GOLDEN GRAIN SDN BHD');
+  // another language through the lexicon
+  const c = await run(plainDoc('o3', ['WARUNG SEDAP', 'Dimiliki oleh SEDAP MAKAN ENTERPRISE', 'Jumlah 5.00']), fields);
+  assert.equal(c.data.company, 'WARUNG SEDAP');
+  assert.equal(c.data.legal_entity, 'SEDAP MAKAN ENTERPRISE');
+  // an OCR near miss of the label ("Owncd")
+  const e = await run(plainDoc('o5', ['KEDAI BUKU CERIA', '(Owncd by CERIA BOOKS SDN BHD)', 'Total 5.00']), fields);
+  assert.equal(e.data.company, 'KEDAI BUKU CERIA');
+  assert.equal(e.data.legal_entity, 'CERIA BOOKS SDN BHD');
+  // a word near a one-word label is no label ("MILK" is not "milik"): the line below it stays a name
+  const f = await run(plainDoc('o6', ['MILK', 'SUSU SEGAR ENTERPRISE', 'Total 5.00']), fields);
+  assert.equal(f.data.company, 'SUSU SEGAR ENTERPRISE');
+  // no owner label: no legal entity made up
+  const d = await run(plainDoc('o4', ['CAFE LUNA', 'Total 7.70']), fields);
+  assert.equal(d.data.legal_entity, null);
+});
+
+test('receipt total: the final payable amount after rounding and discounts, never digits of an ID or phone line', async () => {
+  // rounding line after the total, then the final total
+  const a = await run(plainDoc('f1', ['BREAD 3.50', 'MILK 4.71', 'Total 8.21', 'Rounding Adj -0.01', 'Final Total 8.20', 'CASH 10.00', 'CHANGE 1.80']), [TOTAL]);
+  assert.equal(a.data.total, 8.2);
+  // a discount after the total
+  const b = await run(plainDoc('f2', ['CAFE LUNA', 'Total 8.21', 'Discount 0.50', 'Final Total 7.71', 'GST ID No 000658952704']), [TOTAL]);
+  assert.equal(b.data.total, 7.71);
+  // a total label whose amount is missing: the GST ID or phone number below it is no amount
+  for (const [i, line] of ['GST ID: 000658952704', 'GST REG NO: 000658952704', 'Tel 0312345678', 'Company No. 1234567'].entries()) {
+    const r = await run(plainDoc(`f3${i}`, ['SHOP', 'TOTAL', line, 'Thank you']), [TOTAL]);
+    assert.equal(r.data.total, null, line);
+  }
+  const c = await run(plainDoc('f4', ['SHOP', 'GST ID: 000658952704', 'TOTAL : 8.70', 'Tel: 03-1234 5678']), [TOTAL]);
+  assert.equal(c.data.total, 8.7);
+  // the total before cash rounding printed as "Total:" above the rounded one, and a tax summary's total row below
+  const g = await run(plainDoc('f7', ['Subtotal 87.80', 'Total: 102.39', 'Total 102.40', 'GST Summary Amount Tax', 'Total 96.60 5.79']), [TOTAL]);
+  assert.equal(g.data.total, 102.4);
+  // labels of other languages through the lexicon
+  const d = await run(plainDoc('f5', ['PASAR MINI', 'Jumlah kecil 10.00', 'Jumlah perlu dibayar 10.60', 'Tunai 20.00']), [TOTAL]);
+  assert.equal(d.data.total, 10.6);
+  const e = await run(plainDoc('f6', ['WINKEL', 'Subtotaal 10,00', 'BTW 2,10', 'Te betalen 12,10']), [TOTAL]);
+  assert.equal(e.data.total, 12.1);
+});

@@ -3,8 +3,8 @@
  * and the decomposition of multi-part questions. Pure functions, no I/O.
  */
 
-import fs from 'node:fs';
 import { QUESTION_WORDS, STOP_WORDS, stem, synonymsOf } from '@quire/text';
+import { LEXICON as BUSINESS_LEXICON } from '@quire/fields';
 
 /** Words left out of a question's or a sentence's terms: the search side's stop words and the words that frame a question. */
 const isStop = (w: string) => STOP_WORDS.has(w) || QUESTION_WORDS.has(w) || (w.endsWith("'s") && STOP_WORDS.has(w.slice(0, -2)));
@@ -62,10 +62,9 @@ interface LabelConcept {
   labels: { words: string[]; english: boolean }[];
 }
 
-/** The lexicon (lexicon/business-labels.json): labels of invoice number, date, total, VAT… as documents print them in several languages. */
+/** The lexicon of @quire/fields (core/fields/lexicon/business-labels.json, shared with extraction): labels of invoice number, date, total, VAT… as documents print them in several languages. */
 const LEXICON: LabelConcept[] = (() => {
-  const raw = JSON.parse(fs.readFileSync(new URL('../../lexicon/business-labels.json', import.meta.url), 'utf8')) as { concepts: { id: string; terms: string; labels: Record<string, string[]> }[] };
-  return raw.concepts.map((c) => ({
+  return BUSINESS_LEXICON.map((c) => ({
     id: c.id,
     terms: words(c.terms).filter((w) => !isStop(w)).map(termOf),
     labels: Object.entries(c.labels)
