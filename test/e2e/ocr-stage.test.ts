@@ -3,25 +3,13 @@
 // dedicated OCR worker over RabbitMQ is in ocr-worker.test.ts (pass 2).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createCanvas } from '@napi-rs/canvas';
 import { PDFDocument } from 'pdf-lib';
 import { STAGE_NAMES } from '@quire/config';
 import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { hasTesseract } from '../helpers/reader-harness.js';
 import { makePdf } from '../helpers/fixtures.js';
-
-/** A page of printed text as a PNG (what a scanner gives). */
-export function scannedPng(lines: string[]): Buffer {
-  const c = createCanvas(1000, 120 + lines.length * 100);
-  const g = c.getContext('2d');
-  g.fillStyle = '#fff';
-  g.fillRect(0, 0, c.width, c.height);
-  g.fillStyle = '#000';
-  g.font = '40px DejaVu Sans';
-  lines.forEach((l, i) => g.fillText(l, 60, 90 + i * 100));
-  return c.toBuffer('image/png');
-}
+import { scannedPng } from '../helpers/scans.js';
 
 /** A PDF whose one page is that image, with no text layer. */
 async function scannedPdf(lines: string[]): Promise<Uint8Array> {
