@@ -25,7 +25,7 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'QUIRE_DB_URL', default: 'sqlite (in the data dir)', description: 'mysql://user:pass@host:3306/db for MySQL/MariaDB, or sqlite:///path/to/file.db.' },
   { name: 'QUIRE_QUEUE_URL', default: '(in-process)', description: 'amqp://user:pass@host:5672 to run pipeline stages over RabbitMQ.' },
   { name: 'QUIRE_QUEUE_PREFIX', default: 'quire', description: 'Prefix of RabbitMQ queue and exchange names (separate installations sharing one broker use different prefixes).' },
-  { name: 'QUIRE_RUN_STAGES', default: 'true', description: 'Whether the API process also consumes pipeline stages. Set false when dedicated `quire worker` processes do.' },
+  { name: 'QUIRE_RUN_STAGES', default: 'true', description: 'Which pipeline stages this process consumes: true (all), false (none: the API process when dedicated `quire worker` processes run them), or stage names joined with commas, each consumed in every pipeline that has it: fetch, read, ocr, chunk, index, load, extract, fanout, collect, source, plan, children, settle, generate, format, upload, build, run, deliver. `ocr` alone makes a dedicated OCR worker (scanned pages, on their own RabbitMQ queue); a worker without `ocr` in its list does not OCR the uploads and parses it reads (the ocr stage does).' },
   { name: 'QUIRE_STAGE_CONCURRENCY', default: '2', description: 'Stage messages a process handles at once (RabbitMQ prefetch).' },
   { name: 'QUIRE_MAX_ATTEMPTS', default: '3', description: 'Deliveries of a stage message before it is dead-lettered and its job fails. Only transient failures (I/O, broker, a dependency timing out) are retried; bad input fails at once.' },
   { name: 'QUIRE_WORKER_LEASE_S', default: '30', description: 'A stage held by a worker whose job shows no heartbeat for this long is taken over by another worker (the holder is taken for dead). Heartbeats are sent every third of it.' },
@@ -155,6 +155,26 @@ const PLUGIN_KEY = /^[a-z-]+:[A-Za-z0-9._@/-]+$/;
 const bool = z
   .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])], { error: (i) => `expected true, false, 1, 0, yes or no, got ${JSON.stringify(i.input)}` })
   .transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
+/**
+ * The stage names of Quire's pipelines (each pipeline's stage queue is `<pipeline>.<stage>`), which
+ * QUIRE_RUN_STAGES may list: `ocr` alone makes a dedicated OCR worker, `fetch,read,chunk,index` a reader that
+ * does not OCR. The engine checks at start that each names a stage of its pipelines.
+ */
+export const STAGE_NAMES = ['fetch', 'read', 'ocr', 'chunk', 'index', 'load', 'extract', 'fanout', 'collect', 'source', 'plan', 'children', 'settle', 'generate', 'format', 'upload', 'build', 'run', 'deliver'] as const;
+const BOOL_WORDS: Record<string, boolean> = { true: true, false: false, '1': true, '0': false, yes: true, no: false };
+/** true (every stage), false (none), or the stage names this process consumes */
+const runStages = z.union([z.boolean(), z.string()]).transform((v, ctx): boolean | string[] => {
+  if (typeof v === 'boolean') return v;
+  if (v in BOOL_WORDS) return BOOL_WORDS[v]!;
+  const names = v.split(',').map((n) => n.trim()).filter(Boolean);
+  const unknown = names.filter((n) => !(STAGE_NAMES as readonly string[]).includes(n));
+  if (names.length && !unknown.length) return [...new Set(names)];
+  ctx.addIssue({
+    code: 'custom',
+    message: `expected true, false, 1, 0, yes or no, got ${JSON.stringify(v)}; or stage names joined with commas, from: ${STAGE_NAMES.join(', ')}${unknown.length && names.length > unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`,
+  });
+  return z.NEVER;
+});
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const optionalString = z.string().trim().min(1).optional();
 
@@ -168,7 +188,7 @@ const schema = z.object({
   queue: z.object({
     url: z.string().regex(/^amqps?:\/\//, 'must be an amqp:// or amqps:// URL').optional(),
     prefix: z.string().regex(/^[a-z0-9_.-]{1,40}$/i, 'letters, digits, _ . - only'),
-    runStages: bool,
+    runStages,
     concurrency: int(1, 256),
     maxAttempts: int(1, 50),
     leaseMs: z.number().int().min(1000),

@@ -158,6 +158,15 @@ test('a boolean variable with a bad value lists the accepted values', () => {
   assert.throws(() => loadConfig({ QUIRE_RUN_STAGES: 'nope' }), /QUIRE_RUN_STAGES.*expected true, false, 1, 0, yes or no, got "nope"/);
 });
 
+test('QUIRE_RUN_STAGES takes stage names: ocr alone makes a dedicated OCR worker', () => {
+  assert.deepEqual(loadConfig({ QUIRE_RUN_STAGES: 'ocr' }).queue.runStages, ['ocr']);
+  assert.deepEqual(loadConfig({ QUIRE_RUN_STAGES: 'fetch, read,chunk,index' }).queue.runStages, ['fetch', 'read', 'chunk', 'index']);
+  assert.equal(loadConfig({ QUIRE_RUN_STAGES: 'false' }).queue.runStages, false);
+  assert.equal(loadConfig({}).queue.runStages, true);
+  // an unknown name is refused, with the names accepted
+  assert.throws(() => loadConfig({ QUIRE_RUN_STAGES: 'read,ocrr' }), /QUIRE_RUN_STAGES.*stage names joined with commas, from: fetch, read, ocr, chunk, index.*\(unknown: ocrr\)/);
+});
+
 test('the engine takes the OCR language from the configuration (QUIRE_OCR_LANGUAGE), never a literal of its own', () => {
   const literal: string[] = [];
   const walk = (dir: string) => {

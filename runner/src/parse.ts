@@ -122,7 +122,7 @@ async function writeAtomic(file: string, data: string): Promise<void> {
 }
 
 /** The stage queues of the parse pipeline, which the runner consumes in its own process. */
-const PARSE_STAGES = ['parse.fetch', 'parse.read', 'parse.chunk'];
+const PARSE_STAGES = ['parse.fetch', 'parse.read', 'parse.ocr', 'parse.chunk'];
 /** The runner's jobs belong to no account (the runner role charges nothing). */
 const RUNNER_OWNER = { user_id: 'runner', organization_id: null };
 /** Where the runner notes its scratch blob storage, so that a run after a killed one removes it. */

@@ -18,6 +18,8 @@ export async function workerCommand(config: Readonly<QuireConfig>, args: string[
   const { values } = parseArgs({ args, options: { stages: { type: 'string' } } });
   const rt = Engine.prepare(config, createLogger(config.logLevel), 'worker');
   const stages = values.stages?.split(',').map((s) => s.trim()).filter(Boolean);
+  // QUIRE_RUN_STAGES=ocr (or another list) chooses the stages when --stages does not
+  const listed = Array.isArray(config.queue.runStages);
   // the health port listens before the database and the queue are reached: /readyz says connecting meanwhile
   const port = config.metrics.workerHealthPort;
   const health = port === undefined ? null : await startHealthPort(rt, port, config.host);
@@ -27,9 +29,10 @@ export async function workerCommand(config: Readonly<QuireConfig>, args: string[
     health.closeAllConnections(); // idle keep-alive connections would hold close() open
     await closed;
   };
+  let consuming: string[];
   try {
     await rt.connect();
-    await rt.startStages(stages);
+    consuming = await rt.startStages(stages);
   } catch (e) {
     // a worker that cannot connect stops (its supervisor restarts it), with the reason
     await closeHealth();
@@ -37,9 +40,9 @@ export async function workerCommand(config: Readonly<QuireConfig>, args: string[
     throw e;
   }
   const healthUrl = health ? `http://${config.host}:${healthPortOf(health)}` : null;
-  rt.logger.info({ startup: { ...(await startupSummary(rt, healthUrl)), consuming: stages ?? 'every stage' } }, 'Quire worker started');
+  rt.logger.info({ startup: { ...(await startupSummary(rt, healthUrl)), consuming: stages || listed ? consuming : 'every stage' } }, 'Quire worker started');
   // the lines that supervisors and scripts wait for (worker id and health port), also at log levels above info
-  console.log(`Quire worker ${rt.workerId} consuming ${stages?.join(', ') ?? 'every stage'}`);
+  console.log(`Quire worker ${rt.workerId} consuming ${stages || listed ? consuming.join(', ') : 'every stage'}`);
   console.log(`  database: ${describeDatabase(config)}`);
   console.log(`  queue: ${describeQueue(config)}`);
   console.log(`  data dir: ${config.dataDir}`);

@@ -207,9 +207,29 @@ export class Engine implements EngineContext {
     else if (queued.size) this.logger.info({ resumed: queued.size }, 'queued jobs resume after a clean stop');
   }
 
-  /** Consume pipeline stages in this process (the server by default; `quire worker` always). */
-  async startStages(stages?: string[]): Promise<void> {
-    await this.pipelines.consume(stages);
+  /**
+   * Consume pipeline stages in this process (the server by default; `quire worker` always): the stage
+   * queues given (`<pipeline>.<stage>`, or a stage name for that stage of every pipeline), else those
+   * QUIRE_RUN_STAGES lists, else every one. Returns the queues consumed.
+   */
+  async startStages(stages?: string[]): Promise<string[]> {
+    const listed = this.config.queue.runStages;
+    const keys = this.stageQueues(stages ?? (Array.isArray(listed) ? listed : undefined));
+    await this.pipelines.consume(keys);
+    return keys ?? this.pipelines.stageKeys();
+  }
+
+  /** Stage queues of names: `<pipeline>.<stage>` as it is, a bare stage name as that stage of every pipeline. */
+  stageQueues(names?: readonly string[]): string[] | undefined {
+    if (!names) return undefined;
+    const all = this.pipelines.stageKeys();
+    const keys = names.flatMap((n) => {
+      if (n.includes('.')) return [n];
+      const of = all.filter((k) => k.slice(k.indexOf('.') + 1) === n);
+      if (!of.length) throw new Error(`no pipeline has a stage named "${n}"; stage names: ${[...new Set(all.map((k) => k.slice(k.indexOf('.') + 1)))].join(', ')}`);
+      return of;
+    });
+    return [...new Set(keys)];
   }
 
   async close(): Promise<void> {

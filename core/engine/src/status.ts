@@ -46,7 +46,9 @@ export function describeQueue(config: Readonly<QuireConfig>): string {
  * Shown at start and in /readyz, since uploads otherwise sit pending without a hint.
  */
 export function stagesStatus(config: Readonly<QuireConfig>): string {
-  if (config.queue.runStages) return 'on';
+  const run = config.queue.runStages;
+  if (Array.isArray(run)) return `on: ${run.join(', ')}`;
+  if (run) return 'on';
   if (config.plugins.selected.transport === 'inprocess') return 'off: run quire worker, with QUIRE_QUEUE_URL (the in-process queue reaches no other process)';
   return 'off: run quire worker';
 }

@@ -22,6 +22,8 @@ export {
   // readers
   DEFAULT_READ_LIMITS,
   readLimits,
+  OCR_PENDING_KEY,
+  ocrPendingOf,
   DocumentBuilder,
   unionBBox,
   packWords,

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { builtinFormats, definePlugin, DocumentBuilder, errors, isQuireError, readLimits, z } from '@quire/core';
+import { builtinFormats, definePlugin, DocumentBuilder, errors, isQuireError, OCR_PENDING_KEY, readLimits, z } from '@quire/core';
 import type { OcrPlugin, OcrResult, ParsedDocument, PluginContext, ReaderInput, ReaderPlugin, ReadOptions } from '@quire/core';
 import { detectRules, layoutOcrPage, markOcrFurniture, median, ocrWordsToPoints, scaleRules } from '@quire/layout';
 import type { OcrElement } from '@quire/layout';
@@ -139,6 +139,16 @@ export async function readImage(ctx: Pick<PluginContext, 'ocr'>, input: ReaderIn
   if (options.ocr?.enabled === false) return blankPages('OCR is disabled: the text of the image was not read', 'OCR_DISABLED');
   const ocr = ctx.ocr;
   if (!ocr) return blankPages('No OCR engine is available: the text of the image was not read', 'OCR_UNAVAILABLE');
+  if (options.ocr?.defer) {
+    // every page of an image is read by OCR: left to the pipeline's ocr stage, which reads it again with OCR
+    frames.forEach((f, i) => {
+      const k = scaleOf(f);
+      builder.addPage({ number: i + 1, width: f.width * k, height: f.height * k, ocr: false, confidence: 0 });
+    });
+    builder.metadata[OCR_PENDING_KEY] = frames.map((_, i) => i + 1);
+    options.onProgress?.(1);
+    return builder.build();
+  }
 
   const single = info.frames.length === 1;
   const decodable = single && DECODABLE.has(info.format);

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { createCanvas } from '@napi-rs/canvas';
-import { pluginContext } from '@quire/core';
+import { ocrPendingOf, pluginContext } from '@quire/core';
 import type { ReadOptions } from '@quire/core';
 import ocrPlugin from '@quire/plugin-ocr-tesseract';
 import imagePlugin, { imageInfo } from '@quire/plugin-reader-image';
@@ -86,6 +86,16 @@ test('no OCR plugin: an OCR_UNAVAILABLE issue', async () => {
   const p = pngWithText(['Hello'], 'noocr.png');
   const doc = await (await makeReader(false)).read(input(p, 'png'), opts());
   assert.equal(doc.issues[0].code, 'OCR_UNAVAILABLE');
+});
+
+test('a read that defers OCR (the pipeline\'s read stage) lists every page for the ocr stage and OCRs none', async () => {
+  const p = pngWithText(['Hello'], 'deferred.png');
+  const doc = await (await makeReader()).read(input(p, 'png'), opts({ ocr: { enabled: 'auto', language: 'eng', defer: true } }));
+  assert.deepEqual(ocrPendingOf(doc), [1]);
+  assert.equal(doc.text, '');
+  assert.equal(doc.pages.length, 1);
+  assert.equal(doc.pages[0].ocr, false);
+  assert.deepEqual(doc.issues, []);
 });
 
 test('a generated PNG with known text: OCR text, key-values, words in points', { skip: !hasTesseract }, async () => {

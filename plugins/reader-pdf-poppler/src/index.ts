@@ -13,7 +13,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { builtinFormats, definePlugin, DocumentBuilder, errors, isQuireError, readLimits, z } from '@quire/core';
+import { builtinFormats, definePlugin, DocumentBuilder, errors, isQuireError, OCR_PENDING_KEY, readLimits, z } from '@quire/core';
 import type { BlockInput, OcrPlugin, ParsedDocument, PluginContext, ReaderInput, ReaderPlugin, ReadOptions, Table, Word } from '@quire/core';
 import { cleanText, isListItem, joinLines, layoutOcrPage, ocrWordsToPoints, parseKeyValue } from '@quire/layout';
 import { lineText, parseBboxLayout } from './bbox.js';
@@ -252,7 +252,9 @@ export class PopplerPdfReader implements Omit<ReaderPlugin, 'formats'> {
       pages[i] ??= { number: i + 1, width: 0, height: 0, blocks: [], tables: [], ocr: false, confidence: 1 };
       if (!pages[i]!.blocks.length) empty.push(pages[i]!);
     }
-    if (empty.length) await this.ocrPages(file, empty, builder, options, signal, outer);
+    // left to the pipeline's ocr stage (ocr.defer), which reads the document again with OCR
+    if (empty.length && options.ocr?.defer && options.ocr.enabled !== false && this.ctx.ocr) builder.metadata[OCR_PENDING_KEY] = empty.map((p) => p.number);
+    else if (empty.length) await this.ocrPages(file, empty, builder, options, signal, outer);
 
     for (const p of pages) {
       builder.addPage({ number: p.number, width: p.width, height: p.height, ocr: p.ocr, confidence: p.confidence, ...(p.words ? { words: p.words } : {}) });

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { PDFDocument, StandardFonts, PDFName, PDFHexString } from 'pdf-lib';
-import { pluginContext } from '@quire/core';
+import { ocrPendingOf, pluginContext } from '@quire/core';
 import type { ParsedDocument, ReadOptions } from '@quire/core';
 import ocrPlugin from '@quire/plugin-ocr-tesseract';
 import popplerPlugin, { PopplerPdfReader, parseBboxLayout, decodeXml, lineText } from '@quire/plugin-reader-pdf-poppler';
@@ -211,6 +211,11 @@ test('a page without text is drawn and OCRed, or reported when OCR is disabled o
   assert.ok(kv!.bbox!.y > 30 && kv!.bbox!.y < 240, JSON.stringify(kv!.bbox));
   assert.ok(parsed.pages[0]!.words!.some((w) => w.text === 'Scanned'));
   assert.deepEqual(parsed.issues, []);
+  // the pipeline's read stage defers OCR to the ocr stage: the page is listed, not OCRed
+  const deferred = await read(reader, await save(img, 'scan-deferred.pdf'), { ocr: { enabled: 'auto', language: 'eng', defer: true } });
+  assert.deepEqual(ocrPendingOf(deferred), [1]);
+  assert.equal(deferred.pages[0]!.ocr, false);
+  assert.equal(deferred.text, '');
 });
 
 test('the reader runs its work in processes (isolated) and fails a document over the page limit at once', { skip: !hasPoppler }, async () => {

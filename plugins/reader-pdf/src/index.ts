@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { builtinFormats, definePlugin, DocumentBuilder, errors, isQuireError, readLimits, z } from '@quire/core';
+import { builtinFormats, definePlugin, DocumentBuilder, errors, isQuireError, OCR_PENDING_KEY, readLimits, z } from '@quire/core';
 import type { BBox, OcrPlugin, ParsedDocument, PluginContext, ReaderInput, ReaderPlugin, ReadOptions } from '@quire/core';
 import { layoutOcrPage, scaleBox, scaleRules } from '@quire/layout';
 import type { Rule } from '@quire/layout';
@@ -281,6 +281,8 @@ export class PdfReader implements Omit<ReaderPlugin, 'formats'> {
       /** the OCR engines that read pages (a router says which: document metadata ocrEngine) */
       const engines = new Set<string>();
       const issues: { code: string; stage: string; page?: number; message: string }[] = [];
+      /** pages that need OCR, left to the ocr stage (options.ocr.defer) */
+      const pending: number[] = [];
 
       const ocrPage = async (p: AssembledPage) => {
         await gate.run(async () => {
@@ -375,9 +377,13 @@ export class PdfReader implements Omit<ReaderPlugin, 'formats'> {
                 const mp = (n: number) => `${Math.round(n / 1e5) / 10} megapixels`;
                 throw errors.unprocessable(`PDF could not be read: page ${r.number} holds an image of ${mp(r.imagePixels!)}; the limit is ${mp(limits.imagePixels)}`, { page: r.number, pixels: r.imagePixels, limit: limits.imagePixels });
               }
-              const job = ocrPage(r);
-              job.catch(() => {});
-              ocrJobs.push(job);
+              // the pipeline's ocr stage reads this page with OCR: this read leaves it without text
+              if (options.ocr?.defer && ocr) pending.push(r.number);
+              else {
+                const job = ocrPage(r);
+                job.catch(() => {});
+                ocrJobs.push(job);
+              }
             }
           }
           done++;
@@ -392,6 +398,7 @@ export class PdfReader implements Omit<ReaderPlugin, 'formats'> {
       if (count > 0 && damaged === count) throw errors.processing(DAMAGED);
       await Promise.all(ocrJobs);
       if (engines.size) builder.metadata.ocrEngine = [...engines].sort().join(',');
+      if (pending.length) builder.metadata[OCR_PENDING_KEY] = pending.sort((a, b) => a - b);
       // running heads, footers and page numbers: found by repetition across the pages, set apart
       setAsideFurniture(pages);
       // hyphens at line ends: compound words keep theirs, hyphenated words are joined (from the whole text)

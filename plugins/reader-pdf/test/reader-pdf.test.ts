@@ -6,7 +6,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { PDFDocument, StandardFonts, rgb, PDFName, PDFHexString } from 'pdf-lib';
 import { createCanvas } from '@napi-rs/canvas';
-import { pluginContext } from '@quire/core';
+import { ocrPendingOf, pluginContext } from '@quire/core';
 import type { ParsedDocument, ReadOptions } from '@quire/core';
 import ocrPlugin from '@quire/plugin-ocr-tesseract';
 import type pdfPlugin from '@quire/plugin-reader-pdf';
@@ -363,6 +363,14 @@ test('a page without a text layer is OCRed (or reported when OCR is unavailable 
   assert.deepEqual(unavailable.issues.map((i) => [i.code, i.stage, i.page]), [['OCR_UNAVAILABLE', 'ocr', 1]]);
   const disabled = await read(p, { ocr: { enabled: false, language: 'eng' } });
   assert.equal(disabled.issues[0]!.code, 'OCR_DISABLED');
+  // the pipeline's read stage defers OCR to the ocr stage: the page is listed, not OCRed
+  const deferred = await read(p, { ocr: { enabled: 'auto', language: 'eng', defer: true } });
+  assert.deepEqual(ocrPendingOf(deferred), [1]);
+  assert.equal(deferred.text, '');
+  assert.equal(deferred.pages[0]!.ocr, false);
+  assert.equal(deferred.metadata.ocrEngine, undefined);
+  // without OCR to defer to, the read says so itself
+  assert.deepEqual(ocrPendingOf(await read(p, { ocr: { enabled: 'auto', language: 'eng', defer: true } }, noOcrReader)), []);
 });
 
 test('unrotate maps boxes read on a turned page image back to the page', () => {

@@ -1,4 +1,4 @@
-import type { DocumentRecord } from '@quire/core';
+import type { DocumentRecord, StageContext } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { charge } from '../services/ledger.js';
 import { addDocument } from '../services/collections.js';
@@ -8,7 +8,29 @@ import { ownerOf, requireDocument, withLocalFile } from '../jobs.js';
 import { chunkStored, contentKey, indexChunks, readFileToStorage, storeChunks } from './steps.js';
 
 /**
- * Upload processing: read (reader + OCR) → chunk → index. Each stage keeps its output in the store or
+ * Reads an uploaded document into its stored content. With `deferOcr` (the read stage) the pages that need
+ * OCR are left out and listed in `ocr_pending`; the ocr stage then reads it with OCR (deferOcr false).
+ */
+async function readDocument(rt: Engine, ctx: StageContext, deferOcr: boolean): Promise<Record<string, unknown>> {
+  const doc = await requireDocument(rt.store, String(ctx.payload.documentId));
+  const cfg = parseConfig(doc.parsing_config ?? {});
+  const read = await withLocalFile(rt.storage, doc.storage_key, (file) =>
+    readFileToStorage(rt, { path: file, name: doc.name, format: doc.file_type, size: doc.file_size, id: doc.id }, cfg, contentKey(doc.id), {
+      signal: ctx.signal,
+      onProgress: (f) => void ctx.progress(f).catch(() => {}),
+      chunk: true,
+      deferOcr,
+    }),
+  );
+  // a document the reader built in this process comes back chunked: its rows are written now and the
+  // chunk stage finds its work done (a rerun of this stage replaces them)
+  if (read.chunks) await storeChunks(rt, ownerOf(doc), doc.id, read.chunks);
+  await rt.store.repo('documents').update(doc.id, { pages: read.pages, content_key: contentKey(doc.id), issues: read.issues.length ? read.issues : null, updated_at: new Date() });
+  return { documentId: doc.id, pages: read.pages, ocr_pages: read.ocrPages, ...(read.ocrPending.length ? { ocr_pending: read.ocrPending } : {}), ...(read.chunks ? { chunks: read.chunks.length, chunked: true } : {}) };
+}
+
+/**
+ * Upload processing: read (reader) → ocr (pages without a text layer) → chunk → index. Each stage keeps its output in the store or
  * blob storage, so any worker can run the next one.
  */
 export function defineIngestPipeline(rt: Engine): void {
@@ -17,21 +39,15 @@ export function defineIngestPipeline(rt: Engine): void {
     stages: [
       {
         name: 'read',
+        // pages that need OCR are left to the ocr stage (its own queue: OCR workers scale apart from readers)
+        run: (ctx) => readDocument(rt, ctx, true),
+      },
+      {
+        name: 'ocr',
         async run(ctx) {
-          const doc = await requireDocument(rt.store, String(ctx.payload.documentId));
-          const cfg = parseConfig(doc.parsing_config ?? {});
-          const read = await withLocalFile(rt.storage, doc.storage_key, (file) =>
-            readFileToStorage(rt, { path: file, name: doc.name, format: doc.file_type, size: doc.file_size, id: doc.id }, cfg, contentKey(doc.id), {
-              signal: ctx.signal,
-              onProgress: (f) => void ctx.progress(f).catch(() => {}),
-              chunk: true,
-            }),
-          );
-          // a document the reader built in this process comes back chunked: its rows are written now and the
-          // chunk stage finds its work done (a rerun of this stage replaces them)
-          if (read.chunks) await storeChunks(rt, ownerOf(doc), doc.id, read.chunks);
-          await rt.store.repo('documents').update(doc.id, { pages: read.pages, content_key: contentKey(doc.id), issues: read.issues.length ? read.issues : null, updated_at: new Date() });
-          return { documentId: doc.id, pages: read.pages, ocr_pages: read.ocrPages, ...(read.chunks ? { chunks: read.chunks.length, chunked: true } : {}) };
+          // nothing left to OCR (a text document, or the reader OCRed itself): passed on as it is
+          if (!(ctx.payload.ocr_pending as number[] | undefined)?.length) return { ...ctx.payload };
+          return readDocument(rt, ctx, false);
         },
       },
       {

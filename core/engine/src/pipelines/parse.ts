@@ -1,7 +1,7 @@
 import fsp from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { NonRetryableError, errors } from '@quire/core';
-import type { JobRecord, StageDefinition } from '@quire/core';
+import type { JobRecord, StageContext, StageDefinition } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { charge, creditsFor } from '../services/ledger.js';
 import { CREDIT_HOLD, estimatePages, reserveCredits } from '../accounts/credits.js';
@@ -50,8 +50,33 @@ function sourceOf(job: JobRecord, payload: Record<string, unknown>): ParseSource
   return { source: 'url', url: String(input.url) };
 }
 
+/** What the fetch stage hands to the read stage (and the read stage, with what it read, to the ocr stage). */
+type ReadPayload = { source: string; documentId?: string; key?: string; path?: string; name: string; format: string; size: number; reuse?: boolean; decided?: boolean; readAs?: string };
+
 /**
- * The parse pipeline: fetch → read → chunk. The async parse (POST /api/parse/async, completion callback to
+ * Reads a parse's file into the job's parsed content. With `deferOcr` (the read stage) the pages that need
+ * OCR are left out and listed in `ocrPending`; the ocr stage then reads it with OCR (deferOcr false).
+ */
+async function readParseInput(rt: Engine, ctx: StageContext, p: ReadPayload, deferOcr: boolean): Promise<Record<string, unknown>> {
+  const cfg = parseConfig((ctx.job.input as { config?: unknown }).config ?? {});
+  const read = (file: string) =>
+    readFileToStorage(rt, { path: file, name: p.name, format: p.format, size: p.size, id: p.readAs ?? ctx.job.id }, cfg, jobParsedKey(ctx.job.id), {
+      signal: ctx.signal,
+      onProgress: (f) => void ctx.progress(f).catch(() => {}),
+      deferOcr,
+    });
+  let stored;
+  if (p.source === 'local') {
+    if (rt.role !== 'runner') throw new NonRetryableError('a local file is read by the runner only');
+    stored = await read(p.path!);
+  } else {
+    stored = await withLocalFile(rt.storage, p.key!, read);
+  }
+  return { ...p, parsedKey: jobParsedKey(ctx.job.id), pages: stored.pages, ...(stored.ocrPending.length ? { ocrPending: stored.ocrPending } : {}) };
+}
+
+/**
+ * The parse pipeline: fetch → read → ocr → chunk. The async parse (POST /api/parse/async, completion callback to
  * its webhook_url), the synchronous parse (POST /api/parse, the embed parse action: the same job, awaited in
  * process) and the runner (role runner, files on its disk) all run it.
  */
@@ -96,25 +121,23 @@ export function defineParsePipeline(rt: Engine): void {
     {
       name: 'read',
       async run(ctx) {
-        const cfg = parseConfig((ctx.job.input as { config?: unknown }).config ?? {});
-        const p = ctx.payload as { source: string; documentId?: string; key?: string; path?: string; name: string; format: string; size: number; reuse?: boolean; decided?: boolean; readAs?: string };
+        const p = ctx.payload as ReadPayload;
         const ocrOverridden = (ctx.job.input as any)?.config?.ocr !== undefined;
         if (p.source === 'document' && p.reuse && (p.decided || !ocrOverridden)) {
           return { ...p, parsedKey: contentKey(p.documentId!) };
         }
-        const read = (file: string) =>
-          readFileToStorage(rt, { path: file, name: p.name, format: p.format, size: p.size, id: p.readAs ?? ctx.job.id }, cfg, jobParsedKey(ctx.job.id), {
-            signal: ctx.signal,
-            onProgress: (f) => void ctx.progress(f).catch(() => {}),
-          });
-        let stored;
-        if (p.source === 'local') {
-          if (rt.role !== 'runner') throw new NonRetryableError('a local file is read by the runner only');
-          stored = await read(p.path!);
-        } else {
-          stored = await withLocalFile(rt.storage, p.key!, read);
-        }
-        return { ...p, parsedKey: jobParsedKey(ctx.job.id), pages: stored.pages };
+        // pages that need OCR are left to the ocr stage (its own queue: OCR workers scale apart from readers)
+        return readParseInput(rt, ctx, p, true);
+      },
+    },
+    {
+      name: 'ocr',
+      async run(ctx) {
+        const p = ctx.payload as ReadPayload & { ocrPending?: number[] };
+        // nothing left to OCR (a text document, reused content, or the reader OCRed itself): passed on
+        if (!p.ocrPending?.length) return { ...p };
+        const { ocrPending: _, ...rest } = p;
+        return readParseInput(rt, ctx, rest, false);
       },
     },
     {

@@ -1,4 +1,4 @@
-import { ReaderSandbox, errors, isQuireError } from '@quire/core';
+import { ReaderSandbox, errors, isQuireError, ocrPendingOf } from '@quire/core';
 import type { BBox, Chunk, ChunkRecord, Owned, ParsedDocument, ReadJson, ReadLimits, ReaderPlugin } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { chunkOptions } from '../services/parse-config.js';
@@ -41,13 +41,13 @@ export interface FileRef {
 }
 
 /** What a read needs: the reader for the format, its input and options, and the time limit. */
-function readPlan(rt: Pick<Engine, 'registry' | 'config'> & Partial<Pick<Engine, 'metrics'>>, file: FileRef, cfg: ParseConfig, opts: { signal?: AbortSignal; maxPages?: number; onProgress?: (f: number) => void }) {
+function readPlan(rt: Pick<Engine, 'registry' | 'config'> & Partial<Pick<Engine, 'metrics'>>, file: FileRef, cfg: ParseConfig, opts: { signal?: AbortSignal; maxPages?: number; onProgress?: (f: number) => void; deferOcr?: boolean }) {
   const reader = rt.registry.readerFor(file.format);
   const timeout = AbortSignal.timeout(rt.config.limits.parseTimeoutMs);
   const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
   const input = { path: file.path, name: file.name, format: file.format, size: file.size, documentId: file.id };
   const options = {
-    ocr: { enabled: cfg.ocr.enabled, language: cfg.ocr.language ?? rt.config.ocr.language, agentic: cfg.ocr.agentic },
+    ocr: { enabled: cfg.ocr.enabled, language: cfg.ocr.language ?? rt.config.ocr.language, agentic: cfg.ocr.agentic, ...(opts.deferOcr ? { defer: true } : {}) },
     signal,
     maxPages: opts.maxPages,
     onProgress: opts.onProgress,
@@ -83,6 +83,11 @@ export async function readFile(rt: Pick<Engine, 'registry' | 'config'> & Partial
 export interface StoredRead {
   pages: number;
   ocrPages: number;
+  /**
+   * Pages the reader left for the `ocr` stage (a read with `deferOcr`): the stage reads the document again
+   * with OCR. Empty when nothing needs OCR, or the reader OCRed them itself.
+   */
+  ocrPending: number[];
   issues: ParsedDocument['issues'];
   /**
    * The document's chunks, when the caller asked for them (`chunk`) and the reader built the document in
@@ -98,7 +103,7 @@ export interface StoredRead {
  * a file that is streamed into storage, so a large document is never turned into objects (or one large
  * string) on this event loop.
  */
-export async function readFileToStorage(rt: Pick<Engine, 'registry' | 'config' | 'storage'> & Partial<Pick<Engine, 'metrics'>>, file: FileRef, cfg: ParseConfig, key: string, opts: { signal?: AbortSignal; onProgress?: (f: number) => void; chunk?: boolean } = {}): Promise<StoredRead> {
+export async function readFileToStorage(rt: Pick<Engine, 'registry' | 'config' | 'storage'> & Partial<Pick<Engine, 'metrics'>>, file: FileRef, cfg: ParseConfig, key: string, opts: { signal?: AbortSignal; onProgress?: (f: number) => void; chunk?: boolean; deferOcr?: boolean } = {}): Promise<StoredRead> {
   const { reader, input, options, isolate, failed } = readPlan(rt, file, cfg, opts);
   // only the read's errors are the reader's: a storage failure keeps its own (transient) kind
   let read: ReadJson | null = null;
@@ -116,15 +121,17 @@ export async function readFileToStorage(rt: Pick<Engine, 'registry' | 'config' |
       await fs.promises.rm(read.file, { force: true });
     }
     rt.metrics?.ocr(read.ocrPages);
-    return { pages: read.pages, ocrPages: read.ocrPages, issues: read.issues };
+    return { pages: read.pages, ocrPages: read.ocrPages, ocrPending: read.ocrPending ?? [], issues: read.issues };
   }
   await saveParsed(rt, key, doc!);
   // a longer document is chunked by the chunk stage, in an isolate: chunking it here would hold this event
   // loop for more than ~50 ms
-  const chunks = opts.chunk && doc!.pages.length <= INLINE_CHUNK_PAGES ? chunkParsed(rt, doc!, cfg) : undefined;
+  // (a document with pages left for the ocr stage is chunked once they are read)
+  const ocrPending = ocrPendingOf(doc!);
+  const chunks = opts.chunk && !ocrPending.length && doc!.pages.length <= INLINE_CHUNK_PAGES ? chunkParsed(rt, doc!, cfg) : undefined;
   const ocrPages = doc!.pages.filter((p) => p.ocr).length;
   rt.metrics?.ocr(ocrPages);
-  return { pages: doc!.pages.length, ocrPages, issues: doc!.issues, ...(chunks ? { chunks } : {}) };
+  return { pages: doc!.pages.length, ocrPages, ocrPending, issues: doc!.issues, ...(chunks ? { chunks } : {}) };
 }
 
 /**

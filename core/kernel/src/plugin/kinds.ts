@@ -179,7 +179,13 @@ interface Lifecycle {
 
 // ---------- reader / ocr ----------
 export interface ReadOptions {
-  ocr: { enabled: boolean | 'auto'; language: string; agentic?: boolean };
+  /**
+   * OCR of pages without a text layer. `defer`: the read is the pipeline's `read` stage and OCR is its own
+   * `ocr` stage; a reader that can tell which pages need OCR does not OCR them, reads the rest and lists
+   * them (1-based) in the document's `metadata.ocrPending` (OCR_PENDING_KEY); the `ocr` stage then reads
+   * the document with OCR. A reader that ignores it OCRs as usual.
+   */
+  ocr: { enabled: boolean | 'auto'; language: string; agentic?: boolean; defer?: boolean };
   /** abort the read (timeouts, cancelled jobs) */
   signal?: AbortSignal;
   /** anonymous conversions read only the first pages */
@@ -194,6 +200,15 @@ export interface ReadOptions {
  * What a reader may take out of one document. A reader that reaches a limit stops and throws
  * errors.unprocessable(...) naming it ("decompressed size exceeds 512 MB"), which fails the job at once.
  */
+/** The document metadata key where a read with `ocr.defer` lists the pages left for the `ocr` stage. */
+export const OCR_PENDING_KEY = 'ocrPending';
+
+/** The pages a deferred read left for the `ocr` stage (none when it OCRed itself or nothing needs OCR). */
+export function ocrPendingOf(doc: Pick<ParsedDocument, 'metadata'>): number[] {
+  const v = (doc.metadata as Record<string, unknown> | undefined)?.[OCR_PENDING_KEY];
+  return Array.isArray(v) ? v.filter((n): n is number => typeof n === 'number') : [];
+}
+
 export interface ReadLimits {
   /** inflated bytes of all parts of a zip-based file together (docx, xlsx, pptx); one part gets at most half */
   decompressedBytes: number;

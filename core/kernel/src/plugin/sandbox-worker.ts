@@ -6,6 +6,7 @@ import { isolatePort } from '../util/worker.js';
 import { PluginRegistry, parseUse } from './registry.js';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { ocrPendingOf } from './kinds.js';
 import type { ChunkerPlugin, ReaderPlugin } from './kinds.js';
 import type { SandboxRequest, SandboxResponse, SandboxWorkerData } from './sandbox.js';
 import { revive, serialiseError } from './sandbox.js';
@@ -146,7 +147,7 @@ port.on('message', (m: SandboxRequest) => {
         const json = JSON.stringify(doc);
         await fs.mkdir(path.dirname(m.jsonPath), { recursive: true, mode: 0o700 });
         await fs.writeFile(m.jsonPath, json, { mode: 0o600 });
-        send({ type: 'done', id: m.id, json: { file: m.jsonPath, pages: doc.pages.length, ocrPages: doc.pages.filter((p) => p.ocr).length, issues: doc.issues } });
+        send({ type: 'done', id: m.id, json: { file: m.jsonPath, pages: doc.pages.length, ocrPages: doc.pages.filter((p) => p.ocr).length, ocrPending: ocrPendingOf(doc), issues: doc.issues } });
       }
       else send({ type: 'done', id: m.id, doc });
     } catch (e) {

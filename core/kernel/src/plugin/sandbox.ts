@@ -75,6 +75,8 @@ export interface ReadJson {
   file: string;
   pages: number;
   ocrPages: number;
+  /** pages a read with `ocr.defer` left for the `ocr` stage (ocrPendingOf) */
+  ocrPending: number[];
   issues: ParsedDocument['issues'];
 }
 
