@@ -38,7 +38,7 @@ export interface ChatRequest {
   signal?: AbortSignal;
   /** called once the ids are known, before any text */
   onStart?: (info: { session_id: string; message_id: string; mode: ChatMode; knowledge_base_id: string }) => void | Promise<void>;
-  /** called with each piece of the answer as it is produced (LLM tokens, or the extractive answer's sentences) */
+  /** called with each piece of the answer as it is produced (the checked LLM answer's words, or the answerer's sentences) */
   onDelta?: (text: string) => void | Promise<void>;
 }
 
@@ -52,18 +52,19 @@ export interface ChatAnswer {
   mode: ChatMode;
   response_time_ms: number;
   created_at: string;
-  /** token counts: the LLM's own, or estimates (4 characters a token) for the offline answerer */
+  /** token counts: the LLM's (or the answerer plugin's) own, or estimates (4 characters a token) */
   usage: { prompt_tokens: number; completion_tokens: number; credits: number };
   /** true when the sources did not support an answer */
   unanswered: boolean;
   /** what the answer is: `value` (a typed value, one sentence or one table cell), `passage` (quoted sentences), `none` (the refusal) */
   answer_type: AnswerResult['answer_type'];
   /**
-   * Every quote and number of the answer was found in its cited sources: always true, since an LLM answer
-   * that fails the check is replaced by the offline answer (which quotes the sources verbatim).
+   * Every quote and number of an LLM answer was found in its cited sources (one that fails the check is replaced
+   * by the answerer plugin's answer); an answerer plugin's answer cites only passages it was given (the offline
+   * answerer quotes them verbatim). False when an answerer cited anything else (its confidence is then at most 0.3).
    */
   grounded: boolean;
-  /** `llm` or `offline` (no LLM configured, or the LLM failed or was not borne out by the sources) */
+  /** `llm`, or `offline`: the active answerer plugin (QUIRE_ANSWERER) answered (no LLM configured, or the LLM failed or was not borne out by the sources) */
   answered_by: 'llm' | 'offline';
   /** with an LLM configured and answered_by `offline`: `llm_unavailable` (errors after retries) or `ungrounded` */
   fallback_reason: 'llm_unavailable' | 'ungrounded' | null;
@@ -510,8 +511,9 @@ function presentAnswer(raw: AnswerResult, name: string, source: (chunkId: string
 /**
  * Answers a question over a knowledge base: retrieval restricted to its documents (its retrieval settings;
  * quick = its top_k, deep = wider retrieval per question part, code = code-like chunks first), then a
- * grounded LLM answer when an LLM is configured, else an extractive answer quoting the best-supported
- * sentences of the sources. Persists the turn, emits chat events, charges 0.1 credit.
+ * grounded LLM answer when an LLM is configured, else (or when it fails or is not borne out) the active answerer
+ * plugin's answer (QUIRE_ANSWERER; offline: quoting the best-supported sentences of the sources), presented with
+ * the host's copies of the cited chunks. Persists the turn, emits chat events, charges 0.1 credit.
  */
 export async function answer(rt: Engine, auth: AuthInfo, req: ChatRequest): Promise<ChatAnswer> {
   const started = Date.now();
