@@ -226,9 +226,9 @@ async function neighbours(rt: Engine, hits: SearchHit[]): Promise<SearchHit[]> {
 }
 
 /**
- * The passages of the knowledge base's documents a question finds: its search (deep: the whole question and each of
- * its parts, merged), then (quick and deep) a second search in other words of its terms and the chunks around the best
- * hits that are fragments; code mode re-ranks a wider pool by code-likeness.
+ * The passages of the knowledge base's documents a question finds: deep mode searches the whole question and each of
+ * its parts and merges them; quick mode adds a second search in other words of its terms and the chunks around the
+ * best hits that are fragments; code mode re-ranks a wider pool by code-likeness.
  */
 async function retrieve(rt: Engine, auth: AuthInfo, question: string, mode: ChatMode, settings: KbSettings, docIds: string[], context: string | undefined, docTerms?: AnswerTermStats['documents']): Promise<SearchHit[]> {
   const depth = retrievalDepth(mode, settings);
