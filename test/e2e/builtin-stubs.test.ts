@@ -133,6 +133,22 @@ export default { kind: 'vector-store', name: 'embedded', core: '^1', create: () 
       assert.equal(r.body.data.invoice_number, 'STUB');
     },
   },
+  {
+    kind: 'answerer',
+    name: 'offline',
+    source: `export default { kind: 'answerer', name: 'offline', core: '^1', create: () => ({ async answer(req) { const top = req.sources[0]; return top ? { text: 'STUB answer [1]', citations: [{ chunk_id: top.chunk_id }], confidence: 0.5, answer_type: 'passage' } : { text: '', citations: [], confidence: 0.1, answer_type: 'none' }; } }) };`,
+    other: TXT,
+    async check(s) {
+      const up = await s.json('/v1/documents', { method: 'POST', body: uploadForm('ferries.txt', 'The harbour ferry to Brest leaves every hour from pier four.') });
+      await waitForStatus(s, `/v1/documents/${up.body.id}`);
+      const kb = (await s.json('/api/knowledge-bases', { method: 'POST', json: { name: 'Stub answers' } })).body.knowledge_base.id;
+      await s.json(`/api/knowledge-bases/${kb}/documents/batch`, { method: 'POST', json: { document_ids: [up.body.id] } });
+      const r = await s.json('/api/chat', { method: 'POST', json: { message: 'When does the harbour ferry to Brest leave?', knowledge_base_id: kb } });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.equal(r.body.message, 'STUB answer [1]');
+      assert.equal(r.body.citations[0].document_id, up.body.id);
+    },
+  },
   ...(
     [
       ['llm', 'openai', '@quire/plugin-llm-openai'],
@@ -175,7 +191,7 @@ async function searchFinds(s: TestServer): Promise<unknown[]> {
 const GROUPS: string[][] = [
   ['reader:pdf', 'reader:sheet', 'reader:slides', 'reader:image'],
   ['reader:office'],
-  ['chunker:default', 'ocr:tesseract', 'vector-store:embedded', 'extractor:layout'],
+  ['chunker:default', 'ocr:tesseract', 'vector-store:embedded', 'extractor:layout', 'answerer:offline'],
   ['embedder:local'],
   ['llm:openai', 'embedder:openai', 'vector-store:weaviate', 'transport:rabbitmq', 'store:typeorm', 'storage:disk'],
 ];

@@ -34,6 +34,7 @@ export const BUILTIN_PLUGINS = [
   '@quire/plugin-vector-weaviate',
   '@quire/plugin-llm-openai',
   '@quire/plugin-extractor-layout',
+  '@quire/plugin-answerer-offline',
   '@quire/plugin-splitter-default',
   '@quire/plugin-generator-default',
   '@quire/plugin-generator-pdf',

@@ -25,7 +25,6 @@ export * from './pipelines/index.js';
 export * from './pipelines/ingest.js';
 export * from './pipelines/parse.js';
 export * from './pipelines/steps.js';
-export * from './services/chat-text.js';
 export * from './services/chat.js';
 export * from './services/collections.js';
 export * from './services/documents.js';

@@ -43,6 +43,8 @@ export {
   sourcesSection,
   citationLabel,
   citationMarkers,
+  // answerers
+  NOT_FOUND_ANSWER,
   // integrations
   sendFailed,
   signatureHeader,

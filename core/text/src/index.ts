@@ -7,3 +7,9 @@ export { decodeText, type Decoded } from './encoding.js';
 export { foldMarks, foldsToItself, letterDigitRuns } from './runs.js';
 export { normaliseForMatch, quoteInText, numbersOf, unsupportedNumbers } from './grounding.js';
 export { parseJsonObject } from './json.js';
+export {
+  alternativesOf, words, terms, termSet, labelConcepts, labelExpansion, isFollowUp, splitSentences, unitsOf, lineNumberGutter, codeLineScore, codeLikeness, codeBlocksOf, guessLanguage, decompose, questionTerms, kindTerms, focusTerms, subjectVerb,
+  LOWER_WORD, hasName, holdsNames,
+  type Unit, type CodeBlock,
+} from './question.js';
+export { LEXICON, type LexiconEntry } from './lexicon.js';

@@ -17,7 +17,7 @@ import type { GeneratedBlock, GeneratedDocumentModel, GeneratedText, LlmMessage 
 import type { EngineContext as Engine } from '../context.js';
 import type { AuthInfo } from '../accounts/access.js';
 import { searchChunks } from '../services/search.js';
-import { terms } from '../services/chat-text.js';
+import { terms } from '@quire/text';
 import { markdownToBlocks } from './markdown.js';
 import { Citations, bestPassages, passagesOfChunk, sentencesOf, shorten } from './passages.js';
 import type { Passage } from './passages.js';

@@ -6,7 +6,7 @@
  * documents built from them cite real chunks.
  */
 import type { GeneratedCitation } from '@quire/core';
-import { terms, unitsOf } from '../services/chat-text.js';
+import { terms, unitsOf } from '@quire/text';
 import type { SourceDocument } from './sources.js';
 
 export interface Passage {

@@ -18,6 +18,7 @@ export const PLUGIN_KINDS = [
   'embedder',
   'vector-store',
   'extractor',
+  'answerer',
   'llm',
   'generator',
   'splitter',
@@ -398,6 +399,98 @@ export interface ExtractorPlugin extends Lifecycle {
   suggestFields?(doc: ParsedDocument): Promise<(FieldDefinition & { suggestionReason: string })[]>;
 }
 
+// ---------- answerer ----------
+/** The answer when the sources do not support one. */
+export const NOT_FOUND_ANSWER = "I could not find this in the knowledge base's sources.";
+
+/** A passage the host's retrieval found for a question: a chunk of a document of the knowledge base, with its search score. */
+export interface AnswerSource {
+  chunk_id: string;
+  document_id: string;
+  document_name: string;
+  page: number;
+  content: string;
+  /** 0..1 */
+  score: number;
+  /** what the index stores with the chunk (`type`, `index`: its position in the document) */
+  metadata: Record<string, unknown>;
+}
+/** A stored chunk of a document, as `AnswerRequest.chunks` reads it. */
+export interface AnswerChunk {
+  id: string;
+  document_id: string;
+  /** position in the document, from 0 */
+  idx: number;
+  page: number;
+  type: string;
+  content: string;
+}
+/** A document of the knowledge base (completed ones only). */
+export interface AnswerDocument {
+  id: string;
+  name: string;
+  /** changes whenever the document's chunks may have changed: a key for what an answerer caches about it */
+  version: string;
+}
+/**
+ * The knowledge base's term statistics, as the host's retrieval computes them (terms as `terms()` of @quire/text
+ * makes them): chunk-level document frequencies and each document's terms.
+ */
+export interface AnswerTermStats {
+  /** chunks in the knowledge base */
+  chunks: number;
+  /** how many chunks of the knowledge base have the term */
+  df(term: string): number;
+  /** per document id: whether a term occurs in the document (or its name), and whether its name has the term */
+  documents: ReadonlyMap<string, { has(term: string): boolean; names(term: string): boolean }>;
+  /** words the documents write in lower case somewhere: capitalised, they are not names */
+  lower: ReadonlySet<string>;
+}
+export interface AnswerRequest {
+  question: string;
+  mode: 'quick' | 'deep' | 'code';
+  /** the previous question, when this one follows up on it ("and its date?") */
+  context?: string;
+  /** earlier turns of the session, oldest first */
+  history: { role: 'user' | 'assistant'; content: string }[];
+  /** what the host's retrieval found (restricted to the knowledge base and the caller's documents), best first */
+  sources: AnswerSource[];
+  documents: AnswerDocument[];
+  terms: AnswerTermStats;
+  /** stored chunks of one of `documents` (at the given positions, else all of them), e.g. a document's first section */
+  chunks(documentId: string, idx?: number[]): Promise<AnswerChunk[]>;
+  /** answers less confident than this are not given (QUIRE_CHAT_MIN_CONFIDENCE): the refusal instead */
+  minConfidence: number;
+  signal?: AbortSignal;
+}
+/**
+ * An answer. Its text cites sources with markers [1], [2]… numbering `citations` (each one of the request's
+ * sources, by chunk_id: the host presents its own copy, and drops a citation of anything else).
+ */
+export interface AnswerResult {
+  text: string;
+  citations: { chunk_id: string }[];
+  /** 0..1 */
+  confidence: number;
+  /** `value` (a typed value: one sentence or one table cell), `passage` (quoted sentences), `none` (the refusal: `NOT_FOUND_ANSWER`) */
+  answer_type: 'value' | 'passage' | 'none';
+  /** tokens read and written, when the answerer counts them (an LLM's own counts); else the host estimates them */
+  usage?: { prompt_tokens: number; completion_tokens: number };
+}
+/**
+ * Answers chat questions from the passages the host's retrieval found. The host keeps the session, credits,
+ * streaming and presenting; with an LLM configured (QUIRE_LLM_*) it asks the LLM first and calls the answerer
+ * when the LLM is unavailable or not borne out by the sources. One is active (QUIRE_ANSWERER; `offline` by default).
+ */
+export interface AnswererPlugin extends Lifecycle {
+  answer(request: AnswerRequest): Promise<AnswerResult>;
+  /**
+   * Optional: the refusal of this question (answer_type `none`, confidence lower the less the sources cover it), which
+   * the host gives when its LLM says the sources do not answer. Without it: NOT_FOUND_ANSWER at confidence 0.05.
+   */
+  refusal?(request: AnswerRequest): AnswerResult;
+}
+
 // ---------- later kinds: generator, splitter, editor, integration ----------
 /**
  * A format writer of generated documents: turns the engine's structured model (title, headings,
@@ -536,6 +629,7 @@ export interface PluginInstances {
   embedder: EmbedderPlugin;
   'vector-store': VectorStorePlugin;
   extractor: ExtractorPlugin;
+  answerer: AnswererPlugin;
   llm: LlmPlugin;
   generator: GeneratorPlugin;
   splitter: SplitterPlugin;

@@ -14,7 +14,7 @@ import type { DetectedFormat, FormatDeclaration, FormatFamily } from '../formats
 export const CORE_VERSION = '1.0.0';
 
 /** Kinds where exactly one plugin is active (chosen by config); for the others every registered plugin is active. */
-export const SINGLE_KINDS: PluginKind[] = ['store', 'storage', 'transport', 'chunker', 'embedder', 'vector-store', 'extractor', 'llm', 'ocr'];
+export const SINGLE_KINDS: PluginKind[] = ['store', 'storage', 'transport', 'chunker', 'embedder', 'vector-store', 'extractor', 'answerer', 'llm', 'ocr'];
 
 export class PluginError extends Error {
   constructor(message: string) {

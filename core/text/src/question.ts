@@ -1,10 +1,13 @@
 /**
- * Text helpers of the chat answerer: light stemming, query terms, sentence units of a chunk, code blocks,
- * and the decomposition of multi-part questions. Pure functions, no I/O.
+ * Text of questions and sources, shared by the engine's retrieval, generation and answerer plugins: query terms,
+ * sentence units of a chunk, code blocks, business labels in several languages and the decomposition of
+ * multi-part questions. Pure functions; the label lexicon (lexicon/business-labels.json) is read once.
  */
 
-import { QUESTION_WORDS, STOP_WORDS, stem, synonymsOf } from '@quire/text';
-import { LEXICON as BUSINESS_LEXICON } from '@quire/fields';
+import { LEXICON as BUSINESS_LEXICON } from './lexicon.js';
+import { QUESTION_WORDS, STOP_WORDS } from './stop-words.js';
+import { stem } from './stem.js';
+import { synonymsOf } from './synonyms.js';
 
 /** Words left out of a question's or a sentence's terms: the search side's stop words and the words that frame a question. */
 const isStop = (w: string) => STOP_WORDS.has(w) || QUESTION_WORDS.has(w) || (w.endsWith("'s") && STOP_WORDS.has(w.slice(0, -2)));
@@ -62,7 +65,7 @@ interface LabelConcept {
   labels: { words: string[]; english: boolean }[];
 }
 
-/** The lexicon of @quire/fields (core/fields/lexicon/business-labels.json, shared with extraction): labels of invoice number, date, total, VAT… as documents print them in several languages. */
+/** The lexicon (lexicon.ts, core/text/lexicon/business-labels.json, shared with extraction's field concepts): labels of invoice number, date, total, VAT… as documents print them in several languages. */
 const LEXICON: LabelConcept[] = (() => {
   return BUSINESS_LEXICON.map((c) => ({
     id: c.id,
@@ -578,4 +581,20 @@ export function subjectVerb(question: string): string | null {
   const m = question.trim().match(/^(?:what|who)\s+([\p{L}'-]+)\s+([\p{L}'-]+)/iu);
   if (!m || AUXILIARY.test(m[1]!) || AUXILIARY.test(m[2]!) || !/(?:s|ed)$/i.test(m[1]!)) return null;
   return terms(m[1]!)[0] ?? null;
+}
+
+/** A word written in lower case: capitalised, such a word is not a name ("Invoice", "Commission"). */
+export const LOWER_WORD = /(?<![\p{L}\p{N}])\p{Ll}+(?![\p{L}\p{N}])/gu;
+
+/** Whether a document (or a chunk's terms) has a term, or one of its synonyms (a name the document writes in its own language: "VAT" / "BTW"). */
+export const hasName = (d: { has: (t: string) => boolean } | undefined, t: string) => !!d && (d.has(t) || alternativesOf(t).some((x) => d.has(x)));
+
+/**
+ * Whether a document has every one of the question's names that some document of the knowledge base has (a name the
+ * document writes in its own language counts: "VAT" in a Dutch invoice is "BTW"): the documents the question is about.
+ * Every document, when none has them. `docTerms`: per document id, whether a term occurs in it.
+ */
+export function holdsNames(names: string[], docTerms: ReadonlyMap<string, { has: (t: string) => boolean }>): (documentId: string) => boolean {
+  const known = names.filter((t) => [...docTerms.values()].some((d) => hasName(d, t)));
+  return (id) => known.every((t) => hasName(docTerms.get(id), t));
 }

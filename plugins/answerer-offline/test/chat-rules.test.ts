@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { synonymWordsOf, stem } from '@quire/text';
-import { amountsOf, asksForCompany, holdsCompany, totalLine } from '../src/services/chat-answer-types.js';
-import { subjectVerb, terms } from '../src/services/chat-text.js';
+import { amountsOf, asksForCompany, holdsCompany, totalLine } from '../src/answer-types.js';
+import { subjectVerb, terms } from '@quire/text';
 
 test('the verb of a question whose wh-word is its subject is the relation asked about', () => {
   assert.equal(subjectVerb('What joins the two halves of a self-locking nut?'), terms('joins')[0]);
@@ -48,8 +48,8 @@ test('a line labelled as the total, and amounts compared however printed', () =>
 });
 
 test('a label ending in a colon takes no value from the line above it, and without a value holds no answer', async () => {
-  const { ask, candidatesFor } = await import('../src/services/chat.js');
-  const { terms: t } = await import('../src/services/chat-text.js');
+  const { ask, candidatesFor } = await import('../src/answer.js');
+  const { terms: t } = await import('@quire/text');
   const q = 'Who waited on the table at the bistro?';
   const a = ask(q, new Map(t(q).map((x) => [x, 1])));
   const hit = { chunk_id: 'c1', document_id: 'd1', document_name: 'receipt.html', page: 1, score: 1, metadata: {}, content: 'Harbour Bistro Receipt\n\nDetails of the table service at the bistro:\n\nWaiter: Tomas Lindgren\n\nGuests: 4\n' };
@@ -60,7 +60,7 @@ test('a label ending in a colon takes no value from the line above it, and witho
 });
 
 test('a caption in brackets under a value is joined to it, cell by cell in a table', async () => {
-  const { unitsOf } = await import('../src/services/chat-text.js');
+  const { unitsOf } = await import('@quire/text');
   const texts = unitsOf('Orvella Mining Corp.\n\n(Exact name of registrant as specified in its charter)\n\n| Delaware |  | 12-3456789 |\n| --- | --- | --- |\n| (State of incorporation) |  | (Employer Identification No.) |\n').map((u) => u.text);
   assert.deepEqual(texts, ['Orvella Mining Corp. (Exact name of registrant as specified in its charter)', 'Delaware (State of incorporation) | 12-3456789 (Employer Identification No.)']);
   // a bracketed remark after a sentence is left alone when it is not a caption of a short value
@@ -69,20 +69,20 @@ test('a caption in brackets under a value is joined to it, cell by cell in a tab
 });
 
 test('a cell merged across columns is quoted once', async () => {
-  const { unitsOf } = await import('../src/services/chat-text.js');
+  const { unitsOf } = await import('@quire/text');
   const rows = unitsOf('| Office | Office | Phone |\n| --- | --- | --- |\n| 12 Harbour Road, Leith | 12 Harbour Road, Leith | 555-0100 |\n').map((u) => u.text);
   assert.deepEqual(rows, ['Office | Phone', '12 Harbour Road, Leith | 555-0100']);
 });
 
 test('a table whose first row is a title of mostly blank cells: the row under it heads the columns too', async () => {
-  const { unitsOf } = await import('../src/services/chat-text.js');
+  const { unitsOf } = await import('@quire/text');
   const units = unitsOf('| In millions of CHF |  |  | January–June 2023 |\n| --- | --- | --- | --- |\n|  | Sales | Profit | Staff |\n| Coffee | 3128 | 678 | 12 |\n');
   const row = units.find((u) => u.text.startsWith('Coffee'));
   assert.ok(row?.context?.includes('Sales') && row.context.includes('January–June 2023'), JSON.stringify(row));
 });
 
 test('a line that ends on "like" or "including" continues after a blank line', async () => {
-  const { unitsOf } = await import('../src/services/chat-text.js');
+  const { unitsOf } = await import('@quire/text');
   const texts = unitsOf('• Legal processors: tools made for legal professionals, like\n\nWordPerfect, offered redlining and comparison.\n').map((u) => u.text);
   assert.deepEqual(texts, ['Legal processors: tools made for legal professionals, like WordPerfect, offered redlining and comparison.']);
 });
@@ -100,7 +100,7 @@ test('a noun in -ie and its plural in -ies are one term', () => {
 });
 
 test('"kinds of", "sorts of" frame a question, in the plural as in the singular', async () => {
-  const { kindTerms, questionTerms } = await import('../src/services/chat-text.js');
+  const { kindTerms, questionTerms } = await import('@quire/text');
   assert.deepEqual(kindTerms('Which kinds of leaves can a duck eat?'), terms('leaves'));
   assert.ok(!questionTerms('What sorts of nuts are there?').some((t) => t.term === terms('sorts')[0]));
 });
@@ -121,8 +121,8 @@ test('English question words meet the German, Dutch and French words of forms an
 });
 
 test('words of the document\'s own name are no evidence that one of its sentences answers', async () => {
-  const { ask, candidatesFor } = await import('../src/services/chat.js');
-  const { terms: t } = await import('../src/services/chat-text.js');
+  const { ask, candidatesFor } = await import('../src/answer.js');
+  const { terms: t } = await import('@quire/text');
   const q = 'Which Gundam was picked on the fancy fields form?';
   const a = ask(q, new Map(t(q).map((x) => [x, 1])));
   const hit = { chunk_id: 'c1', document_id: 'd1', document_name: 'fancy_fields.pdf', page: 1, score: 1, metadata: {}, content: 'This is a PDF with fancy fields!\n' };
@@ -131,8 +131,8 @@ test('words of the document\'s own name are no evidence that one of its sentence
 });
 
 test('a question that names a document by a phrase of its name is answered from that document only', async () => {
-  const { ask, candidatesFor } = await import('../src/services/chat.js');
-  const { terms: t } = await import('../src/services/chat-text.js');
+  const { ask, candidatesFor } = await import('../src/answer.js');
+  const { terms: t } = await import('@quire/text');
   const q = 'What birth date was filled in on the sample form?';
   const a = ask(q, new Map(t(q).map((x) => [x, 1])));
   const bio = { chunk_id: 'c1', document_id: 'd1', document_name: 'footballer.txt', page: 1, score: 1, metadata: {}, content: 'Iwan Roberts (born 26 June 1968) is a former footballer who filled in on the form sheet.\n' };
@@ -146,8 +146,8 @@ test('a question that names a document by a phrase of its name is answered from 
 });
 
 test('a name of the question that the document writes in its own language counts as there ("VAT" / "BTW")', async () => {
-  const { ask, candidatesFor } = await import('../src/services/chat.js');
-  const { terms: t } = await import('../src/services/chat-text.js');
+  const { ask, candidatesFor } = await import('../src/answer.js');
+  const { terms: t } = await import('@quire/text');
   const q = 'How much VAT is on the Coolblue bill?';
   const a = ask(q, new Map(t(q).map((x) => [x, 1])));
   const hit = { chunk_id: 'c1', document_id: 'd1', document_name: 'coolblue.pdf', page: 1, score: 1, metadata: {}, content: 'Coolblue factuur\n\nBTW 21% bedrag € 124,61\n' };
@@ -160,8 +160,8 @@ test('a name of the question that the document writes in its own language counts
 });
 
 test('a word of the question begins a compound of the document ("order" / "Orderdatum")', async () => {
-  const { ask, candidatesFor } = await import('../src/services/chat.js');
-  const { terms: t } = await import('../src/services/chat-text.js');
+  const { ask, candidatesFor } = await import('../src/answer.js');
+  const { terms: t } = await import('@quire/text');
   const q = 'On what day was the order placed?';
   const a = ask(q, new Map(t(q).map((x) => [x, 1])));
   const hit = { chunk_id: 'c1', document_id: 'd1', document_name: 'factuur.pdf', page: 1, score: 1, metadata: {}, content: 'Factuurnummer: 993548900\n\nOrderdatum: 18 april 2014\n' };

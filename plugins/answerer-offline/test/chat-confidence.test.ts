@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { answering, ask, attributeAsked, candidatesFor, elsewhere, extractiveConfidence, keyTerm, rivalDocument, typeMissingOnPoint } from '../src/services/chat.js';
-import type { SearchHit } from '../src/services/search.js';
-import { questionTerms } from '../src/services/chat-text.js';
+import { answering, ask, attributeAsked, candidatesFor, elsewhere, extractiveConfidence, keyTerm, rivalDocument, typeMissingOnPoint } from '../src/answer.js';
+import type { AnswerSource as SearchHit } from '@quire/core';
+import { questionTerms } from '@quire/text';
 
 const hit = (content: string, document_id = 'd1'): SearchHit => ({ chunk_id: `${document_id}:${content.length}`, document_id, document_name: 'notes.txt', page: 1, content, score: 0.9, metadata: { type: 'text', index: 0 } });
 /** every term weighs 1 unless given */

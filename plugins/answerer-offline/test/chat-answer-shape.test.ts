@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cellAnswer, documentAspect, isFragment } from '../src/services/chat-answer-shape.js';
-import { labelConcepts, labelExpansion, lineNumberGutter, terms, unitsOf } from '../src/services/chat-text.js';
+import { cellAnswer, documentAspect, isFragment } from '../src/answer-shape.js';
+import { labelConcepts, labelExpansion, lineNumberGutter, terms, unitsOf } from '@quire/text';
 
 test('fragments are never answers: a row of several cells, a bare number, a cut or broken-off sentence', () => {
   const u = (text: string, kind: 'sentence' | 'row' = 'sentence', cut?: 'start' | 'end') => ({ text, start: 0, kind, ...(cut ? { cut } : {}) });

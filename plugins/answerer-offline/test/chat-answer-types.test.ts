@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { answerTypeOf, holdsType, questionWords } from '../src/services/chat-answer-types.js';
-import { questionTerms } from '../src/services/chat-text.js';
+import { answerTypeOf, holdsType, questionWords } from '../src/answer-types.js';
+import { questionTerms } from '@quire/text';
 
 const holds = (question: string, text: string, common?: Set<string>) => {
   const type = answerTypeOf(question);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { answerTypeOf, holdsType, questionWords } from '../src/services/chat-answer-types.js';
-import { kindTerms, questionTerms, terms, unitsOf } from '../src/services/chat-text.js';
+import { answerTypeOf, holdsType, questionWords } from '../src/answer-types.js';
+import { kindTerms, questionTerms, terms, unitsOf } from '@quire/text';
 
 const holds = (question: string, text: string, common?: Set<string>) => holdsType(text, answerTypeOf(question)!, questionWords(question), new Set(questionTerms(question).map((t) => t.term)), common);
 

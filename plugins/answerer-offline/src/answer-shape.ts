@@ -3,7 +3,7 @@
  * row with its row label and column header, and the questions about a document as a whole (its title, date,
  * author, what it is about). Pure functions, no I/O.
  */
-import type { Unit } from './chat-text.js';
+import type { Unit } from '@quire/text';
 
 /** What an answer is: a typed value, a quoted passage, or none (the refusal). */
 export type AnswerKind = 'value' | 'passage' | 'none';

@@ -5,7 +5,7 @@
  * type that is not one of the question's own words. Pure functions, no I/O.
  */
 import { STOP_WORDS } from '@quire/text';
-import { alternativesOf, termSet } from './chat-text.js';
+import { alternativesOf, termSet } from '@quire/text';
 
 export type AnswerType = 'person' | 'date' | 'year' | 'weekday' | 'money' | 'amount' | 'number' | 'percent' | 'place' | 'identifier' | 'expansion' | 'web' | 'measure';
 
@@ -146,7 +146,7 @@ const fresh = (tok: string, own: Set<string>) => !own.has(tok.toLowerCase().repl
  * Whether `text` holds an entity of type `type` that the question does not already name. `own` is
  * questionWords(question); `qTerms` the question's stemmed terms (a name the question uses is not new).
  */
-export function holdsType(text: string, type: AnswerType, own: Set<string>, qTerms: Set<string>, common?: Set<string>): boolean {
+export function holdsType(text: string, type: AnswerType, own: Set<string>, qTerms: Set<string>, common?: ReadonlySet<string>): boolean {
   switch (type) {
     case 'weekday':
       return [...text.matchAll(WEEKDAY)].some((m) => fresh(m[0], own));
@@ -268,7 +268,7 @@ function plainNumber(text: string, own: Set<string>): boolean {
  * ("Jim Bainbridge is…") or it is the value of a label ("Guest Name: Sanjay"). Or an organisation word
  * (Ltd, University, Trustee…) after a capitalised word.
  */
-function properName(text: string, own: Set<string>, qTerms: Set<string>, common?: Set<string>, place = false): boolean {
+function properName(text: string, own: Set<string>, qTerms: Set<string>, common?: ReadonlySet<string>, place = false): boolean {
   // (a slash between letters joins a name: "CP/M", "OS/2")
   const toks = [...text.replace(/\[\d+\]/g, ' ').matchAll(/[\p{L}](?:[\p{L}\p{N}.'’&-]|\/(?=[\p{L}\p{N}]))*/gu)];
   const caps = (t: string) => /^\p{Lu}/u.test(t);

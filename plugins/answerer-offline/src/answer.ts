@@ -1,0 +1,789 @@
+/**
+ * The offline answerer: answers a question by quoting the sources the host's retrieval found, without an LLM.
+ * A typed `value` (one sentence, one label with its value, or one table cell) when the question asks for a type
+ * of entity and one span holds it; else a `passage` of the one or two sentences that say the question best; else
+ * the refusal (`none`). Questions about a document as a whole (title, author, date, what it is about) are answered
+ * from its title and first section. Its confidence is what the answer stands on: how much of the question the
+ * quoted text covers, whether it holds the asked-for type, and the retrieval's scores.
+ */
+import { NOT_FOUND_ANSWER } from '@quire/core';
+import type { AnswerChunk, AnswerDocument, AnswerRequest, AnswerResult, AnswerSource, AnswerTermStats } from '@quire/core';
+import { LOWER_WORD, alternativesOf, codeBlocksOf, decompose, focusTerms, hasName, holdsNames, kindTerms, questionTerms, round, subjectVerb, terms, termSet, unitsOf } from '@quire/text';
+import type { CodeBlock, Unit } from '@quire/text';
+import { amountsOf, answerTypeOf, holdsFullDate, asksForCompany, holdsCompany, holdsType, questionWords, totalLine } from './answer-types.js';
+import type { AnswerType } from './answer-types.js';
+import { AUTHOR_LINE, DOCUMENT_WORDS, cellAnswer, documentAspect, isFragment } from './answer-shape.js';
+import type { AnswerKind, DocumentAspect } from './answer-shape.js';
+
+type ChatMode = AnswerRequest['mode'];
+type SearchHit = AnswerSource;
+type ChatCitation = AnswerSource;
+
+// ---------------------------------------------------------------- term statistics of a knowledge base
+
+class Idf {
+  constructor(
+    private readonly n: number,
+    private readonly df: (t: string) => number,
+  ) {}
+  /** ln(1 + (N+1)/(df+0.5)) */
+  of(t: string): number {
+    return Math.log(1 + (this.n + 1) / (this.df(t) + 0.5));
+  }
+  has(t: string): boolean {
+    return this.df(t) > 0;
+  }
+  /** the weight of a term found in one chunk */
+  rare(): number {
+    return Math.log(1 + (this.n + 1) / 1.5);
+  }
+}
+
+
+/** Whether some document of the knowledge base has the term itself. */
+const someHas = (docTerms: DocTerms, t: string) => [...docTerms.values()].some((d) => d.has(t));
+
+
+/** Per document: whether a term occurs anywhere in it (or in its name). */
+type DocTerms = AnswerTermStats['documents'];
+type DocTermsOf = DocTerms extends ReadonlyMap<string, infer V> ? V : never;
+
+
+/** What a question (or a part of one) asks: its terms' weights, the terms a quoted sentence needs, the asked-for type. */
+export interface Ask {
+  text: string;
+  weights: Map<string, number>;
+  primary: Set<string>;
+  /** the type of entity the answer must hold (who → person…), null when any statement may answer */
+  type: AnswerType | null;
+  /** the question's own words: an entity it already names is not an answer */
+  own: Set<string>;
+  /** the names and numbers of the question: an answer comes from a document that has them */
+  names: string[];
+  /** the kind of thing asked for ("which word processor"): no evidence that a sentence answers */
+  kind: Set<string>;
+}
+
+/** What a question asks, with its terms' weights (exported for the unit tests). */
+export function ask(text: string, weights: Map<string, number>): Ask {
+  const qt = questionTerms(text);
+  return { text, weights, primary: new Set(qt.map((t) => t.term)), type: answerTypeOf(text), own: questionWords(text), names: qt.filter((t) => t.entity).map((t) => t.term), kind: new Set(kindTerms(text)) };
+}
+
+interface Retrieval {
+  hits: SearchHit[];
+  /** the question parts (deep mode), each with its own query weights */
+  parts: Ask[];
+  /** the whole question */
+  ask: Ask;
+  /** weights of the whole question (plus the previous question's terms for follow-ups) */
+  weights: Map<string, number>;
+  /** the question's own terms: a quoted sentence has at least one of them */
+  primary: Set<string>;
+}
+
+/**
+ * IDF weights of the question's terms. A term the knowledge base lacks altogether weighs like its rarest
+ * term when it is a name or number (the question is about something the sources do not have), half that
+ * when it is a plain word (the sources may say it otherwise). Follow-ups add the previous question's terms
+ * at half weight.
+ */
+function queryWeights(question: string, idf: Idf, context?: string): Map<string, number> {
+  const w = new Map<string, number>();
+  const weigh = (t: string, key: boolean) => (idf.has(t) ? idf.of(t) : key ? idf.rare() : 0.5 * idf.rare());
+  // the focus of the question ("how many caps", "what is the capital") weighs more, and counts as a key term
+  const focus = new Set(focusTerms(question));
+  for (const { term, entity } of questionTerms(question)) w.set(term, weigh(term, entity || focus.has(term)) * (focus.has(term) ? 1.5 : 1));
+  if (context) for (const { term, entity } of questionTerms(context)) if (!w.has(term)) w.set(term, 0.5 * weigh(term, entity));
+  return w;
+}
+
+const primaryTerms = (question: string) => new Set(questionTerms(question).map((t) => t.term));
+
+// ---------------------------------------------------------------- extractive answers
+
+export interface Candidate {
+  /** the quoted text: a sentence, row or line, with the value or label printed next to it when that holds the answer */
+  unit: Unit;
+  hit: SearchHit;
+  /** rank of the hit, for a stable order */
+  hitRank: number;
+  terms: Set<string>;
+  coverage: number;
+  /** the share of the question the quoted text itself covers (no credit for the rest of its chunk or document) */
+  sentenceCoverage: number;
+  /** query terms found in the sentence itself */
+  own: number;
+  /** whether the quoted text holds an entity of the asked-for type (true when the question asks for none) */
+  typed: boolean;
+  score: number;
+  /** whether the quoted text lacks the question's key term (keyTerm) */
+  keyMissing: boolean;
+}
+
+const MIN_COVERAGE = 0.5;
+const MAX_SENTENCE_CHARS = 700;
+/** how much a term counts when the sentence has it as a synonym, elsewhere in its chunk, elsewhere in its document */
+const SYNONYM_WEIGHT = 0.85;
+const CHUNK_WEIGHT = 0.35;
+const DOC_WEIGHT = 0.35;
+const DOC_NAME_WEIGHT = 0.8;
+/** a question that asks for a type of entity needs less of its wording in the answer: holding the type is evidence too */
+const MIN_TYPED_COVERAGE = 0.4;
+/** a neighbouring line joined to a sentence as its label or value: at most this many words */
+const NEIGHBOUR_WORDS = 40;
+/** a label that takes its value from the line below or above: at most this many words, and that value at most VALUE_WORDS */
+const LABEL_WORDS = 10;
+/** a line that is a label with its value ("Restaurant: Docling"): not the value of the label above it */
+const KEY_VALUE = /^[^:]{1,40}:\s*\S/;
+const VALUE_WORDS = 12;
+
+/** 1 when `terms` has the term, SYNONYM_WEIGHT when it has a synonym of it, else 0. */
+function matchOf(t: string, terms: Set<string>): number {
+  if (terms.has(t)) return 1;
+  for (const alt of alternativesOf(t)) if (terms.has(alt)) return SYNONYM_WEIGHT;
+  // the stemmer leaves some inflections apart ("incorporated" → incorporat, "incorporation" → incorpor): a long stem
+  // that begins the other is the same word
+  if (t.length >= PREFIX_STEM) for (const x of terms) if (x.length >= PREFIX_STEM && (x.startsWith(t) || t.startsWith(x))) return SYNONYM_WEIGHT;
+  // a compound that begins with the word, as German and Dutch write them ("order" / "Orderdatum", "konto" / "Kontoinhaber")
+  if (t.length >= COMPOUND_HEAD) for (const x of terms) if (x.length >= t.length + COMPOUND_TAIL && x.startsWith(t)) return SYNONYM_WEIGHT;
+  // the doer of a verb: "managed" / "manager", "invented" / "inventor"
+  if (t.length >= AGENT_STEM) for (const suffix of ['er', 'or']) if (terms.has(t + suffix) || (t.endsWith(suffix) && t.length - 2 >= AGENT_STEM && terms.has(t.slice(0, -2)))) return SYNONYM_WEIGHT;
+  return 0;
+}
+/** the least length of a word that may begin a compound, and of the word that follows it there */
+const COMPOUND_HEAD = 5;
+const COMPOUND_TAIL = 4;
+/** the least length of a verb's stem whose doer (stem + "er"/"or") counts as the same word */
+const AGENT_STEM = 4;
+/** the least length of a stem that counts as the same word as a longer stem it begins */
+const PREFIX_STEM = 7;
+
+/**
+ * IDF-weighted share of the query's terms the sentence covers: in the sentence itself (a synonym counts
+ * SYNONYM_WEIGHT), else elsewhere in its chunk (CHUNK_WEIGHT) or its document (DOC_WEIGHT: "the Coolblue
+ * invoice" names the document, not the sentence that holds its date).
+ */
+function coverage(weights: Map<string, number>, sentence: Set<string>, chunk: Set<string>, doc?: DocTermsOf): { coverage: number; sentence: number; own: number } {
+  let total = 0;
+  let got = 0;
+  let inSentence = 0;
+  let own = 0;
+  for (const [t, w] of weights) {
+    total += w;
+    const m = matchOf(t, sentence);
+    if (m) {
+      got += m * w;
+      inSentence += m * w;
+      own++;
+      continue;
+    }
+    const c = matchOf(t, chunk);
+    if (doc?.names(t)) got += DOC_NAME_WEIGHT * w;
+    else if (c) got += CHUNK_WEIGHT * c * w;
+    else if (doc?.has(t)) got += DOC_WEIGHT * w;
+  }
+  return { coverage: total ? got / total : 0, sentence: total ? inSentence / total : 0, own };
+}
+
+const wordCount = (s: string) => s.split(/\s+/).filter(Boolean).length;
+
+/** the score of a candidate for "which company" that names none by its legal form */
+const NO_LEGAL_FORM = 0.8;
+/** A line of a record: a table row, or a label with its value ("Check Out: 01/01/2018"), whose subject a heading or another line names. */
+const isRecordLine = (u: Unit) => u.kind === 'row' || (KEY_VALUE.test(u.text) && wordCount(u.text) <= LABEL_WORDS + VALUE_WORDS);
+
+/** Two neighbouring units quoted as one ("TOTAL AMOUNT DUE" + "$4.11", "Bill to:" + "ACME Ltd"). */
+function joinUnits(a: Unit, b: Unit): Unit {
+  const head = a.cut === 'start' || a.cut === 'both';
+  const tail = b.cut === 'end' || b.cut === 'both';
+  const cut = head && tail ? 'both' : head ? 'start' : tail ? 'end' : undefined;
+  const context = a.context ?? b.context;
+  return { text: `${a.text} ${b.text}`, start: a.start, kind: a.kind === 'row' && b.kind === 'row' ? 'row' : 'sentence', ...(context ? { context } : {}), ...(cut ? { cut } : {}) };
+}
+
+/** The attribute a "what is the X of …" question asks for, as a term ("What is the BIC of the account?" → bic); null for other questions. */
+export function attributeAsked(question: string): string | null {
+  const m = question.match(/\b(?:what|which)\s+(?:is|are|was|were)\s+(?:the|its|their|his|her)\s+([\p{L}\p{N}-]+)\s+of\b/iu);
+  return m ? (terms(m[1]!)[0] ?? null) : null;
+}
+
+/**
+ * The question's key term: of `evidence` (its words that show a sentence answers it, without its names), the one
+ * of highest weight (the rarest in the sources, or the focus of the question) that some document has; null when
+ * none. A term no document has is none: the sources may say it otherwise.
+ */
+export function keyTerm(evidence: string[], weights: Map<string, number>, docTerms?: DocTerms): string | null {
+  let best: string | null = null;
+  for (const t of evidence) {
+    if (docTerms && !someHas(docTerms, t)) continue;
+    if (best === null || (weights.get(t) ?? 0) > (weights.get(best) ?? 0)) best = t;
+  }
+  return best;
+}
+
+/** Whether the question's terms name the document by a phrase of its name: two or more of its name's terms ("the fancy fields form"). */
+const namesDocument = (primary: Set<string>, doc: DocTermsOf) => [...primary].filter((t) => doc.names(t)).length >= 2;
+
+/** The quotable candidates of the hits for a question, best first (exported for the unit tests). */
+export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lower: ReadonlySet<string> = new Set()): Candidate[] {
+  const { weights, primary } = a;
+  const qTerms = new Set(weights.keys());
+  // words the sources write in lower case are not names when capitalised ("Invoice", "Account")
+  const common = new Set(lower);
+  if (a.type === 'person' || a.type === 'place') for (const h of hits) for (const m of h.content.matchAll(LOWER_WORD)) common.add(m[0]);
+  const holds = (text: string) => !a.type || holdsType(text, a.type, a.own, qTerms, common);
+  // the question's names that some document has: a sentence from a document without them is about something else
+  const names = docTerms ? a.names.filter((t) => someHas(docTerms, t)) : [];
+  const numbers = a.names.filter((t) => /\d/.test(t));
+  const verb = subjectVerb(a.text);
+  const attribute = attributeAsked(a.text);
+  // "which company…": a name with its legal form ("… Limited", "… GmbH") is likelier the answer than a capitalised label
+  const company = a.type === 'person' && asksForCompany(a.text);
+  const top = hits[0]?.score || 1;
+  // a question that names documents by a phrase of their names ("on the sample form") is about those: a sentence of another is not
+  const namedDocs = new Set(docTerms ? [...docTerms].filter(([, d]) => namesDocument(primary, d)).map(([id]) => id) : []);
+  const out: Candidate[] = [];
+  hits.forEach((hit, hitRank) => {
+    const units = unitsOf(hit.content);
+    const chunkTerms = termSet(hit.content);
+    const doc = docTerms?.get(hit.document_id);
+    // (a name the document writes in its own language counts: "VAT" in a Dutch invoice is "BTW")
+    if (names.some((t) => !hasName(chunkTerms, t) && !hasName(doc, t))) return;
+    const namedBy = namedDocs.has(hit.document_id);
+    if (namedDocs.size && !namedBy) return;
+    // a number of the question ("the 2010 World Cup", "chapter 13") is in the passage that answers it
+    if (numbers.some((t) => !chunkTerms.has(t))) return;
+    const neighbour = (u: Unit | undefined) => (u && u.kind !== 'heading' && wordCount(u.text) <= NEIGHBOUR_WORDS ? u : undefined);
+    // the question's words that show a sentence answers it: not the kind of thing asked for, not the document's own name
+    // (nor the words of the document's name when the question names it by a phrase of them, "the fancy fields form": they tell which
+    // document, not which of its sentences answers; a single word of its name, "duck", may be what the question is about)
+    const evidence = [...primary].filter((t) => !a.kind.has(t) && !((namedBy || a.names.includes(t)) && doc?.names(t)));
+    // (a name of the question counts only as the attribute it asks for, "what is the BIC of …": the others name what the document is about)
+    const key = keyTerm(evidence.filter((t) => !a.names.includes(t) || t === attribute), weights, docTerms);
+    units.forEach((base, i) => {
+      if (base.kind === 'heading' || base.text.length > MAX_SENTENCE_CHARS) return;
+      const next = neighbour(units[i + 1]);
+      const prev = neighbour(units[i - 1]);
+      // a label ("Bill to Address:") is quoted with its value, the line after it
+      // (not when the lines below are fields of their own: "Receipt details:" over "Restaurant: …", "Server: …")
+      const fields = next && KEY_VALUE.test(next.text) && units[i + 2] && KEY_VALUE.test(units[i + 2]!.text);
+      let unit = /:$/.test(base.text) && next && !fields ? joinUnits(base, next) : base;
+      // a label whose value is not printed with it ("Receipt details for table service:") holds no answer
+      let typed = !/:$/.test(unit.text) && holds(unit.text);
+      // only a label without its value takes a value from a neighbouring line: not "Dining Type: Celebration", not a sentence,
+      // not a table row (a header row heads the rows below it as their context: "Site | Score" over "Rotterdam | 97")
+      const bare = unit === base && base.kind !== 'row' && !/:\s*\S/.test(base.text.replace(/:$/, '')) && wordCount(base.text) <= LABEL_WORDS;
+      if (!typed && bare) {
+        // the value of a label printed on the line below it (or above it, as forms do)
+        const value = (u: Unit | undefined) => u && wordCount(u.text) <= VALUE_WORDS && !KEY_VALUE.test(u.text) && holds(u.text);
+        if (next && !fields && value(next)) unit = joinUnits(base, next);
+        // (a label ending in a colon announces a value after it, never the line above)
+        else if (prev && value(prev) && !/:$/.test(base.text)) unit = joinUnits(prev, unit);
+        typed = unit !== base;
+      }
+      const ws = wordCount(unit.text);
+      // (a label with its value may be two words: "BIC: SBGSAT2SXXX")
+      if (ws < 3 && !(ws === 2 && typed && KEY_VALUE.test(unit.text))) return;
+      const ts = termSet(unit.context ? `${unit.text} ${unit.context}` : unit.text);
+      const c = coverage(weights, ts, chunkTerms, doc);
+      if (!c.own || (primary.size && ![...primary].some((t) => matchOf(t, ts)))) return;
+      if (evidence.length && !evidence.some((t) => matchOf(t, ts))) return;
+      // a table row answers "which city / country / company …" only in a column that says so: its header or its own cells name the kind
+      // (a date, an amount shows its kind by its form: a name does not)
+      if (unit.kind === 'row' && (a.type === 'person' || a.type === 'place') && a.kind.size && ![...a.kind].some((t) => matchOf(t, ts))) return;
+      // "what joins …", "who invented …": a sentence answers only if it says that relation (a line of a record names it by its label)
+      if (verb && !matchOf(verb, ts) && !isRecordLine(unit) && unit === base) return;
+      const lengthFactor = ws > 60 ? 0.8 : ws < 5 && unit.kind !== 'row' ? 0.85 : 1;
+      // whole sentences read better than fragments, titles and reference-list entries
+      // (a web address is the answer to where something is published, not the mark of a reference)
+      const reference = a.type === 'place' ? /\bRetrieved\b|\bArchived\b/ : /https?:\/\/|www\.|\bRetrieved\b|\bArchived\b/;
+      const quality = (unit.cut ? 0.88 : unit.kind === 'sentence' && !/[.!?"'”’)]$/.test(unit.text) && wordCount(unit.text) > 12 ? 0.85 : 1) * (reference.test(unit.text) ? 0.6 : 1);
+      const score = (0.72 * c.coverage + 0.28 * (hit.score / top)) * lengthFactor * quality * (typed ? (company && !holdsCompany(unit.text) ? NO_LEGAL_FORM : 1) : 0.6);
+      out.push({ unit, hit, hitRank, terms: ts, coverage: c.coverage, sentenceCoverage: c.sentence, own: c.own, typed, score, keyMissing: !!key && !matchOf(key, ts) });
+    });
+  });
+  return out.sort((a, b) => b.score - a.score || a.hitRank - b.hitRank || a.unit.start - b.unit.start);
+}
+
+function jaccard(a: Set<string>, b: Set<string>): number {
+  let inter = 0;
+  for (const t of a) if (b.has(t)) inter++;
+  return inter / (a.size + b.size - inter || 1);
+}
+
+/** Greedy pick of well-supported, non-redundant sentences that add to what is already covered. */
+function pick(cands: Candidate[], weights: Map<string, number>, max: number, taken: Candidate[], min = MIN_COVERAGE): Candidate[] {
+  const best = cands[0];
+  if (!best || best.coverage < min) return [];
+  const chosen: Candidate[] = [];
+  const covered = new Set<string>();
+  const total = [...weights.values()].reduce((a, b) => a + b, 0) || 1;
+  const pool = [...cands];
+  while (chosen.length < max && pool.length) {
+    let bestIdx = -1;
+    let bestValue = -1;
+    for (let i = 0; i < pool.length; i++) {
+      const c = pool[i]!;
+      if (c.coverage < min * 0.7 || c.score < best.score * 0.6) continue;
+      if ([...taken, ...chosen].some((x) => x.hit.chunk_id === c.hit.chunk_id && x.unit.start === c.unit.start) || [...taken, ...chosen].some((x) => jaccard(x.terms, c.terms) >= 0.6)) continue;
+      let gain = 0;
+      for (const [t, w] of weights) if (c.terms.has(t) && !covered.has(t)) gain += w;
+      if (chosen.length && (c.score < best.score * 0.75 || (gain / total < 0.1 && c.score < best.score * 0.9))) continue;
+      const value = c.score + 0.25 * (gain / total);
+      if (value > bestValue) {
+        bestValue = value;
+        bestIdx = i;
+      }
+    }
+    if (bestIdx < 0) break;
+    const c = pool.splice(bestIdx, 1)[0]!;
+    chosen.push(c);
+    for (const t of c.terms) covered.add(t);
+  }
+  return chosen;
+}
+
+/** Orders picked sentences: sources in order of their best sentence, document order within a source. */
+function orderPicked(picked: Candidate[]): Candidate[] {
+  const firstSeen = new Map<string, number>();
+  picked.forEach((c, i) => {
+    if (!firstSeen.has(c.hit.document_id)) firstSeen.set(c.hit.document_id, i);
+  });
+  const idx = (c: Candidate) => Number(c.hit.metadata?.index ?? c.hitRank);
+  return [...picked].sort((a, b) => firstSeen.get(a.hit.document_id)! - firstSeen.get(b.hit.document_id)! || idx(a) - idx(b) || a.unit.start - b.unit.start);
+}
+
+class CitationList {
+  readonly list: ChatCitation[] = [];
+  private readonly index = new Map<string, number>();
+  /** 1-based number of a hit, adding it on first use */
+  number(hit: SearchHit): number {
+    let n = this.index.get(hit.chunk_id);
+    if (!n) {
+      this.list.push({ chunk_id: hit.chunk_id, document_id: hit.document_id, document_name: hit.document_name, page: hit.page, content: hit.content, score: hit.score, metadata: hit.metadata ?? {} });
+      n = this.list.length;
+      this.index.set(hit.chunk_id, n);
+    }
+    return n;
+  }
+}
+
+interface Composed {
+  /** value, passage or none; unset: none when unanswered, else passage */
+  answerType?: AnswerKind;
+  text: string;
+  citations: ChatCitation[];
+  confidence: number;
+  unanswered: boolean;
+  promptTokens: number;
+  completionTokens: number;
+  /** who wrote the answer: the LLM (checked against its sources) or the offline answerer */
+  answeredBy?: 'llm' | 'offline';
+  /** why an LLM was configured but the offline answerer answered */
+  fallbackReason?: 'llm_unavailable' | 'ungrounded';
+}
+
+const clamp = (x: number, lo = 0, hi = 1) => Math.min(hi, Math.max(lo, x));
+const tokensOf = (s: string) => Math.ceil(s.length / 4);
+
+function refusal(bestCoverage: number, topScore: number, note?: string): Composed {
+  // low by construction: at most 0.3, lower the less the sources cover the question
+  const confidence = round(clamp(0.05 + 0.3 * bestCoverage * (0.5 + 0.5 * topScore), 0, 0.3), 3);
+  return { text: note ? `${NOT_FOUND_ANSWER} ${note}` : NOT_FOUND_ANSWER, citations: [], confidence, unanswered: true, promptTokens: 0, completionTokens: tokensOf(NOT_FOUND_ANSWER) };
+}
+
+/**
+ * Confidence of an extractive answer: how much of the question the quoted sentences cover (in themselves,
+ * and with their chunk and document), whether they hold the asked-for type, and the share of the question's
+ * parts answered. A question that asks for no particular type cannot be checked that way: such answers stay
+ * below 0.8.
+ */
+export function extractiveConfidence(picked: Candidate[], parts: Ask[], coveredParts: number): number {
+  const sentence = Math.max(...picked.map((c) => c.sentenceCoverage));
+  const cov = Math.max(...picked.map((c) => c.coverage));
+  const typed = parts.some((p) => p.type) ? (picked.every((c) => c.typed) ? 1 : 0.6) : 0.8;
+  const partShare = parts.length ? coveredParts / parts.length : 1;
+  // the quoted sentence that leaves out the question's key term ("who took over from …" quoted by a sentence without "took") may be about something else
+  const key = picked[0]?.keyMissing ? KEY_MISSING : 1;
+  return round(clamp((0.12 + 0.48 * sentence + 0.37 * cov) * typed * key * (0.6 + 0.4 * partShare), 0.05, 0.97), 3);
+}
+
+/** the share of the confidence kept when the best quoted sentence lacks the question's key term */
+const KEY_MISSING = 0.92;
+
+/** how close a rival's score must come to the best candidate's for the two to compete */
+const RIVAL_RATIO = 0.97;
+
+/**
+ * Whether the best answering candidate is a short line (a label with its value, a table row) that another
+ * short line of other text matches as well: the question does not tell which value it asks for.
+ */
+function competing(cands: Candidate[]): boolean {
+  const best = cands[0];
+  const short = (c: Candidate) => (c.unit.kind === 'row' || /[:|]/.test(c.unit.text)) && wordCount(c.unit.text) <= LABEL_WORDS + VALUE_WORDS;
+  if (!best || !short(best)) return false;
+  const norm = (c: Candidate) => c.unit.text.toLowerCase().replace(/\s+/g, ' ');
+  const b = norm(best);
+  // a rival that covers less of the question in itself ("Amazon Simple Storage Service" for "Glacier storage") does not compete,
+  // nor one that states the same value ("Total | $4.11" and "Charges | $4.11"), nor a line item against a total the question asks for
+  const total = totalLine(best.unit.text);
+  const values = amountsOf(best.unit.text);
+  return cands.some(
+    (c) =>
+      c !== best &&
+      c.score >= RIVAL_RATIO * best.score &&
+      c.sentenceCoverage >= best.sentenceCoverage - 0.02 &&
+      short(c) &&
+      !b.includes(norm(c)) &&
+      !norm(c).includes(b) &&
+      !(total && !totalLine(c.unit.text)) &&
+      !amountsOf(c.unit.text).some((v) => values.includes(v)),
+  );
+}
+
+/** how much more of the question a sentence without the asked-for type must say itself to show the typed answer off the point */
+const ON_POINT_MARGIN = 0.05;
+
+/**
+ * Whether the best typed answer lacks the question's key term while a sentence without the asked-for type has it and
+ * says more of the question itself ("to whom does the trustee owe a fiduciary duty": "… a fiduciary responsibility to
+ * the bankruptcy estate" against "… must advise the United States Trustee"): the sources answer otherwise than asked,
+ * and the typed sentence is about something else (exported for the unit tests).
+ */
+export function typeMissingOnPoint(best: Candidate, all: Candidate[]): boolean {
+  return best.keyMissing && all.some((c) => !c.typed && !c.keyMissing && c.sentenceCoverage >= best.sentenceCoverage + ON_POINT_MARGIN && c.coverage >= best.coverage);
+}
+
+/** the share of the best hit's score below which a hit of another document is far behind it */
+const ELSEWHERE_RATIO = 0.5;
+
+/**
+ * Whether the candidate comes from a document other than the search's best hit, from a hit scored less than half as
+ * well: the question's words point at the other document, which holds no answer. Not when the question names the
+ * candidate's document (`named`: "the Coolblue invoice"); and the best hit is taken among the documents that have
+ * the question's names (`about`: a hit elsewhere is about something else anyway). Exported for the unit tests.
+ */
+export function elsewhere(c: Candidate, hits: SearchHit[], named: (documentId: string) => boolean = () => false, about: (documentId: string) => boolean = () => true): boolean {
+  const top = hits.filter((h) => about(h.document_id)).reduce<SearchHit | undefined>((a, h) => (!a || h.score > a.score ? h : a), undefined);
+  return !!top && top.document_id !== c.hit.document_id && c.hit.score < ELSEWHERE_RATIO * top.score && !named(c.hit.document_id);
+}
+
+/** a quoted sentence that says less than this share of the question itself leaves open which document it is about */
+const OPEN_COVERAGE = 0.5;
+/** the share of the best answer's score from which another document's answer competes with it */
+const RIVAL_DOCUMENT_RATIO = 0.7;
+
+/**
+ * Whether another document answers about as well as the best candidate, when that candidate's sentence says less than half
+ * of the question in itself: the question's words are spread over both documents, and nothing tells which one it is about
+ * ("in what year was the character sheet copyrighted": a copyright line of another document). Exported for the unit tests.
+ */
+export function rivalDocument(answers: Candidate[]): boolean {
+  const best = answers[0];
+  if (!best || best.sentenceCoverage >= OPEN_COVERAGE) return false;
+  const rival = answers.find((c) => c.hit.document_id !== best.hit.document_id);
+  return !!rival && rival.score >= RIVAL_DOCUMENT_RATIO * best.score;
+}
+
+/** The candidates that may be quoted: those that say enough of the question themselves, and when it asks for a type of entity, hold one (exported for the unit tests). */
+export const answering = (cands: Candidate[], a: Ask) => cands.filter((c) => (!a.type || c.typed) && c.sentenceCoverage >= MIN_SENTENCE_COVERAGE);
+/** a sentence that says this little of the question itself answers it only by its chunk's words: not quoted */
+const MIN_SENTENCE_COVERAGE = 0.15;
+const minCoverage = (a: Ask) => (a.type ? MIN_TYPED_COVERAGE : MIN_COVERAGE);
+
+/** A unit as quoted: an ellipsis marks where the chunk cuts the sentence. */
+function quote(u: Unit): string {
+  const head = u.cut === 'start' || u.cut === 'both' ? '… ' : '';
+  const tail = u.cut === 'end' || u.cut === 'both' ? ' …' : '';
+  return `${head}${u.text}${tail}`;
+}
+
+/** Sentences of the picked candidates with their citation markers, in answer order. */
+function renderSentences(picked: Candidate[], cites: CitationList): string {
+  return orderPicked(picked)
+    .map((c) => `${quote(c.unit)} [${cites.number(c.hit)}]`)
+    .join(' ');
+}
+
+/**
+ * The extractive answer (no LLM). Quick and deep answers whose confidence stays below `minConfidence`
+ * (QUIRE_CHAT_MIN_CONFIDENCE) are not given: on questions nobody tuned the rules for, such answers were wrong
+ * about as often as right (bench/README), and a wrong answer costs the user more than a refusal.
+ */
+function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, lower: ReadonlySet<string>, minConfidence: number): Composed {
+  const topScore = r.hits[0]?.score ?? 0;
+  if (!r.hits.length) return refusal(0, 0);
+  const cites = new CitationList();
+  const all = candidatesFor(r.hits, r.ask, docTerms, lower);
+  const bestCoverage = all[0]?.coverage ?? 0;
+  const answered = (text: string, confidence: number): Composed =>
+    confidence < minConfidence ? refusal(bestCoverage, topScore) : { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text) };
+
+  if (mode === 'code') {
+    const code = composeCode(r, all, cites);
+    if (code) return code;
+  }
+
+  if (mode === 'deep' && r.parts.length > 1) {
+    const sections: string[] = [];
+    const missing: string[] = [];
+    const taken: Candidate[] = [];
+    for (const part of r.parts) {
+      const picked = pick(answering(candidatesFor(r.hits, part, docTerms, lower), part), part.weights, 2, taken, minCoverage(part));
+      if (!picked.length) {
+        missing.push(part.text);
+        continue;
+      }
+      taken.push(...picked);
+      sections.push(renderSentences(picked, cites));
+    }
+    if (!taken.length) return refusal(bestCoverage, topScore);
+    let text = sections.join('\n\n');
+    if (missing.length) text += `\n\nThe sources do not cover: ${missing.map((m) => `"${m}"`).join('; ')}.`;
+    return answered(text, extractiveConfidence(taken, r.parts, r.parts.length - missing.length));
+  }
+
+  const answers = answering(all, r.ask);
+  // the sentences (and table rows, under their columns' header) that say the question best: quoted whole, as a passage, when no
+  // single value can be told from them; a sentence the chunk cuts is marked as cut ("… ") rather than left out
+  const best = pick(answers, r.weights, mode === 'deep' ? 4 : 2, [], minCoverage(r.ask));
+  const bestConfidence = best.length ? extractiveConfidence(best, [r.ask], 1) : 0;
+  // (`ambiguous`: several of them could give the value, none told apart: not confident, below 0.8)
+  const passage = (ambiguous = false): Composed => {
+    if (!best.length || bestConfidence < minConfidence) return refusal(bestCoverage, topScore);
+    const text = `The documents say: ${orderPicked(best)
+      .map((c) => `“${quoteLabelled(c.unit)}” [${cites.number(c.hit)}]`)
+      .join(' ')}`;
+    const confidence = ambiguous ? Math.min(PASSAGE_MAX, bestConfidence) : bestConfidence;
+    return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'passage' };
+  };
+  // two short label-value lines as good as each other, with different values ("Charges | $0.01", "Charges | $1.87"): no answer
+  if (r.ask.type && competing(answers)) return refusal(bestCoverage, topScore);
+  // the sentence that says the question best, key term and all, holds no answer of the asked type: the typed one is about something else
+  if (r.ask.type && answers[0] && typeMissingOnPoint(answers[0], all)) return refusal(bestCoverage, topScore);
+  // the search put another document far ahead of the one the answer would come from: the question is about that one
+  const named = (id: string) => r.ask.names.some((t) => !!docTerms.get(id)?.names(t));
+  if (answers[0] && elsewhere(answers[0], r.hits, named, holdsNames(r.ask.names, docTerms))) return refusal(bestCoverage, topScore);
+  // another document answers about as well, and the best sentence says too little of the question to tell which is meant
+  if (rivalDocument(answers)) return refusal(bestCoverage, topScore);
+  if (!r.ask.type) return passage();
+  // a value: ONE well-formed span of the asked type, a whole sentence, a label with its value, or one cell of a table row
+  const qTerms = new Set(r.weights.keys());
+  const holds = (text: string) => holdsType(text, r.ask.type!, r.ask.own, qTerms, lower);
+  // (a column is named in the table's own words: the question's words themselves, not their synonyms)
+  const asked = (header: string) => [...termSet(header)].filter((t) => qTerms.has(t)).length;
+  const given = (cell: string) => {
+    const ws = questionWords(cell);
+    return ws.size > 0 && [...ws].every((w) => r.ask.own.has(w));
+  };
+  const spans = answers
+    .flatMap((c) => {
+      if (c.unit.kind !== 'row') return isFragment(c.unit) ? [] : [c];
+      const cell = cellAnswer(c.unit, holds, asked, given);
+      if (!cell) return [];
+      // the cell's evidence is its row label, its column header and the table's title: not the other columns' headers
+      const columns = new Set(c.unit.columns ?? []);
+      const title = (c.unit.context ?? '')
+        .split(' | ')
+        .filter((x) => !columns.has(x))
+        .join(' ');
+      // (and the row's cells the question names: "Sheryl", "Baxter" on a customer's row)
+      const named = (c.unit.cells ?? []).filter((x) => x && given(x));
+      const ts = termSet(`${cell} ${title} ${named.join(' ')}`);
+      const cov = coverage(r.weights, ts, termSet(c.hit.content), docTerms.get(c.hit.document_id));
+      if (!cov.own) return [];
+      const score = c.score * Math.min(1, cov.coverage / (c.coverage || 1));
+      return [{ ...c, unit: { ...c.unit, text: cell, kind: 'sentence' as const }, terms: ts, coverage: cov.coverage, sentenceCoverage: cov.sentence, own: cov.own, score }];
+    })
+    .sort((a, b) => b.score - a.score || a.hitRank - b.hitRank);
+  // of the two best, the one that says the focus of the question itself ("the total of the bill": a line that says "Total")
+  const two = pick(spans, r.weights, 2, [], minCoverage(r.ask));
+  const focus = focusTerms(r.ask.text);
+  const focusOf = (c: Candidate) => (focus.length ? Math.min(...focus.map((t) => matchOf(t, c.terms))) : 0);
+  const picked = two.length > 1 && focusOf(two[1]!) > focusOf(two[0]!) ? [two[1]!] : two.slice(0, 1);
+  if (!picked.length) return passage();
+  // a value comes from the sentences (or rows) that say the question best; one found elsewhere is not told apart from them
+  const same = (a: Candidate, b: Candidate) => a.hit.chunk_id === b.hit.chunk_id && a.unit.start === b.unit.start;
+  if (!best.some((b) => same(b, picked[0]!))) return passage();
+  // two spans that each say part of the answer, or about as good as each other (similar scores, or nothing in the question to
+  // choose), or another of the best sentences holds a value of the asked type too: they are quoted, as a passage below 0.8
+  // (a value is ONE sentence or cell)
+  if (two.length > 1 && (focusOf(two[1]!) === focusOf(two[0]!) || two[1]!.score >= AMBIGUOUS * two[0]!.score)) return passage(true);
+  if (best.some((b) => !same(b, picked[0]!) && b.typed)) return passage(true);
+  // (confident, ≥ 0.8, only when the value's label says the question's words, the business labels of other languages included)
+  const label = /^(.{1,120}?):\s/.exec(picked[0]!.unit.text)?.[1];
+  const labelled = !label || [...termSet(label)].some((t) => qTerms.has(t) || alternativesOf(t).some((y) => qTerms.has(y)));
+  const confidence = labelled ? extractiveConfidence(picked, [r.ask], 1) : Math.min(PASSAGE_MAX, extractiveConfidence(picked, [r.ask], 1));
+  if (confidence < minConfidence) return passage();
+  const text = renderSentences(picked, cites);
+  return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'value' };
+}
+
+/** a second span scoring at least this share of the first's is as good as it: both are quoted, as a passage */
+const AMBIGUOUS = 0.9;
+
+/** A unit as quoted in a passage: a table row under its columns' header ("Name | Amount — Sheryl | 45"), a cut sentence marked. */
+function quoteLabelled(u: Unit): string {
+  if (u.kind !== 'row') return quote(u);
+  const cells = u.cells ?? u.text.split(' | ');
+  const header = u.columns && u.columns.length === cells.length ? u.columns : u.context && u.context !== u.text ? u.context.split(' | ') : null;
+  if (!header || header.length !== cells.length) return quote(u);
+  // each cell under its column's header, after the row's label: "Students enrolled (2011–12): 18,300; … (2015–16): 19,950"
+  const first = cells.findIndex((c) => c.trim());
+  const label = cells[first]?.trim() ?? '';
+  const labelled = cells.flatMap((c, j) => (j > first && c.trim() ? [header[j]?.trim() ? `${label} (${header[j]!.trim()}): ${c.trim()}` : `${label}: ${c.trim()}`] : []));
+  return labelled.length ? labelled.join('; ') : quote(u);
+}
+
+/** a passage's confidence stays below this: it quotes, it does not tell which value is the answer */
+const PASSAGE_MAX = 0.79;
+
+/** how many chunks from a document's start make its first section, and at most how many words its title has */
+const FIRST_CHUNKS = 3;
+/** the share of a document-level answer's confidence kept when the document is the search's first, not one the question names */
+const DOCUMENT_GUESSED = 0.75;
+const TITLE_WORDS = 20;
+
+/**
+ * A question about a document as a whole (its title, date, author, what it is about), answered from its title and first
+ * section: the document the question names by words of its name, else the knowledge base's only document, else the one
+ * the search found first when the question says more than the aspect it asks. Null when no document is meant or its
+ * start does not say (the usual answerer then tries).
+ */
+async function composeDocumentLevel(read: AnswerRequest['chunks'], aspect: DocumentAspect, question: string, docs: AnswerDocument[], docTerms: DocTerms, r: Retrieval): Promise<Composed | null> {
+  // the question's words other than those that ask for the aspect ("the title of this report"): they may name the document
+  const own = terms(
+    question
+      .split(/\s+/)
+      .filter((w) => !DOCUMENT_WORDS.test(w.replace(/[^\p{L}]/gu, '')))
+      .join(' '),
+  );
+  const naming = docs.map((d) => ({ d, n: own.filter((t) => !!docTerms.get(d.id)?.names(t)).length })).filter((x) => x.n > 0).sort((a, b) => b.n - a.n);
+  const named = !!naming[0] && naming[0].n > (naming[1]?.n ?? 0);
+  const doc = named ? naming[0]!.d : docs.length === 1 ? docs[0] : own.length && r.hits[0] ? docs.find((d) => d.id === r.hits[0]!.document_id) : undefined;
+  if (!doc) return null;
+  // confident only when nothing else may be meant: the question names the document, or the knowledge base has no other
+  const sure = named || docs.length === 1 ? 1 : DOCUMENT_GUESSED;
+  const rows: AnswerChunk[] = (await read(doc.id, Array.from({ length: FIRST_CHUNKS }, (_, i) => i))).sort((a, b) => a.idx - b.idx);
+  if (!rows.length) return null;
+  const units = rows.flatMap((row) => unitsOf(row.content).map((u) => ({ u, row })));
+  // the first section: up to the second heading
+  const headings = units.filter((x) => x.u.kind === 'heading');
+  const end = headings[1] ? units.indexOf(headings[1]) : units.length;
+  const first = units.slice(0, end);
+  const titleUnit = headings[0] && units.indexOf(headings[0]) <= 2 ? headings[0] : first.find((x) => x.u.kind !== 'row' && wordCount(x.u.text) <= TITLE_WORDS && !/[.,;:]$/.test(x.u.text));
+  const cites = new CitationList();
+  const hit = (row: (typeof rows)[number]): SearchHit => ({ chunk_id: row.id, document_id: doc.id, document_name: doc.name, page: row.page, content: row.content, score: 1, metadata: { type: row.type, index: row.idx } });
+  const composed = (text: string, confidence: number, answerType: AnswerKind): Composed => ({ text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType });
+  const sentences = first.filter((x) => x.u.kind === 'sentence' && x !== titleUnit && !isFragment(x.u));
+  switch (aspect) {
+    case 'title':
+      return titleUnit ? composed(`${titleUnit.u.text} [${cites.number(hit(titleUnit.row))}]`, round(0.85 * sure, 3), 'value') : null;
+    case 'author': {
+      const by = first.find((x) => AUTHOR_LINE.test(x.u.text) && wordCount(x.u.text) <= TITLE_WORDS);
+      return by ? composed(`${by.u.text} [${cites.number(hit(by.row))}]`, round(0.8 * sure, 3), 'value') : null;
+    }
+    case 'date': {
+      const dated = first.find((x) => x.u.kind !== 'row' && !isFragment(x.u) && holdsFullDate(x.u.text));
+      return dated ? composed(`${dated.u.text} [${cites.number(hit(dated.row))}]`, round(0.8 * sure, 3), 'value') : null;
+    }
+    case 'about': {
+      const quoted = [...(titleUnit ? [titleUnit] : []), ...sentences.slice(0, 2)];
+      if (!sentences.length) return null;
+      return composed(`The documents say: ${quoted.map((x) => `“${x.u.text}” [${cites.number(hit(x.row))}]`).join(' ')}`, round(0.7 * sure, 3), 'passage');
+    }
+  }
+}
+
+/** Code mode: the best-supported explanatory sentence and the code block of the sources that fits best. */
+function composeCode(r: Retrieval, prose: Candidate[], cites: CitationList): Composed | null {
+  const total = [...r.weights.values()].reduce((a, b) => a + b, 0) || 1;
+  const top = r.hits[0]?.score || 1;
+  const blocks: { block: CodeBlock; hit: SearchHit; coverage: number; score: number }[] = [];
+  for (const hit of r.hits) {
+    const chunkTerms = termSet(hit.content);
+    for (const block of codeBlocksOf(hit.content)) {
+      const bt = termSet(block.code);
+      // prose right before the block explains it: count the chunk's terms at a lower weight
+      let got = 0;
+      let own = 0;
+      for (const [t, w] of r.weights) {
+        if (bt.has(t)) {
+          got += w;
+          own++;
+        } else if (chunkTerms.has(t)) got += 0.6 * w;
+      }
+      const cov = got / total;
+      if (!own && cov < MIN_COVERAGE) continue;
+      blocks.push({ block, hit, coverage: cov, score: 0.7 * cov + 0.3 * (hit.score / top) });
+    }
+  }
+  blocks.sort((a, b) => b.score - a.score);
+  const best = blocks[0];
+  if (!best || best.coverage < MIN_COVERAGE * 0.8) return null;
+  const intro = prose.find((c) => c.hit.chunk_id === best.hit.chunk_id && c.coverage >= MIN_COVERAGE * 0.7) ?? (prose[0] && prose[0].coverage >= MIN_COVERAGE ? prose[0] : undefined);
+  const parts: string[] = [];
+  const picked: Candidate[] = [];
+  if (intro) {
+    parts.push(`${quote(intro.unit)} [${cites.number(intro.hit)}]`);
+    picked.push(intro);
+  }
+  const n = cites.number(best.hit);
+  parts.push(`\`\`\`${best.block.language}\n${best.block.code}\n\`\`\`\n[${n}]`);
+  const second = blocks.find((b) => b !== best && b.hit.chunk_id !== best.hit.chunk_id && b.score >= best.score * 0.85);
+  if (second) parts.push(`\`\`\`${second.block.language}\n${second.block.code}\n\`\`\`\n[${cites.number(second.hit)}]`);
+  const text = parts.join('\n\n');
+  const cov = Math.max(best.coverage, intro?.coverage ?? 0);
+  const confidence = round(clamp(0.12 + 0.5 * cov + 0.38 * best.hit.score, 0.05, 0.97), 3);
+  return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text) };
+}
+
+
+// ---------------------------------------------------------------- the answerer
+
+/** The knowledge base's IDF, from the host's term statistics. */
+const idfOf = (stats: AnswerTermStats) => new Idf(stats.chunks, (t) => stats.df(t));
+
+/**
+ * What the question asks, over what the host's retrieval found: the whole question's weights (with the previous
+ * question's terms for a follow-up), and in deep mode each part of the question with its own.
+ */
+function retrievalOf(req: AnswerRequest): Retrieval {
+  if (!req.documents.length) return { hits: [], parts: [], weights: new Map(), primary: new Set(), ask: ask(req.question, new Map()) };
+  const idf = idfOf(req.terms);
+  const weights = queryWeights(req.question, idf, req.context);
+  if (req.mode === 'deep') {
+    const parts = decompose(req.question).map((p) => ask(p, queryWeights(p, idf, req.context)));
+    return { hits: req.sources, parts, weights, primary: primaryTerms(req.question), ask: ask(req.question, weights) };
+  }
+  const whole = ask(req.question, weights);
+  return { hits: req.sources, parts: [whole], weights, primary: whole.primary, ask: whole };
+}
+
+function result(c: Composed): AnswerResult {
+  return {
+    text: c.text,
+    citations: c.citations.map((h) => ({ chunk_id: h.chunk_id })),
+    confidence: c.confidence,
+    answer_type: c.unanswered ? 'none' : (c.answerType ?? 'passage'),
+    usage: { prompt_tokens: c.promptTokens, completion_tokens: c.completionTokens },
+  };
+}
+
+/** The offline answer to a question (see the top of this file). */
+export async function answerQuestion(req: AnswerRequest): Promise<AnswerResult> {
+  const r = retrievalOf(req);
+  const docTerms = req.terms.documents;
+  const aspect = req.mode === 'code' ? null : documentAspect(req.question);
+  const composed = (aspect && (await composeDocumentLevel(req.chunks, aspect, req.question, req.documents, docTerms, r))) || composeExtractive(r, req.mode, docTerms, req.terms.lower, req.minConfidence);
+  return result(composed);
+}
+
+/** The refusal of a question whose sources do not answer it, its confidence lower the less they cover the question. */
+export function refusalFor(req: AnswerRequest): AnswerResult {
+  if (!req.sources.length) return result(refusal(0, 0));
+  const r = retrievalOf(req);
+  const best = candidatesFor(r.hits, r.ask)[0]?.coverage ?? 0;
+  return result(refusal(best, req.sources[0]!.score));
+}
