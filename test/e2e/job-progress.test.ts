@@ -1,3 +1,4 @@
+// @services: the progress_detail column of jobs and the order of progress writes across stages on the transport
 // The progress of a document's processing on its job: progress (0-100) never goes back across polls, and
 // progress_detail counts the pages read and the chunks made and indexed (issue 32).
 import { after, before, describe, test } from 'node:test';
