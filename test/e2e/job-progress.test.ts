@@ -6,6 +6,9 @@ import assert from 'node:assert/strict';
 import { startTestServer, uploadForm } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { makePdf } from '../helpers/fixtures.js';
+import { PDFDocument } from 'pdf-lib';
+import { hasTesseract } from '../helpers/reader-harness.js';
+import { scannedPng } from '../helpers/scans.js';
 
 const WORDS = ['ledger', 'harbour', 'invoice', 'turbine', 'orchard', 'quarry', 'lantern', 'meadow', 'copper', 'glacier', 'summit', 'canal'];
 
@@ -88,5 +91,19 @@ describe('job progress and progress_detail over HTTP', () => {
     assert.equal(last.progress_detail.pages_total, N);
     assert.equal(last.progress_detail.pages_read, N);
     assert.equal(last.progress_detail.chunks, last.result.chunks.length);
+  });
+
+  test('a PDF with a scanned page among text pages: pages_ocr counts the page read with OCR', { skip: hasTesseract ? false : 'tesseract is not installed' }, async () => {
+    const mixed = await PDFDocument.load(await makePdf(pages(2)));
+    const png = await mixed.embedPng(scannedPng(['DELIVERY NOTE 4471', 'Received by Marta']));
+    mixed.addPage([png.width * 0.3, png.height * 0.3]).drawImage(png, { x: 0, y: 0, width: png.width * 0.3, height: png.height * 0.3 });
+    const up = await s.json('/v1/documents', { method: 'POST', body: uploadForm('mixed.pdf', await mixed.save()) });
+    assert.equal(up.status, 201, JSON.stringify(up.body));
+    const seen = await pollJob(s, up.body.id);
+    const last = seen.at(-1);
+    assert.equal(last.status, 'completed', JSON.stringify(last));
+    assertMonotonic(seen);
+    const chunks = (await s.json(`/v1/documents/${up.body.id}/content?response=chunks`)).body.chunks;
+    assert.deepEqual(last.progress_detail, { pages_total: 3, pages_read: 3, pages_ocr: 1, chunks: chunks.length, chunks_indexed: chunks.length });
   });
 });
