@@ -285,7 +285,7 @@ describe('security over HTTP', () => {
     const admin = (await s.runtime.store.repo('users').findOne({ email: 'admin@quire.local' }))!;
     const now = new Date();
     const jobId = '0f6c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b';
-    await s.runtime.store.repo('jobs').insert({ id: jobId, user_id: admin.id, organization_id: null, type: 'parse', status: 'failed', progress: 0, document_id: null, input: { url: 'http://127.0.0.1/x' }, result: null, error: "Cannot read properties of undefined (reading 'length')", webhook_url: null, created_at: now, updated_at: now, completed_at: now });
+    await s.runtime.store.repo('jobs').insert({ id: jobId, user_id: admin.id, organization_id: null, type: 'parse', status: 'failed', progress: 0, progress_detail: null, document_id: null, input: { url: 'http://127.0.0.1/x' }, result: null, error: "Cannot read properties of undefined (reading 'length')", webhook_url: null, created_at: now, updated_at: now, completed_at: now });
     for (const p of [`/api/jobs/${jobId}`, `/v1/jobs/${jobId}`]) {
       const j = await s.json(p);
       assert.equal(j.body.status, 'failed');

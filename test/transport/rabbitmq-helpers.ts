@@ -55,7 +55,7 @@ export async function openStore(dataDir: string): Promise<Store> {
 export async function newJob(store: Store, patch: Partial<JobRecord> = {}): Promise<JobRecord> {
   const now = new Date();
   return store.repo('jobs').insert({
-    id: randomUUID(), user_id: 'u-test', organization_id: null, type: 'test', status: 'pending', progress: 0, document_id: null,
+    id: randomUUID(), user_id: 'u-test', organization_id: null, type: 'test', status: 'pending', progress: 0, progress_detail: null, document_id: null,
     input: null, result: null, error: null, webhook_url: null, created_at: now, updated_at: now, completed_at: null, ...patch,
   });
 }

@@ -26,6 +26,7 @@ export function newJob(init: NewJob): JobRecord {
     type: init.type,
     status: init.status ?? 'pending',
     progress: 0,
+    progress_detail: null,
     document_id: init.document_id ?? null,
     input: init.input ?? null,
     result: null,

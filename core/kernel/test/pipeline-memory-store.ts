@@ -113,7 +113,7 @@ export class MemoryStore implements Store {
 export async function newJob(store: Store, patch: Partial<JobRecord> = {}): Promise<JobRecord> {
   const now = new Date();
   return store.repo('jobs').insert({
-    id: randomUUID(), user_id: 'u1', organization_id: null, type: 'test', status: 'pending', progress: 0, document_id: null,
+    id: randomUUID(), user_id: 'u1', organization_id: null, type: 'test', status: 'pending', progress: 0, progress_detail: null, document_id: null,
     input: null, result: null, error: null, webhook_url: null, created_at: now, updated_at: now, completed_at: null, ...patch,
   });
 }

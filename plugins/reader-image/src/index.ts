@@ -240,7 +240,7 @@ export async function readImage(ctx: Pick<PluginContext, 'ocr'>, input: ReaderIn
       // ruled tables: lines found in the pixels of a single-frame image (in the image's own pixels)
       const rules = count === 1 && decodable ? await imageRules(head, limits.imagePixels).catch(() => []) : [];
       laidOut.push({ number: i + 1, height: heightPx * k, elements: layoutOcrPage(r.lines, { page: i + 1, scale: kx, rules: scaleRules(rules, k) }) });
-      options.onProgress?.((i + 1) / count);
+      options.onProgress?.((i + 1) / count, { done: i + 1, total: count });
     }
     // running heads, footers and page numbers of a multi-page scan, by repetition across its pages
     markOcrFurniture(laidOut);

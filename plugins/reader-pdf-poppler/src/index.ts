@@ -230,7 +230,7 @@ export class PopplerPdfReader implements Omit<ReaderPlugin, 'formats'> {
           pages[p.number - 1] = { number: p.number, width: p.width, height: p.height, blocks, tables: [], ocr: false, confidence: 1 };
         }
         done += to - from + 1;
-        options.onProgress?.(Math.min(0.99, done / count));
+        options.onProgress?.(Math.min(0.99, done / count), { done, total: count });
       });
     } catch (e) {
       throw this.toolError('pdftotext', e, signal, outer);

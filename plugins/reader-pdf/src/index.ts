@@ -388,7 +388,7 @@ export class PdfReader implements Omit<ReaderPlugin, 'formats'> {
           }
           done++;
         }
-        options.onProgress?.(Math.min(0.99, done / Math.max(1, count)));
+        options.onProgress?.(Math.min(0.99, done / Math.max(1, count)), { done, total: count });
       };
       accept(opened.pages);
       await Promise.all(ranges.map(([from, to]) => pool.run<PageResult[]>({ type: 'pages', jobId, path: input.path, from, to }, signal).then(accept))).catch((e) => {

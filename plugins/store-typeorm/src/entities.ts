@@ -93,6 +93,7 @@ export const ENTITIES: { [N in TableName]: EntitySchema<Tables[N]> } = {
     type: col.string(64),
     status: col.string(16),
     progress: col.double(),
+    progress_detail: col.json({ nullable: true }),
     document_id: col.ref({ nullable: true }),
     input: col.json({ nullable: true }),
     result: col.json({ nullable: true }),

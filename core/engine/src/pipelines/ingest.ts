@@ -5,7 +5,7 @@ import { addDocument } from '../services/collections.js';
 import { documentEventData, publicErrorText } from '../services/documents.js';
 import { parseConfig } from '../services/parse-config.js';
 import { ownerOf, requireDocument, withLocalFile } from '../jobs.js';
-import { chunkStored, contentKey, indexChunks, readFileToStorage, storeChunks } from './steps.js';
+import { chunkStored, contentKey, indexChunks, readCounts, readFileToStorage, storeChunks } from './steps.js';
 
 /**
  * Reads an uploaded document into its stored content. With `deferOcr` (the read stage) the pages that need
@@ -17,11 +17,12 @@ async function readDocument(rt: Engine, ctx: StageContext, deferOcr: boolean): P
   const read = await withLocalFile(rt.storage, doc.storage_key, (file) =>
     readFileToStorage(rt, { path: file, name: doc.name, format: doc.file_type, size: doc.file_size, id: doc.id }, cfg, contentKey(doc.id), {
       signal: ctx.signal,
-      onProgress: (f) => void ctx.progress(f).catch(() => {}),
+      onProgress: (f, pages) => void ctx.report(readCounts(deferOcr, pages), f).catch(() => {}),
       chunk: true,
       deferOcr,
     }),
   );
+  await ctx.report({ ...(deferOcr ? { pages_total: read.pages, pages_read: read.pages } : {}), pages_ocr: read.ocrPages, ...(read.chunks ? { chunks: read.chunks.length } : {}) });
   // a document the reader built in this process comes back chunked: its rows are written now and the
   // chunk stage finds its work done (a rerun of this stage replaces them)
   if (read.chunks) await storeChunks(rt, ownerOf(doc), doc.id, read.chunks);
@@ -59,6 +60,7 @@ export function defineIngestPipeline(rt: Engine): void {
           // chunked in an isolate: a large document is never parsed back into objects on this event loop
           const chunks = await chunkStored(rt, contentKey(doc.id), cfg, ctx.signal);
           await storeChunks(rt, ownerOf(doc), doc.id, chunks);
+          await ctx.report({ chunks: chunks.length }, 1);
           return { ...ctx.payload, chunks: chunks.length };
         },
       },
@@ -66,7 +68,10 @@ export function defineIngestPipeline(rt: Engine): void {
         name: 'index',
         async run(ctx) {
           const doc = await requireDocument(rt.store, String(ctx.payload.documentId));
-          const indexed = await indexChunks(rt, ownerOf(doc), doc.id, ctx.signal);
+          const total = Number(ctx.payload.chunks ?? 0);
+          await ctx.report({ chunks_indexed: 0 });
+          const indexed = await indexChunks(rt, ownerOf(doc), doc.id, ctx.signal, (done) => void ctx.report({ chunks_indexed: done }, total > 0 ? done / total : undefined).catch(() => {}));
+          await ctx.report({ chunks_indexed: indexed }, 1);
           return { ...ctx.payload, indexed };
         },
       },

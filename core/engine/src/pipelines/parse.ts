@@ -9,7 +9,7 @@ import { parseConfig } from '../services/parse-config.js';
 import { fetchUrl } from '../services/url-fetch.js';
 import { detectStored, publicErrorText } from '../services/documents.js';
 import { ownerOf, requireDocument, withLocalFile } from '../jobs.js';
-import { apiChunk, chunkStored, contentKey, jobInputKey, jobParsedKey, readFileToStorage } from './steps.js';
+import { apiChunk, chunkStored, contentKey, jobInputKey, jobParsedKey, readCounts, readFileToStorage } from './steps.js';
 
 /** Downloads a URL input into blob storage (SSRF-checked, size-limited while streaming) and detects its format. */
 export async function fetchInputToStorage(rt: Engine, url: string, key: string): Promise<{ name: string; format: string; size: number }> {
@@ -62,7 +62,7 @@ async function readParseInput(rt: Engine, ctx: StageContext, p: ReadPayload, def
   const read = (file: string) =>
     readFileToStorage(rt, { path: file, name: p.name, format: p.format, size: p.size, id: p.readAs ?? ctx.job.id }, cfg, jobParsedKey(ctx.job.id), {
       signal: ctx.signal,
-      onProgress: (f) => void ctx.progress(f).catch(() => {}),
+      onProgress: (f, pages) => void ctx.report(readCounts(deferOcr, pages), f).catch(() => {}),
       deferOcr,
     });
   let stored;
@@ -72,6 +72,7 @@ async function readParseInput(rt: Engine, ctx: StageContext, p: ReadPayload, def
   } else {
     stored = await withLocalFile(rt.storage, p.key!, read);
   }
+  await ctx.report({ ...(deferOcr ? { pages_total: stored.pages, pages_read: stored.pages } : {}), pages_ocr: stored.ocrPages });
   return { ...p, parsedKey: jobParsedKey(ctx.job.id), pages: stored.pages, ...(stored.ocrPending.length ? { ocrPending: stored.ocrPending } : {}) };
 }
 
@@ -124,6 +125,9 @@ export function defineParsePipeline(rt: Engine): void {
         const p = ctx.payload as ReadPayload;
         const ocrOverridden = (ctx.job.input as any)?.config?.ocr !== undefined;
         if (p.source === 'document' && p.reuse && (p.decided || !ocrOverridden)) {
+          // the document's content, read before: its pages count as read
+          const pages = Number((p as { pages?: number | null }).pages ?? 0);
+          if (pages > 0) await ctx.report({ pages_total: pages, pages_read: pages });
           return { ...p, parsedKey: contentKey(p.documentId!) };
         }
         // pages that need OCR are left to the ocr stage (its own queue: OCR workers scale apart from readers)
@@ -149,6 +153,7 @@ export function defineParsePipeline(rt: Engine): void {
         if (p.parsedKey !== jobParsedKey(ctx.job.id)) await rt.storage.put(jobParsedKey(ctx.job.id), await rt.storage.get(p.parsedKey));
         const chunks = await chunkStored(rt, jobParsedKey(ctx.job.id), cfg, ctx.signal);
         const pages = p.pages ?? 0;
+        await ctx.report({ chunks: chunks.length }, 1);
         return { type: 'full', chunks: chunks.map(apiChunk), usage: { num_pages: pages, credits: creditsFor('parse', pages) } };
       },
     },

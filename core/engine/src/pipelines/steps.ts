@@ -1,5 +1,5 @@
 import { ReaderSandbox, errors, isQuireError, ocrPendingOf } from '@quire/core';
-import type { BBox, Chunk, ChunkRecord, Owned, ParsedDocument, ReadJson, ReadLimits, ReaderPlugin } from '@quire/core';
+import type { BBox, Chunk, ChunkRecord, Owned, ParsedDocument, ReadJson, PagesRead, ProgressDetail, ReadLimits, ReaderPlugin } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { chunkOptions } from '../services/parse-config.js';
 import type { ParseConfig } from '../services/parse-config.js';
@@ -41,7 +41,7 @@ export interface FileRef {
 }
 
 /** What a read needs: the reader for the format, its input and options, and the time limit. */
-function readPlan(rt: Pick<Engine, 'registry' | 'config'> & Partial<Pick<Engine, 'metrics'>>, file: FileRef, cfg: ParseConfig, opts: { signal?: AbortSignal; maxPages?: number; onProgress?: (f: number) => void; deferOcr?: boolean }) {
+function readPlan(rt: Pick<Engine, 'registry' | 'config'> & Partial<Pick<Engine, 'metrics'>>, file: FileRef, cfg: ParseConfig, opts: { signal?: AbortSignal; maxPages?: number; onProgress?: (f: number, pages?: PagesRead) => void; deferOcr?: boolean }) {
   const reader = rt.registry.readerFor(file.format);
   const timeout = AbortSignal.timeout(rt.config.limits.parseTimeoutMs);
   const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
@@ -67,7 +67,7 @@ function readPlan(rt: Pick<Engine, 'registry' | 'config'> & Partial<Pick<Engine,
   return { reader, input, options, isolate, failed };
 }
 
-export async function readFile(rt: Pick<Engine, 'registry' | 'config'> & Partial<Pick<Engine, 'metrics'>>, file: FileRef, cfg: ParseConfig, opts: { signal?: AbortSignal; maxPages?: number; onProgress?: (f: number) => void } = {}): Promise<ParsedDocument> {
+export async function readFile(rt: Pick<Engine, 'registry' | 'config'> & Partial<Pick<Engine, 'metrics'>>, file: FileRef, cfg: ParseConfig, opts: { signal?: AbortSignal; maxPages?: number; onProgress?: (f: number, pages?: PagesRead) => void } = {}): Promise<ParsedDocument> {
   const { reader, input, options, isolate, failed } = readPlan(rt, file, cfg, opts);
   let doc: ParsedDocument;
   try {
@@ -103,7 +103,7 @@ export interface StoredRead {
  * a file that is streamed into storage, so a large document is never turned into objects (or one large
  * string) on this event loop.
  */
-export async function readFileToStorage(rt: Pick<Engine, 'registry' | 'config' | 'storage'> & Partial<Pick<Engine, 'metrics'>>, file: FileRef, cfg: ParseConfig, key: string, opts: { signal?: AbortSignal; onProgress?: (f: number) => void; chunk?: boolean; deferOcr?: boolean } = {}): Promise<StoredRead> {
+export async function readFileToStorage(rt: Pick<Engine, 'registry' | 'config' | 'storage'> & Partial<Pick<Engine, 'metrics'>>, file: FileRef, cfg: ParseConfig, key: string, opts: { signal?: AbortSignal; onProgress?: (f: number, pages?: PagesRead) => void; chunk?: boolean; deferOcr?: boolean } = {}): Promise<StoredRead> {
   const { reader, input, options, isolate, failed } = readPlan(rt, file, cfg, opts);
   // only the read's errors are the reader's: a storage failure keeps its own (transient) kind
   let read: ReadJson | null = null;
@@ -142,6 +142,14 @@ export async function readFileToStorage(rt: Pick<Engine, 'registry' | 'config' |
 function readJsonFile(rt: Pick<Engine, 'storage'>, key: string): [string] | [] {
   const tmp = rt.storage.tempPath?.(key);
   return tmp ? [tmp] : [];
+}
+
+/**
+ * The page counts of a read in progress (job.progress_detail): the read stage's pages read; the ocr stage
+ * reads the document again with OCR, so its own pass over the pages is not counted as pages read.
+ */
+export function readCounts(readStage: boolean, pages: PagesRead | undefined): ProgressDetail {
+  return readStage && pages ? { pages_total: pages.total, pages_read: pages.done } : {};
 }
 
 /** Documents of at most this many pages, built in this process by their reader, are chunked where they were read. */
@@ -254,14 +262,18 @@ function sliceBatch(done: number, before: EventLoopUtilization, max: number): nu
 /** Chunks embedded in one call at most (a remote embedder's request). */
 const INDEX_BATCH = 64;
 
-/** Embeds a document's chunks and writes them to the vector store (replacing earlier vectors). */
-export async function indexChunks(rt: Engine, owner: Owned, documentId: string, signal?: AbortSignal): Promise<number> {
+/**
+ * Embeds a document's chunks and writes them to the vector store (replacing earlier vectors). `onIndexed`
+ * hears the count written so far after each batch.
+ */
+export async function indexChunks(rt: Engine, owner: Owned, documentId: string, signal?: AbortSignal, onIndexed?: (done: number) => void): Promise<number> {
   const embedder = rt.registry.tryGet('embedder');
   const vectors = rt.registry.tryGet('vector-store');
   if (!embedder || !vectors) return 0;
   await vectors.deleteDocument(documentId);
   const chunks = rt.store.repo('chunks');
   let total = 0;
+  let indexed = 0;
   let batch = 8;
   for (let offset = 0; ; offset += INDEX_PAGE) {
     signal?.throwIfAborted();
@@ -299,6 +311,8 @@ export async function indexChunks(rt: Engine, owner: Owned, documentId: string, 
           metadata: { type: r.type, index: r.idx },
         })),
       );
+      indexed += part.length;
+      onIndexed?.(indexed);
       batch = sliceBatch(part.length, before, INDEX_BATCH);
       cur = next;
     }

@@ -102,12 +102,21 @@ export interface DocumentRecord extends Owned {
   updated_at: Date;
 }
 
+/**
+ * Counts of a job's work done so far, beside its one-number `progress` (written by its stages as they go).
+ * Upload processing and parse jobs fill `pages_total`, `pages_read`, `pages_ocr`, `chunks` and (upload
+ * processing) `chunks_indexed`; a count is absent until the stage that knows it has started.
+ */
+export type ProgressDetail = Record<string, number>;
+
 export interface JobRecord extends Owned {
   id: string;
   /** 'document' (upload processing), 'parse' (async parse), 'extract', ... */
   type: string;
   status: JobStatus;
   progress: number;
+  /** counts behind `progress` (see ProgressDetail); null until a stage reports one */
+  progress_detail: ProgressDetail | null;
   document_id: string | null;
   input: Record<string, unknown> | null;
   result: Record<string, unknown> | null;

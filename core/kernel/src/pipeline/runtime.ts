@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import type { JobRecord, JobStageRecord } from '../model/records.js';
+import type { JobRecord, JobStageRecord, ProgressDetail } from '../model/records.js';
 import type { Store } from '../store.js';
 import type { StageMessage, Transport } from '../transport/types.js';
 import type { Logger } from '../util/logger.js';
@@ -222,7 +222,22 @@ export class PipelineRuntime {
 
     const n = def.stages.length;
     let written = job.progress ?? 0;
+    let detail: ProgressDetail = { ...(job.progress_detail ?? {}) };
     const jobId = job.id;
+    // progress writes go one after another: two in flight at once could land in the other order and move
+    // the job's progress backwards
+    let writes: Promise<unknown> = Promise.resolve();
+    const write = (patch: Partial<JobRecord>): Promise<void> => {
+      const p = writes.then(() => jobs.update({ id: jobId, status: 'processing' }, { ...patch, updated_at: new Date() }));
+      writes = p.catch(() => {});
+      return p.then(() => {});
+    };
+    const percent = (fraction: number | undefined): number | null => {
+      if (fraction === undefined) return null;
+      const f = Number.isFinite(fraction) ? Math.min(1, Math.max(0, fraction)) : 0;
+      const pct = Math.min(99, Math.floor(((index + f) / n) * 100));
+      return pct > written ? pct : null;
+    };
     const ctx: StageContext = {
       job,
       message: msg,
@@ -231,11 +246,19 @@ export class PipelineRuntime {
       signal: controller.signal,
       logger: log,
       progress: async (fraction) => {
-        const f = Number.isFinite(fraction) ? Math.min(1, Math.max(0, fraction)) : 0;
-        const pct = Math.min(99, Math.floor(((index + f) / n) * 100));
-        if (pct <= written) return;
+        const pct = percent(fraction);
+        if (pct === null) return;
         written = pct;
-        await jobs.update({ id: jobId, status: 'processing' }, { progress: pct, updated_at: new Date() });
+        await write({ progress: pct });
+      },
+      report: async (counts, fraction) => {
+        const changed: ProgressDetail = {};
+        for (const [k, v] of Object.entries(counts)) if (Number.isFinite(v) && detail[k] !== v) changed[k] = Math.max(0, Math.floor(v));
+        const pct = percent(fraction);
+        if (!Object.keys(changed).length && pct === null) return;
+        detail = { ...detail, ...changed };
+        if (pct !== null) written = pct;
+        await write({ progress_detail: detail, ...(pct !== null ? { progress: pct } : {}) });
       },
     };
 
@@ -251,6 +274,8 @@ export class PipelineRuntime {
     }
     stopWatch();
     this.observer?.stage(def.name, stage.name, 'completed', seconds());
+    // progress reports the stage made without awaiting them land before the stage's end is written
+    await writes;
 
     const now = new Date();
     if (index < n - 1) {
@@ -263,11 +288,13 @@ export class PipelineRuntime {
         log.warn({}, 'another worker took this stage over while it ran; this result is dropped');
         return;
       }
+      // this stage's end is written before the next stage can start: a later write of it could land after
+      // the next stage's first reports and move the progress backwards
+      const pct = Math.floor(((index + 1) / n) * 100);
+      if (pct > written) await jobs.update({ id: jobId, status: 'processing' }, { progress: pct, updated_at: now });
       // publish first, then mark: a crash in between re-runs this stage rather than losing its output
       await this.transport.publish({ id: randomUUID(), jobId, pipeline: def.name, stage: def.stages[index + 1]!.name, payload: output, attempt: 1 });
       await this.claims.mark(row, 'completed', null);
-      const pct = Math.floor(((index + 1) / n) * 100);
-      if (pct > written) await jobs.update({ id: jobId, status: 'processing' }, { progress: pct, updated_at: now });
       log.debug({}, 'stage completed');
       return;
     }

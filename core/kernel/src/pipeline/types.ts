@@ -1,6 +1,6 @@
 import { ERROR_CATALOGUE, QuireError } from '../errors/index.js';
 import type { ErrorCode } from '../errors/index.js';
-import type { JobRecord } from '../model/records.js';
+import type { JobRecord, ProgressDetail } from '../model/records.js';
 import type { Store } from '../store.js';
 import type { StageMessage, Transport } from '../transport/types.js';
 import type { Logger } from '../util/logger.js';
@@ -17,6 +17,12 @@ export interface StageContext {
   logger: Logger;
   /** this stage's progress 0..1; written to jobs.progress 0..100 scaled across the pipeline's stages */
   progress(fraction: number): Promise<void>;
+  /**
+   * Counts of work done (merged into jobs.progress_detail, e.g. `{pages_read: 12, pages_total: 40}`) with,
+   * when given, this stage's progress 0..1 as for progress(). Writes are applied in the order they are made
+   * and `progress` never goes down, so a caller may fire them without awaiting each.
+   */
+  report(detail: ProgressDetail, fraction?: number): Promise<void>;
 }
 
 export interface StageDefinition {

@@ -179,6 +179,12 @@ interface Lifecycle {
 }
 
 // ---------- reader / ocr ----------
+/** Pages of a document a reader has read so far, of all its pages (ReadOptions.onProgress). */
+export interface PagesRead {
+  done: number;
+  total: number;
+}
+
 export interface ReadOptions {
   /**
    * OCR of pages without a text layer. `defer`: the read is the pipeline's `read` stage and OCR is its own
@@ -191,8 +197,11 @@ export interface ReadOptions {
   signal?: AbortSignal;
   /** anonymous conversions read only the first pages */
   maxPages?: number;
-  /** progress 0..1 */
-  onProgress?: (fraction: number) => void;
+  /**
+   * progress 0..1; a reader that reads page by page also gives the pages read so far and the document's
+   * page count (shown on the job as progress_detail.pages_read / pages_total)
+   */
+  onProgress?: (fraction: number, pages?: PagesRead) => void;
   /** bounds on what a reader takes out of one document (defaults: DEFAULT_READ_LIMITS) */
   limits?: Partial<ReadLimits>;
 }

@@ -129,15 +129,17 @@ port.on('message', (m: SandboxRequest) => {
         return;
       }
       const r = await reader(m.reader.name, m.reader.origin);
-      let last = -1;
+      let last = '';
       const doc = await r.read(m.input, {
         ...m.options,
         signal: controller.signal,
-        onProgress: (f) => {
+        onProgress: (f, pages) => {
           const rounded = Math.round(f * 100) / 100;
-          if (rounded !== last) {
-            last = rounded;
-            send({ type: 'progress', id: m.id, fraction: rounded });
+          // a page count that moved is sent even when the rounded fraction did not
+          const key = pages ? `${rounded}:${pages.done}/${pages.total}` : String(rounded);
+          if (key !== last) {
+            last = key;
+            send({ type: 'progress', id: m.id, fraction: rounded, ...(pages ? { pages: { done: pages.done, total: pages.total } } : {}) });
           }
         },
       });

@@ -9,7 +9,7 @@ import type { Logger } from '../util/logger.js';
 import { silentLogger } from '../util/logger.js';
 import { siblingModule, startIsolate } from '../util/worker.js';
 import type { IsolateHandle } from '../util/worker.js';
-import type { ChunkOptions, ReadOptions, ReaderInput } from './kinds.js';
+import type { ChunkOptions, PagesRead, ReadOptions, ReaderInput } from './kinds.js';
 import type { PluginOrigin, PluginRegistry, RegistrySettings } from './registry.js';
 import { namedUse, parseUse } from './registry.js';
 
@@ -61,7 +61,7 @@ export interface SerialisedError {
 }
 
 export type SandboxResponse =
-  | { type: 'progress'; id: number; fraction: number }
+  | { type: 'progress'; id: number; fraction: number; pages?: PagesRead }
   /** a part of a chunk task's chunks (the rest follow, then 'done') */
   | { type: 'chunks'; id: number; chunks: Chunk[] }
   | { type: 'done'; id: number; doc?: ParsedDocument; json?: ReadJson; chunks?: Chunk[] }
@@ -88,7 +88,7 @@ interface Task {
   /** for messages: the format being read, or 'chunks' */
   what: string;
   signal?: AbortSignal;
-  onProgress?: (f: number) => void;
+  onProgress?: (f: number, pages?: PagesRead) => void;
   resolve(result: any): void;
   reject(e: unknown): void;
   settled: boolean;
@@ -187,7 +187,7 @@ export class ReaderSandbox {
     return this.submit((id) => ({ type: 'read', id, reader: { name: readerName, origin }, input: { ...input }, options: plain, ...(jsonPath ? { jsonPath } : {}) }), input.format, signal, onProgress);
   }
 
-  private submit(make: (id: number) => TaskRequest, what: string, signal?: AbortSignal, onProgress?: (f: number) => void): Promise<unknown> {
+  private submit(make: (id: number) => TaskRequest, what: string, signal?: AbortSignal, onProgress?: (f: number, pages?: PagesRead) => void): Promise<unknown> {
     if (this.closed) return Promise.reject(errors.unavailable('the reader isolates are closed'));
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
@@ -275,7 +275,7 @@ export class ReaderSandbox {
     if (!task || task.id !== m.id) return;
     if (m.type === 'progress') {
       try {
-        task.onProgress?.(m.fraction);
+        task.onProgress?.(m.fraction, m.pages);
       } catch {
         /* a progress callback never fails a read */
       }

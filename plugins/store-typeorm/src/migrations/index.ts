@@ -20,5 +20,6 @@ import { WorkflowScope1795953000000 } from './1795953000000-workflow-scope.js';
 import { CreditHolds1795960000000 } from './1795960000000-credit-holds.js';
 import { Invitations1795970000000 } from './1795970000000-invitations.js';
 import { WorkflowTriggers1795990000000 } from './1795990000000-workflow-triggers.js';
+import { JobProgressDetail1795990800000 } from './1795990800000-job-progress-detail.js';
 
-export const MIGRATIONS: (new () => MigrationInterface)[] = [Initial1795297866386, KnowledgeExtraction1795400000000, StageMessages1795500000000, Webhooks1795600000000, Workflows1795700000000, Accounts1795800000000, Totp1795810000000, AuditLog1795850000000, Generation1795900000000, Split1795910000000, Edit1795920000000, Gdpr1795940000000, WorkflowScope1795953000000, CreditHolds1795960000000, Invitations1795970000000, WorkflowTriggers1795990000000];
+export const MIGRATIONS: (new () => MigrationInterface)[] = [Initial1795297866386, KnowledgeExtraction1795400000000, StageMessages1795500000000, Webhooks1795600000000, Workflows1795700000000, Accounts1795800000000, Totp1795810000000, AuditLog1795850000000, Generation1795900000000, Split1795910000000, Edit1795920000000, Gdpr1795940000000, WorkflowScope1795953000000, CreditHolds1795960000000, Invitations1795970000000, WorkflowTriggers1795990000000, JobProgressDetail1795990800000];

@@ -34,7 +34,7 @@ export function jobRoutes(router: Router<any, any>): void {
     return v1Job(job, ctx.params.id!);
   });
 
-  route(router, { method: 'get', path: '/api/jobs/:id', summary: 'Status and result of a background job', tag: 'Parse' }, async (ctx) => {
+  route(router, { method: 'get', path: '/api/jobs/:id', summary: 'Status and result of a background job: progress 0-100 and progress_detail {pages_total, pages_read, pages_ocr, chunks, chunks_indexed} as its stages report them', tag: 'Parse' }, async (ctx) => {
     const auth = requireAuth(ctx);
     const job = await findJob(ctx.quire, auth, ctx.params.id!);
     return {
@@ -43,6 +43,8 @@ export function jobRoutes(router: Router<any, any>): void {
       type: job.type,
       status: job.status,
       progress: job.progress,
+      // the counts behind progress (docs/api: pages_total, pages_read, pages_ocr, chunks, chunks_indexed)
+      progress_detail: job.progress_detail ?? {},
       document_id: job.document_id,
       result: job.status === 'completed' ? job.result : null,
       error: job.status === 'failed' ? publicErrorText(job.error, `job ${job.id}`) : null,
