@@ -1,14 +1,16 @@
 #!/usr/bin/env node
 // Runs every test file of the monorepo with node's test runner on the TypeScript sources (tsx, "source" condition).
-// Usage: node scripts/test.mjs [--services] [--list] [filter...]   (a filter keeps files whose path contains it;
-// --list prints the selected files and exits)
+// Usage: node scripts/test.mjs [--services] [--list] [--save-times] [filter...]   (a filter keeps files whose path
+// contains it; --list prints the selected files and exits; --save-times records the files' wall times in
+// test/file-times.json, the order of the longest first on a fresh clone)
 //
 // Each run has a tag and a state dir: every test process gets TMPDIR=<state dir>/tmp, and databases and
 // RabbitMQ prefixes made by the tests are named quire_t_<tag>_… (test/helpers/leftovers.mjs). When every
 // test file has finished, the run lists what is still there (databases, queues, exchanges, temp files),
 // prints it and fails; then it removes it. QUIRE_TEST_LEFTOVERS=warn only prints, =keep prints and leaves
 // everything in place (to look at), =off skips the check.
-// The wall time of each test file's process is printed at the end.
+// The wall time of each test file's process is printed at the end, and kept for the next run's order: the
+// longest files start first (scripts/test-files.mjs).
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -40,7 +42,8 @@ for (const r of roots) walk(path.join(root, r));
 // runs on MariaDB + RabbitMQ in the second pass, so both paths are exercised for real).
 const argv = process.argv.slice(2);
 const servicesOnly = argv.includes('--services');
-const filters = argv.filter((a) => a !== '--services' && a !== '--list');
+const saveTimes = argv.includes('--save-times');
+const filters = argv.filter((a) => a !== '--services' && a !== '--list' && a !== '--save-times');
 const SERVICES_MARK = /^\/\/ @services: \S/m;
 const usesServices = (file) => {
   try {
@@ -71,10 +74,27 @@ fs.mkdirSync(path.join(systemTmp, tsxDir), { recursive: true });
 fs.symlinkSync(path.join(systemTmp, tsxDir), path.join(tmpDir, tsxDir));
 const timesFile = path.join(stateDir, 'file-times.jsonl');
 
+// ---- the order: longest first (the wall times of the last run on this machine, else test/file-times.json, a
+// record of CI's times; a file never timed counts as UNTIMED_S), so that no long file starts last while the
+// other worker has nothing left to do
+const TIMES_SEED = path.join(root, 'test/file-times.json');
+const TIMES_CACHE = path.join(root, 'node_modules/.cache/quire/test-times.json');
+const readTimes = (file) => {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return {};
+  }
+};
+const UNTIMED_S = 30;
+const known = { ...readTimes(TIMES_SEED), ...readTimes(TIMES_CACHE) };
+const weight = (f) => known[f] ?? UNTIMED_S;
+const ordered = [...selected].sort((a, b) => weight(b) - weight(a) || a.localeCompare(b));
+
 const args = [
   '--conditions=quire-source', '--import', 'tsx', '--import', pathToFileURL(path.join(root, 'test/helpers/file-timer.mjs')).href,
-  '--test', `--test-concurrency=${process.env.QUIRE_TEST_CONCURRENCY ?? 2}`, '--test-timeout=300000',
-  ...selected,
+  path.join(root, 'scripts/test-files.mjs'), String(process.env.QUIRE_TEST_CONCURRENCY ?? 2), '300000',
+  ...ordered,
 ];
 const env = {
   ...process.env,
@@ -95,6 +115,15 @@ try {
   if (rows.length) {
     console.log('# wall time per test file:');
     for (const t of rows) console.log(`#   ${(t.ms / 1000).toFixed(1).padStart(7)} s  ${path.relative(root, t.file)}${t.code ? ` (exit ${t.code})` : ''}`);
+    // the next run's order; --save-times also writes them to test/file-times.json (the order of a fresh clone)
+    const measured = Object.fromEntries(rows.map((t) => [path.relative(root, t.file), Math.round(t.ms / 100) / 10]));
+    const save = (file) => {
+      const all = { ...readTimes(file), ...measured };
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, `${JSON.stringify(Object.fromEntries(Object.keys(all).sort().map((k) => [k, all[k]])), null, 1)}\n`);
+    };
+    save(TIMES_CACHE);
+    if (saveTimes) save(TIMES_SEED);
   }
 } catch {
   /* no times (the runner did not start) */

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { loadConfig } from '@quire/config';
+import { reapWithThisProcess } from '@quire/core';
 import { startServer } from '@quire/server';
 import { builtIsCurrent } from './built.js';
 import { KNOWN_STAGES, deleteRabbitPrefix, dropDatabase, knownRabbitNames, recordResource, resourceStem } from './leftovers.mjs';
@@ -309,6 +310,8 @@ export async function startServerProcess(opts: { env?: Record<string, string>; p
   const args = opts.built ? ['server/dist/bin.js'] : ['--conditions=quire-source', '--import', 'tsx', 'server/src/bin.ts'];
   const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   openChildren.add(child);
+  // killed with this process's exit handler normally; by a reaper if this process is killed (a time limit)
+  const reaper = reapWithThisProcess(child.pid!);
   const lines: string[] = [];
   const keep = (chunk: Buffer) => {
     lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
@@ -331,6 +334,7 @@ export async function startServerProcess(opts: { env?: Record<string, string>; p
     }
     if (alive()) await exited;
     openChildren.delete(child);
+    reaper.release();
   };
   try {
     const deadline = Date.now() + (opts.startTimeoutMs ?? 90_000);

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { PDFDocument, StandardFonts, rgb } from 'pdf-lib';
+import { reapWithThisProcess } from '@quire/core';
 
 /** An invoice-like page (labelled values, a heading, lines) and, after it, `extra` plain pages. */
 export async function invoicePdf(extra = 0): Promise<Uint8Array> {
@@ -82,6 +83,38 @@ export function ensureStudioBuilt(): void {
 
 export const RESULTS = path.join(ROOT, 'test-results');
 
+/** Child processes of this process whose command line names Chromium. */
+export function chromiumChildren(): number[] {
+  const out: number[] = [];
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === process.pid && /chrom/i.test(fs.readFileSync(`/proc/${d}/cmdline`, 'utf8'))) out.push(Number(d));
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
+
+/**
+ * Chromium through playwright (headless). Playwright starts it in a process group of its own and kills it
+ * from its exit handler, which does not run when this process is killed (a test file's time limit, SIGKILL):
+ * a reaper (reapWithThisProcess) then kills the group, so no browser outlives the test file that started it.
+ */
+export async function launchChromium(): Promise<Browser> {
+  const { chromium } = await import('playwright-core');
+  const before = new Set(chromiumChildren());
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  const reapers = chromiumChildren().filter((pid) => !before.has(pid)).map((pid) => reapWithThisProcess(pid));
+  browser.on('disconnected', () => {
+    for (const r of reapers) r.release();
+  });
+  return browser;
+}
+
 /**
  * The studio built, test-results/ there, and chromium started with a context and a page (1400×1000) whose
  * console errors and page errors are collected in `consoleErrors`.
@@ -89,8 +122,7 @@ export const RESULTS = path.join(ROOT, 'test-results');
 export async function openStudioBrowser(): Promise<{ browser: Browser; context: BrowserContext; page: Page; consoleErrors: string[] }> {
   ensureStudioBuilt();
   fs.mkdirSync(RESULTS, { recursive: true });
-  const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  const browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
   const page = await context.newPage();
   page.setDefaultTimeout(20_000);

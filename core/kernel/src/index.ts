@@ -22,3 +22,4 @@ export * from './util/abort.js';
 export * from './util/limiter.js';
 export * from './util/private-files.js';
 export * from './util/signature.js';
+export * from './util/reaper.js';

@@ -1,8 +1,23 @@
 import crypto from 'node:crypto';
-import weaviate, { Filters, generateUuid5 } from 'weaviate-client';
 import type { FilterValue } from 'weaviate-client';
 import { checkOptions, definePlugin, errors, QuireError, z } from '@quire/core';
 import type { Logger, VectorFilter, VectorHit, VectorItem, VectorStorePlugin } from '@quire/core';
+
+/**
+ * weaviate-client (with its gRPC and GraphQL stacks) is loaded when a store first connects, not with the
+ * plugin: every process loads every built-in plugin, and most never use Weaviate (loading it costs each
+ * server, worker or runner start about 0.5 s of CPU).
+ */
+type WeaviateModule = typeof import('weaviate-client');
+let loaded: WeaviateModule | null = null;
+export async function loadWeaviate(): Promise<WeaviateModule> {
+  loaded ??= await import('weaviate-client');
+  return loaded;
+}
+function wv(): WeaviateModule {
+  if (!loaded) throw new Error('weaviate-client is not loaded yet (loadWeaviate())');
+  return loaded;
+}
 
 /** Where and how to connect, derived from the URL and options. */
 export interface ConnectParams {
@@ -80,7 +95,7 @@ export function collectionConfig(name: string, space: string) {
   return {
     name,
     description: `Quire chunks of vector space ${space}`,
-    vectorizers: weaviate.configure.vectorizer.none({ vectorIndexConfig: weaviate.configure.vectorIndex.hnsw({ distanceMetric: 'cosine' }) }),
+    vectorizers: wv().default.configure.vectorizer.none({ vectorIndexConfig: wv().default.configure.vectorIndex.hnsw({ distanceMetric: 'cosine' }) }),
     properties: [
       id('chunk_id'),
       id('document_id'),
@@ -100,7 +115,8 @@ export function collectionName(space: string, prefix = 'QuireChunks'): string {
 
 /** The Weaviate filter for a VectorFilter (undefined when it restricts nothing). */
 export function buildFilter(filter: VectorFilter): FilterValue | undefined {
-  const f = weaviate.filter;
+  const { Filters } = wv();
+  const f = wv().default.filter;
   const parts: FilterValue[] = [];
   if (filter.documentIds) parts.push(f.byProperty('document_id').containsAny(filter.documentIds));
   const owner: FilterValue[] = [];
@@ -140,6 +156,7 @@ export function connectParams(o: Pick<WeaviateStoreOptions, 'url' | 'apiKey' | '
 
 /** Connects with weaviate-client (REST + gRPC, API key auth). */
 export async function defaultClient(p: ConnectParams): Promise<ClientLike> {
+  const weaviate = (await loadWeaviate()).default;
   const client = await weaviate.connectToCustom({
     httpHost: p.httpHost,
     httpPort: p.httpPort,
@@ -189,7 +206,7 @@ export class WeaviateVectorStore implements VectorStorePlugin {
   /** The connected client (connects once; a failed attempt is retried on the next call). */
   private client(): Promise<ClientLike> {
     if (!this.connecting) {
-      this.connecting = this.connect(this.params).catch((e: unknown) => {
+      this.connecting = loadWeaviate().then(() => this.connect(this.params)).catch((e: unknown) => {
         this.connecting = null;
         throw errors.unavailable(`Weaviate at ${this.url} (gRPC ${this.params.grpcHost}:${this.params.grpcPort}) is not reachable: ${(e as Error).message}`, { url: this.url });
       });
@@ -238,7 +255,7 @@ export class WeaviateVectorStore implements VectorStorePlugin {
     const col = (await this.collection(space, true))!;
     for (let i = 0; i < items.length; i += this.batchSize) {
       const objects = items.slice(i, i + this.batchSize).map((it) => ({
-        id: generateUuid5(`${space}:${it.id}`),
+        id: wv().generateUuid5(`${space}:${it.id}`),
         properties: {
           chunk_id: it.id,
           document_id: it.documentId,
@@ -289,7 +306,7 @@ export class WeaviateVectorStore implements VectorStorePlugin {
   async deleteDocument(documentId: string): Promise<void> {
     const client = await this.client();
     const all = await this.call('collection listing', () => client.collections.listAll());
-    const where = weaviate.filter.byProperty('document_id').equal(documentId);
+    const where = wv().default.filter.byProperty('document_id').equal(documentId);
     for (const { name } of all.filter((c) => c.name.startsWith(`${this.prefix}_`))) {
       const col = client.collections.get(name);
       // deleteMany removes up to the server's QUERY_MAXIMUM_RESULTS per call: repeat until nothing matches
@@ -305,7 +322,7 @@ export class WeaviateVectorStore implements VectorStorePlugin {
   async setOwner(documentId: string, owner: { userId: string; organizationId: string | null }): Promise<void> {
     const client = await this.client();
     const all = await this.call('collection listing', () => client.collections.listAll());
-    const filters = weaviate.filter.byProperty('document_id').equal(documentId);
+    const filters = wv().default.filter.byProperty('document_id').equal(documentId);
     const properties = { user_id: owner.userId, ...(owner.organizationId ? { organization_id: owner.organizationId } : {}) };
     for (const { name } of all.filter((c) => c.name.startsWith(`${this.prefix}_`))) {
       const col = client.collections.get(name);
