@@ -391,6 +391,8 @@ const lowerMedian = (v: number[]) => {
  * where it is proportional the first holds around every wide letter; each rules out the other's false gaps, so the
  * box's type need not be known (the recogniser's positions are whole steps of about a sixth of an em, too
  * coarse to tell the two apart on one box). At least 3 characters are needed (fewer give no typical distance).
+ * A comma and a Latin letter after it are always split (a comma is followed by a space in Latin text, and the
+ * printers of receipts often leave it out: "53200,KUALA LUMPUR").
  * A split also needs the right character to be a Latin letter or digit (or a sign that opens a word) and the
  * left one a Latin letter, digit or punctuation, and never falls inside a number: a run of digits and joining
  * signs with a sign between two digits (12.50, 02/12/2017). Positions are in any unit along the box (CTC steps).
@@ -436,7 +438,8 @@ export function ctcWords(chars: readonly { text: string; start: number; end: num
     }
     if (cur && i > 0) {
       const a = chars[i - 1]!;
-      const wide = wideGap(i) || (c.space ?? 0) >= spaceProb;
+      // a comma is followed by a space unless a digit follows it (1,200): "53200,KUALA" → "53200, KUALA"
+      const wide = wideGap(i) || (c.space ?? 0) >= spaceProb || (a.text === ',' && LATIN_LETTER.test(c.text));
       const left = LATIN.test(a.text) || /^[\p{P}]$/u.test(a.text);
       const right = LATIN.test(c.text) || (OPENS_WORD.test(c.text) && !OPENS_WORD.test(a.text));
       if (wide && left && right && !(inNumber[i] && inNumber[i - 1])) cur = null;

@@ -263,6 +263,9 @@ test('ctcWords: a space where the recogniser left a gap clearly wider than the l
   assert.deepEqual(words(['GIN', 3, 'KEE'], 2, 2), ['GIN', 'KEE']);
   // after punctuation: "NO 290,JALAN" → "NO 290, JALAN"
   assert.deepEqual(words(['NO', 3, '290,', 3, 'JALAN']), ['NO', '290,', 'JALAN']);
+  // a comma before a letter ends a word even without a gap; before a digit it joins a number
+  assert.deepEqual(words(['53200,KUALA']), ['53200,', 'KUALA']);
+  assert.deepEqual(words(['1,200']), ['1,200']);
   // an even line stays one word; a gap a little wider than the others (a narrow glyph) does not split
   assert.deepEqual(words(['GINKEE']), ['GINKEE']);
   assert.deepEqual(words(['GIN', 1, 'KEE']), ['GINKEE']);
