@@ -9,7 +9,7 @@
  * threshold (`--excess`, thousandths of an em). The models run once per receipt; --cache FILE keeps the decoded boxes for the next run.
  *
  *   QUIRE_CORPUS=/work/shared/corpus node --conditions=quire-source --import tsx plugins/ocr-ppocr/bench/space-gap.ts \
- *     [--limit N] [--cache FILE] [--k 1.4,1.6,...] [--p 0.1,0.2,...] [--metrics mono,proportional,both] [--excess 150,250,...]
+ *     [--limit N] [--cache FILE] [--retry-below 0.8] [--k 1.4,1.6,...] [--p 0.1,0.2,...] [--metrics mono,proportional,both] [--excess 150,250,...]
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -24,6 +24,8 @@ const arg = (name: string) => {
 };
 const limit = Number(arg('limit') ?? Infinity);
 const cache = arg('cache');
+/** the recogniser's retry of doubtful boxes at other widths (the plugin's option retryBelow) */
+const retryBelow = Number(arg('retry-below') ?? RETRY_BELOW);
 const ks = (arg('k') ?? `1.2,1.3,1.4,1.5,1.6,1.7,1.8,2,2.2,2.5,${SPACE_GAP}`)
   .split(',')
   .map(Number)
@@ -57,7 +59,7 @@ let decoded: Record<string, DecodedBox[]> = {};
 if (cache && fs.existsSync(cache)) decoded = JSON.parse(fs.readFileSync(cache, 'utf8')) as Record<string, DecodedBox[]>;
 const todo = files.filter((f) => !decoded[f]);
 if (todo.length) {
-  const ocr = new Ppocr({ ...bundledModels(), concurrency: 1, threads: 1, detMaxSide: 960, maxImageSide: 4096, recBatch: 6, dropScore: 0.5, memArena: false, retryBelow: RETRY_BELOW, retryWidths: RETRY_WIDTHS });
+  const ocr = new Ppocr({ ...bundledModels(), concurrency: 1, threads: 1, detMaxSide: 960, maxImageSide: 4096, recBatch: 6, dropScore: 0.5, memArena: false, retryBelow, retryWidths: RETRY_WIDTHS });
   for (const f of todo) decoded[f] = await ocr.decodedBoxes(path.join(dir, 'files', f));
   await ocr.close();
   if (cache) fs.writeFileSync(cache, JSON.stringify(decoded));
