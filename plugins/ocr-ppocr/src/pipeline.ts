@@ -4,6 +4,7 @@
  * box score, unclip), CTC greedy decoding of the recogniser's output, and lines and words from the
  * recognised boxes. Nothing here touches onnxruntime, so each step is tested on its own.
  */
+import { Encodings, Font, FontNames } from '@pdf-lib/standard-fonts';
 import type { BBox, Word } from '@quire/core';
 
 /** An RGBA image (4 bytes a pixel, rows top to bottom), as a canvas gives it. */
@@ -334,21 +335,88 @@ export interface CtcWord {
 }
 
 /**
- * Words of a decoded box: its characters split at the spaces the recogniser read and at wide gaps. A gap
- * splits when the centre distance of two neighbouring characters is more than `k` times the lower median
- * distance of the box's neighbours (at least 3 characters needed: fewer give no typical distance), the right
- * character is a Latin letter or digit and the left one a Latin letter, digit or punctuation, and never
- * inside a number: a run of digits and joining signs with a sign between two digits (12.50, 02/12/2017). Positions are in any unit along the box (CTC steps).
+ * A gap is only wide enough for a space when, besides SPACE_GAP, the two characters' centre distance less the
+ * half advances their glyphs take in proportional type is more than this many thousandths of an em (at the
+ * box's measured scale; Helvetica's space is 278). Measured with plugins/ocr-ppocr/bench/space-gap.ts: on the
+ * 100 receipts any value from 100 to 350 reads the key values as the k rule alone does (the recogniser's
+ * space class finds their spaces); on 13 born-digital pages drawn at 300 dpi, word F1 against pdftotext
+ * rises on every page for any value from 150 to 350 (mean 0.859 → 0.915 at 200). 200 and under keep a space
+ * of monospaced type between two wide letters (N K) read at four steps a letter.
  */
-export function ctcWords(chars: readonly { text: string; start: number; end: number; space?: number }[], k = SPACE_GAP, spaceProb = SPACE_PROB): CtcWord[] {
+export const SPACE_EXCESS = 200;
+
+let helvetica: Map<string, number> | null = null;
+/** A character's advance width in Helvetica (thousandths of an em), or undefined where the font has no glyph for it. */
+export function glyphWidth(ch: string): number | undefined {
+  if (!helvetica) {
+    helvetica = new Map();
+    const font = Font.load(FontNames.Helvetica);
+    for (const cp of Encodings.WinAnsi.supportedCodePoints) {
+      const w = font.getWidthOfGlyph(Encodings.WinAnsi.encodeUnicodeCodePoint(cp).name);
+      if (typeof w === 'number' && w > 0) helvetica.set(String.fromCodePoint(cp), w);
+    }
+  }
+  return helvetica.get(ch);
+}
+
+/** Which gaps ctcWords takes for spaces (the bench compares them; the service uses the default, `both`). */
+export interface GapOptions {
+  /** SPACE_EXCESS */
+  excess?: number;
+  /**
+   * `mono`: wider than SPACE_GAP times the typical distance (equal advances expected: the rule before glyph
+   * widths); `proportional`: wider than SPACE_EXCESS after the glyphs' widths; `both`: both at once.
+   */
+  metrics?: 'mono' | 'proportional' | 'both';
+}
+
+const lowerMedian = (v: number[]) => {
+  const s = [...v].sort((a, b) => a - b);
+  return s.length ? s[Math.floor((s.length - 1) / 2)]! : NaN;
+};
+
+/**
+ * Words of a decoded box: its characters split at the spaces the recogniser read and at wide gaps.
+ *
+ * The distance between the centres of two neighbouring characters is their two half advances plus the gap
+ * between them. On monospaced type (receipts' printers) every advance is the same; on proportional type an m
+ * or a W is three or four times as wide as an i or an l, so the distances on either side of a wide letter are
+ * wide too ("P DF docu m ent"). A gap is a space when both
+ * - its centre distance is more than `k` times the box's typical distance (the lower median of the
+ *   distances), as for monospaced type, and
+ * - its centre distance, less the half advances the two glyphs take in Helvetica, is more than
+ *   `opts.excess` thousandths of an em at the box's scale (the lower median of the ratios of each distance
+ *   to the two glyphs' mean advance), as for proportional type.
+ * Where the type is monospaced the second holds at nearly every real gap (a space is as wide as a letter there);
+ * where it is proportional the first holds around every wide letter; each rules out the other's false gaps, so the
+ * box's type need not be known (the recogniser's positions are whole steps of about a sixth of an em, too
+ * coarse to tell the two apart on one box). At least 3 characters are needed (fewer give no typical distance).
+ * A comma and a Latin letter after it are always split (a comma is followed by a space in Latin text, and the
+ * printers of receipts often leave it out: "53200,KUALA LUMPUR").
+ * A split also needs the right character to be a Latin letter or digit (or a sign that opens a word) and the
+ * left one a Latin letter, digit or punctuation, and never falls inside a number: a run of digits and joining
+ * signs with a sign between two digits (12.50, 02/12/2017). Positions are in any unit along the box (CTC steps).
+ */
+export function ctcWords(chars: readonly { text: string; start: number; end: number; space?: number }[], k = SPACE_GAP, spaceProb = SPACE_PROB, opts: GapOptions = {}): CtcWord[] {
+  const excess = opts.excess ?? SPACE_EXCESS;
+  const metrics = opts.metrics ?? 'both';
   const centre = (c: { start: number; end: number }) => (c.start + c.end) / 2;
-  const dist: number[] = [];
+  /** per pair (i - 1, i) of characters without a space between: centre distance and mean Helvetica advance */
+  const dist = new Float64Array(chars.length).fill(NaN);
+  const adv = new Float64Array(chars.length).fill(NaN);
+  const AVG = 556;
   for (let i = 1; i < chars.length; i++) {
     if (/\s/.test(chars[i]!.text) || /\s/.test(chars[i - 1]!.text)) continue;
-    dist.push(centre(chars[i]!) - centre(chars[i - 1]!));
+    dist[i] = centre(chars[i]!) - centre(chars[i - 1]!);
+    adv[i] = ((glyphWidth(chars[i - 1]!.text) ?? AVG) + (glyphWidth(chars[i]!.text) ?? AVG)) / 2;
   }
-  const sorted = [...dist].sort((a, b) => a - b);
-  const typical = sorted.length >= 2 ? sorted[Math.floor((sorted.length - 1) / 2)]! : Infinity;
+  const pairs = [...dist.keys()].filter((i) => !Number.isNaN(dist[i]!));
+  const enough = pairs.length >= 2;
+  const typical = enough ? lowerMedian(pairs.map((i) => dist[i]!)) : Infinity;
+  const scale = enough ? lowerMedian(pairs.map((i) => dist[i]! / adv[i]!)) : Infinity;
+  const monoGap = (i: number) => dist[i]! > k * typical;
+  const propGap = (i: number) => scale > 0 && Number.isFinite(scale) && dist[i]! / scale - adv[i]! > excess;
+  const wideGap = (i: number) => !Number.isNaN(dist[i]!) && (metrics === 'mono' ? monoGap(i) : metrics === 'proportional' ? propGap(i) : monoGap(i) && propGap(i));
   // characters of a number with a joining sign between digits (12.50, 02/12/2017): never split
   const numeric = (t: string) => /^\p{Nd}$/u.test(t) || NUMBER_JOIN.test(t);
   const inNumber = new Uint8Array(chars.length);
@@ -370,7 +438,8 @@ export function ctcWords(chars: readonly { text: string; start: number; end: num
     }
     if (cur && i > 0) {
       const a = chars[i - 1]!;
-      const wide = centre(c) - centre(a) > k * typical || (c.space ?? 0) >= spaceProb;
+      // a comma is followed by a space unless a digit follows it (1,200): "53200,KUALA" → "53200, KUALA"
+      const wide = wideGap(i) || (c.space ?? 0) >= spaceProb || (a.text === ',' && LATIN_LETTER.test(c.text));
       const left = LATIN.test(a.text) || /^[\p{P}]$/u.test(a.text);
       const right = LATIN.test(c.text) || (OPENS_WORD.test(c.text) && !OPENS_WORD.test(a.text));
       if (wide && left && right && !(inNumber[i] && inNumber[i - 1])) cur = null;
@@ -495,8 +564,8 @@ export function dropSpecks<T extends { text: string; p?: number }>(chars: readon
  * A decoded box as text and words: its characters corrected by latinFixes, then split into words by ctcWords
  * (with its gap factor `k` and space probability).
  */
-export function spacedBox(d: DecodedBox, k = SPACE_GAP, spaceProb = SPACE_PROB): Recognised {
-  const spans = ctcWords(latinFixes(dropSpecks(d.chars)), k, spaceProb).map((w) => ({ text: w.text, x0: w.start, x1: w.end }));
+export function spacedBox(d: DecodedBox, k = SPACE_GAP, spaceProb = SPACE_PROB, opts: GapOptions = {}): Recognised {
+  const spans = ctcWords(latinFixes(dropSpecks(d.chars)), k, spaceProb, opts).map((w) => ({ text: w.text, x0: w.start, x1: w.end }));
   return { text: spans.map((s) => s.text).join(' '), bbox: d.bbox, confidence: d.confidence, spans };
 }
 

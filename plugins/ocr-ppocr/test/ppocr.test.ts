@@ -6,7 +6,7 @@ import path from 'node:path';
 import { createCanvas } from '@napi-rs/canvas';
 import { PluginRegistry, isQuireError, pluginContext } from '@quire/core';
 import type { OcrPlugin, OcrResult } from '@quire/core';
-import plugin, { MAX_SKEW, characters, ctcDecode, ctcWords, dbBoxes, groupLines, spacedBox, splitWords, dropSpecks } from '@quire/plugin-ocr-ppocr';
+import plugin, { MAX_SKEW, characters, ctcDecode, ctcWords, dbBoxes, glyphWidth, groupLines, spacedBox, splitWords, dropSpecks } from '@quire/plugin-ocr-ppocr';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-ppocr-'));
 const opened: OcrPlugin[] = [];
@@ -263,6 +263,9 @@ test('ctcWords: a space where the recogniser left a gap clearly wider than the l
   assert.deepEqual(words(['GIN', 3, 'KEE'], 2, 2), ['GIN', 'KEE']);
   // after punctuation: "NO 290,JALAN" → "NO 290, JALAN"
   assert.deepEqual(words(['NO', 3, '290,', 3, 'JALAN']), ['NO', '290,', 'JALAN']);
+  // a comma before a letter ends a word even without a gap; before a digit it joins a number
+  assert.deepEqual(words(['53200,KUALA']), ['53200,', 'KUALA']);
+  assert.deepEqual(words(['1,200']), ['1,200']);
   // an even line stays one word; a gap a little wider than the others (a narrow glyph) does not split
   assert.deepEqual(words(['GINKEE']), ['GINKEE']);
   assert.deepEqual(words(['GIN', 1, 'KEE']), ['GINKEE']);
@@ -272,6 +275,57 @@ test('ctcWords: a space where the recogniser left a gap clearly wider than the l
   assert.deepEqual(words(['GIN', { space: 0.4 }, 'KEE'], 1, 1), ['GIN', 'KEE']);
   assert.deepEqual(words(['GIN', { space: 0.02 }, 'KEE'], 1, 1), ['GINKEE']);
   assert.deepEqual(words(['12.', { space: 0.4 }, '50'], 1, 1), ['12.50']);
+});
+
+/**
+ * Characters of proportional type as the recogniser places them: each glyph's centre, with the glyph laid
+ * out at its Helvetica advance (`em` units an em, a space 278 thousandths), `round` the step positions are
+ * rounded to (0: exact).
+ */
+function typeset(text: string, em = 1000, round = 0) {
+  const out: { text: string; start: number; end: number }[] = [];
+  let x = 0;
+  for (const ch of text) {
+    const w = ((glyphWidth(ch) ?? 556) / 1000) * em;
+    let c = x + w / 2;
+    if (round) c = Math.round(c / round) * round;
+    if (ch !== ' ') out.push({ text: ch, start: c - 0.1 * em, end: c + 0.1 * em });
+    x += w;
+  }
+  return out;
+}
+const joined = (chars: { text: string; start: number; end: number; space?: number }[]) => ctcWords(chars).map((w) => w.text).join(' ');
+
+test('ctcWords: on proportional type a wide letter is no gap, a space is', () => {
+  assert.equal(glyphWidth('m'), 833);
+  assert.equal(glyphWidth('i'), 222);
+  assert.equal(glyphWidth('中'), undefined);
+  // read without spaces: the distances on either side of m, W or D are wider than the box's typical one
+  assert.equal(joined(typeset('document')), 'document');
+  assert.equal(joined(typeset('William filled')), 'William filled');
+  assert.equal(joined(typeset('illuminating')), 'illuminating');
+  assert.equal(joined(typeset('Milling William')), 'Milling William');
+  assert.equal(joined(typeset('Shell Malaysia')), 'Shell Malaysia');
+  assert.equal(joined(typeset('will it fill')), 'will it fill');
+  // at the recogniser's resolution (about six steps an em, each centre on a whole step), where the rule of
+  // equal advances alone reads "docu ment" and "S hell M ala ysia"
+  assert.equal(joined(typeset('document', 6, 1)), 'document');
+  assert.equal(joined(typeset('Shell Malaysia', 6, 1)), 'Shell Malaysia');
+  assert.equal(ctcWords(typeset('Shell Malaysia', 6, 1), undefined, undefined, { metrics: 'mono' }).map((w) => w.text).join(' '), 'S hell M ala ysia');
+  // monospaced type is not misread for proportional: a narrow letter's pitch is no gap, a space is
+  const mono = (text: string) => [...text].flatMap((ch, i) => (ch === ' ' ? [] : [{ text: ch, start: i * 6, end: i * 6 + 1 }]));
+  assert.equal(joined(mono('SHELL MALAYSIA')), 'SHELL MALAYSIA');
+  assert.equal(joined(mono('Jalan Ilmu 1')), 'Jalan Ilmu 1');
+  assert.equal(joined(mono('Total Incl GST')), 'Total Incl GST');
+});
+
+test('ctcWords: a page line as the recogniser placed it reads "PDF document", not "P DF docu m ent"', () => {
+  // docling's ocr_test.pdf drawn at 300 dpi: the characters of its first line (positions in thousandths of the box)
+  const line: [string, number, number][] = [['D',8,15],['o',38,46],['c',69,77],['l',85,92],['i',100,115],['n',123,131],['g',146,154],[' ',169,177],['b',185,192],['u',215,223],['n',238,246],['d',269,277],['l',292,300],['e',308,315],['s',338,346],[' ',354,369],['P',369,377],['D',408,415],['F',438,446],[' ',454,469],['d',477,485],['o',500,508],['c',531,538],['u',554,562],['m',592,600],['e',631,638],['n',654,662],['t',677,685],[' ',692,708],['c',708,715],['o',738,746],['n',762,769],['v',792,800],['e',815,823],['r',838,846],['s',854,862],['i',877,885],['o',892,900],['n',923,931],[' ',938,954],['t',954,962],['o',977,985]];
+  const chars = line.map(([text, start, end]) => ({ text, start: start / 1000, end: end / 1000 }));
+  assert.equal(joined(chars), 'Docling bundles PDF document conversion to');
+  // the rule of equal advances alone split it
+  assert.equal(ctcWords(chars, undefined, undefined, { metrics: 'mono' }).map((w) => w.text).join(' '), 'Docling bundles P DF docu m ent conversion to');
 });
 
 test('ctcWords: never inside a number or a date, never between characters of other scripts, not on too few characters', () => {
