@@ -13,6 +13,8 @@ import { jobInputKey } from './pipelines/steps.js';
 import { EVAL_LIMITS, EvalSandbox } from './workflows/sandbox.js';
 import { outboundHttp } from './workflows/send.js';
 import { EngineMetrics } from './metrics.js';
+import { systemClock } from './clock.js';
+import type { Clock } from './clock.js';
 
 /** Built-in plugins, loaded through the same registry as third-party ones (which may override them). */
 export const BUILTIN_PLUGINS = [
@@ -88,6 +90,8 @@ export class Engine implements EngineContext {
   readonly workerId = `${os.hostname()}:${process.pid}`;
   /** this engine's Prometheus series (its own registry: several engines may share a process) */
   readonly metrics = new EngineMetrics(() => this.queueDepth());
+  /** the time of rate-limit windows and of session and key expiry (the system clock; test servers set their own) */
+  clock: Clock = systemClock;
 
   private constructor(readonly config: Readonly<QuireConfig>, readonly logger: Logger, readonly role: RuntimeRole) {
     this.registry = pluginRegistry(config, logger);
