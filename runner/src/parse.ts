@@ -133,6 +133,7 @@ const SCRATCH_NOTE = 'runner-scratch';
  * its own. The store, the queue and the vector store are local (never a shared database or broker, whose
  * workers could not read this machine's files), stages run here with `concurrency` at once, and the blob
  * storage, which only holds each job's parsed content until its outputs are written, is a scratch folder.
+ * The engine of the runner role starts only the plugins a parse uses (RUNNER_PLUGIN_KINDS).
  */
 function runnerConfig(base: Readonly<QuireConfig>, concurrency: number, scratch: string): QuireConfig {
   const { selected, options } = base.plugins;
@@ -144,7 +145,9 @@ function runnerConfig(base: Readonly<QuireConfig>, concurrency: number, scratch:
     plugins: {
       ...base.plugins,
       selected: { ...selected, transport: 'inprocess', 'vector-store': 'embedded' },
-      options: { ...options, 'storage:disk': { ...(options['storage:disk'] ?? {}), root: scratch } },
+      // the PDF reader's worker processes start at the first PDF of the run (a folder may hold none), unless the
+      // operator's options say otherwise
+      options: { ...options, 'reader:pdf': { prestart: false, ...(options['reader:pdf'] ?? {}) }, 'storage:disk': { ...(options['storage:disk'] ?? {}), root: scratch } },
     },
   } as QuireConfig;
 }

@@ -48,7 +48,7 @@ export function createApp(rt: Engine): Koa<AppState, AppCustom> {
   const app = new Koa<AppState, AppCustom>({ proxy: rt.config.http.trustProxy });
   app.context.quire = rt;
   // the store is there once the engine has connected (no request reaches the limiter before: readinessGate)
-  app.context.rateLimiter = new RateLimiter(rt.config.rateLimit.store, () => rt.store);
+  app.context.rateLimiter = new RateLimiter(rt.config.rateLimit.store, () => rt.store, () => rt.clock.now());
   app.silent = true;
 
   const router = new Router<AppState, AppCustom>();

@@ -3,7 +3,6 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestServer } from '../helpers/server.js';
 import { serverArgs } from '../helpers/built.js';
 import type { TestServer } from '../helpers/server.js';
@@ -157,10 +156,14 @@ describe('accounts over HTTP: API keys, sign-up, sessions', () => {
     assert.equal(Date.parse(lasting.body.expires_at), Date.parse(later));
     assert.equal((await s.json('/api/user/profile', { key: lasting.body.key })).status, 200);
 
-    const expiresAt = Date.now() + 1500;
+    // the server's clock stands still, then moves past the expiry (no waiting for the wall clock)
+    s.clock.pin();
+    const expiresAt = s.clock.now() + 1500;
     const short = await s.json('/api/keys', { method: 'POST', json: { name: 'short', expires_at: new Date(expiresAt).toISOString() } });
     assert.equal(short.status, 201);
-    await sleep(Math.max(0, expiresAt - Date.now()) + 200);
+    assert.equal((await s.json('/api/user/profile', { key: short.body.key })).status, 200, 'the key works until it expires');
+    s.clock.advance(expiresAt - s.clock.now() + 200);
+    s.clock.unpin();
     const expired = await s.json('/api/user/profile', { key: short.body.key });
     assert.equal(expired.status, 401);
     errorBody(expired.body, 'UNAUTHORIZED');
@@ -367,7 +370,7 @@ describe('accounts over HTTP: API keys, sign-up, sessions', () => {
     assert.equal((await new Jar(s).json('/api/auth/login', { method: 'POST', json: { email: 'same-proxy@example.com', password: PASSWORD } })).status, 200);
   });
 
-  test('keys per user are capped by plan, and the rate limit counts all of a user\'s keys together', async () => {
+  test('keys per user are capped by plan, and the rate limit counts all of a user\'s keys together', async (t) => {
     const jar = new Jar(s);
     assert.equal((await jar.signUp('many-keys@example.com')).status, 200);
     const keys: { id: string; key: string }[] = [];
@@ -388,9 +391,10 @@ describe('accounts over HTTP: API keys, sign-up, sessions', () => {
     assert.equal(again.status, 201, JSON.stringify(again.body));
     keys[0] = { id: again.body.id, key: again.body.key };
 
-    // 100 requests a minute for the user over all five keys (spec §8.1 free plan), not 100 per key
-    const now = new Date();
-    if (now.getSeconds() > 45) await sleep((61 - now.getSeconds()) * 1000);
+    // 100 requests a minute for the user over all five keys (spec §8.1 free plan), not 100 per key; the
+    // server's clock stands still meanwhile, so that no new minute starts during the count
+    s.clock.pin();
+    t.after(() => s.clock.unpin());
     let firstRefused = -1;
     const perKey = [0, 0, 0, 0, 0];
     for (let i = 0; i < 130 && firstRefused < 0; i++) {
@@ -424,10 +428,14 @@ describe('session expiry', () => {
 
   test('a session ends at its expiry: the cookie is refused with 401', async () => {
     const jar = new Jar(s);
+    // the server's clock stands still, then moves past the expiry (no waiting for the wall clock)
+    s.clock.pin();
     const up = await jar.signUp('brief@example.com');
     assert.equal(up.status, 200);
     assert.match(jar.setCookies.find((c) => c.startsWith('quire_session='))!, /Max-Age=[01];/);
-    await sleep(Math.max(0, Date.parse(up.body.expires_at) - Date.now()) + 200);
+    assert.equal((await jar.json('/api/user/profile')).status, 200, 'the session works until it expires');
+    s.clock.advance(Date.parse(up.body.expires_at) - s.clock.now() + 200);
+    s.clock.unpin();
     const r = await jar.json('/api/user/profile');
     assert.equal(r.status, 401);
     errorBody(r.body, 'UNAUTHORIZED');

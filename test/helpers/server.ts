@@ -10,6 +10,7 @@ import { Worker } from 'node:worker_threads';
 import { loadConfig } from '@quire/config';
 import { reapWithThisProcess } from '@quire/core';
 import { startServer } from '@quire/server';
+import type { Clock } from '@quire/engine';
 import { builtIsCurrent } from './built.js';
 import { KNOWN_STAGES, deleteRabbitPrefix, dropDatabase, knownRabbitNames, recordResource, resourceStem } from './leftovers.mjs';
 
@@ -48,7 +49,37 @@ export interface HttpTestServer {
 
 export interface TestServer extends RunningServer, HttpTestServer {
   url: string;
+  /** the server's clock (rate-limit windows, session and key expiry): the system clock until moved or pinned */
+  clock: TestClock;
   close(): Promise<void>;
+}
+
+/**
+ * The clock a test server in this process reads (Engine.clock): the system time plus an offset a test moves
+ * forward (advance), and that a test can pin (pin: time stands still until unpin), so an expiry or a
+ * minute's window is tested without waiting for the wall clock.
+ */
+export class TestClock implements Clock {
+  private offset = 0;
+  private pinned: number | null = null;
+  now(): number {
+    return this.pinned ?? Date.now() + this.offset;
+  }
+  /** Moves the time forward by `ms` (also when pinned). */
+  advance(ms: number): void {
+    if (this.pinned !== null) this.pinned += ms;
+    else this.offset += ms;
+  }
+  /** Time stands still at the present (of this clock) until unpin(). */
+  pin(): void {
+    this.pinned = this.now();
+  }
+  /** Time runs again from where it stood. */
+  unpin(): void {
+    if (this.pinned === null) return;
+    this.offset = this.pinned - Date.now();
+    this.pinned = null;
+  }
 }
 
 // ---- resources of a test server, removed by close() and, for whatever a crash leaves, by the end-of-run check
@@ -204,8 +235,11 @@ export async function startTestServer(opts: { env?: Record<string, string>; plan
   }
   const base = `http://127.0.0.1:${res.port}`;
   let closed: Promise<void> | null = null;
+  const clock = new TestClock();
+  running.runtime.clock = clock;
   return {
     ...running,
+    clock,
     url: base,
     key: res.key,
     dataDir: res.dataDir,

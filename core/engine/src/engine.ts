@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { EventBus, InProcessTransport, PipelineRuntime, PluginRegistry, inProcessTransportPlugin, mkdirPrivate, sharedSettings } from '@quire/core';
-import type { BlobStorage, Logger, Store, Transport } from '@quire/core';
+import type { BlobStorage, Logger, PluginKind, Store, Transport } from '@quire/core';
 import type { QuireConfig } from '@quire/config';
 import { ensureBootstrapKey } from './accounts/keys.js';
 import { startRetention } from './accounts/retention.js';
@@ -13,6 +13,8 @@ import { jobInputKey } from './pipelines/steps.js';
 import { EVAL_LIMITS, EvalSandbox } from './workflows/sandbox.js';
 import { outboundHttp } from './workflows/send.js';
 import { EngineMetrics } from './metrics.js';
+import { systemClock } from './clock.js';
+import type { Clock } from './clock.js';
 
 /** Built-in plugins, loaded through the same registry as third-party ones (which may override them). */
 export const BUILTIN_PLUGINS = [
@@ -44,6 +46,13 @@ export const BUILTIN_PLUGINS = [
   '@quire/plugin-integration-email',
 ];
 
+
+/**
+ * The plugin kinds the runner starts: those of the parse pipeline (fetch, read, OCR, chunk) and what the engine
+ * itself holds (store, blob storage, transport). Embedders, vector stores, LLMs, extractors, generators,
+ * editors and integrations are never called by a parse, so a `quire-runner` call does not start them.
+ */
+export const RUNNER_PLUGIN_KINDS: readonly PluginKind[] = ['store', 'storage', 'transport', 'reader', 'ocr', 'chunker'];
 
 /** The registry of a process: the plugins get their own options and the shared settings they ask for, never the whole config. */
 function pluginRegistry(config: Readonly<QuireConfig>, logger: Logger): PluginRegistry {
@@ -88,6 +97,8 @@ export class Engine implements EngineContext {
   readonly workerId = `${os.hostname()}:${process.pid}`;
   /** this engine's Prometheus series (its own registry: several engines may share a process) */
   readonly metrics = new EngineMetrics(() => this.queueDepth());
+  /** the time of rate-limit windows and of session and key expiry (the system clock; test servers set their own) */
+  clock: Clock = systemClock;
 
   private constructor(readonly config: Readonly<QuireConfig>, readonly logger: Logger, readonly role: RuntimeRole) {
     this.registry = pluginRegistry(config, logger);
@@ -138,7 +149,7 @@ export class Engine implements EngineContext {
     registry.register(inProcessTransportPlugin, undefined, '@quire/core');
     for (const name of BUILTIN_PLUGINS) await registry.load(name, import.meta.dirname);
     for (const spec of config.plugins.extra) await registry.load(spec, process.cwd());
-    await registry.start();
+    await registry.start(this.role === 'runner' ? { kinds: RUNNER_PLUGIN_KINDS } : {});
     this.store = registry.get('store');
     this.storage = registry.get('storage');
     this.transport = registry.get('transport');
@@ -162,7 +173,8 @@ export class Engine implements EngineContext {
     if (this.role === 'server') await this.webhooks.queueOrphans();
     if (this.role === 'server') startRetention(this);
     if (config.auth.bootstrapKey && this.role !== 'runner') await ensureBootstrapKey(this.store, config.auth.bootstrapKey, config.auth.bootstrapPlan);
-    for (const h of await registry.health()) {
+    // what is missing on this machine is said in the log; the runner logs nothing, so it does not ask
+    if (this.role !== 'runner') for (const h of await registry.health()) {
       if (h.ok) continue;
       this.metrics.pluginFailed(h.plugin);
       logger.warn({ plugin: h.plugin }, `not available: ${h.message ?? 'unhealthy'}`);

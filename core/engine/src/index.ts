@@ -4,6 +4,7 @@
  * stages on the one runtime, and offers the services (documents, parse, extraction, collections, chat,
  * search, accounts, webhooks) that the HTTP host, `quire worker` and the runner call.
  */
+export * from './clock.js';
 export * from './engine.js';
 export * from './metrics.js';
 export * from './logger.js';

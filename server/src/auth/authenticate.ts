@@ -47,7 +47,7 @@ export function authentication() {
       const store = ctx.quire.store;
       const record = await store.repo('api_keys').findOne({ key_hash: hashKey(key) });
       if (!record || record.revoked_at) throw errors.unauthorized(record ? 'API key revoked' : 'Invalid API key');
-      if (record.expires_at && record.expires_at.getTime() <= Date.now()) throw errors.unauthorized('API key expired');
+      if (record.expires_at && record.expires_at.getTime() <= ctx.quire.clock.now()) throw errors.unauthorized('API key expired');
       const user = await store.repo('users').get(record.user_id);
       if (!user) throw errors.unauthorized('Invalid API key');
       ctx.state.auth = { user, key: record, ...(await membershipsOf(store, user.id)) };
@@ -64,7 +64,7 @@ export function authentication() {
 
 async function sessionAuth(ctx: AppContext, token: string, mode: 'required' | 'optional'): Promise<void> {
   const store = ctx.quire.store;
-  const session = await findSession(store, token);
+  const session = await findSession(store, token, ctx.quire.clock);
   const user = session ? await store.repo('users').get(session.user_id) : null;
   if (!session || !user) {
     if (mode === 'optional') return;

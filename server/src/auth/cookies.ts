@@ -18,7 +18,7 @@ function cookie(ctx: AppContext, name: string, value: string, maxAgeS: number, h
 }
 
 export function setSessionCookies(ctx: AppContext, token: string, csrf: string, expiresAt: Date): void {
-  const maxAge = (expiresAt.getTime() - Date.now()) / 1000;
+  const maxAge = (expiresAt.getTime() - ctx.quire.clock.now()) / 1000;
   ctx.append('Set-Cookie', [cookie(ctx, SESSION_COOKIE, token, maxAge, true), cookie(ctx, CSRF_COOKIE, csrf, maxAge, false)]);
   ctx.set('Cache-Control', 'no-store');
 }

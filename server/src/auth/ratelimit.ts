@@ -22,9 +22,12 @@ interface Counter {
  */
 export class RateLimiter {
   private memory = new Map<string, Counter>();
-  private lastSweep = Date.now();
+  private lastSweep: number;
 
-  constructor(private readonly mode: 'memory' | 'db', private readonly store: () => Store) {}
+  /** `now`: the engine's clock (Engine.clock), read at each request. */
+  constructor(private readonly mode: 'memory' | 'db', private readonly store: () => Store, private readonly now: () => number = Date.now) {
+    this.lastSweep = now();
+  }
 
   private async hit(id: string, windowMs: number, now: number): Promise<Counter> {
     const start = Math.floor(now / windowMs) * windowMs;
@@ -46,7 +49,7 @@ export class RateLimiter {
    * headers from the subject nearest its limit and throws 429 when one is over.
    */
   async check(ctx: { set(field: string, value: string): void }, subject: { ids: string[]; plan: Plan }): Promise<void> {
-    const now = Date.now();
+    const now = this.now();
     const limits = PLAN_LIMITS[subject.plan] ?? PLAN_LIMITS.free;
     const counted = await Promise.all(subject.ids.map(async (id) => ({ minute: await this.hit(id, 60_000, now), day: await this.hit(id, 86_400_000, now) })));
     const left = (c: (typeof counted)[number]) => Math.min(limits.minute - c.minute.count, limits.day - c.day.count);

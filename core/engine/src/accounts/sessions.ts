@@ -1,6 +1,8 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { QuireError, StoreConflictError, errors } from '@quire/core';
 import type { ApiKeyRecord, ApiKeyScope, SessionRecord, Store, UserRecord } from '@quire/core';
+import { systemClock } from '../clock.js';
+import type { Clock } from '../clock.js';
 import { createKey, hashPassword, newKey, verifyPassword } from './keys.js';
 
 /** Spec §4.12: at least 8 characters, one uppercase, one lowercase, one number, one special character. */
@@ -39,9 +41,9 @@ export function csrfTokenFor(sessionToken: string): string {
 
 export const SESSION_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
-export async function createSession(store: Store, userId: string, ttlMs: number, meta: { ip?: string | null; userAgent?: string | null } = {}): Promise<{ token: string; record: SessionRecord }> {
+export async function createSession(store: Store, userId: string, ttlMs: number, meta: { ip?: string | null; userAgent?: string | null } = {}, clock: Clock = systemClock): Promise<{ token: string; record: SessionRecord }> {
   const token = randomBytes(32).toString('base64url');
-  const now = new Date();
+  const now = new Date(clock.now());
   // the user's sessions that expired unseen go now
   for (const old of await store.repo('sessions').find({ user_id: userId })) if (old.expires_at.getTime() <= now.getTime()) await store.repo('sessions').delete(old.id);
   const record = await store.repo('sessions').insert({
@@ -58,12 +60,12 @@ export async function createSession(store: Store, userId: string, ttlMs: number,
 }
 
 /** The live session of a token (an expired one is removed and not returned); notes last_seen_at at most once a minute. */
-export async function findSession(store: Store, token: string): Promise<SessionRecord | null> {
+export async function findSession(store: Store, token: string, clock: Clock = systemClock): Promise<SessionRecord | null> {
   if (!SESSION_TOKEN.test(token)) return null;
   const repo = store.repo('sessions');
   const row = await repo.findOne({ token_hash: hashSessionToken(token) });
   if (!row) return null;
-  const now = Date.now();
+  const now = clock.now();
   if (row.expires_at.getTime() <= now) {
     await repo.delete(row.id).catch(() => {});
     return null;

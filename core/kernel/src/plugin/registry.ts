@@ -357,14 +357,19 @@ export class PluginRegistry {
     return s.value as T;
   }
 
-  /** Creates the active instances: the selected plugin of each single-choice kind and every plugin of the other kinds. */
-  async start(): Promise<void> {
+  /**
+   * Creates the active instances: the selected plugin of each single-choice kind and every plugin of the other
+   * kinds; with `kinds`, only those of these kinds (and the plugins they name in their uses), for a process
+   * that needs no more (the runner's parse).
+   */
+  async start(opts: { kinds?: readonly PluginKind[] } = {}): Promise<void> {
     for (const key of Object.keys(this.resolved.options)) {
       const from = Object.entries(this.resolved.optionSources).filter(([k]) => k.startsWith(`${key}.`)).map(([, v]) => v);
       // options of a plugin that is not loaded: only worth saying when someone wrote them for it
       if (!this.entries.has(key) && (!from.length || from.includes('QUIRE_PLUGIN_OPTIONS'))) this.logger.warn({ plugin: key }, 'options given for a plugin that is not loaded');
     }
     for (const kind of PLUGIN_KINDS) {
+      if (opts.kinds && !opts.kinds.includes(kind)) continue;
       if (SINGLE_KINDS.includes(kind)) {
         const name = this.resolved.selected[kind];
         if (name) await this.instantiate(kind, name);

@@ -16,24 +16,24 @@ const scopes = z
 const expiresAt = z.string().datetime({ offset: true }).describe('ISO 8601 time after which the key is refused with 401; omitted: never expires');
 
 /** What a list shows of a key: never the key nor its hash. */
-export function apiKey(k: ApiKeyRecord) {
+export function apiKey(k: ApiKeyRecord, now = Date.now()) {
   return {
     id: k.id,
     object: 'api_key',
     name: k.name,
     prefix: k.prefix,
     scopes: keyScopes(k),
-    status: keyStatus(k),
+    status: keyStatus(k, now),
     created_at: k.created_at.toISOString(),
     last_used_at: k.last_used_at?.toISOString() ?? null,
     expires_at: k.expires_at?.toISOString() ?? null,
   };
 }
 
-function futureDate(iso: string | null | undefined): Date | null | undefined {
+function futureDate(iso: string | null | undefined, now: number): Date | null | undefined {
   if (iso === undefined || iso === null) return iso;
   const d = new Date(iso);
-  if (d.getTime() <= Date.now()) throw new QuireError('VALIDATION_ERROR', 'expires_at must be in the future', { field: 'expires_at' });
+  if (d.getTime() <= now) throw new QuireError('VALIDATION_ERROR', 'expires_at must be in the future', { field: 'expires_at' });
   return d;
 }
 
@@ -52,22 +52,22 @@ export function keyRoutes(router: Router<any, any>): void {
     async (ctx, { body }) => {
       const auth = requireAuth(ctx);
       const max = ctx.quire.config.apiKeys[auth.user.plan] ?? ctx.quire.config.apiKeys.free;
-      const { key, record } = await createKeyWithin(ctx.quire.store, auth.user, max, body.name, { scopes: body.scopes?.includes('full') ? ['full'] : body.scopes ?? ['full'], expiresAt: futureDate(body.expires_at) ?? null });
+      const { key, record } = await createKeyWithin(ctx.quire.store, auth.user, max, body.name, { scopes: body.scopes?.includes('full') ? ['full'] : body.scopes ?? ['full'], expiresAt: futureDate(body.expires_at, ctx.quire.clock.now()) ?? null });
       await recordAudit(ctx.quire.store, { actor: auth.user.id, action: 'api_key.created', target_type: 'api_key', target_id: record.id, details: { name: record.name, prefix: record.prefix, scopes: keyScopes(record) }, ip: ctx.ip });
       ctx.set('Cache-Control', 'no-store');
-      return { ...apiKey(record), key };
+      return { ...apiKey(record, ctx.quire.clock.now()), key };
     },
   );
 
   route(router, { method: 'get', path: '/api/keys', summary: "List the caller's API keys that are not revoked (prefix, name, scopes, last use, expiry; never the key)", tag: TAG }, async (ctx) => {
     const auth = requireAuth(ctx);
     const rows = await activeKeys(ctx.quire.store, auth.user.id);
-    return { object: 'list', data: rows.map((k) => apiKey(k)) };
+    return { object: 'list', data: rows.map((k) => apiKey(k, ctx.quire.clock.now())) };
   });
 
   route(router, { method: 'get', path: '/api/keys/:id', summary: "One of the caller's API keys (404 for anyone else's or a revoked one)", tag: TAG }, async (ctx) => {
     const auth = requireAuth(ctx);
-    return apiKey(await ownKey(ctx.quire.store, auth.user.id, ctx.params.id));
+    return apiKey(await ownKey(ctx.quire.store, auth.user.id, ctx.params.id), ctx.quire.clock.now());
   });
 
   route(
@@ -82,10 +82,10 @@ export function keyRoutes(router: Router<any, any>): void {
     },
     async (ctx, { body }) => {
       const auth = requireAuth(ctx);
-      const { key, record, revoked } = await rotateKey(ctx.quire.store, auth.user.id, ctx.params.id, futureDate(body.expires_at));
+      const { key, record, revoked } = await rotateKey(ctx.quire.store, auth.user.id, ctx.params.id, futureDate(body.expires_at, ctx.quire.clock.now()));
       await recordAudit(ctx.quire.store, { actor: auth.user.id, action: 'api_key.rotated', target_type: 'api_key', target_id: record.id, details: { rotated_from: revoked.id, prefix: record.prefix }, ip: ctx.ip });
       ctx.set('Cache-Control', 'no-store');
-      return { ...apiKey(record), key, rotated_from: revoked.id };
+      return { ...apiKey(record, ctx.quire.clock.now()), key, rotated_from: revoked.id };
     },
   );
 

@@ -64,7 +64,7 @@ const passwordLimits = (ctx: AppContext, userId: string): ThrottleLimit[] => [{ 
 
 /** Starts a session: the HttpOnly session cookie, the CSRF cookie, and the same proof in the body. */
 async function signIn(ctx: AppContext, user: UserRecord) {
-  const { token, record } = await createSession(ctx.quire.store, user.id, ctx.quire.config.accounts.sessionTtlMs, { ip: ctx.ip, userAgent: ctx.get('user-agent') || null });
+  const { token, record } = await createSession(ctx.quire.store, user.id, ctx.quire.config.accounts.sessionTtlMs, { ip: ctx.ip, userAgent: ctx.get('user-agent') || null }, ctx.quire.clock);
   const csrf = csrfTokenFor(token);
   setSessionCookies(ctx, token, csrf, record.expires_at);
   return { user: profile(user), csrf_token: csrf, expires_at: record.expires_at.toISOString() };
