@@ -144,6 +144,13 @@ export const PLUGIN_ENV: readonly { env: string; plugin: string; option: string;
 ];
 
 /** The README's configuration table: every variable, its default and meaning, and the plugin options it sets. */
+/** The default ENV_VARS declares for a variable. */
+function declaredDefault(name: string): string {
+  const v = ENV_VARS.find((e) => e.name === name);
+  if (!v) throw new Error(`${name} is not declared in ENV_VARS`);
+  return v.default;
+}
+
 export function configTable(): string {
   const sets = (name: string) => {
     const to = PLUGIN_ENV.filter((p) => p.env === name).map((p) => `\`${p.option}\` of \`${p.plugin}\``);
@@ -329,7 +336,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     },
     network: { allowedHosts: list(env.QUIRE_ALLOWED_HOSTS) },
     webhooks: { retryDelaysMs: list(env.QUIRE_WEBHOOK_RETRY_DELAYS_S ?? '60,300,1800,7200').map((x) => Number(x) * 1000), timeoutMs: 30_000 },
-    ocr: { concurrency: env.QUIRE_OCR_CONCURRENCY ?? cores, language: env.QUIRE_OCR_LANGUAGE ?? 'eng' },
+    // the one default OCR language: the declared default of QUIRE_OCR_LANGUAGE (plugins get it as ctx.shared['ocr.language'])
+    ocr: { concurrency: env.QUIRE_OCR_CONCURRENCY ?? cores, language: env.QUIRE_OCR_LANGUAGE ?? declaredDefault('QUIRE_OCR_LANGUAGE') },
     tools: { chromium: env.QUIRE_CHROMIUM_PATH ?? '/usr/bin/chromium' },
     http: { trustProxy: env.QUIRE_TRUST_PROXY ?? 'false', keepAliveMs: Math.round(secs(env.QUIRE_KEEPALIVE_S, 65)) },
     metrics: { enabled: env.QUIRE_METRICS ?? 'off', token: nonEmpty(env.QUIRE_METRICS_TOKEN), workerHealthPort: nonEmpty(env.QUIRE_WORKER_HEALTH_PORT) },

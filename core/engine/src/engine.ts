@@ -229,7 +229,17 @@ export class Engine implements EngineContext {
     const listed = this.config.queue.runStages;
     const keys = this.stageQueues(stages ?? (Array.isArray(listed) ? listed : undefined));
     await this.pipelines.consume(keys);
-    return keys ?? this.pipelines.stageKeys();
+    const consumed = keys ?? this.pipelines.stageKeys();
+    // a process that runs the ocr stage loads its OCR engine's models now, in the background (not under the
+    // first scan); any other process loads them only if it comes to OCR something (an edit, a conversion)
+    if (consumed.some((k) => k.endsWith('.ocr'))) this.warmOcr();
+    return consumed;
+  }
+
+  private warmOcr(): void {
+    this.registry
+      .tryGet('ocr')
+      ?.warm?.().catch((err: unknown) => this.logger.warn({ err: (err as Error)?.message ?? String(err) }, 'the OCR engine could not be started ahead of the first scan'));
   }
 
   /** Stage queues of names: `<pipeline>.<stage>` as it is, a bare stage name as that stage of every pipeline. */

@@ -41,7 +41,7 @@ export function createRouter(engines: { tesseract?: Engine; ppocr?: Engine }, de
     }
     return ppocrDown;
   };
-  const languageOf = (language: string | undefined) => (language || defaultLanguage || 'eng').trim().toLowerCase();
+  const languageOf = (language: string | undefined) => (language || defaultLanguage).trim().toLowerCase();
 
   async function engineFor(language: string): Promise<'ppocr' | 'tesseract'> {
     const requested = languageOf(language);
@@ -77,6 +77,11 @@ export function createRouter(engines: { tesseract?: Engine; ppocr?: Engine }, de
     async languages() {
       const lists = await Promise.all([tesseract?.languages().catch(() => []) ?? [], ppocr?.languages().catch(() => []) ?? []]);
       return [...new Set(lists.flat())].sort();
+    },
+    async warm() {
+      // the engine the default language goes to loads now (PP-OCR's models); the other at its first image
+      const engine = (await engineFor(languageOf(undefined))) === 'ppocr' ? ppocr : tesseract;
+      await engine?.warm?.();
     },
     async detectOrientation(imagePath, options) {
       return tesseract?.detectOrientation ? tesseract.detectOrientation(imagePath, options) : null;

@@ -56,6 +56,7 @@ export default definePlugin({
     /** a box with a character read at a probability under this is read again at other widths, the most confident reading kept (0, the default: never) */
     retryBelow: z.number().min(0).max(1).default(RETRY_BELOW),
   }),
+  shared: ['ocr.language'],
   create(ctx) {
     const o = ctx.options;
     const cfg: PpocrConfig = {
@@ -76,10 +77,16 @@ export default definePlugin({
     const plugin: PpocrOcrPlugin = {
       pool,
       async recognize(imagePath, options) {
-        check.checkLanguage(options.language);
-        return { ...(await pool.recognize(imagePath, options)), engine: 'ppocr' };
+        const language = options.language || ctx.shared['ocr.language'];
+        check.checkLanguage(language);
+        return { ...(await pool.recognize(imagePath, { ...options, language })), engine: 'ppocr' };
       },
       languages: () => check.languages(),
+      // the models (~430 MB) load at the first image, or here in a process that runs the ocr stage
+      async warm() {
+        const h = await pool.warm();
+        if (!h.ok) throw new Error(h.message ?? 'PP-OCR could not start');
+      },
       health: () => pool.health(),
       close: () => pool.close(),
     };

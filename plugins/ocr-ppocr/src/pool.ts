@@ -4,10 +4,12 @@
  * native code) fails the image it had and is replaced at the next one. Threads do not keep the process
  * alive while idle.
  */
+import fs from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { QuireError, errors, siblingModule } from '@quire/core';
 import type { ErrorCode, OcrResult } from '@quire/core';
-import { quietRuntime } from './ppocr.js';
+import { PPOCR_LANGUAGES, quietRuntime } from './ppocr.js';
 import type { PpocrConfig } from './ppocr.js';
 
 interface Pending {
@@ -95,14 +97,24 @@ function revive(e: { quire: boolean; code?: ErrorCode; message: string; details?
 export class PpocrPool {
   private readonly threads: Thread[] = [];
   private readonly waiting: ((t: Thread) => void)[] = [];
+  private made = 0;
 
   constructor(readonly cfg: PpocrConfig) {}
+
+  /**
+   * Whether a thread was ever made, i.e. the heavy part (onnxruntime and the models, ~430 MB) started: at the
+   * first image, or at warm(). Before that, health() only checks that the files are there.
+   */
+  get started(): boolean {
+    return this.made > 0;
+  }
 
   private acquire(signal?: AbortSignal): Promise<Thread> {
     signal?.throwIfAborted();
     const idle = this.threads.find((t) => !t.busy && !t.dead);
     if (idle) return Promise.resolve(idle);
     if (this.threads.length < Math.max(1, this.cfg.concurrency)) {
+      this.made++;
       const t = new Thread({ ...this.cfg }, (dead) => {
         const i = this.threads.indexOf(dead);
         if (i >= 0) this.threads.splice(i, 1);
@@ -151,7 +163,16 @@ export class PpocrPool {
     return this.use({ op: 'recognize', imagePath, language: options.language, dpi: options.dpi }, options.signal);
   }
 
+  /**
+   * Before the first image (and warm()): whether the models, the dictionary and onnxruntime are there, without
+   * loading them. Afterwards: a thread's own check (its sessions are loaded).
+   */
   health(): Promise<{ ok: boolean; message?: string }> {
+    return this.started ? this.use({ op: 'health' }) : presence(this.cfg);
+  }
+
+  /** Starts a thread and loads the models now (what the first image would do): for a process that runs OCR. */
+  warm(): Promise<{ ok: boolean; message?: string }> {
     return this.use({ op: 'health' });
   }
 
@@ -159,4 +180,21 @@ export class PpocrPool {
     const threads = this.threads.splice(0);
     await Promise.all(threads.map((t) => t.worker.terminate().catch(() => {})));
   }
+}
+
+/** The cheap part of health(): the files and the runtime package are there (nothing is loaded). */
+async function presence(cfg: PpocrConfig): Promise<{ ok: boolean; message?: string }> {
+  for (const [what, file] of [['detection model', cfg.detModel], ['recognition model', cfg.recModel], ['dictionary', cfg.dictionary]] as const) {
+    try {
+      await fs.access(file);
+    } catch (e) {
+      return { ok: false, message: `PP-OCR ${what} ${file} cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` };
+    }
+  }
+  try {
+    createRequire(import.meta.url).resolve('onnxruntime-node');
+  } catch (e) {
+    return { ok: false, message: `onnxruntime-node cannot be found: ${(e as Error).message.split('\n')[0]}` };
+  }
+  return { ok: true, message: `PP-OCR not started (its models load at the first scan); languages: ${PPOCR_LANGUAGES.join(', ')}` };
 }

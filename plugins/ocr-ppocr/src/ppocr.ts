@@ -176,8 +176,9 @@ export class Ppocr {
 
   /** Checks a requested language: codes joined with +, each one the models read, or auto. */
   checkLanguage(language: string | undefined): void {
-    const requested = (language || 'eng').trim().toLowerCase();
-    if (requested === 'auto') return;
+    // none named: the models read every language they know (the plugin passes the configured default)
+    const requested = (language ?? '').trim().toLowerCase();
+    if (!requested || requested === 'auto') return;
     const unknown = requested.split('+').filter((l) => !(PPOCR_LANGUAGES as readonly string[]).includes(l));
     if (unknown.length) throw errors.validation(`OCR language not supported by the ppocr engine: ${unknown.join(', ')} (it reads ${PPOCR_LANGUAGES.join(', ')}; QUIRE_OCR_ENGINE=tesseract reads the languages tesseract has installed)`);
   }
@@ -199,7 +200,7 @@ export class Ppocr {
         confidence: words.length ? words.reduce((a, w) => a + w.confidence, 0) / words.length : 0,
         width: image.width,
         height: image.height,
-        language: (options.language || 'eng').toLowerCase(),
+        language: (options.language || PPOCR_LANGUAGES.join('+')).toLowerCase(),
       };
     }, options.signal);
   }

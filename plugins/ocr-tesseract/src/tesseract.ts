@@ -397,7 +397,7 @@ export class Tesseract {
   /** The language(s) to run: validated explicit codes, or for 'auto' the script detected by OSD. */
   async resolveLanguage(imagePath: string, language: string | undefined, signal?: AbortSignal): Promise<string> {
     const installed = await this.languages();
-    const requested = (language || this.cfg.language || 'eng').trim().toLowerCase();
+    const requested = (language || this.cfg.language).trim().toLowerCase();
     const fallback = this.defaultLanguage(installed);
     if (requested === 'auto') {
       const osd = await this.detectScript(imagePath, signal).catch((e) => {
@@ -417,7 +417,7 @@ export class Tesseract {
   }
 
   private defaultLanguage(installed: string[]): string {
-    const d = (this.cfg.language || 'eng').toLowerCase();
+    const d = this.cfg.language.toLowerCase();
     if (d !== 'auto' && LANGUAGE_PATTERN.test(d) && d.split('+').every((l) => installed.includes(l))) return d;
     if (installed.includes('eng')) return 'eng';
     return installed.find((l) => l !== 'osd') ?? 'eng';

@@ -99,7 +99,8 @@ async function upscaled(bytes: Buffer, factor: number, dir: string): Promise<{ p
 /** 400, 2.5 */
 const megapixels = (n: number) => (n / 1e6).toLocaleString('en', { maximumFractionDigits: n >= 1e7 ? 0 : 1 });
 
-export async function readImage(ctx: Pick<PluginContext, 'ocr'>, input: ReaderInput, options: ReadOptions): Promise<ParsedDocument> {
+/** `defaultLanguage`: the OCR language(s) of a read that names none (the shared ocr.language, QUIRE_OCR_LANGUAGE). */
+export async function readImage(ctx: Pick<PluginContext, 'ocr'>, input: ReaderInput, options: ReadOptions, defaultLanguage: string): Promise<ParsedDocument> {
   options.signal?.throwIfAborted();
   const limits = readLimits(options);
   const builder = new DocumentBuilder(input.documentId, input.name, input.format);
@@ -157,7 +158,7 @@ export async function readImage(ctx: Pick<PluginContext, 'ocr'>, input: ReaderIn
   try {
     const recognize = async (file: string, dpi: number | undefined): Promise<MultiPageResult> => {
       try {
-        return (await ocr.recognize(file, { language: options.ocr?.language || 'eng', signal: options.signal, dpi })) as MultiPageResult;
+        return (await ocr.recognize(file, { language: options.ocr?.language || defaultLanguage, signal: options.signal, dpi })) as MultiPageResult;
       } catch (e) {
         if (isQuireError(e) && e.code === 'SERVICE_UNAVAILABLE') throw Object.assign(e, { ocrUnavailable: true });
         throw e;
@@ -271,9 +272,10 @@ export default definePlugin({
   /** none: OCR languages come with each read, the OCR plugin has its own options */
   options: z.strictObject({}),
   uses: ['ocr?'],
+  shared: ['ocr.language'],
   create(ctx) {
     const reader: Omit<ReaderPlugin, 'formats'> = {
-      read: (input, options) => readImage(ctx, input, options),
+      read: (input, options) => readImage(ctx, input, options, ctx.shared['ocr.language']),
       async health() {
         const ocr = ctx.ocr;
         if (!ocr) return { ok: false, message: 'no OCR plugin: images are read without text' };

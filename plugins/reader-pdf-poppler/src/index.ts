@@ -39,7 +39,10 @@ export const POPPLER_READER_OPTIONS = z.strictObject({
 export type PopplerReaderOptions = z.input<typeof POPPLER_READER_OPTIONS>;
 
 /** What a PopplerPdfReader runs with: its options, the shared settings filled in. */
-export type PopplerReaderSettings = Required<z.output<typeof POPPLER_READER_OPTIONS>>;
+export type PopplerReaderSettings = Required<z.output<typeof POPPLER_READER_OPTIONS>> & {
+  /** OCR language(s) of a read that names none (the shared ocr.language, QUIRE_OCR_LANGUAGE) */
+  ocrLanguage: string;
+};
 
 /** pages per pdftotext run at most: the output of one run (XHTML, about 100 bytes a word) stays small */
 const MAX_RANGE = 100;
@@ -128,6 +131,7 @@ export class PopplerPdfReader implements Omit<ReaderPlugin, 'formats'> {
   private readonly timeoutMs: number;
   private readonly ocrDpi: number;
   private readonly ocrConcurrency: number;
+  private readonly ocrLanguage: string;
 
   constructor(
     private readonly ctx: Pick<PluginContext, 'ocr'>,
@@ -138,6 +142,7 @@ export class PopplerPdfReader implements Omit<ReaderPlugin, 'formats'> {
     this.timeoutMs = opts.timeoutMs;
     this.ocrDpi = opts.ocrDpi;
     this.ocrConcurrency = opts.ocrConcurrency;
+    this.ocrLanguage = opts.ocrLanguage;
   }
 
   /**
@@ -301,7 +306,7 @@ export class PopplerPdfReader implements Omit<ReaderPlugin, 'formats'> {
           return issue(p, 'OCR_FAILED', ' and could not be drawn for OCR');
         }
         try {
-          const res = await ocr!.recognize(`${prefix}.png`, { language: options.ocr?.language || 'eng', signal, dpi });
+          const res = await ocr!.recognize(`${prefix}.png`, { language: options.ocr?.language || this.ocrLanguage, signal, dpi });
           const k = res.width && p.width ? p.width / res.width : 72 / dpi;
           p.ocr = true;
           if (res.engine) builder.metadata.ocrEngine = [...new Set([...String(builder.metadata.ocrEngine ?? '').split(',').filter(Boolean), res.engine])].sort().join(',');
@@ -340,9 +345,9 @@ export default definePlugin({
   formats: builtinFormats('pdf'),
   uses: ['ocr?'],
   options: POPPLER_READER_OPTIONS,
-  shared: ['limits.parseTimeoutMs', 'ocr.concurrency'],
+  shared: ['limits.parseTimeoutMs', 'ocr.concurrency', 'ocr.language'],
   create(ctx) {
     const o = ctx.options;
-    return new PopplerPdfReader(ctx, { ...o, timeoutMs: o.timeoutMs ?? ctx.shared['limits.parseTimeoutMs'], ocrConcurrency: o.ocrConcurrency ?? ctx.shared['ocr.concurrency'] });
+    return new PopplerPdfReader(ctx, { ...o, timeoutMs: o.timeoutMs ?? ctx.shared['limits.parseTimeoutMs'], ocrConcurrency: o.ocrConcurrency ?? ctx.shared['ocr.concurrency'], ocrLanguage: ctx.shared['ocr.language'] });
   },
 });

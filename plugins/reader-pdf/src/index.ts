@@ -44,6 +44,8 @@ export interface PdfReaderSettings {
   timeoutMs: number;
   ocrConcurrency: number;
   ocrDpi: number;
+  /** OCR language(s) of a read that names none (the shared ocr.language, QUIRE_OCR_LANGUAGE) */
+  ocrLanguage: string;
   heapMb: number;
   debug: boolean;
 }
@@ -161,6 +163,7 @@ export class PdfReader implements Omit<ReaderPlugin, 'formats'> {
   private readonly timeoutMs: number;
   private readonly ocrConcurrency: number;
   private readonly ocrDpi: number;
+  private readonly ocrLanguage: string;
   private readonly debug: boolean;
   /**
    * Pages rendered for OCR at once, over all documents: a page holding a 600 dpi scan takes a few hundred
@@ -177,6 +180,7 @@ export class PdfReader implements Omit<ReaderPlugin, 'formats'> {
     this.timeoutMs = opts.timeoutMs;
     this.ocrConcurrency = opts.ocrConcurrency;
     this.ocrDpi = opts.ocrDpi;
+    this.ocrLanguage = opts.ocrLanguage;
     this.heapMb = opts.heapMb;
     this.debug = opts.debug;
   }
@@ -296,7 +300,7 @@ export class PdfReader implements Omit<ReaderPlugin, 'formats'> {
           const out = path.join(await tmpDir, `page-${p.number}.png`);
           let drawing = true;
           try {
-            const language = options.ocr?.language || 'eng';
+            const language = options.ocr?.language || this.ocrLanguage;
             const render = (rotate?: number) =>
               this.renderGate.run(
                 () => pool.run<Rendered>({ type: 'render', jobId, path: input.path, page: p.number, dpi: ocrDpi(this.ocrDpi, p.imageDpi), out, rotate, maxPixels: limits.imagePixels, imagePixels: limits.imagePixels }, signal, { first: true }).catch((e: unknown) => {
@@ -432,11 +436,11 @@ export default definePlugin({
   formats: builtinFormats('pdf'),
   uses: ['ocr?'],
   options: PDF_READER_OPTIONS,
-  shared: ['limits.parseTimeoutMs', 'limits.readerHeapMb', 'ocr.concurrency'],
+  shared: ['limits.parseTimeoutMs', 'limits.readerHeapMb', 'ocr.concurrency', 'ocr.language'],
   create(ctx) {
     const { prestart, ...o } = ctx.options;
     const s = ctx.shared;
-    const reader = new PdfReader(ctx, { ...o, timeoutMs: o.timeoutMs ?? s['limits.parseTimeoutMs'], ocrConcurrency: o.ocrConcurrency ?? s['ocr.concurrency'], heapMb: o.heapMb ?? s['limits.readerHeapMb'] });
+    const reader = new PdfReader(ctx, { ...o, timeoutMs: o.timeoutMs ?? s['limits.parseTimeoutMs'], ocrConcurrency: o.ocrConcurrency ?? s['ocr.concurrency'], heapMb: o.heapMb ?? s['limits.readerHeapMb'], ocrLanguage: s['ocr.language'] });
     // a service reads PDFs soon after it starts: the workers and PDFium load now, not under the first document
     if (prestart) reader.warm();
     return reader;

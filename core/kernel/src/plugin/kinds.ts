@@ -288,6 +288,12 @@ export interface OcrPlugin extends Lifecycle {
   recognize(imagePath: string, options: { language: string; signal?: AbortSignal; dpi?: number }): Promise<OcrResult>;
   /** languages installed */
   languages(): Promise<string[]>;
+  /**
+   * Loads now what the first recognition would load (models, runtimes): called in the background at start by
+   * a process that runs the `ocr` stage. Without it, or in any other process, nothing heavy is loaded before
+   * the first image, and health() stays cheap until then.
+   */
+  warm?(): Promise<void>;
 }
 
 // ---------- chunker ----------
