@@ -230,7 +230,8 @@ export async function runParse(opts: RunOptions): Promise<RunSummary> {
     rt = await Engine.create(runnerConfig(opts.config, concurrency, scratch), silentLogger, 'runner');
     const engine = rt;
     await dropLeftovers(engine);
-    await engine.startStages(PARSE_STAGES);
+    // a batch run loads the OCR engine's models at its first scan, not at start (a folder of text files never needs them)
+    await engine.startStages(PARSE_STAGES, { warmOcr: false });
     const { files, ignored } = listFiles(opts.folder, { exclude: [opts.out] });
     const summary: RunSummary = { total: files.length, parsed: 0, skipped: 0, unsupported: [], failed: [], ignored, pages: 0, seconds: 0 };
     let done = 0;

@@ -223,16 +223,17 @@ export class Engine implements EngineContext {
   /**
    * Consume pipeline stages in this process (the server by default; `quire worker` always): the stage
    * queues given (`<pipeline>.<stage>`, or a stage name for that stage of every pipeline), else those
-   * QUIRE_RUN_STAGES lists, else every one. Returns the queues consumed.
+   * QUIRE_RUN_STAGES lists, else every one. Returns the queues consumed. `warmOcr: false` leaves the OCR
+   * engine's models to the first scan even when the ocr stage runs here (a batch run of the runner).
    */
-  async startStages(stages?: string[]): Promise<string[]> {
+  async startStages(stages?: string[], options: { warmOcr?: boolean } = {}): Promise<string[]> {
     const listed = this.config.queue.runStages;
     const keys = this.stageQueues(stages ?? (Array.isArray(listed) ? listed : undefined));
     await this.pipelines.consume(keys);
     const consumed = keys ?? this.pipelines.stageKeys();
     // a process that runs the ocr stage loads its OCR engine's models now, in the background (not under the
     // first scan); any other process loads them only if it comes to OCR something (an edit, a conversion)
-    if (consumed.some((k) => k.endsWith('.ocr'))) this.warmOcr();
+    if (options.warmOcr !== false && consumed.some((k) => k.endsWith('.ocr'))) this.warmOcr();
     return consumed;
   }
 
