@@ -231,9 +231,12 @@ export class Engine implements EngineContext {
     const keys = this.stageQueues(stages ?? (Array.isArray(listed) ? listed : undefined));
     await this.pipelines.consume(keys);
     const consumed = keys ?? this.pipelines.stageKeys();
-    // a process that runs the ocr stage loads its OCR engine's models now, in the background (not under the
-    // first scan); any other process loads them only if it comes to OCR something (an edit, a conversion)
-    if (options.warmOcr !== false && consumed.some((k) => k.endsWith('.ocr'))) this.warmOcr();
+    // a process whose stages were chosen to include ocr (an OCR worker: QUIRE_RUN_STAGES=ocr, `quire worker
+    // --stages ocr`) loads its OCR engine's models now, in the background (not under the first scan); a process
+    // that runs every stage (the all-in-one default, test servers) or no ocr stage loads them only if it comes
+    // to OCR something, so a service that never sees a scan never pays for them
+    const chosen = stages ?? (Array.isArray(listed) ? listed : undefined);
+    if (options.warmOcr !== false && chosen && consumed.some((k) => k.endsWith('.ocr'))) this.warmOcr();
     return consumed;
   }
 

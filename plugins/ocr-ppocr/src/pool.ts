@@ -23,6 +23,7 @@ class Thread {
   busy = false;
   dead = false;
   private seq = 0;
+  private readonly idle: (() => void)[] = [];
 
   constructor(cfg: PpocrConfig, onExit: (t: Thread) => void) {
     this.worker = workerThread(cfg);
@@ -34,15 +35,34 @@ class Thread {
       if (!this.pending.size) this.worker.unref();
       if (m.error) p.reject(revive(m.error));
       else p.resolve(m.value);
+      if (!this.pending.size) for (const f of this.idle.splice(0)) f();
     });
     const fail = (e: unknown) => {
       this.dead = true;
       for (const p of this.pending.values()) p.reject(errors.processing(`The PP-OCR thread stopped: ${(e as Error)?.message ?? e}`));
       this.pending.clear();
+      for (const f of this.idle.splice(0)) f();
       onExit(this);
     };
     this.worker.on('error', fail);
     this.worker.on('exit', (code) => fail(new Error(`exit code ${code}`)));
+  }
+
+  /**
+   * Resolves when the thread has no call in flight (at once if it has none), or after `ms`. Terminating a
+   * thread while onnxruntime creates its sessions aborts the whole process at exit (a native error thrown
+   * during teardown), so close() lets a model load that is under way finish first.
+   */
+  settled(ms: number): Promise<void> {
+    if (!this.pending.size || this.dead) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      timer.unref();
+      this.idle.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   call<T>(msg: Record<string, unknown>, signal?: AbortSignal): Promise<T> {
@@ -93,6 +113,9 @@ function revive(e: { quire: boolean; code?: ErrorCode; message: string; details?
   }
   return Object.assign(new Error(e.message), { name: e.name ?? 'Error' });
 }
+
+/** How long close() lets a thread's call in flight finish before it is terminated anyway. */
+const CLOSE_WAIT_MS = 30_000;
 
 export class PpocrPool {
   private readonly threads: Thread[] = [];
@@ -176,9 +199,13 @@ export class PpocrPool {
     return this.use({ op: 'health' });
   }
 
+  /** Stops the threads, each once the call it is in (a model load, an image) has ended, or after 30 s. */
   async close(): Promise<void> {
     const threads = this.threads.splice(0);
-    await Promise.all(threads.map((t) => t.worker.terminate().catch(() => {})));
+    await Promise.all(threads.map(async (t) => {
+      await t.settled(CLOSE_WAIT_MS);
+      await t.worker.terminate().catch(() => {});
+    }));
   }
 }
 
