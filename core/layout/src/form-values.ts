@@ -123,11 +123,44 @@ export function formValueOf(values: Map<string, FormValue> | undefined, name: st
 }
 
 /**
+ * Most objects a file may hold for its values to be read with pdf-lib. pdf-lib parses every object of the file
+ * at load, about 1 KB of heap each: a hostile file of 150,000 small objects (9 MB) takes more than 128 MB, and
+ * the reader's isolate would die over what PDFium reads within its own limits. Real forms hold a few thousand.
+ */
+export const FORM_VALUES_MAX_OBJECTS = 20_000;
+
+/**
+ * How many objects a PDF holds, counted without parsing it: the `obj` headers of the file, plus the count
+ * (`/N`) each object stream declares for the objects packed inside it. A stream whose count cannot be found
+ * counts as too many.
+ */
+export function pdfObjectCount(bytes: Uint8Array): number {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+  let count = 0;
+  for (const m of text.matchAll(/\d+\s+\d+\s+obj\b|\/ObjStm\b/g)) {
+    if (m[0] !== '/ObjStm') {
+      count++;
+      continue;
+    }
+    // the stream's dictionary: /N is declared near /Type /ObjStm, before its `stream` keyword
+    const from = Math.max(0, m.index! - 300);
+    const end = text.indexOf('stream', m.index!);
+    const dict = text.slice(from, end >= 0 ? Math.min(end, m.index! + 300) : m.index! + 300);
+    const n = /\/N\s+(\d+)/.exec(dict);
+    count += n ? Number(n[1]) : FORM_VALUES_MAX_OBJECTS + 1;
+    if (count > FORM_VALUES_MAX_OBJECTS) break;
+  }
+  return count;
+}
+
+/**
  * The text and choice values of a PDF's AcroForm by fully qualified field name (empty for a PDF without one,
- * an encrypted one, or one pdf-lib cannot read).
+ * an encrypted one, one pdf-lib cannot read, or one of more than FORM_VALUES_MAX_OBJECTS objects, which
+ * pdf-lib could not load within a reader's memory: PDFium's own reading of its fields stands then).
  */
 export async function formValues(bytes: Uint8Array): Promise<Map<string, FormValue>> {
   const out = new Map<string, FormValue>();
+  if (pdfObjectCount(bytes) > FORM_VALUES_MAX_OBJECTS) return out;
   let doc: PDFDocument;
   try {
     doc = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
