@@ -378,10 +378,6 @@ interface Composed {
   unanswered: boolean;
   promptTokens: number;
   completionTokens: number;
-  /** who wrote the answer: the LLM (checked against its sources) or the offline answerer */
-  answeredBy?: 'llm' | 'offline';
-  /** why an LLM was configured but the offline answerer answered */
-  fallbackReason?: 'llm_unavailable' | 'ungrounded';
 }
 
 const clamp = (x: number, lo = 0, hi = 1) => Math.min(hi, Math.max(lo, x));

@@ -2,17 +2,11 @@ import type { AuthInfo } from '../accounts/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { canRead, ownerScope } from '../accounts/access.js';
 import { errors } from '@quire/core';
+import type { AnswerSource } from '@quire/core';
 import { round } from '@quire/text';
 
-export interface SearchHit {
-  chunk_id: string;
-  document_id: string;
-  document_name: string;
-  page: number;
-  content: string;
-  score: number;
-  metadata: Record<string, unknown>;
-}
+/** A chunk retrieval found, with its score: the shape answerer plugins read as their sources. */
+export type SearchHit = AnswerSource;
 
 const terms = (s: string) => new Set((s.toLowerCase().match(/[\p{L}\p{N}]{2,}/gu) ?? []).filter((w) => w.length > 2 || /\d/.test(w)));
 
