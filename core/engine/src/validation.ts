@@ -44,3 +44,6 @@ export function checkTemplateNesting(source: string, field: string): void {
     if (depth > MAX_TEMPLATE_NESTING) throw errors.validation(`${field}: blocks nest more than ${MAX_TEMPLATE_NESTING} deep`, [{ field, message: `blocks nest more than ${MAX_TEMPLATE_NESTING} deep` }]);
   }
 }
+
+/** A UUID: the shape of every record id (a request naming another id finds nothing). */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -12,6 +12,7 @@ import type { PrebuiltSchema } from '@quire/fields';
 import type { AuthInfo } from '../accounts/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { assertNotLocked, canRead, canWrite } from '../accounts/access.js';
+import { UUID } from '../validation.js';
 
 export const FIELD_TYPES = ['string', 'number', 'boolean', 'date', 'array', 'object'] as const;
 const MAX_DEPTH = 5;
@@ -107,7 +108,7 @@ export function canWriteSchema(auth: AuthInfo, s: SchemaRecord): boolean {
 }
 
 /** A UUID (saved schema ids are UUIDs; prebuilt schema ids are short names). */
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export { UUID };
 
 export async function loadSchema(rt: Engine, auth: AuthInfo, id: string, mode: 'read' | 'write'): Promise<SchemaRecord> {
   const row = UUID.test(id) ? await rt.store.repo('schemas').get(id) : null;

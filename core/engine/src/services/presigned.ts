@@ -6,7 +6,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { errors, safeEqualHex } from '@quire/core';
 import type { PresignedUploadRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
-import { UUID } from './extraction-fields.js';
+import { UUID } from '../validation.js';
 import { cleanFileName } from './file-names.js';
 
 export const PRESIGNED_TTL_MS = 60 * 60 * 1000;

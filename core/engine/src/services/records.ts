@@ -6,7 +6,7 @@ import type { DocumentRecord, ExtractionRecord, JobRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { canRead } from '../accounts/access.js';
 import type { AuthInfo } from '../accounts/access.js';
-import { UUID } from './extraction-fields.js';
+import { UUID } from '../validation.js';
 import { jobStillServed } from './documents.js';
 
 /** A job by id (of a type when given) that the caller may read; with auth null, any job (the caller checked). */
