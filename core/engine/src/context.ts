@@ -5,8 +5,8 @@
  */
 import type { BlobStorage, EventBus, Logger, PipelineRuntime, PluginRegistry, Store, Transport } from '@quire/core';
 import type { QuireConfig } from '@quire/config';
-import type { WebhookDispatcher } from './services/webhooks.js';
-import type { EvalSandbox } from './workflows/sandbox.js';
+import type { WebhookDispatcher } from './infra/webhooks.js';
+import type { EvalSandbox } from './infra/sandbox.js';
 import type { EngineMetrics } from './metrics.js';
 
 export type RuntimeRole = 'server' | 'worker' | 'runner';

@@ -4,13 +4,13 @@ import type { BlobStorage, Logger, PluginKind, Store, Transport } from '@quire/c
 import type { QuireConfig } from '@quire/config';
 import { ensureBootstrapKey } from './accounts/keys.js';
 import { startRetention } from './accounts/retention.js';
-import { WebhookDispatcher } from './services/webhooks.js';
-import { callbackSecret, loadSigningSecret } from './services/signing.js';
-import { decryptSecret, secretsKey } from './services/secrets.js';
+import { WebhookDispatcher } from './infra/webhooks.js';
+import { callbackSecret, loadSigningSecret } from './infra/signing.js';
+import { decryptSecret, secretsKey } from './infra/secrets.js';
 import type { EngineContext, RuntimeRole } from './context.js';
 import { definePipelines } from './pipelines/index.js';
 import { jobInputKey } from './pipelines/steps.js';
-import { EVAL_LIMITS, EvalSandbox } from './workflows/sandbox.js';
+import { EVAL_LIMITS, EvalSandbox } from './infra/sandbox.js';
 import { outboundHttp } from './workflows/send.js';
 import { EngineMetrics } from './metrics.js';
 import { systemClock } from './clock.js';

@@ -28,14 +28,14 @@ import { Readable } from 'node:stream';
 import yazl from 'yazl';
 import { errors } from '@quire/core';
 import type { ConsentRecord, DataExportRequestRecord, DeletionRequestRecord, Store, TableName } from '@quire/core';
-import type { AuthInfo } from './access.js';
+import type { AuthInfo } from '../infra/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { anonymiseAudit, auditOf, recordAudit } from './audit.js';
 import { eraseResources } from './erase.js';
 import { newJob } from '../jobs.js';
 import { contentKey } from '../pipelines/steps.js';
-import { signLink } from '../services/signing.js';
-import { cleanFileName } from '../services/file-names.js';
+import { signLink } from '../infra/signing.js';
+import { cleanFileName } from '../infra/file-names.js';
 import { deleteDocument } from '../services/documents.js';
 import { GENERATE_JOB_TYPE } from '../generation/jobs.js';
 

@@ -24,8 +24,8 @@ import { StoreConflictError, errors } from '@quire/core';
 import type { InvitationRecord, MembershipRecord, OrganizationRecord, Role, Store, UserRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { parseWith } from '../validation.js';
-import { TWO_FACTOR_REQUIRED, assertNotLocked, canWrite, loadOwned, roleIn } from './access.js';
-import type { AuthInfo } from './access.js';
+import { TWO_FACTOR_REQUIRED, assertNotLocked, canWrite, loadOwned, roleIn } from '../infra/access.js';
+import type { AuthInfo } from '../infra/access.js';
 import { recordAudit } from './audit.js';
 import { eraseResources } from './erase.js';
 

@@ -16,7 +16,7 @@ import type { Store, TableName } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { eraseResources } from './erase.js';
 import { settingsOf } from './organizations.js';
-import { everyInterval } from '../services/periodic.js';
+import { everyInterval } from '../infra/periodic.js';
 
 /** Spec §8.4, in calendar years. */
 export const RETENTION_YEARS = { chat: 1, analytics: 1, audit: 3 } as const;

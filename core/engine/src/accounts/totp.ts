@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import { errors } from '@quire/core';
 import type { Store, TotpRecord, UserRecord } from '@quire/core';
-import { decryptSecret, encryptSecret, secretsKey } from '../services/secrets.js';
-import type { SecretsKeyHolder } from '../services/secrets.js';
+import { decryptSecret, encryptSecret, secretsKey } from '../infra/secrets.js';
+import type { SecretsKeyHolder } from '../infra/secrets.js';
 
 /** RFC 6238 TOTP (SHA-1, 6 digits, 30 s), as authenticator apps expect; one step of clock drift either way. */
 const PERIOD_S = 30;

@@ -12,7 +12,7 @@
  */
 import { stringify } from 'csv-stringify/sync';
 import ExcelJS from 'exceljs';
-import type { AuthInfo } from '../accounts/access.js';
+import type { AuthInfo } from '../infra/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { recordAudit } from '../accounts/audit.js';
 import { METRICS, METRIC_NAMES } from './metrics.js';

@@ -6,8 +6,8 @@
  */
 import { errors } from '@quire/core';
 import type { Owned, TableName, Tables } from '@quire/core';
-import { canRead } from '../accounts/access.js';
-import type { AuthInfo } from '../accounts/access.js';
+import { canRead } from '../infra/access.js';
+import type { AuthInfo } from '../infra/access.js';
 import type { EngineContext as Engine } from '../context.js';
 
 export const PERIODS = { '7d': 7, '30d': 30, '90d': 90, '1y': 365 } as const;

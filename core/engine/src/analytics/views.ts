@@ -1,7 +1,7 @@
 /** The answers of the six analytics endpoints (spec §4.10), over loadEvents() and the metrics. */
 import { errors } from '@quire/core';
-import { canRead } from '../accounts/access.js';
-import type { AuthInfo } from '../accounts/access.js';
+import { canRead } from '../infra/access.js';
+import type { AuthInfo } from '../infra/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { computeMetric, inWindow, sourcesOf } from './metrics.js';
 import { PERIODS, loadEvents, windows } from './source.js';

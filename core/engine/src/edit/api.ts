@@ -4,7 +4,7 @@
  */
 import type { EditConfigRecord, EditElement, EditJobRecord, EditProjectRecord, EditRecord, EditVocabularyRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
-import { signLink } from '../services/signing.js';
+import { signLink } from '../infra/signing.js';
 
 export const EDIT_LINK_TTL_S = 3600;
 

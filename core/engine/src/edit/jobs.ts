@@ -16,7 +16,7 @@ import type { EngineContext as Engine } from '../context.js';
 import { newJob, withLocalFile } from '../jobs.js';
 import { contentKey, loadParsed, readFile } from '../pipelines/steps.js';
 import { parseConfig } from '../services/parse-config.js';
-import { cleanFileName } from '../services/file-names.js';
+import { cleanFileName } from '../infra/file-names.js';
 import { applyLlm, applyOffline } from './instructions.js';
 import { bestElement, fold } from './match.js';
 import type { Vocabulary } from './match.js';

@@ -15,7 +15,7 @@
 import { GENERATED_LIMITS, errors, isQuireError, runIsolated, siblingModule } from '@quire/core';
 import type { GeneratedBlock, GeneratedDocumentModel, GeneratedText, LlmMessage } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
-import type { AuthInfo } from '../accounts/access.js';
+import type { AuthInfo } from '../infra/access.js';
 import { searchChunks } from '../services/search.js';
 import { terms } from '@quire/text';
 import { markdownToBlocks } from './markdown.js';

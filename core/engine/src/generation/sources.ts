@@ -7,8 +7,8 @@
 import { NonRetryableError, bodyText, errors, findTitle, headerRowCount, plausibleTitle, tableGrid } from '@quire/core';
 import type { Chunk, DocumentRecord, ExtractionRecord, FieldDefinition, FieldResult, ParsedDocument } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
-import type { AuthInfo } from '../accounts/access.js';
-import { loadOwned } from '../accounts/access.js';
+import type { AuthInfo } from '../infra/access.js';
+import { loadOwned } from '../infra/access.js';
 import { contentKey, loadChunks, loadParsed } from '../pipelines/steps.js';
 import { applyCorrections } from '../services/extraction-shapes.js';
 import { schemaNameOf } from '../services/extraction-fields.js';

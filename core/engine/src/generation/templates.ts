@@ -8,8 +8,8 @@ import { z } from 'zod';
 import { errors } from '@quire/core';
 import type { GenerationTemplateRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
-import type { AuthInfo } from '../accounts/access.js';
-import { canRead, canWrite, newOwned } from '../accounts/access.js';
+import type { AuthInfo } from '../infra/access.js';
+import { canRead, canWrite, newOwned } from '../infra/access.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** longest template_prompt (a template is text, not a document) */

@@ -11,7 +11,7 @@ import { NonRetryableError, StoreConflictError, errors, isQuireError } from '@qu
 import type { Chunk, ExtractionRecord, FieldResult, JobRecord, ParsedDocument } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { ownerOf, withLocalFile } from '../jobs.js';
-import { charge } from '../services/ledger.js';
+import { charge } from '../infra/ledger.js';
 import { parseConfig } from '../services/parse-config.js';
 import { CANCELLED, EXTRACT_PIPELINE, JOB_PROGRESS_EVENT } from '../services/extraction.js';
 import type { ExtractJobInput, ExtractJobResult, RunEvent } from '../services/extraction.js';

@@ -5,7 +5,7 @@
  */
 import type { JobRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
-import { everyInterval } from '../services/periodic.js';
+import { everyInterval } from '../infra/periodic.js';
 import { GDPR_EXPORT_PIPELINE, buildExport, completeExport, expireExports, failExport, runDueDeletions } from '../accounts/gdpr.js';
 
 const requestOf = (job: JobRecord) => String((job.input as { request_id?: string } | null)?.request_id ?? '');

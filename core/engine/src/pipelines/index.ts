@@ -3,7 +3,7 @@ import type { EngineContext as Engine } from '../context.js';
 import { defineIngestPipeline } from './ingest.js';
 import { defineParsePipeline } from './parse.js';
 import { defineExtractPipelines } from './extract.js';
-import { defineWebhookPipeline } from './webhook.js';
+import { defineWebhookPipeline } from '../infra/webhook-pipeline.js';
 import { defineWorkflowPipeline } from './workflow.js';
 import { defineGdprPipeline } from './gdpr.js';
 import { defineEditPipeline } from './edit.js';

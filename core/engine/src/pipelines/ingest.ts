@@ -1,6 +1,6 @@
 import type { DocumentRecord, StageContext } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
-import { charge } from '../services/ledger.js';
+import { charge } from '../infra/ledger.js';
 import { addDocument } from '../services/collections.js';
 import { documentEventData, publicErrorText } from '../services/documents.js';
 import { parseConfig } from '../services/parse-config.js';

@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { NOT_FOUND_ANSWER, errors, isQuireError, z } from '@quire/core';
 import type { AnswerChunk, AnswerRequest, AnswerResult, AnswerTermStats, ChatMessageRecord, ChatSessionRecord, CollectionRecord, DocumentRecord, LlmMessage, Owned } from '@quire/core';
-import { canRead, loadOwned } from '../accounts/access.js';
-import type { AuthInfo } from '../accounts/access.js';
+import { canRead, loadOwned } from '../infra/access.js';
+import type { AuthInfo } from '../infra/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { KbSettingsSchema, loadCollection } from './collections.js';
 import type { KbSettings } from './collections.js';
 import { searchChunks } from './search.js';
 import type { SearchHit } from './search.js';
 import { LOWER_WORD, codeLikeness, decompose, holdsNames, isFollowUp, labelExpansion, parseJsonObject, questionTerms, quoteInText, round, synonymWordsOf, termSet, unsupportedNumbers } from '@quire/text';
-import { holdCredits } from '../accounts/credits.js';
-import type { CreditHold } from '../accounts/credits.js';
+import { holdCredits } from '../infra/credits.js';
+import type { CreditHold } from '../infra/credits.js';
 
 export type ChatMode = 'quick' | 'deep' | 'code';
 export const CHAT_MODES = ['quick', 'deep', 'code'] as const;

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { errors } from '@quire/core';
 import type { CollectionRecord, DocumentRecord } from '@quire/core';
-import type { AuthInfo } from '../accounts/access.js';
+import type { AuthInfo } from '../infra/access.js';
 import type { EngineContext as Engine } from '../context.js';
-import { canRead, loadOwned } from '../accounts/access.js';
+import { canRead, loadOwned } from '../infra/access.js';
 import { epoch } from './documents.js';
 
 /** Knowledge-base settings (spec §2.2): validated, defaults filled in. */

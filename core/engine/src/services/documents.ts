@@ -3,10 +3,10 @@ import { errors } from '@quire/core';
 import type { DocumentRecord, JobRecord, Owned } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { newJob, withLocalFile } from '../jobs.js';
-import { looksInternal } from './public-errors.js';
+import { looksInternal } from '../infra/public-errors.js';
 import { contentKey, originalKey } from '../pipelines/steps.js';
 import type { ParseConfig } from './parse-config.js';
-import { estimatePages, reserveCredits, withHold } from '../accounts/credits.js';
+import { estimatePages, reserveCredits, withHold } from '../infra/credits.js';
 
 export const epoch = (d: Date) => Math.floor(d.getTime() / 1000);
 

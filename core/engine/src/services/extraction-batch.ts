@@ -13,10 +13,10 @@ import { createHash, randomUUID } from 'node:crypto';
 import { StoreConflictError, errors } from '@quire/core';
 import type { ExtractBatchRecord, JobRecord, Owned } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
-import { actingAs } from '../accounts/access.js';
+import { actingAs } from '../infra/access.js';
 import { newJob, ownerOf } from '../jobs.js';
-import { holdOf, reserveCredits, withHold } from '../accounts/credits.js';
-import { creditsFor } from './ledger.js';
+import { holdOf, reserveCredits, withHold } from '../infra/credits.js';
+import { creditsFor } from '../infra/ledger.js';
 import { EXTRACT_PIPELINE, prepareExtraction } from './extraction.js';
 import type { ExtractJobInput } from './extraction.js';
 

@@ -9,9 +9,9 @@ import { errors } from '@quire/core';
 import type { FieldDefinition, Owned, SchemaRecord } from '@quire/core';
 import { PREBUILT_SCHEMAS, fieldsFromDescription, typeByWords } from '@quire/fields';
 import type { PrebuiltSchema } from '@quire/fields';
-import type { AuthInfo } from '../accounts/access.js';
+import type { AuthInfo } from '../infra/access.js';
 import type { EngineContext as Engine } from '../context.js';
-import { assertNotLocked, canRead, canWrite } from '../accounts/access.js';
+import { assertNotLocked, canRead, canWrite } from '../infra/access.js';
 import { UUID } from '../validation.js';
 
 export const FIELD_TYPES = ['string', 'number', 'boolean', 'date', 'array', 'object'] as const;

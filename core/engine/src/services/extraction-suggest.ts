@@ -5,9 +5,9 @@
 import { QuireError, errors } from '@quire/core';
 import type { DocumentRecord, FieldDefinition, ParsedDocument, SchemaRecord } from '@quire/core';
 import { CONCEPTS, PREBUILT_SCHEMAS, conceptOf, snakeCase } from '@quire/fields';
-import type { AuthInfo } from '../accounts/access.js';
+import type { AuthInfo } from '../infra/access.js';
 import type { EngineContext as Engine } from '../context.js';
-import { loadOwned } from '../accounts/access.js';
+import { loadOwned } from '../infra/access.js';
 import { contentKey, loadParsed } from '../pipelines/steps.js';
 import { UUID, readableSchemas } from './extraction-fields.js';
 

@@ -11,17 +11,17 @@
 import { randomUUID } from 'node:crypto';
 import { QuireError, errors, isQuireError, jobError } from '@quire/core';
 import type { DocumentRecord, ExtractionEvent, FieldDefinition, FieldResult, JobRecord, Owned, QuireEvent } from '@quire/core';
-import type { AuthInfo } from '../accounts/access.js';
+import type { AuthInfo } from '../infra/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { newJob, ownerOf } from '../jobs.js';
-import { loadOwned, roleIn } from '../accounts/access.js';
+import { loadOwned, roleIn } from '../infra/access.js';
 import { jobParsedKey } from '../pipelines/steps.js';
 import { resolveInput } from './inputs.js';
 import { UUID, resolveDefinition } from './extraction-fields.js';
 import type { Definition } from './extraction-fields.js';
 import { apiFieldResults } from './extraction-shapes.js';
 import type { ApiFieldResult } from './extraction-shapes.js';
-import { reserveCredits, withHold } from '../accounts/credits.js';
+import { reserveCredits, withHold } from '../infra/credits.js';
 
 /** Events of a run, in streaming order: progress … (chunk_done …) field_extracted … */
 export type RunEvent = Exclude<ExtractionEvent, { type: 'progress' }> | { type: 'progress'; progress: number; progress_message?: string; job_id: string };

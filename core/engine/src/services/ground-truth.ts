@@ -2,8 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import type { DocumentRecord, ExtractionRecord, GroundTruthRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
-import { canRead, newOwned } from '../accounts/access.js';
-import type { AuthInfo } from '../accounts/access.js';
+import { canRead, newOwned } from '../infra/access.js';
+import type { AuthInfo } from '../infra/access.js';
 
 /** The ground truth of a document the caller may read (of one schema when given), the latest first. */
 export async function groundTruthOf(rt: Engine, auth: AuthInfo, documentId: string, schemaId?: string): Promise<GroundTruthRecord[]> {

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { errors } from '@quire/core';
 import type { DocumentRecord, JobRecord } from '@quire/core';
-import type { AuthInfo } from '../accounts/access.js';
+import type { AuthInfo } from '../infra/access.js';
 import type { EngineContext as Engine } from '../context.js';
-import { canRead, loadOwned } from '../accounts/access.js';
-import { vetUrl } from './url-fetch.js';
+import { canRead, loadOwned } from '../infra/access.js';
+import { vetUrl } from '../infra/url-fetch.js';
 import { jobStillServed } from './documents.js';
 
 const uuid = z.string().uuid();

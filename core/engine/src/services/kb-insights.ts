@@ -1,7 +1,7 @@
 import type { CollectionRecord, DocumentRecord } from '@quire/core';
-import type { AuthInfo } from '../accounts/access.js';
+import type { AuthInfo } from '../infra/access.js';
 import type { EngineContext as Engine } from '../context.js';
-import { canRead } from '../accounts/access.js';
+import { canRead } from '../infra/access.js';
 import { QUESTION_WORDS, STOP_WORDS, round } from '@quire/text';
 
 /** Words that say nothing of a document's topics: the shared stop and question words, and layout words. */

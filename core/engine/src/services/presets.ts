@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { errors } from '@quire/core';
 import type { PresetRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
-import { canRead } from '../accounts/access.js';
-import type { AuthInfo } from '../accounts/access.js';
+import { canRead } from '../infra/access.js';
+import type { AuthInfo } from '../infra/access.js';
 import { mergeConfig, parseConfig } from './parse-config.js';
 
 /** Config is merged with the defaults and validated; what is stored is the full, valid config. */

@@ -7,7 +7,7 @@ import { errors, safeEqualHex } from '@quire/core';
 import type { PresignedUploadRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { UUID } from '../validation.js';
-import { cleanFileName } from './file-names.js';
+import { cleanFileName } from '../infra/file-names.js';
 
 export const PRESIGNED_TTL_MS = 60 * 60 * 1000;
 const hash = (token: string) => createHash('sha256').update(token).digest('hex');

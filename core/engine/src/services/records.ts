@@ -4,8 +4,8 @@
  */
 import type { DocumentRecord, ExtractionRecord, JobRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
-import { canRead } from '../accounts/access.js';
-import type { AuthInfo } from '../accounts/access.js';
+import { canRead } from '../infra/access.js';
+import type { AuthInfo } from '../infra/access.js';
 import { UUID } from '../validation.js';
 import { jobStillServed } from './documents.js';
 

@@ -1,6 +1,6 @@
-import type { AuthInfo } from '../accounts/access.js';
+import type { AuthInfo } from '../infra/access.js';
 import type { EngineContext as Engine } from '../context.js';
-import { canRead, ownerScope } from '../accounts/access.js';
+import { canRead, ownerScope } from '../infra/access.js';
 import { errors } from '@quire/core';
 import type { AnswerSource } from '@quire/core';
 import { round } from '@quire/text';

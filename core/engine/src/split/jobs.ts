@@ -5,8 +5,8 @@
  */
 import { jobError, errors } from '@quire/core';
 import type { DocumentRecord, JobRecord, SplitConfigRecord } from '@quire/core';
-import type { AuthInfo } from '../accounts/access.js';
-import { loadOwned, newOwned } from '../accounts/access.js';
+import type { AuthInfo } from '../infra/access.js';
+import { loadOwned, newOwned } from '../infra/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { newJob } from '../jobs.js';
 import { resolveInput } from '../services/inputs.js';

@@ -11,7 +11,7 @@ import jsonata from 'jsonata';
 import { z } from 'zod';
 import { EVENT_TYPES, errors } from '@quire/core';
 import { checkTemplateNesting } from '../validation.js';
-import { checkRegexes } from './regex.js';
+import { checkRegexes } from '../infra/regex.js';
 
 export const STEP_TYPES = ['parse', 'extract', 'transform', 'condition', 'integration', 'plugin'] as const;
 export const TRIGGER_TYPES = ['manual', 'scheduled', 'webhook', 'event'] as const;

@@ -14,9 +14,9 @@ import { StoreConflictError, errors, isQuireError } from '@quire/core';
 import type { Store, WorkflowExecutionRecord, WorkflowRecord, WorkflowTriggerRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { newJob, ownerOf } from '../jobs.js';
-import { decryptSecret, encryptSecret, secretsKey } from '../services/secrets.js';
-import type { SecretsKeyHolder } from '../services/secrets.js';
-import { hmacHex, safeEqualHex } from '../services/signing.js';
+import { decryptSecret, encryptSecret, secretsKey } from '../infra/secrets.js';
+import type { SecretsKeyHolder } from '../infra/secrets.js';
+import { hmacHex, safeEqualHex } from '../infra/signing.js';
 import { scopeWhere } from './scope.js';
 
 export const WORKFLOW_PIPELINE = 'workflow';

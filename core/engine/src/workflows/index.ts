@@ -5,7 +5,7 @@ export * from './integrations.js';
 export * from './plugin-steps.js';
 export * from './run.js';
 export * from './scope.js';
-export * from '../services/secrets.js';
+export * from '../infra/secrets.js';
 export * from './send.js';
 export * from './templates.js';
 export * from './triggers.js';

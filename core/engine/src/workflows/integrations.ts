@@ -9,11 +9,11 @@
 import { randomUUID } from 'node:crypto';
 import { errors } from '@quire/core';
 import type { IntegrationPlugin, IntegrationRecord, Owned, Store, WorkflowRecord } from '@quire/core';
-import type { AuthInfo } from '../accounts/access.js';
-import { loadOwned, newOwned } from '../accounts/access.js';
+import type { AuthInfo } from '../infra/access.js';
+import { loadOwned, newOwned } from '../infra/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { INTEGRATION_PLUGINS } from './definition.js';
-import { decryptSecret, encryptSecret, maskUrl, secretsKey } from '../services/secrets.js';
+import { decryptSecret, encryptSecret, maskUrl, secretsKey } from '../infra/secrets.js';
 import { urlAllowed } from './send.js';
 import { settingsOf } from '../accounts/organizations.js';
 import { inScope } from './scope.js';

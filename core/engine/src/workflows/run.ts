@@ -8,8 +8,8 @@
  */
 import { NonRetryableError, StoreConflictError, errors, isQuireError } from '@quire/core';
 import type { FieldDefinition, IntegrationPlugin, JobRecord, WorkflowExecutionRecord } from '@quire/core';
-import type { AuthInfo } from '../accounts/access.js';
-import { actingAs, canRead, roleIn } from '../accounts/access.js';
+import type { AuthInfo } from '../infra/access.js';
+import { actingAs, canRead, roleIn } from '../infra/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { ownerOf } from '../jobs.js';
 import { contentKey, loadChunks, loadParsed } from '../pipelines/steps.js';
@@ -20,7 +20,7 @@ import type { WorkflowJobInput } from './executions.js';
 import { checkNoSecrets, checkTargetRecipients, integrationConfig, integrationPlugin, parseTarget, pluginOfType } from './integrations.js';
 import { inScope } from './scope.js';
 import type { Scope } from './scope.js';
-import { holdCredits, reserveCredits, withHold } from '../accounts/credits.js';
+import { holdCredits, reserveCredits, withHold } from '../infra/credits.js';
 import { extractorPlugin, parseExtractorStep } from './plugin-steps.js';
 
 export interface LogEntry {

@@ -7,7 +7,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { errors } from '@quire/core';
 import type { HttpClient, OutboundResponse } from '@quire/core';
-import { pinnedLookup, vetUrl } from '../services/url-fetch.js';
+import { pinnedLookup, vetUrl } from '../infra/url-fetch.js';
 
 /** the first bytes of an answer a plugin gets */
 const ANSWER_CAP = 64 * 1024;

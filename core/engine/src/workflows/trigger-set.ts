@@ -10,8 +10,8 @@ import type { EngineContext as Engine } from '../context.js';
 import { derivedId } from './executions.js';
 import type { AutoTriggerType, Trigger } from './definition.js';
 import { AUTO_TRIGGER_TYPES } from './definition.js';
-import { listOwned } from '../services/listing.js';
-import type { AuthInfo } from '../accounts/access.js';
+import { listOwned } from '../infra/listing.js';
+import type { AuthInfo } from '../infra/access.js';
 
 const isAuto = (t: string): t is AutoTriggerType => (AUTO_TRIGGER_TYPES as readonly string[]).includes(t);
 

@@ -18,7 +18,7 @@ import { TRIGGER_EVENTS } from './definition.js';
 import { currentMembers, eventScope, inScope, scopeOf, scopeWhere } from './scope.js';
 import type { ScheduleInput } from './definition.js';
 import type { WorkflowRecord } from '@quire/core';
-import { everyInterval } from '../services/periodic.js';
+import { everyInterval } from '../infra/periodic.js';
 
 const EVENTS = new Set<string>(TRIGGER_EVENTS);
 

@@ -1,6 +1,6 @@
 import type { FindOptions, Owned, Store, TableName, Tables, Where } from '@quire/core';
-import { personalOf } from '../accounts/access.js';
-import type { AuthInfo } from '../accounts/access.js';
+import { personalOf } from './access.js';
+import type { AuthInfo } from './access.js';
 
 type OwnedName = { [N in TableName]: Tables[N] extends Owned & { id: string } ? N : never }[TableName];
 

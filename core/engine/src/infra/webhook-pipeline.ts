@@ -1,6 +1,6 @@
 import type { PipelineRuntime } from '@quire/core';
-import { WEBHOOK_PIPELINE } from '../services/webhooks.js';
-import type { WebhookDispatcher } from '../services/webhooks.js';
+import { WEBHOOK_PIPELINE } from './webhooks.js';
+import type { WebhookDispatcher } from './webhooks.js';
 
 /**
  * `webhook`: one job per webhook delivery (the job's id is the delivery's), one stage `deliver` that makes one

@@ -6,8 +6,8 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { EVENT_TYPES, errors, isQuireError } from '@quire/core';
 import type { EventBus, Logger, PipelineRuntime, QuireEvent, Store, WebhookDeliveryRecord, WebhookRecord } from '@quire/core';
-import type { AuthInfo } from '../accounts/access.js';
-import { assertCanCreateIn } from '../accounts/access.js';
+import type { AuthInfo } from './access.js';
+import { assertCanCreateIn } from './access.js';
 import { decryptSecret, encryptSecret, secretsKey } from './secrets.js';
 import type { SecretsKeyHolder } from './secrets.js';
 import { vetUrl } from './url-fetch.js';

@@ -28,8 +28,8 @@ import fs from 'node:fs/promises';
 import { QuireError, unzipLimited } from '@quire/core';
 import type { DocumentRecord, Owned, Plan, Store, UsageRecord, Where } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
-import { charge, creditsFor } from '../services/ledger.js';
-import type { Operation } from '../services/ledger.js';
+import { charge, creditsFor } from './ledger.js';
+import type { Operation } from './ledger.js';
 import { withLocalFile } from '../jobs.js';
 
 /** The calendar month (UTC) holding `now`: [start, end). */
