@@ -9,7 +9,7 @@ import { callbackSecret, loadSigningSecret } from './infra/signing.js';
 import { decryptSecret, secretsKey } from './infra/secrets.js';
 import type { EngineContext, RuntimeRole } from './context.js';
 import { definePipelines } from './pipelines/index.js';
-import { jobInputKey } from './pipelines/steps.js';
+import { jobInputKey } from './io/steps.js';
 import { EVAL_LIMITS, EvalSandbox } from './infra/sandbox.js';
 import { outboundHttp } from './workflows/send.js';
 import { EngineMetrics } from './metrics.js';

@@ -10,7 +10,7 @@
  */
 import type { DocumentRecord, Store, TableName } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
-import { deleteDocument } from '../services/documents.js';
+import { deleteDocument } from '../io/documents.js';
 
 export type EraseScope = { user_id: string } | { organization_id: string };
 

@@ -33,10 +33,10 @@ import type { EngineContext as Engine } from '../context.js';
 import { anonymiseAudit, auditOf, recordAudit } from './audit.js';
 import { eraseResources } from './erase.js';
 import { newJob } from '../jobs.js';
-import { contentKey } from '../pipelines/steps.js';
+import { contentKey } from '../io/steps.js';
 import { signLink } from '../infra/signing.js';
 import { cleanFileName } from '../infra/file-names.js';
-import { deleteDocument } from '../services/documents.js';
+import { deleteDocument } from '../io/documents.js';
 import { GENERATE_JOB_TYPE } from '../generation/jobs.js';
 
 export const CONSENT_TYPES = ['terms', 'privacy', 'marketing', 'analytics', 'data_processing'] as const;

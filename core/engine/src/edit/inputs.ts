@@ -8,9 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { errors, isQuireError } from '@quire/core';
 import type { DocumentRecord, Owned } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
-import { fetchInputToStorage } from '../pipelines/parse.js';
-import { originalKey } from '../pipelines/steps.js';
-import { createDocument, detectStored } from '../services/documents.js';
+import { fetchInputToStorage } from '../parse/pipeline.js';
+import { originalKey } from '../io/steps.js';
+import { createDocument, detectStored } from '../io/documents.js';
 
 /**
  * HEIC/HEIF photos are refused: the decoders on npm wrap libheif, which is LGPL-3.0 (heic-decode itself is

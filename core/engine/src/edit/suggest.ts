@@ -5,7 +5,7 @@
  */
 import type { EditElement, EditJobRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
-import { contentKey, loadParsed } from '../pipelines/steps.js';
+import { contentKey, loadParsed } from '../io/steps.js';
 import { applyOffline } from './instructions.js';
 import { bestElement, fold } from './match.js';
 import { vocabularyOf } from './jobs.js';

@@ -9,7 +9,7 @@ import type { Chunk, DocumentRecord, ExtractionRecord, FieldDefinition, FieldRes
 import type { EngineContext as Engine } from '../context.js';
 import type { AuthInfo } from '../infra/access.js';
 import { loadOwned } from '../infra/access.js';
-import { contentKey, loadChunks, loadParsed } from '../pipelines/steps.js';
+import { contentKey, loadChunks, loadParsed } from '../io/steps.js';
 import { applyCorrections } from '../services/extraction-shapes.js';
 import { schemaNameOf } from '../services/extraction-fields.js';
 

@@ -12,13 +12,13 @@ import type { Chunk, ExtractionRecord, FieldResult, JobRecord, ParsedDocument } 
 import type { EngineContext as Engine } from '../context.js';
 import { ownerOf, withLocalFile } from '../jobs.js';
 import { charge } from '../infra/ledger.js';
-import { parseConfig } from '../services/parse-config.js';
+import { parseConfig } from '../io/parse-config.js';
 import { CANCELLED, EXTRACT_PIPELINE, JOB_PROGRESS_EVENT } from '../services/extraction.js';
 import type { ExtractJobInput, ExtractJobResult, RunEvent } from '../services/extraction.js';
 import { overallConfidence } from '../services/extraction-shapes.js';
 import { recordChildResult } from '../services/extraction-batch.js';
-import { fetchInputToStorage } from './parse.js';
-import { chunkParsed, contentKey, jobInputKey, jobParsedKey, loadChunks, loadParsed, readFileToStorage } from './steps.js';
+import { fetchInputToStorage } from '../parse/pipeline.js';
+import { chunkParsed, contentKey, jobInputKey, jobParsedKey, loadChunks, loadParsed, readFileToStorage } from '../io/steps.js';
 import { defineExtractBatchPipeline } from './extract-batch.js';
 
 /** how long a batch child waits for a document that is still being processed */

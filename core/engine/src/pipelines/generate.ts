@@ -16,13 +16,13 @@ import type { EngineContext as Engine } from '../context.js';
 import { actingAs } from '../infra/access.js';
 import { newJob, ownerOf } from '../jobs.js';
 import { charge, creditsFor } from '../infra/ledger.js';
-import { documentEventData } from '../services/documents.js';
+import { documentEventData } from '../io/documents.js';
 import { checkModel, llmModel, reportModel, structuredModel, summaryModel, templateModel, isTemplate } from '../generation/compose.js';
 import type { SummarySentence } from '../generation/compose.js';
 import { GENERATE_PIPELINE, generatorFor, inputOfGeneration } from '../generation/jobs.js';
 import type { GenerateJobResult } from '../generation/jobs.js';
 import { generatedTitle, loadSources } from '../generation/sources.js';
-import { originalKey } from './steps.js';
+import { originalKey } from '../io/steps.js';
 
 const modelKey = (jobId: string) => `jobs/${jobId}/generated-model.json`;
 const outputKey = (jobId: string) => `jobs/${jobId}/generated-output`;

@@ -2,10 +2,10 @@ import type { DocumentRecord, StageContext } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { charge } from '../infra/ledger.js';
 import { addDocument } from '../services/collections.js';
-import { documentEventData, publicErrorText } from '../services/documents.js';
-import { parseConfig } from '../services/parse-config.js';
+import { documentEventData, publicErrorText } from '../io/documents.js';
+import { parseConfig } from '../io/parse-config.js';
 import { ownerOf, requireDocument, withLocalFile } from '../jobs.js';
-import { chunkStored, contentKey, indexChunks, readCounts, readFileToStorage, storeChunks } from './steps.js';
+import { chunkStored, contentKey, indexChunks, readCounts, readFileToStorage, storeChunks } from '../io/steps.js';
 
 /**
  * Reads an uploaded document into its stored content. With `deferOcr` (the read stage) the pages that need

@@ -12,7 +12,7 @@ import { NonRetryableError, errors } from '@quire/core';
 import type { DocumentRecord, JobRecord, SplitSectionRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { ownerOf } from '../jobs.js';
-import { createDocument, detectStored } from '../services/documents.js';
+import { createDocument, detectStored } from '../io/documents.js';
 import { childIdFor, childName, makeChild } from '../split/children.js';
 import type { ChildFile } from '../split/children.js';
 import { inputOf, SPLIT_PIPELINE } from '../split/jobs.js';
@@ -21,8 +21,8 @@ import { pdfRanges } from '../split/pdf.js';
 import { planSections } from '../split/plan.js';
 import type { PlannedSection } from '../split/plan.js';
 import { sliceParsed } from '../split/slice.js';
-import { fetchInputToStorage } from './parse.js';
-import { jobParsedKey, loadParsed, originalKey } from './steps.js';
+import { fetchInputToStorage } from '../parse/pipeline.js';
+import { jobParsedKey, loadParsed, originalKey } from '../io/steps.js';
 
 /** How long a split waits for its document to be processed, and for its children to be indexed. */
 const DOCUMENT_WAIT_MS = 30 * 60_000;

@@ -5,7 +5,7 @@ import type { CollectionRecord, DocumentRecord } from '@quire/core';
 import type { AuthInfo } from '../infra/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { canRead, loadOwned } from '../infra/access.js';
-import { epoch } from './documents.js';
+import { epoch } from '../io/documents.js';
 
 /** Knowledge-base settings (spec §2.2): validated, defaults filled in. */
 export const KbSettingsSchema = z

@@ -4,8 +4,8 @@
  * corrections applied on read.
  */
 import type { Evidence, ExtractionRecord, FieldDefinition, FieldResult, JobRecord } from '@quire/core';
-import { epoch } from './documents.js';
-import { confidenceLabel, legacyBox } from './render.js';
+import { epoch } from '../io/documents.js';
+import { confidenceLabel, legacyBox } from '../parse/render.js';
 import { round } from '@quire/text';
 
 const r3 = (n: number) => round(n, 3);

@@ -8,7 +8,7 @@ import { CONCEPTS, PREBUILT_SCHEMAS, conceptOf, snakeCase } from '@quire/fields'
 import type { AuthInfo } from '../infra/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { loadOwned } from '../infra/access.js';
-import { contentKey, loadParsed } from '../pipelines/steps.js';
+import { contentKey, loadParsed } from '../io/steps.js';
 import { UUID, readableSchemas } from './extraction-fields.js';
 
 export type Suggested = FieldDefinition & { suggestionReason: string };

@@ -11,8 +11,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { DocumentRecord, JobRecord, ParsedDocument } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { newJob, ownerOf } from '../jobs.js';
-import { documentEventData } from '../services/documents.js';
-import { contentKey, originalKey, saveParsed } from '../pipelines/steps.js';
+import { documentEventData } from '../io/documents.js';
+import { contentKey, originalKey, saveParsed } from '../io/steps.js';
 import type { PlannedSection } from './plan.js';
 import { sliceParsed } from './slice.js';
 

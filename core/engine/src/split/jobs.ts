@@ -9,7 +9,7 @@ import type { AuthInfo } from '../infra/access.js';
 import { loadOwned, newOwned } from '../infra/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { newJob } from '../jobs.js';
-import { resolveInput } from '../services/inputs.js';
+import { resolveInput } from '../io/inputs.js';
 import { checkManualSections } from './plan.js';
 import type { SplitPlanInput } from './plan.js';
 import { resolvePlan } from './requests.js';

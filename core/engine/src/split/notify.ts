@@ -7,7 +7,7 @@
 import type { JobRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { ownerOf } from '../jobs.js';
-import { documentFileUrl, publicErrorText } from '../services/documents.js';
+import { documentFileUrl, publicErrorText } from '../io/documents.js';
 import { inputOf } from './jobs.js';
 
 export const resultsUrl = (rt: Pick<Engine, 'config'>, jobId: string) => `${rt.config.publicUrl ?? ''}/api/split/results/${jobId}`;

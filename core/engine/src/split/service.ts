@@ -9,8 +9,8 @@ import type { JobRecord, SplitBatchRecord, SplitConfigRecord, SplitSectionRecord
 import type { AuthInfo } from '../infra/access.js';
 import { canRead, loadOwned, newOwned } from '../infra/access.js';
 import type { EngineContext as Engine } from '../context.js';
-import { jobParsedKey, loadParsed } from '../pipelines/steps.js';
-import { documentFileUrl, jobStillServed } from '../services/documents.js';
+import { jobParsedKey, loadParsed } from '../io/steps.js';
+import { documentFileUrl, jobStillServed } from '../io/documents.js';
 import { awaitSplit, inputOf, loadSplitConfig, prepareSplit, resolveSplitSource, startSplit } from './jobs.js';
 import { resultsUrl } from './notify.js';
 import { planSections } from './plan.js';

@@ -12,7 +12,7 @@ import type { AuthInfo } from '../infra/access.js';
 import { actingAs, canRead, roleIn } from '../infra/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { ownerOf } from '../jobs.js';
-import { contentKey, loadChunks, loadParsed } from '../pipelines/steps.js';
+import { contentKey, loadChunks, loadParsed } from '../io/steps.js';
 import { EXTRACT_PIPELINE, extractJobError, prepareExtraction } from '../services/extraction.js';
 import type { ExtractJobResult } from '../services/extraction.js';
 import { derivedId } from './executions.js';

@@ -4,7 +4,7 @@ import type { DocumentRecord, JobRecord, Owned } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { newJob, withLocalFile } from '../jobs.js';
 import { looksInternal } from '../infra/public-errors.js';
-import { contentKey, originalKey } from '../pipelines/steps.js';
+import { contentKey, originalKey } from './steps.js';
 import type { ParseConfig } from './parse-config.js';
 import { estimatePages, reserveCredits, withHold } from '../infra/credits.js';
 

@@ -1,8 +1,8 @@
 import { ReaderSandbox, errors, isQuireError, ocrPendingOf } from '@quire/core';
 import type { BBox, Chunk, ChunkRecord, Owned, ParsedDocument, ReadJson, PagesRead, ProgressDetail, ReadLimits, ReaderPlugin } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
-import { chunkOptions } from '../services/parse-config.js';
-import type { ParseConfig } from '../services/parse-config.js';
+import { chunkOptions } from './parse-config.js';
+import type { ParseConfig } from './parse-config.js';
 import { round } from '@quire/text';
 import fs from 'node:fs';
 import type { EventLoopUtilization } from 'node:perf_hooks';

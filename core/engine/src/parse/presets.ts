@@ -5,7 +5,7 @@ import type { PresetRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { canRead } from '../infra/access.js';
 import type { AuthInfo } from '../infra/access.js';
-import { mergeConfig, parseConfig } from './parse-config.js';
+import { mergeConfig, parseConfig } from '../io/parse-config.js';
 
 /** Config is merged with the defaults and validated; what is stored is the full, valid config. */
 function fullConfig(base: Record<string, unknown>, patch: Record<string, unknown> | undefined): Record<string, unknown> {

@@ -5,11 +5,11 @@ import type { JobRecord, StageContext, StageDefinition } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { charge, creditsFor } from '../infra/ledger.js';
 import { CREDIT_HOLD, estimatePages, reserveCredits } from '../infra/credits.js';
-import { parseConfig } from '../services/parse-config.js';
+import { parseConfig } from '../io/parse-config.js';
 import { fetchUrl } from '../infra/url-fetch.js';
-import { detectStored, publicErrorText } from '../services/documents.js';
+import { detectStored, publicErrorText } from '../io/documents.js';
 import { ownerOf, requireDocument, withLocalFile } from '../jobs.js';
-import { apiChunk, chunkStored, contentKey, jobInputKey, jobParsedKey, readCounts, readFileToStorage } from './steps.js';
+import { apiChunk, chunkStored, contentKey, jobInputKey, jobParsedKey, readCounts, readFileToStorage } from '../io/steps.js';
 
 /** Downloads a URL input into blob storage (SSRF-checked, size-limited while streaming) and detects its format. */
 export async function fetchInputToStorage(rt: Engine, url: string, key: string): Promise<{ name: string; format: string; size: number }> {

@@ -6,15 +6,15 @@ import type { EngineContext as Engine } from '../context.js';
 import { newJob, withLocalFile } from '../jobs.js';
 import { newOwned } from '../infra/access.js';
 import { CREDIT_HOLD, documentParseUnits, estimatePages, reserveCredits, withHold } from '../infra/credits.js';
-import { resolveInput } from './inputs.js';
-import type { InputRef } from './inputs.js';
-import { parseConfigField } from './parse-config.js';
-import type { ParseConfig } from './parse-config.js';
-import { publicErrorText } from './documents.js';
+import { resolveInput } from '../io/inputs.js';
+import type { InputRef } from '../io/inputs.js';
+import { parseConfigField } from '../io/parse-config.js';
+import type { ParseConfig } from '../io/parse-config.js';
+import { publicErrorText } from '../io/documents.js';
 import { signLink } from '../infra/signing.js';
 import { jobError } from '@quire/core';
-import type { ParseSource } from '../pipelines/parse.js';
-import { jobInputKey, jobParsedKey, loadParsed, readFile } from '../pipelines/steps.js';
+import type { ParseSource } from './pipeline.js';
+import { jobInputKey, jobParsedKey, loadParsed, readFile } from '../io/steps.js';
 
 export function studioLink(rt: Engine, jobId: string): string {
   const expires = Math.floor(Date.now() / 1000) + 30 * 86400;
