@@ -10,8 +10,8 @@ import type { EngineContext as Engine } from '../context.js';
 import type { AuthInfo } from '../infra/access.js';
 import { loadOwned } from '../infra/access.js';
 import { contentKey, loadChunks, loadParsed } from '../io/steps.js';
-import { applyCorrections } from '../services/extraction-shapes.js';
-import { schemaNameOf } from '../services/extraction-fields.js';
+import { applyCorrections } from '../extraction/shapes.js';
+import { schemaNameOf } from '../extraction/fields.js';
 
 /** Sources one generation may take (spec §8.2 names none; bounded so a job's context stays small). */
 export const MAX_SOURCE_DOCUMENTS = 20;

@@ -2,7 +2,7 @@ import type { JobRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { defineIngestPipeline } from './ingest.js';
 import { defineParsePipeline } from '../parse/pipeline.js';
-import { defineExtractPipelines } from './extract.js';
+import { defineExtractPipelines } from '../extraction/pipeline.js';
 import { defineWebhookPipeline } from '../infra/webhook-pipeline.js';
 import { defineWorkflowPipeline } from './workflow.js';
 import { defineGdprPipeline } from './gdpr.js';

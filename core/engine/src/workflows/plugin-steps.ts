@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { errors } from '@quire/core';
 import type { Owned } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
-import { FieldList } from '../services/extraction-fields.js';
+import { FieldList } from '../extraction/fields.js';
 import { checkNoSecrets, checkTargetRecipients, integrationPlugin, parseTarget } from './integrations.js';
 
 /** An extractor step: the fields (as in an extraction request), optional instructions, the document (default: the workflow's). */

@@ -11,7 +11,7 @@ import { errors } from '@quire/core';
 import type { Owned, SchemaRecord, Store, Where } from '@quire/core';
 import type { AuthInfo } from '../infra/access.js';
 import { canRead } from '../infra/access.js';
-import { UUID, canReadSchema } from '../services/extraction-fields.js';
+import { UUID, canReadSchema } from '../extraction/fields.js';
 import type { TriggerConfig, WorkflowDefinition } from './definition.js';
 
 export type Scope = Owned;

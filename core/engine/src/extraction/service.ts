@@ -17,10 +17,10 @@ import { newJob, ownerOf } from '../jobs.js';
 import { loadOwned, roleIn } from '../infra/access.js';
 import { jobParsedKey } from '../io/steps.js';
 import { resolveInput } from '../io/inputs.js';
-import { UUID, resolveDefinition } from './extraction-fields.js';
-import type { Definition } from './extraction-fields.js';
-import { apiFieldResults } from './extraction-shapes.js';
-import type { ApiFieldResult } from './extraction-shapes.js';
+import { UUID, resolveDefinition } from './fields.js';
+import type { Definition } from './fields.js';
+import { apiFieldResults } from './shapes.js';
+import type { ApiFieldResult } from './shapes.js';
 import { reserveCredits, withHold } from '../infra/credits.js';
 
 /** Events of a run, in streaming order: progress … (chunk_done …) field_extracted … */

@@ -1,6 +1,6 @@
 /** Extraction batches as a pipeline: fanout (one child 'extract' job per document) → collect (see services/extraction-batch.ts). */
 import type { EngineContext as Engine } from '../context.js';
-import { BATCH_PIPELINE, collectBatch, fanOutBatch } from '../services/extraction-batch.js';
+import { BATCH_PIPELINE, collectBatch, fanOutBatch } from './batch.js';
 
 export function defineExtractBatchPipeline(rt: Engine): void {
   rt.pipelines.define({

@@ -7,9 +7,9 @@ import ExcelJS from 'exceljs';
 import type { ExtractBatchRecord, ExtractionRecord, FieldDefinition } from '@quire/core';
 import { normaliseValue } from '@quire/fields';
 import type { EngineContext as Engine } from '../context.js';
-import { applyCorrections } from './extraction-shapes.js';
-import { prebuiltSchema } from './extraction-fields.js';
-import type { BatchResult } from './extraction-batch.js';
+import { applyCorrections } from './shapes.js';
+import { prebuiltSchema } from './fields.js';
+import type { BatchResult } from './batch.js';
 
 export interface ComparisonDocument {
   id: string;

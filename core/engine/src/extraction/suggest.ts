@@ -9,7 +9,7 @@ import type { AuthInfo } from '../infra/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { loadOwned } from '../infra/access.js';
 import { contentKey, loadParsed } from '../io/steps.js';
-import { UUID, readableSchemas } from './extraction-fields.js';
+import { UUID, readableSchemas } from './fields.js';
 
 export type Suggested = FieldDefinition & { suggestionReason: string };
 

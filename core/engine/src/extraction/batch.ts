@@ -17,8 +17,8 @@ import { actingAs } from '../infra/access.js';
 import { newJob, ownerOf } from '../jobs.js';
 import { holdOf, reserveCredits, withHold } from '../infra/credits.js';
 import { creditsFor } from '../infra/ledger.js';
-import { EXTRACT_PIPELINE, prepareExtraction } from './extraction.js';
-import type { ExtractJobInput } from './extraction.js';
+import { EXTRACT_PIPELINE, prepareExtraction } from './service.js';
+import type { ExtractJobInput } from './service.js';
 
 export const BATCH_PIPELINE = 'extract_batch';
 

@@ -13,13 +13,13 @@ import type { EngineContext as Engine } from '../context.js';
 import { ownerOf, withLocalFile } from '../jobs.js';
 import { charge } from '../infra/ledger.js';
 import { parseConfig } from '../io/parse-config.js';
-import { CANCELLED, EXTRACT_PIPELINE, JOB_PROGRESS_EVENT } from '../services/extraction.js';
-import type { ExtractJobInput, ExtractJobResult, RunEvent } from '../services/extraction.js';
-import { overallConfidence } from '../services/extraction-shapes.js';
-import { recordChildResult } from '../services/extraction-batch.js';
+import { CANCELLED, EXTRACT_PIPELINE, JOB_PROGRESS_EVENT } from './service.js';
+import type { ExtractJobInput, ExtractJobResult, RunEvent } from './service.js';
+import { overallConfidence } from './shapes.js';
+import { recordChildResult } from './batch.js';
 import { fetchInputToStorage } from '../parse/pipeline.js';
 import { chunkParsed, contentKey, jobInputKey, jobParsedKey, loadChunks, loadParsed, readFileToStorage } from '../io/steps.js';
-import { defineExtractBatchPipeline } from './extract-batch.js';
+import { defineExtractBatchPipeline } from './batch-pipeline.js';
 
 /** how long a batch child waits for a document that is still being processed */
 const DOCUMENT_WAIT_MS = 10 * 60_000;
