@@ -16,7 +16,7 @@ import { GENERATED_LIMITS, errors, isQuireError, runIsolated, siblingModule } fr
 import type { GeneratedBlock, GeneratedDocumentModel, GeneratedText, LlmMessage } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import type { AuthInfo } from '../infra/access.js';
-import { searchChunks } from '../services/search.js';
+import { searchChunks } from '../search/service.js';
 import { terms } from '@quire/text';
 import { markdownToBlocks } from './markdown.js';
 import { Citations, bestPassages, passagesOfChunk, sentencesOf, shorten } from './passages.js';

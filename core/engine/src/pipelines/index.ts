@@ -1,6 +1,6 @@
 import type { JobRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
-import { defineIngestPipeline } from './ingest.js';
+import { defineIngestPipeline } from '../search/ingest.js';
 import { defineParsePipeline } from '../parse/pipeline.js';
 import { defineExtractPipelines } from '../extraction/pipeline.js';
 import { defineWebhookPipeline } from '../infra/webhook-pipeline.js';

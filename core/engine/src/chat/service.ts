@@ -4,10 +4,10 @@ import type { AnswerChunk, AnswerRequest, AnswerResult, AnswerTermStats, ChatMes
 import { canRead, loadOwned } from '../infra/access.js';
 import type { AuthInfo } from '../infra/access.js';
 import type { EngineContext as Engine } from '../context.js';
-import { KbSettingsSchema, loadCollection } from './collections.js';
-import type { KbSettings } from './collections.js';
-import { searchChunks } from './search.js';
-import type { SearchHit } from './search.js';
+import { KbSettingsSchema, loadCollection } from '../search/collections.js';
+import type { KbSettings } from '../search/collections.js';
+import { searchChunks } from '../search/service.js';
+import type { SearchHit } from '../search/service.js';
 import { LOWER_WORD, codeLikeness, decompose, holdsNames, isFollowUp, labelExpansion, parseJsonObject, questionTerms, quoteInText, round, synonymWordsOf, termSet, unsupportedNumbers } from '@quire/text';
 import { holdCredits } from '../infra/credits.js';
 import type { CreditHold } from '../infra/credits.js';

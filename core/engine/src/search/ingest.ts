@@ -1,7 +1,7 @@
 import type { DocumentRecord, StageContext } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { charge } from '../infra/ledger.js';
-import { addDocument } from '../services/collections.js';
+import { addDocument } from './collections.js';
 import { documentEventData, publicErrorText } from '../io/documents.js';
 import { parseConfig } from '../io/parse-config.js';
 import { ownerOf, requireDocument, withLocalFile } from '../jobs.js';
