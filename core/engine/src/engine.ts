@@ -8,7 +8,7 @@ import { WebhookDispatcher } from './infra/webhooks.js';
 import { callbackSecret, loadSigningSecret } from './infra/signing.js';
 import { decryptSecret, secretsKey } from './infra/secrets.js';
 import type { EngineContext, RuntimeRole } from './context.js';
-import { definePipelines } from './pipelines/index.js';
+import { definePipelines } from './pipelines.js';
 import { jobInputKey } from './io/steps.js';
 import { EVAL_LIMITS, EvalSandbox } from './infra/sandbox.js';
 import { outboundHttp } from './workflows/send.js';

@@ -22,7 +22,7 @@ export * from './accounts/sessions.js';
 export * from './accounts/totp.js';
 export * from './accounts/organizations.js';
 export * from './accounts/retention.js';
-export * from './pipelines/index.js';
+export * from './pipelines.js';
 export * from './search/ingest.js';
 export * from './parse/pipeline.js';
 export * from './io/steps.js';

@@ -13,14 +13,14 @@ import type { DocumentRecord, JobRecord, SplitSectionRecord } from '@quire/core'
 import type { EngineContext as Engine } from '../context.js';
 import { ownerOf } from '../jobs.js';
 import { createDocument, detectStored } from '../io/documents.js';
-import { childIdFor, childName, makeChild } from '../split/children.js';
-import type { ChildFile } from '../split/children.js';
-import { inputOf, SPLIT_PIPELINE } from '../split/jobs.js';
-import { notifySplit, settleBatch } from '../split/notify.js';
-import { pdfRanges } from '../split/pdf.js';
-import { planSections } from '../split/plan.js';
-import type { PlannedSection } from '../split/plan.js';
-import { sliceParsed } from '../split/slice.js';
+import { childIdFor, childName, makeChild } from './children.js';
+import type { ChildFile } from './children.js';
+import { inputOf, SPLIT_PIPELINE } from './jobs.js';
+import { notifySplit, settleBatch } from './notify.js';
+import { pdfRanges } from './pdf.js';
+import { planSections } from './plan.js';
+import type { PlannedSection } from './plan.js';
+import { sliceParsed } from './slice.js';
 import { fetchInputToStorage } from '../parse/pipeline.js';
 import { jobParsedKey, loadParsed, originalKey } from '../io/steps.js';
 

@@ -7,10 +7,10 @@
 import type { JobRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { ownerOf } from '../jobs.js';
-import { WORKFLOW_PIPELINE } from '../workflows/executions.js';
-import type { WorkflowJobInput } from '../workflows/executions.js';
-import { failExecution, runExecution } from '../workflows/run.js';
-import { startTriggers } from '../workflows/triggers.js';
+import { WORKFLOW_PIPELINE } from './executions.js';
+import type { WorkflowJobInput } from './executions.js';
+import { failExecution, runExecution } from './run.js';
+import { startTriggers } from './triggers.js';
 
 const inputOf = (job: JobRecord) => job.input as unknown as WorkflowJobInput;
 

@@ -6,7 +6,7 @@
 import type { JobRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { everyInterval } from '../infra/periodic.js';
-import { GDPR_EXPORT_PIPELINE, buildExport, completeExport, expireExports, failExport, runDueDeletions } from '../accounts/gdpr.js';
+import { GDPR_EXPORT_PIPELINE, buildExport, completeExport, expireExports, failExport, runDueDeletions } from './gdpr.js';
 
 const requestOf = (job: JobRecord) => String((job.input as { request_id?: string } | null)?.request_id ?? '');
 const SWEEP_MS = 60_000;

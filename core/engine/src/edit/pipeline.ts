@@ -5,7 +5,7 @@
  */
 import { errors, isQuireError } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
-import { EDIT_PIPELINE, failEditJob, runEditJob } from '../edit/jobs.js';
+import { EDIT_PIPELINE, failEditJob, runEditJob } from './jobs.js';
 
 export function defineEditPipeline(rt: Engine): void {
   rt.pipelines.define({

@@ -17,11 +17,11 @@ import { actingAs } from '../infra/access.js';
 import { newJob, ownerOf } from '../jobs.js';
 import { charge, creditsFor } from '../infra/ledger.js';
 import { documentEventData } from '../io/documents.js';
-import { checkModel, llmModel, reportModel, structuredModel, summaryModel, templateModel, isTemplate } from '../generation/compose.js';
-import type { SummarySentence } from '../generation/compose.js';
-import { GENERATE_PIPELINE, generatorFor, inputOfGeneration } from '../generation/jobs.js';
-import type { GenerateJobResult } from '../generation/jobs.js';
-import { generatedTitle, loadSources } from '../generation/sources.js';
+import { checkModel, llmModel, reportModel, structuredModel, summaryModel, templateModel, isTemplate } from './compose.js';
+import type { SummarySentence } from './compose.js';
+import { GENERATE_PIPELINE, generatorFor, inputOfGeneration } from './jobs.js';
+import type { GenerateJobResult } from './jobs.js';
+import { generatedTitle, loadSources } from './sources.js';
 import { originalKey } from '../io/steps.js';
 
 const modelKey = (jobId: string) => `jobs/${jobId}/generated-model.json`;
