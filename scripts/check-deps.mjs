@@ -6,7 +6,9 @@
 //   - the hosts (server, runner) and the worker never import the wrong layer (runner never imports server);
 //   - every @quire package imported in src/ is declared in that package's dependencies;
 //   - no import cycle between packages, and none between the files of a package (type imports included);
-//   - no import cycle between the files of the studio (server/studio/src, .tsx included) nor of bench/.
+//   - no import cycle between the files of the studio (server/studio/src, .tsx included) nor of bench/;
+//   - the engine's feature modules (core/engine/src/<module>/) import only the modules ENGINE_MODULES allows,
+//     never both ways, and the engine's index.ts names what it exports (no `export *`).
 // Usage: node scripts/check-deps.mjs [--json]. Exits 1 and lists the violations when there are any.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -127,6 +129,79 @@ export function cycles(graph) {
   return out;
 }
 
+/**
+ * The engine's modules (folders of core/engine/src) and what each may import besides itself: features above
+ * the shared io/ (documents, read and chunk steps, parse config, inputs) and infra/ (url-fetch, signing,
+ * secrets, ledger, credits, access checks, periodic tasks, webhooks, the evaluation sandbox). The files at the
+ * top of src/ are the `engine` (ENGINE_ROOT: the Engine, its commands and the facade, which may import any
+ * module) and the contracts every module uses (context.ts, jobs.ts, clock.ts, logger.ts, metrics.ts,
+ * validation.ts), which count as infra. Docs: docs/architecture.md, "Engine modules".
+ */
+export const ENGINE_MODULES = {
+  infra: [],
+  io: ['infra'],
+  parse: ['io', 'infra'],
+  search: ['io', 'infra'],
+  extraction: ['parse', 'io', 'infra'],
+  chat: ['search', 'io', 'infra'],
+  generation: ['extraction', 'search', 'parse', 'io', 'infra'],
+  split: ['parse', 'io', 'infra'],
+  edit: ['parse', 'io', 'infra'],
+  accounts: ['generation', 'io', 'infra'],
+  workflows: ['accounts', 'extraction', 'parse', 'io', 'infra'],
+  analytics: ['accounts', 'io', 'infra'],
+};
+export const ENGINE_ROOT = ['commands.ts', 'engine.ts', 'health-port.ts', 'index.ts', 'pipelines.ts', 'readiness.ts', 'status.ts', 'worker-main.ts'];
+export const ENGINE_SRC = 'core/engine/src';
+
+/** The module of a file of the engine's src/ (its first folder; at the top, `engine` or `infra`). */
+export function engineModuleOf(src, file) {
+  const parts = path.relative(src, file).split(path.sep);
+  if (parts.length > 1) return parts[0];
+  return ENGINE_ROOT.includes(parts[0]) ? 'engine' : 'infra';
+}
+
+/** The imports between the engine's modules: Map "from → to" → the file imports that make it. */
+export function engineModuleEdges(src) {
+  const edges = new Map();
+  for (const file of sourceFiles(src)) {
+    const from = engineModuleOf(src, file);
+    for (const spec of importsOf(file)) {
+      if (!spec.startsWith('.')) continue;
+      const target = resolveLocal(file, spec);
+      const to = engineModuleOf(src, target);
+      if (from === to) continue;
+      const key = `${from} → ${to}`;
+      if (!edges.has(key)) edges.set(key, []);
+      edges.get(key).push(`${path.relative(src, file)} → ${path.relative(src, target)}`);
+    }
+  }
+  return edges;
+}
+
+/** What breaks the engine's module rules in the folder src (the table: module → modules it may import). */
+export function engineModuleProblems(src, table = ENGINE_MODULES, where = ENGINE_SRC) {
+  const problems = [];
+  // the table itself goes one way: no pair of modules allowed both ways, no cycle
+  const allowed = new Map(Object.entries(table).map(([m, deps]) => [m, new Set(deps)]));
+  for (const c of cycles(allowed)) problems.push(`the engine's module table allows a cycle: ${[...c, c[0]].join(' → ')}`);
+  const edges = engineModuleEdges(src);
+  const modules = new Set(sourceFiles(src).map((f) => engineModuleOf(src, f)));
+  for (const m of modules) if (m !== 'engine' && !(m in table)) problems.push(`${where}/${m}/ is not an engine module (add it to ENGINE_MODULES in scripts/check-deps.mjs and to docs/architecture.md)`);
+  for (const [key, via] of edges) {
+    const [from, to] = key.split(' → ');
+    if (edges.has(`${to} → ${from}`) && from < to) problems.push(`engine modules ${from} and ${to} import each other (${via[0]}; ${edges.get(`${to} → ${from}`)[0]})`);
+    if (from === 'engine' || !(from in table)) continue;
+    if (to === 'engine') problems.push(`${where}/${via[0].split(' → ')[0]}: the ${from} module imports the engine's top (${via[0].split(' → ')[1]})`);
+    else if (!table[from].includes(to)) problems.push(`${where}/${via[0].split(' → ')[0]}: the ${from} module may not import the ${to} module (${via[0].split(' → ')[1]}; ${from} may import: ${table[from].join(', ') || 'no other module'})`);
+  }
+  const index = path.join(src, 'index.ts');
+  if (fs.existsSync(index)) {
+    for (const spec of fs.readFileSync(index, 'utf8').matchAll(/^\s*export\s+\*\s+(?:as\s+\w+\s+)?from\s+['"]([^'"]+)['"]/gm)) problems.push(`${where}/index.ts: \`export * from '${spec[1]}'\` (the facade names what it exports)`);
+  }
+  return problems;
+}
+
 export function check() {
   const pkgs = workspaces();
   const byName = new Map(pkgs.map((p) => [p.name, p]));
@@ -172,6 +247,7 @@ export function check() {
     for (const c of fileCycles(sourceFiles(path.join(root, x.dir)))) problems.push(`import cycle in ${x.dir} (${x.what}): ${[...c, c[0]].map((f) => path.relative(x.dir, f)).join(' → ')}`);
   }
   for (const c of cycles(pkgGraph)) problems.push(`package cycle: ${[...c, c[0]].join(' → ')}`);
+  problems.push(...engineModuleProblems(path.join(root, ENGINE_SRC)));
   return { packages: pkgs.map((p) => ({ dir: p.dir, name: p.name, layer: p.layer, imports: [...pkgGraph.get(p.name)].sort() })), problems };
 }
 

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 // @ts-expect-error plain ES module without types
-import { EXTRA_SOURCES, RULES, check, cycles, fileCycles, importsOf, layerOf, sourceFiles } from '../scripts/check-deps.mjs';
+import { ENGINE_MODULES, ENGINE_SRC, EXTRA_SOURCES, RULES, check, cycles, engineModuleEdges, engineModuleProblems, fileCycles, importsOf, layerOf, sourceFiles } from '../scripts/check-deps.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -52,6 +52,62 @@ test('the check sees a cycle, a plugin importing a plugin and a host importing t
     assert.deepEqual(fileCycles(files).map((c: string[]) => c.map((x) => path.basename(x)).sort()), [['page.tsx', 'panel.tsx']]);
     fs.writeFileSync(path.join(dir, 'panel.tsx'), "import { util } from './util';\nexport const Panel = () => null;\n");
     assert.deepEqual(fileCycles(sourceFiles(dir)), []);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the engine is feature modules that depend one way, above io/ and infra/, behind a curated facade', () => {
+  const src = path.join(root, ENGINE_SRC);
+  const table = ENGINE_MODULES as Record<string, string[]>;
+  // every folder of the engine's src/ is a module of the table, and every module of the table is a folder
+  const folders = fs.readdirSync(src, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  assert.deepEqual(folders, Object.keys(table).sort());
+  for (const m of ['parse', 'extraction', 'chat', 'search', 'generation', 'split', 'edit', 'workflows', 'accounts', 'analytics']) assert.ok(table[m].includes('io') && table[m].includes('infra'), `${m} sits above io/ and infra/`);
+  assert.deepEqual(table.infra, []);
+  assert.deepEqual(table.io, ['infra']);
+  // the allowed graph has no two-way pair and no cycle
+  for (const [m, deps] of Object.entries(table)) for (const d of deps) assert.ok(!table[d]?.includes(m), `${m} and ${d} may import each other`);
+  assert.deepEqual(cycles(new Map(Object.entries(table).map(([m, d]) => [m, new Set(d)]))), []);
+  // the code keeps it: no two-way dependency between modules, each import allowed, no import cycle between files
+  const edges = engineModuleEdges(src) as Map<string, string[]>;
+  const twoWay = [...edges.keys()].filter((k) => edges.has(k.split(' → ').reverse().join(' → ')));
+  assert.deepEqual(twoWay, [], `modules importing each other:\n${twoWay.map((k) => `${k}: ${edges.get(k)![0]}`).join('\n')}`);
+  assert.deepEqual(engineModuleProblems(src), []);
+  assert.deepEqual(fileCycles(sourceFiles(src)), []);
+  // the facade names what it exports
+  const index = fs.readFileSync(path.join(src, 'index.ts'), 'utf8');
+  assert.deepEqual(index.match(/^\s*export\s+\*.*$/gm) ?? [], []);
+  assert.ok(/^export \{ Engine \} from '\.\/engine\.js';$/m.test(index));
+});
+
+test('the engine module check sees a two-way pair, a forbidden import, an unknown folder and an export *', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engine-modules-'));
+  try {
+    const write = (rel: string, text: string) => {
+      fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+      fs.writeFileSync(path.join(dir, rel), text);
+    };
+    write('infra/base.ts', 'export const base = 1;\n');
+    write('context.ts', "import type { base } from './infra/base.js';\nexport type Ctx = typeof base;\n");
+    write('low/a.ts', "import { base } from '../infra/base.js';\nexport const a = base;\n");
+    write('high/b.ts', "import { a } from '../low/a.js';\nexport const b = a;\n");
+    write('engine.ts', "import { b } from './high/b.js';\nexport const engine = b;\n");
+    write('index.ts', "export { engine } from './engine.js';\n");
+    const table = { infra: [], low: ['infra'], high: ['low', 'infra'] };
+    assert.deepEqual(engineModuleProblems(dir, table, 'src'), []);
+    // the low module imports the high one (type-only counts): a two-way pair and an import the table refuses
+    write('low/a.ts', "import { base } from '../infra/base.js';\nimport type { b } from '../high/b.js';\nexport const a = base;\nexport type B = typeof b;\n");
+    let problems = engineModuleProblems(dir, table, 'src') as string[];
+    assert.ok(problems.some((p) => /high and low import each other/.test(p)), problems.join('\n'));
+    assert.ok(problems.some((p) => /the low module may not import the high module/.test(p)), problems.join('\n'));
+    write('low/a.ts', "import { base } from '../infra/base.js';\nexport const a = base;\n");
+    // a module importing the engine's top, a folder missing from the table, a table allowing both ways, an export *
+    write('stray/c.ts', "export const c = 1;\n");
+    write('high/b.ts', "import { a } from '../low/a.js';\nimport type { engine } from '../engine.js';\nexport const b = a;\nexport type E = typeof engine;\n");
+    write('index.ts', "export * from './engine.js';\n");
+    problems = engineModuleProblems(dir, { infra: [], low: ['infra', 'high'], high: ['low', 'infra'] }, 'src') as string[];
+    for (const re of [/src\/stray\/ is not an engine module/, /the high module imports the engine's top/, /module table allows a cycle/, /src\/index\.ts: `export \* from '\.\/engine\.js'`/]) assert.ok(problems.some((p) => re.test(p)), `${re}: ${problems.join('\n')}`);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
