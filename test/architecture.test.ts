@@ -118,6 +118,17 @@ test('docs/architecture.md and the README describe the layers the check enforces
   for (const name of ['@quire/core', '@quire/engine', '@quire/layout', '@quire/office', '@quire/text', '@quire/fields', 'scripts/check-deps.mjs']) assert.ok(doc.includes(name), `docs/architecture.md names ${name}`);
   const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
   assert.ok(readme.includes('docs/architecture.md'));
+  // the engine's module table of docs/architecture.md is the one check-deps enforces
+  for (const [m, deps] of Object.entries(ENGINE_MODULES as Record<string, string[]>)) {
+    const row = doc.split('\n').find((l) => l.startsWith(`| \`${m}/\` |`));
+    assert.ok(row, `docs/architecture.md has a row for ${m}/`);
+    const allowed = row!.split('|').at(-2)!.trim();
+    assert.deepEqual(allowed === 'no other module' ? [] : allowed.split(', ').map((x) => x.replace(/^`|\/`$/g, '')), deps, `docs/architecture.md: what ${m}/ may import`);
+    assert.ok(readme.includes(`\`${m}/\``), `the README's architecture section names ${m}/`);
+  }
+  const section = readme.slice(readme.indexOf('## Architecture'), readme.indexOf('\n## ', readme.indexOf('## Architecture') + 1));
+  assert.ok(section.length > 100, 'the README has an architecture section');
+  for (const stale of ['services/', 'pipelines/', 'presenters']) assert.ok(!doc.includes(stale) && !section.includes(stale), `no stale ${stale} in the architecture docs`);
 });
 
 test('routes read and write through the engine: no store.repo(, tx.repo( or .transaction( in a route file', () => {
