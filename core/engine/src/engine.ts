@@ -166,7 +166,7 @@ export class Engine implements EngineContext {
       fairShare: config.queue.fairShare,
       observer: this.metrics.observer,
     });
-    // deliveries are jobs of the `webhook` pipeline (pipelines/webhook.ts), run by whichever process consumes it
+    // deliveries are jobs of the `webhook` pipeline (infra/webhook-pipeline.ts), run by whichever process consumes it
     this.webhooks = new WebhookDispatcher(this.store, { allowedHosts: config.network.allowedHosts, retryDelaysMs: config.webhooks.retryDelaysMs, timeoutMs: config.webhooks.timeoutMs }, logger.child({ part: 'webhooks' }), this.pipelines, (stored) => decryptSecret(secretsKey(this), stored), (userId) => callbackSecret(this.signingSecret, userId));
     definePipelines(this);
     if (this.role !== 'runner') await this.recoverInterrupted();

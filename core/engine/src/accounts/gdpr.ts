@@ -8,7 +8,7 @@
  * renewing. `marketing` and `analytics` are optional. `data_processing` is given for an organization
  * (organization_id, by its owners or admins), never for a person alone.
  *
- * Export. POST makes a request and a `gdpr-export` job (pipelines/gdpr.ts) that writes one zip (yazl) of
+ * Export. POST makes a request and a `gdpr-export` job (accounts/gdpr-pipeline.ts) that writes one zip (yazl) of
  * everything the user owns: profile, documents (file, metadata, parsed content), extractions, chat history,
  * knowledge bases, API key metadata (never hashes), consent history, audit log entries. The zip is fetched
  * through a signed URL that expires with the export (QUIRE_EXPORT_TTL_H); then the zip is removed and the

@@ -4,7 +4,7 @@
  * - Roles: `owner` (everything, including deleting the organization and granting or taking ownership),
  *   `admin` (manage members below owner, settings, and all of the organization's resources), `member`
  *   (create resources in it and manage their own), `viewer` (read only). What a role may do to a resource
- *   is decided by accounts/access.ts; this module decides what it may do to the organization itself.
+ *   is decided by infra/access.ts; this module decides what it may do to the organization itself.
  * - There is always at least one owner: the last owner can neither leave, be removed, nor be demoted.
  *   Ownership is transferred by an owner making another member owner (PATCH the member's role, or
  *   transferOwnership, which also steps the caller down to admin); then the old owner may leave.

@@ -74,7 +74,7 @@ export interface ChatAnswer {
 
 /** A session of the caller (someone else's is not found). */
 /**
- * A chat session for the caller, by the one access rule (accounts/access.ts): the caller's own, or one of
+ * A chat session for the caller, by the one access rule (infra/access.ts): the caller's own, or one of
  * their organization's (members read it; continuing or deleting it is a write: its creator, or an owner or
  * admin). Anyone else's is a 404.
  */

@@ -1,4 +1,4 @@
-/** Extraction batches as a pipeline: fanout (one child 'extract' job per document) → collect (see services/extraction-batch.ts). */
+/** Extraction batches as a pipeline: fanout (one child 'extract' job per document) → collect (see batch.ts). */
 import type { EngineContext as Engine } from '../context.js';
 import { BATCH_PIPELINE, collectBatch, fanOutBatch } from './batch.js';
 

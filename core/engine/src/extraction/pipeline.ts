@@ -1,11 +1,11 @@
 /**
- * Extraction as a pipeline: load → extract. The job row (services/extraction.ts prepareExtraction) carries
+ * Extraction as a pipeline: load → extract. The job row (extraction/service.ts prepareExtraction) carries
  * the resolved definition, the input and the owner, so the stages run on any process (the API or a
  * `quire-worker`). Events for a streaming caller go over the event bus (JOB_PROGRESS_EVENT), which crosses
  * processes; cancelling the job aborts the stage wherever it runs (the runtime's watch). Storing the
  * extraction and its charge happens once per job (one transaction, keyed by the job's extraction id), so a
  * stage taken over from a worker that died stores nothing twice. A batch child reports to its batch when
- * it ends (services/extraction-batch.ts).
+ * it ends (extraction/batch.ts).
  */
 import { NonRetryableError, StoreConflictError, errors, isQuireError } from '@quire/core';
 import type { Chunk, ExtractionRecord, FieldResult, JobRecord, ParsedDocument } from '@quire/core';

@@ -1,5 +1,5 @@
 /**
- * One extraction run, submitted here and run by the `extract` pipeline (pipelines/extract.ts) on whichever
+ * One extraction run, submitted here and run by the `extract` pipeline (extraction/pipeline.ts) on whichever
  * process consumes its stages. Submission (in the caller's process, with the caller's AuthInfo) resolves
  * the definition (schema | fields | description) and the input (document, svc://, jobid://, URL), checks
  * ownership and state (400/404/409 are thrown before any job exists) and inserts a job row ('extract')

@@ -106,7 +106,7 @@ export function personalOf(auth: AuthInfo): { user_id: string; organization_id: 
   return { user_id: auth.user.id, organization_id: null };
 }
 
-/** Owner scope for vector search filters (hits are checked with canRead afterwards: see services/search.ts). */
+/** Owner scope for vector search filters (hits are checked with canRead afterwards: see search/service.ts). */
 export function ownerScope(auth: AuthInfo): { userId: string; organizationIds: string[] } {
   return { userId: auth.user.id, organizationIds: auth.memberships.map((m) => m.organization_id) };
 }

@@ -40,7 +40,7 @@ interface Engine {
   config: { network: { allowedHosts: readonly string[] } };
 }
 
-/** What opens the key of secrets at rest (services/secrets.ts). */
+/** What opens the key of secrets at rest (infra/secrets.ts). */
 type Keyed = SecretsKeyHolder & { config: { network: { allowedHosts: readonly string[] } } };
 
 /** Events only workflow triggers see (not spec §6.1 webhook events). */
@@ -189,7 +189,7 @@ export function normaliseEvents(events: readonly string[]): string[] {
 
 /**
  * Creates a webhook. The answer holds the signing secret in plain (shown once); the row keeps it encrypted
- * (services/secrets.ts).
+ * (infra/secrets.ts).
  */
 export async function createWebhook(rt: Pick<Engine, 'store'> & Keyed, auth: AuthInfo, input: { url: string; events: string[]; organization_id?: string | null; description?: string | null; active?: boolean }): Promise<WebhookRecord> {
   assertCanCreateIn(auth, input.organization_id ?? null);

@@ -1,5 +1,5 @@
 /**
- * Split jobs: one `jobs` row of type 'split' per split, run by the `split` pipeline (pipelines/split.ts).
+ * Split jobs: one `jobs` row of type 'split' per split, run by the `split` pipeline (split/pipeline.ts).
  * Its input says where the content comes from (a document, a finished parse job, or a URL that becomes a
  * document) and the plan; its sections are rows of `split_sections`.
  */

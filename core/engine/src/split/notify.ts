@@ -1,7 +1,7 @@
 /**
  * Split events (spec §6.1): `split.completed` / `split.failed`, not wrapped in the envelope, once per job.
  * A per-request webhook_url (run or batch) gets it as a signed delivery with the retry schedule of every
- * delivery (services/webhooks.ts); without one, the event goes on the bus and from there to the webhooks
+ * delivery (infra/webhooks.ts); without one, the event goes on the bus and from there to the webhooks
  * subscribed to it (the organization's, else the user's own), unwrapped as well (webhookBody).
  */
 import type { JobRecord } from '@quire/core';

@@ -1,6 +1,6 @@
 /**
  * Workflow executions. An execution is a `workflow_executions` row and a job of the `workflow` pipeline
- * with the same id (pipelines/workflow.ts), so whichever process consumes the pipeline runs it, and a stage
+ * with the same id (workflows/pipeline.ts), so whichever process consumes the pipeline runs it, and a stage
  * taken over after a crash resumes after the last completed step (each step's result is in the log).
  * Executions that must happen once (one per event and workflow, one per scheduled tick) get an id derived
  * from what started them: a second process that starts the same one hits the primary key and does nothing.

@@ -380,7 +380,7 @@ export interface WorkflowRecord extends Owned {
   enabled: boolean;
   /** a scheduled workflow's ticks are counted from here (set when its schedule is set or changed) */
   schedule_from: Date | null;
-  /** the random secret of its inbound webhook URL, encrypted (services/secrets.ts); new on each rotation */
+  /** the random secret of its inbound webhook URL, encrypted (infra/secrets.ts); new on each rotation */
   trigger_secret: string | null;
   created_at: Date;
   updated_at: Date;
