@@ -380,26 +380,37 @@ export async function storeAndIndexChunks(rt: Engine, owner: Owned, documentId: 
   await vectors.deleteDocument(documentId);
   await storeChunks(rt, owner, documentId, chunks);
   let indexed = 0;
+  // vectors are written in parts sized by the time they hold this event loop (the embedded store writes
+  // synchronously), as indexChunks does
+  let size = 16;
   for (let i = 0; i < batches.length; i++) {
     signal?.throwIfAborted();
     const embedded = await asked[i]!;
     ask(i + EMBED_AHEAD);
-    await vectors.upsert(
-      embedder.space,
-      batches[i]!.map((c, j) => ({
-        id: c.id,
-        documentId,
-        userId: owner.user_id,
-        organizationId: owner.organization_id,
-        page: c.page,
-        text: c.content,
-        vector: embedded[j]!,
-        metadata: { type: c.metadata.type, index: c.index },
-      })),
-    );
-    indexed += batches[i]!.length;
-    onIndexed?.(indexed);
-    await yieldToEventLoop();
+    const batch = batches[i]!;
+    for (let k = 0; k < batch.length; ) {
+      signal?.throwIfAborted();
+      const before = performance.eventLoopUtilization();
+      const part = batch.slice(k, k + size);
+      await vectors.upsert(
+        embedder.space,
+        part.map((c, j) => ({
+          id: c.id,
+          documentId,
+          userId: owner.user_id,
+          organizationId: owner.organization_id,
+          page: c.page,
+          text: c.content,
+          vector: embedded[k + j]!,
+          metadata: { type: c.metadata.type, index: c.index },
+        })),
+      );
+      k += part.length;
+      indexed += part.length;
+      onIndexed?.(indexed);
+      size = sliceBatch(part.length, before, INDEX_BATCH);
+      await yieldToEventLoop();
+    }
   }
   return indexed;
 }
