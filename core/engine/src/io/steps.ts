@@ -103,7 +103,24 @@ export interface StoredRead {
  * a file that is streamed into storage, so a large document is never turned into objects (or one large
  * string) on this event loop.
  */
-export async function readFileToStorage(rt: Pick<Engine, 'registry' | 'config' | 'storage'> & Partial<Pick<Engine, 'metrics'>>, file: FileRef, cfg: ParseConfig, key: string, opts: { signal?: AbortSignal; onProgress?: (f: number, pages?: PagesRead) => void; chunk?: boolean; deferOcr?: boolean } = {}): Promise<StoredRead> {
+export async function readFileToStorage(
+  rt: Pick<Engine, 'registry' | 'config' | 'storage'> & Partial<Pick<Engine, 'metrics'>>,
+  file: FileRef,
+  cfg: ParseConfig,
+  key: string,
+  opts: {
+    signal?: AbortSignal;
+    onProgress?: (f: number, pages?: PagesRead) => void;
+    chunk?: boolean;
+    deferOcr?: boolean;
+    /**
+     * Hears the chunks of a document chunked where it was read (see StoredRead.chunks) before its JSON is
+     * saved: what it starts (storing and indexing them, the embedding in the embedder's own thread) runs
+     * while this thread encodes and writes the JSON. Awaited before the read returns.
+     */
+    onChunks?: (chunks: Chunk[]) => Promise<void>;
+  } = {},
+): Promise<StoredRead> {
   const { reader, input, options, isolate, failed } = readPlan(rt, file, cfg, opts);
   // only the read's errors are the reader's: a storage failure keeps its own (transient) kind
   let read: ReadJson | null = null;
@@ -123,12 +140,21 @@ export async function readFileToStorage(rt: Pick<Engine, 'registry' | 'config' |
     rt.metrics?.ocr(read.ocrPages);
     return { pages: read.pages, ocrPages: read.ocrPages, ocrPending: read.ocrPending ?? [], issues: read.issues };
   }
-  await saveParsed(rt, key, doc!);
   // a longer document is chunked by the chunk stage, in an isolate: chunking it here would hold this event
   // loop for more than ~50 ms
   // (a document with pages left for the ocr stage is chunked once they are read)
   const ocrPending = ocrPendingOf(doc!);
   const chunks = opts.chunk && !ocrPending.length && doc!.pages.length <= INLINE_CHUNK_PAGES ? chunkParsed(rt, doc!, cfg) : undefined;
+  // the chunks' own work starts first (their embedding goes to the embedder's thread at once), then the
+  // JSON is encoded and saved on this thread meanwhile
+  const onChunks = chunks && opts.onChunks ? opts.onChunks(chunks) : null;
+  onChunks?.catch(() => {});
+  try {
+    await saveParsed(rt, key, doc!);
+  } finally {
+    await onChunks?.catch(() => {});
+  }
+  await onChunks;
   const ocrPages = doc!.pages.filter((p) => p.ocr).length;
   rt.metrics?.ocr(ocrPages);
   return { pages: doc!.pages.length, ocrPages, ocrPending, issues: doc!.issues, ...(chunks ? { chunks } : {}) };
@@ -319,6 +345,74 @@ export async function indexChunks(rt: Engine, owner: Owned, documentId: string, 
     if (rows.length < INDEX_PAGE) break;
   }
   return total;
+}
+
+/** Embedding requests of one document asked for ahead of the vectors written (bounds what waits in memory). */
+const EMBED_AHEAD = 8;
+
+/**
+ * Stores the chunks of a document chunked where it was read and indexes them, without reading them back:
+ * the first batches' embeddings are asked for at once (the embedder works through them in its own thread, or
+ * on the network) while this thread writes the rows and the document's JSON (see readFileToStorage's
+ * onChunks); then each batch's vectors are written as they come, EMBED_AHEAD batches asked for ahead.
+ * Idempotent, so that a stage run again after a crash leaves one copy of everything: the rows are replaced
+ * in one transaction, the document's earlier vectors are deleted first and every vector is keyed by its
+ * chunk's id. `onIndexed` hears the count written so far after each batch. Returns the vectors written.
+ */
+export async function storeAndIndexChunks(rt: Engine, owner: Owned, documentId: string, chunks: Chunk[], signal?: AbortSignal, onIndexed?: (done: number) => void): Promise<number> {
+  const embedder = rt.registry.tryGet('embedder');
+  const vectors = rt.registry.tryGet('vector-store');
+  if (!embedder || !vectors) {
+    await storeChunks(rt, owner, documentId, chunks);
+    return 0;
+  }
+  const batches: Chunk[][] = [];
+  for (let i = 0; i < chunks.length; i += INDEX_BATCH) batches.push(chunks.slice(i, i + INDEX_BATCH));
+  const asked: (Promise<Float32Array[]> | undefined)[] = [];
+  const ask = (i: number) => {
+    if (i >= batches.length || asked[i]) return;
+    const p = embedder.embed(batches[i]!.map((c) => c.content), 'document');
+    p.catch(() => {}); // awaited below, unless an earlier step failed first
+    asked[i] = p;
+  };
+  // asked before the first await: the embedder's thread starts while this one goes on
+  for (let i = 0; i < EMBED_AHEAD; i++) ask(i);
+  await vectors.deleteDocument(documentId);
+  await storeChunks(rt, owner, documentId, chunks);
+  let indexed = 0;
+  // vectors are written in parts sized by the time they hold this event loop (the embedded store writes
+  // synchronously), as indexChunks does
+  let size = 16;
+  for (let i = 0; i < batches.length; i++) {
+    signal?.throwIfAborted();
+    const embedded = await asked[i]!;
+    ask(i + EMBED_AHEAD);
+    const batch = batches[i]!;
+    for (let k = 0; k < batch.length; ) {
+      signal?.throwIfAborted();
+      const before = performance.eventLoopUtilization();
+      const part = batch.slice(k, k + size);
+      await vectors.upsert(
+        embedder.space,
+        part.map((c, j) => ({
+          id: c.id,
+          documentId,
+          userId: owner.user_id,
+          organizationId: owner.organization_id,
+          page: c.page,
+          text: c.content,
+          vector: embedded[k + j]!,
+          metadata: { type: c.metadata.type, index: c.index },
+        })),
+      );
+      k += part.length;
+      indexed += part.length;
+      onIndexed?.(indexed);
+      size = sliceBatch(part.length, before, INDEX_BATCH);
+      await yieldToEventLoop();
+    }
+  }
+  return indexed;
 }
 
 /** API shape of a chunk in parse results (spec §2.2, plus id, bbox and span). */

@@ -5,7 +5,7 @@ import { addDocument } from './collections.js';
 import { documentEventData, publicErrorText } from '../io/documents.js';
 import { parseConfig } from '../io/parse-config.js';
 import { ownerOf, requireDocument, withLocalFile } from '../jobs.js';
-import { chunkStored, contentKey, indexChunks, readCounts, readFileToStorage, storeChunks } from '../io/steps.js';
+import { chunkStored, contentKey, indexChunks, readCounts, readFileToStorage, storeAndIndexChunks, storeChunks } from '../io/steps.js';
 
 /**
  * Reads an uploaded document into its stored content. With `deferOcr` (the read stage) the pages that need
@@ -14,20 +14,25 @@ import { chunkStored, contentKey, indexChunks, readCounts, readFileToStorage, st
 async function readDocument(rt: Engine, ctx: StageContext, deferOcr: boolean): Promise<Record<string, unknown>> {
   const doc = await requireDocument(rt.store, String(ctx.payload.documentId));
   const cfg = parseConfig(doc.parsing_config ?? {});
+  let indexed: number | undefined;
   const read = await withLocalFile(rt.storage, doc.storage_key, (file) =>
     readFileToStorage(rt, { path: file, name: doc.name, format: doc.file_type, size: doc.file_size, id: doc.id }, cfg, contentKey(doc.id), {
       signal: ctx.signal,
       onProgress: (f, pages) => void ctx.report(readCounts(deferOcr, pages), f).catch(() => {}),
       chunk: true,
       deferOcr,
+      // a document the reader built in this process comes back chunked: its rows and vectors are written
+      // now, while its JSON is saved, and the chunk and index stages find their work done (a rerun of this
+      // stage replaces them: one copy of each)
+      onChunks: async (chunks) => {
+        void ctx.report({ chunks: chunks.length, chunks_indexed: 0 }).catch(() => {});
+        indexed = await storeAndIndexChunks(rt, ownerOf(doc), doc.id, chunks, ctx.signal, (done) => void ctx.report({ chunks_indexed: done }).catch(() => {}));
+      },
     }),
   );
-  await ctx.report({ ...(deferOcr ? { pages_total: read.pages, pages_read: read.pages } : {}), pages_ocr: read.ocrPages, ...(read.chunks ? { chunks: read.chunks.length } : {}) });
-  // a document the reader built in this process comes back chunked: its rows are written now and the
-  // chunk stage finds its work done (a rerun of this stage replaces them)
-  if (read.chunks) await storeChunks(rt, ownerOf(doc), doc.id, read.chunks);
+  await ctx.report({ ...(deferOcr ? { pages_total: read.pages, pages_read: read.pages } : {}), pages_ocr: read.ocrPages, ...(read.chunks ? { chunks: read.chunks.length } : {}), ...(indexed !== undefined ? { chunks_indexed: indexed } : {}) });
   await rt.store.repo('documents').update(doc.id, { pages: read.pages, content_key: contentKey(doc.id), issues: read.issues.length ? read.issues : null, updated_at: new Date() });
-  return { documentId: doc.id, pages: read.pages, ocr_pages: read.ocrPages, ...(read.ocrPending.length ? { ocr_pending: read.ocrPending } : {}), ...(read.chunks ? { chunks: read.chunks.length, chunked: true } : {}) };
+  return { documentId: doc.id, pages: read.pages, ocr_pages: read.ocrPages, ...(read.ocrPending.length ? { ocr_pending: read.ocrPending } : {}), ...(read.chunks ? { chunks: read.chunks.length, chunked: true } : {}), ...(indexed !== undefined ? { indexed } : {}) };
 }
 
 /**
@@ -68,6 +73,8 @@ export function defineIngestPipeline(rt: Engine): void {
         name: 'index',
         async run(ctx) {
           const doc = await requireDocument(rt.store, String(ctx.payload.documentId));
+          // indexed where it was read and chunked (the read stage's storeAndIndexChunks)
+          if (typeof ctx.payload.indexed === 'number') return { ...ctx.payload };
           const total = Number(ctx.payload.chunks ?? 0);
           await ctx.report({ chunks_indexed: 0 });
           const indexed = await indexChunks(rt, ownerOf(doc), doc.id, ctx.signal, (done) => void ctx.report({ chunks_indexed: done }, total > 0 ? done / total : undefined).catch(() => {}));
