@@ -250,6 +250,46 @@ describe('privacy over HTTP: consents, export, account deletion', () => {
     }
   });
 
+  test('an erasure while a document.completed handler is under way waits for it: the webhook delivery it records does not outlive the user', async () => {
+    // the webhook fan-out reads the user's webhooks, then records a delivery (naming the user) for each: held
+    // between the two until the erasure has answered or has waited a while, as in the test above
+    const d = await signUpUser(s, 'hooked@example.com', 'Hooked Writer');
+    const hook = await s.json('/api/webhooks', { method: 'POST', json: { url: 'http://127.0.0.1:9/hook', events: ['document.completed'] }, key: d.key });
+    assert.equal(hook.status, 201, JSON.stringify(hook.body));
+    const webhooks = s.runtime.webhooks as any;
+    const enqueue = webhooks.enqueueUnique;
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let reached!: () => void;
+    const atHold = new Promise<void>((r) => (reached = r));
+    let recorded!: () => void;
+    const deliveryWritten = new Promise<void>((r) => (recorded = r));
+    webhooks.enqueueUnique = async function (this: unknown, row: { user_id: string }) {
+      if (row.user_id !== d.id) return enqueue.call(this, row);
+      reached();
+      await held;
+      try {
+        return await enqueue.call(this, row);
+      } finally {
+        recorded();
+      }
+    };
+    try {
+      await upload(s, d, 'hooked.txt', 'Hooked ledger\n\nThe order was signed.');
+      await atHold;
+      const del = s.json('/api/gdpr/delete-account', { method: 'POST', json: { immediate: true }, key: d.key });
+      await Promise.race([del, new Promise((r) => setTimeout(r, 3000))]);
+      release();
+      const answer = await del;
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      await deliveryWritten;
+      for (const t of ['webhook_deliveries', 'jobs', 'webhooks']) assert.equal(await (s.runtime.store.repo(t as any) as any).count({ user_id: d.id }), 0, `rows of the user in ${t} after the erasure`);
+    } finally {
+      release();
+      webhooks.enqueueUnique = enqueue;
+    }
+  });
+
   test('immediate deletion: no file, vector, row or key of the user remains; the audit log keeps anonymised entries', async () => {
     const exportsBefore = await s.runtime.store.repo('data_export_requests').find({ user_id: a.id });
     const jobs = await s.runtime.store.repo('jobs').find({ user_id: a.id });
