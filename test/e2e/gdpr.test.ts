@@ -197,6 +197,99 @@ describe('privacy over HTTP: consents, export, account deletion', () => {
     assert.equal(await s.runtime.store.repo('users').get(g.id), null);
   });
 
+  test('an erasure right after an upload completes waits for its completion work: nothing the upload writes late carries the user', async () => {
+    // The document is marked completed before the rest of its completion runs (adding it to its knowledge
+    // base, the document.completed handlers): an erasure asked for at that moment must not finish before that
+    // work, or its writes (the knowledge-base link names the user) land after the erasure. The completion is
+    // held at a known point (the link's insert) until the erasure has answered or has waited a while.
+    const c = await signUpUser(s, 'late@example.com', 'Late Writer');
+    const kb = await s.json('/api/knowledge-bases', { method: 'POST', json: { name: 'Late links' }, key: c.key });
+    assert.equal(kb.status, 201, JSON.stringify(kb.body));
+    const kbId = kb.body.knowledge_base.id as string;
+    const links = s.runtime.store.repo('collection_documents') as any;
+    const insert = links.insert;
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let reached!: () => void;
+    const atHold = new Promise<void>((r) => (reached = r));
+    let linked!: () => void;
+    const linkWritten = new Promise<void>((r) => (linked = r));
+    // the completion's link of the document to its knowledge base waits at the hold, then is written
+    links.insert = async function (this: unknown, row: { collection_id: string }) {
+      if (row.collection_id !== kbId) return insert.call(this, row);
+      reached();
+      await held;
+      try {
+        return await insert.call(this, row);
+      } finally {
+        linked();
+      }
+    };
+    try {
+      const up = await s.json('/api/upload', { method: 'POST', body: uploadForm('late.txt', 'Late ledger of Kees Vonk\n\nThe kiln order was signed by Kees Vonk.', { knowledge_base_id: kbId }), key: c.key });
+      assert.equal(up.status, 200, JSON.stringify(up.body));
+      assert.equal((await waitForStatus(s, `/v1/documents/${up.body.document.id}`, 120_000, c.key)).status, 'completed');
+      await atHold; // the document reads completed; its completion waits at the hold
+      const del = s.json('/api/gdpr/delete-account', { method: 'POST', json: { immediate: true }, key: c.key });
+      // the completion goes on once the erasure has answered (an erasure that does not wait for it), or after a
+      // while (one that waits: it answers only after the completion's writes)
+      await Promise.race([del, new Promise((r) => setTimeout(r, 3000))]);
+      release();
+      const answer = await del;
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      await linkWritten; // the completion's write that names the user has run (before or after the erasure)
+      const tables = s.runtime.store.tables!();
+      for (const [t, cols] of Object.entries(tables)) {
+        if (!cols.includes('user_id')) continue;
+        assert.equal(await (s.runtime.store.repo(t as any) as any).count({ user_id: c.id }), 0, `rows of the user in ${t} after the erasure`);
+      }
+      assert.equal(await links.count({ collection_id: kbId }), 0, 'no link to the erased knowledge base');
+    } finally {
+      release();
+      links.insert = insert;
+    }
+  });
+
+  test('an erasure while a document.completed handler is under way waits for it: the webhook delivery it records does not outlive the user', async () => {
+    // the webhook fan-out reads the user's webhooks, then records a delivery (naming the user) for each: held
+    // between the two until the erasure has answered or has waited a while, as in the test above
+    const d = await signUpUser(s, 'hooked@example.com', 'Hooked Writer');
+    const hook = await s.json('/api/webhooks', { method: 'POST', json: { url: 'http://127.0.0.1:9/hook', events: ['document.completed'] }, key: d.key });
+    assert.equal(hook.status, 201, JSON.stringify(hook.body));
+    const webhooks = s.runtime.webhooks as any;
+    const enqueue = webhooks.enqueueUnique;
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let reached!: () => void;
+    const atHold = new Promise<void>((r) => (reached = r));
+    let recorded!: () => void;
+    const deliveryWritten = new Promise<void>((r) => (recorded = r));
+    webhooks.enqueueUnique = async function (this: unknown, row: { user_id: string }) {
+      if (row.user_id !== d.id) return enqueue.call(this, row);
+      reached();
+      await held;
+      try {
+        return await enqueue.call(this, row);
+      } finally {
+        recorded();
+      }
+    };
+    try {
+      await upload(s, d, 'hooked.txt', 'Hooked ledger\n\nThe order was signed.');
+      await atHold;
+      const del = s.json('/api/gdpr/delete-account', { method: 'POST', json: { immediate: true }, key: d.key });
+      await Promise.race([del, new Promise((r) => setTimeout(r, 3000))]);
+      release();
+      const answer = await del;
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      await deliveryWritten;
+      for (const t of ['webhook_deliveries', 'jobs', 'webhooks']) assert.equal(await (s.runtime.store.repo(t as any) as any).count({ user_id: d.id }), 0, `rows of the user in ${t} after the erasure`);
+    } finally {
+      release();
+      webhooks.enqueueUnique = enqueue;
+    }
+  });
+
   test('immediate deletion: no file, vector, row or key of the user remains; the audit log keeps anonymised entries', async () => {
     const exportsBefore = await s.runtime.store.repo('data_export_requests').find({ user_id: a.id });
     const jobs = await s.runtime.store.repo('jobs').find({ user_id: a.id });

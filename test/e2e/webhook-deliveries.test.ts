@@ -73,7 +73,7 @@ describe('webhook deliveries on the job engine', () => {
       assert.equal(h.headers['x-svc-signature'], signatureHeader(secret, row.payload));
       assert.ok(verifyTimestampedSignature(secret, row.payload, String(h.headers['x-svc-signature-v2'])));
     }
-    const job = await s.runtime.pipelines.waitFor(row.id, 10_000);
+    const job = await s.runtime.pipelines.waitFor(row.id, 60_000);
     assert.equal(job.type, 'webhook');
     assert.equal(job.status, 'completed');
     assert.equal(job.user_id, user);
@@ -87,7 +87,7 @@ describe('webhook deliveries on the job engine', () => {
     assert.equal(done.attempts, 1);
     assert.equal(done.last_status, 410);
     assert.equal(done.last_error, 'HTTP 410');
-    const job = await s.runtime.pipelines.waitFor(row.id, 10_000);
+    const job = await s.runtime.pipelines.waitFor(row.id, 60_000);
     assert.equal(job.status, 'failed');
     await new Promise((r) => setTimeout(r, 700)); // longer than the retry delays: nothing more comes
     assert.equal(hits('/gone').length, 1);

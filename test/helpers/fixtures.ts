@@ -1,5 +1,4 @@
 import { Document, HeadingLevel, Packer, Paragraph, Table, TableCell, TableRow, TextRun } from 'docx';
-import ExcelJS from 'exceljs';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 
 /** A born-digital PDF: a heading and body lines on each page. */
@@ -40,6 +39,7 @@ export async function makeDocx(): Promise<Buffer> {
 }
 
 export async function makeXlsx(): Promise<Buffer> {
+  const { default: ExcelJS } = await import('exceljs');
   const wb = new ExcelJS.Workbook();
   const s = wb.addWorksheet('Budget');
   s.addRow(['Department', 'Amount', 'Approved']);

@@ -47,7 +47,7 @@ test('a 3-stage pipeline passes payloads along, reports progress and completes o
   await runtime.consume();
   const job = await newJob(store);
   await runtime.start(job.id, 'doc', { n: 1 });
-  const done = await runtime.waitFor(job.id, 5000);
+  const done = await runtime.waitFor(job.id, 60_000);
 
   assert.equal(done.status, 'completed');
   assert.equal(done.progress, 100);
@@ -74,7 +74,7 @@ test('start() leaves the job pending until a consumer takes it', async () => {
   assert.equal((await store.repo('jobs').get(job.id))!.status, 'pending');
   await assert.rejects(runtime.waitFor(job.id, 60), JobTimeoutError);
   await runtime.consume();
-  assert.equal((await runtime.waitFor(job.id, 5000)).status, 'completed');
+  assert.equal((await runtime.waitFor(job.id, 60_000)).status, 'completed');
   await assert.rejects(runtime.start(job.id, 'nope'), /unknown pipeline "nope"; known pipelines: p/);
   await assert.rejects(runtime.consume(['p.zzz']), /unknown stage queue/);
   await close();
@@ -103,7 +103,7 @@ test('a flaky stage is retried with the attempt counter and then succeeds', asyn
   await runtime.consume();
   const job = await newJob(store);
   await runtime.start(job.id, 'flaky');
-  const done = await runtime.waitFor(job.id, 5000);
+  const done = await runtime.waitFor(job.id, 60_000);
   assert.equal(done.status, 'completed');
   assert.deepEqual(done.result, { ok: true });
   assert.deepEqual(attempts, [1, 2, 3]);
@@ -132,7 +132,7 @@ test('a stage failing every attempt fails the job after maxAttempts, onFail once
   await runtime.consume();
   const job = await newJob(store);
   await runtime.start(job.id, 'bad');
-  const done = await runtime.waitFor(job.id, 5000);
+  const done = await runtime.waitFor(job.id, 60_000);
   assert.equal(done.status, 'failed');
   assert.equal(done.error, 'disk on fire');
   assert.equal(runs, 3);
@@ -159,8 +159,8 @@ test('NonRetryableError and 4xx QuireErrors fail the job at once', async () => {
   const b = await newJob(store);
   await runtime.start(a.id, 'nr');
   await runtime.start(b.id, 'q4');
-  const fa = await runtime.waitFor(a.id, 5000);
-  const fb = await runtime.waitFor(b.id, 5000);
+  const fa = await runtime.waitFor(a.id, 60_000);
+  const fb = await runtime.waitFor(b.id, 60_000);
   assert.equal(fa.error, 'not a PDF');
   assert.equal(fb.error, 'bad format');
   // a waiting caller, maybe in another process, gets the stage's error back with its code
@@ -203,7 +203,7 @@ test('cancel aborts the running stage, fails the job with "Cancelled" and runs n
   await runtime.start(job.id, 'slow');
   await running;
   await runtime.cancel(job.id);
-  const done = await runtime.waitFor(job.id, 5000);
+  const done = await runtime.waitFor(job.id, 60_000);
   assert.equal(done.status, 'failed');
   assert.equal(done.error, 'Cancelled');
   await sleep(50);
@@ -235,7 +235,7 @@ test('a job cancelled by another process is noticed by the running stage', async
   await store.repo('jobs').update(job.id, { status: 'failed', error: 'Cancelled' });
   const t0 = Date.now();
   while ((await store.repo('job_stages').findOne({ job_id: job.id }))!.status === 'running') {
-    assert.ok(Date.now() - t0 < 2000, 'stage was not aborted');
+    assert.ok(Date.now() - t0 < 30_000, 'stage was not aborted');
     await sleep(10);
   }
   assert.equal((await store.repo('jobs').get(job.id))!.error, 'Cancelled');
@@ -252,7 +252,7 @@ test('duplicate deliveries of a stage run it once', async () => {
   const msg = { id: 'm1', jobId: job.id, pipeline: 'dup', stage: 'a', payload: {}, attempt: 1 };
   await transport.publish(msg);
   await transport.publish(msg);
-  await runtime.waitFor(job.id, 5000);
+  await runtime.waitFor(job.id, 60_000);
   await sleep(100);
   assert.equal(runs, 1);
   assert.equal(h.calls.complete.length, 1);
@@ -260,7 +260,7 @@ test('duplicate deliveries of a stage run it once', async () => {
   await transport.publish(msg); // after completion: acked and ignored
   const t0 = Date.now();
   while ((await transport.depth('dup.a')) > 0) {
-    assert.ok(Date.now() - t0 < 2000, 'duplicate never settled');
+    assert.ok(Date.now() - t0 < 30_000, 'duplicate never settled');
     await sleep(10);
   }
   assert.equal(runs, 1);
@@ -279,7 +279,7 @@ for (const claims of ['strict', 'lenient'] as const) test(`a stage held by a wor
   await store.claimStage(job.id, 'lease.a', 'dead-worker');
   await runtime.consume();
   await runtime.start(job.id, 'lease');
-  const done = await runtime.waitFor(job.id, 5000);
+  const done = await runtime.waitFor(job.id, 60_000);
   assert.equal(done.status, 'completed');
   // a lower bound from the heartbeat holds on a loaded machine (the time to here is not counted twice)
   const waited = Date.now() - beat.getTime();
@@ -323,7 +323,7 @@ test('stop() aborts in-flight stages and their messages go back to the queue for
   const second = new PipelineRuntime({ store, transport, workerId: 'w2', pollMs: 20 });
   second.define(def(false));
   await second.consume();
-  const done = await second.waitFor(job.id, 5000);
+  const done = await second.waitFor(job.id, 60_000);
   assert.equal(done.status, 'completed');
   assert.deepEqual(done.result, { by: 'second' });
   assert.deepEqual(attempts, [1, 1], 'an interrupted delivery does not spend an attempt');
@@ -358,7 +358,7 @@ async function twoWorkers(leaseMs = 600) {
   const job = await newJob(store);
   const msg = { id: 'm', jobId: job.id, pipeline: 'twice', stage: 'a', payload: {}, attempt: 1 };
   const settle = async () => {
-    const done = await workers[0]!.waitFor(job.id, 5000);
+    const done = await workers[0]!.waitFor(job.id, 60_000);
     for (const q of ['twice.a', 'twice.b']) while ((await transport.depth(q)) > 0) await sleep(10);
     await sleep(30);
     for (const w of workers) await w.stop();
@@ -428,7 +428,7 @@ test('onCompleting runs in the transaction that completes the job: its writes ar
   try {
     const job = await newJob(store);
     await runtime.start(job.id, 'charged', {});
-    const done = await runtime.waitFor(job.id, 5000);
+    const done = await runtime.waitFor(job.id, 60_000);
     assert.equal(done.status, 'completed');
     assert.deepEqual(seen, [{ status: 'completed', output: { pages: 3 } }], 'written with the completion, once');
     assert.equal(completeHookDone, false, 'onComplete runs after (and may still be running)');

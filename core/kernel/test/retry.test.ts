@@ -33,7 +33,7 @@ for (const [name, make, expected] of [
     try {
       const job = await newJob(store);
       await runtime.start(job.id, 'p', {});
-      const done = await runtime.waitFor(job.id, 5000);
+      const done = await runtime.waitFor(job.id, 60_000);
       assert.equal(done.status, 'failed');
       assert.equal(runs, expected);
     } finally {

@@ -112,7 +112,7 @@ test('times out a hanging server; unreachable endpoints and malformed answers ar
   const slow = new OpenAIEmbedder({ baseUrl: url, model: 'm', timeoutMs: 150, maxRetries: 1, retryBaseMs: 1 });
   const t = Date.now();
   await assert.rejects(slow.embed(['a'], 'query'), isUpstream(/timed out after 150 ms/));
-  assert.ok(Date.now() - t < 3000);
+  assert.ok(Date.now() - t < 30_000);
 
   const closed = http.createServer();
   await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));

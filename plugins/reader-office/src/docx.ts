@@ -13,7 +13,7 @@
  * whole; in a longer one, notes follow the piece that refers to them and a table larger than a piece comes
  * out as several tables.
  */
-import mammoth from 'mammoth';
+import type mammothModule from 'mammoth';
 import { XMLParser } from 'fast-xml-parser';
 import { DocumentBuilder, errors, isQuireError, readLimits } from '@quire/core';
 import type { ParsedDocument, ReadLimits, ZipArchive } from '@quire/core';
@@ -28,6 +28,10 @@ const CAPTION = 'quire-caption';
 
 /** Characters of text counted as one page when estimating the length of a document against ReadLimits.pages. */
 export const CHARS_PER_PAGE = 5000;
+/** mammoth, loaded at the first docx read rather than with the plugin (a large module every process would load). */
+let mammothLoaded: Promise<typeof mammothModule> | null = null;
+const loadMammoth = () => (mammothLoaded ??= import('mammoth').then((m) => ((m as { default?: typeof mammothModule }).default ?? (m as unknown as typeof mammothModule))));
+
 /** Target size of one piece of the body given to mammoth. */
 export const CHUNK_BYTES = 256 * 1024;
 /** Largest single paragraph, table row or set of notes of one piece (mammoth needs ~100× this in memory). */
@@ -450,6 +454,7 @@ async function readPackage(input: DocxRead, label: string, limits: ReadLimits): 
       },
     };
     let html: string;
+    const mammoth = await loadMammoth();
     try {
       const result = await raceSignal(
         mammoth.convertToHtml({ file } as unknown as { buffer: Buffer }, {

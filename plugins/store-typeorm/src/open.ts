@@ -4,7 +4,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import type { DataSourceOptions } from 'typeorm';
-import mysql from 'mysql2/promise';
+import type mysql from 'mysql2/promise';
 import { makePrivateSync, mkdirPrivate, silentLogger, touchPrivateSync } from '@quire/core';
 import type { Logger } from '@quire/core';
 import { ENTITIES } from './entities.js';
@@ -114,8 +114,10 @@ async function dataSourceOptions(target: DbTarget, busyTimeoutMs: number): Promi
 /** Creates the database (utf8mb4, binary collation) when it does not exist yet. */
 async function ensureMysqlDatabase(t: Extract<DbTarget, { dialect: 'mysql' }>): Promise<void> {
   let conn: mysql.Connection;
+  // loaded for a MariaDB/MySQL target only (SQLite never needs it)
+  const { default: client } = await import('mysql2/promise');
   try {
-    conn = await mysql.createConnection({
+    conn = await client.createConnection({
       host: t.host,
       port: t.port,
       user: t.user,

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import amqp from 'amqplib';
 import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
 import { errors } from '@quire/core';
 import type { Logger } from '@quire/core';
@@ -170,6 +169,8 @@ export class AmqpLink {
   }
 
   private async open(): Promise<void> {
+    // amqplib is loaded at the first connection, not with the plugin (the embedded queue never needs it)
+    const { default: amqp } = await import('amqplib');
     const conn = await amqp.connect(this.o.url);
     conn.on('error', (e: Error) => {
       this.lastError = e.message;

@@ -233,7 +233,7 @@ test('an unreachable Weaviate fails with a clear error (real client), and health
     assert.match(e.message, new RegExp(`Weaviate at http://127.0.0.1:${port} \\(gRPC 127.0.0.1:${port}\\) is not reachable`));
     return true;
   });
-  assert.ok(Date.now() - t < 15_000);
+  assert.ok(Date.now() - t < 60_000);
   const h = await store.health();
   assert.equal(h.ok, false);
   assert.match(h.message!, /not reachable/);

@@ -365,10 +365,45 @@ async function eraseGeneratedFromOwn(rt: Engine, userId: string): Promise<void> 
   }
 }
 
+/** How long an erasure waits for the user's work under way in this process (stage runs, event handlers). */
+const QUIESCE_MS = 60_000;
+
+/**
+ * The user's work under way in this process ends before anything is erased, so that none of its writes
+ * (which name the user) lands after the erasure: a job reads completed before its completion hook has run
+ * (adding the document to its knowledge base, emitting document.completed), and event handlers run after
+ * their event was emitted (webhook deliveries, workflow executions). The user's own running jobs (and those
+ * of organizations that go with the account) are cancelled, so that their stages stop soon; the stage runs
+ * in progress of all their jobs, the completion hooks included, and the event handlers under way are waited
+ * for (at most QUIESCE_MS each). The caller mutes the user's events first: none starts a handler meanwhile.
+ */
+async function quiesce(rt: Engine, userId: string, goingOrganizations: string[]): Promise<void> {
+  const active = rt.pipelines.activeJobIds();
+  const theirs = active.length ? await rt.store.repo('jobs').find({ id: active, user_id: userId }) : [];
+  const going = new Set(goingOrganizations);
+  for (const j of theirs) {
+    if ((j.status === 'pending' || j.status === 'processing') && (!j.organization_id || going.has(j.organization_id))) await rt.pipelines.cancel(j.id).catch(() => {});
+  }
+  const settled = await rt.pipelines.settle(theirs.map((j) => j.id), QUIESCE_MS);
+  const handled = await rt.events.settle(() => true, QUIESCE_MS);
+  if (!settled || !handled) rt.logger.warn({ user: userId, stagesSettled: settled, handlersSettled: handled }, 'account deletion: work of the user still under way after the wait; erasing anyway');
+}
+
 /** Deletes the account now; returns the erased row counts. Throws CONFLICT when an organization needs a new owner first. */
 export async function deleteAccount(rt: Engine, userId: string, requestId: string | null): Promise<Record<string, number>> {
   const { blocking, alone } = await blockingOrganizations(rt.store, userId);
   if (blocking.length) throw errors.conflict('You are the only owner of organizations that have other members: transfer ownership (or delete them) first', { organization_ids: blocking });
+  // from here on no handler starts for the user's events (their webhooks and workflows go too)
+  const unmute = rt.events.mute((e) => e.user_id === userId);
+  try {
+    await quiesce(rt, userId, alone);
+    return await eraseAccount(rt, userId, requestId, alone);
+  } finally {
+    unmute();
+  }
+}
+
+async function eraseAccount(rt: Engine, userId: string, requestId: string | null, alone: string[]): Promise<Record<string, number>> {
   await recordAudit(rt.store, { actor: userId, action: 'gdpr.account.deleted', target_type: 'user', target_id: null, details: { request_id: requestId, organizations_deleted: alone.length } });
   const counts: Record<string, number> = {};
   const addCounts = (c: Record<string, number>) => {
@@ -405,6 +440,8 @@ export async function deleteAccount(rt: Engine, userId: string, requestId: strin
   await rt.store.repo('users').delete(userId);
   counts.users = 1;
   counts.audit_log_anonymised = await anonymiseAudit(rt.store, userId);
+  // handlers of other events that were under way while erasing (the user's own are muted) end before the checkpoint
+  await rt.events.settle(() => true, QUIESCE_MS);
   // the deleted rows must not linger in write-ahead logs (free pages are zeroed: secure_delete)
   await rt.store.checkpoint?.();
   await rt.registry.tryGet('vector-store')?.checkpoint?.();

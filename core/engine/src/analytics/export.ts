@@ -11,7 +11,6 @@
  * the audit log, where every export is recorded), null when never.
  */
 import { stringify } from 'csv-stringify/sync';
-import ExcelJS from 'exceljs';
 import type { AuthInfo } from '../infra/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { recordAudit } from '../accounts/audit.js';
@@ -101,6 +100,8 @@ export async function analyticsExport(rt: Engine, auth: AuthInfo, opts: { format
     const body = stringify([...rows, { date: 'total', ...totals }], { header: true, columns, cast: { number: (n) => String(n) } });
     return { fileName: `${base}.csv`, contentType: 'text/csv; charset=utf-8', body: Buffer.from(body) };
   }
+  // loaded at the first export, not with the engine (a large module)
+  const { default: ExcelJS } = await import('exceljs');
   const wb = new ExcelJS.Workbook();
   wb.creator = 'Quire';
   const data = wb.addWorksheet('Data');

@@ -3,7 +3,6 @@
  * whether the documents disagree (discrepancy, on normalised values) and, for numbers, their variance;
  * as JSON, CSV or an XLSX workbook.
  */
-import ExcelJS from 'exceljs';
 import type { ExtractBatchRecord, ExtractionRecord, FieldDefinition } from '@quire/core';
 import { normaliseValue } from '@quire/fields';
 import type { EngineContext as Engine } from '../context.js';
@@ -171,6 +170,8 @@ export function comparisonCsv(c: Comparison): string {
 }
 
 export async function comparisonXlsx(c: Comparison): Promise<Buffer> {
+  // loaded at the first export, not with the engine (a large module)
+  const { default: ExcelJS } = await import('exceljs');
   const wb = new ExcelJS.Workbook();
   wb.creator = 'Quire';
   const sheet = wb.addWorksheet('Comparison', { views: [{ state: 'frozen', xSplit: 1, ySplit: 1 }] });

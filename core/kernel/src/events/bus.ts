@@ -30,6 +30,10 @@ export const EVENT_TYPES = [
  */
 export class EventBus {
   private handlers = new Map<string, Set<EventHandler>>();
+  /** handlers under way (those that returned a promise), with their event */
+  private inFlight = new Map<Promise<void>, QuireEvent>();
+  /** events that no handler gets (mute) */
+  private muted = new Set<(event: QuireEvent) => boolean>();
   private transport: Transport | null = null;
   private onError: (e: unknown) => void = () => {};
 
@@ -65,12 +69,43 @@ export class EventBus {
     return event;
   }
 
+  /**
+   * From now until the returned function is called, events that `which` selects reach no handler of this
+   * process (an account being erased: no webhook delivery or workflow execution is made for its events).
+   */
+  mute(which: (event: QuireEvent) => boolean): () => void {
+    this.muted.add(which);
+    return () => {
+      this.muted.delete(which);
+    };
+  }
+
+  /**
+   * Waits for the handlers under way in this process now (of the events `which` selects, all by default) to
+   * finish, for at most `timeoutMs` (handlers started later are not waited for: on a busy process there always
+   * are some). True when they all finished.
+   */
+  async settle(which: (event: QuireEvent) => boolean = () => true, timeoutMs = 60_000): Promise<boolean> {
+    const running = [...this.inFlight].filter(([, e]) => which(e)).map(([p]) => p);
+    if (!running.length) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const done = await Promise.race([Promise.all(running).then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)))]);
+    clearTimeout(timer);
+    return done;
+  }
+
   private dispatch(event: QuireEvent): void {
+    for (const m of this.muted) if (m(event)) return;
     for (const key of [event.type, '*']) {
       for (const h of this.handlers.get(key) ?? []) {
         try {
           const r = h(event);
-          if (r && typeof (r as Promise<void>).catch === 'function') (r as Promise<void>).catch(this.onError);
+          if (r && typeof (r as Promise<void>).then === 'function') {
+            const p: Promise<void> = Promise.resolve(r)
+              .catch(this.onError)
+              .finally(() => this.inFlight.delete(p));
+            this.inFlight.set(p, event);
+          }
         } catch (e) {
           this.onError(e);
         }

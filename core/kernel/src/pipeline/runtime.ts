@@ -24,6 +24,8 @@ interface Active {
   /** the stage queue and the job's owner, for fair sharing */
   key: string;
   owner: string | null;
+  /** settles when the stage run (and the completion or failure hook it calls) is over */
+  finished: Promise<void>;
 }
 
 /**
@@ -140,6 +142,30 @@ export class PipelineRuntime {
     return n > 0;
   }
 
+  /** The jobs with a stage running in this process now. */
+  activeJobIds(): string[] {
+    return [...new Set([...this.active.values()].map((a) => a.jobId))];
+  }
+
+  /**
+   * Waits until no stage of these jobs runs in this process, the completion and failure hooks they call
+   * included (a job reads completed before its onComplete hook has run), for at most `timeoutMs`. True when
+   * none runs any more.
+   */
+  async settle(jobIds: Iterable<string>, timeoutMs = 60_000): Promise<boolean> {
+    const ids = new Set(jobIds);
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const running = [...this.active.values()].filter((a) => ids.has(a.jobId)).map((a) => a.finished);
+      if (!running.length) return true;
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(running), new Promise<void>((resolve) => (timer = setTimeout(resolve, left)))]);
+      clearTimeout(timer);
+    }
+  }
+
   /** Resolves with the job once it is completed or failed (polls the store; wakes early when it ends here). */
   async waitFor(jobId: string, timeoutMs = 600_000): Promise<JobRecord> {
     const deadline = Date.now() + timeoutMs;
@@ -180,11 +206,14 @@ export class PipelineRuntime {
     // checked after the lookup above, with nothing awaited between the check and the claim of the slot
     if (this.active.has(local)) throw new RequeueError(`stage ${key} of job ${msg.jobId} is already running here`, this.claims.busyDelay());
     const controller = new AbortController();
-    this.active.set(local, { jobId: msg.jobId, controller, key, owner });
+    let over!: () => void;
+    const finished = new Promise<void>((resolve) => (over = resolve));
+    this.active.set(local, { jobId: msg.jobId, controller, key, owner, finished });
     try {
       await this.runStage(def, index, msg, controller);
     } finally {
       this.active.delete(local);
+      over();
     }
   }
 
