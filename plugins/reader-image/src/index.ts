@@ -276,6 +276,12 @@ export default definePlugin({
   create(ctx) {
     const reader: Omit<ReaderPlugin, 'formats'> = {
       read: (input, options) => readImage(ctx, input, options, ctx.shared['ocr.language']),
+      // every page of an image is read by OCR: the pages a deferred read left are the image's, read as read() does
+      async ocrPages(input, pages, options) {
+        const doc = await readImage(ctx, input, { ...options, ocr: { ...options.ocr, defer: false } }, ctx.shared['ocr.language']);
+        const wanted = new Set(pages);
+        return { ...doc, pages: doc.pages.filter((p) => wanted.has(p.number)), blocks: doc.blocks.filter((b) => wanted.has(b.page)) };
+      },
       async health() {
         const ocr = ctx.ocr;
         if (!ocr) return { ok: false, message: 'no OCR plugin: images are read without text' };
