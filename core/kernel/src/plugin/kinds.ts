@@ -189,8 +189,10 @@ export interface ReadOptions {
   /**
    * OCR of pages without a text layer. `defer`: the read is the pipeline's `read` stage and OCR is its own
    * `ocr` stage; a reader that can tell which pages need OCR does not OCR them, reads the rest and lists
-   * them (1-based) in the document's `metadata.ocrPending` (OCR_PENDING_KEY); the `ocr` stage then reads
-   * the document with OCR. A reader that ignores it OCRs as usual.
+   * them (1-based) in the document's `metadata.ocrPending` (OCR_PENDING_KEY); the `ocr` stage then has
+   * them OCRed (ReaderPlugin.ocrPages, else a read with OCR). A reader that ignores it OCRs as usual.
+   * `agentic`: each page OCRed is read twice and each line taken from the more confident reading
+   * (metadata.agentic, AgenticOcrReport).
    */
   ocr: { enabled: boolean | 'auto'; language: string; agentic?: boolean; defer?: boolean };
   /** abort the read (timeouts, cancelled jobs) */

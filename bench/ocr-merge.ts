@@ -1,0 +1,97 @@
+/**
+ * The ocr stage before and after it merged OCRed pages into the stored layout, on the corpus's PDFs and
+ * images that leave pages to it (`ocr.defer`), through the real readers, one file at a time:
+ * - before: the stage read the document again whole, with OCR (what `read` without defer gives);
+ * - after: the deferred read's document, the pending pages OCRed alone (the reader's ocrPages) and merged.
+ * For each: whether text, blocks, tables, pages (words, boxes) and ocr_engine are the same, word F1 against
+ * the reference where the corpus has one, and the seconds of the stage's work. With --agentic, the pending
+ * pages are also OCRed agentically (read twice, the more confident reading of each line): F1, seconds,
+ * pages changed.
+ *
+ *   QUIRE_CORPUS=/work/shared/corpus node --conditions=quire-source --import tsx bench/ocr-merge.ts [--ocr tesseract] [--agentic]
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PluginRegistry, mergeOcrPages, ocrPendingOf } from '@quire/core';
+import type { ParsedDocument, ReadOptions } from '@quire/core';
+import { corpusManifest, corpusRoot } from '../test/helpers/corpus.js';
+import { stripMarkdown, wordF1 } from '../test/helpers/f1.js';
+
+const args = process.argv.slice(2);
+const engine = args.includes('--ocr') ? args[args.indexOf('--ocr') + 1]! : 'tesseract';
+const agentic = args.includes('--agentic');
+const root = corpusRoot();
+if (!root) {
+  console.log('no corpus (set QUIRE_CORPUS)');
+  process.exit(0);
+}
+const files = corpusManifest(root).filter((e) => ['pdf', 'png', 'jpg', 'tiff'].includes(e.format));
+const registry = new PluginRegistry({ dataDir: os.tmpdir(), selected: { ocr: engine } });
+for (const spec of ['@quire/plugin-ocr-tesseract', '@quire/plugin-ocr-ppocr', '@quire/plugin-ocr-auto', '@quire/plugin-reader-pdf', '@quire/plugin-reader-image']) await registry.load(spec, process.cwd());
+await registry.start();
+
+const timed = async <T>(f: () => Promise<T>): Promise<[T, number]> => {
+  const t0 = performance.now();
+  const v = await f();
+  return [v, (performance.now() - t0) / 1000];
+};
+const pagesOf = (d: ParsedDocument) => JSON.stringify(d.pages);
+const blocksOf = (d: ParsedDocument) => JSON.stringify(d.blocks);
+type Row = { id: string; pages: number; pending: number; same: string; f1Before: number | null; f1After: number | null; sBefore: number; sAfter: number; f1Agentic?: number | null; sAgentic?: number; changed?: number[] };
+const rows: Row[] = [];
+for (const e of files) {
+  const file = path.join(root, e.path);
+  const input = { path: file, name: path.basename(file), format: e.format, size: fs.statSync(file).size, documentId: e.id };
+  const reader = registry.readerFor(e.format).instance;
+  const opts = (o: Partial<ReadOptions['ocr']> = {}): ReadOptions => ({ ocr: { enabled: 'auto', language: 'eng', ...o } });
+  try {
+    const deferred = await reader.read(input, opts({ defer: true }));
+    const pending = ocrPendingOf(deferred);
+    if (!pending.length) continue;
+    const [before, sBefore] = await timed(() => reader.read(input, opts()));
+    const [after, sAfter] = await timed(async () => mergeOcrPages(deferred, await reader.ocrPages!(input, pending, opts())));
+    const diffs = [
+      before.text === after.text ? '' : 'text',
+      blocksOf(before) === blocksOf(after) ? '' : 'blocks',
+      JSON.stringify(before.tables) === JSON.stringify(after.tables) ? '' : 'tables',
+      pagesOf(before) === pagesOf(after) ? '' : 'pages',
+      before.metadata.ocrEngine === after.metadata.ocrEngine ? '' : 'ocr_engine',
+    ].filter(Boolean);
+    const gt = e.ground_truth?.find((g) => ['markdown', 'plain_text', 'ocr_text'].includes(g.kind));
+    const ref = gt ? fs.readFileSync(path.join(root, gt.path), 'utf8') : null;
+    const f1 = (d: ParsedDocument) => (ref === null ? null : wordF1(d.text, gt!.kind === 'markdown' ? stripMarkdown(ref) : ref).f1);
+    const row: Row = { id: e.id, pages: deferred.pages.length, pending: pending.length, same: diffs.length ? `differs: ${diffs.join(', ')}` : 'same', f1Before: f1(before), f1After: f1(after), sBefore, sAfter };
+    if (agentic) {
+      const [ag, s] = await timed(async () => mergeOcrPages(deferred, await reader.ocrPages!(input, pending, opts({ agentic: true }))));
+      row.f1Agentic = f1(ag);
+      row.sAgentic = s;
+      row.changed = ((ag.metadata.agentic as { pages_changed?: number[] } | undefined)?.pages_changed ?? []);
+    }
+    rows.push(row);
+    if (process.env.BENCH_VERBOSE) console.error(JSON.stringify(row));
+  } catch (err) {
+    console.error(`${e.id}: ${(err as Error).message}`);
+  }
+}
+await registry.close();
+
+const f = (v: number | null | undefined) => (v === null || v === undefined ? '–' : v.toFixed(3));
+const spread = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  if (!s.length) return '–';
+  const mean = s.reduce((a, b) => a + b, 0) / s.length;
+  return `${s[0]!.toFixed(3)} / ${s[Math.floor((s.length - 1) / 2)]!.toFixed(3)} / ${mean.toFixed(3)} / ${s.at(-1)!.toFixed(3)}`;
+};
+console.log(`${rows.length} files leave pages to the ocr stage (OCR: ${engine}); load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}\n`);
+console.log(`| file | pages | OCRed | after vs before | F1 before | F1 after | s before | s after |${agentic ? ' F1 agentic | s agentic | pages changed |' : ''}`);
+console.log(`|---|---|---|---|---|---|---|---|${agentic ? '---|---|---|' : ''}`);
+for (const r of rows)
+  console.log(`| ${r.id} | ${r.pages} | ${r.pending} | ${r.same} | ${f(r.f1Before)} | ${f(r.f1After)} | ${r.sBefore.toFixed(2)} | ${r.sAfter.toFixed(2)} |${agentic ? ` ${f(r.f1Agentic)} | ${r.sAgentic!.toFixed(2)} | ${r.changed!.join(',') || '–'} |` : ''}`);
+const scored = rows.filter((r) => r.f1Before !== null);
+console.log(`\n| measure (min / median / mean / max) | before | after |${agentic ? ' agentic |' : ''}`);
+console.log(`|---|---|---|${agentic ? '---|' : ''}`);
+console.log(`| word F1 (${scored.length} files with a reference) | ${spread(scored.map((r) => r.f1Before!))} | ${spread(scored.map((r) => r.f1After!))} |${agentic ? ` ${spread(scored.map((r) => r.f1Agentic!))} |` : ''}`);
+console.log(`| seconds of the stage | ${spread(rows.map((r) => r.sBefore))} | ${spread(rows.map((r) => r.sAfter))} |${agentic ? ` ${spread(rows.map((r) => r.sAgentic!))} |` : ''}`);
+console.log(`\nsame output: ${rows.filter((r) => r.same === 'same').length} of ${rows.length}`);
+process.exit(0);
