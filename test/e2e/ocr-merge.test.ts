@@ -117,4 +117,14 @@ describe('the ocr stage merges the OCRed pages into the stored layout', { skip: 
     assert.deepEqual(plain.body.usage, { num_pages: 2, credits: 3 });
     assert.equal(plain.body.result.agentic, undefined);
   });
+
+  test('agentic OCR of an image (in a reader isolate) reads it a second time enlarged', async () => {
+    const { key } = await signUpUser(s, 'agentic-image@example.com');
+    const r = await s.json('/api/parse', { method: 'POST', body: uploadForm('note.png', scannedPng(SCAN_LINES), { config: JSON.stringify({ ocr: { agentic: true } }) }, 'image/png'), key });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.deepEqual(r.body.usage, { num_pages: 1, credits: 3 });
+    assert.deepEqual(r.body.result.agentic.pages_read, [1]);
+    const text = (r.body.result.chunks as { content: string }[]).map((c) => c.content).join('\n');
+    assert.match(squash(text), /DELIVERYNOTE4471.*ReceivedbyMarta/s, text);
+  });
 });

@@ -86,8 +86,8 @@ export interface StoredRead {
   /** what agentic OCR (ocr.agentic) did, when it ran and the reader said (metadata.agentic) */
   agentic?: AgenticOcrReport;
   /**
-   * Pages the reader left for the `ocr` stage (a read with `deferOcr`): the stage reads the document again
-   * with OCR. Empty when nothing needs OCR, or the reader OCRed them itself.
+   * Pages the reader left for the `ocr` stage (a read with `deferOcr`): the stage OCRs them
+   * (ocrPendingToStorage). Empty when nothing needs OCR, or the reader OCRed them itself.
    */
   ocrPending: number[];
   issues: ParsedDocument['issues'];
@@ -174,8 +174,8 @@ function readJsonFile(rt: Pick<Engine, 'storage'>, key: string): [string] | [] {
 }
 
 /**
- * The page counts of a read in progress (job.progress_detail): the read stage's pages read; the ocr stage
- * reads the document again with OCR, so its own pass over the pages is not counted as pages read.
+ * The page counts of a read in progress (job.progress_detail): the read stage's pages read; the ocr stage's
+ * pass over the pages it OCRs is not counted as pages read.
  */
 export function readCounts(readStage: boolean, pages: PagesRead | undefined): ProgressDetail {
   return readStage && pages ? { pages_total: pages.total, pages_read: pages.done } : {};
