@@ -8,7 +8,7 @@
  * pages are also OCRed agentically (read twice, the more confident reading of each line): F1, seconds,
  * pages changed.
  *
- *   QUIRE_CORPUS=/work/shared/corpus node --conditions=quire-source --import tsx bench/ocr-merge.ts [--ocr tesseract] [--agentic]
+ *   QUIRE_CORPUS=/work/shared/corpus node --conditions=quire-source --import tsx bench/ocr-merge.ts [--ocr tesseract] [--agentic] [--formats pdf,png,jpg,tiff]
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -26,7 +26,8 @@ if (!root) {
   console.log('no corpus (set QUIRE_CORPUS)');
   process.exit(0);
 }
-const files = corpusManifest(root).filter((e) => ['pdf', 'png', 'jpg', 'tiff'].includes(e.format));
+const formats = (args.includes('--formats') ? args[args.indexOf('--formats') + 1]! : 'pdf,png,jpg,tiff').split(',');
+const files = corpusManifest(root).filter((e) => formats.includes(e.format));
 const registry = new PluginRegistry({ dataDir: os.tmpdir(), selected: { ocr: engine } });
 for (const spec of ['@quire/plugin-ocr-tesseract', '@quire/plugin-ocr-ppocr', '@quire/plugin-ocr-auto', '@quire/plugin-reader-pdf', '@quire/plugin-reader-image']) await registry.load(spec, process.cwd());
 await registry.start();

@@ -16,7 +16,7 @@ const TEXT_LINES = ['Harbour dues for March', 'Berth 12 paid in full'];
 const SCAN_LINES = ['DELIVERY NOTE 4471', 'Received by Marta'];
 const squash = (t: string) => String(t).replace(/\s+/g, '');
 
-/** Page 1: a text layer; page 2: a scanned image and no text. `withScan` false: page 1 alone. */
+/** Page 1: a text layer; page 2: a scanned image and no text; page 3: a text layer. `withScan` false: page 1 alone. */
 async function mixedPdf(withScan = true): Promise<Uint8Array> {
   const pdf = await PDFDocument.create();
   const font = await pdf.embedFont(StandardFonts.Helvetica);
@@ -27,6 +27,7 @@ async function mixedPdf(withScan = true): Promise<Uint8Array> {
     const png = await pdf.embedPng(scannedPng(SCAN_LINES));
     const page = pdf.addPage([png.width * 0.3, png.height * 0.3]);
     page.drawImage(png, { x: 0, y: 0, width: png.width * 0.3, height: png.height * 0.3 });
+    pdf.addPage([612, 792]).drawText('Tide tables follow overleaf', { x: 72, y: 700, size: 11, font });
   }
   return pdf.save();
 }
@@ -72,7 +73,7 @@ describe('the ocr stage merges the OCRed pages into the stored layout', { skip: 
     assert.equal(reads.read, 1, 'the document is read once (the read stage); the ocr stage does not read it again');
     assert.deepEqual(reads.ocrPages, [[2]], 'the ocr stage OCRs page 2 alone');
     // page 1: as a read of the text page alone gives it
-    assert.equal(stored.pages.length, 2);
+    assert.equal(stored.pages.length, 3);
     assert.deepEqual(stored.pages[0], textOnly.stored.pages[0]);
     assert.deepEqual(
       stored.blocks.filter((b) => b.page === 1).map(({ span: _s, ...b }) => b),
@@ -89,7 +90,9 @@ describe('the ocr stage merges the OCRed pages into the stored layout', { skip: 
     assert.equal(p2.ocr, true);
     assert.ok(p2.words?.length, 'page 2 has its OCR words');
     for (const w of p2.words!) assert.ok(w.bbox.x >= 0 && w.bbox.y >= 0 && w.bbox.x + w.bbox.width <= p2.width + 1 && w.bbox.y + w.bbox.height <= p2.height + 1, JSON.stringify(w));
-    assert.match(squash(content.text), /Berth12paidinfull.*DELIVERYNOTE4471.*ReceivedbyMarta/s, content.text);
+    assert.match(squash(content.text), /Berth12paidinfull.*DELIVERYNOTE4471.*ReceivedbyMarta.*Tidetablesfollowoverleaf/s, content.text);
+    assert.deepEqual([...new Set(stored.blocks.map((b) => b.page))], [1, 2, 3], 'the blocks are in page order');
+    assert.equal(stored.pages[2]!.ocr, false);
     assert.ok(content.ocr_engine, 'the OCR engine is named');
     assert.ok(!('ocrPending' in stored.metadata), 'nothing is left pending');
     for (const b of stored.blocks) assert.equal(stored.text.slice(b.span.start, b.span.end), b.text, 'every span points at its block');
@@ -101,9 +104,9 @@ describe('the ocr stage merges the OCRed pages into the stored layout', { skip: 
     reads = { read: 0, ocrPages: [] };
     const r = await s.json('/api/parse', { method: 'POST', body: uploadForm('mixed.pdf', await mixedPdf(), { config: JSON.stringify({ ocr: { agentic: true } }) }), key });
     assert.equal(r.status, 200, JSON.stringify(r.body));
-    assert.deepEqual(r.body.usage, { num_pages: 2, credits: 6 });
+    assert.deepEqual(r.body.usage, { num_pages: 3, credits: 9 });
     const after = (await s.json('/api/user/credits', { key })).body;
-    assert.equal(Math.round((after.credits_used - before.credits_used) * 100) / 100, 6);
+    assert.equal(Math.round((after.credits_used - before.credits_used) * 100) / 100, 9);
     const agentic = r.body.result.agentic;
     assert.ok(agentic, JSON.stringify(r.body.result).slice(0, 300));
     assert.deepEqual(agentic.pages_read, [2], 'the image page alone was OCRed (twice)');
@@ -114,7 +117,7 @@ describe('the ocr stage merges the OCRed pages into the stored layout', { skip: 
     assert.match(squash(text), /DELIVERYNOTE4471/, text);
     // a standard parse of the same file: 1.5 a page, no agentic report
     const plain = await s.json('/api/parse', { method: 'POST', body: uploadForm('mixed.pdf', await mixedPdf()), key });
-    assert.deepEqual(plain.body.usage, { num_pages: 2, credits: 3 });
+    assert.deepEqual(plain.body.usage, { num_pages: 3, credits: 4.5 });
     assert.equal(plain.body.result.agentic, undefined);
   });
 
