@@ -177,24 +177,29 @@ describe('credits: monthly allocation, balance from the usage ledger, refusal up
     }
   });
 
-  test('ocr.agentic is charged as a standard parse (it does no extra work)', async () => {
+  test('ocr.agentic is charged 3.0 a page (spec §8.3), counted with parses', async () => {
     const one = await pdfOf(1, 'C');
     const r = await s.json('/api/parse', { method: 'POST', body: uploadForm('one.pdf', one, { config: JSON.stringify({ ocr: { agentic: true } }) }), key: b.key });
     assert.equal(r.status, 200, JSON.stringify(r.body));
-    assert.deepEqual(r.body.usage, { num_pages: 1, credits: 1.5 });
+    assert.deepEqual(r.body.usage, { num_pages: 1, credits: 3 });
     const c = (await s.json('/api/user/credits', { key: b.key })).body;
-    assert.equal(c.credits_used, 1.5);
-    assert.equal(c.usage_summary.parse, 1.5);
+    assert.equal(c.credits_used, 3);
+    assert.equal(c.usage_summary.parse, 3);
+    // refused up front at that rate: 3 pages cost 9 of the 7 left (a standard parse, 4.5, would fit)
+    const three = await s.json('/api/parse', { method: 'POST', body: uploadForm('three.pdf', await pdfOf(3, 'D'), { config: JSON.stringify({ ocr: { agentic: true } }) }), key: b.key });
+    assert.equal(three.status, 402, JSON.stringify(three.body));
+    assert.equal(three.body.error.details.required, 9);
+    assert.equal(three.body.error.details.remaining, 7);
   });
 
   test("a docx is estimated at the pages its app recorded (docProps/app.xml)", async () => {
-    // B has 8.5 left; a docx whose app.xml says 7 pages would cost 10.5
+    // B has 7 left; a docx whose app.xml says 7 pages would cost 10.5
     const parts = unzipSync(new Uint8Array(await makeDocx()));
     parts['docProps/app.xml'] = strToU8('<?xml version="1.0" encoding="UTF-8"?><Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/extended-properties"><Pages>7</Pages></Properties>');
     const r = await s.json('/api/upload', { method: 'POST', body: uploadForm('long.docx', zipSync(parts)), key: b.key });
     assert.equal(r.status, 402, JSON.stringify(r.body));
     assert.equal(r.body.error.details.units, 7);
     assert.equal(r.body.error.details.required, 10.5);
-    assert.equal(r.body.error.details.remaining, 8.5);
+    assert.equal(r.body.error.details.remaining, 7);
   });
 });

@@ -16,6 +16,7 @@ export * from './pipeline/delivery.js';
 export * from './transport/inprocess.js';
 export * from './formats.js';
 export * from './plugin/sandbox.js';
+export * from './plugin/ocr-merge.js';
 export * from './util/worker.js';
 export * from './util/zip.js';
 export * from './util/abort.js';

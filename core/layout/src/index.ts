@@ -12,3 +12,5 @@ export { ocrLinesToBlocks, ocrWordsToPoints, scaleBox, layoutOcrPage, ocrFurnitu
 export type { OcrLineInput, OcrLayoutOptions, OcrElement } from './ocr-layout.js';
 export { findFurniture, furnitureZone, furnitureKey, furnitureSide, findLineNumberGutter, FURNITURE_TOP, FURNITURE_BOTTOM } from './furniture.js';
 export type { FurnitureCandidate, FurnitureZone, LineGutter } from './furniture.js';
+export { pickBetterLines } from './agentic.js';
+export type { PickedReading } from './agentic.js';

@@ -24,6 +24,8 @@ export {
   readLimits,
   OCR_PENDING_KEY,
   ocrPendingOf,
+  AGENTIC_KEY,
+  mergeOcrPages,
   DocumentBuilder,
   unionBBox,
   packWords,

@@ -1,9 +1,9 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { builtinFormats, definePlugin, DocumentBuilder, errors, isQuireError, OCR_PENDING_KEY, readLimits, z } from '@quire/core';
-import type { OcrPlugin, OcrResult, ParsedDocument, PluginContext, ReaderInput, ReaderPlugin, ReadOptions } from '@quire/core';
-import { detectRules, layoutOcrPage, markOcrFurniture, median, ocrWordsToPoints, scaleRules } from '@quire/layout';
+import { AGENTIC_KEY, builtinFormats, definePlugin, DocumentBuilder, errors, isQuireError, OCR_PENDING_KEY, readLimits, z } from '@quire/core';
+import type { AgenticOcrReport, OcrPlugin, OcrResult, ParsedDocument, PluginContext, ReaderInput, ReaderPlugin, ReadOptions } from '@quire/core';
+import { detectRules, layoutOcrPage, markOcrFurniture, median, ocrWordsToPoints, pickBetterLines, scaleRules } from '@quire/layout';
 import type { OcrElement } from '@quire/layout';
 import type { Rule } from '@quire/layout';
 import { imageInfo } from './imageinfo.js';
@@ -215,6 +215,27 @@ export async function readImage(ctx: Pick<PluginContext, 'ocr'>, input: ReaderIn
       builder.metadata.ocrUpscale = upscaledBy;
     }
 
+    if (options.ocr?.agentic) {
+      // agentic OCR: a single decodable image read a second time, enlarged half as much again (within the
+      // pixel limit); each line is taken from the reading whose recogniser was the more confident of it
+      const report: AgenticOcrReport = { pages_read: [], pages_changed: [], lines_changed: 0 };
+      const base = ocrPath === input.path ? 1 : plan!.factor;
+      const factor = decodable ? fitFactor(base * 1.5, first, limits.imagePixels) : 1;
+      if (factor > base * 1.2 && !result.pages?.length) {
+        options.signal?.throwIfAborted();
+        report.pages_read.push(1);
+        const again = await recognize((await upscaled(head, factor, tmp)).path, first.dpiX ? Math.round(first.dpiX * factor) : undefined).catch(() => null);
+        if (again?.width && result.width) {
+          const picked = pickBetterLines(result, again, result.width / again.width);
+          if (picked.changed) {
+            result = { ...picked.result, engine: result.engine };
+            report.pages_changed.push(1);
+            report.lines_changed = picked.changed;
+          }
+        }
+      }
+      builder.metadata[AGENTIC_KEY] = report;
+    }
     if (result.engine) builder.metadata.ocrEngine = result.engine;
     let results: OcrResult[] = result.pages?.length ? result.pages : [result];
     if (options.maxPages && options.maxPages > 0) results = results.slice(0, options.maxPages);
@@ -276,6 +297,12 @@ export default definePlugin({
   create(ctx) {
     const reader: Omit<ReaderPlugin, 'formats'> = {
       read: (input, options) => readImage(ctx, input, options, ctx.shared['ocr.language']),
+      // every page of an image is read by OCR: the pages a deferred read left are the image's, read as read() does
+      async ocrPages(input, pages, options) {
+        const doc = await readImage(ctx, input, { ...options, ocr: { ...options.ocr, defer: false } }, ctx.shared['ocr.language']);
+        const wanted = new Set(pages);
+        return { ...doc, pages: doc.pages.filter((p) => wanted.has(p.number)), blocks: doc.blocks.filter((b) => wanted.has(b.page)) };
+      },
       async health() {
         const ocr = ctx.ocr;
         if (!ocr) return { ok: false, message: 'no OCR plugin: images are read without text' };

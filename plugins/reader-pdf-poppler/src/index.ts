@@ -259,7 +259,7 @@ export class PopplerPdfReader implements Omit<ReaderPlugin, 'formats'> {
     }
     // left to the pipeline's ocr stage (ocr.defer), which reads the document again with OCR
     if (empty.length && options.ocr?.defer && options.ocr.enabled !== false && this.ctx.ocr) builder.metadata[OCR_PENDING_KEY] = empty.map((p) => p.number);
-    else if (empty.length) await this.ocrPages(file, empty, builder, options, signal, outer);
+    else if (empty.length) await this.ocrEmptyPages(file, empty, builder, options, signal, outer);
 
     for (const p of pages) {
       builder.addPage({ number: p.number, width: p.width, height: p.height, ocr: p.ocr, confidence: p.confidence, ...(p.words ? { words: p.words } : {}) });
@@ -281,7 +281,7 @@ export class PopplerPdfReader implements Omit<ReaderPlugin, 'formats'> {
     return builder.build();
   }
 
-  private async ocrPages(file: string, empty: PageOut[], builder: DocumentBuilder, options: ReadOptions, signal: AbortSignal, outer?: AbortSignal): Promise<void> {
+  private async ocrEmptyPages(file: string, empty: PageOut[], builder: DocumentBuilder, options: ReadOptions, signal: AbortSignal, outer?: AbortSignal): Promise<void> {
     const issue = (p: PageOut, code: string, why: string) => builder.issue({ code, stage: 'ocr', page: p.number, message: `Page ${p.number} has no text layer${why}` });
     if (options.ocr?.enabled === false) {
       for (const p of empty) issue(p, 'OCR_DISABLED', ' and OCR is disabled');

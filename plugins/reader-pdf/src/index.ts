@@ -3,9 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { builtinFormats, definePlugin, DocumentBuilder, errors, isQuireError, OCR_PENDING_KEY, readLimits, z } from '@quire/core';
-import type { BBox, OcrPlugin, ParsedDocument, PluginContext, ReaderInput, ReaderPlugin, ReadOptions } from '@quire/core';
-import { layoutOcrPage, scaleBox, scaleRules } from '@quire/layout';
+import { AGENTIC_KEY, builtinFormats, definePlugin, DocumentBuilder, errors, isQuireError, OCR_PENDING_KEY, readLimits, z } from '@quire/core';
+import type { AgenticOcrReport, BBox, DocIssue, OcrPlugin, ParsedDocument, PluginContext, ReaderInput, ReaderPlugin, ReadLimits, ReadOptions } from '@quire/core';
+import { layoutOcrPage, pickBetterLines, scaleBox, scaleRules } from '@quire/layout';
 import type { Rule } from '@quire/layout';
 import { WorkerPool, memoryError, workerUrl } from './pool.js';
 import { assemble } from './assemble.js';
@@ -153,6 +153,49 @@ interface Rendered {
   blank?: boolean;
 }
 
+/** The OCR of one read's pages: what its pages share (the gate, the engines that read them, issues, the temporary folder). */
+interface OcrRun {
+  input: ReaderInput;
+  pool: WorkerPool;
+  jobId: string;
+  signal: AbortSignal;
+  limits: ReadLimits;
+  options: ReadOptions;
+  ocr: OcrPlugin | undefined;
+  /** why OCR cannot run (the pages after it are not tried) */
+  broken: string | null;
+  gate: Gate;
+  /** the OCR engines that read pages (a router says which: document metadata ocrEngine) */
+  engines: Set<string>;
+  issues: DocIssue[];
+  /** pages found blank when drawn */
+  blank: number[];
+  /** one folder for the page images of the read, made by the first page OCRed */
+  tmpDir: Promise<string> | null;
+  /** ocr.agentic: the pages read twice, those where the second reading changed lines, and how many */
+  agentic: { read: number[]; changed: number[]; lines: number } | null;
+}
+
+const removeTmp = async (run: OcrRun | null) => {
+  if (run?.tmpDir) await run.tmpDir.then((d) => fs.rm(d, { recursive: true, force: true })).catch(() => {});
+};
+
+/**
+ * The resolution of agentic OCR's second reading: half as many dots again (the glyphs of small print
+ * and of a coarse scan get the pixels the recogniser wants), up to 600 dpi; a page first drawn at 600 dpi
+ * or more is read again at two thirds of it.
+ */
+export function agenticDpi(dpi: number): number {
+  const up = Math.min(600, Math.round(dpi * 1.5));
+  return up > dpi ? up : Math.round(dpi / 1.5);
+}
+
+const agenticReport = (a: NonNullable<OcrRun['agentic']>): AgenticOcrReport => ({
+  pages_read: [...a.read].sort((x, y) => x - y),
+  pages_changed: [...a.changed].sort((x, y) => x - y),
+  lines_changed: a.lines,
+});
+
 export class PdfReader implements Omit<ReaderPlugin, 'formats'> {
   /** parsing runs in this plugin's own worker threads, each with a heap limit and stopped on abort */
   readonly isolated = true;
@@ -209,6 +252,99 @@ export class PdfReader implements Omit<ReaderPlugin, 'formats'> {
     this.pool = null;
   }
 
+  private ocrRun(input: ReaderInput, pool: WorkerPool, jobId: string, signal: AbortSignal, limits: ReadLimits, options: ReadOptions): OcrRun {
+    const ocr = options.ocr?.enabled !== false ? this.ctx.ocr : undefined;
+    return {
+      input,
+      pool,
+      jobId,
+      signal,
+      limits,
+      options,
+      ocr,
+      broken: ocr ? null : 'No OCR engine is available',
+      gate: new Gate(this.ocrConcurrency),
+      engines: new Set(),
+      issues: [],
+      blank: [],
+      tmpDir: null,
+      agentic: options.ocr?.agentic && ocr ? { read: [], changed: [], lines: 0 } : null,
+    };
+  }
+
+  /**
+   * The OCR of the pages a deferred read left (ReaderPlugin.ocrPages): each page is parsed alone by the parse
+   * threads (a page without a text layer is quick: its size and the resolution of its image), drawn, read
+   * by the OCR plugin and laid out as read() lays out a scanned page; the document answered holds these
+   * pages only, for the `ocr` stage to merge into the stored one. Running heads and footers are found
+   * among these pages.
+   */
+  async ocrPages(input: ReaderInput, numbers: number[], options: ReadOptions): Promise<ParsedDocument> {
+    options.signal?.throwIfAborted();
+    const limits = readLimits(options);
+    const pool = this.getPool();
+    const jobId = randomUUID();
+    const ac = new AbortController();
+    setMaxListeners(0, ac.signal);
+    const timeoutError = errors.processing(`PDF OCR timed out after ${Math.round(this.timeoutMs / 1000)} s`);
+    const timer = setTimeout(() => ac.abort(timeoutError), this.timeoutMs);
+    const onOuterAbort = () => ac.abort(options.signal!.reason ?? new Error('aborted'));
+    if (options.signal?.aborted) onOuterAbort();
+    else options.signal?.addEventListener('abort', onOuterAbort, { once: true });
+    const signal = ac.signal;
+    const run = this.ocrRun(input, pool, jobId, signal, limits, options);
+    try {
+      const wanted = [...new Set(numbers)].filter((n) => Number.isInteger(n) && n >= 1).sort((a, b) => a - b);
+      if (wanted.length > limits.pages) throw errors.unprocessable(`PDF could not be read: ${wanted.length} pages to OCR; the limit is ${limits.pages}`, { pages: wanted.length, limit: limits.pages });
+      const pages: AssembledPage[] = [];
+      let done = 0;
+      const jobs = wanted.map(async (n) => {
+        let parsed: PageResult[];
+        try {
+          parsed = await pool.run<PageResult[]>({ type: 'pages', jobId, path: input.path, from: n, to: n }, signal);
+        } catch (e) {
+          if (signal.aborted) throw signal.reason;
+          throw openError(e, input.size, this.heapMb);
+        }
+        const p = parsed.find((r) => r.number === n);
+        if (!p) return;
+        pages.push(p);
+        if (p.blank) run.blank.push(n);
+        else if (p.needsOcr && !p.error) {
+          if ((p.imagePixels ?? 0) > limits.imagePixels) {
+            const mp = (v: number) => `${Math.round(v / 1e5) / 10} megapixels`;
+            throw errors.unprocessable(`PDF could not be read: page ${n} holds an image of ${mp(p.imagePixels!)}; the limit is ${mp(limits.imagePixels)}`, { page: n, pixels: p.imagePixels, limit: limits.imagePixels });
+          }
+          await this.ocrPage(run, p);
+        }
+        done++;
+        options.onProgress?.(Math.min(0.99, done / wanted.length), { done, total: wanted.length });
+      });
+      jobs.forEach((j) => j.catch(() => {}));
+      await Promise.all(jobs);
+      pages.sort((a, b) => a.number - b.number);
+      const builder = new DocumentBuilder(input.documentId, input.name, input.format);
+      if (run.engines.size) builder.metadata.ocrEngine = [...run.engines].sort().join(',');
+      if (run.agentic) builder.metadata[AGENTIC_KEY] = agenticReport(run.agentic);
+      setAsideFurniture(pages);
+      assemble(builder, pages);
+      if (run.blank.length) builder.issue({ code: 'BLANK_PAGES', stage: 'ocr', message: `${blankPagesNote(run.blank.sort((a, b) => a - b))}; not OCRed` });
+      for (const i of run.issues.sort((a, b) => (a.page ?? 0) - (b.page ?? 0))) builder.issue(i);
+      options.onProgress?.(1);
+      return builder.build({ title: false });
+    } catch (e) {
+      if (options.signal?.aborted) throw options.signal.reason ?? e;
+      if (signal.aborted && signal.reason === timeoutError) throw timeoutError;
+      if (!signal.aborted) ac.abort(e);
+      throw e;
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onOuterAbort);
+      pool.broadcast({ type: 'release', jobId });
+      await removeTmp(run);
+    }
+  }
+
   /**
    * A page drawn in colour for people to look at (the studio), by the same parse threads (heap limit,
    * stopped by the signal). The document is opened for this one page and released after it.
@@ -226,6 +362,105 @@ export class PdfReader implements Omit<ReaderPlugin, 'formats'> {
     }
   }
 
+  /** Renders page `p`, has it read by the OCR plugin (twice with ocr.agentic) and lays its text out (p.ocr). */
+  private async ocrPage(run: OcrRun, p: AssembledPage): Promise<void> {
+        const { pool, jobId, signal, limits, options, engines, issues, blank } = run;
+        const input = run.input;
+        const ocr = run.ocr;
+        await run.gate.run(async () => {
+          if (run.broken) {
+            issues.push({ code: 'OCR_UNAVAILABLE', stage: 'ocr', page: p.number, message: `Page ${p.number} has no text layer and was not OCRed: ${run.broken}` });
+            return;
+          }
+          signal.throwIfAborted();
+          run.tmpDir ??= fs.mkdtemp(path.join(os.tmpdir(), 'quire-pdf-'));
+          // a greyscale PNG (see greyPng in the worker)
+          const out = path.join(await run.tmpDir, `page-${p.number}.png`);
+          let drawing = true;
+          try {
+            const language = options.ocr?.language || this.ocrLanguage;
+            const dpi = ocrDpi(this.ocrDpi, p.imageDpi);
+            const render = (rotate?: number, at = dpi) =>
+              this.renderGate.run(
+                () => pool.run<Rendered>({ type: 'render', jobId, path: input.path, page: p.number, dpi: at, out, rotate, maxPixels: limits.imagePixels, imagePixels: limits.imagePixels }, signal, { first: true }).catch((e: unknown) => {
+                  throw (e as Error)?.name === 'MemoryLimitError' ? memoryError(this.heapMb) : e;
+                }),
+                signal,
+              );
+            let r = await render();
+            if (r.blank) {
+              // nothing on the drawn page (a white scan): no OCR
+              p.needsOcr = false;
+              p.blank = true;
+              blank.push(p.number);
+              return;
+            }
+            drawing = false;
+            let res = await ocr!.recognize(out, { language, signal, dpi: r.dpi });
+            let rotate = 0;
+            let k = r.width ? p.width / r.width : 72 / r.dpi;
+            // poor text may be a page scanned sideways or upside down: ask the engine and read it turned
+            const orient = (ocr as OrientationAware).detectOrientation;
+            if (res.confidence < 0.75 && typeof orient === 'function') {
+              const o = await orient.call(ocr, out, { signal }).catch(() => null);
+              if (o && o.rotate % 360 !== 0) {
+                drawing = true;
+                const r2 = await render(o.rotate);
+                drawing = false;
+                const res2 = await ocr!.recognize(out, { language, signal, dpi: r2.dpi });
+                if (res2.confidence > res.confidence && res2.text.length >= res.text.length * 0.5) {
+                  res = res2;
+                  r = r2;
+                  rotate = o.rotate;
+                  k = 72 / r2.dpi;
+                }
+              }
+            }
+            if (run.agentic) {
+              // agentic OCR: the page read a second time, drawn at another resolution; each line is taken
+              // from the reading whose recogniser was the more confident of it
+              run.agentic.read.push(p.number);
+              const again = agenticDpi(r.dpi);
+              drawing = true;
+              const r2 = await render(rotate || undefined, again);
+              drawing = false;
+              if (!r2.blank && r2.width) {
+                const res2 = await ocr!.recognize(out, { language, signal, dpi: r2.dpi });
+                const picked = pickBetterLines(res, res2, r.width ? r.width / r2.width : r.dpi / r2.dpi);
+                if (picked.changed) {
+                  res = picked.result;
+                  run.agentic.changed.push(p.number);
+                  run.agentic.lines += picked.changed;
+                }
+              }
+            }
+            const toPage = (b: BBox) => unrotate(scaleBox(b, k), rotate, p.width, p.height);
+            const words = res.words.map((w) => ({ ...w, bbox: toPage(w.bbox) }));
+            // laid out in the frame of the image that was read, then turned back to the page
+            const back = (b: BBox | null | undefined) => (b && rotate ? unrotate(b, rotate, p.width, p.height) : b ?? null);
+            const elements = layoutOcrPage(res.lines, { page: p.number, scale: k, rules: scaleRules(r.rules ?? [], k) }).map((e) =>
+              e.kind === 'block'
+                ? { kind: 'block' as const, block: { ...e.block, bbox: back(e.block.bbox) } }
+                : { kind: 'table' as const, table: { ...e.table, bbox: back(e.table.bbox), cells: e.table.cells.map((c) => ({ ...c, bbox: back(c.bbox) })) } },
+            );
+            p.ocr = { elements, words, confidence: res.confidence, rotated: rotate };
+            if (res.engine) engines.add(res.engine);
+          } catch (e) {
+            if (signal.aborted) throw signal.reason;
+            if (isQuireError(e) && e.code === 'SERVICE_UNAVAILABLE') {
+              run.broken = e.message;
+              issues.push({ code: 'OCR_UNAVAILABLE', stage: 'ocr', page: p.number, message: `Page ${p.number} has no text layer and was not OCRed: ${e.message}` });
+            } else if (isQuireError(e) && (e.code === 'VALIDATION_ERROR' || e.code === 'UNPROCESSABLE')) {
+              throw e;
+            } else {
+              issues.push({ code: 'OCR_FAILED', stage: 'ocr', page: p.number, message: `OCR failed on page ${p.number}: ${ocrFailure(e, drawing)}` });
+            }
+          } finally {
+            await fs.rm(out, { force: true });
+          }
+        }, signal);
+  }
+
   async read(input: ReaderInput, options: ReadOptions): Promise<ParsedDocument> {
     options.signal?.throwIfAborted();
     const limits = readLimits(options);
@@ -241,7 +476,7 @@ export class PdfReader implements Omit<ReaderPlugin, 'formats'> {
     if (options.signal?.aborted) onOuterAbort();
     else options.signal?.addEventListener('abort', onOuterAbort, { once: true });
     const signal = ac.signal;
-    let tmpDir: Promise<string> | null = null;
+    let run: OcrRun | null = null;
     try {
       // the worker that opens the document parses its first pages; the rest go out in chunks to all
       // workers (each opens the document once and keeps it for the chunks it takes)
@@ -276,93 +511,15 @@ export class PdfReader implements Omit<ReaderPlugin, 'formats'> {
       const pages: AssembledPage[] = new Array(count);
       const ocrEnabled = options.ocr?.enabled !== false;
       const ocr = ocrEnabled ? this.ctx.ocr : undefined;
-      let ocrBroken: string | null = ocr ? null : 'No OCR engine is available';
-      const gate = new Gate(this.ocrConcurrency);
+      run = this.ocrRun(input, pool, jobId, signal, limits, options);
+      const { engines, issues, blank } = run;
       const ocrJobs: Promise<void>[] = [];
       let done = 0;
       let damaged = 0;
-      const blank: number[] = [];
-      /** the OCR engines that read pages (a router says which: document metadata ocrEngine) */
-      const engines = new Set<string>();
-      const issues: { code: string; stage: string; page?: number; message: string }[] = [];
       /** pages that need OCR, left to the ocr stage (options.ocr.defer) */
       const pending: number[] = [];
 
-      const ocrPage = async (p: AssembledPage) => {
-        await gate.run(async () => {
-          if (ocrBroken) {
-            issues.push({ code: 'OCR_UNAVAILABLE', stage: 'ocr', page: p.number, message: `Page ${p.number} has no text layer and was not OCRed: ${ocrBroken}` });
-            return;
-          }
-          signal.throwIfAborted();
-          tmpDir ??= fs.mkdtemp(path.join(os.tmpdir(), 'quire-pdf-'));
-          // a greyscale PNG (see greyPng in the worker)
-          const out = path.join(await tmpDir, `page-${p.number}.png`);
-          let drawing = true;
-          try {
-            const language = options.ocr?.language || this.ocrLanguage;
-            const render = (rotate?: number) =>
-              this.renderGate.run(
-                () => pool.run<Rendered>({ type: 'render', jobId, path: input.path, page: p.number, dpi: ocrDpi(this.ocrDpi, p.imageDpi), out, rotate, maxPixels: limits.imagePixels, imagePixels: limits.imagePixels }, signal, { first: true }).catch((e: unknown) => {
-                  throw (e as Error)?.name === 'MemoryLimitError' ? memoryError(this.heapMb) : e;
-                }),
-                signal,
-              );
-            let r = await render();
-            if (r.blank) {
-              // nothing on the drawn page (a white scan): no OCR
-              p.needsOcr = false;
-              p.blank = true;
-              blank.push(p.number);
-              return;
-            }
-            drawing = false;
-            let res = await ocr!.recognize(out, { language, signal, dpi: r.dpi });
-            let rotate = 0;
-            let k = r.width ? p.width / r.width : 72 / r.dpi;
-            // poor text may be a page scanned sideways or upside down: ask the engine and read it turned
-            const orient = (ocr as OrientationAware).detectOrientation;
-            if (res.confidence < 0.75 && typeof orient === 'function') {
-              const o = await orient.call(ocr, out, { signal }).catch(() => null);
-              if (o && o.rotate % 360 !== 0) {
-                drawing = true;
-                const r2 = await render(o.rotate);
-                drawing = false;
-                const res2 = await ocr!.recognize(out, { language, signal, dpi: r2.dpi });
-                if (res2.confidence > res.confidence && res2.text.length >= res.text.length * 0.5) {
-                  res = res2;
-                  r = r2;
-                  rotate = o.rotate;
-                  k = 72 / r2.dpi;
-                }
-              }
-            }
-            const toPage = (b: BBox) => unrotate(scaleBox(b, k), rotate, p.width, p.height);
-            const words = res.words.map((w) => ({ ...w, bbox: toPage(w.bbox) }));
-            // laid out in the frame of the image that was read, then turned back to the page
-            const back = (b: BBox | null | undefined) => (b && rotate ? unrotate(b, rotate, p.width, p.height) : b ?? null);
-            const elements = layoutOcrPage(res.lines, { page: p.number, scale: k, rules: scaleRules(r.rules ?? [], k) }).map((e) =>
-              e.kind === 'block'
-                ? { kind: 'block' as const, block: { ...e.block, bbox: back(e.block.bbox) } }
-                : { kind: 'table' as const, table: { ...e.table, bbox: back(e.table.bbox), cells: e.table.cells.map((c) => ({ ...c, bbox: back(c.bbox) })) } },
-            );
-            p.ocr = { elements, words, confidence: res.confidence, rotated: rotate };
-            if (res.engine) engines.add(res.engine);
-          } catch (e) {
-            if (signal.aborted) throw signal.reason;
-            if (isQuireError(e) && e.code === 'SERVICE_UNAVAILABLE') {
-              ocrBroken = e.message;
-              issues.push({ code: 'OCR_UNAVAILABLE', stage: 'ocr', page: p.number, message: `Page ${p.number} has no text layer and was not OCRed: ${e.message}` });
-            } else if (isQuireError(e) && (e.code === 'VALIDATION_ERROR' || e.code === 'UNPROCESSABLE')) {
-              throw e;
-            } else {
-              issues.push({ code: 'OCR_FAILED', stage: 'ocr', page: p.number, message: `OCR failed on page ${p.number}: ${ocrFailure(e, drawing)}` });
-            }
-          } finally {
-            await fs.rm(out, { force: true });
-          }
-        }, signal);
-      };
+      const ocrPage = (p: AssembledPage) => this.ocrPage(run!, p);
       const accept = (results: PageResult[]) => {
         for (const r of results) {
           if (r.number > count) continue;
@@ -402,6 +559,7 @@ export class PdfReader implements Omit<ReaderPlugin, 'formats'> {
       if (count > 0 && damaged === count) throw errors.processing(DAMAGED);
       await Promise.all(ocrJobs);
       if (engines.size) builder.metadata.ocrEngine = [...engines].sort().join(',');
+      if (run.agentic) builder.metadata[AGENTIC_KEY] = agenticReport(run.agentic);
       if (pending.length) builder.metadata[OCR_PENDING_KEY] = pending.sort((a, b) => a - b);
       // running heads, footers and page numbers: found by repetition across the pages, set apart
       setAsideFurniture(pages);
@@ -423,7 +581,7 @@ export class PdfReader implements Omit<ReaderPlugin, 'formats'> {
       options.signal?.removeEventListener('abort', onOuterAbort);
       pool.broadcast({ type: 'release', jobId });
       // one folder for the page images of this document, made by the first page OCRed
-      if (tmpDir) await (tmpDir as Promise<string>).then((d) => fs.rm(d, { recursive: true, force: true })).catch(() => {});
+      await removeTmp(run);
     }
   }
 }

@@ -6,6 +6,7 @@ import { newJob, withLocalFile } from '../jobs.js';
 import { looksInternal } from '../infra/public-errors.js';
 import { contentKey, originalKey } from './steps.js';
 import type { ParseConfig } from './parse-config.js';
+import { parseOperation } from './parse-config.js';
 import { estimatePages, reserveCredits, withHold } from '../infra/credits.js';
 
 export const epoch = (d: Date) => Math.floor(d.getTime() / 1000);
@@ -78,7 +79,7 @@ export async function createDocument(
     updated_at: now,
   };
   // the job holds the estimated cost until it ends (and the pages are charged)
-  const job = await reserveCredits(rt, owner, 'parse', pages, async (tx, hold) => {
+  const job = await reserveCredits(rt, owner, f.parsingConfig ? parseOperation(f.parsingConfig) : 'parse', pages, async (tx, hold) => {
     const row = withHold(newJob({ owner, type: 'document', document_id: f.id }), hold);
     await tx.repo('documents').insert(doc);
     await tx.repo('jobs').insert(row);

@@ -63,3 +63,8 @@ export function mergeConfig(base: Record<string, unknown>, patch: Record<string,
   }
   return out;
 }
+
+/** What a parse is charged as: agentic OCR (pages OCRed twice, spec §8.3: 3.0 a page) or a standard parse (1.5 a page). */
+export function parseOperation(cfg: Pick<ParseConfig, 'ocr'>): 'parse' | 'ocr_agentic' {
+  return cfg.ocr.agentic ? 'ocr_agentic' : 'parse';
+}

@@ -1,5 +1,5 @@
-import { ReaderSandbox, errors, isQuireError, ocrPendingOf } from '@quire/core';
-import type { BBox, Chunk, ChunkRecord, Owned, ParsedDocument, ReadJson, PagesRead, ProgressDetail, ReadLimits, ReaderPlugin } from '@quire/core';
+import { AGENTIC_KEY, ReaderSandbox, errors, isQuireError, mergeOcrPages, ocrPendingOf } from '@quire/core';
+import type { AgenticOcrReport, BBox, Chunk, ChunkRecord, Owned, ParsedDocument, ReadJson, PagesRead, ProgressDetail, ReadLimits, ReaderPlugin } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { chunkOptions } from './parse-config.js';
 import type { ParseConfig } from './parse-config.js';
@@ -83,9 +83,11 @@ export async function readFile(rt: Pick<Engine, 'registry' | 'config'> & Partial
 export interface StoredRead {
   pages: number;
   ocrPages: number;
+  /** what agentic OCR (ocr.agentic) did, when it ran and the reader said (metadata.agentic) */
+  agentic?: AgenticOcrReport;
   /**
-   * Pages the reader left for the `ocr` stage (a read with `deferOcr`): the stage reads the document again
-   * with OCR. Empty when nothing needs OCR, or the reader OCRed them itself.
+   * Pages the reader left for the `ocr` stage (a read with `deferOcr`): the stage OCRs them
+   * (ocrPendingToStorage). Empty when nothing needs OCR, or the reader OCRed them itself.
    */
   ocrPending: number[];
   issues: ParsedDocument['issues'];
@@ -157,7 +159,34 @@ export async function readFileToStorage(
   await onChunks;
   const ocrPages = doc!.pages.filter((p) => p.ocr).length;
   rt.metrics?.ocr(ocrPages);
-  return { pages: doc!.pages.length, ocrPages, ocrPending, issues: doc!.issues, ...(chunks ? { chunks } : {}) };
+  const agentic = doc!.metadata[AGENTIC_KEY] as AgenticOcrReport | undefined;
+  return { pages: doc!.pages.length, ocrPages, ocrPending, issues: doc!.issues, ...(chunks ? { chunks } : {}), ...(agentic ? { agentic } : {}) };
+}
+
+/**
+ * The `ocr` stage: the pages a deferred read left (`pending`) OCRed by the reader (ReaderPlugin.ocrPages: only
+ * those pages are drawn and read, the text layer of the others is not read again) and merged into the
+ * document stored under `key` (mergeOcrPages: the OCRed pages' words, blocks and tables in their place in the
+ * reading order). A reader without ocrPages reads the document again whole, with OCR, as before.
+ */
+export async function ocrPendingToStorage(rt: Pick<Engine, 'registry' | 'config' | 'storage'> & Partial<Pick<Engine, 'metrics'>>, file: FileRef, cfg: ParseConfig, key: string, pending: number[], opts: { signal?: AbortSignal; onProgress?: (f: number, pages?: PagesRead) => void; chunk?: boolean } = {}): Promise<StoredRead> {
+  const { reader, input, options, isolate, failed } = readPlan(rt, file, cfg, opts);
+  if (typeof reader.instance.ocrPages !== 'function') {
+    return readFileToStorage(rt, file, cfg, key, opts);
+  }
+  let ocred: ParsedDocument;
+  try {
+    ocred = isolate ? await isolate.ocrPages(reader.name, input, pending, options) : await reader.instance.ocrPages(input, pending, options);
+  } catch (e) {
+    throw failed(e);
+  }
+  const doc = mergeOcrPages(await loadParsed(rt, key), ocred);
+  await saveParsed(rt, key, doc);
+  const chunks = opts.chunk && doc.pages.length <= INLINE_CHUNK_PAGES ? chunkParsed(rt, doc, cfg) : undefined;
+  const ocrPages = ocred.pages.filter((p) => p.ocr).length;
+  rt.metrics?.ocr(ocrPages);
+  const agentic = ocred.metadata[AGENTIC_KEY] as AgenticOcrReport | undefined;
+  return { pages: doc.pages.length, ocrPages: doc.pages.filter((p) => p.ocr).length, ocrPending: [], issues: doc.issues, ...(chunks ? { chunks } : {}), ...(agentic ? { agentic } : {}) };
 }
 
 /**
@@ -171,8 +200,8 @@ function readJsonFile(rt: Pick<Engine, 'storage'>, key: string): [string] | [] {
 }
 
 /**
- * The page counts of a read in progress (job.progress_detail): the read stage's pages read; the ocr stage
- * reads the document again with OCR, so its own pass over the pages is not counted as pages read.
+ * The page counts of a read in progress (job.progress_detail): the read stage's pages read; the ocr stage's
+ * pass over the pages it OCRs is not counted as pages read.
  */
 export function readCounts(readStage: boolean, pages: PagesRead | undefined): ProgressDetail {
   return readStage && pages ? { pages_total: pages.total, pages_read: pages.done } : {};

@@ -1,15 +1,15 @@
 import fsp from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { NonRetryableError, errors } from '@quire/core';
-import type { JobRecord, StageContext, StageDefinition } from '@quire/core';
+import type { AgenticOcrReport, JobRecord, PagesRead, StageContext, StageDefinition } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { charge, creditsFor } from '../infra/ledger.js';
 import { CREDIT_HOLD, estimatePages, reserveCredits } from '../infra/credits.js';
-import { parseConfig } from '../io/parse-config.js';
+import { parseConfig, parseOperation } from '../io/parse-config.js';
 import { fetchUrl } from '../infra/url-fetch.js';
 import { detectStored, publicErrorText } from '../io/documents.js';
 import { ownerOf, requireDocument, withLocalFile } from '../jobs.js';
-import { apiChunk, chunkStored, contentKey, jobInputKey, jobParsedKey, readCounts, readFileToStorage } from '../io/steps.js';
+import { apiChunk, chunkStored, contentKey, jobInputKey, jobParsedKey, ocrPendingToStorage, readCounts, readFileToStorage } from '../io/steps.js';
 
 /** Downloads a URL input into blob storage (SSRF-checked, size-limited while streaming) and detects its format. */
 export async function fetchInputToStorage(rt: Engine, url: string, key: string): Promise<{ name: string; format: string; size: number }> {
@@ -54,17 +54,17 @@ function sourceOf(job: JobRecord, payload: Record<string, unknown>): ParseSource
 type ReadPayload = { source: string; documentId?: string; key?: string; path?: string; name: string; format: string; size: number; reuse?: boolean; decided?: boolean; readAs?: string };
 
 /**
- * Reads a parse's file into the job's parsed content. With `deferOcr` (the read stage) the pages that need
- * OCR are left out and listed in `ocrPending`; the ocr stage then reads it with OCR (deferOcr false).
+ * Reads a parse's file into the job's parsed content (the read stage: the pages that need OCR are left out
+ * and listed in `ocrPending`), or, given `pending` (the ocr stage), OCRs those pages and merges them into it.
  */
-async function readParseInput(rt: Engine, ctx: StageContext, p: ReadPayload, deferOcr: boolean): Promise<Record<string, unknown>> {
+async function readParseInput(rt: Engine, ctx: StageContext, p: ReadPayload, pending?: number[]): Promise<Record<string, unknown>> {
   const cfg = parseConfig((ctx.job.input as { config?: unknown }).config ?? {});
-  const read = (file: string) =>
-    readFileToStorage(rt, { path: file, name: p.name, format: p.format, size: p.size, id: p.readAs ?? ctx.job.id }, cfg, jobParsedKey(ctx.job.id), {
-      signal: ctx.signal,
-      onProgress: (f, pages) => void ctx.report(readCounts(deferOcr, pages), f).catch(() => {}),
-      deferOcr,
-    });
+  const deferOcr = !pending;
+  const read = (file: string) => {
+    const ref = { path: file, name: p.name, format: p.format, size: p.size, id: p.readAs ?? ctx.job.id };
+    const opts = { signal: ctx.signal, onProgress: (f: number, pages?: PagesRead) => void ctx.report(readCounts(deferOcr, pages), f).catch(() => {}) };
+    return pending ? ocrPendingToStorage(rt, ref, cfg, jobParsedKey(ctx.job.id), pending, opts) : readFileToStorage(rt, ref, cfg, jobParsedKey(ctx.job.id), { ...opts, deferOcr: true });
+  };
   let stored;
   if (p.source === 'local') {
     if (rt.role !== 'runner') throw new NonRetryableError('a local file is read by the runner only');
@@ -73,7 +73,7 @@ async function readParseInput(rt: Engine, ctx: StageContext, p: ReadPayload, def
     stored = await withLocalFile(rt.storage, p.key!, read);
   }
   await ctx.report({ ...(deferOcr ? { pages_total: stored.pages, pages_read: stored.pages } : {}), pages_ocr: stored.ocrPages });
-  return { ...p, parsedKey: jobParsedKey(ctx.job.id), pages: stored.pages, ...(stored.ocrPending.length ? { ocrPending: stored.ocrPending } : {}) };
+  return { ...p, parsedKey: jobParsedKey(ctx.job.id), pages: stored.pages, ...(stored.ocrPending.length ? { ocrPending: stored.ocrPending } : {}), ...(stored.agentic ? { agentic: stored.agentic } : {}) };
 }
 
 /**
@@ -112,7 +112,7 @@ export function defineParsePipeline(rt: Engine): void {
             if (rt.role !== 'runner') {
               const pages = await estimatePages(rt, key, file.format);
               const job = ctx.job;
-              await reserveCredits(rt, ownerOf(job), 'parse', pages, (tx, hold) => tx.repo('jobs').update(job.id, { input: { ...(job.input ?? {}), [CREDIT_HOLD]: hold } }), { excludeJobId: job.id });
+              await reserveCredits(rt, ownerOf(job), parseOperation(parseConfig((job.input as { config?: unknown }).config ?? {})), pages, (tx, hold) => tx.repo('jobs').update(job.id, { input: { ...(job.input ?? {}), [CREDIT_HOLD]: hold } }), { excludeJobId: job.id });
             }
             return { source: 'url', key, ...file };
           }
@@ -131,7 +131,7 @@ export function defineParsePipeline(rt: Engine): void {
           return { ...p, parsedKey: contentKey(p.documentId!) };
         }
         // pages that need OCR are left to the ocr stage (its own queue: OCR workers scale apart from readers)
-        return readParseInput(rt, ctx, p, true);
+        return readParseInput(rt, ctx, p);
       },
     },
     {
@@ -140,21 +140,24 @@ export function defineParsePipeline(rt: Engine): void {
         const p = ctx.payload as ReadPayload & { ocrPending?: number[] };
         // nothing left to OCR (a text document, reused content, or the reader OCRed itself): passed on
         if (!p.ocrPending?.length) return { ...p };
-        const { ocrPending: _, ...rest } = p;
-        return readParseInput(rt, ctx, rest, false);
+        // only those pages are drawn and OCRed, and merged into the layout the read stage stored
+        const { ocrPending, ...rest } = p;
+        return readParseInput(rt, ctx, rest, ocrPending);
       },
     },
     {
       name: 'chunk',
       async run(ctx) {
         const cfg = parseConfig((ctx.job.input as { config?: unknown }).config ?? {});
-        const p = ctx.payload as { parsedKey: string; source: string; pages?: number | null };
+        const p = ctx.payload as { parsedKey: string; source: string; pages?: number | null; agentic?: AgenticOcrReport };
         // jobid:// reuse reads the job's own copy: the document's parsed content is copied as it is stored
         if (p.parsedKey !== jobParsedKey(ctx.job.id)) await rt.storage.put(jobParsedKey(ctx.job.id), await rt.storage.get(p.parsedKey));
         const chunks = await chunkStored(rt, jobParsedKey(ctx.job.id), cfg, ctx.signal);
         const pages = p.pages ?? 0;
         await ctx.report({ chunks: chunks.length }, 1);
-        return { type: 'full', chunks: chunks.map(apiChunk), usage: { num_pages: pages, credits: creditsFor('parse', pages) } };
+        // agentic OCR says which pages its second reading changed (none when no page needed OCR)
+        const agentic = cfg.ocr.agentic ? { agentic: { pages_read: p.agentic?.pages_read ?? [], pages_changed: p.agentic?.pages_changed ?? [], lines_changed: p.agentic?.lines_changed ?? 0 } } : {};
+        return { type: 'full', chunks: chunks.map(apiChunk), ...agentic, usage: { num_pages: pages, credits: creditsFor(parseOperation(cfg), pages) } };
       },
     },
   ];
@@ -163,14 +166,15 @@ export function defineParsePipeline(rt: Engine): void {
     stages,
     async onCompleting(tx, job, output) {
       // charged as the job completes (its hold ends). The runner has no accounts: nothing to charge on its
-      // own machine. ocr.agentic does no extra work (the same OCR runs), so it is charged as a standard parse
+      // own machine. ocr.agentic (pages OCRed twice) is charged at its own rate (spec §8.3: 3.0 a page)
       const usage = output.usage as { num_pages: number; credits: number };
-      if (rt.role !== 'runner') await charge(tx, ownerOf(job), 'parse', usage.num_pages, job.id, rt.metrics);
+      const cfg = parseConfig((job.input as { config?: unknown } | null)?.config ?? {});
+      if (rt.role !== 'runner') await charge(tx, ownerOf(job), parseOperation(cfg), usage.num_pages, job.id, rt.metrics);
     },
     async onComplete(job, output) {
       const usage = output.usage as { num_pages: number; credits: number };
       await rt.storage.delete(jobInputKey(job.id)).catch(() => {});
-      await callback(rt, job, { job_id: job.id, status: 'completed', result: { type: output.type, chunks: output.chunks }, usage });
+      await callback(rt, job, { job_id: job.id, status: 'completed', result: { type: output.type, chunks: output.chunks, ...(output.agentic ? { agentic: output.agentic } : {}) }, usage });
     },
     async onFail(job, error) {
       await rt.storage.delete(jobInputKey(job.id)).catch(() => {});

@@ -8,7 +8,7 @@ import { newOwned } from '../infra/access.js';
 import { CREDIT_HOLD, documentParseUnits, estimatePages, reserveCredits, withHold } from '../infra/credits.js';
 import { resolveInput } from '../io/inputs.js';
 import type { InputRef } from '../io/inputs.js';
-import { parseConfigField } from '../io/parse-config.js';
+import { parseConfigField, parseOperation } from '../io/parse-config.js';
 import type { ParseConfig } from '../io/parse-config.js';
 import { publicErrorText } from '../io/documents.js';
 import { signLink } from '../infra/signing.js';
@@ -35,7 +35,7 @@ export async function readStored(rt: Engine, key: string, f: { id: string; name:
 export async function submitParse(rt: Engine, auth: AuthInfo, ref: InputRef, cfg: ParseConfig, webhookUrl: string | null): Promise<JobRecord> {
   const owner = newOwned(auth, null);
   const pages = ref.kind === 'document' ? await documentParseUnits(rt, ref.doc) : 1;
-  const job = await reserveCredits(rt, owner, 'parse', pages, (tx, hold) =>
+  const job = await reserveCredits(rt, owner, parseOperation(cfg), pages, (tx, hold) =>
     tx.repo('jobs').insert(
       withHold(newJob({ owner, type: 'parse', document_id: ref.kind === 'document' ? ref.doc.id : null, input: ref.kind === 'document' ? { document_id: ref.doc.id, config: cfg } : { url: (ref as { url: string }).url, config: cfg }, webhook_url: webhookUrl }), hold),
     ),
@@ -96,7 +96,7 @@ export async function parseSync(rt: Engine, auth: AuthInfo, source: SyncParseSou
         }
       }
       const doc = documentId;
-      await reserveCredits(rt, owner, 'parse', pages, (tx, hold) => tx.repo('jobs').update(jobId, { input: { config: cfg, [CREDIT_HOLD]: hold }, document_id: doc, updated_at: new Date() }));
+      await reserveCredits(rt, owner, parseOperation(cfg), pages, (tx, hold) => tx.repo('jobs').update(jobId, { input: { config: cfg, [CREDIT_HOLD]: hold }, document_id: doc, updated_at: new Date() }));
     } catch (e) {
       const now = new Date();
       await jobs.update(jobId, { status: 'failed', error: publicErrorText(e instanceof Error ? e.message : String(e), `job ${jobId}`), completed_at: now, updated_at: now }).catch(() => {});
@@ -105,9 +105,9 @@ export async function parseSync(rt: Engine, auth: AuthInfo, source: SyncParseSou
     await rt.pipelines.start(jobId, 'parse', start);
     const job = await awaitJob(rt, jobId);
     if (job.status !== 'completed') throw jobError(job);
-    const output = job.result as { type: string; chunks: unknown[]; usage: { num_pages: number; credits: number } };
+    const output = job.result as { type: string; chunks: unknown[]; agentic?: unknown; usage: { num_pages: number; credits: number } };
     const usage = output.usage;
-    const result = { type: output.type, chunks: output.chunks };
+    const result = { type: output.type, chunks: output.chunks, ...(output.agentic ? { agentic: output.agentic } : {}) };
     const parsed = await loadParsed(rt, jobParsedKey(jobId));
     return { parsed, body: { job_id: jobId, duration: (Date.now() - started) / 1000, usage, result, studio_link: studioLink(rt, jobId) } };
   } finally {

@@ -1,26 +1,28 @@
-import type { DocumentRecord, StageContext } from '@quire/core';
+import type { DocumentRecord, PagesRead, StageContext } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { charge } from '../infra/ledger.js';
 import { addDocument } from './collections.js';
 import { documentEventData, publicErrorText } from '../io/documents.js';
-import { parseConfig } from '../io/parse-config.js';
+import { parseConfig, parseOperation } from '../io/parse-config.js';
 import { ownerOf, requireDocument, withLocalFile } from '../jobs.js';
-import { chunkStored, contentKey, indexChunks, readCounts, readFileToStorage, storeAndIndexChunks, storeChunks } from '../io/steps.js';
+import { chunkStored, contentKey, indexChunks, ocrPendingToStorage, readCounts, readFileToStorage, storeAndIndexChunks, storeChunks } from '../io/steps.js';
 
 /**
- * Reads an uploaded document into its stored content. With `deferOcr` (the read stage) the pages that need
- * OCR are left out and listed in `ocr_pending`; the ocr stage then reads it with OCR (deferOcr false).
+ * Reads an uploaded document into its stored content (the read stage: the pages that need OCR are left out
+ * and listed in `ocr_pending`), or, given `pending` (the ocr stage), OCRs those pages and merges them into it.
  */
-async function readDocument(rt: Engine, ctx: StageContext, deferOcr: boolean): Promise<Record<string, unknown>> {
+async function readDocument(rt: Engine, ctx: StageContext, pending?: number[]): Promise<Record<string, unknown>> {
   const doc = await requireDocument(rt.store, String(ctx.payload.documentId));
   const cfg = parseConfig(doc.parsing_config ?? {});
+  const deferOcr = !pending;
   let indexed: number | undefined;
-  const read = await withLocalFile(rt.storage, doc.storage_key, (file) =>
-    readFileToStorage(rt, { path: file, name: doc.name, format: doc.file_type, size: doc.file_size, id: doc.id }, cfg, contentKey(doc.id), {
-      signal: ctx.signal,
-      onProgress: (f, pages) => void ctx.report(readCounts(deferOcr, pages), f).catch(() => {}),
-      chunk: true,
-      deferOcr,
+  const read = await withLocalFile(rt.storage, doc.storage_key, (file) => {
+    const ref = { path: file, name: doc.name, format: doc.file_type, size: doc.file_size, id: doc.id };
+    const opts = { signal: ctx.signal, onProgress: (f: number, pages?: PagesRead) => void ctx.report(readCounts(deferOcr, pages), f).catch(() => {}), chunk: true };
+    if (pending) return ocrPendingToStorage(rt, ref, cfg, contentKey(doc.id), pending, opts);
+    return readFileToStorage(rt, ref, cfg, contentKey(doc.id), {
+      ...opts,
+      deferOcr: true,
       // a document the reader built in this process comes back chunked: its rows and vectors are written
       // now, while its JSON is saved, and the chunk and index stages find their work done (a rerun of this
       // stage replaces them: one copy of each)
@@ -28,9 +30,12 @@ async function readDocument(rt: Engine, ctx: StageContext, deferOcr: boolean): P
         void ctx.report({ chunks: chunks.length, chunks_indexed: 0 }).catch(() => {});
         indexed = await storeAndIndexChunks(rt, ownerOf(doc), doc.id, chunks, ctx.signal, (done) => void ctx.report({ chunks_indexed: done }).catch(() => {}));
       },
-    }),
-  );
+    });
+  });
   await ctx.report({ ...(deferOcr ? { pages_total: read.pages, pages_read: read.pages } : {}), pages_ocr: read.ocrPages, ...(read.chunks ? { chunks: read.chunks.length } : {}), ...(indexed !== undefined ? { chunks_indexed: indexed } : {}) });
+  // the ocr stage's merged document comes back chunked too: its rows are written now (the index stage embeds
+  // them), replacing those of a rerun
+  if (read.chunks && indexed === undefined) await storeChunks(rt, ownerOf(doc), doc.id, read.chunks);
   await rt.store.repo('documents').update(doc.id, { pages: read.pages, content_key: contentKey(doc.id), issues: read.issues.length ? read.issues : null, updated_at: new Date() });
   return { documentId: doc.id, pages: read.pages, ocr_pages: read.ocrPages, ...(read.ocrPending.length ? { ocr_pending: read.ocrPending } : {}), ...(read.chunks ? { chunks: read.chunks.length, chunked: true } : {}), ...(indexed !== undefined ? { indexed } : {}) };
 }
@@ -46,14 +51,16 @@ export function defineIngestPipeline(rt: Engine): void {
       {
         name: 'read',
         // pages that need OCR are left to the ocr stage (its own queue: OCR workers scale apart from readers)
-        run: (ctx) => readDocument(rt, ctx, true),
+        run: (ctx) => readDocument(rt, ctx),
       },
       {
         name: 'ocr',
         async run(ctx) {
           // nothing left to OCR (a text document, or the reader OCRed itself): passed on as it is
-          if (!(ctx.payload.ocr_pending as number[] | undefined)?.length) return { ...ctx.payload };
-          return readDocument(rt, ctx, false);
+          const pending = ctx.payload.ocr_pending as number[] | undefined;
+          if (!pending?.length) return { ...ctx.payload };
+          // only those pages are drawn and OCRed, and merged into the layout the read stage stored
+          return readDocument(rt, ctx, pending);
         },
       },
       {
@@ -91,13 +98,13 @@ export function defineIngestPipeline(rt: Engine): void {
     },
     async onCompleting(tx, job, output) {
       // charged as the job completes (its hold ends): together, so that the credits always count once.
-      // ocr.agentic does no extra work (the same OCR runs): charged as a standard parse. A document made by
+      // ocr.agentic (pages OCRed twice) is charged at its own rate (spec §8.3). A document made by
       // Quire itself is not charged as a parse: a generated one was paid by its generation (1.0 credit, spec
       // §8.3), and a split section's content is its parent's, already read and paid (job input `prepaid`).
       if (!job.document_id || job.input?.prepaid) return;
       const doc = await tx.repo('documents').get(job.document_id);
       if (!doc) return;
-      await charge(tx, ownerOf(doc), 'parse', Number(output.pages ?? doc.pages ?? 0), doc.id, rt.metrics);
+      await charge(tx, ownerOf(doc), parseOperation(parseConfig(doc.parsing_config ?? {})), Number(output.pages ?? doc.pages ?? 0), doc.id, rt.metrics);
     },
     async onComplete(job, output) {
       if (!job.document_id) return;

@@ -58,8 +58,12 @@ export class DocumentBuilder {
     return this.pages.length;
   }
 
-  /** The document; its metadata.title is a real title (the file's own, else the one found on its first page: applyTitle). */
-  build(): ParsedDocument {
+  /**
+   * The document; its metadata.title is a real title (the file's own, else the one found on its first page:
+   * applyTitle). `title: false`: no title is looked for (a part of a document, such as the pages a reader
+   * OCRs for the `ocr` stage, whose first page is not the document's).
+   */
+  build(opts: { title?: boolean } = {}): ParsedDocument {
     const doc: ParsedDocument = {
       id: this.id,
       name: this.name,
@@ -71,7 +75,7 @@ export class DocumentBuilder {
       metadata: this.metadata,
       issues: this.issues,
     };
-    applyTitle(doc);
+    if (opts.title !== false) applyTitle(doc);
     return doc;
   }
 }

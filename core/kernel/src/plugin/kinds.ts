@@ -189,8 +189,10 @@ export interface ReadOptions {
   /**
    * OCR of pages without a text layer. `defer`: the read is the pipeline's `read` stage and OCR is its own
    * `ocr` stage; a reader that can tell which pages need OCR does not OCR them, reads the rest and lists
-   * them (1-based) in the document's `metadata.ocrPending` (OCR_PENDING_KEY); the `ocr` stage then reads
-   * the document with OCR. A reader that ignores it OCRs as usual.
+   * them (1-based) in the document's `metadata.ocrPending` (OCR_PENDING_KEY); the `ocr` stage then has
+   * them OCRed (ReaderPlugin.ocrPages, else a read with OCR). A reader that ignores it OCRs as usual.
+   * `agentic`: each page OCRed is read twice and each line taken from the more confident reading
+   * (metadata.agentic, AgenticOcrReport).
    */
   ocr: { enabled: boolean | 'auto'; language: string; agentic?: boolean; defer?: boolean };
   /** abort the read (timeouts, cancelled jobs) */
@@ -270,6 +272,26 @@ export interface ReaderPlugin extends Lifecycle {
    * thread, stopped by `signal`.
    */
   renderPage?(input: ReaderInput, page: number, options: { dpi: number; maxPixels: number; signal?: AbortSignal }): Promise<{ png: Buffer; width: number; height: number }>;
+  /**
+   * Optional: OCR of the pages (1-based) a read with `ocr.defer` left (metadata.ocrPending), without reading
+   * the document's other pages again. The reader renders each of them, has the OCR plugin read it and lays
+   * the result out as read() would; it answers a document of those pages only (their pages with words,
+   * blocks and tables in page coordinates, issues, metadata.ocrEngine; with `ocr.agentic`,
+   * metadata.agentic), which the `ocr` stage merges into the stored document (mergeOcrPages). A reader
+   * without it is read again whole, with OCR.
+   */
+  ocrPages?(input: ReaderInput, pages: number[], options: ReadOptions): Promise<ParsedDocument>;
+}
+
+/** What agentic OCR (`ocr.agentic`) did on a document (metadata.agentic): the pages where the second reading changed a line. */
+export const AGENTIC_KEY = 'agentic';
+export interface AgenticOcrReport {
+  /** pages OCRed twice */
+  pages_read: number[];
+  /** pages where a line of the second reading replaced (or was added to) the first */
+  pages_changed: number[];
+  /** lines taken from the second reading */
+  lines_changed: number;
 }
 
 export interface OcrResult {

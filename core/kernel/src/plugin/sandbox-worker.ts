@@ -7,7 +7,7 @@ import { PluginRegistry, parseUse } from './registry.js';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ocrPendingOf } from './kinds.js';
-import type { ChunkerPlugin, ReaderPlugin } from './kinds.js';
+import type { ChunkerPlugin, ReaderPlugin, ReadOptions } from './kinds.js';
 import type { SandboxRequest, SandboxResponse, SandboxWorkerData } from './sandbox.js';
 import { revive, serialiseError } from './sandbox.js';
 import type { ParsedDocument } from '../model/content.js';
@@ -130,7 +130,7 @@ port.on('message', (m: SandboxRequest) => {
       }
       const r = await reader(m.reader.name, m.reader.origin);
       let last = '';
-      const doc = await r.read(m.input, {
+      const readOptions: ReadOptions = {
         ...m.options,
         signal: controller.signal,
         onProgress: (f, pages) => {
@@ -142,7 +142,9 @@ port.on('message', (m: SandboxRequest) => {
             send({ type: 'progress', id: m.id, fraction: rounded, ...(pages ? { pages: { done: pages.done, total: pages.total } } : {}) });
           }
         },
-      });
+      };
+      if (m.ocrPages && typeof r.ocrPages !== 'function') throw new Error(`reader ${m.reader.name} cannot OCR single pages`);
+      const doc = m.ocrPages ? await r.ocrPages!(m.input, m.ocrPages, readOptions) : await r.read(m.input, readOptions);
       if (m.jsonPath) {
         // written here and streamed into storage by the parent: a large document's JSON (tens of MB) never
         // crosses the IPC channel, where the parent would decode it in one go on its event loop

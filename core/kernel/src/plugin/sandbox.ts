@@ -47,7 +47,8 @@ export interface SandboxWorkerData {
 }
 
 export type SandboxRequest =
-  | { type: 'read'; id: number; reader: { name: string; origin: PluginOrigin }; input: ReaderInput; options: Omit<ReadOptions, 'signal' | 'onProgress'>; jsonPath?: string }
+  /** a read; with `ocrPages`, the reader's ocrPages() of those pages (a document of them only) */
+  | { type: 'read'; id: number; reader: { name: string; origin: PluginOrigin }; input: ReaderInput; options: Omit<ReadOptions, 'signal' | 'onProgress'>; jsonPath?: string; ocrPages?: number[] }
   | { type: 'chunk'; id: number; chunker: { name: string; origin: PluginOrigin }; path: string; options: ChunkOptions }
   | { type: 'abort'; id: number }
   | { type: 'delegated'; id: number; call: number; doc?: ParsedDocument; error?: SerialisedError };
@@ -168,6 +169,14 @@ export class ReaderSandbox {
     }
   }
 
+  /**
+   * The reader's OCR of `pages` (ReaderPlugin.ocrPages) in an isolate: a document of those pages only, which
+   * the caller merges into the stored one (mergeOcrPages).
+   */
+  ocrPages(readerName: string, input: ReaderInput, pages: number[], options: ReadOptions): Promise<ParsedDocument> {
+    return this.readAs(readerName, input, options, undefined, pages).then((r) => (r as { doc: ParsedDocument }).doc);
+  }
+
   /** Chunks a stored parsed document (JSON at `path`) with the chunker kind:name, in an isolate. */
   chunk(chunkerName: string, path: string, options: ChunkOptions, signal?: AbortSignal): Promise<Chunk[]> {
     const origin = this.registry.origin('chunker', chunkerName);
@@ -180,11 +189,11 @@ export class ReaderSandbox {
     return !!this.registry.origin(kind, name);
   }
 
-  private readAs(readerName: string, input: ReaderInput, options: ReadOptions, jsonPath?: string): Promise<unknown> {
+  private readAs(readerName: string, input: ReaderInput, options: ReadOptions, jsonPath?: string, ocrPages?: number[]): Promise<unknown> {
     const origin = this.registry.origin('reader', readerName);
     if (!origin) return Promise.reject(new Error(`reader ${readerName} was not loaded from a module and cannot run in an isolate`));
     const { signal, onProgress, ...plain } = options;
-    return this.submit((id) => ({ type: 'read', id, reader: { name: readerName, origin }, input: { ...input }, options: plain, ...(jsonPath ? { jsonPath } : {}) }), input.format, signal, onProgress);
+    return this.submit((id) => ({ type: 'read', id, reader: { name: readerName, origin }, input: { ...input }, options: plain, ...(jsonPath ? { jsonPath } : {}), ...(ocrPages ? { ocrPages: [...ocrPages] } : {}) }), input.format, signal, onProgress);
   }
 
   private submit(make: (id: number) => TaskRequest, what: string, signal?: AbortSignal, onProgress?: (f: number, pages?: PagesRead) => void): Promise<unknown> {
