@@ -10,16 +10,15 @@
  * words other than the documents'. Every expected string occurs (case-insensitive, whitespace collapsed) in one chunk of
  * its document.
  *
- * The knowledge base is the blind3 set's 65 documents plus these 22, so that the other documents compete.
+ * The knowledge base is these 22 documents alone (the first version loaded the blind3 set's 65 as well; on the loaded
+ * machine its parse did not finish within an hour, and it was cut down before any run of it had answered a question).
  *
  * Do not tune the answerer against these questions, and do not read their answers one by one: run it with --quiet and
  * read the totals only. Once the answerer has been changed because of this set, it is no longer blind.
  */
 import type { Question } from './chat-question.js';
-import { DOCUMENTS as BLIND3 } from './chat-blind3.js';
 
 export const DOCUMENTS = [
-  ...BLIND3,
   // table PDFs of <corpus>/tables (ICDAR 2013, not in the manifest), one or two pages each mostly
   'tables__eu-002.pdf',
   'tables__eu-008.pdf',

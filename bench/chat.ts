@@ -16,7 +16,7 @@
  *        [--set blind]   (bench/chat-blind.ts: a second such set, new questions over the fresh set's documents, never tuned against)
  *        [--set blind2]  (bench/chat-blind2.ts: a third, over the fresh set's documents and eight no set had used)
  *        [--set blind3]  (bench/chat-blind3.ts: a fourth, over the blind2 documents and ten receipts of <corpus>/receipts/files)
-        [--set blind4]  (bench/chat-blind4.ts: a fifth, over the blind3 documents, table PDFs of <corpus>/tables and ten more receipts)
+        [--set blind4]  (bench/chat-blind4.ts: a fifth, over twelve table PDFs of <corpus>/tables and ten more receipts)
  *        [--quiet]   (prints the totals only, never an answer: for the blind sets, whose answers are not to be read)
  *   The service answers only at confidence ≥ QUIRE_CHAT_MIN_CONFIDENCE (0.6 by default; the calling shell's value is passed
  *   on): with QUIRE_CHAT_MIN_CONFIDENCE=0 every answer is given, and the last line shows what each floor would keep.
