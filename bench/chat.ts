@@ -16,6 +16,7 @@
  *        [--set blind]   (bench/chat-blind.ts: a second such set, new questions over the fresh set's documents, never tuned against)
  *        [--set blind2]  (bench/chat-blind2.ts: a third, over the fresh set's documents and eight no set had used)
  *        [--set blind3]  (bench/chat-blind3.ts: a fourth, over the blind2 documents and ten receipts of <corpus>/receipts/files)
+        [--set blind4]  (bench/chat-blind4.ts: a fifth, over twelve table PDFs of <corpus>/tables and ten more receipts)
  *        [--quiet]   (prints the totals only, never an answer: for the blind sets, whose answers are not to be read)
  *   The service answers only at confidence ≥ QUIRE_CHAT_MIN_CONFIDENCE (0.6 by default; the calling shell's value is passed
  *   on): with QUIRE_CHAT_MIN_CONFIDENCE=0 every answer is given, and the last line shows what each floor would keep.
@@ -176,6 +177,7 @@ const SETS: Record<string, () => Promise<{ DOCUMENTS: string[]; QUESTIONS: Quest
   blind: () => import('./chat-blind.js'),
   blind2: () => import('./chat-blind2.js'),
   blind3: () => import('./chat-blind3.js'),
+  blind4: () => import('./chat-blind4.js'),
 };
 
 async function main(): Promise<void> {
@@ -202,9 +204,9 @@ async function main(): Promise<void> {
     const t0 = Date.now();
     const ids = new Map<string, string>(); // corpus id → document id
     for (const id of DOCUMENTS) {
-      // a document of the manifest, or else one of the receipt scans in receipts/files (not in the manifest)
-      const file = byId.has(id) ? path.join(corpus, byId.get(id)!.path) : path.join(corpus, 'receipts/files', id);
-      if (!fs.existsSync(file)) throw new Error(`neither in the corpus manifest nor in receipts/files: ${id}`);
+      // a document of the manifest, or else one of the receipt scans in receipts/files or a table PDF of tables/ (neither in the manifest)
+      const file = byId.has(id) ? path.join(corpus, byId.get(id)!.path) : id.startsWith('tables__') ? path.join(corpus, 'tables', id.slice('tables__'.length)) : path.join(corpus, 'receipts/files', id);
+      if (!fs.existsSync(file)) throw new Error(`neither in the corpus manifest nor in receipts/files or tables/: ${id}`);
       const form = new FormData();
       form.append('file', new Blob([fs.readFileSync(file)]), path.basename(file));
       const up = await api('/v1/documents', { method: 'POST', body: form });

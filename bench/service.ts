@@ -43,14 +43,18 @@ export async function startService(key: string, opts: { prefix: string; env?: Re
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const base = `http://127.0.0.1:${port}`;
   let up = false;
-  for (let i = 0; i < 600 && !up; i++) {
+  // (up to five minutes: on a loaded machine the sources' first compilation alone takes more than one)
+  for (let i = 0; i < 3000 && !up; i++) {
     try {
       // ready: the database and the queue connected (an upload before that is refused with 503)
       up = (await fetch(`${base}/readyz`)).ok;
     } catch {}
     if (!up) await new Promise((r) => setTimeout(r, 100));
   }
-  if (!up) throw new Error('the service did not start');
+  if (!up) {
+    child.kill('SIGTERM');
+    throw new Error('the service did not start');
+  }
   return {
     base,
     pid: child.pid!,
