@@ -64,6 +64,10 @@ export interface PpocrConfig {
   dropScore: number;
   /** onnxruntime's CPU memory arena (faster repeated runs of one shape, memory that only grows) */
   memArena: boolean;
+  /** onnxruntime's graph optimisation level (default 'all') */
+  graphOptimization?: 'disabled' | 'basic' | 'extended' | 'all';
+  /** onnxruntime's memory patterns (default: as memArena) */
+  memPattern?: boolean;
   /** a box with a character read at a probability under this is read again at other widths (retryWidths; 0: never) */
   retryBelow: number;
   /** the widths a doubtful box is read again at, as factors of the width its aspect ratio gives */
@@ -135,9 +139,9 @@ export class Ppocr {
       intraOpNumThreads: this.cfg.threads,
       interOpNumThreads: 1,
       executionMode: 'sequential' as const,
-      graphOptimizationLevel: 'all' as const,
+      graphOptimizationLevel: this.cfg.graphOptimization ?? ('all' as const),
       enableCpuMemArena: this.cfg.memArena,
-      enableMemPattern: this.cfg.memArena,
+      enableMemPattern: this.cfg.memPattern ?? this.cfg.memArena,
     };
     const session = async (file: string, what: string) => {
       try {
