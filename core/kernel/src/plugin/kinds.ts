@@ -559,6 +559,8 @@ export interface EditElement {
   options?: string[];
   /** radios: the caption printed beside each option's button, in the order of options ('' when none) */
   option_labels?: string[];
+  /** a radio found on a flat page: the box of each option's circle, in the order of options (where its mark is drawn) */
+  option_boxes?: BBox[];
   multi?: boolean;
   max_length?: number;
   comb?: boolean;
