@@ -31,6 +31,19 @@ async function printedRadiosPdf(): Promise<Uint8Array> {
   return doc.save();
 }
 
+/** A printed form whose checkbox squares are small, thin and light grey (as many government forms print them). */
+async function greySquaresPdf(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const page = doc.addPage([612, 792]);
+  page.drawText('Services requested', { x: 60, y: 740, size: 14, font });
+  ['Delivery', 'Installation', 'Maintenance', 'Training'].forEach((c, k) => {
+    page.drawRectangle({ x: 60, y: 700 - k * 22, width: 7, height: 7, borderWidth: 0.3, borderColor: rgb(0.62, 0.62, 0.62) });
+    page.drawText(c, { x: 74, y: 700 - k * 22, size: 9, font });
+  });
+  return doc.save();
+}
+
 describe('edit: printed radio buttons over HTTP', () => {
   let s: TestServer;
   let docId = '';
@@ -73,5 +86,13 @@ describe('edit: printed radio buttons over HTTP', () => {
     const radios = (again.body.elements as any[]).filter((e) => e.type === 'radio');
     assert.equal(radios.find((e) => e.options.includes('Female'))?.current_value, 'Female', JSON.stringify(radios));
     assert.equal(radios.find((e) => e.options.includes('Premium'))?.current_value, 'Standard', JSON.stringify(radios));
+  });
+
+  test('small thin grey checkbox squares are found (the page read again at a higher resolution)', async () => {
+    const id = await uploadDone(s, 'grey.pdf', await greySquaresPdf());
+    const det = await s.json('/api/edit/detect', { method: 'POST', json: { document_id: id } });
+    assert.equal(det.status, 200, JSON.stringify(det.body));
+    const boxes = (det.body.elements as any[]).filter((e) => e.type === 'checkbox');
+    assert.deepEqual(boxes.map((e) => e.label), ['Delivery', 'Installation', 'Maintenance', 'Training'], JSON.stringify(det.body.elements));
   });
 });

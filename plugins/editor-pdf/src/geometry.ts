@@ -29,6 +29,8 @@ export interface PageGeometry {
   unit?: number;
   /** small rings (radio buttons) in page points */
   circles?: BBox[];
+  /** ruling lines of the page read at a higher resolution (page points): small squares the first reading lost */
+  fineRules?: Rule[];
 }
 
 /** pixels looked at by the ring search at most (a larger page is searched for rules only) */
@@ -103,7 +105,7 @@ function rings(data: Uint8ClampedArray, w: number, h: number, sx: number, sy: nu
 }
 
 /** The ruling lines and ink of a page image (`pageW` × `pageH` points); null when it cannot be decoded or is too large. */
-export async function pageGeometry(image: Buffer, pageW: number, pageH: number, unit = 1): Promise<PageGeometry | null> {
+export async function pageGeometry(image: Buffer, pageW: number, pageH: number, unit = 1, fine?: Buffer): Promise<PageGeometry | null> {
   let img;
   try {
     img = await loadImage(image);
@@ -136,7 +138,34 @@ export async function pageGeometry(image: Buffer, pageW: number, pageH: number, 
       }
     return all ? dark / all : 0;
   };
-  return { rules, ink, circles: rings(data, w, h, sx, sy, unit) };
+  const finer = fine ? await fineShapes(fine, pageW, pageH, unit) : null;
+  return { rules, ink, circles: finer?.circles ?? rings(data, w, h, sx, sy, unit), ...(finer ? { fineRules: finer.rules } : {}) };
+}
+
+/** Rules and rings of the page read at a higher resolution (same page size in points); null when it cannot be decoded or is too large. */
+async function fineShapes(image: Buffer, pageW: number, pageH: number, unit: number): Promise<{ rules: Rule[]; circles: BBox[] } | null> {
+  let img;
+  try {
+    img = await loadImage(image);
+  } catch {
+    return null;
+  }
+  const w = img.width, h = img.height;
+  if (!w || !h || w * h > MAX_RING_PIXELS) return null;
+  const canvas = createCanvas(w, h);
+  const ctx = canvas.getContext('2d');
+  ctx.fillStyle = '#fff';
+  ctx.fillRect(0, 0, w, h);
+  ctx.drawImage(img, 0, 0);
+  const data = ctx.getImageData(0, 0, w, h).data;
+  // light grey lines count as ink here (luminance under 200, as the ring search reads them)
+  for (let p = 0; p < data.length; p += 4) if ((data[p]! * 299 + data[p + 1]! * 587 + data[p + 2]! * 114) / 1000 < 200) data[p] = data[p + 1] = data[p + 2] = 0;
+  const sx = pageW / w, sy = pageH / h;
+  const minLen = Math.max(6, Math.round((5 * unit) / Math.max(sx, sy)));
+  const rules = detectRules({ data, width: w, height: h }, minLen)
+    .slice(0, MAX_RULES * 4)
+    .map((r) => ({ x0: r.x0 * sx, x1: r.x1 * sx, y0: r.y0 * sy, y1: r.y1 * sy }));
+  return { rules, circles: rings(data, w, h, sx, sy, unit) };
 }
 
 const center = (w: Word) => ({ x: w.bbox.x + w.bbox.width / 2, y: w.bbox.y + w.bbox.height / 2 });
@@ -280,7 +309,10 @@ const r1 = (v: number) => Math.round(v * 10) / 10;
  */
 export function geometryBlanks(geo: PageGeometry, page: { number: number; width: number; height: number; words: Word[] }, opts: { include_checkboxes?: boolean; include_signatures?: boolean } = {}, u = 1): Omit<EditElement, 'id'>[] {
   const words = page.words.filter((w) => w.text.trim());
-  const boxes = rectangles(geo.rules, u).filter((b) => b.width < page.width * 0.9 || b.height < page.height * 0.5);
+  const coarse = rectangles(geo.rules, u).filter((b) => b.width < page.width * 0.9 || b.height < page.height * 0.5);
+  // small squares only the finer reading shows (thin or light grey lines), where no shape was found
+  const fine = geo.fineRules ? rectangles(geo.fineRules, u).filter((b) => b.kind === 'square' && !coarse.some((o) => area(o, b) > 0.3 * b.width * b.height)) : [];
+  const boxes = [...coarse, ...fine];
   const lines = underlines(geo.rules, boxes, u);
   const out: Omit<EditElement, 'id'>[] = radios(geo, page, words, boxes, u);
   for (const b of [...boxes, ...lines]) {
