@@ -7,7 +7,7 @@
  *   - values written into a field that was not asked for, and those of another type (a name in a date field);
  *   - verification: a form whose read-back differs from what was asked must fail it ("false passes").
  *
- *   node --conditions=quire-source --import tsx bench/edit-instructions.ts [--dump]
+ *   node --conditions=quire-source --import tsx bench/edit-instructions.ts [--dump] [--set bench/fixtures/edit-instructions-heldout.json]
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -19,7 +19,7 @@ import { parseDate, parseNumber } from '@quire/fields';
 import { applyOffline } from '../core/engine/src/edit/instructions.js';
 
 const CORPUS = process.env.QUIRE_CORPUS ?? path.resolve(import.meta.dirname, '../../shared/corpus');
-const DATA = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'fixtures/edit-instructions.json'), 'utf8')) as { forms: { file: string; lang?: string; instructions: string; expected: Record<string, string | boolean> }[] };
+const DATA = JSON.parse(fs.readFileSync(process.argv.includes('--set') ? path.resolve(process.argv[process.argv.indexOf('--set') + 1]!) : path.join(import.meta.dirname, 'fixtures/edit-instructions.json'), 'utf8')) as { forms: { file: string; lang?: string; instructions: string; expected: Record<string, string | boolean> }[] };
 const editor = (plugin as any).create({ options: { maxBytes: 100 * 1024 * 1024 } }) as EditorPlugin;
 // the verification's comparison of a read-back value with the value asked for (values.ts); where the
 // checkout has none, the comparison verification made before: the read-back against the value written
