@@ -1,13 +1,13 @@
 /**
- * Plain-language instructions on the corpus AcroForms (bench/data/edit-instructions.json: a few values a
- * form, written from its printed labels alone, with the field each value belongs in). Per form, the
+ * Plain-language instructions on the corpus AcroForms (bench/fixtures/edit-instructions.json: a few values a
+ * form, written from its printed labels alone, in English and other languages, with the field each value belongs in). Per form, the
  * engine's offline reading of the instructions (applyOffline) against the fields the editor detects with
  * the printed words as layout (pdftotext -bbox), the fill through the editor plugin and its read-back:
  *   - right / wrong / missing of the values asked for (read back from the output, compared by value);
  *   - values written into a field that was not asked for, and those of another type (a name in a date field);
  *   - verification: a form whose read-back differs from what was asked must fail it ("false passes").
  *
- *   node --conditions=quire-source --import tsx bench/edit-instructions.ts [--dump]
+ *   node --conditions=quire-source --import tsx bench/edit-instructions.ts [--dump] [--set bench/fixtures/edit-instructions-heldout.json]
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -19,7 +19,7 @@ import { parseDate, parseNumber } from '@quire/fields';
 import { applyOffline } from '../core/engine/src/edit/instructions.js';
 
 const CORPUS = process.env.QUIRE_CORPUS ?? path.resolve(import.meta.dirname, '../../shared/corpus');
-const DATA = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'data/edit-instructions.json'), 'utf8')) as { forms: { file: string; instructions: string; expected: Record<string, string | boolean> }[] };
+const DATA = JSON.parse(fs.readFileSync(process.argv.includes('--set') ? path.resolve(process.argv[process.argv.indexOf('--set') + 1]!) : path.join(import.meta.dirname, 'fixtures/edit-instructions.json'), 'utf8')) as { forms: { file: string; lang?: string; instructions: string; expected: Record<string, string | boolean> }[] };
 const editor = (plugin as any).create({ options: { maxBytes: 100 * 1024 * 1024 } }) as EditorPlugin;
 // the verification's comparison of a read-back value with the value asked for (values.ts); where the
 // checkout has none, the comparison verification made before: the read-back against the value written
@@ -76,6 +76,7 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'edit-instr-'));
 const rows: string[] = [];
 let right = 0, wrong = 0, missing = 0, asked = 0, stray = 0, otherType = 0, falsePass = 0, failsRight = 0, forms = 0;
 const spread: number[] = [];
+const byLang = new Map<string, { right: number; asked: number; otherType: number }>();
 try {
   for (const form of DATA.forms) {
     const file = path.join(CORPUS, 'files', form.file);
@@ -139,7 +140,10 @@ try {
     const n = Object.keys(form.expected).length;
     right += r; wrong += w; missing += m; asked += n; stray += st; otherType += ot; forms++;
     spread.push(r / n);
-    rows.push(`| ${form.file} | ${n} | ${r} | ${w} | ${m} | ${st} | ${ot} | ${pass ? 'pass' : `fail (${mismatched.length})`} |`);
+    const lg = byLang.get(form.lang ?? 'en') ?? { right: 0, asked: 0, otherType: 0 };
+    lg.right += r; lg.asked += n; lg.otherType += ot;
+    byLang.set(form.lang ?? 'en', lg);
+    rows.push(`| ${form.file} | ${form.lang ?? 'en'} | ${n} | ${r} | ${w} | ${m} | ${st} | ${ot} | ${pass ? 'pass' : `fail (${mismatched.length})`} |`);
     if (process.argv.includes('-v')) for (const x of notes) console.log(`  ${form.file}: ${x}`);
   }
 } finally {
@@ -147,9 +151,11 @@ try {
 }
 if (!process.argv.includes('--dump')) {
   console.log(`Instruction fills on ${forms} corpus AcroForms (${values ? 'verification by value' : 'verification against the value written'})\n`);
-  console.log('| form | asked | right | wrong | missing | stray | other type | verification |\n|---|---|---|---|---|---|---|---|');
+  console.log('| form | language | asked | right | wrong | missing | stray | other type | verification |\n|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) console.log(r);
   spread.sort((a, b) => a - b);
   console.log(`\nright ${right}/${asked} = ${(right / Math.max(1, asked)).toFixed(3)} (per form min ${spread[0]?.toFixed(2)}, median ${spread[Math.floor(spread.length / 2)]?.toFixed(2)}, max ${spread.at(-1)?.toFixed(2)}); wrong ${wrong}, missing ${missing}, stray ${stray}, into a field of another type ${otherType}`);
+  console.log(`\n| language | right | asked | share | other type |\n|---|---|---|---|---|`);
+  for (const [lg, v] of byLang) console.log(`| ${lg} | ${v.right} | ${v.asked} | ${(v.right / Math.max(1, v.asked)).toFixed(3)} | ${v.otherType} |`);
   console.log(`verification: false passes (a read-back differs from the value meant, yet "pass") ${falsePass}/${forms} forms; failures although every read-back is the value meant ${failsRight}`);
 }

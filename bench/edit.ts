@@ -18,6 +18,8 @@ import type { EditorPlugin } from '@quire/core';
 const CORPUS = process.env.QUIRE_CORPUS ?? path.resolve(import.meta.dirname, '../../shared/corpus');
 const manifest = JSON.parse(fs.readFileSync(path.join(CORPUS, 'manifest.json'), 'utf8'));
 const entries = (Object.values(manifest.files ?? manifest) as any[]).filter((e) => e?.acroform && /^pdflib__/.test(e.id));
+// --flat-only skips the AcroForm part (detection and fill through the plugin)
+const FLAT_ONLY = process.argv.includes('--flat-only');
 const editor = (plugin as any).create({ options: { maxBytes: 100 * 1024 * 1024 } }) as EditorPlugin;
 const TYPE: Record<string, string> = { text: 'text', checkbox: 'checkbox', radio: 'radio', dropdown: 'dropdown', listbox: 'dropdown', signature: 'signature' };
 const kind = (t: string) => (['text_field', 'date_field', 'number_field'].includes(t) ? 'text' : t);
@@ -25,7 +27,7 @@ const stats = new Map<string, { tp: number; fp: number; fn: number }>();
 const st = (t: string) => stats.get(t) ?? (stats.set(t, { tp: 0, fp: 0, fn: 0 }), stats.get(t)!);
 let pages = 0, detectS = 0, fillS = 0, fillOk = 0, fillAll = 0;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'edit-bench-'));
-for (const e of entries) {
+for (const e of FLAT_ONLY ? [] : entries) {
   const file = path.join(CORPUS, e.path);
   const truth = new Map((e.acroform.fields as any[]).filter((f) => TYPE[f.type]).map((f) => [f.name, TYPE[f.type]!]));
   let t0 = performance.now();
@@ -63,12 +65,12 @@ console.log(`seconds per page: detection ${(detectS / pages).toFixed(3)}, fill $
 // (text, date and number are one kind); its label counts when it equals the label the AcroForm detection
 // gives that field. Fill: every detected text blank (up to 40 a document) is filled and verified
 // (text layer of the output PDF, OCR of each box of the output image).
-//   --no-flat skips this part; --pages N reads at most N pages of each form as images (default 4).
+//   --no-flat skips this part; --pages N reads at most N pages of each form as images (default 4; 0: none).
 import { PDFDocument, PDFName } from 'pdf-lib';
 import { startService } from './service.js';
 
 const argv = process.argv;
-const PAGE_IMAGES = Number(argv[argv.indexOf('--pages') + 1] || 4) || 4;
+const PAGE_IMAGES = argv.includes('--pages') ? Math.max(0, Number(argv[argv.indexOf('--pages') + 1]) || 0) : 4;
 if (!argv.includes('--no-flat')) {
   interface Widget { name: string; kind: string; page: number; box: { x: number; y: number; width: number; height: number } }
   const widgetsOf = async (bytes: Uint8Array) => {
@@ -128,6 +130,8 @@ if (!argv.includes('--no-flat')) {
   const tally = (t: Tally, k: string) => t.get(k) ?? (t.set(k, { tp: 0, fp: 0, fn: 0 }), t.get(k)!);
   const score = (set: (typeof sets)['flat'], truth: Widget[], found: any[], labels: Map<string, string>, scale: number) => {
     const used = new Set<Widget>();
+    // a flat radio found with its options' rings is one detection a ring (a widget of the group each)
+    found = found.flatMap((e) => (e.type === 'radio' && e.option_boxes?.length ? e.option_boxes.map((b: any) => ({ ...e, bbox: b })) : [e]));
     for (const e of found) {
       const box = { x: e.bbox.x / scale, y: e.bbox.y / scale, width: e.bbox.width / scale, height: e.bbox.height / scale };
       const k = kind(e.type);

@@ -117,7 +117,7 @@ const phraseKey = (s: string) => words(s.replace(/^~/, '')).join(' ');
 
 /** Lexicon labels as normalised tokens, by their first token. */
 const LEXICON_BY_FIRST = new Map<string, { tokens: string[]; entry: LexiconEntry }[]>();
-for (const e of LEXICON)
+for (const e of LEXICON.filter((x) => !x.scope))
   for (const l of Object.values(e.labels).flat()) {
     const tokens = words(l);
     if (tokens.length) LEXICON_BY_FIRST.set(tokens[0]!, [...(LEXICON_BY_FIRST.get(tokens[0]!) ?? []), { tokens, entry: e }]);

@@ -14,6 +14,8 @@ export interface LexiconEntry {
   concept?: string;
   /** for a total: what the label announces (grand: the final payable amount) */
   kind?: 'grand' | 'total' | 'subtotal';
+  /** forms: words of personal-details forms and their answers, read by the editor only */
+  scope?: 'forms';
   /** labels by language code */
   labels: Record<string, string[]>;
 }

@@ -67,7 +67,7 @@ interface LabelConcept {
 
 /** The lexicon (lexicon.ts, core/text/lexicon/business-labels.json, shared with extraction's field concepts): labels of invoice number, date, total, VAT… as documents print them in several languages. */
 const LEXICON: LabelConcept[] = (() => {
-  return BUSINESS_LEXICON.map((c) => ({
+  return BUSINESS_LEXICON.filter((c) => !c.scope).map((c) => ({
     id: c.id,
     terms: words(c.terms).filter((w) => !isStop(w)).map(termOf),
     labels: Object.entries(c.labels)

@@ -178,7 +178,95 @@ export function detectFields(doc: PDFDocument, opts: DetectOptions): EditElement
     }
     void isChoice;
   }
-  return out;
+  return groupElements(doc, fields, out, wordsByPage, boxesByPage);
+}
+
+/** A field's name without its last index: "c1_3[2]" → "c1_3", "status_2" → "status"; null when it has none. */
+function stem(name: string): string | null {
+  const m = /^(.*\S)\[\d+\]$/.exec(name) ?? /^(.*[^\d_\-. ])[_\- ]?\d{1,2}$/.exec(name);
+  return m ? m[1]! : null;
+}
+
+/**
+ * Checkboxes that are one question's options: single-widget checkboxes on one page named alike ("c1_3[0]" …
+ * "c1_3[4]", "status_1" … "status_5") or the only kids of one parent field ("filing.single", "filing.joint"),
+ * two to twenty of them. Each group is named by its stem or parent (never a name another field has).
+ */
+export function checkboxGroups(fields: PDFField[]): { name: string; members: PDFCheckBox[] }[] {
+  const names = new Set(fields.map((f) => f.getName()));
+  const boxes = fields.filter((f): f is PDFCheckBox => f instanceof PDFCheckBox && f.acroField.getWidgets().length === 1);
+  const groups: { name: string; members: PDFCheckBox[] }[] = [];
+  const taken = new Set<PDFCheckBox>();
+  const add = (key: (f: PDFCheckBox) => string | null, whole: (name: string, members: PDFCheckBox[]) => boolean) => {
+    const by = new Map<string, PDFCheckBox[]>();
+    for (const f of boxes) {
+      if (taken.has(f)) continue;
+      const k = key(f);
+      if (k && !names.has(k)) by.set(k, [...(by.get(k) ?? []), f]);
+    }
+    for (const [name, members] of by) {
+      if (members.length < 2 || members.length > 20 || !whole(name, members)) continue;
+      members.forEach((m) => taken.add(m));
+      groups.push({ name, members });
+    }
+  };
+  add((f) => stem(f.getName()), () => true);
+  // a parent whose every kid is a checkbox
+  const parentOf = (n: string) => (n.includes('.') ? n.slice(0, n.lastIndexOf('.')) : null);
+  add((f) => parentOf(f.getName()), (name) => fields.every((f) => parentOf(f.getName()) !== name || (f instanceof PDFCheckBox && !taken.has(f)) || false));
+  return groups;
+}
+
+const foldText = (s: string) => s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/\s+/g, ' ').trim();
+
+/** A box's option in its group: the last part of its name (distinct among siblings; the caption is its option label). */
+const optionOf = (name: string) => name.split('.').pop()!;
+
+/** The options of a checkbox group (the boxes' names' last parts) and their captions. */
+function groupOptions(members: EditElement[]): { options: string[]; labels: string[] } {
+  return { options: members.map((m) => optionOf(m.field_name ?? m.id)), labels: members.map((m) => m.label) };
+}
+
+/** The checkboxes of each group as one choice element (type radio) with their captions as options, at the first box's place. */
+function groupElements(doc: PDFDocument, fields: PDFField[], out: EditElement[], wordsByPage: Map<number, Word[]>, boxesByPage: Map<number, BBox[]>): EditElement[] {
+  const groups = checkboxGroups(fields);
+  if (!groups.length) return out;
+  const byName = new Map(out.map((e) => [e.field_name ?? e.id, e]));
+  const grouped = new Map<string, EditElement>();
+  for (const g of groups) {
+    const members = g.members.map((m) => byName.get(m.getName())).filter((e): e is EditElement => !!e);
+    if (members.length !== g.members.length || new Set(members.map((m) => m.page)).size !== 1) continue;
+    const { options, labels } = groupOptions(members);
+    const page = members[0]!.page;
+    const bbox = union(members.map((m) => m.bbox));
+    const parent = g.members[0]!.acroField.getParent();
+    const tip = parent ? text(parent.dict.lookup(PDFName.of('TU')))?.trim() : undefined;
+    const printed = nearestLabel(members[0]!.bbox, (wordsByPage.get(page) ?? []).filter((w) => !labels.some((l) => l && l.split(/\s+/).includes(w.text))), { prefer: 'left', others: boxesByPage.get(page) ?? [] });
+    const label = (tip && /\p{L}{2}/u.test(tip) ? tip : '') || printed || humanName(g.name) || g.name;
+    const chosen = members.findIndex((m) => m.checked);
+    const el: EditElement = { id: g.name, field_name: g.name, type: 'radio', label, page, bbox, required: members.some((m) => m.required), options, option_labels: labels, current_value: chosen >= 0 ? options[chosen]! : '', source: 'acroform' };
+    members.forEach((m, k) => grouped.set(m.field_name ?? m.id, k === 0 ? el : (null as never)));
+  }
+  const res: EditElement[] = [];
+  for (const e of out) {
+    const name = e.field_name ?? e.id;
+    if (!grouped.has(name)) res.push(e);
+    else if (grouped.get(name)) res.push(grouped.get(name)!);
+  }
+  void doc;
+  return res;
+}
+
+/** The option of a group a value names (the option, else its caption, else a unique prefix), as an index. */
+function groupIndex(options: string[], labels: string[], value: string): number {
+  const v = foldText(value);
+  let k = options.findIndex((o) => foldText(o) === v);
+  if (k < 0) k = labels.findIndex((l) => foldText(l) === v);
+  if (k < 0) {
+    const pre = options.map((o, i) => [foldText(o), foldText(labels[i] ?? '')]).map(([o, l], i) => ([o, l].some((n) => n!.length > 1 && (n!.startsWith(v) || v.startsWith(n!))) ? i : -1)).filter((i) => i >= 0);
+    if (pre.length === 1) k = pre[0]!;
+  }
+  return k;
 }
 
 /** The values of the form's fields by name (for verification): text, checked state, chosen options. */
@@ -200,6 +288,11 @@ export function readFieldValues(doc: PDFDocument): Record<string, string | boole
     } catch {
       out[name] = null;
     }
+  }
+  // a group of checkboxes: the option of the box ticked (the last part of its name)
+  for (const g of checkboxGroups(fields)) {
+    const on = g.members.filter((m) => m.isChecked());
+    out[g.name] = on.length === 1 ? optionOf(on[0]!.getName()) : on.length ? on.map((m) => optionOf(m.getName())) : null;
   }
   return out;
 }
@@ -264,8 +357,22 @@ export async function fillFields(doc: PDFDocument, values: EditFillValue[], opts
   const color = parseColor(opts.color);
   const warnings: string[] = [];
   const applied: { id: string; value: string }[] = [];
+  const groups = new Map(checkboxGroups(form.getFields()).map((g) => [g.name, g.members]));
   for (const { element, value } of values) {
     const name = element.field_name ?? element.id;
+    const members = groups.get(name);
+    if (members && !form.getFieldMaybe(name)) {
+      // a group of checkboxes: the box of the option named is ticked, the others cleared
+      const options = members.map((m) => optionOf(m.getName()));
+      const k = typeof value === 'string' ? groupIndex(options, element.option_labels ?? [], value) : -1;
+      if (k < 0) {
+        warnings.push(`${element.label || element.id}: "${String(value)}" is not one of ${(element.option_labels?.some(Boolean) ? element.option_labels : options)!.join(', ')}`);
+        continue;
+      }
+      members.forEach((m, i) => (i === k ? m.check() : m.uncheck()));
+      applied.push({ id: element.id, value: options[k]! });
+      continue;
+    }
     const field = form.getFieldMaybe(name);
     if (!field) {
       warnings.push(`${element.label || element.id}: no such field in the form`);

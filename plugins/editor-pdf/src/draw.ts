@@ -19,6 +19,16 @@ function fitSize(text: string, box: { width: number; height: number }, width: (t
   return size;
 }
 
+/**
+ * The ring of a flat radio's chosen option (its mark is drawn there); undefined for other elements, null when
+ * the value names none of its options.
+ */
+function ringOf(el: EditFillValue['element'], value: unknown): { x: number; y: number; width: number; height: number } | null | undefined {
+  if (el.type !== 'radio' || !el.option_boxes?.length || !el.options) return undefined;
+  const k = el.options.indexOf(String(value));
+  return k >= 0 ? el.option_boxes[k] ?? null : null;
+}
+
 export async function drawOnPdf(doc: PDFDocument, values: EditFillValue[], opts: { color?: string; fontPath?: string; raw?: Set<string> }): Promise<{ warnings: string[]; applied: { id: string; value: string }[] }> {
   const { font, unicode } = await embedFont(doc, opts.fontPath);
   const [cr, cg, cb] = parseColor(opts.color) ?? [0, 0, 0];
@@ -33,6 +43,18 @@ export async function drawOnPdf(doc: PDFDocument, values: EditFillValue[], opts:
     }
     const fmt = formatValue(el, value, opts.raw?.has(el.id));
     if (fmt.warning) warnings.push(fmt.warning);
+    const ring = ringOf(el, fmt.value);
+    if (ring === null) {
+      warnings.push(`${el.label || el.id}: "${String(fmt.value)}" is not one of ${(el.options ?? []).join(', ')}`);
+      continue;
+    }
+    if (ring) {
+      // a flat radio: a filled dot in the middle of the option's ring
+      const mb = page.getMediaBox();
+      page.drawCircle({ x: mb.x + ring.x + ring.width / 2, y: mb.y + page.getHeight() - (ring.y + ring.height / 2), size: Math.min(ring.width, ring.height) * 0.28, color: rgb(cr, cg, cb) });
+      applied.push({ id: el.id, value: String(fmt.value) });
+      continue;
+    }
     let t = el.type === 'checkbox' ? (fmt.value === true ? (unicode ? '✓' : 'X') : '') : Array.isArray(fmt.value) ? fmt.value.join(', ') : String(fmt.value);
     if (!t) {
       applied.push({ id: el.id, value: String(fmt.value) });
@@ -84,6 +106,18 @@ export async function drawOnImage(bytes: Buffer, format: string, values: EditFil
   for (const { element: el, value } of values) {
     const fmt = formatValue(el, value, opts.raw?.has(el.id));
     if (fmt.warning) warnings.push(fmt.warning);
+    const ring = ringOf(el, fmt.value);
+    if (ring === null) {
+      warnings.push(`${el.label || el.id}: "${String(fmt.value)}" is not one of ${(el.options ?? []).join(', ')}`);
+      continue;
+    }
+    if (ring) {
+      ctx.beginPath();
+      ctx.arc((ring.x + ring.width / 2) * sx, (ring.y + ring.height / 2) * sy, Math.min(ring.width * sx, ring.height * sy) * 0.28, 0, 2 * Math.PI);
+      ctx.fill();
+      applied.push({ id: el.id, value: String(fmt.value) });
+      continue;
+    }
     const t = el.type === 'checkbox' ? (fmt.value === true ? '✓' : '') : Array.isArray(fmt.value) ? fmt.value.join(', ') : String(fmt.value);
     applied.push({ id: el.id, value: el.type === 'checkbox' ? String(fmt.value) : t });
     if (!t) continue;

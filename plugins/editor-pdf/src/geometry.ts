@@ -27,10 +27,85 @@ export interface PageGeometry {
   ink(box: BBox): number;
   /** layout units per point (an image's layout is in pixels) */
   unit?: number;
+  /** small rings (radio buttons) in page points */
+  circles?: BBox[];
+  /** ruling lines of the page read at a higher resolution (page points): small squares the first reading lost */
+  fineRules?: Rule[];
+}
+
+/** pixels looked at by the ring search at most (a larger page is searched for rules only) */
+const MAX_RING_PIXELS = 12_000_000;
+
+/**
+ * Small rings drawn on a page image (radio buttons): 8-connected runs of non-white pixels whose box is
+ * about square, 5 to 24 points wide, whose pixels lie on the ellipse the box holds (few at its corners or
+ * centre) and go all round it. Letters (an "O") are told apart later by the words over them.
+ */
+function rings(data: Uint8ClampedArray, w: number, h: number, sx: number, sy: number, unit: number): BBox[] {
+  if (w * h > MAX_RING_PIXELS) return [];
+  const minPx = Math.max(6, Math.round((5 * unit) / sx)), maxPx = Math.round((24 * unit) / sx);
+  const dark = new Uint8Array(w * h);
+  for (let i = 0, p = 0; i < w * h; i++, p += 4) dark[i] = (data[p]! * 299 + data[p + 1]! * 587 + data[p + 2]! * 114) / 1000 < 200 ? 1 : 0;
+  const seen = new Uint8Array(w * h);
+  const stack = new Int32Array(w * h);
+  const out: BBox[] = [];
+  const pixels: number[] = [];
+  for (let start = 0; start < w * h; start++) {
+    if (!dark[start] || seen[start]) continue;
+    let top = 0, x0 = w, x1 = 0, y0 = h, y1 = 0, big = false;
+    stack[top++] = start;
+    seen[start] = 1;
+    pixels.length = 0;
+    while (top) {
+      const i = stack[--top]!;
+      const x = i % w, y = (i - x) / w;
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      if (y > y1) y1 = y;
+      if (!big) {
+        pixels.push(i);
+        if (x1 - x0 > maxPx * 1.5 || y1 - y0 > maxPx * 1.5) big = true;
+      }
+      for (let dy = -1; dy <= 1; dy++) {
+        const yy = y + dy;
+        if (yy < 0 || yy >= h) continue;
+        for (let dx = -1; dx <= 1; dx++) {
+          const xx = x + dx;
+          if (xx < 0 || xx >= w) continue;
+          const j = yy * w + xx;
+          if (dark[j] && !seen[j]) {
+            seen[j] = 1;
+            stack[top++] = j;
+          }
+        }
+      }
+    }
+    if (big) continue;
+    const bw = x1 - x0 + 1, bh = y1 - y0 + 1;
+    if (bw < minPx || bh < minPx || bw > maxPx || bh > maxPx || Math.abs(bw - bh) > Math.max(2, 0.2 * Math.max(bw, bh))) continue;
+    const cx = (x0 + x1) / 2, cy = (y0 + y1) / 2, rx = bw / 2, ry = bh / 2;
+    let onRing = 0;
+    const bins = new Set<number>();
+    for (const i of pixels) {
+      const x = i % w, y = (i - x) / w;
+      const r = Math.hypot((x - cx) / rx, (y - cy) / ry);
+      if (r >= 0.6 && r <= 1.2) {
+        onRing++;
+        bins.add(Math.floor(((Math.atan2(y - cy, x - cx) + Math.PI) / (2 * Math.PI)) * 16) % 16);
+      }
+    }
+    // a ring, not a disc or a square: its pixels on the ellipse, all round it, and its middle empty
+    const ringArea = Math.PI * rx * ry * (1.2 * 1.2 - 0.6 * 0.6);
+    if (onRing < 0.9 * pixels.length || bins.size < 15 || pixels.length > 0.8 * ringArea) continue;
+    out.push({ x: x0 * sx, y: y0 * sy, width: bw * sx, height: bh * sy });
+    if (out.length > 2000) break;
+  }
+  return out;
 }
 
 /** The ruling lines and ink of a page image (`pageW` × `pageH` points); null when it cannot be decoded or is too large. */
-export async function pageGeometry(image: Buffer, pageW: number, pageH: number, unit = 1): Promise<PageGeometry | null> {
+export async function pageGeometry(image: Buffer, pageW: number, pageH: number, unit = 1, fine?: Buffer): Promise<PageGeometry | null> {
   let img;
   try {
     img = await loadImage(image);
@@ -63,7 +138,34 @@ export async function pageGeometry(image: Buffer, pageW: number, pageH: number, 
       }
     return all ? dark / all : 0;
   };
-  return { rules, ink };
+  const finer = fine ? await fineShapes(fine, pageW, pageH, unit) : null;
+  return { rules, ink, circles: finer?.circles ?? rings(data, w, h, sx, sy, unit), ...(finer ? { fineRules: finer.rules } : {}) };
+}
+
+/** Rules and rings of the page read at a higher resolution (same page size in points); null when it cannot be decoded or is too large. */
+async function fineShapes(image: Buffer, pageW: number, pageH: number, unit: number): Promise<{ rules: Rule[]; circles: BBox[] } | null> {
+  let img;
+  try {
+    img = await loadImage(image);
+  } catch {
+    return null;
+  }
+  const w = img.width, h = img.height;
+  if (!w || !h || w * h > MAX_RING_PIXELS) return null;
+  const canvas = createCanvas(w, h);
+  const ctx = canvas.getContext('2d');
+  ctx.fillStyle = '#fff';
+  ctx.fillRect(0, 0, w, h);
+  ctx.drawImage(img, 0, 0);
+  const data = ctx.getImageData(0, 0, w, h).data;
+  // light grey lines count as ink here (luminance under 200, as the ring search reads them)
+  for (let p = 0; p < data.length; p += 4) if ((data[p]! * 299 + data[p + 1]! * 587 + data[p + 2]! * 114) / 1000 < 200) data[p] = data[p + 1] = data[p + 2] = 0;
+  const sx = pageW / w, sy = pageH / h;
+  const minLen = Math.max(6, Math.round((5 * unit) / Math.max(sx, sy)));
+  const rules = detectRules({ data, width: w, height: h }, minLen)
+    .slice(0, MAX_RULES * 4)
+    .map((r) => ({ x0: r.x0 * sx, x1: r.x1 * sx, y0: r.y0 * sy, y1: r.y1 * sy }));
+  return { rules, circles: rings(data, w, h, sx, sy, unit) };
 }
 
 const center = (w: Word) => ({ x: w.bbox.x + w.bbox.width / 2, y: w.bbox.y + w.bbox.height / 2 });
@@ -207,9 +309,12 @@ const r1 = (v: number) => Math.round(v * 10) / 10;
  */
 export function geometryBlanks(geo: PageGeometry, page: { number: number; width: number; height: number; words: Word[] }, opts: { include_checkboxes?: boolean; include_signatures?: boolean } = {}, u = 1): Omit<EditElement, 'id'>[] {
   const words = page.words.filter((w) => w.text.trim());
-  const boxes = rectangles(geo.rules, u).filter((b) => b.width < page.width * 0.9 || b.height < page.height * 0.5);
+  const coarse = rectangles(geo.rules, u).filter((b) => b.width < page.width * 0.9 || b.height < page.height * 0.5);
+  // small squares only the finer reading shows (thin or light grey lines), where no shape was found
+  const fine = geo.fineRules ? rectangles(geo.fineRules, u).filter((b) => b.kind === 'square' && !coarse.some((o) => area(o, b) > 0.3 * b.width * b.height)) : [];
+  const boxes = [...coarse, ...fine];
   const lines = underlines(geo.rules, boxes, u);
-  const out: Omit<EditElement, 'id'>[] = [];
+  const out: Omit<EditElement, 'id'>[] = radios(geo, page, words, boxes, u);
   for (const b of [...boxes, ...lines]) {
     // writing over the shape (not marks): a word's box sharing a fifth of its area or of the shape's (the
     // strokes of large letters make small boxes of their own, covered by their word)
@@ -257,6 +362,57 @@ export function geometryBlanks(geo: PageGeometry, page: { number: number; width:
       continue;
     }
     out.push({ ...typed, label, page: page.number, bbox: { x: r1(b.x), y: r1(b.y), width: r1(b.width), height: r1(b.height) }, current_value: '', ...(b.height > 40 * u ? { multiline: true } : {}), ...(b.comb ? { comb: true, max_length: b.comb } : {}), source: 'blank' });
+  }
+  return out;
+}
+
+/**
+ * Radio buttons of a flat page: the rings no word covers (an "O" is a letter) and no box holds, each with its
+ * caption (right of it, else left); rings on one line close together, or stacked in one column, are one
+ * question whose options are their captions, named by the words left of (or above) the first ring.
+ */
+function radios(geo: PageGeometry, page: { number: number }, words: Word[], boxes: Box[], u: number): Omit<EditElement, 'id'>[] {
+  const found = (geo.circles ?? []).filter((c) => !words.some((w) => area(w.bbox, c) > 0.3 * c.width * c.height) && !boxes.some((b) => b.kind !== 'square' && area(b, c) > 0.8 * c.width * c.height && b.width > c.width * 3));
+  if (!found.length) return [];
+  const cy = (b: BBox) => b.y + b.height / 2, cx = (b: BBox) => b.x + b.width / 2;
+  found.sort((a, b) => a.y - b.y || a.x - b.x);
+  const groups: BBox[][] = [];
+  for (const c of found) {
+    const g = groups.find((gr) => {
+      const last = gr[gr.length - 1]!;
+      const row = Math.abs(cy(last) - cy(c)) <= 3 * u && c.x > last.x && c.x - last.x < 220 * u && gr.every((o) => Math.abs(cy(o) - cy(c)) <= 3 * u);
+      const col = Math.abs(cx(last) - cx(c)) <= 3 * u && c.y > last.y && c.y - last.y < 30 * u && gr.every((o) => Math.abs(cx(o) - cx(c)) <= 3 * u);
+      return row || col;
+    });
+    if (g) g.push(c);
+    else groups.push([c]);
+  }
+  const out: Omit<EditElement, 'id'>[] = [];
+  for (const g of groups) {
+    const captions = g.map((c, k) => {
+      const next = g[k + 1];
+      const reach = next && Math.abs(cy(next) - cy(c)) <= 3 * u ? next.x - (c.x + c.width) : 200 * u;
+      return text(wordsRight(words, c.y, c.y + c.height, c.x + c.width, reach, u)) || text(wordsLeft(words, c.y, c.y + c.height, c.x, 60 * u, u));
+    });
+    if (captions.some((t) => !t)) continue;
+    const first = g[0]!;
+    const row = g.length > 1 && Math.abs(cy(g[1]!) - cy(first)) <= 3 * u;
+    const before = text(wordsLeft(words, first.y, first.y + first.height, first.x, 250 * u, u));
+    const label = (before && before !== captions[0] ? before : '') || (!row || g.length === 1 ? text(wordsNear(words, { ...first, width: first.width * 6 }, -1, 30 * u, u)) : '') || captions.join(' / ');
+    const chosen = g.findIndex((c) => geo.ink({ x: c.x + c.width * 0.3, y: c.y + c.height * 0.3, width: c.width * 0.4, height: c.height * 0.4 }) > 0.3);
+    const x0 = Math.min(...g.map((c) => c.x)), y0 = Math.min(...g.map((c) => c.y));
+    const x1 = Math.max(...g.map((c) => c.x + c.width)), y1 = Math.max(...g.map((c) => c.y + c.height));
+    out.push({
+      type: 'radio',
+      label,
+      page: page.number,
+      bbox: { x: r1(x0), y: r1(y0), width: r1(x1 - x0), height: r1(y1 - y0) },
+      options: captions,
+      option_labels: captions,
+      option_boxes: g.map((c) => ({ x: r1(c.x), y: r1(c.y), width: r1(c.width), height: r1(c.height) })),
+      current_value: chosen >= 0 ? captions[chosen]! : '',
+      source: 'blank',
+    });
   }
   return out;
 }

@@ -16,6 +16,9 @@ export { nearestLabel, refineTextType, humanName } from './labels.js';
 const IMAGE_FORMATS = ['png', 'jpg', 'jpeg'];
 /** pages of a flat PDF whose drawn geometry is read at most (each is rendered once) */
 const MAX_GEOMETRY_PAGES = 50;
+/** pages of a flat PDF also read at twice the resolution for small shapes (thin grey squares, rings) */
+const MAX_FINE_PAGES = 10;
+const FINE_DPI = 288;
 
 export interface EditorOptions {
   /** TrueType font embedded to draw values (any script it covers shows) */
@@ -57,10 +60,13 @@ export function createEditor(o: EditorOptions): EditorPlugin {
         // an image's layout is in pixels: its scale in points is guessed from a letter or A4 page's width
         if (p) pages.push({ number: p.number, png: await read(path), width: p.width, height: p.height, unit: Math.max(1, p.width / 612) });
       } else if (opts.format === 'pdf' && opts.renderPage) {
-        for (const p of opts.layout.pages.slice(0, MAX_GEOMETRY_PAGES)) {
+        for (const [k, p] of opts.layout.pages.slice(0, MAX_GEOMETRY_PAGES).entries()) {
           opts.signal?.throwIfAborted();
           const png = await opts.renderPage(p.number).catch(() => null);
-          if (png) pages.push({ number: p.number, png, width: p.width, height: p.height });
+          if (!png) continue;
+          // the first pages again at 288 dpi: a thin grey square of 7 pt is a line of one light pixel at 144
+          const fine = k < MAX_FINE_PAGES ? await opts.renderPage(p.number, FINE_DPI).catch(() => null) : null;
+          pages.push({ number: p.number, png, width: p.width, height: p.height, ...(fine ? { fine } : {}) });
         }
       }
       return isolated<EditElement[]>({ op: 'blanks', layout: opts.layout, opts: { include_checkboxes: opts.include_checkboxes, include_signatures: opts.include_signatures }, pages }, opts.signal);

@@ -13,7 +13,7 @@ import type { PageGeometry } from './geometry.js';
 export type EditorRequest =
   | { op: 'fields'; path: string; opts: DetectOptions }
   /** blanks of flat pages from the layout and the drawn geometry of the rendered pages (a PageGeometry holds a function: it stays here) */
-  | { op: 'blanks'; layout: EditLayout; opts: DetectOptions; pages: { number: number; png: Uint8Array; width: number; height: number; unit?: number }[] }
+  | { op: 'blanks'; layout: EditLayout; opts: DetectOptions; pages: { number: number; png: Uint8Array; width: number; height: number; unit?: number; /** the page at a higher resolution, for small shapes */ fine?: Uint8Array }[] }
   | { op: 'fill'; path: string; format: string; values: EditFillValue[]; flatten?: boolean; color?: string; layout?: EditLayout; fontPath?: string }
   | { op: 'values'; path: string }
   | { op: 'crop'; path: string; layout?: EditLayout; bbox: BBox };
@@ -32,7 +32,7 @@ async function handle(req: EditorRequest): Promise<unknown> {
       const { pageGeometry } = await import('./geometry.js');
       const geometry = new Map<number, PageGeometry>();
       for (const p of req.pages) {
-        const g = await pageGeometry(Buffer.from(p.png), p.width, p.height, p.unit);
+        const g = await pageGeometry(Buffer.from(p.png), p.width, p.height, p.unit, p.fine ? Buffer.from(p.fine) : undefined);
         if (g) geometry.set(p.number, p.unit ? { ...g, unit: p.unit } : g);
       }
       return detectBlanks(req.layout, req.opts, geometry);

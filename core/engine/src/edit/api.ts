@@ -28,6 +28,7 @@ export function apiElement(e: EditElement) {
     ...(e.type === 'checkbox' ? { checked: e.checked ?? false } : {}),
     ...(e.options ? { options: e.options } : {}),
     ...(e.option_labels ? { option_labels: e.option_labels } : {}),
+    ...(e.option_boxes ? { option_boxes: e.option_boxes } : {}),
     ...(e.multi ? { multi: true } : {}),
     ...(e.max_length !== undefined ? { max_length: e.max_length } : {}),
     ...(e.comb ? { comb: true } : {}),

@@ -27,7 +27,16 @@ interface Statement {
   option?: boolean;
 }
 
-const KEYWORD = /^(?:and\s+)?(?:i|my|our|i'm|born|check|tick|uncheck|untick|please|set|fill)\b/i;
+/** "and" in the languages instructions are read in (English, French, German, Spanish, Dutch) */
+const AND = String.raw`(?:and|et|und|y|en)`;
+/** words a statement starts with: "I", "my", "born", "check" and their French, German, Spanish, Dutch kin */
+const KEYWORD = new RegExp(String.raw`^(?:${AND}\s+)?(?:i|my|our|i'm|born|check|tick|uncheck|untick|please|set|fill|je|j'|mon|ma|mes|notre|ich|mein|meine|unser|unsere|yo|mi|mis|nuestro|nuestra|ik|mijn|onze|ons|n[ée]e?|geboren|nac[ií]|nacid[oa]|cochez|cocher|kreuzen|marque|marcar|vink)(?=\s|$|')`, 'iu');
+/** possessives and articles before a label ("mon prénom", "mein Vorname", "mi nombre", "mijn achternaam") */
+const OWNER = String.raw`(?:my|our|the|mon|ma|mes|notre|le|la|les|mein|meine|unser|unsere|der|die|das|mi|mis|nuestro|nuestra|el|la|mijn|onze|ons|de|het)`;
+/** "is" ("est", "ist", "es", "lautet", "is") between a label and its value */
+const IS = String.raw`(?:is|are|est|sont|ist|sind|lautet|es|son|is|zijn)`;
+/** born on / in, in the five languages */
+const BORN = /\b(?:born|n[ée]e?|geboren|nac[ií]|nacid[oa]|nacimiento)\b/iu;
 const MIN_LABEL = 0.75;
 
 /** The words of a clause that name an element at its start ("last name" of "last name Doe"), with the score. */
@@ -35,8 +44,8 @@ function leadingLabel(clause: string, elements: EditElement[], vocab: Vocabulary
   const ws = clause.split(/\s+/);
   const found: { label: string; rest: string; score: number }[] = [];
   for (let n = 1; n <= Math.min(6, ws.length - 1); n++) {
-    // a label's words end where a number starts ("home telephone (217) 555-0134")
-    if (n > 1 && /^\(?\d/.test(ws[n - 1]!)) break;
+    // a label's words end where a number starts ("home telephone (217) 555-0134", "postal code K1A 0B1")
+    if (n > 1 && /^\(?\d|\d/u.test(ws[n - 1]!)) break;
     const label = ws.slice(0, n).join(' ');
     const hit = bestElement(label, elements, vocab, { min: MIN_LABEL });
     if (hit) found.push({ label, rest: ws.slice(n).join(' '), score: hit.score });
@@ -55,8 +64,8 @@ const optionElement = (value: string, elements: EditElement[]) => elements.find(
  * commas stay inside the value ("12 Elm Street, Apt 4").
  */
 function clausesOf(sentence: string, elements: EditElement[], vocab: Vocabulary): string[] {
-  const parts = sentence.split(/\s*,\s+|\s+and\s+/i);
-  const seps = sentence.match(/\s*,\s+|\s+and\s+/gi) ?? [];
+  const parts = sentence.split(new RegExp(String.raw`\s*,\s+|\s+${AND}\s+`, 'i'));
+  const seps = sentence.match(new RegExp(String.raw`\s*,\s+|\s+${AND}\s+`, 'gi')) ?? [];
   const out: string[] = [];
   parts.forEach((part, i) => {
     const p = part.trim();
@@ -76,11 +85,18 @@ function multiOption(previous: string, part: string, elements: EditElement[]): b
 /** Statements of the instructions, in order; with the form's elements, clauses are cut where they name one. */
 export function statements(instructions: string, elements: EditElement[] = [], vocab: Vocabulary = []): Statement[] {
   const out: Statement[] = [];
-  const sentences = instructions
-    // a full stop before a digit or a small letter ends an abbreviation ("Social security no. 123"), not a sentence
-    .split(/(?<=[;!?\n])\s+|(?<=\.)\s+(?![\p{Ll}\p{N}])|\n+/u)
-    .map((c) => c.trim())
-    .filter(Boolean);
+  // a full stop before a digit or a small letter ends an abbreviation ("Social security no. 123"), not a
+  // sentence; nor does one inside a date ("am 4. März 1985")
+  const dates = scanDates(instructions);
+  const sentences: string[] = [];
+  let from = 0;
+  for (const m of instructions.matchAll(/(?<=[;!?\n])\s+|(?<=\.)\s+(?![\p{Ll}\p{N}])|\n+/gu)) {
+    if (dates.some((d) => m.index! > d.start && m.index! < d.end)) continue;
+    sentences.push(instructions.slice(from, m.index).trim());
+    from = m.index! + m[0].length;
+  }
+  sentences.push(instructions.slice(from).trim());
+  void sentences.splice(0, sentences.length, ...sentences.filter(Boolean));
   const clauses = sentences
     .flatMap((sentence) => (elements.length ? clausesOf(sentence.replace(/[.;!]+$/, ''), elements, vocab) : sentence.split(/,\s+(?=(?:and\s+)?(?:i|my|i'm|born|check|tick|uncheck|please|date|set|fill)\b)|\s+and\s+(?=(?:i|my|i'm|born|check|tick|uncheck)\b)/i)))
     .map((c) => c.trim().replace(/[.;!]+$/, '').trim())
@@ -95,7 +111,15 @@ export function statements(instructions: string, elements: EditElement[] = [], v
       out.push({ label: 'date of birth', value: m[1]!, checkbox: false, text: c });
       continue;
     }
-    if ((m = /^(?:and\s+)?(?:my|our|the)\s+(.+?)\s+(?:is|are|=|:)\s+(.+)$/i.exec(c)) || (m = /^(?:and\s+)?(?:set\s+|fill\s+)?(.+?)\s*(?::|=|\bto\b|\bis\b)\s+(.+)$/i.exec(c))) {
+    // "je suis née le 4 avril 1990", "ich bin am 4. März 1985 geboren", "nací el 4 de abril de 1990": the date of a birth
+    if (BORN.test(c)) {
+      const d = scanDates(c)[0];
+      if (d) {
+        out.push({ label: 'date of birth', value: c.slice(d.start, d.end), checkbox: false, text: c });
+        continue;
+      }
+    }
+    if ((m = new RegExp(String.raw`^(?:${AND}\s+)?${OWNER}\s+(.+?)\s+(?:${IS}|=|:)\s+(.+)$`, 'iu').exec(c)) || (m = new RegExp(String.raw`^(?:${AND}\s+)?(?:set\s+|fill\s+)?(.+?)\s*(?::|=|\bto\b|\b${IS}\b)\s+(.+)$`, 'iu').exec(c))) {
       if (!/^i\b/i.test(m[1]!)) {
         out.push({ label: m[1]!, value: m[2]!.replace(/^["']|["']$/g, ''), checkbox: false, text: c });
         continue;
@@ -106,7 +130,7 @@ export function statements(instructions: string, elements: EditElement[] = [], v
       continue;
     }
     // "last name Doe": words naming an element, then its value
-    const lead = elements.length ? leadingLabel(c.replace(/^(?:and\s+)?(?:my|our|the)\s+/i, ''), elements, vocab) : null;
+    const lead = elements.length ? leadingLabel(c.replace(new RegExp(String.raw`^(?:${AND}\s+)?${OWNER}\s+`, 'iu'), ''), elements, vocab) : null;
     if (lead && lead.rest) {
       out.push({ label: lead.label, value: lead.rest, checkbox: false, text: c });
       continue;

@@ -82,7 +82,7 @@ async function settledDocument(rt: Engine, doc: DocumentRecord, signal: AbortSig
 }
 
 /** Page n of a PDF drawn by its reader, for the editor's reading of drawn boxes and lines; null when it cannot be. */
-function pageRenderer(rt: Engine, doc: DocumentRecord, file: string, signal: AbortSignal): ((page: number) => Promise<Buffer | null>) | undefined {
+function pageRenderer(rt: Engine, doc: DocumentRecord, file: string, signal: AbortSignal): ((page: number, dpi?: number) => Promise<Buffer | null>) | undefined {
   let reader;
   try {
     reader = rt.registry.readerFor(doc.file_type).instance;
@@ -90,8 +90,8 @@ function pageRenderer(rt: Engine, doc: DocumentRecord, file: string, signal: Abo
     return undefined;
   }
   if (typeof reader.renderPage !== 'function') return undefined;
-  return async (page) => {
-    const r = await reader.renderPage!({ path: file, name: doc.name, format: doc.file_type, size: doc.file_size, documentId: doc.id }, page, { dpi: GEOMETRY_DPI, maxPixels: 8_000_000, signal: AbortSignal.any([signal, AbortSignal.timeout(30_000)]) }).catch(() => null);
+  return async (page, dpi = GEOMETRY_DPI) => {
+    const r = await reader.renderPage!({ path: file, name: doc.name, format: doc.file_type, size: doc.file_size, documentId: doc.id }, page, { dpi: Math.min(dpi, 2 * GEOMETRY_DPI), maxPixels: 8_000_000, signal: AbortSignal.any([signal, AbortSignal.timeout(30_000)]) }).catch(() => null);
     return r?.png ?? null;
   };
 }

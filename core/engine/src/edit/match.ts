@@ -4,8 +4,14 @@
  * words) and a few built-in equivalences of form labels.
  */
 import type { EditElement } from '@quire/core';
+import { LEXICON } from '@quire/fields';
 
-const STOP = new Set(['the', 'a', 'an', 'of', 'my', 'your', 'for', 'box', 'field', 'is', 'are', 'am', 'i', 'to', 'please', 'enter', 'and']);
+const STOP = new Set([
+  'the', 'a', 'an', 'of', 'my', 'your', 'for', 'box', 'field', 'is', 'are', 'am', 'i', 'to', 'please', 'enter', 'and',
+  // the same little words in French, German, Spanish, Dutch ("nom de famille", "mein Vorname ist", "mi nombre es")
+  'le', 'la', 'les', 'l', 'de', 'du', 'des', 'd', 'mon', 'ma', 'mes', 'votre', 'est', 'et', 'der', 'die', 'das', 'des', 'mein', 'meine', 'ihr', 'ist', 'und',
+  'el', 'los', 'las', 'del', 'mi', 'mis', 'su', 'es', 'y', 'het', 'een', 'van', 'mijn', 'uw', 'en',
+]);
 
 export const fold = (s: string) => s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
 export const words = (s: string) => fold(s).match(/[\p{L}\p{N}]+/gu)?.filter((w) => !STOP.has(w)) ?? [];
@@ -25,6 +31,34 @@ const BUILTIN: { canonical_term: string; aliases: string[] }[] = [
 
 export type Vocabulary = { canonical_term: string; aliases: string[] }[];
 
+/** The lexicon's labels (core/text/lexicon/business-labels.json) as words, longest first, each with its English terms. */
+const LABELS: { words: string[]; terms: string[] }[] = LEXICON.flatMap((e) => Object.values(e.labels).flat().map((l) => ({ words: words(l), terms: words(e.terms) })))
+  .filter((l) => l.words.length && l.terms.length)
+  .sort((a, b) => b.words.length - a.words.length);
+const englishCache = new Map<string, string>();
+
+/**
+ * A phrase in English words: each label of the lexicon in it (in any language: "prénom", "Geburtsdatum",
+ * "código postal", "achternaam") replaced by its concept's English terms ("first name", "date of birth").
+ */
+export function english(phrase: string): string {
+  const cached = englishCache.get(phrase);
+  if (cached !== undefined) return cached;
+  const ws = words(phrase);
+  const out: string[] = [];
+  for (let i = 0; i < ws.length; ) {
+    const l = LABELS.find((x) => x.words.every((w, j) => ws[i + j] === w));
+    if (l) {
+      out.push(...l.terms);
+      i += l.words.length;
+    } else out.push(ws[i++]!);
+  }
+  const res = out.join(' ');
+  if (englishCache.size > 5000) englishCache.clear();
+  englishCache.set(phrase, res);
+  return res;
+}
+
 /** The canonical terms a phrase stands for (it equals or contains the term or one of its aliases). */
 function canonicals(phrase: string, vocab: Vocabulary): string[] {
   const p = ` ${words(phrase).join(' ')} `;
@@ -36,8 +70,20 @@ function canonicals(phrase: string, vocab: Vocabulary): string[] {
   return out;
 }
 
-/** 0..1: how well a user's phrase names an element's label. */
+/**
+ * 0..1: how well a user's phrase names an element's label, in their own words or in English words (a label of
+ * the lexicon in one language names the same thing as in another: "Nachname" and "last name").
+ */
 export function similarity(phrase: string, label: string, vocab: Vocabulary = []): number {
+  const base = wordSimilarity(phrase, label, vocab);
+  if (base >= 1) return base;
+  const p = english(phrase), l = english(label);
+  const plain = words(phrase).join(' '), plainLabel = words(label).join(' ');
+  if (p === plain && l === plainLabel) return base;
+  return Math.max(base, wordSimilarity(p, label, vocab), wordSimilarity(phrase, l, vocab), wordSimilarity(p, l, vocab));
+}
+
+function wordSimilarity(phrase: string, label: string, vocab: Vocabulary): number {
   const a = words(phrase), b = words(label);
   if (!a.length || !b.length) return 0;
   if (a.join(' ') === b.join(' ') || (a.length === b.length && a.every((w) => b.includes(w)) && b.every((w) => a.includes(w)))) return 1;

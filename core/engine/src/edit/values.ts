@@ -6,7 +6,7 @@
  */
 import type { EditElement } from '@quire/core';
 import { parseBoolean, parseDate, parseNumber, scanDates, scanTyped } from '@quire/fields';
-import { fold } from './match.js';
+import { english, fold } from './match.js';
 
 /** Separators an identifier is written with ("123-45-6789", "(217) 555-0134", "V1Y 2B3"). */
 const SEPARATORS = /[\s\-./()]+/g;
@@ -24,7 +24,12 @@ export function optionFor(e: EditElement, value: string): string | null {
   const exact = names.find(([, o, l]) => o === v || l === v);
   if (exact) return exact[0];
   const prefix = names.filter(([, o, l]) => [o, l].some((n) => n.length > 1 && (n.startsWith(v) || v.startsWith(n))));
-  return prefix.length === 1 ? prefix[0]![0] : null;
+  if (prefix.length === 1) return prefix[0]![0];
+  // the value and the options in English words ("féminin", "mujer" for Female; "female" for weiblich)
+  const en = english(value);
+  if (!en) return null;
+  const hits = e.options.filter((o, i) => english(o) === en || english(optionLabel(e, i)) === en);
+  return hits.length === 1 ? hits[0]! : null;
 }
 
 export interface Fitted {

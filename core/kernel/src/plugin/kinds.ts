@@ -581,6 +581,8 @@ export interface EditElement {
   options?: string[];
   /** radios: the caption printed beside each option's button, in the order of options ('' when none) */
   option_labels?: string[];
+  /** a radio found on a flat page: the box of each option's circle, in the order of options (where its mark is drawn) */
+  option_boxes?: BBox[];
   multi?: boolean;
   max_length?: number;
   comb?: boolean;
@@ -603,9 +605,9 @@ export interface EditorPlugin extends Lifecycle {
   formats: string[];
   /**
    * `renderPage`: page n of a PDF drawn as a PNG (by the host's PDF reader), for the drawn geometry of flat
-   * pages (boxes, underlines, checkbox squares); null when it cannot be drawn.
+   * pages (boxes, underlines, checkbox squares), at 144 dpi or the `dpi` asked (at most 288); null when it cannot be drawn.
    */
-  detect(path: string, options: { format: string; layout?: EditLayout; include_checkboxes?: boolean; include_signatures?: boolean; signal?: AbortSignal; renderPage?: (page: number) => Promise<Buffer | null> }): Promise<EditElement[]>;
+  detect(path: string, options: { format: string; layout?: EditLayout; include_checkboxes?: boolean; include_signatures?: boolean; signal?: AbortSignal; renderPage?: (page: number, dpi?: number) => Promise<Buffer | null> }): Promise<EditElement[]>;
   fill(path: string, values: EditFillValue[], options: { format: string; flatten?: boolean; color?: string; layout?: EditLayout }): Promise<{ bytes: Buffer; mime: string; warnings: string[]; applied: { id: string; value: string }[] }>;
   /** the values of a filled file's form fields by element id (AcroForm files), for verification */
   readValues?(path: string, options: { format: string }): Promise<Record<string, string | boolean | string[] | null>>;
