@@ -76,8 +76,10 @@ describe('edit: printed radio buttons over HTTP', () => {
     const det = await s.json('/api/edit/detect', { method: 'POST', json: { document_id: docId } });
     const sex = (det.body.elements as any[]).find((e) => e.type === 'radio' && e.options.includes('Female'));
     const plan = (det.body.elements as any[]).find((e) => e.type === 'radio' && e.options.includes('Premium'));
-    const run = await s.json('/api/edit/run', { method: 'POST', json: { edit_job_id: det.body.job_id, mappings: [{ elementId: sex.id, value: 'female' }, { elementId: plan.id, value: 'Standard' }] } });
+    const run = await s.json('/api/edit/run', { method: 'POST', json: { edit_job_id: det.body.job_id, mappings: [{ elementId: sex.id, value: 'female' }, { elementId: plan.id, value: 'Standard' }], verify: true } });
     assert.equal(run.status, 200, JSON.stringify(run.body));
+    // verification reads the chosen ring back from the output
+    assert.equal(run.body.verification_result.pass, true, JSON.stringify(run.body.verification_result));
     assert.deepEqual(run.body.filled_elements.map((f: any) => f.value).sort(), ['Female', 'Standard']);
     const bytes = new Uint8Array(await (await fetch(run.body.output_file_url)).arrayBuffer());
     const up = await s.json('/v1/documents', { method: 'POST', body: uploadForm('filled.pdf', bytes) });

@@ -287,6 +287,14 @@ export async function verifyEdit(rt: Engine, edit: EditRecord, doc: DocumentReco
         warnings.push(`${name}: expected "${shown(f.requested)}", written as "${shown(f.value)}"`);
         continue;
       }
+      if (e.type === 'radio' && e.option_boxes?.length) {
+        // a printed radio is filled with a dot in the chosen ring: the output's rings, as detection sees them
+        redetected ??= await outputElements(rt, doc, p);
+        const again = redetected.find((o) => o.type === 'radio' && o.page === e.page && Math.abs(o.bbox.x - e.bbox.x) < Math.max(e.bbox.width / 2, 6) && Math.abs(o.bbox.y - e.bbox.y) < Math.max(e.bbox.height / 2, 6));
+        const got = again?.current_value ?? '';
+        if (norm(got) !== norm(f.value)) warnings.push(`${name}: expected "${String(f.value)}", the output has ${got ? `"${String(got)}" chosen` : 'no option chosen'}`);
+        continue;
+      }
       if (e.type !== 'checkbox' && doc.file_type !== 'pdf' && editor.cropImage && rt.registry.tryGet('ocr')) {
         // an image: OCR of the filled box alone (a page's OCR often skips text inside frames)
         const got = await ocrBox(rt, editor, p, doc, e).catch(() => '');
@@ -334,7 +342,11 @@ async function ocrBox(rt: Engine, editor: ReturnType<Engine['registry']['get']>,
 /** The elements the editor finds in an output image, with the original's layout (the words are the same). */
 async function outputElements(rt: Engine, doc: DocumentRecord, file: string): Promise<EditElement[]> {
   const layout = await documentLayout(rt, doc);
-  return layout ? rt.registry.get('editor').detect(file, { format: doc.file_type, layout }).catch(() => []) : [];
+  if (!layout) return [];
+  // a PDF's flat pages are drawn again from the output file (a printed radio's dot is seen only there)
+  const signal = AbortSignal.timeout(120_000);
+  const renderPage = doc.file_type === 'pdf' ? pageRenderer(rt, doc, file, signal) : undefined;
+  return rt.registry.get('editor').detect(file, { format: doc.file_type, layout, signal, ...(renderPage ? { renderPage } : {}) }).catch(() => []);
 }
 
 /** The failure of an edit job, recorded on its row (the runtime keeps the job's own error). */
