@@ -55,6 +55,8 @@ export const DEFAULTS = {
 const SCHEMA_VERSION = '1';
 /** tombstones kept for other processes to catch up with deletions; a cache further behind reloads */
 const TOMBSTONE_KEEP = 200_000;
+/** with the ANN index, how many of the keyword side's best rows join the vector candidates */
+const ANN_KEYWORD_CANDIDATES = 200;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -467,10 +469,13 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
     }
     const pool = Math.max(50, topK * 3);
     const useVec = alpha > 0 && !!vector && vector.length > 0 && vector.some((x) => x !== 0);
-    const terms = alpha < 1 && query.text ? queryTerms(query.text) : [];
-    const match = terms.length > 0;
-    const vec = useVec ? this.vectorSearch(cache, vector!, pool, filter) : [];
-    const kw = match ? cache.keywordSearch(terms, pool, filter) : [];
+    const useAnn = useVec && !!cache.ann;
+    const terms = (alpha < 1 || useAnn) && query.text ? queryTerms(query.text) : [];
+    // with the ANN index, the keyword side's best rows are vector candidates too (below)
+    const kwAll = terms.length ? cache.keywordSearch(terms, useAnn ? Math.max(pool, ANN_KEYWORD_CANDIDATES) : pool, filter) : [];
+    const kw = alpha < 1 ? kwAll.slice(0, pool) : [];
+    const match = alpha < 1 && terms.length > 0;
+    const vec = useVec ? this.vectorSearch(cache, vector!, pool, filter, kwAll) : [];
     // one side absent (a text without words, a zero vector): the other decides alone
     const a = !match ? 1 : !useVec ? 0 : alpha;
     const fused = fuse(vec, kw, a, this.opts.fusion, this.opts.rrfK).slice(0, topK);
@@ -478,7 +483,7 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
   }
 
   /** Exact cosine top-k: the in-memory scan, with int8 candidates rescored from the stored float vectors. */
-  private vectorSearch(cache: SpaceCache, q: Float32Array, k: number, filter: VectorFilter): Scored[] {
+  private vectorSearch(cache: SpaceCache, q: Float32Array, k: number, filter: VectorFilter, keywordRows: Scored[] = []): Scored[] {
     let n = 0;
     for (let i = 0; i < q.length; i++) n += q[i]! * q[i]!;
     const inv = n > 0 ? 1 / Math.sqrt(n) : 0;
@@ -486,9 +491,14 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
     if (cache.ann) {
       const unit = new Float32Array(q.length);
       for (let i = 0; i < q.length; i++) unit[i] = q[i]! * inv;
-      candidates = cache.annSearch(unit, k, filter, this.opts.annThreshold);
-      // f32 graph: its inner products are the exact cosines
-      if (candidates && this.annParams.quantization === 'f32') return candidates;
+      candidates = cache.annSearch(unit, Math.max(k, this.opts.annExpansion), filter, this.opts.annThreshold);
+      // A short query is far from every chunk (it shares a few words with each of its neighbours) and the
+      // graph's greedy walk can miss them; the rows that share its words the most (BM25, same filter) join
+      // the candidates, all rescored exactly below.
+      if (candidates) {
+        const seen = new Set(candidates.map((c) => c.rowid));
+        for (const r of keywordRows) if (!seen.has(r.rowid)) candidates.push(r);
+      }
     }
     if (!candidates) {
       if (this.opts.precision === 'f32') return cache.search(q, k, filter);
