@@ -422,6 +422,9 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
           if (this.caches.get(space) === cache && !cache.ann) this.attachAnn(cache, m.file, m.maxRowid!, m.tombSeq!);
         }
         finish();
+        // the space's cache was reloaded meanwhile (it fell behind the pruned tombstones): it takes the new file
+        const now = this.closed ? undefined : this.caches.get(space);
+        if (now && now !== cache && !now.ann && m.file) this.ensureAnn(now);
       });
       worker.once('error', (e) => {
         this.logger?.warn({ space, error: e.message }, 'ANN build failed: vector search stays exact');
