@@ -3,6 +3,7 @@ import { VectorMatrix } from './kernel.js';
 import type { Precision } from './kernel.js';
 import { KeywordIndex } from './keyword.js';
 import { TopK } from './topk.js';
+import type { AnnIndex } from './ann.js';
 
 /** Strings (document, user, organization ids) as small integers. */
 export class Interner {
@@ -58,6 +59,8 @@ export class SpaceCache {
   private docRows = new Map<number, number[]>();
   private userRows = new Map<number, number[]>();
   private orgRows = new Map<number, number[]>();
+  /** the approximate index of the live rows (keyed by rowid), once attached; kept in step by addRows and remove */
+  ann: AnnIndex | null = null;
 
   constructor(readonly space: string, readonly dimension: number, precision: Precision, simd = true) {
     this.matrix = new VectorMatrix(dimension, precision, undefined, simd);
@@ -97,8 +100,15 @@ export class SpaceCache {
   addRows(rows: CacheRow[], bulk = false): void {
     if (bulk && this.n === 0 && !this.pending) this.pending = [];
     this.grow(this.n + rows.length);
+    const ann = this.ann;
+    const annKeys: number[] = [];
+    const annVecs = ann ? new Float32Array(rows.length * this.dimension) : null;
     for (const row of rows) {
       if (this.rowPos.has(row.rowid)) continue;
+      if (annVecs) {
+        annVecs.set(row.vector, annKeys.length * this.dimension);
+        annKeys.push(row.rowid);
+      }
       const pos = this.n++;
       this.matrix.set(pos, row.vector);
       this.rowids[pos] = row.rowid;
@@ -116,6 +126,12 @@ export class SpaceCache {
       if (this.pending) this.pending.push(row.terms ? Uint32Array.from(row.terms) : null);
       else this.keywords.add(pos, row.terms);
     }
+    if (ann && annKeys.length) ann.add(annKeys, annVecs!.subarray(0, annKeys.length * this.dimension));
+  }
+
+  /** Whether a row is live in the cache. */
+  has(rowid: number): boolean {
+    return this.rowPos.has(rowid);
   }
 
   /** Builds the keyword index of a bulk load. */
@@ -131,6 +147,7 @@ export class SpaceCache {
     this.rowPos.delete(rowid);
     this.alive[pos] = 0;
     this.dead++;
+    this.ann?.remove(rowid);
   }
 
   /** Drops dead rows when they are many (a quarter and at least 1024). */
@@ -206,6 +223,33 @@ export class SpaceCache {
     return top.sorted().map(({ key, score }) => ({ rowid: this.rowids[key]!, score }));
   }
 
+  /**
+   * The `k` best rows for a unit query vector by the ANN index, the filter applied exactly to its
+   * candidates (over-fetched by the share of rows the filter allows); null when the exact scan should
+   * answer instead: no index attached, a filter allowing fewer than `exactBelow` rows (the scan of those
+   * is cheap and exact), or too few allowed rows among the most candidates it fetches.
+   */
+  annSearch(q: Float32Array, k: number, filter: VectorFilter, exactBelow: number): { rowid: number; score: number }[] | null {
+    const ann = this.ann;
+    if (!ann || !this.live) return null;
+    const c = this.compile(filter);
+    if (!c) return [];
+    const total = c.lists ? c.lists.reduce((s, l) => s + l.length, 0) : this.live;
+    if (total < exactBelow) return null;
+    const share = Math.min(1, total / this.live);
+    const want = Math.min(k, total);
+    for (let fetch = Math.ceil(k / share + (share < 1 ? 2 * k : 0)); ; fetch *= 4) {
+      if (fetch > ANN_MAX_FETCH) return null;
+      const r = ann.search(q, fetch);
+      const out: { rowid: number; score: number }[] = [];
+      for (let i = 0; i < r.rowids.length && out.length < k; i++) {
+        const pos = this.rowPos.get(r.rowids[i]!);
+        if (pos !== undefined && c.allow(pos)) out.push({ rowid: r.rowids[i]!, score: r.scores[i]! });
+      }
+      if (out.length >= want) return out;
+    }
+  }
+
   /** The `k` best rows by BM25 for the query terms among the rows the filter allows. */
   keywordSearch(terms: number[], k: number, filter: VectorFilter): { rowid: number; score: number }[] {
     if (!this.live || !terms.length) return [];
@@ -214,6 +258,9 @@ export class SpaceCache {
     return this.keywords.search(terms, k, c.allow).map(({ key, score }) => ({ rowid: this.rowids[key]!, score }));
   }
 }
+
+/** the most candidates one ANN search fetches before a filtered search falls back to the exact scan */
+const ANN_MAX_FETCH = 8192;
 
 function push(m: Map<number, number[]>, k: number, v: number) {
   const l = m.get(k);

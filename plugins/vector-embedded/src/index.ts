@@ -8,6 +8,7 @@ export { KeywordIndex } from './keyword.js';
 export type { EmbeddedStoreOptions, Fusion } from './store.js';
 export { VectorMatrix } from './kernel.js';
 export type { Precision } from './kernel.js';
+export type { AnnQuantization } from './ann.js';
 
 /**
  * The embedded vector store: SQLite (WAL) under `<dataDir>/vectors/`, with an in-memory matrix (cosine)
@@ -31,6 +32,16 @@ export default definePlugin({
     busyTimeoutMs: z.number().int().min(0).default(DEFAULTS.busyTimeoutMs),
     /** false: scan without the WebAssembly SIMD kernel (QUIRE_VECTOR_NO_SIMD=1) */
     simd: z.boolean().default(DEFAULTS.simd),
+    /** false: no approximate (HNSW) index, every vector search scans exactly */
+    ann: z.boolean().default(DEFAULTS.ann),
+    /** a space gets an HNSW index from this many rows; a filter allowing fewer rows is answered by the exact scan */
+    annThreshold: z.number().int().min(1).default(DEFAULTS.annThreshold),
+    /** how the HNSW graph stores vectors (f16: half of f32's memory, candidates rescored exactly) */
+    annQuantization: z.enum(['f32', 'f16', 'i8']).default(DEFAULTS.annQuantization),
+    /** the HNSW graph's degree (M) */
+    annConnectivity: z.number().int().min(4).max(64).default(DEFAULTS.annConnectivity),
+    /** the HNSW search's candidate list (ef) */
+    annExpansion: z.number().int().min(10).max(4096).default(DEFAULTS.annExpansion),
     /** where the index lives (default: <data dir>/vectors) */
     dir: z.string().min(1).optional(),
   }),

@@ -1,7 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { errors, makePrivateSync, mkdirPrivateSync, touchPrivateSync } from '@quire/core';
+import { errors, makePrivateSync, mkdirPrivateSync, siblingModule, touchPrivateSync } from '@quire/core';
+import { ANN_DEFAULTS, AnnIndex, annFiles, annLoadError, annModule, removeAnnFile } from './ann.js';
+import type { AnnParams, AnnQuantization } from './ann.js';
 import type { Logger, VectorFilter, VectorHit, VectorItem, VectorStorePlugin } from '@quire/core';
 import { SpaceCache } from './cache.js';
 import { blobTerms, queryTerms, termsBlob } from './text.js';
@@ -23,13 +26,37 @@ export interface EmbeddedStoreOptions {
   busyTimeoutMs?: number;
   /** false: scan without the WebAssembly SIMD kernel (QUIRE_VECTOR_NO_SIMD=1) */
   simd?: boolean;
+  /** false: no approximate index, every vector search is the exact scan */
+  ann?: boolean;
+  /** a space gets an ANN index from this many rows, and a filter allowing fewer rows is answered by the exact scan */
+  annThreshold?: number;
+  /** how the ANN graph stores vectors (f16 default: half the memory of f32; candidates are rescored exactly) */
+  annQuantization?: AnnQuantization;
+  /** the ANN graph's degree (M) */
+  annConnectivity?: number;
+  /** the ANN search's candidate list (ef) */
+  annExpansion?: number;
   logger?: Logger;
 }
 
-export const DEFAULTS = { fusion: 'relative' as Fusion, alpha: 0.5, precision: 'int8' as Precision, rrfK: 60, busyTimeoutMs: 15_000, simd: true };
+export const DEFAULTS = {
+  fusion: 'relative' as Fusion,
+  alpha: 0.5,
+  precision: 'int8' as Precision,
+  rrfK: 60,
+  busyTimeoutMs: 15_000,
+  simd: true,
+  ann: true,
+  annThreshold: 20_000,
+  annQuantization: ANN_DEFAULTS.quantization,
+  annConnectivity: ANN_DEFAULTS.connectivity,
+  annExpansion: ANN_DEFAULTS.expansionSearch,
+};
 const SCHEMA_VERSION = '1';
 /** tombstones kept for other processes to catch up with deletions; a cache further behind reloads */
 const TOMBSTONE_KEEP = 200_000;
+/** with the ANN index, how many of the keyword side's best rows join the vector candidates */
+const ANN_KEYWORD_CANDIDATES = 200;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -132,6 +159,10 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
   private closed = false;
   private readonly stmt: Record<string, Database.Statement>;
   private readonly dynamic = new Map<string, Database.Statement>();
+  readonly annDir: string;
+  private readonly annParams: AnnParams;
+  /** background builds of ANN indexes, by space */
+  private readonly building = new Map<string, { worker: Worker; done: Promise<void> }>();
 
   constructor(dir: string, options: EmbeddedStoreOptions = {}) {
     this.opts = {
@@ -141,13 +172,22 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
       rrfK: options.rrfK ?? DEFAULTS.rrfK,
       busyTimeoutMs: options.busyTimeoutMs ?? DEFAULTS.busyTimeoutMs,
       simd: options.simd ?? DEFAULTS.simd,
+      ann: options.ann ?? DEFAULTS.ann,
+      annThreshold: options.annThreshold ?? DEFAULTS.annThreshold,
+      annQuantization: options.annQuantization ?? DEFAULTS.annQuantization,
+      annConnectivity: options.annConnectivity ?? DEFAULTS.annConnectivity,
+      annExpansion: options.annExpansion ?? DEFAULTS.annExpansion,
     };
+    if (!['f32', 'f16', 'i8'].includes(this.opts.annQuantization)) throw errors.validation('vector store embedded: annQuantization must be f32, f16 or i8', { option: 'annQuantization' });
+    if (!(Number.isInteger(this.opts.annThreshold) && this.opts.annThreshold >= 1)) throw errors.validation('vector store embedded: annThreshold must be a positive integer', { option: 'annThreshold' });
+    this.annParams = { ...ANN_DEFAULTS, quantization: this.opts.annQuantization, connectivity: this.opts.annConnectivity, expansionSearch: this.opts.annExpansion };
     if (!['rrf', 'relative', 'weighted'].includes(this.opts.fusion)) throw errors.validation(`vector store embedded: fusion must be rrf, relative or weighted`, { option: 'fusion' });
     if (!(this.opts.alpha >= 0 && this.opts.alpha <= 1)) throw errors.validation('vector store embedded: alpha must be from 0 to 1', { option: 'alpha' });
     if (!['int8', 'f32'].includes(this.opts.precision)) throw errors.validation('vector store embedded: precision must be int8 or f32', { option: 'precision' });
     this.logger = options.logger;
     mkdirPrivateSync(dir);
     this.file = path.join(dir, 'vectors.db');
+    this.annDir = path.join(dir, 'ann');
     // 0600 before SQLite opens it; its -wal and -shm files take its mode
     touchPrivateSync(this.file);
     makePrivateSync(this.file, `${this.file}-wal`, `${this.file}-shm`);
@@ -256,6 +296,7 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
         cache.tombSeq = maxSeq;
         cache.maybeCompact();
       })();
+      if (this.caches.get(cache.space) === cache) this.ensureAnn(cache);
     }
   }
 
@@ -290,7 +331,129 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
     })();
     this.caches.set(space, c);
     this.logger?.debug({ space, rows: c.live, ms: Date.now() - t0 }, 'vector cache loaded');
+    this.ensureAnn(c);
     return c;
+  }
+
+  // ------------------------------------------------------------------ approximate index
+
+  /**
+   * Gives a cache of at least annThreshold rows its ANN index: the newest usable file, repaired with what
+   * the database holds beyond its state, or else a build in a worker thread (searches scan exactly meanwhile).
+   */
+  private ensureAnn(cache: SpaceCache): void {
+    if (!this.opts.ann || cache.ann || cache.live < this.opts.annThreshold || this.building.has(cache.space)) return;
+    if (!annModule()) {
+      this.logger?.warn({ error: annLoadError() }, 'usearch did not load: vector search stays exact');
+      this.opts.ann = false;
+      return;
+    }
+    const pruned = this.stmt.pruned!.get() as number;
+    for (const f of annFiles(this.annDir, cache.space, this.annParams)) {
+      if (f.tombSeq < pruned || f.maxRowid > cache.maxRowid || f.tombSeq > cache.tombSeq) continue;
+      if (this.attachAnn(cache, f.file, f.maxRowid, f.tombSeq)) return;
+    }
+    this.buildAnn(cache);
+  }
+
+  /** Loads an index file of state (maxRowid, tombSeq) and brings it to the cache's state; false when it cannot be read. */
+  private attachAnn(cache: SpaceCache, file: string, maxRowid: number, tombSeq: number): boolean {
+    const t0 = Date.now();
+    let ann: AnnIndex;
+    try {
+      ann = AnnIndex.load(file, cache.dimension, this.annParams);
+    } catch (e) {
+      this.logger?.warn({ file, error: (e as Error).message }, 'unreadable ANN index file: rebuilding it');
+      removeAnnFile(file);
+      return false;
+    }
+    let added = 0, removed = 0;
+    this.db.transaction(() => {
+      for (const row of this.prepared(`SELECT row FROM tombstones WHERE seq > ? AND seq <= ? AND space = ?`).pluck().iterate(tombSeq, cache.tombSeq, cache.space) as Iterable<number>) {
+        ann.remove(row);
+        removed++;
+      }
+      const keys: number[] = [];
+      const vecs: Float32Array[] = [];
+      for (const [rowid, blob] of this.prepared(`SELECT rowid, vector FROM vectors WHERE space = ? AND rowid > ? AND rowid <= ? ORDER BY rowid`).raw().iterate(cache.space, maxRowid, cache.maxRowid) as Iterable<[number, Buffer]>) {
+        const v = blobVector(blob);
+        if (v.length !== cache.dimension || !cache.has(rowid)) continue;
+        keys.push(rowid);
+        vecs.push(v);
+      }
+      const flat = new Float32Array(keys.length * cache.dimension);
+      vecs.forEach((v, i) => flat.set(v, i * cache.dimension));
+      ann.add(keys, flat);
+      added = keys.length;
+    })();
+    cache.ann = ann;
+    this.logger?.debug({ space: cache.space, rows: ann.size, added, removed, ms: Date.now() - t0 }, 'ANN index loaded');
+    // a file far behind is saved again at its new state, so the next start repairs less
+    if (ann.changes > Math.max(10_000, ann.size / 4)) this.saveAnn(cache);
+    return true;
+  }
+
+  private buildAnn(cache: SpaceCache): void {
+    const space = cache.space;
+    let worker: Worker;
+    try {
+      const workerData = { dbFile: this.file, dir: this.annDir, space, dimension: cache.dimension, params: this.annParams };
+      const url = siblingModule(import.meta.url, 'ann-build');
+      // from the TypeScript sources (tests, benches under tsx) the thread registers tsx's loader first
+      worker = url.pathname.endsWith('.ts')
+        ? new Worker(`import('tsx/esm/api').then((t) => { t.register(); return import(${JSON.stringify(url.href)}); });`, { eval: true, workerData })
+        : new Worker(url, { workerData });
+    } catch (e) {
+      this.logger?.warn({ error: (e as Error).message }, 'cannot start the ANN build: vector search stays exact');
+      return;
+    }
+    worker.unref();
+    const t0 = Date.now();
+    const done = new Promise<void>((resolve) => {
+      const finish = () => {
+        this.building.delete(space);
+        resolve();
+      };
+      worker.once('message', (m: { file?: string; maxRowid?: number; tombSeq?: number; rows?: number; error?: string }) => {
+        if (m.error || !m.file) this.logger?.warn({ space, error: m.error }, 'ANN build failed: vector search stays exact');
+        else if (!this.closed && this.caches.get(space) === cache) {
+          this.logger?.info({ space, rows: m.rows, ms: Date.now() - t0 }, 'ANN index built');
+          this.sync();
+          if (this.caches.get(space) === cache && !cache.ann) this.attachAnn(cache, m.file, m.maxRowid!, m.tombSeq!);
+        }
+        finish();
+        // the space's cache was reloaded meanwhile (it fell behind the pruned tombstones): it takes the new file
+        const now = this.closed ? undefined : this.caches.get(space);
+        if (now && now !== cache && !now.ann && m.file) this.ensureAnn(now);
+      });
+      worker.once('error', (e) => {
+        this.logger?.warn({ space, error: e.message }, 'ANN build failed: vector search stays exact');
+        finish();
+      });
+      worker.once('exit', finish);
+    });
+    this.building.set(space, { worker, done });
+  }
+
+  private saveAnn(cache: SpaceCache): void {
+    if (!cache.ann) return;
+    try {
+      cache.ann.save(this.annDir, cache.space, cache.maxRowid, cache.tombSeq);
+    } catch (e) {
+      this.logger?.warn({ space: cache.space, error: (e as Error).message }, 'cannot save the ANN index');
+    }
+  }
+
+  /**
+   * Resolves once the space's ANN index is attached (loaded, or built in the background), or once it is
+   * known there will be none (too few rows, ANN off); for tests, benchmarks and warm-up at start.
+   */
+  async annReady(space: string): Promise<boolean> {
+    this.open();
+    this.sync();
+    const c = this.cache(space);
+    await this.building.get(space)?.done;
+    return !!(this.caches.get(space) ?? c)?.ann;
   }
 
   async search(space: string, query: { text: string; vector: Float32Array; topK: number; filter: VectorFilter; alpha?: number }): Promise<VectorHit[]> {
@@ -309,10 +472,13 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
     }
     const pool = Math.max(50, topK * 3);
     const useVec = alpha > 0 && !!vector && vector.length > 0 && vector.some((x) => x !== 0);
-    const terms = alpha < 1 && query.text ? queryTerms(query.text) : [];
-    const match = terms.length > 0;
-    const vec = useVec ? this.vectorSearch(cache, vector!, pool, filter) : [];
-    const kw = match ? cache.keywordSearch(terms, pool, filter) : [];
+    const useAnn = useVec && !!cache.ann;
+    const terms = (alpha < 1 || useAnn) && query.text ? queryTerms(query.text) : [];
+    // with the ANN index, the keyword side's best rows are vector candidates too (below)
+    const kwAll = terms.length ? cache.keywordSearch(terms, useAnn ? Math.max(pool, ANN_KEYWORD_CANDIDATES) : pool, filter) : [];
+    const kw = alpha < 1 ? kwAll.slice(0, pool) : [];
+    const match = alpha < 1 && terms.length > 0;
+    const vec = useVec ? this.vectorSearch(cache, vector!, pool, filter, kwAll) : [];
     // one side absent (a text without words, a zero vector): the other decides alone
     const a = !match ? 1 : !useVec ? 0 : alpha;
     const fused = fuse(vec, kw, a, this.opts.fusion, this.opts.rrfK).slice(0, topK);
@@ -320,13 +486,28 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
   }
 
   /** Exact cosine top-k: the in-memory scan, with int8 candidates rescored from the stored float vectors. */
-  private vectorSearch(cache: SpaceCache, q: Float32Array, k: number, filter: VectorFilter): Scored[] {
-    if (this.opts.precision === 'f32') return cache.search(q, k, filter);
-    const candidates = cache.search(q, Math.max(k * 4, 200), filter);
-    if (!candidates.length) return [];
+  private vectorSearch(cache: SpaceCache, q: Float32Array, k: number, filter: VectorFilter, keywordRows: Scored[] = []): Scored[] {
     let n = 0;
     for (let i = 0; i < q.length; i++) n += q[i]! * q[i]!;
     const inv = n > 0 ? 1 / Math.sqrt(n) : 0;
+    let candidates: Scored[] | null = null;
+    if (cache.ann) {
+      const unit = new Float32Array(q.length);
+      for (let i = 0; i < q.length; i++) unit[i] = q[i]! * inv;
+      candidates = cache.annSearch(unit, Math.max(k, this.opts.annExpansion), filter, this.opts.annThreshold);
+      // A short query is far from every chunk (it shares a few words with each of its neighbours) and the
+      // graph's greedy walk can miss them; the rows that share its words the most (BM25, same filter) join
+      // the candidates, all rescored exactly below.
+      if (candidates) {
+        const seen = new Set(candidates.map((c) => c.rowid));
+        for (const r of keywordRows) if (!seen.has(r.rowid)) candidates.push(r);
+      }
+    }
+    if (!candidates) {
+      if (this.opts.precision === 'f32') return cache.search(q, k, filter);
+      candidates = cache.search(q, Math.max(k * 4, 200), filter);
+    }
+    if (!candidates.length) return [];
     const exact: Scored[] = [];
     for (const [rowid, blob] of this.stmt.vectors!.iterate(JSON.stringify(candidates.map((c) => c.rowid))) as Iterable<[number, Buffer]>) {
       const v = blobVector(blob);
@@ -362,10 +543,10 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
   // ------------------------------------------------------------------ lifecycle
 
   /** Facts for health checks and benchmarks. */
-  stats(): { file: string; spaces: { space: string; rows: number; cachedRows: number; cacheBytes: number; simd: boolean }[] } {
+  stats(): { file: string; spaces: { space: string; rows: number; cachedRows: number; cacheBytes: number; simd: boolean; annRows: number | null; annBuilding: boolean }[] } {
     const spaces = (this.db.prepare(`SELECT space, (SELECT count(*) FROM vectors v WHERE v.space = s.space) AS n FROM spaces s`).all() as { space: string; n: number }[]).map((s) => {
       const c = this.caches.get(s.space);
-      return { space: s.space, rows: s.n, cachedRows: c?.live ?? 0, cacheBytes: c?.bytes ?? 0, simd: c?.matrix.simd ?? false };
+      return { space: s.space, rows: s.n, cachedRows: c?.live ?? 0, cacheBytes: c?.bytes ?? 0, simd: c?.matrix.simd ?? false, annRows: c?.ann ? c.ann.size : null, annBuilding: this.building.has(s.space) };
     });
     return { file: this.file, spaces };
   }
@@ -404,6 +585,10 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    for (const b of this.building.values()) await b.worker.terminate();
+    this.building.clear();
+    // the index as updated since it was loaded, so the next start has less to repair
+    for (const c of this.caches.values()) if (c.ann?.changes) this.saveAnn(c);
     this.caches.clear();
     this.db.close();
   }

@@ -176,6 +176,21 @@ test('hybrid query: text, our vector, alpha, limit, document and owner filters; 
   const near = r.calls.find((c) => c[0] === `${COL}.query.nearVector`)!;
   assert.deepEqual(near[1], [1, 0, 0]);
   assert.deepEqual(near[2], { limit: 3, filters: { operator: 'Equal', target: { property: 'user_id' }, value: 'u1' }, returnProperties: ['chunk_id', 'document_id', 'page', 'text', 'metadata'], returnMetadata: ['distance'] });
+  // the owner scope alone (no documents), on both query kinds: user or organizations, applied by Weaviate
+  // inside its HNSW search (a filtered search, never a post-filter that could return another owner's rows)
+  const scope = { operator: 'Or', value: null, filters: [
+    { operator: 'Equal', target: { property: 'user_id' }, value: 'u2' },
+    { operator: 'ContainsAny', target: { property: 'organization_id' }, value: ['o3'] },
+  ] };
+  const n0 = r.calls.length;
+  await store.search(SPACE, { text: 'refund', vector: new Float32Array([1, 0, 0]), topK: 3, alpha: 0.7, filter: { userId: 'u2', organizationIds: ['o3'] } });
+  await store.search(SPACE, { text: '', vector: new Float32Array([1, 0, 0]), topK: 3, filter: { userId: 'u2', organizationIds: ['o3'] } });
+  await store.search(SPACE, { text: '', vector: new Float32Array([1, 0, 0]), topK: 3, filter: { organizationIds: ['o3'] } });
+  const scoped = r.calls.slice(n0) as [string, ...Record<string, unknown>[]][];
+  assert.deepEqual(scoped.map((c) => c[0]), [`${COL}.query.hybrid`, `${COL}.query.nearVector`, `${COL}.query.nearVector`]);
+  assert.deepEqual(scoped[0]![2]!.filters, scope);
+  assert.deepEqual(scoped[1]![2]!.filters, scope);
+  assert.deepEqual(scoped[2]![2]!.filters, { operator: 'ContainsAny', target: { property: 'organization_id' }, value: ['o3'] });
   const [h] = await store.search(SPACE, { text: '   ', vector: new Float32Array([1, 0, 0]), topK: 3, filter: {} });
   assert.equal(h!.score, 0.75);
   // an empty document list or an unknown space: no query at all
