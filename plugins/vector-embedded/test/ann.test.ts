@@ -58,7 +58,7 @@ async function recall(ann: EmbeddedVectorStore, exact: EmbeddedVectorStore, filt
 test('the ANN index answers the same owner-filtered results as the exact scan', async () => {
   const dir = path.join(root, 'recall');
   await filled(dir);
-  const ann = new EmbeddedVectorStore(dir, { annThreshold: THRESHOLD });
+  const ann = new EmbeddedVectorStore(dir, { ann: true, annThreshold: THRESHOLD });
   const exact = new EmbeddedVectorStore(dir, { ann: false });
   assert.equal(await ann.annReady(SPACE), true, 'an index is built for a space above the threshold');
   assert.equal(ann.stats().spaces[0]!.annRows, N, 'every row is in the index');
@@ -81,7 +81,7 @@ test('the ANN index answers the same owner-filtered results as the exact scan', 
 test('the ANN path never returns another owner\'s rows, even their nearest twins', async () => {
   const dir = path.join(root, 'owners');
   await filled(dir);
-  const store = new EmbeddedVectorStore(dir, { annThreshold: THRESHOLD });
+  const store = new EmbeddedVectorStore(dir, { ann: true, annThreshold: THRESHOLD });
   assert.equal(await store.annReady(SPACE), true);
   const twin = queries[queries.length - 1]!;
   // c21 (document d1, user u2) and c41 (document d2, user u0) have the same text
@@ -111,7 +111,7 @@ test('the ANN path never returns another owner\'s rows, even their nearest twins
 test('deleting a document removes it from the ANN index, now and after a restart', async () => {
   const dir = path.join(root, 'delete');
   await filled(dir);
-  const store = new EmbeddedVectorStore(dir, { annThreshold: THRESHOLD });
+  const store = new EmbeddedVectorStore(dir, { ann: true, annThreshold: THRESHOLD });
   assert.equal(await store.annReady(SPACE), true);
   const twin = queries[queries.length - 1]!;
   assert.equal((await store.search(SPACE, { ...twin, topK: 1, filter: { userId: 'u2' }, alpha: 1 }))[0]?.id, 'c21');
@@ -123,7 +123,7 @@ test('deleting a document removes it from the ANN index, now and after a restart
   assert.deepEqual(await store.search(SPACE, { ...twin, topK: 5, filter: { userId: 'u2' }, alpha: 1 }).then((h) => h.filter((x) => x.documentId === 'd1')), []);
   await store.close();
   // the saved index is the one without the document
-  const again = new EmbeddedVectorStore(dir, { annThreshold: THRESHOLD });
+  const again = new EmbeddedVectorStore(dir, { ann: true, annThreshold: THRESHOLD });
   assert.equal(await again.annReady(SPACE), true);
   assert.equal(again.stats().spaces[0]!.annRows, N - 20);
   assert.ok(!(await again.search(SPACE, { ...twin, topK: 20, filter: {}, alpha: 1 })).some((h) => h.documentId === 'd1'));
@@ -133,14 +133,14 @@ test('deleting a document removes it from the ANN index, now and after a restart
 test('a missing index file is rebuilt at start, a stale one repaired with the rows and deletions after it', async () => {
   const dir = path.join(root, 'rebuild');
   await filled(dir);
-  const first = new EmbeddedVectorStore(dir, { annThreshold: THRESHOLD });
+  const first = new EmbeddedVectorStore(dir, { ann: true, annThreshold: THRESHOLD });
   assert.equal(await first.annReady(SPACE), true);
   await first.close();
   assert.equal(annFilesIn(dir).length, 1);
 
   // missing: removed while the service was down
   fs.rmSync(path.join(dir, 'ann'), { recursive: true });
-  const second = new EmbeddedVectorStore(dir, { annThreshold: THRESHOLD });
+  const second = new EmbeddedVectorStore(dir, { ann: true, annThreshold: THRESHOLD });
   const exact = new EmbeddedVectorStore(dir, { ann: false });
   // the first search answers at once (exact scan) while the index builds
   assert.ok((await second.search(SPACE, { ...queries[0]!, topK: 10, filter: {}, alpha: 1 })).length > 0);
@@ -158,7 +158,7 @@ test('a missing index file is rebuilt at start, a stale one repaired with the ro
   await other.upsert(SPACE, [{ id: 'x1', documentId: 'dx', userId: 'u0', organizationId: null, page: 1, text: extraText, vector: ev! }]);
   await other.deleteDocument('d2');
   await other.close();
-  const third = new EmbeddedVectorStore(dir, { annThreshold: THRESHOLD });
+  const third = new EmbeddedVectorStore(dir, { ann: true, annThreshold: THRESHOLD });
   assert.equal(await third.annReady(SPACE), true);
   assert.equal(annFilesIn(dir)[0], fileBefore, 'repaired in memory from the same file, not rebuilt');
   assert.equal(third.stats().spaces[0]!.annRows, N - 20 + 1);
@@ -174,7 +174,7 @@ test('a missing index file is rebuilt at start, a stale one repaired with the ro
   const f = path.join(dir, 'ann', annFilesIn(dir)[0]!);
   fs.writeFileSync(f, 'not an index');
   // (the checksum beside it no longer matches: the file is never handed to USearch)
-  const fourth = new EmbeddedVectorStore(dir, { annThreshold: THRESHOLD });
+  const fourth = new EmbeddedVectorStore(dir, { ann: true, annThreshold: THRESHOLD });
   assert.equal(await fourth.annReady(SPACE), true);
   assert.equal(fourth.stats().spaces[0]!.annRows, N - 20 + 1);
   await fourth.close();
@@ -182,7 +182,7 @@ test('a missing index file is rebuilt at start, a stale one repaired with the ro
 
 test('a space below the threshold keeps to the exact scan; one growing past it gets an index', async () => {
   const dir = path.join(root, 'small');
-  const store = new EmbeddedVectorStore(dir, { annThreshold: THRESHOLD });
+  const store = new EmbeddedVectorStore(dir, { ann: true, annThreshold: THRESHOLD });
   await store.upsert(SPACE, items.slice(0, THRESHOLD - 100));
   assert.equal(await store.annReady(SPACE), false);
   assert.equal(store.stats().spaces[0]!.annRows, null);
