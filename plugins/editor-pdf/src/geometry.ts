@@ -104,8 +104,8 @@ function rings(data: Uint8ClampedArray, w: number, h: number, sx: number, sy: nu
   return out;
 }
 
-/** The ruling lines and ink of a page image (`pageW` × `pageH` points); null when it cannot be decoded or is too large. */
-export async function pageGeometry(image: Buffer, pageW: number, pageH: number, unit = 1, fine?: Buffer): Promise<PageGeometry | null> {
+/** The RGBA pixels of an image drawn over white; null when it cannot be decoded, is empty or has more than `maxPixels`. */
+async function decodeOnWhite(image: Buffer, maxPixels: number): Promise<{ data: Uint8ClampedArray; w: number; h: number } | null> {
   let img;
   try {
     img = await loadImage(image);
@@ -113,13 +113,20 @@ export async function pageGeometry(image: Buffer, pageW: number, pageH: number, 
     return null;
   }
   const w = img.width, h = img.height;
-  if (!w || !h || w * h > MAX_PIXELS || !pageW || !pageH) return null;
+  if (!w || !h || w * h > maxPixels) return null;
   const canvas = createCanvas(w, h);
   const ctx = canvas.getContext('2d');
   ctx.fillStyle = '#fff';
   ctx.fillRect(0, 0, w, h);
   ctx.drawImage(img, 0, 0);
-  const data = ctx.getImageData(0, 0, w, h).data;
+  return { data: ctx.getImageData(0, 0, w, h).data, w, h };
+}
+
+/** The ruling lines and ink of a page image (`pageW` × `pageH` points); null when it cannot be decoded or is too large. */
+export async function pageGeometry(image: Buffer, pageW: number, pageH: number, unit = 1, fine?: Buffer): Promise<PageGeometry | null> {
+  const px = pageW && pageH ? await decodeOnWhite(image, MAX_PIXELS) : null;
+  if (!px) return null;
+  const { data, w, h } = px;
   const sx = pageW / w, sy = pageH / h;
   // shortest rule: 5 pt (a checkbox side is 8 pt or more), at least 6 px
   const minLen = Math.max(6, Math.round((5 * unit) / Math.max(sx, sy)));
@@ -144,20 +151,9 @@ export async function pageGeometry(image: Buffer, pageW: number, pageH: number, 
 
 /** Rules and rings of the page read at a higher resolution (same page size in points); null when it cannot be decoded or is too large. */
 async function fineShapes(image: Buffer, pageW: number, pageH: number, unit: number): Promise<{ rules: Rule[]; circles: BBox[] } | null> {
-  let img;
-  try {
-    img = await loadImage(image);
-  } catch {
-    return null;
-  }
-  const w = img.width, h = img.height;
-  if (!w || !h || w * h > MAX_RING_PIXELS) return null;
-  const canvas = createCanvas(w, h);
-  const ctx = canvas.getContext('2d');
-  ctx.fillStyle = '#fff';
-  ctx.fillRect(0, 0, w, h);
-  ctx.drawImage(img, 0, 0);
-  const data = ctx.getImageData(0, 0, w, h).data;
+  const px = await decodeOnWhite(image, MAX_RING_PIXELS);
+  if (!px) return null;
+  const { data, w, h } = px;
   // light grey lines count as ink here (luminance under 200, as the ring search reads them)
   for (let p = 0; p < data.length; p += 4) if ((data[p]! * 299 + data[p + 1]! * 587 + data[p + 2]! * 114) / 1000 < 200) data[p] = data[p + 1] = data[p + 2] = 0;
   const sx = pageW / w, sy = pageH / h;

@@ -1,5 +1,5 @@
 import { AGENTIC_KEY, ReaderSandbox, errors, isQuireError, mergeOcrPages, ocrPendingOf } from '@quire/core';
-import type { AgenticOcrReport, BBox, Chunk, ChunkRecord, Owned, ParsedDocument, ReadJson, PagesRead, ProgressDetail, ReadLimits, ReaderPlugin } from '@quire/core';
+import type { AgenticOcrReport, BBox, Chunk, ChunkRecord, Owned, ParsedDocument, ReadJson, PagesRead, ProgressDetail, ReadLimits, ReaderPlugin, VectorItem } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { chunkOptions } from './parse-config.js';
 import type { ParseConfig } from './parse-config.js';
@@ -355,16 +355,7 @@ export async function indexChunks(rt: Engine, owner: Owned, documentId: string, 
       const next = take();
       await vectors.upsert(
         embedder.space,
-        part.map((r, j) => ({
-          id: r.id,
-          documentId,
-          userId: owner.user_id,
-          organizationId: owner.organization_id,
-          page: r.page,
-          text: r.content,
-          vector: embedded[j]!,
-          metadata: { type: r.type, index: r.idx },
-        })),
+        part.map((r, j) => vectorItem(owner, documentId, { id: r.id, page: r.page, content: r.content, type: r.type, index: r.idx }, embedded[j]!)),
       );
       indexed += part.length;
       onIndexed?.(indexed);
@@ -374,6 +365,11 @@ export async function indexChunks(rt: Engine, owner: Owned, documentId: string, 
     if (rows.length < INDEX_PAGE) break;
   }
   return total;
+}
+
+/** The vector-store item of one chunk of a document (both ways of indexing write the same shape). */
+function vectorItem(owner: Owned, documentId: string, c: { id: string; page: number; content: string; type: unknown; index: number }, vector: VectorItem['vector']): VectorItem {
+  return { id: c.id, documentId, userId: owner.user_id, organizationId: owner.organization_id, page: c.page, text: c.content, vector, metadata: { type: c.type, index: c.index } };
 }
 
 /** Embedding requests of one document asked for ahead of the vectors written (bounds what waits in memory). */
@@ -423,16 +419,7 @@ export async function storeAndIndexChunks(rt: Engine, owner: Owned, documentId: 
       const part = batch.slice(k, k + size);
       await vectors.upsert(
         embedder.space,
-        part.map((c, j) => ({
-          id: c.id,
-          documentId,
-          userId: owner.user_id,
-          organizationId: owner.organization_id,
-          page: c.page,
-          text: c.content,
-          vector: embedded[k + j]!,
-          metadata: { type: c.metadata.type, index: c.index },
-        })),
+        part.map((c, j) => vectorItem(owner, documentId, { id: c.id, page: c.page, content: c.content, type: c.metadata.type, index: c.index }, embedded[k + j]!)),
       );
       k += part.length;
       indexed += part.length;
