@@ -290,6 +290,58 @@ describe('privacy over HTTP: consents, export, account deletion', () => {
     }
   });
 
+  test('deleting an organization right after an upload into it completes waits for its completion work: nothing written late carries the organization', async () => {
+    // as for an account: the organization's document reads completed before its completion has linked it to
+    // the organization's knowledge base; the link (naming the organization) is held until the deletion has
+    // answered or has waited a while
+    const o = await signUpUser(s, 'org-late@example.com', 'Org Owner');
+    const made = await s.json('/api/organizations', { method: 'POST', json: { name: 'Late Org', slug: 'late-org' }, key: o.key });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const org = made.body.organization.id as string;
+    const kb = await s.json('/api/knowledge-bases', { method: 'POST', json: { name: 'Org links', organization_id: org }, key: o.key });
+    assert.equal(kb.status, 201, JSON.stringify(kb.body));
+    const kbId = kb.body.knowledge_base.id as string;
+    const links = s.runtime.store.repo('collection_documents') as any;
+    const insert = links.insert;
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let reached!: () => void;
+    const atHold = new Promise<void>((r) => (reached = r));
+    let linked!: () => void;
+    const linkWritten = new Promise<void>((r) => (linked = r));
+    links.insert = async function (this: unknown, row: { collection_id: string }) {
+      if (row.collection_id !== kbId) return insert.call(this, row);
+      reached();
+      await held;
+      try {
+        return await insert.call(this, row);
+      } finally {
+        linked();
+      }
+    };
+    try {
+      const up = await s.json('/api/upload', { method: 'POST', body: uploadForm('org-late.txt', 'Org ledger of Ines Varga\n\nThe kiln order was signed by Ines Varga.', { knowledge_base_id: kbId, organization_id: org }), key: o.key });
+      assert.equal(up.status, 200, JSON.stringify(up.body));
+      assert.equal((await waitForStatus(s, `/v1/documents/${up.body.document.id}`, 120_000, o.key)).status, 'completed');
+      await atHold;
+      const del = s.json(`/api/organizations/${org}`, { method: 'DELETE', key: o.key });
+      await Promise.race([del, new Promise((r) => setTimeout(r, 3000))]);
+      release();
+      const answer = await del;
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      await linkWritten;
+      const tables = s.runtime.store.tables!();
+      for (const [t, cols] of Object.entries(tables)) {
+        if (!cols.includes('organization_id') || t === 'audit_log') continue;
+        assert.equal(await (s.runtime.store.repo(t as any) as any).count({ organization_id: org }), 0, `rows of the organization in ${t} after its deletion`);
+      }
+      assert.equal(await links.count({ collection_id: kbId }), 0, 'no link to the deleted knowledge base');
+    } finally {
+      release();
+      links.insert = insert;
+    }
+  });
+
   test('immediate deletion: no file, vector, row or key of the user remains; the audit log keeps anonymised entries', async () => {
     const exportsBefore = await s.runtime.store.repo('data_export_requests').find({ user_id: a.id });
     const jobs = await s.runtime.store.repo('jobs').find({ user_id: a.id });

@@ -71,6 +71,29 @@ async function removeBlobs(rt: Engine, table: string, rows: Row[], columns: stri
   }
 }
 
+/** How long an erasure waits for each kind of work under way (stage runs, event handlers) before going ahead. */
+export const QUIESCE_MS = 60_000;
+
+/**
+ * The work under way in this process on the jobs in `scope` ends before anything of the scope is erased, so
+ * that none of its writes (which name the user or the organization) lands after the erasure: a job reads
+ * completed before its completion hook has run (adding the document to its knowledge base, emitting
+ * document.completed), and event handlers run after their event was emitted (webhook deliveries, workflow
+ * executions). The running jobs `cancel` picks are cancelled, so that their stages stop soon; the stage runs
+ * in progress of all the scope's jobs, their completion hooks included, and the event handlers under way are
+ * waited for (at most QUIESCE_MS each). The caller mutes the scope's events first, so no handler starts for
+ * them meanwhile. False when the wait ran out (logged; the erasure goes ahead).
+ */
+export async function quiesceScope(rt: Engine, scope: EraseScope, cancel: (job: { status: string; organization_id: string | null }) => boolean = () => true): Promise<boolean> {
+  const active = rt.pipelines.activeJobIds();
+  const theirs = active.length ? await rt.store.repo('jobs').find({ id: active, ...scope }) : [];
+  for (const j of theirs) if ((j.status === 'pending' || j.status === 'processing') && cancel(j)) await rt.pipelines.cancel(j.id).catch(() => {});
+  const settled = await rt.pipelines.settle(theirs.map((j) => j.id), QUIESCE_MS);
+  const handled = await rt.events.settle(() => true, QUIESCE_MS);
+  if (!settled || !handled) rt.logger.warn({ ...scope, stagesSettled: settled, handlersSettled: handled }, 'erasure: work still under way after the wait; erasing anyway');
+  return settled && handled;
+}
+
 /**
  * Deletes, in every table with `user_id`/`organization_id`, the rows in scope (older than `before` when
  * given), then the rows of tables without that column which name an erased row. Documents go through the

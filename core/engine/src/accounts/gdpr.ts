@@ -31,7 +31,7 @@ import type { ConsentRecord, DataExportRequestRecord, DeletionRequestRecord, Sto
 import type { AuthInfo } from '../infra/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { anonymiseAudit, auditOf, recordAudit } from './audit.js';
-import { eraseResources } from './erase.js';
+import { QUIESCE_MS, eraseResources, quiesceScope } from './erase.js';
 import { newJob } from '../jobs.js';
 import { contentKey } from '../io/steps.js';
 import { signLink } from '../infra/signing.js';
@@ -365,30 +365,6 @@ async function eraseGeneratedFromOwn(rt: Engine, userId: string): Promise<void> 
   }
 }
 
-/** How long an erasure waits for the user's work under way in this process (stage runs, event handlers). */
-const QUIESCE_MS = 60_000;
-
-/**
- * The user's work under way in this process ends before anything is erased, so that none of its writes
- * (which name the user) lands after the erasure: a job reads completed before its completion hook has run
- * (adding the document to its knowledge base, emitting document.completed), and event handlers run after
- * their event was emitted (webhook deliveries, workflow executions). The user's own running jobs (and those
- * of organizations that go with the account) are cancelled, so that their stages stop soon; the stage runs
- * in progress of all their jobs, the completion hooks included, and the event handlers under way are waited
- * for (at most QUIESCE_MS each). The caller mutes the user's events first: none starts a handler meanwhile.
- */
-async function quiesce(rt: Engine, userId: string, goingOrganizations: string[]): Promise<void> {
-  const active = rt.pipelines.activeJobIds();
-  const theirs = active.length ? await rt.store.repo('jobs').find({ id: active, user_id: userId }) : [];
-  const going = new Set(goingOrganizations);
-  for (const j of theirs) {
-    if ((j.status === 'pending' || j.status === 'processing') && (!j.organization_id || going.has(j.organization_id))) await rt.pipelines.cancel(j.id).catch(() => {});
-  }
-  const settled = await rt.pipelines.settle(theirs.map((j) => j.id), QUIESCE_MS);
-  const handled = await rt.events.settle(() => true, QUIESCE_MS);
-  if (!settled || !handled) rt.logger.warn({ user: userId, stagesSettled: settled, handlersSettled: handled }, 'account deletion: work of the user still under way after the wait; erasing anyway');
-}
-
 /** Deletes the account now; returns the erased row counts. Throws CONFLICT when an organization needs a new owner first. */
 export async function deleteAccount(rt: Engine, userId: string, requestId: string | null): Promise<Record<string, number>> {
   const { blocking, alone } = await blockingOrganizations(rt.store, userId);
@@ -396,7 +372,9 @@ export async function deleteAccount(rt: Engine, userId: string, requestId: strin
   // from here on no handler starts for the user's events (their webhooks and workflows go too)
   const unmute = rt.events.mute((e) => e.user_id === userId);
   try {
-    await quiesce(rt, userId, alone);
+    // the user's own running jobs, and those of organizations that go with the account, are cancelled
+    const going = new Set(alone);
+    await quiesceScope(rt, { user_id: userId }, (j) => !j.organization_id || going.has(j.organization_id));
     return await eraseAccount(rt, userId, requestId, alone);
   } finally {
     unmute();

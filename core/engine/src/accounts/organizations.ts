@@ -27,7 +27,7 @@ import { parseWith } from '../validation.js';
 import { TWO_FACTOR_REQUIRED, assertNotLocked, canWrite, loadOwned, roleIn } from '../infra/access.js';
 import type { AuthInfo } from '../infra/access.js';
 import { recordAudit } from './audit.js';
-import { eraseResources } from './erase.js';
+import { eraseResources, quiesceScope } from './erase.js';
 
 export const ROLES: readonly Role[] = ['owner', 'admin', 'member', 'viewer'];
 const RANK: Record<Role, number> = { owner: 3, admin: 2, member: 1, viewer: 0 };
@@ -453,14 +453,23 @@ export async function transferOwnership(store: Store, a: Actor, id: string, user
  */
 export async function deleteOrganization(rt: Engine, a: Actor, id: string): Promise<Record<string, number>> {
   const { org } = await loadOrganization(rt.store, a.auth, id, 'owner');
-  const erased = await eraseResources(rt, { organization_id: org.id });
-  // the erase removes the memberships with every other row of the organization; the delete under the
-  // organization's lock removes one made meanwhile (an invitation accepted): the count is both
-  const members = (erased.memberships ?? 0) + (await ownershipChange(rt.store, org.id, async (tx) => {
-    const n = await tx.repo('memberships').delete({ organization_id: org.id });
-    await tx.repo('organizations').delete(org.id);
-    return n;
-  }));
+  // from here on no handler starts for the organization's events; its running jobs are cancelled, and the
+  // stage runs, completion hooks and handlers under way end before the erase (their writes name it)
+  const unmute = rt.events.mute((e) => e.organization_id === org.id);
+  let erased: Record<string, number>, members: number;
+  try {
+    await quiesceScope(rt, { organization_id: org.id });
+    erased = await eraseResources(rt, { organization_id: org.id });
+    // the erase removes the memberships with every other row of the organization; the delete under the
+    // organization's lock removes one made meanwhile (an invitation accepted): the count is both
+    members = (erased.memberships ?? 0) + (await ownershipChange(rt.store, org.id, async (tx) => {
+      const n = await tx.repo('memberships').delete({ organization_id: org.id });
+      await tx.repo('organizations').delete(org.id);
+      return n;
+    }));
+  } finally {
+    unmute();
+  }
   await audit(rt.store, a, org.id, 'organization.deleted', 'organization', org.id, { name: org.name, slug: org.slug, memberships: members, erased });
   return { ...erased, memberships: members };
 }
