@@ -30,6 +30,41 @@ async function kbWithChat(s: TestServer, u: TestUser, docId: string, question: s
   return { kbId, sessionId: chat.body.session_id as string };
 }
 
+/**
+ * Holds the calls of `obj[method]` whose first argument `matches`: such a call waits until `release()` before
+ * running; `reached` settles when one arrives at the hold, `written` when it has run; `restore()` puts the
+ * method back (and releases).
+ */
+function holdCalls<T extends object>(obj: T, method: string, matches: (arg: any) => boolean) {
+  const target = obj as any;
+  const original = target[method];
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  let reach!: () => void;
+  const reached = new Promise<void>((r) => (reach = r));
+  let wrote!: () => void;
+  const written = new Promise<void>((r) => (wrote = r));
+  target[method] = async function (this: unknown, arg: unknown, ...rest: unknown[]) {
+    if (!matches(arg)) return original.call(this, arg, ...rest);
+    reach();
+    await held;
+    try {
+      return await original.call(this, arg, ...rest);
+    } finally {
+      wrote();
+    }
+  };
+  return {
+    reached,
+    written,
+    release,
+    restore() {
+      release();
+      target[method] = original;
+    },
+  };
+}
+
 describe('privacy over HTTP: consents, export, account deletion', () => {
   let s: TestServer;
   let a: TestUser;
@@ -207,37 +242,21 @@ describe('privacy over HTTP: consents, export, account deletion', () => {
     assert.equal(kb.status, 201, JSON.stringify(kb.body));
     const kbId = kb.body.knowledge_base.id as string;
     const links = s.runtime.store.repo('collection_documents') as any;
-    const insert = links.insert;
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    let reached!: () => void;
-    const atHold = new Promise<void>((r) => (reached = r));
-    let linked!: () => void;
-    const linkWritten = new Promise<void>((r) => (linked = r));
     // the completion's link of the document to its knowledge base waits at the hold, then is written
-    links.insert = async function (this: unknown, row: { collection_id: string }) {
-      if (row.collection_id !== kbId) return insert.call(this, row);
-      reached();
-      await held;
-      try {
-        return await insert.call(this, row);
-      } finally {
-        linked();
-      }
-    };
+    const hold = holdCalls(links, 'insert', (row: { collection_id: string }) => row.collection_id === kbId);
     try {
       const up = await s.json('/api/upload', { method: 'POST', body: uploadForm('late.txt', 'Late ledger of Kees Vonk\n\nThe kiln order was signed by Kees Vonk.', { knowledge_base_id: kbId }), key: c.key });
       assert.equal(up.status, 200, JSON.stringify(up.body));
       assert.equal((await waitForStatus(s, `/v1/documents/${up.body.document.id}`, 120_000, c.key)).status, 'completed');
-      await atHold; // the document reads completed; its completion waits at the hold
+      await hold.reached; // the document reads completed; its completion waits at the hold
       const del = s.json('/api/gdpr/delete-account', { method: 'POST', json: { immediate: true }, key: c.key });
       // the completion goes on once the erasure has answered (an erasure that does not wait for it), or after a
       // while (one that waits: it answers only after the completion's writes)
       await Promise.race([del, new Promise((r) => setTimeout(r, 3000))]);
-      release();
+      hold.release();
       const answer = await del;
       assert.equal(answer.status, 200, JSON.stringify(answer.body));
-      await linkWritten; // the completion's write that names the user has run (before or after the erasure)
+      await hold.written; // the completion's write that names the user has run (before or after the erasure)
       const tables = s.runtime.store.tables!();
       for (const [t, cols] of Object.entries(tables)) {
         if (!cols.includes('user_id')) continue;
@@ -245,8 +264,7 @@ describe('privacy over HTTP: consents, export, account deletion', () => {
       }
       assert.equal(await links.count({ collection_id: kbId }), 0, 'no link to the erased knowledge base');
     } finally {
-      release();
-      links.insert = insert;
+      hold.restore();
     }
   });
 
@@ -256,37 +274,19 @@ describe('privacy over HTTP: consents, export, account deletion', () => {
     const d = await signUpUser(s, 'hooked@example.com', 'Hooked Writer');
     const hook = await s.json('/api/webhooks', { method: 'POST', json: { url: 'http://127.0.0.1:9/hook', events: ['document.completed'] }, key: d.key });
     assert.equal(hook.status, 201, JSON.stringify(hook.body));
-    const webhooks = s.runtime.webhooks as any;
-    const enqueue = webhooks.enqueueUnique;
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    let reached!: () => void;
-    const atHold = new Promise<void>((r) => (reached = r));
-    let recorded!: () => void;
-    const deliveryWritten = new Promise<void>((r) => (recorded = r));
-    webhooks.enqueueUnique = async function (this: unknown, row: { user_id: string }) {
-      if (row.user_id !== d.id) return enqueue.call(this, row);
-      reached();
-      await held;
-      try {
-        return await enqueue.call(this, row);
-      } finally {
-        recorded();
-      }
-    };
+    const hold = holdCalls(s.runtime.webhooks, 'enqueueUnique', (row: { user_id: string }) => row.user_id === d.id);
     try {
       await upload(s, d, 'hooked.txt', 'Hooked ledger\n\nThe order was signed.');
-      await atHold;
+      await hold.reached;
       const del = s.json('/api/gdpr/delete-account', { method: 'POST', json: { immediate: true }, key: d.key });
       await Promise.race([del, new Promise((r) => setTimeout(r, 3000))]);
-      release();
+      hold.release();
       const answer = await del;
       assert.equal(answer.status, 200, JSON.stringify(answer.body));
-      await deliveryWritten;
+      await hold.written;
       for (const t of ['webhook_deliveries', 'jobs', 'webhooks']) assert.equal(await (s.runtime.store.repo(t as any) as any).count({ user_id: d.id }), 0, `rows of the user in ${t} after the erasure`);
     } finally {
-      release();
-      webhooks.enqueueUnique = enqueue;
+      hold.restore();
     }
   });
 
@@ -302,34 +302,18 @@ describe('privacy over HTTP: consents, export, account deletion', () => {
     assert.equal(kb.status, 201, JSON.stringify(kb.body));
     const kbId = kb.body.knowledge_base.id as string;
     const links = s.runtime.store.repo('collection_documents') as any;
-    const insert = links.insert;
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    let reached!: () => void;
-    const atHold = new Promise<void>((r) => (reached = r));
-    let linked!: () => void;
-    const linkWritten = new Promise<void>((r) => (linked = r));
-    links.insert = async function (this: unknown, row: { collection_id: string }) {
-      if (row.collection_id !== kbId) return insert.call(this, row);
-      reached();
-      await held;
-      try {
-        return await insert.call(this, row);
-      } finally {
-        linked();
-      }
-    };
+    const hold = holdCalls(links, 'insert', (row: { collection_id: string }) => row.collection_id === kbId);
     try {
       const up = await s.json('/api/upload', { method: 'POST', body: uploadForm('org-late.txt', 'Org ledger of Ines Varga\n\nThe kiln order was signed by Ines Varga.', { knowledge_base_id: kbId, organization_id: org }), key: o.key });
       assert.equal(up.status, 200, JSON.stringify(up.body));
       assert.equal((await waitForStatus(s, `/v1/documents/${up.body.document.id}`, 120_000, o.key)).status, 'completed');
-      await atHold;
+      await hold.reached;
       const del = s.json(`/api/organizations/${org}`, { method: 'DELETE', key: o.key });
       await Promise.race([del, new Promise((r) => setTimeout(r, 3000))]);
-      release();
+      hold.release();
       const answer = await del;
       assert.equal(answer.status, 200, JSON.stringify(answer.body));
-      await linkWritten;
+      await hold.written;
       const tables = s.runtime.store.tables!();
       for (const [t, cols] of Object.entries(tables)) {
         if (!cols.includes('organization_id') || t === 'audit_log') continue;
@@ -337,8 +321,7 @@ describe('privacy over HTTP: consents, export, account deletion', () => {
       }
       assert.equal(await links.count({ collection_id: kbId }), 0, 'no link to the deleted knowledge base');
     } finally {
-      release();
-      links.insert = insert;
+      hold.restore();
     }
   });
 
