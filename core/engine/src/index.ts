@@ -17,7 +17,8 @@ export { describeDatabase, describeQueue, hidePassword, stagesOffHint, stagesSta
 
 // infra: contracts, access, credits, signing, url-fetch, webhooks, ...
 export type { Clock } from './clock.js';
-export { newJob } from './jobs.js';
+export { submitJob } from './infra/submit.js';
+export type { SubmitOptions, Submitted } from './infra/submit.js';
 export { createLogger } from './logger.js';
 export { metricsAccess } from './metrics.js';
 export { parseWith, UUID } from './validation.js';
@@ -36,8 +37,8 @@ export { signatureHeader, verifyTimestampedSignature } from './infra/webhooks.js
 export { createDocument, deleteDocument, detectStored, documentFileUrl, epoch, jobStillServed, publicErrorText, v1Document } from './io/documents.js';
 export { resolveInput } from './io/inputs.js';
 export { pageImage, pageImageSupport, pageLayout } from './io/page-images.js';
-export { parseConfig, parseConfigField } from './io/parse-config.js';
-export type { ParseConfig } from './io/parse-config.js';
+export { parseConfig, parseConfigField, resolveParseRequest } from './io/parse-config.js';
+export type { ParseConfig, ParseRequest } from './io/parse-config.js';
 export { claimPresignedUpload, createPresignedUpload, openPresignedUpload, releasePresignedUpload } from './io/presigned.js';
 export { documentJob, readableDocument, readableExtraction, readableJob, servedJob } from './io/records.js';
 export { contentKey, jobInputKey, jobParsedKey, loadChunks, loadParsed, originalKey } from './io/steps.js';
