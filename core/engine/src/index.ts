@@ -47,7 +47,7 @@ export { contentKey, jobInputKey, jobParsedKey, loadChunks, loadParsed, original
 export type { ParseSource } from './parse/pipeline.js';
 export { createPreset, deletePreset, listPresets, updatePreset } from './parse/presets.js';
 export { toJsonShape, toMarkdown } from './parse/render.js';
-export { parseSync, readStored, studioLink, submitParse } from './parse/sync.js';
+export { convertStored, parseStart, parseSync, readStored, studioLink, submitParse } from './parse/sync.js';
 
 // search and knowledge bases
 export { addDocument, apiKnowledgeBase, collectionDocumentIds, collectionDocuments, createCollection, deleteCollection, documentCount, KbSettingsSchema, loadCollection, removeDocument, updateCollection, v1Collection } from './search/collections.js';
@@ -82,7 +82,7 @@ export { analyzeSplit, apiSplitConfig, createSplitConfig, deleteSplitConfig, doc
 // form editing
 export { apiEditConfig, apiEditJob, apiEditProject, apiEditResult, apiVocabulary, elementsOf } from './edit/api.js';
 export { documentFromUrl } from './edit/inputs.js';
-export { awaitEditJob, startEditJob } from './edit/jobs.js';
+export { submitEditJobAndWait } from './edit/jobs.js';
 export type { EditRunInput } from './edit/jobs.js';
 export { addEditVocabulary, apiAuditEntry, createEditBatch, createEditConfig, createEditProject, deleteEditVocabulary, editAuditReport, editBatchAudit, editBatchView, editJobError, editLinkedFile, editOf, editProjectDetails, editProjectRuns, getEditBatch, keepSuggestions, listEditConfigs, listEditVocabulary, mergeEditSettings, rerunEditProject, runEdit, startEditBatchJobs, updateEditVocabulary, verifyStoredEdit } from './edit/manage.js';
 export { suggestValues } from './edit/suggest.js';

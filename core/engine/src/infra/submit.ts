@@ -13,11 +13,12 @@
  * hold). After the commit `beforeStart` runs (events, audit) and the first stage is queued; a job that cannot be
  * queued is failed (its hold ends with it) and answered 503.
  */
+import { randomUUID } from 'node:crypto';
 import { JobTimeoutError, errors } from '@quire/core';
 import type { JobRecord, Owned, Store } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { newJob } from '../jobs.js';
-import { reserveCredits, withHold } from './credits.js';
+import { holdOf, reserveCredits, withHold } from './credits.js';
 import type { Operation } from './ledger.js';
 
 export interface SubmitOptions {
@@ -35,14 +36,21 @@ export interface SubmitOptions {
    * submission (nothing more is written, nothing started: `created` false).
    */
   with?: (tx: Store, job: JobRecord) => Promise<unknown>;
+  /**
+   * The job holds up to `credits` of another job's hold, taken off it in the same transaction (a batch's child
+   * takes its share of what the batch reserved: it stays held once, by whichever job will spend it).
+   */
+  takeHold?: { fromJob: string; credits: number };
   /** the row was recorded before (a synchronous parse's, from the moment its input arrived): it is updated */
   placeholder?: boolean;
   /** a job (or a row `with` writes) that exists already was submitted before: `created` false, no error */
   unique?: boolean;
-  /** the first stage's payload */
+  /** the first stage's payload (or that of `startAt`) */
   payload?: Record<string, unknown>;
+  /** the stage the job starts at when the ones before it are done already (a split's child: read from its parent) */
+  startAt?: string;
   /** runs after the commit, before the first stage is queued (events, audit, the caller's own bookkeeping) */
-  beforeStart?: (job: JobRecord) => void | Promise<void>;
+  beforeStart?: (job: JobRecord) => unknown;
   /** aborted before the start: the job is cancelled instead of started */
   signal?: AbortSignal;
   /**
@@ -67,16 +75,21 @@ const isConflict = (e: unknown) => (e as Error)?.name === 'StoreConflictError';
 export async function submitJob(rt: Engine, pipeline: string, owner: Owned, input: Record<string, unknown>, opts: SubmitOptions = {}): Promise<Submitted> {
   const row = newJob({ owner, type: opts.type ?? (pipeline as JobRecord['type']), id: opts.id, document_id: opts.documentId ?? null, input, webhook_url: opts.webhookUrl ?? null });
   const place = async (tx: Store, hold: number | null): Promise<JobRecord | null> => {
-    const job = hold === null ? row : withHold(row, hold);
+    let job = hold === null ? row : withHold(row, hold);
+    const from = opts.takeHold ? await tx.repo('jobs').get(opts.takeHold.fromJob) : null;
+    const left = holdOf(from?.input);
+    const share = opts.takeHold ? Math.min(left, opts.takeHold.credits) : 0;
+    if (opts.takeHold) job = withHold(row, share);
     if (opts.with && (await opts.with(tx, job)) === false) return null;
     if (opts.placeholder) await tx.repo('jobs').update(job.id, { input: job.input, document_id: job.document_id, webhook_url: job.webhook_url, updated_at: new Date() });
     else await tx.repo('jobs').insert(job);
+    if (from && share > 0) await tx.repo('jobs').update(from.id, { input: withHold(from, Math.round((left - share) * 100) / 100).input });
     return job;
   };
   let job: JobRecord | null;
   try {
     if (opts.credits) job = await reserveCredits(rt, owner, opts.credits.operation, opts.credits.units, (tx, hold) => place(tx, hold));
-    else if (opts.with) job = await rt.store.transaction((tx) => place(tx, null));
+    else if (opts.with || opts.takeHold) job = await rt.store.transaction((tx) => place(tx, null));
     else job = await place(rt.store, null);
   } catch (e) {
     if (opts.unique && isConflict(e)) return { job: row, created: false, done: null };
@@ -88,7 +101,8 @@ export async function submitJob(rt: Engine, pipeline: string, owner: Owned, inpu
     await rt.pipelines.cancel(job.id).catch(() => {});
   } else {
     try {
-      await rt.pipelines.start(job.id, pipeline, opts.payload ?? {});
+      if (opts.startAt) await rt.transport.publish({ id: randomUUID(), jobId: job.id, pipeline, stage: opts.startAt, payload: opts.payload ?? {}, attempt: 1 });
+      else await rt.pipelines.start(job.id, pipeline, opts.payload ?? {});
     } catch (e) {
       await rt.pipelines.fail(job.id, `could not queue the job: ${(e as Error).message}`).catch(() => {});
       throw errors.unavailable(`The queue is not available: ${(e as Error).message}`);

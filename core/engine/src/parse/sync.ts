@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { errors } from '@quire/core';
-import type { JobRecord, ParsedDocument } from '@quire/core';
+import type { JobRecord, Owned, ParsedDocument } from '@quire/core';
 import type { AuthInfo } from '../infra/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { newJob, withLocalFile } from '../jobs.js';
 import { newOwned } from '../infra/access.js';
-import { documentParseUnits, estimatePages } from '../infra/credits.js';
+import { documentParseUnits, estimatePages, holdCredits } from '../infra/credits.js';
 import { submitJob } from '../infra/submit.js';
 import { resolveInput } from '../io/inputs.js';
 import type { InputRef } from '../io/inputs.js';
-import { parseOperation, resolveParseRequest } from '../io/parse-config.js';
+import { parseOperation, resolveParseRequest, storedParseConfig } from '../io/parse-config.js';
 import type { ParseConfig, ParseRequest } from '../io/parse-config.js';
 import { publicErrorText } from '../io/documents.js';
 import { signLink } from '../infra/signing.js';
@@ -25,6 +25,25 @@ export function studioLink(rt: Engine, jobId: string): string {
 /** Reads a stored file with the reader for its format (the PDF conversions: no job, no chunks). */
 export async function readStored(rt: Engine, key: string, f: { id: string; name: string; format: string; size: number }, cfg: ParseConfig, maxPages?: number): Promise<ParsedDocument> {
   return withLocalFile(rt.storage, key, (file) => readFile(rt, { path: file, ...f }, cfg, { maxPages }));
+}
+
+/**
+ * A conversion (POST /api/pdf-to-text, -markdown, -json) of a PDF stored under `key`: read with its reader, no
+ * job, no chunks. With a caller it is a parse (spec §8.3, 1.5 a page): the estimated pages are reserved before
+ * anything is read (402 INSUFFICIENT_CREDITS when the balance cannot cover them) and the pages read are charged;
+ * an anonymous conversion (its pages capped by the caller) is not charged.
+ */
+export async function convertStored(rt: Engine, owner: Owned | null, key: string, f: { id: string; name: string; size: number }, maxPages?: number): Promise<ParsedDocument> {
+  const hold = owner ? await holdCredits(rt, owner, 'parse', await estimatePages(rt, key, 'pdf')) : null;
+  let doc: ParsedDocument;
+  try {
+    doc = await readStored(rt, key, { ...f, format: 'pdf' }, storedParseConfig(null), maxPages);
+  } catch (e) {
+    await hold?.release();
+    throw e;
+  }
+  await hold?.settle(null, doc.pages.length);
+  return doc;
 }
 
 /**
