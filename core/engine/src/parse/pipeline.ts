@@ -10,7 +10,8 @@ import type { ParseConfig } from '../io/parse-config.js';
 import { fetchUrl } from '../infra/url-fetch.js';
 import { detectStored, publicErrorText } from '../io/documents.js';
 import { ownerOf, requireDocument, withLocalFile } from '../jobs.js';
-import { apiChunk, chunkStored, contentKey, jobInputKey, jobParsedKey, ocrPendingToStorage, readCounts, readFileToStorage } from '../io/steps.js';
+import { apiChunk, chunkStored, contentKey, jobInputKey, jobParsedKey, readReport, readStep } from '../io/steps.js';
+import type { StoredRead } from '../io/steps.js';
 
 /** Downloads a URL input into blob storage (SSRF-checked, size-limited while streaming) and detects its format. */
 export async function fetchInputToStorage(rt: Engine, url: string, key: string): Promise<{ name: string; format: string; size: number }> {
@@ -64,21 +65,15 @@ type ReadPayload = { source: string; documentId?: string; key?: string; path?: s
  * and listed in `ocrPending`), or, given `pending` (the ocr stage), OCRs those pages and merges them into it.
  */
 async function readParseInput(rt: Engine, ctx: StageContext, p: ReadPayload, pending?: number[]): Promise<Record<string, unknown>> {
-  const cfg = jobConfig(ctx.job);
   const deferOcr = !pending;
-  const read = (file: string) => {
-    const ref = { path: file, name: p.name, format: p.format, size: p.size, id: p.readAs ?? ctx.job.id };
-    const opts = { signal: ctx.signal, onProgress: (f: number, pages?: PagesRead) => void ctx.report(readCounts(deferOcr, pages), f).catch(() => {}) };
-    return pending ? ocrPendingToStorage(rt, ref, cfg, jobParsedKey(ctx.job.id), pending, opts) : readFileToStorage(rt, ref, cfg, jobParsedKey(ctx.job.id), { ...opts, deferOcr: true });
-  };
-  let stored;
-  if (p.source === 'local') {
+  const local = (work: (path: string) => Promise<StoredRead>) => {
+    if (p.source !== 'local') return withLocalFile(rt.storage, p.key!, work);
     if (rt.role !== 'runner') throw new NonRetryableError('a local file is read by the runner only');
-    stored = await read(p.path!);
-  } else {
-    stored = await withLocalFile(rt.storage, p.key!, read);
-  }
-  await ctx.report({ ...(deferOcr ? { pages_total: stored.pages, pages_read: stored.pages } : {}), pages_ocr: stored.ocrPages });
+    return work(p.path!);
+  };
+  const file = { name: p.name, format: p.format, size: p.size, id: p.readAs ?? ctx.job.id };
+  const stored = await readStep(rt, ctx, local, file, jobConfig(ctx.job), jobParsedKey(ctx.job.id), pending);
+  await ctx.report(readReport(stored, deferOcr));
   return { ...p, parsedKey: jobParsedKey(ctx.job.id), pages: stored.pages, ...(stored.ocrPending.length ? { ocrPending: stored.ocrPending } : {}), ...(stored.agentic ? { agentic: stored.agentic } : {}) };
 }
 
