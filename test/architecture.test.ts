@@ -143,3 +143,24 @@ test('routes read and write through the engine: no store.repo(, tx.repo( or .tra
   }
   assert.deepEqual(found, [], `route files query the store directly (add an engine function instead):\n${found.join('\n')}`);
 });
+
+/** What builds, charges, starts or waits for a job by hand: the engine's submitJob (and the feature functions over it) does. */
+const JOB_BUILDING = /\bnewJob\(|\bcreateJob\(|repo\(\s*['"]jobs['"]\s*\)|\.insert\(|\bpipelines\.(start|waitFor|cancel|fail)\(|\breserveCredits\(|\bholdCredits\(|\bwithHold\(|\bcharge\(|\btransport\.publish\(/;
+
+test('routes submit jobs through the engine: no route makes, inserts, charges, starts or waits for a job itself', () => {
+  const dir = path.join(root, 'server/src/routes');
+  const found: string[] = [];
+  for (const f of fs.readdirSync(dir, { recursive: true }) as string[]) {
+    if (!f.endsWith('.ts')) continue;
+    const lines = fs.readFileSync(path.join(dir, f), 'utf8').split('\n');
+    lines.forEach((line, i) => {
+      if (JOB_BUILDING.test(line)) found.push(`server/src/routes/${f.split(path.sep).join('/')}:${i + 1}: ${line.trim()}`);
+    });
+  }
+  assert.deepEqual(found, [], `route files build jobs themselves (call the feature's engine function, which submits through submitJob):\n${found.join('\n')}`);
+  // the pattern sees each way of doing it
+  for (const line of ["const job = newJob({ owner, type: 'parse' });", "await ctx.quire.store.repo('jobs').insert(job);", 'await rt.pipelines.start(job.id, "parse", {});', 'const done = await rt.pipelines.waitFor(job.id, 1000);', "await reserveCredits(rt, owner, 'parse', 1, place);", "const hold = await holdCredits(rt, owner, 'parse', 2);"]) {
+    assert.ok(JOB_BUILDING.test(line), line);
+  }
+  assert.ok(!JOB_BUILDING.test('const { job } = await submitGeneration(rt, auth, body);'));
+});

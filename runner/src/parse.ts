@@ -2,9 +2,10 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { failedStage, isQuireError, jobError, silentLogger } from '@quire/core';
+import { randomUUID } from 'node:crypto';
+import { JobTimeoutError, failedStage, isQuireError, jobError, silentLogger } from '@quire/core';
 import type { QuireConfig } from '@quire/config';
-import { Engine, jobParsedKey, loadParsed, newJob, parseConfig, toMarkdown } from '@quire/engine';
+import { Engine, jobParsedKey, loadParsed, parseConfig, submitJob, toMarkdown } from '@quire/engine';
 import type { ParseConfig, ParseSource } from '@quire/engine';
 
 export interface RunOptions {
@@ -180,12 +181,12 @@ type Outcome = { kind: 'ok'; pages: number } | { kind: 'unsupported' } | { kind:
  */
 async function parseOne(rt: Engine, file: string, rel: string, cfg: ParseConfig, out: { json: string; md: string }): Promise<Outcome> {
   const t0 = Date.now();
-  const job = newJob({ owner: RUNNER_OWNER, type: 'parse', input: { config: cfg } });
-  await rt.store.repo('jobs').insert(job);
+  const jobId = randomUUID();
   try {
     const source: ParseSource = { source: 'local', path: file, name: path.basename(file), read_as: rel };
-    await rt.pipelines.start(job.id, 'parse', source);
-    const done = await rt.pipelines.waitFor(job.id, rt.config.limits.parseTimeoutMs + 60_000);
+    const timeoutMs = rt.config.limits.parseTimeoutMs + 60_000;
+    const { done } = await submitJob(rt, 'parse', RUNNER_OWNER, { config: cfg }, { id: jobId, payload: source, wait: { timeoutMs } });
+    if (!done) throw new JobTimeoutError(jobId, 'processing', timeoutMs);
     if (done.status !== 'completed') {
       const error = jobError(done);
       // a file no reader is chosen for at the fetch stage is not a failure: it is listed as unsupported
@@ -193,7 +194,7 @@ async function parseOne(rt: Engine, file: string, rel: string, cfg: ParseConfig,
       return { kind: 'failed', error: error.message };
     }
     const output = done.result as { type: string; chunks: unknown[]; usage: { num_pages: number } };
-    const doc = await loadParsed(rt, jobParsedKey(job.id));
+    const doc = await loadParsed(rt, jobParsedKey(jobId));
     const result = {
       file: rel,
       format: doc.format,
@@ -207,9 +208,9 @@ async function parseOne(rt: Engine, file: string, rel: string, cfg: ParseConfig,
     return { kind: 'ok', pages: output.usage.num_pages };
   } finally {
     // the outputs are the result: the job and its parsed content are not kept
-    await rt.pipelines.cancel(job.id).catch(() => {});
-    await rt.storage.deletePrefix(`jobs/${job.id}/`).catch(() => {});
-    await rt.store.repo('jobs').delete(job.id).catch(() => {});
+    await rt.pipelines.cancel(jobId).catch(() => {});
+    await rt.storage.deletePrefix(`jobs/${jobId}/`).catch(() => {});
+    await rt.store.repo('jobs').delete(jobId).catch(() => {});
   }
 }
 

@@ -17,7 +17,8 @@ export { describeDatabase, describeQueue, hidePassword, stagesOffHint, stagesSta
 
 // infra: contracts, access, credits, signing, url-fetch, webhooks, ...
 export type { Clock } from './clock.js';
-export { newJob } from './jobs.js';
+export { submitJob } from './infra/submit.js';
+export type { SubmitOptions, Submitted } from './infra/submit.js';
 export { createLogger } from './logger.js';
 export { metricsAccess } from './metrics.js';
 export { parseWith, UUID } from './validation.js';
@@ -36,8 +37,8 @@ export { signatureHeader, verifyTimestampedSignature } from './infra/webhooks.js
 export { createDocument, deleteDocument, detectStored, documentFileUrl, epoch, jobStillServed, publicErrorText, v1Document } from './io/documents.js';
 export { resolveInput } from './io/inputs.js';
 export { pageImage, pageImageSupport, pageLayout } from './io/page-images.js';
-export { parseConfig, parseConfigField } from './io/parse-config.js';
-export type { ParseConfig } from './io/parse-config.js';
+export { parseConfig, parseConfigField, resolveParseRequest } from './io/parse-config.js';
+export type { ParseConfig, ParseRequest } from './io/parse-config.js';
 export { claimPresignedUpload, createPresignedUpload, openPresignedUpload, releasePresignedUpload } from './io/presigned.js';
 export { documentJob, readableDocument, readableExtraction, readableJob, servedJob } from './io/records.js';
 export { contentKey, jobInputKey, jobParsedKey, loadChunks, loadParsed, originalKey } from './io/steps.js';
@@ -46,7 +47,7 @@ export { contentKey, jobInputKey, jobParsedKey, loadChunks, loadParsed, original
 export type { ParseSource } from './parse/pipeline.js';
 export { createPreset, deletePreset, listPresets, updatePreset } from './parse/presets.js';
 export { toJsonShape, toMarkdown } from './parse/render.js';
-export { parseSync, readStored, studioLink, submitParse } from './parse/sync.js';
+export { convertStored, parseStart, parseSync, readStored, studioLink, submitParse } from './parse/sync.js';
 
 // search and knowledge bases
 export { addDocument, apiKnowledgeBase, collectionDocumentIds, collectionDocuments, createCollection, deleteCollection, documentCount, KbSettingsSchema, loadCollection, removeDocument, updateCollection, v1Collection } from './search/collections.js';
@@ -81,7 +82,7 @@ export { analyzeSplit, apiSplitConfig, createSplitConfig, deleteSplitConfig, doc
 // form editing
 export { apiEditConfig, apiEditJob, apiEditProject, apiEditResult, apiVocabulary, elementsOf } from './edit/api.js';
 export { documentFromUrl } from './edit/inputs.js';
-export { awaitEditJob, startEditJob } from './edit/jobs.js';
+export { submitEditJobAndWait } from './edit/jobs.js';
 export type { EditRunInput } from './edit/jobs.js';
 export { addEditVocabulary, apiAuditEntry, createEditBatch, createEditConfig, createEditProject, deleteEditVocabulary, editAuditReport, editBatchAudit, editBatchView, editJobError, editLinkedFile, editOf, editProjectDetails, editProjectRuns, getEditBatch, keepSuggestions, listEditConfigs, listEditVocabulary, mergeEditSettings, rerunEditProject, runEdit, startEditBatchJobs, updateEditVocabulary, verifyStoredEdit } from './edit/manage.js';
 export { suggestValues } from './edit/suggest.js';

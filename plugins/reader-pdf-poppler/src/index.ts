@@ -221,19 +221,7 @@ export class PopplerPdfReader implements Omit<ReaderPlugin, 'formats'> {
     let done = 0;
     try {
       await eachLimit(ranges, lanes, async ([from, to]) => {
-        const { stdout } = await run(this.bin.pdftotext, ['-bbox-layout', '-enc', 'UTF-8', '-f', String(from), '-l', String(to), file, '-'], signal);
-        for (const p of parseBboxLayout(stdout, from).pages) {
-          if (p.number > to) break;
-          const blocks: BlockInput[] = [];
-          for (const b of p.blocks) {
-            const text = cleanText(joinLines(b.lines.map(lineText)));
-            if (!text.trim()) continue;
-            const kv = b.lines.length === 1 ? parseKeyValue(text) : null;
-            if (kv) blocks.push({ type: 'key_value', text, page: p.number, bbox: b.bbox, confidence: 1, key: kv.key, value: kv.value });
-            else blocks.push({ type: isListItem(text) ? 'list_item' : 'paragraph', text, page: p.number, bbox: b.bbox, confidence: 1 });
-          }
-          pages[p.number - 1] = { number: p.number, width: p.width, height: p.height, blocks, tables: [], ocr: false, confidence: 1 };
-        }
+        for (const p of await this.textPages(file, from, to, signal)) pages[p.number - 1] = p;
         done += to - from + 1;
         options.onProgress?.(Math.min(0.99, done / count), { done, total: count });
       });
@@ -257,28 +245,64 @@ export class PopplerPdfReader implements Omit<ReaderPlugin, 'formats'> {
       pages[i] ??= { number: i + 1, width: 0, height: 0, blocks: [], tables: [], ocr: false, confidence: 1 };
       if (!pages[i]!.blocks.length) empty.push(pages[i]!);
     }
-    // left to the pipeline's ocr stage (ocr.defer), which reads the document again with OCR
+    // left to the pipeline's ocr stage (ocr.defer), which OCRs these pages alone (ocrPages)
     if (empty.length && options.ocr?.defer && options.ocr.enabled !== false && this.ctx.ocr) builder.metadata[OCR_PENDING_KEY] = empty.map((p) => p.number);
     else if (empty.length) await this.ocrEmptyPages(file, empty, builder, options, signal, outer);
 
-    for (const p of pages) {
-      builder.addPage({ number: p.number, width: p.width, height: p.height, ocr: p.ocr, confidence: p.confidence, ...(p.words ? { words: p.words } : {}) });
-      let prev: string | null = null;
-      let bi = 0;
-      let ti = 0;
-      for (const kind of p.order ?? p.blocks.map(() => 'block' as const)) {
-        if (kind === 'table') {
-          builder.addTable({ ...p.tables[ti++]!, page: p.number });
-          prev = 'table';
-        } else {
-          const b = p.blocks[bi++]!;
-          builder.addBlock(b, prev === 'list_item' && b.type === 'list_item' ? '\n' : '\n\n');
-          prev = b.type;
-        }
-      }
-    }
+    addPages(builder, pages);
     options.onProgress?.(1);
     return builder.build();
+  }
+
+  /**
+   * The OCR of the pages a deferred read left (ReaderPlugin.ocrPages): each page is read by pdftotext for its
+   * size (and any text it has after all), and a page without text is drawn by pdftoppm and read by the OCR
+   * plugin, as read() does without `defer`. The document answered holds these pages only, for the `ocr`
+   * stage to merge into the stored one (mergeOcrPages); the other pages are not read again.
+   */
+  async ocrPages(input: ReaderInput, numbers: number[], options: ReadOptions): Promise<ParsedDocument> {
+    const outer = options.signal;
+    outer?.throwIfAborted();
+    const signal = outer ? AbortSignal.any([outer, AbortSignal.timeout(this.timeoutMs)]) : AbortSignal.timeout(this.timeoutMs);
+    const file = path.resolve(input.path);
+    const limits = readLimits(options);
+    const wanted = [...new Set(numbers)].filter((n) => Number.isInteger(n) && n >= 1).sort((a, b) => a - b);
+    if (wanted.length > limits.pages) throw errors.unprocessable(`PDF could not be read: ${wanted.length} pages to OCR; the limit is ${limits.pages}`, { pages: wanted.length, limit: limits.pages });
+    const pages: PageOut[] = [];
+    try {
+      await eachLimit(wanted, this.processes, async (n) => {
+        const p = (await this.textPages(file, n, n, signal)).find((x) => x.number === n);
+        if (p) pages.push(p);
+      });
+    } catch (e) {
+      throw this.toolError('pdftotext', e, signal, outer);
+    }
+    pages.sort((a, b) => a.number - b.number);
+    const builder = new DocumentBuilder(input.documentId, input.name, input.format);
+    const empty = pages.filter((p) => !p.blocks.length);
+    if (empty.length) await this.ocrEmptyPages(file, empty, builder, { ...options, ocr: { ...options.ocr, defer: false } }, signal, outer);
+    addPages(builder, pages);
+    options.onProgress?.(1);
+    return builder.build({ title: false });
+  }
+
+  /** The pages from..to as pdftotext reads them: poppler's blocks, as paragraphs, list items and key-values. */
+  private async textPages(file: string, from: number, to: number, signal: AbortSignal): Promise<PageOut[]> {
+    const { stdout } = await run(this.bin.pdftotext, ['-bbox-layout', '-enc', 'UTF-8', '-f', String(from), '-l', String(to), file, '-'], signal);
+    const out: PageOut[] = [];
+    for (const p of parseBboxLayout(stdout, from).pages) {
+      if (p.number > to) break;
+      const blocks: BlockInput[] = [];
+      for (const b of p.blocks) {
+        const text = cleanText(joinLines(b.lines.map(lineText)));
+        if (!text.trim()) continue;
+        const kv = b.lines.length === 1 ? parseKeyValue(text) : null;
+        if (kv) blocks.push({ type: 'key_value', text, page: p.number, bbox: b.bbox, confidence: 1, key: kv.key, value: kv.value });
+        else blocks.push({ type: isListItem(text) ? 'list_item' : 'paragraph', text, page: p.number, bbox: b.bbox, confidence: 1 });
+      }
+      out.push({ number: p.number, width: p.width, height: p.height, blocks, tables: [], ocr: false, confidence: 1 });
+    }
+    return out;
   }
 
   private async ocrEmptyPages(file: string, empty: PageOut[], builder: DocumentBuilder, options: ReadOptions, signal: AbortSignal, outer?: AbortSignal): Promise<void> {
@@ -333,6 +357,26 @@ export class PopplerPdfReader implements Omit<ReaderPlugin, 'formats'> {
       throw this.toolError('pdftoppm', e, signal, outer);
     } finally {
       await fs.rm(dir, { recursive: true, force: true }).catch(() => {});
+    }
+  }
+}
+
+/** Adds pages to a document: each page, then its blocks and tables in their order. */
+function addPages(builder: DocumentBuilder, pages: PageOut[]): void {
+  for (const p of pages) {
+    builder.addPage({ number: p.number, width: p.width, height: p.height, ocr: p.ocr, confidence: p.confidence, ...(p.words ? { words: p.words } : {}) });
+    let prev: string | null = null;
+    let bi = 0;
+    let ti = 0;
+    for (const kind of p.order ?? p.blocks.map(() => 'block' as const)) {
+      if (kind === 'table') {
+        builder.addTable({ ...p.tables[ti++]!, page: p.number });
+        prev = 'table';
+      } else {
+        const b = p.blocks[bi++]!;
+        builder.addBlock(b, prev === 'list_item' && b.type === 'list_item' ? '\n' : '\n\n');
+        prev = b.type;
+      }
     }
   }
 }

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { PDFDocument, StandardFonts, PDFName, PDFHexString } from 'pdf-lib';
-import { ocrPendingOf, pluginContext } from '@quire/core';
+import { mergeOcrPages, ocrPendingOf, pluginContext } from '@quire/core';
 import type { ParsedDocument, ReadOptions } from '@quire/core';
 import ocrPlugin from '@quire/plugin-ocr-tesseract';
 import popplerPlugin, { PopplerPdfReader, parseBboxLayout, decodeXml, lineText } from '@quire/plugin-reader-pdf-poppler';
@@ -243,4 +243,43 @@ test('renderPage: a page drawn as a colour PNG at the asked resolution, fewer do
   const small = await r.renderPage(input, 1, { dpi: 300, maxPixels: 612 * 792 });
   assert.ok(small.width * small.height <= 612 * 792 && small.width >= 600, `${small.width}x${small.height}`);
   await assert.rejects(r.renderPage(input, 2, { dpi: 72, maxPixels: 10_000_000 }), /not in the document/);
+});
+
+test('ocrPages: only the pages a deferred read left are drawn and OCRed, and merge into the stored read in their place', { skip: !hasTesseract && 'needs pdftoppm and tesseract' }, async () => {
+  const { createCanvas } = await import('@napi-rs/canvas');
+  const c = createCanvas(1275, 500);
+  const g = c.getContext('2d');
+  g.fillStyle = '#fff';
+  g.fillRect(0, 0, c.width, c.height);
+  g.fillStyle = '#000';
+  g.font = '44px DejaVu Sans';
+  ['Delivery note 4471', 'Received by Marta'].forEach((l, i) => g.fillText(l, 80, 120 + i * 80));
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  doc.addPage([612, 792]).drawText('First page of the born-digital text', { x: 50, y: 700, size: 14, font });
+  const png = await doc.embedPng(c.toBuffer('image/png'));
+  doc.addPage([612, 792]).drawImage(png, { x: 0, y: 792 - 240, width: 612, height: 240 });
+  doc.addPage([612, 792]).drawText('Third page closes the report', { x: 50, y: 700, size: 14, font });
+  const file = await save(doc, 'mixed.pdf');
+  const ocr = await ocrPlugin.create(pluginContext(ocrPlugin, { shared, dataDir: tmp }));
+  const reader = poppler({}, ocr);
+  const input = { path: file, name: 'mixed.pdf', format: 'pdf', size: fs.statSync(file).size, documentId: 'doc-1' };
+  const deferred = await reader.read(input, opts({ ocr: { enabled: 'auto', language: 'eng', defer: true } }));
+  assert.deepEqual(ocrPendingOf(deferred), [2]);
+  assert.equal(typeof reader.ocrPages, 'function', 'the poppler reader OCRs the pending pages alone');
+  const ocred = await reader.ocrPages!(input, [2], opts());
+  assert.deepEqual(ocred.pages.map((p) => [p.number, p.ocr]), [[2, true]]);
+  assert.match(ocred.text, /Delivery note 4471/);
+  assert.ok(!/First page|Third page/.test(ocred.text), ocred.text);
+  assert.ok(ocred.pages[0]!.width > 0 && ocred.pages[0]!.words!.some((w) => w.text === 'Delivery'));
+  const merged = mergeOcrPages(deferred, ocred);
+  assert.deepEqual(ocrPendingOf(merged), []);
+  assert.deepEqual(merged.pages.map((p) => p.ocr), [false, true, false]);
+  assert.match(merged.text, /First page of the born-digital text[^]*Delivery note 4471[^]*Third page closes the report/);
+  // the same text as one read with OCR in it
+  const whole = await reader.read(input, opts());
+  assert.equal(merged.text, whole.text);
+  // OCR disabled: the page is reported, not OCRed
+  const off = await reader.ocrPages!(input, [2], opts({ ocr: { enabled: false, language: 'eng' } }));
+  assert.deepEqual(off.issues.map((i) => [i.code, i.page]), [['OCR_DISABLED', 2]]);
 });

@@ -280,20 +280,7 @@ export class PdfReader implements Omit<ReaderPlugin, 'formats'> {
    * among these pages.
    */
   async ocrPages(input: ReaderInput, numbers: number[], options: ReadOptions): Promise<ParsedDocument> {
-    options.signal?.throwIfAborted();
-    const limits = readLimits(options);
-    const pool = this.getPool();
-    const jobId = randomUUID();
-    const ac = new AbortController();
-    setMaxListeners(0, ac.signal);
-    const timeoutError = errors.processing(`PDF OCR timed out after ${Math.round(this.timeoutMs / 1000)} s`);
-    const timer = setTimeout(() => ac.abort(timeoutError), this.timeoutMs);
-    const onOuterAbort = () => ac.abort(options.signal!.reason ?? new Error('aborted'));
-    if (options.signal?.aborted) onOuterAbort();
-    else options.signal?.addEventListener('abort', onOuterAbort, { once: true });
-    const signal = ac.signal;
-    const run = this.ocrRun(input, pool, jobId, signal, limits, options);
-    try {
+    return this.scoped(input, options, 'PDF OCR', async ({ pool, jobId, signal, limits, run }) => {
       const wanted = [...new Set(numbers)].filter((n) => Number.isInteger(n) && n >= 1).sort((a, b) => a - b);
       if (wanted.length > limits.pages) throw errors.unprocessable(`PDF could not be read: ${wanted.length} pages to OCR; the limit is ${limits.pages}`, { pages: wanted.length, limit: limits.pages });
       const pages: AssembledPage[] = [];
@@ -332,15 +319,42 @@ export class PdfReader implements Omit<ReaderPlugin, 'formats'> {
       for (const i of run.issues.sort((a, b) => (a.page ?? 0) - (b.page ?? 0))) builder.issue(i);
       options.onProgress?.(1);
       return builder.build({ title: false });
+    });
+  }
+
+  /**
+   * Runs one piece of work on a document (a read, the OCR of pages) under one signal: the caller's abort, the
+   * time limit (`what` timed out), or a failure that makes the rest of the work pointless (queued page ranges
+   * and renders dropped, OCR processes killed). Afterwards the parse threads release the document and the
+   * folder of its page images is removed.
+   */
+  private async scoped<T>(input: ReaderInput, options: ReadOptions, what: string, work: (scope: { pool: WorkerPool; jobId: string; signal: AbortSignal; limits: ReadLimits; run: OcrRun }) => Promise<T>): Promise<T> {
+    options.signal?.throwIfAborted();
+    const limits = readLimits(options);
+    const pool = this.getPool();
+    const jobId = randomUUID();
+    const ac = new AbortController();
+    setMaxListeners(0, ac.signal); // one listener per queued chunk / OCR page
+    const timeoutError = errors.processing(`${what} timed out after ${Math.round(this.timeoutMs / 1000)} s`);
+    const timer = setTimeout(() => ac.abort(timeoutError), this.timeoutMs);
+    const onOuterAbort = () => ac.abort(options.signal!.reason ?? new Error('aborted'));
+    if (options.signal?.aborted) onOuterAbort();
+    else options.signal?.addEventListener('abort', onOuterAbort, { once: true });
+    const signal = ac.signal;
+    const run = this.ocrRun(input, pool, jobId, signal, limits, options);
+    try {
+      return await work({ pool, jobId, signal, limits, run });
     } catch (e) {
       if (options.signal?.aborted) throw options.signal.reason ?? e;
       if (signal.aborted && signal.reason === timeoutError) throw timeoutError;
+      // a failure: what is still queued or running for this document stops
       if (!signal.aborted) ac.abort(e);
       throw e;
     } finally {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onOuterAbort);
       pool.broadcast({ type: 'release', jobId });
+      // one folder for the page images of this document, made by the first page OCRed
       await removeTmp(run);
     }
   }
@@ -462,22 +476,8 @@ export class PdfReader implements Omit<ReaderPlugin, 'formats'> {
   }
 
   async read(input: ReaderInput, options: ReadOptions): Promise<ParsedDocument> {
-    options.signal?.throwIfAborted();
-    const limits = readLimits(options);
-    const pool = this.getPool();
-    const jobId = randomUUID();
-    // one signal for everything of this read: the caller's abort, the time limit, or a failure that makes
-    // the rest of the work pointless (queued page ranges and renders dropped, OCR processes killed)
-    const ac = new AbortController();
-    setMaxListeners(0, ac.signal); // one listener per queued chunk / OCR page
-    const timeoutError = errors.processing(`PDF parse timed out after ${Math.round(this.timeoutMs / 1000)} s`);
-    const timer = setTimeout(() => ac.abort(timeoutError), this.timeoutMs);
-    const onOuterAbort = () => ac.abort(options.signal!.reason ?? new Error('aborted'));
-    if (options.signal?.aborted) onOuterAbort();
-    else options.signal?.addEventListener('abort', onOuterAbort, { once: true });
-    const signal = ac.signal;
-    let run: OcrRun | null = null;
-    try {
+    // one signal for everything of this read (scoped)
+    return this.scoped(input, options, 'PDF parse', async ({ pool, jobId, signal, limits, run }) => {
       // the worker that opens the document parses its first pages; the rest go out in chunks to all
       // workers (each opens the document once and keeps it for the chunks it takes)
       const limit = options.maxPages && options.maxPages > 0 ? options.maxPages : Infinity;
@@ -511,7 +511,6 @@ export class PdfReader implements Omit<ReaderPlugin, 'formats'> {
       const pages: AssembledPage[] = new Array(count);
       const ocrEnabled = options.ocr?.enabled !== false;
       const ocr = ocrEnabled ? this.ctx.ocr : undefined;
-      run = this.ocrRun(input, pool, jobId, signal, limits, options);
       const { engines, issues, blank } = run;
       const ocrJobs: Promise<void>[] = [];
       let done = 0;
@@ -519,7 +518,7 @@ export class PdfReader implements Omit<ReaderPlugin, 'formats'> {
       /** pages that need OCR, left to the ocr stage (options.ocr.defer) */
       const pending: number[] = [];
 
-      const ocrPage = (p: AssembledPage) => this.ocrPage(run!, p);
+      const ocrPage = (p: AssembledPage) => this.ocrPage(run, p);
       const accept = (results: PageResult[]) => {
         for (const r of results) {
           if (r.number > count) continue;
@@ -570,19 +569,7 @@ export class PdfReader implements Omit<ReaderPlugin, 'formats'> {
       for (const i of issues.sort((a, b) => (a.page ?? 0) - (b.page ?? 0))) builder.issue(i);
       options.onProgress?.(1);
       return builder.build();
-    } catch (e) {
-      if (options.signal?.aborted) throw options.signal.reason ?? e;
-      if (signal.aborted && signal.reason === timeoutError) throw timeoutError;
-      // a failure: what is still queued or running for this document stops
-      if (!signal.aborted) ac.abort(e);
-      throw e;
-    } finally {
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onOuterAbort);
-      pool.broadcast({ type: 'release', jobId });
-      // one folder for the page images of this document, made by the first page OCRed
-      await removeTmp(run);
-    }
+    });
   }
 }
 

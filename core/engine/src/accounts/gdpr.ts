@@ -32,7 +32,7 @@ import type { AuthInfo } from '../infra/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { anonymiseAudit, auditOf, recordAudit } from './audit.js';
 import { QUIESCE_MS, eraseResources, quiesceScope } from './erase.js';
-import { newJob } from '../jobs.js';
+import { submitJob } from '../infra/submit.js';
 import { contentKey } from '../io/steps.js';
 import { signLink } from '../infra/signing.js';
 import { cleanFileName } from '../infra/file-names.js';
@@ -206,14 +206,16 @@ export async function requestExport(rt: Engine, auth: AuthInfo, ip: string | nul
   if (open[0]) return { request_id: open[0].id, status: open[0].status, message: 'An export of your data is already being prepared', estimated_completion: estimated.toISOString() };
   const now = new Date();
   const id = randomUUID();
-  const job = newJob({ owner: { user_id: auth.user.id, organization_id: null }, type: GDPR_EXPORT_PIPELINE, input: { request_id: id } });
-  const row: DataExportRequestRecord = { id, user_id: auth.user.id, organization_id: null, status: 'pending', job_id: job.id, file_key: null, file_size: null, error: null, expires_at: null, created_at: now, updated_at: now, completed_at: null };
-  await rt.store.transaction(async (tx) => {
-    await tx.repo('data_export_requests').insert(row);
-    await tx.repo('jobs').insert(job);
+  const jobId = randomUUID();
+  const row: DataExportRequestRecord = { id, user_id: auth.user.id, organization_id: null, status: 'pending', job_id: jobId, file_key: null, file_size: null, error: null, expires_at: null, created_at: now, updated_at: now, completed_at: null };
+  await submitJob(rt, GDPR_EXPORT_PIPELINE, { user_id: auth.user.id, organization_id: null }, { request_id: id }, {
+    id: jobId,
+    with: async (tx) => {
+      await tx.repo('data_export_requests').insert(row);
+    },
+    beforeStart: () => recordAudit(rt.store, { actor: auth.user.id, action: 'gdpr.export.requested', target_type: 'data_export', target_id: id, ip }),
+    payload: { requestId: id },
   });
-  await recordAudit(rt.store, { actor: auth.user.id, action: 'gdpr.export.requested', target_type: 'data_export', target_id: id, ip });
-  await rt.pipelines.start(job.id, GDPR_EXPORT_PIPELINE, { requestId: id });
   return { request_id: id, status: 'pending', message: 'Your data export is being prepared; poll GET /api/gdpr/export?requestId=<id> for the download link', estimated_completion: estimated.toISOString() };
 }
 

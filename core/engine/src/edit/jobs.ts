@@ -10,10 +10,11 @@ import { randomUUID } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { errors, unpackWords } from '@quire/core';
-import type { DocumentRecord, EditElement, EditFillValue, EditJobRecord, EditLayout, EditRecord, Owned, ParsedDocument } from '@quire/core';
+import { JobTimeoutError, errors, unpackWords } from '@quire/core';
+import type { DocumentRecord, EditElement, EditFillValue, EditJobRecord, EditLayout, EditRecord, JobRecord, Owned, ParsedDocument } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
-import { newJob, withLocalFile } from '../jobs.js';
+import { withLocalFile } from '../jobs.js';
+import { submitJob } from '../infra/submit.js';
 import { contentKey, loadParsed, readFile } from '../io/steps.js';
 import { parseConfig } from '../io/parse-config.js';
 import { cleanFileName } from '../infra/file-names.js';
@@ -101,24 +102,40 @@ async function documentLayout(rt: Engine, doc: DocumentRecord): Promise<EditLayo
   return layoutOf(await loadParsed(rt, contentKey(doc.id)).catch(() => null as never)) ?? undefined;
 }
 
-/** A new edit job (pending) and its runtime job; the pipeline starts at once. */
-export async function startEditJob(rt: Engine, owner: Owned, doc: DocumentRecord, input: EditRunInput, extra: { project_id?: string | null; batch_id?: string | null } = {}): Promise<EditJobRecord> {
+/**
+ * A new edit job (pending) and its runtime job; the pipeline starts at once. With `wait` the job is waited for
+ * and its row returned as it ended (submitEditJobAndWait).
+ */
+export async function startEditJob(rt: Engine, owner: Owned, doc: DocumentRecord, input: EditRunInput, extra: { project_id?: string | null; batch_id?: string | null } = {}, opts: { wait?: boolean } = {}): Promise<EditJobRecord> {
   if (/^hei[cf]$/i.test(doc.file_type) || /\.hei[cf]$/i.test(doc.name)) throw errors.unsupported('HEIC/HEIF images cannot be edited: no HEIC decoder with an Apache-2.0-compatible licence is available (libheif is LGPL-3.0); convert the photo to JPEG or PNG first');
   if (!EDIT_FORMATS.includes(doc.file_type)) throw errors.unsupported(`Only PDF and image files (png, jpg) can be edited; ${doc.name} is ${doc.file_type}`);
   const now = new Date();
   const id = randomUUID();
   const row: EditJobRecord = { id, ...owner, document_id: doc.id, project_id: extra.project_id ?? null, batch_id: extra.batch_id ?? null, status: 'pending', progress: 0, input: input as unknown as Record<string, unknown>, detected_elements: null, fill_mappings: null, edit_id: null, error: null, created_at: now, updated_at: now, completed_at: null };
-  await rt.store.transaction(async (tx) => {
-    await tx.repo('edit_jobs').insert(row);
-    await tx.repo('jobs').insert(newJob({ owner, id, type: 'edit', document_id: doc.id, input: { edit_job_id: id } }));
+  const timeoutMs = rt.config.limits.parseTimeoutMs + 60_000;
+  const { done } = await submitJob(rt, EDIT_PIPELINE, owner, { edit_job_id: id }, {
+    id,
+    type: 'edit',
+    documentId: doc.id,
+    with: async (tx) => {
+      await tx.repo('edit_jobs').insert(row);
+    },
+    payload: { edit_job_id: id },
+    ...(opts.wait ? { wait: { timeoutMs } } : {}),
   });
-  await rt.pipelines.start(id, EDIT_PIPELINE, { edit_job_id: id });
-  return row;
+  if (!opts.wait) return row;
+  if (!done) throw new JobTimeoutError(id, 'processing', timeoutMs);
+  return endedEditJob(rt, done);
 }
 
-/** Waits for an edit job to end; its row as it ended. */
-export async function awaitEditJob(rt: Engine, id: string): Promise<EditJobRecord> {
-  const job = await rt.pipelines.waitFor(id, rt.config.limits.parseTimeoutMs + 60_000);
+/** Submits an edit job and waits for it: its row as it ended. */
+export function submitEditJobAndWait(rt: Engine, owner: Owned, doc: DocumentRecord, input: EditRunInput, extra: { project_id?: string | null; batch_id?: string | null } = {}): Promise<EditJobRecord> {
+  return startEditJob(rt, owner, doc, input, extra, { wait: true });
+}
+
+/** An edit job's row once its runtime job ended (a job failed before its row was settled reads failed). */
+async function endedEditJob(rt: Engine, job: JobRecord): Promise<EditJobRecord> {
+  const id = job.id;
   const row = (await rt.store.repo('edit_jobs').get(id))!;
   if (job.status === 'failed' && row.status !== 'failed') return { ...row, status: 'failed', error: job.error };
   return row;

@@ -8,7 +8,7 @@ import { errors, jobError } from '@quire/core';
 import type { DocumentRecord, EditAuditRecord, EditBatchRecord, EditConfigRecord, EditJobRecord, EditProjectRecord, EditRecord, EditVocabularyRecord, Owned } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { apiEditConfig, apiEditJob, apiEditResult } from './api.js';
-import { awaitEditJob, startEditJob, verifyEdit } from './jobs.js';
+import { startEditJob, submitEditJobAndWait, verifyEdit } from './jobs.js';
 import type { EditRunInput, EditSettings } from './jobs.js';
 
 /** Inline settings of a request (the edit routes' `config`). */
@@ -60,8 +60,7 @@ export interface EditRunAnswer {
 
 /** Runs an edit job to its end: the job, its edit and the answer of POST /api/edit/run. */
 export async function runEdit(rt: Engine, owner: Owned, doc: DocumentRecord, input: EditRunInput, extra: { project_id?: string | null } = {}): Promise<{ job: EditJobRecord; edit: EditRecord | null; body: EditRunAnswer }> {
-  const started = await startEditJob(rt, owner, doc, input, extra);
-  const job = await awaitEditJob(rt, started.id);
+  const job = await submitEditJobAndWait(rt, owner, doc, input, extra);
   const edit = await editOf(rt, job);
   if (job.status === 'failed' || !edit) return { job, edit: null, body: { success: false, job_id: job.id, edit_id: null, document_id: doc.id, filled_elements: [], output_file_url: null, output_file_size: null, error: job.error ?? 'Edit failed' } };
   const result = apiEditResult(rt, job, edit);

@@ -10,12 +10,12 @@
  * hook did not (a worker that died between a child's end and its hook); it is taken over like any stage.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { StoreConflictError, errors } from '@quire/core';
+import { errors } from '@quire/core';
 import type { ExtractBatchRecord, JobRecord, Owned } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { actingAs } from '../infra/access.js';
-import { newJob, ownerOf } from '../jobs.js';
-import { holdOf, reserveCredits, withHold } from '../infra/credits.js';
+import { ownerOf } from '../jobs.js';
+import { submitJob } from '../infra/submit.js';
 import { creditsFor } from '../infra/ledger.js';
 import { EXTRACT_PIPELINE, prepareExtraction } from './service.js';
 import type { ExtractJobInput } from './service.js';
@@ -38,7 +38,8 @@ export function batchJobId(batchId: string, part: string): string {
 export async function startBatch(rt: Engine, batchId: string): Promise<boolean> {
   const batch = await rt.store.repo('extract_batches').get(batchId);
   if (!batch || batch.status === 'completed' || batch.status === 'failed') return false;
-  return launch(rt, batch, (job) => rt.store.repo('jobs').insert(job));
+  const { created } = await submitJob(rt, BATCH_PIPELINE, ownerOf(batch), { batch_id: batch.id }, { id: batchJobId(batch.id, 'batch'), unique: true });
+  return created;
 }
 
 /**
@@ -49,28 +50,19 @@ export async function startBatch(rt: Engine, batchId: string): Promise<boolean> 
  * (moveHold), which the child holds until it is charged.
  */
 export async function runBatch(rt: Engine, batch: ExtractBatchRecord, insert = false): Promise<boolean> {
-  const started = await reserveCredits(rt, ownerOf(batch), 'extract', batch.document_ids.length, async (tx, hold) => {
-    const repo = tx.repo('extract_batches');
-    const now = new Date();
-    if (insert) await repo.insert({ ...batch, status: 'processing', updated_at: now });
-    else if (!(await repo.update({ id: batch.id, status: 'pending' }, { status: 'processing', updated_at: now }))) return false;
-    return launch(rt, batch, (job) => tx.repo('jobs').insert(withHold(job, hold)), false);
+  const { created } = await submitJob(rt, BATCH_PIPELINE, ownerOf(batch), { batch_id: batch.id }, {
+    id: batchJobId(batch.id, 'batch'),
+    credits: { operation: 'extract', units: batch.document_ids.length },
+    unique: true,
+    with: async (tx) => {
+      const repo = tx.repo('extract_batches');
+      const now = new Date();
+      if (insert) await repo.insert({ ...batch, status: 'processing', updated_at: now });
+      else if (!(await repo.update({ id: batch.id, status: 'pending' }, { status: 'processing', updated_at: now }))) return false;
+      return true;
+    },
   });
-  if (started) await rt.pipelines.start(batchJobId(batch.id, 'batch'), BATCH_PIPELINE);
-  return started;
-}
-
-/** Inserts the batch's parent job (false when it exists) and, unless told not to, starts its pipeline. */
-async function launch(rt: Engine, batch: ExtractBatchRecord, insert: (job: JobRecord) => Promise<unknown>, start = true): Promise<boolean> {
-  const job = newJob({ owner: ownerOf(batch), type: BATCH_PIPELINE, id: batchJobId(batch.id, 'batch'), input: { batch_id: batch.id } });
-  try {
-    await insert(job);
-  } catch (e) {
-    if (e instanceof StoreConflictError) return false;
-    throw e;
-  }
-  if (start) await rt.pipelines.start(job.id, BATCH_PIPELINE);
-  return true;
+  return created;
 }
 
 /**
@@ -107,35 +99,16 @@ export async function fanOutBatch(rt: Engine, batchId: string): Promise<Record<s
         delete children[documentId];
         continue;
       }
-      try {
-        await moveHold(rt, batchJobId(batchId, 'batch'), child);
-      } catch (e) {
-        if (!(e instanceof StoreConflictError)) throw e;
-        existing = await jobs.get(id);
-      }
-      if (!existing) {
-        await rt.pipelines.start(id, EXTRACT_PIPELINE);
-        continue;
-      }
+      // the child takes an extraction's worth of the batch's hold; one made meanwhile by another run is left to it
+      const { created } = await submitJob(rt, EXTRACT_PIPELINE, ownerOf(child), child.input ?? {}, { id, documentId: child.document_id, takeHold: { fromJob: batchJobId(batchId, 'batch'), credits: creditsFor('extract', 1) }, unique: true });
+      if (created) continue;
+      existing = await jobs.get(id);
+      if (!existing) continue;
     }
     // made by an earlier run of this stage: started again only if it never began (a duplicate start is harmless)
     if (existing.status === 'pending' && (await rt.store.repo('job_stages').count({ job_id: id })) === 0) await rt.pipelines.start(id, EXTRACT_PIPELINE);
   }
   return children;
-}
-
-/**
- * Inserts a child job with an extraction's worth of its parent's hold, taken off the parent in the same
- * transaction: what the batch reserved stays held once, by whichever job will spend it.
- */
-async function moveHold(rt: Engine, parentId: string, child: JobRecord): Promise<void> {
-  await rt.store.transaction(async (tx) => {
-    const parent = await tx.repo('jobs').get(parentId);
-    const left = holdOf(parent?.input);
-    const share = Math.min(left, creditsFor('extract', 1));
-    await tx.repo('jobs').insert(withHold(child, share));
-    if (parent && share > 0) await tx.repo('jobs').update(parent.id, { input: withHold(parent, Math.round((left - share) * 100) / 100).input });
-  });
 }
 
 /** collect: waits until every document of the batch has a result, recording those of finished children. */

@@ -21,7 +21,7 @@ import { UUID, resolveDefinition } from './fields.js';
 import type { Definition } from './fields.js';
 import { apiFieldResults } from './shapes.js';
 import type { ApiFieldResult } from './shapes.js';
-import { reserveCredits, withHold } from '../infra/credits.js';
+import { submitJob } from '../infra/submit.js';
 
 /** Events of a run, in streaming order: progress … (chunk_done …) field_extracted … */
 export type RunEvent = Exclude<ExtractionEvent, { type: 'progress' }> | { type: 'progress'; progress: number; progress_message?: string; job_id: string };
@@ -146,14 +146,12 @@ export async function prepareExtraction(rt: Engine, auth: AuthInfo, opts: RunExt
 
 export async function runExtraction(rt: Engine, auth: AuthInfo, opts: RunExtractionOptions): Promise<ExtractionRunResult> {
   const prepared = await prepareExtraction(rt, auth, opts);
-  const job = await reserveCredits(rt, ownerOf(prepared), 'extract', 1, async (tx, hold) => tx.repo('jobs').insert(withHold(prepared, hold)));
-  await opts.onJob?.(job);
-  return runExtractJob(rt, job, opts);
+  return runExtractJob(rt, prepared, opts);
 }
 
-/** Starts an inserted 'extract' job, relays its events to onEvent, waits for it and answers as the API does. */
-async function runExtractJob(rt: Engine, job: JobRecord, opts: Pick<RunExtractionOptions, 'signal' | 'onEvent' | 'includeCitations'>): Promise<ExtractionRunResult> {
-  const jobId = job.id;
+/** Submits a prepared 'extract' job, relays its events to onEvent, waits for it and answers as the API does. */
+async function runExtractJob(rt: Engine, prepared: JobRecord, opts: Pick<RunExtractionOptions, 'signal' | 'onEvent' | 'includeCitations' | 'onJob'>): Promise<ExtractionRunResult> {
+  const jobId = prepared.id;
   const signal = opts.signal;
   let ended = false;
   let lastProgress = -1;
@@ -178,8 +176,8 @@ async function runExtractJob(rt: Engine, job: JobRecord, opts: Pick<RunExtractio
   const onAbort = () => void rt.pipelines.cancel(jobId).catch((e) => rt.logger.warn({ jobId, err: (e as Error).message }, 'cancelling the extraction failed'));
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    if (signal?.aborted) onAbort();
-    else await rt.pipelines.start(jobId, EXTRACT_PIPELINE);
+    // its events are listened to before it starts; aborted by then, it is cancelled instead of started
+    await submitJob(rt, EXTRACT_PIPELINE, ownerOf(prepared), prepared.input ?? {}, { id: jobId, documentId: prepared.document_id, credits: { operation: 'extract', units: 1 }, beforeStart: opts.onJob, signal });
     const done = await rt.pipelines.waitFor(jobId, RUN_TIMEOUT_MS);
     if (!signal?.aborted) {
       // events published by another process may still be on their way: wait for the stage's last one

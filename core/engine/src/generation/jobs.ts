@@ -12,8 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type { EngineContext as Engine } from '../context.js';
 import type { AuthInfo } from '../infra/access.js';
 import { newOwned } from '../infra/access.js';
-import { reserveCredits, withHold } from '../infra/credits.js';
-import { newJob } from '../jobs.js';
+import { submitJob } from '../infra/submit.js';
 import { cleanFileName } from '../infra/file-names.js';
 import { signLink } from '../infra/signing.js';
 import { checkTemplate } from './compose.js';
@@ -104,7 +103,7 @@ export interface SubmitGeneration {
  * Checks a request (format, sources the caller may read, a saved template, handlebars that parse) and
  * queues its job. Nothing is charged until the output is stored.
  */
-export async function submitGeneration(rt: Engine, auth: AuthInfo, req: SubmitGeneration): Promise<JobRecord> {
+export async function submitGeneration(rt: Engine, auth: AuthInfo, req: SubmitGeneration, opts: { waitMs?: number } = {}): Promise<{ job: JobRecord; done: JobRecord | null }> {
   generatorFor(rt, req.output_format);
   let prompt = req.template_prompt?.trim() ? req.template_prompt : null;
   let settings = req.settings ?? {};
@@ -144,13 +143,8 @@ export async function submitGeneration(rt: Engine, auth: AuthInfo, req: SubmitGe
   const owner = newOwned(auth, req.organization_id ?? null);
   // 402 before any work when the balance cannot cover the document; the job holds the credit until the
   // document is stored (and charged) or the job fails
-  const job = await reserveCredits(rt, owner, 'generate', 1, async (tx, hold) => {
-    const row = withHold(newJob({ owner, type: GENERATE_JOB_TYPE, input: input as unknown as Record<string, unknown> }), hold);
-    await tx.repo('jobs').insert(row);
-    return row;
-  });
-  await rt.pipelines.start(job.id, GENERATE_PIPELINE, {});
-  return job;
+  const { job, done } = await submitJob(rt, GENERATE_PIPELINE, owner, input as unknown as Record<string, unknown>, { type: GENERATE_JOB_TYPE, credits: { operation: 'generate', units: 1 }, ...(opts.waitMs ? { wait: { timeoutMs: opts.waitMs } } : {}) });
+  return { job, done };
 }
 
 /** The spec's state of a generation job: its row's status, and while it runs, the stage that runs (or comes next). */

@@ -14,7 +14,8 @@ import type { DocumentRecord, GeneratedDocumentModel, JobRecord } from '@quire/c
 import { createHash } from 'node:crypto';
 import type { EngineContext as Engine } from '../context.js';
 import { actingAs } from '../infra/access.js';
-import { newJob, ownerOf } from '../jobs.js';
+import { ownerOf } from '../jobs.js';
+import { submitJob } from '../infra/submit.js';
 import { charge, creditsFor } from '../infra/ledger.js';
 import { documentEventData } from '../io/documents.js';
 import { checkModel, llmModel, reportModel, structuredModel, summaryModel, templateModel, isTemplate } from './compose.js';
@@ -146,15 +147,18 @@ export function defineGeneratePipeline(rt: Engine): void {
               created_at: now,
               updated_at: now,
             };
-            const ingest = newJob({ owner, type: 'document', document_id: record.id, input: { prepaid: 'generate' } });
-            await rt.store.transaction(async (tx) => {
-              await tx.repo('documents').insert(record);
-              await tx.repo('jobs').insert(ingest);
-              await charge(tx, owner, 'generate', 1, record.id, rt.metrics);
+            // the document, its ingest job and the generation's charge in one transaction
+            await submitJob(rt, 'ingest', owner, { prepaid: 'generate' }, {
+              type: 'document',
+              documentId: record.id,
+              with: async (tx) => {
+                await tx.repo('documents').insert(record);
+                await charge(tx, owner, 'generate', 1, record.id, rt.metrics);
+              },
+              beforeStart: () => rt.events.emit('document.uploaded', documentEventData(record), owner).catch((e) => rt.logger.debug({ err: (e as Error).message }, 'document.uploaded not published')),
+              payload: { documentId: record.id },
             });
             doc = record;
-            await rt.events.emit('document.uploaded', documentEventData(record), owner).catch((e) => rt.logger.debug({ err: (e as Error).message }, 'document.uploaded not published'));
-            await rt.pipelines.start(ingest.id, 'ingest', { documentId: record.id });
           }
           const result: GenerateJobResult = {
             kind: input.kind,

@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { errors } from '@quire/core';
 import type { DocumentRecord, JobRecord, Owned } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
-import { newJob, withLocalFile } from '../jobs.js';
+import { withLocalFile } from '../jobs.js';
 import { looksInternal } from '../infra/public-errors.js';
 import { contentKey, originalKey } from './steps.js';
 import type { ParseConfig } from './parse-config.js';
 import { parseOperation } from './parse-config.js';
-import { estimatePages, reserveCredits, withHold } from '../infra/credits.js';
+import { estimatePages } from '../infra/credits.js';
+import { submitJob } from '../infra/submit.js';
 
 export const epoch = (d: Date) => Math.floor(d.getTime() / 1000);
 
@@ -79,14 +80,16 @@ export async function createDocument(
     updated_at: now,
   };
   // the job holds the estimated cost until it ends (and the pages are charged)
-  const job = await reserveCredits(rt, owner, f.parsingConfig ? parseOperation(f.parsingConfig) : 'parse', pages, async (tx, hold) => {
-    const row = withHold(newJob({ owner, type: 'document', document_id: f.id }), hold);
-    await tx.repo('documents').insert(doc);
-    await tx.repo('jobs').insert(row);
-    return row;
+  const { job } = await submitJob(rt, 'ingest', owner, {}, {
+    type: 'document',
+    documentId: f.id,
+    credits: { operation: f.parsingConfig ? parseOperation(f.parsingConfig) : 'parse', units: pages },
+    with: async (tx) => {
+      await tx.repo('documents').insert(doc);
+    },
+    beforeStart: () => rt.events.emit('document.uploaded', documentEventData(doc), owner),
+    payload: { documentId: doc.id },
   });
-  await rt.events.emit('document.uploaded', documentEventData(doc), owner);
-  await rt.pipelines.start(job.id, 'ingest', { documentId: doc.id });
   return { doc, job };
 }
 

@@ -38,17 +38,44 @@ export function parseConfig(raw: unknown, where = 'config'): ParseConfig {
 
 /** Accepts a JSON string (multipart fields) or an object. */
 export function parseConfigField(raw: unknown, where: string): ParseConfig {
-  if (raw === undefined || raw === null || raw === '') return parseConfig({}, where);
-  if (typeof raw === 'string') {
-    let obj: unknown;
+  return resolveParseRequest(raw, where).config;
+}
+
+/**
+ * A parse request resolved once, where it arrives (the synchronous and the background parse alike): its
+ * config validated with the defaults filled in, and whether the caller gave OCR options of its own (then an
+ * svc:// document is read again with them; otherwise its parsed content is reused). The job stores the config
+ * and its stages read it as stored (storedParseConfig), without validating it again.
+ */
+export interface ParseRequest {
+  config: ParseConfig;
+  /** the request named `ocr` options (decided on what the caller sent, before the defaults are filled in) */
+  ocrGiven: boolean;
+}
+
+/** Resolves a parse request's config: a JSON string (multipart fields), an object, or nothing (the defaults). */
+export function resolveParseRequest(raw: unknown, where: string): ParseRequest {
+  let obj: unknown = raw;
+  if (raw === undefined || raw === null || raw === '') obj = {};
+  else if (typeof raw === 'string') {
     try {
       obj = JSON.parse(raw);
     } catch {
       throw errors.validation(`Invalid ${where}: must be a JSON object`, [{ field: where, message: 'must be a JSON object' }]);
     }
-    return parseConfig(obj, where);
   }
-  return parseConfig(raw, where);
+  const config = parseConfig(obj, where);
+  return { config, ocrGiven: typeof obj === 'object' && obj !== null && (obj as { ocr?: unknown }).ocr !== undefined };
+}
+
+const DEFAULT_CONFIG: ParseConfig = Object.freeze(parseConfig({}));
+
+/**
+ * The config a job or document stores, as it was resolved when the work was submitted (nothing stored: the
+ * defaults). Read as it is: it was validated once, on the way in.
+ */
+export function storedParseConfig(stored: unknown): ParseConfig {
+  return stored && typeof stored === 'object' ? (stored as ParseConfig) : DEFAULT_CONFIG;
 }
 
 export function chunkOptions(cfg: ParseConfig): ChunkOptions {

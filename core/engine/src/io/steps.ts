@@ -1,5 +1,5 @@
 import { AGENTIC_KEY, ReaderSandbox, errors, isQuireError, mergeOcrPages, ocrPendingOf } from '@quire/core';
-import type { AgenticOcrReport, BBox, Chunk, ChunkRecord, Owned, ParsedDocument, ReadJson, PagesRead, ProgressDetail, ReadLimits, ReaderPlugin, VectorItem } from '@quire/core';
+import type { AgenticOcrReport, BBox, Chunk, ChunkRecord, Owned, ParsedDocument, ReadJson, PagesRead, ProgressDetail, ReadLimits, ReaderPlugin, StageContext, VectorItem } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { chunkOptions } from './parse-config.js';
 import type { ParseConfig } from './parse-config.js';
@@ -205,6 +205,37 @@ function readJsonFile(rt: Pick<Engine, 'storage'>, key: string): [string] | [] {
  */
 export function readCounts(readStage: boolean, pages: PagesRead | undefined): ProgressDetail {
   return readStage && pages ? { pages_total: pages.total, pages_read: pages.done } : {};
+}
+
+/**
+ * The read and ocr stages of the upload (ingest) and the parse pipeline alike. Without `pending` (the read
+ * stage) the file is read into stored content under `key` with OCR deferred: the pages that need OCR are left
+ * out and listed in the result's ocrPending. With `pending` (the ocr stage) those pages alone are OCRed and
+ * merged into that content. The stage hears the pages read as they go; `local` runs the work on a local path
+ * of the file. `chunk`, `onChunks`: see readFileToStorage.
+ */
+export async function readStep(
+  rt: Pick<Engine, 'registry' | 'config' | 'storage'> & Partial<Pick<Engine, 'metrics'>>,
+  stage: Pick<StageContext, 'signal' | 'report'>,
+  local: (work: (path: string) => Promise<StoredRead>) => Promise<StoredRead>,
+  file: Omit<FileRef, 'path'>,
+  cfg: ParseConfig,
+  key: string,
+  pending: number[] | undefined,
+  extra: { chunk?: boolean; onChunks?: (chunks: Chunk[]) => Promise<void> } = {},
+): Promise<StoredRead> {
+  const readStage = !pending;
+  return local((path) => {
+    const ref = { ...file, path };
+    const opts = { signal: stage.signal, onProgress: (f: number, pages?: PagesRead) => void stage.report(readCounts(readStage, pages), f).catch(() => {}), ...(extra.chunk ? { chunk: true } : {}) };
+    if (pending) return ocrPendingToStorage(rt, ref, cfg, key, pending, opts);
+    return readFileToStorage(rt, ref, cfg, key, { ...opts, deferOcr: true, ...(extra.onChunks ? { onChunks: extra.onChunks } : {}) });
+  });
+}
+
+/** What a read step reports once done: the pages read (the read stage) and those OCRed. */
+export function readReport(read: StoredRead, readStage: boolean): ProgressDetail {
+  return { ...(readStage ? { pages_total: read.pages, pages_read: read.pages } : {}), pages_ocr: read.ocrPages };
 }
 
 /** Documents of at most this many pages, built in this process by their reader, are chunked where they were read. */

@@ -5,11 +5,13 @@ import type { AgenticOcrReport, JobRecord, PagesRead, StageContext, StageDefinit
 import type { EngineContext as Engine } from '../context.js';
 import { charge, creditsFor } from '../infra/ledger.js';
 import { CREDIT_HOLD, estimatePages, reserveCredits } from '../infra/credits.js';
-import { parseConfig, parseOperation } from '../io/parse-config.js';
+import { parseOperation, storedParseConfig } from '../io/parse-config.js';
+import type { ParseConfig } from '../io/parse-config.js';
 import { fetchUrl } from '../infra/url-fetch.js';
 import { detectStored, publicErrorText } from '../io/documents.js';
 import { ownerOf, requireDocument, withLocalFile } from '../jobs.js';
-import { apiChunk, chunkStored, contentKey, jobInputKey, jobParsedKey, ocrPendingToStorage, readCounts, readFileToStorage } from '../io/steps.js';
+import { apiChunk, chunkStored, contentKey, jobInputKey, jobParsedKey, readReport, readStep } from '../io/steps.js';
+import type { StoredRead } from '../io/steps.js';
 
 /** Downloads a URL input into blob storage (SSRF-checked, size-limited while streaming) and detects its format. */
 export async function fetchInputToStorage(rt: Engine, url: string, key: string): Promise<{ name: string; format: string; size: number }> {
@@ -24,10 +26,9 @@ export async function fetchInputToStorage(rt: Engine, url: string, key: string):
 }
 
 /**
- * Where the `fetch` stage of a parse finds its file. The async parse names it in the job's input
- * (`{url}` or `{document_id}`); the synchronous parse and the runner pass it as the payload of the first
- * stage (`rt.pipelines.start(jobId, 'parse', source)`), so that the job row keeps the input the API records
- * (`{config}`).
+ * Where the `fetch` stage of a parse finds its file: the payload of the first stage, which the synchronous
+ * and the background parse (parseStart) and the runner give to submitJob, so that the job row keeps the input
+ * the API records (`{config}`, and for the background parse `{url}` or `{document_id}`).
  */
 export type ParseSource =
   /** an svc:// document; its parsed content is reused unless `reuse_content` is false */
@@ -42,37 +43,37 @@ export type ParseSource =
    */
   | { source: 'local'; path: string; name: string; read_as?: string };
 
-/** The source of a parse job: the first stage's payload, else the job's input (async parse). */
+/**
+ * The source of a parse job: the first stage's payload, else the job's input (a background parse submitted by
+ * an earlier version, which read an svc:// document again).
+ */
 function sourceOf(job: JobRecord, payload: Record<string, unknown>): ParseSource {
   if (typeof payload.source === 'string') return payload as unknown as ParseSource;
   const input = (job.input ?? {}) as { url?: string; document_id?: string };
-  if (input.document_id) return { source: 'document', document_id: input.document_id };
+  if (input.document_id) return { source: 'document', document_id: input.document_id, reuse_content: false };
   return { source: 'url', url: String(input.url) };
 }
 
+/** The config a parse job was submitted with (resolved once, on the way in: read as stored). */
+const jobConfig = (job: JobRecord): ParseConfig => storedParseConfig((job.input as { config?: unknown } | null)?.config);
+
 /** What the fetch stage hands to the read stage (and the read stage, with what it read, to the ocr stage). */
-type ReadPayload = { source: string; documentId?: string; key?: string; path?: string; name: string; format: string; size: number; reuse?: boolean; decided?: boolean; readAs?: string };
+type ReadPayload = { source: string; documentId?: string; key?: string; path?: string; name: string; format: string; size: number; reuse?: boolean; readAs?: string };
 
 /**
  * Reads a parse's file into the job's parsed content (the read stage: the pages that need OCR are left out
  * and listed in `ocrPending`), or, given `pending` (the ocr stage), OCRs those pages and merges them into it.
  */
 async function readParseInput(rt: Engine, ctx: StageContext, p: ReadPayload, pending?: number[]): Promise<Record<string, unknown>> {
-  const cfg = parseConfig((ctx.job.input as { config?: unknown }).config ?? {});
   const deferOcr = !pending;
-  const read = (file: string) => {
-    const ref = { path: file, name: p.name, format: p.format, size: p.size, id: p.readAs ?? ctx.job.id };
-    const opts = { signal: ctx.signal, onProgress: (f: number, pages?: PagesRead) => void ctx.report(readCounts(deferOcr, pages), f).catch(() => {}) };
-    return pending ? ocrPendingToStorage(rt, ref, cfg, jobParsedKey(ctx.job.id), pending, opts) : readFileToStorage(rt, ref, cfg, jobParsedKey(ctx.job.id), { ...opts, deferOcr: true });
-  };
-  let stored;
-  if (p.source === 'local') {
+  const local = (work: (path: string) => Promise<StoredRead>) => {
+    if (p.source !== 'local') return withLocalFile(rt.storage, p.key!, work);
     if (rt.role !== 'runner') throw new NonRetryableError('a local file is read by the runner only');
-    stored = await read(p.path!);
-  } else {
-    stored = await withLocalFile(rt.storage, p.key!, read);
-  }
-  await ctx.report({ ...(deferOcr ? { pages_total: stored.pages, pages_read: stored.pages } : {}), pages_ocr: stored.ocrPages });
+    return work(p.path!);
+  };
+  const file = { name: p.name, format: p.format, size: p.size, id: p.readAs ?? ctx.job.id };
+  const stored = await readStep(rt, ctx, local, file, jobConfig(ctx.job), jobParsedKey(ctx.job.id), pending);
+  await ctx.report(readReport(stored, deferOcr));
   return { ...p, parsedKey: jobParsedKey(ctx.job.id), pages: stored.pages, ...(stored.ocrPending.length ? { ocrPending: stored.ocrPending } : {}), ...(stored.agentic ? { agentic: stored.agentic } : {}) };
 }
 
@@ -93,7 +94,7 @@ export function defineParsePipeline(rt: Engine): void {
             const doc = await requireDocument(rt.store, src.document_id);
             // a reused content keeps the document's chunk ids; a new read names chunks by read_as, else the job
             const reuse = !!doc.content_key && (src.reuse_content ?? true);
-            return { source: 'document', documentId: doc.id, name: doc.name, format: doc.file_type, size: doc.file_size, key: doc.storage_key, reuse, decided: src.reuse_content !== undefined, pages: doc.pages, readAs: src.read_as };
+            return { source: 'document', documentId: doc.id, name: doc.name, format: doc.file_type, size: doc.file_size, key: doc.storage_key, reuse, pages: doc.pages, readAs: src.read_as };
           }
           case 'stored': {
             const detected = await detectStored(rt, key, src.name);
@@ -112,7 +113,7 @@ export function defineParsePipeline(rt: Engine): void {
             if (rt.role !== 'runner') {
               const pages = await estimatePages(rt, key, file.format);
               const job = ctx.job;
-              await reserveCredits(rt, ownerOf(job), parseOperation(parseConfig((job.input as { config?: unknown }).config ?? {})), pages, (tx, hold) => tx.repo('jobs').update(job.id, { input: { ...(job.input ?? {}), [CREDIT_HOLD]: hold } }), { excludeJobId: job.id });
+              await reserveCredits(rt, ownerOf(job), parseOperation(jobConfig(job)), pages, (tx, hold) => tx.repo('jobs').update(job.id, { input: { ...(job.input ?? {}), [CREDIT_HOLD]: hold } }), { excludeJobId: job.id });
             }
             return { source: 'url', key, ...file };
           }
@@ -123,8 +124,8 @@ export function defineParsePipeline(rt: Engine): void {
       name: 'read',
       async run(ctx) {
         const p = ctx.payload as ReadPayload;
-        const ocrOverridden = (ctx.job.input as any)?.config?.ocr !== undefined;
-        if (p.source === 'document' && p.reuse && (p.decided || !ocrOverridden)) {
+        // whether an svc:// document's content is reused was decided when the request was resolved (parseStart)
+        if (p.source === 'document' && p.reuse) {
           // the document's content, read before: its pages count as read
           const pages = Number((p as { pages?: number | null }).pages ?? 0);
           if (pages > 0) await ctx.report({ pages_total: pages, pages_read: pages });
@@ -148,7 +149,7 @@ export function defineParsePipeline(rt: Engine): void {
     {
       name: 'chunk',
       async run(ctx) {
-        const cfg = parseConfig((ctx.job.input as { config?: unknown }).config ?? {});
+        const cfg = jobConfig(ctx.job);
         const p = ctx.payload as { parsedKey: string; source: string; pages?: number | null; agentic?: AgenticOcrReport };
         // jobid:// reuse reads the job's own copy: the document's parsed content is copied as it is stored
         if (p.parsedKey !== jobParsedKey(ctx.job.id)) await rt.storage.put(jobParsedKey(ctx.job.id), await rt.storage.get(p.parsedKey));
@@ -168,7 +169,7 @@ export function defineParsePipeline(rt: Engine): void {
       // charged as the job completes (its hold ends). The runner has no accounts: nothing to charge on its
       // own machine. ocr.agentic (pages OCRed twice) is charged at its own rate (spec §8.3: 3.0 a page)
       const usage = output.usage as { num_pages: number; credits: number };
-      const cfg = parseConfig((job.input as { config?: unknown } | null)?.config ?? {});
+      const cfg = jobConfig(job);
       if (rt.role !== 'runner') await charge(tx, ownerOf(job), parseOperation(cfg), usage.num_pages, job.id, rt.metrics);
     },
     async onComplete(job, output) {

@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { JobTimeoutError, errors } from '@quire/core';
-import type { JobRecord, ParsedDocument } from '@quire/core';
+import { errors } from '@quire/core';
+import type { JobRecord, Owned, ParsedDocument } from '@quire/core';
 import type { AuthInfo } from '../infra/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { newJob, withLocalFile } from '../jobs.js';
 import { newOwned } from '../infra/access.js';
-import { CREDIT_HOLD, documentParseUnits, estimatePages, reserveCredits, withHold } from '../infra/credits.js';
+import { documentParseUnits, estimatePages, holdCredits } from '../infra/credits.js';
+import { submitJob } from '../infra/submit.js';
 import { resolveInput } from '../io/inputs.js';
 import type { InputRef } from '../io/inputs.js';
-import { parseConfigField, parseOperation } from '../io/parse-config.js';
-import type { ParseConfig } from '../io/parse-config.js';
+import { parseOperation, resolveParseRequest, storedParseConfig } from '../io/parse-config.js';
+import type { ParseConfig, ParseRequest } from '../io/parse-config.js';
 import { publicErrorText } from '../io/documents.js';
 import { signLink } from '../infra/signing.js';
 import { jobError } from '@quire/core';
@@ -27,20 +28,46 @@ export async function readStored(rt: Engine, key: string, f: { id: string; name:
 }
 
 /**
+ * A conversion (POST /api/pdf-to-text, -markdown, -json) of a PDF stored under `key`: read with its reader, no
+ * job, no chunks. With a caller it is a parse (spec §8.3, 1.5 a page): the estimated pages are reserved before
+ * anything is read (402 INSUFFICIENT_CREDITS when the balance cannot cover them) and the pages read are charged;
+ * an anonymous conversion (its pages capped by the caller) is not charged.
+ */
+export async function convertStored(rt: Engine, owner: Owned | null, key: string, f: { id: string; name: string; size: number }, maxPages?: number): Promise<ParsedDocument> {
+  const hold = owner ? await holdCredits(rt, owner, 'parse', await estimatePages(rt, key, 'pdf')) : null;
+  let doc: ParsedDocument;
+  try {
+    doc = await readStored(rt, key, { ...f, format: 'pdf' }, storedParseConfig(null), maxPages);
+  } catch (e) {
+    await hold?.release();
+    throw e;
+  }
+  await hold?.settle(null, doc.pages.length);
+  return doc;
+}
+
+/**
+ * Where the parse of a resolved input starts (the fetch stage's payload), the same for the synchronous and
+ * the background parse: an svc:// document's parsed content is reused unless the request gave OCR options of
+ * its own (then it is read again with them, its chunks named after the document); a URL is downloaded.
+ */
+export function parseStart(ref: InputRef, req: ParseRequest): ParseSource {
+  if (ref.kind === 'document') return { source: 'document', document_id: ref.doc.id, reuse_content: !req.ocrGiven, read_as: ref.doc.id };
+  return { source: 'url', url: (ref as { url: string }).url };
+}
+
+/**
  * The background parse (POST /api/parse/async) of a resolved svc:// document or URL: a `parse` job, started.
  * Refused up front (402) when credits cannot cover it: the document's pages, or (a URL) one page now and
  * the fetched file's pages in the fetch stage, before anything is read. A parse of an svc:// document names
  * it, so that deleting the document deletes this job and its result.
  */
-export async function submitParse(rt: Engine, auth: AuthInfo, ref: InputRef, cfg: ParseConfig, webhookUrl: string | null): Promise<JobRecord> {
+export async function submitParse(rt: Engine, auth: AuthInfo, ref: InputRef, req: ParseRequest, webhookUrl: string | null): Promise<JobRecord> {
   const owner = newOwned(auth, null);
+  const cfg = req.config;
   const pages = ref.kind === 'document' ? await documentParseUnits(rt, ref.doc) : 1;
-  const job = await reserveCredits(rt, owner, parseOperation(cfg), pages, (tx, hold) =>
-    tx.repo('jobs').insert(
-      withHold(newJob({ owner, type: 'parse', document_id: ref.kind === 'document' ? ref.doc.id : null, input: ref.kind === 'document' ? { document_id: ref.doc.id, config: cfg } : { url: (ref as { url: string }).url, config: cfg }, webhook_url: webhookUrl }), hold),
-    ),
-  );
-  await rt.pipelines.start(job.id, 'parse', {});
+  const input = ref.kind === 'document' ? { document_id: ref.doc.id, config: cfg } : { url: (ref as { url: string }).url, config: cfg };
+  const { job } = await submitJob(rt, 'parse', owner, input, { documentId: ref.kind === 'document' ? ref.doc.id : null, webhookUrl, credits: { operation: parseOperation(cfg), units: pages }, payload: parseStart(ref, req) });
   return job;
 }
 
@@ -67,43 +94,43 @@ export async function parseSync(rt: Engine, auth: AuthInfo, source: SyncParseSou
   const started = Date.now();
   const jobId = source.kind === 'stored' ? source.jobId : randomUUID();
   const owner = newOwned(auth, null);
-  const jobs = rt.store.repo('jobs');
   // the job row exists from the start, so that a parse cut short by a crash is found and failed at the
-  // next start (and its input file removed) instead of leaving an orphan
-  await jobs.insert(newJob({ id: jobId, owner, type: 'parse', status: 'pending', input: { sync: true } }));
+  // next start (and its input file removed) instead of leaving an orphan; submitJob fills it in
+  await rt.store.repo('jobs').insert(newJob({ id: jobId, owner, type: 'parse', status: 'pending', input: { sync: true } }));
   try {
-    let cfg: ParseConfig;
+    let req: ParseRequest;
     let start: ParseSource;
     let documentId: string | null = null;
     let pages = 1;
     try {
       // what the caller got wrong is answered before the job runs: the config, the svc:// document, the URL
-      cfg = parseConfigField(rawConfig, configField);
+      req = resolveParseRequest(rawConfig, configField);
       if (source.kind === 'stored') {
         start = { source: 'stored', name: source.fileName, size: source.size };
         pages = await estimatePages(rt, jobInputKey(jobId));
       } else {
         const ref = await resolveInput(rt, auth, source.input);
+        start = parseStart(ref, req);
+        // a URL's pages are counted once it is fetched (the fetch stage reserves again); at least one page now
         if (ref.kind === 'document') {
           documentId = ref.doc.id;
-          // the document's parsed content is reused unless the call asks for its own OCR options
-          const ocrOverridden = typeof rawConfig === 'object' && rawConfig !== null && (rawConfig as { ocr?: unknown }).ocr !== undefined;
-          start = { source: 'document', document_id: ref.doc.id, reuse_content: !ocrOverridden, read_as: ref.doc.id };
           pages = await documentParseUnits(rt, ref.doc);
-        } else {
-          start = { source: 'url', url: (ref as { url: string }).url };
-          // a URL's pages are counted once it is fetched (the fetch stage reserves again); at least one page now
         }
       }
-      const doc = documentId;
-      await reserveCredits(rt, owner, parseOperation(cfg), pages, (tx, hold) => tx.repo('jobs').update(jobId, { input: { config: cfg, [CREDIT_HOLD]: hold }, document_id: doc, updated_at: new Date() }));
     } catch (e) {
-      const now = new Date();
-      await jobs.update(jobId, { status: 'failed', error: publicErrorText(e instanceof Error ? e.message : String(e), `job ${jobId}`), completed_at: now, updated_at: now }).catch(() => {});
+      await failPlaceholder(rt, jobId, e);
       throw e;
     }
-    await rt.pipelines.start(jobId, 'parse', start);
-    const job = await awaitJob(rt, jobId);
+    let done: JobRecord | null;
+    try {
+      ({ done } = await submitJob(rt, 'parse', owner, { config: req.config }, { id: jobId, placeholder: true, documentId, credits: { operation: parseOperation(req.config), units: pages }, payload: start, wait: { timeoutMs: waitLimitMs(rt), cancelOnTimeout: true } }));
+    } catch (e) {
+      // refused before it ran (402): the placeholder records why
+      await failPlaceholder(rt, jobId, e);
+      throw e;
+    }
+    if (!done) throw errors.unavailable(`The parse did not finish within ${Math.round(waitLimitMs(rt) / 1000)} s; try again later or use POST /api/parse/async`);
+    const job = done;
     if (job.status !== 'completed') throw jobError(job);
     const output = job.result as { type: string; chunks: unknown[]; agentic?: unknown; usage: { num_pages: number; credits: number } };
     const usage = output.usage;
@@ -115,14 +142,11 @@ export async function parseSync(rt: Engine, auth: AuthInfo, source: SyncParseSou
   }
 }
 
-/** Waits for a synchronous parse job; one that outlasts the wait is cancelled (nobody waits for it any more). */
-async function awaitJob(rt: Engine, jobId: string): Promise<JobRecord> {
-  const limit = waitLimitMs(rt);
-  try {
-    return await rt.pipelines.waitFor(jobId, limit);
-  } catch (e) {
-    if (!(e instanceof JobTimeoutError)) throw e;
-    await rt.pipelines.cancel(jobId).catch(() => {});
-    throw errors.unavailable(`The parse did not finish within ${Math.round(limit / 1000)} s; try again later or use POST /api/parse/async`);
-  }
+/** A synchronous parse refused before it started: its placeholder row is failed with the reason. */
+async function failPlaceholder(rt: Engine, jobId: string, e: unknown): Promise<void> {
+  const now = new Date();
+  await rt.store
+    .repo('jobs')
+    .update({ id: jobId, status: 'pending' }, { status: 'failed', error: publicErrorText(e instanceof Error ? e.message : String(e), `job ${jobId}`), completed_at: now, updated_at: now })
+    .catch(() => {});
 }

@@ -1,11 +1,11 @@
-import type { DocumentRecord, PagesRead, StageContext } from '@quire/core';
+import type { DocumentRecord, StageContext } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { charge } from '../infra/ledger.js';
 import { addDocument } from './collections.js';
 import { documentEventData, publicErrorText } from '../io/documents.js';
 import { parseConfig, parseOperation } from '../io/parse-config.js';
 import { ownerOf, requireDocument, withLocalFile } from '../jobs.js';
-import { chunkStored, contentKey, indexChunks, ocrPendingToStorage, readCounts, readFileToStorage, storeAndIndexChunks, storeChunks } from '../io/steps.js';
+import { chunkStored, contentKey, indexChunks, readReport, readStep, storeAndIndexChunks, storeChunks } from '../io/steps.js';
 
 /**
  * Reads an uploaded document into its stored content (the read stage: the pages that need OCR are left out
@@ -16,23 +16,18 @@ async function readDocument(rt: Engine, ctx: StageContext, pending?: number[]): 
   const cfg = parseConfig(doc.parsing_config ?? {});
   const deferOcr = !pending;
   let indexed: number | undefined;
-  const read = await withLocalFile(rt.storage, doc.storage_key, (file) => {
-    const ref = { path: file, name: doc.name, format: doc.file_type, size: doc.file_size, id: doc.id };
-    const opts = { signal: ctx.signal, onProgress: (f: number, pages?: PagesRead) => void ctx.report(readCounts(deferOcr, pages), f).catch(() => {}), chunk: true };
-    if (pending) return ocrPendingToStorage(rt, ref, cfg, contentKey(doc.id), pending, opts);
-    return readFileToStorage(rt, ref, cfg, contentKey(doc.id), {
-      ...opts,
-      deferOcr: true,
-      // a document the reader built in this process comes back chunked: its rows and vectors are written
-      // now, while its JSON is saved, and the chunk and index stages find their work done (a rerun of this
-      // stage replaces them: one copy of each)
-      onChunks: async (chunks) => {
-        void ctx.report({ chunks: chunks.length, chunks_indexed: 0 }).catch(() => {});
-        indexed = await storeAndIndexChunks(rt, ownerOf(doc), doc.id, chunks, ctx.signal, (done) => void ctx.report({ chunks_indexed: done }).catch(() => {}));
-      },
-    });
+  const file = { name: doc.name, format: doc.file_type, size: doc.file_size, id: doc.id };
+  const read = await readStep(rt, ctx, (work) => withLocalFile(rt.storage, doc.storage_key, work), file, cfg, contentKey(doc.id), pending, {
+    chunk: true,
+    // a document the reader built in this process comes back chunked: its rows and vectors are written
+    // now, while its JSON is saved, and the chunk and index stages find their work done (a rerun of this
+    // stage replaces them: one copy of each)
+    onChunks: async (chunks) => {
+      void ctx.report({ chunks: chunks.length, chunks_indexed: 0 }).catch(() => {});
+      indexed = await storeAndIndexChunks(rt, ownerOf(doc), doc.id, chunks, ctx.signal, (done) => void ctx.report({ chunks_indexed: done }).catch(() => {}));
+    },
   });
-  await ctx.report({ ...(deferOcr ? { pages_total: read.pages, pages_read: read.pages } : {}), pages_ocr: read.ocrPages, ...(read.chunks ? { chunks: read.chunks.length } : {}), ...(indexed !== undefined ? { chunks_indexed: indexed } : {}) });
+  await ctx.report({ ...readReport(read, deferOcr), ...(read.chunks ? { chunks: read.chunks.length } : {}), ...(indexed !== undefined ? { chunks_indexed: indexed } : {}) });
   // the ocr stage's merged document comes back chunked too: its rows are written now (the index stage embeds
   // them), replacing those of a rerun
   if (read.chunks && indexed === undefined) await storeChunks(rt, ownerOf(doc), doc.id, read.chunks);

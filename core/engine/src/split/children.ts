@@ -7,10 +7,11 @@
  * twice and the child's text is the parent's text of its pages. The child then goes through the upload
  * ingest pipeline from its `chunk` stage (chunk, index, document.completed), like any upload.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { DocumentRecord, JobRecord, ParsedDocument } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
-import { newJob, ownerOf } from '../jobs.js';
+import { ownerOf } from '../jobs.js';
+import { submitJob } from '../infra/submit.js';
 import { documentEventData } from '../io/documents.js';
 import { contentKey, originalKey, saveParsed } from '../io/steps.js';
 import type { PlannedSection } from './plan.js';
@@ -69,13 +70,16 @@ export async function makeChild(rt: Engine, job: JobRecord, parent: DocumentReco
     created_at: now,
     updated_at: now,
   };
-  const ingest = newJob({ owner, type: 'document', document_id: id, input: { prepaid: 'split' } });
-  await rt.store.transaction(async (tx) => {
-    await tx.repo('documents').insert(doc);
-    await tx.repo('jobs').insert(ingest);
-  });
-  await rt.events.emit('document.uploaded', documentEventData(doc), owner);
   // the read is done (the parent's content of these pages): the upload pipeline goes on from its chunk stage
-  await rt.transport.publish({ id: randomUUID(), jobId: ingest.id, pipeline: 'ingest', stage: 'chunk', payload: { documentId: id, pages: doc.pages }, attempt: 1 });
+  await submitJob(rt, 'ingest', owner, { prepaid: 'split' }, {
+    type: 'document',
+    documentId: id,
+    with: async (tx) => {
+      await tx.repo('documents').insert(doc);
+    },
+    beforeStart: () => rt.events.emit('document.uploaded', documentEventData(doc), owner),
+    startAt: 'chunk',
+    payload: { documentId: id, pages: doc.pages },
+  });
   return doc;
 }

@@ -3,12 +3,13 @@
  * Its input says where the content comes from (a document, a finished parse job, or a URL that becomes a
  * document) and the plan; its sections are rows of `split_sections`.
  */
-import { jobError, errors } from '@quire/core';
+import { JobTimeoutError, jobError, errors } from '@quire/core';
 import type { DocumentRecord, JobRecord, SplitConfigRecord } from '@quire/core';
 import type { AuthInfo } from '../infra/access.js';
 import { loadOwned, newOwned } from '../infra/access.js';
 import type { EngineContext as Engine } from '../context.js';
-import { newJob } from '../jobs.js';
+import { newJob, ownerOf } from '../jobs.js';
+import { submitJob } from '../infra/submit.js';
 import { resolveInput } from '../io/inputs.js';
 import { checkManualSections } from './plan.js';
 import type { SplitPlanInput } from './plan.js';
@@ -70,14 +71,14 @@ export async function prepareSplit(rt: Engine, auth: AuthInfo, req: Pick<SplitRu
   return newJob({ owner, type: 'split', document_id: doc?.id ?? null, input: input as unknown as Record<string, unknown>, webhook_url: req.webhook_url ?? null });
 }
 
-export async function startSplit(rt: Engine, job: JobRecord): Promise<void> {
-  await rt.store.repo('jobs').insert(job);
-  await rt.pipelines.start(job.id, SPLIT_PIPELINE, {});
-}
-
-/** Waits for a split job (the synchronous POST /api/split/run); a failed job throws its error. */
-export async function awaitSplit(rt: Engine, jobId: string, timeoutMs: number): Promise<JobRecord> {
-  const job = await rt.pipelines.waitFor(jobId, timeoutMs);
-  if (job.status !== 'completed') throw jobError(job);
-  return job;
+/**
+ * Submits a prepared split job. With `waitMs` (the synchronous POST /api/split/run) it waits for the job and
+ * returns it completed; a failed job throws its error, one still running after the wait a JobTimeoutError.
+ */
+export async function startSplit(rt: Engine, job: JobRecord, waitMs?: number): Promise<JobRecord> {
+  const { done } = await submitJob(rt, SPLIT_PIPELINE, ownerOf(job), job.input ?? {}, { id: job.id, documentId: job.document_id, webhookUrl: job.webhook_url, ...(waitMs ? { wait: { timeoutMs: waitMs } } : {}) });
+  if (!waitMs) return job;
+  if (!done) throw new JobTimeoutError(job.id, 'processing', waitMs);
+  if (done.status !== 'completed') throw jobError(done);
+  return done;
 }

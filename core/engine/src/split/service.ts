@@ -11,7 +11,7 @@ import { canRead, loadOwned, newOwned } from '../infra/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { jobParsedKey, loadParsed } from '../io/steps.js';
 import { documentFileUrl, jobStillServed } from '../io/documents.js';
-import { awaitSplit, inputOf, loadSplitConfig, prepareSplit, resolveSplitSource, startSplit } from './jobs.js';
+import { inputOf, loadSplitConfig, prepareSplit, resolveSplitSource, startSplit } from './jobs.js';
 import { resultsUrl } from './notify.js';
 import { planSections } from './plan.js';
 import { resolvePlan, SPLIT_BATCH_MAX } from './requests.js';
@@ -53,11 +53,11 @@ async function sectionsOf(rt: Engine, jobId: string): Promise<SplitSectionRecord
  */
 export async function runSplit(rt: Engine, auth: AuthInfo, body: SplitRunRequest, timeoutMs = 600_000): Promise<{ status: number; body: Record<string, unknown> }> {
   const job = await prepareSplit(rt, auth, body);
-  await startSplit(rt, job);
   if (job.webhook_url) {
+    await startSplit(rt, job);
     return { status: 202, body: { success: true, job_id: job.id, status: 'pending', sections: [], status_url: `${rt.config.publicUrl ?? ''}/api/jobs/${job.id}`, results_url: resultsUrl(rt, job.id), webhook_url: job.webhook_url } };
   }
-  const done = await awaitSplit(rt, job.id, timeoutMs);
+  const done = await startSplit(rt, job, timeoutMs);
   const sections = await sectionsOf(rt, done.id);
   return { status: 200, body: { success: true, job_id: done.id, status: done.status, source_document_id: (done.result as { source_document_id?: string | null } | null)?.source_document_id ?? null, sections: sections.map((s) => apiSection(s, rt)) } };
 }

@@ -10,10 +10,11 @@
  * at most QUIRE_WORKFLOW_MAX_RUNNING executions running at once; past either, 429 WORKFLOW_LIMIT.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { StoreConflictError, errors, isQuireError } from '@quire/core';
+import { errors, isQuireError } from '@quire/core';
 import type { Store, WorkflowExecutionRecord, WorkflowRecord, WorkflowTriggerRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
-import { newJob, ownerOf } from '../jobs.js';
+import { ownerOf } from '../jobs.js';
+import { submitJob } from '../infra/submit.js';
 import { decryptSecret, encryptSecret, secretsKey } from '../infra/secrets.js';
 import type { SecretsKeyHolder } from '../infra/secrets.js';
 import { hmacHex, safeEqualHex } from '../infra/signing.js';
@@ -154,32 +155,32 @@ export async function startExecution(
     completed_at: null,
   };
   const input: WorkflowJobInput = { execution_id: id, workflow_id: wf.id, definition: wf.definition as WorkflowJobInput['definition'], workflow_name: wf.name, chain_depth: opts.chainDepth ?? 0, origin_id: originId };
+  let created: boolean;
   try {
-    await rt.store.transaction(async (tx) => {
-      // count and insert under the owner's lock: executions started at the same moment cannot all pass the count
-      await tx.lock(`workflow-running:${wf.organization_id ?? wf.user_id}`);
-      const running = await runningOf(tx, wf);
-      if (running >= maxRunning) throw runningLimit(wf, running, maxRunning);
-      if (opts.tick) await tx.repo('workflow_ticks').insert({ id: derivedId('tick', wf.id, opts.tick.toISOString()), workflow_id: wf.id, tick_time: opts.tick, execution_id: id, created_at: now });
-      await tx.repo('workflow_executions').insert(row);
-      if (opts.inputDocumentId) await recordInput(tx, wf.id, opts.inputDocumentId, id, now);
-      await tx.repo('jobs').insert(newJob({ id, owner: ownerOf(wf), type: 'workflow', input: input as unknown as Record<string, unknown> }));
-    });
+    // a job that cannot be queued is failed and answered 503 (submitJob)
+    ({ created } = await submitJob(rt, WORKFLOW_PIPELINE, ownerOf(wf), input as unknown as Record<string, unknown>, {
+      id,
+      type: 'workflow',
+      unique: true,
+      with: async (tx) => {
+        // count and insert under the owner's lock: executions started at the same moment cannot all pass the count
+        await tx.lock(`workflow-running:${wf.organization_id ?? wf.user_id}`);
+        const running = await runningOf(tx, wf);
+        if (running >= maxRunning) throw runningLimit(wf, running, maxRunning);
+        if (opts.tick) await tx.repo('workflow_ticks').insert({ id: derivedId('tick', wf.id, opts.tick.toISOString()), workflow_id: wf.id, tick_time: opts.tick, execution_id: id, created_at: now });
+        await tx.repo('workflow_executions').insert(row);
+        if (opts.inputDocumentId) await recordInput(tx, wf.id, opts.inputDocumentId, id, now);
+      },
+    }));
   } catch (e) {
-    if (e instanceof StoreConflictError || (e as Error)?.name === 'StoreConflictError') {
-      // another process started this one: it is counted there
-      await rt.store.increment(counter, -1, new Date(now.getTime() + ORIGIN_TTL_MS));
-      return null;
-    }
     // held back by the running limit: it does not count against the origin's budget
     if (isQuireError(e) && e.code === 'WORKFLOW_LIMIT') await rt.store.increment(counter, -1, new Date(now.getTime() + ORIGIN_TTL_MS));
     throw e;
   }
-  try {
-    await rt.pipelines.start(id, WORKFLOW_PIPELINE, {});
-  } catch (e) {
-    await rt.pipelines.fail(id, `could not queue the execution: ${(e as Error).message}`).catch(() => {});
-    throw errors.unavailable(`The queue is not available: ${(e as Error).message}`);
+  if (!created) {
+    // another process started this one: it is counted there
+    await rt.store.increment(counter, -1, new Date(now.getTime() + ORIGIN_TTL_MS));
+    return null;
   }
   return row;
 }

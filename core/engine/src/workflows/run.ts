@@ -6,7 +6,7 @@
  * After each step its log entry (input, output, duration, error) is written to the execution; a stage run
  * again after a crash skips the steps that completed and goes on from there.
  */
-import { NonRetryableError, StoreConflictError, errors, isQuireError } from '@quire/core';
+import { NonRetryableError, errors, isQuireError } from '@quire/core';
 import type { FieldDefinition, IntegrationPlugin, JobRecord, WorkflowExecutionRecord } from '@quire/core';
 import type { AuthInfo } from '../infra/access.js';
 import { actingAs, canRead, roleIn } from '../infra/access.js';
@@ -20,7 +20,8 @@ import type { WorkflowJobInput } from './executions.js';
 import { checkNoSecrets, checkTargetRecipients, integrationConfig, integrationPlugin, parseTarget, pluginOfType } from './integrations.js';
 import { inScope } from './scope.js';
 import type { Scope } from './scope.js';
-import { holdCredits, reserveCredits, withHold } from '../infra/credits.js';
+import { holdCredits } from '../infra/credits.js';
+import { submitJob } from '../infra/submit.js';
 import { extractorPlugin, parseExtractorStep } from './plugin-steps.js';
 
 export interface LogEntry {
@@ -160,12 +161,7 @@ async function extractStep(rt: Engine, auth: AuthInfo, scope: Scope, step: StepD
     // the extraction belongs to the workflow's scope
     const prepared = await prepareExtraction(rt, auth, { documentId, schemaId, waitForDocument: true, jobId, organizationId: scope.organization_id });
     // refused before the job exists when the owner's credits cannot cover it (the step fails, nothing is charged)
-    try {
-      await reserveCredits(rt, ownerOf(prepared), 'extract', 1, (tx, hold) => tx.repo('jobs').insert(withHold(prepared, hold)));
-      await rt.pipelines.start(jobId, EXTRACT_PIPELINE);
-    } catch (e) {
-      if (!(e instanceof StoreConflictError)) throw e;
-    }
+    await submitJob(rt, EXTRACT_PIPELINE, ownerOf(prepared), prepared.input ?? {}, { id: jobId, documentId: prepared.document_id, credits: { operation: 'extract', units: 1 }, unique: true });
   }
   const done = await waitFor<JobRecord>('The extraction', signal, async () => {
     const j = await rt.store.repo('jobs').get(jobId);

@@ -5,10 +5,9 @@ import type { ParsedDocument } from '@quire/core';
 import type { AppContext } from '../../http/context.js';
 import { route } from '../../http/route.js';
 import { receiveMultipart } from '../../services/multipart.js';
-import { estimatePages, holdCredits, parseConfig } from '@quire/engine';
 import { detectStored } from '@quire/engine';
 import { toJsonShape, toMarkdown } from '@quire/engine';
-import { readStored } from '@quire/engine';
+import { convertStored } from '@quire/engine';
 
 const TAG = 'Conversion';
 
@@ -26,19 +25,9 @@ async function convert(ctx: AppContext): Promise<{ doc: ParsedDocument; fileName
     const detected = await detectStored(rt, key, file.fileName);
     if (detected.format !== 'pdf') throw errors.unsupported(`Only PDF files are converted here (got ${detected.format})`);
     const maxPages = ctx.state.auth ? undefined : rt.config.limits.anonymousPages;
-    // with a key the conversion is a parse (spec §8.3, 1.5 a page): the estimated pages are reserved before
-    // anything is read (402 INSUFFICIENT_CREDITS when the balance cannot cover them), the pages read charged
+    // with a key the conversion is a parse, charged for the pages read (402 first when credits cannot cover it)
     const auth = ctx.state.auth;
-    const hold = auth ? await holdCredits(rt, { user_id: auth.user.id, organization_id: null }, 'parse', await estimatePages(rt, key, 'pdf')) : null;
-    const id = randomUUID();
-    let doc: ParsedDocument;
-    try {
-      doc = await readStored(rt, key, { id, name: file.fileName, format: 'pdf', size: file.size }, parseConfig({}), maxPages);
-    } catch (e) {
-      await hold?.release();
-      throw e;
-    }
-    await hold?.settle(null, doc.pages.length);
+    const doc = await convertStored(rt, auth ? { user_id: auth.user.id, organization_id: null } : null, key, { id: randomUUID(), name: file.fileName, size: file.size }, maxPages);
     const pageCount = Number(doc.metadata.numPages ?? doc.metadata.pageCount ?? doc.pages.length);
     return { doc, fileName: file.fileName, pageCount, truncated: doc.pages.length < pageCount };
   } finally {

@@ -15,7 +15,6 @@ import {
   apiEditResult,
   apiVocabulary,
   assertCanCreateIn,
-  awaitEditJob,
   createEditBatch,
   createEditConfig,
   createEditProject,
@@ -43,7 +42,7 @@ import {
   roleIn,
   runEdit,
   startEditBatchJobs,
-  startEditJob,
+  submitEditJobAndWait,
   suggestValues,
   updateEditVocabulary,
   verifyLink,
@@ -113,8 +112,7 @@ export function editRoutes(router: Router<any, any>): void {
       const auth = requireAuth(ctx);
       const doc = await editDocument(ctx, auth, body.document_id, body.input);
       const cfg = mergeEditSettings(await configFor(ctx, auth, body.edit_config_id), body.config);
-      const started = await startEditJob(ctx.quire, newOwned(auth, doc.organization_id), doc, { mode: 'detect', config: cfg });
-      const job = await awaitEditJob(ctx.quire, started.id);
+      const job = await submitEditJobAndWait(ctx.quire, newOwned(auth, doc.organization_id), doc, { mode: 'detect', config: cfg });
       if (job.status === 'failed') throw await editJobError(ctx.quire, job, 'Detection failed');
       return { job_id: job.id, elements: elementsOf(job) };
     },

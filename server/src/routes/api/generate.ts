@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { z } from 'zod';
-import { JobTimeoutError, errors, jobError } from '@quire/core';
+import { errors, jobError } from '@quire/core';
 import type { JobRecord } from '@quire/core';
 import { requireAuth } from '../../http/context.js';
 import type { AppContext } from '../../http/context.js';
@@ -145,7 +145,7 @@ export function generateRoutes(router: Router<any, any>): void {
     async (ctx, { body }) => {
       const auth = requireAuth(ctx);
       const rt = ctx.quire;
-      const job = await submitGeneration(rt, auth, {
+      const { job, done } = await submitGeneration(rt, auth, {
         kind: 'run',
         output_format: body.output_format,
         template_prompt: body.template_prompt ?? null,
@@ -155,15 +155,9 @@ export function generateRoutes(router: Router<any, any>): void {
         settings: body.settings ?? {},
         document_name: body.document_name ?? null,
         organization_id: body.organization_id ?? null,
-      });
-      if (body.async) return started(ctx, job);
-      let done: JobRecord;
-      try {
-        done = await rt.pipelines.waitFor(job.id, RUN_WAIT_MS);
-      } catch (e) {
-        if (e instanceof JobTimeoutError) return started(ctx, job);
-        throw e;
-      }
+      }, body.async ? {} : { waitMs: RUN_WAIT_MS });
+      // async, or still running after the wait: answered 202 with the job to poll
+      if (!done) return started(ctx, job);
       if (done.status === 'failed') throw jobError(done);
       const r = resultOfGeneration(done)!;
       return { success: true, job_id: done.id, generated_document_id: r.document_id, output_file_url: generatedFileUrl(rt, r.document_id), document_file_url: documentFileUrl(rt, r.document_id), format: r.format, file_size: r.file_size, document_name: r.document_name, created_at: done.created_at.toISOString() };
@@ -191,7 +185,7 @@ export function generateRoutes(router: Router<any, any>): void {
     },
     async (ctx, { body }) => {
       const auth = requireAuth(ctx);
-      const job = await submitGeneration(ctx.quire, auth, {
+      const { job } = await submitGeneration(ctx.quire, auth, {
         kind: 'report',
         output_format: body.config.outputFormat,
         source_extraction_ids: body.source_extraction_ids ?? [],
@@ -217,7 +211,7 @@ export function generateRoutes(router: Router<any, any>): void {
     },
     async (ctx, { body }) => {
       const auth = requireAuth(ctx);
-      const job = await submitGeneration(ctx.quire, auth, {
+      const { job } = await submitGeneration(ctx.quire, auth, {
         kind: 'summary',
         output_format: body.config.outputFormat,
         source_extraction_ids: body.source_extraction_id ? [body.source_extraction_id] : [],

@@ -8,7 +8,7 @@ import { parseWith } from '@quire/engine';
 import { route } from '../../http/route.js';
 import { toQuireError } from '../../http/middleware.js';
 import { receiveMultipart } from '../../services/multipart.js';
-import { parseConfigField } from '@quire/engine';
+import { resolveParseRequest } from '@quire/engine';
 import { resolveInput } from '@quire/engine';
 import { parseSync, readStored, studioLink, submitParse } from '@quire/engine';
 import { vetUrl } from '@quire/engine';
@@ -40,10 +40,10 @@ export function parseRoutes(router: Router<any, any>): void {
   route(router, { method: 'post', path: '/api/parse/async', summary: 'Parse a URL or svc:// document in the background', tag: TAG, body: AsyncParse, status: 202 }, async (ctx, { body }) => {
     const auth = requireAuth(ctx);
     const rt = ctx.quire;
-    const cfg = parseConfigField(body.config, 'config');
+    const req = resolveParseRequest(body.config, 'config');
     const ref = await resolveInput(rt, auth, body.input);
     if (body.webhook_url) await validateWebhookUrl(rt, body.webhook_url);
-    const job = await submitParse(rt, auth, ref, cfg, body.webhook_url ?? null);
+    const job = await submitParse(rt, auth, ref, req, body.webhook_url ?? null);
     ctx.status = 202;
     return { job_id: job.id, status: 'pending', message: 'Parse job queued', status_url: `${rt.config.publicUrl}/api/jobs/${job.id}`, webhook_url: job.webhook_url };
   });
