@@ -9,8 +9,8 @@
 // test file has finished, the run lists what is still there (databases, queues, exchanges, temp files),
 // prints it and fails; then it removes it. QUIRE_TEST_LEFTOVERS=warn only prints, =keep prints and leaves
 // everything in place (to look at), =off skips the check.
-// The wall time of each test file's process is printed at the end, and kept for the next run's order: the
-// longest files start first (scripts/test-files.mjs).
+// The wall and CPU time of each test file's process are printed at the end, and the wall times kept for the
+// next run's order: the longest files start first (scripts/test-files.mjs).
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -113,8 +113,12 @@ try {
   const wanted = new Set(selected.map((f) => path.resolve(root, f)));
   const rows = fs.readFileSync(timesFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((t) => wanted.has(path.resolve(root, t.file))).sort((a, b) => b.ms - a.ms);
   if (rows.length) {
-    console.log('# wall time per test file:');
-    for (const t of rows) console.log(`#   ${(t.ms / 1000).toFixed(1).padStart(7)} s  ${path.relative(root, t.file)}${t.code ? ` (exit ${t.code})` : ''}`);
+    // CPU: the file's process and the child processes it waited for; a loaded machine stretches the wall time,
+    // hardly the CPU time, so CPU compares runs, and wall far above CPU is a file that waits
+    const cpu = (t) => (typeof t.cpuMs === 'number' ? `${(t.cpuMs / 1000).toFixed(1).padStart(7)} s` : '      ? s');
+    const totalCpu = rows.reduce((n, t) => n + (t.cpuMs ?? 0), 0);
+    console.log(`# wall and CPU time per test file (CPU of all: ${(totalCpu / 1000).toFixed(1)} s; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}):`);
+    for (const t of rows) console.log(`#   ${(t.ms / 1000).toFixed(1).padStart(7)} s ${cpu(t)} CPU  ${path.relative(root, t.file)}${t.code ? ` (exit ${t.code})` : ''}`);
     // the next run's order; --save-times also writes them to test/file-times.json (the order of a fresh clone)
     const measured = Object.fromEntries(rows.map((t) => [path.relative(root, t.file), Math.round(t.ms / 100) / 10]));
     const save = (file) => {
