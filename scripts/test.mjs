@@ -122,7 +122,8 @@ try {
     // the next run's order; --save-times also writes them to test/file-times.json (the order of a fresh clone)
     const measured = Object.fromEntries(rows.map((t) => [path.relative(root, t.file), Math.round(t.ms / 100) / 10]));
     const save = (file) => {
-      const all = { ...readTimes(file), ...measured };
+      // files that were moved or removed since drop out (a moved file is timed again under its new path)
+      const all = Object.fromEntries(Object.entries({ ...readTimes(file), ...measured }).filter(([f]) => fs.existsSync(path.join(root, f))));
       fs.mkdirSync(path.dirname(file), { recursive: true });
       fs.writeFileSync(file, `${JSON.stringify(Object.fromEntries(Object.keys(all).sort().map((k) => [k, all[k]])), null, 1)}\n`);
     };
