@@ -1,5 +1,8 @@
 #!/usr/bin/env node
-// Runs every test file of the monorepo with node's test runner on the TypeScript sources (tsx, "source" condition).
+// Runs every test file of the monorepo with node's test runner: the test files through tsx, the workspace packages
+// they import from their build (dist/) when it is current (newer than every source, test/helpers/built-check.mjs),
+// else from the TypeScript sources ("quire-source" condition); QUIRE_TEST_SOURCES=1 takes the sources always.
+// On the build, the reader isolates the tests' servers fork run built JavaScript without tsx, as in production.
 // Usage: node scripts/test.mjs [--services] [--list] [--save-times] [filter...]   (a filter keeps files whose path
 // contains it; --list prints the selected files and exits; --save-times records the files' wall times in
 // test/file-times.json, the order of the longest first on a fresh clone)
@@ -17,6 +20,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { builtIsCurrent } from '../test/helpers/built-check.mjs';
 import { RUN_ENV, STATE_ENV, describeLeftovers, findLeftovers, removeLeftovers } from '../test/helpers/leftovers.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -91,8 +95,14 @@ const known = { ...readTimes(TIMES_SEED), ...readTimes(TIMES_CACHE) };
 const weight = (f) => known[f] ?? UNTIMED_S;
 const ordered = [...selected].sort((a, b) => weight(b) - weight(a) || a.localeCompare(b));
 
+// the packages from the build when it is current: what `npm test` runs (it builds first); a source edited since the
+// last build makes the run take every package from the sources, so a test never runs older code than the sources
+const onBuild = process.env.QUIRE_TEST_SOURCES !== '1' && builtIsCurrent();
+console.log(`# workspace packages from ${onBuild ? 'the build (dist/ is newer than every source)' : 'the TypeScript sources'}`);
 const args = [
-  '--conditions=quire-source', '--import', 'tsx', '--import', pathToFileURL(path.join(root, 'test/helpers/file-timer.mjs')).href,
+  ...(onBuild ? [] : ['--conditions=quire-source']),
+  '--import', pathToFileURL(path.join(root, 'test/helpers/ts-loader.mjs')).href,
+  '--import', pathToFileURL(path.join(root, 'test/helpers/file-timer.mjs')).href,
   path.join(root, 'scripts/test-files.mjs'), String(process.env.QUIRE_TEST_CONCURRENCY ?? 2), '300000',
   ...ordered,
 ];
