@@ -1,5 +1,8 @@
 #!/usr/bin/env node
-// Runs every test file of the monorepo with node's test runner on the TypeScript sources (tsx, "source" condition).
+// Runs every test file of the monorepo with node's test runner: the test files through tsx, the workspace packages
+// they import from their build (dist/) when it is current (newer than every source, test/helpers/built-check.mjs),
+// else from the TypeScript sources ("quire-source" condition); QUIRE_TEST_SOURCES=1 takes the sources always.
+// On the build, the reader isolates the tests' servers fork run built JavaScript without tsx, as in production.
 // Usage: node scripts/test.mjs [--services] [--list] [--save-times] [filter...]   (a filter keeps files whose path
 // contains it; --list prints the selected files and exits; --save-times records the files' wall times in
 // test/file-times.json, the order of the longest first on a fresh clone)
@@ -9,14 +12,15 @@
 // test file has finished, the run lists what is still there (databases, queues, exchanges, temp files),
 // prints it and fails; then it removes it. QUIRE_TEST_LEFTOVERS=warn only prints, =keep prints and leaves
 // everything in place (to look at), =off skips the check.
-// The wall time of each test file's process is printed at the end, and kept for the next run's order: the
-// longest files start first (scripts/test-files.mjs).
+// The wall and CPU time of each test file's process are printed at the end, and the wall times kept for the
+// next run's order: the longest files start first (scripts/test-files.mjs).
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { builtIsCurrent } from '../test/helpers/built-check.mjs';
 import { RUN_ENV, STATE_ENV, describeLeftovers, findLeftovers, removeLeftovers } from '../test/helpers/leftovers.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -91,8 +95,14 @@ const known = { ...readTimes(TIMES_SEED), ...readTimes(TIMES_CACHE) };
 const weight = (f) => known[f] ?? UNTIMED_S;
 const ordered = [...selected].sort((a, b) => weight(b) - weight(a) || a.localeCompare(b));
 
+// the packages from the build when it is current: what `npm test` runs (it builds first); a source edited since the
+// last build makes the run take every package from the sources, so a test never runs older code than the sources
+const onBuild = process.env.QUIRE_TEST_SOURCES !== '1' && builtIsCurrent();
+console.log(`# workspace packages from ${onBuild ? 'the build (dist/ is newer than every source)' : 'the TypeScript sources'}`);
 const args = [
-  '--conditions=quire-source', '--import', 'tsx', '--import', pathToFileURL(path.join(root, 'test/helpers/file-timer.mjs')).href,
+  ...(onBuild ? [] : ['--conditions=quire-source']),
+  '--import', pathToFileURL(path.join(root, 'test/helpers/ts-loader.mjs')).href,
+  '--import', pathToFileURL(path.join(root, 'test/helpers/file-timer.mjs')).href,
   path.join(root, 'scripts/test-files.mjs'), String(process.env.QUIRE_TEST_CONCURRENCY ?? 2), '300000',
   ...ordered,
 ];
@@ -113,12 +123,17 @@ try {
   const wanted = new Set(selected.map((f) => path.resolve(root, f)));
   const rows = fs.readFileSync(timesFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((t) => wanted.has(path.resolve(root, t.file))).sort((a, b) => b.ms - a.ms);
   if (rows.length) {
-    console.log('# wall time per test file:');
-    for (const t of rows) console.log(`#   ${(t.ms / 1000).toFixed(1).padStart(7)} s  ${path.relative(root, t.file)}${t.code ? ` (exit ${t.code})` : ''}`);
+    // CPU: the file's process and the child processes it waited for; a loaded machine stretches the wall time,
+    // hardly the CPU time, so CPU compares runs, and wall far above CPU is a file that waits
+    const cpu = (t) => (typeof t.cpuMs === 'number' ? `${(t.cpuMs / 1000).toFixed(1).padStart(7)} s` : '      ? s');
+    const totalCpu = rows.reduce((n, t) => n + (t.cpuMs ?? 0), 0);
+    console.log(`# wall and CPU time per test file (CPU of all: ${(totalCpu / 1000).toFixed(1)} s; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}):`);
+    for (const t of rows) console.log(`#   ${(t.ms / 1000).toFixed(1).padStart(7)} s ${cpu(t)} CPU  ${path.relative(root, t.file)}${t.code ? ` (exit ${t.code})` : ''}`);
     // the next run's order; --save-times also writes them to test/file-times.json (the order of a fresh clone)
     const measured = Object.fromEntries(rows.map((t) => [path.relative(root, t.file), Math.round(t.ms / 100) / 10]));
     const save = (file) => {
-      const all = { ...readTimes(file), ...measured };
+      // files that were moved or removed since drop out (a moved file is timed again under its new path)
+      const all = Object.fromEntries(Object.entries({ ...readTimes(file), ...measured }).filter(([f]) => fs.existsSync(path.join(root, f))));
       fs.mkdirSync(path.dirname(file), { recursive: true });
       fs.writeFileSync(file, `${JSON.stringify(Object.fromEntries(Object.keys(all).sort().map((k) => [k, all[k]])), null, 1)}\n`);
     };

@@ -6,16 +6,13 @@
 // extraction, one 'extract' charge and one extraction.completed event.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { batchJobId } from '@quire/engine';
-import { MYSQL_URL, AMQP_URL, makeTempDir, removeTempDir, startTestServer, until, uploadForm, waitForStatus } from '../helpers/server.js';
+import { MYSQL_URL, AMQP_URL, until, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
-import { startWorker } from '../helpers/workers.js';
-import type { WorkerProcess } from '../helpers/workers.js';
+import { startCrashRig } from '../helpers/workers.js';
+import type { CrashRig } from '../helpers/workers.js';
 import { makePdf } from '../helpers/fixtures.js';
-import { deleteRabbitPrefix } from '../helpers/leftovers.mjs';
 
 const SKIP = MYSQL_URL && AMQP_URL ? false : 'needs MariaDB and RabbitMQ shared by several processes: set QUIRE_TEST_MYSQL_URL and QUIRE_TEST_AMQP_URL (CI pass 2)';
 const DOCS = 4;
@@ -44,23 +41,14 @@ const SLOW_EXTRACTOR = `export default {
 };`;
 
 describe('extraction batch: a worker killed during a child stage', { skip: SKIP, timeout: 300_000 }, () => {
+  let rig: CrashRig;
   let s: TestServer;
-  const workers: WorkerProcess[] = [];
-  let pluginDir = '';
   before(async () => {
-    pluginDir = makeTempDir('slow-extractor');
-    fs.writeFileSync(path.join(pluginDir, 'package.json'), JSON.stringify({ name: 'quire-plugin-slow-extractor', type: 'module', main: 'index.js', quire: { kind: 'extractor', name: 'layout', core: '^1' } }));
-    fs.writeFileSync(path.join(pluginDir, 'index.js'), SLOW_EXTRACTOR);
-    const env = { QUIRE_PLUGINS: pluginDir, QUIRE_WORKER_LEASE_S: '2' };
-    s = await startTestServer({ env: { ...env, QUIRE_RUN_STAGES: 'false' } });
-    workers.push(await startWorker(s, env), await startWorker(s, env));
+    rig = await startCrashRig({ kind: 'extractor', name: 'layout', source: SLOW_EXTRACTOR });
+    s = rig.s;
   });
   after(async () => {
-    const prefix = s?.runtime.config.queue.prefix;
-    for (const w of workers) await w.stop();
-    await s?.close();
-    if (prefix && AMQP_URL) await deleteRabbitPrefix(AMQP_URL, prefix).catch(() => {});
-    if (pluginDir) removeTempDir(pluginDir);
+    await rig?.close();
   });
 
   test('the batch completes once; one extraction and one charge per document', async () => {
@@ -86,11 +74,8 @@ describe('extraction batch: a worker killed during a child stage', { skip: SKIP,
         const rows = await s.runtime.store.repo('job_stages').find({ job_id: children, stage: 'extract.extract', status: 'running' });
         return rows[0];
       }, 120_000);
-      const victim = workers.find((w) => w.id === held.worker);
-      assert.ok(victim, `the stage runs on one of the workers (${held.worker})`);
-      const survivor = workers.find((w) => w !== victim)!;
       await sleep(500);
-      await victim.kill9();
+      const { survivor } = await rig.killWorker(held.worker);
 
       const done = await until('the batch to complete', async () => {
         const r = await s.json(`/api/extract/batch/${batchId}`);

@@ -7,15 +7,13 @@
 // and exactly one vector per chunk (no copy left by the killed attempt).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { MYSQL_URL, AMQP_URL, makeTempDir, removeTempDir, startTestServer, until, uploadForm, waitForStatus } from '../helpers/server.js';
+import { MYSQL_URL, AMQP_URL, until, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
-import { startWorker } from '../helpers/workers.js';
-import type { WorkerProcess } from '../helpers/workers.js';
+import { startCrashRig } from '../helpers/workers.js';
+import type { CrashRig } from '../helpers/workers.js';
 import { makePdf } from '../helpers/fixtures.js';
-import { deleteRabbitPrefix } from '../helpers/leftovers.mjs';
 
 const SKIP = MYSQL_URL && AMQP_URL ? false : 'needs MariaDB and RabbitMQ shared by several processes: set QUIRE_TEST_MYSQL_URL and QUIRE_TEST_AMQP_URL (CI pass 2)';
 const PAGES = 120;
@@ -38,23 +36,14 @@ export default {
 };`;
 
 describe('streamed ingest: a worker killed while a document is indexed', { skip: SKIP, timeout: 300_000 }, () => {
+  let rig: CrashRig;
   let s: TestServer;
-  const workers: WorkerProcess[] = [];
-  let pluginDir = '';
   before(async () => {
-    pluginDir = makeTempDir('slow-embedder');
-    fs.writeFileSync(path.join(pluginDir, 'package.json'), JSON.stringify({ name: 'quire-plugin-slow-embedder', type: 'module', main: 'index.js', quire: { kind: 'embedder', name: 'local', core: '^1' } }));
-    fs.writeFileSync(path.join(pluginDir, 'index.js'), SLOW_EMBEDDER);
-    const env = { QUIRE_PLUGINS: pluginDir, QUIRE_WORKER_LEASE_S: '2' };
-    s = await startTestServer({ env: { ...env, QUIRE_RUN_STAGES: 'false' } });
-    workers.push(await startWorker(s, env), await startWorker(s, env));
+    rig = await startCrashRig({ kind: 'embedder', name: 'local', source: SLOW_EMBEDDER });
+    s = rig.s;
   });
   after(async () => {
-    const prefix = s?.runtime.config.queue.prefix;
-    for (const w of workers) await w.stop();
-    await s?.close();
-    if (prefix && AMQP_URL) await deleteRabbitPrefix(AMQP_URL, prefix).catch(() => {});
-    if (pluginDir) removeTempDir(pluginDir);
+    await rig?.close();
   });
 
   test('after the retry: one row and one vector per chunk', async () => {
@@ -81,10 +70,7 @@ describe('streamed ingest: a worker killed while a document is indexed', { skip:
     }, 90_000, 20).catch((e) => {
       throw new Error(`${(e as Error).message}; seen:\n${seen.join('\n')}`);
     });
-    const victim = workers.find((w) => w.id === held.worker);
-    assert.ok(victim, `the stage runs on one of the workers (${held.worker})`);
-    const survivor = workers.find((w) => w !== victim)!;
-    await victim.kill9();
+    const { survivor } = await rig.killWorker(held.worker);
 
     const doc = await waitForStatus(s, `/v1/documents/${docId}`, 180_000);
     assert.equal(doc.status, 'completed', JSON.stringify(doc));

@@ -1,33 +1,11 @@
 // Whether the build output is current, and the command lines of the built commands (or of their sources under
 // tsx when it is not). Light: no workspace package is imported here, so reader and runner tests can use it.
-import fs from 'node:fs';
 import path from 'node:path';
+import { builtIsCurrent } from './built-check.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-let current: boolean | undefined;
-
-/**
- * Whether every workspace's build output (dist/) is at least as new as its sources (src/): then the built
- * code runs what the sources say. Computed once per process.
- */
-export function builtIsCurrent(): boolean {
-  if (current !== undefined) return current;
-  const newest = (dir: string, ext: RegExp): number => {
-    let t = 0;
-    if (!fs.existsSync(dir)) return t;
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) t = Math.max(t, newest(p, ext));
-      else if (ext.test(e.name)) t = Math.max(t, fs.statSync(p).mtimeMs);
-    }
-    return t;
-  };
-  const workspaces = ['config', 'server', 'runner', ...fs.readdirSync(path.join(ROOT, 'core')).map((p) => `core/${p}`), ...fs.readdirSync(path.join(ROOT, 'plugins')).map((p) => `plugins/${p}`)].map((w) => path.join(ROOT, w));
-  if (!fs.existsSync(path.join(ROOT, 'server/dist/bin.js'))) return (current = false);
-  current = workspaces.every((w) => !fs.existsSync(path.join(w, 'src')) || newest(path.join(w, 'src'), /\.(ts|mts|js|mjs|json)$/) <= newest(path.join(w, 'dist'), /\.(js|mjs|json)$/));
-  return current;
-}
+export { builtIsCurrent };
 
 /**
  * node arguments that run `quire-runner <args>`: the built command (runner/bin/quire-runner.js, what users run)
