@@ -17,10 +17,13 @@
  *        [--set blind2]  (bench/chat-blind2.ts: a third, over the fresh set's documents and eight no set had used)
  *        [--set blind3]  (bench/chat-blind3.ts: a fourth, over the blind2 documents and ten receipts of <corpus>/receipts/files)
         [--set blind4]  (bench/chat-blind4.ts: a fifth, over twelve table PDFs of <corpus>/tables and ten more receipts)
+ *        [--set blind5]  (bench/chat-blind5.ts: a sixth, over six more table PDFs, six more receipts and eleven manifest documents of other kinds)
  *        [--quiet]   (prints the totals only, never an answer: for the blind sets, whose answers are not to be read)
  *   The service answers only at confidence ≥ QUIRE_CHAT_MIN_CONFIDENCE (0.6 by default; the calling shell's value is passed
  *   on): with QUIRE_CHAT_MIN_CONFIDENCE=0 every answer is given, and the last line shows what each floor would keep.
  *        [--dump dir]   (writes each document's chunks as text to dir, to read while writing questions)
+ *        [--diagnose]   (for every answer not correct: the rank, in a plain search of the knowledge base (50 hits), of the first
+ *                        chunk of the question's document that holds an expected string; not for the blind sets)
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -30,7 +33,7 @@ import { parseArgs } from 'node:util';
 import { startService } from './service.js';
 import type { Question } from './chat-question.js';
 
-const { values: args } = parseArgs({ options: { json: { type: 'string' }, only: { type: 'string' }, verbose: { type: 'boolean' }, quiet: { type: 'boolean' }, dump: { type: 'string' }, mode: { type: 'string' }, set: { type: 'string', default: 'dev' } } });
+const { values: args } = parseArgs({ options: { json: { type: 'string' }, only: { type: 'string' }, verbose: { type: 'boolean' }, quiet: { type: 'boolean' }, dump: { type: 'string' }, diagnose: { type: 'boolean' }, mode: { type: 'string' }, set: { type: 'string', default: 'dev' } } });
 const root = path.resolve(import.meta.dirname, '..');
 const corpus = path.resolve(process.env.QUIRE_CORPUS ?? path.join(root, '../shared/corpus'));
 if (!fs.existsSync(path.join(corpus, 'manifest.json'))) {
@@ -178,6 +181,7 @@ const SETS: Record<string, () => Promise<{ DOCUMENTS: string[]; QUESTIONS: Quest
   blind2: () => import('./chat-blind2.js'),
   blind3: () => import('./chat-blind3.js'),
   blind4: () => import('./chat-blind4.js'),
+  blind5: () => import('./chat-blind5.js'),
 };
 
 async function main(): Promise<void> {
@@ -235,7 +239,14 @@ async function main(): Promise<void> {
     }
     const only = args.only ? new Set(args.only.split(',')) : null;
     const docName = new Map([...ids].map(([id, docId]) => [docId, id]));
-    const rows: { q: Question; verdict: 'correct' | 'refused' | 'wrong'; confidence: number; message: string; cited: string[]; answerType: string }[] = [];
+    const rows: { q: Question; verdict: 'correct' | 'refused' | 'wrong'; confidence: number; message: string; cited: string[]; answerType: string; rank?: number }[] = [];
+    // the rank of the first chunk of the question's document that holds an expected string, in a plain search (0: not in the 50 hits)
+    const rankOf = async (q: Question): Promise<number> => {
+      const found = (await api('/v1/search', { method: 'POST', json: { query: q.q, collection_id: kb, limit: 50 } })).data as { document_id: string; content: string }[];
+      const docs = new Set([q.doc, ...(q.also ?? [])]);
+      const i = found.findIndex((h) => docs.has(docName.get(h.document_id) ?? '') && q.expect.some((e) => norm(h.content).includes(norm(e))));
+      return i + 1;
+    };
     for (const q of QUESTIONS) {
       if (only && !only.has(q.type)) continue;
       const a = await api('/api/chat', { method: 'POST', json: { message: q.q, knowledge_base_id: kb, ...(args.mode ? { mode: args.mode } : {}) } });
@@ -243,10 +254,21 @@ async function main(): Promise<void> {
       const cited = [...new Set((a.citations as { document_id: string }[]).map((c) => docName.get(c.document_id) ?? c.document_id))];
       const text = norm(message);
       const verdict = NOT_FOUND.test(message) ? 'refused' : q.expect.some((e) => text.includes(norm(e))) && [q.doc, ...(q.also ?? [])].some((d) => cited.includes(d)) ? 'correct' : 'wrong';
-      rows.push({ q, verdict, confidence: Number(a.confidence), message, cited, answerType: String(a.answer_type ?? (verdict === 'refused' ? 'none' : 'answer')) });
+      const rank = args.diagnose && verdict !== 'correct' ? await rankOf(q) : undefined;
+      rows.push({ q, verdict, confidence: Number(a.confidence), message, cited, answerType: String(a.answer_type ?? (verdict === 'refused' ? 'none' : 'answer')), ...(rank !== undefined ? { rank } : {}) });
+      if (rank !== undefined && !args.quiet) console.log(`${verdict.padEnd(7)} rank ${rank || '-'} [${q.type}] ${q.q}`);
       if (!args.quiet && (args.verbose || verdict === 'wrong')) console.log(`${verdict.padEnd(7)} ${Number(a.confidence).toFixed(2)} [${q.type}] ${q.q}\n        expected ${JSON.stringify(q.expect)} in ${q.doc}\n        got ${message.replace(/\s+/g, ' ').slice(0, 300)}\n        cited ${cited.join(', ')}`);
     }
     print(rows);
+    if (args.diagnose) {
+      const off = rows.filter((r) => r.rank !== undefined);
+      const bucket = (r: (typeof off)[number]) => (!r.rank ? 'not in 50' : r.rank <= 5 ? 'top 5' : r.rank <= 10 ? '6-10' : '11-50');
+      for (const v of ['refused', 'wrong']) {
+        const counts = new Map<string, number>();
+        for (const r of off.filter((x) => x.verdict === v)) counts.set(bucket(r), (counts.get(bucket(r)) ?? 0) + 1);
+        console.log(`${v}: the answer's chunk ranks ${[...counts].map(([k, n]) => `${k} ${n}`).join(', ') || '-'}`);
+      }
+    }
     if (args.json) fs.writeFileSync(args.json, JSON.stringify(rows, null, 1));
   } finally {
     await svc.stop();

@@ -236,7 +236,7 @@ describe('chat over a knowledge base of generated documents', () => {
 
   test('by default an answer below QUIRE_CHAT_MIN_CONFIDENCE (0.6) is not given: the refusal instead', async () => {
     const pdf = await makePdf(BRIGHTWATER);
-    const questions = ['Who argued for the respondent?', 'How much is owed on the Brightwater bill?'];
+    const questions = ['Who argued for the respondent?', 'How much is owed on the bill?'];
     const answers = async (t: TestServer) => {
       const docId = await upload(t, 'brightwater-records.pdf', pdf);
       const base = (await t.json('/api/knowledge-bases', { method: 'POST', json: { name: 'Records' } })).body.knowledge_base.id;

@@ -162,7 +162,8 @@ const PREFIX_STEM = 7;
 /**
  * IDF-weighted share of the query's terms the sentence covers: in the sentence itself (a synonym counts
  * SYNONYM_WEIGHT), else elsewhere in its chunk (CHUNK_WEIGHT) or its document (DOC_WEIGHT: "the Coolblue
- * invoice" names the document, not the sentence that holds its date).
+ * invoice" names the document, not the sentence that holds its date: such a word counts DOC_NAME_WEIGHT for the sentence
+ * too, which need not repeat it).
  */
 function coverage(weights: Map<string, number>, sentence: Set<string>, chunk: Set<string>, doc?: DocTermsOf): { coverage: number; sentence: number; own: number } {
   let total = 0;
@@ -179,8 +180,11 @@ function coverage(weights: Map<string, number>, sentence: Set<string>, chunk: Se
       continue;
     }
     const c = matchOf(t, chunk);
-    if (doc?.names(t)) got += DOC_NAME_WEIGHT * w;
-    else if (c) got += CHUNK_WEIGHT * c * w;
+    // (a word that names the sentence's document, "the Coolblue invoice", is said by the document: the sentence need not repeat it)
+    if (doc?.names(t)) {
+      got += DOC_NAME_WEIGHT * w;
+      inSentence += DOC_NAME_WEIGHT * w;
+    } else if (c) got += CHUNK_WEIGHT * c * w;
     else if (doc?.has(t)) got += DOC_WEIGHT * w;
   }
   return { coverage: total ? got / total : 0, sentence: total ? inSentence / total : 0, own };
@@ -192,6 +196,23 @@ const wordCount = (s: string) => s.split(/\s+/).filter(Boolean).length;
 const NO_LEGAL_FORM = 0.8;
 /** A line of a record: a table row, or a label with its value ("Check Out: 01/01/2018"), whose subject a heading or another line names. */
 const isRecordLine = (u: Unit) => u.kind === 'row' || (KEY_VALUE.test(u.text) && wordCount(u.text) <= LABEL_WORDS + VALUE_WORDS);
+
+/**
+ * The label of a line of a record: the first cell of a table row under a header (not the header row itself, whose cells
+ * are labels of columns), or the words before the colon of a label with its value; null for any other unit.
+ */
+function recordLabel(u: Unit): string | null {
+  if (u.kind === 'row') return u.columns ? ((u.cells ?? u.text.split(' | ')).find((c) => c.trim())?.trim() ?? null) : null;
+  return KEY_VALUE.test(u.text) && wordCount(u.text) <= LABEL_WORDS + VALUE_WORDS ? u.text.slice(0, u.text.indexOf(':')) : null;
+}
+
+/** Whether a record line's own label (not its table's header) says every word of the kind of thing asked for ("operating profit"). */
+function labelNamesKind(u: Unit, kind: ReadonlySet<string>): boolean {
+  const label = recordLabel(u);
+  if (!label || !kind.size) return false;
+  const lt = termSet(label);
+  return [...kind].every((t) => matchOf(t, lt) > 0);
+}
 
 /** Two neighbouring units quoted as one ("TOTAL AMOUNT DUE" + "$4.11", "Bill to:" + "ACME Ltd"). */
 function joinUnits(a: Unit, b: Unit): Unit {
@@ -288,7 +309,9 @@ export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lo
       const ts = termSet(unit.context ? `${unit.text} ${unit.context}` : unit.text);
       const c = coverage(weights, ts, chunkTerms, doc);
       if (!c.own || (primary.size && ![...primary].some((t) => matchOf(t, ts)))) return;
-      if (evidence.length && !evidence.some((t) => matchOf(t, ts))) return;
+      // (a line of a record whose own label names the kind of thing asked for, "Operating profit | 7262" for "what operating profit…",
+      // "Choose a Gundam: Dynames" for "which Gundam…", is evidence itself: its label says what its value is)
+      if (evidence.length && !evidence.some((t) => matchOf(t, ts)) && !labelNamesKind(unit, a.kind)) return;
       // a table row answers "which city / country / company …" only in a column that says so: its header or its own cells name the kind
       // (a date, an amount shows its kind by its form: a name does not)
       if (unit.kind === 'row' && (a.type === 'person' || a.type === 'place') && a.kind.size && ![...a.kind].some((t) => matchOf(t, ts))) return;

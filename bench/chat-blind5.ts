@@ -1,0 +1,120 @@
+/**
+ * The fifth blind question set of bench/chat.ts (`--set blind5`). Written on 2026-11-29 from the chunk text alone (the
+ * output of `bench/chat.ts --set blind5 --dump dir`, which parses the documents and asks no question) before the answerer
+ * was changed for the second round of issue 30: no question was put to the answerer while the set was written. The
+ * documents mix kinds: six table PDFs of `<corpus>/tables` no set had loaded (government reports), six SROIE receipts of
+ * `<corpus>/receipts/files` no set had loaded (through OCR), and spreadsheets, slides, a membership form, legacy Word and
+ * RTF documents, a web article and a plain-text article of the manifest, asked about facts no earlier set asks for. Every
+ * expected string occurs (case-insensitive, whitespace collapsed) in one chunk of its document.
+ *
+ * Do not tune the answerer against these questions, and do not read their answers one by one: run it with --quiet and
+ * read the totals only. Once the answerer has been changed because of this set, it is no longer blind.
+ */
+import type { Question } from './chat-question.js';
+
+export const DOCUMENTS = [
+  // table PDFs of <corpus>/tables (ICDAR 2013, not in the manifest)
+  'tables__eu-001.pdf',
+  'tables__eu-022.pdf',
+  'tables__us-006.pdf',
+  'tables__us-008.pdf',
+  'tables__us-022.pdf',
+  'tables__us-028.pdf',
+  // receipt scans of <corpus>/receipts/files (not in the manifest), every tenth one from 112
+  'sroie__112.jpg',
+  'sroie__122.jpg',
+  'sroie__132.jpg',
+  'sroie__142.jpg',
+  'sroie__152.jpg',
+  'sroie__162.jpg',
+  // manifest documents of other kinds
+  'docling__xlsx_05_table_with_title.xlsx',
+  'unstructured__2023-half-year-analyses-by-segment.xlsx',
+  'docling__legacy_sample.xls',
+  'unstructured__tests-example.xls',
+  'docling__pptx_chart.pptx',
+  'unstructured__fake-power-point-table.pptx',
+  'pdfjs__bug1669099.pdf',
+  'docling__legacy_sample.doc',
+  'striprtf__Example_text.rtf',
+  'docling__wiki_duck.html',
+  'unstructured__norwich-city.txt',
+];
+
+// prettier-ignore
+export const QUESTIONS: Question[] = [
+  { q: "In how many economic activities must a facility work to fall under E-PRTR reporting?", type: 'how many', expect: ["65"], doc: 'tables__eu-001.pdf' },
+  { q: "How many pollutants does the E-PRTR list thresholds for?", type: 'how many', expect: ["91"], doc: 'tables__eu-001.pdf' },
+  { q: "Above what yearly amount must a facility report its carbon dioxide emissions to air?", type: 'how much', expect: ["100 million"], doc: 'tables__eu-001.pdf' },
+  { q: "What is the E-PRTR reporting threshold for methane released to air?", type: 'how much', expect: ["100 000"], doc: 'tables__eu-001.pdf' },
+  { q: "From what annual release of sulphur oxides to air does a plant have to report?", type: 'how much', expect: ["150 000"], doc: 'tables__eu-001.pdf' },
+  { q: "Which annex of the E-PRTR Regulation gives the release thresholds per medium?", type: 'which', expect: ["Annex II"], doc: 'tables__eu-001.pdf' },
+  { q: "Which article of the E-PRTR Regulation sets the thresholds for releases and off-site waste transfers?", type: 'which', expect: ["Article 5"], doc: 'tables__eu-001.pdf' },
+  { q: "Which statistical classification is used to report the E-PRTR economic activities?", type: 'which', expect: ["NACE rev 2"], doc: 'tables__eu-001.pdf' },
+  { q: "Into how many groups are the E-PRTR pollutants divided on its website?", type: 'how many', expect: ["7 groups"], doc: 'tables__eu-001.pdf' },
+  { q: "What is the threshold for chlorides released to water?", type: 'how much', expect: ["2 million"], doc: 'tables__eu-001.pdf' },
+  { q: "What share of university students took drugs in the past month?", type: 'percent', expect: ["10.1%"], doc: 'tables__eu-022.pdf' },
+  { q: "Which illegal drug do university students use most?", type: 'which', expect: ["Cannabis"], doc: 'tables__eu-022.pdf' },
+  { q: "What percentage of the surveyed students have smoked cannabis at least once in their life?", type: 'percent', expect: ["19.9%"], doc: 'tables__eu-022.pdf' },
+  { q: "What share of students took cocaine during the past year?", type: 'percent', expect: ["6%"], doc: 'tables__eu-022.pdf' },
+  { q: "What proportion of students who use drugs take them daily?", type: 'percent', expect: ["8%"], doc: 'tables__eu-022.pdf' },
+  { q: "What percentage of students have never taken ecstasy?", type: 'percent', expect: ["94.0%"], doc: 'tables__eu-022.pdf' },
+  { q: "What share of student drug users take drugs roughly once a week?", type: 'percent', expect: ["39%"], doc: 'tables__eu-022.pdf' },
+  { q: "When did data collection for the Head Start Impact Study start?", type: 'when', expect: ["fall 2002", "fall of 2002"], doc: 'tables__us-006.pdf', also: ['tables__us-008.pdf'] },
+  { q: "What percentage of the 4-year-olds in the control group got into Head Start anyway in the first year?", type: 'percent', expect: ["13.8 percent"], doc: 'tables__us-006.pdf' },
+  { q: "What share of control group children attended child care or early education programs in the first study year?", type: 'percent', expect: ["60 percent"], doc: 'tables__us-006.pdf' },
+  { q: "What share of the newly entering 4-year-olds in the Head Start study were Hispanic?", type: 'percent', expect: ["51.6%"], doc: 'tables__us-006.pdf' },
+  { q: "What percentage of the 3-year-old cohort was Black?", type: 'percent', expect: ["32.8%"], doc: 'tables__us-006.pdf' },
+  { q: "Which committee drew up the blueprint for the Head Start Impact Study?", type: 'which', expect: ["Advisory Committee on Head Start Research and Evaluation"], doc: 'tables__us-006.pdf' },
+  { q: "For how long had the Head Start program existed when it was studied?", type: 'how many', expect: ["more than 40 years"], doc: 'tables__us-006.pdf' },
+  { q: "In which program domains did the study quantify the impact of Head Start?", type: 'what', expect: ["cognitive development", "social-emotional development"], doc: 'tables__us-006.pdf' },
+  { q: "About what share of the Head Start study sample was assigned to the Head Start group?", type: 'percent', expect: ["60 percent"], doc: 'tables__us-008.pdf' },
+  { q: "By how much does the 60-40 assignment reduce the precision of the impact estimates?", type: 'how much', expect: ["less than two percent"], doc: 'tables__us-008.pdf' },
+  { q: "What are control group children who enrolled in Head Start called?", type: 'what', expect: ["crossovers"], doc: 'tables__us-008.pdf' },
+  { q: "What share of the 4-year-old Head Start group did not take part in Head Start in the first year?", type: 'percent', expect: ["20 percent", "20.2%"], doc: 'tables__us-008.pdf' },
+  { q: "How long did the child assessment battery take?", type: 'how much', expect: ["45- to 60-minute"], doc: 'tables__us-008.pdf' },
+  { q: "In which languages could parents be interviewed?", type: 'which', expect: ["English and Spanish"], doc: 'tables__us-008.pdf' },
+  { q: "How many children were randomly assigned in the Head Start study?", type: 'how many', expect: ["4,667"], doc: 'tables__us-008.pdf' },
+  { q: "How long was the telephone interview held with parents each fall?", type: 'how much', expect: ["10-minute"], doc: 'tables__us-008.pdf' },
+  { q: "On what device did children answer the 3rd grade child survey?", type: 'what', expect: ["Touch Screen"], doc: 'tables__us-008.pdf' },
+  { q: "How many intellectual property investigations did ICE HSI open in FY 2011?", type: 'how many', expect: ["1,212"], doc: 'tables__us-022.pdf' },
+  { q: "How many arrests did the FBI make in intellectual property cases in FY 2011?", type: 'how many', expect: ["93 arrests"], doc: 'tables__us-022.pdf' },
+  { q: "How many intellectual property defendants did courts sentence in FY 2011?", type: 'how many', expect: ["208"], doc: 'tables__us-022.pdf' },
+  { q: "How many seizures did CBP and ICE HSI make in FY 2011?", type: 'how many', expect: ["24,792"], doc: 'tables__us-022.pdf' },
+  { q: "What was the domestic value of the infringing goods seized in FY 2011?", type: 'how much', expect: ["178 9 million"], doc: 'tables__us-022.pdf' },
+  { q: "How many countries took part in Operation Pangea IV?", type: 'how many', expect: ["81 countries"], doc: 'tables__us-022.pdf' },
+  { q: "How many IPR penalties were assessed in FY 2011?", type: 'how many', expect: ["167"], doc: 'tables__us-022.pdf' },
+  { q: "How much money was collected for IPR penalties in FY 2011?", type: 'how much', expect: ["$135,067"], doc: 'tables__us-022.pdf' },
+  { q: "Which operation targeted counterfeit items entering the U.S. Government supply chain?", type: 'which', expect: ["Operation Chain Reaction"], doc: 'tables__us-022.pdf' },
+  { q: "How many seizures of circumvention devices did CBP make?", type: 'how many', expect: ["29 seizures"], doc: 'tables__us-022.pdf' },
+  { q: "How many intellectual property defendants were charged in FY 2007?", type: 'how many', expect: ["290"], doc: 'tables__us-022.pdf' },
+  { q: "What share of the directed assaults at institutions of higher education happened on campus?", type: 'percent', expect: ["79percent", "79 percent"], doc: 'tables__us-028.pdf' },
+  { q: "What was the average age of the attackers in the campus assault incidents?", type: 'how many', expect: ["average age of 28"], doc: 'tables__us-028.pdf' },
+  { q: "What share of the campus attackers were male?", type: 'percent', expect: ["94 percent"], doc: 'tables__us-028.pdf' },
+  { q: "Where did most of the off-campus incidents take place?", type: 'where', expect: ["private residence"], doc: 'tables__us-028.pdf' },
+  { q: "How many directed assaults inside campus buildings happened in dorm rooms or apartments?", type: 'how many', expect: ["48"], doc: 'tables__us-028.pdf' },
+  { q: "How old were the youngest and oldest subjects of the campus attacks?", type: 'how many', expect: ["16 to 62"], doc: 'tables__us-028.pdf' },
+  { q: "On what date did a student seize an observation tower on campus and fire at passersby?", type: 'when', expect: ["August 1, 1966"], doc: 'tables__us-028.pdf' },
+  { q: "How many people were killed on campus in the observation tower shooting?", type: 'how many', expect: ["13 people"], doc: 'tables__us-028.pdf' },
+  { q: "How long was the car parked at Solaris Dutamas?", type: 'how much', expect: ["1:45"], doc: 'sroie__112.jpg' },
+  { q: "At what time did the car enter the Solaris Dutamas car park?", type: 'when', expect: ["12:06"], doc: 'sroie__112.jpg' },
+  { q: "What did the gloves bought at Gin Kee on 13 January 2018 cost including GST?", type: 'how much', expect: ["12.72"], doc: 'sroie__122.jpg' },
+  { q: "What was the net total of the Farmasi Maluri receipt?", type: 'how much', expect: ["79.35"], doc: 'sroie__132.jpg' },
+  { q: "How much change did the customer get back at Farmasi Maluri?", type: 'how much', expect: ["20.65"], doc: 'sroie__132.jpg' },
+  { q: "Who was the cashier at Restoran Wan Sheng on 14 March 2018?", type: 'who', expect: ["Thandar"], doc: 'sroie__142.jpg' },
+  { q: "How much GST was payable on the Restoran Wan Sheng bill of 14-03-2018?", type: 'how much', expect: ["0.13"], doc: 'sroie__142.jpg' },
+  { q: "How much cash was handed over at Watsons?", type: 'how much', expect: ["RM51.50", "51.50"], doc: 'sroie__152.jpg' },
+  { q: "How many loyalty points did the Watsons purchase earn?", type: 'how many', expect: ["43"], doc: 'sroie__152.jpg' },
+  { q: "How much were the two Carlsberg items at 99 Speed Mart in Klang altogether?", type: 'how much', expect: ["213.00"], doc: 'sroie__162.jpg' },
+  { q: "What is the invoice number of the 99 Speed Mart receipt from Klang?", type: 'what', expect: ["18311/103/T0280"], doc: 'sroie__162.jpg' },
+  { q: "What trading operating profit did Zone AOA report for January to June 2023?", type: 'how much', expect: ["1985"], doc: 'unstructured__2023-half-year-analyses-by-segment.xlsx' },
+  { q: "How much did Nestlé Health Science sell in the first half of 2022?", type: 'how much', expect: ["3167"], doc: 'unstructured__2023-half-year-analyses-by-segment.xlsx' },
+  { q: "What were the restructuring costs of Zone EUR from January to June 2023?", type: 'how much', expect: ["-140"], doc: 'unstructured__2023-half-year-analyses-by-segment.xlsx' },
+  { q: "How many saltwater ducks did the duck survey count in 2022?", type: 'how many', expect: ["130"], doc: 'docling__pptx_chart.pptx' },
+  { q: "What does the question type abbreviation MA mean in the Blackboard template?", type: 'what', expect: ["Multiple Answer"], doc: 'unstructured__tests-example.xls' },
+  { q: "What is the postcode of CCC Salzburg?", type: 'what', expect: ["5020"], doc: 'pdfjs__bug1669099.pdf' },
+  { q: "How many goals did Roberts score for Norwich overall?", type: 'how many', expect: ["96 goals"], doc: 'unstructured__norwich-city.txt' },
+  { q: "Which signing helped the young Roberts learn to steal goals at Huddersfield?", type: 'who', expect: ["Frank Stapleton"], doc: 'unstructured__norwich-city.txt' },
+  { q: "How many goals did Roberts score in his single season at Wolves?", type: 'how many', expect: ["12 goals"], doc: 'unstructured__norwich-city.txt' },
+  { q: "Against which rivals did Roberts score a hat-trick for Wolves?", type: 'who', expect: ["West Bromwich Albion"], doc: 'unstructured__norwich-city.txt' },
+];

@@ -1,0 +1,68 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+import { makePdf } from '../helpers/fixtures.js';
+
+/**
+ * What shows that a line of a form or a record answers a question whose words it does not repeat: its own label naming the
+ * kind of thing asked for ("Boat class: Laser Dinghy" for "which boat class…"), and the question naming its document
+ * ("on the harbour club form"), which the line need not say again. Over generated documents in one knowledge base, every
+ * answer given (no confidence floor) as the answerer's rules are tested elsewhere.
+ */
+
+describe('chat: the evidence of a record line', () => {
+  let s: TestServer;
+  let kb = '';
+  const ids: Record<string, string> = {};
+
+  const upload = async (name: string, body: Uint8Array | string) => {
+    const up = await s.json('/v1/documents', { method: 'POST', body: uploadForm(name, body) });
+    assert.equal(up.status, 201, JSON.stringify(up.body));
+    const done = await waitForStatus(s, `/v1/documents/${up.body.id}`, 300_000);
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    ids[name] = up.body.id;
+  };
+  const ask = async (message: string) => {
+    const r = await s.json('/api/chat', { method: 'POST', json: { message, knowledge_base_id: kb } });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    return r.body;
+  };
+  const cites = (a: any, name: string) => a.citations.some((c: any) => c.document_id === ids[name]);
+
+  before(async () => {
+    s = await startTestServer({ env: { QUIRE_CHAT_MIN_CONFIDENCE: '0' } });
+    await upload(
+      'harbour-club-form.pdf',
+      await makePdf([{ heading: 'Membership application', lines: ['Skipper: Ingrid Solvang', 'Membership type: family', 'Boat class: Laser Dinghy', 'Mooring: Pier 4'] }]),
+    );
+    await upload(
+      'sailing-notes.txt',
+      'Sailing notes\n\nThe club races on Thursday evenings from May to September. Beginners train in sheltered water near the slipway.\n\nEvery boat must carry a paddle and a bailer.\n',
+    );
+    kb = (await s.json('/api/knowledge-bases', { method: 'POST', json: { name: 'Harbour club' } })).body.knowledge_base.id;
+    const batch = await s.json(`/api/knowledge-bases/${kb}/documents/batch`, { method: 'POST', json: { document_ids: Object.values(ids) } });
+    assert.equal(batch.body.added.length, 2);
+  });
+
+  after(async () => {
+    await s?.close();
+  });
+
+  test('a form line whose label names the kind of thing asked for answers it, though it says none of the question’s other words', async () => {
+    const a = await ask('Which boat class was ticked on the harbour club form?');
+    assert.notEqual(a.answer_type, 'none', a.message);
+    assert.match(a.message, /Laser Dinghy/);
+    assert.ok(cites(a, 'harbour-club-form.pdf'), a.message);
+    // the other lines of the form are not the answer
+    assert.doesNotMatch(a.message, /Pier 4|Family/);
+  });
+
+  test('the words that name the document count as said by its line: a value from the named form is confident (≥ 0.8)', async () => {
+    const a = await ask('Who is the skipper on the harbour club form?');
+    assert.equal(a.answer_type, 'value', a.message);
+    assert.match(a.message, /Ingrid Solvang/);
+    assert.ok(cites(a, 'harbour-club-form.pdf'), a.message);
+    assert.ok(a.confidence >= 0.8, `confidence ${a.confidence}`);
+  });
+});
