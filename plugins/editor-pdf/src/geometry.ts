@@ -97,11 +97,44 @@ function rings(data: Uint8ClampedArray, w: number, h: number, sx: number, sy: nu
     }
     // a ring, not a disc or a square: its pixels on the ellipse, all round it, and its middle empty
     const ringArea = Math.PI * rx * ry * (1.2 * 1.2 - 0.6 * 0.6);
-    if (onRing < 0.9 * pixels.length || bins.size < 15 || pixels.length > 0.8 * ringArea) continue;
+    if ((onRing < 0.9 * pixels.length || bins.size < 15 || pixels.length > 0.8 * ringArea) && !framedRing(pixels, w, x0, y0, bw, bh)) continue;
     out.push({ x: x0 * sx, y: y0 * sy, width: bw * sx, height: bh * sy });
     if (out.length > 2000) break;
   }
   return out;
+}
+
+/**
+ * A ring drawn inside a square frame that it touches (some generators draw a radio button's border as a square
+ * around its circle): the frame's four sides drawn nearly whole, and the pixels off the frame on the
+ * inscribed ellipse, all round it (the four diagonal arcs where ring and frame part), the middle and the
+ * corners between them empty. A ticked or crossed square has ink in its middle; an empty one has no ring.
+ */
+function framedRing(pixels: number[], w: number, x0: number, y0: number, bw: number, bh: number): boolean {
+  if (bw < 12 || bh < 12) return false;
+  const edge = Math.max(1, Math.round(0.08 * Math.max(bw, bh)));
+  const x1 = x0 + bw - 1, y1 = y0 + bh - 1;
+  const sides = [new Set<number>(), new Set<number>(), new Set<number>(), new Set<number>()];
+  const cx = x0 + (bw - 1) / 2, cy = y0 + (bh - 1) / 2, rx = bw / 2, ry = bh / 2;
+  let off = 0, onRing = 0;
+  const diagonals = new Set<number>();
+  for (const i of pixels) {
+    const x = i % w, y = (i - x) / w;
+    if (y - y0 < edge) sides[0]!.add(x);
+    if (y1 - y < edge) sides[1]!.add(x);
+    if (x - x0 < edge) sides[2]!.add(y);
+    if (x1 - x < edge) sides[3]!.add(y);
+    if (x - x0 < edge || x1 - x < edge || y - y0 < edge || y1 - y < edge) continue;
+    off++;
+    const r = Math.hypot((x - cx) / rx, (y - cy) / ry);
+    if (r < 0.7 || r > 1.1) continue;
+    onRing++;
+    // the arcs at 45°, 135°, 225° and 315°, away from where the ring touches the frame
+    const a = ((Math.atan2(y - cy, x - cx) * 180) / Math.PI + 360) % 360;
+    for (const d of [45, 135, 225, 315]) if (Math.abs(a - d) < 20) diagonals.add(d);
+  }
+  const whole = sides.every((side, k) => side.size >= 0.85 * (k < 2 ? bw : bh));
+  return whole && off >= 8 && onRing >= 0.9 * off && diagonals.size === 4;
 }
 
 /** The RGBA pixels of an image drawn over white; null when it cannot be decoded, is empty or has more than `maxPixels`. */
@@ -324,6 +357,8 @@ export function geometryBlanks(geo: PageGeometry, page: { number: number; width:
     if (b.kind === 'square') {
       if (opts.include_checkboxes === false) continue;
       if (writing.length) continue;
+      // a square frame around a ring is that radio button's border
+      if ((geo.circles ?? []).some((c) => area(c, b) > 0.6 * b.width * b.height)) continue;
       const label = text(wordsRight(words, b.y, b.y + b.height, b.x + b.width, 200 * u, u)) || text(wordsLeft(words, b.y, b.y + b.height, b.x, 200 * u, u));
       if (!label) continue;
       const inset = { x: b.x + b.width * 0.25, y: b.y + b.height * 0.25, width: b.width * 0.5, height: b.height * 0.5 };
@@ -390,7 +425,8 @@ function radios(geo: PageGeometry, page: { number: number }, words: Word[], boxe
       const reach = next && Math.abs(cy(next) - cy(c)) <= 3 * u ? next.x - (c.x + c.width) : 200 * u;
       return text(wordsRight(words, c.y, c.y + c.height, c.x + c.width, reach, u)) || text(wordsLeft(words, c.y, c.y + c.height, c.x, 60 * u, u));
     });
-    if (captions.some((t) => !t)) continue;
+    // one question, two options or more: a lone ring is a letter or a drawing (a lone radio button could never be cleared)
+    if (g.length < 2 || captions.some((t) => !t)) continue;
     const first = g[0]!;
     const row = g.length > 1 && Math.abs(cy(g[1]!) - cy(first)) <= 3 * u;
     const before = text(wordsLeft(words, first.y, first.y + first.height, first.x, 250 * u, u));
