@@ -313,8 +313,14 @@ function chosenOptions(options: string[], labels: string[], value: unknown): { k
   const unknown: string[] = [];
   for (const p of parts) {
     if (!p.trim()) continue;
-    const whole = groupIndex(options, labels, p);
-    const each = whole >= 0 ? [whole] : p.split(/\s*[,;]\s*|\s+(?:and|et|und|y|en)\s+|\s*&\s*/i).filter((x) => x.trim()).map((x) => [x, groupIndex(options, labels, x)] as const).map(([x, k]) => (k < 0 && unknown.push(x), k));
+    // each part of a list an option ("SQL Server and Oracle"), else the whole one ("Married, filing jointly")
+    const pieces = p.split(/\s*[,;&]\s*|\s+(?:and|et|und|y|en)\s+/i).filter((x) => x.trim());
+    let each = pieces.map((x) => groupIndex(options, labels, x));
+    if (each.some((k) => k < 0)) {
+      const whole = groupIndex(options, labels, p);
+      if (whole >= 0) each = [whole];
+      else pieces.forEach((x, i) => each[i]! < 0 && unknown.push(x));
+    }
     for (const k of each) if (k >= 0 && !ks.includes(k)) ks.push(k);
   }
   return { ks: ks.sort((a, b) => a - b), unknown };
