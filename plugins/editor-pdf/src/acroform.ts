@@ -317,7 +317,8 @@ function chosenOptions(options: string[], labels: string[], value: unknown): { k
     const pieces = p.split(/\s*[,;&]\s*|\s+(?:and|et|und|y|en)\s+/i).filter((x) => x.trim());
     let each = pieces.map((x) => groupIndex(options, labels, x));
     if (each.some((k) => k < 0)) {
-      const whole = groupIndex(options, labels, p);
+      // (the whole named exactly: a prefix of it would be its first part)
+      const whole = options.findIndex((o, i) => foldText(o) === foldText(p) || foldText(labels[i] ?? '') === foldText(p));
       if (whole >= 0) each = [whole];
       else pieces.forEach((x, i) => each[i]! < 0 && unknown.push(x));
     }

@@ -42,7 +42,9 @@ export function optionsFor(e: EditElement, value: unknown): string[] | null {
   for (const p of parts) {
     // each part of a list an option ("SQL Server and Oracle"), else the whole one ("Married, filing jointly")
     const each = p.split(/\s*[,;&]\s*|\s+(?:and|et|und|y|en)\s+/i).filter((x) => x.trim()).map((q) => optionFor(e, q));
-    const found = each.every((o) => o !== null) ? (each as string[]) : [optionFor(e, p)];
+    // (the whole named exactly: a prefix of it would be its first part)
+    const exact = (e.options ?? []).find((o, i) => fold(o).trim() === fold(p).trim() || fold(optionLabel(e, i)).trim() === fold(p).trim()) ?? null;
+    const found = each.every((o) => o !== null) ? (each as string[]) : [exact];
     if (found.some((o) => o === null)) return null;
     for (const o of found) chosen.add(o!);
   }
