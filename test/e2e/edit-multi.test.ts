@@ -40,19 +40,22 @@ async function surveyPdf(): Promise<Uint8Array> {
 describe('edit: "check all that apply" groups as multi-choice fields over HTTP', () => {
   let s: TestServer;
   let docId = '';
+  let detected: { job_id: string; elements: any[] };
 
+  // one detection, its job reused by every run (the runs fill from the elements it found)
   before(async () => {
     s = await startTestServer();
     docId = await uploadDone(s, 'survey.pdf', await surveyPdf());
+    const r = await s.json('/api/edit/detect', { method: 'POST', json: { document_id: docId } });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    detected = r.body;
   });
   after(async () => {
     await s?.close();
   });
 
   test('a group captioned "check all that apply" is one multi field; one captioned "check one" a single choice', async () => {
-    const r = await s.json('/api/edit/detect', { method: 'POST', json: { document_id: docId } });
-    assert.equal(r.status, 200, JSON.stringify(r.body));
-    const els = r.body.elements as any[];
+    const els = detected.elements;
     const db = els.find((e) => e.id === 'db');
     assert.ok(db, JSON.stringify(els.map((e) => e.id)));
     assert.equal(db.type, 'checkbox');
@@ -66,8 +69,7 @@ describe('edit: "check all that apply" groups as multi-choice fields over HTTP',
   });
 
   test('filled with several options by mapping: those boxes ticked, the others cleared, verified as a set', async () => {
-    const det = await s.json('/api/edit/detect', { method: 'POST', json: { document_id: docId } });
-    const run = await s.json('/api/edit/run', { method: 'POST', json: { edit_job_id: det.body.job_id, mappings: [{ elementId: 'db', value: ['PostgreSQL', 'SQL Server'] }, { elementId: 'size', value: 'Medium' }], verify: true } });
+    const run = await s.json('/api/edit/run', { method: 'POST', json: { edit_job_id: detected.job_id, mappings: [{ elementId: 'db', value: ['PostgreSQL', 'SQL Server'] }, { elementId: 'size', value: 'Medium' }], verify: true } });
     assert.equal(run.status, 200, JSON.stringify(run.body));
     const v = await readBack(run.body.output_file_url);
     assert.deepEqual([0, 1, 2, 3, 4].map((k) => v[`db[${k}]`]), [true, false, true, false, false]);
@@ -76,14 +78,14 @@ describe('edit: "check all that apply" groups as multi-choice fields over HTTP',
   });
 
   test('filled by instruction: "databases: SQL Server and Oracle" ticks both', async () => {
-    const run = await s.json('/api/edit/run', { method: 'POST', json: { document_id: docId, instructions: 'Company: Acme. Databases: SQL Server and Oracle.', verify: true } });
+    const run = await s.json('/api/edit/run', { method: 'POST', json: { edit_job_id: detected.job_id, instructions: 'Company: Acme. Databases: SQL Server and Oracle.', verify: true } });
     assert.equal(run.status, 200, JSON.stringify(run.body));
     const v = await readBack(run.body.output_file_url);
     assert.equal(v.company, 'Acme');
     assert.deepEqual([0, 1, 2, 3, 4].map((k) => v[`db[${k}]`]), [true, true, false, false, false]);
     assert.equal(run.body.verification_result.pass, true, JSON.stringify(run.body.verification_result));
 
-    const ticks = await s.json('/api/edit/run', { method: 'POST', json: { document_id: docId, instructions: 'Check MySQL and SQLite.', verify: true } });
+    const ticks = await s.json('/api/edit/run', { method: 'POST', json: { edit_job_id: detected.job_id, instructions: 'Check MySQL and SQLite.', verify: true } });
     assert.equal(ticks.status, 200, JSON.stringify(ticks.body));
     const t = await readBack(ticks.body.output_file_url);
     assert.deepEqual([0, 1, 2, 3, 4].map((k) => t[`db[${k}]`]), [false, false, false, true, true]);
@@ -91,8 +93,7 @@ describe('edit: "check all that apply" groups as multi-choice fields over HTTP',
   });
 
   test('a value naming an option the group does not have is refused with a warning, nothing ticked', async () => {
-    const det = await s.json('/api/edit/detect', { method: 'POST', json: { document_id: docId } });
-    const run = await s.json('/api/edit/run', { method: 'POST', json: { edit_job_id: det.body.job_id, mappings: [{ elementId: 'db', value: 'Oracle, DB2' }], verify: true } });
+    const run = await s.json('/api/edit/run', { method: 'POST', json: { edit_job_id: detected.job_id, mappings: [{ elementId: 'db', value: 'Oracle, DB2' }], verify: true } });
     assert.equal(run.status, 200, JSON.stringify(run.body));
     const v = await readBack(run.body.output_file_url);
     assert.deepEqual([0, 1, 2, 3, 4].map((k) => v[`db[${k}]`]), [false, false, false, false, false]);
