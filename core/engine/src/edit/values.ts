@@ -69,7 +69,7 @@ export function fitValue(e: EditElement, stated: string | boolean): Fitted | nul
     if (all?.length) return { value: all.join(', ') };
     // the parts that name an option ("Earth, Mars and Pluto" where Pluto is none)
     const chosen = stated.split(/\s*[,;&]\s*|\s+(?:and|et|und|y|en)\s+/i).map((p) => optionFor(e, p)).filter((o): o is string => o !== null);
-    return chosen.length ? { value: [...new Set(chosen)].join(', '), } : null;
+    return chosen.length ? { value: [...new Set(chosen)].join(', ') } : null;
   }
   if (e.type === 'checkbox') {
     if (typeof stated === 'boolean') return { value: stated };
