@@ -227,7 +227,36 @@ function groupOptions(members: EditElement[]): { options: string[]; labels: stri
   return { options: members.map((m) => optionOf(m.field_name ?? m.id)), labels: members.map((m) => m.label) };
 }
 
-/** The checkboxes of each group as one choice element (type radio) with their captions as options, at the first box's place. */
+/**
+ * A caption that lets several options be ticked ("check all that apply", "select one or more", "plusieurs
+ * réponses possibles", "Mehrfachnennung möglich", "marque todas las que correspondan") or only one.
+ */
+const MANY = /\b(?:all that apply|(?:check|tick|mark|select|choose|circle)\s+(?:all|any|as many|each)\b|one or more|more than one (?:answer|option|box)|multiple (?:answers|choices|selections)|several answers)|plusieurs r[ée]ponses|toutes? celles? qui|mehrfach(?:nennung|auswahl)|mehrere antworten|alle zutreffenden|todas las que|varias respuestas|meerdere antwoorden|alles wat van toepassing/iu;
+const ONE = /\b(?:(?:check|tick|mark|select|choose|circle)\s+(?:only\s+)?one\b|only one\b|one only\b|one box\b)|une seule|nur eine|sólo una|solo una|slechts één/iu;
+
+/**
+ * Whether a group of checkboxes takes several ticks: its caption (tooltip, label, or the line of words just
+ * above the group or left of its first box) says so, or more than one of its boxes is ticked already; a
+ * caption asking for one keeps it a single choice, as does silence (filing status, contact preference).
+ */
+function manyAllowed(members: EditElement[], label: string, tip: string | undefined, words: Word[]): boolean {
+  const box = union(members.map((m) => m.bbox));
+  const near = words.filter((w) => {
+    const bottom = w.bbox.y + w.bbox.height;
+    const aboveIt = bottom <= box.y + 2 && box.y - bottom <= 40 && w.bbox.x < box.x + box.width + 250 && w.bbox.x + w.bbox.width > box.x - 250;
+    const leftOf = w.bbox.y < members[0]!.bbox.y + members[0]!.bbox.height && bottom > members[0]!.bbox.y && w.bbox.x + w.bbox.width <= box.x + 2 && box.x - w.bbox.x <= 400;
+    return aboveIt || leftOf;
+  });
+  const caption = [tip ?? '', label, near.map((w) => w.text).join(' ')].join(' \n ').replace(/\s+/g, ' ');
+  if (MANY.test(caption)) return true;
+  if (ONE.test(caption)) return false;
+  return members.filter((m) => m.checked).length > 1;
+}
+
+/**
+ * The checkboxes of each group as one element at the first box's place, with their captions as options: a
+ * single choice (type radio), or a multi choice (type checkbox, `multi`) when several may be ticked.
+ */
 function groupElements(doc: PDFDocument, fields: PDFField[], out: EditElement[], wordsByPage: Map<number, Word[]>, boxesByPage: Map<number, BBox[]>): EditElement[] {
   const groups = checkboxGroups(fields);
   if (!groups.length) return out;
@@ -244,7 +273,10 @@ function groupElements(doc: PDFDocument, fields: PDFField[], out: EditElement[],
     const printed = nearestLabel(members[0]!.bbox, (wordsByPage.get(page) ?? []).filter((w) => !labels.some((l) => l && l.split(/\s+/).includes(w.text))), { prefer: 'left', others: boxesByPage.get(page) ?? [] });
     const label = (tip && /\p{L}{2}/u.test(tip) ? tip : '') || printed || humanName(g.name) || g.name;
     const chosen = members.findIndex((m) => m.checked);
-    const el: EditElement = { id: g.name, field_name: g.name, type: 'radio', label, page, bbox, required: members.some((m) => m.required), options, option_labels: labels, current_value: chosen >= 0 ? options[chosen]! : '', source: 'acroform' };
+    const common = { id: g.name, field_name: g.name, label, page, bbox, required: members.some((m) => m.required), options, option_labels: labels, source: 'acroform' as const };
+    const el: EditElement = manyAllowed(members, label, tip, wordsByPage.get(page) ?? [])
+      ? { ...common, type: 'checkbox', multi: true, checked: chosen >= 0, current_value: options.filter((_, k) => members[k]!.checked).join(', ') }
+      : { ...common, type: 'radio', current_value: chosen >= 0 ? options[chosen]! : '' };
     members.forEach((m, k) => grouped.set(m.field_name ?? m.id, k === 0 ? el : (null as never)));
   }
   const res: EditElement[] = [];
@@ -267,6 +299,32 @@ function groupIndex(options: string[], labels: string[], value: string): number 
     if (pre.length === 1) k = pre[0]!;
   }
   return k;
+}
+
+/**
+ * The options of a multi-choice group a value names: a list (an array, or a text cut at commas, semicolons and
+ * "and" where the whole does not name one option); `unknown` holds the parts that name none. An empty value
+ * (or false) names none: every box cleared.
+ */
+function chosenOptions(options: string[], labels: string[], value: unknown): { ks: number[]; unknown: string[] } {
+  if (value === false || value === null || value === undefined) return { ks: [], unknown: [] };
+  const parts = Array.isArray(value) ? value.map(String) : [String(value)];
+  const ks: number[] = [];
+  const unknown: string[] = [];
+  for (const p of parts) {
+    if (!p.trim()) continue;
+    // each part of a list an option ("SQL Server and Oracle"), else the whole one ("Married, filing jointly")
+    const pieces = p.split(/\s*[,;&]\s*|\s+(?:and|et|und|y|en)\s+/i).filter((x) => x.trim());
+    let each = pieces.map((x) => groupIndex(options, labels, x));
+    if (each.some((k) => k < 0)) {
+      // (the whole named exactly: a prefix of it would be its first part)
+      const whole = options.findIndex((o, i) => foldText(o) === foldText(p) || foldText(labels[i] ?? '') === foldText(p));
+      if (whole >= 0) each = [whole];
+      else pieces.forEach((x, i) => each[i]! < 0 && unknown.push(x));
+    }
+    for (const k of each) if (k >= 0 && !ks.includes(k)) ks.push(k);
+  }
+  return { ks: ks.sort((a, b) => a - b), unknown };
 }
 
 /** The values of the form's fields by name (for verification): text, checked state, chosen options. */
@@ -362,15 +420,15 @@ export async function fillFields(doc: PDFDocument, values: EditFillValue[], opts
     const name = element.field_name ?? element.id;
     const members = groups.get(name);
     if (members && !form.getFieldMaybe(name)) {
-      // a group of checkboxes: the box of the option named is ticked, the others cleared
+      // a group of checkboxes: the box of the option named is ticked (each named one, in a multi choice), the others cleared
       const options = members.map((m) => optionOf(m.getName()));
-      const k = typeof value === 'string' ? groupIndex(options, element.option_labels ?? [], value) : -1;
-      if (k < 0) {
-        warnings.push(`${element.label || element.id}: "${String(value)}" is not one of ${(element.option_labels?.some(Boolean) ? element.option_labels : options)!.join(', ')}`);
+      const named = element.multi ? chosenOptions(options, element.option_labels ?? [], value) : { ks: typeof value === 'string' ? [groupIndex(options, element.option_labels ?? [], value)].filter((k) => k >= 0) : [], unknown: typeof value === 'string' ? [] : [String(value)] };
+      if ((!element.multi && !named.ks.length) || named.unknown.length) {
+        warnings.push(`${element.label || element.id}: "${named.unknown.length ? named.unknown.join(', ') : String(value)}" is not one of ${(element.option_labels?.some(Boolean) ? element.option_labels : options)!.join(', ')}`);
         continue;
       }
-      members.forEach((m, i) => (i === k ? m.check() : m.uncheck()));
-      applied.push({ id: element.id, value: options[k]! });
+      members.forEach((m, i) => (named.ks.includes(i) ? m.check() : m.uncheck()));
+      applied.push({ id: element.id, value: named.ks.map((k) => options[k]!).join(', ') });
       continue;
     }
     const field = form.getFieldMaybe(name);

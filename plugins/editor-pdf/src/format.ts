@@ -43,8 +43,9 @@ export function truthy(v: unknown): boolean {
 
 /** The value to write into an element. `raw` skips formatting (the mapping's `formatted: true`). */
 export function formatValue(el: EditElement, value: unknown, raw = false): Formatted {
+  // a multi choice (a list box, a "check all that apply" group): the options named, as a list
+  if (el.multi && (el.type === 'dropdown' || el.type === 'checkbox')) return { value: Array.isArray(value) ? value.map(String) : String(value ?? '').split(/\s*[,;]\s*/).filter(Boolean) };
   if (el.type === 'checkbox') return { value: truthy(value) };
-  if (el.type === 'dropdown' && el.multi) return { value: Array.isArray(value) ? value.map(String) : String(value ?? '').split(/\s*[,;]\s*/).filter(Boolean) };
   let text = Array.isArray(value) ? value.map(String).join(', ') : String(value ?? '');
   let warning: string | undefined;
   if (!raw && el.type === 'date_field' && text) {

@@ -27,10 +27,14 @@ export interface PageGeometry {
   ink(box: BBox): number;
   /** layout units per point (an image's layout is in pixels) */
   unit?: number;
-  /** small rings (radio buttons) in page points */
-  circles?: BBox[];
+  /** small rings (radio buttons) in page points; `disc`: a filled one (a chosen button, or a button drawn with a background) */
+  circles?: (BBox & { disc?: boolean })[];
+  /** how far the colour of a disc's rim is from that of its middle (0 to 441: RGB distance) */
+  rim?(box: BBox): number;
   /** ruling lines of the page read at a higher resolution (page points): small squares the first reading lost */
   fineRules?: Rule[];
+  /** whether the ink inside a box (page points) is one down-pointing arrow: a filled triangle or a chevron, centred */
+  arrow?(box: BBox): boolean;
 }
 
 /** pixels looked at by the ring search at most (a larger page is searched for rules only) */
@@ -41,14 +45,14 @@ const MAX_RING_PIXELS = 12_000_000;
  * about square, 5 to 24 points wide, whose pixels lie on the ellipse the box holds (few at its corners or
  * centre) and go all round it. Letters (an "O") are told apart later by the words over them.
  */
-function rings(data: Uint8ClampedArray, w: number, h: number, sx: number, sy: number, unit: number): BBox[] {
+function rings(data: Uint8ClampedArray, w: number, h: number, sx: number, sy: number, unit: number): (BBox & { disc?: boolean })[] {
   if (w * h > MAX_RING_PIXELS) return [];
   const minPx = Math.max(6, Math.round((5 * unit) / sx)), maxPx = Math.round((24 * unit) / sx);
   const dark = new Uint8Array(w * h);
   for (let i = 0, p = 0; i < w * h; i++, p += 4) dark[i] = (data[p]! * 299 + data[p + 1]! * 587 + data[p + 2]! * 114) / 1000 < 200 ? 1 : 0;
   const seen = new Uint8Array(w * h);
   const stack = new Int32Array(w * h);
-  const out: BBox[] = [];
+  const out: (BBox & { disc?: boolean })[] = [];
   const pixels: number[] = [];
   for (let start = 0; start < w * h; start++) {
     if (!dark[start] || seen[start]) continue;
@@ -85,11 +89,12 @@ function rings(data: Uint8ClampedArray, w: number, h: number, sx: number, sy: nu
     const bw = x1 - x0 + 1, bh = y1 - y0 + 1;
     if (bw < minPx || bh < minPx || bw > maxPx || bh > maxPx || Math.abs(bw - bh) > Math.max(2, 0.2 * Math.max(bw, bh))) continue;
     const cx = (x0 + x1) / 2, cy = (y0 + y1) / 2, rx = bw / 2, ry = bh / 2;
-    let onRing = 0;
+    let onRing = 0, outside = 0;
     const bins = new Set<number>();
     for (const i of pixels) {
       const x = i % w, y = (i - x) / w;
       const r = Math.hypot((x - cx) / rx, (y - cy) / ry);
+      if (r > 1.15) outside++;
       if (r >= 0.6 && r <= 1.2) {
         onRing++;
         bins.add(Math.floor(((Math.atan2(y - cy, x - cx) + Math.PI) / (2 * Math.PI)) * 16) % 16);
@@ -97,11 +102,47 @@ function rings(data: Uint8ClampedArray, w: number, h: number, sx: number, sy: nu
     }
     // a ring, not a disc or a square: its pixels on the ellipse, all round it, and its middle empty
     const ringArea = Math.PI * rx * ry * (1.2 * 1.2 - 0.6 * 0.6);
-    if (onRing < 0.9 * pixels.length || bins.size < 15 || pixels.length > 0.8 * ringArea) continue;
-    out.push({ x: x0 * sx, y: y0 * sy, width: bw * sx, height: bh * sy });
+    const ring = (onRing >= 0.9 * pixels.length && bins.size >= 15 && pixels.length <= 0.8 * ringArea) || framedRing(pixels, w, x0, y0, bw, bh);
+    // a disc: the ellipse filled, nothing outside it
+    const disc = !ring && pixels.length >= 0.8 * Math.PI * rx * ry && outside <= 0.03 * pixels.length && bins.size >= 15;
+    if (!ring && !disc) continue;
+    out.push({ x: x0 * sx, y: y0 * sy, width: bw * sx, height: bh * sy, ...(disc ? { disc: true } : {}) });
     if (out.length > 2000) break;
   }
   return out;
+}
+
+/**
+ * A ring drawn inside a square frame that it touches (some generators draw a radio button's border as a square
+ * around its circle): the frame's four sides drawn nearly whole, and the pixels off the frame on the
+ * inscribed ellipse, all round it (the four diagonal arcs where ring and frame part), the middle and the
+ * corners between them empty. A ticked or crossed square has ink in its middle; an empty one has no ring.
+ */
+function framedRing(pixels: number[], w: number, x0: number, y0: number, bw: number, bh: number): boolean {
+  if (bw < 12 || bh < 12) return false;
+  const edge = Math.max(1, Math.round(0.08 * Math.max(bw, bh)));
+  const x1 = x0 + bw - 1, y1 = y0 + bh - 1;
+  const sides = [new Set<number>(), new Set<number>(), new Set<number>(), new Set<number>()];
+  const cx = x0 + (bw - 1) / 2, cy = y0 + (bh - 1) / 2, rx = bw / 2, ry = bh / 2;
+  let off = 0, onRing = 0;
+  const diagonals = new Set<number>();
+  for (const i of pixels) {
+    const x = i % w, y = (i - x) / w;
+    if (y - y0 < edge) sides[0]!.add(x);
+    if (y1 - y < edge) sides[1]!.add(x);
+    if (x - x0 < edge) sides[2]!.add(y);
+    if (x1 - x < edge) sides[3]!.add(y);
+    if (x - x0 < edge || x1 - x < edge || y - y0 < edge || y1 - y < edge) continue;
+    off++;
+    const r = Math.hypot((x - cx) / rx, (y - cy) / ry);
+    if (r < 0.7 || r > 1.1) continue;
+    onRing++;
+    // the arcs at 45°, 135°, 225° and 315°, away from where the ring touches the frame
+    const a = ((Math.atan2(y - cy, x - cx) * 180) / Math.PI + 360) % 360;
+    for (const d of [45, 135, 225, 315]) if (Math.abs(a - d) < 20) diagonals.add(d);
+  }
+  const whole = sides.every((side, k) => side.size >= 0.85 * (k < 2 ? bw : bh));
+  return whole && off >= 8 && onRing >= 0.9 * off && diagonals.size === 4;
 }
 
 /** The RGBA pixels of an image drawn over white; null when it cannot be decoded, is empty or has more than `maxPixels`. */
@@ -145,12 +186,77 @@ export async function pageGeometry(image: Buffer, pageW: number, pageH: number, 
       }
     return all ? dark / all : 0;
   };
+  const rim = (b: BBox) => {
+    const cx = (b.x + b.width / 2) / sx, cy = (b.y + b.height / 2) / sy, rx = b.width / 2 / sx, ry = b.height / 2 / sy;
+    const sums = [[0, 0, 0, 0], [0, 0, 0, 0]];
+    for (let y = Math.max(0, Math.floor(cy - ry)); y < Math.min(h, Math.ceil(cy + ry)); y++)
+      for (let x = Math.max(0, Math.floor(cx - rx)); x < Math.min(w, Math.ceil(cx + rx)); x++) {
+        const r = Math.hypot((x + 0.5 - cx) / rx, (y + 0.5 - cy) / ry);
+        const k = r <= 0.45 ? 0 : r >= 0.8 && r <= 0.95 ? 1 : -1;
+        if (k < 0) continue;
+        const p = (y * w + x) * 4;
+        sums[k]![0]! += data[p]!;
+        sums[k]![1]! += data[p + 1]!;
+        sums[k]![2]! += data[p + 2]!;
+        sums[k]![3]!++;
+      }
+    const [a, c] = sums as [number[], number[]];
+    if (!a[3] || !c[3]) return 0;
+    return Math.hypot(a[0]! / a[3]! - c[0]! / c[3]!, a[1]! / a[3]! - c[1]! / c[3]!, a[2]! / a[3]! - c[2]! / c[3]!);
+  };
+  const arrow = (b: BBox) => downArrow(data, w, h, { x0: Math.max(0, Math.floor(b.x / sx)), x1: Math.min(w, Math.ceil((b.x + b.width) / sx)), y0: Math.max(0, Math.floor(b.y / sy)), y1: Math.min(h, Math.ceil((b.y + b.height) / sy)) });
   const finer = fine ? await fineShapes(fine, pageW, pageH, unit) : null;
-  return { rules, ink, circles: finer?.circles ?? rings(data, w, h, sx, sy, unit), ...(finer ? { fineRules: finer.rules } : {}) };
+  return { rules, ink, arrow, rim, circles: finer?.circles ?? rings(data, w, h, sx, sy, unit), ...(finer ? { fineRules: finer.rules } : {}) };
+}
+
+/**
+ * Whether the dark pixels of a zone (pixel bounds, end exclusive) make one down-pointing arrow: a filled
+ * triangle (▼) or a chevron (⌄), as a dropdown's button shows. Their extent is wider than tall (up to four
+ * times), centred in the zone; each row's extent is no wider than the row above it, the top row nearly the
+ * whole width and the bottom row at most half of it, every row centred on the same axis. A letter "V" passes
+ * too: words over the zone tell it apart.
+ */
+function downArrow(data: Uint8ClampedArray, w: number, _h: number, z: { x0: number; x1: number; y0: number; y1: number }): boolean {
+  const rows = new Map<number, { min: number; max: number }>();
+  let x0 = Infinity, x1 = -1, y0 = Infinity, y1 = -1, n = 0;
+  for (let y = z.y0; y < z.y1; y++)
+    for (let x = z.x0; x < z.x1; x++) {
+      const p = (y * w + x) * 4;
+      if ((data[p]! * 299 + data[p + 1]! * 587 + data[p + 2]! * 114) / 1000 >= 160) continue;
+      n++;
+      const r = rows.get(y);
+      if (r) {
+        if (x < r.min) r.min = x;
+        if (x > r.max) r.max = x;
+      } else rows.set(y, { min: x, max: x });
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      if (y > y1) y1 = y;
+    }
+  if (n < 6) return false;
+  const aw = x1 - x0 + 1, ah = y1 - y0 + 1;
+  if (aw < 4 || ah < 2 || aw < ah * 0.9 || aw > ah * 4.5) return false;
+  const zw = z.x1 - z.x0, zh = z.y1 - z.y0;
+  if (aw > 0.85 * zw || ah > 0.85 * zh) return false;
+  const mid = (x0 + x1) / 2;
+  if (Math.abs(mid - (z.x0 + z.x1 - 1) / 2) > 0.25 * zw || Math.abs((y0 + y1) / 2 - (z.y0 + z.y1 - 1) / 2) > 0.3 * zh) return false;
+  let prev = Infinity;
+  for (let y = y0; y <= y1; y++) {
+    const r = rows.get(y);
+    // a gap inside the shape: two marks, not one arrow
+    if (!r) return false;
+    const ext = r.max - r.min + 1;
+    // (a stroke's end is drawn a little wider than the row above it)
+    if (ext > prev + Math.max(2, 0.12 * aw) || Math.abs((r.min + r.max) / 2 - mid) > 1 + 0.1 * aw) return false;
+    prev = ext;
+  }
+  const top = rows.get(y0)!, bottom = rows.get(y1)!;
+  return top.max - top.min + 1 >= 0.7 * aw && bottom.max - bottom.min + 1 <= 0.5 * aw;
 }
 
 /** Rules and rings of the page read at a higher resolution (same page size in points); null when it cannot be decoded or is too large. */
-async function fineShapes(image: Buffer, pageW: number, pageH: number, unit: number): Promise<{ rules: Rule[]; circles: BBox[] } | null> {
+async function fineShapes(image: Buffer, pageW: number, pageH: number, unit: number): Promise<{ rules: Rule[]; circles: (BBox & { disc?: boolean })[] } | null> {
   const px = await decodeOnWhite(image, MAX_RING_PIXELS);
   if (!px) return null;
   const { data, w, h } = px;
@@ -170,7 +276,7 @@ const inside = (w: Word, b: BBox) => {
   return c.x >= b.x && c.x <= b.x + b.width && c.y >= b.y && c.y <= b.y + b.height;
 };
 /** words that are marks rather than writing: underscores, box glyphs, ticks, stray OCR specks, the "+", "=" or currency sign a table cell starts with */
-const MARK = /^[_\-–—.·|[\]()☐□◻❏☒☑■▣⊠✓✔xX×oO0+=$€£%]{1,2}$|^_+$/u;
+const MARK = /^[_\-–—.·|[\]()☐□◻❏☒☑■▣⊠✓✔xX×oO0+=$€£%▼▾⌄∨˅⏷]{1,2}$|^_+$/u;
 
 /** A run of words ending nearest to `x` on the band [top, bottom] (left of x), back to a wide gap. */
 function wordsLeft(words: Word[], top: number, bottom: number, x: number, reach: number, u: number): Word[] {
@@ -307,10 +413,15 @@ export function geometryBlanks(geo: PageGeometry, page: { number: number; width:
   const words = page.words.filter((w) => w.text.trim());
   const coarse = rectangles(geo.rules, u).filter((b) => b.width < page.width * 0.9 || b.height < page.height * 0.5);
   // small squares only the finer reading shows (thin or light grey lines), where no shape was found
-  const fine = geo.fineRules ? rectangles(geo.fineRules, u).filter((b) => b.kind === 'square' && !coarse.some((o) => area(o, b) > 0.3 * b.width * b.height)) : [];
-  const boxes = [...coarse, ...fine];
-  const lines = underlines(geo.rules, boxes, u);
-  const out: Omit<EditElement, 'id'>[] = radios(geo, page, words, boxes, u);
+  const fineShapes = geo.fineRules ? rectangles(geo.fineRules, u).filter((b) => !coarse.some((o) => area(o, b) > 0.3 * b.width * b.height)) : [];
+  const fine = fineShapes.filter((b) => b.kind === 'square');
+  const all = [...coarse, ...fine];
+  const lines = underlines(geo.rules, all, u);
+  const out: Omit<EditElement, 'id'>[] = radios(geo, page, words, all, u);
+  // (a dropdown's thin grey frame may show at the finer reading only)
+  const drops = dropdowns(geo, page, words, [...coarse, ...fineShapes], u);
+  out.push(...drops.found);
+  const boxes = all.filter((b) => !drops.used.has(b));
   for (const b of [...boxes, ...lines]) {
     // writing over the shape (not marks): a word's box sharing a fifth of its area or of the shape's (the
     // strokes of large letters make small boxes of their own, covered by their word)
@@ -324,6 +435,8 @@ export function geometryBlanks(geo: PageGeometry, page: { number: number; width:
     if (b.kind === 'square') {
       if (opts.include_checkboxes === false) continue;
       if (writing.length) continue;
+      // a square frame around a ring is that radio button's border
+      if ((geo.circles ?? []).some((c) => area(c, b) > 0.6 * b.width * b.height)) continue;
       const label = text(wordsRight(words, b.y, b.y + b.height, b.x + b.width, 200 * u, u)) || text(wordsLeft(words, b.y, b.y + b.height, b.x, 200 * u, u));
       if (!label) continue;
       const inset = { x: b.x + b.width * 0.25, y: b.y + b.height * 0.25, width: b.width * 0.5, height: b.height * 0.5 };
@@ -363,21 +476,66 @@ export function geometryBlanks(geo: PageGeometry, page: { number: number; width:
 }
 
 /**
+ * Dropdowns of a flat page: a box whose right end holds a down arrow (a triangle or a chevron), or a box
+ * with a separate arrow cell at its right end (the narrow last cell of a row of two, the arrow in it). The
+ * dropdown's box is the part left of the arrow, where its value is written; what is written there is its
+ * current value. Its options are not printed: any value is written as text. Labelled as a box is.
+ */
+function dropdowns(geo: PageGeometry, page: { number: number }, words: Word[], boxes: Box[], u: number): { found: Omit<EditElement, 'id'>[]; used: Set<Box> } {
+  const used = new Set<Box>();
+  const found: Omit<EditElement, 'id'>[] = [];
+  if (!geo.arrow) return { found, used };
+  const TOL = BASE_TOL * u;
+  // the zone an arrow is looked for in: the inside of a cell, clear of its frame
+  const zone = (x0: number, x1: number, b: BBox) => ({ x: x0 + 0.12 * (x1 - x0), y: b.y + 0.18 * b.height, width: 0.76 * (x1 - x0), height: 0.64 * b.height });
+  const wordIn = (z: BBox) => words.some((w) => !MARK.test(w.text) && area(w.bbox, z) > 0.3 * w.bbox.width * w.bbox.height);
+  for (const b of boxes) {
+    if (used.has(b) || b.comb || b.height < 8 * u || b.height > 40 * u) continue;
+    let field: BBox | null = null;
+    let cellLeft: Box | undefined;
+    // a separate arrow cell: this narrow cell, the wide cell of the same row left of it
+    if (b.width <= 1.6 * b.height) {
+      const left = boxes.find((o) => o !== b && !used.has(o) && Math.abs(o.y - b.y) <= TOL && Math.abs(o.height - b.height) <= TOL && Math.abs(o.x + o.width - b.x) <= TOL && o.width >= 2 * b.width);
+      if (left && geo.arrow(zone(b.x, b.x + b.width, b)) && !wordIn(b)) {
+        field = left;
+        cellLeft = left;
+      }
+    }
+    // the arrow inside the box's right end
+    if (!field && b.kind === 'box' && b.width >= 3 * b.height) {
+      const side = Math.min(b.height * 1.2, b.width / 3);
+      const z = zone(b.x + b.width - side, b.x + b.width, b);
+      if (geo.arrow(z) && !wordIn(z)) field = { x: b.x, y: b.y, width: b.width - side, height: b.height };
+    }
+    if (!field) continue;
+    used.add(b);
+    if (cellLeft) used.add(cellLeft);
+    const label = text(wordsLeft(words, field.y, field.y + field.height, field.x, 250 * u, u)) || text(wordsNear(words, field, -1, 30 * u, u));
+    if (!label) continue;
+    const value = text(words.filter((w) => !MARK.test(w.text) && area(w.bbox, field!) > 0.5 * w.bbox.width * w.bbox.height).sort((p, q) => p.bbox.x - q.bbox.x));
+    found.push({ type: 'dropdown', label, page: page.number, bbox: { x: r1(field.x), y: r1(field.y), width: r1(field.width), height: r1(field.height) }, current_value: value, source: 'blank' });
+  }
+  return { found, used };
+}
+
+/**
  * Radio buttons of a flat page: the rings no word covers (an "O" is a letter) and no box holds, each with its
  * caption (right of it, else left); rings on one line close together, or stacked in one column, are one
  * question whose options are their captions, named by the words left of (or above) the first ring.
  */
 function radios(geo: PageGeometry, page: { number: number }, words: Word[], boxes: Box[], u: number): Omit<EditElement, 'id'>[] {
-  const found = (geo.circles ?? []).filter((c) => !words.some((w) => area(w.bbox, c) > 0.3 * c.width * c.height) && !boxes.some((b) => b.kind !== 'square' && area(b, c) > 0.8 * c.width * c.height && b.width > c.width * 3));
+  const circles = geo.circles ?? [];
+  // (a disc inside a ring is that ring's mark)
+  const found: (BBox & { disc?: boolean })[] = circles.filter((c) => !(c.disc && circles.some((o) => !o.disc && area(o, c) > 0.8 * c.width * c.height)) && !words.some((w) => area(w.bbox, c) > 0.3 * c.width * c.height) && !boxes.some((b) => b.kind !== 'square' && area(b, c) > 0.8 * c.width * c.height && b.width > c.width * 3));
   if (!found.length) return [];
   const cy = (b: BBox) => b.y + b.height / 2, cx = (b: BBox) => b.x + b.width / 2;
   found.sort((a, b) => a.y - b.y || a.x - b.x);
-  const groups: BBox[][] = [];
+  const groups: (BBox & { disc?: boolean })[][] = [];
   for (const c of found) {
     const g = groups.find((gr) => {
       const last = gr[gr.length - 1]!;
       const row = Math.abs(cy(last) - cy(c)) <= 3 * u && c.x > last.x && c.x - last.x < 220 * u && gr.every((o) => Math.abs(cy(o) - cy(c)) <= 3 * u);
-      const col = Math.abs(cx(last) - cx(c)) <= 3 * u && c.y > last.y && c.y - last.y < 30 * u && gr.every((o) => Math.abs(cx(o) - cx(c)) <= 3 * u);
+      const col = Math.abs(cx(last) - cx(c)) <= 3 * u && c.y > last.y && c.y - last.y < Math.max(30 * u, 3 * c.height) && gr.every((o) => Math.abs(cx(o) - cx(c)) <= 3 * u);
       return row || col;
     });
     if (g) g.push(c);
@@ -390,12 +548,18 @@ function radios(geo: PageGeometry, page: { number: number }, words: Word[], boxe
       const reach = next && Math.abs(cy(next) - cy(c)) <= 3 * u ? next.x - (c.x + c.width) : 200 * u;
       return text(wordsRight(words, c.y, c.y + c.height, c.x + c.width, reach, u)) || text(wordsLeft(words, c.y, c.y + c.height, c.x, 60 * u, u));
     });
-    if (captions.some((t) => !t)) continue;
+    // one question, two options or more: a lone ring is a letter or a drawing (a lone radio button could never be cleared)
+    if (g.length < 2 || captions.some((t) => !t)) continue;
+    // discs are buttons beside a ring (● Yes ○ No: the chosen one), or each drawn 12 points wide at least with a
+    // rim of another colour (a button with a background); discs alone are bullets, dots or bold letters
+    const buttons = (c: BBox & { disc?: boolean }) => !c.disc || (c.width >= 12 * u && (geo.rim?.(c) ?? 0) > 60);
+    if (!g.some((c) => !c.disc) && !g.every(buttons)) continue;
     const first = g[0]!;
     const row = g.length > 1 && Math.abs(cy(g[1]!) - cy(first)) <= 3 * u;
     const before = text(wordsLeft(words, first.y, first.y + first.height, first.x, 250 * u, u));
     const label = (before && before !== captions[0] ? before : '') || (!row || g.length === 1 ? text(wordsNear(words, { ...first, width: first.width * 6 }, -1, 30 * u, u)) : '') || captions.join(' / ');
-    const chosen = g.findIndex((c) => geo.ink({ x: c.x + c.width * 0.3, y: c.y + c.height * 0.3, width: c.width * 0.4, height: c.height * 0.4 }) > 0.3);
+    // (a disc with a rim of its own colour is a button's background, not a mark)
+    const chosen = g.findIndex((c) => !(c.disc && (geo.rim?.(c) ?? 0) > 60) && geo.ink({ x: c.x + c.width * 0.3, y: c.y + c.height * 0.3, width: c.width * 0.4, height: c.height * 0.4 }) > 0.3);
     const x0 = Math.min(...g.map((c) => c.x)), y0 = Math.min(...g.map((c) => c.y));
     const x1 = Math.max(...g.map((c) => c.x + c.width)), y1 = Math.max(...g.map((c) => c.y + c.height));
     out.push({

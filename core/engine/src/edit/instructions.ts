@@ -8,7 +8,7 @@
 import type { EditElement, LlmPlugin } from '@quire/core';
 import { scanDates } from '@quire/fields';
 import { bestElement, fold, rankElements } from './match.js';
-import { fitValue, optionFor } from './values.js';
+import { fitValue, multiChoice, optionFor } from './values.js';
 import type { Vocabulary } from './match.js';
 
 export interface Derived {
@@ -79,7 +79,7 @@ function clausesOf(sentence: string, elements: EditElement[], vocab: Vocabulary)
 
 /** "Planets: Earth, Mars": a value that continues a list of options of one multi-choice element. */
 function multiOption(previous: string, part: string, elements: EditElement[]): boolean {
-  return elements.some((e) => e.type === 'dropdown' && e.multi && optionFor(e, part) !== null && previous.split(/[\s,:]+/).some((w) => optionFor(e, w) !== null));
+  return elements.some((e) => multiChoice(e) && optionFor(e, part) !== null && previous.split(/[\s,:]+/).some((w) => optionFor(e, w) !== null));
 }
 
 /** Statements of the instructions, in order; with the form's elements, clauses are cut where they name one. */
@@ -156,13 +156,28 @@ export function applyOffline(instructions: string, elements: EditElement[], voca
   const give = (e: EditElement, stated: string | boolean, why: string, confidence: number) => {
     const fit = fitValue(e, stated);
     if (!fit) return false;
+    // a multi choice named again ("check SQL Server. Check Oracle too"): its options gathered
+    const before = multiChoice(e) ? out.find((d) => d.elementId === e.id) : undefined;
+    if (before) {
+      const joined = fitValue(e, `${String(before.value)}, ${String(fit.value)}`);
+      if (joined) before.value = joined.value;
+      before.reasoning += `; ${why}`;
+      return true;
+    }
     taken.add(e.id);
     out.push({ elementId: e.id, value: fit.value, reasoning: fit.note ? `${why} (${fit.note})` : why, confidence });
     return true;
   };
   for (const s of statements(instructions, elements, vocab)) {
     if (s.checkbox) {
-      const hit = bestElement(s.label, elements, vocab, { types: ['checkbox'], taken });
+      const found = bestElement(s.label, elements, vocab, { types: ['checkbox'], taken });
+      // "check SQL Server and Oracle": options of a multi choice ("check all that apply"), ticked with the ones named before
+      const many = s.value === true ? elements.find((e) => multiChoice(e) && fitValue(e, s.label) !== null && (!taken.has(e.id) || out.some((d) => d.elementId === e.id))) : undefined;
+      const hit = found && !multiChoice(found.element) && !(many && found.score < 0.95) ? found : null;
+      if (!hit && many) {
+        give(many, s.label, `"${s.text}" ticks options of "${many.label}"`, 0.8);
+        continue;
+      }
       if (hit) {
         give(hit.element, s.value, `"${s.text}" ${s.value ? 'checks' : 'unchecks'} "${hit.element.label}"`, Math.min(0.95, hit.score));
       } else {
@@ -173,7 +188,7 @@ export function applyOffline(instructions: string, elements: EditElement[], voca
       continue;
     }
     const value = String(s.value).trim();
-    const types: EditElement['type'][] = ['text_field', 'date_field', 'number_field', 'dropdown', 'radio'];
+    const types: EditElement['type'][] = ['text_field', 'date_field', 'number_field', 'dropdown', 'radio', 'checkbox'];
     if (s.option) {
       const e = elements.find((x) => !taken.has(x.id) && (x.type === 'radio' || (x.type === 'dropdown' && !x.multi)) && optionFor(x, value) !== null);
       if (e) give(e, value, `"${s.text}" is an option of "${e.label}"`, 0.8);
@@ -193,6 +208,8 @@ export function applyOffline(instructions: string, elements: EditElement[], voca
     // the best-named element that can hold the value (a date field is passed over for "female")
     let given = false;
     for (const hit of rankElements(s.label, elements, vocab, { types, taken })) {
+      // of the checkboxes, a multi choice alone takes a value ("databases: SQL Server and Oracle")
+      if (hit.element.type === 'checkbox' && !multiChoice(hit.element)) continue;
       if ((given = give(hit.element, value, `"${s.text}" gives "${hit.element.label}"`, Math.min(0.95, hit.score)))) break;
     }
     // "Type of return: original": the one choice among whose options the value is
@@ -206,10 +223,10 @@ export function applyOffline(instructions: string, elements: EditElement[], voca
 
 /** The model's mapping of instructions to element ids (ids it invents are dropped). */
 export async function applyLlm(llm: LlmPlugin, instructions: string, elements: EditElement[], signal?: AbortSignal): Promise<Derived[]> {
-  const list = elements.map((e) => ({ id: e.id, type: e.type, label: e.label, ...(e.options ? { options: e.options } : {}), ...(e.format ? { format: e.format } : {}) }));
+  const list = elements.map((e) => ({ id: e.id, type: e.type, label: e.label, ...(e.options ? { options: e.options } : {}), ...(e.multi ? { multi: true } : {}), ...(e.format ? { format: e.format } : {}) }));
   const res = await llm.complete({
     messages: [
-      { role: 'system', content: 'You fill forms. Given the form elements and the user instructions, answer JSON {"fills":[{"elementId","value","reasoning"}]} with only elements the instructions give a value for. Checkboxes take true or false; radios and dropdowns one of their options. Never invent values.' },
+      { role: 'system', content: 'You fill forms. Given the form elements and the user instructions, answer JSON {"fills":[{"elementId","value","reasoning"}]} with only elements the instructions give a value for. Checkboxes take true or false; radios and dropdowns one of their options; a field marked multi a comma-separated list of its options. Never invent values.' },
       { role: 'user', content: `Elements:\n${JSON.stringify(list)}\n\nInstructions:\n${instructions}` },
     ],
     jsonSchema: {

@@ -32,6 +32,25 @@ export function optionFor(e: EditElement, value: string): string | null {
   return hits.length === 1 ? hits[0]! : null;
 }
 
+/** A field that takes several of its options: a multi-select list, a "check all that apply" group of checkboxes. */
+export const multiChoice = (e: EditElement) => !!e.multi && (e.type === 'dropdown' || (e.type === 'checkbox' && !!e.options?.length));
+
+/** The options a value names, each once, in the element's order: a list, or a text cut at commas, semicolons and "and"; null when a part names none. */
+export function optionsFor(e: EditElement, value: unknown): string[] | null {
+  const parts = (Array.isArray(value) ? value.map(String) : [String(value ?? '')]).filter((p) => p.trim());
+  const chosen = new Set<string>();
+  for (const p of parts) {
+    // each part of a list an option ("SQL Server and Oracle"), else the whole one ("Married, filing jointly")
+    const each = p.split(/\s*[,;&]\s*|\s+(?:and|et|und|y|en)\s+/i).filter((x) => x.trim()).map((q) => optionFor(e, q));
+    // (the whole named exactly: a prefix of it would be its first part)
+    const exact = (e.options ?? []).find((o, i) => fold(o).trim() === fold(p).trim() || fold(optionLabel(e, i)).trim() === fold(p).trim()) ?? null;
+    const found = each.every((o) => o !== null) ? (each as string[]) : [exact];
+    if (found.some((o) => o === null)) return null;
+    for (const o of found) chosen.add(o!);
+  }
+  return (e.options ?? []).filter((o) => chosen.has(o));
+}
+
 export interface Fitted {
   value: string | boolean;
   /** why the stated value was narrowed, when it was */
@@ -44,6 +63,14 @@ export interface Fitted {
  */
 export function fitValue(e: EditElement, stated: string | boolean): Fitted | null {
   if (e.type === 'signature') return null;
+  if (multiChoice(e)) {
+    if (typeof stated === 'boolean') return null;
+    const all = optionsFor(e, stated);
+    if (all?.length) return { value: all.join(', ') };
+    // the parts that name an option ("Earth, Mars and Pluto" where Pluto is none)
+    const chosen = stated.split(/\s*[,;&]\s*|\s+(?:and|et|und|y|en)\s+/i).map((p) => optionFor(e, p)).filter((o): o is string => o !== null);
+    return chosen.length ? { value: [...new Set(chosen)].join(', ') } : null;
+  }
   if (e.type === 'checkbox') {
     if (typeof stated === 'boolean') return { value: stated };
     const b = parseBoolean(stated.trim().toLowerCase());
@@ -53,10 +80,6 @@ export function fitValue(e: EditElement, stated: string | boolean): Fitted | nul
   const text = stated.trim();
   if (!text) return null;
   if (e.type === 'radio' || e.type === 'dropdown') {
-    if (e.type === 'dropdown' && e.multi) {
-      const chosen = text.split(/\s*[,;]\s*|\s+and\s+/i).map((p) => optionFor(e, p)).filter((o): o is string => o !== null);
-      return chosen.length ? { value: [...new Set(chosen)].join(', ') } : null;
-    }
     const whole = optionFor(e, text);
     if (whole) return { value: whole };
     // "female, born 1990": the first part that names an option
@@ -106,6 +129,11 @@ export function sameValue(e: EditElement | undefined, got: unknown, want: unknow
     const w = typeof want === 'boolean' ? want : parseBoolean(String(want ?? '').trim().toLowerCase()) ?? ['x', 'on', 'checked'].includes(String(want).trim().toLowerCase());
     const g = typeof got === 'boolean' ? got : parseBoolean(String(got ?? '').trim().toLowerCase());
     return g === w;
+  }
+  if (e && multiChoice(e)) {
+    // a set of options, in any order, named by option or caption
+    const og = optionsFor(e, got), ow = optionsFor(e, want);
+    if (og && ow) return og.join('\u0000') === ow.join('\u0000');
   }
   const g = Array.isArray(got) ? got.join(', ') : String(got ?? '');
   const w = Array.isArray(want) ? want.join(', ') : String(want ?? '');
