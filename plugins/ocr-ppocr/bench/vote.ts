@@ -154,7 +154,8 @@ const row = (name: string, h: Record<string, Set<string>>) =>
   `${name.padEnd(52)} ${FIELDS.map((f) => {
     const won = [...h[f]!].filter((x) => !base[f]!.has(x)).length;
     const lost = [...base[f]!].filter((x) => !h[f]!.has(x)).length;
-    return `${f} ${String(h[f]!.size).padStart(3)} (${spread(h[f]!)}) +${won} -${lost}`;
+    const ids = (v: string[]) => (args.includes('--ids') && v.length ? `(${v.map((x) => x.replace(/^\D+/, '')).join(' ')})` : '');
+    return `${f} ${String(h[f]!.size).padStart(3)} (${spread(h[f]!)}) +${won}${ids([...h[f]!].filter((x) => !base[f]!.has(x)))} -${lost}${ids([...base[f]!].filter((x) => !h[f]!.has(x)))}`;
   }).join(' | ')}`;
 console.log(row('no vote', base));
 const results = combos.map((c) => ({ c, h: score(c) }));
@@ -176,4 +177,43 @@ if (args.includes('--print')) {
       if (x.tess !== undefined) console.log(`  tess     ${x.tess}`);
     }
   }
+}
+
+// --cost N: CPU time (user + system of this process, onnxruntime's threads included) of recognising each of the
+// first N receipts with no vote and with the vote `--cost-variants` (names of VARIANTS joined by +) on the top
+// `--top` lines, the two alternating
+const costN = Number(arg('cost') ?? 0);
+if (costN > 0) {
+  const names = (arg('cost-variants') ?? 'stretch+binarise+tall1.3').split('+');
+  const variants = names.map((n) => VARIANTS.find((v) => v.name === n)!.v);
+  const tieBelow = Number(arg('cost-tie') ?? 0.9);
+  const off = new Ppocr({ ...bundledModels(), concurrency: 1, threads: 1, detMaxSide: 960, maxImageSide: 4096, recBatch: 6, dropScore: 0.5, memArena: false, retryBelow: RETRY_BELOW, retryWidths: RETRY_WIDTHS });
+  const costLines = Number(arg('cost-lines') ?? TOP);
+  const on = new Ppocr({ ...off.cfg, vote: { lines: costLines, variants, tieBelow } });
+  const cpu = async (e: Ppocr, file: string) => {
+    const t = process.cpuUsage();
+    await e.recognize(file, { language: 'eng' });
+    const d = process.cpuUsage(t);
+    return (d.user + d.system) / 1000;
+  };
+  await cpu(off, receipts[0]!.file);
+  await cpu(on, receipts[0]!.file);
+  const a: number[] = [];
+  const b: number[] = [];
+  for (const [i, r] of receipts.slice(0, costN).entries()) {
+    if (i % 2) {
+      b.push(await cpu(on, r.file));
+      a.push(await cpu(off, r.file));
+    } else {
+      a.push(await cpu(off, r.file));
+      b.push(await cpu(on, r.file));
+    }
+  }
+  const stats = (v: number[]) => {
+    const s = [...v].sort((x, y) => x - y);
+    return `min ${s[0]!.toFixed(0)} median ${s[Math.floor(s.length / 2)]!.toFixed(0)} mean ${(s.reduce((x, y) => x + y, 0) / s.length).toFixed(0)} ms`;
+  };
+  const extra = a.map((x, i) => b[i]! - x);
+  console.log(`\nCPU per receipt over ${a.length} receipts: no vote ${stats(a)}; vote (${names.join('+')}, top ${costLines} lines, tie<${tieBelow}) ${stats(b)}; added ${stats(extra)}`);
+  await Promise.all([off.close(), on.close()]);
 }

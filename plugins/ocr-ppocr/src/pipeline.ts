@@ -675,7 +675,7 @@ export interface VoteOptions {
  *   reading itself (on a tie, see VoteOptions.tieBelow);
  * - characters the first reading does not have are inserted between two of its characters when more readings
  *   have the same characters there than have nothing.
- * A replaced character keeps its place across the box; inserted ones share the gap they go into; white space
+ * Only letters and digits are voted on, each within its class (see `votable` below). A replaced character keeps its place across the box; inserted ones share the gap they go into; white space
  * of the first reading stays where it was (word spaces are placed from the positions afterwards). Boxes longer
  * than MAX_VOTE_CHARS, or with no other reading, are returned as read.
  */
@@ -700,6 +700,18 @@ export function voteChars<T extends { text: string; start: number; end: number; 
     }
     gap.forEach((g, i) => ins[i]!.push(g));
   }
+  /**
+   * Letters and digits are voted on, each within its class: a letter for a letter, a digit for a digit, either
+   * added or dropped. Punctuation stays as the first reading has it (dropSpecks judges it by its probability),
+   * and a letter never becomes a digit or the reverse (latinFixes and the extraction read those confusions in
+   * their context: the readings of one print share them, "1DEA" for "IDEA").
+   */
+  const kind = (t: string) => (/^\p{L}+$/u.test(t) ? 'letter' : /^\p{Nd}+$/u.test(t) ? 'digit' : t ? 'other' : 'none');
+  const votable = (own: string, alt: string) => {
+    const a = kind(own);
+    const b = kind(alt);
+    return a === 'none' ? b === 'letter' || b === 'digit' : b === 'none' ? a === 'letter' || a === 'digit' : a === b && a !== 'other';
+  };
   const tally = (votes: string[], own: string) => {
     const count = new Map<string, number>([[own, 1]]);
     for (const v of votes) count.set(v, (count.get(v) ?? 0) + 1);
@@ -709,7 +721,7 @@ export function voteChars<T extends { text: string; start: number; end: number; 
   const decide = (votes: string[], own: string, p: number | undefined): string | undefined => {
     const count = tally(votes, own);
     const mine = count.get(own)!;
-    const best = [...count].filter(([v]) => v !== own).sort((x, y) => y[1] - x[1]);
+    const best = [...count].filter(([v]) => v !== own && votable(own, v)).sort((x, y) => y[1] - x[1]);
     const [top, second] = best;
     if (!top || top[1] < mine) return undefined;
     if (top[1] > mine) return second && second[1] === top[1] ? undefined : top[0];

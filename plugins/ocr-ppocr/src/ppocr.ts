@@ -63,12 +63,26 @@ export interface VoteConfig {
 }
 
 export const VOTE_OFF: VoteConfig = { lines: 0, variants: [], tieBelow: 0 };
-/** The lines voted on by default (plugin option voteLines). */
-export const VOTE_LINES = 0;
-/** The readings beside the first one. */
-export const VOTE_VARIANTS: readonly Variant[] = [{ tone: 'stretch' }, { widen: 1.3 }];
-/** VoteOptions.tieBelow of the service. */
-export const VOTE_TIE_BELOW = 0;
+/**
+ * The lines voted on by default (plugin option voteLines): the first 3 of an image, where receipts and invoices
+ * print who issued them. Measured with bench/vote.ts over the corpus's 100 receipts (PP-OCR's text, the same
+ * readings voted every way): with VOTE_VARIANTS and VOTE_TIE_BELOW the company name appears verbatim in 91
+ * (89 without the vote; +2, none lost), the date in 98 and the total in 99 as without it; the first 8 lines
+ * give the same. Over the 400 combinations the bench tries (up to 4 of 6 PP-OCR variants, with and without
+ * tesseract's reading of the crop, 3 or 8 lines, with and without the tie-breaker) company ranges from 87 to
+ * 91 (median 89) and no date or total is lost; tesseract's reading adds nothing to the PP-OCR variants.
+ */
+export const VOTE_LINES = 3;
+/**
+ * The readings beside the first one: contrast-stretched, binarised, and drawn 1.3 times as wide. Readings of
+ * the same print share most mistakes ("SON BHD" for "SDN BHD" in every one); these three differ the most.
+ */
+export const VOTE_VARIANTS: readonly Variant[] = [{ tone: 'stretch' }, { tone: 'binarise' }, { widen: 1.3 }];
+/**
+ * With four readings a letter often has two against two: the other letter wins when the first reading gave
+ * its own under this probability (step 2; at 0 the vote above wins nothing: company 89).
+ */
+export const VOTE_TIE_BELOW = 0.9;
 
 const DET_MEAN = [0.485, 0.456, 0.406] as const;
 const DET_STD = [0.229, 0.224, 0.225] as const;

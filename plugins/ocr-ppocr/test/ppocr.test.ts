@@ -430,6 +430,11 @@ test('voteChars: each letter as most readings of the box have it, insertions by 
   assert.equal(text(voteChars(chars('GIANT', { 1: 0.95 }), [read('GlANT')], { tieBelow: 0.9 })), 'GIANT');
   // the first reading's spaces stay where they were; the other readings' spaces do not count
   assert.equal(text(voteChars(chars('SYARIKAT  PERNIAGAAN'), [read('SYARIKATPERNIAGAAN'), read('SYARIKAT PERNIAGAAN')])), 'SYARIKAT  PERNIAGAAN');
+  // punctuation stays as first read (a doubtful mark is judged by its probability), a letter never becomes a digit
+  assert.equal(text(voteChars(chars('KHE ELECTRICAL, TRADING'), [read('KHE ELECTRICAL. TRADING'), read('KHE ELECTRICAL. TRADING')])), 'KHE ELECTRICAL, TRADING');
+  assert.equal(text(voteChars(chars('Health And'), [read('Health.And'), read('Health.And')])), 'Health And');
+  assert.equal(text(voteChars(chars('URBAN IDEA'), [read('URBAN 1DEA'), read('URBAN 1DEA')])), 'URBAN IDEA');
+  assert.equal(text(voteChars(chars('TEL 03-6258'), [read('TEL 03-6256'), read('TEL 03-6256')])), 'TEL 03-6256');
   // no other reading: as read
   assert.equal(text(voteChars(chars('AB'), [])), 'AB');
   assert.deepEqual(alignSequences(read('ABC'), read('AXC')), [[0, 0], [1, 1], [2, 2]]);
