@@ -329,7 +329,8 @@ export class Ppocr {
    * Recognises each box (batches of similar aspect ratio, as PaddleOCR does). A box with a character read at a
    * probability under `retryBelow` is read again, drawn at each width of `retryWidths`, and the reading with the
    * highest confidence (mean probability of its characters) is kept. Boxes under `dropScore` after that are
-   * left out.
+   * left out. The boxes of the first `vote.lines` lines are then read once per variant of `vote.variants` and
+   * their characters voted on (voteChars); `unvoted` (for the bench) gives the other readings as `alts` instead.
    */
   private async read(m: Models, img: Rgba, boxes: Box[], signal?: AbortSignal, vote: VoteConfig = VOTE_OFF, unvoted = false): Promise<(DecodedBox & { alts?: string[][] })[]> {
     const first = await this.recognise(m, img, boxes.filter((b) => b.width >= 1 && b.height >= 1), signal);
