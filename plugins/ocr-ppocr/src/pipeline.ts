@@ -578,22 +578,23 @@ const union = (boxes: BBox[]): BBox => {
 };
 
 /**
- * Lines in reading order: boxes taken from the top (by their vertical centre) join the line whose vertical
- * extent overlaps theirs by at least half the lower of the two heights; a line's boxes go left to right.
+ * Lines in reading order, as lists of indices into `boxes`: boxes taken from the top (by their vertical centre)
+ * join the line whose vertical extent overlaps theirs by at least half the lower of the two heights; a line's
+ * boxes go left to right.
  */
-export function groupLines(items: Recognised[]): Line[] {
-  const sorted = items.filter((r) => r.text.trim()).sort((a, b) => a.bbox.y + a.bbox.height / 2 - (b.bbox.y + b.bbox.height / 2));
-  const rows: { y0: number; y1: number; h: number; items: Recognised[] }[] = [];
+export function lineRows(boxes: readonly BBox[]): number[][] {
+  const sorted = boxes.map((b, i) => ({ b, i })).sort((a, b) => a.b.y + a.b.height / 2 - (b.b.y + b.b.height / 2));
+  const rows: { y0: number; y1: number; h: number; items: { b: BBox; i: number }[] }[] = [];
   for (const r of sorted) {
-    const y0 = r.bbox.y;
-    const y1 = r.bbox.y + r.bbox.height;
+    const y0 = r.b.y;
+    const y1 = r.b.y + r.b.height;
     let best: (typeof rows)[number] | null = null;
     let bestOverlap = 0;
     // only the last few rows can overlap a box that starts below the ones before
     for (let i = rows.length - 1; i >= Math.max(0, rows.length - 4); i--) {
       const row = rows[i]!;
       const overlap = Math.min(y1, row.y1) - Math.max(y0, row.y0);
-      if (overlap >= 0.5 * Math.min(r.bbox.height, row.h) && overlap > bestOverlap) {
+      if (overlap >= 0.5 * Math.min(r.b.height, row.h) && overlap > bestOverlap) {
         best = row;
         bestOverlap = overlap;
       }
@@ -602,21 +603,157 @@ export function groupLines(items: Recognised[]): Line[] {
       best.items.push(r);
       best.y0 = Math.min(best.y0, y0);
       best.y1 = Math.max(best.y1, y1);
-      best.h = Math.min(best.h, r.bbox.height);
+      best.h = Math.min(best.h, r.b.height);
     } else {
-      rows.push({ y0, y1, h: r.bbox.height, items: [r] });
+      rows.push({ y0, y1, h: r.b.height, items: [r] });
     }
   }
-  return rows
-    .sort((a, b) => a.y0 + a.y1 - (b.y0 + b.y1))
-    .map((row) => {
-      const its = row.items.sort((a, b) => a.bbox.x - b.bbox.x);
-      const words = its.flatMap(splitWords);
-      return {
-        text: words.map((w) => w.text).join(' '),
-        bbox: union(its.map((r) => r.bbox)),
-        confidence: words.length ? words.reduce((a, w) => a + w.confidence, 0) / words.length : 0,
-        words,
-      };
-    });
+  return rows.sort((a, b) => a.y0 + a.y1 - (b.y0 + b.y1)).map((row) => row.items.sort((a, b) => a.b.x - b.b.x).map((e) => e.i));
+}
+
+/** Lines in reading order (lineRows) of the recognised boxes that have text. */
+export function groupLines(items: Recognised[]): Line[] {
+  const kept = items.filter((r) => r.text.trim());
+  return lineRows(kept.map((r) => r.bbox)).map((row) => {
+    const its = row.map((i) => kept[i]!);
+    const words = its.flatMap(splitWords);
+    return {
+      text: words.map((w) => w.text).join(' '),
+      bbox: union(its.map((r) => r.bbox)),
+      confidence: words.length ? words.reduce((a, w) => a + w.confidence, 0) / words.length : 0,
+      words,
+    };
+  });
+}
+
+/** The longest box a vote aligns (characters): the alignment costs the product of the two lengths. */
+export const MAX_VOTE_CHARS = 200;
+
+/**
+ * A least-edit alignment (Levenshtein: substitution, insertion and deletion each cost 1) of two sequences, as
+ * pairs [i, j] in order: i of `a`, j of `b`, -1 on the side that has nothing there. Among alignments of equal
+ * cost it prefers substitutions, then deletions from `a`, so that two readings of the same print that differ by
+ * one letter pair their letters up.
+ */
+export function alignSequences<T>(a: readonly T[], b: readonly T[], same: (x: T, y: T) => boolean = (x, y) => x === y): [number, number][] {
+  const n = a.length;
+  const m = b.length;
+  const w = m + 1;
+  const d = new Uint32Array((n + 1) * w);
+  for (let i = 0; i <= n; i++) d[i * w] = i;
+  for (let j = 0; j <= m; j++) d[j] = j;
+  for (let i = 1; i <= n; i++)
+    for (let j = 1; j <= m; j++) d[i * w + j] = Math.min(d[(i - 1) * w + j - 1]! + (same(a[i - 1]!, b[j - 1]!) ? 0 : 1), d[(i - 1) * w + j]! + 1, d[i * w + j - 1]! + 1);
+  const out: [number, number][] = [];
+  let i = n;
+  let j = m;
+  while (i > 0 || j > 0) {
+    const here = d[i * w + j]!;
+    if (i > 0 && j > 0 && here === d[(i - 1) * w + j - 1]! + (same(a[i - 1]!, b[j - 1]!) ? 0 : 1)) out.push([--i, --j]);
+    else if (i > 0 && here === d[(i - 1) * w + j]! + 1) out.push([--i, -1]);
+    else out.push([-1, --j]);
+  }
+  return out.reverse();
+}
+
+/** How voteChars decides. */
+export interface VoteOptions {
+  /**
+   * Step 2, the tie-breaker: where the first reading's letter and one other letter have the same number of
+   * readings, the other letter wins when the first reading gave its own letter a probability under this
+   * (0: a tie keeps the first reading's letter).
+   */
+  tieBelow?: number;
+}
+
+/**
+ * A per-character vote between several readings of the same text box: the first reading (`chars`, with their
+ * positions and probabilities) is aligned by edit distance (alignSequences) with each other reading, white
+ * space left out, and
+ * - each of its characters is kept, replaced or dropped as the most readings say: one another letter (or
+ *   nothing) replaces it when more readings give that than give the first reading's letter, counting the first
+ *   reading itself (on a tie, see VoteOptions.tieBelow);
+ * - characters the first reading does not have are inserted between two of its characters when more readings
+ *   have the same characters there than have nothing.
+ * Only letters and digits are voted on, each within its class (see `votable` below). A replaced character keeps its place across the box; inserted ones share the gap they go into; white space
+ * of the first reading stays where it was (word spaces are placed from the positions afterwards). Boxes longer
+ * than MAX_VOTE_CHARS, or with no other reading, are returned as read.
+ */
+export function voteChars<T extends { text: string; start: number; end: number; space?: number; p?: number }>(chars: readonly T[], others: readonly (readonly string[])[], opts: VoteOptions = {}): T[] {
+  const tieBelow = opts.tieBelow ?? 0;
+  const at = chars.map((c, i) => ({ c, i })).filter((e) => !/^\s*$/.test(e.c.text));
+  const pivot = at.map((e) => e.c.text);
+  const alts = others.map((o) => o.filter((t) => !/^\s*$/.test(t))).filter((o) => o.length <= MAX_VOTE_CHARS);
+  if (!alts.length || !pivot.length || pivot.length > MAX_VOTE_CHARS) return [...chars];
+  const n = pivot.length;
+  // what each other reading has at each of the first reading's characters, and in each gap before one (n: at the end)
+  const subs: string[][] = Array.from({ length: n }, () => []);
+  const ins: string[][] = Array.from({ length: n + 1 }, () => []);
+  for (const o of alts) {
+    const gap = new Array<string>(n + 1).fill('');
+    let k = 0;
+    for (const [i, j] of alignSequences(pivot, o)) {
+      if (i >= 0) {
+        subs[i]!.push(j >= 0 ? o[j]! : '');
+        k = i + 1;
+      } else gap[k] += o[j]!;
+    }
+    gap.forEach((g, i) => ins[i]!.push(g));
+  }
+  /**
+   * Letters and digits are voted on, each within its class: a letter for a letter, a digit for a digit, either
+   * added or dropped. Punctuation stays as the first reading has it (dropSpecks judges it by its probability),
+   * and a letter never becomes a digit or the reverse (latinFixes and the extraction read those confusions in
+   * their context: the readings of one print share them, "1DEA" for "IDEA").
+   */
+  const kind = (t: string) => (/^\p{L}+$/u.test(t) ? 'letter' : /^\p{Nd}+$/u.test(t) ? 'digit' : t ? 'other' : 'none');
+  const votable = (own: string, alt: string) => {
+    const a = kind(own);
+    const b = kind(alt);
+    return a === 'none' ? b === 'letter' || b === 'digit' : b === 'none' ? a === 'letter' || a === 'digit' : a === b && a !== 'other';
+  };
+  const tally = (votes: string[], own: string) => {
+    const count = new Map<string, number>([[own, 1]]);
+    for (const v of votes) count.set(v, (count.get(v) ?? 0) + 1);
+    return count;
+  };
+  /** the winner among the readings, or undefined to keep the first reading's */
+  const decide = (votes: string[], own: string, p: number | undefined): string | undefined => {
+    const count = tally(votes, own);
+    const mine = count.get(own)!;
+    const best = [...count].filter(([v]) => v !== own && votable(own, v)).sort((x, y) => y[1] - x[1]);
+    const [top, second] = best;
+    if (!top || top[1] < mine) return undefined;
+    if (top[1] > mine) return second && second[1] === top[1] ? undefined : top[0];
+    // a tie with the first reading: its own probability decides (an insertion has none and never wins a tie)
+    return p !== undefined && p < tieBelow && !(second && second[1] === top[1]) ? top[0] : undefined;
+  };
+  const voted: string[] = pivot.map((t, i) => decide(subs[i]!, t, at[i]!.c.p) ?? t);
+  const inserted: string[] = ins.map((g) => decide(g, '', undefined) ?? '');
+  if (voted.every((t, i) => t === pivot[i]) && inserted.every((g) => !g)) return [...chars];
+  const out: T[] = [];
+  /** characters of an insertion spread evenly over the gap between the positions `from` and `to` */
+  const insert = (text: string, from: number, to: number) => {
+    const parts = [...text];
+    const step = (to - from) / parts.length;
+    parts.forEach((t, q) => out.push({ text: t, start: from + q * step, end: from + (q + 1) * step } as T));
+  };
+  let next = 0; // the first reading's characters (all of them) written so far
+  for (let i = 0; i <= n; i++) {
+    const e = at[i];
+    const prev = i > 0 ? at[i - 1]!.c : undefined;
+    if (inserted[i]) {
+      const from = prev ? prev.end : Math.max(0, (e?.c.start ?? 0) - 0.02 * [...inserted[i]!].length);
+      const to = e ? e.c.start : Math.min(1, from + 0.02 * [...inserted[i]!].length);
+      // right after the character before (white space after it comes after the insertion)
+      if (prev) while (next < chars.length && next <= at[i - 1]!.i) out.push(chars[next++]!);
+      insert(inserted[i]!, from, Math.max(from, to));
+    }
+    if (!e) break;
+    while (next < e.i) out.push(chars[next++]!);
+    next = e.i + 1;
+    if (voted[i]) out.push(voted[i] === e.c.text ? e.c : ({ ...e.c, text: voted[i], p: undefined } as T));
+  }
+  while (next < chars.length) out.push(chars[next++]!);
+  return out;
 }

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { createCanvas } from '@napi-rs/canvas';
 import { PluginRegistry, isQuireError, pluginContext } from '@quire/core';
 import type { OcrPlugin, OcrResult } from '@quire/core';
-import plugin, { MAX_SKEW, characters, ctcDecode, ctcWords, dbBoxes, glyphWidth, groupLines, spacedBox, splitWords, dropSpecks } from '@quire/plugin-ocr-ppocr';
+import plugin, { MAX_SKEW, alignSequences, characters, ctcDecode, ctcWords, dbBoxes, glyphWidth, groupLines, spacedBox, splitWords, dropSpecks, voteChars } from '@quire/plugin-ocr-ppocr';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-ppocr-'));
 const opened: OcrPlugin[] = [];
@@ -408,4 +408,48 @@ test('a box read again at other widths keeps its text and its words in place', a
   });
   assert.ok(again.confidence >= plain.confidence - 1e-9);
   assert.throws(() => pluginContext(plugin, { options: { retryBelow: 2 } }), /invalid options of plugin ocr:ppocr: option "retryBelow"/);
+});
+
+test('voteChars: each letter as most readings of the box have it, insertions by majority, places and spaces kept', () => {
+  const chars = (s: string, p: Record<number, number> = {}) => [...s].map((ch, i) => ({ text: ch, start: i / s.length, end: (i + 0.8) / s.length, p: p[i] ?? 0.95 }));
+  const read = (s: string) => [...s];
+  const text = (c: { text: string }[]) => c.map((x) => x.text).join('');
+  // a misread letter: the two other readings agree on the print ("HARDWAPE" → "HARDWARE"), in its place
+  const voted = voteChars(chars('HARDWAPE'), [read('HARDWARE'), read('HAROWARE')]);
+  assert.equal(text(voted), 'HARDWARE');
+  assert.deepEqual([voted[6]!.start, voted[6]!.end], [chars('HARDWAPE')[6]!.start, chars('HARDWAPE')[6]!.end]);
+  // a letter the first reading lost, and one it added, when two of three readings say so
+  assert.equal(text(voteChars(chars('SDN BD'), [read('SDN BHD'), read('SDNBHD')])), 'SDN BHD');
+  assert.equal(text(voteChars(chars('MR. D.I.YY'), [read('MR. D.I.Y'), read('MR D.I.Y')])), 'MR. D.I.Y');
+  // one dissenting reading changes nothing; nor do two that disagree with each other
+  assert.equal(text(voteChars(chars('AEON CO'), [read('AEON C0'), read('AEON CO')])), 'AEON CO');
+  assert.equal(text(voteChars(chars('AEON CO'), [read('AE0N CO'), read('AEQN CO')])), 'AEON CO');
+  // a tie between the first reading and another: kept, unless the first reading's own probability is under tieBelow
+  assert.equal(text(voteChars(chars('GIANT'), [read('GlANT')])), 'GIANT');
+  assert.equal(text(voteChars(chars('GIANT', { 1: 0.5 }), [read('GlANT')], { tieBelow: 0.9 })), 'GlANT');
+  assert.equal(text(voteChars(chars('GIANT', { 1: 0.95 }), [read('GlANT')], { tieBelow: 0.9 })), 'GIANT');
+  // the first reading's spaces stay where they were; the other readings' spaces do not count
+  assert.equal(text(voteChars(chars('SYARIKAT  PERNIAGAAN'), [read('SYARIKATPERNIAGAAN'), read('SYARIKAT PERNIAGAAN')])), 'SYARIKAT  PERNIAGAAN');
+  // punctuation stays as first read (a doubtful mark is judged by its probability), a letter never becomes a digit
+  assert.equal(text(voteChars(chars('KHE ELECTRICAL, TRADING'), [read('KHE ELECTRICAL. TRADING'), read('KHE ELECTRICAL. TRADING')])), 'KHE ELECTRICAL, TRADING');
+  assert.equal(text(voteChars(chars('Health And'), [read('Health.And'), read('Health.And')])), 'Health And');
+  assert.equal(text(voteChars(chars('URBAN IDEA'), [read('URBAN 1DEA'), read('URBAN 1DEA')])), 'URBAN IDEA');
+  assert.equal(text(voteChars(chars('TEL 03-6258'), [read('TEL 03-6256'), read('TEL 03-6256')])), 'TEL 03-6256');
+  // no other reading: as read
+  assert.equal(text(voteChars(chars('AB'), [])), 'AB');
+  assert.deepEqual(alignSequences(read('ABC'), read('AXC')), [[0, 0], [1, 1], [2, 2]]);
+  assert.deepEqual(alignSequences(read('ABC'), read('AC')), [[0, 0], [1, -1], [2, 1]]);
+  assert.deepEqual(alignSequences(read('AC'), read('ABC')), [[0, 0], [-1, 1], [1, 2]]);
+});
+
+test('voteLines: the top lines read again and voted on keep their text and their words in place', async () => {
+  const file = receipt('vote.png');
+  const plain = await (await make({ voteLines: 0 })).recognize(file, { language: 'eng' });
+  const voted = await (await make({ voteLines: 2 })).recognize(file, { language: 'eng' });
+  assert.equal(voted.text, plain.text);
+  assert.deepEqual(
+    voted.words.map((w) => [w.text, w.bbox]),
+    plain.words.map((w) => [w.text, w.bbox]),
+  );
+  assert.throws(() => pluginContext(plugin, { options: { voteLines: -1 } }), /invalid options of plugin ocr:ppocr: option "voteLines"/);
 });
