@@ -131,16 +131,21 @@ test('docs/architecture.md and the README describe the layers the check enforces
   for (const stale of ['services/', 'pipelines/', 'presenters']) assert.ok(!doc.includes(stale) && !section.includes(stale), `no stale ${stale} in the architecture docs`);
 });
 
-test('routes read and write through the engine: no store.repo(, tx.repo( or .transaction( in a route file', () => {
+/** The lines of the route files (server/src/routes) that match `re`, as "file:line: text". */
+function routeLinesMatching(re: RegExp): string[] {
   const dir = path.join(root, 'server/src/routes');
   const found: string[] = [];
   for (const f of fs.readdirSync(dir, { recursive: true }) as string[]) {
     if (!f.endsWith('.ts')) continue;
-    const lines = fs.readFileSync(path.join(dir, f), 'utf8').split('\n');
-    lines.forEach((line, i) => {
-      if (/\.repo\(|\.transaction\(/.test(line)) found.push(`server/src/routes/${f.split(path.sep).join('/')}:${i + 1}: ${line.trim()}`);
+    fs.readFileSync(path.join(dir, f), 'utf8').split('\n').forEach((line, i) => {
+      if (re.test(line)) found.push(`server/src/routes/${f.split(path.sep).join('/')}:${i + 1}: ${line.trim()}`);
     });
   }
+  return found;
+}
+
+test('routes read and write through the engine: no store.repo(, tx.repo( or .transaction( in a route file', () => {
+  const found = routeLinesMatching(/\.repo\(|\.transaction\(/);
   assert.deepEqual(found, [], `route files query the store directly (add an engine function instead):\n${found.join('\n')}`);
 });
 
@@ -148,15 +153,7 @@ test('routes read and write through the engine: no store.repo(, tx.repo( or .tra
 const JOB_BUILDING = /\bnewJob\(|\bcreateJob\(|repo\(\s*['"]jobs['"]\s*\)|\.insert\(|\bpipelines\.(start|waitFor|cancel|fail)\(|\breserveCredits\(|\bholdCredits\(|\bwithHold\(|\bcharge\(|\btransport\.publish\(/;
 
 test('routes submit jobs through the engine: no route makes, inserts, charges, starts or waits for a job itself', () => {
-  const dir = path.join(root, 'server/src/routes');
-  const found: string[] = [];
-  for (const f of fs.readdirSync(dir, { recursive: true }) as string[]) {
-    if (!f.endsWith('.ts')) continue;
-    const lines = fs.readFileSync(path.join(dir, f), 'utf8').split('\n');
-    lines.forEach((line, i) => {
-      if (JOB_BUILDING.test(line)) found.push(`server/src/routes/${f.split(path.sep).join('/')}:${i + 1}: ${line.trim()}`);
-    });
-  }
+  const found = routeLinesMatching(JOB_BUILDING);
   assert.deepEqual(found, [], `route files build jobs themselves (call the feature's engine function, which submits through submitJob):\n${found.join('\n')}`);
   // the pattern sees each way of doing it
   for (const line of ["const job = newJob({ owner, type: 'parse' });", "await ctx.quire.store.repo('jobs').insert(job);", 'await rt.pipelines.start(job.id, "parse", {});', 'const done = await rt.pipelines.waitFor(job.id, 1000);', "await reserveCredits(rt, owner, 'parse', 1, place);", "const hold = await holdCredits(rt, owner, 'parse', 2);"]) {

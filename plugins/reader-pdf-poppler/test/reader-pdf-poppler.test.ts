@@ -39,6 +39,19 @@ const opts = (o: Partial<ReadOptions> = {}): ReadOptions => ({ ocr: { enabled: '
 const read = (r: PopplerPdfReader, p: string, o: Partial<ReadOptions> = {}): Promise<ParsedDocument> =>
   r.read({ path: p, name: path.basename(p), format: 'pdf', size: fs.statSync(p).size, documentId: 'doc-1' }, opts(o));
 
+
+/** A scanned strip (1275 × 500 PNG): black lines of 44 px type on white, 80 px apart. */
+async function scannedLines(lines: string[]): Promise<Buffer> {
+  const { createCanvas } = await import('@napi-rs/canvas');
+  const c = createCanvas(1275, 500);
+  const g = c.getContext('2d');
+  g.fillStyle = '#fff';
+  g.fillRect(0, 0, c.width, c.height);
+  g.fillStyle = '#000';
+  g.font = '44px DejaVu Sans';
+  lines.forEach((l, i) => g.fillText(l, 80, 120 + i * 80));
+  return c.toBuffer('image/png');
+}
 test('the XHTML of pdftotext -bbox-layout: pages, blocks, lines, words with boxes, entities, metadata', () => {
   const xhtml = `<!DOCTYPE html><html xmlns="http://www.w3.org/1999/xhtml"><head><title>A &amp; B</title>
 <meta name="Author" content="Jane &quot;J&quot; Doe"/>
@@ -190,16 +203,8 @@ test('a page without text is drawn and OCRed, or reported when OCR is disabled o
   const disabled = await read(noOcr, blank, { ocr: { enabled: false, language: 'eng' } });
   assert.deepEqual(disabled.issues.map((i) => i.code), ['OCR_DISABLED']);
   if (!hasTesseract) return;
-  const { createCanvas } = await import('@napi-rs/canvas');
-  const c = createCanvas(1275, 500);
-  const g = c.getContext('2d');
-  g.fillStyle = '#fff';
-  g.fillRect(0, 0, c.width, c.height);
-  g.fillStyle = '#000';
-  g.font = '44px DejaVu Sans';
-  ['Scanned invoice page', 'Invoice number: 4711'].forEach((l, i) => g.fillText(l, 80, 120 + i * 80));
   const img = await PDFDocument.create();
-  const png = await img.embedPng(c.toBuffer('image/png'));
+  const png = await img.embedPng(await scannedLines(['Scanned invoice page', 'Invoice number: 4711']));
   img.addPage([612, 792]).drawImage(png, { x: 0, y: 792 - 240, width: 612, height: 240 });
   const ocr = await ocrPlugin.create(pluginContext(ocrPlugin, { shared, dataDir: tmp }));
   const reader = poppler({}, ocr);
@@ -246,18 +251,10 @@ test('renderPage: a page drawn as a colour PNG at the asked resolution, fewer do
 });
 
 test('ocrPages: only the pages a deferred read left are drawn and OCRed, and merge into the stored read in their place', { skip: !hasTesseract && 'needs pdftoppm and tesseract' }, async () => {
-  const { createCanvas } = await import('@napi-rs/canvas');
-  const c = createCanvas(1275, 500);
-  const g = c.getContext('2d');
-  g.fillStyle = '#fff';
-  g.fillRect(0, 0, c.width, c.height);
-  g.fillStyle = '#000';
-  g.font = '44px DejaVu Sans';
-  ['Delivery note 4471', 'Received by Marta'].forEach((l, i) => g.fillText(l, 80, 120 + i * 80));
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Helvetica);
   doc.addPage([612, 792]).drawText('First page of the born-digital text', { x: 50, y: 700, size: 14, font });
-  const png = await doc.embedPng(c.toBuffer('image/png'));
+  const png = await doc.embedPng(await scannedLines(['Delivery note 4471', 'Received by Marta']));
   doc.addPage([612, 792]).drawImage(png, { x: 0, y: 792 - 240, width: 612, height: 240 });
   doc.addPage([612, 792]).drawText('Third page closes the report', { x: 50, y: 700, size: 14, font });
   const file = await save(doc, 'mixed.pdf');
