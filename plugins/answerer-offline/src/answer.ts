@@ -577,6 +577,9 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   // (`ambiguous`: several of them could give the value, none told apart: not confident, below 0.8)
   const passage = (ambiguous = false): Composed => {
     if (!best.length || bestConfidence < minConfidence) return refusal(bestCoverage, topScore);
+    // a share quoted by a sentence without the question's key term ("what share of the volunteers were female" by shares of where
+    // they worked): a share of something else
+    if (r.ask.type === 'percent' && best.some((c) => c.keyMissing)) return refusal(bestCoverage, topScore);
     const text = `The documents say: ${orderPicked(best)
       .map((c) => `“${quoteLabelled(c.unit)}” [${cites.number(c.hit)}]`)
       .join(' ')}`;
