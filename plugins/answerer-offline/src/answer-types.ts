@@ -160,7 +160,8 @@ export function holdsType(text: string, type: AnswerType, own: Set<string>, qTer
           if (fresh(m[0], own) && (!years.length || !years.every((y) => own.has(y)) || /\d{1,2}\D+\d{4}|\d{4}\D+\d{1,2}/.test(m[0]))) return true;
         }
       // (not the year of a name: "the Excise Act, 2001", "Windows 2000")
-      for (const m of text.matchAll(YEAR)) if (fresh(m[0], own) && !yearOfName(text.slice(0, m.index))) return true;
+      // (nor a year alone in brackets after a name, a citation's: "the Technical Report (2010)", "Smith (2010)")
+      for (const m of text.matchAll(YEAR)) if (fresh(m[0], own) && !yearOfName(text.slice(0, m.index)) && !citedYear(text, m.index, m[0].length)) return true;
       return false;
     }
     case 'percent':
@@ -375,4 +376,9 @@ export function countedWords(question: string): string[] {
   const ws = m[1]!.trim().split(/\s+/);
   const end = ws.findIndex((w) => STOP_WORDS.has(w.toLowerCase()) || VERB_AFTER_NOUN.test(w.toLowerCase()));
   return end < 0 ? ws : ws.slice(0, end);
+}
+
+/** Whether the year at `at` stands alone in brackets right after a capitalised word: the year of a cited work ("Report (2010)"). */
+function citedYear(text: string, at: number, length: number): boolean {
+  return /(?<![\p{L}\p{N}])\p{Lu}[\p{L}\p{N}]*\s*\(\s*$/u.test(text.slice(0, at)) && /^\s*\)/.test(text.slice(at + length));
 }
