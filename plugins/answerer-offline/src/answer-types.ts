@@ -160,7 +160,8 @@ export function holdsType(text: string, type: AnswerType, own: Set<string>, qTer
           if (fresh(m[0], own) && (!years.length || !years.every((y) => own.has(y)) || /\d{1,2}\D+\d{4}|\d{4}\D+\d{1,2}/.test(m[0]))) return true;
         }
       // (not the year of a name: "the Excise Act, 2001", "Windows 2000")
-      for (const m of text.matchAll(YEAR)) if (fresh(m[0], own) && !yearOfName(text.slice(0, m.index))) return true;
+      // (nor a year alone in brackets after a name, a citation's: "the Technical Report (2010)", "Smith (2010)")
+      for (const m of text.matchAll(YEAR)) if (fresh(m[0], own) && !yearOfName(text.slice(0, m.index)) && !citedYear(text, m.index, m[0].length)) return true;
       return false;
     }
     case 'percent':
@@ -336,3 +337,48 @@ export const totalLine = (text: string) => /\b(?:grand\s+)?total\b|\bamount\s+(?
 
 /** The amounts of a text with decimals or a currency sign ("$4.11", "€ 717,97"), as digits: the same value however printed. */
 export const amountsOf = (text: string) => [...text.matchAll(/\d[\d.,]*[.,]\d{2}\b|[$€£¥₹]\s?\d[\d.,]*/gu)].map((m) => m[0].replace(/\D/g, ''));
+
+/** how many words from a number the counted noun may stand ("93 arrests", "130 saltwater ducks", "arrests: 93") */
+const COUNT_AFTER = 3;
+const COUNT_BEFORE = 2;
+/** a word that is a count: digits ("4,667", "113k") or a number word */
+const COUNT_WORD = /^(?:\d[\d.,]*(?:k|m|bn)?|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion)$/i;
+
+/**
+ * Whether a sentence counts the thing a "how many <noun>" question asks about: a number (not a percentage, a date, a
+ * measure with its unit, nor one of the question's own numbers) with the counted noun right after it or right before
+ * it ("93 arrests", "killed 13 people", "arrests: 93"), or after "the number of <noun>". `counted(word)` tells whether a word is the counted noun (or a
+ * synonym). A sentence that merely holds some number ("a 57 percent increase in arrests", "a 25-year-old student …
+ * killing several people") does not say how many.
+ */
+export function countsNear(text: string, own: Set<string>, counted: (word: string) => boolean): boolean {
+  const words = (without(text, [...DATE_RES, PERCENT_VALUE, MEASURE]).match(/[\p{L}\p{N}][\p{L}\p{N}.,'’-]*/gu) ?? []).map((w) => w.replace(/[.,]+$/, ''));
+  return words.some((w, i) => {
+    if (!COUNT_WORD.test(w) || !fresh(w, own) || own.has(w.replace(/[^\d]/g, '') || w.toLowerCase())) return false;
+    // (a number word that picks one of a group counts nothing: "one of the children")
+    if (/^\p{L}/u.test(w) && /^of$/i.test(words[i + 1] ?? '')) return false;
+    const near = [...words.slice(i + 1, i + 1 + COUNT_AFTER), ...words.slice(Math.max(0, i - COUNT_BEFORE), i)];
+    if (near.some(counted)) return true;
+    // "the number of IPR penalties assessed in FY 2011 was 167": the count said of the counted noun before it
+    const named = words.slice(0, i).findIndex((x, j) => /^(?:number|total|count)$/i.test(x) && /^of$/i.test(words[j + 1] ?? '') && words.slice(j + 2, j + 2 + COUNT_AFTER).some(counted));
+    return named >= 0;
+  });
+}
+
+/**
+ * The words a "how many" question counts: the phrase after "how many" up to its first function word or auxiliary ("how
+ * many international caps did …" → international caps, "how many seizures of circumvention devices" → seizures, "how
+ * many countries took part in" → countries took part: a verb after the noun is not told from it); [] for other questions.
+ */
+export function countedWords(question: string): string[] {
+  const m = question.match(/\bhow\s+many\s+((?:[\p{L}\p{N}'-]+\s*){1,4})/iu);
+  if (!m) return [];
+  const ws = m[1]!.trim().split(/\s+/);
+  const end = ws.findIndex((w) => STOP_WORDS.has(w.toLowerCase()) || VERB_AFTER_NOUN.test(w.toLowerCase()));
+  return end < 0 ? ws : ws.slice(0, end);
+}
+
+/** Whether the year at `at` stands alone in brackets right after a capitalised word: the year of a cited work ("Report (2010)"). */
+function citedYear(text: string, at: number, length: number): boolean {
+  return /(?<![\p{L}\p{N}])\p{Lu}[\p{L}\p{N}]*\s*\(\s*$/u.test(text.slice(0, at)) && /^\s*\)/.test(text.slice(at + length));
+}

@@ -10,7 +10,7 @@ import { NOT_FOUND_ANSWER } from '@quire/core';
 import type { AnswerChunk, AnswerDocument, AnswerRequest, AnswerResult, AnswerSource, AnswerTermStats } from '@quire/core';
 import { LOWER_WORD, alternativesOf, codeBlocksOf, decompose, focusTerms, hasName, holdsNames, kindTerms, questionTerms, round, subjectVerb, terms, termSet, unitsOf } from '@quire/text';
 import type { CodeBlock, Unit } from '@quire/text';
-import { amountsOf, answerTypeOf, holdsFullDate, asksForCompany, holdsCompany, holdsType, questionWords, totalLine } from './answer-types.js';
+import { amountsOf, answerTypeOf, countedWords, countsNear, holdsFullDate, asksForCompany, holdsCompany, holdsType, questionWords, totalLine } from './answer-types.js';
 import type { AnswerType } from './answer-types.js';
 import { AUTHOR_LINE, DOCUMENT_WORDS, cellAnswer, documentAspect, isFragment } from './answer-shape.js';
 import type { AnswerKind, DocumentAspect } from './answer-shape.js';
@@ -264,6 +264,9 @@ export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lo
   const top = hits[0]?.score || 1;
   // a question that names documents by a phrase of their names ("on the sample form") is about those: a sentence of another is not
   const namedDocs = new Set(docTerms ? [...docTerms].filter(([, d]) => namesDocument(primary, d)).map(([id]) => id) : []);
+  // "how many <noun>": the noun counted (a word of the sentence that is it, or a synonym)
+  const countFocus = a.type === 'number' ? countedWords(a.text).flatMap((w) => terms(w)) : [];
+  const counted = countFocus.length ? (w: string) => { const ts = termSet(w); return countFocus.some((f) => matchOf(f, ts) > 0); } : null;
   const out: Candidate[] = [];
   hits.forEach((hit, hitRank) => {
     const units = unitsOf(hit.content);
@@ -303,6 +306,9 @@ export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lo
         else if (prev && value(prev) && !/:$/.test(base.text)) unit = joinUnits(prev, unit);
         typed = unit !== base;
       }
+      // "how many arrests": a sentence answers only if it counts them, a number next to the counted noun (a row or a record line
+      // names what its number counts by its label or header)
+      if (typed && counted && unit.kind === 'sentence' && !isRecordLine(unit)) typed = countsNear(unit.text, a.own, counted);
       const ws = wordCount(unit.text);
       // (a label with its value may be two words: "BIC: SBGSAT2SXXX")
       if (ws < 3 && !(ws === 2 && typed && KEY_VALUE.test(unit.text))) return;
@@ -571,6 +577,9 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   // (`ambiguous`: several of them could give the value, none told apart: not confident, below 0.8)
   const passage = (ambiguous = false): Composed => {
     if (!best.length || bestConfidence < minConfidence) return refusal(bestCoverage, topScore);
+    // a share quoted by a sentence without the question's key term ("what share of the volunteers were female" by shares of where
+    // they worked): a share of something else
+    if (r.ask.type === 'percent' && best.some((c) => c.keyMissing)) return refusal(bestCoverage, topScore);
     const text = `The documents say: ${orderPicked(best)
       .map((c) => `“${quoteLabelled(c.unit)}” [${cites.number(c.hit)}]`)
       .join(' ')}`;
