@@ -1,7 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Document, HeadingLevel, Packer, Paragraph, Table, TableCell, TableRow } from 'docx';
-import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+import { askChat, knowledgeBaseOf } from '../helpers/chat-kb.js';
 import type { TestServer } from '../helpers/server.js';
 import { makePdf } from '../helpers/fixtures.js';
 
@@ -40,50 +41,34 @@ async function borrowingDocx(): Promise<Buffer> {
 describe('chat answer types: value, passage, none', () => {
   let s: TestServer;
   let kb = '';
-  const ids: Record<string, string> = {};
+  let ids: Record<string, string> = {};
 
-  const upload = async (name: string, body: Uint8Array | string) => {
-    const up = await s.json('/v1/documents', { method: 'POST', body: uploadForm(name, body) });
-    assert.equal(up.status, 201, JSON.stringify(up.body));
-    const done = await waitForStatus(s, `/v1/documents/${up.body.id}`, 300_000);
-    assert.equal(done.status, 'completed', JSON.stringify(done));
-    ids[name] = up.body.id;
-  };
-  const ask = async (message: string) => {
-    const r = await s.json('/api/chat', { method: 'POST', json: { message, knowledge_base_id: kb } });
-    assert.equal(r.status, 200, JSON.stringify(r.body));
-    return r.body;
-  };
+  const ask = (message: string) => askChat(s, kb, message);
   const cites = (a: any, name: string) => a.citations.some((c: any) => c.document_id === ids[name]);
 
   before(async () => {
     s = await startTestServer();
     // a Dutch invoice: its labels are not the question's words
-    await upload(
-      'factuur-brandt.pdf',
-      await makePdf([{ heading: 'Brandt Installatietechniek B.V.', lines: ['Factuurnummer: INV-2024-0871', 'Factuurdatum: 12 februari 2024', 'Omschrijving: onderhoud cv-ketel', 'Totaal te betalen: EUR 1.245,50'] }]),
-    );
+    const invoice = await makePdf([{ heading: 'Brandt Installatietechniek B.V.', lines: ['Factuurnummer: INV-2024-0871', 'Factuurdatum: 12 februari 2024', 'Omschrijving: onderhoud cv-ketel', 'Totaal te betalen: EUR 1.245,50'] }]);
     // a notice with a line-number gutter: its sentences run across numbered lines
-    await upload(
-      'kestrel-notice.pdf',
-      await makePdf([
-        {
-          heading: 'Kestrel Bay Harbour Notice',
-          lines: [
-            '1   The Kestrel Bay lighthouse was first lit on 3 August 1874 by the keeper Ansel Brook.',
-            '2   The harbour board decided that the northern footbridge',
-            '3   will close for structural repairs from the first of May',
-            '4   until the end of the summer season.',
-            '5   Boats moored at the northern quay must use the',
-            '6   southern slipway while the works are carried out.',
-          ],
-        },
-      ]),
-    );
-    await upload('borrowing.docx', await borrowingDocx());
-    kb = (await s.json('/api/knowledge-bases', { method: 'POST', json: { name: 'Answer types' } })).body.knowledge_base.id;
-    const batch = await s.json(`/api/knowledge-bases/${kb}/documents/batch`, { method: 'POST', json: { document_ids: Object.values(ids) } });
-    assert.equal(batch.body.added.length, 3);
+    const notice = await makePdf([
+      {
+        heading: 'Kestrel Bay Harbour Notice',
+        lines: [
+          '1   The Kestrel Bay lighthouse was first lit on 3 August 1874 by the keeper Ansel Brook.',
+          '2   The harbour board decided that the northern footbridge',
+          '3   will close for structural repairs from the first of May',
+          '4   until the end of the summer season.',
+          '5   Boats moored at the northern quay must use the',
+          '6   southern slipway while the works are carried out.',
+        ],
+      },
+    ]);
+    ({ kb, ids } = await knowledgeBaseOf(s, 'Answer types', [
+      ['factuur-brandt.pdf', invoice],
+      ['kestrel-notice.pdf', notice],
+      ['borrowing.docx', await borrowingDocx()],
+    ]));
   });
 
   after(async () => {

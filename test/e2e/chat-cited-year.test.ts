@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+import { askChat, knowledgeBaseOf } from '../helpers/chat-kb.js';
 import type { TestServer } from '../helpers/server.js';
 
 /**
@@ -23,24 +24,14 @@ describe('chat: the year of a citation is no date', () => {
       'The old lighthouse at the harbour mouth was built in 1887.',
       '',
     ].join('\n');
-    const up = await s.json('/v1/documents', { method: 'POST', body: uploadForm('survey-methods.txt', text) });
-    assert.equal(up.status, 201, JSON.stringify(up.body));
-    const done = await waitForStatus(s, `/v1/documents/${up.body.id}`, 300_000);
-    assert.equal(done.status, 'completed', JSON.stringify(done));
-    kb = (await s.json('/api/knowledge-bases', { method: 'POST', json: { name: 'Survey' } })).body.knowledge_base.id;
-    const batch = await s.json(`/api/knowledge-bases/${kb}/documents/batch`, { method: 'POST', json: { document_ids: [up.body.id] } });
-    assert.equal(batch.body.added.length, 1);
+    ({ kb } = await knowledgeBaseOf(s, 'Survey', [['survey-methods.txt', text]]));
   });
 
   after(async () => {
     await s?.close();
   });
 
-  const ask = async (message: string) => {
-    const r = await s.json('/api/chat', { method: 'POST', json: { message, knowledge_base_id: kb } });
-    assert.equal(r.status, 200, JSON.stringify(r.body));
-    return r.body;
-  };
+  const ask = (message: string) => askChat(s, kb, message);
 
   test('a sentence whose only year is a cited report’s does not answer "when"', async () => {
     const a = await ask('When did the sampling of the harbour survey start?');

@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+import { askChat, knowledgeBaseOf } from '../helpers/chat-kb.js';
 import type { TestServer } from '../helpers/server.js';
 import { makePdf } from '../helpers/fixtures.js';
 
@@ -14,35 +15,17 @@ import { makePdf } from '../helpers/fixtures.js';
 describe('chat: the evidence of a record line', () => {
   let s: TestServer;
   let kb = '';
-  const ids: Record<string, string> = {};
+  let ids: Record<string, string> = {};
 
-  const upload = async (name: string, body: Uint8Array | string) => {
-    const up = await s.json('/v1/documents', { method: 'POST', body: uploadForm(name, body) });
-    assert.equal(up.status, 201, JSON.stringify(up.body));
-    const done = await waitForStatus(s, `/v1/documents/${up.body.id}`, 300_000);
-    assert.equal(done.status, 'completed', JSON.stringify(done));
-    ids[name] = up.body.id;
-  };
-  const ask = async (message: string) => {
-    const r = await s.json('/api/chat', { method: 'POST', json: { message, knowledge_base_id: kb } });
-    assert.equal(r.status, 200, JSON.stringify(r.body));
-    return r.body;
-  };
+  const ask = (message: string) => askChat(s, kb, message);
   const cites = (a: any, name: string) => a.citations.some((c: any) => c.document_id === ids[name]);
 
   before(async () => {
     s = await startTestServer({ env: { QUIRE_CHAT_MIN_CONFIDENCE: '0' } });
-    await upload(
-      'harbour-club-form.pdf',
-      await makePdf([{ heading: 'Membership application', lines: ['Skipper: Ingrid Solvang', 'Membership type: family', 'Boat class: Laser Dinghy', 'Mooring: Pier 4'] }]),
-    );
-    await upload(
-      'sailing-notes.txt',
-      'Sailing notes\n\nThe club races on Thursday evenings from May to September. Beginners train in sheltered water near the slipway.\n\nEvery boat must carry a paddle and a bailer.\n',
-    );
-    kb = (await s.json('/api/knowledge-bases', { method: 'POST', json: { name: 'Harbour club' } })).body.knowledge_base.id;
-    const batch = await s.json(`/api/knowledge-bases/${kb}/documents/batch`, { method: 'POST', json: { document_ids: Object.values(ids) } });
-    assert.equal(batch.body.added.length, 2);
+    ({ kb, ids } = await knowledgeBaseOf(s, 'Harbour club', [
+      ['harbour-club-form.pdf', await makePdf([{ heading: 'Membership application', lines: ['Skipper: Ingrid Solvang', 'Membership type: family', 'Boat class: Laser Dinghy', 'Mooring: Pier 4'] }])],
+      ['sailing-notes.txt', 'Sailing notes\n\nThe club races on Thursday evenings from May to September. Beginners train in sheltered water near the slipway.\n\nEvery boat must carry a paddle and a bailer.\n'],
+    ]));
   });
 
   after(async () => {

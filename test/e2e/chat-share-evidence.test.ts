@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+import { askChat, knowledgeBaseOf } from '../helpers/chat-kb.js';
 import type { TestServer } from '../helpers/server.js';
 
 /**
@@ -12,32 +13,20 @@ import type { TestServer } from '../helpers/server.js';
 describe('chat: the evidence of a share', () => {
   let s: TestServer;
   let kb = '';
-  const ids: Record<string, string> = {};
+  let ids: Record<string, string> = {};
 
-  const upload = async (name: string, body: string) => {
-    const up = await s.json('/v1/documents', { method: 'POST', body: uploadForm(name, body) });
-    assert.equal(up.status, 201, JSON.stringify(up.body));
-    const done = await waitForStatus(s, `/v1/documents/${up.body.id}`, 300_000);
-    assert.equal(done.status, 'completed', JSON.stringify(done));
-    ids[name] = up.body.id;
-  };
-  const ask = async (message: string) => {
-    const r = await s.json('/api/chat', { method: 'POST', json: { message, knowledge_base_id: kb } });
-    assert.equal(r.status, 200, JSON.stringify(r.body));
-    return r.body;
-  };
+  const ask = (message: string) => askChat(s, kb, message);
 
   before(async () => {
     s = await startTestServer({ env: { QUIRE_CHAT_MIN_CONFIDENCE: '0' } });
-    await upload(
-      'quay-report.txt',
-      ['Harbour volunteers', '', 'Of the harbour volunteers, 28 percent worked on the quays in the spring.', '', 'Of the harbour volunteers, 27 percent worked in the parks in the summer.', ''].join('\n'),
-    );
-    // ("female" said elsewhere, in a sentence without a share: the question's key term, which the shares above do not say)
-    await upload('staff-desk.txt', ['Staff desk', '', 'Female and male staff wear the same uniform at the front desk.', '', 'Volunteers bring their own clothes to the harbour.', ''].join('\n'));
-    kb = (await s.json('/api/knowledge-bases', { method: 'POST', json: { name: 'Harbour staff' } })).body.knowledge_base.id;
-    const batch = await s.json(`/api/knowledge-bases/${kb}/documents/batch`, { method: 'POST', json: { document_ids: Object.values(ids) } });
-    assert.equal(batch.body.added.length, 2);
+    ({ kb, ids } = await knowledgeBaseOf(s, 'Harbour staff', [
+      [
+        'quay-report.txt',
+        ['Harbour volunteers', '', 'Of the harbour volunteers, 28 percent worked on the quays in the spring.', '', 'Of the harbour volunteers, 27 percent worked in the parks in the summer.', ''].join('\n'),
+      ],
+      // ("female" said elsewhere, in a sentence without a share: the question's key term, which the shares above do not say)
+      ['staff-desk.txt', ['Staff desk', '', 'Female and male staff wear the same uniform at the front desk.', '', 'Volunteers bring their own clothes to the harbour.', ''].join('\n')],
+    ]));
   });
 
   after(async () => {
