@@ -22,6 +22,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { builtIsCurrent } from '../test/helpers/built-check.mjs';
 import { RUN_ENV, STATE_ENV, describeLeftovers, findLeftovers, removeLeftovers } from '../test/helpers/leftovers.mjs';
+import { bundleTestFiles } from './test-bundles.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const roots = ['test', ...fs.readdirSync(path.join(root, 'core')).map((p) => `core/${p}/test`), 'config/test', 'server/test', 'runner/test', ...fs.readdirSync(path.join(root, 'plugins')).map((p) => `plugins/${p}/test`)];
@@ -99,12 +100,28 @@ const ordered = [...selected].sort((a, b) => weight(b) - weight(a) || a.localeCo
 // last build makes the run take every package from the sources, so a test never runs older code than the sources
 const onBuild = process.env.QUIRE_TEST_SOURCES !== '1' && builtIsCurrent();
 console.log(`# workspace packages from ${onBuild ? 'the build (dist/ is newer than every source)' : 'the TypeScript sources'}`);
+// on the build, the TypeScript test files run as JavaScript bundles, without a TypeScript loader in their
+// processes (scripts/test-bundles.mjs; QUIRE_TEST_TSX=1 runs them under tsx): the bundle of <file> is
+// node_modules/.cache/quire/test-bundles/<run>/<file, .mjs>, the name a failure in TAP shows
+const bundleDir = path.join(root, 'node_modules/.cache/quire/test-bundles', tag);
+let bundles = new Map();
+if (onBuild && process.env.QUIRE_TEST_TSX !== '1') {
+  try {
+    bundles = await bundleTestFiles(root, ordered, bundleDir);
+    const left = ordered.filter((f) => /\.(ts|mts)$/.test(f) && !bundles.has(path.normalize(f)));
+    console.log(`# ${bundles.size} test file(s) bundled to JavaScript${left.length ? `; under tsx (they import TypeScript sources of a package): ${left.join(', ')}` : ''}`);
+  } catch (e) {
+    console.log(`# the test files could not be bundled (${e.message.split('\n')[0]}): all run under tsx`);
+    bundles = new Map();
+  }
+}
+const fromBundle = new Map([...bundles].map(([f, b]) => [b, path.resolve(root, f)]));
 const args = [
   ...(onBuild ? [] : ['--conditions=quire-source']),
   '--import', pathToFileURL(path.join(root, 'test/helpers/ts-loader.mjs')).href,
   '--import', pathToFileURL(path.join(root, 'test/helpers/file-timer.mjs')).href,
   path.join(root, 'scripts/test-files.mjs'), String(process.env.QUIRE_TEST_CONCURRENCY ?? 2), '300000',
-  ...ordered,
+  ...ordered.map((f) => bundles.get(path.normalize(f)) ?? f),
 ];
 const env = {
   ...process.env,
@@ -121,7 +138,7 @@ console.log(`\n# ${selected.length} test file(s) in ${((Date.now() - started) / 
 // ---- wall time of each test file's process (test/helpers/file-timer.mjs)
 try {
   const wanted = new Set(selected.map((f) => path.resolve(root, f)));
-  const rows = fs.readFileSync(timesFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((t) => wanted.has(path.resolve(root, t.file))).sort((a, b) => b.ms - a.ms);
+  const rows = fs.readFileSync(timesFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).map((t) => ({ ...t, file: fromBundle.get(t.file) ?? t.file })).filter((t) => wanted.has(path.resolve(root, t.file))).sort((a, b) => b.ms - a.ms);
   if (rows.length) {
     // CPU: the file's process and the child processes it waited for; a loaded machine stretches the wall time,
     // hardly the CPU time, so CPU compares runs, and wall far above CPU is a file that waits
@@ -162,6 +179,7 @@ if (mode !== 'off') {
   }
   if (mode !== 'keep') await removeLeftovers(leftovers, where);
 }
+fs.rmSync(bundleDir, { recursive: true, force: true });
 if (mode !== 'keep') fs.rmSync(stateDir, { recursive: true, force: true });
 else console.log(`# run state kept in ${stateDir}`);
 process.exit(status);

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
 import { zip } from '../helpers/hostile.js';
 import type { TestServer } from '../helpers/server.js';
@@ -30,8 +31,9 @@ const delegate = (kind: string, name: string, pkg: string) => `import real from 
 export let created = 0;
 export default { kind: '${kind}', name: '${name}', core: '^1', options: real.options, shared: real.shared, async create(ctx) { created++; globalThis.__quireStub = (globalThis.__quireStub ?? []).concat('${kind}:${name}'); return real.create(ctx); } };`;
 
+/** The real plugin's entry as this process imports it: dist/ on the build, src/ (this process has tsx then) on the sources. */
 function pathToPackage(pkg: string): string {
-  return path.join(ROOT, 'node_modules', pkg, 'src', 'index.ts');
+  return fileURLToPath(import.meta.resolve(pkg));
 }
 
 interface Case {

@@ -159,6 +159,10 @@ async function serverResources(opts: { env?: Record<string, string>; plan?: stri
     recordResource({ kind: 'amqp', prefix: amqpPrefix });
   }
   Object.assign(env, opts.env ?? {});
+  // the PDF reader's parse workers start at the first PDF (its public option `prestart: false`), not with every
+  // test server: most never read a PDF, and two worker processes loading PDFium cost about half a second of
+  // CPU per server. A test that brings its own plugin selection or plugin options gets the defaults.
+  if (opts.env?.QUIRE_PLUGIN_OPTIONS === undefined && opts.env?.QUIRE_PLUGINS === undefined) env.QUIRE_PLUGIN_OPTIONS = JSON.stringify({ 'reader:pdf': { prestart: false } });
   // an explicit override wins (a test may point a server at another database or prefix)
   if (mysqlDb && env.QUIRE_DB_URL !== dbUrl) mysqlDb = null;
   if (amqpPrefix && env.QUIRE_QUEUE_PREFIX !== amqpPrefix) amqpPrefix = null;

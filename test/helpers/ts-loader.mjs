@@ -4,10 +4,14 @@
 // threads started from the sources, have it; when the test files run on the build (scripts/test.mjs does when
 // it is current), the isolates their servers fork run dist/*.js without tsx, as in production, in about half
 // the CPU time (tsx's loader hooks see every module a process loads).
+// A test file bundled to JavaScript (scripts/test-bundles.mjs) runs without tsx too. In a worker thread the
+// preload runs again with the worker's own file as process.argv[1]: tsx unless that is built JavaScript.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isMainThread } from 'node:worker_threads';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const main = path.relative(root, process.argv[1] ?? '');
 const built = /\.(js|mjs|cjs)$/.test(main) && main.split(path.sep).includes('dist') && !main.startsWith('..');
-if (!built) await import('tsx');
+const bundled = isMainThread && main.startsWith(path.join('node_modules', '.cache', 'quire', 'test-bundles') + path.sep) && main.endsWith('.mjs');
+if (!built && !bundled) await import('tsx');

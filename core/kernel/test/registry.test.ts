@@ -86,10 +86,12 @@ test('registry: the manifest is the definition; the SDK range may come from peer
 
 test('errors of another copy of the SDK are QuireErrors and NonRetryableErrors of the host', async () => {
   const { QuireError, NonRetryableError, isQuireError, isRetryable } = await import('@quire/core');
-  // a plugin's own copy: the same module loaded again under another URL
-  const url = new URL('../src/errors/index.ts', import.meta.url);
-  const copy = await import(`${url.href}?copy`);
-  const pipeline = await import(`${new URL('../src/pipeline/types.ts', import.meta.url).href}?copy`);
+  // a plugin's own copy: the same module loaded again under another URL (from the build when this process
+  // imports the build, a test file without a TypeScript loader then; else from the sources)
+  const fromBuild = !import.meta.resolve('@quire/core').endsWith('.ts');
+  const own = (p: string) => new URL(fromBuild ? `../dist/${p}.js` : `../src/${p}.ts`, import.meta.url).href;
+  const copy = await import(`${own('errors/index')}?copy`);
+  const pipeline = await import(`${own('pipeline/types')}?copy`);
   assert.notEqual(copy.QuireError, QuireError);
   const e = copy.errors.unsupported('No reader for .xyz');
   assert.ok(e instanceof QuireError && isQuireError(e));

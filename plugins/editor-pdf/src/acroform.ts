@@ -3,7 +3,6 @@
  * length, date pattern), filling with regenerated appearance streams drawn in an embedded Unicode font (so
  * Greek or Cyrillic values show in every viewer), optional flattening, and reading values back.
  */
-import fs from 'node:fs';
 import { PDFButton, PDFCheckBox, PDFDict, PDFDocument, PDFDropdown, PDFHexString, PDFName, PDFOptionList, PDFRadioGroup, PDFSignature, PDFStream, PDFString, PDFTextField, StandardFonts, decodePDFRawStream } from 'pdf-lib';
 import type { PDFField, PDFFont, PDFPage, PDFRawStream } from 'pdf-lib';
 import { errors } from '@quire/core';
@@ -11,8 +10,9 @@ import type { BBox, EditElement, EditFillValue, EditLayout, Word } from '@quire/
 import { humanName, labelWords, nearestLabel, refineTextType } from './labels.js';
 import { formatValue } from './format.js';
 import { choiceFieldValues, textFieldValue } from '@quire/layout/form-values';
+import { DEFAULT_FONT, unicodeFont } from './font.js';
 
-export const DEFAULT_FONT = '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf';
+export { DEFAULT_FONT, unicodeFont };
 
 export async function loadPdf(bytes: Uint8Array): Promise<PDFDocument> {
   try {
@@ -353,21 +353,6 @@ export function readFieldValues(doc: PDFDocument): Record<string, string | boole
     out[g.name] = on.length === 1 ? optionOf(on[0]!.getName()) : on.length ? on.map((m) => optionOf(m.getName())) : null;
   }
   return out;
-}
-
-let fontCache: { path: string; bytes: Buffer | null } | null = null;
-
-/** The bytes of the Unicode font (DejaVu Sans by default), or null when it is not installed. */
-export function unicodeFont(path = DEFAULT_FONT): Buffer | null {
-  if (fontCache?.path === path) return fontCache.bytes;
-  let bytes: Buffer | null = null;
-  try {
-    bytes = fs.readFileSync(path);
-  } catch {
-    bytes = null;
-  }
-  fontCache = { path, bytes };
-  return bytes;
 }
 
 /** The font values are drawn in: the Unicode font embedded (subset), else Helvetica (Latin-1 only). */

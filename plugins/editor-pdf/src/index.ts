@@ -6,7 +6,7 @@
 import fs from 'node:fs/promises';
 import { SHARED_DEFAULTS, definePlugin, errors, runIsolated, siblingModule, z } from '@quire/core';
 import type { EditElement, EditorPlugin } from '@quire/core';
-import { unicodeFont } from './acroform.js';
+import { unicodeFont } from './font.js';
 import type { EditorRequest } from './worker.js';
 
 export { formatDate, formatValue, truthy } from './format.js';

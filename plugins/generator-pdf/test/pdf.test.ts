@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { pluginContext } from '@quire/core';
 import type { GeneratedDocumentModel } from '@quire/core';
-import def, { PdfGenerator } from '../src/index.js';
+import def, { PdfGenerator } from '@quire/plugin-generator-pdf';
 
 /** The pdf writer: one browser for many pdfs (the pool bounds the pages), text extractable, closed without leftovers; a missing binary is named. */
 const CHROMIUM = process.env.QUIRE_CHROMIUM_PATH ?? '/usr/bin/chromium';

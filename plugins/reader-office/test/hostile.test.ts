@@ -1,7 +1,7 @@
 /** docx readers against hostile files: zip bombs, entity bombs, over-long documents, damaged packages. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createOfficeReader } from '../src/index.js';
+import { createOfficeReader } from '@quire/plugin-reader-office';
 import { DOC_HEAD, DOC_TAIL, MB, W_NS, docx, entityBomb, isCode, measure, para, readInChild, repeated, zipParts, readerHarness } from '../../../test/helpers/reader-harness.js';
 
 const reader = createOfficeReader();

@@ -8,7 +8,7 @@ import { CheckBox, Document, HeadingLevel, Packer, PageBreak, Paragraph, Table, 
 import iconv from 'iconv-lite';
 import { isQuireError, pluginContext } from '@quire/core';
 import type { ParsedDocument, ReaderPlugin } from '@quire/core';
-import plugin, { createOfficeReader } from '../src/index.js';
+import plugin, { createOfficeReader } from '@quire/plugin-reader-office';
 import { corpusFiles, referenceText, stripMarkdown, wordF1 } from './helpers.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-office-test-'));

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import XLSX from 'xlsx';
 import { tableGrid } from '@quire/core';
-import { createSheetReader } from '../src/index.js';
+import { createSheetReader } from '@quire/plugin-reader-sheet';
 import { MB, SHEET_HEAD, SHEET_TAIL, S_NS, entityBomb, isCode, measure, readInChild, repeated, xlsx, zipParts, readerHarness } from '../../../test/helpers/reader-harness.js';
 
 const reader = createSheetReader();

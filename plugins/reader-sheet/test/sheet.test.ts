@@ -8,7 +8,7 @@ import XLSX from 'xlsx';
 import iconv from 'iconv-lite';
 import { isQuireError, tableGrid } from '@quire/core';
 import type { ParsedDocument, ReaderPlugin } from '@quire/core';
-import plugin, { canonicalNumber, createSheetReader, isDateFormat, sniffDelimiter } from '../src/index.js';
+import plugin, { canonicalNumber, createSheetReader, isDateFormat, sniffDelimiter } from '@quire/plugin-reader-sheet';
 import { corpusFiles, referenceText, stripMarkdown, wordF1 } from './helpers.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-sheet-test-'));

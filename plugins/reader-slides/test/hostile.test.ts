@@ -1,7 +1,7 @@
 /** The pptx reader against hostile files: zip bombs, entity bombs, too many slides, damaged parts. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createSlidesReader } from '../src/index.js';
+import { createSlidesReader } from '@quire/plugin-reader-slides';
 import { MB, P_NS, SLIDE_HEAD, SLIDE_TAIL, entityBomb, isCode, measure, pptx, readInChild, repeated, shape, readerHarness } from '../../../test/helpers/reader-harness.js';
 
 const reader = createSlidesReader();

@@ -8,7 +8,7 @@ import { strToU8, zipSync } from 'fflate';
 import { DocumentBuilder, isQuireError, pluginContext, tableGrid } from '@quire/core';
 import type { ParsedDocument, ReaderPlugin } from '@quire/core';
 import { convertWithSoffice } from '@quire/office';
-import plugin, { createSlidesReader } from '../src/index.js';
+import plugin, { createSlidesReader } from '@quire/plugin-reader-slides';
 import { corpusFiles, referenceText, stripMarkdown, wordF1 } from './helpers.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-slides-test-'));

@@ -5,7 +5,8 @@
  * file's AcroForm with the source's default appearance and resources.
  */
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFObjectCopier, PDFRef } from 'pdf-lib';
-import { runIsolated, siblingModule } from '@quire/core';
+
+export { pdfRanges } from './pdf-ranges.js';
 
 export async function loadPdf(bytes: Uint8Array): Promise<PDFDocument> {
   return PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
@@ -62,13 +63,4 @@ function keepFormFields(src: PDFDocument, out: PDFDocument): void {
     }
   }
   out.catalog.set(PDFName.of('AcroForm'), out.context.register(acro));
-}
-
-/**
- * Page ranges of a PDF as PDFs of their own, copied in an isolate with a heap and a time limit (pdf-worker.ts).
- * Null when pdf-lib cannot read the file at all (the caller keeps the whole file); running out of time or
- * memory is a permanent failure (UNPROCESSABLE).
- */
-export async function pdfRanges(bytes: Uint8Array, ranges: { from: number; to: number; title?: string }[], limits: { timeoutMs: number; heapMb: number; signal?: AbortSignal }): Promise<{ files: Uint8Array[] } | { unreadable: string }> {
-  return runIsolated(siblingModule(import.meta.url, 'pdf-worker'), { bytes, ranges }, { heapMb: limits.heapMb, timeoutMs: limits.timeoutMs, label: 'The PDF to split', signal: limits.signal });
 }

@@ -17,7 +17,7 @@ import { childIdFor, childName, makeChild } from './children.js';
 import type { ChildFile } from './children.js';
 import { inputOf, SPLIT_PIPELINE } from './jobs.js';
 import { notifySplit, settleBatch } from './notify.js';
-import { pdfRanges } from './pdf.js';
+import { pdfRanges } from './pdf-ranges.js';
 import { planSections } from './plan.js';
 import type { PlannedSection } from './plan.js';
 import { sliceParsed } from './slice.js';
