@@ -582,7 +582,10 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
     if (r.ask.type === 'percent' && best.some((c) => c.keyMissing)) return refusal(bestCoverage, topScore);
     // sentences that say nothing but the question's own words ("you can relax and look around" for what else you can do) answer nothing
     if (best.every((c) => newWords(c.unit.kind === 'row' ? quoteLabelled(c.unit) : c.unit.text, [...r.weights.keys()]) === 0)) return refusal(bestCoverage, topScore);
-    const asksColumn = (header: string) => [...termSet(header)].some((t) => r.weights.has(t));
+    // (a column asked for: its header says the noun that names the kind of thing the question asks for, "which crew member …" → the
+    // Crew column)
+    const head = [...r.ask.kind][0];
+    const asksColumn = (header: string) => !!head && matchOf(head, termSet(header)) > 0;
     const text = `The documents say: ${orderPicked(best)
       .map((c) => `“${quoteLabelled(c.unit, asksColumn)}” [${cites.number(c.hit)}]`)
       .join(' ')}`;
@@ -715,7 +718,7 @@ function quoteLabelled(u: Unit, named: (header: string) => boolean = () => false
   // each cell under its column's header, after the row's label: "Students enrolled (2011–12): 18,300; … (2015–16): 19,950"
   const first = cells.findIndex((c) => c.trim());
   const label = cells[first]?.trim() ?? '';
-  // (only the cells under the columns the question names, when it names some: "which crew …" → the Crew column's cell)
+  // (only the cells under the columns the question asks for, when it asks for some: "which crew member …" → the Crew column's cell)
   const asked = cells.map((c, j) => j > first && !!c.trim() && !!header[j]?.trim() && named(header[j]!));
   const keep = (j: number) => !asked.some(Boolean) || asked[j];
   const labelled = cells.flatMap((c, j) => (j > first && c.trim() && keep(j) ? [header[j]?.trim() ? `${label} (${header[j]!.trim()}): ${c.trim()}` : `${label}: ${c.trim()}`] : []));
