@@ -664,6 +664,8 @@ const EVIDENCE_MARGIN = 0.95;
 const EVIDENCE_SECOND = 0.75;
 /** the least number of the sentence's words that are not the question's: a sentence that only restates the question answers nothing */
 const EVIDENCE_NEW_WORDS = 3;
+/** a line of fewer words than this without end punctuation is a heading or a title, not a sentence */
+const EVIDENCE_LINE_WORDS = 5;
 /** the confidence of an evidence passage: from EVIDENCE_BASE, rising with the sentence's score, always below 0.8 */
 const EVIDENCE_BASE = 0.6;
 
@@ -695,6 +697,8 @@ function composeEvidencePassage(r: Retrieval, docTerms: DocTerms, lower: Readonl
   // (a question that asks for a type of answer is answered only by a sentence that holds one: the value rules' type checks stand)
   if ((r.ask.type && !first.typed) || first.keyMissing || (second && second.score >= EVIDENCE_MARGIN * first.score)) return null;
   if (newWords(first.unit.text, qTerms) < EVIDENCE_NEW_WORDS) return null;
+  // (a short line with no end punctuation that is not a label with its value is a heading or a title: "Question Format Abbreviations")
+  if (wordCount(first.unit.text) < EVIDENCE_LINE_WORDS && !/[.!?"”)]$/.test(first.unit.text) && !KEY_VALUE.test(first.unit.text)) return null;
   const picked = [first];
   if (second && second.hit.document_id === first.hit.document_id && second.score >= EVIDENCE_SECOND * first.score) picked.push(second);
   const confidence = round(clamp(EVIDENCE_BASE + 0.5 * (first.score - EVIDENCE_SCORE), EVIDENCE_BASE, PASSAGE_MAX), 3);
