@@ -688,7 +688,9 @@ function newWords(text: string, qTerms: string[]): number {
  */
 function composeEvidencePassage(r: Retrieval, docTerms: DocTerms, lower: ReadonlySet<string>, minConfidence: number): Composed | null {
   if (!r.hits.length) return null;
-  const whole = candidatesFor(r.hits, r.ask, docTerms, lower).filter((c) => c.unit.kind !== 'row' && !isFragment(c.unit));
+  // (a short line with no end punctuation that is not a label with its value is a heading or a title: "Question Format Abbreviations")
+  const titleLike = (u: Unit) => wordCount(u.text) < EVIDENCE_LINE_WORDS && !/[.!?"”)]$/.test(u.text) && !KEY_VALUE.test(u.text);
+  const whole = candidatesFor(r.hits, r.ask, docTerms, lower).filter((c) => c.unit.kind !== 'row' && !isFragment(c.unit) && !titleLike(c.unit));
   const first = whole[0];
   if (!first) return null;
   const second = whole[1];
@@ -697,8 +699,6 @@ function composeEvidencePassage(r: Retrieval, docTerms: DocTerms, lower: Readonl
   // (a question that asks for a type of answer is answered only by a sentence that holds one: the value rules' type checks stand)
   if ((r.ask.type && !first.typed) || first.keyMissing || (second && second.score >= EVIDENCE_MARGIN * first.score)) return null;
   if (newWords(first.unit.text, qTerms) < EVIDENCE_NEW_WORDS) return null;
-  // (a short line with no end punctuation that is not a label with its value is a heading or a title: "Question Format Abbreviations")
-  if (wordCount(first.unit.text) < EVIDENCE_LINE_WORDS && !/[.!?"”)]$/.test(first.unit.text) && !KEY_VALUE.test(first.unit.text)) return null;
   const picked = [first];
   if (second && second.hit.document_id === first.hit.document_id && second.score >= EVIDENCE_SECOND * first.score) picked.push(second);
   const confidence = round(clamp(EVIDENCE_BASE + 0.5 * (first.score - EVIDENCE_SCORE), EVIDENCE_BASE, PASSAGE_MAX), 3);
