@@ -16,8 +16,9 @@
  *        [--set blind]   (bench/chat-blind.ts: a second such set, new questions over the fresh set's documents, never tuned against)
  *        [--set blind2]  (bench/chat-blind2.ts: a third, over the fresh set's documents and eight no set had used)
  *        [--set blind3]  (bench/chat-blind3.ts: a fourth, over the blind2 documents and ten receipts of <corpus>/receipts/files)
-        [--set blind4]  (bench/chat-blind4.ts: a fifth, over twelve table PDFs of <corpus>/tables and ten more receipts)
+ *        [--set blind4]  (bench/chat-blind4.ts: a fifth, over twelve table PDFs of <corpus>/tables and ten more receipts)
  *        [--set blind5]  (bench/chat-blind5.ts: a sixth, over six more table PDFs, six more receipts and eleven manifest documents of other kinds)
+ *        [--set blind6]  (bench/chat-blind6.ts: a seventh, over the fourteen table PDFs, seven receipts and three manifest images no set had loaded)
  *        [--quiet]   (prints the totals only, never an answer: for the blind sets, whose answers are not to be read)
  *   The service answers only at confidence ≥ QUIRE_CHAT_MIN_CONFIDENCE (0.6 by default; the calling shell's value is passed
  *   on): with QUIRE_CHAT_MIN_CONFIDENCE=0 every answer is given, and the last line shows what each floor would keep.
@@ -182,6 +183,7 @@ const SETS: Record<string, () => Promise<{ DOCUMENTS: string[]; QUESTIONS: Quest
   blind3: () => import('./chat-blind3.js'),
   blind4: () => import('./chat-blind4.js'),
   blind5: () => import('./chat-blind5.js'),
+  blind6: () => import('./chat-blind6.js'),
 };
 
 async function main(): Promise<void> {

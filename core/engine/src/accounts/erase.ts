@@ -8,6 +8,7 @@
  * later (generation, split, edit...) is covered as soon as it has `user_id`/`organization_id` columns, or a
  * `<parent>_id` column naming a table whose rows were erased (e.g. job_stages.job_id → jobs).
  */
+import { ERASED } from '@quire/core';
 import type { DocumentRecord, Store, TableName } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { deleteDocument } from '../io/documents.js';
@@ -74,24 +75,81 @@ async function removeBlobs(rt: Engine, table: string, rows: Row[], columns: stri
 /** How long an erasure waits for each kind of work under way (stage runs, event handlers) before going ahead. */
 export const QUIESCE_MS = 60_000;
 
+/** The jobs an erasure fences: a user's own (no organization), or an organization's. */
+export type FencedJobs = { user_id: string; organization_id: null } | { organization_id: string };
+
 /**
- * The work under way in this process on the jobs in `scope` ends before anything of the scope is erased, so
- * that none of its writes (which name the user or the organization) lands after the erasure: a job reads
- * completed before its completion hook has run (adding the document to its knowledge base, emitting
- * document.completed), and event handlers run after their event was emitted (webhook deliveries, workflow
- * executions). The running jobs `cancel` picks are cancelled, so that their stages stop soon; the stage runs
- * in progress of all the scope's jobs, their completion hooks included, and the event handlers under way are
- * waited for (at most QUIESCE_MS each). The caller mutes the scope's events first, so no handler starts for
- * them meanwhile. False when the wait ran out (logged; the erasure goes ahead).
+ * The fence of an erasure, committed before anything is erased: every job of `parts` gets the error ERASED,
+ * the pending and running ones failing with it (their stages stop, wherever they run: a worker's watch
+ * aborts a stage whose job failed). A stage run or completion hook that ends after this finds its job erased
+ * (or gone, once erased) and removes what it wrote (PipelineDefinition.discard), in every process; one that
+ * ended before wrote before the erasure began, so the erasure finds what it wrote. Returns the ids of the
+ * jobs that were pending or running.
  */
-export async function quiesceScope(rt: Engine, scope: EraseScope, cancel: (job: { status: string; organization_id: string | null }) => boolean = () => true): Promise<boolean> {
+async function fenceJobs(rt: Engine, parts: FencedJobs[]): Promise<string[]> {
+  const jobs = rt.store.repo('jobs');
+  const live: string[] = [];
+  for (const where of parts) {
+    for (;;) {
+      const page = await jobs.find({ ...where, status: ['pending', 'processing'] }, { limit: PAGE });
+      if (!page.length) break;
+      const now = new Date();
+      await jobs.update({ id: page.map((j) => j.id), status: ['pending', 'processing'] }, { status: 'failed', error: ERASED, completed_at: now, updated_at: now });
+      live.push(...page.map((j) => j.id));
+    }
+    // finished ones too: a completion hook may still be under way on one
+    await jobs.update({ ...where, status: ['completed', 'failed'] }, { error: ERASED });
+  }
+  return live;
+}
+
+/**
+ * Waits until no stage of these jobs runs in another process: its job_stages row is no longer `running`, or
+ * its holder lost the lease (its job shows no heartbeat for the lease: a failed job gets none, so at most the
+ * lease after the fence). Until `deadline` at most. True when none runs.
+ */
+async function otherProcessesSettled(rt: Engine, jobIds: string[], deadline: number): Promise<boolean> {
+  const leaseMs = rt.config.queue.leaseMs;
+  for (;;) {
+    let held = 0;
+    for (let i = 0; i < jobIds.length && !held; i += PAGE) {
+      const rows = await rt.store.repo('job_stages').find({ job_id: jobIds.slice(i, i + PAGE), status: 'running' });
+      if (!rows.length) continue;
+      const now = Date.now();
+      const jobs = await rt.store.repo('jobs').find({ id: [...new Set(rows.map((r) => r.job_id))] });
+      held = jobs.filter((j) => now - new Date(j.updated_at).getTime() <= leaseMs).length;
+    }
+    if (!held) return true;
+    const left = deadline - Date.now();
+    if (left <= 0) return false;
+    await new Promise((r) => setTimeout(r, Math.min(left, Math.max(20, Math.min(250, leaseMs / 8)))));
+  }
+}
+
+/**
+ * The work under way on the jobs in `scope` ends, or is fenced off, before anything of the scope is erased,
+ * so that none of its writes (which name the user or the organization) outlives the erasure. First the fence
+ * (fenceJobs) on the jobs of `fenced` (the scope's jobs that go with it; for an account, not those of the
+ * organizations that go on). Then the waits (at most QUIESCE_MS each): the stage runs in progress in this
+ * process on all the scope's jobs, their completion hooks included (a job reads completed before its
+ * completion hook has run: adding the document to its knowledge base, emitting document.completed); the
+ * stage runs of the fenced jobs in other processes (until they end or lose their lease); the event handlers
+ * under way here (webhook deliveries, workflow executions). The caller mutes the scope's events first, so no
+ * handler starts for them meanwhile. False when a wait ran out (logged; the erasure goes ahead: what a run
+ * still under way writes, it removes itself when it ends, as the fence makes it).
+ */
+export async function quiesceScope(rt: Engine, scope: EraseScope, fenced: FencedJobs[]): Promise<boolean> {
+  const live = await fenceJobs(rt, fenced);
   const active = rt.pipelines.activeJobIds();
   const theirs = active.length ? await rt.store.repo('jobs').find({ id: active, ...scope }) : [];
-  for (const j of theirs) if ((j.status === 'pending' || j.status === 'processing') && cancel(j)) await rt.pipelines.cancel(j.id).catch(() => {});
+  // this process's stages of the fenced jobs stop now (the fence already failed them: no hook runs again)
+  const going = new Set(live);
+  for (const j of theirs) if (going.has(j.id)) await rt.pipelines.cancel(j.id).catch(() => {});
   const settled = await rt.pipelines.settle(theirs.map((j) => j.id), QUIESCE_MS);
+  const elsewhere = await otherProcessesSettled(rt, live, Date.now() + QUIESCE_MS);
   const handled = await rt.events.settle(() => true, QUIESCE_MS);
-  if (!settled || !handled) rt.logger.warn({ ...scope, stagesSettled: settled, handlersSettled: handled }, 'erasure: work still under way after the wait; erasing anyway');
-  return settled && handled;
+  if (!settled || !elsewhere || !handled) rt.logger.warn({ ...scope, stagesSettled: settled, otherProcessesSettled: elsewhere, handlersSettled: handled }, 'erasure: work still under way after the wait; erasing anyway');
+  return settled && elsewhere && handled;
 }
 
 /**

@@ -374,9 +374,9 @@ export async function deleteAccount(rt: Engine, userId: string, requestId: strin
   // from here on no handler starts for the user's events (their webhooks and workflows go too)
   const unmute = rt.events.mute((e) => e.user_id === userId);
   try {
-    // the user's own running jobs, and those of organizations that go with the account, are cancelled
-    const going = new Set(alone);
-    await quiesceScope(rt, { user_id: userId }, (j) => !j.organization_id || going.has(j.organization_id));
+    // the user's own jobs, and those of organizations that go with the account, are fenced (running ones
+    // cancelled); those in organizations that go on are handed over, not erased
+    await quiesceScope(rt, { user_id: userId }, [{ user_id: userId, organization_id: null }, ...alone.map((organization_id) => ({ organization_id }))]);
     return await eraseAccount(rt, userId, requestId, alone);
   } finally {
     unmute();

@@ -458,7 +458,7 @@ export async function deleteOrganization(rt: Engine, a: Actor, id: string): Prom
   const unmute = rt.events.mute((e) => e.organization_id === org.id);
   let erased: Record<string, number>, members: number;
   try {
-    await quiesceScope(rt, { organization_id: org.id });
+    await quiesceScope(rt, { organization_id: org.id }, [{ organization_id: org.id }]);
     erased = await eraseResources(rt, { organization_id: org.id });
     // the erase removes the memberships with every other row of the organization; the delete under the
     // organization's lock removes one made meanwhile (an invitation accepted): the count is both

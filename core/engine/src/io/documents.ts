@@ -123,6 +123,9 @@ export async function deleteDocument(rt: Engine, doc: DocumentRecord): Promise<v
   await rt.store.transaction(async (tx) => {
     await tx.repo('chunks').delete({ document_id: doc.id });
     await tx.repo('collection_documents').delete({ document_id: doc.id });
+    // the stage rows of the jobs that go (they name them)
+    const gone = (await tx.repo('jobs').find({ document_id: doc.id, type: ['document', 'parse'] })).map((j) => j.id);
+    if (gone.length) await tx.repo('job_stages').delete({ job_id: gone });
     await tx.repo('jobs').delete({ document_id: doc.id, type: ['document', 'parse'] });
     await tx.repo('documents').delete(doc.id);
   });
@@ -131,6 +134,37 @@ export async function deleteDocument(rt: Engine, doc: DocumentRecord): Promise<v
   await rt.storage.deletePrefix(`documents/${doc.id}/`);
   for (const j of parseJobs) await rt.storage.deletePrefix(`jobs/${j.id}/`);
   await rt.events.emit('document.deleted', { id: doc.id, name: doc.name }, { user_id: doc.user_id, organization_id: doc.organization_id });
+}
+
+/**
+ * What the processing of a document writes besides the document's row (chunks, vectors, knowledge-base
+ * links, parsed content, page images, the job's stored results), removed by document id: the `discard` of a
+ * document's job that ran on while its owner was erased or the document deleted (pipelines' discard).
+ */
+export async function removeDocumentWork(rt: Engine, documentId: string, jobId: string): Promise<void> {
+  await rt.registry.tryGet('vector-store')?.deleteDocument(documentId);
+  await rt.store.transaction(async (tx) => {
+    await tx.repo('chunks').delete({ document_id: documentId });
+    await tx.repo('collection_documents').delete({ document_id: documentId });
+  });
+  await rt.storage.delete(contentKey(documentId));
+  await rt.storage.deletePrefix(`documents/${documentId}/`);
+  await rt.storage.deletePrefix(`jobs/${jobId}/`);
+}
+
+/**
+ * The `discard` of a pipeline run for a document (see PipelineDefinition.discard): when the job was erased,
+ * or is gone with its document, what its stages and completion wrote for the document goes. A job that is
+ * gone while its document stays (not the case of a deleted document) leaves the document alone.
+ */
+export async function discardDocumentWork(rt: Engine, job: JobRecord, gone: boolean): Promise<void> {
+  const documentId = job.document_id ?? null;
+  if (!documentId) {
+    await rt.storage.deletePrefix(`jobs/${job.id}/`);
+    return;
+  }
+  if (gone && (await rt.store.repo('documents').get(documentId))) return;
+  await removeDocumentWork(rt, documentId, job.id);
 }
 
 /**

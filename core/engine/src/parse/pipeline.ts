@@ -177,6 +177,10 @@ export function defineParsePipeline(rt: Engine): void {
       await rt.storage.delete(jobInputKey(job.id)).catch(() => {});
       await callback(rt, job, { job_id: job.id, status: 'completed', result: { type: output.type, chunks: output.chunks, ...(output.agentic ? { agentic: output.agentic } : {}) }, usage });
     },
+    // a run that ended after its owner was erased (or its job deleted): its stored input and results go
+    async discard(job) {
+      await rt.storage.deletePrefix(`jobs/${job.id}/`);
+    },
     async onFail(job, error) {
       await rt.storage.delete(jobInputKey(job.id)).catch(() => {});
       await callback(rt, job, { job_id: job.id, status: 'failed', result: null, usage: { num_pages: 0, credits: 0 }, error: publicErrorText(error.message, `job ${job.id}`) });

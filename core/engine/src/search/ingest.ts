@@ -2,7 +2,7 @@ import type { DocumentRecord, StageContext } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { charge } from '../infra/ledger.js';
 import { addDocument } from './collections.js';
-import { documentEventData, publicErrorText } from '../io/documents.js';
+import { discardDocumentWork, documentEventData, publicErrorText } from '../io/documents.js';
 import { parseConfig, parseOperation } from '../io/parse-config.js';
 import { ownerOf, requireDocument, withLocalFile } from '../jobs.js';
 import { chunkStored, contentKey, indexChunks, readReport, readStep, storeAndIndexChunks, storeChunks } from '../io/steps.js';
@@ -117,6 +117,8 @@ export function defineIngestPipeline(rt: Engine): void {
       await rt.events.emit('document.completed', documentEventData(done), ownerOf(doc));
       await rt.events.emit('document.processed', documentEventData(done), ownerOf(doc));
     },
+    // a run that ended after its owner was erased (or its document deleted): what it wrote goes
+    discard: (job, gone) => discardDocumentWork(rt, job, gone),
     async onFail(job, error) {
       if (!job.document_id) return;
       const doc = await rt.store.repo('documents').get(job.document_id);

@@ -18,6 +18,14 @@ const CANCELLED = 'cancelled';
 const CANCELLED_MESSAGE = 'Cancelled';
 const STOPPING = 'stopping';
 
+/**
+ * The error of a job whose owner's data is being erased (account or organization deletion). The erasure
+ * sets it on every job of the owner, in one committed update, before it deletes anything: a stage run or
+ * completion hook that ends and finds its job erased or gone calls the pipeline's `discard` (what it wrote
+ * meanwhile goes), wherever it runs. A pending or running job is failed with it as well (its stages stop).
+ */
+export const ERASED = 'Erased';
+
 interface Active {
   jobId: string;
   controller: AbortController;
@@ -244,8 +252,13 @@ export class PipelineRuntime {
       }
     }
     job = await jobs.get(msg.jobId);
-    if (!job || job.status !== 'processing') {
-      await this.claims.mark(row, 'failed', job?.error ?? 'Cancelled');
+    if (!job) {
+      // deleted meanwhile (an erasure may have swept its stage rows before this claim): the row goes too
+      await this.store.repo('job_stages').delete(row.id);
+      return;
+    }
+    if (job.status !== 'processing') {
+      await this.claims.mark(row, 'failed', job.error ?? 'Cancelled');
       return;
     }
 
@@ -253,6 +266,7 @@ export class PipelineRuntime {
     let written = job.progress ?? 0;
     let detail: ProgressDetail = { ...(job.progress_detail ?? {}) };
     const jobId = job.id;
+    const ran = job;
     // progress writes go one after another: two in flight at once could land in the other order and move
     // the job's progress backwards
     let writes: Promise<unknown> = Promise.resolve();
@@ -299,7 +313,7 @@ export class PipelineRuntime {
       output = ((await stage.run(ctx)) ?? {}) as Record<string, unknown>;
     } catch (err) {
       stopWatch();
-      return this.stageFailed(def, msg, row, err, controller, log, seconds());
+      return this.stageFailed(def, msg, ran, row, err, controller, log, seconds());
     }
     stopWatch();
     this.observer?.stage(def.name, stage.name, 'completed', seconds());
@@ -311,6 +325,7 @@ export class PipelineRuntime {
       const current = await jobs.get(jobId);
       if (!current || current.status !== 'processing') {
         await this.claims.mark(row, 'failed', current?.status === 'failed' ? (current.error ?? 'Cancelled') : `job ${current?.status ?? 'deleted'} meanwhile`);
+        await this.discardIfErased(def, current, ran, log);
         return;
       }
       if (!(await this.claims.holds(row))) {
@@ -336,23 +351,43 @@ export class PipelineRuntime {
       return completed;
     });
     if (done < 0) log.warn({}, 'another worker took this stage over while it ran; this result is dropped');
+    // not completed because the job was erased or deleted while the stage ran: what the stage wrote goes
+    if (done === 0) await this.discardIfErased(def, await jobs.get(jobId), ran, log);
     if (done > 0) {
       log.info({}, 'job completed');
       this.observer?.job(job.type, def.name, 'completed');
       this.notify(jobId);
       if (def.onComplete) {
-        const final = (await jobs.get(jobId))!;
-        await this.hook('onComplete', jobId, () => def.onComplete!(final, output));
+        const final = await jobs.get(jobId);
+        if (final && final.error !== ERASED) await this.hook('onComplete', jobId, () => def.onComplete!(final, output));
+        // erased (or deleted) before or while the hook ran: what the stages and the hook wrote goes
+        await this.discardIfErased(def, await jobs.get(jobId), final ?? ran, log);
       }
     }
   }
 
-  private async stageFailed(def: PipelineDefinition, msg: StageMessage, row: JobStageRecord, err: unknown, controller: AbortController, log: Logger, seconds: number): Promise<void> {
+  /**
+   * After a stage run or completion hook of `last`: when its job is now gone (`now` null) or erased, calls
+   * the pipeline's discard. Sound against an erasure because the erasure commits ERASED on the job before it
+   * deletes anything, and this check reads the job after every write of the run: a run that reads the job
+   * live wrote all it wrote before the erasure began, so the erasure's sweep finds it; a run that reads it
+   * erased removes what it wrote.
+   */
+  private async discardIfErased(def: PipelineDefinition, now: JobRecord | null, last: JobRecord, log: Logger): Promise<void> {
+    if (now && now.error !== ERASED) return;
+    if (!def.discard) return;
+    log.warn({ gone: !now }, 'job erased or deleted while it ran: what it wrote is removed');
+    await this.hook('discard', last.id, () => def.discard!(now ?? last, !now));
+  }
+
+  private async stageFailed(def: PipelineDefinition, msg: StageMessage, ran: JobRecord, row: JobStageRecord, err: unknown, controller: AbortController, log: Logger, seconds: number): Promise<void> {
     const jobs = this.store.repo('jobs');
     const message = errorMessage(err);
     const job = await jobs.get(msg.jobId);
     if (!job || job.status === 'failed' || controller.signal.reason === CANCELLED) {
       await this.claims.mark(row, 'failed', job?.error ?? 'Cancelled');
+      // a stage stopped by an erasure (or whose job was deleted) may have written part of its work
+      await this.discardIfErased(def, job, job ?? ran, log);
       return;
     }
     if (controller.signal.reason === STOPPING) {

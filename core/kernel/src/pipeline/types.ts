@@ -47,6 +47,14 @@ export interface PipelineDefinition {
   /** exactly once, on final failure (including cancellation) */
   onFail?(job: JobRecord, error: Error): Promise<void>;
   /**
+   * Called when a stage run or the completion hook of a job ends and the job turns out to be gone (deleted
+   * meanwhile) or erased (its owner's data is being erased: error ERASED, see PipelineRuntime): removes what
+   * they may have written meanwhile that names the job's owner outside the job's own rows (stored files,
+   * vectors, rows of other tables). `job` is the row as it is now, or as the run last read it when it is
+   * gone (`gone` true). It may run more than once, and beside the erasure: it only removes.
+   */
+  discard?(job: JobRecord, gone: boolean): Promise<void>;
+  /**
    * This pipeline's own retry policy, used instead of the runtime's maxAttempts and retryDelayMs for its
    * stages (e.g. webhook deliveries: more attempts, minutes apart). A stage that throws a retryable error
    * is delivered again after delayMs(attempt), until attempt maxAttempts; then the job fails. Both

@@ -1,0 +1,166 @@
+// @services: an erasure while a worker in another process runs a stage of the erased owner's upload
+// The API process runs no stages (QUIRE_RUN_STAGES=false); a `quire-worker` process on the same MariaDB and
+// RabbitMQ runs them (CI's second pass). A test reader (loaded through QUIRE_PLUGINS in place of the office
+// reader, run on the worker's own thread and deaf to cancellation, as a reader that bounds itself is) holds
+// the read of a marked text until the test releases it. The account (then, in the second test, the
+// organization) is deleted while the worker holds the read; then the read goes on and writes what a read
+// writes (the parsed content, the chunks, which name the owner). Once the worker has stopped (a clean stop
+// waits for the stage under way), nothing of the erased owner may remain: no row naming it or its document,
+// no vector, no stored file; the API answers 404 for the document.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { AMQP_URL, MYSQL_URL, makeTempDir, removeTempDir, startTestServer, until, uploadForm } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+import { startWorker } from '../helpers/workers.js';
+import type { WorkerProcess } from '../helpers/workers.js';
+import { deleteRabbitPrefix } from '../helpers/leftovers.mjs';
+import { filesUnder } from '../helpers/assertions.js';
+import { signUpUser } from '../helpers/accounts.js';
+import type { TestUser } from '../helpers/accounts.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const SKIP = MYSQL_URL && AMQP_URL ? false : 'needs MariaDB and RabbitMQ shared by several processes: set QUIRE_TEST_MYSQL_URL and QUIRE_TEST_AMQP_URL (CI pass 2)';
+
+/**
+ * A txt reader (one paragraph block per paragraph) that, for a text with "HOLD-<name>", writes
+ * <dir>/<name>.reached and waits for <dir>/<name>.release before it answers. `isolated: true`: it runs on the
+ * stage's own thread, where cancelling the job does not stop it.
+ */
+const heldReader = (dir: string) => `import fs from 'node:fs';
+import path from 'node:path';
+import { DocumentBuilder } from '@quire/core';
+const dir = ${JSON.stringify(dir)};
+const released = (file) => new Promise((resolve) => { const t = setInterval(() => { if (fs.existsSync(file)) { clearInterval(t); resolve(); } }, 25); });
+export default { kind: 'reader', name: 'office', core: '^1', create: () => ({
+  formats: ['docx', 'doc', 'txt', 'html', 'rtf'],
+  isolated: true,
+  async read(input) {
+    const text = fs.readFileSync(input.path, 'utf8');
+    const hold = /HOLD-([a-z]+)/.exec(text);
+    if (hold) {
+      fs.writeFileSync(path.join(dir, hold[1] + '.reached'), '');
+      await released(path.join(dir, hold[1] + '.release'));
+    }
+    const b = new DocumentBuilder(input.documentId, input.name, input.format);
+    b.addPage({ number: 1, width: 612, height: 792, ocr: false, confidence: 1 });
+    for (const para of text.split(/\\n\\s*\\n/)) if (para.trim()) b.addBlock({ type: 'paragraph', text: para.trim(), page: 1, bbox: null, confidence: 1 });
+    return b.build();
+  },
+}) };`;
+
+describe('erasure across processes: a stage held by a worker while its owner is erased', { skip: SKIP, timeout: 300_000 }, () => {
+  let s: TestServer;
+  let root: string;
+  let holds: string;
+  let env: Record<string, string>;
+  let outsider: TestUser;
+  const workers: WorkerProcess[] = [];
+
+  before(async () => {
+    root = makeTempDir('erase-fence');
+    const pluginDir = path.join(root, 'plugin');
+    holds = path.join(root, 'holds');
+    fs.mkdirSync(pluginDir);
+    fs.mkdirSync(holds);
+    // the plugin imports @quire/core (DocumentBuilder), found through this folder's node_modules
+    fs.mkdirSync(path.join(root, 'node_modules', '@quire'), { recursive: true });
+    fs.symlinkSync(path.join(ROOT, 'core/kernel'), path.join(root, 'node_modules', '@quire', 'core'));
+    fs.writeFileSync(path.join(pluginDir, 'package.json'), JSON.stringify({ name: 'quire-plugin-test-held-reader', type: 'module', main: 'index.js', quire: { kind: 'reader', name: 'office', core: '^1' } }));
+    fs.writeFileSync(path.join(pluginDir, 'index.js'), heldReader(holds));
+    env = { QUIRE_PLUGINS: pluginDir, QUIRE_WORKER_LEASE_S: '2' };
+    s = await startTestServer({ env: { ...env, QUIRE_RUN_STAGES: 'false' } });
+    outsider = await signUpUser(s, 'outsider@example.com', 'Outsider');
+  });
+  after(async () => {
+    const prefix = s?.runtime.config.queue.prefix;
+    for (const w of workers) await w.stop();
+    await s?.close();
+    if (prefix && AMQP_URL) await deleteRabbitPrefix(AMQP_URL, prefix).catch(() => {});
+    if (root) removeTempDir(root);
+  });
+
+  /**
+   * Uploads a text marked HOLD-<name> (into the knowledge base, for the organization when given), waits until
+   * a fresh worker holds its read, runs `erase` (which must answer 200), releases the read and stops the worker
+   * (it finishes the stage first). Returns the document's and its job's ids.
+   */
+  async function eraseWhileHeld(name: string, u: TestUser, fields: Record<string, string>, erase: () => Promise<{ status: number; body: any }>) {
+    const worker = await startWorker(s, env);
+    workers.push(worker);
+    const up = await s.json('/api/upload', { method: 'POST', body: uploadForm(`${name}.txt`, `Halyard ledger of ${name}\n\nHOLD-${name}: the halyard order was signed on 3 March.\n\nBudget 12,000 EUR for new rigging.`, fields), key: u.key });
+    assert.equal(up.status, 200, JSON.stringify(up.body));
+    const docId = up.body.document.id as string;
+    const job = await until("the document's job", () => s.runtime.store.repo('jobs').findOne({ document_id: docId }));
+    await until('the worker holding the read', () => fs.existsSync(path.join(holds, `${name}.reached`)), 90_000);
+    const stage = await s.runtime.store.repo('job_stages').findOne({ job_id: job.id, stage: 'ingest.read' });
+    assert.equal(stage?.worker, worker.id, 'the read runs in the worker process');
+
+    const answer = await erase();
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    // the read goes on in the worker, after the erasure: it writes the parsed content and the chunks
+    fs.writeFileSync(path.join(holds, `${name}.release`), '');
+    await worker.stop();
+    assert.equal(worker.child.exitCode, 0, `the worker stopped cleanly:\n${worker.output()}`);
+    return { docId, jobId: job.id };
+  }
+
+  /** Vectors of the document in the embedded index (none when the index was never made). */
+  function vectorsOf(docId: string): number {
+    const file = path.join(s.runtime.config.dataDir, 'vectors', 'vectors.db');
+    if (!fs.existsSync(file)) return 0;
+    const db = new Database(file, { readonly: true });
+    try {
+      return (db.prepare('SELECT count(*) AS n FROM vectors WHERE document_id = ?').get(docId) as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  }
+
+  async function assertNothingOf(column: 'user_id' | 'organization_id', owner: string, docId: string, jobId: string) {
+    const store = s.runtime.store;
+    const tables = store.tables!();
+    for (const [t, cols] of Object.entries(tables)) {
+      if (!cols.includes(column) || t === 'audit_log') continue;
+      assert.equal(await (store.repo(t as any) as any).count({ [column]: owner }), 0, `rows of the erased owner in ${t}`);
+    }
+    for (const [t, cols] of Object.entries(tables)) {
+      if (cols.includes('document_id')) assert.equal(await (store.repo(t as any) as any).count({ document_id: docId }), 0, `rows of the erased document in ${t}`);
+      if (cols.includes('job_id')) assert.equal(await (store.repo(t as any) as any).count({ job_id: jobId }), 0, `rows of the erased job in ${t}`);
+    }
+    assert.equal(await store.repo('documents').get(docId), null, 'the document row');
+    assert.equal(await store.repo('jobs').get(jobId), null, 'the job row');
+    assert.equal(vectorsOf(docId), 0, 'vectors of the erased document');
+    const left = filesUnder(s.dataDir).filter((f) => [docId, jobId].some((id) => path.relative(s.dataDir, f).includes(id)));
+    assert.deepEqual(left, [], 'stored files of the erased document');
+  }
+
+  test('account deletion: what the worker writes after the erasure does not outlive the user', async () => {
+    const c = await signUpUser(s, 'halyard@example.com', 'Halyard Writer');
+    const kb = await s.json('/api/knowledge-bases', { method: 'POST', json: { name: 'Rigging' }, key: c.key });
+    assert.equal(kb.status, 201, JSON.stringify(kb.body));
+    const { docId, jobId } = await eraseWhileHeld('account', c, { knowledge_base_id: kb.body.knowledge_base.id }, () =>
+      s.json('/api/gdpr/delete-account', { method: 'POST', json: { immediate: true }, key: c.key }),
+    );
+    await assertNothingOf('user_id', c.id, docId, jobId);
+    assert.equal(await s.runtime.store.repo('users').get(c.id), null);
+    assert.equal((await s.json(`/v1/documents/${docId}`, { key: outsider.key })).status, 404);
+  });
+
+  test('organization deletion: what the worker writes after the deletion does not outlive the organization', async () => {
+    const o = await signUpUser(s, 'rigger@example.com', 'Org Rigger');
+    const made = await s.json('/api/organizations', { method: 'POST', json: { name: 'Rigging Org', slug: 'rigging-org' }, key: o.key });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const org = made.body.organization.id as string;
+    const kb = await s.json('/api/knowledge-bases', { method: 'POST', json: { name: 'Org rigging', organization_id: org }, key: o.key });
+    assert.equal(kb.status, 201, JSON.stringify(kb.body));
+    const { docId, jobId } = await eraseWhileHeld('organization', o, { knowledge_base_id: kb.body.knowledge_base.id, organization_id: org }, () =>
+      s.json(`/api/organizations/${org}`, { method: 'DELETE', key: o.key }),
+    );
+    await assertNothingOf('organization_id', org, docId, jobId);
+    assert.equal(await s.runtime.store.repo('organizations').get(org), null);
+    assert.equal((await s.json(`/v1/documents/${docId}`, { key: o.key })).status, 404);
+  });
+});
