@@ -580,8 +580,14 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
     // a share quoted by a sentence without the question's key term ("what share of the volunteers were female" by shares of where
     // they worked): a share of something else
     if (r.ask.type === 'percent' && best.some((c) => c.keyMissing)) return refusal(bestCoverage, topScore);
+    // sentences that say nothing but the question's own words ("you can relax and look around" for what else you can do) answer nothing
+    if (best.every((c) => newWords(c.unit.kind === 'row' ? quoteLabelled(c.unit) : c.unit.text, [...r.weights.keys()]) === 0)) return refusal(bestCoverage, topScore);
+    // (a column asked for: its header says the noun that names the kind of thing the question asks for, "which crew member …" → the
+    // Crew column)
+    const head = [...r.ask.kind][0];
+    const asksColumn = (header: string) => !!head && matchOf(head, termSet(header)) > 0;
     const text = `The documents say: ${orderPicked(best)
-      .map((c) => `“${quoteLabelled(c.unit)}” [${cites.number(c.hit)}]`)
+      .map((c) => `“${quoteLabelled(c.unit, asksColumn)}” [${cites.number(c.hit)}]`)
       .join(' ')}`;
     const confidence = ambiguous ? Math.min(PASSAGE_MAX, bestConfidence) : bestConfidence;
     return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'passage' };
@@ -648,11 +654,67 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'value' };
 }
 
+/** the least share of the question the passage's first sentence must say itself, and with its chunk and document */
+const EVIDENCE_SENTENCE = 0.3;
+const EVIDENCE_COVERAGE = 0.5;
+/** the least score of the passage's first sentence, and the share of it the next sentence must stay under to leave it ahead */
+const EVIDENCE_SCORE = 0.55;
+const EVIDENCE_MARGIN = 0.95;
+/** the share of the first sentence's score from which the next sentence of its document is quoted with it */
+const EVIDENCE_SECOND = 0.75;
+/** the least number of the sentence's words that are not the question's: a sentence that only restates the question answers nothing */
+const EVIDENCE_NEW_WORDS = 3;
+/** a line of fewer words than this without end punctuation is a heading or a title, not a sentence */
+const EVIDENCE_LINE_WORDS = 5;
+/** the confidence of an evidence passage: from EVIDENCE_BASE, rising with the sentence's score, always below 0.8 */
+const EVIDENCE_BASE = 0.6;
+
+/** The words of a sentence that none of the question's terms matches (stem, synonym or compound). */
+function newWords(text: string, qTerms: string[]): number {
+  return terms(text).filter((x) => {
+    const one = new Set([x]);
+    return !qTerms.some((t) => matchOf(t, one) > 0);
+  }).length;
+}
+
+/**
+ * Where the value rules refuse: the sentence that says the question best, quoted whole with its citation as a passage
+ * ("The documents say: …"), when retrieval is confident in it: a whole sentence (never a table row, a cut or broken-off
+ * line, a bare number), holding an answer of the asked type when the question asks for one, that says enough of the
+ * question itself and with its chunk, the question's key term included, clearly ahead of the next sentence, and that says
+ * something besides the question's own words. The next sentence of the same document is quoted with it when it scores
+ * nearly as well (at most two). Its confidence reflects the retrieval and stays below 0.8: a passage quotes, it does not
+ * tell which of its words is the answer. Null when no sentence qualifies.
+ */
+function composeEvidencePassage(r: Retrieval, docTerms: DocTerms, lower: ReadonlySet<string>, minConfidence: number): Composed | null {
+  if (!r.hits.length) return null;
+  // (a short line with no end punctuation that is not a label with its value is a heading or a title: "Question Format Abbreviations")
+  const titleLike = (u: Unit) => wordCount(u.text) < EVIDENCE_LINE_WORDS && !/[.!?"”)]$/.test(u.text) && !KEY_VALUE.test(u.text);
+  const whole = candidatesFor(r.hits, r.ask, docTerms, lower).filter((c) => c.unit.kind !== 'row' && !isFragment(c.unit) && !titleLike(c.unit));
+  const first = whole[0];
+  if (!first) return null;
+  const second = whole[1];
+  const qTerms = [...r.weights.keys()];
+  if (first.sentenceCoverage < EVIDENCE_SENTENCE || first.coverage < EVIDENCE_COVERAGE || first.score < EVIDENCE_SCORE) return null;
+  // (a question that asks for a type of answer is answered only by a sentence that holds one: the value rules' type checks stand)
+  if ((r.ask.type && !first.typed) || first.keyMissing || (second && second.score >= EVIDENCE_MARGIN * first.score)) return null;
+  if (newWords(first.unit.text, qTerms) < EVIDENCE_NEW_WORDS) return null;
+  const picked = [first];
+  if (second && second.hit.document_id === first.hit.document_id && second.score >= EVIDENCE_SECOND * first.score) picked.push(second);
+  const confidence = round(clamp(EVIDENCE_BASE + 0.5 * (first.score - EVIDENCE_SCORE), EVIDENCE_BASE, PASSAGE_MAX), 3);
+  if (confidence < minConfidence) return null;
+  const cites = new CitationList();
+  const text = `The documents say: ${orderPicked(picked)
+    .map((c) => `“${c.unit.text}” [${cites.number(c.hit)}]`)
+    .join(' ')}`;
+  return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'passage' };
+}
+
 /** a second span scoring at least this share of the first's is as good as it: both are quoted, as a passage */
 const AMBIGUOUS = 0.9;
 
 /** A unit as quoted in a passage: a table row under its columns' header ("Name | Amount — Sheryl | 45"), a cut sentence marked. */
-function quoteLabelled(u: Unit): string {
+function quoteLabelled(u: Unit, named: (header: string) => boolean = () => false): string {
   if (u.kind !== 'row') return quote(u);
   const cells = u.cells ?? u.text.split(' | ');
   const header = u.columns && u.columns.length === cells.length ? u.columns : u.context && u.context !== u.text ? u.context.split(' | ') : null;
@@ -660,7 +722,10 @@ function quoteLabelled(u: Unit): string {
   // each cell under its column's header, after the row's label: "Students enrolled (2011–12): 18,300; … (2015–16): 19,950"
   const first = cells.findIndex((c) => c.trim());
   const label = cells[first]?.trim() ?? '';
-  const labelled = cells.flatMap((c, j) => (j > first && c.trim() ? [header[j]?.trim() ? `${label} (${header[j]!.trim()}): ${c.trim()}` : `${label}: ${c.trim()}`] : []));
+  // (only the cells under the columns the question asks for, when it asks for some: "which crew member …" → the Crew column's cell)
+  const asked = cells.map((c, j) => j > first && !!c.trim() && !!header[j]?.trim() && named(header[j]!));
+  const keep = (j: number) => !asked.some(Boolean) || asked[j];
+  const labelled = cells.flatMap((c, j) => (j > first && c.trim() && keep(j) ? [header[j]?.trim() ? `${label} (${header[j]!.trim()}): ${c.trim()}` : `${label}: ${c.trim()}`] : []));
   return labelled.length ? labelled.join('; ') : quote(u);
 }
 
@@ -804,7 +869,8 @@ export async function answerQuestion(req: AnswerRequest): Promise<AnswerResult> 
   const r = retrievalOf(req);
   const docTerms = req.terms.documents;
   const aspect = req.mode === 'code' ? null : documentAspect(req.question);
-  const composed = (aspect && (await composeDocumentLevel(req.chunks, aspect, req.question, req.documents, docTerms, r))) || composeExtractive(r, req.mode, docTerms, req.terms.lower, req.minConfidence);
+  let composed = (aspect && (await composeDocumentLevel(req.chunks, aspect, req.question, req.documents, docTerms, r))) || composeExtractive(r, req.mode, docTerms, req.terms.lower, req.minConfidence);
+  if (composed.unanswered && req.mode !== 'code' && req.mode !== 'deep') composed = composeEvidencePassage(r, docTerms, req.terms.lower, req.minConfidence) ?? composed;
   return result(composed);
 }
 
