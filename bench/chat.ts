@@ -7,6 +7,8 @@
  *   - correct: the answer contains an expected string and cites the right document;
  *   - refused: the "could not find" answer;
  *   - wrong: any other answer (one that does not contain the truth, or cites only other documents);
+ *   a question whose `expect` is empty is answered by no document: its refusal counts as correct, any answer as wrong
+ *   (a line of its own gives these apart);
  * and the calibration: among answers with confidence ≥ 0.8, the share that is correct.
  * Nothing is cached; the corpus is read in place. Not part of the tests.
  *
@@ -257,7 +259,8 @@ async function main(): Promise<void> {
       const message = String(a.message);
       const cited = [...new Set((a.citations as { document_id: string }[]).map((c) => docName.get(c.document_id) ?? c.document_id))];
       const text = norm(message);
-      const verdict = NOT_FOUND.test(message) ? 'refused' : q.expect.some((e) => text.includes(norm(e))) && [q.doc, ...(q.also ?? [])].some((d) => cited.includes(d)) ? 'correct' : 'wrong';
+      const refused = NOT_FOUND.test(message);
+      const verdict = !q.expect.length ? (refused ? 'correct' : 'wrong') : refused ? 'refused' : q.expect.some((e) => text.includes(norm(e))) && [q.doc, ...(q.also ?? [])].some((d) => cited.includes(d)) ? 'correct' : 'wrong';
       const rank = args.diagnose && verdict !== 'correct' ? await rankOf(q) : undefined;
       rows.push({ q, verdict, confidence: Number(a.confidence), message, cited, answerType: String(a.answer_type ?? (verdict === 'refused' ? 'none' : 'answer')), ...(rank !== undefined ? { rank } : {}) });
       if (rank !== undefined && !args.quiet) console.log(`${verdict.padEnd(7)} rank ${rank || '-'} [${q.type}] ${q.q}`);
@@ -293,6 +296,11 @@ function print(rows: { q: Question; verdict: string; confidence: number; answerT
   const types = [...new Set(rows.map((r) => r.q.type))];
   for (const t of types) line(t, rows.filter((r) => r.q.type === t));
   line('all', rows);
+  const none = rows.filter((r) => !r.q.expect.length);
+  if (none.length) {
+    line('answerable', rows.filter((r) => r.q.expect.length > 0));
+    line('to refuse', none); // correct: refused; wrong: answered
+  }
   // per answer type (value, passage, none): a value is right when it is correct, a passage when it contains the answer and cites its document
   console.log(`\n${'answer'.padEnd(10)} ${'n'.padStart(4)}  ${'correct'.padStart(10)}  ${'refused'.padStart(10)}  ${'wrong'.padStart(10)}  ${'right@conf≥0.8'.padStart(14)}`);
   for (const t of [...new Set(rows.map((r) => r.answerType))].sort()) line(t, rows.filter((r) => r.answerType === t));
