@@ -4,7 +4,7 @@ export type QType = 'who' | 'when' | 'how much' | 'how many' | 'percent' | 'wher
 export interface Question {
   q: string;
   type: QType;
-  /** the answer must contain one of these (case-insensitive, whitespace collapsed) */
+  /** the answer must contain one of these (case-insensitive, whitespace collapsed); empty: no document answers it, and only a refusal is right */
   expect: string[];
   /** corpus id of the document that states it */
   doc: string;

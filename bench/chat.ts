@@ -7,6 +7,8 @@
  *   - correct: the answer contains an expected string and cites the right document;
  *   - refused: the "could not find" answer;
  *   - wrong: any other answer (one that does not contain the truth, or cites only other documents);
+ *   a question whose `expect` is empty is answered by no document: its refusal counts as correct, any answer as wrong
+ *   (a line of its own gives these apart);
  * and the calibration: among answers with confidence ≥ 0.8, the share that is correct.
  * Nothing is cached; the corpus is read in place. Not part of the tests.
  *
@@ -19,6 +21,7 @@
  *        [--set blind4]  (bench/chat-blind4.ts: a fifth, over twelve table PDFs of <corpus>/tables and ten more receipts)
  *        [--set blind5]  (bench/chat-blind5.ts: a sixth, over six more table PDFs, six more receipts and eleven manifest documents of other kinds)
  *        [--set blind6]  (bench/chat-blind6.ts: a seventh, over the fourteen table PDFs, seven receipts and three manifest images no set had loaded)
+ *        [--set blind7]  (bench/chat-blind7.ts: an eighth, over 24 documents of every kind few sets had loaded, six receipts among them; ten questions to refuse)
  *        [--quiet]   (prints the totals only, never an answer: for the blind sets, whose answers are not to be read)
  *   The service answers only at confidence ≥ QUIRE_CHAT_MIN_CONFIDENCE (0.6 by default; the calling shell's value is passed
  *   on): with QUIRE_CHAT_MIN_CONFIDENCE=0 every answer is given, and the last line shows what each floor would keep.
@@ -184,6 +187,7 @@ const SETS: Record<string, () => Promise<{ DOCUMENTS: string[]; QUESTIONS: Quest
   blind4: () => import('./chat-blind4.js'),
   blind5: () => import('./chat-blind5.js'),
   blind6: () => import('./chat-blind6.js'),
+  blind7: () => import('./chat-blind7.js'),
 };
 
 async function main(): Promise<void> {
@@ -255,7 +259,8 @@ async function main(): Promise<void> {
       const message = String(a.message);
       const cited = [...new Set((a.citations as { document_id: string }[]).map((c) => docName.get(c.document_id) ?? c.document_id))];
       const text = norm(message);
-      const verdict = NOT_FOUND.test(message) ? 'refused' : q.expect.some((e) => text.includes(norm(e))) && [q.doc, ...(q.also ?? [])].some((d) => cited.includes(d)) ? 'correct' : 'wrong';
+      const refused = NOT_FOUND.test(message);
+      const verdict = !q.expect.length ? (refused ? 'correct' : 'wrong') : refused ? 'refused' : q.expect.some((e) => text.includes(norm(e))) && [q.doc, ...(q.also ?? [])].some((d) => cited.includes(d)) ? 'correct' : 'wrong';
       const rank = args.diagnose && verdict !== 'correct' ? await rankOf(q) : undefined;
       rows.push({ q, verdict, confidence: Number(a.confidence), message, cited, answerType: String(a.answer_type ?? (verdict === 'refused' ? 'none' : 'answer')), ...(rank !== undefined ? { rank } : {}) });
       if (rank !== undefined && !args.quiet) console.log(`${verdict.padEnd(7)} rank ${rank || '-'} [${q.type}] ${q.q}`);
@@ -291,6 +296,11 @@ function print(rows: { q: Question; verdict: string; confidence: number; answerT
   const types = [...new Set(rows.map((r) => r.q.type))];
   for (const t of types) line(t, rows.filter((r) => r.q.type === t));
   line('all', rows);
+  const none = rows.filter((r) => !r.q.expect.length);
+  if (none.length) {
+    line('answerable', rows.filter((r) => r.q.expect.length > 0));
+    line('to refuse', none); // correct: refused; wrong: answered
+  }
   // per answer type (value, passage, none): a value is right when it is correct, a passage when it contains the answer and cites its document
   console.log(`\n${'answer'.padEnd(10)} ${'n'.padStart(4)}  ${'correct'.padStart(10)}  ${'refused'.padStart(10)}  ${'wrong'.padStart(10)}  ${'right@conf≥0.8'.padStart(14)}`);
   for (const t of [...new Set(rows.map((r) => r.answerType))].sort()) line(t, rows.filter((r) => r.answerType === t));
