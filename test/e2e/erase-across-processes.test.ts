@@ -18,7 +18,7 @@ import { startWorker } from '../helpers/workers.js';
 import type { WorkerProcess } from '../helpers/workers.js';
 import { deleteRabbitPrefix } from '../helpers/leftovers.mjs';
 import { filesUnder } from '../helpers/assertions.js';
-import { signUpUser } from '../helpers/accounts.js';
+import { organizationWithKnowledgeBase, signUpUser } from '../helpers/accounts.js';
 import type { TestUser } from '../helpers/accounts.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -150,13 +150,8 @@ describe('erasure across processes: a stage held by a worker while its owner is 
   });
 
   test('organization deletion: what the worker writes after the deletion does not outlive the organization', async () => {
-    const o = await signUpUser(s, 'rigger@example.com', 'Org Rigger');
-    const made = await s.json('/api/organizations', { method: 'POST', json: { name: 'Rigging Org', slug: 'rigging-org' }, key: o.key });
-    assert.equal(made.status, 201, JSON.stringify(made.body));
-    const org = made.body.organization.id as string;
-    const kb = await s.json('/api/knowledge-bases', { method: 'POST', json: { name: 'Org rigging', organization_id: org }, key: o.key });
-    assert.equal(kb.status, 201, JSON.stringify(kb.body));
-    const { docId, jobId } = await eraseWhileHeld('organization', o, { knowledge_base_id: kb.body.knowledge_base.id, organization_id: org }, () =>
+    const { owner: o, orgId: org, kbId } = await organizationWithKnowledgeBase(s, 'rigger@example.com', { name: 'Rigging Org', slug: 'rigging-org' }, 'Org rigging');
+    const { docId, jobId } = await eraseWhileHeld('organization', o, { knowledge_base_id: kbId, organization_id: org }, () =>
       s.json(`/api/organizations/${org}`, { method: 'DELETE', key: o.key }),
     );
     await assertNothingOf('organization_id', org, docId, jobId);

@@ -8,7 +8,7 @@ import { startTestServer, until, uploadForm, waitForStatus } from '../helpers/se
 import type { TestServer } from '../helpers/server.js';
 import { errorBody, filesUnder } from '../helpers/assertions.js';
 import { makePdf } from '../helpers/fixtures.js';
-import { signUpUser } from '../helpers/accounts.js';
+import { organizationWithKnowledgeBase, signUpUser } from '../helpers/accounts.js';
 import type { TestUser } from '../helpers/accounts.js';
 
 const TXT_A = 'Harbour project notes\n\nThe harbour crane order was signed by Ilse Varga on 3 March. Budget 40,000 EUR.';
@@ -294,13 +294,7 @@ describe('privacy over HTTP: consents, export, account deletion', () => {
     // as for an account: the organization's document reads completed before its completion has linked it to
     // the organization's knowledge base; the link (naming the organization) is held until the deletion has
     // answered or has waited a while
-    const o = await signUpUser(s, 'org-late@example.com', 'Org Owner');
-    const made = await s.json('/api/organizations', { method: 'POST', json: { name: 'Late Org', slug: 'late-org' }, key: o.key });
-    assert.equal(made.status, 201, JSON.stringify(made.body));
-    const org = made.body.organization.id as string;
-    const kb = await s.json('/api/knowledge-bases', { method: 'POST', json: { name: 'Org links', organization_id: org }, key: o.key });
-    assert.equal(kb.status, 201, JSON.stringify(kb.body));
-    const kbId = kb.body.knowledge_base.id as string;
+    const { owner: o, orgId: org, kbId } = await organizationWithKnowledgeBase(s, 'org-late@example.com', { name: 'Late Org', slug: 'late-org' }, 'Org links');
     const links = s.runtime.store.repo('collection_documents') as any;
     const hold = holdCalls(links, 'insert', (row: { collection_id: string }) => row.collection_id === kbId);
     try {
