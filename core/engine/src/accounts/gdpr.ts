@@ -31,7 +31,7 @@ import type { ConsentRecord, DataExportRequestRecord, DeletionRequestRecord, Sto
 import type { AuthInfo } from '../infra/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { anonymiseAudit, auditOf, recordAudit } from './audit.js';
-import { QUIESCE_MS, eraseResources, quiesceScope } from './erase.js';
+import { eraseResources, quiesceScope } from './erase.js';
 import { submitJob } from '../infra/submit.js';
 import { contentKey } from '../io/steps.js';
 import { signLink } from '../infra/signing.js';
@@ -421,7 +421,7 @@ async function eraseAccount(rt: Engine, userId: string, requestId: string | null
   counts.users = 1;
   counts.audit_log_anonymised = await anonymiseAudit(rt.store, userId);
   // handlers of other events that were under way while erasing (the user's own are muted) end before the checkpoint
-  await rt.events.settle(() => true, QUIESCE_MS);
+  await rt.events.settle(() => true, rt.config.privacy.eraseWaitMs);
   // the deleted rows must not linger in write-ahead logs (free pages are zeroed: secure_delete)
   await rt.store.checkpoint?.();
   await rt.registry.tryGet('vector-store')?.checkpoint?.();
