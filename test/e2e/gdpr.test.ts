@@ -10,6 +10,7 @@ import { errorBody, filesUnder } from '../helpers/assertions.js';
 import { makePdf } from '../helpers/fixtures.js';
 import { organizationWithKnowledgeBase, signUpUser } from '../helpers/accounts.js';
 import type { TestUser } from '../helpers/accounts.js';
+import { holdCalls } from '../helpers/hold-calls.js';
 
 const TXT_A = 'Harbour project notes\n\nThe harbour crane order was signed by Ilse Varga on 3 March. Budget 40,000 EUR.';
 const TXT_B = 'Orchard ledger of Bram Quist\n\nApple harvest 1,200 kg, pear harvest 450 kg.';
@@ -28,41 +29,6 @@ async function kbWithChat(s: TestServer, u: TestUser, docId: string, question: s
   const chat = await s.json('/api/chat', { method: 'POST', json: { message: question, knowledge_base_id: kbId }, key: u.key });
   assert.equal(chat.status, 200, JSON.stringify(chat.body));
   return { kbId, sessionId: chat.body.session_id as string };
-}
-
-/**
- * Holds the calls of `obj[method]` whose first argument `matches`: such a call waits until `release()` before
- * running; `reached` settles when one arrives at the hold, `written` when it has run; `restore()` puts the
- * method back (and releases).
- */
-function holdCalls<T extends object>(obj: T, method: string, matches: (arg: any) => boolean) {
-  const target = obj as any;
-  const original = target[method];
-  let release!: () => void;
-  const held = new Promise<void>((r) => (release = r));
-  let reach!: () => void;
-  const reached = new Promise<void>((r) => (reach = r));
-  let wrote!: () => void;
-  const written = new Promise<void>((r) => (wrote = r));
-  target[method] = async function (this: unknown, arg: unknown, ...rest: unknown[]) {
-    if (!matches(arg)) return original.call(this, arg, ...rest);
-    reach();
-    await held;
-    try {
-      return await original.call(this, arg, ...rest);
-    } finally {
-      wrote();
-    }
-  };
-  return {
-    reached,
-    written,
-    release,
-    restore() {
-      release();
-      target[method] = original;
-    },
-  };
 }
 
 describe('privacy over HTTP: consents, export, account deletion', () => {

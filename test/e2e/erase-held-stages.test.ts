@@ -1,0 +1,100 @@
+// An account erasure while a stage of a generation or of a split is held past the erasure's wait: the stage is
+// deaf to cancellation (held at the write of the document it makes), the erasure waits QUIRE_ERASE_WAIT_S (1 s
+// here) and erases anyway, then the stage goes on and writes its document, its ingest job, its charge or its
+// section rows, all naming the erased user. When the run is over, nothing of the user may remain: no row naming
+// them or what the run made, no stored file (the pipeline's discard removes what a fenced run wrote).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, until, uploadForm, waitForStatus } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+import { filesUnder } from '../helpers/assertions.js';
+import { signUpUser } from '../helpers/accounts.js';
+import type { TestUser } from '../helpers/accounts.js';
+import { holdCalls } from '../helpers/hold-calls.js';
+
+/** The stored original of a document, as the run that makes a document writes it first. */
+const ORIGINAL = /^documents\/([^/]+)\/original$/;
+
+describe('erasure of an owner while a generation or split stage is held past the wait', () => {
+  let s: TestServer;
+
+  before(async () => {
+    s = await startTestServer({ env: { QUIRE_ERASE_WAIT_S: '1' } });
+  });
+  after(async () => {
+    await s?.close();
+  });
+
+  async function uploaded(u: TestUser, name: string): Promise<string> {
+    const up = await s.json('/api/upload', { method: 'POST', body: uploadForm(name, 'Mooring ledger of Ansel Brook\n\nThe mooring fee was paid on 4 April.\n\nThe slipway opens at dawn.'), key: u.key });
+    assert.equal(up.status, 200, JSON.stringify(up.body));
+    assert.equal((await waitForStatus(s, `/v1/documents/${up.body.document.id}`, 120_000, u.key)).status, 'completed');
+    return up.body.document.id;
+  }
+
+  /**
+   * Holds the write of the next document a run makes, starts the run (`start`: its job id), and once the run
+   * is at the hold deletes the account (the erasure waits its second, then erases); then the run goes on.
+   * Returns the job's id and the held document's, once every run of the server is over.
+   */
+  async function eraseWhileHeld(u: TestUser, start: () => Promise<string>) {
+    let made = '';
+    const hold = holdCalls(s.runtime.storage, 'put', (key: unknown) => {
+      const m = typeof key === 'string' && !made ? ORIGINAL.exec(key) : null;
+      if (m) made = m[1]!;
+      return !!m;
+    });
+    try {
+      const jobId = await start();
+      await hold.reached;
+      const del = await s.json('/api/gdpr/delete-account', { method: 'POST', json: { immediate: true }, key: u.key });
+      assert.equal(del.status, 200, JSON.stringify(del.body));
+      assert.equal(await s.runtime.store.repo('users').get(u.id), null);
+      hold.release();
+      await hold.written;
+      await until('every run over', async () => (await s.runtime.pipelines.settle(s.runtime.pipelines.activeJobIds(), 60_000)) && !s.runtime.pipelines.activeJobIds().length, 120_000);
+      return { jobId, made };
+    } finally {
+      hold.restore();
+    }
+  }
+
+  async function assertNothingOf(userId: string, ids: string[]) {
+    const store = s.runtime.store;
+    const tables = store.tables!();
+    for (const [t, cols] of Object.entries(tables)) {
+      if (t === 'audit_log') continue;
+      if (cols.includes('user_id')) assert.equal(await (store.repo(t as any) as any).count({ user_id: userId }), 0, `rows of the erased user in ${t}`);
+      for (const c of ['document_id', 'job_id', 'resource_id', 'parent_document_id']) {
+        if (cols.includes(c)) for (const id of ids) assert.equal(await (store.repo(t as any) as any).count({ [c]: id }), 0, `rows naming ${id} in ${t}.${c}`);
+      }
+    }
+    for (const id of ids) assert.equal(await store.repo('documents').get(id), null, `document ${id}`);
+    const left = filesUnder(s.dataDir).filter((f) => ids.some((id) => f.includes(id)));
+    assert.deepEqual(left, [], 'stored files of what the run made');
+  }
+
+  test('generation: the document its upload stage writes after the erasure goes, with its ingest job and its charge', async () => {
+    const u = await signUpUser(s, 'generator@example.com', 'Ansel Brook');
+    const source = await uploaded(u, 'mooring.txt');
+    const { jobId, made } = await eraseWhileHeld(u, async () => {
+      const r = await s.json('/api/generate/run', { method: 'POST', json: { output_format: 'markdown', template_prompt: 'A note on the mooring fees.', source_document_ids: [source], async: true }, key: u.key });
+      assert.equal(r.status, 202, JSON.stringify(r.body));
+      return r.body.job_id as string;
+    });
+    assert.ok(made && made !== source, 'the run was held at the write of its own document');
+    await assertNothingOf(u.id, [jobId, made, source]);
+  });
+
+  test('split: the child document and section row its children stage writes after the erasure go', async () => {
+    const u = await signUpUser(s, 'splitter@example.com', 'Ansel Brook');
+    const parent = await uploaded(u, 'ledger.txt');
+    const { jobId, made } = await eraseWhileHeld(u, async () => {
+      const r = await s.json('/api/split/run', { method: 'POST', json: { document_id: parent, sections: [{ name: 'All', page_start: 1, page_end: 1 }], webhook_url: 'http://127.0.0.1:9/split' }, key: u.key });
+      assert.equal(r.status, 202, JSON.stringify(r.body));
+      return r.body.job_id as string;
+    });
+    assert.ok(made && made !== parent, 'the run was held at the write of its child');
+    await assertNothingOf(u.id, [jobId, made, parent]);
+  });
+});
