@@ -1,4 +1,4 @@
-// An account erasure while a stage of a generation or of a split is held past the erasure's wait: the stage is
+// An account erasure while a stage of a generation, a split or a data export is held past the erasure's wait: the stage is
 // deaf to cancellation (held at the write of the document it makes), the erasure waits QUIRE_ERASE_WAIT_S (1 s
 // here) and erases anyway, then the stage goes on and writes its document, its ingest job, its charge or its
 // section rows, all naming the erased user. When the run is over, nothing of the user may remain: no row naming
@@ -14,8 +14,10 @@ import { holdCalls } from '../helpers/hold-calls.js';
 
 /** The stored original of a document, as the run that makes a document writes it first. */
 const ORIGINAL = /^documents\/([^/]+)\/original$/;
+/** The zip of a data export. */
+const EXPORT_ZIP = /^exports\/([^/]+)\/export\.zip$/;
 
-describe('erasure of an owner while a generation or split stage is held past the wait', () => {
+describe('erasure of an owner while a generation, split or export stage is held past the wait', () => {
   let s: TestServer;
 
   before(async () => {
@@ -33,14 +35,15 @@ describe('erasure of an owner while a generation or split stage is held past the
   }
 
   /**
-   * Holds the write of the next document a run makes, starts the run (`start`: its job id), and once the run
-   * is at the hold deletes the account (the erasure waits its second, then erases); then the run goes on.
-   * Returns the job's id and the held document's, once every run of the server is over.
+   * Holds the next write of a stored file whose key matches `held` (its first group: the id of what the run
+   * makes), starts the run (`start`: its job id), and once the run is at the hold deletes the account (the
+   * erasure waits its second, then erases); then the run goes on. Returns the job's id and the held id, once
+   * every run of the server is over.
    */
-  async function eraseWhileHeld(u: TestUser, start: () => Promise<string>) {
+  async function eraseWhileHeld(u: TestUser, held: RegExp, start: () => Promise<string>) {
     let made = '';
     const hold = holdCalls(s.runtime.storage, 'put', (key: unknown) => {
-      const m = typeof key === 'string' && !made ? ORIGINAL.exec(key) : null;
+      const m = typeof key === 'string' && !made ? held.exec(key) : null;
       if (m) made = m[1]!;
       return !!m;
     });
@@ -77,7 +80,7 @@ describe('erasure of an owner while a generation or split stage is held past the
   test('generation: the document its upload stage writes after the erasure goes, with its ingest job and its charge', async () => {
     const u = await signUpUser(s, 'generator@example.com', 'Ansel Brook');
     const source = await uploaded(u, 'mooring.txt');
-    const { jobId, made } = await eraseWhileHeld(u, async () => {
+    const { jobId, made } = await eraseWhileHeld(u, ORIGINAL, async () => {
       const r = await s.json('/api/generate/run', { method: 'POST', json: { output_format: 'markdown', template_prompt: 'A note on the mooring fees.', source_document_ids: [source], async: true }, key: u.key });
       assert.equal(r.status, 202, JSON.stringify(r.body));
       return r.body.job_id as string;
@@ -89,12 +92,26 @@ describe('erasure of an owner while a generation or split stage is held past the
   test('split: the child document and section row its children stage writes after the erasure go', async () => {
     const u = await signUpUser(s, 'splitter@example.com', 'Ansel Brook');
     const parent = await uploaded(u, 'ledger.txt');
-    const { jobId, made } = await eraseWhileHeld(u, async () => {
+    const { jobId, made } = await eraseWhileHeld(u, ORIGINAL, async () => {
       const r = await s.json('/api/split/run', { method: 'POST', json: { document_id: parent, sections: [{ name: 'All', page_start: 1, page_end: 1 }], webhook_url: 'http://127.0.0.1:9/split' }, key: u.key });
       assert.equal(r.status, 202, JSON.stringify(r.body));
       return r.body.job_id as string;
     });
     assert.ok(made && made !== parent, 'the run was held at the write of its child');
     await assertNothingOf(u.id, [jobId, made, parent]);
+  });
+
+  test('data export: the zip its build writes after the erasure goes', async () => {
+    const u = await signUpUser(s, 'exporter@example.com', 'Ansel Brook');
+    await uploaded(u, 'export-me.txt');
+    let requestId = '';
+    const { jobId, made } = await eraseWhileHeld(u, EXPORT_ZIP, async () => {
+      const r = await s.json('/api/gdpr/export', { method: 'POST', key: u.key });
+      assert.equal(r.status, 202, JSON.stringify(r.body));
+      requestId = r.body.request_id;
+      return (await until('the export job', async () => (await s.runtime.store.repo('jobs').find({ user_id: u.id })).find((j) => j.type !== 'document'))).id;
+    });
+    assert.equal(made, requestId, 'the build was held at the write of its zip');
+    await assertNothingOf(u.id, [jobId, requestId]);
   });
 });

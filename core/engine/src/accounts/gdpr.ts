@@ -302,13 +302,16 @@ export async function failExport(rt: Engine, requestId: string, message: string)
   await rt.storage.deletePrefix(`exports/${requestId}/`).catch(() => {});
 }
 
+/** Removes the stored zip of an export (expired, or built for a user erased meanwhile). */
+export const removeExport = (rt: Engine, requestId: string) => rt.storage.deletePrefix(`exports/${requestId}/`);
+
 /** Exports past their time: zip removed, status expired. */
 export async function expireExports(rt: Engine, now = new Date()): Promise<number> {
   const done = await rt.store.repo('data_export_requests').find({ status: 'completed' });
   let n = 0;
   for (const r of done) {
     if (!r.expires_at || r.expires_at.getTime() > now.getTime()) continue;
-    await rt.storage.deletePrefix(`exports/${r.id}/`).catch(() => {});
+    await removeExport(rt, r.id).catch(() => {});
     await rt.store.repo('data_export_requests').update(r.id, { status: 'expired', file_key: null, updated_at: now });
     n++;
   }
