@@ -1,8 +1,9 @@
-// An account erasure while a stage of a generation, a split or a data export is held past the erasure's wait: the stage is
-// deaf to cancellation (held at the write of the document it makes), the erasure waits QUIRE_ERASE_WAIT_S (1 s
-// here) and erases anyway, then the stage goes on and writes its document, its ingest job, its charge or its
-// section rows, all naming the erased user. When the run is over, nothing of the user may remain: no row naming
-// them or what the run made, no stored file (the pipeline's discard removes what a fenced run wrote).
+// An account erasure while a stage of a generation, a split or a data export is held past the erasure's wait:
+// the stage is deaf to cancellation (held at the write of the first file it makes), the erasure waits
+// QUIRE_ERASE_WAIT_S (1 s here) and erases anyway, then the stage goes on and writes what it makes (a document
+// with its ingest job and charge, section rows, a zip), all naming the erased user. When the run is over,
+// nothing of the user may remain: no row naming them or what the run made, no stored file (the pipeline's
+// discard removes what a fenced run wrote).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, until, uploadForm, waitForStatus } from '../helpers/server.js';
