@@ -78,29 +78,34 @@ describe('erasure of an owner while a generation, split or export stage is held 
     assert.deepEqual(left, [], 'stored files of what the run made');
   }
 
-  test('generation: the document its upload stage writes after the erasure goes, with its ingest job and its charge', async () => {
-    const u = await signUpUser(s, 'generator@example.com', 'Ansel Brook');
-    const source = await uploaded(u, 'mooring.txt');
-    const { jobId, made } = await eraseWhileHeld(u, ORIGINAL, async () => {
-      const r = await s.json('/api/generate/run', { method: 'POST', json: { output_format: 'markdown', template_prompt: 'A note on the mooring fees.', source_document_ids: [source], async: true }, key: u.key });
-      assert.equal(r.status, 202, JSON.stringify(r.body));
-      return r.body.job_id as string;
+  // runs that make a document from one of the user's (its original is the first file they write): the request
+  // that starts one (answered 202 with its job id) and what the test names it by
+  const makers: { name: string; what: string; request: (source: string) => { path: string; json: Record<string, unknown> } }[] = [
+    {
+      name: 'generation',
+      what: 'the document its upload stage writes after the erasure goes, with its ingest job and its charge',
+      request: (source) => ({ path: '/api/generate/run', json: { output_format: 'markdown', template_prompt: 'A note on the mooring fees.', source_document_ids: [source], async: true } }),
+    },
+    {
+      name: 'split',
+      what: 'the child document and section row its children stage writes after the erasure go',
+      request: (source) => ({ path: '/api/split/run', json: { document_id: source, sections: [{ name: 'All', page_start: 1, page_end: 1 }], webhook_url: 'http://127.0.0.1:9/split' } }),
+    },
+  ];
+  for (const m of makers) {
+    test(`${m.name}: ${m.what}`, async () => {
+      const u = await signUpUser(s, `${m.name}@example.com`, 'Ansel Brook');
+      const source = await uploaded(u, `${m.name}.txt`);
+      const { jobId, made } = await eraseWhileHeld(u, ORIGINAL, async () => {
+        const { path, json } = m.request(source);
+        const r = await s.json(path, { method: 'POST', json, key: u.key });
+        assert.equal(r.status, 202, JSON.stringify(r.body));
+        return r.body.job_id as string;
+      });
+      assert.ok(made && made !== source, 'the run was held at the write of the document it makes');
+      await assertNothingOf(u.id, [jobId, made, source]);
     });
-    assert.ok(made && made !== source, 'the run was held at the write of its own document');
-    await assertNothingOf(u.id, [jobId, made, source]);
-  });
-
-  test('split: the child document and section row its children stage writes after the erasure go', async () => {
-    const u = await signUpUser(s, 'splitter@example.com', 'Ansel Brook');
-    const parent = await uploaded(u, 'ledger.txt');
-    const { jobId, made } = await eraseWhileHeld(u, ORIGINAL, async () => {
-      const r = await s.json('/api/split/run', { method: 'POST', json: { document_id: parent, sections: [{ name: 'All', page_start: 1, page_end: 1 }], webhook_url: 'http://127.0.0.1:9/split' }, key: u.key });
-      assert.equal(r.status, 202, JSON.stringify(r.body));
-      return r.body.job_id as string;
-    });
-    assert.ok(made && made !== parent, 'the run was held at the write of its child');
-    await assertNothingOf(u.id, [jobId, made, parent]);
-  });
+  }
 
   test('data export: the zip its build writes after the erasure goes', async () => {
     const u = await signUpUser(s, 'exporter@example.com', 'Ansel Brook');
