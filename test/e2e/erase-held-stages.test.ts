@@ -1,7 +1,7 @@
-// An account erasure while a stage of a generation, a split or a data export is held past the erasure's wait:
+// An account erasure while a stage of a generation, a split, an edit or a data export is held past the erasure's wait:
 // the stage is deaf to cancellation (held at the write of the first file it makes), the erasure waits
 // QUIRE_ERASE_WAIT_S (1 s here) and erases anyway, then the stage goes on and writes what it makes (a document
-// with its ingest job and charge, section rows, a zip), all naming the erased user. When the run is over,
+// with its ingest job and charge, section rows, edit rows, a zip), all naming the erased user. When the run is over,
 // nothing of the user may remain: no row naming them or what the run made, no stored file (the pipeline's
 // discard removes what a fenced run wrote).
 import { after, before, describe, test } from 'node:test';
@@ -12,13 +12,16 @@ import { filesUnder } from '../helpers/assertions.js';
 import { signUpUser } from '../helpers/accounts.js';
 import type { TestUser } from '../helpers/accounts.js';
 import { holdCalls } from '../helpers/hold-calls.js';
+import { formPdf } from './edit-fixtures.js';
 
 /** The stored original of a document, as the run that makes a document writes it first. */
 const ORIGINAL = /^documents\/([^/]+)\/original$/;
+/** The filled file of an edit. */
+const EDIT_OUTPUT = /^edits\/([^/]+)\/output$/;
 /** The zip of a data export. */
 const EXPORT_ZIP = /^exports\/([^/]+)\/export\.zip$/;
 
-describe('erasure of an owner while a generation, split or export stage is held past the wait', () => {
+describe('erasure of an owner while a generation, split, edit or export stage is held past the wait', () => {
   let s: TestServer;
 
   before(async () => {
@@ -28,8 +31,8 @@ describe('erasure of an owner while a generation, split or export stage is held 
     await s?.close();
   });
 
-  async function uploaded(u: TestUser, name: string): Promise<string> {
-    const up = await s.json('/api/upload', { method: 'POST', body: uploadForm(name, 'Mooring ledger of Ansel Brook\n\nThe mooring fee was paid on 4 April.\n\nThe slipway opens at dawn.'), key: u.key });
+  async function uploaded(u: TestUser, name: string, body: Uint8Array | string = 'Mooring ledger of Ansel Brook\n\nThe mooring fee was paid on 4 April.\n\nThe slipway opens at dawn.'): Promise<string> {
+    const up = await s.json('/api/upload', { method: 'POST', body: uploadForm(name, body), key: u.key });
     assert.equal(up.status, 200, JSON.stringify(up.body));
     assert.equal((await waitForStatus(s, `/v1/documents/${up.body.document.id}`, 120_000, u.key)).status, 'completed');
     return up.body.document.id;
@@ -106,6 +109,23 @@ describe('erasure of an owner while a generation, split or export stage is held 
       await assertNothingOf(u.id, [jobId, made, source]);
     });
   }
+
+  test('edit: the edit and audit rows its run writes after the erasure go, with the filled file', async () => {
+    const u = await signUpUser(s, 'editor@example.com', 'Ansel Brook');
+    const form = await uploaded(u, 'form.pdf', await formPdf());
+    // the run answers when the edit is done: it is left to end as it does once its owner is erased
+    let answered: Promise<unknown> = Promise.resolve();
+    const { jobId, made } = await eraseWhileHeld(u, EDIT_OUTPUT, async () => {
+      let refused: unknown = null;
+      answered = s.json('/api/edit/run', { method: 'POST', json: { document_id: form, instructions: 'My name is Ansel Brook, I live in Lisbon' }, key: u.key }).then((r) => (refused = r.status >= 400 ? r.body : null));
+      const job = await until('the edit job', async () => refused ?? (await s.runtime.store.repo('edit_jobs').findOne({ document_id: form })));
+      assert.ok('id' in (job as object), JSON.stringify(job));
+      return (job as { id: string }).id;
+    });
+    await answered;
+    assert.ok(made, 'the run was held at the write of its filled file');
+    await assertNothingOf(u.id, [jobId, made, form]);
+  });
 
   test('data export: the zip its build writes after the erasure goes', async () => {
     const u = await signUpUser(s, 'exporter@example.com', 'Ansel Brook');
