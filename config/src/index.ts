@@ -102,6 +102,7 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'QUIRE_API_KEYS_PREMIUM', default: '100', description: 'Active API keys a user of the premium plan may hold.' },
   { name: 'QUIRE_POLICY_VERSION', default: '1', description: 'Current version of the terms and privacy policy: a user whose terms or privacy consent was given for another version is asked to renew (GET /api/gdpr/consent/renewal-check).' },
   { name: 'QUIRE_EXPORT_TTL_H', default: '24', description: 'How long a GDPR data export (its signed download URL and its zip) stays available, in hours; then it is expired and removed.' },
+  { name: 'QUIRE_ERASE_WAIT_S', default: '60', description: 'How long an account or organization erasure waits for each kind of work under way on what it erases (stage runs here and in workers, their completion hooks, event handlers) before it erases anyway; a run still under way then removes what it writes itself when it ends.' },
   { name: 'QUIRE_DELETION_GRACE_DAYS', default: '7', description: 'Grace period of an account deletion request (cancellable until then; `immediate` skips it).' },
 ];
 
@@ -207,7 +208,7 @@ const schema = z.object({
   retention: z.object({ intervalMs: z.number().int().min(1000).max(7 * 86_400_000) }),
   credits: z.object({ free: z.coerce.number().min(0), standard: z.coerce.number().min(0), premium: z.coerce.number().min(0) }),
   apiKeys: z.object({ free: int(1, 100_000), standard: int(1, 100_000), premium: int(1, 100_000) }),
-  privacy: z.object({ policyVersion: z.string().trim().min(1).max(32), exportTtlMs: z.number().int().min(60_000), deletionGraceDays: z.coerce.number().min(0).max(365) }),
+  privacy: z.object({ policyVersion: z.string().trim().min(1).max(32), exportTtlMs: z.number().int().min(60_000), eraseWaitMs: z.number().int().min(1000).max(3_600_000), deletionGraceDays: z.coerce.number().min(0).max(365) }),
   rateLimit: z.object({ store: z.enum(['memory', 'db']) }),
   secrets: z.object({ signing: z.string().min(16, 'must be at least 16 characters').optional() }),
   limits: z.object({
@@ -279,7 +280,7 @@ const SOURCE: Record<string, string> = {
   'accounts.signup': 'QUIRE_SIGNUP', 'accounts.sessionTtlMs': 'QUIRE_SESSION_TTL_S', 'accounts.loginMaxFailures': 'QUIRE_LOGIN_MAX_FAILURES', 'retention.intervalMs': 'QUIRE_RETENTION_INTERVAL_S',
   'apiKeys.free': 'QUIRE_API_KEYS_FREE', 'apiKeys.standard': 'QUIRE_API_KEYS_STANDARD', 'apiKeys.premium': 'QUIRE_API_KEYS_PREMIUM',
   'credits.free': 'QUIRE_CREDITS_FREE', 'credits.standard': 'QUIRE_CREDITS_STANDARD', 'credits.premium': 'QUIRE_CREDITS_PREMIUM',
-  'privacy.policyVersion': 'QUIRE_POLICY_VERSION', 'privacy.exportTtlMs': 'QUIRE_EXPORT_TTL_H', 'privacy.deletionGraceDays': 'QUIRE_DELETION_GRACE_DAYS',
+  'privacy.policyVersion': 'QUIRE_POLICY_VERSION', 'privacy.exportTtlMs': 'QUIRE_EXPORT_TTL_H', 'privacy.eraseWaitMs': 'QUIRE_ERASE_WAIT_S', 'privacy.deletionGraceDays': 'QUIRE_DELETION_GRACE_DAYS',
   'workflows.secretsKey': 'QUIRE_SECRETS_KEY', 'workflows.schedulerIntervalMs': 'QUIRE_SCHEDULER_INTERVAL_S', 'workflows.expressionTimeoutMs': 'QUIRE_WORKFLOW_EXPRESSION_TIMEOUT_S', 'workflows.cronSeconds': 'QUIRE_CRON_SECONDS', 'workflows.maxExecutionsPerOrigin': 'QUIRE_WORKFLOW_MAX_EXECUTIONS', 'workflows.maxRunning': 'QUIRE_WORKFLOW_MAX_RUNNING',
 };
 
@@ -318,7 +319,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     retention: { intervalMs: Math.round(secs(env.QUIRE_RETENTION_INTERVAL_S, 3600)) },
     apiKeys: { free: env.QUIRE_API_KEYS_FREE ?? 5, standard: env.QUIRE_API_KEYS_STANDARD ?? 25, premium: env.QUIRE_API_KEYS_PREMIUM ?? 100 },
     credits: { free: env.QUIRE_CREDITS_FREE ?? 500, standard: env.QUIRE_CREDITS_STANDARD ?? 10_000, premium: env.QUIRE_CREDITS_PREMIUM ?? 100_000 },
-    privacy: { policyVersion: env.QUIRE_POLICY_VERSION ?? '1', exportTtlMs: Math.round(secs(env.QUIRE_EXPORT_TTL_H, 24) * 3600), deletionGraceDays: env.QUIRE_DELETION_GRACE_DAYS ?? 7 },
+    privacy: { policyVersion: env.QUIRE_POLICY_VERSION ?? '1', exportTtlMs: Math.round(secs(env.QUIRE_EXPORT_TTL_H, 24) * 3600), eraseWaitMs: Math.round(secs(env.QUIRE_ERASE_WAIT_S, 60)), deletionGraceDays: env.QUIRE_DELETION_GRACE_DAYS ?? 7 },
     rateLimit: { store: env.QUIRE_RATE_LIMIT_STORE ?? 'memory' },
     secrets: { signing: nonEmpty(env.QUIRE_SIGNING_SECRET) },
     limits: {

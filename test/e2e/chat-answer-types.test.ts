@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Document, HeadingLevel, Packer, Paragraph, Table, TableCell, TableRow } from 'docx';
 import { startTestServer } from '../helpers/server.js';
-import { askChat, knowledgeBaseOf } from '../helpers/chat-kb.js';
+import { suiteKnowledgeBase } from '../helpers/chat-kb.js';
 import type { TestServer } from '../helpers/server.js';
 import { makePdf } from '../helpers/fixtures.js';
 
@@ -40,11 +40,8 @@ async function borrowingDocx(): Promise<Buffer> {
 
 describe('chat answer types: value, passage, none', () => {
   let s: TestServer;
-  let kb = '';
-  let ids: Record<string, string> = {};
-
-  const ask = (message: string) => askChat(s, kb, message);
-  const cites = (a: any, name: string) => a.citations.some((c: any) => c.document_id === ids[name]);
+  const chat = suiteKnowledgeBase();
+  const { ask, cites } = chat;
 
   before(async () => {
     s = await startTestServer();
@@ -64,11 +61,11 @@ describe('chat answer types: value, passage, none', () => {
         ],
       },
     ]);
-    ({ kb, ids } = await knowledgeBaseOf(s, 'Answer types', [
+    await chat.open(s, 'Answer types', [
       ['factuur-brandt.pdf', invoice],
       ['kestrel-notice.pdf', notice],
       ['borrowing.docx', await borrowingDocx()],
-    ]));
+    ]);
   });
 
   after(async () => {
@@ -154,7 +151,7 @@ describe('chat answer types: value, passage, none', () => {
   });
 
   test('the stream’s complete event and the embed and OpenAI-compatible answers carry answer_type', async () => {
-    const res = await s.api('/api/chat', { method: 'POST', json: { message: 'On what date was the Kestrel Bay lighthouse first lit?', knowledge_base_id: kb, stream: true } });
+    const res = await s.api('/api/chat', { method: 'POST', json: { message: 'On what date was the Kestrel Bay lighthouse first lit?', knowledge_base_id: chat.kb, stream: true } });
     assert.equal(res.status, 200);
     const events = (await res.text())
       .split('\n\n')
@@ -164,10 +161,10 @@ describe('chat answer types: value, passage, none', () => {
     const complete = events.find((e) => e.type === 'complete');
     assert.ok(complete, JSON.stringify(events));
     assert.equal(complete.result.answer_type, 'value');
-    const embed = await s.json('/api/v1/embed', { method: 'POST', json: { action: 'chat', chat: { message: 'Who won the 1998 chess olympiad in Elista?', knowledge_base_id: kb } } });
+    const embed = await s.json('/api/v1/embed', { method: 'POST', json: { action: 'chat', chat: { message: 'Who won the 1998 chess olympiad in Elista?', knowledge_base_id: chat.kb } } });
     assert.equal(embed.status, 200, JSON.stringify(embed.body));
     assert.equal(embed.body.data.answer_type, 'none');
-    const completion = await s.json('/v1/chat/completions', { method: 'POST', json: { model: `kb:${kb}`, messages: [{ role: 'user', content: 'What did the harbour board decide about the northern footbridge?' }] } });
+    const completion = await s.json('/v1/chat/completions', { method: 'POST', json: { model: `kb:${chat.kb}`, messages: [{ role: 'user', content: 'What did the harbour board decide about the northern footbridge?' }] } });
     assert.equal(completion.status, 200, JSON.stringify(completion.body));
     assert.equal(completion.body.answer_type, 'passage');
   });

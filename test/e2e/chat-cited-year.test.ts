@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer } from '../helpers/server.js';
-import { askChat, knowledgeBaseOf } from '../helpers/chat-kb.js';
+import { suiteKnowledgeBase } from '../helpers/chat-kb.js';
 import type { TestServer } from '../helpers/server.js';
 
 /**
@@ -12,7 +12,8 @@ import type { TestServer } from '../helpers/server.js';
 
 describe('chat: the year of a citation is no date', () => {
   let s: TestServer;
-  let kb = '';
+  const chat = suiteKnowledgeBase();
+  const { ask } = chat;
 
   before(async () => {
     s = await startTestServer({ env: { QUIRE_CHAT_MIN_CONFIDENCE: '0' } });
@@ -24,14 +25,12 @@ describe('chat: the year of a citation is no date', () => {
       'The old lighthouse at the harbour mouth was built in 1887.',
       '',
     ].join('\n');
-    ({ kb } = await knowledgeBaseOf(s, 'Survey', [['survey-methods.txt', text]]));
+    await chat.open(s, 'Survey', [['survey-methods.txt', text]]);
   });
 
   after(async () => {
     await s?.close();
   });
-
-  const ask = (message: string) => askChat(s, kb, message);
 
   test('a sentence whose only year is a cited report’s does not answer "when"', async () => {
     const a = await ask('When did the sampling of the harbour survey start?');

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer } from '../helpers/server.js';
-import { askChat, knowledgeBaseOf } from '../helpers/chat-kb.js';
+import { suiteKnowledgeBase } from '../helpers/chat-kb.js';
 import type { TestServer } from '../helpers/server.js';
 
 /**
@@ -13,14 +13,12 @@ import type { TestServer } from '../helpers/server.js';
 
 describe('chat: the evidence of a count and of a quoted value', () => {
   let s: TestServer;
-  let kb = '';
-  let ids: Record<string, string> = {};
-
-  const ask = (message: string) => askChat(s, kb, message);
+  const chat = suiteKnowledgeBase();
+  const { ask } = chat;
 
   before(async () => {
     s = await startTestServer({ env: { QUIRE_CHAT_MIN_CONFIDENCE: '0' } });
-    ({ kb, ids } = await knowledgeBaseOf(s, 'Harbour', [[
+    await chat.open(s, 'Harbour', [[
       'harbour-police-report.txt',
       [
         'Harbour police annual report',
@@ -34,7 +32,7 @@ describe('chat: the evidence of a count and of a quoted value', () => {
         'The number of mooring fines issued by the harbour police in 2019 was 38.',
         '',
       ].join('\n'),
-    ]]));
+    ]]);
   });
 
   after(async () => {

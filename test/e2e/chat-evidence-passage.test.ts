@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Document, HeadingLevel, Packer, Paragraph, Table, TableCell, TableRow } from 'docx';
 import { startTestServer } from '../helpers/server.js';
-import { askChat, knowledgeBaseOf } from '../helpers/chat-kb.js';
+import { suiteKnowledgeBase } from '../helpers/chat-kb.js';
 import type { TestServer } from '../helpers/server.js';
 
 /**
@@ -41,14 +41,12 @@ async function guideDocx(): Promise<Buffer> {
 
 describe('chat: a cited passage instead of a refusal', () => {
   let s: TestServer;
-  let kb = '';
-  let ids: Record<string, string> = {};
-  const ask = (message: string) => askChat(s, kb, message);
-  const cites = (a: any, name: string) => a.citations.some((c: any) => c.document_id === ids[name]);
+  const chat = suiteKnowledgeBase();
+  const { ask, cites } = chat;
 
   before(async () => {
     s = await startTestServer();
-    ({ kb, ids } = await knowledgeBaseOf(s, 'Evidence passages', [['harbour-guide.docx', await guideDocx()]]));
+    await chat.open(s, 'Evidence passages', [['harbour-guide.docx', await guideDocx()]]);
   });
 
   after(async () => {

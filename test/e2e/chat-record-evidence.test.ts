@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer } from '../helpers/server.js';
-import { askChat, knowledgeBaseOf } from '../helpers/chat-kb.js';
+import { suiteKnowledgeBase } from '../helpers/chat-kb.js';
 import type { TestServer } from '../helpers/server.js';
 import { makePdf } from '../helpers/fixtures.js';
 
@@ -14,18 +14,15 @@ import { makePdf } from '../helpers/fixtures.js';
 
 describe('chat: the evidence of a record line', () => {
   let s: TestServer;
-  let kb = '';
-  let ids: Record<string, string> = {};
-
-  const ask = (message: string) => askChat(s, kb, message);
-  const cites = (a: any, name: string) => a.citations.some((c: any) => c.document_id === ids[name]);
+  const chat = suiteKnowledgeBase();
+  const { ask, cites } = chat;
 
   before(async () => {
     s = await startTestServer({ env: { QUIRE_CHAT_MIN_CONFIDENCE: '0' } });
-    ({ kb, ids } = await knowledgeBaseOf(s, 'Harbour club', [
+    await chat.open(s, 'Harbour club', [
       ['harbour-club-form.pdf', await makePdf([{ heading: 'Membership application', lines: ['Skipper: Ingrid Solvang', 'Membership type: family', 'Boat class: Laser Dinghy', 'Mooring: Pier 4'] }])],
       ['sailing-notes.txt', 'Sailing notes\n\nThe club races on Thursday evenings from May to September. Beginners train in sheltered water near the slipway.\n\nEvery boat must carry a paddle and a bailer.\n'],
-    ]));
+    ]);
   });
 
   after(async () => {

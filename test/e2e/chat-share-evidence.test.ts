@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer } from '../helpers/server.js';
-import { askChat, knowledgeBaseOf } from '../helpers/chat-kb.js';
+import { suiteKnowledgeBase } from '../helpers/chat-kb.js';
 import type { TestServer } from '../helpers/server.js';
 
 /**
@@ -12,21 +12,19 @@ import type { TestServer } from '../helpers/server.js';
 
 describe('chat: the evidence of a share', () => {
   let s: TestServer;
-  let kb = '';
-  let ids: Record<string, string> = {};
-
-  const ask = (message: string) => askChat(s, kb, message);
+  const chat = suiteKnowledgeBase();
+  const { ask } = chat;
 
   before(async () => {
     s = await startTestServer({ env: { QUIRE_CHAT_MIN_CONFIDENCE: '0' } });
-    ({ kb, ids } = await knowledgeBaseOf(s, 'Harbour staff', [
+    await chat.open(s, 'Harbour staff', [
       [
         'quay-report.txt',
         ['Harbour volunteers', '', 'Of the harbour volunteers, 28 percent worked on the quays in the spring.', '', 'Of the harbour volunteers, 27 percent worked in the parks in the summer.', ''].join('\n'),
       ],
       // ("female" said elsewhere, in a sentence without a share: the question's key term, which the shares above do not say)
       ['staff-desk.txt', ['Staff desk', '', 'Female and male staff wear the same uniform at the front desk.', '', 'Volunteers bring their own clothes to the harbour.', ''].join('\n')],
-    ]));
+    ]);
   });
 
   after(async () => {

@@ -6,19 +6,20 @@
 // organization) is deleted while the worker holds the read; then the read goes on and writes what a read
 // writes (the parsed content, the chunks, which name the owner). Once the worker has stopped (a clean stop
 // waits for the stage under way), nothing of the erased owner may remain: no row naming it or its document,
-// no vector, no stored file; the API answers 404 for the document.
+// no vector, no stored file; the API answers 404 for the document. A test generator (a markdown writer, held the
+// same way) does the same for the format stage of a generation: the file it writes after the erasure goes.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { AMQP_URL, MYSQL_URL, makeTempDir, removeTempDir, startTestServer, until, uploadForm } from '../helpers/server.js';
+import { AMQP_URL, MYSQL_URL, makeTempDir, removeTempDir, startTestServer, until, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { startWorker } from '../helpers/workers.js';
 import type { WorkerProcess } from '../helpers/workers.js';
 import { deleteRabbitPrefix } from '../helpers/leftovers.mjs';
 import { filesUnder } from '../helpers/assertions.js';
-import { signUpUser } from '../helpers/accounts.js';
+import { organizationWithKnowledgeBase, signUpUser } from '../helpers/accounts.js';
 import type { TestUser } from '../helpers/accounts.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -51,6 +52,26 @@ export default { kind: 'reader', name: 'office', core: '^1', create: () => ({
   },
 }) };`;
 
+/**
+ * A markdown writer that, for a generated document titled "HOLD-<name>", writes <dir>/<name>.reached and waits
+ * for <dir>/<name>.release before it answers; deaf to cancellation as the reader above.
+ */
+const heldGenerator = (dir: string) => `import fs from 'node:fs';
+import path from 'node:path';
+const dir = ${JSON.stringify(dir)};
+const released = (file) => new Promise((resolve) => { const t = setInterval(() => { if (fs.existsSync(file)) { clearInterval(t); resolve(); } }, 25); });
+export default { kind: 'generator', name: 'held', core: '^1', create: () => ({
+  formats: ['markdown'],
+  async generate({ document }) {
+    const hold = /HOLD-([a-z]+)/.exec(document.title);
+    if (hold) {
+      fs.writeFileSync(path.join(dir, hold[1] + '.reached'), '');
+      await released(path.join(dir, hold[1] + '.release'));
+    }
+    return { bytes: Buffer.from('# ' + document.title + '\\n'), mime: 'text/markdown', extension: 'md' };
+  },
+}) };`;
+
 describe('erasure across processes: a stage held by a worker while its owner is erased', { skip: SKIP, timeout: 300_000 }, () => {
   let s: TestServer;
   let root: string;
@@ -70,7 +91,11 @@ describe('erasure across processes: a stage held by a worker while its owner is 
     fs.symlinkSync(path.join(ROOT, 'core/kernel'), path.join(root, 'node_modules', '@quire', 'core'));
     fs.writeFileSync(path.join(pluginDir, 'package.json'), JSON.stringify({ name: 'quire-plugin-test-held-reader', type: 'module', main: 'index.js', quire: { kind: 'reader', name: 'office', core: '^1' } }));
     fs.writeFileSync(path.join(pluginDir, 'index.js'), heldReader(holds));
-    env = { QUIRE_PLUGINS: pluginDir, QUIRE_WORKER_LEASE_S: '2' };
+    const generatorDir = path.join(root, 'generator');
+    fs.mkdirSync(generatorDir);
+    fs.writeFileSync(path.join(generatorDir, 'package.json'), JSON.stringify({ name: 'quire-plugin-test-held-generator', type: 'module', main: 'index.js', quire: { kind: 'generator', name: 'held', core: '^1' } }));
+    fs.writeFileSync(path.join(generatorDir, 'index.js'), heldGenerator(holds));
+    env = { QUIRE_PLUGINS: `${pluginDir},${generatorDir}`, QUIRE_WORKER_LEASE_S: '2' };
     s = await startTestServer({ env: { ...env, QUIRE_RUN_STAGES: 'false' } });
     outsider = await signUpUser(s, 'outsider@example.com', 'Outsider');
   });
@@ -82,29 +107,39 @@ describe('erasure across processes: a stage held by a worker while its owner is 
     if (root) removeTempDir(root);
   });
 
-  /**
-   * Uploads a text marked HOLD-<name> (into the knowledge base, for the organization when given), waits until
-   * a fresh worker holds its read, runs `erase` (which must answer 200), releases the read and stops the worker
-   * (it finishes the stage first). Returns the document's and its job's ids.
-   */
-  async function eraseWhileHeld(name: string, u: TestUser, fields: Record<string, string>, erase: () => Promise<{ status: number; body: any }>) {
-    const worker = await startWorker(s, env);
-    workers.push(worker);
-    const up = await s.json('/api/upload', { method: 'POST', body: uploadForm(`${name}.txt`, `Halyard ledger of ${name}\n\nHOLD-${name}: the halyard order was signed on 3 March.\n\nBudget 12,000 EUR for new rigging.`, fields), key: u.key });
+  /** Uploads a text (into the knowledge base, for the organization when given): the document's id and its job's. */
+  async function upload(name: string, u: TestUser, text: string, fields: Record<string, string> = {}) {
+    const up = await s.json('/api/upload', { method: 'POST', body: uploadForm(`${name}.txt`, text, fields), key: u.key });
     assert.equal(up.status, 200, JSON.stringify(up.body));
     const docId = up.body.document.id as string;
     const job = await until("the document's job", () => s.runtime.store.repo('jobs').findOne({ document_id: docId }));
-    await until('the worker holding the read', () => fs.existsSync(path.join(holds, `${name}.reached`)), 90_000);
-    const stage = await s.runtime.store.repo('job_stages').findOne({ job_id: job.id, stage: 'ingest.read' });
-    assert.equal(stage?.worker, worker.id, 'the read runs in the worker process');
+    return { docId, jobId: job.id };
+  }
+
+  /** A text whose read the held reader holds until the test releases HOLD-<name>. */
+  const heldText = (name: string) => `Halyard ledger of ${name}\n\nHOLD-${name}: the halyard order was signed on 3 March.\n\nBudget 12,000 EUR for new rigging.`;
+
+  /**
+   * Starts a fresh worker and the work `start` starts (the ids of the document and the job it makes), waits
+   * until the worker holds its `stage` at HOLD-<name>, runs `erase` (which must answer 200), releases the hold
+   * and stops the worker (it finishes the stage first). Returns the ids `start` gave.
+   */
+  async function eraseWhileHeld(name: string, stage: string, start: () => Promise<{ docId: string; jobId: string }>, erase: () => Promise<{ status: number; body: any }>) {
+    const worker = await startWorker(s, env);
+    workers.push(worker);
+    const { docId, jobId } = await start();
+    await until(`the worker holding the ${stage}`, () => fs.existsSync(path.join(holds, `${name}.reached`)), 90_000);
+    const row = await s.runtime.store.repo('job_stages').findOne({ job_id: jobId, stage });
+    assert.equal(row?.worker, worker.id, `the ${stage} runs in the worker process`);
 
     const answer = await erase();
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
-    // the read goes on in the worker, after the erasure: it writes the parsed content and the chunks
+    // the stage goes on in the worker, after the erasure: it writes what it writes (parsed content and chunks,
+    // a generated file), naming the owner
     fs.writeFileSync(path.join(holds, `${name}.release`), '');
     await worker.stop();
     assert.equal(worker.child.exitCode, 0, `the worker stopped cleanly:\n${worker.output()}`);
-    return { docId, jobId: job.id };
+    return { docId, jobId };
   }
 
   /** Vectors of the document in the embedded index (none when the index was never made). */
@@ -141,7 +176,7 @@ describe('erasure across processes: a stage held by a worker while its owner is 
     const c = await signUpUser(s, 'halyard@example.com', 'Halyard Writer');
     const kb = await s.json('/api/knowledge-bases', { method: 'POST', json: { name: 'Rigging' }, key: c.key });
     assert.equal(kb.status, 201, JSON.stringify(kb.body));
-    const { docId, jobId } = await eraseWhileHeld('account', c, { knowledge_base_id: kb.body.knowledge_base.id }, () =>
+    const { docId, jobId } = await eraseWhileHeld('account', 'ingest.read', () => upload('account', c, heldText('account'), { knowledge_base_id: kb.body.knowledge_base.id }), () =>
       s.json('/api/gdpr/delete-account', { method: 'POST', json: { immediate: true }, key: c.key }),
     );
     await assertNothingOf('user_id', c.id, docId, jobId);
@@ -150,17 +185,31 @@ describe('erasure across processes: a stage held by a worker while its owner is 
   });
 
   test('organization deletion: what the worker writes after the deletion does not outlive the organization', async () => {
-    const o = await signUpUser(s, 'rigger@example.com', 'Org Rigger');
-    const made = await s.json('/api/organizations', { method: 'POST', json: { name: 'Rigging Org', slug: 'rigging-org' }, key: o.key });
-    assert.equal(made.status, 201, JSON.stringify(made.body));
-    const org = made.body.organization.id as string;
-    const kb = await s.json('/api/knowledge-bases', { method: 'POST', json: { name: 'Org rigging', organization_id: org }, key: o.key });
-    assert.equal(kb.status, 201, JSON.stringify(kb.body));
-    const { docId, jobId } = await eraseWhileHeld('organization', o, { knowledge_base_id: kb.body.knowledge_base.id, organization_id: org }, () =>
+    const { owner: o, orgId: org, kbId } = await organizationWithKnowledgeBase(s, 'rigger@example.com', { name: 'Rigging Org', slug: 'rigging-org' }, 'Org rigging');
+    const { docId, jobId } = await eraseWhileHeld('organization', 'ingest.read', () => upload('organization', o, heldText('organization'), { knowledge_base_id: kbId, organization_id: org }), () =>
       s.json(`/api/organizations/${org}`, { method: 'DELETE', key: o.key }),
     );
     await assertNothingOf('organization_id', org, docId, jobId);
     assert.equal(await s.runtime.store.repo('organizations').get(org), null);
     assert.equal((await s.json(`/v1/documents/${docId}`, { key: o.key })).status, 404);
+  });
+
+  test('account deletion: what a generation the worker formats after the erasure writes does not outlive the user', async () => {
+    const g = await signUpUser(s, 'shackle@example.com', 'Shackle Writer');
+    const { docId: docIdOf, jobId } = await eraseWhileHeld(
+      'generation',
+      'generate.format',
+      async () => {
+        const source = await upload('shackle', g, 'Shackle ledger\n\nThe shackle order was signed on 5 May.');
+        assert.equal((await waitForStatus(s, `/v1/documents/${source.docId}`, 120_000, g.key)).status, 'completed');
+        const r = await s.json('/api/generate/run', { method: 'POST', json: { output_format: 'markdown', template_prompt: 'A note on the shackle order.', source_document_ids: [source.docId], settings: { title: 'HOLD-generation' }, async: true }, key: g.key });
+        assert.equal(r.status, 202, JSON.stringify(r.body));
+        const job = await s.runtime.store.repo('jobs').get(r.body.job_id);
+        return { docId: (job!.input as { document_id: string }).document_id, jobId: job!.id };
+      },
+      () => s.json('/api/gdpr/delete-account', { method: 'POST', json: { immediate: true }, key: g.key }),
+    );
+    await assertNothingOf('user_id', g.id, docIdOf, jobId);
+    assert.equal(await s.runtime.store.repo('users').get(g.id), null);
   });
 });

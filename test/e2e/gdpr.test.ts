@@ -8,8 +8,9 @@ import { startTestServer, until, uploadForm, waitForStatus } from '../helpers/se
 import type { TestServer } from '../helpers/server.js';
 import { errorBody, filesUnder } from '../helpers/assertions.js';
 import { makePdf } from '../helpers/fixtures.js';
-import { signUpUser } from '../helpers/accounts.js';
+import { organizationWithKnowledgeBase, signUpUser } from '../helpers/accounts.js';
 import type { TestUser } from '../helpers/accounts.js';
+import { holdCalls } from '../helpers/hold-calls.js';
 
 const TXT_A = 'Harbour project notes\n\nThe harbour crane order was signed by Ilse Varga on 3 March. Budget 40,000 EUR.';
 const TXT_B = 'Orchard ledger of Bram Quist\n\nApple harvest 1,200 kg, pear harvest 450 kg.';
@@ -28,41 +29,6 @@ async function kbWithChat(s: TestServer, u: TestUser, docId: string, question: s
   const chat = await s.json('/api/chat', { method: 'POST', json: { message: question, knowledge_base_id: kbId }, key: u.key });
   assert.equal(chat.status, 200, JSON.stringify(chat.body));
   return { kbId, sessionId: chat.body.session_id as string };
-}
-
-/**
- * Holds the calls of `obj[method]` whose first argument `matches`: such a call waits until `release()` before
- * running; `reached` settles when one arrives at the hold, `written` when it has run; `restore()` puts the
- * method back (and releases).
- */
-function holdCalls<T extends object>(obj: T, method: string, matches: (arg: any) => boolean) {
-  const target = obj as any;
-  const original = target[method];
-  let release!: () => void;
-  const held = new Promise<void>((r) => (release = r));
-  let reach!: () => void;
-  const reached = new Promise<void>((r) => (reach = r));
-  let wrote!: () => void;
-  const written = new Promise<void>((r) => (wrote = r));
-  target[method] = async function (this: unknown, arg: unknown, ...rest: unknown[]) {
-    if (!matches(arg)) return original.call(this, arg, ...rest);
-    reach();
-    await held;
-    try {
-      return await original.call(this, arg, ...rest);
-    } finally {
-      wrote();
-    }
-  };
-  return {
-    reached,
-    written,
-    release,
-    restore() {
-      release();
-      target[method] = original;
-    },
-  };
 }
 
 describe('privacy over HTTP: consents, export, account deletion', () => {
@@ -294,13 +260,7 @@ describe('privacy over HTTP: consents, export, account deletion', () => {
     // as for an account: the organization's document reads completed before its completion has linked it to
     // the organization's knowledge base; the link (naming the organization) is held until the deletion has
     // answered or has waited a while
-    const o = await signUpUser(s, 'org-late@example.com', 'Org Owner');
-    const made = await s.json('/api/organizations', { method: 'POST', json: { name: 'Late Org', slug: 'late-org' }, key: o.key });
-    assert.equal(made.status, 201, JSON.stringify(made.body));
-    const org = made.body.organization.id as string;
-    const kb = await s.json('/api/knowledge-bases', { method: 'POST', json: { name: 'Org links', organization_id: org }, key: o.key });
-    assert.equal(kb.status, 201, JSON.stringify(kb.body));
-    const kbId = kb.body.knowledge_base.id as string;
+    const { owner: o, orgId: org, kbId } = await organizationWithKnowledgeBase(s, 'org-late@example.com', { name: 'Late Org', slug: 'late-org' }, 'Org links');
     const links = s.runtime.store.repo('collection_documents') as any;
     const hold = holdCalls(links, 'insert', (row: { collection_id: string }) => row.collection_id === kbId);
     try {

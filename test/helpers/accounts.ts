@@ -52,15 +52,32 @@ export async function withSession(s: Pick<HttpTestServer, 'url'>, u: TestUser, p
   return { status: res.status, body };
 }
 
+/** POST `pathname` with an API key (and a JSON body when given): status and parsed body. */
+async function postWithKey(s: Pick<HttpTestServer, 'url'>, key: string, pathname: string, json?: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(s.url + pathname, { method: 'POST', headers: { authorization: `Bearer ${key}`, ...(json ? { 'content-type': 'application/json' } : {}) }, body: json ? JSON.stringify(json) : undefined });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+/**
+ * Signs `email` up and makes them an organization (POST /api/organizations: they own it) with a knowledge
+ * base in it (POST /api/knowledge-bases): the owner, the organization's id and the knowledge base's.
+ */
+export async function organizationWithKnowledgeBase(s: Pick<HttpTestServer, 'url'>, email: string, org: { name: string; slug: string }, kbName: string): Promise<{ owner: TestUser; orgId: string; kbId: string }> {
+  const owner = await signUpUser(s, email, `${org.name} Owner`);
+  const made = await postWithKey(s, owner.key, '/api/organizations', org);
+  assert.equal(made.status, 201, JSON.stringify(made.body));
+  const orgId = made.body.organization.id as string;
+  const kb = await postWithKey(s, owner.key, '/api/knowledge-bases', { name: kbName, organization_id: orgId });
+  assert.equal(kb.status, 201, JSON.stringify(kb.body));
+  return { owner, orgId, kbId: kb.body.knowledge_base.id as string };
+}
+
 /**
  * Makes `u` a member of the organization as adding a member works: `by` (an owner or admin) invites them
  * (POST /api/organizations/<id>/members) and `u` accepts with their own key. Returns the member.
  */
 export async function addAndAccept(s: Pick<HttpTestServer, 'url'>, by: TestUser, orgId: string, u: TestUser, role: string, via: 'user_id' | 'email' = 'user_id') {
-  const call = async (key: string, pathname: string, json?: unknown) => {
-    const res = await fetch(s.url + pathname, { method: 'POST', headers: { authorization: `Bearer ${key}`, ...(json ? { 'content-type': 'application/json' } : {}) }, body: json ? JSON.stringify(json) : undefined });
-    return { status: res.status, body: (await res.json()) as any };
-  };
+  const call = (key: string, pathname: string, json?: unknown) => postWithKey(s, key, pathname, json);
   const inv = await call(by.key, `/api/organizations/${orgId}/members`, { ...(via === 'email' ? { email: u.email } : { user_id: u.id }), role });
   assert.equal(inv.status, 201, JSON.stringify(inv.body));
   assert.equal(inv.body.invitation.status, 'pending');

@@ -27,3 +27,22 @@ export async function askChat(s: TestServer, kb: string, message: string): Promi
   assert.equal(r.status, 200, JSON.stringify(r.body));
   return r.body;
 }
+
+/**
+ * A suite's knowledge base, made in its `before` by `open` (as knowledgeBaseOf): `kb` its id, `ask` asks over it
+ * (askChat), `cites` says whether an answer cites the document uploaded under a file name.
+ */
+export function suiteKnowledgeBase() {
+  let server: TestServer | undefined;
+  const k = {
+    kb: '',
+    ids: {} as Record<string, string>,
+    async open(s: TestServer, name: string, docs: Array<[string, Uint8Array | string]>): Promise<void> {
+      server = s;
+      ({ kb: k.kb, ids: k.ids } = await knowledgeBaseOf(s, name, docs));
+    },
+    ask: (message: string): Promise<any> => askChat(server!, k.kb, message),
+    cites: (a: any, name: string): boolean => a.citations.some((c: any) => c.document_id === k.ids[name]),
+  };
+  return k;
+}

@@ -89,26 +89,29 @@ test('a stage that ends after its job was erased: what it wrote is discarded, no
   await close();
 });
 
-test('a last stage that ends after its job was deleted: discard hears the job as it last read it, gone', async () => {
-  const { store, runtime, close } = setup();
-  const hold = gate();
-  const p = heldPipeline(hold);
-  // one stage only: the completion is the path that checks
-  p.def.stages = [p.def.stages[0]!];
-  runtime.define(p.def);
-  await runtime.consume();
-  const job = await newJob(store);
-  await runtime.start(job.id, 'doc');
-  await hold.reached;
-  await store.repo('jobs').delete(job.id);
-  hold.open();
-  await settledStage(store, job.id, 'doc.read').catch(() => null);
-  await runtime.settle([job.id], 5000);
-  assert.deepEqual(p.discarded, [{ id: job.id, gone: true, error: null }]);
-  assert.equal(p.written.size, 0);
-  assert.deepEqual(p.completed, []);
-  await close();
-});
+// an erasure deletes the job's stage rows with it: the run's own row is then gone too
+for (const withStages of [false, true]) {
+  test(`a last stage that ends after its job${withStages ? ' and its stage rows were' : ' was'} deleted: discard hears the job as it last read it, gone`, async () => {
+    const { store, runtime, close } = setup();
+    const hold = gate();
+    const p = heldPipeline(hold);
+    // one stage only: the completion is the path that checks
+    p.def.stages = [p.def.stages[0]!];
+    runtime.define(p.def);
+    await runtime.consume();
+    const job = await newJob(store);
+    await runtime.start(job.id, 'doc');
+    await hold.reached;
+    if (withStages) await store.repo('job_stages').delete({ job_id: job.id });
+    await store.repo('jobs').delete(job.id);
+    hold.open();
+    await runtime.settle([job.id], 5000);
+    assert.deepEqual(p.discarded, [{ id: job.id, gone: true, error: null }]);
+    assert.equal(p.written.size, 0);
+    assert.deepEqual(p.completed, []);
+    await close();
+  });
+}
 
 test('a completion hook under way when the job is erased: what it and the stages wrote is discarded after it', async () => {
   const { store, runtime, close } = setup();

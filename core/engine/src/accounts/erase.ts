@@ -72,9 +72,6 @@ async function removeBlobs(rt: Engine, table: string, rows: Row[], columns: stri
   }
 }
 
-/** How long an erasure waits for each kind of work under way (stage runs, event handlers) before going ahead. */
-export const QUIESCE_MS = 60_000;
-
 /** The jobs an erasure fences: a user's own (no organization), or an organization's. */
 export type FencedJobs = { user_id: string; organization_id: null } | { organization_id: string };
 
@@ -130,7 +127,7 @@ async function otherProcessesSettled(rt: Engine, jobIds: string[], deadline: num
  * The work under way on the jobs in `scope` ends, or is fenced off, before anything of the scope is erased,
  * so that none of its writes (which name the user or the organization) outlives the erasure. First the fence
  * (fenceJobs) on the jobs of `fenced` (the scope's jobs that go with it; for an account, not those of the
- * organizations that go on). Then the waits (at most QUIESCE_MS each): the stage runs in progress in this
+ * organizations that go on). Then the waits (at most QUIRE_ERASE_WAIT_S each, privacy.eraseWaitMs): the stage runs in progress in this
  * process on all the scope's jobs, their completion hooks included (a job reads completed before its
  * completion hook has run: adding the document to its knowledge base, emitting document.completed); the
  * stage runs of the fenced jobs in other processes (until they end or lose their lease); the event handlers
@@ -145,9 +142,10 @@ export async function quiesceScope(rt: Engine, scope: EraseScope, fenced: Fenced
   // this process's stages of the fenced jobs stop now (the fence already failed them: no hook runs again)
   const going = new Set(live);
   for (const j of theirs) if (going.has(j.id)) await rt.pipelines.cancel(j.id).catch(() => {});
-  const settled = await rt.pipelines.settle(theirs.map((j) => j.id), QUIESCE_MS);
-  const elsewhere = await otherProcessesSettled(rt, live, Date.now() + QUIESCE_MS);
-  const handled = await rt.events.settle(() => true, QUIESCE_MS);
+  const wait = rt.config.privacy.eraseWaitMs;
+  const settled = await rt.pipelines.settle(theirs.map((j) => j.id), wait);
+  const elsewhere = await otherProcessesSettled(rt, live, Date.now() + wait);
+  const handled = await rt.events.settle(() => true, wait);
   if (!settled || !elsewhere || !handled) rt.logger.warn({ ...scope, stagesSettled: settled, otherProcessesSettled: elsewhere, handlersSettled: handled }, 'erasure: work still under way after the wait; erasing anyway');
   return settled && elsewhere && handled;
 }

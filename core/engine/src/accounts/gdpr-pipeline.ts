@@ -6,7 +6,7 @@
 import type { JobRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { everyInterval } from '../infra/periodic.js';
-import { GDPR_EXPORT_PIPELINE, buildExport, completeExport, expireExports, failExport, runDueDeletions } from './gdpr.js';
+import { GDPR_EXPORT_PIPELINE, buildExport, completeExport, expireExports, failExport, removeExport, runDueDeletions } from './gdpr.js';
 
 const requestOf = (job: JobRecord) => String((job.input as { request_id?: string } | null)?.request_id ?? '');
 const SWEEP_MS = 60_000;
@@ -20,6 +20,10 @@ export function defineGdprPipeline(rt: Engine): void {
     },
     async onFail(job, error) {
       await failExport(rt, requestOf(job), job.error ?? error.message);
+    },
+    // a build that ended after its user was erased: the zip it wrote (the whole account's data) goes
+    async discard(job) {
+      await removeExport(rt, requestOf(job));
     },
   });
   if (rt.role === 'server') startPrivacySweep(rt);

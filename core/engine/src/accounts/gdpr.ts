@@ -31,7 +31,7 @@ import type { ConsentRecord, DataExportRequestRecord, DeletionRequestRecord, Sto
 import type { AuthInfo } from '../infra/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { anonymiseAudit, auditOf, recordAudit } from './audit.js';
-import { QUIESCE_MS, eraseResources, quiesceScope } from './erase.js';
+import { eraseResources, quiesceScope } from './erase.js';
 import { submitJob } from '../infra/submit.js';
 import { contentKey } from '../io/steps.js';
 import { signLink } from '../infra/signing.js';
@@ -302,13 +302,16 @@ export async function failExport(rt: Engine, requestId: string, message: string)
   await rt.storage.deletePrefix(`exports/${requestId}/`).catch(() => {});
 }
 
+/** Removes the stored zip of an export (expired, or built for a user erased meanwhile). */
+export const removeExport = (rt: Engine, requestId: string) => rt.storage.deletePrefix(`exports/${requestId}/`);
+
 /** Exports past their time: zip removed, status expired. */
 export async function expireExports(rt: Engine, now = new Date()): Promise<number> {
   const done = await rt.store.repo('data_export_requests').find({ status: 'completed' });
   let n = 0;
   for (const r of done) {
     if (!r.expires_at || r.expires_at.getTime() > now.getTime()) continue;
-    await rt.storage.deletePrefix(`exports/${r.id}/`).catch(() => {});
+    await removeExport(rt, r.id).catch(() => {});
     await rt.store.repo('data_export_requests').update(r.id, { status: 'expired', file_key: null, updated_at: now });
     n++;
   }
@@ -421,7 +424,7 @@ async function eraseAccount(rt: Engine, userId: string, requestId: string | null
   counts.users = 1;
   counts.audit_log_anonymised = await anonymiseAudit(rt.store, userId);
   // handlers of other events that were under way while erasing (the user's own are muted) end before the checkpoint
-  await rt.events.settle(() => true, QUIESCE_MS);
+  await rt.events.settle(() => true, rt.config.privacy.eraseWaitMs);
   // the deleted rows must not linger in write-ahead logs (free pages are zeroed: secure_delete)
   await rt.store.checkpoint?.();
   await rt.registry.tryGet('vector-store')?.checkpoint?.();

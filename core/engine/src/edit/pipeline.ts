@@ -27,5 +27,16 @@ export function defineEditPipeline(rt: Engine): void {
     async onFail(job, error) {
       await failEditJob(rt, job.id, job.error ?? error.message);
     },
+    // a run that ended after its owner was erased (or its job went with them): the edits it made, their output
+    // files and their audit rows go
+    async discard(job) {
+      const edits = await rt.store.repo('edits').find({ edit_job_id: job.id });
+      for (const e of edits) {
+        await rt.storage.delete(e.output_key);
+        await rt.storage.deletePrefix(`edits/${e.id}/`);
+      }
+      await rt.store.repo('edit_audit').delete({ edit_job_id: job.id });
+      if (edits.length) await rt.store.repo('edits').delete({ id: edits.map((e) => e.id) });
+    },
   });
 }

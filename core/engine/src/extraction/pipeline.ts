@@ -157,14 +157,23 @@ export function defineExtractPipeline(rt: Engine): void {
       const input = inputOf(job);
       await cleanUp(rt, job);
       // a run cancelled while its result was being stored leaves neither the extraction nor its charge
-      if (await rt.store.repo('extractions').get(input.extraction_id)) {
-        await rt.store.repo('usage').delete({ resource_id: input.extraction_id, operation: 'extract' });
-        await rt.store.repo('extractions').delete(input.extraction_id);
-      }
+      if (await rt.store.repo('extractions').get(input.extraction_id)) await removeExtraction(rt, input.extraction_id);
       await rt.events.emit('extraction.failed', { extraction_id: input.extraction_id, job_id: job.id, document_id: job.document_id, schema_id: input.schema_id, error: job.error ?? error.message }, ownerOf(job));
       if (input.batch_id) await recordChildResult(rt, input.batch_id, job);
     },
+    // a run that ended after its owner was erased (or its job went with them): its extraction, its charge and
+    // its stored input go
+    async discard(job) {
+      await removeExtraction(rt, inputOf(job).extraction_id);
+      await rt.storage.deletePrefix(`jobs/${job.id}/`);
+    },
   });
+}
+
+/** Removes an extraction and its charge (its run was cancelled or erased while it stored them). */
+export async function removeExtraction(rt: Engine, extractionId: string): Promise<void> {
+  await rt.store.repo('usage').delete({ resource_id: extractionId, operation: 'extract' });
+  await rt.store.repo('extractions').delete(extractionId);
 }
 
 async function cleanUp(rt: Engine, job: JobRecord): Promise<void> {

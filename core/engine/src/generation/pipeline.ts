@@ -17,7 +17,7 @@ import { actingAs } from '../infra/access.js';
 import { ownerOf } from '../jobs.js';
 import { submitJob } from '../infra/submit.js';
 import { charge, creditsFor } from '../infra/ledger.js';
-import { documentEventData } from '../io/documents.js';
+import { deleteDocument, documentEventData } from '../io/documents.js';
 import { checkModel, llmModel, reportModel, structuredModel, summaryModel, templateModel, isTemplate } from './compose.js';
 import type { SummarySentence } from './compose.js';
 import { GENERATE_PIPELINE, generatorFor, inputOfGeneration } from './jobs.js';
@@ -182,6 +182,17 @@ export function defineGeneratePipeline(rt: Engine): void {
     },
     async onFail(job) {
       await rt.storage.deletePrefix(`jobs/${job.id}/`).catch(() => {});
+    },
+    // a run that ended after its owner was erased (or its job went with them): the document it made (its file,
+    // its ingest job, what that wrote), its charge and the job's stored model and output go. Only an erasure
+    // fences or deletes a generation job under way, so a gone job's document goes too.
+    async discard(job) {
+      const { document_id } = inputOfGeneration(job);
+      const out = await rt.store.repo('documents').get(document_id);
+      if (out) await deleteDocument(rt, out);
+      await rt.storage.delete(originalKey(document_id));
+      await rt.store.repo('usage').delete({ resource_id: document_id, operation: 'generate' });
+      await rt.storage.deletePrefix(`jobs/${job.id}/`);
     },
   });
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { errors } from '@quire/core';
-import type { DocumentRecord, JobRecord, Owned } from '@quire/core';
+import type { DocumentRecord, JobRecord, Owned, Store } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { withLocalFile } from '../jobs.js';
 import { looksInternal } from '../infra/public-errors.js';
@@ -119,10 +119,7 @@ export async function deleteDocument(rt: Engine, doc: DocumentRecord): Promise<v
   const jobs = await rt.store.repo('jobs').find({ document_id: doc.id });
   for (const j of jobs) if (j.status === 'pending' || j.status === 'processing') await rt.pipelines.cancel(j.id).catch(() => {});
   const parseJobs = jobs.filter((j) => j.type === 'parse');
-  await rt.registry.tryGet('vector-store')?.deleteDocument(doc.id);
-  await rt.store.transaction(async (tx) => {
-    await tx.repo('chunks').delete({ document_id: doc.id });
-    await tx.repo('collection_documents').delete({ document_id: doc.id });
+  await removeProcessed(rt, doc.id, async (tx) => {
     // the stage rows of the jobs that go (they name them)
     const gone = (await tx.repo('jobs').find({ document_id: doc.id, type: ['document', 'parse'] })).map((j) => j.id);
     if (gone.length) await tx.repo('job_stages').delete({ job_id: gone });
@@ -130,10 +127,24 @@ export async function deleteDocument(rt: Engine, doc: DocumentRecord): Promise<v
     await tx.repo('documents').delete(doc.id);
   });
   await rt.storage.delete(doc.storage_key);
-  await rt.storage.delete(contentKey(doc.id));
-  await rt.storage.deletePrefix(`documents/${doc.id}/`);
   for (const j of parseJobs) await rt.storage.deletePrefix(`jobs/${j.id}/`);
   await rt.events.emit('document.deleted', { id: doc.id, name: doc.name }, { user_id: doc.user_id, organization_id: doc.organization_id });
+}
+
+/**
+ * What the processing of a document writes besides its row and its original file: vectors, then (in one
+ * transaction, with what `alsoInTx` removes with them) chunks and knowledge-base links, then the parsed
+ * content and page images. Shared by the delete of a document and the discard of its job's work.
+ */
+async function removeProcessed(rt: Engine, documentId: string, alsoInTx?: (tx: Store) => Promise<void>): Promise<void> {
+  await rt.registry.tryGet('vector-store')?.deleteDocument(documentId);
+  await rt.store.transaction(async (tx) => {
+    await tx.repo('chunks').delete({ document_id: documentId });
+    await tx.repo('collection_documents').delete({ document_id: documentId });
+    await alsoInTx?.(tx);
+  });
+  await rt.storage.delete(contentKey(documentId));
+  await rt.storage.deletePrefix(`documents/${documentId}/`);
 }
 
 /**
@@ -142,13 +153,7 @@ export async function deleteDocument(rt: Engine, doc: DocumentRecord): Promise<v
  * document's job that ran on while its owner was erased or the document deleted (pipelines' discard).
  */
 export async function removeDocumentWork(rt: Engine, documentId: string, jobId: string): Promise<void> {
-  await rt.registry.tryGet('vector-store')?.deleteDocument(documentId);
-  await rt.store.transaction(async (tx) => {
-    await tx.repo('chunks').delete({ document_id: documentId });
-    await tx.repo('collection_documents').delete({ document_id: documentId });
-  });
-  await rt.storage.delete(contentKey(documentId));
-  await rt.storage.deletePrefix(`documents/${documentId}/`);
+  await removeProcessed(rt, documentId);
   await rt.storage.deletePrefix(`jobs/${jobId}/`);
 }
 

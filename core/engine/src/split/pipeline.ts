@@ -12,13 +12,13 @@ import { NonRetryableError, errors } from '@quire/core';
 import type { DocumentRecord, JobRecord, SplitSectionRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { ownerOf } from '../jobs.js';
-import { createDocument, detectStored } from '../io/documents.js';
+import { createDocument, deleteDocument, detectStored } from '../io/documents.js';
 import { childIdFor, childName, makeChild } from './children.js';
 import type { ChildFile } from './children.js';
 import { inputOf, SPLIT_PIPELINE } from './jobs.js';
 import { notifySplit, settleBatch } from './notify.js';
 import { pdfRanges } from './pdf-ranges.js';
-import { planSections } from './plan.js';
+import { MAX_SECTIONS, planSections } from './plan.js';
 import type { PlannedSection } from './plan.js';
 import { sliceParsed } from './slice.js';
 import { fetchInputToStorage } from '../parse/pipeline.js';
@@ -170,6 +170,14 @@ export function defineSplitPipeline(rt: Engine): void {
     async onFail(job, error) {
       await notifySplit(rt, job, 'failed', job.error ?? error.message);
       await settleBatch(rt, inputOf(job).batch_id);
+    },
+    // a run that ended after its owner was erased (or its job went with them): the documents it made (a URL
+    // input's, the children, with their files and ingest jobs) and its section rows go. Their ids derive
+    // from the job's, so they are found whether or not a section row names them.
+    async discard(job) {
+      const ids = [-1, ...Array.from({ length: MAX_SECTIONS }, (_, i) => i)].map((i) => childIdFor(job.id, i));
+      for (const d of await rt.store.repo('documents').find({ id: ids })) await deleteDocument(rt, d);
+      await rt.store.repo('split_sections').delete({ job_id: job.id });
     },
   });
 }

@@ -350,9 +350,13 @@ export class PipelineRuntime {
       if (completed > 0 && def.onCompleting) await def.onCompleting(tx, job, output);
       return completed;
     });
-    if (done < 0) log.warn({}, 'another worker took this stage over while it ran; this result is dropped');
-    // not completed because the job was erased or deleted while the stage ran: what the stage wrote goes
-    if (done === 0) await this.discardIfErased(def, await jobs.get(jobId), ran, log);
+    if (done <= 0) {
+      // not completed because the job was erased or deleted while the stage ran (an erasure deletes the job's
+      // stage rows with it, so this run's row may be gone too): what the stage wrote goes
+      const current = await jobs.get(jobId);
+      if (done < 0 && current && current.error !== ERASED) log.warn({}, 'another worker took this stage over while it ran; this result is dropped');
+      await this.discardIfErased(def, current, ran, log);
+    }
     if (done > 0) {
       log.info({}, 'job completed');
       this.observer?.job(job.type, def.name, 'completed');
