@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startService } from './service.js';
+import { startService, waitCompleted } from './service.js';
 import { LEFT_OUT_OF_TESTS, QUESTIONS } from '../test/fixtures/corpus-search.js';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -38,14 +38,7 @@ try {
     form.append('file', new Blob([fs.readFileSync(path.join(corpus, 'files', name))]), name);
     byId.set((await api('/v1/documents', { method: 'POST', body: form })).id, name);
   }
-  for (const [id, name] of byId) {
-    for (let i = 0; ; i++) {
-      const d = await api(`/v1/documents/${id}`);
-      if (d.status === 'completed') break;
-      if (d.status === 'failed' || i > 2400) throw new Error(`${name}: ${JSON.stringify(d)}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
+  for (const [id, name] of byId) await waitCompleted(api, id, name);
   console.log(`${byId.size} documents read in ${((Date.now() - t0) / 1000).toFixed(0)} s (${LEFT_OUT_OF_TESTS.size} of them left out of the test)`);
   let found = 0;
   const misses: string[] = [];
