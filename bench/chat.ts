@@ -34,7 +34,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { startService } from './service.js';
+import { startService, waitCompleted } from './service.js';
 import type { Question } from './chat-question.js';
 
 const { values: args } = parseArgs({ options: { json: { type: 'string' }, only: { type: 'string' }, verbose: { type: 'boolean' }, quiet: { type: 'boolean' }, dump: { type: 'string' }, diagnose: { type: 'boolean' }, mode: { type: 'string' }, set: { type: 'string', default: 'dev' } } });
@@ -222,14 +222,7 @@ async function main(): Promise<void> {
       const up = await api('/v1/documents', { method: 'POST', body: form });
       ids.set(id, up.id);
     }
-    for (const [id, docId] of ids) {
-      for (let i = 0; ; i++) {
-        const d = await api(`/v1/documents/${docId}`);
-        if (d.status === 'completed') break;
-        if (d.status === 'failed' || i > 2400) throw new Error(`${id}: ${JSON.stringify(d)}`);
-        await new Promise((r) => setTimeout(r, 250));
-      }
-    }
+    for (const [id, docId] of ids) await waitCompleted(api, docId, id);
     const kb = (await api('/api/knowledge-bases', { method: 'POST', json: { name: 'corpus' } })).knowledge_base.id as string;
     // (the batch endpoint takes at most 50 documents a call)
     const all = [...ids.values()];

@@ -66,3 +66,13 @@ export async function startService(key: string, opts: { prefix: string; env?: Re
     },
   };
 }
+
+/** Waits until the document `docId` is completed (`api` answers the body of a GET); throws naming `label` when it fails or takes ten minutes. */
+export async function waitCompleted(api: (p: string) => Promise<any>, docId: string, label: string): Promise<void> {
+  for (let i = 0; ; i++) {
+    const d = await api(`/v1/documents/${docId}`);
+    if (d.status === 'completed') return;
+    if (d.status === 'failed' || i > 2400) throw new Error(`${label}: ${JSON.stringify(d)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}

@@ -9,13 +9,16 @@
 // file, import.meta.url, .dirname and .filename are its own (the source's), so that fixtures, the repository
 // root and sibling files are found where they are.
 //
-// A test file that imports TypeScript outside the test directories (a package's src/, which the build
-// replaces by dist/ only through the package's name) is not bundled: it runs under tsx as before. Worker
-// threads always get tsx (test/helpers/ts-loader.mjs): a test may start one on a .ts file.
+// A test file that imports a package's TypeScript sources (`../src/x.js`, an internal module the package does
+// not export) imports the build of that module instead (`../dist/x.js`, compiled from it; the run bundles only
+// when the build is current): one module with what the package's name loads, as in production. A file that
+// imports other TypeScript outside the test directories (no build of it) is not bundled: it runs under tsx.
+// Worker threads always get tsx (test/helpers/ts-loader.mjs): a test may start one on a .ts file.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { builtFile } from '../test/helpers/built-check.mjs';
 
 const TS = /\.(ts|mts)$/;
 /** a file of a test directory (test/, <workspace>/test/), where the bundles take TypeScript from */
@@ -44,6 +47,11 @@ export async function bundleTestFiles(root, files, outDir) {
         if (args.pluginData?.inner) return undefined;
         const r = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: { inner: true } });
         if (r.errors.length) return { errors: r.errors };
+        if (TS.test(r.path) && !inTestDir(root, r.path)) {
+          // a package's TypeScript source: the same module of its build, which is current here
+          const built = builtFile(r.path);
+          return built ? { path: built, external: true } : { path: r.path };
+        }
         if (TS.test(r.path) || r.path.endsWith('.json')) return { path: r.path };
         return { path: r.path, external: true };
       });

@@ -1,7 +1,7 @@
 // scripts/test-bundles.mjs: on the build, a TypeScript test file and the TypeScript helpers it imports run as
 // one JavaScript file with plain node (no TypeScript loader), with the import.meta of each source, the .mjs
 // files next to the tests as modules of their own, and packages from node_modules; a file that imports a
-// package's TypeScript sources is left to tsx.
+// package's TypeScript sources imports their build (dist/) instead, or is left to tsx where there is none.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -50,10 +50,23 @@ test('a TypeScript test file and its helpers run as one bundle with plain node; 
     write('src/lib.ts', 'export const x: number = 1;\n');
     write('test/uses-src.test.ts', "import { x } from '../src/lib.js';\nconsole.log(x);\n");
     write('test/plain.test.mjs', 'console.log(1);\n');
+    // a workspace package with its build: a test of an internal module (../src/) imports the built module
+    write('core/pkg/package.json', JSON.stringify({ name: '@fake/pkg', type: 'module', exports: './dist/index.js' }));
+    write('core/pkg/src/index.ts', "export { inner } from './util/inner.js';\n");
+    write('core/pkg/src/util/inner.ts', 'export const inner: string = import.meta.url;\n');
+    write('core/pkg/dist/index.js', "export { inner } from './util/inner.js';\n");
+    write('core/pkg/dist/util/inner.js', 'export const inner = import.meta.url;\n');
+    write('core/pkg/src/unbuilt.ts', 'export const y: number = 2;\n');
+    write('core/pkg/test/inner.test.ts', ["import { inner } from '../src/util/inner.js';", "import * as index from '../src/index.js';", 'console.log(JSON.stringify({ inner, same: index.inner === inner }));', ''].join('\n'));
+    write('core/pkg/test/unbuilt.test.ts', "import { y } from '../src/unbuilt.js';\nconsole.log(y);\n");
 
     const outDir = path.join(root, 'node_modules/.cache/quire/test-bundles/run');
-    const bundles: Map<string, string> = await bundleTestFiles(root, ['test/e2e/one.test.ts', 'test/uses-src.test.ts', 'test/plain.test.mjs'], outDir);
-    assert.deepEqual([...bundles.keys()], [path.normalize('test/e2e/one.test.ts')]);
+    const files = ['test/e2e/one.test.ts', 'test/uses-src.test.ts', 'test/plain.test.mjs', 'core/pkg/test/inner.test.ts', 'core/pkg/test/unbuilt.test.ts'];
+    const bundles: Map<string, string> = await bundleTestFiles(root, files, outDir);
+    assert.deepEqual([...bundles.keys()].sort(), [path.normalize('core/pkg/test/inner.test.ts'), path.normalize('test/e2e/one.test.ts')]);
+    const inner = spawnSync(process.execPath, [bundles.get(path.normalize('core/pkg/test/inner.test.ts'))!], { encoding: 'utf8', env: { PATH: process.env.PATH } });
+    assert.equal(inner.status, 0, inner.stderr);
+    assert.deepEqual(JSON.parse(inner.stdout), { inner: `file://${path.join(root, 'core/pkg/dist/util/inner.js')}`, same: true });
     const bundle = bundles.get(path.normalize('test/e2e/one.test.ts'))!;
     assert.equal(bundle, path.join(outDir, 'test/e2e/one.test.mjs'));
 

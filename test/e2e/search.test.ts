@@ -5,6 +5,7 @@ import path from 'node:path';
 import { createKey, findOrCreateUser } from '@quire/server';
 import { CORPUS, hasCorpus, startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import { LEFT_OUT_OF_TESTS, QUESTIONS as CORPUS_QUESTIONS } from '../fixtures/corpus-search.js';
 
 const TOPICS: Record<string, string> = {
   'volcano.txt': 'Volcanoes\n\nA volcano is a rupture in the crust of a planet through which lava, volcanic ash and gases escape from a magma chamber below the surface. Stratovolcanoes such as Mount Fuji erupt explosively.',
@@ -200,29 +201,9 @@ describe('search, collections and knowledge bases over HTTP', () => {
   });
 });
 
-/** Questions written for the corpus, each answered by a known document (or its identical twin). */
-const QUESTIONS: [string, string[]][] = [
-  ['which dataset was chosen for hyper parameter optimization of table structure recognition', ['docling__2305.03393v1-pg9.pdf']],
-  ['row and column access control support in DB2 for i', ['docling__redp5110_sampled.pdf']],
-  ['who patented the typewriter in 1868', ['docling__multi_page.pdf']],
-  ['self-locking nuts of the fiber lock type and elastic stop nuts', ['docling__amt_handbook_sample.pdf']],
-  ['what food could a respectful duck eat after swimming in the lake', ['docling__word_sample.docx', 'docling__legacy_sample.doc']],
-  ['Welsh footballer born in Bangor who played as a forward for Norwich City', ['unstructured__norwich-city.txt']],
-  ['Anna Pavlovna says Genoa and Lucca are estates of the Buonapartes', ['unstructured__book-war-and-peace-1p.txt']],
-  ['Galaxy Gaming annual report commission file number Las Vegas', ['unstructured__example-10k-1p.html']],
-  ['restaurant order receipt with server name and number of guests', ['docling__kvp_data_example.html']],
-  ['number of freshwater ducks observed per year', ['docling__xlsx_05_table_with_title.xlsx', 'docling__legacy_sample.xls']],
-  ['customer subscription date email and phone numbers list', ['docling__csv-comma.csv']],
-  ['slide with a rectangle shape and a list of foo bar and baz', ['docling__powerpoint_sample.pptx']],
-  ['duck etymology taxonomy morphology and distribution', ['docling__wiki_duck.html']],
-  ['dense passage retrieval for open-domain question answering', ['unstructured__multi-column-2p.pdf']],
-  ['duties of the United States Trustee and standing trustees under chapter 13', ['unstructured__handbook-1p.docx']],
-  ['the quick brown dog jumped over the lazy fox', ['tesstest__phototest.tif']],
-  ['Amazon Web Services invoice', ['invoice2data__AmazonWebServices.pdf', 'invoice2data__AmazonWebServices.png']],
-  ['Docling bundles PDF document conversion to JSON and Markdown', ['docling__ocr_test.pdf', 'docling__nemotron_multipage.pdf']],
-  ['hotel booking invoice from OYO', ['invoice2data__oyo.pdf', 'invoice2data__oyo.png']],
-  ['Coolblue order invoice', ['invoice2data__coolblue1.pdf']],
-];
+// the corpus questions: every one is asked, over its documents less the costliest twins (test/fixtures/corpus-search.ts);
+// bench/search-corpus.ts asks them over every document
+const QUESTIONS = CORPUS_QUESTIONS.map(([q, docs]): [string, string[]] => [q, docs.filter((d) => !LEFT_OUT_OF_TESTS.has(d))]);
 
 describe('corpus search relevance over HTTP', { skip: hasCorpus ? false : 'no ../shared/corpus here' }, () => {
   let s: TestServer;
@@ -247,6 +228,7 @@ describe('corpus search relevance over HTTP', { skip: hasCorpus ? false : 'no ..
   });
 
   test('the answering document is in the top 3 for at least 90% of the questions', async () => {
+    assert.ok(QUESTIONS.every(([, docs]) => docs.length > 0), 'every question keeps a document that answers it');
     let found = 0;
     const misses: string[] = [];
     for (const [query, expected] of QUESTIONS) {

@@ -28,3 +28,20 @@ export function builtIsCurrent() {
   current = workspaces.every((w) => !fs.existsSync(path.join(w, 'src')) || newest(path.join(w, 'src'), /\.(ts|mts|js|mjs|json)$/) <= newest(path.join(w, 'dist'), /\.(js|mjs|json)$/));
   return current;
 }
+
+/**
+ * The build of a package's TypeScript source: <package>/src/<path>.ts → <package>/dist/<path>.js (every
+ * workspace package compiles src/ to dist/: tsconfig rootDir and outDir), when that file exists; else null.
+ * Whether the build is current is the caller's question (builtIsCurrent).
+ */
+export function builtFile(file) {
+  const TS = /\.(ts|mts)$/;
+  if (!TS.test(file)) return null;
+  const parts = path.resolve(file).split(path.sep);
+  const at = parts.lastIndexOf('src');
+  if (at < 1) return null;
+  const pkg = parts.slice(0, at).join(path.sep);
+  if (!fs.existsSync(path.join(pkg, 'package.json'))) return null;
+  const js = path.join(pkg, 'dist', ...parts.slice(at + 1)).replace(TS, (m) => (m === '.mts' ? '.mjs' : '.js'));
+  return fs.existsSync(js) ? js : null;
+}

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { isQuireError } from '@quire/core';
 import type { ParsedDocument, ReadOptions, ReaderPlugin } from '@quire/core';
+import { builtFile, builtIsCurrent } from './built-check.mjs';
 import { storedEntry, zip } from './hostile.js';
 
 export const MB = 1024 * 1024;
@@ -146,18 +147,21 @@ export interface ChildRead {
   tables?: number;
   issues?: string[];
   ms: number;
-  /** peak RSS of the whole reading process (node + tsx ≈ 100-150 MB of it) */
+  /** peak RSS of the whole reading process (node, and tsx on the sources: ≈ 100-150 MB of it) */
   maxRssMb: number;
 }
 
 /**
- * Reads `file` with a reader made by `factory` (exported by `modulePath`) in a fresh node process, so its
- * peak memory is the read's own. `heapMb` bounds the child's heap like the host's reader threads do.
+ * Reads `file` with a reader made by `factory` (exported by `modulePath`, a package's TypeScript source) in a
+ * fresh node process, so its peak memory is the read's own. `heapMb` bounds the child's heap like the host's
+ * reader threads do. When the build is current, the child runs the built module (dist/) with plain node, as
+ * in production; else the source under tsx.
  */
 export async function readInChild(modulePath: string, factory: string, file: string, format: string, options: Record<string, unknown>, heapMb = 2048): Promise<ChildRead> {
   const { execFile } = await import('node:child_process');
+  const built = builtIsCurrent() ? builtFile(modulePath) : null;
   const code = `
-    const m = await import(${JSON.stringify(new URL(modulePath, 'file://').href)});
+    const m = await import(${JSON.stringify(new URL(built ?? modulePath, 'file://').href)});
     const reader = m[${JSON.stringify(factory)}]({ options: {}, tryGet: () => undefined });
     const fs = await import('node:fs');
     const t0 = performance.now();
@@ -174,7 +178,7 @@ export async function readInChild(modulePath: string, factory: string, file: str
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      [`--max-old-space-size=${heapMb}`, '--conditions=quire-source', '--import', 'tsx', '--input-type=module', '-e', code],
+      [`--max-old-space-size=${heapMb}`, ...(built ? [] : ['--conditions=quire-source', '--import', 'tsx']), '--input-type=module', '-e', code],
       { cwd: new URL('../..', import.meta.url).pathname, maxBuffer: 1024 * 1024, timeout: 240_000, env: { ...process.env, QUIRE_LOG_LEVEL: 'silent' } },
       (err, stdout, stderr) => {
         const line = stdout.trim().split('\n').pop() ?? '';

@@ -35,7 +35,7 @@ export function checkTemplate(prompt: string, field = 'template_prompt'): void {
   if (!isTemplate(prompt)) return;
   checkTemplateNesting(prompt, field);
   try {
-    hb.precompile(prompt, { noEscape: true, strict: false });
+    hb().precompile(prompt, { noEscape: true, strict: false });
   } catch (e) {
     throw errors.validation(`${field} is not a valid handlebars template: ${(e as Error).message.split('\n')[0]}`, [{ field, message: 'invalid handlebars' }]);
   }

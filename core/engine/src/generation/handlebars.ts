@@ -4,20 +4,29 @@
  * how much work it does ({{#each}} over every document's text, nested loops), so rendering is bounded by a
  * time and a heap limit and never runs on the API's event loop.
  */
-import Handlebars from 'handlebars';
+import type Handlebars from 'handlebars';
 import { GENERATED_LIMITS, errors } from '@quire/core';
+import { lazy } from '../infra/lazy.js';
 
-export const hb = Handlebars.create();
-// a template must not write to the service's log
-hb.unregisterHelper('log');
-hb.registerHelper('json', (v: unknown) => new hb.SafeString(JSON.stringify(v === undefined ? null : v)));
-/** {{table rows}}: an array of objects (line items) or a source table as a markdown table */
-hb.registerHelper('table', (v: unknown) => new hb.SafeString(markdownTable(v)));
-hb.registerHelper('default', (v: unknown, fallback: unknown) => (v === null || v === undefined || v === '' ? fallback : v));
-hb.registerHelper('upper', (v: unknown) => String(v ?? '').toUpperCase());
-hb.registerHelper('lower', (v: unknown) => String(v ?? '').toLowerCase());
-hb.registerHelper('join', (v: unknown, sep: unknown) => (Array.isArray(v) ? v.map(valueText).join(typeof sep === 'string' ? sep : ', ') : valueText(v)));
-hb.registerHelper('eq', (a: unknown, b: unknown) => a === b);
+const handlebars = lazy<typeof Handlebars>('handlebars');
+let instance: typeof Handlebars | undefined;
+
+/** The handlebars instance of generation templates, made at its first use. */
+export function hb(): typeof Handlebars {
+  if (instance) return instance;
+  const h = handlebars().create();
+  // a template must not write to the service's log
+  h.unregisterHelper('log');
+  h.registerHelper('json', (v: unknown) => new h.SafeString(JSON.stringify(v === undefined ? null : v)));
+  /** {{table rows}}: an array of objects (line items) or a source table as a markdown table */
+  h.registerHelper('table', (v: unknown) => new h.SafeString(markdownTable(v)));
+  h.registerHelper('default', (v: unknown, fallback: unknown) => (v === null || v === undefined || v === '' ? fallback : v));
+  h.registerHelper('upper', (v: unknown) => String(v ?? '').toUpperCase());
+  h.registerHelper('lower', (v: unknown) => String(v ?? '').toLowerCase());
+  h.registerHelper('join', (v: unknown, sep: unknown) => (Array.isArray(v) ? v.map(valueText).join(typeof sep === 'string' ? sep : ', ') : valueText(v)));
+  h.registerHelper('eq', (a: unknown, b: unknown) => a === b);
+  return (instance = h);
+}
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
 
@@ -55,7 +64,7 @@ export function valueText(v: unknown): string {
 
 /** A template rendered with its context as markdown; past GENERATED_LIMITS.textChars it is refused. */
 export function renderTemplate(prompt: string, context: Record<string, unknown>): string {
-  const fn = hb.compile(prompt, { noEscape: true });
+  const fn = hb().compile(prompt, { noEscape: true });
   let markdown: string;
   try {
     markdown = fn(context, { allowProtoPropertiesByDefault: false, allowProtoMethodsByDefault: false });

@@ -7,11 +7,17 @@
  * lines in every format, never one run-on line.
  * Citation markers "[n]" in a paragraph or list item (at its end or inside it) become its citations.
  */
-import { fromMarkdown } from 'mdast-util-from-markdown';
-import { gfmTableFromMarkdown } from 'mdast-util-gfm-table';
-import { gfmTable } from 'micromark-extension-gfm-table';
+import type { fromMarkdown as FromMarkdown } from 'mdast-util-from-markdown';
+import type { gfmTableFromMarkdown as GfmTableFromMarkdown } from 'mdast-util-gfm-table';
+import type { gfmTable as GfmTable } from 'micromark-extension-gfm-table';
 import { safeHref } from '@quire/core';
 import type { GeneratedBlock, GeneratedInline, GeneratedText } from '@quire/core';
+import { lazy } from '../infra/lazy.js';
+
+// the parser is loaded at the first markdown to read (a generation), not with the service
+const parser = lazy<{ fromMarkdown: typeof FromMarkdown }>('mdast-util-from-markdown');
+const tableSyntax = lazy<{ gfmTable: typeof GfmTable }>('micromark-extension-gfm-table');
+const tableTree = lazy<{ gfmTableFromMarkdown: typeof GfmTableFromMarkdown }>('mdast-util-gfm-table');
 
 interface MdNode {
   type: string;
@@ -158,7 +164,7 @@ function block(n: MdNode, cites: boolean, out: GeneratedBlock[]): void {
  * (it becomes the document's title instead of a block). `cites`: read "[n]" markers as citations.
  */
 export function markdownToBlocks(markdown: string, opts: { cites?: boolean } = {}): { title: string | null; blocks: GeneratedBlock[] } {
-  const tree = fromMarkdown(markdown, { extensions: [gfmTable()], mdastExtensions: [gfmTableFromMarkdown()] }) as unknown as MdNode;
+  const tree = parser().fromMarkdown(markdown, { extensions: [tableSyntax().gfmTable()], mdastExtensions: [tableTree().gfmTableFromMarkdown()] }) as unknown as MdNode;
   const nodes = tree.children ?? [];
   let title: string | null = null;
   const first = nodes[0];

@@ -6,12 +6,17 @@
  * that parse).
  */
 import { Cron } from 'croner';
-import Handlebars from 'handlebars';
-import jsonata from 'jsonata';
+import type Handlebars from 'handlebars';
+import type jsonataFn from 'jsonata';
 import { z } from 'zod';
 import { EVENT_TYPES, errors } from '@quire/core';
 import { checkTemplateNesting } from '../validation.js';
 import { checkRegexes } from '../infra/regex.js';
+import { lazy } from '../infra/lazy.js';
+
+// parsed to check a definition; loaded at the first definition that has a template or an expression
+const handlebars = lazy<typeof Handlebars>('handlebars');
+const jsonata = lazy<typeof jsonataFn>('jsonata');
 
 export const STEP_TYPES = ['parse', 'extract', 'transform', 'condition', 'integration', 'plugin'] as const;
 export const TRIGGER_TYPES = ['manual', 'scheduled', 'webhook', 'event'] as const;
@@ -207,7 +212,7 @@ export function checkWorkflow(def: WorkflowDefinition, triggerType: string, trig
     if ((s.type === 'integration' || s.type === 'plugin') && s.config.template !== undefined) {
       checkTemplateNesting(s.config.template, `${at}.config.template`);
       try {
-        Handlebars.parse(s.config.template);
+        handlebars().parse(s.config.template);
       } catch (e) {
         throw bad(`${at}.config.template`, `not a valid template: ${(e as Error).message.split('\n')[0]}`);
       }
@@ -215,7 +220,7 @@ export function checkWorkflow(def: WorkflowDefinition, triggerType: string, trig
     if (s.type === 'plugin' && s.config.subject !== undefined) {
       checkTemplateNesting(s.config.subject, `${at}.config.subject`);
       try {
-        Handlebars.parse(s.config.subject);
+        handlebars().parse(s.config.subject);
       } catch (e) {
         throw bad(`${at}.config.subject`, `not a valid template: ${(e as Error).message.split('\n')[0]}`);
       }
@@ -248,7 +253,7 @@ export function checkTriggers(triggers: Trigger[], opts: { cronSeconds: boolean 
 function compileExpression(e: string, field: string) {
   let ast: unknown;
   try {
-    ast = jsonata(e).ast();
+    ast = jsonata()(e).ast();
   } catch (err) {
     throw bad(field, `not a valid JSONata expression: ${(err as Error).message}`);
   }
