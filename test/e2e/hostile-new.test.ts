@@ -8,7 +8,9 @@
  * The files are made here as raw bytes: a PDF whose body holds 150,000 small dictionaries (pdf-lib parses
  * every one of them at load, more than 128 MB of heap; PDFium, within the reader's own limits, reads it), a
  * PDF whose page tree and field tree are cycles, and one whose cross-reference table is cut short.
- * The server's limits are set low (a 128 MB heap per isolate, a 6 s time limit) so that the suite stays fast.
+ * The server's limits are set low (a 128 MB heap per isolate, a 20 s time limit) so that the suite stays fast; the
+ * time limit also bounds PDFium's read of the 150,000-object PDF at upload, which ran past a 6 s limit on a loaded
+ * 2-core machine (load 10–15), so it is not set lower.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,7 +18,7 @@ import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js
 import type { TestServer } from '../helpers/server.js';
 
 const HEAP_MB = 128;
-const LIMITS = { QUIRE_PARSE_TIMEOUT_S: '6', QUIRE_READER_HEAP_MB: String(HEAP_MB) };
+const LIMITS = { QUIRE_PARSE_TIMEOUT_S: '20', QUIRE_READER_HEAP_MB: String(HEAP_MB) };
 
 /** A raw PDF: one page with one text field (a widget named "name"), then `body` objects, then the trailer. */
 function rawPdf(body: string[], opts: { cyclic?: boolean; xref?: 'truncated' } = {}): Buffer {
@@ -104,10 +106,10 @@ describe('hostile inputs to edit, split and generation over HTTP', () => {
   test('edit detect and edit run: a PDF of 150,000 objects ends in its isolate (memory), the API answers meanwhile', async () => {
     const id = many;
     const det = await duringWork(() => s.json('/api/edit/detect', { method: 'POST', json: { document_id: id } }));
-    refused(det.result, new RegExp(`more memory than its limit \\(${HEAP_MB} MB\\)|within 6 s`));
+    refused(det.result, new RegExp(`more memory than its limit \\(${HEAP_MB} MB\\)|within 20 s`));
     assert.ok(det.health >= 1, '/healthz answered while the PDF was being loaded');
     const run = await duringWork(() => s.json('/api/edit/run', { method: 'POST', json: { document_id: id, mappings: [{ elementId: 'name', value: 'Ana' }] } }));
-    refused(run.result, new RegExp(`more memory than its limit \\(${HEAP_MB} MB\\)|within 6 s`));
+    refused(run.result, new RegExp(`more memory than its limit \\(${HEAP_MB} MB\\)|within 20 s`));
     assert.ok(run.health >= 1, '/healthz answered while the PDF was being loaded');
     // the service is still whole: a plain health check and a listing answer
     assert.equal((await s.json('/v1/documents')).status, 200);
@@ -142,7 +144,7 @@ describe('hostile inputs to edit, split and generation over HTTP', () => {
 
   test('split run: copying the pages of a PDF of 150,000 objects fails the job (422) in its isolate', async () => {
     const run = await duringWork(() => s.json('/api/split/run', { method: 'POST', json: { document_id: many } }));
-    refused(run.result, new RegExp(`The PDF to split needs more memory than its limit \\(${HEAP_MB} MB\\)|The PDF to split could not be processed within 6 s`));
+    refused(run.result, new RegExp(`The PDF to split needs more memory than its limit \\(${HEAP_MB} MB\\)|The PDF to split could not be processed within 20 s`));
     assert.ok(run.health >= 1, '/healthz answered while the pages were being copied');
   });
 
@@ -154,12 +156,12 @@ describe('hostile inputs to edit, split and generation over HTTP', () => {
     // 2^26 iterations of nested loops (no output): minutes of rendering on one core
     const loop = `# Loop\n\n${'{{#each @root.documents}}'.repeat(26)}{{/each}}${'{{/each}}'.repeat(25)}`;
     const slow = await duringWork(() => s.json('/api/generate/run', { method: 'POST', json: { template_prompt: loop, output_format: 'markdown', source_document_ids: ids } }));
-    refused(slow.result, /The template could not be processed within 6 s/);
+    refused(slow.result, /The template could not be processed within 20 s/);
     assert.ok(slow.health >= 1, '/healthz answered while the template was being rendered');
     // each document's text 2^9 times over: ~100 MB of markdown, past the heap or the 5,000,000-character limit
     const big = `# Big\n\n${'{{#each @root.documents}}'.repeat(9)}{{text}}${'{{/each}}'.repeat(9)}`;
     const huge = await duringWork(() => s.json('/api/generate/run', { method: 'POST', json: { template_prompt: big, output_format: 'markdown', source_document_ids: ids } }));
-    refused(huge.result, /larger than 5000000 characters|The template needs more memory than its limit|within 6 s/);
+    refused(huge.result, /larger than 5000000 characters|The template needs more memory than its limit|within 20 s/);
     assert.ok(huge.health >= 1, '/healthz answered while the template was being rendered');
   });
 });
