@@ -577,6 +577,9 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   // (`ambiguous`: several of them could give the value, none told apart: not confident, below 0.8)
   const passage = (ambiguous = false): Composed => {
     if (!best.length || bestConfidence < minConfidence) return refusal(bestCoverage, topScore);
+    // quoted lines none of which says a name the question is about, though their chunks have it, are about something else
+    // ("the Subtotaal and Totaal rows" for what the iPad Air cost)
+    if (!best.some((c) => saysNames(c, r.ask, docTerms))) return refusal(bestCoverage, topScore);
     // a share quoted by a sentence without the question's key term ("what share of the volunteers were female" by shares of where
     // they worked): a share of something else
     if (r.ask.type === 'percent' && best.some((c) => c.keyMissing)) return refusal(bestCoverage, topScore);
@@ -589,7 +592,8 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
     const text = `The documents say: ${orderPicked(best)
       .map((c) => `“${quoteLabelled(c.unit, asksColumn)}” [${cites.number(c.hit)}]`)
       .join(' ')}`;
-    const confidence = ambiguous ? Math.min(PASSAGE_MAX, bestConfidence) : bestConfidence;
+    // (a passage quotes, it does not tell which of its words is the answer: its confidence stays below 0.8)
+    const confidence = Math.min(PASSAGE_MAX, bestConfidence);
     return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'passage' };
   };
   // two short label-value lines as good as each other, with different values ("Charges | $0.01", "Charges | $1.87"): no answer
@@ -698,7 +702,7 @@ function composeEvidencePassage(r: Retrieval, docTerms: DocTerms, lower: Readonl
   if (first.sentenceCoverage < EVIDENCE_SENTENCE || first.coverage < EVIDENCE_COVERAGE || first.score < EVIDENCE_SCORE) return null;
   // (a question that asks for a type of answer is answered only by a sentence that holds one: the value rules' type checks stand)
   if ((r.ask.type && !first.typed) || first.keyMissing || (second && second.score >= EVIDENCE_MARGIN * first.score)) return null;
-  if (newWords(first.unit.text, qTerms) < EVIDENCE_NEW_WORDS) return null;
+  if (newWords(first.unit.text, qTerms) < EVIDENCE_NEW_WORDS || !saysNames(first, r.ask, docTerms)) return null;
   const picked = [first];
   if (second && second.hit.document_id === first.hit.document_id && second.score >= EVIDENCE_SECOND * first.score) picked.push(second);
   const confidence = round(clamp(EVIDENCE_BASE + 0.5 * (first.score - EVIDENCE_SCORE), EVIDENCE_BASE, PASSAGE_MAX), 3);
@@ -708,6 +712,18 @@ function composeEvidencePassage(r: Retrieval, docTerms: DocTerms, lower: Readonl
     .map((c) => `“${c.unit.text}” [${cites.number(c.hit)}]`)
     .join(' ')}`;
   return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'passage' };
+}
+
+/**
+ * Whether a quoted unit says one of the names the question is about ("iPad Air", "FIB_PLUS") when its chunk has them: not
+ * a number, nor a word that names the unit's document ("the Coolblue invoice": the document says it). True when the
+ * question names nothing its chunk has.
+ */
+function saysNames(c: Candidate, a: Ask, docTerms: DocTerms): boolean {
+  const doc = docTerms.get(c.hit.document_id);
+  const chunk = termSet(c.hit.content);
+  const names = a.names.filter((t) => !/\d/.test(t) && !doc?.names(t) && hasName(chunk, t));
+  return !names.length || names.some((t) => hasName(c.terms, t) || matchOf(t, c.terms) > 0);
 }
 
 /** a second span scoring at least this share of the first's is as good as it: both are quoted, as a passage */
