@@ -8,7 +8,8 @@ import type { TestServer } from '../helpers/server.js';
  * The offline answerer gives no value that merely has the asked type somewhere in a line that does not answer: a code of
  * letters and digits is no one's name, a place in prose is the one a word of place introduces, a year that belongs to a
  * name counts nothing, a capital that begins a label's phrase is no name, a percentage the question names does not make
- * it ask for one; and a passage, which quotes, never reaches 0.8.
+ * it ask for one, a line that says the question only by its names answers nothing of it, a cell answers under the column
+ * the question names; and a passage, which quotes, never reaches 0.8.
  */
 
 const CUSTOMERS = [
@@ -37,6 +38,12 @@ const HARBOUR_RULES = [
 
 const RECEIPT = ['Receipt details for table service:', 'Restaurant: Kestrel Grill', 'Server: Ottilie Brandt', 'Order items: Itemized list of products ordered with quantities.', 'Total: 48.50 EUR'].join('\n');
 
+const PHARMACY = [
+  'KESTREL HAPPY PHARMACY PLT (LLP0007299-LGN) NO 12 GF.JALAN MAMANDA5, 68000 AMPANG, SELANGOR.',
+  'PARACETAMOL 500MG 1 X 6.50 6.50',
+  'TOTAL RM 6.50',
+].join('\n');
+
 describe('chat: no value from a line that does not answer, no passage at 0.8', () => {
   let s: TestServer;
   let kb = '';
@@ -51,6 +58,7 @@ describe('chat: no value from a line that does not answer, no passage at 0.8', (
       ['lindqvist.txt', BIOGRAPHY],
       ['harbour-rules.txt', HARBOUR_RULES],
       ['grill-receipt.txt', RECEIPT],
+      ['pharmacy-receipt.txt', PHARMACY],
     ]));
   });
 
@@ -96,6 +104,11 @@ describe('chat: no value from a line that does not answer, no passage at 0.8', (
   test('the year of a name ("the Harbours Act, 2009") counts nothing: not the number asked for', async () => {
     const a = await ask('What is the number of the harbour fee return form?');
     assert.doesNotMatch(a.message, /Act, 2009/, a.message);
+  });
+
+  test('a line that says the question only by its names ("KESTREL HAPPY PHARMACY PLT …") says not who the cashier was', async () => {
+    const a = await ask('Who was the cashier at Kestrel Happy Pharmacy?');
+    assert.equal(a.answer_type, 'none', a.message);
   });
 
   test('a capital that begins a label’s phrase is no name: "Order items: Itemized list …" names no item', async () => {
