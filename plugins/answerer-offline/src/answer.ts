@@ -582,14 +582,13 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
     const best = chosen.filter((c) => !(c.unit.kind === 'row' && isFragment(c.unit) && !headerOf(c.unit)));
     if (!best.length || bestConfidence < minConfidence) return refusal(bestCoverage, topScore);
     // lines that say the question only by its names ("MY HAPPY PHARMACY PLT …" for who the pharmacy's cashier was) answer nothing of it
-    if (best.every((c) => namesOnly(c, r.ask))) return refusal(bestCoverage, topScore);
+    if (best.every((c) => namesOnly(c, r.ask, docTerms))) return refusal(bestCoverage, topScore);
     // table rows found by their row label alone, under columns none of which says the question's other words ("Nestlé Health
     // Science" under "Impairment of intangible assets" for what it sold): figures of another measure
     if (r.ask.type && best.every((c) => offColumns(c, r.weights))) return refusal(bestCoverage, topScore);
     // a share quoted by a sentence without the question's key term ("what share of the volunteers were female" by shares of where
     // they worked): a share of something else
-    // (and so a code quoted for "what customer number …" by lines without the question's key term: a house number and postcode)
-    if ((r.ask.type === 'percent' || r.ask.type === 'identifier') && best.some((c) => c.keyMissing)) return refusal(bestCoverage, topScore);
+    if (r.ask.type === 'percent' && best.some((c) => c.keyMissing)) return refusal(bestCoverage, topScore);
     // sentences that say nothing but the question's own words ("you can relax and look around" for what else you can do) answer nothing
     if (best.every((c) => newWords(c.unit.kind === 'row' ? quoteLabelled(c.unit) : c.unit.text, [...r.weights.keys()]) === 0)) return refusal(bestCoverage, topScore);
     // (a column asked for: its header says the noun that names the kind of thing the question asks for, "which crew member …" → the
@@ -648,7 +647,7 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   const focus = focusTerms(r.ask.text);
   const focusOf = (c: Candidate) => (focus.length ? Math.min(...focus.map((t) => matchOf(t, c.terms))) : 0);
   const picked = two.length > 1 && focusOf(two[1]!) > focusOf(two[0]!) ? [two[1]!] : two.slice(0, 1);
-  if (!picked.length || namesOnly(picked[0]!, r.ask)) return passage();
+  if (!picked.length || namesOnly(picked[0]!, r.ask, docTerms)) return passage();
   // a value comes from the sentences (or rows) that say the question best; one found elsewhere is not told apart from them
   const same = (a: Candidate, b: Candidate) => a.hit.chunk_id === b.hit.chunk_id && a.unit.start === b.unit.start;
   if (!best.some((b) => same(b, picked[0]!))) return passage();
@@ -711,7 +710,7 @@ function composeEvidencePassage(r: Retrieval, docTerms: DocTerms, lower: Readonl
   if (first.sentenceCoverage < EVIDENCE_SENTENCE || first.coverage < EVIDENCE_COVERAGE || first.score < EVIDENCE_SCORE) return null;
   // (a question that asks for a type of answer is answered only by a sentence that holds one: the value rules' type checks stand)
   if ((r.ask.type && !first.typed) || first.keyMissing || (second && second.score >= EVIDENCE_MARGIN * first.score)) return null;
-  if (newWords(first.unit.text, qTerms) < EVIDENCE_NEW_WORDS || namesOnly(first, r.ask)) return null;
+  if (newWords(first.unit.text, qTerms) < EVIDENCE_NEW_WORDS || namesOnly(first, r.ask, docTerms)) return null;
   const picked = [first];
   if (second && second.hit.document_id === first.hit.document_id && second.score >= EVIDENCE_SECOND * first.score) picked.push(second);
   const confidence = round(clamp(EVIDENCE_BASE + 0.5 * (first.score - EVIDENCE_SCORE), EVIDENCE_BASE, PASSAGE_MAX), 3);
@@ -730,15 +729,20 @@ const GENERIC_LABEL = new Set(terms('number no nr date name amount value code id
  * Whether a unit says the question by its names alone ("My Happy Pharmacy", "Mydin Mart"): none of its other words ("cashier",
  * "change"). False when the question has no names, or no other words.
  */
-function namesOnly(c: Candidate, a: Ask): boolean {
+function namesOnly(c: Candidate, a: Ask, docTerms: DocTerms): boolean {
+  // (a place is said by an address line that names its subject and no more: "QualityHosting AG - Uferweg 40-42 - … Gelnhausen")
+  if (a.type === 'place') return false;
+  // (the names of the line's own document, "the Coolblue order", tell which document, not which line)
+  const doc = docTerms.get(c.hit.document_id);
+  const names = a.names.filter((t) => !doc?.names(t));
   const other = [...a.primary].filter((t) => !a.names.includes(t) && !GENERIC_LABEL.has(t));
-  if (!a.names.length || !other.length) return false;
-  return a.names.some((t) => matchOf(t, c.terms) > 0) && !other.some((t) => matchOf(t, c.terms) > 0);
+  if (!names.length || !other.length) return false;
+  return names.some((t) => matchOf(t, c.terms) > 0) && !other.some((t) => matchOf(t, c.terms) > 0);
 }
 
 /**
- * Whether a table row under its columns' header says the question only by its row label: none of the headers of its filled
- * cells says a word of the question that the label does not. False for any other unit, and for a row with no header.
+ * Whether a table row under its columns' header says the question only by its row label: none of its other cells, nor the
+ * headers of its filled cells, says a word of the question that the label does not. False for any other unit, and for a row with no header.
  */
 function offColumns(c: Candidate, weights: Map<string, number>): boolean {
   const u = c.unit;
@@ -747,8 +751,9 @@ function offColumns(c: Candidate, weights: Map<string, number>): boolean {
   if (!header) return false;
   const first = cells.findIndex((x) => x.trim());
   const label = termSet(cells[first] ?? '');
-  const heads = termSet(header.filter((h, j) => j > first && cells[j]?.trim()).join(' '));
-  return ![...weights.keys()].some((t) => !matchOf(t, label) && matchOf(t, heads) > 0);
+  // (the row's other cells may say it too: "Bank: Salzburger Sparkasse" under "Bankverbindung:")
+  const rest = termSet(header.flatMap((h, j) => (j > first && cells[j]?.trim() ? [h, cells[j]!] : [])).join(' '));
+  return ![...weights.keys()].some((t) => !matchOf(t, label) && matchOf(t, rest) > 0);
 }
 
 /** a second span scoring at least this share of the first's is as good as it: both are quoted, as a passage */
