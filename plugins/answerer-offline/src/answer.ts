@@ -751,6 +751,8 @@ function offColumns(c: Candidate, weights: Map<string, number>): boolean {
   if (!header) return false;
   const first = cells.findIndex((x) => x.trim());
   const label = termSet(cells[first] ?? '');
+  // (a row its label does not find either, "Totaal" for what the order cost altogether, is not found by its label alone)
+  if (![...weights.keys()].some((t) => matchOf(t, label) > 0)) return false;
   // (the row's other cells may say it too: "Bank: Salzburger Sparkasse" under "Bankverbindung:")
   const rest = termSet(header.flatMap((h, j) => (j > first && cells[j]?.trim() ? [h, cells[j]!] : [])).join(' '));
   return ![...weights.keys()].some((t) => !matchOf(t, label) && matchOf(t, rest) > 0);
