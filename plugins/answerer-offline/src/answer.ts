@@ -585,7 +585,7 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
     if (best.every((c) => namesOnly(c, r.ask, docTerms))) return refusal(bestCoverage, topScore);
     // table rows found by their row label alone, under columns none of which says the question's other words ("Nestlé Health
     // Science" under "Impairment of intangible assets" for what it sold): figures of another measure
-    if (r.ask.type && best.every((c) => offColumns(c, r.weights))) return refusal(bestCoverage, topScore);
+    if (best.every((c) => offColumns(c, r.ask))) return refusal(bestCoverage, topScore);
     // a share quoted by a sentence without the question's key term ("what share of the volunteers were female" by shares of where
     // they worked): a share of something else
     if (r.ask.type === 'percent' && best.some((c) => c.keyMissing)) return refusal(bestCoverage, topScore);
@@ -722,6 +722,9 @@ function composeEvidencePassage(r: Retrieval, docTerms: DocTerms, lower: Readonl
   return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'passage' };
 }
 
+/** the asked types that tables print as figures under their measures' columns */
+const MEASURES: ReadonlySet<AnswerType> = new Set(['money', 'amount', 'number', 'percent', 'measure']);
+
 /** words that any label may say ("Account number", "Invoice date"): they do not tell which label the question means */
 const GENERIC_LABEL = new Set(terms('number no nr date name amount value code id'));
 
@@ -730,8 +733,9 @@ const GENERIC_LABEL = new Set(terms('number no nr date name amount value code id
  * "change"). False when the question has no names, or no other words.
  */
 function namesOnly(c: Candidate, a: Ask, docTerms: DocTerms): boolean {
-  // (a place is said by an address line that names its subject and no more: "QualityHosting AG - Uferweg 40-42 - … Gelnhausen")
-  if (a.type === 'place') return false;
+  // (a place is said by an address line that names its subject and no more: "QualityHosting AG - Uferweg 40-42 - … Gelnhausen";
+  // a table's cell by its column, "Roy Berry (Subscription Date): 2020-03-25")
+  if (a.type === 'place' || c.unit.columns) return false;
   // (the names of the line's own document, "the Coolblue order", tell which document, not which line)
   const doc = docTerms.get(c.hit.document_id);
   const names = a.names.filter((t) => !doc?.names(t));
@@ -744,7 +748,10 @@ function namesOnly(c: Candidate, a: Ask, docTerms: DocTerms): boolean {
  * Whether a table row under its columns' header says the question only by its row label: none of its other cells, nor the
  * headers of its filled cells, says a word of the question that the label does not. False for any other unit, and for a row with no header.
  */
-function offColumns(c: Candidate, weights: Map<string, number>): boolean {
+function offColumns(c: Candidate, a: Ask): boolean {
+  // (figures are what tables print under measures' columns: a place or a name is told by its row, "6480 Cameron Street …")
+  if (!a.type || !MEASURES.has(a.type)) return false;
+  const weights = a.weights;
   const u = c.unit;
   const cells = u.cells ?? u.text.split(' | ');
   const header = headerOf(u);
@@ -753,9 +760,13 @@ function offColumns(c: Candidate, weights: Map<string, number>): boolean {
   const label = termSet(cells[first] ?? '');
   // (a row its label does not find either, "Totaal" for what the order cost altogether, is not found by its label alone)
   if (![...weights.keys()].some((t) => matchOf(t, label) > 0)) return false;
+  // the question's words the label leaves to the columns (not its names, not a word every label says): none, when the label is
+  // the measure itself ("Rechnungsnr." for the invoice's number)
+  const left = [...weights.keys()].filter((t) => !matchOf(t, label) && !a.names.includes(t) && !GENERIC_LABEL.has(t));
+  if (!left.length) return false;
   // (the row's other cells may say it too: "Bank: Salzburger Sparkasse" under "Bankverbindung:")
   const rest = termSet(header.flatMap((h, j) => (j > first && cells[j]?.trim() ? [h, cells[j]!] : [])).join(' '));
-  return ![...weights.keys()].some((t) => !matchOf(t, label) && matchOf(t, rest) > 0);
+  return !left.some((t) => matchOf(t, rest) > 0);
 }
 
 /** a second span scoring at least this share of the first's is as good as it: both are quoted, as a passage */
