@@ -594,8 +594,8 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
     // (a column asked for: its header says the noun that names the kind of thing the question asks for, "which crew member …" → the
     // Crew column)
     const head = [...r.ask.kind][0];
-    // (and its cell holds a value of the asked type: a customer's name, not the "Customer Id" code)
-    const asksColumn = (header: string, cell: string) => !!head && matchOf(head, termSet(header)) > 0 && (!r.ask.type || holdsType(cell, r.ask.type, r.ask.own, new Set(r.weights.keys()), lower));
+    // (not a cell of digits for a name: the "Customer Id" code is not the customer asked for)
+    const asksColumn = (header: string, cell: string) => !!head && matchOf(head, termSet(header)) > 0 && !(r.ask.type === 'person' && /\d/.test(cell));
     const text = `The documents say: ${orderPicked(best)
       .map((c) => `“${quoteLabelled(c.unit, asksColumn)}” [${cites.number(c.hit)}]`)
       .join(' ')}`;
