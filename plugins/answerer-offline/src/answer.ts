@@ -758,8 +758,9 @@ function offColumns(c: Candidate, a: Ask): boolean {
   if (!header) return false;
   const first = cells.findIndex((x) => x.trim());
   const label = termSet(cells[first] ?? '');
-  // (a row its label does not find either, "Totaal" for what the order cost altogether, is not found by its label alone)
-  if (![...weights.keys()].some((t) => matchOf(t, label) > 0)) return false;
+  // (the label names the question's subject, "Nestlé Health Science": a label that is a measure itself, "Totaal" for what the order
+  // cost altogether, is not found by its label alone)
+  if (![...a.names].some((t) => !/\d/.test(t) && matchOf(t, label) > 0)) return false;
   // the question's words the label leaves to the columns (not its names, not a word every label says): none, when the label is
   // the measure itself ("Rechnungsnr." for the invoice's number)
   const left = [...weights.keys()].filter((t) => !matchOf(t, label) && !a.names.includes(t) && !GENERIC_LABEL.has(t));
