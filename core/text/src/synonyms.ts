@@ -38,6 +38,8 @@ const GROUPS: string[][] = [
   ['lawyer', 'attorney', 'counsel', 'legal', 'law'],
   ['percentage', 'percent', 'share', 'rate', 'proportion'],
   ['increase', 'rise', 'rose', 'grow', 'grew', 'climb'],
+  // "how much did PetCare sell": the Sales column of a business's figures
+  ['sell', 'sold', 'sale', 'sales'],
   ['decrease', 'fall', 'fell', 'drop', 'decline'],
   ['quick', 'quicker', 'fast', 'faster', 'speed'],
   ['make', 'manufacture', 'produce'],

@@ -82,6 +82,8 @@ export function cellAnswer(u: Unit, holds: (cell: string) => boolean, asked: (he
     return given.length === 1 ? render(given[0]!.j) : null;
   }
   const j = best(typed, (k) => asked(col(k) ?? ''));
+  // another column names more of the question than the typed cell's ("which company is Roy Berry with": Company, not Country)
+  if (j >= 0 && filled.some(({ j: k }) => k > first && asked(col(k) ?? '') > asked(col(j) ?? ''))) return null;
   return j < 0 ? null : render(j);
 }
 

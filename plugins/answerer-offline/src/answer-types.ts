@@ -32,7 +32,9 @@ export function answerTypeOf(question: string): AnswerType | null {
   const q = question.toLowerCase().replace(/[’`]/g, "'");
   // "what does MIPS stand for": the words the abbreviation is made of
   if (ABBREVIATION_ASKED.test(question)) return 'expansion';
-  if (/\b(?:what|which)\s+(?:percentage|percent|proportion|share)\b|\bhow\s+many\s+percent|\bper\s*cent(?:age)?\b/.test(q)) return 'percent';
+  if (/\b(?:what|which)\s+(?:percentage|percent|proportion|share)\b|\bhow\s+many\s+percent/.test(q)) return 'percent';
+  // (a percentage the question names does not make it ask for one: "how many districts exceeded the 1 percent cap" asks for a count)
+  if (/\bper\s*cent(?:age)?\b/.test(q) && !/\bhow\s+(?:many|much|old|long)\b|\b(?:when|who|whom|where)\b/.test(q)) return 'percent';
   // "how much does it cost" asks for money; "how much faster" for a quantity
   if (/\bhow\s+expensive\b/.test(q) || (/\bhow\s+much\b/.test(q) && MONEY_WORDS.test(q))) return 'money';
   if (/\bhow\s+much\b/.test(q)) return 'amount';
@@ -105,7 +107,8 @@ const DATE_RES: RegExp[] = [
 /** Whether a text holds a date with its day, month and year ("14 March 2023", "2023-03-14", "March 14, 2023"). */
 export const holdsFullDate = (text: string) => DATE_RES.slice(0, 5).some((re) => [...text.matchAll(re)].some((m) => /\d{1,2}\D+\d{2,4}|\d{4}\D+\d{1,2}/.test(m[0])));
 const WEB_ADDRESS = /\bhttps?:\/\/\S+|\bwww\.\S+|\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|edu|gov|dev|ca|at|de|uk|nl|fr)\/\S*/i;
-const YEAR = /\b(?:1[5-9]\d{2}|20\d{2})s?\b/g;
+// (not a number that a code or an address joins to a letter: "1851-A", "A-1900")
+const YEAR = /(?<![\p{L}\d]|\p{L}[-/])(?:1[5-9]\d{2}|20\d{2})s?(?![\p{L}\d]|[-/]\p{L})/gu;
 const MONEY = /(?:[$€£¥₹]\s?-?\d[\d.,]*|\b(?:rs\.?|inr|eur|usd|gbp|chf|aud|cad|rm|myr|sgd)\s?-?\d[\d.,]*|\d[\d.,]*\s?(?:€|eur\b|usd\b|dollars?\b|euros?\b|pounds?\b|rupees?\b))/giu;
 const DECIMAL_AMOUNT = /\b\d{1,3}(?:[.,]\d{3})*[.,]\d{2}\b/g;
 const MEASURE_UNITS = 'ft|feet|foot|inch(?:es)?|yards?|miles?|metres?|meters?|kilomet(?:re|er)s?|centimet(?:re|er)s?|millimet(?:re|er)s?|km|cm|mm|kg|lbs?|pounds?|stones?|tons?|tonnes?|grams?|kilograms?|litres?|liters?|seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|centur(?:y|ies)|percent|per\\s?cent|bytes?|kb|mb|gb|tb|pages?|words?';
@@ -174,7 +177,8 @@ export function holdsType(text: string, type: AnswerType, own: Set<string>, qTer
       return plainNumber(without(text, [...DATE_RES, YEAR]), own);
     case 'number': {
       // (a percentage is a share, not a count: "exceptions to exceed the 1% cap" says not how many)
-      if (plainNumber(without(text, [...DATE_RES, PERCENT_VALUE]), own)) return true;
+      // (nor the year of a name: "the Excise Act, 2001" counts nothing)
+      if (plainNumber(without(withoutNamedYears(text), [...DATE_RES, PERCENT_VALUE]), own)) return true;
       const w = text.match(new RegExp(NUMBER_WORDS.source, 'gi')) ?? [];
       return w.some((x) => !own.has(x.toLowerCase()));
     }
@@ -214,6 +218,9 @@ function yearOfName(before: string): boolean {
   const w = before.match(/(?<![\p{L}\p{N}])(\p{Lu}[\p{L}\p{N}]*),?\s+$/u)?.[1];
   return !!w && !STOP_WORDS.has(w.toLowerCase()) && !new RegExp(`^(?:${MONTHS})$`, 'iu').test(w);
 }
+
+/** The text with the years that belong to a name ("the Excise Act, 2001", "Windows 2000") blanked. */
+const withoutNamedYears = (text: string) => text.replace(YEAR, (y, at: number) => (yearOfName(text.slice(0, at)) ? ' ' : y));
 
 /** Whether `abbr` is made of the initials of the words right before it ("Dense Passage Retriever (" → DPR). */
 function abbreviates(abbr: string, before: string): boolean {
@@ -281,6 +288,8 @@ function properName(text: string, own: Set<string>, qTerms: Set<string>, common?
   const titled = wordsOf.length >= 4 && wordsOf.filter(caps).length >= 0.75 * wordsOf.length;
   const shouting = titled || (letters.length > 8 && letters.replace(/[^\p{Lu}]/gu, '').length > 0.6 * letters.length);
   const nouns = new Set(text.match(GERMAN_WORDS) ?? []).size >= 2;
+  // (a sentence of prose, most of its words in lower case: an address line or a label's value is not)
+  const prose = place && wordsOf.length >= PROSE_WORDS && wordsOf.filter((w) => /^\p{Ll}/u.test(w)).length >= 0.5 * wordsOf.length;
   const isCommon = (lower: string) => !!common && (common.has(lower) || (lower.includes('-') && lower.split('-').every((p) => !p || common.has(p))));
   for (let i = 0; i < toks.length; i++) {
     const raw = toks[i]![0];
@@ -288,6 +297,8 @@ function properName(text: string, own: Set<string>, qTerms: Set<string>, common?
     if (!caps(t) || t.length < 2) continue;
     // a name with digits in it names a thing ("Lucene-BM25", "Windows 2000"), not a place
     if (place && /\d/.test(t)) continue;
+    // a code of letters and digits interleaved ("5Cef8BFA16c5e3c", "EZ10HD05") is an identifier, no one's name
+    if (CODE_TOKEN.test(t)) continue;
     const lower = t.toLowerCase();
     const stems = termSet(t);
     // (a word joined of several, "WordPerfect", is the question's only when all its parts are)
@@ -306,15 +317,29 @@ function properName(text: string, own: Set<string>, qTerms: Set<string>, common?
       if (/^\(/.test(after)) continue;
     }
     // the value of a short label ("Guest Name: Sanjay"), not any word after a colon
-    const label = before.endsWith(':') && (before.split(/[.:;|]\s/).pop() ?? '').split(/\s+/).length <= 3;
+    // (a value that reads on in lower case is a phrase that merely begins with a capital: "Order items: Itemized list of products")
+    const following = toks[i + 1]?.[0].toLowerCase() ?? '';
+    const phrase = /^\s+\p{Ll}/u.test(after) && !STOP_WORDS.has(following) && !new RegExp(`^${GERMAN_WORDS.source}$`, 'u').test(following);
+    const label = before.endsWith(':') && (before.split(/[.:;|]\s/).pop() ?? '').split(/\s+/).length <= 3 && !phrase;
     // German capitalises every noun: there a capital tells a name only as a label's value, inside a word ("QualityHosting") or in an abbreviation
     if (nouns && !label && !/\p{Ll}\p{Lu}/u.test(t) && !/^\p{Lu}{3,}$/u.test(t)) continue;
-    const starts = !before || /[.!?(\["“‘|•–—-]$/.test(before);
+    const starts = !before || /[.!?(\["“‘|•–—-]$/.test(before) || (before.endsWith(':') && phrase);
     const nextCaps = toks[i + 1] && caps(toks[i + 1]![0]) && !common?.has(toks[i + 1]![0].toLowerCase());
+    // in prose, a place is named after a word of place ("born in Bangor", "except Antarctica"): not any name of the sentence
+    // ("Iwan Wyn Roberts … the Wales national team" says not where he was born)
+    if (prose && !label && !LOCATIVE.test(before)) continue;
     if (label || !starts || nextCaps) return true;
   }
+  if (prose) return false;
   return toks.some((m, i) => i > 0 && ORG_WORD.test(m[0]) && caps(toks[i - 1]![0]) && !own.has(toks[i - 1]![0].toLowerCase()));
 }
+
+/** a sentence of at least this many words is prose, where a place is named after a word of place (LOCATIVE) */
+const PROSE_WORDS = 8;
+const LOCATIVE = /(?<![\p{L}])(?:[Ii]n|[Aa]t|[Nn]ear|[Ff]rom|to|of|on|into|onto|across|throughout|outside|inside|within|around|except|via|towards?)(?:\s+the)?(?:\s+\p{Lu}[\p{L}.'’-]*)*$/u;
+
+/** a token whose digits come in two runs or more, letters between them: a code, not a name */
+const CODE_TOKEN = /\d\p{L}+\d/u;
 
 /** function words of German, whose text capitalises every noun */
 const GERMAN_WORDS = /(?<![\p{L}])(?:und|der|die|das|für|mit|sich|bitte|unter|dieser|diese|ihrer|wir|uns|nicht|ist|sind|oder|eine|einer|auf|bei|zur|zum|dem|den|des|wird|werden)(?![\p{L}])/gu;

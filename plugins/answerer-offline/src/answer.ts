@@ -326,7 +326,8 @@ export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lo
       const lengthFactor = ws > 60 ? 0.8 : ws < 5 && unit.kind !== 'row' ? 0.85 : 1;
       // whole sentences read better than fragments, titles and reference-list entries
       // (a web address is the answer to where something is published, not the mark of a reference)
-      const reference = a.type === 'place' ? /\bRetrieved\b|\bArchived\b/ : /https?:\/\/|www\.|\bRetrieved\b|\bArchived\b/;
+      // (nor is a table's source note, "SOURCE: U.S. Department of Education, …", the answer: it cites where the figures come from)
+      const reference = a.type === 'place' ? /\bRetrieved\b|\bArchived\b|\b(?:SOURCES?|Sources?):/ : /https?:\/\/|www\.|\bRetrieved\b|\bArchived\b|\b(?:SOURCES?|Sources?):/;
       const quality = (unit.cut ? 0.88 : unit.kind === 'sentence' && !/[.!?"'”’)]$/.test(unit.text) && wordCount(unit.text) > 12 ? 0.85 : 1) * (reference.test(unit.text) ? 0.6 : 1);
       const score = (0.72 * c.coverage + 0.28 * (hit.score / top)) * lengthFactor * quality * (typed ? (company && !holdsCompany(unit.text) ? NO_LEGAL_FORM : 1) : 0.6);
       out.push({ unit, hit, hitRank, terms: ts, coverage: c.coverage, sentenceCoverage: c.sentence, own: c.own, typed, score, keyMissing: !!key && !matchOf(key, ts) });
@@ -573,10 +574,18 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   // the sentences (and table rows, under their columns' header) that say the question best: quoted whole, as a passage, when no
   // single value can be told from them; a sentence the chunk cuts is marked as cut ("… ") rather than left out
   const best = pick(answers, r.weights, mode === 'deep' ? 4 : 2, [], minCoverage(r.ask));
+  const chosen = best;
   const bestConfidence = best.length ? extractiveConfidence(best, [r.ask], 1) : 0;
   // (`ambiguous`: several of them could give the value, none told apart: not confident, below 0.8)
   const passage = (ambiguous = false): Composed => {
+    // (a row of cells with no header to name them is a fragment, never quoted: "Category | 2005 Estimate | …")
+    const best = chosen.filter((c) => !(c.unit.kind === 'row' && isFragment(c.unit) && !headerOf(c.unit)));
     if (!best.length || bestConfidence < minConfidence) return refusal(bestCoverage, topScore);
+    // lines that say the question only by its names ("MY HAPPY PHARMACY PLT …" for who the pharmacy's cashier was) answer nothing of it
+    if (best.every((c) => namesOnly(c, r.ask, docTerms))) return refusal(bestCoverage, topScore);
+    // table rows found by their row label alone, under columns none of which says the question's other words ("Nestlé Health
+    // Science" under "Impairment of intangible assets" for what it sold): figures of another measure
+    if (best.every((c) => offColumns(c, r.ask))) return refusal(bestCoverage, topScore);
     // a share quoted by a sentence without the question's key term ("what share of the volunteers were female" by shares of where
     // they worked): a share of something else
     if (r.ask.type === 'percent' && best.some((c) => c.keyMissing)) return refusal(bestCoverage, topScore);
@@ -585,11 +594,13 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
     // (a column asked for: its header says the noun that names the kind of thing the question asks for, "which crew member …" → the
     // Crew column)
     const head = [...r.ask.kind][0];
-    const asksColumn = (header: string) => !!head && matchOf(head, termSet(header)) > 0;
+    // (not a cell of digits for a name: the "Customer Id" code is not the customer asked for)
+    const asksColumn = (header: string, cell: string) => !!head && matchOf(head, termSet(header)) > 0 && !(r.ask.type === 'person' && /\d/.test(cell));
     const text = `The documents say: ${orderPicked(best)
       .map((c) => `“${quoteLabelled(c.unit, asksColumn)}” [${cites.number(c.hit)}]`)
       .join(' ')}`;
-    const confidence = ambiguous ? Math.min(PASSAGE_MAX, bestConfidence) : bestConfidence;
+    // (a passage quotes, it does not tell which of its words is the answer: its confidence stays below 0.8)
+    const confidence = Math.min(PASSAGE_MAX, bestConfidence);
     return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'passage' };
   };
   // two short label-value lines as good as each other, with different values ("Charges | $0.01", "Charges | $1.87"): no answer
@@ -636,7 +647,7 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   const focus = focusTerms(r.ask.text);
   const focusOf = (c: Candidate) => (focus.length ? Math.min(...focus.map((t) => matchOf(t, c.terms))) : 0);
   const picked = two.length > 1 && focusOf(two[1]!) > focusOf(two[0]!) ? [two[1]!] : two.slice(0, 1);
-  if (!picked.length) return passage();
+  if (!picked.length || namesOnly(picked[0]!, r.ask, docTerms)) return passage();
   // a value comes from the sentences (or rows) that say the question best; one found elsewhere is not told apart from them
   const same = (a: Candidate, b: Candidate) => a.hit.chunk_id === b.hit.chunk_id && a.unit.start === b.unit.start;
   if (!best.some((b) => same(b, picked[0]!))) return passage();
@@ -647,7 +658,8 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   if (best.some((b) => !same(b, picked[0]!) && b.typed)) return passage(true);
   // (confident, ≥ 0.8, only when the value's label says the question's words, the business labels of other languages included)
   const label = /^(.{1,120}?):\s/.exec(picked[0]!.unit.text)?.[1];
-  const labelled = !label || [...termSet(label)].some((t) => qTerms.has(t) || alternativesOf(t).some((y) => qTerms.has(y)));
+  // (a word every label may say, "number", "date", tells not which: "Account number:" for the invoice's number)
+  const labelled = !label || [...termSet(label)].some((t) => !GENERIC_LABEL.has(t) && (qTerms.has(t) || alternativesOf(t).some((y) => qTerms.has(y))));
   const confidence = labelled ? extractiveConfidence(picked, [r.ask], 1) : Math.min(PASSAGE_MAX, extractiveConfidence(picked, [r.ask], 1));
   if (confidence < minConfidence) return passage();
   const text = renderSentences(picked, cites);
@@ -698,7 +710,7 @@ function composeEvidencePassage(r: Retrieval, docTerms: DocTerms, lower: Readonl
   if (first.sentenceCoverage < EVIDENCE_SENTENCE || first.coverage < EVIDENCE_COVERAGE || first.score < EVIDENCE_SCORE) return null;
   // (a question that asks for a type of answer is answered only by a sentence that holds one: the value rules' type checks stand)
   if ((r.ask.type && !first.typed) || first.keyMissing || (second && second.score >= EVIDENCE_MARGIN * first.score)) return null;
-  if (newWords(first.unit.text, qTerms) < EVIDENCE_NEW_WORDS) return null;
+  if (newWords(first.unit.text, qTerms) < EVIDENCE_NEW_WORDS || namesOnly(first, r.ask, docTerms)) return null;
   const picked = [first];
   if (second && second.hit.document_id === first.hit.document_id && second.score >= EVIDENCE_SECOND * first.score) picked.push(second);
   const confidence = round(clamp(EVIDENCE_BASE + 0.5 * (first.score - EVIDENCE_SCORE), EVIDENCE_BASE, PASSAGE_MAX), 3);
@@ -710,20 +722,75 @@ function composeEvidencePassage(r: Retrieval, docTerms: DocTerms, lower: Readonl
   return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'passage' };
 }
 
+/** the asked types that tables print as figures under their measures' columns */
+const MEASURES: ReadonlySet<AnswerType> = new Set(['money', 'amount', 'number', 'percent', 'measure']);
+
+/** words that any label may say ("Account number", "Invoice date"): they do not tell which label the question means */
+const GENERIC_LABEL = new Set(terms('number no nr date name amount value code id'));
+
+/**
+ * Whether a unit says the question by its names alone ("My Happy Pharmacy", "Mydin Mart"): none of its other words ("cashier",
+ * "change"). False when the question has no names, or no other words.
+ */
+function namesOnly(c: Candidate, a: Ask, docTerms: DocTerms): boolean {
+  // (a place is said by an address line that names its subject and no more: "QualityHosting AG - Uferweg 40-42 - … Gelnhausen";
+  // a table's cell by its column, "Roy Berry (Subscription Date): 2020-03-25")
+  if (a.type === 'place' || c.unit.columns) return false;
+  // (the names of the line's own document, "the Coolblue order", tell which document, not which line)
+  const doc = docTerms.get(c.hit.document_id);
+  const names = a.names.filter((t) => !doc?.names(t));
+  const other = [...a.primary].filter((t) => !a.names.includes(t) && !GENERIC_LABEL.has(t));
+  if (!names.length || !other.length) return false;
+  return names.some((t) => matchOf(t, c.terms) > 0) && !other.some((t) => matchOf(t, c.terms) > 0);
+}
+
+/**
+ * Whether a table row under its columns' header says the question only by its row label: none of its other cells, nor the
+ * headers of its filled cells, says a word of the question that the label does not. False for any other unit, and for a row with no header.
+ */
+function offColumns(c: Candidate, a: Ask): boolean {
+  // (figures are what tables print under measures' columns: a place or a name is told by its row, "6480 Cameron Street …")
+  if (!a.type || !MEASURES.has(a.type)) return false;
+  const weights = a.weights;
+  const u = c.unit;
+  const cells = u.cells ?? u.text.split(' | ');
+  const header = headerOf(u);
+  if (!header) return false;
+  const first = cells.findIndex((x) => x.trim());
+  const label = termSet(cells[first] ?? '');
+  // (the label names the question's subject, "Nestlé Health Science": a label that is a measure itself, "Totaal" for what the order
+  // cost altogether, is not found by its label alone)
+  if (![...a.names].some((t) => !/\d/.test(t) && matchOf(t, label) > 0)) return false;
+  // the question's words the label leaves to the columns (not its names, not a word every label says): none, when the label is
+  // the measure itself ("Rechnungsnr." for the invoice's number)
+  const left = [...weights.keys()].filter((t) => !matchOf(t, label) && !a.names.includes(t) && !GENERIC_LABEL.has(t));
+  if (!left.length) return false;
+  // (the row's other cells may say it too: "Bank: Salzburger Sparkasse" under "Bankverbindung:")
+  const rest = termSet(header.flatMap((h, j) => (j > first && cells[j]?.trim() ? [h, cells[j]!] : [])).join(' '));
+  return !left.some((t) => matchOf(t, rest) > 0);
+}
+
 /** a second span scoring at least this share of the first's is as good as it: both are quoted, as a passage */
 const AMBIGUOUS = 0.9;
 
-/** A unit as quoted in a passage: a table row under its columns' header ("Name | Amount — Sheryl | 45"), a cut sentence marked. */
-function quoteLabelled(u: Unit, named: (header: string) => boolean = () => false): string {
-  if (u.kind !== 'row') return quote(u);
+/** The header of a table row, a cell for each of its cells (its columns, or the header row above it); null for other units. */
+function headerOf(u: Unit): string[] | null {
+  if (u.kind !== 'row') return null;
   const cells = u.cells ?? u.text.split(' | ');
   const header = u.columns && u.columns.length === cells.length ? u.columns : u.context && u.context !== u.text ? u.context.split(' | ') : null;
-  if (!header || header.length !== cells.length) return quote(u);
+  return header && header.length === cells.length ? header : null;
+}
+
+/** A unit as quoted in a passage: a table row under its columns' header ("Name | Amount — Sheryl | 45"), a cut sentence marked. */
+function quoteLabelled(u: Unit, named: (header: string, cell: string) => boolean = () => false): string {
+  const header = headerOf(u);
+  if (!header) return quote(u);
+  const cells = u.cells ?? u.text.split(' | ');
   // each cell under its column's header, after the row's label: "Students enrolled (2011–12): 18,300; … (2015–16): 19,950"
   const first = cells.findIndex((c) => c.trim());
   const label = cells[first]?.trim() ?? '';
   // (only the cells under the columns the question asks for, when it asks for some: "which crew member …" → the Crew column's cell)
-  const asked = cells.map((c, j) => j > first && !!c.trim() && !!header[j]?.trim() && named(header[j]!));
+  const asked = cells.map((c, j) => j > first && !!c.trim() && !!header[j]?.trim() && named(header[j]!, c.trim()));
   const keep = (j: number) => !asked.some(Boolean) || asked[j];
   const labelled = cells.flatMap((c, j) => (j > first && c.trim() && keep(j) ? [header[j]?.trim() ? `${label} (${header[j]!.trim()}): ${c.trim()}` : `${label}: ${c.trim()}`] : []));
   return labelled.length ? labelled.join('; ') : quote(u);
