@@ -5,8 +5,9 @@
  * below ends its request or job with a clear, permanent error (422 UNPROCESSABLE) and /healthz, asked while the
  * work runs, answers before the work is over (the API's event loop is free meanwhile).
  *
- * The files are made here as raw bytes: a PDF whose body holds 150,000 small dictionaries (pdf-lib parses
- * every one of them at load, more than 128 MB of heap; PDFium, within the reader's own limits, reads it), a
+ * The files are made here as raw bytes: a PDF whose body holds 150,000 small dictionaries (the editor's pdf-lib
+ * load needs more than 128 MB of heap for them; the split's page copy fits, taking seconds; PDFium, within the
+ * reader's own limits, reads it), a
  * PDF whose page tree and field tree are cycles, and one whose cross-reference table is cut short.
  * The server's limits are set low (a 128 MB heap per isolate, a 20 s time limit) so that the suite stays fast; the
  * time limit also bounds PDFium's read of the 150,000-object PDF at upload, which ran past a 6 s limit on a loaded
@@ -73,7 +74,7 @@ describe('hostile inputs to edit, split and generation over HTTP', () => {
   };
 
   /**
-   * Runs `work` while asking /healthz one request after another; returns its answer and how many /healthz
+   * Runs `work` while asking /healthz every 50 ms; returns its answer and how many /healthz
    * answers came before the work was over (every one of them a 200).
    */
   async function duringWork<T>(work: () => Promise<T>): Promise<{ result: T; health: number }> {
@@ -85,6 +86,8 @@ describe('hostile inputs to edit, split and generation over HTTP', () => {
         await r.arrayBuffer();
         assert.equal(r.status, 200);
         if (!over) health++;
+        // a pause between checks: back-to-back requests would spend a core of their own on the loaded machine
+        await new Promise((r) => setTimeout(r, 50));
       }
     })();
     try {
@@ -142,9 +145,16 @@ describe('hostile inputs to edit, split and generation over HTTP', () => {
     }
   });
 
-  test('split run: copying the pages of a PDF of 150,000 objects fails the job (422) in its isolate', async () => {
+  test('split run: copying the pages of a PDF of 150,000 objects runs in its isolate: split, or refused (422) at its memory or time limit, never a 500', async () => {
     const run = await duringWork(() => s.json('/api/split/run', { method: 'POST', json: { document_id: many } }));
-    refused(run.result, new RegExp(`The PDF to split needs more memory than its limit \\(${HEAP_MB} MB\\)|The PDF to split could not be processed within 20 s`));
+    // pdf-lib copies the page within the heap limit in some seconds of one core: on a quiet machine the split
+    // ends before the time limit, on a loaded one it may reach it; either way the job ends with a clear outcome
+    if (run.result.status === 422) refused(run.result, new RegExp(`The PDF to split needs more memory than its limit \\(${HEAP_MB} MB\\)|The PDF to split could not be processed within 20 s`));
+    else {
+      assert.equal(run.result.status, 200, JSON.stringify(run.result.body));
+      assert.equal(run.result.body.status, 'completed', JSON.stringify(run.result.body));
+      assert.deepEqual(run.result.body.sections.map((x: any) => [x.page_start, x.page_end]), [[1, 1]]);
+    }
     assert.ok(run.health >= 1, '/healthz answered while the pages were being copied');
   });
 
