@@ -2,7 +2,7 @@
 // leaves out the libraries that only the isolates reading or writing files need. pdf-lib (some 140 modules,
 // about a third of a second of CPU to load) is loaded by the isolates that split PDFs and fill forms
 // (core/engine/src/split/pdf-worker.ts, plugins/editor-pdf/src/worker.ts), never by the service itself.
-// The libraries only some requests need are loaded at their first use (core/engine/src/infra/lazy.ts):
+// The libraries only some requests need are loaded at their first use (`lazy` of @quire/core, core/kernel/src/util/lazy.ts):
 // handlebars and JSONata (templates and expressions, checked when a workflow is saved, run in isolates), the
 // Markdown parser and writer (generation) — about a quarter of the CPU the service's graph costs to load.
 import { test } from 'node:test';

@@ -24,3 +24,4 @@ export * from './util/limiter.js';
 export * from './util/private-files.js';
 export * from './util/signature.js';
 export * from './util/reaper.js';
+export * from './util/lazy.js';

@@ -4,18 +4,15 @@
  * "# 12" stays text and never turns into emphasis or a heading; the text's own formatting (inlines) is
  * written as strong, emphasis, inline code and links, and its line breaks as hard breaks.
  */
-import { createRequire } from 'node:module';
 import type { toMarkdown as ToMarkdown } from 'mdast-util-to-markdown';
 import type { gfmTableToMarkdown as GfmTableToMarkdown } from 'mdast-util-gfm-table';
-import { cellInlinesOf, citationMarkers, inlinesOf, safeHref, sourcesSection } from '@quire/core';
+import { cellInlinesOf, citationMarkers, inlinesOf, lazy, safeHref, sourcesSection } from '@quire/core';
 import type { GeneratedBlock, GeneratedDocumentModel, GeneratedText } from '@quire/core';
 import type { BlockContent, PhrasingContent, Root, RootContent, TableRow } from 'mdast';
 
-// the writer is loaded at the first markdown written, not with the service that loads this plugin (an ES module
-// package by require(): Node ≥ 20.19)
-const require = createRequire(import.meta.url);
-let writer: { toMarkdown: typeof ToMarkdown; gfmTableToMarkdown: typeof GfmTableToMarkdown } | undefined;
-const markdownWriter = () => (writer ??= { toMarkdown: require('mdast-util-to-markdown').toMarkdown, gfmTableToMarkdown: require('mdast-util-gfm-table').gfmTableToMarkdown });
+// the writer is loaded at the first markdown written, not with the service that loads this plugin
+const writer = lazy<{ toMarkdown: typeof ToMarkdown }>(import.meta.url, 'mdast-util-to-markdown');
+const tableWriter = lazy<{ gfmTableToMarkdown: typeof GfmTableToMarkdown }>(import.meta.url, 'mdast-util-gfm-table');
 
 const text = (value: string) => ({ type: 'text' as const, value });
 /** A line-broken text as text nodes with hard breaks between its lines. */
@@ -71,6 +68,5 @@ export function renderMarkdown(model: GeneratedDocumentModel): string {
     if (b.type === 'table' && b.caption) children.splice(children.length - 1, 0, { type: 'paragraph', children: [{ type: 'strong', children: [text(b.caption)] }] });
   }
   const root: Root = { type: 'root', children };
-  const { toMarkdown, gfmTableToMarkdown } = markdownWriter();
-  return toMarkdown(root, { extensions: [gfmTableToMarkdown()], bullet: '-', rule: '-', fences: true });
+  return writer().toMarkdown(root, { extensions: [tableWriter().gfmTableToMarkdown()], bullet: '-', rule: '-', fences: true });
 }

@@ -5,10 +5,9 @@
  * time and a heap limit and never runs on the API's event loop.
  */
 import type Handlebars from 'handlebars';
-import { GENERATED_LIMITS, errors } from '@quire/core';
-import { lazy } from '../infra/lazy.js';
+import { GENERATED_LIMITS, errors, lazy } from '@quire/core';
 
-const handlebars = lazy<typeof Handlebars>('handlebars');
+const handlebars = lazy<typeof Handlebars>(import.meta.url, 'handlebars');
 let instance: typeof Handlebars | undefined;
 
 /** The handlebars instance of generation templates, made at its first use. */

@@ -10,14 +10,13 @@
 import type { fromMarkdown as FromMarkdown } from 'mdast-util-from-markdown';
 import type { gfmTableFromMarkdown as GfmTableFromMarkdown } from 'mdast-util-gfm-table';
 import type { gfmTable as GfmTable } from 'micromark-extension-gfm-table';
-import { safeHref } from '@quire/core';
+import { lazy, safeHref } from '@quire/core';
 import type { GeneratedBlock, GeneratedInline, GeneratedText } from '@quire/core';
-import { lazy } from '../infra/lazy.js';
 
 // the parser is loaded at the first markdown to read (a generation), not with the service
-const parser = lazy<{ fromMarkdown: typeof FromMarkdown }>('mdast-util-from-markdown');
-const tableSyntax = lazy<{ gfmTable: typeof GfmTable }>('micromark-extension-gfm-table');
-const tableTree = lazy<{ gfmTableFromMarkdown: typeof GfmTableFromMarkdown }>('mdast-util-gfm-table');
+const parser = lazy<{ fromMarkdown: typeof FromMarkdown }>(import.meta.url, 'mdast-util-from-markdown');
+const tableSyntax = lazy<{ gfmTable: typeof GfmTable }>(import.meta.url, 'micromark-extension-gfm-table');
+const tableTree = lazy<{ gfmTableFromMarkdown: typeof GfmTableFromMarkdown }>(import.meta.url, 'mdast-util-gfm-table');
 
 interface MdNode {
   type: string;

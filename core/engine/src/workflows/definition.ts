@@ -9,14 +9,13 @@ import { Cron } from 'croner';
 import type Handlebars from 'handlebars';
 import type jsonataFn from 'jsonata';
 import { z } from 'zod';
-import { EVENT_TYPES, errors } from '@quire/core';
+import { EVENT_TYPES, errors, lazy } from '@quire/core';
 import { checkTemplateNesting } from '../validation.js';
 import { checkRegexes } from '../infra/regex.js';
-import { lazy } from '../infra/lazy.js';
 
 // parsed to check a definition; loaded at the first definition that has a template or an expression
-const handlebars = lazy<typeof Handlebars>('handlebars');
-const jsonata = lazy<typeof jsonataFn>('jsonata');
+const handlebars = lazy<typeof Handlebars>(import.meta.url, 'handlebars');
+const jsonata = lazy<typeof jsonataFn>(import.meta.url, 'jsonata');
 
 export const STEP_TYPES = ['parse', 'extract', 'transform', 'condition', 'integration', 'plugin'] as const;
 export const TRIGGER_TYPES = ['manual', 'scheduled', 'webhook', 'event'] as const;
