@@ -34,7 +34,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { startService, waitCompleted } from './service.js';
+import { jsonApi, startService, waitCompleted } from './service.js';
 import type { Question } from './chat-question.js';
 
 const { values: args } = parseArgs({ options: { json: { type: 'string' }, only: { type: 'string' }, verbose: { type: 'boolean' }, quiet: { type: 'boolean' }, dump: { type: 'string' }, diagnose: { type: 'boolean' }, mode: { type: 'string' }, set: { type: 'string', default: 'dev' } } });
@@ -198,18 +198,11 @@ async function main(): Promise<void> {
   const { DOCUMENTS, QUESTIONS } = await load();
   for (const q of QUESTIONS) if (!DOCUMENTS.includes(q.doc)) throw new Error(`question on a document outside the knowledge base: ${q.doc}`);
   const key = `svc_${randomBytes(20).toString('hex')}`;
-  const headers = { authorization: `Bearer ${key}` };
   // offline: no LLM, whatever the calling shell has
   const env: Record<string, string> = {};
   for (const k of Object.keys(process.env)) if (k.startsWith('QUIRE_LLM_')) env[k] = '';
   const svc = await startService(key, { prefix: 'quire-chat-bench-', env });
-  const api = async (p: string, init: RequestInit & { json?: unknown } = {}) => {
-    const { json, ...rest } = init;
-    const res = await fetch(`${svc.base}${p}`, { ...rest, headers: { ...headers, ...(json !== undefined ? { 'content-type': 'application/json' } : {}) }, ...(json !== undefined ? { body: JSON.stringify(json) } : {}) });
-    const body = await res.json().catch(() => null);
-    if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${p}: ${res.status} ${JSON.stringify(body)}`);
-    return body as any;
-  };
+  const api = jsonApi(svc.base, key);
   try {
     const t0 = Date.now();
     const ids = new Map<string, string>(); // corpus id → document id

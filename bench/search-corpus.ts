@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startService, waitCompleted } from './service.js';
+import { jsonApi, startService, waitCompleted } from './service.js';
 import { LEFT_OUT_OF_TESTS, QUESTIONS } from '../test/fixtures/corpus-search.js';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -22,13 +22,7 @@ if (!fs.existsSync(path.join(corpus, 'manifest.json'))) {
 
 const key = `svc_${randomBytes(20).toString('hex')}`;
 const svc = await startService(key, { prefix: 'quire-search-bench-' });
-const api = async (p: string, init: RequestInit & { json?: unknown } = {}) => {
-  const { json, ...rest } = init;
-  const res = await fetch(`${svc.base}${p}`, { ...rest, headers: { authorization: `Bearer ${key}`, ...(json !== undefined ? { 'content-type': 'application/json' } : {}) }, ...(json !== undefined ? { body: JSON.stringify(json) } : {}) });
-  const body = await res.json().catch(() => null);
-  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${p}: ${res.status} ${JSON.stringify(body)}`);
-  return body as any;
-};
+const api = jsonApi(svc.base, key);
 try {
   const t0 = Date.now();
   const names = [...new Set(QUESTIONS.flatMap(([, docs]) => docs))];

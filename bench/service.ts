@@ -67,6 +67,17 @@ export async function startService(key: string, opts: { prefix: string; env?: Re
   };
 }
 
+/** A JSON client of a bench's service: GET or `init` (`json`: a JSON body) with the key; the parsed body, or an error naming the call. */
+export function jsonApi(base: string, key: string) {
+  return async (p: string, init: RequestInit & { json?: unknown } = {}): Promise<any> => {
+    const { json, ...rest } = init;
+    const res = await fetch(`${base}${p}`, { ...rest, headers: { authorization: `Bearer ${key}`, ...(json !== undefined ? { 'content-type': 'application/json' } : {}) }, ...(json !== undefined ? { body: JSON.stringify(json) } : {}) });
+    const body = await res.json().catch(() => null);
+    if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${p}: ${res.status} ${JSON.stringify(body)}`);
+    return body;
+  };
+}
+
 /** Waits until the document `docId` is completed (`api` answers the body of a GET); throws naming `label` when it fails or takes ten minutes. */
 export async function waitCompleted(api: (p: string) => Promise<any>, docId: string, label: string): Promise<void> {
   for (let i = 0; ; i++) {
