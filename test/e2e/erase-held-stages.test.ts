@@ -3,7 +3,9 @@
 // QUIRE_ERASE_WAIT_S (1 s here) and erases anyway, then the stage goes on and writes what it makes (a document
 // with its ingest job and charge, section rows, edit rows, a zip), all naming the erased user. When the run is over,
 // nothing of the user may remain: no row naming them or what the run made, no stored file (the pipeline's
-// discard removes what a fenced run wrote).
+// discard removes what a fenced run wrote). Likewise a workflow held where its extract step submits its
+// extraction job or where its extractor plugin step is charged, and an extraction batch held where its fanout
+// inserts a child job (held at that transaction of the store).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, until, uploadForm, waitForStatus } from '../helpers/server.js';
@@ -13,6 +15,7 @@ import { signUpUser } from '../helpers/accounts.js';
 import type { TestUser } from '../helpers/accounts.js';
 import { holdCalls } from '../helpers/hold-calls.js';
 import { formPdf } from './edit-fixtures.js';
+import { batchJobId } from '@quire/engine';
 
 /** The stored original of a document, as the run that makes a document writes it first. */
 const ORIGINAL = /^documents\/([^/]+)\/original$/;
@@ -21,7 +24,7 @@ const EDIT_OUTPUT = /^edits\/([^/]+)\/output$/;
 /** The zip of a data export. */
 const EXPORT_ZIP = /^exports\/([^/]+)\/export\.zip$/;
 
-describe('erasure of an owner while a generation, split, edit or export stage is held past the wait', () => {
+describe('erasure of an owner while a generation, split, edit, export, workflow or extraction batch stage is held past the wait', () => {
   let s: TestServer;
 
   before(async () => {
@@ -51,6 +54,27 @@ describe('erasure of an owner while a generation, split, edit or export stage is
       if (m) made = m[1]!;
       return !!m;
     });
+    return { ...(await eraseAtHold(u, hold, start)), made };
+  }
+
+  /**
+   * Holds the next transaction the store begins for a function whose frame (its own or an awaiting caller's)
+   * matches every one of `frames`: a run held at the write it makes there.
+   */
+  function holdTransaction(...frames: RegExp[]) {
+    let taken = false;
+    return holdCalls(s.runtime.store, 'transaction', () => {
+      if (taken) return false;
+      const limit = Error.stackTraceLimit;
+      Error.stackTraceLimit = 200;
+      const stack = new Error().stack ?? '';
+      Error.stackTraceLimit = limit;
+      return (taken = frames.every((f) => f.test(stack)));
+    });
+  }
+
+  /** Starts the run, deletes the account once the run is at `hold`, then lets the run go on (see eraseWhileHeld). */
+  async function eraseAtHold(u: TestUser, hold: ReturnType<typeof holdCalls>, start: () => Promise<string>) {
     try {
       const jobId = await start();
       await hold.reached;
@@ -60,7 +84,7 @@ describe('erasure of an owner while a generation, split, edit or export stage is
       hold.release();
       await hold.written;
       await until('every run over', async () => (await s.runtime.pipelines.settle(s.runtime.pipelines.activeJobIds(), 60_000)) && !s.runtime.pipelines.activeJobIds().length, 120_000);
-      return { jobId, made };
+      return { jobId };
     } finally {
       hold.restore();
     }
@@ -139,5 +163,50 @@ describe('erasure of an owner while a generation, split, edit or export stage is
     });
     assert.equal(made, requestId, 'the build was held at the write of its zip');
     await assertNothingOf(u.id, [jobId, requestId]);
+  });
+
+  /** Runs a workflow of `steps` on `document` for the user: the execution's id (its job's). */
+  async function executeWorkflow(u: TestUser, steps: Record<string, unknown>[], document: string): Promise<string> {
+    const wf = await s.json('/api/workflows', { method: 'POST', json: { name: 'held', definition: { steps } }, key: u.key });
+    assert.equal(wf.status, 201, JSON.stringify(wf.body));
+    const run = await s.json(`/api/workflows/${wf.body.workflow.id}/execute`, { method: 'POST', json: { trigger_data: { document_id: document } }, key: u.key });
+    assert.equal(run.status, 202, JSON.stringify(run.body));
+    return run.body.execution_id as string;
+  }
+
+  test('workflow: the extraction job its extract step submits after the erasure goes, with what it stored', async () => {
+    const u = await signUpUser(s, 'workflow-extract@example.com', 'Ansel Brook');
+    const source = await uploaded(u, 'workflow.txt');
+    // held after the step's checks, at the transaction that reserves the extraction's credits and inserts its job
+    const { jobId } = await eraseAtHold(u, holdTransaction(/\bextractStep\b/, /\breserveCredits\b/), () => executeWorkflow(u, [{ id: 'extract', type: 'extract', config: { schema_id: 'invoice' } }], source));
+    const extractJobs = (await s.runtime.store.repo('jobs').find({ type: 'extract' })).filter((j) => (j.input as { source?: { document_id?: string } })?.source?.document_id === source);
+    assert.deepEqual(extractJobs, [], 'the extraction job the step submitted');
+    await assertNothingOf(u.id, [jobId, source]);
+  });
+
+  test("workflow: an extractor plugin step's charge written after the erasure goes", async () => {
+    const u = await signUpUser(s, 'workflow-plugin@example.com', 'Ansel Brook');
+    const source = await uploaded(u, 'plugin.txt');
+    const plugin = `extractor:${s.runtime.registry.names('extractor')[0]}`;
+    // held at the charge of the step (the hold settled), after the plugin extracted
+    const { jobId } = await eraseAtHold(u, holdTransaction(/\bextractorStep\b/, /\bsettle\b/), () => executeWorkflow(u, [{ id: 'kv', type: 'plugin', plugin, config: { fields: [{ name: 'fee', type: 'string' }] } }], source));
+    assert.equal(await s.runtime.store.repo('usage').count({ operation: 'extract', user_id: u.id }), 0, 'the step charge');
+    await assertNothingOf(u.id, [jobId, source]);
+  });
+
+  test('extraction batch: a child its fanout makes after the erasure goes, with what it stored', async () => {
+    const u = await signUpUser(s, 'batch@example.com', 'Ansel Brook');
+    const docs = [await uploaded(u, 'batch-a.txt'), await uploaded(u, 'batch-b.txt')];
+    let batchId = '';
+    // held at the transaction that inserts the first child's job
+    const { jobId } = await eraseAtHold(u, holdTransaction(/\bfanOutBatch\b/), async () => {
+      const r = await s.json('/api/extract/batch', { method: 'POST', json: { name: 'held', document_ids: docs, schema_id: 'invoice' }, key: u.key });
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+      batchId = r.body.id;
+      return batchJobId(batchId, 'batch');
+    });
+    const children = docs.map((d) => batchJobId(batchId, d));
+    assert.deepEqual(await s.runtime.store.repo('jobs').find({ id: children }), [], 'the child extraction jobs');
+    await assertNothingOf(u.id, [jobId, batchId, ...children, ...docs]);
   });
 });

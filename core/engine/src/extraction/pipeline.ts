@@ -20,6 +20,7 @@ import { recordChildResult } from './batch.js';
 import { fetchInputToStorage } from '../parse/pipeline.js';
 import { chunkParsed, contentKey, jobInputKey, jobParsedKey, loadChunks, loadParsed, readFileToStorage } from '../io/steps.js';
 import { defineExtractBatchPipeline } from './batch-pipeline.js';
+import { removeExtraction } from './remove.js';
 
 /** how long a batch child waits for a document that is still being processed */
 const DOCUMENT_WAIT_MS = 10 * 60_000;
@@ -168,12 +169,6 @@ export function defineExtractPipeline(rt: Engine): void {
       await rt.storage.deletePrefix(`jobs/${job.id}/`);
     },
   });
-}
-
-/** Removes an extraction and its charge (its run was cancelled or erased while it stored them). */
-export async function removeExtraction(rt: Engine, extractionId: string): Promise<void> {
-  await rt.store.repo('usage').delete({ resource_id: extractionId, operation: 'extract' });
-  await rt.store.repo('extractions').delete(extractionId);
 }
 
 async function cleanUp(rt: Engine, job: JobRecord): Promise<void> {

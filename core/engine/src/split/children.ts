@@ -47,8 +47,6 @@ export async function makeChild(rt: Engine, job: JobRecord, parent: DocumentReco
   if (existing) return existing;
   const owner = ownerOf(job);
   const content = sliceParsed(parsed, s.page_start, s.page_end, { id, name: file.name, format: file.format });
-  await rt.storage.put(originalKey(id), Buffer.from(file.bytes));
-  await saveParsed(rt, contentKey(id), content);
   const now = new Date();
   const doc: DocumentRecord = {
     id,
@@ -71,15 +69,26 @@ export async function makeChild(rt: Engine, job: JobRecord, parent: DocumentReco
     updated_at: now,
   };
   // the read is done (the parent's content of these pages): the upload pipeline goes on from its chunk stage
-  await submitJob(rt, 'ingest', owner, { prepaid: 'split' }, {
-    type: 'document',
-    documentId: id,
-    with: async (tx) => {
-      await tx.repo('documents').insert(doc);
-    },
-    beforeStart: () => rt.events.emit('document.uploaded', documentEventData(doc), owner),
-    startAt: 'chunk',
-    payload: { documentId: id, pages: doc.pages },
-  });
+  try {
+    await rt.storage.put(originalKey(id), Buffer.from(file.bytes));
+    await saveParsed(rt, contentKey(id), content);
+    await submitJob(rt, 'ingest', owner, { prepaid: 'split' }, {
+      type: 'document',
+      documentId: id,
+      with: async (tx) => {
+        await tx.repo('documents').insert(doc);
+      },
+      beforeStart: () => rt.events.emit('document.uploaded', documentEventData(doc), owner),
+      startAt: 'chunk',
+      payload: { documentId: id, pages: doc.pages },
+    });
+  } catch (e) {
+    // no row names the files just stored (nothing would ever remove them), unless another run of this stage
+    // recorded the same child meanwhile: then they are its files
+    if (!(await rt.store.repo('documents').get(id).catch(() => null))) {
+      for (const key of [originalKey(id), contentKey(id)]) await rt.storage.delete(key).catch(() => {});
+    }
+    throw e;
+  }
   return doc;
 }

@@ -43,6 +43,12 @@ export function derivedId(...parts: string[]): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h.slice(16, 17), 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
+/**
+ * The resource an extractor plugin step of an execution is charged under (the usage row's resource_id): tied to
+ * the run, so that the run's discard finds its charge when the run ends after its owner was erased.
+ */
+export const stepChargeId = (executionId: string, stepId: string): string => derivedId('workflow-extractor', executionId, stepId);
+
 type Keyed = Pick<Engine, 'signingSecret'> & SecretsKeyHolder;
 
 /** A new random trigger secret, encrypted as the row keeps it. */

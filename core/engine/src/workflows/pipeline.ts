@@ -4,36 +4,27 @@
  * step; a failing step fails the job at once. Events: workflow.started, workflow.step.completed (per step),
  * workflow.completed, workflow.failed. API processes also start the event triggers and the scheduler here.
  */
-import { ERASED } from '@quire/core';
 import type { JobRecord } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { ownerOf } from '../jobs.js';
-import { WORKFLOW_PIPELINE, derivedId } from './executions.js';
+import { WORKFLOW_PIPELINE, derivedId, stepChargeId } from './executions.js';
 import type { WorkflowJobInput } from './executions.js';
 import { failExecution, runExecution } from './run.js';
-import { removeExtraction } from '../extraction/pipeline.js';
+import { removeExtractJobs } from '../extraction/remove.js';
 import { startTriggers } from './triggers.js';
 
 const inputOf = (job: JobRecord) => job.input as unknown as WorkflowJobInput;
 
 /**
- * The extraction jobs an execution's extract steps started (their ids derive from the execution's and the
- * step's), removed with what they stored: fenced first as an erasure fences (failed, ERASED), so that one
- * under way stores nothing more, then their extraction and its charge, their rows and their stored files.
+ * What an execution's steps wrote for its owner, removed: the extraction jobs its extract steps started (ids
+ * derived from the execution's and the step's), with their extractions, charges and files; the charges of its
+ * extractor plugin steps (keyed by the execution and the step, stepChargeId).
  */
-async function removeStepJobs(rt: Engine, input: WorkflowJobInput): Promise<void> {
-  const ids = input.definition.steps.filter((s) => s.type === 'extract').map((s) => derivedId('workflow-extract', input.execution_id, s.id));
-  if (!ids.length) return;
-  const jobs = rt.store.repo('jobs');
-  const now = new Date();
-  await jobs.update({ id: ids, status: ['pending', 'processing'] }, { status: 'failed', error: ERASED, completed_at: now, updated_at: now });
-  for (const j of await jobs.find({ id: ids })) {
-    const extraction = (j.input as { extraction_id?: string } | null)?.extraction_id;
-    if (extraction) await removeExtraction(rt, extraction);
-    await rt.store.repo('job_stages').delete({ job_id: j.id });
-    await jobs.delete(j.id);
-    await rt.storage.deletePrefix(`jobs/${j.id}/`);
-  }
+async function removeStepWork(rt: Engine, input: WorkflowJobInput): Promise<void> {
+  const steps = input.definition.steps;
+  await removeExtractJobs(rt, steps.filter((s) => s.type === 'extract').map((s) => derivedId('workflow-extract', input.execution_id, s.id)));
+  const charged = steps.filter((s) => s.type === 'plugin' && s.plugin?.startsWith('extractor:')).map((s) => stepChargeId(input.execution_id, s.id));
+  if (charged.length) await rt.store.repo('usage').delete({ resource_id: charged, operation: 'extract' });
 }
 
 export function defineWorkflowPipeline(rt: Engine): void {
@@ -57,8 +48,8 @@ export function defineWorkflowPipeline(rt: Engine): void {
       await emit('workflow.failed', job, { error: job.error ?? error.message });
     },
     // a run that ended after its owner was erased (or its job went with them): the extraction jobs its steps
-    // started go, with what they stored
-    discard: (job) => removeStepJobs(rt, inputOf(job)),
+    // started go, with what they stored, and its extractor steps' charges
+    discard: (job) => removeStepWork(rt, inputOf(job)),
   });
   if (rt.role === 'server') startTriggers(rt);
 }

@@ -15,7 +15,7 @@ import { ownerOf } from '../jobs.js';
 import { contentKey, loadChunks, loadParsed } from '../io/steps.js';
 import { EXTRACT_PIPELINE, extractJobError, prepareExtraction } from '../extraction/service.js';
 import type { ExtractJobResult } from '../extraction/service.js';
-import { derivedId } from './executions.js';
+import { derivedId, stepChargeId } from './executions.js';
 import type { WorkflowJobInput } from './executions.js';
 import { checkNoSecrets, checkTargetRecipients, integrationConfig, integrationPlugin, parseTarget, pluginOfType } from './integrations.js';
 import { inScope } from './scope.js';
@@ -255,9 +255,10 @@ async function integrationStep(rt: Engine, scope: Scope, step: StepDef, ctx: Ctx
 /**
  * An extractor plugin (any loaded one, not only the selected extractor) on the workflow's document, once it is
  * parsed: its parsed content and chunks, the step's fields. Charged as an extraction (a credit hold settled
- * when it succeeds, released when it fails).
+ * when it succeeds, released when it fails), under the run's and the step's id (stepChargeId), which the
+ * run's discard removes.
  */
-async function extractorStep(rt: Engine, auth: AuthInfo, scope: Scope, step: StepDef & { plugin: string }, name: string, ctx: Ctx, signal: AbortSignal) {
+async function extractorStep(rt: Engine, auth: AuthInfo, scope: Scope, step: StepDef & { plugin: string }, name: string, ctx: Ctx, executionId: string, signal: AbortSignal) {
   const config = parseExtractorStep(step.config, 'config');
   const documentId = await documentIdOf(rt, { ...step, config }, ctx, signal);
   if (!documentId) throw errors.validation('The extractor step has no document: give trigger_data.document_id, a parse step before it, or config.document_id');
@@ -275,7 +276,7 @@ async function extractorStep(rt: Engine, auth: AuthInfo, scope: Scope, step: Ste
     const parsed = await loadParsed(rt, contentKey(doc.id));
     const chunks = await loadChunks(rt, doc.id);
     const r = await extractor.extract({ doc: parsed, chunks, fields: config.fields as FieldDefinition[], instructions: config.instructions, signal });
-    await hold.settle(doc.id);
+    await hold.settle(stepChargeId(executionId, step.id));
     const fields = r.fieldResults.map((f) => ({ field: f.field, confidence: f.confidence, page: f.evidence?.page ?? null }));
     return { input, output: { plugin: step.plugin, document_id: doc.id, data: r.data, fields } };
   } catch (e) {
@@ -285,9 +286,9 @@ async function extractorStep(rt: Engine, auth: AuthInfo, scope: Scope, step: Ste
 }
 
 /** A step that runs a plugin by name (`integration:<name>` or `extractor:<name>`), built-in or loaded with QUIRE_PLUGINS. */
-async function pluginStep(rt: Engine, auth: AuthInfo, scope: Scope, step: StepDef & { plugin: string }, ctx: Ctx, signal: AbortSignal) {
+async function pluginStep(rt: Engine, auth: AuthInfo, scope: Scope, step: StepDef & { plugin: string }, ctx: Ctx, executionId: string, signal: AbortSignal) {
   const [kind, name] = step.plugin.split(':') as [string, string];
-  if (kind === 'extractor') return extractorStep(rt, auth, scope, step, name, ctx, signal);
+  if (kind === 'extractor') return extractorStep(rt, auth, scope, step, name, ctx, executionId, signal);
   if (kind !== 'integration') throw errors.validation(`plugin: a step cannot run a ${kind} plugin`);
   const plugin = integrationPlugin(rt, name);
   const { integration_id, template: _t, subject: _s, ...given } = step.config as Record<string, unknown>;
@@ -313,7 +314,7 @@ async function runStep(rt: Engine, auth: AuthInfo, scope: Scope, step: StepDef, 
     case 'integration':
       return integrationStep(rt, scope, step, ctx, signal);
     case 'plugin':
-      return pluginStep(rt, auth, scope, step as StepDef & { plugin: string }, ctx, signal);
+      return pluginStep(rt, auth, scope, step as StepDef & { plugin: string }, ctx, executionId, signal);
     default:
       throw errors.validation(`Unknown step type ${step.type}`);
   }
