@@ -5,8 +5,12 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { JobTimeoutError, failedStage, isQuireError, jobError, silentLogger } from '@quire/core';
 import type { QuireConfig } from '@quire/config';
-import { Engine, jobParsedKey, loadParsed, parseConfig, submitJob, toMarkdown } from '@quire/engine';
-import type { ParseConfig, ParseSource } from '@quire/engine';
+import type { Engine, ParseSource } from '@quire/engine';
+import { parseConfig } from '@quire/engine/parse-config';
+import type { ParseConfig } from '@quire/engine/parse-config';
+
+/** The engine's package, loaded when a run has a file to parse: a run with nothing to do starts no engine. */
+type EnginePackage = typeof import('@quire/engine');
 
 export interface RunOptions {
   folder: string;
@@ -160,11 +164,16 @@ async function dropLeftovers(rt: Engine): Promise<void> {
   await jobs.delete({ user_id: RUNNER_OWNER.user_id, status: ['completed', 'failed'] });
 }
 
-/** A scratch folder for the run's blob storage; one left by a killed run (noted in the data dir) is removed. */
+/** Removes the scratch folder a killed run left (noted in the data dir). */
+async function dropOldScratch(dataDir: string): Promise<void> {
+  const old = await fsp.readFile(path.join(dataDir, SCRATCH_NOTE), 'utf8').catch(() => '');
+  if (old && path.basename(old).startsWith('quire-runner-')) await fsp.rm(old, { recursive: true, force: true });
+}
+
+/** A scratch folder for the run's blob storage; one left by a killed run is removed. */
 async function scratchFolder(dataDir: string): Promise<string> {
   const note = path.join(dataDir, SCRATCH_NOTE);
-  const old = await fsp.readFile(note, 'utf8').catch(() => '');
-  if (old && path.basename(old).startsWith('quire-runner-')) await fsp.rm(old, { recursive: true, force: true });
+  await dropOldScratch(dataDir);
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'quire-runner-'));
   await fsp.mkdir(dataDir, { recursive: true });
   await fsp.writeFile(note, dir);
@@ -179,7 +188,8 @@ type Outcome = { kind: 'ok'; pages: number } | { kind: 'unsupported' } | { kind:
  * file is the operator's, not an upload, so it is read where it is instead of being copied into storage);
  * its chunks are named by the relative path (`<rel>:<index>`).
  */
-async function parseOne(rt: Engine, file: string, rel: string, cfg: ParseConfig, out: { json: string; md: string }): Promise<Outcome> {
+async function parseOne(q: EnginePackage, rt: Engine, file: string, rel: string, cfg: ParseConfig, out: { json: string; md: string }): Promise<Outcome> {
+  const { jobParsedKey, loadParsed, submitJob, toMarkdown } = q;
   const t0 = Date.now();
   const jobId = randomUUID();
   try {
@@ -225,32 +235,49 @@ export async function runParse(opts: RunOptions): Promise<RunSummary> {
   const cfg: ParseConfig = parseConfig(opts.parse ?? {}, 'config file');
   const concurrency = Math.max(1, opts.concurrency ?? 2);
   await fsp.mkdir(opts.out, { recursive: true });
+  const { files, ignored } = listFiles(opts.folder, { exclude: [opts.out] });
+  const summary: RunSummary = { total: files.length, parsed: 0, skipped: 0, unsupported: [], failed: [], ignored, pages: 0, seconds: 0 };
+  const outputsOf = (file: string) => {
+    const rel = path.relative(opts.folder, file);
+    return { rel, json: path.join(opts.out, `${rel}.json`), md: path.join(opts.out, `${rel}.md`) };
+  };
+  /** whether the file's outputs exist and are newer than it (a file that cannot be read is not done) */
+  const isDone = (file: string) => {
+    const out = outputsOf(file);
+    return fs.existsSync(out.json) && fs.existsSync(out.md) && fs.statSync(out.json).mtimeMs >= fs.statSync(file).mtimeMs;
+  };
+  // a run with nothing to parse (no files, or the outputs of every file newer than it) loads and starts no engine
+  if (files.every((f) => { try { return isDone(f); } catch { return false; } })) {
+    await dropOldScratch(opts.config.dataDir);
+    for (const [i, file] of files.entries()) {
+      summary.skipped++;
+      opts.onProgress?.(i + 1, files.length, outputsOf(file).rel, 'skipped');
+    }
+    summary.seconds = (Date.now() - started) / 1000;
+    return summary;
+  }
+  const q: EnginePackage = await import('@quire/engine');
   const scratch = await scratchFolder(opts.config.dataDir);
   let rt: Engine | null = null;
   try {
-    rt = await Engine.create(runnerConfig(opts.config, concurrency, scratch), silentLogger, 'runner');
+    rt = await q.Engine.create(runnerConfig(opts.config, concurrency, scratch), silentLogger, 'runner');
     const engine = rt;
     await dropLeftovers(engine);
     // a batch run loads the OCR engine's models at its first scan, not at start (a folder of text files never needs them)
     await engine.startStages(PARSE_STAGES, { warmOcr: false });
-    const { files, ignored } = listFiles(opts.folder, { exclude: [opts.out] });
-    const summary: RunSummary = { total: files.length, parsed: 0, skipped: 0, unsupported: [], failed: [], ignored, pages: 0, seconds: 0 };
     let done = 0;
     let next = 0;
     const worker = async () => {
       while (next < files.length) {
         const file = files[next++]!;
-        const rel = path.relative(opts.folder, file);
-        const jsonOut = path.join(opts.out, `${rel}.json`);
-        const mdOut = path.join(opts.out, `${rel}.md`);
+        const { rel, json, md } = outputsOf(file);
         let status: 'ok' | 'failed' | 'skipped' = 'ok';
         try {
-          const srcTime = fs.statSync(file).mtimeMs;
-          if (fs.existsSync(jsonOut) && fs.existsSync(mdOut) && fs.statSync(jsonOut).mtimeMs >= srcTime) {
+          if (isDone(file)) {
             summary.skipped++;
             status = 'skipped';
           } else {
-            const r = await parseOne(engine, file, rel, cfg, { json: jsonOut, md: mdOut });
+            const r = await parseOne(q, engine, file, rel, cfg, { json, md });
             if (r.kind === 'ok') {
               summary.parsed++;
               summary.pages += r.pages;

@@ -16,34 +16,39 @@ import { EngineMetrics } from './metrics.js';
 import { systemClock } from './clock.js';
 import type { Clock } from './clock.js';
 
-/** Built-in plugins, loaded through the same registry as third-party ones (which may override them). */
-export const BUILTIN_PLUGINS = [
-  '@quire/plugin-store-typeorm',
-  '@quire/plugin-storage-disk',
-  '@quire/plugin-transport-rabbitmq',
-  '@quire/plugin-ocr-tesseract',
-  '@quire/plugin-ocr-ppocr',
-  '@quire/plugin-ocr-auto',
-  '@quire/plugin-reader-pdf',
-  '@quire/plugin-reader-image',
-  '@quire/plugin-reader-office',
-  '@quire/plugin-reader-sheet',
-  '@quire/plugin-reader-slides',
-  '@quire/plugin-chunker-default',
-  '@quire/plugin-embedder-local',
-  '@quire/plugin-embedder-openai',
-  '@quire/plugin-vector-embedded',
-  '@quire/plugin-vector-weaviate',
-  '@quire/plugin-llm-openai',
-  '@quire/plugin-extractor-layout',
-  '@quire/plugin-answerer-offline',
-  '@quire/plugin-splitter-default',
-  '@quire/plugin-generator-default',
-  '@quire/plugin-generator-pdf',
-  '@quire/plugin-editor-pdf',
-  '@quire/plugin-integration-http',
-  '@quire/plugin-integration-slack',
-  '@quire/plugin-integration-email',
+/**
+ * Built-in plugins, loaded through the same registry as third-party ones (which may override them), each with
+ * its kind: the runner role imports only those of the kinds it starts (RUNNER_PLUGIN_KINDS), not the libraries
+ * of generators, embedders, editors and integrations a parse never calls. A kind here that is not the loaded
+ * plugin's fails the start.
+ */
+export const BUILTIN_PLUGINS: readonly (readonly [string, PluginKind])[] = [
+  ['@quire/plugin-store-typeorm', 'store'],
+  ['@quire/plugin-storage-disk', 'storage'],
+  ['@quire/plugin-transport-rabbitmq', 'transport'],
+  ['@quire/plugin-ocr-tesseract', 'ocr'],
+  ['@quire/plugin-ocr-ppocr', 'ocr'],
+  ['@quire/plugin-ocr-auto', 'ocr'],
+  ['@quire/plugin-reader-pdf', 'reader'],
+  ['@quire/plugin-reader-image', 'reader'],
+  ['@quire/plugin-reader-office', 'reader'],
+  ['@quire/plugin-reader-sheet', 'reader'],
+  ['@quire/plugin-reader-slides', 'reader'],
+  ['@quire/plugin-chunker-default', 'chunker'],
+  ['@quire/plugin-embedder-local', 'embedder'],
+  ['@quire/plugin-embedder-openai', 'embedder'],
+  ['@quire/plugin-vector-embedded', 'vector-store'],
+  ['@quire/plugin-vector-weaviate', 'vector-store'],
+  ['@quire/plugin-llm-openai', 'llm'],
+  ['@quire/plugin-extractor-layout', 'extractor'],
+  ['@quire/plugin-answerer-offline', 'answerer'],
+  ['@quire/plugin-splitter-default', 'splitter'],
+  ['@quire/plugin-generator-default', 'generator'],
+  ['@quire/plugin-generator-pdf', 'generator'],
+  ['@quire/plugin-editor-pdf', 'editor'],
+  ['@quire/plugin-integration-http', 'integration'],
+  ['@quire/plugin-integration-slack', 'integration'],
+  ['@quire/plugin-integration-email', 'integration'],
 ];
 
 
@@ -147,7 +152,11 @@ export class Engine implements EngineContext {
     // the data dir, when it is made here, is the server's alone (0700; what goes in it is 0700 and 0600)
     await mkdirPrivate(config.dataDir);
     registry.register(inProcessTransportPlugin, undefined, '@quire/core');
-    for (const name of BUILTIN_PLUGINS) await registry.load(name, import.meta.dirname);
+    for (const [name, kind] of BUILTIN_PLUGINS) {
+      if (this.role === 'runner' && !RUNNER_PLUGIN_KINDS.includes(kind)) continue;
+      const def = await registry.load(name, import.meta.dirname);
+      if (def.kind !== kind) throw new Error(`built-in plugin ${name} is of kind ${def.kind}, listed as ${kind}`);
+    }
     for (const spec of config.plugins.extra) await registry.load(spec, process.cwd());
     await registry.start(this.role === 'runner' ? { kinds: RUNNER_PLUGIN_KINDS } : {});
     this.store = registry.get('store');
