@@ -223,9 +223,12 @@ export class SpaceCache {
     };
   }
 
-  /** A cache holding `s` (from a snapshot), ready for the rows and tombstones after its state. */
-  static fromState(space: string, dimension: number, precision: Precision, simd: boolean, s: CacheState): SpaceCache {
-    const c = new SpaceCache(space, dimension, precision, simd);
+  /**
+   * Takes `s` (from a snapshot) as this empty cache's content, ready for the rows and tombstones after its
+   * state; its rows may already be in the matrix (read into `matrix.rowsView`).
+   */
+  restore(s: CacheState): void {
+    const c = this;
     const n = s.n;
     c.grow(n);
     c.matrix.setRaw(n, s.rows, s.scales);
@@ -245,7 +248,6 @@ export class SpaceCache {
     c.n = n;
     c.maxRowid = s.maxRowid;
     c.tombSeq = s.tombSeq;
-    return c;
   }
 
   /** The filter against this cache's rows; null when no row can match. */

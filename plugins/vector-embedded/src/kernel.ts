@@ -261,10 +261,16 @@ export class VectorMatrix {
     return { rows: new Uint8Array(this.memory.buffer, this.matOff, n * this.rowBytes), scales: this.scales.subarray(0, this.precision === 'int8' ? n : 0) };
   }
 
-  /** Sets rows [0, n) from `raw()`'s bytes and scales. */
+  /** Room for rows [0, n) as bytes to fill (e.g. read from a file), valid until the matrix grows; then setRaw. */
+  rowsView(n: number): Uint8Array<ArrayBuffer> {
+    this.reserve(n);
+    return new Uint8Array(this.memory.buffer, this.matOff, n * this.rowBytes);
+  }
+
+  /** Sets rows [0, n) from `raw()`'s bytes (unless they are there already: `rowsView`) and scales. */
   setRaw(n: number, rows: Uint8Array, scales: Float32Array): void {
     this.reserve(n);
-    new Uint8Array(this.memory.buffer, this.matOff, n * this.rowBytes).set(rows.subarray(0, n * this.rowBytes));
+    if (rows.buffer !== this.memory.buffer || rows.byteOffset !== this.matOff) new Uint8Array(this.memory.buffer, this.matOff, n * this.rowBytes).set(rows.subarray(0, n * this.rowBytes));
     if (this.precision === 'int8') this.scales.set(scales.subarray(0, n));
   }
 

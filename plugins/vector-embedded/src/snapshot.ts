@@ -65,7 +65,7 @@ interface Header {
   sections: number[];
 }
 
-const pad8 = (x: number) => (x + 7) & ~7;
+const pad8 = (x: number) => Math.ceil(x / 8) * 8;
 const bytes = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 
 /** Writes the cache state `s` of a space and removes the space's older snapshots; the file written. */
@@ -121,9 +121,10 @@ export function writeSnapshot(dir: string, space: string, dimension: number, pre
 
 /**
  * Reads a snapshot of the space; throws when it does not match its checksum or is not one of this space,
- * dimension and precision in this format. The arrays are views over the one buffer the file is read into.
+ * dimension and precision in this format. The vector rows are read into `rowsInto(n)` (the matrix's own
+ * memory), the rest into one buffer the other arrays are views of.
  */
-export function readSnapshot(file: string, space: string, dimension: number, precision: Precision, rowBytes: number): CacheState {
+export function readSnapshot(file: string, space: string, dimension: number, precision: Precision, rowBytes: number, rowsInto: (n: number) => Uint8Array<ArrayBuffer>): CacheState {
   let sum: { size?: unknown; sha256?: unknown };
   try {
     sum = JSON.parse(fs.readFileSync(`${file}.sum`, 'utf8')) as typeof sum;
@@ -131,51 +132,66 @@ export function readSnapshot(file: string, space: string, dimension: number, pre
     throw new Error('no checksum beside the snapshot');
   }
   const fd = fs.openSync(file, 'r');
-  let buf: Uint8Array;
   try {
     const size = fs.fstatSync(fd).size;
     if (size !== sum.size) throw new Error('the snapshot does not match its checksum');
-    buf = new Uint8Array(size);
-    for (let o = 0; o < size; ) {
-      const r = fs.readSync(fd, buf, o, Math.min(size - o, 1 << 30), o);
-      if (!r) throw new Error('the snapshot is shorter than its checksum says');
-      o += r;
-    }
+    const hash = crypto.createHash('sha256');
+    let at = 0;
+    const read = <T extends Uint8Array>(into: T): T => {
+      for (let o = 0; o < into.byteLength; ) {
+        const r = fs.readSync(fd, into, o, Math.min(into.byteLength - o, 1 << 30), at + o);
+        if (!r) throw new Error('the snapshot is shorter than its checksum says');
+        o += r;
+      }
+      hash.update(into);
+      at += into.byteLength;
+      return into;
+    };
+    const first = Buffer.alloc(12);
+    read(first);
+    if (first.toString('latin1', 0, 8) !== MAGIC) throw new Error('not a vector cache snapshot');
+    const hlen = first.readUInt32LE(8);
+    if (12 + hlen > size) throw new Error('the snapshot is truncated');
+    const head = Buffer.from(read(new Uint8Array(pad8(12 + hlen) - 12)));
+    const h = JSON.parse(head.toString('utf8', 0, hlen)) as Header;
+    if (h.format !== FORMAT) throw new Error(`snapshot format ${h.format}; this Quire reads ${FORMAT}`);
+    if (h.space !== space || h.dimension !== dimension || h.precision !== precision || h.rowBytes !== rowBytes) throw new Error('the snapshot is of another space, dimension or precision');
+    const n = h.n;
+    if (!Array.isArray(h.sections) || h.sections.length !== SECTIONS.length || h.sections[0] !== n * rowBytes) throw new Error("the snapshot's rows section has the wrong size");
+    // the rows (first section), straight into place; then the rest in one buffer (rows are a multiple of
+    // 16 bytes, so the rest starts 8-byte aligned and its sections stay aligned in it)
+    if (at + n * rowBytes > size) throw new Error('the snapshot is truncated');
+    const rows = read(rowsInto(n));
+    if (at % 8) throw new Error('the snapshot is misaligned');
+    const rest = read(new Uint8Array(size - at));
+    if (hash.digest('hex') !== sum.sha256) throw new Error('the snapshot does not match its checksum');
+    const sec: Partial<Record<Section, [number, number]>> = {};
+    let off = 0;
+    SECTIONS.forEach((x, i) => {
+      if (i === 0) return;
+      const len = h.sections[i]!;
+      if (!(len >= 0) || off + len > rest.byteLength) throw new Error('the snapshot is truncated');
+      sec[x] = [off, len];
+      off = pad8(off + len);
+    });
+    const view = <T>(x: Section, C: { new (b: ArrayBuffer, o: number, n: number): T; BYTES_PER_ELEMENT: number }, count: number): T => {
+      const [o, len] = sec[x]!;
+      if (len !== count * C.BYTES_PER_ELEMENT) throw new Error(`the snapshot's ${x} section has the wrong size`);
+      return new C(rest.buffer, o, count);
+    };
+    const slots = sec.hashes![1] / 4;
+    const kwOff = view('off', Int32Array, slots + 1);
+    const [so, sl] = sec.strings!;
+    return {
+      n, maxRowid: h.maxRowid, tombSeq: h.tombSeq, rowBytes: h.rowBytes, rows, scales: view('scales', Float32Array, precision === 'int8' ? n : 0),
+      rowids: view('rowids', Float64Array, n), doc: view('doc', Int32Array, n), user: view('user', Int32Array, n), org: view('org', Int32Array, n),
+      strings: JSON.parse(Buffer.from(rest.buffer, so, sl).toString('utf8')) as string[],
+      keywords: {
+        hashes: view('hashes', Uint32Array, slots), df: view('df', Int32Array, slots), off: kwOff, post: view('post', Int32Array, kwOff[slots]!),
+        lens: view('lens', Uint16Array, h.kwRows), rows: h.kwRows, totalLen: h.totalLen,
+      },
+    };
   } finally {
     fs.closeSync(fd);
   }
-  if (crypto.createHash('sha256').update(buf).digest('hex') !== sum.sha256) throw new Error('the snapshot does not match its checksum');
-  const b = Buffer.from(buf.buffer, 0, buf.byteLength);
-  if (b.toString('latin1', 0, 8) !== MAGIC) throw new Error('not a vector cache snapshot');
-  const hlen = b.readUInt32LE(8);
-  const h = JSON.parse(b.toString('utf8', 12, 12 + hlen)) as Header;
-  if (h.format !== FORMAT) throw new Error(`snapshot format ${h.format}; this Quire reads ${FORMAT}`);
-  if (h.space !== space || h.dimension !== dimension || h.precision !== precision || h.rowBytes !== rowBytes) throw new Error('the snapshot is of another space, dimension or precision');
-  let at = pad8(12 + hlen);
-  const sec: Partial<Record<Section, [number, number]>> = {};
-  SECTIONS.forEach((x, i) => {
-    const len = h.sections[i]!;
-    if (!(len >= 0) || at + len > buf.byteLength) throw new Error('the snapshot is truncated');
-    sec[x] = [at, len];
-    at = pad8(at + len);
-  });
-  const view = <T>(x: Section, C: { new (b: ArrayBuffer, o: number, n: number): T; BYTES_PER_ELEMENT: number }, count: number): T => {
-    const [o, len] = sec[x]!;
-    if (len !== count * C.BYTES_PER_ELEMENT) throw new Error(`the snapshot's ${x} section has the wrong size`);
-    return new C(buf.buffer as ArrayBuffer, o, count);
-  };
-  const n = h.n;
-  const slots = sec.hashes![1] / 4;
-  const off = view('off', Int32Array, slots + 1);
-  const [so, sl] = sec.strings!;
-  return {
-    n, maxRowid: h.maxRowid, tombSeq: h.tombSeq, rowBytes: h.rowBytes,
-    rows: view('rows', Uint8Array, n * rowBytes), scales: view('scales', Float32Array, precision === 'int8' ? n : 0),
-    rowids: view('rowids', Float64Array, n), doc: view('doc', Int32Array, n), user: view('user', Int32Array, n), org: view('org', Int32Array, n),
-    strings: JSON.parse(b.toString('utf8', so, so + sl)) as string[],
-    keywords: {
-      hashes: view('hashes', Uint32Array, slots), df: view('df', Int32Array, slots), off, post: view('post', Int32Array, off[slots]!),
-      lens: view('lens', Uint16Array, h.kwRows), rows: h.kwRows, totalLen: h.totalLen,
-    },
-  };
 }

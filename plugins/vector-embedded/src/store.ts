@@ -9,7 +9,6 @@ import type { Logger, VectorFilter, VectorHit, VectorItem, VectorStorePlugin } f
 import { SpaceCache } from './cache.js';
 import { readSnapshot, removeSnapshot, snapshotFiles, writeSnapshot } from './snapshot.js';
 import { blobTerms, queryTerms, termsBlob } from './text.js';
-import { VectorMatrix } from './kernel.js';
 import type { Precision } from './kernel.js';
 import type { CacheRow } from './cache.js';
 
@@ -376,12 +375,13 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
     if (!files.length) return null;
     const pruned = this.stmt.pruned!.get() as number;
     const maxRowid = this.stmt.maxRowid!.get() as number;
-    const rowBytes = VectorMatrix.rowBytes(dim, this.opts.precision);
     for (const f of files) {
       if (f.tombSeq < pruned || f.tombSeq > maxSeq || f.maxRowid > maxRowid) continue;
       try {
-        const state = readSnapshot(f.file, space, dim, this.opts.precision, rowBytes);
-        return { cache: SpaceCache.fromState(space, dim, this.opts.precision, this.opts.simd, state), file: f.file };
+        const cache = new SpaceCache(space, dim, this.opts.precision, this.opts.simd);
+        // the vector rows are read straight into the matrix
+        cache.restore(readSnapshot(f.file, space, dim, this.opts.precision, cache.matrix.rowBytes, (n) => cache.matrix.rowsView(n)));
+        return { cache, file: f.file };
       } catch (e) {
         this.logger?.warn({ file: f.file, error: (e as Error).message }, 'unusable vector cache snapshot: ignored');
         removeSnapshot(f.file);
