@@ -216,10 +216,20 @@ export class SpaceCache {
     this.maybeCompact(true);
     const n = this.n;
     const raw = this.matrix.raw(n);
+    // only the ids of live rows (a deleted document's id is not written), numbered as a load would intern them
+    const all = this.strings.list();
+    const renum = new Int32Array(all.length).fill(-1);
+    const strings: string[] = [];
+    const id = (old: number) => (old < 0 ? -1 : renum[old]! >= 0 ? renum[old]! : (strings.push(all[old]!), (renum[old] = strings.length - 1)));
+    const doc = new Int32Array(n), user = new Int32Array(n), org = new Int32Array(n);
+    for (let pos = 0; pos < n; pos++) {
+      doc[pos] = id(this.doc[pos]!);
+      user[pos] = id(this.user[pos]!);
+      org[pos] = id(this.org[pos]!);
+    }
     return {
       n, maxRowid: this.maxRowid, tombSeq: this.tombSeq, rowBytes: this.matrix.rowBytes, rows: raw.rows, scales: raw.scales,
-      rowids: this.rowids.subarray(0, n), doc: this.doc.subarray(0, n), user: this.user.subarray(0, n), org: this.org.subarray(0, n),
-      strings: this.strings.list(), keywords: this.keywords.state(),
+      rowids: this.rowids.subarray(0, n), doc, user, org, strings, keywords: this.keywords.state(),
     };
   }
 

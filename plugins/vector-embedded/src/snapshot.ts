@@ -47,6 +47,17 @@ export function removeSnapshot(file: string): void {
   fs.rmSync(`${file}.sum`, { force: true });
 }
 
+/** Removes every space's snapshots in `dir`. */
+export function removeSnapshots(dir: string): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) if (name.endsWith('.snap')) removeSnapshot(path.join(dir, name));
+}
+
 type Section = 'rows' | 'scales' | 'rowids' | 'doc' | 'user' | 'org' | 'hashes' | 'df' | 'off' | 'post' | 'lens' | 'strings';
 const SECTIONS: Section[] = ['rows', 'scales', 'rowids', 'doc', 'user', 'org', 'hashes', 'df', 'off', 'post', 'lens', 'strings'];
 

@@ -7,7 +7,7 @@ import { ANN_DEFAULTS, AnnIndex, annFiles, annLoadError, annModule, removeAnnFil
 import type { AnnParams, AnnQuantization } from './ann.js';
 import type { Logger, VectorFilter, VectorHit, VectorItem, VectorStorePlugin } from '@quire/core';
 import { SpaceCache } from './cache.js';
-import { readSnapshot, removeSnapshot, snapshotFiles, writeSnapshot } from './snapshot.js';
+import { readSnapshot, removeSnapshot, removeSnapshots, snapshotFiles, writeSnapshot } from './snapshot.js';
 import { blobTerms, queryTerms, termsBlob } from './text.js';
 import type { Precision } from './kernel.js';
 import type { CacheRow } from './cache.js';
@@ -269,6 +269,8 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
     const removed = this.db.transaction(() => this.stmt.delDoc!.run(documentId).changes).immediate();
     if (removed) {
       this.dirty = true;
+      // a snapshot holds the erased rows' vectors and ids: none outlives the deletion (close writes a new one)
+      removeSnapshots(this.snapDir);
       this.pruneTombstones();
     }
   }
@@ -411,7 +413,7 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
    * the database holds beyond its state, or else a build in a worker thread (searches scan exactly meanwhile).
    */
   private ensureAnn(cache: SpaceCache): void {
-    if (!this.opts.ann || cache.ann || cache.live < this.opts.annThreshold || this.building.has(cache.space)) return;
+    if (this.closed || !this.opts.ann || cache.ann || cache.live < this.opts.annThreshold || this.building.has(cache.space)) return;
     if (!annModule()) {
       this.logger?.warn({ error: annLoadError() }, 'usearch did not load: vector search stays exact');
       this.opts.ann = false;
@@ -658,8 +660,12 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
     this.building.clear();
     // the index as updated since it was loaded, so the next start has less to repair
     for (const c of this.caches.values()) if (c.ann?.changes) this.saveAnn(c);
-    // and the caches, so the next start reads one file per space instead of every row
-    for (const c of this.caches.values()) this.saveSnapshot(c);
+    // and the caches (brought up to date first: no row deleted meanwhile is written), so the next start
+    // reads one file per space instead of every row
+    if (this.opts.snapshot && [...this.caches.values()].some((c) => c.live >= this.opts.snapshotMinRows)) {
+      this.sync();
+      for (const c of this.caches.values()) this.saveSnapshot(c);
+    }
     this.caches.clear();
     this.db.close();
   }

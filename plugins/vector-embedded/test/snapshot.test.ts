@@ -89,30 +89,43 @@ test('a restart with a snapshot answers exactly as a load from SQLite, owner fil
   assertOwners(again.hits);
 });
 
-test('rows inserted and deleted after the snapshot are reflected; a deleted row is never returned', async () => {
+test('rows inserted and replaced after the snapshot are reflected; a replaced or deleted row is never returned', async () => {
   const dir = path.join(root, 'after');
   await filled(dir, 1000);
   await answers(dir, true); // writes the snapshot of 1,000 rows (the 200 read after it are too few to write another)
   assert.equal(snaps(dir).length, 1);
+  // a third of the snapshot's rows replaced (deleted and inserted again): the keyword statistics change with them
+  const texts = Array.from({ length: 400 }, (_, i) => fillerText(90_000 + i, 20 + (i % 40)));
+  const vecs = await embedder.embed(texts, 'document');
+  const replaced = items.slice(300, 700).map((it, i) => ({ ...it, text: texts[i]!, vector: vecs[i]! }));
   const w = new EmbeddedVectorStore(dir, { ann: false, snapshot: false });
   await w.upsert(SPACE, items.slice(1000));
-  await w.deleteDocument('d0'); // holds the row of query 13 (c5)
-  // a third of the snapshot's rows: the keyword statistics (rows, document frequencies) change with them
-  for (let d = 30; d < 50; d++) await w.deleteDocument(`d${d}`);
+  await w.upsert(SPACE, replaced);
   await w.setOwner('d7', { userId: 'u1', organizationId: null });
-  await w.upsert(SPACE, [{ ...items[300]!, text: 'harbour crane fleet maintenance renewal', id: 'c300' }]);
   await w.close();
+  assert.equal(snaps(dir).length, 1);
   const want = await answers(dir, false);
   const got = await answers(dir, true);
   assert.match(String(got.loads[0]!.snapshot), /\.snap$/);
   assert.deepEqual(got.hits, want.hits);
   const ids = new Set(got.hits.flat().map((h) => h.id));
   assert.ok(ids.has('c1190'), 'a row inserted after the snapshot is found');
-  const deleted = (doc: string) => doc === 'd0' || (Number(doc.slice(1)) >= 30 && Number(doc.slice(1)) < 50);
-  for (const h of got.hits.flat()) assert.ok(!deleted(h.documentId), `deleted ${h.id} returned`);
+  const now = new Map(replaced.map((r) => [r.id, r.text]));
+  for (const h of got.hits.flat()) if (now.has(h.id)) assert.equal(h.text, now.get(h.id), `the old ${h.id} returned`);
   // d7 now belongs to u1
   assertOwners(got.hits, (d) => (d === 7 ? 'u1' : owner(d)));
   assert.ok(got.hits.flat().some((h) => h.documentId === 'd7'));
+
+  // a deleted document's rows and ids outlive it in no snapshot
+  const e = new EmbeddedVectorStore(dir, { ann: false, snapshot: false });
+  await e.deleteDocument('d0'); // holds the row of query 12 (c5)
+  await e.close();
+  assert.equal(snaps(dir).length, 0, 'the deletion removes the snapshots');
+  const after = await answers(dir, true);
+  assert.equal(after.loads[0]!.snapshot, null);
+  for (const h of after.hits.flat()) assert.notEqual(h.documentId, 'd0');
+  assert.equal(snaps(dir).length, 1, 'written again at the state after the deletion');
+  assert.ok(!fs.readFileSync(path.join(dir, 'cache', snaps(dir)[0]!)).includes('"d0"'), 'the deleted document id is not in the new snapshot');
 });
 
 test('a damaged snapshot is ignored and the cache rebuilt from SQLite', async () => {
