@@ -366,7 +366,7 @@ async function main() {
 }
 
 function tables(build: (string | number)[][], lat: (string | number)[][]) {
-  table('Index build and memory (default embedder, 384 dims)', ['chunks', 'embed chunks/s', 'db write chunks/s', 'db MB', 'ANN build wall s', 'ANN build CPU s', 'ANN file MB', 'rows load s', 'cold start s', 'cold start from snapshot s', 'cache MB', 'RSS with ANN MB', 'RSS exact only MB'], build);
+  table('Index build and memory (default embedder, 384 dims)', ['chunks', 'embed chunks/s', 'db write chunks/s', 'db MB', 'ANN build wall s', 'ANN build CPU s', 'ANN file MB', 'rows load s', 'cold start s', 'cold start from snapshot s', 'cache MB', 'RSS with ANN MB (snapshot load)', 'RSS exact only MB'], build);
   table(`Query latency, top 10, CPU ms of one search (one core); recall@10 against the exact scan (${RECALL_Q} queries)`, ['chunks', 'mode', 'p50', 'p95', 'p99', 'wall p95', 'exact p50', 'exact p95', 'recall@10'], lat);
   console.log(`\nload average: ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} on ${os.cpus().length} cores (wall-clock figures include waiting for a core)`);
 }

@@ -12,35 +12,16 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { spaceKey } from './ann.js';
+import { spaceKey, stateFiles } from './ann.js';
+import type { AnnFile } from './ann.js';
 import type { CacheState } from './cache.js';
 import type { Precision } from './kernel.js';
 
 const MAGIC = 'QVSNAP\0\0';
 const FORMAT = 1;
 
-export interface SnapshotFile {
-  file: string;
-  maxRowid: number;
-  tombSeq: number;
-}
-
 /** The snapshots of a space in `dir`, newest state first. */
-export function snapshotFiles(dir: string, space: string): SnapshotFile[] {
-  const stem = `${spaceKey(space)}.`;
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir);
-  } catch {
-    return [];
-  }
-  const out: SnapshotFile[] = [];
-  for (const name of names) {
-    const m = name.startsWith(stem) ? /^(\d+)-(\d+)\.snap$/.exec(name.slice(stem.length)) : null;
-    if (m) out.push({ file: path.join(dir, name), maxRowid: Number(m[1]), tombSeq: Number(m[2]) });
-  }
-  return out.sort((a, b) => b.maxRowid - a.maxRowid || b.tombSeq - a.tombSeq);
-}
+export const snapshotFiles = (dir: string, space: string): AnnFile[] => stateFiles(dir, `${spaceKey(space)}.`, '.snap');
 
 export function removeSnapshot(file: string): void {
   fs.rmSync(file, { force: true });
