@@ -8,7 +8,7 @@
  * does not use).
  *
  *   QUIRE_CORPUS=… node --expose-gc --conditions=quire-source --import tsx bench/search.ts [--sizes 100000,300000,1000000]
- *     [--queries 200] [--recall-queries 100] [--ann f16|f32|i8] [--cache DIR] [--no-relevance] [--no-fts5]
+ *     [--queries 200] [--recall-queries 100] [--ann f16|f32|i8] [--no-ann] [--cache DIR] [--no-relevance] [--no-fts5]
  *
  * Embeddings and the written databases are kept in --cache (default <tmp>/quire-bench-search-cache): a
  * million chunks take minutes to embed and to write. Searches run on one thread (one core); the figures
@@ -36,6 +36,8 @@ const RECALL_Q = Number(arg('recall-queries', '100'));
 const QUANT = arg('ann', 'f16') as AnnQuantization;
 const RELEVANCE = !process.argv.includes('--no-relevance');
 const FTS5 = !process.argv.includes('--no-fts5');
+/** --no-ann: no graph is built or loaded (cold start and latency of the exact scan only) */
+const ANN = !process.argv.includes('--no-ann');
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-bench-search-'));
 process.on('exit', () => fs.rmSync(root, { recursive: true, force: true }));
 
@@ -220,19 +222,22 @@ async function scale(n: number) {
 
   // ANN build from scratch (the worker thread reads the database and writes the index file)
   fs.rmSync(path.join(dir, 'ann'), { recursive: true, force: true });
+  let annBuildS = 0, annBuildCpuS = 0, cacheLoadS = 0, annBytes = 0;
+  if (ANN) {
   const builder = new EmbeddedVectorStore(dir, { annQuantization: QUANT });
   const tb = performance.now();
   await builder.search(emb.space, { text: '', vector: qv[0]!, topK: 10, filter: {}, alpha: 1 });
   const tb1 = performance.now();
   const cb = process.cpuUsage();
   if (!(await builder.annReady(emb.space))) throw new Error('no ANN index was built');
-  const annBuildS = (performance.now() - tb1) / 1000;
+  annBuildS = (performance.now() - tb1) / 1000;
   const cbu = process.cpuUsage(cb);
   // (the main thread waits meanwhile: the process's CPU time is the build thread's)
-  const annBuildCpuS = (cbu.user + cbu.system) / 1e6;
-  const cacheLoadS = (tb1 - tb) / 1000;
+  annBuildCpuS = (cbu.user + cbu.system) / 1e6;
+  cacheLoadS = (tb1 - tb) / 1000;
   await builder.close();
-  const annBytes = fs.readdirSync(path.join(dir, 'ann')).filter((f) => f.endsWith('.usearch')).reduce((s, f) => s + fs.statSync(path.join(dir, 'ann', f)).size, 0);
+  annBytes = fs.readdirSync(path.join(dir, 'ann')).filter((f) => f.endsWith('.usearch')).reduce((s, f) => s + fs.statSync(path.join(dir, 'ann', f)).size, 0);
+  }
 
   const results: (string | number)[][] = [];
   if (FTS5) results.push(...fts5(n, Array.from({ length: n }, (_, i) => chunkText(i)), Array.from({ length: n }, (_, i) => item(i)), qTexts));
@@ -242,13 +247,22 @@ async function scale(n: number) {
   const rssE0 = process.memoryUsage().rss;
   await exact.search(emb.space, { text: '', vector: qv[0]!, topK: 10, filter: {}, alpha: 1 });
   const exactRss = process.memoryUsage().rss - rssE0;
-  // cold start: open, load the rows and the saved ANN index, answer the first search
-  const rss0 = process.memoryUsage().rss;
+  // cold start: open, load the rows (from SQLite: no cache snapshot) and the saved ANN index, answer the first search
+  fs.rmSync(path.join(dir, 'cache'), { recursive: true, force: true });
   const tc = performance.now();
-  const store = new EmbeddedVectorStore(dir, { annQuantization: QUANT });
-  await store.search(emb.space, { text: qTexts[1]!, vector: qv[1]!, topK: 10, filter: {}, alpha: 0.5 });
+  const first = new EmbeddedVectorStore(dir, { ann: ANN, annQuantization: QUANT });
+  const want = await first.search(emb.space, { text: qTexts[1]!, vector: qv[1]!, topK: 10, filter: {}, alpha: 0.5 });
   const coldS = (performance.now() - tc) / 1000;
-  if (!store.stats().spaces[0]!.annRows) throw new Error('the saved ANN index was not loaded');
+  await first.close();
+  // again, from the cache snapshot the first load (or close) wrote
+  global.gc?.();
+  const rss0 = process.memoryUsage().rss;
+  const ts = performance.now();
+  const store = new EmbeddedVectorStore(dir, { ann: ANN, annQuantization: QUANT });
+  const got = await store.search(emb.space, { text: qTexts[1]!, vector: qv[1]!, topK: 10, filter: {}, alpha: 0.5 });
+  const coldSnapS = (performance.now() - ts) / 1000;
+  if (JSON.stringify(got) !== JSON.stringify(want)) throw new Error('the first search from the snapshot differs from the one from SQLite');
+  if (ANN && !store.stats().spaces[0]!.annRows) throw new Error('the saved ANN index was not loaded');
   const rss1 = process.memoryUsage().rss;
   const cacheBytes = store.stats().spaces[0]!.cacheBytes;
   const modes: [string, number, VectorFilter][] = [
@@ -289,7 +303,7 @@ async function scale(n: number) {
   }
   await store.close();
   await exact.close();
-  return { n, embedRate, buildRate, dbBytes, annBuildS, annBuildCpuS, cacheLoadS, annBytes, coldS, cacheBytes, rss: rss1 - rss0, exactRss, results };
+  return { n, embedRate, buildRate, dbBytes, annBuildS, annBuildCpuS, cacheLoadS, annBytes, coldS, coldSnapS, cacheBytes, rss: rss1 - rss0, exactRss, results };
 }
 
 /**
@@ -344,7 +358,7 @@ async function main() {
   const lat: (string | number)[][] = [];
   for (const n of SIZES) {
     const s = await scale(n);
-    build.push([n, s.embedRate ? Math.round(s.embedRate) : '(cached)', s.buildRate ? Math.round(s.buildRate) : '(kept)', MB(s.dbBytes), f1(s.annBuildS), f1(s.annBuildCpuS), MB(s.annBytes), f1(s.cacheLoadS), f1(s.coldS), MB(s.cacheBytes), MB(s.rss), MB(s.exactRss)]);
+    build.push([n, s.embedRate ? Math.round(s.embedRate) : '(cached)', s.buildRate ? Math.round(s.buildRate) : '(kept)', MB(s.dbBytes), f1(s.annBuildS), f1(s.annBuildCpuS), MB(s.annBytes), f1(s.cacheLoadS), f1(s.coldS), f1(s.coldSnapS), MB(s.cacheBytes), MB(s.rss), MB(s.exactRss)]);
     lat.push(...s.results);
     // the tables so far after each size (a million chunks take long)
     tables(build, lat);
@@ -352,7 +366,7 @@ async function main() {
 }
 
 function tables(build: (string | number)[][], lat: (string | number)[][]) {
-  table('Index build and memory (default embedder, 384 dims)', ['chunks', 'embed chunks/s', 'db write chunks/s', 'db MB', 'ANN build wall s', 'ANN build CPU s', 'ANN file MB', 'rows load s', 'cold start s', 'cache MB', 'RSS with ANN MB', 'RSS exact only MB'], build);
+  table('Index build and memory (default embedder, 384 dims)', ['chunks', 'embed chunks/s', 'db write chunks/s', 'db MB', 'ANN build wall s', 'ANN build CPU s', 'ANN file MB', 'rows load s', 'cold start s', 'cold start from snapshot s', 'cache MB', 'RSS with ANN MB (snapshot load)', 'RSS exact only MB'], build);
   table(`Query latency, top 10, CPU ms of one search (one core); recall@10 against the exact scan (${RECALL_Q} queries)`, ['chunks', 'mode', 'p50', 'p95', 'p99', 'wall p95', 'exact p50', 'exact p95', 'recall@10'], lat);
   console.log(`\nload average: ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} on ${os.cpus().length} cores (wall-clock figures include waiting for a core)`);
 }

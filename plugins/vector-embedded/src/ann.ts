@@ -60,15 +60,15 @@ export const ANN_DEFAULTS: AnnParams = { quantization: 'f16', connectivity: 16, 
 /** The file name stem of a space (its name can be anything). */
 export const spaceKey = (space: string) => crypto.createHash('sha256').update(space).digest('hex').slice(0, 24);
 
+/** a file of a space at a database state (its highest rowid and tombstone sequence) */
 export interface AnnFile {
   file: string;
   maxRowid: number;
   tombSeq: number;
 }
 
-/** The files of a space's index in `dir`, newest state first. */
-export function annFiles(dir: string, space: string, params: AnnParams): AnnFile[] {
-  const stem = `${spaceKey(space)}.${params.quantization}.`;
+/** The files `<stem><highest rowid>-<tombstone seq><ext>` in `dir`, newest state first. */
+export function stateFiles(dir: string, stem: string, ext: string): AnnFile[] {
   let names: string[];
   try {
     names = fs.readdirSync(dir);
@@ -77,12 +77,15 @@ export function annFiles(dir: string, space: string, params: AnnParams): AnnFile
   }
   const out: AnnFile[] = [];
   for (const name of names) {
-    if (!name.startsWith(stem) || !name.endsWith('.usearch')) continue;
-    const m = /^(\d+)-(\d+)\.usearch$/.exec(name.slice(stem.length));
+    if (!name.startsWith(stem) || !name.endsWith(ext)) continue;
+    const m = /^(\d+)-(\d+)$/.exec(name.slice(stem.length, -ext.length));
     if (m) out.push({ file: path.join(dir, name), maxRowid: Number(m[1]), tombSeq: Number(m[2]) });
   }
   return out.sort((a, b) => b.maxRowid - a.maxRowid || b.tombSeq - a.tombSeq);
 }
+
+/** The files of a space's index in `dir`, newest state first. */
+export const annFiles = (dir: string, space: string, params: AnnParams): AnnFile[] => stateFiles(dir, `${spaceKey(space)}.${params.quantization}.`, '.usearch');
 
 export const annFileName = (dir: string, space: string, params: AnnParams, maxRowid: number, tombSeq: number) =>
   path.join(dir, `${spaceKey(space)}.${params.quantization}.${maxRowid}-${tombSeq}.usearch`);

@@ -2,6 +2,7 @@ import type { VectorFilter } from '@quire/core';
 import { VectorMatrix } from './kernel.js';
 import type { Precision } from './kernel.js';
 import { KeywordIndex } from './keyword.js';
+import type { KeywordState } from './keyword.js';
 import { TopK } from './topk.js';
 import type { AnnIndex } from './ann.js';
 
@@ -16,6 +17,10 @@ export class Interner {
   get(s: string): number | undefined {
     return this.ids.get(s);
   }
+  /** the strings in id order */
+  list(): string[] {
+    return [...this.ids.keys()];
+  }
 }
 
 /** A row as loaded from the database. */
@@ -27,6 +32,26 @@ export interface CacheRow {
   vector: ArrayLike<number>;
   /** the stored text analysis [length, hash, tf, …] */
   terms: Uint32Array | null;
+}
+
+/**
+ * Everything a cache holds, as flat arrays (positions 0..n-1, all live): what a snapshot stores. Vector rows
+ * are the matrix's own bytes (int8 or f32, `rowBytes` each) and their int8 scales.
+ */
+export interface CacheState {
+  n: number;
+  maxRowid: number;
+  tombSeq: number;
+  rowBytes: number;
+  rows: Uint8Array<ArrayBuffer>;
+  scales: Float32Array<ArrayBuffer>;
+  rowids: Float64Array<ArrayBuffer>;
+  doc: Int32Array<ArrayBuffer>;
+  user: Int32Array<ArrayBuffer>;
+  org: Int32Array<ArrayBuffer>;
+  /** interned strings, by id */
+  strings: string[];
+  keywords: KeywordState;
 }
 
 /** A filter compiled against the cache: which positions to scan and which to accept. */
@@ -61,6 +86,8 @@ export class SpaceCache {
   private orgRows = new Map<number, number[]>();
   /** the approximate index of the live rows (keyed by rowid), once attached; kept in step by addRows and remove */
   ann: AnnIndex | null = null;
+  /** the state (`maxRowid-tombSeq`) of the snapshot this cache was loaded from or last wrote */
+  snapshotState: string | null = null;
 
   constructor(readonly space: string, readonly dimension: number, precision: Precision, simd = true) {
     this.matrix = new VectorMatrix(dimension, precision, undefined, simd);
@@ -150,9 +177,9 @@ export class SpaceCache {
     this.ann?.remove(rowid);
   }
 
-  /** Drops dead rows when they are many (a quarter and at least 1024). */
-  maybeCompact(): void {
-    if (this.dead < 1024 || this.dead < this.n / 4) return;
+  /** Drops dead rows when they are many (a quarter and at least 1024), or any with `force`. */
+  maybeCompact(force = false): void {
+    if (!this.dead || (!force && (this.dead < 1024 || this.dead < this.n / 4))) return;
     const map = new Int32Array(this.n).fill(-1);
     let w = 0;
     this.docRows = new Map();
@@ -179,6 +206,58 @@ export class SpaceCache {
     this.keywords.rebuild(map, w);
     this.n = w;
     this.dead = 0;
+  }
+
+  /**
+   * The cache as flat arrays (views, valid until the next change), dead rows compacted away first: the
+   * same rows, positions and keyword statistics a load of its state from the database would give.
+   */
+  state(): CacheState {
+    this.maybeCompact(true);
+    const n = this.n;
+    const raw = this.matrix.raw(n);
+    // only the ids of live rows (a deleted document's id is not written), numbered as a load would intern them
+    const all = this.strings.list();
+    const renum = new Int32Array(all.length).fill(-1);
+    const strings: string[] = [];
+    const id = (old: number) => (old < 0 ? -1 : renum[old]! >= 0 ? renum[old]! : (strings.push(all[old]!), (renum[old] = strings.length - 1)));
+    const doc = new Int32Array(n), user = new Int32Array(n), org = new Int32Array(n);
+    for (let pos = 0; pos < n; pos++) {
+      doc[pos] = id(this.doc[pos]!);
+      user[pos] = id(this.user[pos]!);
+      org[pos] = id(this.org[pos]!);
+    }
+    return {
+      n, maxRowid: this.maxRowid, tombSeq: this.tombSeq, rowBytes: this.matrix.rowBytes, rows: raw.rows, scales: raw.scales,
+      rowids: this.rowids.subarray(0, n), doc, user, org, strings, keywords: this.keywords.state(),
+    };
+  }
+
+  /**
+   * Takes `s` (from a snapshot) as this empty cache's content, ready for the rows and tombstones after its
+   * state; its rows may already be in the matrix (read into `matrix.rowsView`).
+   */
+  restore(s: CacheState): void {
+    const c = this;
+    const n = s.n;
+    c.grow(n);
+    c.matrix.setRaw(n, s.rows, s.scales);
+    c.rowids.set(s.rowids);
+    c.doc.set(s.doc);
+    c.user.set(s.user);
+    c.org.set(s.org);
+    c.alive.fill(1, 0, n);
+    for (const str of s.strings) c.strings.id(str);
+    for (let pos = 0; pos < n; pos++) {
+      c.rowPos.set(s.rowids[pos]!, pos);
+      push(c.docRows, s.doc[pos]!, pos);
+      push(c.userRows, s.user[pos]!, pos);
+      if (s.org[pos]! >= 0) push(c.orgRows, s.org[pos]!, pos);
+    }
+    c.keywords.restore(s.keywords);
+    c.n = n;
+    c.maxRowid = s.maxRowid;
+    c.tombSeq = s.tombSeq;
   }
 
   /** The filter against this cache's rows; null when no row can match. */

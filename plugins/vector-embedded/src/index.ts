@@ -42,6 +42,10 @@ export default definePlugin({
     annConnectivity: z.number().int().min(4).max(64).default(DEFAULTS.annConnectivity),
     /** the HNSW search's candidate list (ef) */
     annExpansion: z.number().int().min(10).max(4096).default(DEFAULTS.annExpansion),
+    /** false: no snapshots of the in-memory cache (every first search of a space reads its rows from SQLite) */
+    snapshot: z.boolean().default(DEFAULTS.snapshot),
+    /** a space's in-memory cache is snapshotted (beside the database) from this many rows */
+    snapshotMinRows: z.number().int().min(1).default(DEFAULTS.snapshotMinRows),
     /** where the index lives (default: <data dir>/vectors) */
     dir: z.string().min(1).optional(),
   }),

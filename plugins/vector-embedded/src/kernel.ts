@@ -184,12 +184,17 @@ export class VectorMatrix {
   private readonly matOff: number;
   private capacity = 0;
 
+  /** bytes a row takes (the dimension padded for the kernel, one byte or four each) */
+  static rowBytes(dimension: number, precision: Precision): number {
+    return precision === 'f32' ? Math.ceil(dimension / 8) * 32 : Math.ceil(dimension / 16) * 16;
+  }
+
   /** `simd` false: scan in plain JavaScript even where the WebAssembly SIMD kernel runs */
   constructor(dimension: number, precision: Precision = 'int8', initialRows = 1024, simd = true) {
     this.dimension = dimension;
     this.precision = precision;
     this.stride = precision === 'f32' ? Math.ceil(dimension / 8) * 8 : Math.ceil(dimension / 16) * 16;
-    this.rowBytes = precision === 'f32' ? this.stride * 4 : this.stride;
+    this.rowBytes = VectorMatrix.rowBytes(dimension, precision);
     this.outOff = this.stride * 4; // the query region (f32 or i16) comes first
     this.matOff = this.outOff + OUT_ROWS * 4;
     this.memory = new WebAssembly.Memory({ initial: Math.ceil((this.matOff + initialRows * this.rowBytes) / PAGE) });
@@ -249,6 +254,24 @@ export class VectorMatrix {
     for (let i = 0; i < d; i++) this.i8[base + i] = Math.round((v[i] as number) * inv * k);
     this.i8.fill(0, base + d, base + this.stride);
     this.scales[pos] = maxAbs / 127;
+  }
+
+  /** Rows [0, n) as stored (int8 or f32 bytes, `rowBytes` each) and their int8 scales: views, valid until the matrix grows. */
+  raw(n: number): { rows: Uint8Array<ArrayBuffer>; scales: Float32Array<ArrayBuffer> } {
+    return { rows: new Uint8Array(this.memory.buffer, this.matOff, n * this.rowBytes), scales: this.scales.subarray(0, this.precision === 'int8' ? n : 0) };
+  }
+
+  /** Room for rows [0, n) as bytes to fill (e.g. read from a file), valid until the matrix grows; then setRaw. */
+  rowsView(n: number): Uint8Array<ArrayBuffer> {
+    this.reserve(n);
+    return new Uint8Array(this.memory.buffer, this.matOff, n * this.rowBytes);
+  }
+
+  /** Sets rows [0, n) from `raw()`'s bytes (unless they are there already: `rowsView`) and scales. */
+  setRaw(n: number, rows: Uint8Array, scales: Float32Array): void {
+    this.reserve(n);
+    if (rows.buffer !== this.memory.buffer || rows.byteOffset !== this.matOff) new Uint8Array(this.memory.buffer, this.matOff, n * this.rowBytes).set(rows.subarray(0, n * this.rowBytes));
+    if (this.precision === 'int8') this.scales.set(scales.subarray(0, n));
   }
 
   /** Copies row `from` over row `to` (compaction). */

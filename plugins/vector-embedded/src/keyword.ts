@@ -4,6 +4,17 @@ const K1 = 1.2;
 const B = 0.75;
 const TF_MAX = 31; // term frequency kept in the low 5 bits of a posting (BM25 saturates long before)
 
+/** An index as flat arrays (frozen, no recent postings): term hashes by slot, df, CSR offsets and postings, row lengths. */
+export interface KeywordState {
+  hashes: Uint32Array<ArrayBuffer>;
+  df: Int32Array<ArrayBuffer>;
+  off: Int32Array<ArrayBuffer>;
+  post: Int32Array<ArrayBuffer>;
+  lens: Uint16Array<ArrayBuffer>;
+  rows: number;
+  totalLen: number;
+}
+
 /**
  * An in-memory inverted index over row positions with Okapi BM25 scoring (k1 1.2, b 0.75).
  * Postings (position << 5 | tf) live in one frozen CSR array plus small per-term lists of rows added since
@@ -60,6 +71,26 @@ export class KeywordIndex {
     this.post = post;
     this.frozenSlots = n;
     this.rows = blobs.length;
+  }
+
+  /** The index as flat arrays (views; the recent postings are merged in first). */
+  state(): KeywordState {
+    if (this.deltaCount) this.rebuild(null);
+    const n = this.slots.size;
+    return { hashes: Uint32Array.from(this.slots.keys()), df: this.df.subarray(0, n), off: this.off, post: this.post, lens: this.lens.subarray(0, this.rows), rows: this.rows, totalLen: this.totalLen };
+  }
+
+  /** Takes `s` as this (empty) index's content; its arrays are kept, not copied. */
+  restore(s: KeywordState): void {
+    const h = s.hashes;
+    for (let i = 0; i < h.length; i++) this.slots.set(h[i]!, i);
+    this.df = s.df.length >= 1024 ? s.df : grow(s.df, 1024);
+    this.off = s.off;
+    this.post = s.post;
+    this.frozenSlots = h.length;
+    this.lens = s.lens.length >= 1024 ? s.lens : grow(s.lens, 1024);
+    this.rows = s.rows;
+    this.totalLen = s.totalLen;
   }
 
   /** Adds row `pos` (after every earlier position). */

@@ -7,6 +7,7 @@ import { ANN_DEFAULTS, AnnIndex, annFiles, annLoadError, annModule, removeAnnFil
 import type { AnnParams, AnnQuantization } from './ann.js';
 import type { Logger, VectorFilter, VectorHit, VectorItem, VectorStorePlugin } from '@quire/core';
 import { SpaceCache } from './cache.js';
+import { readSnapshot, removeSnapshot, removeSnapshots, snapshotFiles, writeSnapshot } from './snapshot.js';
 import { blobTerms, queryTerms, termsBlob } from './text.js';
 import type { Precision } from './kernel.js';
 import type { CacheRow } from './cache.js';
@@ -36,6 +37,10 @@ export interface EmbeddedStoreOptions {
   annConnectivity?: number;
   /** the ANN search's candidate list (ef) */
   annExpansion?: number;
+  /** false: no snapshots of the in-memory cache (every first search of a space reads its rows from SQLite) */
+  snapshot?: boolean;
+  /** a space's cache is snapshotted from this many rows (smaller ones load from SQLite quickly) */
+  snapshotMinRows?: number;
   logger?: Logger;
 }
 
@@ -53,6 +58,8 @@ export const DEFAULTS = {
   annQuantization: ANN_DEFAULTS.quantization,
   annConnectivity: ANN_DEFAULTS.connectivity,
   annExpansion: ANN_DEFAULTS.expansionSearch,
+  snapshot: true,
+  snapshotMinRows: 10_000,
 };
 const SCHEMA_VERSION = '1';
 /** tombstones kept for other processes to catch up with deletions; a cache further behind reloads */
@@ -162,6 +169,8 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
   private readonly stmt: Record<string, Database.Statement>;
   private readonly dynamic = new Map<string, Database.Statement>();
   readonly annDir: string;
+  /** snapshots of the in-memory caches (snapshot.ts) */
+  readonly snapDir: string;
   private readonly annParams: AnnParams;
   /** background builds of ANN indexes, by space */
   private readonly building = new Map<string, { worker: Worker; done: Promise<void> }>();
@@ -179,6 +188,8 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
       annQuantization: options.annQuantization ?? DEFAULTS.annQuantization,
       annConnectivity: options.annConnectivity ?? DEFAULTS.annConnectivity,
       annExpansion: options.annExpansion ?? DEFAULTS.annExpansion,
+      snapshot: options.snapshot ?? DEFAULTS.snapshot,
+      snapshotMinRows: options.snapshotMinRows ?? DEFAULTS.snapshotMinRows,
     };
     if (!['f32', 'f16', 'i8'].includes(this.opts.annQuantization)) throw errors.validation('vector store embedded: annQuantization must be f32, f16 or i8', { option: 'annQuantization' });
     if (!(Number.isInteger(this.opts.annThreshold) && this.opts.annThreshold >= 1)) throw errors.validation('vector store embedded: annThreshold must be a positive integer', { option: 'annThreshold' });
@@ -190,6 +201,7 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
     mkdirPrivateSync(dir);
     this.file = path.join(dir, 'vectors.db');
     this.annDir = path.join(dir, 'ann');
+    this.snapDir = path.join(dir, 'cache');
     // 0600 before SQLite opens it; its -wal and -shm files take its mode
     touchPrivateSync(this.file);
     makePrivateSync(this.file, `${this.file}-wal`, `${this.file}-shm`);
@@ -217,6 +229,7 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
       rowsAfter: p(`SELECT rowid, document_id, user_id, organization_id, vector, terms FROM vectors WHERE space = ? AND rowid > ? ORDER BY rowid`).raw(),
       tombsAfter: p(`SELECT row FROM tombstones WHERE seq > ? AND space = ?`).pluck(),
       maxTomb: p(`SELECT coalesce(max(seq), 0) FROM tombstones`).pluck(),
+      maxRowid: p(`SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'vectors'`).pluck(),
       pruned: p(`SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'tombstones_pruned'`).pluck(),
       vectors: p(`SELECT rowid, vector FROM vectors WHERE rowid IN (SELECT value FROM json_each(?))`).raw(),
     };
@@ -256,6 +269,8 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
     const removed = this.db.transaction(() => this.stmt.delDoc!.run(documentId).changes).immediate();
     if (removed) {
       this.dirty = true;
+      // a snapshot holds the erased rows' vectors and ids: none outlives the deletion (close writes a new one)
+      removeSnapshots(this.snapDir);
       this.pruneTombstones();
     }
   }
@@ -325,16 +340,70 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
     const dim = this.stmt.spaceDim!.get(space) as number | undefined;
     if (!dim) return null;
     const t0 = Date.now();
-    c = new SpaceCache(space, dim, this.opts.precision, this.opts.simd);
-    const cache = c;
-    this.db.transaction(() => {
-      cache.tombSeq = this.stmt.maxTomb!.get() as number;
+    let read = 0, snapshot: string | null = null;
+    c = this.db.transaction(() => {
+      const maxSeq = this.stmt.maxTomb!.get() as number;
+      const snap = this.loadSnapshot(space, dim, maxSeq);
+      const cache = snap?.cache ?? new SpaceCache(space, dim, this.opts.precision, this.opts.simd);
+      snapshot = snap?.file ?? null;
+      // what happened after the snapshot's state, as the ANN repair applies it: its tombstones, then the newer rows
+      if (snap) for (const row of this.stmt.tombsAfter!.iterate(cache.tombSeq, space) as Iterable<number>) cache.remove(row);
+      const before = cache.n;
+      cache.tombSeq = maxSeq;
       this.addRows(cache);
+      read = cache.n - before;
+      // no deleted row left counted in the keyword statistics: the same cache as a load from the database
+      cache.maybeCompact(true);
+      return cache;
     })();
     this.caches.set(space, c);
-    this.logger?.debug({ space, rows: c.live, ms: Date.now() - t0 }, 'vector cache loaded');
+    this.logger?.debug({ space, rows: c.live, read, snapshot, ms: Date.now() - t0 }, 'vector cache loaded');
+    if (read >= this.opts.snapshotMinRows) this.saveSnapshot(c);
+    else if (snapshot) c.snapshotState = `${c.maxRowid}-${c.tombSeq}`;
     this.ensureAnn(c);
     return c;
+  }
+
+  // ------------------------------------------------------------------ cache snapshots
+
+  /**
+   * The newest usable snapshot of a space (inside the load's read transaction): one of this database's
+   * states (not beyond its highest rowid or tombstone) and not older than the pruned tombstones; a damaged
+   * or foreign one is removed and the next is tried.
+   */
+  private loadSnapshot(space: string, dim: number, maxSeq: number): { cache: SpaceCache; file: string } | null {
+    if (!this.opts.snapshot) return null;
+    const files = snapshotFiles(this.snapDir, space);
+    if (!files.length) return null;
+    const pruned = this.stmt.pruned!.get() as number;
+    const maxRowid = this.stmt.maxRowid!.get() as number;
+    for (const f of files) {
+      if (f.tombSeq < pruned || f.tombSeq > maxSeq || f.maxRowid > maxRowid) continue;
+      try {
+        const cache = new SpaceCache(space, dim, this.opts.precision, this.opts.simd);
+        // the vector rows are read straight into the matrix
+        cache.restore(readSnapshot(f.file, space, dim, this.opts.precision, cache.matrix.rowBytes, (n) => cache.matrix.rowsView(n)));
+        return { cache, file: f.file };
+      } catch (e) {
+        this.logger?.warn({ file: f.file, error: (e as Error).message }, 'unusable vector cache snapshot: ignored');
+        removeSnapshot(f.file);
+      }
+    }
+    return null;
+  }
+
+  private saveSnapshot(cache: SpaceCache): void {
+    if (!this.opts.snapshot || cache.live < this.opts.snapshotMinRows) return;
+    const state = `${cache.maxRowid}-${cache.tombSeq}`;
+    if (cache.snapshotState === state) return;
+    const t0 = Date.now();
+    try {
+      const file = writeSnapshot(this.snapDir, cache.space, cache.dimension, this.opts.precision, cache.state());
+      cache.snapshotState = state;
+      this.logger?.debug({ space: cache.space, file, ms: Date.now() - t0 }, 'vector cache snapshot written');
+    } catch (e) {
+      this.logger?.warn({ space: cache.space, error: (e as Error).message }, 'cannot write the vector cache snapshot');
+    }
   }
 
   // ------------------------------------------------------------------ approximate index
@@ -344,7 +413,7 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
    * the database holds beyond its state, or else a build in a worker thread (searches scan exactly meanwhile).
    */
   private ensureAnn(cache: SpaceCache): void {
-    if (!this.opts.ann || cache.ann || cache.live < this.opts.annThreshold || this.building.has(cache.space)) return;
+    if (this.closed || !this.opts.ann || cache.ann || cache.live < this.opts.annThreshold || this.building.has(cache.space)) return;
     if (!annModule()) {
       this.logger?.warn({ error: annLoadError() }, 'usearch did not load: vector search stays exact');
       this.opts.ann = false;
@@ -591,6 +660,12 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
     this.building.clear();
     // the index as updated since it was loaded, so the next start has less to repair
     for (const c of this.caches.values()) if (c.ann?.changes) this.saveAnn(c);
+    // and the caches (brought up to date first: no row deleted meanwhile is written), so the next start
+    // reads one file per space instead of every row
+    if (this.opts.snapshot && [...this.caches.values()].some((c) => c.live >= this.opts.snapshotMinRows)) {
+      this.sync();
+      for (const c of this.caches.values()) this.saveSnapshot(c);
+    }
     this.caches.clear();
     this.db.close();
   }

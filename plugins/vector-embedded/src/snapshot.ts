@@ -1,0 +1,189 @@
+/**
+ * Snapshots of a space's in-memory cache (int8 matrix and scales, row facts, interned ids, keyword index),
+ * so that the first search after a start reads one file instead of every row of the database.
+ *
+ * Same scheme as the ANN files: `<dir>/<hash of the space>.<highest rowid>-<tombstone sequence>.snap`, the
+ * state it reflects; the rows and tombstones after it are applied at load. Written under a temporary name
+ * and renamed, with a `.sum` (size and SHA-256) that must match before the file is used; a file of another
+ * format, space, dimension or precision is ignored. Layout: magic, a JSON header (format, state, section
+ * lengths), then the sections, each 8-byte aligned, so that they are read as typed-array views over the
+ * one buffer the file is read into.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { spaceKey, stateFiles } from './ann.js';
+import type { AnnFile } from './ann.js';
+import type { CacheState } from './cache.js';
+import type { Precision } from './kernel.js';
+
+const MAGIC = 'QVSNAP\0\0';
+const FORMAT = 1;
+
+/** The snapshots of a space in `dir`, newest state first. */
+export const snapshotFiles = (dir: string, space: string): AnnFile[] => stateFiles(dir, `${spaceKey(space)}.`, '.snap');
+
+export function removeSnapshot(file: string): void {
+  fs.rmSync(file, { force: true });
+  fs.rmSync(`${file}.sum`, { force: true });
+}
+
+/** Removes every space's snapshots in `dir`. */
+export function removeSnapshots(dir: string): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) if (name.endsWith('.snap')) removeSnapshot(path.join(dir, name));
+}
+
+type Section = 'rows' | 'scales' | 'rowids' | 'doc' | 'user' | 'org' | 'hashes' | 'df' | 'off' | 'post' | 'lens' | 'strings';
+const SECTIONS: Section[] = ['rows', 'scales', 'rowids', 'doc', 'user', 'org', 'hashes', 'df', 'off', 'post', 'lens', 'strings'];
+
+interface Header {
+  format: number;
+  space: string;
+  dimension: number;
+  precision: Precision;
+  rowBytes: number;
+  n: number;
+  maxRowid: number;
+  tombSeq: number;
+  kwRows: number;
+  totalLen: number;
+  /** byte length of each section, in SECTIONS order */
+  sections: number[];
+}
+
+const pad8 = (x: number) => Math.ceil(x / 8) * 8;
+const bytes = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+
+/** Writes the cache state `s` of a space and removes the space's older snapshots; the file written. */
+export function writeSnapshot(dir: string, space: string, dimension: number, precision: Precision, s: CacheState): string {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const k = s.keywords;
+  const parts: Record<Section, Uint8Array> = {
+    rows: s.rows, scales: bytes(s.scales), rowids: bytes(s.rowids), doc: bytes(s.doc), user: bytes(s.user), org: bytes(s.org),
+    hashes: bytes(k.hashes), df: bytes(k.df), off: bytes(k.off), post: bytes(k.post), lens: bytes(k.lens), strings: Buffer.from(JSON.stringify(s.strings)),
+  };
+  const header: Header = {
+    format: FORMAT, space, dimension, precision, rowBytes: s.rowBytes, n: s.n, maxRowid: s.maxRowid, tombSeq: s.tombSeq,
+    kwRows: k.rows, totalLen: k.totalLen, sections: SECTIONS.map((x) => parts[x].byteLength),
+  };
+  const head = Buffer.from(JSON.stringify(header));
+  const lead = Buffer.alloc(pad8(12 + head.length));
+  lead.write(MAGIC, 0, 'latin1');
+  lead.writeUInt32LE(head.length, 8);
+  head.copy(lead, 12);
+  const file = path.join(dir, `${spaceKey(space)}.${s.maxRowid}-${s.tombSeq}.snap`);
+  const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
+  const hash = crypto.createHash('sha256');
+  const zeros = new Uint8Array(8);
+  let size = 0;
+  const fd = fs.openSync(tmp, 'w', 0o600);
+  try {
+    const put = (b: Uint8Array) => {
+      for (let o = 0; o < b.byteLength; ) o += fs.writeSync(fd, b, o, Math.min(b.byteLength - o, 1 << 30));
+      hash.update(b);
+      size += b.byteLength;
+    };
+    put(lead);
+    for (const x of SECTIONS) {
+      put(parts[x]);
+      if (size % 8) put(zeros.subarray(0, 8 - (size % 8)));
+    }
+    fs.closeSync(fd);
+    fs.writeFileSync(`${tmp}.sum`, JSON.stringify({ size, sha256: hash.digest('hex') }), { mode: 0o600 });
+    fs.renameSync(`${tmp}.sum`, `${file}.sum`);
+    fs.renameSync(tmp, file);
+  } catch (e) {
+    try {
+      fs.closeSync(fd);
+    } catch {
+      // closed already
+    }
+    removeSnapshot(tmp);
+    throw e;
+  }
+  for (const old of snapshotFiles(dir, space)) if (old.file !== file && (old.maxRowid < s.maxRowid || old.tombSeq < s.tombSeq)) removeSnapshot(old.file);
+  return file;
+}
+
+/**
+ * Reads a snapshot of the space; throws when it does not match its checksum or is not one of this space,
+ * dimension and precision in this format. The vector rows are read into `rowsInto(n)` (the matrix's own
+ * memory), the rest into one buffer the other arrays are views of.
+ */
+export function readSnapshot(file: string, space: string, dimension: number, precision: Precision, rowBytes: number, rowsInto: (n: number) => Uint8Array<ArrayBuffer>): CacheState {
+  let sum: { size?: unknown; sha256?: unknown };
+  try {
+    sum = JSON.parse(fs.readFileSync(`${file}.sum`, 'utf8')) as typeof sum;
+  } catch {
+    throw new Error('no checksum beside the snapshot');
+  }
+  const fd = fs.openSync(file, 'r');
+  try {
+    const size = fs.fstatSync(fd).size;
+    if (size !== sum.size) throw new Error('the snapshot does not match its checksum');
+    const hash = crypto.createHash('sha256');
+    let at = 0;
+    const read = <T extends Uint8Array>(into: T): T => {
+      for (let o = 0; o < into.byteLength; ) {
+        const r = fs.readSync(fd, into, o, Math.min(into.byteLength - o, 1 << 30), at + o);
+        if (!r) throw new Error('the snapshot is shorter than its checksum says');
+        o += r;
+      }
+      hash.update(into);
+      at += into.byteLength;
+      return into;
+    };
+    const first = Buffer.alloc(12);
+    read(first);
+    if (first.toString('latin1', 0, 8) !== MAGIC) throw new Error('not a vector cache snapshot');
+    const hlen = first.readUInt32LE(8);
+    if (12 + hlen > size) throw new Error('the snapshot is truncated');
+    const head = Buffer.from(read(new Uint8Array(pad8(12 + hlen) - 12)));
+    const h = JSON.parse(head.toString('utf8', 0, hlen)) as Header;
+    if (h.format !== FORMAT) throw new Error(`snapshot format ${h.format}; this Quire reads ${FORMAT}`);
+    if (h.space !== space || h.dimension !== dimension || h.precision !== precision || h.rowBytes !== rowBytes) throw new Error('the snapshot is of another space, dimension or precision');
+    const n = h.n;
+    if (!Array.isArray(h.sections) || h.sections.length !== SECTIONS.length || h.sections[0] !== n * rowBytes) throw new Error("the snapshot's rows section has the wrong size");
+    // the rows (first section), straight into place; then the rest in one buffer (rows are a multiple of
+    // 16 bytes, so the rest starts 8-byte aligned and its sections stay aligned in it)
+    if (at + n * rowBytes > size) throw new Error('the snapshot is truncated');
+    const rows = read(rowsInto(n));
+    if (at % 8) throw new Error('the snapshot is misaligned');
+    const rest = read(new Uint8Array(size - at));
+    if (hash.digest('hex') !== sum.sha256) throw new Error('the snapshot does not match its checksum');
+    const sec: Partial<Record<Section, [number, number]>> = {};
+    let off = 0;
+    SECTIONS.forEach((x, i) => {
+      if (i === 0) return;
+      const len = h.sections[i]!;
+      if (!(len >= 0) || off + len > rest.byteLength) throw new Error('the snapshot is truncated');
+      sec[x] = [off, len];
+      off = pad8(off + len);
+    });
+    const view = <T>(x: Section, C: { new (b: ArrayBuffer, o: number, n: number): T; BYTES_PER_ELEMENT: number }, count: number): T => {
+      const [o, len] = sec[x]!;
+      if (len !== count * C.BYTES_PER_ELEMENT) throw new Error(`the snapshot's ${x} section has the wrong size`);
+      return new C(rest.buffer, o, count);
+    };
+    const slots = sec.hashes![1] / 4;
+    const kwOff = view('off', Int32Array, slots + 1);
+    const [so, sl] = sec.strings!;
+    return {
+      n, maxRowid: h.maxRowid, tombSeq: h.tombSeq, rowBytes: h.rowBytes, rows, scales: view('scales', Float32Array, precision === 'int8' ? n : 0),
+      rowids: view('rowids', Float64Array, n), doc: view('doc', Int32Array, n), user: view('user', Int32Array, n), org: view('org', Int32Array, n),
+      strings: JSON.parse(Buffer.from(rest.buffer, so, sl).toString('utf8')) as string[],
+      keywords: {
+        hashes: view('hashes', Uint32Array, slots), df: view('df', Int32Array, slots), off: kwOff, post: view('post', Int32Array, kwOff[slots]!),
+        lens: view('lens', Uint16Array, h.kwRows), rows: h.kwRows, totalLen: h.totalLen,
+      },
+    };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
