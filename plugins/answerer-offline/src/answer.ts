@@ -798,6 +798,8 @@ function fieldHolds(a: Ask, lower: ReadonlySet<string>): (value: string) => bool
   return (value) => !type || holdsType(value, type, a.own, qTerms, lower) || (BARE_TYPES.has(type) && BARE_FIGURE.test(value));
 }
 const BARE_TYPES: ReadonlySet<AnswerType> = new Set(['money', 'amount', 'number']);
+/** a label that names a code, in English or as German and Dutch compounds write it ("Ordernummer", "Kundennr."): its figure is no sum, amount or count */
+const CODE_LABEL = /(?:number|nummer|nr\.?|no\.?|id|code)$/i;
 
 /** The noun a "how many" question counts, as a term: its first plural word ("how many bovine meat samples" → sample), else its first word. */
 function countedHead(question: string): string | null {
@@ -834,6 +836,8 @@ function composeField(r: Retrieval, docTerms: DocTerms, lower: ReadonlySet<strin
     .filter((c) => !c.keyMissing && c.coverage >= MIN_COVERAGE && !elsewhere(c, r.hits, named, about))
     .flatMap((c) => fieldsOf(c, qTerms))
     .filter((f) => holds(f.value) && ![...questionWords(f.value)].every((w) => r.ask.own.has(w)))
+    // (a figure under a label of a code, "Ordernummer: 12572103", is no sum: its unit does not say so, its label says otherwise)
+    .filter((f) => !(type && BARE_TYPES.has(type) && BARE_FIGURE.test(f.value) && CODE_LABEL.test(f.text.slice(0, f.text.lastIndexOf(f.value)).replace(/[\s:()]+$/, ''))))
     .filter((f) => !counted || matchOf(counted, new Set([...f.names, ...termSet(f.c.unit.context ?? '')])) > 0)
     .map((f) => {
       // (the words that name the field's document tell which document, not which field)
