@@ -597,7 +597,7 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
     // (not a cell of digits for a name: the "Customer Id" code is not the customer asked for)
     const asksColumn = (header: string, cell: string) => !!head && matchOf(head, termSet(header)) > 0 && !(r.ask.type === 'person' && /\d/.test(cell));
     const text = `The documents say: ${orderPicked(best)
-      .map((c) => `“${quoteLabelled(c.unit, asksColumn)}” [${cites.number(c.hit)}]`)
+      .map((c) => `“${namedCell(c, r.ask, fieldHolds(r.ask, lower)) ?? quoteLabelled(c.unit, asksColumn)}” [${cites.number(c.hit)}]`)
       .join(' ')}`;
     // (a passage quotes, it does not tell which of its words is the answer: its confidence stays below 0.8)
     const confidence = Math.min(PASSAGE_MAX, bestConfidence);
@@ -720,6 +720,150 @@ function composeEvidencePassage(r: Retrieval, docTerms: DocTerms, lower: Readonl
     .map((c) => `“${c.unit.text}” [${cites.number(c.hit)}]`)
     .join(' ')}`;
   return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'passage' };
+}
+
+/** A field of a record: a table row's cell under its column's header, or the value of a label line ("Invoice No: 4711"). */
+interface Field {
+  c: Candidate;
+  /** the words that name the value: the row's label and the column's header, or the line's label */
+  names: Set<string>;
+  /** a cell's row label's words, or a label line's */
+  label: Set<string>;
+  /** a cell's column header's words (none for a label line) */
+  header: Set<string>;
+  value: string;
+  /** as quoted: "Zone EUR (of which restructuring costs): -140", "GST payable (6%): 0.13" */
+  text: string;
+}
+
+/** a cell that says no value: a dash, a blank */
+const NO_VALUE = /^[-–—.\s]*$/;
+/** a figure as tables print it, without its unit ("100 000", "-140", "(3.2)") */
+const BARE_FIGURE = /^[-+−(]?\d[\d\s.,]*\)?$/;
+
+/**
+ * The fields of a candidate: each filled cell of a table row under its header, named by the row's label (when the question
+ * says a word of the label and another of the header, "the restructuring costs of Zone EUR"), or a short label line's value.
+ */
+function fieldsOf(c: Candidate, qTerms: Set<string>): Field[] {
+  const u = c.unit;
+  const says = (text: string) => [...termSet(text)].filter((t) => [...qTerms].some((q) => matchOf(q, new Set([t])) > 0));
+  if (u.kind === 'row') {
+    const header = headerOf(u);
+    if (!header) return [];
+    const cells = u.cells ?? u.text.split(' | ');
+    const first = cells.findIndex((x) => x.trim());
+    const label = cells[first]?.trim() ?? '';
+    const byLabel = says(label);
+    if (!byLabel.length) return [];
+    return cells.flatMap((x, j) => {
+      const head = header[j]?.trim() ?? '';
+      if (j <= first || NO_VALUE.test(x) || !head || head === label) return [];
+      // (the header says a word of the question the label does not: the question names the column too)
+      if (!says(head).some((t) => !byLabel.includes(t))) return [];
+      return [{ c, names: termSet(`${label} ${head}`), label: termSet(label), header: termSet(head), value: x.trim(), text: `${label} (${head}): ${x.trim()}` }];
+    });
+  }
+  const m = /^([^:]{1,40}):\s*(\S.*)$/.exec(u.text);
+  if (!m || u.cut || wordCount(u.text) > LABEL_WORDS + VALUE_WORDS || NO_VALUE.test(m[2]!)) return [];
+  return [{ c, names: termSet(m[1]!), label: termSet(m[1]!), header: new Set<string>(), value: m[2]!.trim(), text: u.text }];
+}
+
+/**
+ * The one cell of a table row whose column's header says the question best (the words its row's label does not say), quoted
+ * with its names ("Methane (CH4) (to air): 100 000" for the threshold of methane released to air): a row of cells is quoted
+ * as that cell alone. Null for any other unit, or when no header, or more than one, says the question best.
+ */
+function namedCell(c: Candidate, a: Ask, holds: (value: string) => boolean): string | null {
+  if (c.unit.kind !== 'row') return null;
+  const fields = fieldsOf(c, new Set(a.weights.keys())).map((f) => {
+    // (the question's words the row's label says do not tell its columns apart: "Total" against "of which restructuring costs")
+    let w = 0;
+    for (const [t, x] of a.weights) if (!matchOf(t, f.label)) w += matchOf(t, f.header) * x;
+    // (a question of a kind of thing, "on which marketplace …", is answered under the column that names it, or by the whole row)
+    return { f, w: a.kind.size && ![...a.kind].some((t) => matchOf(t, f.names) > 0) ? 0 : w };
+  });
+  const best = fields.reduce<(typeof fields)[number] | undefined>((a, x) => (!a || x.w > a.w ? x : a), undefined);
+  // (the cell holds the asked type: "how long did they take" is not answered by the column of ballots completed)
+  return best && best.w > 0 && fields.every((x) => x === best || x.w < best.w) && holds(best.f.value) ? best.f.text : null;
+}
+
+/**
+ * Whether a field's value holds the type the question asks for; a figure may be bare for a sum, an amount or a count (tables
+ * print them without their unit), not for a share or a measure, whose unit says what it is.
+ */
+function fieldHolds(a: Ask, lower: ReadonlySet<string>): (value: string) => boolean {
+  const qTerms = new Set(a.weights.keys());
+  const type = a.type;
+  return (value) => !type || holdsType(value, type, a.own, qTerms, lower) || (BARE_TYPES.has(type) && BARE_FIGURE.test(value));
+}
+const BARE_TYPES: ReadonlySet<AnswerType> = new Set(['money', 'amount', 'number']);
+/** a label that names a code, in English or as German and Dutch compounds write it ("Ordernummer", "Kundennr."): its figure is no sum, amount or count */
+const CODE_LABEL = /(?:number|nummer|nr\.?|no\.?|id|code)$/i;
+
+/** The noun a "how many" question counts, as a term: its first plural word ("how many bovine meat samples" → sample), else its first word. */
+function countedHead(question: string): string | null {
+  const ws = countedWords(question);
+  const head = ws.find((w) => /[^s]s$/i.test(w)) ?? ws[0];
+  return head ? (terms(head)[0] ?? null) : null;
+}
+
+/** the least share of the question (by weight, less the words that name the document) a field's names must say */
+const FIELD_NAMED = 0.4;
+/** a second field named at least this share as well as the best, with another value, leaves the question open */
+const FIELD_RIVAL = 0.97;
+
+/**
+ * Where the other rules refuse: the ONE field of a record that the question names, a table's cell under the row and the
+ * column the question says ("What were the restructuring costs of Zone EUR?" → "Zone EUR (of which restructuring costs): -140"),
+ * or a label line whose label says the question best ("How much GST was payable?" → "GST payable (6%): 0.13"). The value
+ * holds the asked type (a figure may be bare: tables print it without its unit), no other field is named about as well with
+ * another value, and the line has the question's key term. A value when the question asks for a type, else a passage; below
+ * 0.8 either way (the field is chosen by its names alone). Null when no field qualifies.
+ */
+function composeField(r: Retrieval, docTerms: DocTerms, lower: ReadonlySet<string>, minConfidence: number): Composed | null {
+  if (!r.hits.length) return null;
+  const qTerms = new Set(r.weights.keys());
+  const all = candidatesFor(r.hits, r.ask, docTerms, lower);
+  const type = r.ask.type;
+  const holds = fieldHolds(r.ask, lower);
+  // "how many data sets": the field names what it counts (its plural noun), not only the question's other words ("States offering
+  // open data sites (Sept. 30, 2011): 29")
+  const counted = type === 'number' ? countedHead(r.ask.text) : null;
+  const named = (id: string) => r.ask.names.some((t) => !!docTerms.get(id)?.names(t));
+  const about = holdsNames(r.ask.names, docTerms);
+  const scored = all
+    .filter((c) => !c.keyMissing && c.coverage >= MIN_COVERAGE && !elsewhere(c, r.hits, named, about))
+    .flatMap((c) => fieldsOf(c, qTerms))
+    .filter((f) => holds(f.value) && ![...questionWords(f.value)].every((w) => r.ask.own.has(w)))
+    // (a figure under a label of a code, "Ordernummer: 12572103", is no sum: its unit does not say so, its label says otherwise)
+    .filter((f) => !(type && BARE_TYPES.has(type) && BARE_FIGURE.test(f.value) && CODE_LABEL.test(f.text.slice(0, f.text.lastIndexOf(f.value)).replace(/[\s:()]+$/, ''))))
+    .filter((f) => !counted || matchOf(counted, new Set([...f.names, ...termSet(f.c.unit.context ?? '')])) > 0)
+    .map((f) => {
+      // (the words that name the field's document tell which document, not which field)
+      // (nor do the question's names the field does not say, "the 99 Speed Mart receipt from Klang": its document or its chunk does)
+      const doc = docTerms.get(f.c.hit.document_id);
+      let total = 0;
+      let got = 0;
+      for (const [t, w] of r.weights) {
+        const m = matchOf(t, f.names);
+        if (doc?.names(t) || (!m && r.ask.names.includes(t))) continue;
+        total += w;
+        got += m * w;
+      }
+      return { f, got, share: total ? got / total : 0 };
+    })
+    .sort((a, b) => b.got - a.got || b.f.c.score - a.f.c.score);
+  const best = scored[0];
+  if (!best || best.share < FIELD_NAMED) return null;
+  const norm = (s: string) => s.replace(/\s+/g, '');
+  if (scored.some((x) => x.got >= FIELD_RIVAL * best.got && norm(x.f.value) !== norm(best.f.value))) return null;
+  const confidence = round(clamp(EVIDENCE_BASE + 0.3 * best.share, EVIDENCE_BASE, PASSAGE_MAX), 3);
+  if (confidence < minConfidence) return null;
+  const cites = new CitationList();
+  const n = cites.number(best.f.c.hit);
+  const text = type ? `${best.f.text} [${n}]` : `The documents say: “${best.f.text}” [${n}]`;
+  return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: type ? 'value' : 'passage' };
 }
 
 /** the asked types that tables print as figures under their measures' columns */
@@ -938,6 +1082,7 @@ export async function answerQuestion(req: AnswerRequest): Promise<AnswerResult> 
   const aspect = req.mode === 'code' ? null : documentAspect(req.question);
   let composed = (aspect && (await composeDocumentLevel(req.chunks, aspect, req.question, req.documents, docTerms, r))) || composeExtractive(r, req.mode, docTerms, req.terms.lower, req.minConfidence);
   if (composed.unanswered && req.mode !== 'code' && req.mode !== 'deep') composed = composeEvidencePassage(r, docTerms, req.terms.lower, req.minConfidence) ?? composed;
+  if (composed.unanswered && req.mode !== 'code' && req.mode !== 'deep') composed = composeField(r, docTerms, req.terms.lower, req.minConfidence) ?? composed;
   return result(composed);
 }
 
