@@ -13,7 +13,7 @@ import type { TestServer } from '../helpers/server.js';
 import { filesUnder } from '../helpers/assertions.js';
 import { signUpUser } from '../helpers/accounts.js';
 import type { TestUser } from '../helpers/accounts.js';
-import { holdCalls } from '../helpers/hold-calls.js';
+import { callStack, holdCalls } from '../helpers/hold-calls.js';
 import { formPdf } from './edit-fixtures.js';
 import { batchJobId } from '@quire/engine';
 
@@ -65,10 +65,7 @@ describe('erasure of an owner while a generation, split, edit, export, workflow 
     let taken = false;
     return holdCalls(s.runtime.store, 'transaction', () => {
       if (taken) return false;
-      const limit = Error.stackTraceLimit;
-      Error.stackTraceLimit = 200;
-      const stack = new Error().stack ?? '';
-      Error.stackTraceLimit = limit;
+      const stack = callStack();
       return (taken = frames.every((f) => f.test(stack)));
     });
   }

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { startTestServer, until, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { filesUnder } from '../helpers/assertions.js';
+import { callStack } from '../helpers/hold-calls.js';
 
 /** A document's stored original or parsed content, by the document's id. */
 const DOCUMENT_FILE = /(?:^|\/)(?:documents\/([^/]+)\/original|content\/([^/]+)\.json)$/;
@@ -32,11 +33,7 @@ describe('split: a child whose row insert throws leaves no stored file', () => {
     const original = store.transaction;
     let refused = 0;
     store.transaction = function (this: unknown, ...args: unknown[]) {
-      const limit = Error.stackTraceLimit;
-      Error.stackTraceLimit = 200;
-      const stack = new Error().stack ?? '';
-      Error.stackTraceLimit = limit;
-      if (/\bmakeChild\b/.test(stack)) {
+      if (/\bmakeChild\b/.test(callStack())) {
         refused++;
         return Promise.reject(new Error('the store refused the child row'));
       }

@@ -32,3 +32,15 @@ export function holdCalls<T extends object>(obj: T, method: string, matches: (ar
     },
   };
 }
+
+/**
+ * The call stack here, deep enough to name the functions of the run that made the call (their own frames and
+ * their awaiting callers'): a hold picks its call by the function it is made for.
+ */
+export function callStack(): string {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 200;
+  const stack = new Error().stack ?? '';
+  Error.stackTraceLimit = limit;
+  return stack;
+}
