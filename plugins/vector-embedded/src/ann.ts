@@ -111,12 +111,7 @@ export class AnnIndex {
   }
 
   static load(file: string, dimension: number, params: AnnParams): AnnIndex {
-    let sum: { size?: unknown; sha256?: unknown };
-    try {
-      sum = JSON.parse(fs.readFileSync(`${file}.sum`, 'utf8')) as typeof sum;
-    } catch {
-      throw new Error('no checksum beside the index file');
-    }
+    const sum = readChecksum(file, 'index file');
     const d = digest(file);
     if (sum.size !== d.size || sum.sha256 !== d.sha256) throw new Error('the index file does not match its checksum');
     const a = new AnnIndex(dimension, params);
@@ -174,14 +169,29 @@ export class AnnIndex {
       throw e;
     }
     this.changes = 0;
-    for (const old of annFiles(dir, space, this.params)) if (old.file !== file && (old.maxRowid < maxRowid || old.tombSeq < tombSeq)) removeAnnFile(old.file);
+    removeOlderStates(annFiles(dir, space, this.params), file, maxRowid, tombSeq);
     return file;
   }
 }
 
-export function removeAnnFile(file: string): void {
+/** Removes a state file (an index file or a cache snapshot) with its `.sum`. */
+export function removeStateFile(file: string): void {
   fs.rmSync(file, { force: true });
   fs.rmSync(`${file}.sum`, { force: true });
+}
+
+/** Removes the files of states older than the one just written to `kept` (a state is its highest rowid and tombstone sequence). */
+export function removeOlderStates(files: AnnFile[], kept: string, maxRowid: number, tombSeq: number): void {
+  for (const old of files) if (old.file !== kept && (old.maxRowid < maxRowid || old.tombSeq < tombSeq)) removeStateFile(old.file);
+}
+
+/** The size and SHA-256 kept beside a state file (`<file>.sum`); throws when there is none. */
+export function readChecksum(file: string, what: string): { size?: unknown; sha256?: unknown } {
+  try {
+    return JSON.parse(fs.readFileSync(`${file}.sum`, 'utf8')) as { size?: unknown; sha256?: unknown };
+  } catch {
+    throw new Error(`no checksum beside the ${what}`);
+  }
 }
 
 function digest(file: string): { size: number; sha256: string } {

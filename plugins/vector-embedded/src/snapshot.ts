@@ -12,7 +12,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { spaceKey, stateFiles } from './ann.js';
+import { readChecksum, removeOlderStates, removeStateFile, spaceKey, stateFiles } from './ann.js';
 import type { AnnFile } from './ann.js';
 import type { CacheState } from './cache.js';
 import type { Precision } from './kernel.js';
@@ -23,10 +23,7 @@ const FORMAT = 1;
 /** The snapshots of a space in `dir`, newest state first. */
 export const snapshotFiles = (dir: string, space: string): AnnFile[] => stateFiles(dir, `${spaceKey(space)}.`, '.snap');
 
-export function removeSnapshot(file: string): void {
-  fs.rmSync(file, { force: true });
-  fs.rmSync(`${file}.sum`, { force: true });
-}
+export const removeSnapshot = removeStateFile;
 
 /** Removes every space's snapshots in `dir`. */
 export function removeSnapshots(dir: string): void {
@@ -107,7 +104,7 @@ export function writeSnapshot(dir: string, space: string, dimension: number, pre
     removeSnapshot(tmp);
     throw e;
   }
-  for (const old of snapshotFiles(dir, space)) if (old.file !== file && (old.maxRowid < s.maxRowid || old.tombSeq < s.tombSeq)) removeSnapshot(old.file);
+  removeOlderStates(snapshotFiles(dir, space), file, s.maxRowid, s.tombSeq);
   return file;
 }
 
@@ -117,12 +114,7 @@ export function writeSnapshot(dir: string, space: string, dimension: number, pre
  * memory), the rest into one buffer the other arrays are views of.
  */
 export function readSnapshot(file: string, space: string, dimension: number, precision: Precision, rowBytes: number, rowsInto: (n: number) => Uint8Array<ArrayBuffer>): CacheState {
-  let sum: { size?: unknown; sha256?: unknown };
-  try {
-    sum = JSON.parse(fs.readFileSync(`${file}.sum`, 'utf8')) as typeof sum;
-  } catch {
-    throw new Error('no checksum beside the snapshot');
-  }
+  const sum = readChecksum(file, 'snapshot');
   const fd = fs.openSync(file, 'r');
   try {
     const size = fs.fstatSync(fd).size;

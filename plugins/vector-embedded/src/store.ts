@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { errors, makePrivateSync, mkdirPrivateSync, siblingModule, touchPrivateSync } from '@quire/core';
-import { ANN_DEFAULTS, AnnIndex, annFiles, annLoadError, annModule, removeAnnFile } from './ann.js';
+import { ANN_DEFAULTS, AnnIndex, annFiles, annLoadError, annModule, removeStateFile } from './ann.js';
 import type { AnnParams, AnnQuantization } from './ann.js';
 import type { Logger, VectorFilter, VectorHit, VectorItem, VectorStorePlugin } from '@quire/core';
 import { SpaceCache } from './cache.js';
@@ -435,7 +435,7 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
       ann = AnnIndex.load(file, cache.dimension, this.annParams);
     } catch (e) {
       this.logger?.warn({ file, error: (e as Error).message }, 'unreadable ANN index file: rebuilding it');
-      removeAnnFile(file);
+      removeStateFile(file);
       return false;
     }
     let added = 0, removed = 0;
