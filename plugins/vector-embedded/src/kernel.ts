@@ -184,16 +184,22 @@ export class VectorMatrix {
   private readonly matOff: number;
   private capacity = 0;
 
-  /** bytes a row takes (the dimension padded for the kernel, one byte or four each) */
+  /** the dimension padded for the kernel: 8 floats or 16 int8 values per step */
+  static stride(dimension: number, precision: Precision): number {
+    const step = precision === 'f32' ? 8 : 16;
+    return Math.ceil(dimension / step) * step;
+  }
+
+  /** bytes a row takes (the padded dimension, four bytes a value in f32, one in int8) */
   static rowBytes(dimension: number, precision: Precision): number {
-    return precision === 'f32' ? Math.ceil(dimension / 8) * 32 : Math.ceil(dimension / 16) * 16;
+    return VectorMatrix.stride(dimension, precision) * (precision === 'f32' ? 4 : 1);
   }
 
   /** `simd` false: scan in plain JavaScript even where the WebAssembly SIMD kernel runs */
   constructor(dimension: number, precision: Precision = 'int8', initialRows = 1024, simd = true) {
     this.dimension = dimension;
     this.precision = precision;
-    this.stride = precision === 'f32' ? Math.ceil(dimension / 8) * 8 : Math.ceil(dimension / 16) * 16;
+    this.stride = VectorMatrix.stride(dimension, precision);
     this.rowBytes = VectorMatrix.rowBytes(dimension, precision);
     this.outOff = this.stride * 4; // the query region (f32 or i16) comes first
     this.matOff = this.outOff + OUT_ROWS * 4;
