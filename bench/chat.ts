@@ -23,6 +23,7 @@
  *        [--set blind6]  (bench/chat-blind6.ts: a seventh, over the fourteen table PDFs, seven receipts and three manifest images no set had loaded)
  *        [--set blind7]  (bench/chat-blind7.ts: an eighth, over 24 documents of every kind few sets had loaded, six receipts among them; ten questions to refuse)
  *        [--set blind8]  (bench/chat-blind8.ts: a ninth, over 24 documents of every kind, six receipts no set had named among them; ten questions to refuse)
+ *        [--set blind9]  (bench/chat-blind9.ts: a tenth, over 24 documents of every kind few sets had loaded, six receipts no set had named among them; ten questions to refuse)
  *        [--quiet]   (prints the totals only, never an answer: for the blind sets, whose answers are not to be read)
  *   The service answers only at confidence ≥ QUIRE_CHAT_MIN_CONFIDENCE (0.6 by default; the calling shell's value is passed
  *   on): with QUIRE_CHAT_MIN_CONFIDENCE=0 every answer is given, and the last line shows what each floor would keep.
@@ -190,6 +191,7 @@ const SETS: Record<string, () => Promise<{ DOCUMENTS: string[]; QUESTIONS: Quest
   blind6: () => import('./chat-blind6.js'),
   blind7: () => import('./chat-blind7.js'),
   blind8: () => import('./chat-blind8.js'),
+  blind9: () => import('./chat-blind9.js'),
 };
 
 async function main(): Promise<void> {
