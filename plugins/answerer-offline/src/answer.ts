@@ -731,6 +731,8 @@ const PERCENT_ASKED = /(?<!\d\s?)\bper\s*cent(?:age)?\b|\b(?:proportion|share|ra
 const FORMED_TYPES: ReadonlySet<AnswerType> = new Set(['date', 'year', 'weekday', 'money', 'amount', 'number', 'percent', 'measure', 'web', 'identifier']);
 /** how many of the best whole sentences are looked through for the first that can answer */
 const ANSWERING_DEPTH = 8;
+/** the least number of the question's terms the sentence says itself */
+const ANSWERING_OWN = 2;
 /** a candidate that can answer as well and scores at least this share of the sentence's leaves the question open */
 const ANSWERING_RIVAL = 0.9;
 
@@ -758,6 +760,9 @@ function composeAnsweringSentence(r: Retrieval, docTerms: DocTerms, lower: Reado
   if (i < 0) return null;
   const first = whole[i]!;
   if (first.sentenceCoverage < EVIDENCE_SENTENCE || first.coverage < EVIDENCE_COVERAGE || first.score < EVIDENCE_SCORE) return null;
+  // (it says two words of the question itself at least: "the old lighthouse at the harbour was built in 1887" says only "harbour"
+  // of when the harbour survey's sampling started, the rest of its share is the words of its document's name)
+  if (first.own < ANSWERING_OWN) return null;
   if (newWords(first.unit.text, [...r.weights.keys()]) < EVIDENCE_NEW_WORDS || namesOnly(first, r.ask, docTerms)) return null;
   if (whole.slice(0, i).some((c) => c.hit.document_id !== first.hit.document_id)) return null;
   // (a sentence taken over those ahead of it says, itself, what the question is about: one of its names, if it has some)
