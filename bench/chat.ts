@@ -21,7 +21,8 @@
  *        [--set blind4]  (bench/chat-blind4.ts: a fifth, over twelve table PDFs of <corpus>/tables and ten more receipts)
  *        [--set blind5]  (bench/chat-blind5.ts: a sixth, over six more table PDFs, six more receipts and eleven manifest documents of other kinds)
  *        [--set blind6]  (bench/chat-blind6.ts: a seventh, over the fourteen table PDFs, seven receipts and three manifest images no set had loaded)
- *        [--set blind7]  (bench/chat-blind7.ts: an eighth, over 24 documents of every kind few sets had loaded, six receipts among them; ten questions to refuse)
+ *        [--set blind7]  (bench/chat-blind7.ts: an eighth, over 24 documents of every kind few sets had loaded, six receipts among them; ten questions to refuse;
+ *                         run blind twice, then studied from issue 30's seventh round on: a development set now)
  *        [--set blind8]  (bench/chat-blind8.ts: a ninth, over 24 documents of every kind, six receipts no set had named among them; ten questions to refuse)
  *        [--set blind9]  (bench/chat-blind9.ts: a tenth, over 24 documents of every kind few sets had loaded, six receipts no set had named among them; ten questions to refuse)
  *        [--quiet]   (prints the totals only, never an answer: for the blind sets, whose answers are not to be read)

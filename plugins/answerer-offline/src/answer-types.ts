@@ -21,8 +21,8 @@ const TYPE_NOUNS: [RegExp, AnswerType][] = [
   [/^(?:score|rating|grade|mark|ranking)s?$/i, 'number'],
   // a part of a text named by its number ("which section of title 11" → "§ 1302")
   [/^(?:section|chapter|article|paragraph|clause|page|rule|regulation)s?$/i, 'number'],
-  // a page on the web: its address
-  [/^(?:web|website|webpage|url|link|site|homepage)s?$/i, 'web'],
+  // a page on the web: its address; an e-mail address is written as one too ("hbedoya@us.ibm.com"), not a place
+  [/^(?:web|website|webpage|url|link|site|homepage|e-?mail)s?$/i, 'web'],
   [/^(?:city|cities|country|countries|state|states|town|place|location|region|continent|province|county|island|address|street|village)$/i, 'place'],
   [/^(?:person|people|company|companies|firm|organi[sz]ation|author|inventor|founder|manager|player|customer|guest|client|vendor|seller|buyer|employer|team|club|agency|institution|university|who)s?$/i, 'person'],
 ];

@@ -681,6 +681,9 @@ const EVIDENCE_LINE_WORDS = 5;
 /** the confidence of an evidence passage: from EVIDENCE_BASE, rising with the sentence's score, always below 0.8 */
 const EVIDENCE_BASE = 0.6;
 
+/** a short line with no end punctuation that is not a label with its value is a heading or a title ("Question Format Abbreviations") */
+const titleLike = (u: Unit) => wordCount(u.text) < EVIDENCE_LINE_WORDS && !/[.!?"”)]$/.test(u.text) && !KEY_VALUE.test(u.text);
+
 /** The words of a sentence that none of the question's terms matches (stem, synonym or compound). */
 function newWords(text: string, qTerms: string[]): number {
   return terms(text).filter((x) => {
@@ -700,8 +703,6 @@ function newWords(text: string, qTerms: string[]): number {
  */
 function composeEvidencePassage(r: Retrieval, docTerms: DocTerms, lower: ReadonlySet<string>, minConfidence: number): Composed | null {
   if (!r.hits.length) return null;
-  // (a short line with no end punctuation that is not a label with its value is a heading or a title: "Question Format Abbreviations")
-  const titleLike = (u: Unit) => wordCount(u.text) < EVIDENCE_LINE_WORDS && !/[.!?"”)]$/.test(u.text) && !KEY_VALUE.test(u.text);
   const whole = candidatesFor(r.hits, r.ask, docTerms, lower).filter((c) => c.unit.kind !== 'row' && !isFragment(c.unit) && !titleLike(c.unit));
   const first = whole[0];
   if (!first) return null;
@@ -719,6 +720,65 @@ function composeEvidencePassage(r: Retrieval, docTerms: DocTerms, lower: Readonl
   const text = `The documents say: ${orderPicked(picked)
     .map((c) => `“${c.unit.text}” [${cites.number(c.hit)}]`)
     .join(' ')}`;
+  return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'passage' };
+}
+
+/** a question asks for a date by its first words ("when…", "on what date…"), not by a clause of time after what it asks */
+const DATE_ASKED = /^\W*(?:[\p{L}'’-]+\s+){0,3}(?:when|date|day|month|time|deadline|decade|period|century|season)\b/iu;
+/** a question asks for a percentage by the word, not by one it names ("the 1 percent rule") */
+const PERCENT_ASKED = /(?<!\d\s?)\bper\s*cent(?:age)?\b|\b(?:proportion|share|rate)\b/i;
+/** the asked types whose form the check of a span tells (a date, a figure with its unit, an address): a name may be anyone's */
+const FORMED_TYPES: ReadonlySet<AnswerType> = new Set(['date', 'year', 'weekday', 'money', 'amount', 'number', 'percent', 'measure', 'web', 'identifier']);
+/** how many of the best whole sentences are looked through for the first that can answer */
+const ANSWERING_DEPTH = 8;
+/** the least number of the question's terms the sentence says itself */
+const ANSWERING_OWN = 2;
+/** a candidate that can answer as well and scores at least this share of the sentence's leaves the question open */
+const ANSWERING_RIVAL = 0.9;
+
+/**
+ * Where every other rule refuses a question that asks for a type of answer (the record field's included): the best whole
+ * sentence that CAN answer it, looked for past those ahead of it that cannot (they say the question's words but hold no span of
+ * the asked type, or lack its key term), quoted whole with its citation as a passage ("The documents say: …"). It can answer
+ * when it holds the asked type and says the question's key term; for a type whose form its check tells (a date, a figure with
+ * its unit, an address; not a share, which may be a share of something else), the key term may be said otherwise ("introduced in
+ * 2002" for when it started). It says enough of the question itself and with its chunk (as the evidence passage), something
+ * besides the question's own words, and not the question's names alone; the sentences ahead of it are of its own document
+ * (else the question's words point at another), and one taken over them says one of the question's names itself; no other
+ * candidate that can answer (a row or a cut sentence included) with other words scores ≥ 0.9 of it. Confidence as the
+ * evidence passage's, below 0.8: a passage quotes, it does not tell which of its words is the answer. Null when none.
+ */
+function composeAnsweringSentence(r: Retrieval, docTerms: DocTerms, lower: ReadonlySet<string>, minConfidence: number): Composed | null {
+  const type = r.ask.type;
+  if (!r.hits.length || !type) return null;
+  if ((type === 'date' && !DATE_ASKED.test(r.ask.text)) || (type === 'percent' && !PERCENT_ASKED.test(r.ask.text))) return null;
+  const all = candidatesFor(r.hits, r.ask, docTerms, lower);
+  const whole = all.filter((c) => c.unit.kind !== 'row' && !isFragment(c.unit) && !titleLike(c.unit)).slice(0, ANSWERING_DEPTH);
+  const formed = FORMED_TYPES.has(type);
+  const can = (c: Candidate) => c.typed && ((formed && type !== 'percent') || !c.keyMissing);
+  const i = whole.findIndex(can);
+  if (i < 0) return null;
+  const first = whole[i]!;
+  if (first.sentenceCoverage < EVIDENCE_SENTENCE || first.coverage < EVIDENCE_COVERAGE || first.score < EVIDENCE_SCORE) return null;
+  // (it says two words of the question itself at least: "the old lighthouse at the harbour was built in 1887" says only "harbour"
+  // of when the harbour survey's sampling started, the rest of its share is the words of its document's name)
+  if (first.own < ANSWERING_OWN) return null;
+  if (newWords(first.unit.text, [...r.weights.keys()]) < EVIDENCE_NEW_WORDS || namesOnly(first, r.ask, docTerms)) return null;
+  if (whole.slice(0, i).some((c) => c.hit.document_id !== first.hit.document_id)) return null;
+  // (a sentence taken over those ahead of it says, itself, what the question is about: one of its names, if it has some)
+  const doc = docTerms.get(first.hit.document_id);
+  const subject = r.ask.names.filter((t) => !/\d/.test(t) && !doc?.names(t));
+  if (i > 0 && subject.length && !subject.some((t) => matchOf(t, first.terms) > 0)) return null;
+  const named = (id: string) => r.ask.names.some((t) => !!docTerms.get(id)?.names(t));
+  if (elsewhere(first, r.hits, named, holdsNames(r.ask.names, docTerms))) return null;
+  // (the same sentence found again, in another chunk or as a part of a longer one, is no rival)
+  const norm = (c: Candidate) => c.unit.text.toLowerCase().replace(/\s+/g, ' ');
+  const same = (c: Candidate) => norm(c).includes(norm(first)) || norm(first).includes(norm(c));
+  if (all.some((c) => c !== first && can(c) && !same(c) && c.score >= ANSWERING_RIVAL * first.score)) return null;
+  const confidence = round(clamp(EVIDENCE_BASE + 0.5 * (first.score - EVIDENCE_SCORE), EVIDENCE_BASE, PASSAGE_MAX), 3);
+  if (confidence < minConfidence) return null;
+  const cites = new CitationList();
+  const text = `The documents say: “${first.unit.text}” [${cites.number(first.hit)}]`;
   return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'passage' };
 }
 
@@ -1083,6 +1143,7 @@ export async function answerQuestion(req: AnswerRequest): Promise<AnswerResult> 
   let composed = (aspect && (await composeDocumentLevel(req.chunks, aspect, req.question, req.documents, docTerms, r))) || composeExtractive(r, req.mode, docTerms, req.terms.lower, req.minConfidence);
   if (composed.unanswered && req.mode !== 'code' && req.mode !== 'deep') composed = composeEvidencePassage(r, docTerms, req.terms.lower, req.minConfidence) ?? composed;
   if (composed.unanswered && req.mode !== 'code' && req.mode !== 'deep') composed = composeField(r, docTerms, req.terms.lower, req.minConfidence) ?? composed;
+  if (composed.unanswered && req.mode !== 'code' && req.mode !== 'deep') composed = composeAnsweringSentence(r, docTerms, req.terms.lower, req.minConfidence) ?? composed;
   return result(composed);
 }
 
