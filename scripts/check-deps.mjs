@@ -151,7 +151,7 @@ export const ENGINE_MODULES = {
   workflows: ['accounts', 'extraction', 'parse', 'io', 'infra'],
   analytics: ['accounts', 'io', 'infra'],
 };
-export const ENGINE_ROOT = ['commands.ts', 'engine.ts', 'health-port.ts', 'index.ts', 'pipelines.ts', 'readiness.ts', 'status.ts', 'worker-main.ts'];
+export const ENGINE_ROOT = ['commands.ts', 'engine.ts', 'health-port.ts', 'index.ts', 'pipelines.ts', 'readiness.ts', 'status.ts', 'store-open.ts', 'worker-main.ts'];
 export const ENGINE_SRC = 'core/engine/src';
 
 /** The module of a file of the engine's src/ (its first folder; at the top, `engine` or `infra`). */

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import type { QuireConfig } from '@quire/config';
-import { KEYS_USAGE, USERS_USAGE, describeDatabase, describeQueue, keysCommand, runMain, stagesOffHint, stopOnSignal, usersCommand, workerCommand } from '@quire/engine';
+// the commands alone: `quire keys` and `quire users` open the store without loading the engine or the HTTP host
+import { KEYS_USAGE, USERS_USAGE, keysCommand, runMain, stopOnSignal, usersCommand, workerCommand } from '@quire/engine/commands';
 
 const USAGE = `quire — document processing service
 
@@ -15,7 +16,7 @@ async function main(config: Readonly<QuireConfig>, argv: string[]): Promise<numb
   const [cmd = 'serve', ...rest] = argv;
   if (cmd === 'serve') {
     // the HTTP host is loaded only to serve
-    const { startServer } = await import('./serve.js');
+    const [{ startServer }, { describeDatabase, describeQueue, stagesOffHint }] = await Promise.all([import('./serve.js'), import('@quire/engine')]);
     // listens at once; /readyz says connecting until the database and the queue answer, then ready or failed
     const running = await startServer(config, { waitReady: false });
     // the start-up line is a structured log line (serve.ts); people at a terminal also get it in words

@@ -1,21 +1,23 @@
 /**
  * The commands a process runs without the HTTP host: `quire worker` (consume pipeline stages) and
- * `quire keys` (API keys). `quire-worker` (this package's bin) and the server's `quire` command both call them.
+ * `quire keys` (API keys). `quire-worker` (this package's bin) and the server's `quire` command both call them
+ * (the server's bin through the `@quire/engine/commands` entry, which loads the engine only for `worker`).
  */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, unknownVariableWarnings } from '@quire/config';
 import type { QuireConfig } from '@quire/config';
-import { Engine, openStore } from './engine.js';
+import { openStore } from './store-open.js';
 import { createLogger } from './logger.js';
 import type { Logger } from '@quire/core';
 import { describeDatabase, describeQueue, startupSummary } from './status.js';
-import { healthPortOf, startHealthPort } from './health-port.js';
 import { createKey, findOrCreateUser, hashPassword, revokeKey } from './accounts/keys.js';
 import { endOtherSessions, normalizeEmail, passwordProblems } from './accounts/sessions.js';
 
 /** Starts a worker: an engine that consumes every stage (or the named `<pipeline>.<stage>` queues) until SIGINT/SIGTERM. */
 export async function workerCommand(config: Readonly<QuireConfig>, args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { stages: { type: 'string' } } });
+  // the engine is loaded by the command that runs it: `quire keys` and `quire users` open the store alone
+  const [{ Engine }, { healthPortOf, startHealthPort }] = await Promise.all([import('./engine.js'), import('./health-port.js')]);
   const rt = Engine.prepare(config, createLogger(config.logLevel), 'worker');
   const stages = values.stages?.split(',').map((s) => s.trim()).filter(Boolean);
   // QUIRE_RUN_STAGES=ocr (or another list) chooses the stages when --stages does not

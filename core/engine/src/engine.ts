@@ -1,5 +1,6 @@
 import os from 'node:os';
-import { EventBus, InProcessTransport, PipelineRuntime, PluginRegistry, inProcessTransportPlugin, mkdirPrivate, sharedSettings } from '@quire/core';
+import { EventBus, InProcessTransport, PipelineRuntime, inProcessTransportPlugin, mkdirPrivate } from '@quire/core';
+import type { PluginRegistry } from '@quire/core';
 import type { BlobStorage, Logger, PluginKind, Store, Transport } from '@quire/core';
 import type { QuireConfig } from '@quire/config';
 import { ensureBootstrapKey } from './accounts/keys.js';
@@ -11,7 +12,9 @@ import type { EngineContext, RuntimeRole } from './context.js';
 import { definePipelines } from './pipelines.js';
 import { jobInputKey } from './io/steps.js';
 import { EVAL_LIMITS, EvalSandbox } from './infra/sandbox.js';
-import { outboundHttp } from './workflows/send.js';
+import { pluginRegistry } from './store-open.js';
+
+export { openStore } from './store-open.js';
 import { EngineMetrics } from './metrics.js';
 import { systemClock } from './clock.js';
 import type { Clock } from './clock.js';
@@ -58,32 +61,6 @@ export const BUILTIN_PLUGINS: readonly (readonly [string, PluginKind])[] = [
  * editors and integrations are never called by a parse, so a `quire-runner` call does not start them.
  */
 export const RUNNER_PLUGIN_KINDS: readonly PluginKind[] = ['store', 'storage', 'transport', 'reader', 'ocr', 'chunker'];
-
-/** The registry of a process: the plugins get their own options and the shared settings they ask for, never the whole config. */
-function pluginRegistry(config: Readonly<QuireConfig>, logger: Logger): PluginRegistry {
-  const selected: Record<string, string> = { ...config.plugins.selected };
-  if (config.llm.baseUrl) selected.llm = 'openai';
-  return new PluginRegistry({ dataDir: config.dataDir, logger, selected, options: config.plugins.options, optionSources: config.plugins.sources, shared: sharedSettings(config), http: outboundHttp({ allowedHosts: config.network.allowedHosts, timeoutMs: config.webhooks.timeoutMs }) });
-}
-
-/**
- * The store alone, for commands that only read and write accounts (`quire keys`, `quire users`): the
- * selected store plugin (a third-party one from QUIRE_PLUGINS too) with its migrations, and no readers, OCR,
- * queue or pipelines, so such a command answers in about a second.
- */
-export async function openStore(config: Readonly<QuireConfig>, logger: Logger): Promise<{ store: Store; close: () => Promise<void> }> {
-  await mkdirPrivate(config.dataDir);
-  const registry = pluginRegistry(config, logger);
-  try {
-    await registry.load('@quire/plugin-store-typeorm', import.meta.dirname);
-    for (const spec of config.plugins.extra) await registry.load(spec, process.cwd());
-    const store = await registry.instantiate('store', config.plugins.selected.store ?? 'typeorm');
-    return { store, close: () => registry.close() };
-  } catch (e) {
-    await registry.close().catch(() => {});
-    throw e;
-  }
-}
 
 /**
  * Everything a Quire process needs, built once from the frozen config: plugins, store, blob storage,

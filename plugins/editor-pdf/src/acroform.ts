@@ -5,7 +5,7 @@
  */
 import { PDFButton, PDFCheckBox, PDFDict, PDFDocument, PDFDropdown, PDFHexString, PDFName, PDFOptionList, PDFRadioGroup, PDFSignature, PDFStream, PDFString, PDFTextField, StandardFonts, decodePDFRawStream } from 'pdf-lib';
 import type { PDFField, PDFFont, PDFPage, PDFRawStream } from 'pdf-lib';
-import { errors } from '@quire/core';
+import { errors } from '@quire/core/isolate';
 import type { BBox, EditElement, EditFillValue, EditLayout, Word } from '@quire/core';
 import { humanName, labelWords, nearestLabel, refineTextType } from './labels.js';
 import { formatValue } from './format.js';

@@ -5,7 +5,7 @@
  * pages and images, and the blanks of flat pages with the drawn geometry of their rendered images. One request per isolate.
  */
 import fs from 'node:fs/promises';
-import { serveIsolated } from '@quire/core';
+import { serveIsolated } from '@quire/core/isolate';
 import type { BBox, EditFillValue, EditLayout } from '@quire/core';
 import type { DetectOptions } from './acroform.js';
 import type { PageGeometry } from './geometry.js';

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs/promises';
 import v8 from 'node:v8';
-import { isolatePort, packWords } from '@quire/core';
+import { isolatePort, packWords } from '@quire/core/isolate';
 import { round } from '@quire/text';
 import { detectRules } from '@quire/layout';
 import type { Rule } from '@quire/layout';

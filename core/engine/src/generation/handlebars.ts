@@ -5,7 +5,7 @@
  * time and a heap limit and never runs on the API's event loop.
  */
 import type Handlebars from 'handlebars';
-import { GENERATED_LIMITS, errors, lazy } from '@quire/core';
+import { GENERATED_LIMITS, errors, lazy } from '@quire/core/isolate';
 
 const handlebars = lazy<typeof Handlebars>(import.meta.url, 'handlebars');
 let instance: typeof Handlebars | undefined;

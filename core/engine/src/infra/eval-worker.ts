@@ -4,7 +4,7 @@
  * each answer is refused past the task's size limit. Regexes run on RE2 (regex.ts).
  */
 import jsonata from 'jsonata';
-import { errors, isQuireError, isolatePort } from '@quire/core';
+import { errors, isQuireError, isolatePort } from '@quire/core/isolate';
 import { Re2RegexEngine } from './regex.js';
 import { renderTemplate } from './render.js';
 import type { EvalRequest, EvalResponse } from './sandbox.js';

@@ -6,7 +6,7 @@
  * runs.
  */
 import { RE2JS } from 're2js';
-import { errors } from '@quire/core';
+import { errors } from '@quire/core/isolate';
 
 /** `\uXXXX` (JavaScript) as `\x{XXXX}` (RE2); every other escape as it is. */
 function toRe2Syntax(source: string): string {

@@ -3,7 +3,7 @@
  * child process with a heap limit and a time limit): pdf-lib's parser follows whatever object graph the file
  * declares, so the parent is never loaded on the API's event loop.
  */
-import { serveIsolated } from '@quire/core';
+import { serveIsolated } from '@quire/core/isolate';
 import { loadPdf, pdfPages } from './pdf.js';
 
 export interface SplitPdfRequest {
