@@ -21,23 +21,34 @@ describe('page furniture, line-number gutters and figures, upload → chunks', (
     assert.equal(done.status, 'completed', JSON.stringify(done));
     const content = await s.json(`/v1/documents/${up.body.id}/content?response=full`);
     assert.equal(content.status, 200);
-    return { id: up.body.id as string, ...(content.body as { text: string; chunks: { content: string; type: string }[] }) };
+    return { id: up.body.id as string, ...(content.body as { text: string; chunks: { content: string; type: string; role?: string }[] }) };
+  };
+  /** the body's chunks, and the chunks of the furniture that carries words (after them, marked) */
+  const parts = (chunks: { content: string; role?: string }[]) => {
+    const furniture = chunks.filter((x) => x.role === 'furniture');
+    assert.deepEqual(chunks.slice(chunks.length - furniture.length), furniture, 'the furniture chunks come after the body');
+    return { body: chunks.filter((x) => x.role === undefined).map((x) => x.content).join('\n'), furniture: furniture.map((x) => x.content).join('\n') };
   };
 
-  test('running heads, a date line and page numbers stay in the text but not in the chunks', async () => {
+  test('running heads, a date line and page numbers stay in the text but not in the body chunks; the heads once after them, page numbers nowhere', async () => {
     const c = await parse('notice.pdf', await noticePdf());
     assert.match(c.text, /Federal Register \/ Vol\. 85, No\. 152/);
     assert.ok(c.chunks.length >= 1);
-    const all = c.chunks.map((x) => x.content).join('\n');
-    assert.match(all, /The agency announces a public meeting of the advisory committee on water quality standards/);
-    assert.doesNotMatch(all, /Vol\. 85|Thursday, August 6, 2020|Page \d of 4|4761\d/);
+    const { body, furniture } = parts(c.chunks);
+    assert.match(body, /The agency announces a public meeting of the advisory committee on water quality standards/);
+    assert.doesNotMatch(body, /Vol\. 85|Thursday, August 6, 2020|Page \d of 4|4761\d/);
+    assert.equal(furniture.split('Federal Register / Vol. 85, No. 152 / Thursday, August 6, 2020 / Notices').length, 2, furniture);
+    assert.equal(furniture.split('Issued Thursday, August 6, 2020').length, 2, furniture);
+    assert.doesNotMatch(furniture, /Page \d of 4|4761\d/);
   });
 
   test('a transcript is chunked without its line numbers, a sentence over two numbered lines whole', async () => {
     const c = await parse('transcript.pdf', await transcriptPdf());
-    const all = c.chunks.map((x) => x.content).join('\n');
-    assert.match(all, /STEVEN E\. MERCER, ESQ\., Deputy Attorney General, Los Angeles, Cal\.; on behalf of the Petitioner\./);
-    assert.doesNotMatch(all, /\b(1[0-9]|2[0-5]) [A-Z]|Alderson Reporting Company|Official - Subject to Final Review/);
+    const { body, furniture } = parts(c.chunks);
+    assert.match(body, /STEVEN E\. MERCER, ESQ\., Deputy Attorney General, Los Angeles, Cal\.; on behalf of the Petitioner\./);
+    assert.doesNotMatch(body, /\b(1[0-9]|2[0-5]) [A-Z]|Alderson Reporting Company|Official - Subject to Final Review/);
+    // the running footers, once, after the body
+    assert.equal(furniture, 'Official - Subject to Final Review\nAlderson Reporting Company');
   });
 
   test('the labels inside a figure stay in the text but not in the chunks; the columns around it read in order', async () => {
