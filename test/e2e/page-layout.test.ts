@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, uploadForm, waitForStatus } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
-import { AFTER_FIGURE, FIGURE_CAPTION, FIGURE_COLUMNS, FIGURE_LABELS, figurePdf, noticePdf, transcriptPdf } from '../helpers/layout-pdfs.js';
+import { AFTER_FIGURE, FIGURE_CAPTION, FIGURE_COLUMNS, FIGURE_LABELS, LETTER_FOOTER, LETTER_IBAN, figurePdf, letterPdf, noticePdf, transcriptPdf } from '../helpers/layout-pdfs.js';
 
 /** Reading real page layouts over HTTP: page furniture, line-number gutters and figures, as the chunks show them. */
 describe('page furniture, line-number gutters and figures, upload → chunks', () => {
@@ -21,7 +21,7 @@ describe('page furniture, line-number gutters and figures, upload → chunks', (
     assert.equal(done.status, 'completed', JSON.stringify(done));
     const content = await s.json(`/v1/documents/${up.body.id}/content?response=full`);
     assert.equal(content.status, 200);
-    return { id: up.body.id as string, ...(content.body as { text: string; chunks: { content: string; type: string; role?: string }[] }) };
+    return { id: up.body.id as string, ...(content.body as { text: string; chunks: { id: string; index: number; page: number; content: string; type: string; role?: string }[] }) };
   };
   /** the body's chunks, and the chunks of the furniture that carries words (after them, marked) */
   const parts = (chunks: { content: string; role?: string }[]) => {
@@ -85,5 +85,36 @@ describe('page furniture, line-number gutters and figures, upload → chunks', (
     assert.ok(md.includes(FIGURE_COLUMNS[1]![2]!.join(' ')), md);
     assert.ok(md.includes(FIGURE_CAPTION), md);
     for (const label of FIGURE_LABELS) assert.ok(!md.includes(label), `${label} in:\n${md}`);
+  });
+
+  test('a footer that carries facts (bank details) is in one chunk marked furniture after the body chunks; its page numbers in none; a search for the IBAN finds it', async () => {
+    const { text, chunks } = await parse('letter.pdf', await letterPdf());
+    // the document's text keeps the footer of every page
+    assert.equal(text.split(LETTER_IBAN).length, 4, text);
+
+    const holding = chunks.filter((c) => c.content.includes(LETTER_IBAN));
+    assert.equal(holding.length, 1, JSON.stringify(chunks, null, 1));
+    const f = holding[0]!;
+    assert.equal(f.role, 'furniture');
+    assert.equal(f.type, 'text');
+    assert.equal(f.page, 1, 'the first occurrence');
+    for (const line of LETTER_FOOTER) assert.ok(f.content.includes(line), `${line} in ${f.content}`);
+    const body = chunks.filter((c) => c.role === undefined);
+    assert.ok(body.length >= 1);
+    assert.ok(body.every((c) => c.index < f.index), 'after the body chunks');
+    assert.match(body.map((c) => c.content).join('\n'), /Thank you for your order[\s\S]*seven days/);
+    assert.ok(body.every((c) => !LETTER_FOOTER.some((line) => c.content.includes(line))), 'the body chunks hold no footer');
+    assert.ok(chunks.every((c) => !/Seite \d von 3/.test(c.content)), 'the page numbers are in no chunk');
+
+    const found = await s.json('/v1/search', { method: 'POST', json: { query: `IBAN ${LETTER_IBAN}`, limit: 3 } });
+    assert.equal(found.status, 200, JSON.stringify(found.body));
+    assert.equal(found.body.data[0]?.chunk_id, f.id, JSON.stringify(found.body.data));
+
+    // the parse result marks it too
+    const parsed = await s.json('/api/parse', { method: 'POST', body: uploadForm('letter.pdf', await letterPdf()) });
+    assert.equal(parsed.status, 200, JSON.stringify(parsed.body));
+    const pc = parsed.body.result.chunks as { content: string; metadata: { type: string; role?: string } }[];
+    assert.deepEqual(pc.filter((c) => c.content.includes(LETTER_IBAN)).map((c) => c.metadata), [{ type: 'text', confidence: 1, role: 'furniture' }]);
+    assert.equal(pc.at(-1)!.metadata.role, 'furniture');
   });
 });
