@@ -13,7 +13,7 @@ import { splitRange } from './sentences.js';
  * - a piece of fewer than MIN_WORDS words, or without a letter, is dropped (a lone "Confidential");
  * - a piece whose every line the body already holds is dropped (a running title repeating the title or a
  *   chapter heading).
- * Pieces are packed up to the chunk size; a line longer than that is cut at sentences or words.
+ * Pieces are packed up to the chunk size, one line a line; a line longer than that is cut at sentences or words.
  */
 
 /** fewer words than this in a piece: a label, no fact (a lone company name or "Confidential") */
@@ -67,14 +67,14 @@ export function furniturePieces(text: string, blocks: Block[], max: number): Fur
   if (!blocks.some(isFurniture) || blocks.every(isFurniture)) return [];
   // a page's header and its footer: the furniture blocks of each page and kind, in reading order (a body
   // block read between two footer lines, as a column of figures beside them, does not part them)
-  const bands = new Map<string, { block: Block; at: number }[]>();
-  blocks.forEach((b, at) => {
-    if (!isFurniture(b)) return;
+  const bands = new Map<string, Block[]>();
+  for (const b of blocks) {
+    if (!isFurniture(b)) continue;
     const k = `${b.page}:${b.type}`;
     const band = bands.get(k);
-    if (band) band.push({ block: b, at });
-    else bands.set(k, [{ block: b, at }]);
-  });
+    if (band) band.push(b);
+    else bands.set(k, [b]);
+  }
 
   const seen = new Set<string>();
   let body: string | null = null;
@@ -86,10 +86,9 @@ export function furniturePieces(text: string, blocks: Block[], max: number): Fur
   const out: FurniturePiece[] = [];
   let lines = 0, chars = 0;
   for (const band of bands.values()) {
-    // the band's lines not seen before and not a page label; `gap`: another block stood before it since the last kept one
-    const kept: { block: Block; gap: boolean }[] = [];
-    let last = -2;
-    for (const { block: b, at } of band) {
+    // the band's lines not seen before and not a page label
+    const kept: Block[] = [];
+    for (const b of band) {
       const k = repeatKey(b.text);
       if (seen.has(k) || isPageLabel(b.text)) {
         seen.add(k);
@@ -97,13 +96,12 @@ export function furniturePieces(text: string, blocks: Block[], max: number): Fur
       }
       if (seen.size >= MAX_LINES) break;
       seen.add(k);
-      kept.push({ block: b, gap: at !== last + 1 });
-      last = at;
+      kept.push(b);
     }
     if (!kept.length) continue;
-    const all = kept.map((x) => text.slice(x.block.span.start, x.block.span.end)).join(' ');
+    const all = kept.map((b) => text.slice(b.span.start, b.span.end)).join(' ');
     if (all.split(/\s+/).filter(Boolean).length < MIN_WORDS || !/\p{L}/u.test(all)) continue;
-    if (kept.every((x) => inBody(x.block.text))) continue;
+    if (kept.every((b) => inBody(b.text))) continue;
     for (const p of pack(text, kept, max)) {
       if (lines >= MAX_LINES || chars + p.content.length > MAX_CHARS) return out;
       lines += p.blocks.length;
@@ -115,10 +113,10 @@ export function furniturePieces(text: string, blocks: Block[], max: number): Fur
 }
 
 /** The kept lines of a header or footer packed into pieces of up to max characters, each line whole unless it alone is longer. */
-function pack(text: string, kept: { block: Block; gap: boolean }[], max: number): FurniturePiece[] {
+function pack(text: string, kept: Block[], max: number): FurniturePiece[] {
   const out: FurniturePiece[] = [];
   let cur: FurniturePiece | null = null;
-  for (const { block, gap } of kept) {
+  for (const block of kept) {
     const { start, end } = block.span;
     const own = text.slice(start, end).trim();
     if (!own) continue;
@@ -128,11 +126,10 @@ function pack(text: string, kept: { block: Block; gap: boolean }[], max: number)
       for (const [a, b] of splitRange(text, start, end, max)) out.push({ start: a, end: b, content: text.slice(a, b).trim(), blocks: [block] });
       continue;
     }
-    // the text's own separator between neighbouring lines (the content is then the span's text), else a line break
-    const between = cur ? text.slice(cur.end, start) : '';
-    const sep = !gap && /^\s{1,4}$/.test(between) ? between : '\n';
-    if (cur && cur.content.length + sep.length + own.length <= max) {
-      cur.content += sep + own;
+    // one line a line, never a blank line between them: the small print of a footer is no run of paragraphs,
+    // and a line wrapped in its column ("Vorstand: A (Vorsitz)," / "B") reads on into the next
+    if (cur && cur.content.length + 1 + own.length <= max) {
+      cur.content += `\n${own}`;
       cur.end = end;
       cur.blocks.push(block);
     } else {
