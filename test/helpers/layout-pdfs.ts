@@ -1,7 +1,7 @@
 /**
  * Generated PDFs with real-world page layouts: page furniture (a running head set close above the text,
  * a date line, "Page n of N" footers), a court transcript with a line-number gutter, and two columns of prose
- * around figures whose labels are drawn inside them.
+ * around figures whose labels are drawn inside them, and a letter whose repeated footer carries its bank details.
  */
 import { PDFDocument, StandardFonts, rgb } from 'pdf-lib';
 
@@ -184,5 +184,31 @@ export async function figurePdf(png?: Uint8Array): Promise<Uint8Array> {
     p2.drawText('Note: readings are taken at noon.', { x: 70, y: 455, size: 9, font });
     p2.drawText('Calibrate both sensors first.', { x: 70, y: 440, size: 9, font });
   }
+  return doc.save();
+}
+
+export const LETTER_IBAN = 'DE89 3704 0044 0532 0130 00';
+export const LETTER_FOOTER = [
+  'Nordlicht Handels GmbH - Hafenstrasse 12 - 20457 Hamburg',
+  'Amtsgericht Hamburg HRB 123456 - USt-IdNr. DE 123 456 789',
+  `Commerzbank Hamburg - IBAN ${LETTER_IBAN} - BIC COBADEFFXXX`,
+];
+const LETTER_BODY = [
+  ['Thank you for your order of the twelfth of March. We deliver the shelving units', 'in two parts: the frames next week and the boards a week later.'],
+  ['The boards are cut to the lengths you gave us; the offcuts are recycled unless', 'you ask for them to be delivered with the boards.'],
+  ['Please check the delivery on arrival and tell us of any damage within', 'seven days, so that the carrier can be held to account.'],
+];
+
+/** A three-page letter: body text on each page, and the same three-line footer with the company's register and bank details, beside "Seite n von 3". */
+export async function letterPdf(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  LETTER_BODY.forEach((lines, i) => {
+    const page = doc.addPage([595, 842]);
+    lines.forEach((t, k) => page.drawText(t, { x: 60, y: 760 - k * 14, size: 11, font }));
+    page.drawText(`Item ${i + 1} of the order is described on this page and priced in the enclosed list.`, { x: 60, y: 600, size: 11, font });
+    LETTER_FOOTER.forEach((t, k) => page.drawText(t, { x: 60, y: 60 - k * 10, size: 8, font }));
+    page.drawText(`Seite ${i + 1} von 3`, { x: 480, y: 60, size: 8, font });
+  });
   return doc.save();
 }

@@ -2,6 +2,7 @@ import { errors, isAsideBlock, renderTable, unionBBox } from '@quire/core';
 import { round } from '@quire/text';
 import type { BBox, Block, Chunk, ChunkOptions, ParsedDocument, Table, TableCell } from '@quire/core';
 import { FORM_FIELDS_HEADING, formTables } from './forms.js';
+import { furniturePieces } from './furniture.js';
 import { sentenceStarts, splitRange, splitWords } from './sentences.js';
 
 export const DEFAULT_CHUNK_OPTIONS: Readonly<ChunkOptions> = Object.freeze({
@@ -46,10 +47,15 @@ interface Draft {
   end: number;
   heading: string;
   table?: { content: string; page: number; bbox: BBox | null; confidence: number };
+  /** the document's furniture (furniture.ts): its content (the lines kept, less page labels) and its blocks */
+  furniture?: { content: string; blocks: Block[] };
 }
 
 const HEADING_SEP = ' > ';
-/** page furniture (running heads, footers) and the text inside figures: out of the reading flow, left out of chunks */
+/**
+ * page furniture (running heads, footers) and the text inside figures: out of the reading flow, left out of the
+ * body's chunks (the furniture that carries facts comes once after them: furniture.ts)
+ */
 const isChrome = (b: Block) => isAsideBlock(b);
 
 /** Splits a parsed document into chunks. Pure and deterministic; options are validated first. */
@@ -63,6 +69,8 @@ export function chunkDocument(doc: ParsedDocument, options?: Partial<ChunkOption
   if (opts.strategy === 'fixed') drafts = fixedDrafts(text, blocks, opts, ctx);
   else if (opts.strategy === 'page') drafts = pageDrafts(blocks, ctx);
   else drafts = [...semanticDrafts(doc, blocks, opts, ctx), ...formDrafts(doc, blocks, opts)];
+  // the furniture that carries facts, once, after the body's chunks: the body's reading order is unchanged
+  drafts.push(...furnitureDrafts(text, blocks, opts));
   return drafts.map((d, index) => ctx.finish(d, index));
 }
 
@@ -311,6 +319,12 @@ function fixedWindows(text: string, from: number, to: number, opts: ChunkOptions
   return drafts;
 }
 
+/** The distinct running heads and footers that carry facts (furniture.ts), as chunks marked `role: furniture`. */
+function furnitureDrafts(text: string, blocks: Block[], opts: ChunkOptions): Draft[] {
+  // no heading: the page's edge belongs to no section of the body
+  return furniturePieces(text, blocks, opts.max_chunk_size).map((p) => ({ start: p.start, end: p.end, heading: '', furniture: { content: p.content, blocks: p.blocks } }));
+}
+
 /** The text span of each page's blocks, from the first block's start to the last one's end. */
 function pageSpans(blocks: Block[]): Map<number, { start: number; end: number }> {
   const byPage = new Map<number, { start: number; end: number }>();
@@ -391,7 +405,7 @@ class DocIndex {
         metadata: { type: 'table', confidence: confidence01(d.table.confidence), pages: [d.table.page], ...heading },
       };
     }
-    const covered = this.blocksIn(d.start, d.end);
+    const covered = d.furniture?.blocks ?? this.blocksIn(d.start, d.end);
     const pages = [...new Set(covered.map((b) => b.page))].sort((a, b) => a - b);
     const page = covered[0]?.page ?? this.doc.pages?.[0]?.number ?? 1;
     let weight = 0, sum = 0;
@@ -410,9 +424,12 @@ class DocIndex {
       }
     }
     return {
-      id, index, page, content: this.doc.text.slice(d.start, d.end), bbox,
+      id, index, page, content: d.furniture?.content ?? this.doc.text.slice(d.start, d.end), bbox,
       span: { start: d.start, end: d.end },
-      metadata: { type: 'text', confidence: weight ? confidence01(sum / weight) : 1, pages: pages.length ? pages : [page], ...heading, ...(boxes.length ? { boxes } : {}) },
+      metadata: {
+        type: 'text', confidence: weight ? confidence01(sum / weight) : 1, pages: pages.length ? pages : [page], ...heading, ...(boxes.length ? { boxes } : {}),
+        ...(d.furniture ? { role: 'furniture' as const } : {}),
+      },
     };
   }
 }

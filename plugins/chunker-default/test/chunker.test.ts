@@ -355,3 +355,94 @@ test('the text inside figures (figure blocks) is left out of the chunks of every
   only.addBlock({ type: 'figure', text: 'Sensor north', page: 1, bbox: box(80, 200, 90, 20), confidence: 1 });
   assert.match(chunkDocument(only.build(), opts()).map((c) => c.content).join('\n'), /Sensor north/);
 });
+
+/**
+ * Three pages of a letter: body paragraphs, a running head (the company's name, too short to be a fact), a
+ * footer of three lines carrying the company's register and bank details, a page label, and a running title
+ * that repeats the body's heading.
+ */
+function letterDoc(): ParsedDocument {
+  const b = new DocumentBuilder('doc-9', 'letter.pdf', 'pdf');
+  for (let p = 1; p <= 3; p++) {
+    b.addPage({ number: p, width: 595, height: 842, ocr: false, confidence: 1 });
+    b.addBlock({ type: 'header', text: 'Nordlicht GmbH', page: p, bbox: box(50, 20, 120, 10), confidence: 1 });
+    if (p > 1) b.addBlock({ type: 'header', text: `${p} Terms of delivery`, page: p, bbox: box(400, 20, 120, 10), confidence: 1 });
+    if (p === 1) b.addBlock({ type: 'heading', level: 1, text: 'Terms of delivery', page: 1, bbox: box(50, 60, 300, 20), confidence: 1 });
+    b.addBlock({ type: 'paragraph', text: `Paragraph ${p}: ${sentence(p)} ${sentence(p + 10)}`, page: p, bbox: box(50, 100, 500, 60), confidence: 1 });
+    b.addBlock({ type: 'footer', text: 'Nordlicht GmbH · Hafenstraße 12 · 20457 Hamburg', page: p, bbox: box(50, 780, 300, 8), confidence: 1 });
+    b.addBlock({ type: 'footer', text: 'Amtsgericht Hamburg HRB 123456 · USt-IdNr. DE 123 456 789', page: p, bbox: box(50, 790, 300, 8), confidence: 1 }, '\n');
+    b.addBlock({ type: 'footer', text: `Seite ${p} von 3`, page: p, bbox: box(450, 790, 60, 8), confidence: 1 }, '\n');
+    b.addBlock({ type: 'footer', text: 'IBAN DE89 3704 0044 0532 0130 00', page: p, bbox: box(50, 800, 300, 8), confidence: 1 }, '\n');
+  }
+  return b.build();
+}
+
+test('furniture that carries facts: its distinct lines once, marked, after the body chunks, in every strategy', () => {
+  const doc = letterDoc();
+  for (const strategy of ['semantic', 'fixed', 'page'] as const) {
+    const chunks = chunkDocument(doc, opts({ strategy, max_chunk_size: 400, overlap: strategy === 'fixed' ? 50 : 100 }));
+    const furniture = chunks.filter((c) => c.metadata.role === 'furniture');
+    assert.equal(furniture.length, 1, strategy);
+    const f = furniture[0]!;
+    assert.equal(f.index, chunks.length - 1, `${strategy}: after the body`);
+    assert.ok(chunks.slice(0, -1).every((c) => c.metadata.role === undefined), strategy);
+    // the first occurrence's lines, page and box; the page label and the short running head are left out
+    assert.equal(f.content, 'Nordlicht GmbH · Hafenstraße 12 · 20457 Hamburg\nAmtsgericht Hamburg HRB 123456 · USt-IdNr. DE 123 456 789\nIBAN DE89 3704 0044 0532 0130 00', strategy);
+    assert.equal(f.page, 1);
+    assert.deepEqual(f.metadata.pages, [1]);
+    assert.deepEqual(f.bbox, box(50, 780, 300, 28));
+    assert.equal(f.metadata.type, 'text');
+    assert.equal(f.metadata.heading, undefined, 'a page edge belongs to no section');
+    assert.ok(f.span.start >= doc.blocks.find((b) => b.type === 'footer')!.span.start && f.span.end <= doc.text.length);
+    // the body's chunks hold no furniture, and the IBAN, the page labels and the running title appear nowhere else
+    const all = chunks.map((c) => c.content).join('\n');
+    assert.equal(all.split('IBAN DE89').length, 2, strategy);
+    assert.doesNotMatch(all, /Seite \d von 3|\d Terms of delivery/, strategy);
+    assert.ok(chunks.slice(0, -1).every((c) => !c.content.includes('Hafenstraße')), strategy);
+  }
+});
+
+test('furniture: page labels, short or letterless lines and running titles the body holds give no chunk; a document of furniture alone is its own body', () => {
+  const b = new DocumentBuilder('doc-10', 'report.pdf', 'pdf');
+  for (let p = 1; p <= 4; p++) {
+    b.addPage({ number: p, width: 612, height: 792, ocr: false, confidence: 1 });
+    b.addBlock({ type: 'header', text: 'Annual Report 2024 of the Northern Division', page: p, bbox: box(50, 20, 300, 10), confidence: 1 });
+    if (p === 1) b.addBlock({ type: 'heading', level: 1, text: 'Annual Report 2024 of the Northern Division', page: 1, bbox: box(50, 60, 400, 20), confidence: 1 });
+    b.addBlock({ type: 'paragraph', text: sentence(p), page: p, bbox: box(50, 100, 500, 30), confidence: 1 });
+    b.addBlock({ type: 'footer', text: 'Confidential', page: p, bbox: box(50, 770, 100, 8), confidence: 1 });
+    b.addBlock({ type: 'footer', text: `Page ${p} of 4`, page: p, bbox: box(280, 770, 60, 8), confidence: 1 }, '\n');
+    b.addBlock({ type: 'footer', text: ['i', 'ii', 'iii', 'iv'][p - 1]!, page: p, bbox: box(550, 770, 20, 8), confidence: 1 }, '\n');
+    b.addBlock({ type: 'footer', text: `- ${p} -`, page: p, bbox: box(300, 780, 20, 8), confidence: 1 }, '\n');
+    b.addBlock({ type: 'footer', text: '2024-12-31 / 07:00', page: p, bbox: box(300, 790, 20, 8), confidence: 1 }, '\n');
+  }
+  const doc = b.build();
+  for (const strategy of ['semantic', 'fixed', 'page'] as const) {
+    const chunks = chunkDocument(doc, opts({ strategy }));
+    assert.ok(chunks.every((c) => c.metadata.role === undefined), strategy);
+    assert.doesNotMatch(chunks.map((c) => c.content).join('\n'), /Confidential|Page \d of 4|- \d -|2024-12-31/, strategy);
+  }
+  const only = new DocumentBuilder('doc-11', 'cover.pdf', 'pdf');
+  only.addPage({ number: 1, width: 612, height: 792, ocr: false, confidence: 1 });
+  only.addBlock({ type: 'footer', text: 'Nordlicht GmbH · IBAN DE89 3704 0044 0532 0130 00', page: 1, bbox: box(50, 780, 300, 8), confidence: 1 });
+  const alone = chunkDocument(only.build(), opts());
+  assert.equal(alone.length, 1);
+  assert.equal(alone[0]!.metadata.role, undefined);
+});
+
+test('furniture: a footer longer than the chunk size is packed line by line, each piece within the size', () => {
+  const b = new DocumentBuilder('doc-12', 'invoice.pdf', 'pdf');
+  const lines = Array.from({ length: 12 }, (_, i) => `Branch office ${String.fromCharCode(65 + i)} · Harbour street ${i + 1} · phone +49 40 555 01${i}`);
+  for (let p = 1; p <= 2; p++) {
+    b.addPage({ number: p, width: 612, height: 792, ocr: false, confidence: 1 });
+    b.addBlock({ type: 'paragraph', text: sentence(p), page: p, bbox: box(50, 100, 500, 30), confidence: 1 });
+    lines.forEach((l, i) => b.addBlock({ type: 'footer', text: l, page: p, bbox: box(50, 700 + i * 8, 300, 8), confidence: 1 }, '\n'));
+  }
+  const doc = b.build();
+  const chunks = chunkDocument(doc, opts({ max_chunk_size: 200 }));
+  checkCommon(doc, chunks, 200);
+  const furniture = chunks.filter((c) => c.metadata.role === 'furniture');
+  assert.ok(furniture.length > 1);
+  assert.deepEqual(furniture.flatMap((c) => c.content.split('\n')), lines, 'every line once, in order');
+  assert.ok(furniture.every((c) => c.page === 1));
+  assert.deepEqual(chunks.slice(-furniture.length), furniture, 'after the body');
+});

@@ -7,6 +7,7 @@ import type { EngineContext as Engine } from '../context.js';
 import { KbSettingsSchema, loadCollection } from '../search/collections.js';
 import type { KbSettings } from '../search/collections.js';
 import { searchChunks } from '../search/service.js';
+import { chunkRole, hitMetadata } from '../io/steps.js';
 import type { SearchHit } from '../search/service.js';
 import { LOWER_WORD, codeLikeness, decompose, holdsNames, isFollowUp, labelExpansion, parseJsonObject, questionTerms, quoteInText, round, synonymWordsOf, termSet, unsupportedNumbers } from '@quire/text';
 import { holdCredits } from '../infra/credits.js';
@@ -218,8 +219,10 @@ async function neighbours(rt: Engine, hits: SearchHit[]): Promise<SearchHit[]> {
     const rows = await rt.store.repo('chunks').find({ document_id: h.document_id, idx: [idx - 1, idx + 1] });
     for (const r of rows) {
       if (have.has(r.id) || out.has(r.id)) continue;
+      // the furniture chunks come after the body's: the last body chunk is no neighbour of theirs
+      if (chunkRole(r) !== h.metadata.role) continue;
       // a hit like the search's own: its metadata is what the index stage stores with the vector
-      out.set(r.id, { chunk_id: r.id, document_id: r.document_id, document_name: h.document_name, page: r.page, content: r.content, score: round(h.score * NEIGHBOUR_SCORE, 4), metadata: { type: r.type, index: r.idx } });
+      out.set(r.id, { chunk_id: r.id, document_id: r.document_id, document_name: h.document_name, page: r.page, content: r.content, score: round(h.score * NEIGHBOUR_SCORE, 4), metadata: hitMetadata(r) });
     }
   }
   return [...out.values()];
@@ -573,7 +576,7 @@ async function answerHeld(rt: Engine, auth: AuthInfo, req: ChatRequest, kb: Coll
       const doc = docById.get(documentId);
       if (!doc) return [];
       const rows = await rt.store.repo('chunks').find(idx ? { document_id: doc.id, idx } : { document_id: doc.id });
-      for (const r of rows) read.set(r.id, { chunk_id: r.id, document_id: doc.id, document_name: doc.name, page: r.page, content: r.content, score: 1, metadata: { type: r.type, index: r.idx } });
+      for (const r of rows) read.set(r.id, { chunk_id: r.id, document_id: doc.id, document_name: doc.name, page: r.page, content: r.content, score: 1, metadata: hitMetadata(r) });
       return rows.map((r) => ({ id: r.id, document_id: r.document_id, idx: r.idx, page: r.page, type: r.type, content: r.content }));
     },
   };

@@ -35,7 +35,8 @@ export function sentencesOf(docs: SourceDocument[]): Passage[] {
   const loose: Passage[] = [];
   docs.forEach((d, di) => {
     for (const c of d.chunks) {
-      if (c.metadata.type !== 'text') continue;
+      // tables, and the running heads and footers (an address, bank details): no sentences to summarise
+      if (c.metadata.type !== 'text' || c.metadata.role === 'furniture') continue;
       for (const u of unitsOf(c.content)) {
         if (u.kind !== 'sentence' || u.cut) continue;
         const words = u.text.split(/\s+/).length;

@@ -283,15 +283,25 @@ export function chunkRecord(c: Chunk, owner: Owned, documentId: string): ChunkRe
     bbox: c.bbox ? { ...c.bbox } : null,
     span_start: c.span.start,
     span_end: c.span.end,
-    metadata: { pages: c.metadata.pages ?? [c.page], heading: c.metadata.heading ?? null, ...(c.metadata.boxes?.length ? { boxes: c.metadata.boxes } : {}) },
+    metadata: { pages: c.metadata.pages ?? [c.page], heading: c.metadata.heading ?? null, ...(c.metadata.boxes?.length ? { boxes: c.metadata.boxes } : {}), ...(c.metadata.role ? { role: c.metadata.role } : {}) },
   };
 }
+
+/** The role a stored chunk has (`furniture`: the document's running heads and footers, after the body), if any. */
+export const chunkRole = (r: Pick<ChunkRecord, 'metadata'>): Chunk['metadata']['role'] => (r.metadata?.role === 'furniture' ? 'furniture' : undefined);
+
+/** What a search hit or citation carries of a stored chunk: the metadata the index stage stores with its vector. */
+export const hitMetadata = (r: Pick<ChunkRecord, 'type' | 'idx' | 'metadata'>) => {
+  const role = chunkRole(r);
+  return { type: r.type, index: r.idx, ...(role ? { role } : {}) };
+};
 
 /** A chunk from its stored row (the one mapping ChunkRecord → Chunk). */
 export function chunkFromRecord(r: ChunkRecord): Chunk {
   const pages = Array.isArray(r.metadata?.pages) ? (r.metadata!.pages as number[]) : undefined;
   const boxes = Array.isArray(r.metadata?.boxes) ? (r.metadata!.boxes as Chunk['metadata']['boxes']) : undefined;
   const heading = typeof r.metadata?.heading === 'string' ? r.metadata.heading : undefined;
+  const role = chunkRole(r);
   return {
     id: r.id,
     index: r.idx,
@@ -299,7 +309,7 @@ export function chunkFromRecord(r: ChunkRecord): Chunk {
     content: r.content,
     bbox: (r.bbox as BBox | null) ?? null,
     span: { start: r.span_start, end: r.span_end },
-    metadata: { type: r.type as Chunk['metadata']['type'], confidence: r.confidence, ...(pages ? { pages } : {}), ...(boxes ? { boxes } : {}), ...(heading ? { heading } : {}) },
+    metadata: { type: r.type as Chunk['metadata']['type'], confidence: r.confidence, ...(pages ? { pages } : {}), ...(boxes ? { boxes } : {}), ...(heading ? { heading } : {}), ...(role ? { role } : {}) },
   };
 }
 
@@ -386,7 +396,7 @@ export async function indexChunks(rt: Engine, owner: Owned, documentId: string, 
       const next = take();
       await vectors.upsert(
         embedder.space,
-        part.map((r, j) => vectorItem(owner, documentId, { id: r.id, page: r.page, content: r.content, type: r.type, index: r.idx }, embedded[j]!)),
+        part.map((r, j) => vectorItem(owner, documentId, { id: r.id, page: r.page, content: r.content, metadata: hitMetadata(r) }, embedded[j]!)),
       );
       indexed += part.length;
       onIndexed?.(indexed);
@@ -399,8 +409,8 @@ export async function indexChunks(rt: Engine, owner: Owned, documentId: string, 
 }
 
 /** The vector-store item of one chunk of a document (both ways of indexing write the same shape). */
-function vectorItem(owner: Owned, documentId: string, c: { id: string; page: number; content: string; type: unknown; index: number }, vector: VectorItem['vector']): VectorItem {
-  return { id: c.id, documentId, userId: owner.user_id, organizationId: owner.organization_id, page: c.page, text: c.content, vector, metadata: { type: c.type, index: c.index } };
+function vectorItem(owner: Owned, documentId: string, c: { id: string; page: number; content: string; metadata: ReturnType<typeof hitMetadata> }, vector: VectorItem['vector']): VectorItem {
+  return { id: c.id, documentId, userId: owner.user_id, organizationId: owner.organization_id, page: c.page, text: c.content, vector, metadata: c.metadata };
 }
 
 /** Embedding requests of one document asked for ahead of the vectors written (bounds what waits in memory). */
@@ -450,7 +460,7 @@ export async function storeAndIndexChunks(rt: Engine, owner: Owned, documentId: 
       const part = batch.slice(k, k + size);
       await vectors.upsert(
         embedder.space,
-        part.map((c, j) => vectorItem(owner, documentId, { id: c.id, page: c.page, content: c.content, type: c.metadata.type, index: c.index }, embedded[k + j]!)),
+        part.map((c, j) => vectorItem(owner, documentId, { id: c.id, page: c.page, content: c.content, metadata: { type: c.metadata.type, index: c.index, ...(c.metadata.role ? { role: c.metadata.role } : {}) } }, embedded[k + j]!)),
       );
       k += part.length;
       indexed += part.length;
@@ -470,7 +480,7 @@ export function apiChunk(c: Chunk) {
     page: c.page,
     bbox: c.bbox,
     span: c.span,
-    metadata: { type: c.metadata.type, confidence: round(c.metadata.confidence, 4) },
+    metadata: { type: c.metadata.type, confidence: round(c.metadata.confidence, 4), ...(c.metadata.role ? { role: c.metadata.role } : {}) },
   };
 }
 

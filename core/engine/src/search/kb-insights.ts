@@ -14,7 +14,8 @@ function tokens(text: string): string[] {
 
 async function documentText(rt: Engine, documentId: string, maxChunks = 60): Promise<string> {
   const rows = await rt.store.repo('chunks').find({ document_id: documentId }, { order: { idx: 'ASC' }, limit: maxChunks });
-  return rows.map((r) => r.content).join('\n');
+  // a document's topics are its body's: its running heads and footers (address, bank details) are left out
+  return rows.filter((r) => r.metadata?.role !== 'furniture').map((r) => r.content).join('\n');
 }
 
 function termFreq(text: string): Map<string, number> {

@@ -196,5 +196,10 @@ export interface Chunk {
     heading?: string;
     /** a chunk that spans pages: its box on each page, in page order (`page`/`bbox` are the first page's) */
     boxes?: { page: number; bbox: BBox }[];
+    /**
+     * `furniture`: the document's running heads and footers that carry facts (an address, a VAT ID, bank
+     * details), each distinct one once, in chunks after the body's; absent on the body's chunks
+     */
+    role?: 'furniture';
   };
 }

@@ -449,7 +449,7 @@ export interface AnswerSource {
   content: string;
   /** 0..1 */
   score: number;
-  /** what the index stores with the chunk (`type`, `index`: its position in the document) */
+  /** what the index stores with the chunk (`type`, `index`: its position in the document; `role: 'furniture'`: running heads and footers, after the body) */
   metadata: Record<string, unknown>;
 }
 /** A stored chunk of a document, as `AnswerRequest.chunks` reads it. */

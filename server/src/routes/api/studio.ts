@@ -39,7 +39,7 @@ export function studioRoutes(router: Router<any, any>): void {
       const doc = await loadOwned(ctx.quire.store, 'documents', documentId(ctx.params.id), auth, 'read');
       if (doc.status !== 'completed' || !doc.content_key) throw errors.conflict(`Document is ${doc.status}; its layout is available once it is completed`, { status: doc.status });
       const parsed = await loadParsed(ctx.quire, contentKey(doc.id));
-      const chunks = (await loadChunks(ctx.quire, doc.id)).map((c) => ({ id: c.id, index: c.index, page: c.page, bbox: c.bbox, type: c.metadata.type, confidence: c.metadata.confidence, content: c.content, boxes: c.metadata.boxes ?? (c.bbox ? [{ page: c.page, bbox: c.bbox }] : []) }));
+      const chunks = (await loadChunks(ctx.quire, doc.id)).map((c) => ({ id: c.id, index: c.index, page: c.page, bbox: c.bbox, type: c.metadata.type, confidence: c.metadata.confidence, content: c.content, boxes: c.metadata.boxes ?? (c.bbox ? [{ page: c.page, bbox: c.bbox }] : []), ...(c.metadata.role ? { role: c.metadata.role } : {}) }));
       return { id: doc.id, object: 'document.layout', name: doc.name, file_type: doc.file_type, page_images: pageImageSupport(ctx.quire, doc.file_type), ...pageLayout(parsed), chunks };
     },
   );

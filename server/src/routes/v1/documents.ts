@@ -93,10 +93,11 @@ export function documentRoutes(router: Router<any, any>): void {
         if (typeof parsed.metadata?.ocrEngine === 'string') out.ocr_engine = parsed.metadata.ocrEngine;
       }
       if (query.response !== 'text') {
-        // a chunk that runs over several pages also lists them, with its box on each (page/bbox are the first page's)
+        // a chunk that runs over several pages also lists them, with its box on each (page/bbox are the first page's);
+        // `role: furniture` marks the chunks of running heads and footers, after the body's
         out.chunks = (await loadChunks(ctx.quire, doc.id)).map((c) => {
           const pages = c.metadata.pages ?? [c.page];
-          return { id: c.id, index: c.index, page: c.page, content: c.content, type: c.metadata.type, confidence: c.metadata.confidence, bbox: c.bbox, span: c.span, ...(pages.length > 1 ? { pages, boxes: c.metadata.boxes } : {}) };
+          return { id: c.id, index: c.index, page: c.page, content: c.content, type: c.metadata.type, confidence: c.metadata.confidence, bbox: c.bbox, span: c.span, ...(pages.length > 1 ? { pages, boxes: c.metadata.boxes } : {}), ...(c.metadata.role ? { role: c.metadata.role } : {}) };
         });
       }
       return out;

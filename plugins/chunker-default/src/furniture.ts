@@ -1,0 +1,142 @@
+import type { Block } from '@quire/core';
+import { splitRange } from './sentences.js';
+
+/**
+ * The document's page furniture that carries facts, once. Running heads and footers (blocks `header` and
+ * `footer`, found by repetition across pages) stay out of the body's chunks; but on business documents the
+ * repeated footer or letterhead is where the company's address, register, VAT ID and bank details are
+ * printed, and nowhere else. Each distinct furniture line (its text with digits masked, so "Seite 1 von 2"
+ * and "Seite 2 von 2" are one) is taken at its first occurrence; the lines of one page's header, or of its
+ * footer, make one piece (its span runs from the first line to the last, over any body block the reading
+ * order set between them), left out when it carries no facts:
+ * - a line that is only a page number or page label ("Page 3 of 12", "- 4 -", "iii") is dropped;
+ * - a piece of fewer than MIN_WORDS words, or without a letter, is dropped (a lone "Confidential");
+ * - a piece whose every line the body already holds is dropped (a running title repeating the title or a
+ *   chapter heading).
+ * Pieces are packed up to the chunk size, one line a line; a line longer than that is cut at sentences or words.
+ */
+
+/** fewer words than this in a piece: a label, no fact (a lone company name or "Confidential") */
+const MIN_WORDS = 3;
+/** bounds on what is read (furniture repeats, so a real document has few distinct lines) */
+const MAX_LINES = 400;
+const MAX_CHARS = 40_000;
+/** words of page labels in common languages ("Page 3 of 12", "Seite 1 von 2", "p. 4", "Pagina 2 di 5", "Strona 1 z 3") */
+const PAGE_WORDS = new Set(
+  'page pages pg p pp seite seiten s blatt bl pagina página páginas pag pág folio fol sheet of von de del sur van di du af av z ze na strona str sivu sida side oldal стр страница no nr'.split(' '),
+);
+/** a roman page number, i to cccxcix (front matter is numbered so) */
+const ROMAN = /^(?=[ivxlc])c{0,3}(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})$/;
+
+export const isFurniture = (b: Pick<Block, 'type'>) => b.type === 'header' || b.type === 'footer';
+
+/** A run of furniture lines taken out of the text: its span, its content and the blocks it holds. */
+export interface FurniturePiece {
+  start: number;
+  end: number;
+  content: string;
+  blocks: Block[];
+}
+
+const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
+/** what repeats from page to page: whitespace collapsed, case folded, digits masked */
+const repeatKey = (s: string) => oneLine(s).toLowerCase().replace(/\p{Nd}+/gu, '#');
+const tokens = (s: string) => s.toLowerCase().normalize('NFKC').split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+/** text compared with the body: letters and digits only, single spaces, case folded */
+const comparable = (s: string) => tokens(s).join(' ');
+
+/** A line that is only a page number or a page label: numbers, roman numerals and page words. */
+export function isPageLabel(text: string): boolean {
+  return tokens(text).every((t) => /^\p{N}+$/u.test(t) || ROMAN.test(t) || PAGE_WORDS.has(t));
+}
+
+/** The line less a page number (or roman page label) at either end, as running titles carry one. */
+function withoutPageNumber(s: string): string {
+  const words = s.split(' ');
+  const isNumber = (w: string | undefined) => w !== undefined && (/^\p{N}+$/u.test(w) || ROMAN.test(w));
+  if (words.length > 1 && isNumber(words[0])) words.shift();
+  if (words.length > 1 && isNumber(words.at(-1))) words.pop();
+  return words.join(' ');
+}
+
+/**
+ * The furniture pieces of a document, in the order of their first occurrence. `blocks` are sorted by span;
+ * nothing when the document has no body (every block is furniture: the chunks read it as the body).
+ */
+export function furniturePieces(text: string, blocks: Block[], max: number): FurniturePiece[] {
+  if (!blocks.some(isFurniture) || blocks.every(isFurniture)) return [];
+  // a page's header and its footer: the furniture blocks of each page and kind, in reading order (a body
+  // block read between two footer lines, as a column of figures beside them, does not part them)
+  const bands = new Map<string, Block[]>();
+  for (const b of blocks) {
+    if (!isFurniture(b)) continue;
+    const k = `${b.page}:${b.type}`;
+    const band = bands.get(k);
+    if (band) band.push(b);
+    else bands.set(k, [b]);
+  }
+
+  const seen = new Set<string>();
+  let body: string | null = null;
+  const inBody = (line: string) => {
+    body ??= ` ${blocks.filter((b) => !isFurniture(b)).map((b) => comparable(b.text)).join(' ')} `;
+    const c = withoutPageNumber(comparable(line));
+    return !c || body.includes(` ${c} `);
+  };
+  const out: FurniturePiece[] = [];
+  let lines = 0, chars = 0;
+  for (const band of bands.values()) {
+    // the band's lines not seen before and not a page label
+    const kept: Block[] = [];
+    for (const b of band) {
+      const k = repeatKey(b.text);
+      if (seen.has(k) || isPageLabel(b.text)) {
+        seen.add(k);
+        continue;
+      }
+      if (seen.size >= MAX_LINES) break;
+      seen.add(k);
+      kept.push(b);
+    }
+    if (!kept.length) continue;
+    const all = kept.map((b) => text.slice(b.span.start, b.span.end)).join(' ');
+    if (all.split(/\s+/).filter(Boolean).length < MIN_WORDS || !/\p{L}/u.test(all)) continue;
+    if (kept.every((b) => inBody(b.text))) continue;
+    for (const p of pack(text, kept, max)) {
+      if (lines >= MAX_LINES || chars + p.content.length > MAX_CHARS) return out;
+      lines += p.blocks.length;
+      chars += p.content.length;
+      out.push(p);
+    }
+  }
+  return out;
+}
+
+/** The kept lines of a header or footer packed into pieces of up to max characters, each line whole unless it alone is longer. */
+function pack(text: string, kept: Block[], max: number): FurniturePiece[] {
+  const out: FurniturePiece[] = [];
+  let cur: FurniturePiece | null = null;
+  for (const block of kept) {
+    const { start, end } = block.span;
+    const own = text.slice(start, end).trim();
+    if (!own) continue;
+    if (own.length > max) {
+      if (cur) out.push(cur);
+      cur = null;
+      for (const [a, b] of splitRange(text, start, end, max)) out.push({ start: a, end: b, content: text.slice(a, b).trim(), blocks: [block] });
+      continue;
+    }
+    // one line a line, never a blank line between them: the small print of a footer is no run of paragraphs,
+    // and a line wrapped in its column ("Vorstand: A (Vorsitz)," / "B") reads on into the next
+    if (cur && cur.content.length + 1 + own.length <= max) {
+      cur.content += `\n${own}`;
+      cur.end = end;
+      cur.blocks.push(block);
+    } else {
+      if (cur) out.push(cur);
+      cur = { start, end, content: own, blocks: [block] };
+    }
+  }
+  if (cur) out.push(cur);
+  return out;
+}
