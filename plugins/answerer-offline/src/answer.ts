@@ -740,10 +740,9 @@ const ANSWERING_RIVAL = 0.9;
  * Where every other rule refuses a question that asks for a type of answer (the record field's included): the best whole
  * sentence that CAN answer it, looked for past those ahead of it that cannot (they say the question's words but hold no span of
  * the asked type, or lack its key term), quoted whole with its citation as a passage ("The documents say: …"). It can answer
- * when it holds the asked type and says the question's key term; for a type whose form its check tells (a date, a figure with
- * its unit, an address; not a share, which may be a share of something else), the key term may be said otherwise ("introduced in
- * 2002" for when it started). It says enough of the question itself and with its chunk (as the evidence passage), something
- * besides the question's own words, and not the question's names alone; the sentences ahead of it are of its own document
+ * when it holds the asked type and says the question's key term, whatever the type (a sentence with a date or a figure that
+ * says the question's other words but not its key term is most often about something else: the year another thing began). It
+ * says enough of the question itself and with its chunk (as the evidence passage), something besides the question's own words, and not the question's names alone; the sentences ahead of it are of its own document
  * (else the question's words point at another), and one taken over them says one of the question's names itself; no other
  * candidate that can answer (a row or a cut sentence included) with other words scores ≥ 0.9 of it. Confidence as the
  * evidence passage's, below 0.8: a passage quotes, it does not tell which of its words is the answer. Null when none.
@@ -754,8 +753,7 @@ function composeAnsweringSentence(r: Retrieval, docTerms: DocTerms, lower: Reado
   if ((type === 'date' && !DATE_ASKED.test(r.ask.text)) || (type === 'percent' && !PERCENT_ASKED.test(r.ask.text))) return null;
   const all = candidatesFor(r.hits, r.ask, docTerms, lower);
   const whole = all.filter((c) => c.unit.kind !== 'row' && !isFragment(c.unit) && !titleLike(c.unit)).slice(0, ANSWERING_DEPTH);
-  const formed = FORMED_TYPES.has(type);
-  const can = (c: Candidate) => c.typed && ((formed && type !== 'percent') || !c.keyMissing);
+  const can = (c: Candidate) => c.typed && !c.keyMissing;
   const i = whole.findIndex(can);
   if (i < 0) return null;
   const first = whole[i]!;
