@@ -9,7 +9,8 @@ import type { TestServer } from '../helpers/server.js';
  * letters and digits is no one's name, a place in prose is the one a word of place introduces, a year that belongs to a
  * name counts nothing, a capital that begins a label's phrase is no name, a percentage the question names does not make
  * it ask for one, a line that says the question only by its names answers nothing of it, a cell answers under the column
- * the question names; and a passage, which quotes, never reaches 0.8.
+ * the question names; a passage, which quotes, never reaches 0.8, nor does a name, a place or a thing in a sentence (its
+ * form checks nothing): only a value whose form is checked (a date, a sum, a count …) or whose label names what is asked.
  */
 
 const CUSTOMERS = [
@@ -90,6 +91,12 @@ describe('chat: no value from a line that does not answer, no passage at 0.8', (
     assert.notEqual(office.answer_type, 'none', office.message);
     assert.match(office.message, /Drammen/);
     assert.ok(office.citations.some((c: any) => c.document_id === base.ids['lindqvist.txt']), office.message);
+  });
+
+  test('a place in a sentence is told by the words around it alone, its form checks nothing: below 0.8', async () => {
+    const office = await ask('Where is the head office of the cycling team?');
+    assert.match(office.message, /Drammen/);
+    assert.ok(office.confidence < 0.8, `${office.answer_type} ${office.message}: ${office.confidence}`);
   });
 
   test('a percentage the question names does not make it ask for one: how many is a count', async () => {

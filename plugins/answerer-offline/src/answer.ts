@@ -659,8 +659,11 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   // (confident, ≥ 0.8, only when the value's label says the question's words, the business labels of other languages included)
   const label = /^(.{1,120}?):\s/.exec(picked[0]!.unit.text)?.[1];
   // (a word every label may say, "number", "date", tells not which: "Account number:" for the invoice's number)
-  const labelled = !label || [...termSet(label)].some((t) => !GENERIC_LABEL.has(t) && (qTerms.has(t) || alternativesOf(t).some((y) => qTerms.has(y))));
-  const confidence = labelled ? extractiveConfidence(picked, [r.ask], 1) : Math.min(PASSAGE_MAX, extractiveConfidence(picked, [r.ask], 1));
+  const labelled = !!label && [...termSet(label)].some((t) => !GENERIC_LABEL.has(t) && (qTerms.has(t) || alternativesOf(t).some((y) => qTerms.has(y))));
+  // (a sentence with no label is confident only when its span's form is checked, a date, a sum, a count, an address: a name, a
+  // place or a thing in a sentence is told by the words around it alone, as a passage is)
+  const confident = label ? labelled : FORMED_TYPES.has(r.ask.type);
+  const confidence = confident ? extractiveConfidence(picked, [r.ask], 1) : Math.min(PASSAGE_MAX, extractiveConfidence(picked, [r.ask], 1));
   if (confidence < minConfidence) return passage();
   const text = renderSentences(picked, cites);
   return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'value' };
