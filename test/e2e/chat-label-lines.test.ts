@@ -16,17 +16,15 @@ const FOOTER = ['Nordwind Logistik GmbH - Speicherstadt 7 - 20457 Hamburg', 'Tel
 const BODY = [
   ['Thank you for choosing us for the transport of your furniture to Bremen. The lorry', 'arrives at your address on the morning of the agreed day, between eight and ten.'],
   ['Our drivers carry the pieces to the rooms you name and take the packing material back', 'with them; assembly is not part of the order unless you booked it separately.'],
-  ['The price covers the lorry, two drivers and up to six hours of work; each further hour', 'is billed at the rate of the enclosed list, and so is a wait at the other end.'],
 ];
 /** the footer of a second company, whose line labelled as its telephone holds office hours, not a number; a fax number beside it */
 const HOURS_FOOTER = ['Seeblick Ferienwohnungen, Konstanz', 'Telefon Mo-Fr 9-17 Uhr', 'Fax 07531 918 22', 'www.seeblick-konstanz.example'];
 const HOURS_BODY = [
   ['Your holiday flat by the lake is booked for the first week of August. The keys', 'wait for you in the box beside the front door; the code comes by text message.'],
   ['Towels and bed linen are in the cupboard of the hall; please leave them in the', 'bathroom on the day you go, and close the windows before you leave.'],
-  ['The lake is a short walk down the lane; boats can be hired at the landing stage', 'from May to September, and the ferry to the island leaves every hour.'],
 ];
 
-/** A three-page letter: body text on each page, the same footer on both, one fact a line. */
+/** A two-page letter: body text on each page, the same footer on both, one fact a line. */
 async function letter(body: string[][], footer: string[]): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Helvetica);
