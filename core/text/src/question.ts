@@ -614,7 +614,7 @@ export function holdsNames(names: string[], docTerms: ReadonlyMap<string, { has:
  */
 
 /** a label with its value after a colon ("Restaurant: Docling") */
-export const KEY_VALUE = /^[^:]{1,40}:\s*\S/;
+const KEY_VALUE = /^[^:]{1,40}:\s*\S/;
 
 /** The forms a value printed after a label may have. */
 export type LabelForm = 'iban' | 'bic' | 'phone' | 'email' | 'code' | 'date' | 'amount';

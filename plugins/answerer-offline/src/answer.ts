@@ -668,7 +668,7 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   // label, an address line with its postcode)
   const formed = labelValue(picked[0]!.unit.text);
   const told = (c: Candidate) => !!formed?.form && says(formed.label) && !says(labelValue(c.unit.text)?.label);
-  if (two.length > 1 && !same(two[0]!, two[1]!) && !told(two.find((c) => !same(c, picked[0]!))!) && (focusOf(two[1]!) === focusOf(two[0]!) || two[1]!.score >= AMBIGUOUS * two[0]!.score)) return passage(true);
+  if (two.length > 1 && !told(two.find((c) => !same(c, picked[0]!))!) && (focusOf(two[1]!) === focusOf(two[0]!) || two[1]!.score >= AMBIGUOUS * two[0]!.score)) return passage(true);
   if (best.some((b) => !same(b, picked[0]!) && b.typed && !told(b))) return passage(true);
   // (confident, ≥ 0.8, only when the value's label says the question's words, the business labels of other languages included)
   // (a label printed without a colon, "IBAN DE30 …", "Tel. +49 …", whose value's form fits it, is a label too)
