@@ -9,7 +9,7 @@ export { normaliseForMatch, quoteInText, numbersOf, unsupportedNumbers } from '.
 export { parseJsonObject } from './json.js';
 export {
   alternativesOf, words, terms, termSet, labelConcepts, labelExpansion, isFollowUp, splitSentences, unitsOf, lineNumberGutter, codeLineScore, codeLikeness, codeBlocksOf, guessLanguage, decompose, questionTerms, kindTerms, focusTerms, subjectVerb,
-  LOWER_WORD, hasName, holdsNames,
-  type Unit, type CodeBlock,
+  LOWER_WORD, hasName, holdsNames, labelValue, labelWithoutColon, isLabelLine,
+  type Unit, type CodeBlock, type LabelValue, type LabelForm,
 } from './question.js';
 export { LEXICON, type LexiconEntry } from './lexicon.js';

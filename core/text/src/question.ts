@@ -194,7 +194,9 @@ export function unitsOf(content: string): Unit[] {
   const flush = () => {
     if (buf.trim()) {
       // reference markers ("team.[66] Roberts") would hide sentence ends
-      for (const s of splitSentences(buf.replace(/\s*\[\s*\d{1,3}\s*\]/g, ''))) {
+      // (a label line without a colon is one unit: "USt-IdNr. DE 232 446 240", "Kto-Nr. 48567" end no sentence at the label's dot)
+      const line = labelWithoutColon(buf.trim()) ? [{ text: buf, offset: 0 }] : null;
+      for (const s of line ?? splitSentences(buf.replace(/\s*\[\s*\d{1,3}\s*\]/g, ''))) {
         const text = clean(s.text);
         if (text) units.push({ text, start: bufStart + s.offset, kind: 'sentence' });
       }
@@ -262,7 +264,9 @@ export function unitsOf(content: string): Unit[] {
       prevLine = buf;
       continue;
     }
-    if (buf && (afterGap ? continuesAcrossGap(prevLine, line) : joins(prevLine, line))) {
+    // (a label printed without a colon before its value, "Tel. +49 6051 916 44 10", "IBAN DE30…", is a line of its own, as
+    // footers and letterheads print them: neither joined to the line before nor continued by the next)
+    if (buf && !labelWithoutColon(line) && !labelWithoutColon(prevLine) && (afterGap ? continuesAcrossGap(prevLine, line) : joins(prevLine, line))) {
       buf += ` ${line}`;
     } else {
       flush();
@@ -598,3 +602,112 @@ export function holdsNames(names: string[], docTerms: ReadonlyMap<string, { has:
   const known = names.filter((t) => [...docTerms.values()].some((d) => hasName(d, t)));
   return (id) => known.every((t) => hasName(docTerms.get(id), t));
 }
+
+// ---------------------------------------------------------------- label lines
+
+/*
+ * Label lines as documents print them: "Label: value", and, as footers, letterheads and forms print them, a label without a
+ * colon before a value whose form fits it ("IBAN DE30 5075 0094 …", "Tel. +49 6051 916 44 10", "VAT No GB123456789",
+ * "Invoice No 4711", "Rechnungsdatum 07.05.2014"). A label without a colon is told from the first words of a sentence only
+ * by its value: the value's form is what the label names (an account's IBAN, a bank's BIC, a telephone number, an e-mail
+ * address, a code of digits, a date, an amount), and nothing else follows it.
+ */
+
+/** a label with its value after a colon ("Restaurant: Docling") */
+const KEY_VALUE = /^[^:]{1,40}:\s*\S/;
+
+/** The forms a value printed after a label may have. */
+export type LabelForm = 'iban' | 'bic' | 'phone' | 'email' | 'code' | 'date' | 'amount';
+
+const FORMS: Record<LabelForm, (value: string) => boolean> = {
+  // two letters of the country, two check digits, the account (11–30 letters and digits, often in groups of four)
+  iban: (v) => /^[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}$/.test(v),
+  // bank, country, place and branch: 8 or 11 letters and digits, the first six letters
+  bic: (v) => /^[A-Z]{6}[A-Z0-9]{2}(?:[A-Z0-9]{3})?$/.test(v),
+  // digits grouped by spaces, dots, dashes, brackets, a leading plus: 6 to 15 digits
+  phone: (v) => /^\+?\(?\d[\d ()./-]*\d$/.test(v) && digits(v) >= 6 && digits(v) <= 15,
+  email: (v) => /^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$/.test(v),
+  // a code of capitals and digits, at least three digits ("DE 232 446 240", "HRB 13302", "NL810433941B01", "4711")
+  code: (v) => /^[A-Z0-9][A-Z0-9./-]*(?: [A-Z0-9][A-Z0-9./-]*){0,5}$/.test(v) && digits(v) >= 3 && v.length <= 34,
+  // a whole date with its day, month and year, and nothing else
+  date: (v) => FULL_DATE.test(v),
+  // a sum with a currency or two decimals ("€ 34,73", "34.73 EUR", "$4.11")
+  amount: (v) => /^(?:[$€£¥₹]\s?|(?:EUR|USD|GBP|CHF|RM|SGD|INR)\s?)?-?\d{1,3}(?:[.,' ]?\d{3})*(?:[.,]\d{2})?(?:\s?(?:€|EUR|USD|GBP|CHF))?$/i.test(v) && (/[$€£¥₹]|EUR|USD|GBP|CHF|RM|SGD|INR/i.test(v) || /[.,]\d{2}$/.test(v)),
+};
+const digits = (v: string) => v.replace(/\D/g, '').length;
+/** a date with its day, month and year, alone: "07.05.2014", "2014-05-07", "7. Mai 2014", "March 14, 2023" */
+const FULL_DATE = /^(?:\d{1,2}[./-]\d{1,2}[./-](?:\d{2}|\d{4})|\d{4}-\d{1,2}-\d{1,2}|\d{1,2}\.?\s+\p{L}{3,9}\.?,?\s+\d{4}|\p{L}{3,9}\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4})$/u;
+
+/** labels by what they name: the forms of the value each may have (a label names one kind of value) */
+const LABEL_FORMS: [RegExp, LabelForm[]][] = [
+  [/^iban$/i, ['iban']],
+  [/^(?:bic|swift|swift[- ]?code|bic[- ]?code|bic\s?\/\s?swift|swift\s?\/\s?bic)$/i, ['bic']],
+  [/^(?:tel|tele?phone|telefon|telefoon|t[ée]l[ée]phone|t[ée]l|phone|ph|fon|fax|telefax|mobile?|mob|cell|handy|mobil|gsm|hotline)\.?(?:\s?(?:no|nr|number|nummer)\.?)?$/i, ['phone']],
+  [/^(?:e-?mail|mail|courriel)(?:\s?(?:address|adresse))?$/i, ['email']],
+  // a label that names a code: its last word says so ("Invoice No", "Kto-Nr.", "Steuer-Nr.", "Customer ID"), or it is the name
+  // of a register or a tax number as invoices print them ("UStId", "BTW", "VAT", "KvK", "HRB", "Blz")
+  [/(?:^|[\s-])(?:no|nr|number|nummer|num|id|code|ref)\.?$|^(?:ust-?id(?:nr)?\.?|uid|btw|tva|iva|gst|vat|abn|kvk|blz|kto\.?|siret|siren|tin|ein|reg\.?)$/i, ['code']],
+];
+
+/** the business concepts of the lexicon whose labels name a date, a sum */
+const DATE_CONCEPTS = new Set(['date', 'invoice_date', 'due_date']);
+const AMOUNT_CONCEPTS = new Set(['total', 'amount_due', 'subtotal', 'vat']);
+/** the concepts that name a code ("Rechnungsnummer", "BTW-nummer", "Kundennr") */
+const CODE_CONCEPTS = new Set(['invoice_number', 'vat_number', 'customer_number', 'order_number']);
+
+/** at most this many words make a label printed without a colon */
+const LABEL_WORDS = 4;
+
+/** The forms of value a label printed without a colon may take: by its words, or by the business concept the lexicon gives it. */
+function formsOf(label: string): LabelForm[] {
+  const l = label.trim().replace(/\s+/g, ' ');
+  const out = new Set<LabelForm>();
+  for (const [re, forms] of LABEL_FORMS) if (re.test(l)) forms.forEach((f) => out.add(f));
+  for (const c of labelConcepts(l)) {
+    if (DATE_CONCEPTS.has(c)) out.add('date');
+    if (AMOUNT_CONCEPTS.has(c)) out.add('amount');
+    if (CODE_CONCEPTS.has(c)) out.add('code');
+  }
+  return [...out];
+}
+
+export interface LabelValue {
+  label: string;
+  value: string;
+  /** the form of the value, checked, when the label is printed without a colon; null after a colon */
+  form: LabelForm | null;
+}
+
+/**
+ * A label line's label and value: "Label: value" (the label at most 40 characters), or a label printed without a colon
+ * (labelWithoutColon). Null for any other line.
+ */
+export function labelValue(text: string): LabelValue | null {
+  if (KEY_VALUE.test(text)) {
+    const at = text.indexOf(':');
+    return { label: text.slice(0, at), value: text.slice(at + 1).trim(), form: null };
+  }
+  return labelWithoutColon(text);
+}
+
+/**
+ * A label of at most four words, with no digits, printed without a colon before a value of a form it names ("IBAN DE30…",
+ * "Tel. +49 …", "Invoice No 4711", "Rechnungsdatum 07.05.2014"), the value the rest of the line; null for any other line.
+ */
+export function labelWithoutColon(text: string): LabelValue | null {
+  const t = text.trim();
+  if (t.length > 120 || /[|•]/.test(t)) return null;
+  const ws = t.split(/\s+/);
+  for (let k = 1; k <= Math.min(LABEL_WORDS, ws.length - 1); k++) {
+    const label = ws.slice(0, k).join(' ');
+    // (a label is words: letters, with dots, dashes and slashes between them; no digits)
+    if (!/^\p{L}[\p{L}.\/'’-]*(?: [\p{L}.\/'’-]+)*$/u.test(label) || !words(label).length) break;
+    const value = ws.slice(k).join(' ').replace(/^[#№]\s*/, '');
+    const form = formsOf(label).find((f) => FORMS[f](value));
+    if (form) return { label, value, form };
+  }
+  return null;
+}
+
+/** Whether a text is a label line (a label with its value, with or without a colon). */
+export const isLabelLine = (text: string) => labelValue(text) !== null;

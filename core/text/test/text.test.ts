@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { STOP_WORDS, foldsToItself, letterDigitRuns, round, stem } from '@quire/text';
+import { STOP_WORDS, foldsToItself, labelWithoutColon, letterDigitRuns, round, stem, unitsOf } from '@quire/text';
 
 test('stem: plurals, -ing, -ed, -ies meet; numbers and short words stay', () => {
   assert.equal(stem('invoices'), stem('invoice'));
@@ -65,4 +65,25 @@ test('letterDigitRuns splits by Unicode letters and digits, code point by code p
   assert.equal(foldsToItself('café'), false);
   assert.equal(foldsToItself('ﬁle'), false);
   assert.equal(foldsToItself('한국'), false);
+});
+
+test('a label printed without a colon: a label line when its value has the form the label names, else none', () => {
+  const form = (t: string) => labelWithoutColon(t)?.form ?? null;
+  assert.deepEqual(labelWithoutColon('IBAN DE30507500940000048567'), { label: 'IBAN', value: 'DE30507500940000048567', form: 'iban' });
+  assert.equal(form('SWIFT HELADEF1GEL'), 'bic');
+  assert.equal(form('Tel. +49 6051 916 44 10'), 'phone');
+  assert.equal(form('USt-IdNr. DE 232 446 240'), 'code');
+  assert.equal(form('Kto-Nr. 48567'), 'code');
+  assert.equal(form('VAT No GB123456789'), 'code');
+  assert.equal(form('Rechnungsdatum 07.05.2014'), 'date');
+  assert.equal(form('E-Mail buchhaltung@qualityhosting.de'), 'email');
+  assert.equal(form('Total 34,73 EUR'), 'amount');
+  // a value of another form than the label names, words after the value, a sentence: none
+  for (const t of ['Telefon Mo-Fr 9-17 Uhr', 'IBAN on request', 'BIC 12345678', 'Tel. +49 6051 916 44 10 or by e-mail', 'Fax the form to us by Friday', 'Registergericht Hanau | HRB 13302', `IBAN ${'DE3050750094'.repeat(12)}`])
+    assert.equal(labelWithoutColon(t), null, t);
+});
+
+test('unitsOf: a label line without a colon is a unit of its own, neither joined to the long line before it nor cut at its dot', () => {
+  const units = unitsOf('Nordwind Logistik GmbH - Speicherstadt 7 - 20457 Hamburg\nTel. +49 40 5550 1234\nUSt-IdNr. DE 287 654 321\nBIC INGDDEFFXXX').map((u) => u.text);
+  assert.deepEqual(units, ['Nordwind Logistik GmbH - Speicherstadt 7 - 20457 Hamburg', 'Tel. +49 40 5550 1234', 'USt-IdNr. DE 287 654 321', 'BIC INGDDEFFXXX']);
 });

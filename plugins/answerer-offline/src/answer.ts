@@ -8,8 +8,8 @@
  */
 import { NOT_FOUND_ANSWER } from '@quire/core';
 import type { AnswerChunk, AnswerDocument, AnswerRequest, AnswerResult, AnswerSource, AnswerTermStats } from '@quire/core';
-import { LOWER_WORD, alternativesOf, codeBlocksOf, decompose, focusTerms, hasName, holdsNames, kindTerms, questionTerms, round, subjectVerb, terms, termSet, unitsOf } from '@quire/text';
-import type { CodeBlock, Unit } from '@quire/text';
+import { LOWER_WORD, alternativesOf, isLabelLine, labelValue, labelWithoutColon, codeBlocksOf, decompose, focusTerms, hasName, holdsNames, kindTerms, questionTerms, round, subjectVerb, terms, termSet, unitsOf } from '@quire/text';
+import type { CodeBlock, LabelForm, Unit } from '@quire/text';
 import { amountsOf, answerTypeOf, countedWords, countsNear, holdsFullDate, asksForCompany, holdsCompany, holdsType, questionWords, totalLine } from './answer-types.js';
 import type { AnswerType } from './answer-types.js';
 import { AUTHOR_LINE, DOCUMENT_WORDS, cellAnswer, documentAspect, isFragment } from './answer-shape.js';
@@ -134,8 +134,8 @@ const MIN_TYPED_COVERAGE = 0.4;
 const NEIGHBOUR_WORDS = 40;
 /** a label that takes its value from the line below or above: at most this many words, and that value at most VALUE_WORDS */
 const LABEL_WORDS = 10;
-/** a line that is a label with its value ("Restaurant: Docling"): not the value of the label above it */
-const KEY_VALUE = /^[^:]{1,40}:\s*\S/;
+/** a line that is a label with its value ("Restaurant: Docling", "IBAN DE30 5075 …"): not the value of the label above it */
+const KEY_VALUE = { test: isLabelLine };
 const VALUE_WORDS = 12;
 
 /** 1 when `terms` has the term, SYNONYM_WEIGHT when it has a synonym of it, else 0. */
@@ -203,7 +203,7 @@ const isRecordLine = (u: Unit) => u.kind === 'row' || (KEY_VALUE.test(u.text) &&
  */
 function recordLabel(u: Unit): string | null {
   if (u.kind === 'row') return u.columns ? ((u.cells ?? u.text.split(' | ')).find((c) => c.trim())?.trim() ?? null) : null;
-  return KEY_VALUE.test(u.text) && wordCount(u.text) <= LABEL_WORDS + VALUE_WORDS ? u.text.slice(0, u.text.indexOf(':')) : null;
+  return KEY_VALUE.test(u.text) && wordCount(u.text) <= LABEL_WORDS + VALUE_WORDS ? labelValue(u.text)!.label : null;
 }
 
 /** Whether a record line's own label (not its table's header) says every word of the kind of thing asked for ("operating profit"). */
@@ -297,7 +297,7 @@ export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lo
       let typed = !/:$/.test(unit.text) && holds(unit.text);
       // only a label without its value takes a value from a neighbouring line: not "Dining Type: Celebration", not a sentence,
       // not a table row (a header row heads the rows below it as their context: "Site | Score" over "Rotterdam | 97")
-      const bare = unit === base && base.kind !== 'row' && !/:\s*\S/.test(base.text.replace(/:$/, '')) && wordCount(base.text) <= LABEL_WORDS;
+      const bare = unit === base && base.kind !== 'row' && !/:\s*\S/.test(base.text.replace(/:$/, '')) && !KEY_VALUE.test(base.text) && wordCount(base.text) <= LABEL_WORDS;
       if (!typed && bare) {
         // the value of a label printed on the line below it (or above it, as forms do)
         const value = (u: Unit | undefined) => u && wordCount(u.text) <= VALUE_WORDS && !KEY_VALUE.test(u.text) && holds(u.text);
@@ -306,6 +306,10 @@ export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lo
         else if (prev && value(prev) && !/:$/.test(base.text)) unit = joinUnits(prev, unit);
         typed = unit !== base;
       }
+      // a label printed without a colon names its value ("Fax +49 …" is no telephone number, "USt-IdNr. DE 232 …" no account): the
+      // value answers a question that says the label's words, when its form is of the asked type
+      const formed = labelWithoutColon(unit.text);
+      if (formed?.form && a.type) typed = (FORM_ANSWERS[formed.form] ?? []).includes(a.type) && labelSays(formed.label, qTerms);
       // "how many arrests": a sentence answers only if it counts them, a number next to the counted noun (a row or a record line
       // names what its number counts by its label or header)
       if (typed && counted && unit.kind === 'sentence' && !isRecordLine(unit)) typed = countsNear(unit.text, a.own, counted);
@@ -330,7 +334,10 @@ export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lo
       const reference = a.type === 'place' ? /\bRetrieved\b|\bArchived\b|\b(?:SOURCES?|Sources?):/ : /https?:\/\/|www\.|\bRetrieved\b|\bArchived\b|\b(?:SOURCES?|Sources?):/;
       const quality = (unit.cut ? 0.88 : unit.kind === 'sentence' && !/[.!?"'”’)]$/.test(unit.text) && wordCount(unit.text) > 12 ? 0.85 : 1) * (reference.test(unit.text) ? 0.6 : 1);
       const score = (0.72 * c.coverage + 0.28 * (hit.score / top)) * lengthFactor * quality * (typed ? (company && !holdsCompany(unit.text) ? NO_LEGAL_FORM : 1) : 0.6);
-      out.push({ unit, hit, hitRank, terms: ts, coverage: c.coverage, sentenceCoverage: c.sentence, own: c.own, typed, score, keyMissing: !!key && !matchOf(key, ts) });
+      // (a label without a colon that says the question's words and holds a value of the asked form names what is asked, "Tel." the
+      // telephone number, though the question's key term be a word every label says, "number")
+      const named = !!formed?.form && !!a.type && typed;
+      out.push({ unit, hit, hitRank, terms: ts, coverage: c.coverage, sentenceCoverage: c.sentence, own: c.own, typed, score, keyMissing: !named && !!key && !matchOf(key, ts) });
     });
   });
   return out.sort((a, b) => b.score - a.score || a.hitRank - b.hitRank || a.unit.start - b.unit.start);
@@ -447,7 +454,7 @@ const RIVAL_RATIO = 0.97;
  */
 function competing(cands: Candidate[]): boolean {
   const best = cands[0];
-  const short = (c: Candidate) => (c.unit.kind === 'row' || /[:|]/.test(c.unit.text)) && wordCount(c.unit.text) <= LABEL_WORDS + VALUE_WORDS;
+  const short = (c: Candidate) => (c.unit.kind === 'row' || /[:|]/.test(c.unit.text) || KEY_VALUE.test(c.unit.text)) && wordCount(c.unit.text) <= LABEL_WORDS + VALUE_WORDS;
   if (!best || !short(best)) return false;
   const norm = (c: Candidate) => c.unit.text.toLowerCase().replace(/\s+/g, ' ');
   const b = norm(best);
@@ -654,12 +661,19 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   // two spans that each say part of the answer, or about as good as each other (similar scores, or nothing in the question to
   // choose), or another of the best sentences holds a value of the asked type too: they are quoted, as a passage below 0.8
   // (a value is ONE sentence or cell)
-  if (two.length > 1 && (focusOf(two[1]!) === focusOf(two[0]!) || two[1]!.score >= AMBIGUOUS * two[0]!.score)) return passage(true);
-  if (best.some((b) => !same(b, picked[0]!) && b.typed)) return passage(true);
-  // (confident, ≥ 0.8, only when the value's label says the question's words, the business labels of other languages included)
-  const label = /^(.{1,120}?):\s/.exec(picked[0]!.unit.text)?.[1];
   // (a word every label may say, "number", "date", tells not which: "Account number:" for the invoice's number)
-  const labelled = !!label && [...termSet(label)].some((t) => !GENERIC_LABEL.has(t) && (qTerms.has(t) || alternativesOf(t).some((y) => qTerms.has(y))));
+  const says = (label: string | undefined) => labelSays(label, qTerms);
+  // (a label printed without a colon whose label says the question's words and whose value's form fits it, "Tel. +49 6051 …" for the
+  // telephone number, is told apart from the lines beside it whose labels say none of them, "UStId DE 232 446 240", or that have no
+  // label, an address line with its postcode)
+  const formed = labelValue(picked[0]!.unit.text);
+  const told = (c: Candidate) => !!formed?.form && says(formed.label) && !says(labelValue(c.unit.text)?.label);
+  if (two.length > 1 && !told(two.find((c) => !same(c, picked[0]!))!) && (focusOf(two[1]!) === focusOf(two[0]!) || two[1]!.score >= AMBIGUOUS * two[0]!.score)) return passage(true);
+  if (best.some((b) => !same(b, picked[0]!) && b.typed && !told(b))) return passage(true);
+  // (confident, ≥ 0.8, only when the value's label says the question's words, the business labels of other languages included)
+  // (a label printed without a colon, "IBAN DE30 …", "Tel. +49 …", whose value's form fits it, is a label too)
+  const label = /^(.{1,120}?):\s/.exec(picked[0]!.unit.text)?.[1] ?? formed?.label;
+  const labelled = says(label);
   // (a sentence with no label is confident only when its span's form is checked, a date, a sum, a count, an address: a name, a
   // place or a thing in a sentence is told by the words around it alone, as a passage is)
   const confident = label ? labelled : FORMED_TYPES.has(r.ask.type);
@@ -825,9 +839,12 @@ function fieldsOf(c: Candidate, qTerms: Set<string>): Field[] {
       return [{ c, names: termSet(`${label} ${head}`), label: termSet(label), header: termSet(head), value: x.trim(), text: `${label} (${head}): ${x.trim()}` }];
     });
   }
-  const m = /^([^:]{1,40}):\s*(\S.*)$/.exec(u.text);
-  if (!m || u.cut || wordCount(u.text) > LABEL_WORDS + VALUE_WORDS || NO_VALUE.test(m[2]!)) return [];
-  return [{ c, names: termSet(m[1]!), label: termSet(m[1]!), header: new Set<string>(), value: m[2]!.trim(), text: u.text }];
+  const m = labelValue(u.text);
+  if (!m || u.cut || wordCount(u.text) > LABEL_WORDS + VALUE_WORDS || NO_VALUE.test(m.value)) return [];
+  // (a label printed without a colon is a field of the question only when it says the question's words: "USt-IdNr." says "number",
+  // as every label may, and not "telephone")
+  if (m.form && !labelSays(m.label, qTerms)) return [];
+  return [{ c, names: termSet(m.label), label: termSet(m.label), header: new Set<string>(), value: m.value, text: u.text }];
 }
 
 /**
@@ -932,6 +949,21 @@ const MEASURES: ReadonlySet<AnswerType> = new Set(['money', 'amount', 'number', 
 
 /** words that any label may say ("Account number", "Invoice date"): they do not tell which label the question means */
 const GENERIC_LABEL = new Set(terms('number no nr date name amount value code id'));
+
+/** Whether a label says a word of the question, or a synonym of one, other than a word every label may say. */
+const labelSays = (label: string | undefined, qTerms: ReadonlySet<string>) =>
+  !!label && [...termSet(label)].some((t) => !GENERIC_LABEL.has(t) && (qTerms.has(t) || alternativesOf(t).some((y) => qTerms.has(y))));
+
+/** the asked types a value of each checked form answers */
+const FORM_ANSWERS: Partial<Record<LabelForm, AnswerType[]>> = {
+  iban: ['identifier'],
+  bic: ['identifier'],
+  phone: ['identifier'],
+  code: ['identifier'],
+  email: ['web'],
+  date: ['date'],
+  amount: ['money', 'amount'],
+};
 
 /**
  * Whether a unit says the question by its names alone ("My Happy Pharmacy", "Mydin Mart"): none of its other words ("cashier",
