@@ -30,8 +30,12 @@ async function read(bytes: Uint8Array, r = reader): Promise<ParsedDocument> {
   return r.read({ path: p, name: path.basename(p), format: 'pdf', size: bytes.length, documentId: 'doc-1' }, { ocr: { enabled: r !== reader ? 'auto' : false, language: 'eng' } });
 }
 const body = (d: ParsedDocument) => d.blocks.filter((b) => b.type !== 'header' && b.type !== 'footer');
+/** the chunks of the body, and the text of the furniture chunks (the running heads and footers that carry facts, once, after the body) */
+const bodyChunks = (chunks: ReturnType<typeof chunkDocument>) => chunks.filter((c) => c.metadata.role !== 'furniture');
+const furnitureText = (chunks: ReturnType<typeof chunkDocument>) => chunks.filter((c) => c.metadata.role === 'furniture').map((c) => c.content).join('\n');
+const count = (text: string, s: string) => text.split(s).length - 1;
 
-test('a running head, a date line and "Page n of 4" set close to the text are header and footer blocks, left out of the chunks', async () => {
+test('a running head, a date line and "Page n of 4" set close to the text are header and footer blocks, left out of the body\'s chunks', async () => {
   const d = await read(await noticePdf());
   const headers = d.blocks.filter((b) => b.type === 'header').map((b) => `${b.page}:${b.text}`);
   const footers = d.blocks.filter((b) => b.type === 'footer').map((b) => `${b.page}:${b.text}`);
@@ -52,9 +56,15 @@ test('a running head, a date line and "Page n of 4" set close to the text are he
   assert.match(d.text, /Page 3 of 4/);
   for (const b of d.blocks) assert.equal(d.text.slice(b.span.start, b.span.end), b.text);
   const chunks = chunkDocument(d, { max_chunk_size: 2000 });
-  assert.ok(chunks.length >= 1);
-  for (const c of chunks) assert.doesNotMatch(c.content, /Vol\. 85|August 6, 2020|Page \d of 4|4761\d/, c.content);
-  assert.match(chunks.map((c) => c.content).join('\n'), /water quality standards for coastal regions/);
+  assert.ok(bodyChunks(chunks).length >= 1);
+  for (const c of bodyChunks(chunks)) assert.doesNotMatch(c.content, /Vol\. 85|August 6, 2020|Page \d of 4|4761\d/, c.content);
+  assert.match(bodyChunks(chunks).map((c) => c.content).join('\n'), /water quality standards for coastal regions/);
+  // the running head and the date line carry facts: once each, after the body; the page numbers and "Page n of 4" in no chunk
+  const furniture = furnitureText(chunks);
+  assert.equal(count(furniture, 'Federal Register / Vol. 85, No. 152'), 1, furniture);
+  assert.equal(count(furniture, 'Issued Thursday, August 6, 2020'), 1, furniture);
+  assert.doesNotMatch(furniture, /Page \d of 4|4761\d/, furniture);
+  assert.ok(chunks.findIndex((c) => c.metadata.role === 'furniture') > chunks.findLastIndex((c) => c.metadata.role !== 'furniture'));
 });
 
 test('a court transcript: the line numbers are left out and a sentence over two numbered lines is read whole', async () => {
@@ -73,8 +83,13 @@ test('a court transcript: the line numbers are left out and a sentence over two 
   // the first line of the first page, near the top but seen once, is body text
   assert.ok(body(d).some((b) => b.page === 1 && b.text === 'IN THE SUPREME COURT OF THE UNITED STATES'));
   const chunks = chunkDocument(d, { max_chunk_size: 4000 });
-  assert.ok(chunks.some((c) => c.content.includes(whole)));
-  for (const c of chunks) assert.doesNotMatch(c.content, /Alderson|Official - Subject/);
+  assert.ok(bodyChunks(chunks).some((c) => c.content.includes(whole)));
+  for (const c of bodyChunks(chunks)) assert.doesNotMatch(c.content, /Alderson|Official - Subject/);
+  // the reporter's footer and the running head carry words: once each in the furniture, the page numbers not
+  const furniture = furnitureText(chunks);
+  assert.equal(count(furniture, 'Official - Subject to Final Review'), 1, furniture);
+  assert.equal(count(furniture, 'Alderson Reporting Company'), 1, furniture);
+  assert.doesNotMatch(furniture, /^\d+$/m, furniture);
 });
 
 test('lines near the top seen on one page only (a first line, a year like a page number), or repeated mid-page, are untouched body text', async () => {
@@ -112,7 +127,7 @@ test('two pages: a line repeated exactly, and page numbers, are furniture; lines
   assert.equal(body(d).filter((b) => b.text.startsWith('Invoice 10')).length, 2);
 });
 
-test('six pages of a book: alternating footers, the page number beside a chapter title that changes, are footer blocks left out of the chunks', async () => {
+test('six pages of a book: alternating footers, the page number beside a chapter title that changes, are footer blocks left out of the body\'s chunks', async () => {
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Helvetica);
   const chapters = ['Chapter 1. Getting started', 'Chapter 2. Planning the work', 'Chapter 3. Reviewing results'];
@@ -132,9 +147,15 @@ test('six pages of a book: alternating footers, the page number beside a chapter
   const d = await read(await doc.save());
   const footers = d.blocks.filter((b) => b.type === 'footer').map((b) => b.text).join(' | ');
   for (const t of [...chapters, 'Field Manual of Survey Practice', ...printed.map(String)]) assert.ok(footers.includes(t), footers);
-  const chunks = chunkDocument(d, { max_chunk_size: 4000 }).map((c) => c.content).join('\n');
+  const all = chunkDocument(d, { max_chunk_size: 4000 });
+  const chunks = bodyChunks(all).map((c) => c.content).join('\n');
   assert.ok(chunks.includes('Body line 20 of page 6'));
   for (const t of [...chapters, 'Field Manual']) assert.ok(!chunks.includes(t), t);
+  // the chapter titles and the book's title, once each after the body (a title's line is kept whole, a page number set in
+  // it included: "8 Field Manual …"); a page number alone is no line of it
+  const furniture = furnitureText(all);
+  for (const t of [...chapters, 'Field Manual of Survey Practice']) assert.equal(count(furniture, t), 1, furniture);
+  assert.doesNotMatch(furniture, /^\d+$/m, furniture);
 });
 
 test('scanned pages: the running head and page footers read by OCR are header and footer blocks', { skip: !hasTesseract }, async () => {
