@@ -134,8 +134,6 @@ const MIN_TYPED_COVERAGE = 0.4;
 const NEIGHBOUR_WORDS = 40;
 /** a label that takes its value from the line below or above: at most this many words, and that value at most VALUE_WORDS */
 const LABEL_WORDS = 10;
-/** a line that is a label with its value ("Restaurant: Docling", "IBAN DE30 5075 …"): not the value of the label above it */
-const KEY_VALUE = { test: isLabelLine };
 const VALUE_WORDS = 12;
 
 /** 1 when `terms` has the term, SYNONYM_WEIGHT when it has a synonym of it, else 0. */
@@ -195,7 +193,7 @@ const wordCount = (s: string) => s.split(/\s+/).filter(Boolean).length;
 /** the score of a candidate for "which company" that names none by its legal form */
 const NO_LEGAL_FORM = 0.8;
 /** A line of a record: a table row, or a label with its value ("Check Out: 01/01/2018"), whose subject a heading or another line names. */
-const isRecordLine = (u: Unit) => u.kind === 'row' || (KEY_VALUE.test(u.text) && wordCount(u.text) <= LABEL_WORDS + VALUE_WORDS);
+const isRecordLine = (u: Unit) => u.kind === 'row' || (isLabelLine(u.text) && wordCount(u.text) <= LABEL_WORDS + VALUE_WORDS);
 
 /**
  * The label of a line of a record: the first cell of a table row under a header (not the header row itself, whose cells
@@ -203,7 +201,7 @@ const isRecordLine = (u: Unit) => u.kind === 'row' || (KEY_VALUE.test(u.text) &&
  */
 function recordLabel(u: Unit): string | null {
   if (u.kind === 'row') return u.columns ? ((u.cells ?? u.text.split(' | ')).find((c) => c.trim())?.trim() ?? null) : null;
-  return KEY_VALUE.test(u.text) && wordCount(u.text) <= LABEL_WORDS + VALUE_WORDS ? labelValue(u.text)!.label : null;
+  return isLabelLine(u.text) && wordCount(u.text) <= LABEL_WORDS + VALUE_WORDS ? labelValue(u.text)!.label : null;
 }
 
 /** Whether a record line's own label (not its table's header) says every word of the kind of thing asked for ("operating profit"). */
@@ -291,16 +289,16 @@ export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lo
       const prev = neighbour(units[i - 1]);
       // a label ("Bill to Address:") is quoted with its value, the line after it
       // (not when the lines below are fields of their own: "Receipt details:" over "Restaurant: …", "Server: …")
-      const fields = next && KEY_VALUE.test(next.text) && units[i + 2] && KEY_VALUE.test(units[i + 2]!.text);
+      const fields = next && isLabelLine(next.text) && units[i + 2] && isLabelLine(units[i + 2]!.text);
       let unit = /:$/.test(base.text) && next && !fields ? joinUnits(base, next) : base;
       // a label whose value is not printed with it ("Receipt details for table service:") holds no answer
       let typed = !/:$/.test(unit.text) && holds(unit.text);
       // only a label without its value takes a value from a neighbouring line: not "Dining Type: Celebration", not a sentence,
       // not a table row (a header row heads the rows below it as their context: "Site | Score" over "Rotterdam | 97")
-      const bare = unit === base && base.kind !== 'row' && !/:\s*\S/.test(base.text.replace(/:$/, '')) && !KEY_VALUE.test(base.text) && wordCount(base.text) <= LABEL_WORDS;
+      const bare = unit === base && base.kind !== 'row' && !/:\s*\S/.test(base.text.replace(/:$/, '')) && !isLabelLine(base.text) && wordCount(base.text) <= LABEL_WORDS;
       if (!typed && bare) {
         // the value of a label printed on the line below it (or above it, as forms do)
-        const value = (u: Unit | undefined) => u && wordCount(u.text) <= VALUE_WORDS && !KEY_VALUE.test(u.text) && holds(u.text);
+        const value = (u: Unit | undefined) => u && wordCount(u.text) <= VALUE_WORDS && !isLabelLine(u.text) && holds(u.text);
         if (next && !fields && value(next)) unit = joinUnits(base, next);
         // (a label ending in a colon announces a value after it, never the line above)
         else if (prev && value(prev) && !/:$/.test(base.text)) unit = joinUnits(prev, unit);
@@ -315,7 +313,7 @@ export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lo
       if (typed && counted && unit.kind === 'sentence' && !isRecordLine(unit)) typed = countsNear(unit.text, a.own, counted);
       const ws = wordCount(unit.text);
       // (a label with its value may be two words: "BIC: SBGSAT2SXXX")
-      if (ws < 3 && !(ws === 2 && typed && KEY_VALUE.test(unit.text))) return;
+      if (ws < 3 && !(ws === 2 && typed && isLabelLine(unit.text))) return;
       const ts = termSet(unit.context ? `${unit.text} ${unit.context}` : unit.text);
       const c = coverage(weights, ts, chunkTerms, doc);
       if (!c.own || (primary.size && ![...primary].some((t) => matchOf(t, ts)))) return;
@@ -448,16 +446,18 @@ const KEY_MISSING = 0.92;
 /** how close a rival's score must come to the best candidate's for the two to compete */
 const RIVAL_RATIO = 0.97;
 
+/** A candidate's text as compared with another's: lower case, whitespace collapsed. */
+const normText = (c: Candidate) => c.unit.text.toLowerCase().replace(/\s+/g, ' ');
+
 /**
  * Whether the best answering candidate is a short line (a label with its value, a table row) that another
  * short line of other text matches as well: the question does not tell which value it asks for.
  */
 function competing(cands: Candidate[]): boolean {
   const best = cands[0];
-  const short = (c: Candidate) => (c.unit.kind === 'row' || /[:|]/.test(c.unit.text) || KEY_VALUE.test(c.unit.text)) && wordCount(c.unit.text) <= LABEL_WORDS + VALUE_WORDS;
+  const short = (c: Candidate) => (c.unit.kind === 'row' || /[:|]/.test(c.unit.text) || isLabelLine(c.unit.text)) && wordCount(c.unit.text) <= LABEL_WORDS + VALUE_WORDS;
   if (!best || !short(best)) return false;
-  const norm = (c: Candidate) => c.unit.text.toLowerCase().replace(/\s+/g, ' ');
-  const b = norm(best);
+  const b = normText(best);
   // a rival that covers less of the question in itself ("Amazon Simple Storage Service" for "Glacier storage") does not compete,
   // nor one that states the same value ("Total | $4.11" and "Charges | $4.11"), nor a line item against a total the question asks for
   const total = totalLine(best.unit.text);
@@ -468,8 +468,8 @@ function competing(cands: Candidate[]): boolean {
       c.score >= RIVAL_RATIO * best.score &&
       c.sentenceCoverage >= best.sentenceCoverage - 0.02 &&
       short(c) &&
-      !b.includes(norm(c)) &&
-      !norm(c).includes(b) &&
+      !b.includes(normText(c)) &&
+      !normText(c).includes(b) &&
       !(total && !totalLine(c.unit.text)) &&
       !amountsOf(c.unit.text).some((v) => values.includes(v)),
   );
@@ -699,7 +699,7 @@ const EVIDENCE_LINE_WORDS = 5;
 const EVIDENCE_BASE = 0.6;
 
 /** a short line with no end punctuation that is not a label with its value is a heading or a title ("Question Format Abbreviations") */
-const titleLike = (u: Unit) => wordCount(u.text) < EVIDENCE_LINE_WORDS && !/[.!?"”)]$/.test(u.text) && !KEY_VALUE.test(u.text);
+const titleLike = (u: Unit) => wordCount(u.text) < EVIDENCE_LINE_WORDS && !/[.!?"”)]$/.test(u.text) && !isLabelLine(u.text);
 
 /** The words of a sentence that none of the question's terms matches (stem, synonym or compound). */
 function newWords(text: string, qTerms: string[]): number {
@@ -787,8 +787,7 @@ function composeAnsweringSentence(r: Retrieval, docTerms: DocTerms, lower: Reado
   const named = (id: string) => r.ask.names.some((t) => !!docTerms.get(id)?.names(t));
   if (elsewhere(first, r.hits, named, holdsNames(r.ask.names, docTerms))) return null;
   // (the same sentence found again, in another chunk or as a part of a longer one, is no rival)
-  const norm = (c: Candidate) => c.unit.text.toLowerCase().replace(/\s+/g, ' ');
-  const same = (c: Candidate) => norm(c).includes(norm(first)) || norm(first).includes(norm(c));
+  const same = (c: Candidate) => normText(c).includes(normText(first)) || normText(first).includes(normText(c));
   if (all.some((c) => c !== first && can(c) && !same(c) && c.score >= ANSWERING_RIVAL * first.score)) return null;
   const confidence = round(clamp(EVIDENCE_BASE + 0.5 * (first.score - EVIDENCE_SCORE), EVIDENCE_BASE, PASSAGE_MAX), 3);
   if (confidence < minConfidence) return null;
@@ -1174,9 +1173,14 @@ export async function answerQuestion(req: AnswerRequest): Promise<AnswerResult> 
   const docTerms = req.terms.documents;
   const aspect = req.mode === 'code' ? null : documentAspect(req.question);
   let composed = (aspect && (await composeDocumentLevel(req.chunks, aspect, req.question, req.documents, docTerms, r))) || composeExtractive(r, req.mode, docTerms, req.terms.lower, req.minConfidence);
-  if (composed.unanswered && req.mode !== 'code' && req.mode !== 'deep') composed = composeEvidencePassage(r, docTerms, req.terms.lower, req.minConfidence) ?? composed;
-  if (composed.unanswered && req.mode !== 'code' && req.mode !== 'deep') composed = composeField(r, docTerms, req.terms.lower, req.minConfidence) ?? composed;
-  if (composed.unanswered && req.mode !== 'code' && req.mode !== 'deep') composed = composeAnsweringSentence(r, docTerms, req.terms.lower, req.minConfidence) ?? composed;
+  // where the rules above refuse (quick mode): a cited passage, the one field of a record the question names, the sentence that can
+  // answer past the best ones, in this order, the first that answers
+  if (req.mode !== 'code' && req.mode !== 'deep') {
+    for (const fallback of [composeEvidencePassage, composeField, composeAnsweringSentence]) {
+      if (!composed.unanswered) break;
+      composed = fallback(r, docTerms, req.terms.lower, req.minConfidence) ?? composed;
+    }
+  }
   return result(composed);
 }
 

@@ -460,7 +460,7 @@ export async function storeAndIndexChunks(rt: Engine, owner: Owned, documentId: 
       const part = batch.slice(k, k + size);
       await vectors.upsert(
         embedder.space,
-        part.map((c, j) => vectorItem(owner, documentId, { id: c.id, page: c.page, content: c.content, metadata: { type: c.metadata.type, index: c.index, ...(c.metadata.role ? { role: c.metadata.role } : {}) } }, embedded[k + j]!)),
+        part.map((c, j) => vectorItem(owner, documentId, { id: c.id, page: c.page, content: c.content, metadata: hitMetadata({ type: c.metadata.type, idx: c.index, metadata: c.metadata }) }, embedded[k + j]!)),
       );
       k += part.length;
       indexed += part.length;

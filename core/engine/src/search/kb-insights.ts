@@ -2,6 +2,7 @@ import type { CollectionRecord, DocumentRecord } from '@quire/core';
 import type { AuthInfo } from '../infra/access.js';
 import type { EngineContext as Engine } from '../context.js';
 import { canRead } from '../infra/access.js';
+import { chunkRole } from '../io/steps.js';
 import { QUESTION_WORDS, STOP_WORDS, round } from '@quire/text';
 
 /** Words that say nothing of a document's topics: the shared stop and question words, and layout words. */
@@ -15,7 +16,7 @@ function tokens(text: string): string[] {
 async function documentText(rt: Engine, documentId: string, maxChunks = 60): Promise<string> {
   const rows = await rt.store.repo('chunks').find({ document_id: documentId }, { order: { idx: 'ASC' }, limit: maxChunks });
   // a document's topics are its body's: its running heads and footers (address, bank details) are left out
-  return rows.filter((r) => r.metadata?.role !== 'furniture').map((r) => r.content).join('\n');
+  return rows.filter((r) => chunkRole(r) !== 'furniture').map((r) => r.content).join('\n');
 }
 
 function termFreq(text: string): Map<string, number> {
