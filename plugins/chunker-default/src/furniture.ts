@@ -1,3 +1,4 @@
+import { isFurnitureBlock } from '@quire/core';
 import type { Block } from '@quire/core';
 import { splitRange } from './sentences.js';
 
@@ -28,7 +29,6 @@ const PAGE_WORDS = new Set(
 /** a roman page number, i to cccxcix (front matter is numbered so) */
 const ROMAN = /^(?=[ivxlc])c{0,3}(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})$/;
 
-export const isFurniture = (b: Pick<Block, 'type'>) => b.type === 'header' || b.type === 'footer';
 
 /** A run of furniture lines taken out of the text: its span, its content and the blocks it holds. */
 export interface FurniturePiece {
@@ -64,12 +64,12 @@ function withoutPageNumber(s: string): string {
  * nothing when the document has no body (every block is furniture: the chunks read it as the body).
  */
 export function furniturePieces(text: string, blocks: Block[], max: number): FurniturePiece[] {
-  if (!blocks.some(isFurniture) || blocks.every(isFurniture)) return [];
+  if (!blocks.some(isFurnitureBlock) || blocks.every(isFurnitureBlock)) return [];
   // a page's header and its footer: the furniture blocks of each page and kind, in reading order (a body
   // block read between two footer lines, as a column of figures beside them, does not part them)
   const bands = new Map<string, Block[]>();
   for (const b of blocks) {
-    if (!isFurniture(b)) continue;
+    if (!isFurnitureBlock(b)) continue;
     const k = `${b.page}:${b.type}`;
     const band = bands.get(k);
     if (band) band.push(b);
@@ -79,7 +79,7 @@ export function furniturePieces(text: string, blocks: Block[], max: number): Fur
   const seen = new Set<string>();
   let body: string | null = null;
   const inBody = (line: string) => {
-    body ??= ` ${blocks.filter((b) => !isFurniture(b)).map((b) => comparable(b.text)).join(' ')} `;
+    body ??= ` ${blocks.filter((b) => !isFurnitureBlock(b)).map((b) => comparable(b.text)).join(' ')} `;
     const c = withoutPageNumber(comparable(line));
     return !c || body.includes(` ${c} `);
   };

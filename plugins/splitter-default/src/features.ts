@@ -3,7 +3,7 @@
  * page number, type of document, layout (paper size, margins, body font size) and its words. All of it comes
  * from the parsed document alone, so the detector works offline and on any format with pages.
  */
-import { unpackWords } from '@quire/core';
+import { isFurnitureBlock, unpackWords } from '@quire/core';
 import type { Block, ParsedDocument, Word } from '@quire/core';
 import { STOP_WORDS, stem } from '@quire/text';
 
@@ -244,19 +244,19 @@ export function pageFeatures(doc: ParsedDocument): PageFeatures[] {
     const height = p.height || 792;
     const width = p.width || 612;
     const text = blocks.map((b) => b.text).join('\n');
-    const body = blocks.filter((b) => b.type !== 'header' && b.type !== 'footer');
+    const body = blocks.filter((b) => !isFurnitureBlock(b));
     const positioned = body.filter((b) => b.bbox);
     const topBlocks = positioned.length ? positioned.filter((b) => b.bbox!.y < height * 0.22) : body.slice(0, 3);
     const byY = [...(positioned.length ? positioned : body)].sort((a, b) => (a.bbox?.y ?? 0) - (b.bbox?.y ?? 0));
     const top = (topBlocks.length ? topBlocks : byY.slice(0, 2)).map((b) => b.text).join('\n').slice(0, 600);
-    const marginalBlocks = blocks.filter((b) => b.type === 'header' || b.type === 'footer');
+    const marginalBlocks = blocks.filter(isFurnitureBlock);
     // short lines at the very top or bottom also carry running headers, footers and page numbers
     const edgeLines: string[] = [];
     const edgeAt: ('top' | 'bottom')[] = [];
     for (const b of blocks) {
       if (!b.bbox) continue;
       const atEdge = b.bbox.y < height * 0.08 || b.bbox.y + b.bbox.height > height * 0.92;
-      if (atEdge || b.type === 'header' || b.type === 'footer')
+      if (atEdge || isFurnitureBlock(b))
         for (const line of b.text.split('\n'))
           if (line.trim().length <= 80) {
             edgeLines.push(line);

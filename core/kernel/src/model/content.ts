@@ -158,11 +158,14 @@ export interface ParsedDocument {
   issues: DocIssue[];
 }
 
+/** Page furniture: a running head or footer block (page numbers included). */
+export const isFurnitureBlock = (b: Pick<Block, 'type'>): boolean => b.type === 'header' || b.type === 'footer';
+
 /**
  * Blocks out of the reading flow: page furniture (running heads, footers, page numbers) and the text inside
  * figures (labels of a diagram). The document keeps them; chunks, chat and generation read without them.
  */
-export const isAsideBlock = (b: Pick<Block, 'type'>): boolean => b.type === 'header' || b.type === 'footer' || b.type === 'figure';
+export const isAsideBlock = (b: Pick<Block, 'type'>): boolean => isFurnitureBlock(b) || b.type === 'figure';
 
 /**
  * The document's running text: its text less the spans of furniture and figure blocks (isAsideBlock), the

@@ -6,6 +6,7 @@
  * DocumentBuilder.build), the splitter and generation all use the same rule. Nothing is invented: when no
  * line is convincing the answer is null and callers fall back to what they did before.
  */
+import { isFurnitureBlock } from './content.js';
 import type { BBox, Block, ParsedDocument } from './content.js';
 
 export interface FoundTitle {
@@ -126,7 +127,7 @@ function sameLine(block: Block, blocks: Block[]): number {
   const a = block.bbox!;
   let n = 0;
   for (const b of blocks) {
-    if (b === block || !b.bbox || b.type === 'header' || b.type === 'footer') continue;
+    if (b === block || !b.bbox || isFurnitureBlock(b)) continue;
     const mid = b.bbox.y + b.bbox.height / 2;
     const amid = a.y + a.height / 2;
     const sideBySide = b.bbox.x >= a.x + a.width || b.bbox.x + b.bbox.width <= a.x;
@@ -138,7 +139,7 @@ function sameLine(block: Block, blocks: Block[]): number {
 /** The page a title is looked for on by default: the first with text. */
 function firstTextPage(doc: ParsedDocument): number | null {
   let best: number | null = null;
-  for (const b of doc.blocks) if (b.type !== 'header' && b.type !== 'footer' && b.text.trim() && (best === null || b.page < best)) best = b.page;
+  for (const b of doc.blocks) if (!isFurnitureBlock(b) && b.text.trim() && (best === null || b.page < best)) best = b.page;
   return best;
 }
 
@@ -178,7 +179,7 @@ export function findTitle(doc: ParsedDocument, opts: { page?: number } = {}): Fo
   const candidates: Candidate[] = [];
   let seen = 0;
   for (const { block, index } of indexed) {
-    if (block.type === 'header' || block.type === 'footer') continue;
+    if (isFurnitureBlock(block)) continue;
     const words = wordsOf(block.text).length;
     const size = sizeOf(block);
     const ratio = size && body ? size / body : 1;
