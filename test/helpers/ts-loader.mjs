@@ -14,4 +14,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const main = path.relative(root, process.argv[1] ?? '');
 const built = /\.(js|mjs|cjs)$/.test(main) && main.split(path.sep).includes('dist') && !main.startsWith('..');
 const bundled = isMainThread && main.startsWith(path.join('node_modules', '.cache', 'quire', 'test-bundles') + path.sep) && main.endsWith('.mjs');
-if (!built && !bundled) await import('tsx');
+// a built module started from a run on the sources (a test of a plugin's dist, whose isolates inherit the
+// run's --conditions=quire-source) still resolves the workspace packages to their TypeScript sources
+const sourceCondition = process.execArgv.some((a, i, all) => a === '--conditions=quire-source' || (a === '--conditions' && all[i + 1] === 'quire-source') || a === '-C' && all[i + 1] === 'quire-source');
+if ((!built || sourceCondition) && !bundled) await import('tsx');
