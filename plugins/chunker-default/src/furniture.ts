@@ -59,6 +59,38 @@ function withoutPageNumber(s: string): string {
   return words.join(' ');
 }
 
+const LEAD_NUMBER = /^\s*(\p{Nd}+)\s+/u;
+const TRAIL_NUMBER = /\s+(\p{Nd}+)\s*$/u;
+
+/**
+ * Which end of a repeated furniture line holds a page number: a number that, over the line's occurrences,
+ * follows the page order (its value less the page's number is the same on every page it is printed on, as
+ * "8 Field Manual of Survey Practice" on page 10 and "9 Field Manual …" on page 11). A number that stays the
+ * same from page to page ("Kto-Nr. 48567") is a fact; a line seen once tells nothing and keeps its numbers.
+ */
+function pageNumberEnds(occurrences: Block[]): { lead: boolean; trail: boolean } {
+  const follows = (re: RegExp) => {
+    if (occurrences.length < 2) return false;
+    const offsets = occurrences.map((b) => {
+      const m = re.exec(b.text);
+      return m ? Number(m[1]) - b.page : NaN;
+    });
+    return offsets.every((o) => o === offsets[0]) && !Number.isNaN(offsets[0]) && new Set(occurrences.map((b) => b.page)).size > 1;
+  };
+  return { lead: follows(LEAD_NUMBER), trail: follows(TRAIL_NUMBER) };
+}
+
+/** A furniture line's span less the page number at the ends that hold one. */
+function spanWithout(text: string, b: Block, ends: { lead: boolean; trail: boolean }): { start: number; end: number } {
+  let { start, end } = b.span;
+  const own = text.slice(start, end);
+  const lead = ends.lead ? LEAD_NUMBER.exec(own) : null;
+  const trail = ends.trail ? TRAIL_NUMBER.exec(own) : null;
+  if (lead && (!trail || lead[0].length < trail.index)) start += lead[0].length;
+  if (trail && trail.index > (lead?.[0].length ?? 0)) end = b.span.start + trail.index;
+  return { start, end };
+}
+
 /**
  * The furniture pieces of a document, in the order of their first occurrence. `blocks` are sorted by span;
  * nothing when the document has no body (every block is furniture: the chunks read it as the body).
@@ -75,6 +107,17 @@ export function furniturePieces(text: string, blocks: Block[], max: number): Fur
     if (band) band.push(b);
     else bands.set(k, [b]);
   }
+
+  // every occurrence of each repeated line, to tell a page number printed in it from a fact
+  const occurrences = new Map<string, Block[]>();
+  for (const band of bands.values())
+    for (const b of band) {
+      const k = repeatKey(b.text);
+      const list = occurrences.get(k);
+      if (list) list.push(b);
+      else occurrences.set(k, [b]);
+    }
+  const spanOf = (b: Block) => spanWithout(text, b, pageNumberEnds(occurrences.get(repeatKey(b.text)) ?? [b]));
 
   const seen = new Set<string>();
   let body: string | null = null;
@@ -99,10 +142,11 @@ export function furniturePieces(text: string, blocks: Block[], max: number): Fur
       kept.push(b);
     }
     if (!kept.length) continue;
-    const all = kept.map((b) => text.slice(b.span.start, b.span.end)).join(' ');
+    const spans = kept.map(spanOf);
+    const all = spans.map((r) => text.slice(r.start, r.end)).join(' ');
     if (all.split(/\s+/).filter(Boolean).length < MIN_WORDS || !/\p{L}/u.test(all)) continue;
     if (kept.every((b) => inBody(b.text))) continue;
-    for (const p of pack(text, kept, max)) {
+    for (const p of pack(text, kept, spans, max)) {
       if (lines >= MAX_LINES || chars + p.content.length > MAX_CHARS) return out;
       lines += p.blocks.length;
       chars += p.content.length;
@@ -112,12 +156,12 @@ export function furniturePieces(text: string, blocks: Block[], max: number): Fur
   return out;
 }
 
-/** The kept lines of a header or footer packed into pieces of up to max characters, each line whole unless it alone is longer. */
-function pack(text: string, kept: Block[], max: number): FurniturePiece[] {
+/** The kept lines of a header or footer (their spans less page numbers) packed into pieces of up to max characters, each line whole unless it alone is longer. */
+function pack(text: string, kept: Block[], spans: { start: number; end: number }[], max: number): FurniturePiece[] {
   const out: FurniturePiece[] = [];
   let cur: FurniturePiece | null = null;
-  for (const block of kept) {
-    const { start, end } = block.span;
+  for (const [i, block] of kept.entries()) {
+    const { start, end } = spans[i]!;
     const own = text.slice(start, end).trim();
     if (!own) continue;
     if (own.length > max) {

@@ -429,6 +429,26 @@ test('furniture: page labels, short or letterless lines and running titles the b
   assert.equal(alone[0]!.metadata.role, undefined);
 });
 
+test('furniture: a page number printed in a running line is left out when it follows the page order; a number that stays the same is kept', () => {
+  const b = new DocumentBuilder('doc-13', 'manual.pdf', 'pdf');
+  for (let p = 1; p <= 3; p++) {
+    b.addPage({ number: p, width: 612, height: 792, ocr: false, confidence: 1 });
+    // the printed page number runs 7 ahead of the file's page; the running title is nowhere in the body
+    b.addBlock({ type: 'header', text: `${p + 7} Field Manual of Survey Practice`, page: p, bbox: box(50, 20, 300, 10), confidence: 1 });
+    b.addBlock({ type: 'paragraph', text: sentence(p), page: p, bbox: box(50, 100, 500, 30), confidence: 1 });
+    b.addBlock({ type: 'footer', text: `Survey Office Nord · Kto-Nr. 48567`, page: p, bbox: box(50, 770, 300, 8), confidence: 1 });
+    // printed once: nothing tells its number from a fact
+    if (p === 1) b.addBlock({ type: 'footer', text: 'Revision of the manual 12', page: p, bbox: box(50, 780, 300, 8), confidence: 1 }, '\n');
+  }
+  const doc = b.build();
+  for (const strategy of ['semantic', 'fixed', 'page'] as const) {
+    const chunks = chunkDocument(doc, opts({ strategy }));
+    checkCommon(doc, chunks, 1000);
+    const furniture = chunks.filter((c) => c.metadata.role === 'furniture').map((c) => c.content);
+    assert.deepEqual(furniture, ['Field Manual of Survey Practice', 'Survey Office Nord · Kto-Nr. 48567\nRevision of the manual 12'], strategy);
+  }
+});
+
 test('furniture: a footer longer than the chunk size is packed line by line, each piece within the size', () => {
   const b = new DocumentBuilder('doc-12', 'invoice.pdf', 'pdf');
   const lines = Array.from({ length: 12 }, (_, i) => `Branch office ${String.fromCharCode(65 + i)} · Harbour street ${i + 1} · phone +49 40 555 01${i}`);
