@@ -25,6 +25,7 @@
  *                         run blind twice, then studied from issue 30's seventh round on: a development set now)
  *        [--set blind8]  (bench/chat-blind8.ts: a ninth, over 24 documents of every kind, six receipts no set had named among them; ten questions to refuse)
  *        [--set blind9]  (bench/chat-blind9.ts: a tenth, over 24 documents of every kind few sets had loaded, six receipts no set had named among them; ten questions to refuse)
+ *        [--set blind10] (bench/chat-blind10.ts: an eleventh, over 24 documents of every kind few sets had loaded, six receipts no set had named among them; ten questions to refuse)
  *        [--quiet]   (prints the totals only, never an answer: for the blind sets, whose answers are not to be read)
  *   The service answers only at confidence ≥ QUIRE_CHAT_MIN_CONFIDENCE (0.6 by default; the calling shell's value is passed
  *   on): with QUIRE_CHAT_MIN_CONFIDENCE=0 every answer is given, and the last line shows what each floor would keep.
@@ -193,6 +194,7 @@ const SETS: Record<string, () => Promise<{ DOCUMENTS: string[]; QUESTIONS: Quest
   blind7: () => import('./chat-blind7.js'),
   blind8: () => import('./chat-blind8.js'),
   blind9: () => import('./chat-blind9.js'),
+  blind10: () => import('./chat-blind10.js'),
 };
 
 async function main(): Promise<void> {
