@@ -13,3 +13,4 @@ export {
   type Unit, type CodeBlock, type LabelValue, type LabelForm,
 } from './question.js';
 export { LEXICON, type LexiconEntry } from './lexicon.js';
+export { KIND_TERMS, kindWords, LanguageCounts } from './document-kinds.js';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { STOP_WORDS, foldsToItself, labelWithoutColon, letterDigitRuns, round, stem, unitsOf } from '@quire/text';
+import { KIND_TERMS, LanguageCounts, STOP_WORDS, foldsToItself, kindWords, labelWithoutColon, letterDigitRuns, round, stem, termSet, unitsOf } from '@quire/text';
 
 test('stem: plurals, -ing, -ed, -ies meet; numbers and short words stay', () => {
   assert.equal(stem('invoices'), stem('invoice'));
@@ -86,4 +86,22 @@ test('a label printed without a colon: a label line when its value has the form 
 test('unitsOf: a label line without a colon is a unit of its own, neither joined to the long line before it nor cut at its dot', () => {
   const units = unitsOf('Nordwind Logistik GmbH - Speicherstadt 7 - 20457 Hamburg\nTel. +49 40 5550 1234\nUSt-IdNr. DE 287 654 321\nBIC INGDDEFFXXX').map((u) => u.text);
   assert.deepEqual(units, ['Nordwind Logistik GmbH - Speicherstadt 7 - 20457 Hamburg', 'Tel. +49 40 5550 1234', 'USt-IdNr. DE 287 654 321', 'BIC INGDDEFFXXX']);
+});
+
+test('a document described by its kind and language: the words of its file type, the language its script or function words name', () => {
+  const language = (...texts: string[]) => {
+    const c = new LanguageCounts();
+    for (const t of texts) c.add(t);
+    return [...c.terms()];
+  };
+  assert.deepEqual(language('국회입법조사처 이슈와 논점', 'COVID-19 관련 보험약관상 재해보험금 지급문제'), [...termSet('korean')]);
+  assert.deepEqual(language('تحسين الإنتاجية وحل المشكلات من خلال البرمجة بلغة R و Python'), [...termSet('arabic')]);
+  assert.deepEqual(language('Sehr geehrte Damen und Herren, die Lieferung der Regale erfolgt am Dienstag durch die Spedition.'), [...termSet('german')]);
+  assert.deepEqual(language("Le certificat ne sert pas à la transmission des extraits de compte des salariés par les employeurs"), [...termSet('french')]);
+  // the questions' own language describes no document; a text of names and figures has none
+  assert.deepEqual(language('The duck is a bird of the family Anatidae, and it is seen on lakes and rivers.'), []);
+  assert.deepEqual(language('SKU 4711 | 12.50 | EUR'), []);
+  assert.deepEqual([...kindWords('docx')].sort(), [...termSet('word docx')].sort());
+  assert.ok([...kindWords('rtf')].every((t) => KIND_TERMS.has(t)));
+  assert.equal(kindWords('unknown').size, 0);
 });

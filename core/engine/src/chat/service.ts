@@ -9,7 +9,7 @@ import type { KbSettings } from '../search/collections.js';
 import { searchChunks } from '../search/service.js';
 import { chunkRole, hitMetadata } from '../io/steps.js';
 import type { SearchHit } from '../search/service.js';
-import { LOWER_WORD, codeLikeness, decompose, holdsNames, isFollowUp, labelExpansion, parseJsonObject, questionTerms, quoteInText, round, synonymWordsOf, termSet, unsupportedNumbers } from '@quire/text';
+import { KIND_TERMS, LOWER_WORD, LanguageCounts, codeLikeness, decompose, holdsNames, isFollowUp, kindWords, labelExpansion, parseJsonObject, questionTerms, quoteInText, round, synonymWordsOf, termSet, unsupportedNumbers } from '@quire/text';
 import { holdCredits } from '../infra/credits.js';
 import type { CreditHold } from '../infra/credits.js';
 
@@ -140,7 +140,10 @@ export async function deleteSession(rt: Engine, s: ChatSessionRecord): Promise<v
 interface DocStats {
   chunks: number;
   df: Map<string, number>;
-  /** terms of the document's name: a question may name the document ("the Coolblue invoice") */
+  /**
+   * terms of the document's name, kind and language: a question may name the document ("the Coolblue invoice") or describe it
+   * ("the short RTF file", "the Arabic article")
+   */
   nameTerms: Set<string>;
   /** words the document writes in lower case: capitalised, they are not names ("Invoice", "Commission") */
   lower: Set<string>;
@@ -160,12 +163,14 @@ async function docStats(rt: Engine, doc: DocumentRecord): Promise<DocStats> {
   const rows = await rt.store.repo('chunks').find({ document_id: doc.id });
   const df = new Map<string, number>();
   const lower = new Set<string>();
+  const language = new LanguageCounts();
   for (const r of rows) {
     for (const t of termSet(r.content)) df.set(t, (df.get(t) ?? 0) + 1);
     for (const m of r.content.matchAll(LOWER_WORD)) lower.add(m[0]);
+    language.add(r.content);
   }
   const name = doc.name.replace(/\.[a-z0-9]{2,5}$/i, '').replace(/[_.-]+/g, ' ').replace(/(\p{L})(\p{N})|(\p{N})(\p{L})/gu, '$1$3 $2$4');
-  const stats = { chunks: rows.length, df, nameTerms: termSet(name), lower };
+  const stats = { chunks: rows.length, df, nameTerms: new Set([...termSet(name), ...kindWords(doc.file_type), ...language.terms()]), lower };
   statsCache.set(key, stats);
   while (statsCache.size > STATS_CACHE_MAX) statsCache.delete(statsCache.keys().next().value!);
   return stats;
@@ -228,10 +233,35 @@ async function neighbours(rt: Engine, hits: SearchHit[]): Promise<SearchHit[]> {
   return [...out.values()];
 }
 
+/** at most this many documents are described by a question's word (one that more fit describes none of them) */
+const MAX_DESCRIBED = 3;
+/** the share of the best hit's score a described document's chunk gets, times its own score in the search of those documents */
+const DESCRIBED_SCORE = 0.8;
+
+/**
+ * The documents a question describes by their names, kinds or languages (docStats' nameTerms): those that the most of the
+ * question's terms name, counting only a term that names a few of the knowledge base's documents (MAX_DESCRIBED), not all, and a
+ * kind or a language only as a name, capitalised.
+ */
+function describedDocuments(qTerms: { term: string; entity: boolean }[], docIds: string[], docTerms: AnswerTermStats['documents']): string[] {
+  const count = new Map<string, number>();
+  for (const { term: t, entity } of qTerms) {
+    // ("the word duck" describes no Word file)
+    if (KIND_TERMS.has(t) && !entity) continue;
+    const naming = docIds.filter((id) => docTerms.get(id)?.names(t));
+    if (!naming.length || naming.length > MAX_DESCRIBED || naming.length === docIds.length) continue;
+    for (const id of naming) count.set(id, (count.get(id) ?? 0) + 1);
+  }
+  const most = Math.max(0, ...count.values());
+  const described = [...count].filter(([, n]) => n === most).map(([id]) => id);
+  return most && described.length <= MAX_DESCRIBED ? described : [];
+}
+
 /**
  * The passages of the knowledge base's documents a question finds: deep mode searches the whole question and each of
- * its parts and merges them; quick mode adds a second search in other words of its terms and the chunks around the
- * best hits that are fragments; code mode re-ranks a wider pool by code-likeness.
+ * its parts and merges them; quick mode adds a second search in other words of its terms, a search of the documents the
+ * question describes (by name, kind or language) that the others found nothing of, and the chunks around the best hits that
+ * are fragments; code mode re-ranks a wider pool by code-likeness.
  */
 async function retrieve(rt: Engine, auth: AuthInfo, question: string, mode: ChatMode, settings: KbSettings, docIds: string[], context: string | undefined, docTerms?: AnswerTermStats['documents']): Promise<SearchHit[]> {
   const depth = retrievalDepth(mode, settings);
@@ -272,6 +302,19 @@ async function retrieve(rt: Engine, auth: AuthInfo, question: string, mode: Chat
     const named = docTerms ? docIds.filter(holdsNames(names, docTerms)) : docIds;
     const more = (await search(withContext(`${question} ${expansion.join(' ')}`), named.length ? named : docIds)).filter((h) => !seen.has(h.chunk_id));
     hits = [...hits, ...more.slice(0, Math.ceil(depth / 2))];
+  }
+  // a question may describe its document by its name, kind or language in words its text does not say ("the short RTF file",
+  // "the Arabic article", "the Word file"): the documents it describes that the searches above found nothing of are searched on
+  // their own, and their best chunks added below the hits
+  if (mode !== 'code' && docTerms) {
+    const found = new Set(hits.map((h) => h.document_id));
+    const missing = describedDocuments(qTerms, docIds, docTerms).filter((id) => !found.has(id));
+    if (missing.length) {
+      const seen = new Set(hits.map((h) => h.chunk_id));
+      const top = hits[0]?.score ?? 1;
+      const more = (await search(withContext(expansion.length ? `${question} ${expansion.join(' ')}` : question), missing)).filter((h) => !seen.has(h.chunk_id));
+      hits = [...hits, ...more.slice(0, Math.ceil(depth / 2)).map((h) => ({ ...h, score: round(h.score * top * DESCRIBED_SCORE, 4) }))];
+    }
   }
   if (mode !== 'code') hits = [...hits, ...(await neighbours(rt, hits))];
   if (mode === 'code') {
