@@ -8,7 +8,10 @@
  * does not use).
  *
  *   QUIRE_CORPUS=… node --expose-gc --conditions=quire-source --import tsx bench/search.ts [--sizes 100000,300000,1000000]
- *     [--queries 200] [--recall-queries 100] [--ann f16|f32|i8] [--no-ann] [--cache DIR] [--no-relevance] [--no-fts5]
+ *     [--queries 200] [--recall-queries 100] [--ann f16|f32|i8] [--no-ann] [--layout columns|rows] [--cache DIR] [--no-relevance] [--no-fts5]
+ *
+ * The store measured uses the int8 `--layout` (default columns); the reference ("exact" columns, recall) is
+ * the exact row scan (`layout: 'rows'`, no ANN index).
  *
  * Embeddings and the written databases are kept in --cache (default <tmp>/quire-bench-search-cache): a
  * million chunks take minutes to embed and to write. Searches run on one thread (one core); the figures
@@ -19,18 +22,17 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { EmbeddedVectorStore } from '@quire/plugin-vector-embedded';
-import type { AnnQuantization, Fusion } from '@quire/plugin-vector-embedded';
+import type { AnnQuantization, Fusion, Layout } from '@quire/plugin-vector-embedded';
 import { createLocalEmbedder } from '@quire/plugin-embedder-local';
 import type { VectorFilter, VectorItem } from '@quire/core';
 import { PASSAGES, QUERIES, fillerText } from '../plugins/vector-embedded/test/fixtures/relevance.js';
 import { chunkText, embeddings, embeddingsFile, queryText } from './search-data.js';
 
-const CACHE_DIR = arg('cache', path.join(os.tmpdir(), 'quire-bench-search-cache'));
-
 const arg = (name: string, dflt: string) => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1]! : dflt;
 };
+const CACHE_DIR = arg('cache', path.join(os.tmpdir(), 'quire-bench-search-cache'));
 const SIZES = arg('sizes', '100000,300000,1000000').split(',').map(Number);
 const NQ = Number(arg('queries', '200'));
 /** queries per mode whose answers are compared with the exact scan's */
@@ -40,6 +42,7 @@ const RELEVANCE = !process.argv.includes('--no-relevance');
 const FTS5 = !process.argv.includes('--no-fts5');
 /** --no-ann: no graph is built or loaded (cold start and latency of the exact scan only) */
 const ANN = !process.argv.includes('--no-ann');
+const LAYOUT = arg('layout', 'columns') as Layout;
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-bench-search-'));
 process.on('exit', () => fs.rmSync(root, { recursive: true, force: true }));
 
@@ -145,14 +148,14 @@ async function scale(n: number) {
   if (FTS5) results.push(...fts5(n, Array.from({ length: n }, (_, i) => chunkText(i)), Array.from({ length: n }, (_, i) => item(i)), qTexts));
   global.gc?.();
   // the exact scan: the reference of recall, and the latency before the ANN index
-  const exact = new EmbeddedVectorStore(dir, { ann: false });
+  const exact = new EmbeddedVectorStore(dir, { ann: false, layout: 'rows', snapshot: false });
   const rssE0 = process.memoryUsage().rss;
   await exact.search(emb.space, { text: '', vector: qv[0]!, topK: 10, filter: {}, alpha: 1 });
   const exactRss = process.memoryUsage().rss - rssE0;
   // cold start: open, load the rows (from SQLite: no cache snapshot) and the saved ANN index, answer the first search
   fs.rmSync(path.join(dir, 'cache'), { recursive: true, force: true });
   const tc = performance.now();
-  const first = new EmbeddedVectorStore(dir, { ann: ANN, annQuantization: QUANT });
+  const first = new EmbeddedVectorStore(dir, { ann: ANN, annQuantization: QUANT, layout: LAYOUT });
   const want = await first.search(emb.space, { text: qTexts[1]!, vector: qv[1]!, topK: 10, filter: {}, alpha: 0.5 });
   const coldS = (performance.now() - tc) / 1000;
   await first.close();
@@ -160,7 +163,7 @@ async function scale(n: number) {
   global.gc?.();
   const rss0 = process.memoryUsage().rss;
   const ts = performance.now();
-  const store = new EmbeddedVectorStore(dir, { ann: ANN, annQuantization: QUANT });
+  const store = new EmbeddedVectorStore(dir, { ann: ANN, annQuantization: QUANT, layout: LAYOUT });
   const got = await store.search(emb.space, { text: qTexts[1]!, vector: qv[1]!, topK: 10, filter: {}, alpha: 0.5 });
   const coldSnapS = (performance.now() - ts) / 1000;
   if (JSON.stringify(got) !== JSON.stringify(want)) throw new Error('the first search from the snapshot differs from the one from SQLite');
@@ -254,7 +257,7 @@ function fts5(n: number, texts: string[], items: VectorItem[], qTexts: string[])
 }
 
 async function main() {
-  console.log(`Quire search benchmark — ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, ${NQ} queries per mode, single thread, ANN graph ${QUANT}`);
+  console.log(`Quire search benchmark — ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, ${NQ} queries per mode, single thread, ANN graph ${ANN ? QUANT : 'off'}, int8 layout ${LAYOUT} (reference: the row scan)`);
   if (RELEVANCE) await relevance();
   const build: (string | number)[][] = [];
   const lat: (string | number)[][] = [];

@@ -1,6 +1,6 @@
 import type { VectorFilter } from '@quire/core';
 import { VectorMatrix } from './kernel.js';
-import type { Precision } from './kernel.js';
+import type { Layout, Precision } from './kernel.js';
 import { KeywordIndex } from './keyword.js';
 import type { KeywordState } from './keyword.js';
 import { TopK } from './topk.js';
@@ -36,12 +36,14 @@ export interface CacheRow {
 
 /**
  * Everything a cache holds, as flat arrays (positions 0..n-1, all live): what a snapshot stores. Vector rows
- * are the matrix's own bytes (int8 or f32, `rowBytes` each) and their int8 scales.
+ * are the matrix's own bytes (int8 or f32 rows of `rowBytes`, or int8 blocks in the `columns` layout) and
+ * their int8 scales.
  */
 export interface CacheState {
   n: number;
   maxRowid: number;
   tombSeq: number;
+  layout: Layout;
   rowBytes: number;
   rows: Uint8Array<ArrayBuffer>;
   scales: Float32Array<ArrayBuffer>;
@@ -89,8 +91,8 @@ export class SpaceCache {
   /** the state (`maxRowid-tombSeq`) of the snapshot this cache was loaded from or last wrote */
   snapshotState: string | null = null;
 
-  constructor(readonly space: string, readonly dimension: number, precision: Precision, simd = true) {
-    this.matrix = new VectorMatrix(dimension, precision, undefined, simd);
+  constructor(readonly space: string, readonly dimension: number, precision: Precision, simd = true, layout: Layout = 'columns') {
+    this.matrix = new VectorMatrix(dimension, precision, undefined, simd, layout);
   }
 
   get live(): number {
@@ -228,7 +230,7 @@ export class SpaceCache {
       org[pos] = id(this.org[pos]!);
     }
     return {
-      n, maxRowid: this.maxRowid, tombSeq: this.tombSeq, rowBytes: this.matrix.rowBytes, rows: raw.rows, scales: raw.scales,
+      n, maxRowid: this.maxRowid, tombSeq: this.tombSeq, layout: this.matrix.layout, rowBytes: this.matrix.rowBytes, rows: raw.rows, scales: raw.scales,
       rowids: this.rowids.subarray(0, n), doc, user, org, strings, keywords: this.keywords.state(),
     };
   }
