@@ -279,10 +279,10 @@ export class SpaceCache {
   }
 
   /**
-   * The `k` best rows for the query vector among the rows the filter allows: [{rowid, score}], best first.
-   * Scores are cosines (approximate when the matrix is int8).
+   * The `k` best rows for the query vector among the rows the filter allows: [{rowid, score, err}], best
+   * first. Scores are cosines, approximate when the matrix is int8: the exact one is within `err`.
    */
-  search(query: ArrayLike<number>, k: number, filter: VectorFilter): { rowid: number; score: number }[] {
+  search(query: ArrayLike<number>, k: number, filter: VectorFilter): { rowid: number; score: number; err: number }[] {
     if (!this.live || !this.matrix.setQuery(query)) return [];
     const c = this.compile(filter);
     if (!c) return [];
@@ -301,7 +301,7 @@ export class SpaceCache {
         i = j;
       }
     }
-    return top.sorted().map(({ key, score }) => ({ rowid: this.rowids[key]!, score }));
+    return top.sorted().map(({ key, score }) => ({ rowid: this.rowids[key]!, score, err: this.matrix.errorBound(key) }));
   }
 
   /**

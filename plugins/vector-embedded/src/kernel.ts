@@ -254,6 +254,9 @@ export class VectorMatrix {
   private i32!: Int32Array;
   private scales = new Float32Array(0);
   private qScale = 1;
+  /** the loaded (unit) query's L1 norm and nonzero dimensions, for errorBound */
+  private qL1 = 0;
+  private qNonzero = 0;
   private readonly outOff: number;
   /** `columns`: the query's nonzero dimensions, as byte offsets in a block (i32) and pairs of values repeated 4 times (i16 × 8) */
   private readonly idxOff: number;
@@ -434,6 +437,14 @@ export class VectorMatrix {
     for (let i = 0; i < d; i++) this.i16[i] = Math.round((q[i] as number) * inv * k);
     this.i16.fill(0, d, this.stride);
     this.qScale = maxAbs / qmax;
+    let l1 = 0, nz = 0;
+    for (let i = 0; i < d; i++) {
+      const x = Math.abs((q[i] as number) * inv);
+      l1 += x;
+      if (x > 0) nz++;
+    }
+    this.qL1 = l1;
+    this.qNonzero = nz;
     if (this.layout === 'columns') {
       // the nonzero dimensions, in pairs: where each one's column starts in a block, and the pair's values
       // (a, b) repeated four times for the kernel; an odd one out is paired with a zero
@@ -453,6 +464,18 @@ export class VectorMatrix {
       this.nnz = nnz;
     }
     return true;
+  }
+
+  /**
+   * The most row `pos`'s score against the loaded query can differ from the exact cosine of the unit vectors
+   * (int8: each stored value is within half its row's scale of the true one, each query value within half
+   * the query's scale; f32: rounding only). With x̃, q̃ the dequantised row and query:
+   * |x·q − x̃·q̃| ≤ |(x − x̃)·q| + |x̃·(q − q̃)| ≤ scale/2 × ‖q‖₁ + qScale/2 × (nonzero q) × 127 × scale.
+   */
+  errorBound(pos: number): number {
+    if (this.precision === 'f32') return 1e-6;
+    const sc = this.scales[pos]!;
+    return (sc / 2) * this.qL1 + (this.qScale / 2) * this.qNonzero * 127 * sc + 1e-6;
   }
 
   /** How many dimensions of a row the loaded query reads: its nonzero ones (`columns`) or all (`rows`); null before a query. */
