@@ -30,12 +30,12 @@ const qv = await emb.embed(benchQueries(NQ), 'query');
 const nnz = qv.map((v) => v.reduce((s, x) => s + (x !== 0 ? 1 : 0), 0));
 const { vectors } = await embeddings(CACHE_DIR, Math.max(...SIZES), emb);
 const dim = emb.dimension;
+const LAYOUTS: Layout[] = ['rows', 'columns'];
 console.log(`| chunks | layout | p50 ms | p95 ms | p99 ms | ms per 1M rows and query dimension (median) | cache MB | same top 200 as rows |`);
 console.log('|---|---|---|---|---|---|---|---|');
 for (const n of SIZES) {
-  const results: Record<Layout, { rowid: number; score: number }[][]> = { rows: [], columns: [] };
-  for (const layout of ['rows', 'columns'] as Layout[]) {
-    global.gc?.();
+  global.gc?.();
+  const caches = LAYOUTS.map((layout) => {
     const cache = new SpaceCache('s', dim, 'int8', true, layout);
     for (let i = 0; i < n; i += 4096) {
       const rows = [];
@@ -43,18 +43,25 @@ for (const n of SIZES) {
       cache.addRows(rows, true);
     }
     cache.finishLoad();
-    const times: number[] = [], perDim: number[] = [];
-    for (let q = 0; q < NQ; q++) {
+    return cache;
+  });
+  // the layouts in turn for each query (the machine's load changes during a run: both see the same)
+  const times = LAYOUTS.map(() => [] as number[]), perDim = LAYOUTS.map(() => [] as number[]);
+  let same = 0;
+  for (let q = 0; q < NQ; q++) {
+    const got = caches.map((cache, l) => {
       const c = process.cpuUsage();
       const r = cache.search(qv[q]!, 200, {});
       const u = process.cpuUsage(c);
       const ms = (u.user + u.system) / 1000;
-      times.push(ms);
-      perDim.push((ms / (layout === 'rows' ? dim : nnz[q]!)) * (1e6 / n));
-      results[layout].push(r);
-    }
-    const same = layout === 'columns' ? results.columns.filter((r, q) => JSON.stringify(r) === JSON.stringify(results.rows[q])).length + `/${NQ}` : '';
-    console.log(`| ${n} | ${layout} | ${pct(times, 50).toFixed(1)} | ${pct(times, 95).toFixed(1)} | ${pct(times, 99).toFixed(1)} | ${pct(perDim, 50).toFixed(3)} | ${(cache.matrix.bytes / 1048576).toFixed(0)} | ${same} |`);
+      times[l]!.push(ms);
+      perDim[l]!.push((ms / (LAYOUTS[l] === 'rows' ? dim : Math.max(1, nnz[q]!))) * (1e6 / n));
+      return JSON.stringify(r);
+    });
+    if (got[0] === got[1]) same++;
   }
+  LAYOUTS.forEach((layout, l) => {
+    console.log(`| ${n} | ${layout} | ${pct(times[l]!, 50).toFixed(1)} | ${pct(times[l]!, 95).toFixed(1)} | ${pct(times[l]!, 99).toFixed(1)} | ${pct(perDim[l]!, 50).toFixed(3)} | ${(caches[l]!.matrix.bytes / 1048576).toFixed(0)} | ${layout === 'columns' ? `${same}/${NQ}` : ''} |`);
+  });
 }
 console.log(`\nquery nonzero dimensions: median ${pct(nnz, 50)}, p95 ${pct(nnz, 95)} of ${dim}; load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} on ${os.cpus().length} cores`);

@@ -205,6 +205,7 @@ export class SpaceCache {
       w++;
     }
     this.alive.fill(0, w, this.n);
+    this.matrix.refreshBounds(w);
     this.keywords.rebuild(map, w);
     this.n = w;
     this.dead = 0;

@@ -119,7 +119,7 @@ function i8Body(): number[] {
 
 /** The column kernel: a block's rows [0, rows) (rows a multiple of 16) against the query's nonzero dimensions,
  * taken in pairs (a, b) so that i32x4.dot_i16x8_s does two multiply-adds a lane, as the row kernel does:
- * (func (export "col8") (param $blk i32) (param $idx i32) (param $q i32) (param $pairs i32) (param $rows i32) (param $out i32)
+ * (func (export "col8") (param $blk i32) (param $idx i32) (param $q i32) (param $pairs i32) (param $rows i32) (param $out i32) (param $gmax i32)
  *   (local $g i32) (local $kp i32) (local $kend i32) (local $base i32) (local $qp i32)
  *   (local $x v128) (local $y v128) (local $s v128) (local $lo v128) (local $hi v128) (local $a0 … $a3 v128)
  *   g = 0; kend = idx + 8 × pairs
@@ -129,42 +129,55 @@ function i8Body(): number[] {
  *            lo = shuffle(x, y, 0 16 1 17 … 7 23); hi = shuffle(x, y, 8 24 … 15 31)   (rows' a and b side by side)
  *            a0 += dot_s(extend_low_s(lo), s); a1 += dot_s(extend_high_s(lo), s); a2, a3 likewise from hi
  *            qp += 16; kp += 8; br_if pairs (kp < kend)
- *     out[g..g+16] = f32(a0..a3); g += 16; br_if rows (g < rows)
+ *     out[g..g+16] = f32(a0..a3); gmax[g / 16] = max of the 16 sums (i32); g += 16; br_if rows (g < rows)
+ * (gmax lets the caller pass over 16 rows at once when none can reach its top k.)
  */
 function col8Body(): number[] {
-  const X = 11, Y = 12, S = 13, LO = 14, HI = 15, A = 16; // locals
+  // parameters 0-6, then i32 locals, then v128 locals
+  const BLK = 0, IDX = 1, Q = 2, PAIRS = 3, ROWS = 4, OUT = 5, GMAX = 6;
+  const G = 7, KP = 8, KEND = 9, BASE = 10, QP = 11;
+  const X = 12, Y = 13, S = 14, LO = 15, HI = 16, A = 17;
+  const get = (l: number) => [0x20, l], set = (l: number) => [0x21, l], tee = (l: number) => [0x22, l];
+  const load = (offset = 0) => [0xfd, 0x00, 0x04, offset];
+  const maxS = [0xfd, 0xb8, 0x01]; // i32x4.max_s
   const shuffle = (half: number) => [0xfd, 0x0d, ...Array.from({ length: 8 }, (_, i) => [half * 8 + i, 16 + half * 8 + i]).flat()];
+  const lanes = (order: number[]) => [0xfd, 0x0d, ...order.flatMap((l) => [l * 4, l * 4 + 1, l * 4 + 2, l * 4 + 3])];
   const b = [
     0x02, 0x40,
-    0x20, 4, 0x45, 0x0d, 0x00, // rows == 0 → exit
-    0x41, 0x00, 0x21, 6, // g = 0
-    0x20, 3, 0x41, 0x03, 0x74, 0x20, 1, 0x6a, 0x21, 8, // kend = idx + (pairs << 3)
+    ...get(ROWS), 0x45, 0x0d, 0x00, // rows == 0 → exit
+    0x41, 0x00, ...set(G), // g = 0
+    ...get(PAIRS), 0x41, 0x03, 0x74, ...get(IDX), 0x6a, ...set(KEND), // kend = idx + (pairs << 3)
     0x03, 0x40, // loop rows
   ];
-  for (let j = 0; j < 4; j++) b.push(...V128_ZERO, 0x21, A + j);
+  for (let j = 0; j < 4; j++) b.push(...V128_ZERO, ...set(A + j));
   b.push(
-    0x20, 1, 0x21, 7, // kp = idx
-    0x20, 2, 0x21, 10, // qp = q
-    0x20, 0, 0x20, 6, 0x6a, 0x21, 9, // base = blk + g
-    0x02, 0x40, 0x20, 3, 0x45, 0x0d, 0x00, // pairs == 0 → none
+    ...get(IDX), ...set(KP),
+    ...get(Q), ...set(QP),
+    ...get(BLK), ...get(G), 0x6a, ...set(BASE), // base = blk + g
+    0x02, 0x40, ...get(PAIRS), 0x45, 0x0d, 0x00, // pairs == 0 → none
     0x03, 0x40, // loop pairs
-    0x20, 10, 0xfd, 0x00, 0x04, 0x00, 0x21, S, // s = load(qp)
-    0x20, 9, 0x20, 7, 0x28, 0x02, 0x00, 0x6a, 0xfd, 0x00, 0x04, 0x00, 0x21, X, // x = load(base + load_i32(kp))
-    0x20, 9, 0x20, 7, 0x28, 0x02, 0x04, 0x6a, 0xfd, 0x00, 0x04, 0x00, 0x21, Y, // y = load(base + load_i32(kp + 4))
-    0x20, X, 0x20, Y, ...shuffle(0), 0x21, LO,
-    0x20, X, 0x20, Y, ...shuffle(1), 0x21, HI,
+    ...get(QP), ...load(), ...set(S), // s = load(qp)
+    ...get(BASE), ...get(KP), 0x28, 0x02, 0x00, 0x6a, ...load(), ...set(X), // x = load(base + load_i32(kp))
+    ...get(BASE), ...get(KP), 0x28, 0x02, 0x04, 0x6a, ...load(), ...set(Y), // y = load(base + load_i32(kp + 4))
+    ...get(X), ...get(Y), ...shuffle(0), ...set(LO),
+    ...get(X), ...get(Y), ...shuffle(1), ...set(HI),
   );
   // a += i32x4.dot_i16x8_s(i16x8.extend_(low|high)_i8x16_s(lo|hi), s)
-  [[0, LO, 0x87], [1, LO, 0x88], [2, HI, 0x87], [3, HI, 0x88]].forEach(([j, src, ext]) => b.push(0x20, A + j!, 0x20, src!, 0xfd, ext!, 0x01, 0x20, S, 0xfd, 0xba, 0x01, 0xfd, 0xae, 0x01, 0x21, A + j!));
+  [[0, LO, 0x87], [1, LO, 0x88], [2, HI, 0x87], [3, HI, 0x88]].forEach(([j, src, ext]) => b.push(...get(A + j!), ...get(src!), 0xfd, ext!, 0x01, ...get(S), 0xfd, 0xba, 0x01, 0xfd, 0xae, 0x01, ...set(A + j!)));
   b.push(
-    0x20, 10, 0x41, 0x10, 0x6a, 0x21, 10, // qp += 16
-    0x20, 7, 0x41, 0x08, 0x6a, 0x22, 7, 0x20, 8, 0x49, 0x0d, 0x00, // kp += 8; kp < kend → again
+    ...get(QP), 0x41, 0x10, 0x6a, ...set(QP), // qp += 16
+    ...get(KP), 0x41, 0x08, 0x6a, ...tee(KP), ...get(KEND), 0x49, 0x0d, 0x00, // kp += 8; kp < kend → again
     0x0b, 0x0b, // end pairs, block
-    0x20, 5, 0x20, 6, 0x41, 0x02, 0x74, 0x6a, 0x21, 9, // base = out + (g << 2)
+    ...get(OUT), ...get(G), 0x41, 0x02, 0x74, 0x6a, ...set(BASE), // base = out + (g << 2)
   );
-  for (let j = 0; j < 4; j++) b.push(0x20, 9, 0x20, A + j, 0xfd, 0xfa, 0x01, 0xfd, 0x0b, 0x04, j * 16); // store f32x4.convert_i32x4_s(a)
+  for (let j = 0; j < 4; j++) b.push(...get(BASE), ...get(A + j), 0xfd, 0xfa, 0x01, 0xfd, 0x0b, 0x04, j * 16); // store f32x4.convert_i32x4_s(a)
   b.push(
-    0x20, 6, 0x41, 0x10, 0x6a, 0x22, 6, 0x20, 4, 0x49, 0x0d, 0x00, // g += 16; g < rows → again
+    // gmax[g / 16] = the most of the 16 sums: max_s(max_s(a0, a1), max_s(a2, a3)), its lanes folded twice
+    ...get(A), ...get(A + 1), ...maxS, ...get(A + 2), ...get(A + 3), ...maxS, ...maxS, ...tee(X),
+    ...get(X), ...get(X), ...lanes([2, 3, 0, 1]), ...maxS, ...tee(X),
+    ...get(X), ...get(X), ...lanes([1, 0, 3, 2]), ...maxS, ...set(X),
+    ...get(GMAX), ...get(G), 0x41, 0x02, 0x76, 0x6a, ...get(X), 0xfd, 0x1b, 0x00, 0x36, 0x02, 0x00, // i32.store(gmax + (g >> 2), lane 0)
+    ...get(G), 0x41, 0x10, 0x6a, ...tee(G), ...get(ROWS), 0x49, 0x0d, 0x00, // g += 16; g < rows → again
     0x0b, 0x0b, 0x0b,
   );
   return b;
@@ -184,7 +197,7 @@ function kernelBytes(): Uint8Array {
   const str = (s: string) => [s.length, ...Buffer.from(s, 'utf8')];
   return new Uint8Array([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-    ...section(1, [0x02, 0x60, 0x05, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x00, 0x60, 0x06, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x00]),
+    ...section(1, [0x02, 0x60, 0x05, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x00, 0x60, 0x07, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x00]),
     ...section(2, [0x01, ...str('env'), ...str('mem'), 0x02, 0x00, 0x01]),
     ...section(3, [0x03, 0x00, 0x00, 0x01]),
     ...section(7, [0x03, ...str('scan'), 0x00, 0x00, ...str('scan8'), 0x00, 0x01, ...str('col8'), 0x00, 0x02]),
@@ -231,7 +244,7 @@ export type Precision = 'f32' | 'int8';
 export type Layout = 'rows' | 'columns';
 
 type ScanFn = (m: number, q: number, out: number, n: number, rowBytes: number) => void;
-type ColFn = (blk: number, idx: number, q: number, nnz: number, rows: number, out: number) => void;
+type ColFn = (blk: number, idx: number, q: number, pairs: number, rows: number, out: number, gmax: number) => void;
 
 const pad = (x: number, to: number) => Math.ceil(x / to) * to;
 
@@ -263,6 +276,9 @@ export class VectorMatrix {
   private readonly splatOff: number;
   private nnz = 0;
   private queried = false;
+  /** `columns`: the kernel's most sum of each 16 rows (i32), and the most scale of each 16 rows (an upper bound) */
+  private readonly gmaxOff: number;
+  private gscale = new Float32Array(0);
   private readonly matOff: number;
   /** `columns`: bytes of a block */
   private readonly blockBytes: number;
@@ -291,7 +307,8 @@ export class VectorMatrix {
     this.outOff = this.stride * 4; // the query region (f32 or i16) comes first
     this.idxOff = this.outOff + OUT_ROWS * 4;
     this.splatOff = this.idxOff + pad((dimension + 1) * 4, 16);
-    this.matOff = cols ? pad(this.splatOff + dimension * 16, 64) : this.idxOff;
+    this.gmaxOff = this.splatOff + pad(dimension * 16, 16);
+    this.matOff = cols ? pad(this.gmaxOff + (BLOCK / 16) * 4, 64) : this.idxOff;
     this.memory = new WebAssembly.Memory({ initial: Math.ceil((this.matOff + this.bytesFor(initialRows)) / PAGE) });
     const mod = simd ? simdModule() : null;
     this.simd = !!mod;
@@ -323,6 +340,9 @@ export class VectorMatrix {
       const s = new Float32Array(this.capacity);
       s.set(this.scales);
       this.scales = s;
+      const g = new Float32Array(Math.ceil(this.capacity / 16));
+      g.set(this.gscale);
+      this.gscale = g;
     }
   }
 
@@ -362,6 +382,7 @@ export class VectorMatrix {
     for (let i = 0; i < d; i++) maxAbs = Math.max(maxAbs, Math.abs((v[i] as number) * inv));
     const k = maxAbs > 0 ? 127 / maxAbs : 0;
     this.scales[pos] = maxAbs / 127;
+    if (this.gscale[pos >> 4]! < maxAbs / 127) this.gscale[pos >> 4] = maxAbs / 127;
     if (this.layout === 'columns') {
       const base = this.colBase(pos);
       for (let i = 0; i < d; i++) this.i8[base + i * BLOCK] = Math.round((v[i] as number) * inv * k);
@@ -396,7 +417,17 @@ export class VectorMatrix {
     this.reserve(n);
     const len = this.bytesFor(n);
     if (rows.buffer !== this.memory.buffer || rows.byteOffset !== this.matOff) new Uint8Array(this.memory.buffer, this.matOff, len).set(rows.subarray(0, len));
-    if (this.precision === 'int8') this.scales.set(scales.subarray(0, n));
+    if (this.precision === 'int8') {
+      this.scales.set(scales.subarray(0, n));
+      this.refreshBounds(n);
+    }
+  }
+
+  /** Recomputes the most scale of each 16 rows of [0, n) (after a compaction they are only upper bounds). */
+  refreshBounds(n: number): void {
+    if (this.precision !== 'int8') return;
+    this.gscale.fill(0);
+    for (let i = 0; i < n; i++) if (this.gscale[i >> 4]! < this.scales[i]!) this.gscale[i >> 4] = this.scales[i]!;
   }
 
   /** Copies row `from` over row `to` (compaction). */
@@ -407,6 +438,7 @@ export class VectorMatrix {
       return;
     }
     this.scales[to] = this.scales[from]!;
+    if (this.gscale[to >> 4]! < this.scales[to]!) this.gscale[to >> 4] = this.scales[to]!;
     if (this.layout === 'columns') {
       const s = this.colBase(from), t = this.colBase(to), m = this.i8;
       for (let i = 0; i < this.dimension * BLOCK; i += BLOCK) m[t + i] = m[s + i]!;
@@ -492,7 +524,7 @@ export class VectorMatrix {
     if (this.layout === 'columns') {
       const start = a - (a % BLOCK);
       const g0 = (a - start) & ~15, g1 = Math.min(BLOCK, pad(a + n - start, 16));
-      if (this.colFn) this.colFn(this.matOff + (start / BLOCK) * this.blockBytes + g0, this.idxOff, this.splatOff, (this.nnz + 1) >> 1, g1 - g0, this.outOff);
+      if (this.colFn) this.colFn(this.matOff + (start / BLOCK) * this.blockBytes + g0, this.idxOff, this.splatOff, (this.nnz + 1) >> 1, g1 - g0, this.outOff, this.gmaxOff);
       else this.colJs(start + g0, g1 - g0);
       return out + (a - start - g0);
     }
@@ -530,11 +562,28 @@ export class VectorMatrix {
    */
   scanInto(from: number, to: number, top: TopK, allow: (pos: number) => boolean): void {
     const int8 = this.precision === 'int8';
+    const cols = this.layout === 'columns';
     for (let a = from, n = 0; a < to; a += n) {
       n = this.span(a, to);
       const o = this.kernel(a, n);
       const f = this.f32, sc = this.scales, qs = this.qScale;
       let floor = top.floor;
+      if (cols) {
+        // 16 rows at a time (from the kernel's 16-row boundary, o - (a & 15)): none of them can score above
+        // their most sum × their most scale, so when that is not above the floor they are passed over
+        const gm = this.i32, gs = this.gscale, gmax = this.gmaxOff / 4, first = a - (a & 15);
+        for (let g = first; g < a + n; g += 16) {
+          if (Math.fround(Math.max(gm[gmax + ((g - first) >> 4)]!, 0)) * gs[g >> 4]! * qs <= floor) continue;
+          for (let p = Math.max(g, a), end = Math.min(g + 16, a + n); p < end; p++) {
+            const s = f[o + p - a]! * sc[p]! * qs;
+            if (s > floor && allow(p)) {
+              top.push(s, p);
+              floor = top.floor;
+            }
+          }
+        }
+        continue;
+      }
       for (let i = 0; i < n; i++) {
         const s = int8 ? f[o + i]! * sc[a + i]! * qs : f[o + i]!;
         if (s > floor && allow(a + i)) {
@@ -579,5 +628,6 @@ export class VectorMatrix {
       for (let r = 0; r < n; r++) acc[r]! += m[off + r]! * x;
     }
     for (let r = 0; r < n; r++) this.f32[out + r] = acc[r]!;
+    for (let g = 0; g < n; g += 16) this.i32[this.gmaxOff / 4 + g / 16] = Math.max(...acc.subarray(g, g + 16));
   }
 }
