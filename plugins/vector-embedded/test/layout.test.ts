@@ -8,7 +8,7 @@ import type { Logger, VectorFilter, VectorHit, VectorItem } from '@quire/core';
 import plugin, { VectorMatrix } from '@quire/plugin-vector-embedded';
 import type { EmbeddedVectorStore, Layout } from '@quire/plugin-vector-embedded';
 import { createLocalEmbedder } from '@quire/plugin-embedder-local';
-import { fillerText } from './fixtures/relevance.js';
+import { owner, ownedCollection } from './fixtures/collection.js';
 
 // The int8 cache's two layouts: `columns` (the default, dimension-major blocks of 4,096 rows, a query reads
 // its nonzero dimensions only) and `rows` (the row scan). 9,000 chunks (three blocks) of 450 documents over
@@ -18,21 +18,12 @@ after(() => fs.rmSync(root, { recursive: true, force: true }));
 const embedder = createLocalEmbedder();
 const SPACE = embedder.space;
 const N = 9000;
-const owner = (d: number) => `u${d % 5}`;
 let items: VectorItem[] = [];
 let queries: { text: string; vector: Float32Array }[] = [];
 
 before(async () => {
-  const texts = Array.from({ length: N }, (_, i) => fillerText(i + 3, 30 + (i % 50)));
-  const vecs = await embedder.embed(texts, 'document');
-  items = texts.map((text, i) => {
-    const d = Math.floor(i / 20);
-    return { id: `c${i}`, documentId: `d${d}`, userId: owner(d), organizationId: d % 4 === 0 ? 'org1' : null, page: 1, text, vector: vecs[i]! };
-  });
   // short queries (a few dozen dimensions), longer ones, and two chunks' own texts (most dimensions)
-  const qTexts = [...Array.from({ length: 10 }, (_, i) => fillerText(80_000 + i, 2 + (i % 8))), texts[17]!, texts[8999]!];
-  const qv = await embedder.embed(qTexts, 'query');
-  queries = qTexts.map((text, i) => ({ text, vector: qv[i]! }));
+  ({ items, queries } = await ownedCollection(embedder, N, 3, { seed: 80_000, count: 10, words: (i) => 2 + (i % 8) }, [17, 8999]));
 });
 
 const FILTERS: VectorFilter[] = [{}, { userId: 'u1' }, { userId: 'u2', organizationIds: ['org1'] }, { documentIds: ['d3', 'd204', 'd449'] }];
