@@ -184,6 +184,7 @@ export class SpaceCache {
     if (!this.dead || (!force && (this.dead < 1024 || this.dead < this.n / 4))) return;
     const map = new Int32Array(this.n).fill(-1);
     let w = 0;
+    const cols = this.matrix.layout === 'columns';
     this.docRows = new Map();
     this.userRows = new Map();
     this.orgRows = new Map();
@@ -191,7 +192,7 @@ export class SpaceCache {
       if (!this.alive[r]) continue;
       map[r] = w;
       if (w !== r) {
-        this.matrix.move(r, w);
+        if (!cols) this.matrix.move(r, w);
         this.rowids[w] = this.rowids[r]!;
         this.doc[w] = this.doc[r]!;
         this.user[w] = this.user[r]!;
@@ -205,6 +206,8 @@ export class SpaceCache {
       w++;
     }
     this.alive.fill(0, w, this.n);
+    // (the columns layout moves its rows dimension by dimension: one pass over each column)
+    if (cols) this.matrix.compact(map, this.n);
     this.matrix.refreshBounds(w);
     this.keywords.rebuild(map, w);
     this.n = w;

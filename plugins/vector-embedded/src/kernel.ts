@@ -448,6 +448,32 @@ export class VectorMatrix {
     this.i8.copyWithin(this.matOff + to * this.stride, s, s + this.stride);
   }
 
+  /**
+   * Moves every row r of [0, n) with map[r] ≥ 0 to map[r] (a compaction: map[r] ≤ r, increasing): the same
+   * as move(r, map[r]) for each, but the columns layout copies dimension by dimension, each column in one
+   * forward pass (a row's dimensions are BLOCK bytes apart; moving a row at a time touched one cache line a
+   * dimension).
+   */
+  compact(map: Int32Array, n: number): void {
+    if (this.layout !== 'columns') {
+      for (let r = 0; r < n; r++) if (map[r]! >= 0 && map[r] !== r) this.move(r, map[r]!);
+      return;
+    }
+    const m = this.i8, sc = this.scales;
+    // where each moved row's dimension 0 is, and goes
+    const from = new Int32Array(n), to = new Int32Array(n);
+    let k = 0;
+    for (let r = 0; r < n; r++) {
+      const w = map[r]!;
+      if (w < 0 || w === r) continue;
+      sc[w] = sc[r]!;
+      if (this.gscale[w >> 4]! < sc[w]!) this.gscale[w >> 4] = sc[w]!;
+      from[k] = this.colBase(r);
+      to[k++] = this.colBase(w);
+    }
+    for (let d = 0, off = 0; d < this.dimension; d++, off += BLOCK) for (let i = 0; i < k; i++) m[to[i]! + off] = m[from[i]! + off]!;
+  }
+
   /** Loads the query (normalised); false for the zero vector. */
   setQuery(q: ArrayLike<number>): boolean {
     const d = this.dimension;
