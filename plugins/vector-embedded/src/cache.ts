@@ -340,7 +340,19 @@ export class SpaceCache {
     if (!this.live || !terms.length) return [];
     const c = this.compile(filter);
     if (!c) return [];
-    return this.keywords.search(terms, k, c.allow).map(({ key, score }) => ({ rowid: this.rowids[key]!, score }));
+    // a filter allowing few rows: their runs of positions, so that BM25 reads only those rows' postings
+    let runs: Int32Array | null = null;
+    const total = c.lists ? c.lists.reduce((s, l) => s + l.length, 0) : this.n;
+    if (c.lists && total <= this.n / 8) {
+      const positions = c.lists.length === 1 ? c.lists[0]! : [...new Set(c.lists.flat())].sort((a, b) => a - b);
+      const r: number[] = [];
+      for (const p of positions) {
+        if (r.length && r[r.length - 1] === p - 1) r[r.length - 1] = p;
+        else r.push(p, p);
+      }
+      runs = Int32Array.from(r);
+    }
+    return this.keywords.search(terms, k, c.allow, runs).map(({ key, score }) => ({ rowid: this.rowids[key]!, score }));
   }
 }
 
