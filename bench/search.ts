@@ -8,27 +8,31 @@
  * does not use).
  *
  *   QUIRE_CORPUS=… node --expose-gc --conditions=quire-source --import tsx bench/search.ts [--sizes 100000,300000,1000000]
- *     [--queries 200] [--recall-queries 100] [--ann f16|f32|i8] [--no-ann] [--cache DIR] [--no-relevance] [--no-fts5]
+ *     [--queries 200] [--recall-queries 100] [--ann f16|f32|i8] [--no-ann] [--layout columns|rows] [--cache DIR] [--no-relevance] [--no-fts5]
+ *
+ * The store measured uses the int8 `--layout` (default columns); the reference ("exact" columns, recall) is
+ * the exact row scan (`layout: 'rows'`, no ANN index).
  *
  * Embeddings and the written databases are kept in --cache (default <tmp>/quire-bench-search-cache): a
  * million chunks take minutes to embed and to write. Searches run on one thread (one core); the figures
  * are the CPU time of each search. Not part of the tests.
  */
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { EmbeddedVectorStore } from '@quire/plugin-vector-embedded';
-import type { AnnQuantization, Fusion } from '@quire/plugin-vector-embedded';
+import type { AnnQuantization, Fusion, Layout } from '@quire/plugin-vector-embedded';
 import { createLocalEmbedder } from '@quire/plugin-embedder-local';
 import type { VectorFilter, VectorItem } from '@quire/core';
 import { PASSAGES, QUERIES, fillerText } from '../plugins/vector-embedded/test/fixtures/relevance.js';
+import { chunkText, embeddings, embeddingsFile, queryText } from './search-data.js';
 
 const arg = (name: string, dflt: string) => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1]! : dflt;
 };
+const CACHE_DIR = arg('cache', path.join(os.tmpdir(), 'quire-bench-search-cache'));
 const SIZES = arg('sizes', '100000,300000,1000000').split(',').map(Number);
 const NQ = Number(arg('queries', '200'));
 /** queries per mode whose answers are compared with the exact scan's */
@@ -38,6 +42,7 @@ const RELEVANCE = !process.argv.includes('--no-relevance');
 const FTS5 = !process.argv.includes('--no-fts5');
 /** --no-ann: no graph is built or loaded (cold start and latency of the exact scan only) */
 const ANN = !process.argv.includes('--no-ann');
+const LAYOUT = arg('layout', 'columns') as Layout;
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-bench-search-'));
 process.on('exit', () => fs.rmSync(root, { recursive: true, force: true }));
 
@@ -88,113 +93,13 @@ async function relevance() {
   table(`Relevance: ${QUERIES.length} paraphrased queries, ${PASSAGES.length} passages + 2000 filler chunks (local embedder)`, ['dim', 'method', 'MRR@10', 'R@1', 'R@5', 'embed/s'], rows);
 }
 
-// ------------------------------------------------------------------ scale
-function rng(seed: number) {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 4294967296;
-  };
-}
-
-// ------------------------------------------------------------------ synthetic chunks from the corpus's text
-const CORPUS = process.env.QUIRE_CORPUS ?? path.resolve(import.meta.dirname, '../../shared/corpus');
-const CACHE_DIR = arg('cache', path.join(os.tmpdir(), 'quire-bench-search-cache'));
-
-/** The word stream of the corpus's ground-truth texts (markdown and plain text), or null without a corpus. */
-function corpusWords(): string[] | null {
-  const dir = path.join(CORPUS, 'groundtruth');
-  if (!fs.existsSync(dir)) return null;
-  const words: string[] = [];
-  const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (/\.(md|txt)$/.test(e.name)) words.push(...(fs.readFileSync(p, 'utf8').match(/[\p{L}\p{N}][\p{L}\p{N}'’.-]*/gu) ?? []));
-    }
-  };
-  walk(dir);
-  return words.length > 1000 ? words : null;
-}
-
-let WORDS: string[] | null | undefined;
-/**
- * Chunk i's text, the same at every size: runs of 4–15 consecutive words taken at random places of the
- * corpus's texts (its vocabulary, word frequencies and local word order), 60–160 words in all; without a
- * corpus, the relevance fixture's Zipf filler.
- */
-function chunkText(i: number): string {
-  if (WORDS === undefined) WORDS = corpusWords();
-  const r = rng(i * 2654435761 + 12345);
-  const len = 60 + Math.floor(r() * 100);
-  if (!WORDS) return fillerText(i + 1, len);
-  const out: string[] = [];
-  while (out.length < len) {
-    const at = Math.floor(r() * (WORDS.length - 16));
-    const run = 4 + Math.floor(r() * 12);
-    for (let k = 0; k < run && out.length < len; k++) out.push(WORDS[at + k]!);
-  }
-  return out.join(' ');
-}
-
-/** A query: 2–8 corpus words (a phrase or loose keywords), a quarter of them the relevance set's questions. */
-function queryText(i: number): string {
-  if (i % 4 === 0) return QUERIES[(i / 4) % QUERIES.length]!.q;
-  if (WORDS === undefined) WORDS = corpusWords();
-  const r = rng(777_000_000 + i);
-  const len = 2 + Math.floor(r() * 7);
-  if (!WORDS) return fillerText(100_000_000 + i, len);
-  if (i % 2) {
-    const at = Math.floor(r() * (WORDS.length - 10));
-    return WORDS.slice(at, at + len).join(' ');
-  }
-  return Array.from({ length: len }, () => WORDS![Math.floor(r() * WORDS!.length)]!).join(' ');
-}
-
-/**
- * The first n chunks' vectors from the default embedder, cached on disk (a float32 file per corpus/embedder
- * signature, extended as larger sizes are asked for), since embedding a million chunks takes minutes.
- */
-function embeddingsFile(emb: ReturnType<typeof createLocalEmbedder>): string {
-  if (WORDS === undefined) WORDS = corpusWords();
-  const sig = createHash('sha256').update(`${emb.space}\n${WORDS ? WORDS.length + WORDS.slice(0, 5000).join(' ') : 'filler'}\nv1`).digest('hex').slice(0, 12);
-  return path.join(CACHE_DIR, `chunks-${sig}.f32`);
-}
-
-async function embeddings(n: number, emb: ReturnType<typeof createLocalEmbedder>): Promise<{ vectors: Float32Array; rate: number | null }> {
-  fs.mkdirSync(CACHE_DIR, { recursive: true });
-  const file = embeddingsFile(emb);
-  const dim = emb.dimension;
-  const have = fs.existsSync(file) ? Math.floor(fs.statSync(file).size / (dim * 4)) : 0;
-  const vectors = new Float32Array(n * dim);
-  if (have) {
-    const fd = fs.openSync(file, 'r');
-    fs.readSync(fd, new Uint8Array(vectors.buffer), 0, Math.min(have, n) * dim * 4, 0);
-    fs.closeSync(fd);
-  }
-  if (have >= n) return { vectors, rate: null };
-  const t0 = performance.now();
-  const fd = fs.openSync(file, 'a');
-  for (let i = have; i < n; i += 2000) {
-    const m = Math.min(2000, n - i);
-    const vs = await emb.embed(Array.from({ length: m }, (_, k) => chunkText(i + k)), 'document');
-    vs.forEach((v, k) => vectors.set(v, (i + k) * dim));
-    fs.writeSync(fd, new Uint8Array(vectors.buffer, i * dim * 4, m * dim * 4));
-    if ((i / 2000) % 50 === 0) console.error(`embedded ${i + m}/${n}`);
-  }
-  fs.closeSync(fd);
-  return { vectors, rate: (n - have) / ((performance.now() - t0) / 1000) };
-}
-
 async function scale(n: number) {
   const emb = createLocalEmbedder();
   const users = 50;
   // chunks: 20 per document; documents spread over 50 users (user u0 owns ~half), a third in organizations
   const docOf = (i: number) => `doc${Math.floor(i / 20)}`;
   const owner = (d: number) => (d % 2 === 0 ? 'u0' : `u${1 + (d % (users - 1))}`);
-  const { vectors: all, rate: embedRate } = await embeddings(n, emb);
+  const { vectors: all, rate: embedRate } = await embeddings(CACHE_DIR, n, emb);
   const dim = emb.dimension;
   const item = (i: number): VectorItem => {
     const d = Math.floor(i / 20);
@@ -204,7 +109,7 @@ async function scale(n: number) {
   const qv = await emb.embed(qTexts, 'query');
 
   // the database is kept in the cache directory between runs (it takes minutes to write at 1M)
-  const dir = path.join(CACHE_DIR, `store-${path.basename(embeddingsFile(emb))}-${n}`);
+  const dir = path.join(CACHE_DIR, `store-${path.basename(embeddingsFile(CACHE_DIR, emb))}-${n}`);
   let buildRate: number | null = null;
   const probe = new EmbeddedVectorStore(dir, { ann: false });
   const have = await probe.count(emb.space);
@@ -243,14 +148,14 @@ async function scale(n: number) {
   if (FTS5) results.push(...fts5(n, Array.from({ length: n }, (_, i) => chunkText(i)), Array.from({ length: n }, (_, i) => item(i)), qTexts));
   global.gc?.();
   // the exact scan: the reference of recall, and the latency before the ANN index
-  const exact = new EmbeddedVectorStore(dir, { ann: false });
+  const exact = new EmbeddedVectorStore(dir, { ann: false, layout: 'rows', snapshot: false });
   const rssE0 = process.memoryUsage().rss;
   await exact.search(emb.space, { text: '', vector: qv[0]!, topK: 10, filter: {}, alpha: 1 });
   const exactRss = process.memoryUsage().rss - rssE0;
   // cold start: open, load the rows (from SQLite: no cache snapshot) and the saved ANN index, answer the first search
   fs.rmSync(path.join(dir, 'cache'), { recursive: true, force: true });
   const tc = performance.now();
-  const first = new EmbeddedVectorStore(dir, { ann: ANN, annQuantization: QUANT });
+  const first = new EmbeddedVectorStore(dir, { ann: ANN, annQuantization: QUANT, layout: LAYOUT });
   const want = await first.search(emb.space, { text: qTexts[1]!, vector: qv[1]!, topK: 10, filter: {}, alpha: 0.5 });
   const coldS = (performance.now() - tc) / 1000;
   await first.close();
@@ -258,7 +163,7 @@ async function scale(n: number) {
   global.gc?.();
   const rss0 = process.memoryUsage().rss;
   const ts = performance.now();
-  const store = new EmbeddedVectorStore(dir, { ann: ANN, annQuantization: QUANT });
+  const store = new EmbeddedVectorStore(dir, { ann: ANN, annQuantization: QUANT, layout: LAYOUT });
   const got = await store.search(emb.space, { text: qTexts[1]!, vector: qv[1]!, topK: 10, filter: {}, alpha: 0.5 });
   const coldSnapS = (performance.now() - ts) / 1000;
   if (JSON.stringify(got) !== JSON.stringify(want)) throw new Error('the first search from the snapshot differs from the one from SQLite');
@@ -352,7 +257,7 @@ function fts5(n: number, texts: string[], items: VectorItem[], qTexts: string[])
 }
 
 async function main() {
-  console.log(`Quire search benchmark — ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, ${NQ} queries per mode, single thread, ANN graph ${QUANT}`);
+  console.log(`Quire search benchmark — ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, ${NQ} queries per mode, single thread, ANN graph ${ANN ? QUANT : 'off'}, int8 layout ${LAYOUT} (reference: the row scan)`);
   if (RELEVANCE) await relevance();
   const build: (string | number)[][] = [];
   const lat: (string | number)[][] = [];

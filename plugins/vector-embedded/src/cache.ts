@@ -1,6 +1,6 @@
 import type { VectorFilter } from '@quire/core';
 import { VectorMatrix } from './kernel.js';
-import type { Precision } from './kernel.js';
+import type { Layout, Precision } from './kernel.js';
 import { KeywordIndex } from './keyword.js';
 import type { KeywordState } from './keyword.js';
 import { TopK } from './topk.js';
@@ -36,12 +36,14 @@ export interface CacheRow {
 
 /**
  * Everything a cache holds, as flat arrays (positions 0..n-1, all live): what a snapshot stores. Vector rows
- * are the matrix's own bytes (int8 or f32, `rowBytes` each) and their int8 scales.
+ * are the matrix's own bytes (int8 or f32 rows of `rowBytes`, or int8 blocks in the `columns` layout) and
+ * their int8 scales.
  */
 export interface CacheState {
   n: number;
   maxRowid: number;
   tombSeq: number;
+  layout: Layout;
   rowBytes: number;
   rows: Uint8Array<ArrayBuffer>;
   scales: Float32Array<ArrayBuffer>;
@@ -89,8 +91,8 @@ export class SpaceCache {
   /** the state (`maxRowid-tombSeq`) of the snapshot this cache was loaded from or last wrote */
   snapshotState: string | null = null;
 
-  constructor(readonly space: string, readonly dimension: number, precision: Precision, simd = true) {
-    this.matrix = new VectorMatrix(dimension, precision, undefined, simd);
+  constructor(readonly space: string, readonly dimension: number, precision: Precision, simd = true, layout: Layout = 'columns') {
+    this.matrix = new VectorMatrix(dimension, precision, undefined, simd, layout);
   }
 
   get live(): number {
@@ -182,6 +184,7 @@ export class SpaceCache {
     if (!this.dead || (!force && (this.dead < 1024 || this.dead < this.n / 4))) return;
     const map = new Int32Array(this.n).fill(-1);
     let w = 0;
+    const cols = this.matrix.layout === 'columns';
     this.docRows = new Map();
     this.userRows = new Map();
     this.orgRows = new Map();
@@ -189,7 +192,7 @@ export class SpaceCache {
       if (!this.alive[r]) continue;
       map[r] = w;
       if (w !== r) {
-        this.matrix.move(r, w);
+        if (!cols) this.matrix.move(r, w);
         this.rowids[w] = this.rowids[r]!;
         this.doc[w] = this.doc[r]!;
         this.user[w] = this.user[r]!;
@@ -203,6 +206,9 @@ export class SpaceCache {
       w++;
     }
     this.alive.fill(0, w, this.n);
+    // (the columns layout moves its rows dimension by dimension: one pass over each column)
+    if (cols) this.matrix.compact(map, this.n);
+    this.matrix.refreshBounds(w);
     this.keywords.rebuild(map, w);
     this.n = w;
     this.dead = 0;
@@ -228,7 +234,7 @@ export class SpaceCache {
       org[pos] = id(this.org[pos]!);
     }
     return {
-      n, maxRowid: this.maxRowid, tombSeq: this.tombSeq, rowBytes: this.matrix.rowBytes, rows: raw.rows, scales: raw.scales,
+      n, maxRowid: this.maxRowid, tombSeq: this.tombSeq, layout: this.matrix.layout, rowBytes: this.matrix.rowBytes, rows: raw.rows, scales: raw.scales,
       rowids: this.rowids.subarray(0, n), doc, user, org, strings, keywords: this.keywords.state(),
     };
   }
@@ -277,10 +283,10 @@ export class SpaceCache {
   }
 
   /**
-   * The `k` best rows for the query vector among the rows the filter allows: [{rowid, score}], best first.
-   * Scores are cosines (approximate when the matrix is int8).
+   * The `k` best rows for the query vector among the rows the filter allows: [{rowid, score, err}], best
+   * first. Scores are cosines, approximate when the matrix is int8: the exact one is within `err`.
    */
-  search(query: ArrayLike<number>, k: number, filter: VectorFilter): { rowid: number; score: number }[] {
+  search(query: ArrayLike<number>, k: number, filter: VectorFilter): { rowid: number; score: number; err: number }[] {
     if (!this.live || !this.matrix.setQuery(query)) return [];
     const c = this.compile(filter);
     if (!c) return [];
@@ -299,7 +305,7 @@ export class SpaceCache {
         i = j;
       }
     }
-    return top.sorted().map(({ key, score }) => ({ rowid: this.rowids[key]!, score }));
+    return top.sorted().map(({ key, score }) => ({ rowid: this.rowids[key]!, score, err: this.matrix.errorBound(key) }));
   }
 
   /**
@@ -334,7 +340,19 @@ export class SpaceCache {
     if (!this.live || !terms.length) return [];
     const c = this.compile(filter);
     if (!c) return [];
-    return this.keywords.search(terms, k, c.allow).map(({ key, score }) => ({ rowid: this.rowids[key]!, score }));
+    // a filter allowing few rows: their runs of positions, so that BM25 reads only those rows' postings
+    let runs: Int32Array | null = null;
+    const total = c.lists ? c.lists.reduce((s, l) => s + l.length, 0) : this.n;
+    if (c.lists && total <= this.n / 8) {
+      const positions = c.lists.length === 1 ? c.lists[0]! : [...new Set(c.lists.flat())].sort((a, b) => a - b);
+      const r: number[] = [];
+      for (const p of positions) {
+        if (r.length && r[r.length - 1] === p - 1) r[r.length - 1] = p;
+        else r.push(p, p);
+      }
+      runs = Int32Array.from(r);
+    }
+    return this.keywords.search(terms, k, c.allow, runs).map(({ key, score }) => ({ rowid: this.rowids[key]!, score }));
   }
 }
 

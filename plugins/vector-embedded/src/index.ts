@@ -7,7 +7,7 @@ export { analyze, queryTerms, words } from './text.js';
 export { KeywordIndex } from './keyword.js';
 export type { EmbeddedStoreOptions, Fusion } from './store.js';
 export { VectorMatrix } from './kernel.js';
-export type { Precision } from './kernel.js';
+export type { Layout, Precision } from './kernel.js';
 export type { AnnQuantization } from './ann.js';
 
 /**
@@ -26,6 +26,8 @@ export default definePlugin({
     alpha: z.number().min(0).max(1).default(DEFAULTS.alpha),
     /** in-memory precision of the vector cache: int8 (4x smaller, best candidates rescored exactly) or f32 */
     precision: z.enum(['int8', 'f32']).default(DEFAULTS.precision),
+    /** how int8 rows are laid out: columns (dimension-major blocks: a query reads only its nonzero dimensions) or rows; same results */
+    layout: z.enum(['columns', 'rows']).default(DEFAULTS.layout),
     /** the k of reciprocal rank fusion */
     rrfK: z.number().positive().default(DEFAULTS.rrfK),
     /** how long a writer waits for another process's write lock, ms */

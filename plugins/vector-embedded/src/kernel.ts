@@ -1,10 +1,18 @@
 /**
- * Dot products of one query against many rows of a row-major Float32 matrix: a WebAssembly SIMD kernel
- * (two f32x4 accumulators; ~4-6x faster than scalar JavaScript), with a JavaScript fallback where SIMD is
- * unavailable. The matrix lives in the kernel's own linear memory, which grows as rows are added.
+ * Dot products of one query against many rows of a matrix: WebAssembly SIMD kernels (~4-6x faster than
+ * scalar JavaScript), with a JavaScript fallback where SIMD is unavailable. The matrix lives in the kernel's
+ * own linear memory, which grows as rows are added.
  *
- * Memory layout: [query: stride floats][out: OUT_ROWS floats][matrix: capacity × stride floats].
- * `stride` is the dimension rounded up to a multiple of 8 (the kernel reads 8 floats per step); the padding is zero.
+ * Two layouts:
+ * - `rows` (f32, and int8 on request): row-major, [query: stride floats][out: OUT_ROWS floats][matrix:
+ *   capacity × stride values]; `stride` is the dimension rounded up to a multiple of 8 (f32) or 16 (int8),
+ *   the padding zero. Every query reads every value of the rows it scans.
+ * - `columns` (int8, the default): dimension-major blocks of BLOCK rows (within a block, every row's
+ *   dimension 0, then every row's dimension 1, …), after the query, out, and the query's nonzero dimensions
+ *   (their offsets in a block, and their values in pairs over a v128). A query reads only the columns
+ *   of its nonzero dimensions: a short query of the hash embedder uses a few dozen of 384 (bench/query-nnz.ts),
+ *   so it reads that share of the memory. The integer dot products, and so the scores, are the same as the
+ *   row layout's.
  */
 
 import type { TopK } from './topk.js';
@@ -109,6 +117,72 @@ function i8Body(): number[] {
   ];
 }
 
+/** The column kernel: a block's rows [0, rows) (rows a multiple of 16) against the query's nonzero dimensions,
+ * taken in pairs (a, b) so that i32x4.dot_i16x8_s does two multiply-adds a lane, as the row kernel does:
+ * (func (export "col8") (param $blk i32) (param $idx i32) (param $q i32) (param $pairs i32) (param $rows i32) (param $out i32) (param $gmax i32)
+ *   (local $g i32) (local $kp i32) (local $kend i32) (local $base i32) (local $qp i32)
+ *   (local $x v128) (local $y v128) (local $s v128) (local $lo v128) (local $hi v128) (local $a0 … $a3 v128)
+ *   g = 0; kend = idx + 8 × pairs
+ *   rows: a0..a3 = 0; kp = idx; qp = q; base = blk + g
+ *     pairs: s = load(qp)                                  (qa, qb, qa, qb, … as i16)
+ *            x = load(base + load_i32(kp)); y = load(base + load_i32(kp + 4))   (columns a and b, 16 rows from g)
+ *            lo = shuffle(x, y, 0 16 1 17 … 7 23); hi = shuffle(x, y, 8 24 … 15 31)   (rows' a and b side by side)
+ *            a0 += dot_s(extend_low_s(lo), s); a1 += dot_s(extend_high_s(lo), s); a2, a3 likewise from hi
+ *            qp += 16; kp += 8; br_if pairs (kp < kend)
+ *     out[g..g+16] = f32(a0..a3); gmax[g / 16] = max of the 16 sums (i32); g += 16; br_if rows (g < rows)
+ * (gmax lets the caller pass over 16 rows at once when none can reach its top k.)
+ */
+function col8Body(): number[] {
+  // parameters 0-6, then i32 locals, then v128 locals
+  const BLK = 0, IDX = 1, Q = 2, PAIRS = 3, ROWS = 4, OUT = 5, GMAX = 6;
+  const G = 7, KP = 8, KEND = 9, BASE = 10, QP = 11;
+  const X = 12, Y = 13, S = 14, LO = 15, HI = 16, A = 17;
+  const get = (l: number) => [0x20, l], set = (l: number) => [0x21, l], tee = (l: number) => [0x22, l];
+  const load = (offset = 0) => [0xfd, 0x00, 0x04, offset];
+  const maxS = [0xfd, 0xb8, 0x01]; // i32x4.max_s
+  const shuffle = (half: number) => [0xfd, 0x0d, ...Array.from({ length: 8 }, (_, i) => [half * 8 + i, 16 + half * 8 + i]).flat()];
+  const lanes = (order: number[]) => [0xfd, 0x0d, ...order.flatMap((l) => [l * 4, l * 4 + 1, l * 4 + 2, l * 4 + 3])];
+  const b = [
+    0x02, 0x40,
+    ...get(ROWS), 0x45, 0x0d, 0x00, // rows == 0 → exit
+    0x41, 0x00, ...set(G), // g = 0
+    ...get(PAIRS), 0x41, 0x03, 0x74, ...get(IDX), 0x6a, ...set(KEND), // kend = idx + (pairs << 3)
+    0x03, 0x40, // loop rows
+  ];
+  for (let j = 0; j < 4; j++) b.push(...V128_ZERO, ...set(A + j));
+  b.push(
+    ...get(IDX), ...set(KP),
+    ...get(Q), ...set(QP),
+    ...get(BLK), ...get(G), 0x6a, ...set(BASE), // base = blk + g
+    0x02, 0x40, ...get(PAIRS), 0x45, 0x0d, 0x00, // pairs == 0 → none
+    0x03, 0x40, // loop pairs
+    ...get(QP), ...load(), ...set(S), // s = load(qp)
+    ...get(BASE), ...get(KP), 0x28, 0x02, 0x00, 0x6a, ...load(), ...set(X), // x = load(base + load_i32(kp))
+    ...get(BASE), ...get(KP), 0x28, 0x02, 0x04, 0x6a, ...load(), ...set(Y), // y = load(base + load_i32(kp + 4))
+    ...get(X), ...get(Y), ...shuffle(0), ...set(LO),
+    ...get(X), ...get(Y), ...shuffle(1), ...set(HI),
+  );
+  // a += i32x4.dot_i16x8_s(i16x8.extend_(low|high)_i8x16_s(lo|hi), s)
+  [[0, LO, 0x87], [1, LO, 0x88], [2, HI, 0x87], [3, HI, 0x88]].forEach(([j, src, ext]) => b.push(...get(A + j!), ...get(src!), 0xfd, ext!, 0x01, ...get(S), 0xfd, 0xba, 0x01, 0xfd, 0xae, 0x01, ...set(A + j!)));
+  b.push(
+    ...get(QP), 0x41, 0x10, 0x6a, ...set(QP), // qp += 16
+    ...get(KP), 0x41, 0x08, 0x6a, ...tee(KP), ...get(KEND), 0x49, 0x0d, 0x00, // kp += 8; kp < kend → again
+    0x0b, 0x0b, // end pairs, block
+    ...get(OUT), ...get(G), 0x41, 0x02, 0x74, 0x6a, ...set(BASE), // base = out + (g << 2)
+  );
+  for (let j = 0; j < 4; j++) b.push(...get(BASE), ...get(A + j), 0xfd, 0xfa, 0x01, 0xfd, 0x0b, 0x04, j * 16); // store f32x4.convert_i32x4_s(a)
+  b.push(
+    // gmax[g / 16] = the most of the 16 sums: max_s(max_s(a0, a1), max_s(a2, a3)), its lanes folded twice
+    ...get(A), ...get(A + 1), ...maxS, ...get(A + 2), ...get(A + 3), ...maxS, ...maxS, ...tee(X),
+    ...get(X), ...get(X), ...lanes([2, 3, 0, 1]), ...maxS, ...tee(X),
+    ...get(X), ...get(X), ...lanes([1, 0, 3, 2]), ...maxS, ...set(X),
+    ...get(GMAX), ...get(G), 0x41, 0x02, 0x76, 0x6a, ...get(X), 0xfd, 0x1b, 0x00, 0x36, 0x02, 0x00, // i32.store(gmax + (g >> 2), lane 0)
+    ...get(G), 0x41, 0x10, 0x6a, ...tee(G), ...get(ROWS), 0x49, 0x0d, 0x00, // g += 16; g < rows → again
+    0x0b, 0x0b, 0x0b,
+  );
+  return b;
+}
+
 const V128_ZERO = [0xfd, 0x0c, ...new Array(16).fill(0)];
 
 function kernelBytes(): Uint8Array {
@@ -118,15 +192,16 @@ function kernelBytes(): Uint8Array {
   };
   const f32 = fn([0x02, 0x01, 0x7f, 0x02, 0x7b], f32Body()); // j: i32; a, b: v128
   const i8 = fn([0x03, 0x01, 0x7f, 0x02, 0x7b, 0x01, 0x7f], i8Body()); // j: i32; acc, r: v128; k: i32
+  const col8 = fn([0x02, 0x05, 0x7f, 0x09, 0x7b], col8Body()); // g, kp, kend, base, qp: i32; x, y, s, lo, hi, a0..a3: v128
   const section = (id: number, content: number[]) => [id, ...leb(content.length), ...content];
   const str = (s: string) => [s.length, ...Buffer.from(s, 'utf8')];
   return new Uint8Array([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-    ...section(1, [0x01, 0x60, 0x05, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x00]),
+    ...section(1, [0x02, 0x60, 0x05, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x00, 0x60, 0x07, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x00]),
     ...section(2, [0x01, ...str('env'), ...str('mem'), 0x02, 0x00, 0x01]),
-    ...section(3, [0x02, 0x00, 0x00]),
-    ...section(7, [0x02, ...str('scan'), 0x00, 0x00, ...str('scan8'), 0x00, 0x01]),
-    ...section(10, [0x02, ...f32, ...i8]),
+    ...section(3, [0x03, 0x00, 0x00, 0x01]),
+    ...section(7, [0x03, ...str('scan'), 0x00, 0x00, ...str('scan8'), 0x00, 0x01, ...str('col8'), 0x00, 0x02]),
+    ...section(10, [0x03, ...f32, ...i8, ...col8]),
   ]);
 }
 
@@ -155,6 +230,8 @@ function simdModule(): WebAssembly.Module | null {
 }
 
 export const OUT_ROWS = 4096;
+/** rows of a block in the `columns` layout (a power of two: the measured speed fell with other strides) */
+export const BLOCK = 4096;
 const PAGE = 65536;
 
 /**
@@ -163,25 +240,48 @@ const PAGE = 65536;
  */
 export type Precision = 'f32' | 'int8';
 
+/** How int8 rows are laid out: `columns` (dimension-major blocks, the default) or `rows` (row-major); f32 is always `rows`. */
+export type Layout = 'rows' | 'columns';
+
 type ScanFn = (m: number, q: number, out: number, n: number, rowBytes: number) => void;
+type ColFn = (blk: number, idx: number, q: number, pairs: number, rows: number, out: number, gmax: number) => void;
+
+const pad = (x: number, to: number) => Math.ceil(x / to) * to;
 
 /** A growable matrix of unit vectors with a batched dot-product scan. */
 export class VectorMatrix {
   readonly dimension: number;
   readonly precision: Precision;
-  /** elements per row (dimension rounded up for the kernel; the padding is zero) */
+  readonly layout: Layout;
+  /** elements per row in the `rows` layout (dimension rounded up for the kernel; the padding is zero); the int8 query's scale is set by it in both */
   readonly stride: number;
+  /** bytes a row takes (`columns`: the dimension) */
   readonly rowBytes: number;
   readonly simd: boolean;
   private readonly memory: WebAssembly.Memory;
   private readonly scanFn: ScanFn | null;
+  private readonly colFn: ColFn | null;
   private f32!: Float32Array;
   private i8!: Int8Array;
   private i16!: Int16Array;
+  private i32!: Int32Array;
   private scales = new Float32Array(0);
   private qScale = 1;
+  /** the loaded (unit) query's L1 norm and nonzero dimensions, for errorBound */
+  private qL1 = 0;
+  private qNonzero = 0;
   private readonly outOff: number;
+  /** `columns`: the query's nonzero dimensions, as byte offsets in a block (i32) and pairs of values repeated 4 times (i16 × 8) */
+  private readonly idxOff: number;
+  private readonly splatOff: number;
+  private nnz = 0;
+  private queried = false;
+  /** `columns`: the kernel's most sum of each 16 rows (i32), and the most scale of each 16 rows (an upper bound) */
+  private readonly gmaxOff: number;
+  private gscale = new Float32Array(0);
   private readonly matOff: number;
+  /** `columns`: bytes of a block */
+  private readonly blockBytes: number;
   private capacity = 0;
 
   /** the dimension padded for the kernel: 8 floats or 16 int8 values per step */
@@ -190,27 +290,42 @@ export class VectorMatrix {
     return Math.ceil(dimension / step) * step;
   }
 
-  /** bytes a row takes (the padded dimension, four bytes a value in f32, one in int8) */
+  /** bytes a row takes in the `rows` layout (the padded dimension, four bytes a value in f32, one in int8) */
   static rowBytes(dimension: number, precision: Precision): number {
     return VectorMatrix.stride(dimension, precision) * (precision === 'f32' ? 4 : 1);
   }
 
   /** `simd` false: scan in plain JavaScript even where the WebAssembly SIMD kernel runs */
-  constructor(dimension: number, precision: Precision = 'int8', initialRows = 1024, simd = true) {
+  constructor(dimension: number, precision: Precision = 'int8', initialRows = 1024, simd = true, layout: Layout = 'columns') {
     this.dimension = dimension;
     this.precision = precision;
+    this.layout = precision === 'int8' ? layout : 'rows';
     this.stride = VectorMatrix.stride(dimension, precision);
-    this.rowBytes = VectorMatrix.rowBytes(dimension, precision);
+    const cols = this.layout === 'columns';
+    this.rowBytes = cols ? dimension : VectorMatrix.rowBytes(dimension, precision);
+    this.blockBytes = BLOCK * dimension;
     this.outOff = this.stride * 4; // the query region (f32 or i16) comes first
-    this.matOff = this.outOff + OUT_ROWS * 4;
-    this.memory = new WebAssembly.Memory({ initial: Math.ceil((this.matOff + initialRows * this.rowBytes) / PAGE) });
+    this.idxOff = this.outOff + OUT_ROWS * 4;
+    this.splatOff = this.idxOff + pad((dimension + 1) * 4, 16);
+    this.gmaxOff = this.splatOff + pad(dimension * 16, 16);
+    this.matOff = cols ? pad(this.gmaxOff + (BLOCK / 16) * 4, 64) : this.idxOff;
+    this.memory = new WebAssembly.Memory({ initial: Math.ceil((this.matOff + this.bytesFor(initialRows)) / PAGE) });
     const mod = simd ? simdModule() : null;
     this.simd = !!mod;
     if (mod) {
-      const exp = new WebAssembly.Instance(mod, { env: { mem: this.memory } }).exports as unknown as { scan: ScanFn; scan8: ScanFn };
+      const exp = new WebAssembly.Instance(mod, { env: { mem: this.memory } }).exports as unknown as { scan: ScanFn; scan8: ScanFn; col8: ColFn };
       this.scanFn = precision === 'f32' ? exp.scan : exp.scan8;
-    } else this.scanFn = null;
+      this.colFn = exp.col8;
+    } else {
+      this.scanFn = null;
+      this.colFn = null;
+    }
     this.remap();
+  }
+
+  /** bytes the matrix takes for `rows` rows (`columns`: whole blocks) */
+  bytesFor(rows: number): number {
+    return this.layout === 'columns' ? Math.ceil(rows / BLOCK) * this.blockBytes : rows * this.rowBytes;
   }
 
   private remap() {
@@ -218,11 +333,16 @@ export class VectorMatrix {
     this.f32 = new Float32Array(buf);
     this.i8 = new Int8Array(buf);
     this.i16 = new Int16Array(buf);
-    this.capacity = Math.floor((buf.byteLength - this.matOff) / this.rowBytes);
+    this.i32 = new Int32Array(buf);
+    const room = buf.byteLength - this.matOff;
+    this.capacity = this.layout === 'columns' ? Math.floor(room / this.blockBytes) * BLOCK : Math.floor(room / this.rowBytes);
     if (this.precision === 'int8' && this.scales.length < this.capacity) {
       const s = new Float32Array(this.capacity);
       s.set(this.scales);
       this.scales = s;
+      const g = new Float32Array(Math.ceil(this.capacity / 16));
+      g.set(this.gscale);
+      this.gscale = g;
     }
   }
 
@@ -235,9 +355,14 @@ export class VectorMatrix {
   reserve(rows: number): void {
     if (rows <= this.capacity) return;
     const want = Math.max(rows, Math.ceil(this.capacity * 1.5));
-    const need = this.matOff + want * this.rowBytes - this.memory.buffer.byteLength;
+    const need = this.matOff + this.bytesFor(want) - this.memory.buffer.byteLength;
     this.memory.grow(Math.ceil(need / PAGE));
     this.remap();
+  }
+
+  /** `columns`: the byte of row `pos`'s dimension 0 (dimension d is d × BLOCK further) */
+  private colBase(pos: number): number {
+    return this.matOff + Math.floor(pos / BLOCK) * this.blockBytes + (pos % BLOCK);
   }
 
   /** Writes row `pos`, L2-normalised (a zero vector stays zero and never scores). */
@@ -255,29 +380,54 @@ export class VectorMatrix {
     }
     let maxAbs = 0;
     for (let i = 0; i < d; i++) maxAbs = Math.max(maxAbs, Math.abs((v[i] as number) * inv));
-    const base = this.matOff + pos * this.stride;
     const k = maxAbs > 0 ? 127 / maxAbs : 0;
+    this.scales[pos] = maxAbs / 127;
+    if (this.gscale[pos >> 4]! < maxAbs / 127) this.gscale[pos >> 4] = maxAbs / 127;
+    if (this.layout === 'columns') {
+      const base = this.colBase(pos);
+      for (let i = 0; i < d; i++) this.i8[base + i * BLOCK] = Math.round((v[i] as number) * inv * k);
+      return;
+    }
+    const base = this.matOff + pos * this.stride;
     for (let i = 0; i < d; i++) this.i8[base + i] = Math.round((v[i] as number) * inv * k);
     this.i8.fill(0, base + d, base + this.stride);
-    this.scales[pos] = maxAbs / 127;
   }
 
-  /** Rows [0, n) as stored (int8 or f32 bytes, `rowBytes` each) and their int8 scales: views, valid until the matrix grows. */
+  /**
+   * Rows [0, n) as stored (`bytesFor(n)` bytes: int8 or f32 rows, or int8 blocks whose rows from n are zeroed)
+   * and their int8 scales: views, valid until the matrix grows.
+   */
   raw(n: number): { rows: Uint8Array<ArrayBuffer>; scales: Float32Array<ArrayBuffer> } {
-    return { rows: new Uint8Array(this.memory.buffer, this.matOff, n * this.rowBytes), scales: this.scales.subarray(0, this.precision === 'int8' ? n : 0) };
+    if (this.layout === 'columns' && n % BLOCK) {
+      // (rows past the end may hold rows moved away by a compaction: nothing of them leaves the matrix)
+      const base = this.colBase(n);
+      for (let i = 0; i < this.dimension; i++) this.i8.fill(0, base + i * BLOCK, base + i * BLOCK + BLOCK - (n % BLOCK));
+    }
+    return { rows: new Uint8Array(this.memory.buffer, this.matOff, this.bytesFor(n)), scales: this.scales.subarray(0, this.precision === 'int8' ? n : 0) };
   }
 
   /** Room for rows [0, n) as bytes to fill (e.g. read from a file), valid until the matrix grows; then setRaw. */
   rowsView(n: number): Uint8Array<ArrayBuffer> {
     this.reserve(n);
-    return new Uint8Array(this.memory.buffer, this.matOff, n * this.rowBytes);
+    return new Uint8Array(this.memory.buffer, this.matOff, this.bytesFor(n));
   }
 
   /** Sets rows [0, n) from `raw()`'s bytes (unless they are there already: `rowsView`) and scales. */
   setRaw(n: number, rows: Uint8Array, scales: Float32Array): void {
     this.reserve(n);
-    if (rows.buffer !== this.memory.buffer || rows.byteOffset !== this.matOff) new Uint8Array(this.memory.buffer, this.matOff, n * this.rowBytes).set(rows.subarray(0, n * this.rowBytes));
-    if (this.precision === 'int8') this.scales.set(scales.subarray(0, n));
+    const len = this.bytesFor(n);
+    if (rows.buffer !== this.memory.buffer || rows.byteOffset !== this.matOff) new Uint8Array(this.memory.buffer, this.matOff, len).set(rows.subarray(0, len));
+    if (this.precision === 'int8') {
+      this.scales.set(scales.subarray(0, n));
+      this.refreshBounds(n);
+    }
+  }
+
+  /** Recomputes the most scale of each 16 rows of [0, n) (after a compaction they are only upper bounds). */
+  refreshBounds(n: number): void {
+    if (this.precision !== 'int8') return;
+    this.gscale.fill(0);
+    for (let i = 0; i < n; i++) if (this.gscale[i >> 4]! < this.scales[i]!) this.gscale[i >> 4] = this.scales[i]!;
   }
 
   /** Copies row `from` over row `to` (compaction). */
@@ -285,11 +435,43 @@ export class VectorMatrix {
     if (this.precision === 'f32') {
       const s = this.matOff / 4 + from * this.stride;
       this.f32.copyWithin(this.matOff / 4 + to * this.stride, s, s + this.stride);
-    } else {
-      const s = this.matOff + from * this.stride;
-      this.i8.copyWithin(this.matOff + to * this.stride, s, s + this.stride);
-      this.scales[to] = this.scales[from]!;
+      return;
     }
+    this.scales[to] = this.scales[from]!;
+    if (this.gscale[to >> 4]! < this.scales[to]!) this.gscale[to >> 4] = this.scales[to]!;
+    if (this.layout === 'columns') {
+      const s = this.colBase(from), t = this.colBase(to), m = this.i8;
+      for (let i = 0; i < this.dimension * BLOCK; i += BLOCK) m[t + i] = m[s + i]!;
+      return;
+    }
+    const s = this.matOff + from * this.stride;
+    this.i8.copyWithin(this.matOff + to * this.stride, s, s + this.stride);
+  }
+
+  /**
+   * Moves every row r of [0, n) with map[r] ≥ 0 to map[r] (a compaction: map[r] ≤ r, increasing): the same
+   * as move(r, map[r]) for each, but the columns layout copies dimension by dimension, each column in one
+   * forward pass (a row's dimensions are BLOCK bytes apart; moving a row at a time touched one cache line a
+   * dimension).
+   */
+  compact(map: Int32Array, n: number): void {
+    if (this.layout !== 'columns') {
+      for (let r = 0; r < n; r++) if (map[r]! >= 0 && map[r] !== r) this.move(r, map[r]!);
+      return;
+    }
+    const m = this.i8, sc = this.scales;
+    // where each moved row's dimension 0 is, and goes
+    const from = new Int32Array(n), to = new Int32Array(n);
+    let k = 0;
+    for (let r = 0; r < n; r++) {
+      const w = map[r]!;
+      if (w < 0 || w === r) continue;
+      sc[w] = sc[r]!;
+      if (this.gscale[w >> 4]! < sc[w]!) this.gscale[w >> 4] = sc[w]!;
+      from[k] = this.colBase(r);
+      to[k++] = this.colBase(w);
+    }
+    for (let d = 0, off = 0; d < this.dimension; d++, off += BLOCK) for (let i = 0; i < k; i++) m[to[i]! + off] = m[from[i]! + off]!;
   }
 
   /** Loads the query (normalised); false for the zero vector. */
@@ -298,6 +480,7 @@ export class VectorMatrix {
     let norm = 0;
     for (let i = 0; i < d; i++) norm += (q[i] as number) * (q[i] as number);
     if (!(norm > 0) || !Number.isFinite(norm)) return false;
+    this.queried = true;
     const inv = 1 / Math.sqrt(norm);
     if (this.precision === 'f32') {
       for (let i = 0; i < d; i++) this.f32[i] = (q[i] as number) * inv;
@@ -312,26 +495,90 @@ export class VectorMatrix {
     for (let i = 0; i < d; i++) this.i16[i] = Math.round((q[i] as number) * inv * k);
     this.i16.fill(0, d, this.stride);
     this.qScale = maxAbs / qmax;
+    let l1 = 0, nz = 0;
+    for (let i = 0; i < d; i++) {
+      const x = Math.abs((q[i] as number) * inv);
+      l1 += x;
+      if (x > 0) nz++;
+    }
+    this.qL1 = l1;
+    this.qNonzero = nz;
+    if (this.layout === 'columns') {
+      // the nonzero dimensions, in pairs: where each one's column starts in a block, and the pair's values
+      // (a, b) repeated four times for the kernel; an odd one out is paired with a zero
+      let nnz = 0;
+      const idx = this.idxOff / 4, sp = this.splatOff / 2;
+      for (let i = 0; i < d; i++) {
+        const x = this.i16[i]!;
+        if (x === 0) continue;
+        this.i32[idx + nnz] = i * BLOCK;
+        for (let j = 0; j < 4; j++) this.i16[sp + (nnz >> 1) * 8 + 2 * j + (nnz & 1)] = x;
+        nnz++;
+      }
+      if (nnz & 1) {
+        this.i32[idx + nnz] = 0;
+        for (let j = 0; j < 4; j++) this.i16[sp + (nnz >> 1) * 8 + 2 * j + 1] = 0;
+      }
+      this.nnz = nnz;
+    }
     return true;
   }
 
   /**
+   * The most row `pos`'s score against the loaded query can differ from the exact cosine of the unit vectors
+   * (int8: each stored value is within half its row's scale of the true one, each query value within half
+   * the query's scale; f32: rounding only). With x̃, q̃ the dequantised row and query:
+   * |x·q − x̃·q̃| ≤ |(x − x̃)·q| + |x̃·(q − q̃)| ≤ scale/2 × ‖q‖₁ + qScale/2 × (nonzero q) × 127 × scale.
+   */
+  errorBound(pos: number): number {
+    if (this.precision === 'f32') return 1e-6;
+    const sc = this.scales[pos]!;
+    return (sc / 2) * this.qL1 + (this.qScale / 2) * this.qNonzero * 127 * sc + 1e-6;
+  }
+
+  /** How many dimensions of a row the loaded query reads: its nonzero ones (`columns`) or all (`rows`); null before a query. */
+  get queryDimensions(): number | null {
+    return !this.queried ? null : this.layout === 'columns' ? this.nnz : this.dimension;
+  }
+
+  /**
+   * Computes the raw scores of rows [a, a + n) (n ≤ OUT_ROWS; `columns`: within one block) into the out region;
+   * the score of row a + i is at `out + i` of the index returned (the columns kernel starts at a 16-row boundary).
+   */
+  private kernel(a: number, n: number): number {
+    const out = this.outOff / 4;
+    if (this.layout === 'columns') {
+      const start = a - (a % BLOCK);
+      const g0 = (a - start) & ~15, g1 = Math.min(BLOCK, pad(a + n - start, 16));
+      if (this.colFn) this.colFn(this.matOff + (start / BLOCK) * this.blockBytes + g0, this.idxOff, this.splatOff, (this.nnz + 1) >> 1, g1 - g0, this.outOff, this.gmaxOff);
+      else this.colJs(start + g0, g1 - g0);
+      return out + (a - start - g0);
+    }
+    if (this.scanFn) this.scanFn(this.matOff + a * this.rowBytes, 0, this.outOff, n, this.rowBytes);
+    else if (this.precision === 'int8') this.scanJs8(a, n);
+    else this.scanJs(a, n);
+    return out;
+  }
+
+  /** how many rows from `a` (below `to`) one kernel call scores */
+  private span(a: number, to: number): number {
+    return Math.min(to - a, this.layout === 'columns' ? BLOCK - (a % BLOCK) : OUT_ROWS);
+  }
+
+  /**
    * Scores rows [from, to) against the loaded query (cosine; approximate for int8), calling visit(pos, score)
-   * for each, in batches of OUT_ROWS through the kernel.
+   * for each, in batches through the kernel.
    */
   scan(from: number, to: number, visit: (pos: number, score: number) => void): void {
-    const out = this.outOff / 4;
     const int8 = this.precision === 'int8';
-    for (let a = from; a < to; a += OUT_ROWS) {
-      const n = Math.min(OUT_ROWS, to - a);
-      if (this.scanFn) this.scanFn(this.matOff + a * this.rowBytes, 0, this.outOff, n, this.rowBytes);
-      else if (int8) this.scanJs8(a, n);
-      else this.scanJs(a, n);
+    for (let a = from, n = 0; a < to; a += n) {
+      n = this.span(a, to);
+      const o = this.kernel(a, n);
       const f = this.f32;
       if (int8) {
         const sc = this.scales, qs = this.qScale;
-        for (let i = 0; i < n; i++) visit(a + i, f[out + i]! * sc[a + i]! * qs);
-      } else for (let i = 0; i < n; i++) visit(a + i, f[out + i]!);
+        for (let i = 0; i < n; i++) visit(a + i, f[o + i]! * sc[a + i]! * qs);
+      } else for (let i = 0; i < n; i++) visit(a + i, f[o + i]!);
     }
   }
 
@@ -340,17 +587,31 @@ export class VectorMatrix {
    * no call per row unless it beats the current k-th score).
    */
   scanInto(from: number, to: number, top: TopK, allow: (pos: number) => boolean): void {
-    const out = this.outOff / 4;
     const int8 = this.precision === 'int8';
-    for (let a = from; a < to; a += OUT_ROWS) {
-      const n = Math.min(OUT_ROWS, to - a);
-      if (this.scanFn) this.scanFn(this.matOff + a * this.rowBytes, 0, this.outOff, n, this.rowBytes);
-      else if (int8) this.scanJs8(a, n);
-      else this.scanJs(a, n);
+    const cols = this.layout === 'columns';
+    for (let a = from, n = 0; a < to; a += n) {
+      n = this.span(a, to);
+      const o = this.kernel(a, n);
       const f = this.f32, sc = this.scales, qs = this.qScale;
       let floor = top.floor;
+      if (cols) {
+        // 16 rows at a time (from the kernel's 16-row boundary, o - (a & 15)): none of them can score above
+        // their most sum × their most scale, so when that is not above the floor they are passed over
+        const gm = this.i32, gs = this.gscale, gmax = this.gmaxOff / 4, first = a - (a & 15);
+        for (let g = first; g < a + n; g += 16) {
+          if (Math.fround(Math.max(gm[gmax + ((g - first) >> 4)]!, 0)) * gs[g >> 4]! * qs <= floor) continue;
+          for (let p = Math.max(g, a), end = Math.min(g + 16, a + n); p < end; p++) {
+            const s = f[o + p - a]! * sc[p]! * qs;
+            if (s > floor && allow(p)) {
+              top.push(s, p);
+              floor = top.floor;
+            }
+          }
+        }
+        continue;
+      }
       for (let i = 0; i < n; i++) {
-        const s = int8 ? f[out + i]! * sc[a + i]! * qs : f[out + i]!;
+        const s = int8 ? f[o + i]! * sc[a + i]! * qs : f[o + i]!;
         if (s > floor && allow(a + i)) {
           top.push(s, a + i);
           floor = top.floor;
@@ -382,5 +643,17 @@ export class VectorMatrix {
       for (let j = 0; j < d; j++) s += m[off + j]! * q[j]!;
       this.f32[out + r] = s;
     }
+  }
+
+  /** the column kernel in JavaScript: rows [a, a + n) of one block, the query's nonzero dimensions only */
+  private colJs(a: number, n: number): void {
+    const m = this.i8, out = this.outOff / 4, base = this.colBase(a);
+    const acc = new Int32Array(n);
+    for (let k = 0; k < this.nnz; k++) {
+      const off = base + this.i32[this.idxOff / 4 + k]!, x = this.i16[this.splatOff / 2 + (k >> 1) * 8 + (k & 1)]!;
+      for (let r = 0; r < n; r++) acc[r]! += m[off + r]! * x;
+    }
+    for (let r = 0; r < n; r++) this.f32[out + r] = acc[r]!;
+    for (let g = 0; g < n; g += 16) this.i32[this.gmaxOff / 4 + g / 16] = Math.max(...acc.subarray(g, g + 16));
   }
 }

@@ -15,10 +15,11 @@ import path from 'node:path';
 import { readChecksum, removeOlderStates, removeStateFile, spaceKey, stateFiles } from './ann.js';
 import type { AnnFile } from './ann.js';
 import type { CacheState } from './cache.js';
-import type { Precision } from './kernel.js';
+import type { Layout, Precision } from './kernel.js';
 
 const MAGIC = 'QVSNAP\0\0';
-const FORMAT = 1;
+/** 2: the int8 rows of the `columns` layout (dimension-major blocks), and the layout in the header */
+const FORMAT = 2;
 
 /** The snapshots of a space in `dir`, newest state first. */
 export const snapshotFiles = (dir: string, space: string): AnnFile[] => stateFiles(dir, `${spaceKey(space)}.`, '.snap');
@@ -44,6 +45,7 @@ interface Header {
   space: string;
   dimension: number;
   precision: Precision;
+  layout: Layout;
   rowBytes: number;
   n: number;
   maxRowid: number;
@@ -52,6 +54,14 @@ interface Header {
   totalLen: number;
   /** byte length of each section, in SECTIONS order */
   sections: number[];
+}
+
+/** what reading a snapshot needs of the matrix it fills */
+export interface SnapshotMatrix {
+  layout: Layout;
+  rowBytes: number;
+  bytesFor(rows: number): number;
+  rowsView(rows: number): Uint8Array<ArrayBuffer>;
 }
 
 const pad8 = (x: number) => Math.ceil(x / 8) * 8;
@@ -66,7 +76,7 @@ export function writeSnapshot(dir: string, space: string, dimension: number, pre
     hashes: bytes(k.hashes), df: bytes(k.df), off: bytes(k.off), post: bytes(k.post), lens: bytes(k.lens), strings: Buffer.from(JSON.stringify(s.strings)),
   };
   const header: Header = {
-    format: FORMAT, space, dimension, precision, rowBytes: s.rowBytes, n: s.n, maxRowid: s.maxRowid, tombSeq: s.tombSeq,
+    format: FORMAT, space, dimension, precision, layout: s.layout, rowBytes: s.rowBytes, n: s.n, maxRowid: s.maxRowid, tombSeq: s.tombSeq,
     kwRows: k.rows, totalLen: k.totalLen, sections: SECTIONS.map((x) => parts[x].byteLength),
   };
   const head = Buffer.from(JSON.stringify(header));
@@ -110,10 +120,11 @@ export function writeSnapshot(dir: string, space: string, dimension: number, pre
 
 /**
  * Reads a snapshot of the space; throws when it does not match its checksum or is not one of this space,
- * dimension and precision in this format. The vector rows are read into `rowsInto(n)` (the matrix's own
- * memory), the rest into one buffer the other arrays are views of.
+ * dimension, precision and layout in this format. The vector rows are read into `m.rowsView(n)` (the
+ * matrix's own memory), the rest into one buffer the other arrays are views of.
  */
-export function readSnapshot(file: string, space: string, dimension: number, precision: Precision, rowBytes: number, rowsInto: (n: number) => Uint8Array<ArrayBuffer>): CacheState {
+export function readSnapshot(file: string, space: string, dimension: number, precision: Precision, m: SnapshotMatrix): CacheState {
+  const { layout, rowBytes } = m;
   const sum = readChecksum(file, 'snapshot');
   const fd = fs.openSync(file, 'r');
   try {
@@ -139,13 +150,13 @@ export function readSnapshot(file: string, space: string, dimension: number, pre
     const head = Buffer.from(read(new Uint8Array(pad8(12 + hlen) - 12)));
     const h = JSON.parse(head.toString('utf8', 0, hlen)) as Header;
     if (h.format !== FORMAT) throw new Error(`snapshot format ${h.format}; this Quire reads ${FORMAT}`);
-    if (h.space !== space || h.dimension !== dimension || h.precision !== precision || h.rowBytes !== rowBytes) throw new Error('the snapshot is of another space, dimension or precision');
+    if (h.space !== space || h.dimension !== dimension || h.precision !== precision || h.layout !== layout || h.rowBytes !== rowBytes) throw new Error('the snapshot is of another space, dimension, precision or layout');
     const n = h.n;
-    if (!Array.isArray(h.sections) || h.sections.length !== SECTIONS.length || h.sections[0] !== n * rowBytes) throw new Error("the snapshot's rows section has the wrong size");
+    if (!(Number.isInteger(n) && n >= 0) || !Array.isArray(h.sections) || h.sections.length !== SECTIONS.length || h.sections[0] !== m.bytesFor(n)) throw new Error("the snapshot's rows section has the wrong size");
     // the rows (first section), straight into place; then the rest in one buffer (rows are a multiple of
-    // 16 bytes, so the rest starts 8-byte aligned and its sections stay aligned in it)
-    if (at + n * rowBytes > size) throw new Error('the snapshot is truncated');
-    const rows = read(rowsInto(n));
+    // 16 bytes, blocks of 1,024 rows, so the rest starts 8-byte aligned and its sections stay aligned in it)
+    if (at + m.bytesFor(n) > size) throw new Error('the snapshot is truncated');
+    const rows = read(m.rowsView(n));
     if (at % 8) throw new Error('the snapshot is misaligned');
     const rest = read(new Uint8Array(size - at));
     if (hash.digest('hex') !== sum.sha256) throw new Error('the snapshot does not match its checksum');
@@ -167,7 +178,7 @@ export function readSnapshot(file: string, space: string, dimension: number, pre
     const kwOff = view('off', Int32Array, slots + 1);
     const [so, sl] = sec.strings!;
     return {
-      n, maxRowid: h.maxRowid, tombSeq: h.tombSeq, rowBytes: h.rowBytes, rows, scales: view('scales', Float32Array, precision === 'int8' ? n : 0),
+      n, maxRowid: h.maxRowid, tombSeq: h.tombSeq, layout: h.layout, rowBytes: h.rowBytes, rows, scales: view('scales', Float32Array, precision === 'int8' ? n : 0),
       rowids: view('rowids', Float64Array, n), doc: view('doc', Int32Array, n), user: view('user', Int32Array, n), org: view('org', Int32Array, n),
       strings: JSON.parse(Buffer.from(rest.buffer, so, sl).toString('utf8')) as string[],
       keywords: {

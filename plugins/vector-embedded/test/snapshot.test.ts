@@ -7,6 +7,7 @@ import type { Logger, VectorFilter, VectorHit, VectorItem } from '@quire/core';
 import { EmbeddedVectorStore } from '@quire/plugin-vector-embedded';
 import { createLocalEmbedder } from '@quire/plugin-embedder-local';
 import { fillerText } from './fixtures/relevance.js';
+import { owner, ownedCollection } from './fixtures/collection.js';
 
 // 1,200 chunks of 60 documents over five users and an organization; snapshots from 500 rows (the default
 // 10,000 would leave this collection to SQLite). Each store opened with a snapshot is compared with one
@@ -16,20 +17,11 @@ after(() => fs.rmSync(root, { recursive: true, force: true }));
 const embedder = createLocalEmbedder();
 const SPACE = embedder.space;
 const N = 1200;
-const owner = (d: number) => `u${d % 5}`;
 let items: VectorItem[] = [];
 let queries: { text: string; vector: Float32Array }[] = [];
 
 before(async () => {
-  const texts = Array.from({ length: N }, (_, i) => fillerText(i + 11, 30 + (i % 50)));
-  const vecs = await embedder.embed(texts, 'document');
-  items = texts.map((text, i) => {
-    const d = Math.floor(i / 20);
-    return { id: `c${i}`, documentId: `d${d}`, userId: owner(d), organizationId: d % 4 === 0 ? 'org1' : null, page: 1, text, vector: vecs[i]! };
-  });
-  const qTexts = [...Array.from({ length: 12 }, (_, i) => fillerText(70_000 + i, 3 + (i % 5))), texts[5]!, texts[1190]!];
-  const qv = await embedder.embed(qTexts, 'query');
-  queries = qTexts.map((text, i) => ({ text, vector: qv[i]! }));
+  ({ items, queries } = await ownedCollection(embedder, N, 11, { seed: 70_000, count: 12, words: (i) => 3 + (i % 5) }, [5, 1190]));
 });
 
 const FILTERS: VectorFilter[] = [{}, { userId: 'u1' }, { userId: 'u2', organizationIds: ['org1'] }, { documentIds: ['d3', 'd40', 'd59'] }];
