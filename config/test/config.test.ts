@@ -44,6 +44,7 @@ test('variables that configure a plugin become its options, only when set (the p
     QUIRE_TESSERACT_PSM: '6',
     QUIRE_SOFFICE_PATH: '/opt/soffice',
     QUIRE_VECTOR_NO_SIMD: '1',
+    QUIRE_VECTOR_LAYOUT: 'rows',
     QUIRE_WEAVIATE_URL: 'http://weaviate:8080',
     QUIRE_WEAVIATE_API_KEY: 'wk',
     QUIRE_EMBEDDINGS_BASE_URL: 'http://e:11434/v1',
@@ -69,7 +70,7 @@ test('variables that configure a plugin become its options, only when set (the p
     'ocr:tesseract': { binary: '/opt/tesseract', psm: '6' },
     'reader:office': { soffice: '/opt/soffice' },
     'reader:slides': { soffice: '/opt/soffice' },
-    'vector-store:embedded': { simd: false },
+    'vector-store:embedded': { simd: false, layout: 'rows' },
     'vector-store:weaviate': { url: 'http://weaviate:8080', apiKey: 'wk' },
     'embedder:openai': { baseUrl: 'http://e:11434/v1', model: 'nomic', apiKey: 'ek' },
     'llm:openai': { baseUrl: 'http://l/v1', model: 'm', apiKey: 'lk', timeoutMs: 30000, maxAttempts: 2 },
@@ -87,6 +88,16 @@ test('variables that configure a plugin become its options, only when set (the p
   assert.throws(() => loadConfig({ QUIRE_SMTP_PORT: 'smtp' }), /QUIRE_SMTP_PORT \(plugin integration:email option port\): expected an integer/);
   assert.throws(() => loadConfig({ QUIRE_PDF_DEBUG: 'maybe' }), /QUIRE_PDF_DEBUG/);
   assert.throws(() => loadConfig({ QUIRE_VECTOR_NO_SIMD: 'maybe' }), /QUIRE_VECTOR_NO_SIMD/);
+});
+
+test('the embedded store reads its rows by column for the local embedder and by row for another, unless QUIRE_VECTOR_LAYOUT says', () => {
+  const layout = (env: Record<string, string>) => loadConfig(env).plugins.options['vector-store:embedded']?.layout;
+  assert.equal(layout({}), undefined, 'the plugin default (columns)');
+  const openai = { QUIRE_EMBEDDER: 'openai', QUIRE_EMBEDDINGS_BASE_URL: 'http://127.0.0.1:9/v1' };
+  assert.equal(layout(openai), 'rows');
+  assert.equal(layout({ ...openai, QUIRE_VECTOR_LAYOUT: 'columns' }), 'columns');
+  assert.equal(layout({ QUIRE_VECTOR_LAYOUT: 'rows' }), 'rows');
+  assert.equal(layout({ ...openai, QUIRE_PLUGIN_OPTIONS: JSON.stringify({ 'vector-store:embedded': { layout: 'columns' } }) }), 'columns');
 });
 
 test('QUIRE_PLUGIN_OPTIONS sets any plugin option; a dedicated variable wins', () => {
