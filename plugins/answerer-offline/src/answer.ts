@@ -677,12 +677,7 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   // (a sentence with no label is confident only when its span's form is checked, a date, a sum, a count, an address: a name, a
   // place or a thing in a sentence is told by the words around it alone, as a passage is)
   const confident = label ? labelled : FORMED_TYPES.has(r.ask.type);
-  const scored = confident ? extractiveConfidence(picked, [r.ask], 1) : Math.min(PASSAGE_MAX, extractiveConfidence(picked, [r.ask], 1));
-  // (a value whose form its check tells, a date, a year, a sum, a count, a share, a measure, an address, an identifier, in a line that
-  // says the question's key term, has evidence its words' score does not count: the check. Scored just under the floor, it is given
-  // with that credit, never at 0.8 or more)
-  const checked = scored < minConfidence && FORMED_TYPES.has(r.ask.type) && !picked[0]!.keyMissing && (!label || labelled);
-  const confidence = checked ? round(Math.min(PASSAGE_MAX, scored + FORM_CREDIT), 3) : scored;
+  const confidence = confident ? extractiveConfidence(picked, [r.ask], 1) : Math.min(PASSAGE_MAX, extractiveConfidence(picked, [r.ask], 1));
   if (confidence < minConfidence) return passage();
   const text = renderSentences(picked, cites);
   return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'value' };
@@ -751,8 +746,6 @@ const DATE_ASKED = /^\W*(?:[\p{L}'’-]+\s+){0,3}(?:when|date|day|month|time|dea
 const PERCENT_ASKED = /(?<!\d\s?)\bper\s*cent(?:age)?\b|\b(?:proportion|share|rate)\b/i;
 /** the asked types whose form the check of a span tells (a date, a figure with its unit, an address): a name may be anyone's */
 const FORMED_TYPES: ReadonlySet<AnswerType> = new Set(['date', 'year', 'weekday', 'money', 'amount', 'number', 'percent', 'measure', 'web', 'identifier']);
-/** the confidence a value's checked form adds when its words' score leaves it just under the floor */
-const FORM_CREDIT = 0.1;
 /** how many of the best whole sentences are looked through for the first that can answer */
 const ANSWERING_DEPTH = 8;
 /** the least number of the question's terms the sentence says itself */
