@@ -44,8 +44,9 @@ export class KeywordIndex {
   rows = 0;
   private totalLen = 0;
   /**
-   * Per term slot, the largest weight (without idf) of its postings at average length `boundAvg` (0: not
-   * computed since the last rebuild or restore; computed for every term in one pass at the next search).
+   * Per term slot, the largest weight (without idf) of its postings at average length `boundAvg` (NaN: not
+   * known, computed at the first search of the term; all forgotten at a rebuild, a restore, or when the
+   * average length has grown 2% past `boundAvg`).
    */
   private bound = new Float64Array(0);
   private boundAvg = 0;
@@ -122,10 +123,8 @@ export class KeywordIndex {
       this.df[s]!++;
       (this.delta[s] ??= []).push(pos * 32 + Math.min(TF_MAX, b[i + 1]!));
       this.deltaCount++;
-      if (this.boundAvg) {
-        if (s >= this.bound.length) this.bound = grow(this.bound, s + 1);
-        this.bound[s] = Math.max(this.bound[s]!, weight(1, Math.min(TF_MAX, b[i + 1]!), this.lens[pos]!, this.boundAvg));
-      }
+      // a known bound takes the new posting in (NaN stays NaN: computed when needed)
+      if (s < this.bound.length) this.bound[s] = Math.max(this.bound[s]!, weight(1, Math.min(TF_MAX, b[i + 1]!), this.lens[pos]!, this.boundAvg));
     }
     if (this.deltaCount > Math.max(50_000, this.post.length / 4)) this.rebuild(null);
   }
@@ -183,26 +182,27 @@ export class KeywordIndex {
     this.boundAvg = 0;
   }
 
-  /** Computes every term's bound at average length `avg` in one pass over the postings. */
-  private computeBounds(avg: number): void {
-    const n = this.slots.size;
-    if (this.bound.length < n) this.bound = new Float64Array(Math.max(1024, Math.ceil(n * 1.25)));
-    const bound = this.bound, post = this.post, off = this.off, lens = this.lens;
-    bound.fill(0);
-    for (let s = 0; s < n; s++) {
-      let m = 0;
-      if (s < this.frozenSlots) {
-        for (let p = off[s]!; p < off[s + 1]!; p++) {
-          const v = post[p]!;
-          const w = weight(1, v & 31, lens[v >>> 5]!, avg);
-          if (w > m) m = w;
-        }
-      }
-      const d = this.delta[s];
-      if (d) for (const v of d) m = Math.max(m, weight(1, v & 31, lens[v >>> 5]!, avg));
-      bound[s] = m;
+  /** Term slot `s`'s bound at average length `boundAvg`, computed from its postings when not known. */
+  private termBound(s: number): number {
+    if (s >= this.bound.length) {
+      const b = new Float64Array(Math.max(1024, Math.ceil(this.slots.size * 1.25))).fill(NaN);
+      b.set(this.bound);
+      this.bound = b;
     }
-    this.boundAvg = avg;
+    let m = this.bound[s]!;
+    if (m === m) return m;
+    const post = this.post, lens = this.lens, avg = this.boundAvg;
+    m = 0;
+    if (s < this.frozenSlots) {
+      for (let p = this.off[s]!; p < this.off[s + 1]!; p++) {
+        const v = post[p]!;
+        const w = weight(1, v & 31, lens[v >>> 5]!, avg);
+        if (w > m) m = w;
+      }
+    }
+    const d = this.delta[s];
+    if (d) for (const v of d) m = Math.max(m, weight(1, v & 31, lens[v >>> 5]!, avg));
+    return (this.bound[s] = m);
   }
 
   /**
@@ -278,7 +278,10 @@ export class KeywordIndex {
    * rows come in ascending position, so one entering on a tie would have to beat a lower position: none does.
    */
   private pruned(qs: { idf: number; list: Int32Array; from: number; to: number; d: number[] | undefined; s: number }[], k: number, allow: (pos: number) => boolean, avg: number): { key: number; score: number }[] {
-    if (!this.boundAvg || avg > this.boundAvg * 1.02) this.computeBounds(avg);
+    if (!this.boundAvg || avg > this.boundAvg * 1.02) {
+      this.bound.fill(NaN);
+      this.boundAvg = avg;
+    }
     // the bound is the largest weight at boundAvg; at a larger average every weight grows by at most avg / boundAvg
     const stretch = Math.max(1, avg / this.boundAvg);
     const m = qs.length;
@@ -290,7 +293,7 @@ export class KeywordIndex {
       a.set(q.d, q.to - q.from);
       return a;
     });
-    const ub = qs.map((q) => q.idf * this.bound[q.s]! * stretch * TERM_SLACK);
+    const ub = qs.map((q) => q.idf * this.termBound(q.s) * stretch * TERM_SLACK);
     // t: terms by ascending bound; cum[j]: the bounds of the j smallest added up
     const t = [...qs.keys()].sort((a, b) => ub[a]! - ub[b]!);
     const cum = new Float64Array(m + 1);
@@ -367,7 +370,7 @@ function lower(arr: ArrayLike<number>, from: number, to: number, v: number): num
   return from;
 }
 
-function grow<T extends Int32Array | Uint16Array | Float64Array>(a: T, min: number): T {
+function grow<T extends Int32Array | Uint16Array>(a: T, min: number): T {
   const b = new (a.constructor as new (n: number) => T)(Math.max(min, Math.ceil(a.length * 1.5)));
   b.set(a);
   return b;
