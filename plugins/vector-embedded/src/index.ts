@@ -34,6 +34,8 @@ export default definePlugin({
     busyTimeoutMs: z.number().int().min(0).default(DEFAULTS.busyTimeoutMs),
     /** false: scan without the WebAssembly SIMD kernel (QUIRE_VECTOR_NO_SIMD=1) */
     simd: z.boolean().default(DEFAULTS.simd),
+    /** false: the keyword side reads every posting of the query's terms (the reference for the pruned search: same answers) */
+    keywordPruning: z.boolean().default(true),
     /** false: no approximate (HNSW) index, every vector search scans exactly */
     ann: z.boolean().default(DEFAULTS.ann),
     /** a space gets an HNSW index from this many rows; a filter allowing fewer rows is answered by the exact scan */

@@ -1,8 +1,17 @@
-import { TopK } from './topk.js';
+import { RankedTopK } from './topk.js';
 
 const K1 = 1.2;
 const B = 0.75;
 const TF_MAX = 31; // term frequency kept in the low 5 bits of a posting (BM25 saturates long before)
+/**
+ * Slack on the pruning bounds: a term's bound is raised by 1e-6 (double rounding of the formula) and a
+ * document's bound by 1e-5 (its score is a float32 sum, each addition rounded by at most 2^-24 of it).
+ */
+const TERM_SLACK = 1 + 1e-6;
+const DOC_SLACK = 1 + 1e-5;
+
+/** a term's BM25 contribution to a row of length `len` at average length `avg` (as it has always been computed) */
+const weight = (idf: number, tf: number, len: number, avg: number) => (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * len) / avg));
 
 /** An index as flat arrays (frozen, no recent postings): term hashes by slot, df, CSR offsets and postings, row lengths. */
 export interface KeywordState {
@@ -34,9 +43,18 @@ export class KeywordIndex {
   private touched = new Int32Array(0);
   rows = 0;
   private totalLen = 0;
+  /**
+   * Per term slot, the largest weight (without idf) of its postings at average length `boundAvg` (NaN: not
+   * known, computed at the first search of the term; all forgotten at a rebuild, a restore, or when the
+   * average length has grown 2% past `boundAvg`).
+   */
+  private bound = new Float64Array(0);
+  private boundAvg = 0;
+  /** true: every search walks every posting of its terms (the reference the pruned search must match) */
+  exhaustive = false;
 
   get bytes(): number {
-    return this.post.byteLength + this.off.byteLength + this.df.byteLength + this.lens.byteLength + this.acc.byteLength + this.touched.byteLength + this.slots.size * 40 + this.deltaCount * 8;
+    return this.post.byteLength + this.bound.byteLength + this.off.byteLength + this.df.byteLength + this.lens.byteLength + this.acc.byteLength + this.touched.byteLength + this.slots.size * 40 + this.deltaCount * 8;
   }
 
   private slot(h: number): number {
@@ -71,6 +89,7 @@ export class KeywordIndex {
     this.post = post;
     this.frozenSlots = n;
     this.rows = blobs.length;
+    this.boundAvg = 0;
   }
 
   /** The index as flat arrays (views; the recent postings are merged in first). */
@@ -91,6 +110,7 @@ export class KeywordIndex {
     this.lens = s.lens.length >= 1024 ? s.lens : grow(s.lens, 1024);
     this.rows = s.rows;
     this.totalLen = s.totalLen;
+    this.boundAvg = 0;
   }
 
   /** Adds row `pos` (after every earlier position). */
@@ -103,6 +123,8 @@ export class KeywordIndex {
       this.df[s]!++;
       (this.delta[s] ??= []).push(pos * 32 + Math.min(TF_MAX, b[i + 1]!));
       this.deltaCount++;
+      // a known bound takes the new posting in (NaN stays NaN: computed when needed)
+      if (s < this.bound.length) this.bound[s] = Math.max(this.bound[s]!, weight(1, Math.min(TF_MAX, b[i + 1]!), this.lens[pos]!, this.boundAvg));
     }
     if (this.deltaCount > Math.max(50_000, this.post.length / 4)) this.rebuild(null);
   }
@@ -157,40 +179,71 @@ export class KeywordIndex {
     this.frozenSlots = n;
     this.delta = [];
     this.deltaCount = 0;
+    this.boundAvg = 0;
+  }
+
+  /** Term slot `s`'s bound at average length `boundAvg`, computed from its postings when not known. */
+  private termBound(s: number): number {
+    if (s >= this.bound.length) {
+      const b = new Float64Array(Math.max(1024, Math.ceil(this.slots.size * 1.25))).fill(NaN);
+      b.set(this.bound);
+      this.bound = b;
+    }
+    let m = this.bound[s]!;
+    if (m === m) return m;
+    const post = this.post, lens = this.lens, avg = this.boundAvg;
+    m = 0;
+    if (s < this.frozenSlots) {
+      for (let p = this.off[s]!; p < this.off[s + 1]!; p++) {
+        const v = post[p]!;
+        const w = weight(1, v & 31, lens[v >>> 5]!, avg);
+        if (w > m) m = w;
+      }
+    }
+    const d = this.delta[s];
+    if (d) for (const v of d) m = Math.max(m, weight(1, v & 31, lens[v >>> 5]!, avg));
+    return (this.bound[s] = m);
   }
 
   /**
-   * The k best rows by BM25 for the query term hashes among those `allow` accepts: [{key: position, score}].
+   * The k best rows by BM25 for the query term hashes among those `allow` accepts: [{key: position, score}],
+   * best first; among equal scores the lower positions, whichever way the postings are read.
    * `runs` (optional: [first, last, first, last, …] positions, ascending), when the filter allows only those
    * rows: a term whose postings are many more than the runs reads only the postings inside them (found by
    * binary search), with the same scores, in the same order, as the full walk.
+   * Without `runs`, the search prunes (MaxScore, below) unless `exhaustive` is set; the answer is the same.
    */
   search(terms: number[], k: number, allow: (pos: number) => boolean, runs: Int32Array | null = null): { key: number; score: number }[] {
     const N = this.rows;
     if (!N || !terms.length) return [];
+    const lens = this.lens;
+    const avg = this.totalLen / N || 1;
+    // the query's terms in the order their weights are added (a score is a float32 sum: the order matters)
+    const qs: { idf: number; list: Int32Array; from: number; to: number; d: number[] | undefined; s: number }[] = [];
+    for (const h of new Set(terms)) {
+      const s = this.slots.get(h);
+      if (s === undefined) continue;
+      const df = this.df[s]!;
+      if (!df) continue;
+      const idf = Math.log(1 + (N - df + 0.5) / (df + 0.5));
+      const frozen = s < this.frozenSlots;
+      qs.push({ idf, list: this.post, from: frozen ? this.off[s]! : 0, to: frozen ? this.off[s + 1]! : 0, d: this.delta[s], s });
+    }
+    if (!qs.length) return [];
+    if (!runs && !this.exhaustive) return this.pruned(qs, k, allow, avg);
     if (this.acc.length < N) {
       this.acc = new Float32Array(Math.ceil(N * 1.25));
       this.touched = new Int32Array(Math.ceil(N * 1.25));
     }
-    const acc = this.acc, touched = this.touched, lens = this.lens;
-    const avg = this.totalLen / N || 1;
+    const acc = this.acc, touched = this.touched;
     let nt = 0;
     const scan = (arr: ArrayLike<number>, from: number, to: number, idf: number) => {
       for (let p = from; p < to; p++) {
         const v = arr[p]!;
         const pos = v >>> 5, tf = v & 31;
         if (acc[pos] === 0) touched[nt++] = pos;
-        acc[pos]! += (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * lens[pos]!) / avg));
+        acc[pos]! += weight(idf, tf, lens[pos]!, avg);
       }
-    };
-    // postings are ascending by position: the ones of positions [a, b] are a slice found by binary search
-    const lower = (arr: ArrayLike<number>, from: number, to: number, v: number) => {
-      while (from < to) {
-        const mid = (from + to) >>> 1;
-        if (arr[mid]! < v) from = mid + 1;
-        else to = mid;
-      }
-      return from;
     };
     const walk = (arr: ArrayLike<number>, from: number, to: number, idf: number) => {
       if (!runs || (runs.length / 2) * Math.log2(to - from + 2) * 2 > to - from) return scan(arr, from, to, idf);
@@ -201,25 +254,120 @@ export class KeywordIndex {
         from = b;
       }
     };
-    for (const h of new Set(terms)) {
-      const s = this.slots.get(h);
-      if (s === undefined) continue;
-      const df = this.df[s]!;
-      if (!df) continue;
-      const idf = Math.log(1 + (N - df + 0.5) / (df + 0.5));
-      if (s < this.frozenSlots) walk(this.post, this.off[s]!, this.off[s + 1]!, idf);
-      const d = this.delta[s];
-      if (d) walk(d, 0, d.length, idf);
+    for (const q of qs) {
+      walk(q.list, q.from, q.to, q.idf);
+      if (q.d) walk(q.d, 0, q.d.length, q.idf);
     }
-    const top = new TopK(k);
+    const top = new RankedTopK(k);
     for (let i = 0; i < nt; i++) {
       const pos = touched[i]!;
       const sc = acc[pos]!;
       acc[pos] = 0;
-      if (sc > top.floor && allow(pos)) top.push(sc, pos);
+      if (top.admits(sc, pos) && allow(pos)) top.push(sc, pos);
     }
     return top.sorted();
   }
+
+  /**
+   * MaxScore (Turtle & Flood): the rows in ascending position, each term with an upper bound of its weight.
+   * Once k rows are kept, the terms whose bounds add up to at most the k-th score (the smallest first) are
+   * "non-essential": a row none of the others contains cannot enter, so only the essential terms' postings
+   * are walked, and a non-essential term's postings are looked up (galloping search) for the rows met, while
+   * the row's score so far plus the remaining bounds could still beat the k-th. Every row that could enter
+   * is scored in full, its weights added in the query's term order as float32, as the exhaustive walk does;
+   * rows come in ascending position, so one entering on a tie would have to beat a lower position: none does.
+   */
+  private pruned(qs: { idf: number; list: Int32Array; from: number; to: number; d: number[] | undefined; s: number }[], k: number, allow: (pos: number) => boolean, avg: number): { key: number; score: number }[] {
+    if (!this.boundAvg || avg > this.boundAvg * 1.02) {
+      this.bound.fill(NaN);
+      this.boundAvg = avg;
+    }
+    // the bound is the largest weight at boundAvg; at a larger average every weight grows by at most avg / boundAvg
+    const stretch = Math.max(1, avg / this.boundAvg);
+    const m = qs.length;
+    // each term's postings as one ascending list (frozen, then the recent ones, all after them)
+    const lists = qs.map((q) => {
+      if (!q.d) return q.list.subarray(q.from, q.to);
+      const a = new Int32Array(q.to - q.from + q.d.length);
+      a.set(q.list.subarray(q.from, q.to));
+      a.set(q.d, q.to - q.from);
+      return a;
+    });
+    const ub = qs.map((q) => q.idf * this.termBound(q.s) * stretch * TERM_SLACK);
+    // t: terms by ascending bound; cum[j]: the bounds of the j smallest added up
+    const t = [...qs.keys()].sort((a, b) => ub[a]! - ub[b]!);
+    const cum = new Float64Array(m + 1);
+    for (let j = 0; j < m; j++) cum[j + 1] = cum[j]! + ub[t[j]!]!;
+    const rank = new Int32Array(m); // a term's place in t
+    t.forEach((i, j) => (rank[i] = j));
+    const L = t.map((i) => lists[i]!), idf = t.map((i) => qs[i]!.idf);
+    const len = Int32Array.from(L, (l) => l.length);
+    const cur = new Int32Array(m);
+    const w = new Float64Array(m); // this row's weight per term (by t), 0 when absent
+    const lens = this.lens;
+    const top = new RankedTopK(k);
+    let theta = -Infinity; // the k-th score once k rows are kept
+    let ne = 0; // the non-essential terms: t[0..ne)
+    for (;;) {
+      let d = 0x7fffffff;
+      for (let j = ne; j < m; j++) if (cur[j]! < len[j]!) d = Math.min(d, L[j]![cur[j]!]! >>> 5);
+      if (d === 0x7fffffff) break;
+      let sum = 0;
+      for (let j = ne; j < m; j++) {
+        w[j] = 0;
+        const c = cur[j]!;
+        if (c < len[j]! && L[j]![c]! >>> 5 === d) {
+          const v = L[j]![c]!;
+          sum += w[j] = weight(idf[j]!, v & 31, lens[d]!, avg);
+          cur[j] = c + 1;
+        }
+      }
+      let j = ne - 1;
+      for (; j >= 0; j--) {
+        w[j] = 0;
+        if ((sum + cum[j + 1]!) * DOC_SLACK <= theta) break;
+        const l = L[j]!, target = d * 32;
+        let c = cur[j]!;
+        if (c < len[j]! && l[c]! < target) {
+          // galloping, then binary search, for the first posting at or after row d
+          let step = 1, hi = c + 1;
+          while (hi < len[j]! && l[hi]! < target) (c = hi + 1), (hi += step), (step *= 2);
+          c = lower(l, c, Math.min(hi, len[j]!), target);
+          cur[j] = c;
+        }
+        if (c < len[j]! && l[c]! >>> 5 === d) {
+          const v = l[c]!;
+          sum += w[j] = weight(idf[j]!, v & 31, lens[d]!, avg);
+          cur[j] = c + 1;
+        }
+      }
+      if (j >= 0) continue; // cannot beat the k-th
+      // the score as the exhaustive walk adds it: in the query's term order, float32 after each addition
+      let score = 0;
+      for (let i = 0; i < m; i++) {
+        const x = w[rank[i]!]!;
+        if (x) score = Math.fround(score + x);
+      }
+      if (score > theta && allow(d)) {
+        top.push(score, d);
+        if (top.full) {
+          theta = top.floor;
+          while (ne < m && cum[ne + 1]! * DOC_SLACK <= theta) ne++;
+        }
+      }
+    }
+    return top.sorted();
+  }
+}
+
+/** the first index in [from, to) of an ascending array whose value is at least v */
+function lower(arr: ArrayLike<number>, from: number, to: number, v: number): number {
+  while (from < to) {
+    const mid = (from + to) >>> 1;
+    if (arr[mid]! < v) from = mid + 1;
+    else to = mid;
+  }
+  return from;
 }
 
 function grow<T extends Int32Array | Uint16Array>(a: T, min: number): T {

@@ -42,6 +42,11 @@ export interface EmbeddedStoreOptions {
   annConnectivity?: number;
   /** the ANN search's candidate list (ef) */
   annExpansion?: number;
+  /**
+   * false: the keyword side walks every posting of the query's terms (the reference); default true, an
+   * unfiltered search skips the rows that cannot enter the top (MaxScore) with the same answer
+   */
+  keywordPruning?: boolean;
   /** false: no snapshots of the in-memory cache (every first search of a space reads its rows from SQLite) */
   snapshot?: boolean;
   /** a space's cache is snapshotted from this many rows (smaller ones load from SQLite quickly) */
@@ -197,6 +202,7 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
       annExpansion: options.annExpansion ?? DEFAULTS.annExpansion,
       snapshot: options.snapshot ?? DEFAULTS.snapshot,
       snapshotMinRows: options.snapshotMinRows ?? DEFAULTS.snapshotMinRows,
+      keywordPruning: options.keywordPruning ?? true,
     };
     if (!['f32', 'f16', 'i8'].includes(this.opts.annQuantization)) throw errors.validation('vector store embedded: annQuantization must be f32, f16 or i8', { option: 'annQuantization' });
     if (!(Number.isInteger(this.opts.annThreshold) && this.opts.annThreshold >= 1)) throw errors.validation('vector store embedded: annThreshold must be a positive integer', { option: 'annThreshold' });
@@ -554,6 +560,7 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
     const useAnn = useVec && !!cache.ann;
     const terms = (alpha < 1 || useAnn) && query.text ? queryTerms(query.text) : [];
     // with the ANN index, the keyword side's best rows are vector candidates too (below)
+    cache.keywords.exhaustive = this.opts.keywordPruning === false;
     const kwAll = terms.length ? cache.keywordSearch(terms, useAnn ? Math.max(pool, ANN_KEYWORD_CANDIDATES) : pool, filter) : [];
     const kw = alpha < 1 ? kwAll.slice(0, pool) : [];
     const match = alpha < 1 && terms.length > 0;

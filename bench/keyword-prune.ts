@@ -1,0 +1,43 @@
+/**
+ * The keyword side alone: BM25 over n synthetic chunks (bench/search-data.ts's texts), the pruned search
+ * (MaxScore) against the exhaustive walk on the same queries — CPU ms per search and whether every answer
+ * is the same. Not part of the tests.
+ *
+ *   QUIRE_CORPUS=… node --conditions=quire-source --import tsx bench/keyword-prune.ts [--rows 300000] [--queries 400] [--k 50]
+ */
+import { KeywordIndex } from '@quire/plugin-vector-embedded';
+import { blobTerms, queryTerms, termsBlob } from '../plugins/vector-embedded/src/text.js';
+import { chunkText, queryText } from './search-data.js';
+
+const arg = (name: string, dflt: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : Number(dflt);
+};
+const ROWS = arg('rows', '300000'), NQ = arg('queries', '400'), K = arg('k', '50');
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+const idx = new KeywordIndex();
+idx.build(Array.from({ length: ROWS }, (_, i) => blobTerms(termsBlob(chunkText(i)))));
+const queries = Array.from({ length: NQ }, (_, i) => queryTerms(queryText(i)));
+const allow = () => true;
+const cpu = (f: () => unknown) => {
+  const c = process.cpuUsage();
+  const r = f();
+  const u = process.cpuUsage(c);
+  return { r, ms: (u.user + u.system) / 1000 };
+};
+const first = cpu(() => idx.search(queries[0]!, K, allow)); // the terms' bounds are computed at the first search
+const times = { exhaustive: [] as number[], pruned: [] as number[] };
+let same = 0;
+for (const q of queries) {
+  idx.exhaustive = true;
+  const a = cpu(() => idx.search(q, K, allow));
+  idx.exhaustive = false;
+  const b = cpu(() => idx.search(q, K, allow));
+  times.exhaustive.push(a.ms);
+  times.pruned.push(b.ms);
+  if (JSON.stringify(a.r) === JSON.stringify(b.r)) same++;
+}
+const st = idx.state();
+console.log(`${ROWS} rows (${st.hashes.length} terms, ${st.post.length} postings), ${NQ} queries, k ${K}: same answers ${same}/${NQ}`);
+console.log(`first search (computes every term's bound): ${first.ms.toFixed(1)} ms CPU`);
+for (const [m, t] of Object.entries(times)) console.log(`${m.padEnd(10)} CPU ms p50 ${pct(t, 50).toFixed(2)} p95 ${pct(t, 95).toFixed(2)} p99 ${pct(t, 99).toFixed(2)}`);

@@ -1,0 +1,77 @@
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { VectorFilter, VectorItem } from '@quire/core';
+import { EmbeddedVectorStore } from '@quire/plugin-vector-embedded';
+import { createLocalEmbedder } from '@quire/plugin-embedder-local';
+
+// The keyword side prunes (MaxScore) an unfiltered search; `keywordPruning: false` walks every posting.
+// Both must answer the same rows with the same scores in the same order, ties included.
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-kw-prune-'));
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+const embedder = createLocalEmbedder();
+const SPACE = embedder.space;
+
+let seed = 12345;
+const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+// a vocabulary with a skewed (Zipf-like) use: a few words in most rows, most words in few
+const VOCAB = Array.from({ length: 600 }, (_, i) => `w${i.toString(36)}x${'abcdefgh'[i % 8]}`);
+const word = () => VOCAB[Math.floor(VOCAB.length * rnd() ** 2.5)]!;
+const text = () => Array.from({ length: 3 + Math.floor(rnd() * 60) }, word).join(' ');
+
+async function items(from: number, count: number): Promise<VectorItem[]> {
+  const docs = Array.from({ length: count }, (_, i) => ({ id: `c${from + i}`, text: text(), doc: `d${Math.floor((from + i) / 20)}`, user: `u${Math.floor((from + i) / 20) % 7}` }));
+  const vecs = await embedder.embed(docs.map((d) => d.text), 'document');
+  return docs.map((d, i) => ({ id: d.id, documentId: d.doc, userId: d.user, organizationId: Number(d.doc.slice(1)) % 3 === 0 ? 'o1' : null, page: 1, text: d.text, vector: vecs[i]!, metadata: null }));
+}
+
+async function compare(pruned: EmbeddedVectorStore, exhaustive: EmbeddedVectorStore, queries: number) {
+  const filters: VectorFilter[] = [{}, {}, {}, { userId: 'u3' }, { userId: 'u1', organizationIds: ['o1'] }, { documentIds: ['d2', 'd9', 'd40', 'd77'] }];
+  let compared = 0;
+  for (let q = 0; q < queries; q++) {
+    const query = Array.from({ length: 1 + Math.floor(rnd() * 5) }, word).join(' ');
+    const [vector] = await embedder.embed([query], 'query');
+    const filter = filters[q % filters.length]!;
+    const topK = [1, 5, 10, 40, 200][q % 5]!;
+    for (const alpha of [0, 0.5]) {
+      const args = { text: query, vector: vector!, topK, filter, alpha };
+      const a = (await pruned.search(SPACE, args)).map((h) => [h.id, h.score]);
+      const b = (await exhaustive.search(SPACE, args)).map((h) => [h.id, h.score]);
+      assert.deepEqual(a, b, `query "${query}" topK ${topK} alpha ${alpha} filter ${JSON.stringify(filter)}`);
+      if (b.length) compared++;
+    }
+  }
+  assert.ok(compared > queries, `${compared} non-empty answers compared`);
+}
+
+test('the pruned keyword search answers what the exhaustive walk answers: many queries, filters, deletes, added rows', async () => {
+  const dir = path.join(root, 'gen');
+  const pruned = new EmbeddedVectorStore(dir, { snapshot: false });
+  const exhaustive = new EmbeddedVectorStore(dir, { snapshot: false, keywordPruning: false });
+  await pruned.upsert(SPACE, await items(0, 2500));
+  await compare(pruned, exhaustive, 150);
+  // deleted documents (still counted in the statistics until compaction) and rows added since (recent postings)
+  for (let d = 0; d < 125; d += 6) await pruned.deleteDocument(`d${d}`);
+  await pruned.upsert(SPACE, await items(2500, 600));
+  await compare(pruned, exhaustive, 150);
+  await pruned.close();
+  await exhaustive.close();
+});
+
+test('among rows of equal keyword score at the cut, the earlier rows are kept, whichever term lists them first', async () => {
+  const dir = path.join(root, 'ties');
+  // 60 rows with "zephyr" and 60 with "quokka" (same length, same frequency: the same score), the quokka
+  // rows first; a query names zephyr first, so the exhaustive walk meets the later rows first
+  const rows = [...Array.from({ length: 60 }, () => 'quokka filler'), ...Array.from({ length: 60 }, () => 'zephyr filler')];
+  const vecs = await embedder.embed(rows, 'document');
+  const its: VectorItem[] = rows.map((t, i) => ({ id: `r${String(i).padStart(3, '0')}`, documentId: `d${i}`, userId: 'u1', organizationId: null, page: 1, text: t, vector: vecs[i]!, metadata: null }));
+  for (const keywordPruning of [true, false]) {
+    const store = new EmbeddedVectorStore(path.join(dir, String(keywordPruning)), { snapshot: false, keywordPruning });
+    await store.upsert(SPACE, its);
+    const hits = await store.search(SPACE, { text: 'zephyr quokka', vector: new Float32Array(0), topK: 10, filter: {}, alpha: 0 });
+    assert.deepEqual(hits.map((h) => h.id), Array.from({ length: 10 }, (_, i) => `r${String(i).padStart(3, '0')}`), `keywordPruning ${keywordPruning}`);
+    await store.close();
+  }
+});
