@@ -13,6 +13,17 @@ const DOC_SLACK = 1 + 1e-5;
 /** a term's BM25 contribution to a row of length `len` at average length `avg` (as it has always been computed) */
 const weight = (idf: number, tf: number, len: number, avg: number) => (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * len) / avg));
 
+/** a query term: its idf, its slot, its frozen postings post[from..to) and its recent ones (all after them) */
+interface QueryTerm {
+  idf: number;
+  s: number;
+  from: number;
+  to: number;
+  d: number[] | undefined;
+}
+
+const NONE: number[] = [];
+
 /** An index as flat arrays (frozen, no recent postings): term hashes by slot, df, CSR offsets and postings, row lengths. */
 export interface KeywordState {
   hashes: Uint32Array<ArrayBuffer>;
@@ -89,7 +100,7 @@ export class KeywordIndex {
     this.post = post;
     this.frozenSlots = n;
     this.rows = blobs.length;
-    this.boundAvg = 0;
+    this.forgetBounds();
   }
 
   /** The index as flat arrays (views; the recent postings are merged in first). */
@@ -110,7 +121,7 @@ export class KeywordIndex {
     this.lens = s.lens.length >= 1024 ? s.lens : grow(s.lens, 1024);
     this.rows = s.rows;
     this.totalLen = s.totalLen;
-    this.boundAvg = 0;
+    this.forgetBounds();
   }
 
   /** Adds row `pos` (after every earlier position). */
@@ -179,6 +190,12 @@ export class KeywordIndex {
     this.frozenSlots = n;
     this.delta = [];
     this.deltaCount = 0;
+    this.forgetBounds();
+  }
+
+  /** Forgets every term's bound (recomputed at the next search that needs it, at that search's average length). */
+  private forgetBounds(): void {
+    this.bound.fill(NaN);
     this.boundAvg = 0;
   }
 
@@ -219,7 +236,7 @@ export class KeywordIndex {
     const lens = this.lens;
     const avg = this.totalLen / N || 1;
     // the query's terms in the order their weights are added (a score is a float32 sum: the order matters)
-    const qs: { idf: number; list: Int32Array; from: number; to: number; d: number[] | undefined; s: number }[] = [];
+    const qs: QueryTerm[] = [];
     for (const h of new Set(terms)) {
       const s = this.slots.get(h);
       if (s === undefined) continue;
@@ -227,7 +244,7 @@ export class KeywordIndex {
       if (!df) continue;
       const idf = Math.log(1 + (N - df + 0.5) / (df + 0.5));
       const frozen = s < this.frozenSlots;
-      qs.push({ idf, list: this.post, from: frozen ? this.off[s]! : 0, to: frozen ? this.off[s + 1]! : 0, d: this.delta[s], s });
+      qs.push({ idf, s, from: frozen ? this.off[s]! : 0, to: frozen ? this.off[s + 1]! : 0, d: this.delta[s] });
     }
     if (!qs.length) return [];
     if (!runs && !this.exhaustive) return this.pruned(qs, k, allow, avg);
@@ -255,7 +272,7 @@ export class KeywordIndex {
       }
     };
     for (const q of qs) {
-      walk(q.list, q.from, q.to, q.idf);
+      walk(this.post, q.from, q.to, q.idf);
       if (q.d) walk(q.d, 0, q.d.length, q.idf);
     }
     const top = new RankedTopK(k);
@@ -277,22 +294,14 @@ export class KeywordIndex {
    * is scored in full, its weights added in the query's term order as float32, as the exhaustive walk does;
    * rows come in ascending position, so one entering on a tie would have to beat a lower position: none does.
    */
-  private pruned(qs: { idf: number; list: Int32Array; from: number; to: number; d: number[] | undefined; s: number }[], k: number, allow: (pos: number) => boolean, avg: number): { key: number; score: number }[] {
+  private pruned(qs: QueryTerm[], k: number, allow: (pos: number) => boolean, avg: number): { key: number; score: number }[] {
     if (!this.boundAvg || avg > this.boundAvg * 1.02) {
-      this.bound.fill(NaN);
+      this.forgetBounds();
       this.boundAvg = avg;
     }
     // the bound is the largest weight at boundAvg; at a larger average every weight grows by at most avg / boundAvg
     const stretch = Math.max(1, avg / this.boundAvg);
     const m = qs.length;
-    // each term's postings as one ascending list (frozen, then the recent ones, all after them)
-    const lists = qs.map((q) => {
-      if (!q.d) return q.list.subarray(q.from, q.to);
-      const a = new Int32Array(q.to - q.from + q.d.length);
-      a.set(q.list.subarray(q.from, q.to));
-      a.set(q.d, q.to - q.from);
-      return a;
-    });
     const ub = qs.map((q) => q.idf * this.termBound(q.s) * stretch * TERM_SLACK);
     // t: terms by ascending bound; cum[j]: the bounds of the j smallest added up
     const t = [...qs.keys()].sort((a, b) => ub[a]! - ub[b]!);
@@ -300,9 +309,14 @@ export class KeywordIndex {
     for (let j = 0; j < m; j++) cum[j + 1] = cum[j]! + ub[t[j]!]!;
     const rank = new Int32Array(m); // a term's place in t
     t.forEach((i, j) => (rank[i] = j));
-    const L = t.map((i) => lists[i]!), idf = t.map((i) => qs[i]!.idf);
-    const len = Int32Array.from(L, (l) => l.length);
-    const cur = new Int32Array(m);
+    // each term's postings read in place as one ascending list, frozen then recent (all after them): a cursor
+    // c below fe[j] is post[c], from fe[j] on it is D[j][c - fe[j]]; the list ends at end[j]
+    const post = this.post;
+    const D = t.map((i) => qs[i]!.d ?? NONE), idf = t.map((i) => qs[i]!.idf);
+    const fe = Int32Array.from(t, (i) => qs[i]!.to);
+    const end = Int32Array.from(t, (i, j) => qs[i]!.to + D[j]!.length);
+    const cur = Int32Array.from(t, (i) => qs[i]!.from);
+    const at = (j: number, c: number) => (c < fe[j]! ? post[c]! : D[j]![c - fe[j]!]!);
     const w = new Float64Array(m); // this row's weight per term (by t), 0 when absent
     const lens = this.lens;
     const top = new RankedTopK(k);
@@ -310,35 +324,39 @@ export class KeywordIndex {
     let ne = 0; // the non-essential terms: t[0..ne)
     for (;;) {
       let d = 0x7fffffff;
-      for (let j = ne; j < m; j++) if (cur[j]! < len[j]!) d = Math.min(d, L[j]![cur[j]!]! >>> 5);
+      for (let j = ne; j < m; j++) if (cur[j]! < end[j]!) d = Math.min(d, at(j, cur[j]!) >>> 5);
       if (d === 0x7fffffff) break;
       let sum = 0;
       for (let j = ne; j < m; j++) {
         w[j] = 0;
         const c = cur[j]!;
-        if (c < len[j]! && L[j]![c]! >>> 5 === d) {
-          const v = L[j]![c]!;
-          sum += w[j] = weight(idf[j]!, v & 31, lens[d]!, avg);
-          cur[j] = c + 1;
+        if (c < end[j]!) {
+          const v = at(j, c);
+          if (v >>> 5 === d) {
+            sum += w[j] = weight(idf[j]!, v & 31, lens[d]!, avg);
+            cur[j] = c + 1;
+          }
         }
       }
       let j = ne - 1;
       for (; j >= 0; j--) {
         w[j] = 0;
         if ((sum + cum[j + 1]!) * DOC_SLACK <= theta) break;
-        const l = L[j]!, target = d * 32;
+        const target = d * 32;
         let c = cur[j]!;
-        if (c < len[j]! && l[c]! < target) {
-          // galloping, then binary search, for the first posting at or after row d
-          let step = 1, hi = c + 1;
-          while (hi < len[j]! && l[hi]! < target) (c = hi + 1), (hi += step), (step *= 2);
-          c = lower(l, c, Math.min(hi, len[j]!), target);
+        if (c < end[j]! && at(j, c) < target) {
+          // the first posting at or after row d: in the frozen part when its last one is, else in the recent ones
+          const e = fe[j]!;
+          if (c < e && post[e - 1]! >= target) c = gallop(post, c, e, target);
+          else c = e + gallop(D[j]!, Math.max(0, c - e), D[j]!.length, target);
           cur[j] = c;
         }
-        if (c < len[j]! && l[c]! >>> 5 === d) {
-          const v = l[c]!;
-          sum += w[j] = weight(idf[j]!, v & 31, lens[d]!, avg);
-          cur[j] = c + 1;
+        if (c < end[j]!) {
+          const v = at(j, c);
+          if (v >>> 5 === d) {
+            sum += w[j] = weight(idf[j]!, v & 31, lens[d]!, avg);
+            cur[j] = c + 1;
+          }
         }
       }
       if (j >= 0) continue; // cannot beat the k-th
@@ -358,6 +376,14 @@ export class KeywordIndex {
     }
     return top.sorted();
   }
+}
+
+/** the first index in [from, to) of an ascending array whose value is at least v, galloping from `from` */
+function gallop(arr: ArrayLike<number>, from: number, to: number, v: number): number {
+  if (from >= to || arr[from]! >= v) return from;
+  let step = 1, hi = from + 1;
+  while (hi < to && arr[hi]! < v) (from = hi + 1), (hi += step), (step *= 2);
+  return lower(arr, from, Math.min(hi, to), v);
 }
 
 /** the first index in [from, to) of an ascending array whose value is at least v */
