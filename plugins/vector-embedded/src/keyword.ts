@@ -22,8 +22,6 @@ interface QueryTerm {
   d: number[] | undefined;
 }
 
-const NONE: number[] = [];
-
 /** An index as flat arrays (frozen, no recent postings): term hashes by slot, df, CSR offsets and postings, row lengths. */
 export interface KeywordState {
   hashes: Uint32Array<ArrayBuffer>;
@@ -309,14 +307,15 @@ export class KeywordIndex {
     for (let j = 0; j < m; j++) cum[j + 1] = cum[j]! + ub[t[j]!]!;
     const rank = new Int32Array(m); // a term's place in t
     t.forEach((i, j) => (rank[i] = j));
-    // each term's postings read in place as one ascending list, frozen then recent (all after them): a cursor
-    // c below fe[j] is post[c], from fe[j] on it is D[j][c - fe[j]]; the list ends at end[j]
-    const post = this.post;
-    const D = t.map((i) => qs[i]!.d ?? NONE), idf = t.map((i) => qs[i]!.idf);
-    const fe = Int32Array.from(t, (i) => qs[i]!.to);
-    const end = Int32Array.from(t, (i, j) => qs[i]!.to + D[j]!.length);
+    const idf = t.map((i) => qs[i]!.idf);
+    // each term's postings read in place, one ascending list in two parts: the frozen ones, L[j] = post from
+    // cur[j] to len[j], then the recent ones (all after them: rest[j], null once read or when none), whose
+    // array becomes L[j] when the frozen part is passed
+    const L: ArrayLike<number>[] = t.map(() => this.post);
     const cur = Int32Array.from(t, (i) => qs[i]!.from);
-    const at = (j: number, c: number) => (c < fe[j]! ? post[c]! : D[j]![c - fe[j]!]!);
+    const len = Int32Array.from(t, (i) => qs[i]!.to);
+    const rest = t.map((i) => qs[i]!.d ?? null);
+    for (let j = 0; j < m; j++) if (cur[j] === len[j] && rest[j]) recent(L, cur, len, rest, j);
     const w = new Float64Array(m); // this row's weight per term (by t), 0 when absent
     const lens = this.lens;
     const top = new RankedTopK(k);
@@ -324,18 +323,17 @@ export class KeywordIndex {
     let ne = 0; // the non-essential terms: t[0..ne)
     for (;;) {
       let d = 0x7fffffff;
-      for (let j = ne; j < m; j++) if (cur[j]! < end[j]!) d = Math.min(d, at(j, cur[j]!) >>> 5);
+      for (let j = ne; j < m; j++) if (cur[j]! < len[j]!) d = Math.min(d, L[j]![cur[j]!]! >>> 5);
       if (d === 0x7fffffff) break;
       let sum = 0;
       for (let j = ne; j < m; j++) {
         w[j] = 0;
         const c = cur[j]!;
-        if (c < end[j]!) {
-          const v = at(j, c);
-          if (v >>> 5 === d) {
-            sum += w[j] = weight(idf[j]!, v & 31, lens[d]!, avg);
-            cur[j] = c + 1;
-          }
+        if (c < len[j]! && L[j]![c]! >>> 5 === d) {
+          const v = L[j]![c]!;
+          sum += w[j] = weight(idf[j]!, v & 31, lens[d]!, avg);
+          cur[j] = c + 1;
+          if (c + 1 === len[j] && rest[j]) recent(L, cur, len, rest, j);
         }
       }
       let j = ne - 1;
@@ -343,20 +341,20 @@ export class KeywordIndex {
         w[j] = 0;
         if ((sum + cum[j + 1]!) * DOC_SLACK <= theta) break;
         const target = d * 32;
-        let c = cur[j]!;
-        if (c < end[j]! && at(j, c) < target) {
-          // the first posting at or after row d: in the frozen part when its last one is, else in the recent ones
-          const e = fe[j]!;
-          if (c < e && post[e - 1]! >= target) c = gallop(post, c, e, target);
-          else c = e + gallop(D[j]!, Math.max(0, c - e), D[j]!.length, target);
-          cur[j] = c;
-        }
-        if (c < end[j]!) {
-          const v = at(j, c);
-          if (v >>> 5 === d) {
-            sum += w[j] = weight(idf[j]!, v & 31, lens[d]!, avg);
-            cur[j] = c + 1;
+        let l = L[j]!, c = cur[j]!;
+        if (c < len[j]! && l[c]! < target) {
+          // the frozen part ends before row d: on to the recent postings
+          if (rest[j] && l[len[j]! - 1]! < target) {
+            recent(L, cur, len, rest, j);
+            (l = L[j]!), (c = 0);
           }
+          c = cur[j] = gallop(l, c, len[j]!, target);
+        }
+        if (c < len[j]! && l[c]! >>> 5 === d) {
+          const v = l[c]!;
+          sum += w[j] = weight(idf[j]!, v & 31, lens[d]!, avg);
+          cur[j] = c + 1;
+          if (c + 1 === len[j] && rest[j]) recent(L, cur, len, rest, j);
         }
       }
       if (j >= 0) continue; // cannot beat the k-th
@@ -378,7 +376,15 @@ export class KeywordIndex {
   }
 }
 
-/** the first index in [from, to) of an ascending array whose value is at least v, galloping from `from` */
+/** term j of a pruned search passes from its frozen postings to its recent ones */
+function recent(L: ArrayLike<number>[], cur: Int32Array, len: Int32Array, rest: (number[] | null)[], j: number): void {
+  L[j] = rest[j]!;
+  cur[j] = 0;
+  len[j] = rest[j]!.length;
+  rest[j] = null;
+}
+
+/** the first index in [from, to) of an ascending array whose value is at least v (galloping, then binary search) */
 function gallop(arr: ArrayLike<number>, from: number, to: number, v: number): number {
   if (from >= to || arr[from]! >= v) return from;
   let step = 1, hi = from + 1;
