@@ -185,10 +185,10 @@ export function removeOlderStates(files: AnnFile[], kept: string, maxRowid: numb
   for (const old of files) if (old.file !== kept && (old.maxRowid < maxRowid || old.tombSeq < tombSeq)) removeStateFile(old.file);
 }
 
-/** The size and SHA-256 kept beside a state file (`<file>.sum`); throws when there is none. */
-export function readChecksum(file: string, what: string): { size?: unknown; sha256?: unknown } {
+/** The size and checksum (SHA-256 of an ANN file, CRC-32 of a snapshot) kept beside a state file (`<file>.sum`); throws when there is none. */
+export function readChecksum(file: string, what: string): { size?: unknown; sha256?: unknown; crc32?: unknown } {
   try {
-    return JSON.parse(fs.readFileSync(`${file}.sum`, 'utf8')) as { size?: unknown; sha256?: unknown };
+    return JSON.parse(fs.readFileSync(`${file}.sum`, 'utf8')) as { size?: unknown; sha256?: unknown; crc32?: unknown };
   } catch {
     throw new Error(`no checksum beside the ${what}`);
   }

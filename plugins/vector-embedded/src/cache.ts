@@ -77,12 +77,12 @@ export class SpaceCache {
   /** highest rowid and tombstone sequence applied */
   maxRowid = 0;
   tombSeq = 0;
+  /** by position; ascending (rows are appended in rowid order and compaction keeps it): a rowid's position is found by binary search */
   private rowids = new Float64Array(0);
   private doc = new Int32Array(0);
   private user = new Int32Array(0);
   private org = new Int32Array(0);
   private alive = new Uint8Array(0);
-  private readonly rowPos = new Map<number, number>();
   private docRows = new Map<number, number[]>();
   private userRows = new Map<number, number[]>();
   private orgRows = new Map<number, number[]>();
@@ -99,9 +99,9 @@ export class SpaceCache {
     return this.n - this.dead;
   }
 
-  /** Approximate bytes held by this cache (vectors, keyword index, row facts). */
+  /** Approximate bytes held by this cache (vectors, keyword index, row facts; ~24 a row for the owner and document position lists). */
   get bytes(): number {
-    return this.matrix.bytes + this.keywords.bytes + this.rowids.byteLength + this.doc.byteLength * 3 + this.alive.byteLength + this.n * 60;
+    return this.matrix.bytes + this.keywords.bytes + this.rowids.byteLength + this.doc.byteLength * 3 + this.alive.byteLength + this.n * 24;
   }
 
   private grow(rows: number) {
@@ -133,7 +133,7 @@ export class SpaceCache {
     const annKeys: number[] = [];
     const annVecs = ann ? new Float32Array(rows.length * this.dimension) : null;
     for (const row of rows) {
-      if (this.rowPos.has(row.rowid)) continue;
+      if (this.has(row.rowid)) continue;
       if (annVecs) {
         annVecs.set(row.vector, annKeys.length * this.dimension);
         annKeys.push(row.rowid);
@@ -147,7 +147,6 @@ export class SpaceCache {
       this.user[pos] = u;
       this.org[pos] = o;
       this.alive[pos] = 1;
-      this.rowPos.set(row.rowid, pos);
       push(this.docRows, d, pos);
       push(this.userRows, u, pos);
       if (o >= 0) push(this.orgRows, o, pos);
@@ -160,7 +159,19 @@ export class SpaceCache {
 
   /** Whether a row is live in the cache. */
   has(rowid: number): boolean {
-    return this.rowPos.has(rowid);
+    return this.position(rowid) >= 0;
+  }
+
+  /** the position of a live row, -1 when it is not in the cache (or deleted) */
+  private position(rowid: number): number {
+    const ids = this.rowids;
+    let lo = 0, hi = this.n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (ids[mid]! < rowid) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < this.n && ids[lo] === rowid && this.alive[lo] ? lo : -1;
   }
 
   /** Builds the keyword index of a bulk load. */
@@ -171,9 +182,8 @@ export class SpaceCache {
   }
 
   remove(rowid: number): void {
-    const pos = this.rowPos.get(rowid);
-    if (pos === undefined) return;
-    this.rowPos.delete(rowid);
+    const pos = this.position(rowid);
+    if (pos < 0) return;
     this.alive[pos] = 0;
     this.dead++;
     this.ann?.remove(rowid);
@@ -198,7 +208,6 @@ export class SpaceCache {
         this.user[w] = this.user[r]!;
         this.org[w] = this.org[r]!;
         this.alive[w] = 1;
-        this.rowPos.set(this.rowids[w]!, w);
       }
       push(this.docRows, this.doc[w]!, w);
       push(this.userRows, this.user[w]!, w);
@@ -255,7 +264,6 @@ export class SpaceCache {
     c.alive.fill(1, 0, n);
     for (const str of s.strings) c.strings.id(str);
     for (let pos = 0; pos < n; pos++) {
-      c.rowPos.set(s.rowids[pos]!, pos);
       push(c.docRows, s.doc[pos]!, pos);
       push(c.userRows, s.user[pos]!, pos);
       if (s.org[pos]! >= 0) push(c.orgRows, s.org[pos]!, pos);
@@ -328,8 +336,8 @@ export class SpaceCache {
       const r = ann.search(q, fetch);
       const out: { rowid: number; score: number }[] = [];
       for (let i = 0; i < r.rowids.length && out.length < k; i++) {
-        const pos = this.rowPos.get(r.rowids[i]!);
-        if (pos !== undefined && c.allow(pos)) out.push({ rowid: r.rowids[i]!, score: r.scores[i]! });
+        const pos = this.position(r.rowids[i]!);
+        if (pos >= 0 && c.allow(pos)) out.push({ rowid: r.rowids[i]!, score: r.scores[i]! });
       }
       if (out.length >= want) return out;
     }

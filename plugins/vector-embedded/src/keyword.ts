@@ -13,6 +13,15 @@ const DOC_SLACK = 1 + 1e-5;
 /** a term's BM25 contribution to a row of length `len` at average length `avg` (as it has always been computed) */
 const weight = (idf: number, tf: number, len: number, avg: number) => (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * len) / avg));
 
+/** a query term: its idf, its slot, its frozen postings post[from..to) and its recent ones (all after them) */
+interface QueryTerm {
+  idf: number;
+  s: number;
+  from: number;
+  to: number;
+  d: number[] | undefined;
+}
+
 /** An index as flat arrays (frozen, no recent postings): term hashes by slot, df, CSR offsets and postings, row lengths. */
 export interface KeywordState {
   hashes: Uint32Array<ArrayBuffer>;
@@ -89,7 +98,7 @@ export class KeywordIndex {
     this.post = post;
     this.frozenSlots = n;
     this.rows = blobs.length;
-    this.boundAvg = 0;
+    this.forgetBounds();
   }
 
   /** The index as flat arrays (views; the recent postings are merged in first). */
@@ -110,7 +119,7 @@ export class KeywordIndex {
     this.lens = s.lens.length >= 1024 ? s.lens : grow(s.lens, 1024);
     this.rows = s.rows;
     this.totalLen = s.totalLen;
-    this.boundAvg = 0;
+    this.forgetBounds();
   }
 
   /** Adds row `pos` (after every earlier position). */
@@ -179,6 +188,12 @@ export class KeywordIndex {
     this.frozenSlots = n;
     this.delta = [];
     this.deltaCount = 0;
+    this.forgetBounds();
+  }
+
+  /** Forgets every term's bound (recomputed at the next search that needs it, at that search's average length). */
+  private forgetBounds(): void {
+    this.bound.fill(NaN);
     this.boundAvg = 0;
   }
 
@@ -219,7 +234,7 @@ export class KeywordIndex {
     const lens = this.lens;
     const avg = this.totalLen / N || 1;
     // the query's terms in the order their weights are added (a score is a float32 sum: the order matters)
-    const qs: { idf: number; list: Int32Array; from: number; to: number; d: number[] | undefined; s: number }[] = [];
+    const qs: QueryTerm[] = [];
     for (const h of new Set(terms)) {
       const s = this.slots.get(h);
       if (s === undefined) continue;
@@ -227,7 +242,7 @@ export class KeywordIndex {
       if (!df) continue;
       const idf = Math.log(1 + (N - df + 0.5) / (df + 0.5));
       const frozen = s < this.frozenSlots;
-      qs.push({ idf, list: this.post, from: frozen ? this.off[s]! : 0, to: frozen ? this.off[s + 1]! : 0, d: this.delta[s], s });
+      qs.push({ idf, s, from: frozen ? this.off[s]! : 0, to: frozen ? this.off[s + 1]! : 0, d: this.delta[s] });
     }
     if (!qs.length) return [];
     if (!runs && !this.exhaustive) return this.pruned(qs, k, allow, avg);
@@ -255,7 +270,7 @@ export class KeywordIndex {
       }
     };
     for (const q of qs) {
-      walk(q.list, q.from, q.to, q.idf);
+      walk(this.post, q.from, q.to, q.idf);
       if (q.d) walk(q.d, 0, q.d.length, q.idf);
     }
     const top = new RankedTopK(k);
@@ -277,22 +292,14 @@ export class KeywordIndex {
    * is scored in full, its weights added in the query's term order as float32, as the exhaustive walk does;
    * rows come in ascending position, so one entering on a tie would have to beat a lower position: none does.
    */
-  private pruned(qs: { idf: number; list: Int32Array; from: number; to: number; d: number[] | undefined; s: number }[], k: number, allow: (pos: number) => boolean, avg: number): { key: number; score: number }[] {
+  private pruned(qs: QueryTerm[], k: number, allow: (pos: number) => boolean, avg: number): { key: number; score: number }[] {
     if (!this.boundAvg || avg > this.boundAvg * 1.02) {
-      this.bound.fill(NaN);
+      this.forgetBounds();
       this.boundAvg = avg;
     }
     // the bound is the largest weight at boundAvg; at a larger average every weight grows by at most avg / boundAvg
     const stretch = Math.max(1, avg / this.boundAvg);
     const m = qs.length;
-    // each term's postings as one ascending list (frozen, then the recent ones, all after them)
-    const lists = qs.map((q) => {
-      if (!q.d) return q.list.subarray(q.from, q.to);
-      const a = new Int32Array(q.to - q.from + q.d.length);
-      a.set(q.list.subarray(q.from, q.to));
-      a.set(q.d, q.to - q.from);
-      return a;
-    });
     const ub = qs.map((q) => q.idf * this.termBound(q.s) * stretch * TERM_SLACK);
     // t: terms by ascending bound; cum[j]: the bounds of the j smallest added up
     const t = [...qs.keys()].sort((a, b) => ub[a]! - ub[b]!);
@@ -300,9 +307,15 @@ export class KeywordIndex {
     for (let j = 0; j < m; j++) cum[j + 1] = cum[j]! + ub[t[j]!]!;
     const rank = new Int32Array(m); // a term's place in t
     t.forEach((i, j) => (rank[i] = j));
-    const L = t.map((i) => lists[i]!), idf = t.map((i) => qs[i]!.idf);
-    const len = Int32Array.from(L, (l) => l.length);
-    const cur = new Int32Array(m);
+    const idf = t.map((i) => qs[i]!.idf);
+    // each term's postings read in place, one ascending list in two parts: the frozen ones, L[j] = post from
+    // cur[j] to len[j], then the recent ones (all after them: rest[j], null once read or when none), whose
+    // array becomes L[j] when the frozen part is passed
+    const L: ArrayLike<number>[] = t.map(() => this.post);
+    const cur = Int32Array.from(t, (i) => qs[i]!.from);
+    const len = Int32Array.from(t, (i) => qs[i]!.to);
+    const rest = t.map((i) => qs[i]!.d ?? null);
+    for (let j = 0; j < m; j++) if (cur[j] === len[j] && rest[j]) recent(L, cur, len, rest, j);
     const w = new Float64Array(m); // this row's weight per term (by t), 0 when absent
     const lens = this.lens;
     const top = new RankedTopK(k);
@@ -320,25 +333,28 @@ export class KeywordIndex {
           const v = L[j]![c]!;
           sum += w[j] = weight(idf[j]!, v & 31, lens[d]!, avg);
           cur[j] = c + 1;
+          if (c + 1 === len[j] && rest[j]) recent(L, cur, len, rest, j);
         }
       }
       let j = ne - 1;
       for (; j >= 0; j--) {
         w[j] = 0;
         if ((sum + cum[j + 1]!) * DOC_SLACK <= theta) break;
-        const l = L[j]!, target = d * 32;
-        let c = cur[j]!;
+        const target = d * 32;
+        let l = L[j]!, c = cur[j]!;
         if (c < len[j]! && l[c]! < target) {
-          // galloping, then binary search, for the first posting at or after row d
-          let step = 1, hi = c + 1;
-          while (hi < len[j]! && l[hi]! < target) (c = hi + 1), (hi += step), (step *= 2);
-          c = lower(l, c, Math.min(hi, len[j]!), target);
-          cur[j] = c;
+          // the frozen part ends before row d: on to the recent postings
+          if (rest[j] && l[len[j]! - 1]! < target) {
+            recent(L, cur, len, rest, j);
+            (l = L[j]!), (c = 0);
+          }
+          c = cur[j] = gallop(l, c, len[j]!, target);
         }
         if (c < len[j]! && l[c]! >>> 5 === d) {
           const v = l[c]!;
           sum += w[j] = weight(idf[j]!, v & 31, lens[d]!, avg);
           cur[j] = c + 1;
+          if (c + 1 === len[j] && rest[j]) recent(L, cur, len, rest, j);
         }
       }
       if (j >= 0) continue; // cannot beat the k-th
@@ -358,6 +374,22 @@ export class KeywordIndex {
     }
     return top.sorted();
   }
+}
+
+/** term j of a pruned search passes from its frozen postings to its recent ones */
+function recent(L: ArrayLike<number>[], cur: Int32Array, len: Int32Array, rest: (number[] | null)[], j: number): void {
+  L[j] = rest[j]!;
+  cur[j] = 0;
+  len[j] = rest[j]!.length;
+  rest[j] = null;
+}
+
+/** the first index in [from, to) of an ascending array whose value is at least v (galloping, then binary search) */
+function gallop(arr: ArrayLike<number>, from: number, to: number, v: number): number {
+  if (from >= to || arr[from]! >= v) return from;
+  let step = 1, hi = from + 1;
+  while (hi < to && arr[hi]! < v) (from = hi + 1), (hi += step), (step *= 2);
+  return lower(arr, from, Math.min(hi, to), v);
 }
 
 /** the first index in [from, to) of an ascending array whose value is at least v */

@@ -19,7 +19,11 @@ const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 3
 // a vocabulary with a skewed (Zipf-like) use: a few words in most rows, most words in few
 const VOCAB = Array.from({ length: 600 }, (_, i) => `w${i.toString(36)}x${'abcdefgh'[i % 8]}`);
 const word = () => VOCAB[Math.floor(VOCAB.length * rnd() ** 2.5)]!;
-const text = () => Array.from({ length: 3 + Math.floor(rnd() * 60) }, word).join(' ');
+// words only the rows added after the index was frozen use (their postings are all recent ones)
+const NEW = Array.from({ length: 40 }, (_, i) => `n${i.toString(36)}q`);
+let newWords = 0; // how many of a later row's words are drawn from NEW, out of 10
+const rowWord = () => (rnd() * 10 < newWords ? NEW[Math.floor(NEW.length * rnd() ** 2)]! : word());
+const text = () => Array.from({ length: 3 + Math.floor(rnd() * 60) }, rowWord).join(' ');
 
 async function items(from: number, count: number): Promise<VectorItem[]> {
   const docs = Array.from({ length: count }, (_, i) => ({ id: `c${from + i}`, text: text(), doc: `d${Math.floor((from + i) / 20)}`, user: `u${Math.floor((from + i) / 20) % 7}` }));
@@ -27,11 +31,11 @@ async function items(from: number, count: number): Promise<VectorItem[]> {
   return docs.map((d, i) => ({ id: d.id, documentId: d.doc, userId: d.user, organizationId: Number(d.doc.slice(1)) % 3 === 0 ? 'o1' : null, page: 1, text: d.text, vector: vecs[i]!, metadata: null }));
 }
 
-async function compare(pruned: EmbeddedVectorStore, exhaustive: EmbeddedVectorStore, queries: number) {
+async function compare(pruned: EmbeddedVectorStore, exhaustive: EmbeddedVectorStore, queries: number, queryWord = word) {
   const filters: VectorFilter[] = [{}, {}, {}, { userId: 'u3' }, { userId: 'u1', organizationIds: ['o1'] }, { documentIds: ['d2', 'd9', 'd40', 'd77'] }];
   let compared = 0;
   for (let q = 0; q < queries; q++) {
-    const query = Array.from({ length: 1 + Math.floor(rnd() * 5) }, word).join(' ');
+    const query = Array.from({ length: 1 + Math.floor(rnd() * 5) }, queryWord).join(' ');
     const [vector] = await embedder.embed([query], 'query');
     const filter = filters[q % filters.length]!;
     const topK = [1, 5, 10, 40, 200][q % 5]!;
@@ -56,6 +60,16 @@ test('the pruned keyword search answers what the exhaustive walk answers: many q
   for (let d = 0; d < 125; d += 6) await pruned.deleteDocument(`d${d}`);
   await pruned.upsert(SPACE, await items(2500, 600));
   await compare(pruned, exhaustive, 150);
+  // frozen postings plus recent ones in the same terms and in terms that have only recent ones (NEW words),
+  // rows deleted among the recent ones too, several rounds (the searches between them fix the terms' bounds)
+  newWords = 3;
+  const mixed = () => (rnd() < 0.4 ? NEW[Math.floor(NEW.length * rnd() ** 2)]! : word());
+  for (let round = 0; round < 3; round++) {
+    const from = 3100 + round * 300;
+    await pruned.upsert(SPACE, await items(from, 300));
+    for (let d = from / 20 - 12; d < from / 20 + 15; d += 4) await pruned.deleteDocument(`d${d}`);
+    await compare(pruned, exhaustive, 80, mixed);
+  }
   await pruned.close();
   await exhaustive.close();
 });

@@ -1,5 +1,6 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -124,16 +125,14 @@ test('rows inserted and replaced after the snapshot are reflected; a replaced or
   for (const h of after.hits.flat()) assert.notEqual(h.documentId, 'd0');
 });
 
-test('a damaged snapshot is ignored and the cache rebuilt from SQLite', async () => {
-  const dir = path.join(root, 'damaged');
+/** A snapshot damaged by `damage` (its file path) is not loaded: the cache comes from SQLite, a warning is logged, and a good snapshot is written again. */
+async function damagedIsIgnored(name: string, damage: (file: string) => void): Promise<void> {
+  const dir = path.join(root, name);
   await filled(dir);
   const want = await answers(dir, false);
   await answers(dir, true);
-  const [name] = snaps(dir);
-  const file = path.join(dir, 'cache', name!);
-  const buf = fs.readFileSync(file);
-  for (let i = buf.length >> 1; i < (buf.length >> 1) + 64; i++) buf[i] = buf[i]! ^ 0x5a;
-  fs.writeFileSync(file, buf);
+  const [snap] = snaps(dir);
+  damage(path.join(dir, 'cache', snap!));
   const got = await answers(dir, true);
   assert.equal(got.loads[0]!.snapshot, null, 'the damaged snapshot is not loaded');
   assert.ok(got.warnings.some((w) => /snapshot/.test(w)));
@@ -141,4 +140,50 @@ test('a damaged snapshot is ignored and the cache rebuilt from SQLite', async ()
   // and a good one is written again
   assert.equal(snaps(dir).length, 1);
   assert.match(String((await answers(dir, true)).loads[0]!.snapshot), /\.snap$/);
+}
+
+/** where the vector rows start in a snapshot file (after the magic, the header's length and the header, 8-byte aligned) */
+const rowsStart = (buf: Buffer) => Math.ceil((12 + buf.readUInt32LE(8)) / 8) * 8;
+
+test('a damaged snapshot is ignored and the cache rebuilt from SQLite', async () => {
+  await damagedIsIgnored('damaged', (file) => {
+    const buf = fs.readFileSync(file);
+    for (let i = buf.length >> 1; i < (buf.length >> 1) + 64; i++) buf[i] = buf[i]! ^ 0x5a;
+    fs.writeFileSync(file, buf);
+  });
+});
+
+test('one byte changed in the vector rows of a snapshot is detected', async () => {
+  await damagedIsIgnored('one-byte', (file) => {
+    const buf = fs.readFileSync(file);
+    const at = rowsStart(buf) + 1000;
+    assert.ok(at < buf.length / 2, 'the byte is among the vector rows');
+    buf[at] = buf[at]! ^ 0x01;
+    fs.writeFileSync(file, buf);
+  });
+});
+
+test('a truncated snapshot is detected, its checksum file saying the size or not', async () => {
+  await damagedIsIgnored('truncated', (file) => fs.truncateSync(file, fs.statSync(file).size - 4096));
+  // cut inside the rows, with a checksum file that has the new size (its CRC-32 still that of the whole file)
+  await damagedIsIgnored('truncated-sum', (file) => {
+    const size = rowsStart(fs.readFileSync(file)) + 5000;
+    fs.truncateSync(file, size);
+    const sum = JSON.parse(fs.readFileSync(`${file}.sum`, 'utf8')) as { size: number };
+    fs.writeFileSync(`${file}.sum`, JSON.stringify({ ...sum, size }));
+  });
+});
+
+test('a snapshot of an older format (a SHA-256 checksum, format 2) is ignored and the space read from SQLite', async () => {
+  await damagedIsIgnored('format-2', (file) => {
+    const buf = fs.readFileSync(file);
+    const hlen = buf.readUInt32LE(8);
+    const head = buf.toString('utf8', 12, 12 + hlen).replace('"format":3', '"format":2');
+    assert.match(head, /"format":2,/);
+    assert.equal(Buffer.byteLength(head), hlen);
+    buf.write(head, 12, 'utf8');
+    fs.writeFileSync(file, buf);
+    const sum = JSON.parse(fs.readFileSync(`${file}.sum`, 'utf8')) as { size: number };
+    fs.writeFileSync(`${file}.sum`, JSON.stringify({ size: sum.size, sha256: crypto.createHash('sha256').update(buf).digest('hex') }));
+  });
 });
