@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { createLocalEmbedder } from '@quire/plugin-embedder-local';
 import { SpaceCache } from '../plugins/vector-embedded/src/cache.js';
@@ -125,3 +126,12 @@ export function benchCache(vectors: Float32Array, n: number, dim: number, layout
   cache.finishLoad();
   return cache;
 }
+
+/** `--name value` from the command line, else `dflt` */
+export const arg = (name: string, dflt: string): string => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1]! : dflt;
+};
+/** bench/search.ts's cache directory (`--cache`) */
+export const benchCacheDir = (): string => arg('cache', path.join(os.tmpdir(), 'quire-bench-search-cache'));
+export const pct = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;

@@ -10,19 +10,13 @@
  * The embeddings come from bench/search.ts's cache (written there when missing: a million take ~15 minutes).
  */
 import os from 'node:os';
-import path from 'node:path';
 import { createLocalEmbedder } from '@quire/plugin-embedder-local';
 import type { Layout } from '../plugins/vector-embedded/src/kernel.js';
-import { benchCache, benchQueries, embeddings } from './search-data.js';
+import { arg, benchCache, benchCacheDir, benchQueries, embeddings, pct } from './search-data.js';
 
-const arg = (name: string, dflt: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1]! : dflt;
-};
 const SIZES = arg('sizes', '100000,300000,1000000').split(',').map(Number);
 const NQ = Number(arg('queries', '200'));
-const CACHE_DIR = arg('cache', path.join(os.tmpdir(), 'quire-bench-search-cache'));
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+const CACHE_DIR = benchCacheDir();
 
 const emb = createLocalEmbedder();
 const qv = await emb.embed(benchQueries(NQ), 'query');

@@ -16,20 +16,14 @@
  * The embeddings come from bench/search.ts's cache (written there when missing).
  */
 import os from 'node:os';
-import path from 'node:path';
 import { createLocalEmbedder } from '@quire/plugin-embedder-local';
 import { TopK } from '../plugins/vector-embedded/src/topk.js';
-import { benchCache, benchQueries, embeddings } from './search-data.js';
+import { arg, benchCache, benchCacheDir, benchQueries, embeddings, pct } from './search-data.js';
 
-const arg = (name: string, dflt: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1]! : dflt;
-};
 const SIZES = arg('sizes', '300000,1000000').split(',').map(Number);
 const NQ = Number(arg('queries', '200'));
-const CACHE_DIR = arg('cache', path.join(os.tmpdir(), 'quire-bench-search-cache'));
+const CACHE_DIR = benchCacheDir();
 const K = 200, BLOCK = 4096, GROUPS = [16, 64, 256, 1024, 4096];
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 const cpu = (f: () => void) => {
   const c = process.cpuUsage();
   f();
