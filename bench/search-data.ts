@@ -1,11 +1,14 @@
 /**
  * The synthetic texts of bench/search.ts (chunks and queries drawn from the corpus's ground-truth texts),
- * shared with bench/query-nnz.ts.
+ * shared with bench/query-nnz.ts, bench/search-kernel.ts and bench/vector-bounds.ts.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { createLocalEmbedder } from '@quire/plugin-embedder-local';
+import { SpaceCache } from '../plugins/vector-embedded/src/cache.js';
+import type { Layout } from '../plugins/vector-embedded/src/kernel.js';
 import { QUERIES, fillerText } from '../plugins/vector-embedded/test/fixtures/relevance.js';
 
 export function rng(seed: number) {
@@ -111,3 +114,24 @@ export async function embeddings(cacheDir: string, n: number, emb: ReturnType<ty
   fs.closeSync(fd);
   return { vectors, rate: (n - have) / ((performance.now() - t0) / 1000) };
 }
+
+/** The embedded store's int8 in-memory cache of the first `n` vectors (one user, 16 rows a document), no SQLite. */
+export function benchCache(vectors: Float32Array, n: number, dim: number, layout: Layout): SpaceCache {
+  const cache = new SpaceCache('s', dim, 'int8', true, layout);
+  for (let i = 0; i < n; i += 4096) {
+    const rows = [];
+    for (let k = i; k < Math.min(n, i + 4096); k++) rows.push({ rowid: k + 1, documentId: `d${k >> 4}`, userId: 'u', organizationId: null, vector: vectors.subarray(k * dim, (k + 1) * dim), terms: null });
+    cache.addRows(rows, true);
+  }
+  cache.finishLoad();
+  return cache;
+}
+
+/** `--name value` from the command line, else `dflt` */
+export const arg = (name: string, dflt: string): string => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1]! : dflt;
+};
+/** bench/search.ts's cache directory (`--cache`) */
+export const benchCacheDir = (): string => arg('cache', path.join(os.tmpdir(), 'quire-bench-search-cache'));
+export const pct = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;

@@ -10,20 +10,13 @@
  * The embeddings come from bench/search.ts's cache (written there when missing: a million take ~15 minutes).
  */
 import os from 'node:os';
-import path from 'node:path';
 import { createLocalEmbedder } from '@quire/plugin-embedder-local';
-import { SpaceCache } from '../plugins/vector-embedded/src/cache.js';
 import type { Layout } from '../plugins/vector-embedded/src/kernel.js';
-import { benchQueries, embeddings } from './search-data.js';
+import { arg, benchCache, benchCacheDir, benchQueries, embeddings, pct } from './search-data.js';
 
-const arg = (name: string, dflt: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1]! : dflt;
-};
 const SIZES = arg('sizes', '100000,300000,1000000').split(',').map(Number);
 const NQ = Number(arg('queries', '200'));
-const CACHE_DIR = arg('cache', path.join(os.tmpdir(), 'quire-bench-search-cache'));
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+const CACHE_DIR = benchCacheDir();
 
 const emb = createLocalEmbedder();
 const qv = await emb.embed(benchQueries(NQ), 'query');
@@ -35,16 +28,7 @@ console.log(`| chunks | layout | p50 ms | p95 ms | p99 ms | ms per 1M rows and q
 console.log('|---|---|---|---|---|---|---|---|');
 for (const n of SIZES) {
   global.gc?.();
-  const caches = LAYOUTS.map((layout) => {
-    const cache = new SpaceCache('s', dim, 'int8', true, layout);
-    for (let i = 0; i < n; i += 4096) {
-      const rows = [];
-      for (let k = i; k < Math.min(n, i + 4096); k++) rows.push({ rowid: k + 1, documentId: `d${k >> 4}`, userId: 'u', organizationId: null, vector: vectors.subarray(k * dim, (k + 1) * dim), terms: null });
-      cache.addRows(rows, true);
-    }
-    cache.finishLoad();
-    return cache;
-  });
+  const caches = LAYOUTS.map((layout) => benchCache(vectors, n, dim, layout));
   // the layouts in turn for each query (the machine's load changes during a run: both see the same)
   const times = LAYOUTS.map(() => [] as number[]), perDim = LAYOUTS.map(() => [] as number[]);
   let same = 0;
