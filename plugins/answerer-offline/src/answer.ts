@@ -696,6 +696,8 @@ const EVIDENCE_SECOND = 0.75;
 /** the least share of the question a sentence without its key term must say itself, and the least number of its words it says */
 const EVIDENCE_PARAPHRASE = 0.5;
 const EVIDENCE_OWN = 2;
+/** how a whole sentence ends */
+const SENTENCE_END = /[.!?]["'”’)]?$/;
 /** the least number of the sentence's words that are not the question's: a sentence that only restates the question answers nothing */
 const EVIDENCE_NEW_WORDS = 3;
 /** a line of fewer words than this without end punctuation is a heading or a title, not a sentence */
@@ -735,8 +737,10 @@ function composeEvidencePassage(r: Retrieval, docTerms: DocTerms, lower: Readonl
   // (a question that asks for a type of answer is answered only by a sentence that holds one: the value rules' type checks stand)
   // (a sentence without the question's key term whose document never writes it, only another does, may say it in other words, "was
   // made into a movie" for when it reached cinemas: it is quoted when it says at least half of the question itself, by EVIDENCE_OWN of
-  // its words at least; a document that writes the key term elsewhere says it there, about what the question asks)
-  const paraphrased = !first.keyInDocument && first.sentenceCoverage >= EVIDENCE_PARAPHRASE && first.own >= EVIDENCE_OWN;
+  // its words at least, and is a sentence that ends as one ends: a line without its end, a title, a list of authors, a slide's bullet,
+  // says the question's words without saying anything of them; a document that writes the key term elsewhere says it there, about
+  // what the question asks)
+  const paraphrased = !first.keyInDocument && SENTENCE_END.test(first.unit.text) && first.sentenceCoverage >= EVIDENCE_PARAPHRASE && first.own >= EVIDENCE_OWN;
   if ((r.ask.type && !first.typed) || (first.keyMissing && !paraphrased) || (second && second.score >= EVIDENCE_MARGIN * first.score)) return null;
   if (newWords(first.unit.text, qTerms) < EVIDENCE_NEW_WORDS || namesOnly(first, r.ask, docTerms)) return null;
   const picked = [first];
