@@ -9,7 +9,8 @@ import type { TestServer } from '../helpers/server.js';
  * A question's key term (its rarest word that shows a sentence answers it) may be one the answering document never writes:
  * it says the same in other words ("with a brass latch" for what is added), and only another document has the word. The
  * offline answerer quotes such a sentence, whole and cited, as a `passage` below 0.8, when it says at least half of the
- * question itself; a sentence without the key term that says less of the question is still no answer.
+ * question itself. Nor is the key term missing from a sentence that refers back ("These oysters …") to the sentence before it,
+ * which says it. A sentence without the key term that says less of the question is still no answer.
  */
 
 async function guideDocx(): Promise<Buffer> {
@@ -19,8 +20,11 @@ async function guideDocx(): Promise<Buffer> {
         children: [
           new Paragraph({ text: 'North basin shellfish notes', heading: HeadingLevel.HEADING_1 }),
           new Paragraph('Oysters are farmed on long ropes in the sheltered north basin of Kestrel Bay.'),
-          new Paragraph('These oysters may be contaminated by pollutants such as cadmium and tributyltin.'),
           new Paragraph('A spat is a young oyster that has just settled on a rope or a shell, and in the trade a farmed oyster of market size is sometimes called a half-shell.'),
+          new Paragraph({ text: 'Outer banks', heading: HeadingLevel.HEADING_2 }),
+          new Paragraph('Wild oysters are dredged from the outer banks of the bay every winter by two licensed boats.'),
+          new Paragraph('These oysters may be contaminated by pollutants such as mercury and arsenic, and are tested before sale.'),
+          new Paragraph('Dredged shells are returned to the banks to help new oysters settle.'),
           new Paragraph({ text: 'Cleats', heading: HeadingLevel.HEADING_2 }),
           new Paragraph('Most cleats on the pontoon are cast from marine bronze.'),
           new Paragraph('The locking cleat is a standard cleat with a brass latch across its horns, so that a line cannot slip off.'),
@@ -78,6 +82,16 @@ describe('chat: a sentence that says the question without its key term', () => {
       assert.ok(!cites(a, 'ferry.txt'), a.message);
       assert.ok(a.confidence >= 0.6 && a.confidence < 0.8, `${q}: ${a.confidence}`);
     }
+  });
+
+  test('a sentence that refers back to the one before it, which says the key term, answers as a passage of both', async () => {
+    // ("These oysters may be contaminated …" after "Wild oysters are dredged …": the document writes "dredged" elsewhere too)
+    const a = await ask('What pollutants may dredged oysters carry?');
+    assert.equal(a.answer_type, 'passage', a.message);
+    assert.match(a.message, /Wild oysters are dredged .*mercury and arsenic/);
+    assert.ok(cites(a, 'shellfish-notes.docx'), a.message);
+    assert.ok(!cites(a, 'ferry.txt'), a.message);
+    assert.ok(a.confidence >= 0.6 && a.confidence < 0.8, String(a.confidence));
   });
 
   test('a sentence without the key term that says less than half of the question is no answer', async () => {

@@ -121,7 +121,12 @@ export interface Candidate {
   keyMissing: boolean;
   /** whether the quoted text's document has the question's key term (false when there is none) */
   keyInDocument: boolean;
+  /** whether the quoted text, lacking the key term, refers back ("These ducks …") to the sentence before it in its chunk, which says it */
+  keyBefore: boolean;
 }
+
+/** the first word of a sentence that refers back to the one before it: a pronoun or a demonstrative */
+const REFERS_BACK = /^(?:this|these|that|those|it|its|they|their|them|he|his|she|her|such)\b/i;
 
 const MIN_COVERAGE = 0.5;
 const MAX_SENTENCE_CHARS = 700;
@@ -313,6 +318,8 @@ export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lo
       // "how many arrests": a sentence answers only if it counts them, a number next to the counted noun (a row or a record line
       // names what its number counts by its label or header)
       if (typed && counted && unit.kind === 'sentence' && !isRecordLine(unit)) typed = countsNear(unit.text, a.own, counted);
+      // (the unit just before it in its chunk, when both are sentences: the one a sentence that refers back continues)
+      const prevSentence = unit === base && base.kind === 'sentence' && units[i - 1]?.kind === 'sentence' ? units[i - 1] : undefined;
       const ws = wordCount(unit.text);
       // (a label with its value may be two words: "BIC: SBGSAT2SXXX")
       if (ws < 3 && !(ws === 2 && typed && isLabelLine(unit.text))) return;
@@ -337,7 +344,7 @@ export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lo
       // (a label without a colon that says the question's words and holds a value of the asked form names what is asked, "Tel." the
       // telephone number, though the question's key term be a word every label says, "number")
       const named = !!formed?.form && !!a.type && typed;
-      out.push({ unit, hit, hitRank, terms: ts, coverage: c.coverage, sentenceCoverage: c.sentence, own: c.own, typed, score, keyMissing: !named && !!key && !matchOf(key, ts), keyInDocument: !!key && !!doc?.has(key) });
+      out.push({ unit, hit, hitRank, terms: ts, coverage: c.coverage, sentenceCoverage: c.sentence, own: c.own, typed, score, keyMissing: !named && !!key && !matchOf(key, ts), keyInDocument: !!key && !!doc?.has(key), keyBefore: !!key && !!prevSentence && REFERS_BACK.test(unit.text) && matchOf(key, termSet(prevSentence.text)) > 0 });
     });
   });
   return out.sort((a, b) => b.score - a.score || a.hitRank - b.hitRank || a.unit.start - b.unit.start);
@@ -741,7 +748,9 @@ function composeEvidencePassage(r: Retrieval, docTerms: DocTerms, lower: Readonl
   // says the question's words without saying anything of them; a document that writes the key term elsewhere says it there, about
   // what the question asks)
   const paraphrased = !first.keyInDocument && SENTENCE_END.test(first.unit.text) && first.sentenceCoverage >= EVIDENCE_PARAPHRASE && first.own >= EVIDENCE_OWN;
-  if ((r.ask.type && !first.typed) || (first.keyMissing && !paraphrased) || (second && second.score >= EVIDENCE_MARGIN * first.score)) return null;
+  // (nor does a sentence that refers back to the one before it, which says the key term: "These ducks may be contaminated by …" after
+  // "Ducks are hunted …", for what hunted ducks may carry)
+  if ((r.ask.type && !first.typed) || (first.keyMissing && !paraphrased && !first.keyBefore) || (second && second.score >= EVIDENCE_MARGIN * first.score)) return null;
   if (newWords(first.unit.text, qTerms) < EVIDENCE_NEW_WORDS || namesOnly(first, r.ask, docTerms)) return null;
   const picked = [first];
   if (second && second.hit.document_id === first.hit.document_id && second.score >= EVIDENCE_SECOND * first.score) picked.push(second);
