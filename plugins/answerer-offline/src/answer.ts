@@ -746,8 +746,8 @@ function composeEvidencePassage(r: Retrieval, docTerms: DocTerms, lower: Readonl
   // made into a movie" for when it reached cinemas: it is quoted when it says at least half of the question itself, by EVIDENCE_OWN of
   // its words at least, and is a sentence that ends as one ends: a line without its end, a title, a list of authors, a slide's bullet,
   // says the question's words without saying anything of them; a document that writes the key term elsewhere says it there, about
-  // what the question asks)
-  const paraphrased = !first.keyInDocument && SENTENCE_END.test(first.unit.text) && first.sentenceCoverage >= EVIDENCE_PARAPHRASE && first.own >= EVIDENCE_OWN;
+  // what the question asks; nor is a share, as the passage rule has it: a share quoted without the key term is of something else)
+  const paraphrased = r.ask.type !== 'percent' && !first.keyInDocument && SENTENCE_END.test(first.unit.text) && first.sentenceCoverage >= EVIDENCE_PARAPHRASE && first.own >= EVIDENCE_OWN;
   // (nor does a sentence that refers back to the one before it, which says the key term: "These ducks may be contaminated by …" after
   // "Ducks are hunted …", for what hunted ducks may carry)
   if ((r.ask.type && !first.typed) || (first.keyMissing && !paraphrased && !first.keyBefore) || (second && second.score >= EVIDENCE_MARGIN * first.score)) return null;
