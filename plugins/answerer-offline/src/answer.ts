@@ -119,7 +119,14 @@ export interface Candidate {
   score: number;
   /** whether the quoted text lacks the question's key term (keyTerm) */
   keyMissing: boolean;
+  /** whether the quoted text's document has the question's key term (false when there is none) */
+  keyInDocument: boolean;
+  /** whether the quoted text, lacking the key term, refers back ("These ducks …") to the sentence before it in its chunk, which says it */
+  keyBefore: boolean;
 }
+
+/** the first word of a sentence that refers back to the one before it: a pronoun or a demonstrative */
+const REFERS_BACK = /^(?:this|these|that|those|it|its|they|their|them|he|his|she|her|such)\b/i;
 
 const MIN_COVERAGE = 0.5;
 const MAX_SENTENCE_CHARS = 700;
@@ -311,6 +318,8 @@ export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lo
       // "how many arrests": a sentence answers only if it counts them, a number next to the counted noun (a row or a record line
       // names what its number counts by its label or header)
       if (typed && counted && unit.kind === 'sentence' && !isRecordLine(unit)) typed = countsNear(unit.text, a.own, counted);
+      // (the unit just before it in its chunk, when both are sentences: the one a sentence that refers back continues)
+      const prevSentence = unit === base && base.kind === 'sentence' && units[i - 1]?.kind === 'sentence' ? units[i - 1] : undefined;
       const ws = wordCount(unit.text);
       // (a label with its value may be two words: "BIC: SBGSAT2SXXX")
       if (ws < 3 && !(ws === 2 && typed && isLabelLine(unit.text))) return;
@@ -335,7 +344,7 @@ export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lo
       // (a label without a colon that says the question's words and holds a value of the asked form names what is asked, "Tel." the
       // telephone number, though the question's key term be a word every label says, "number")
       const named = !!formed?.form && !!a.type && typed;
-      out.push({ unit, hit, hitRank, terms: ts, coverage: c.coverage, sentenceCoverage: c.sentence, own: c.own, typed, score, keyMissing: !named && !!key && !matchOf(key, ts) });
+      out.push({ unit, hit, hitRank, terms: ts, coverage: c.coverage, sentenceCoverage: c.sentence, own: c.own, typed, score, keyMissing: !named && !!key && !matchOf(key, ts), keyInDocument: !!key && !!doc?.has(key), keyBefore: !!key && !!prevSentence && REFERS_BACK.test(unit.text) && matchOf(key, termSet(prevSentence.text)) > 0 });
     });
   });
   return out.sort((a, b) => b.score - a.score || a.hitRank - b.hitRank || a.unit.start - b.unit.start);
@@ -691,6 +700,11 @@ const EVIDENCE_SCORE = 0.55;
 const EVIDENCE_MARGIN = 0.95;
 /** the share of the first sentence's score from which the next sentence of its document is quoted with it */
 const EVIDENCE_SECOND = 0.75;
+/** the least share of the question a sentence without its key term must say itself, and the least number of its words it says */
+const EVIDENCE_PARAPHRASE = 0.5;
+const EVIDENCE_OWN = 2;
+/** how a whole sentence ends */
+const SENTENCE_END = /[.!?]["'”’)]?$/;
 /** the least number of the sentence's words that are not the question's: a sentence that only restates the question answers nothing */
 const EVIDENCE_NEW_WORDS = 3;
 /** a line of fewer words than this without end punctuation is a heading or a title, not a sentence */
@@ -713,7 +727,8 @@ function newWords(text: string, qTerms: string[]): number {
  * Where the value rules refuse: the sentence that says the question best, quoted whole with its citation as a passage
  * ("The documents say: …"), when retrieval is confident in it: a whole sentence (never a table row, a cut or broken-off
  * line, a bare number), holding an answer of the asked type when the question asks for one, that says enough of the
- * question itself and with its chunk, the question's key term included, clearly ahead of the next sentence, and that says
+ * question itself and with its chunk, the question's key term included (or, when its document never writes the key term, at
+ * least half of the question itself: it says the key term otherwise), clearly ahead of the next sentence, and that says
  * something besides the question's own words. The next sentence of the same document is quoted with it when it scores
  * nearly as well (at most two). Its confidence reflects the retrieval and stays below 0.8: a passage quotes, it does not
  * tell which of its words is the answer. Null when no sentence qualifies.
@@ -727,7 +742,15 @@ function composeEvidencePassage(r: Retrieval, docTerms: DocTerms, lower: Readonl
   const qTerms = [...r.weights.keys()];
   if (first.sentenceCoverage < EVIDENCE_SENTENCE || first.coverage < EVIDENCE_COVERAGE || first.score < EVIDENCE_SCORE) return null;
   // (a question that asks for a type of answer is answered only by a sentence that holds one: the value rules' type checks stand)
-  if ((r.ask.type && !first.typed) || first.keyMissing || (second && second.score >= EVIDENCE_MARGIN * first.score)) return null;
+  // (a sentence without the question's key term whose document never writes it, only another does, may say it in other words, "was
+  // made into a movie" for when it reached cinemas: it is quoted when it says at least half of the question itself, by EVIDENCE_OWN of
+  // its words at least, and is a sentence that ends as one ends: a line without its end, a title, a list of authors, a slide's bullet,
+  // says the question's words without saying anything of them; a document that writes the key term elsewhere says it there, about
+  // what the question asks; nor is a share, as the passage rule has it: a share quoted without the key term is of something else)
+  const paraphrased = r.ask.type !== 'percent' && !first.keyInDocument && SENTENCE_END.test(first.unit.text) && first.sentenceCoverage >= EVIDENCE_PARAPHRASE && first.own >= EVIDENCE_OWN;
+  // (nor does a sentence that refers back to the one before it, which says the key term: "These ducks may be contaminated by …" after
+  // "Ducks are hunted …", for what hunted ducks may carry)
+  if ((r.ask.type && !first.typed) || (first.keyMissing && !paraphrased && !first.keyBefore) || (second && second.score >= EVIDENCE_MARGIN * first.score)) return null;
   if (newWords(first.unit.text, qTerms) < EVIDENCE_NEW_WORDS || namesOnly(first, r.ask, docTerms)) return null;
   const picked = [first];
   if (second && second.hit.document_id === first.hit.document_id && second.score >= EVIDENCE_SECOND * first.score) picked.push(second);
