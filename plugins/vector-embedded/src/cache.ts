@@ -133,7 +133,9 @@ export class SpaceCache {
     const annKeys: number[] = [];
     const annVecs = ann ? new Float32Array(rows.length * this.dimension) : null;
     for (const row of rows) {
-      if (this.has(row.rowid)) continue;
+      // (rows come in rowid order, after every row held: a rowid at or below the highest, live or deleted, would break the
+      // ascending order that position() searches)
+      if (row.rowid <= this.maxRowid) continue;
       if (annVecs) {
         annVecs.set(row.vector, annKeys.length * this.dimension);
         annKeys.push(row.rowid);
@@ -150,7 +152,7 @@ export class SpaceCache {
       push(this.docRows, d, pos);
       push(this.userRows, u, pos);
       if (o >= 0) push(this.orgRows, o, pos);
-      if (row.rowid > this.maxRowid) this.maxRowid = row.rowid;
+      this.maxRowid = row.rowid;
       if (this.pending) this.pending.push(row.terms ? Uint32Array.from(row.terms) : null);
       else this.keywords.add(pos, row.terms);
     }
