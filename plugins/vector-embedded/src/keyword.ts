@@ -199,11 +199,8 @@ export class KeywordIndex {
 
   /** Term slot `s`'s bound at average length `boundAvg`, computed from its postings when not known. */
   private termBound(s: number): number {
-    if (s >= this.bound.length) {
-      const b = new Float64Array(Math.max(1024, Math.ceil(this.slots.size * 1.25))).fill(NaN);
-      b.set(this.bound);
-      this.bound = b;
-    }
+    // NaN: not known yet
+    if (s >= this.bound.length) this.bound = grow(this.bound, Math.max(1024, s + 1), NaN);
     let m = this.bound[s]!;
     if (m === m) return m;
     const post = this.post, lens = this.lens, avg = this.boundAvg;
@@ -402,8 +399,10 @@ function lower(arr: ArrayLike<number>, from: number, to: number, v: number): num
   return from;
 }
 
-function grow<T extends Int32Array | Uint16Array>(a: T, min: number): T {
+/** `a` in a larger array of its type (at least `min` long), the new places set to `fill` when given. */
+function grow<T extends Int32Array | Uint16Array | Float64Array>(a: T, min: number, fill?: number): T {
   const b = new (a.constructor as new (n: number) => T)(Math.max(min, Math.ceil(a.length * 1.5)));
+  if (fill !== undefined) b.fill(fill, a.length);
   b.set(a);
   return b;
 }
