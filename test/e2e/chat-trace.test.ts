@@ -58,7 +58,7 @@ describe('chat: the offline answerer traces its answers when asked to', () => {
     assert.equal(q.topDocument, true);
     assert.equal(q.keyPlace, 'quote');
     assert.ok(q.sentenceCoverage > 0 && q.sentenceCoverage <= 1, JSON.stringify(q));
-    assert.equal(none.via, 'none');
+    assert.match(none.via, /^none/);
     assert.deepEqual(none.quoted, []);
   });
 });

@@ -562,6 +562,8 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   const cites = new CitationList();
   const all = candidatesFor(r.hits, r.ask, docTerms, lower);
   const bestCoverage = all[0]?.coverage ?? 0;
+  // (`via`: the rule that refuses, for the trace)
+  const refuse = (via: string): Composed => ({ ...refusal(bestCoverage, topScore), via: `none:${via}` });
   const answered = (text: string, confidence: number): Composed =>
     confidence < minConfidence ? refusal(bestCoverage, topScore) : { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text) };
 
@@ -599,17 +601,18 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   const passage = (via: string): Composed => {
     // (a row of cells with no header to name them is a fragment, never quoted: "Category | 2005 Estimate | …")
     const best = chosen.filter((c) => !(c.unit.kind === 'row' && isFragment(c.unit) && !headerOf(c.unit)));
-    if (!best.length || bestConfidence < minConfidence) return refusal(bestCoverage, topScore);
+    if (!best.length) return refuse('no-candidate');
+    if (bestConfidence < minConfidence) return refuse('floor');
     // lines that say the question only by its names ("MY HAPPY PHARMACY PLT …" for who the pharmacy's cashier was) answer nothing of it
-    if (best.every((c) => namesOnly(c, r.ask, docTerms))) return refusal(bestCoverage, topScore);
+    if (best.every((c) => namesOnly(c, r.ask, docTerms))) return refuse('names-only');
     // table rows found by their row label alone, under columns none of which says the question's other words ("Nestlé Health
     // Science" under "Impairment of intangible assets" for what it sold): figures of another measure
-    if (best.every((c) => offColumns(c, r.ask))) return refusal(bestCoverage, topScore);
+    if (best.every((c) => offColumns(c, r.ask))) return refuse('off-columns');
     // a share quoted by a sentence without the question's key term ("what share of the volunteers were female" by shares of where
     // they worked): a share of something else
-    if (r.ask.type === 'percent' && best.some((c) => c.keyMissing)) return refusal(bestCoverage, topScore);
+    if (r.ask.type === 'percent' && best.some((c) => c.keyMissing)) return refuse('share-without-key');
     // sentences that say nothing but the question's own words ("you can relax and look around" for what else you can do) answer nothing
-    if (best.every((c) => newWords(c.unit.kind === 'row' ? quoteLabelled(c.unit) : c.unit.text, [...r.weights.keys()]) === 0)) return refusal(bestCoverage, topScore);
+    if (best.every((c) => newWords(c.unit.kind === 'row' ? quoteLabelled(c.unit) : c.unit.text, [...r.weights.keys()]) === 0)) return refuse('no-new-words');
     // (a column asked for: its header says the noun that names the kind of thing the question asks for, "which crew member …" → the
     // Crew column)
     const head = [...r.ask.kind][0];
@@ -623,14 +626,14 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
     return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'passage', via: `passage:${via}`, quoted: best };
   };
   // two short label-value lines as good as each other, with different values ("Charges | $0.01", "Charges | $1.87"): no answer
-  if (r.ask.type && competing(answers)) return refusal(bestCoverage, topScore);
+  if (r.ask.type && competing(answers)) return refuse('competing');
   // the sentence that says the question best, key term and all, holds no answer of the asked type: the typed one is about something else
-  if (r.ask.type && answers[0] && typeMissingOnPoint(answers[0], all)) return refusal(bestCoverage, topScore);
+  if (r.ask.type && answers[0] && typeMissingOnPoint(answers[0], all)) return refuse('type-missing-on-point');
   // the search put another document far ahead of the one the answer would come from: the question is about that one
   const named = (id: string) => r.ask.names.some((t) => !!docTerms.get(id)?.names(t));
-  if (answers[0] && elsewhere(answers[0], r.hits, named, holdsNames(r.ask.names, docTerms))) return refusal(bestCoverage, topScore);
+  if (answers[0] && elsewhere(answers[0], r.hits, named, holdsNames(r.ask.names, docTerms))) return refuse('elsewhere');
   // another document answers about as well, and the best sentence says too little of the question to tell which is meant
-  if (rivalDocument(answers)) return refusal(bestCoverage, topScore);
+  if (rivalDocument(answers)) return refuse('rival-document');
   if (!r.ask.type) return passage('untyped');
   // a value: ONE well-formed span of the asked type, a whole sentence, a label with its value, or one cell of a table row
   const qTerms = new Set(r.weights.keys());
@@ -1246,7 +1249,8 @@ function traceOf(req: AnswerRequest, r: Retrieval, c: Composed, result: AnswerRe
   const key = keyTerm(evidence.filter((t) => !r.ask.names.includes(t) || t === attribute), r.weights, docTerms);
   return {
     question: req.question,
-    via: c.unanswered ? 'none' : (c.via ?? 'other'),
+    // (a refusal: the rule of the extractive answer that refused, the later rules having found nothing either)
+    via: c.via ?? (c.unanswered ? 'none' : 'other'),
     answer_type: result.answer_type,
     confidence: result.confidence,
     type: r.ask.type,
@@ -1257,6 +1261,8 @@ function traceOf(req: AnswerRequest, r: Retrieval, c: Composed, result: AnswerRe
     hitDocuments: new Set(r.hits.map((h) => h.document_id)).size,
     candidates: all.length,
     quoted: (c.quoted ?? []).map((x) => candidateSignals(x, r, all, docTerms, key)),
+    // a refusal's best candidate
+    best: c.unanswered && all[0] ? candidateSignals(all[0], r, all, docTerms, key) : null,
   };
 }
 
