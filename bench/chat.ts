@@ -30,6 +30,8 @@
  *   The service answers only at confidence ≥ QUIRE_CHAT_MIN_CONFIDENCE (0.6 by default; the calling shell's value is passed
  *   on): with QUIRE_CHAT_MIN_CONFIDENCE=0 every answer is given, and the last line shows what each floor would keep.
  *        [--dump dir]   (writes each document's chunks as text to dir, to read while writing questions)
+ *        [--trace]   (with --json: each question's row gets the answerer's trace, `trace`: the rule that answered, the quoted
+ *                     candidates' retrieval rank and score, coverages, key term and rivals; plugin option `trace` of answerer:offline)
  *        [--diagnose]   (for every answer not correct: the rank, in a plain search of the knowledge base (50 hits), of the first
  *                        chunk of the question's document that holds an expected string; not for the blind sets)
  */
@@ -41,7 +43,7 @@ import { parseArgs } from 'node:util';
 import { jsonApi, startService, waitCompleted } from './service.js';
 import type { Question } from './chat-question.js';
 
-const { values: args } = parseArgs({ options: { json: { type: 'string' }, only: { type: 'string' }, verbose: { type: 'boolean' }, quiet: { type: 'boolean' }, dump: { type: 'string' }, diagnose: { type: 'boolean' }, mode: { type: 'string' }, set: { type: 'string', default: 'dev' } } });
+const { values: args } = parseArgs({ options: { json: { type: 'string' }, only: { type: 'string' }, verbose: { type: 'boolean' }, quiet: { type: 'boolean' }, dump: { type: 'string' }, diagnose: { type: 'boolean' }, trace: { type: 'boolean' }, mode: { type: 'string' }, set: { type: 'string', default: 'dev' } } });
 const root = path.resolve(import.meta.dirname, '..');
 const corpus = path.resolve(process.env.QUIRE_CORPUS ?? path.join(root, '../shared/corpus'));
 if (!fs.existsSync(path.join(corpus, 'manifest.json'))) {
@@ -208,6 +210,12 @@ async function main(): Promise<void> {
   // offline: no LLM, whatever the calling shell has
   const env: Record<string, string> = {};
   for (const k of Object.keys(process.env)) if (k.startsWith('QUIRE_LLM_')) env[k] = '';
+  // (--trace: the offline answerer appends each answer's trace to a file, read back after the questions)
+  const traceFile = args.trace ? path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'quire-chat-trace-')), 'trace.jsonl') : null;
+  if (traceFile) {
+    const options = JSON.parse(process.env.QUIRE_PLUGIN_OPTIONS || '{}') as Record<string, Record<string, unknown>>;
+    env.QUIRE_PLUGIN_OPTIONS = JSON.stringify({ ...options, 'answerer:offline': { ...options['answerer:offline'], trace: traceFile } });
+  }
   const svc = await startService(key, { prefix: 'quire-chat-bench-', env });
   const api = jsonApi(svc.base, key);
   try {
@@ -238,7 +246,7 @@ async function main(): Promise<void> {
     }
     const only = args.only ? new Set(args.only.split(',')) : null;
     const docName = new Map([...ids].map(([id, docId]) => [docId, id]));
-    const rows: { q: Question; verdict: 'correct' | 'refused' | 'wrong'; confidence: number; message: string; cited: string[]; answerType: string; rank?: number }[] = [];
+    const rows: { q: Question; verdict: 'correct' | 'refused' | 'wrong'; confidence: number; message: string; cited: string[]; answerType: string; rank?: number; trace?: unknown }[] = [];
     // the rank of the first chunk of the question's document that holds an expected string, in a plain search (0: not in the 50 hits)
     const rankOf = async (q: Question): Promise<number> => {
       const found = (await api('/v1/search', { method: 'POST', json: { query: q.q, collection_id: kb, limit: 50 } })).data as { document_id: string; content: string }[];
@@ -268,6 +276,15 @@ async function main(): Promise<void> {
         for (const r of off.filter((x) => x.verdict === v)) counts.set(bucket(r), (counts.get(bucket(r)) ?? 0) + 1);
         console.log(`${v}: the answer's chunk ranks ${[...counts].map(([k, n]) => `${k} ${n}`).join(', ') || '-'}`);
       }
+    }
+    if (traceFile && fs.existsSync(traceFile)) {
+      // one trace per answer, in the order asked: each row takes the first not yet taken of its question
+      const traces = fs.readFileSync(traceFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { question: string });
+      for (const row of rows) {
+        const i = traces.findIndex((t) => t.question === row.q.q);
+        if (i >= 0) row.trace = traces.splice(i, 1)[0];
+      }
+      fs.rmSync(path.dirname(traceFile), { recursive: true, force: true });
     }
     if (args.json) fs.writeFileSync(args.json, JSON.stringify(rows, null, 1));
   } finally {

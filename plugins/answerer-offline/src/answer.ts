@@ -422,6 +422,9 @@ interface Composed {
   unanswered: boolean;
   promptTokens: number;
   completionTokens: number;
+  /** for the trace (opt-in): the rule that answered, and the candidates it quoted */
+  via?: string;
+  quoted?: Candidate[];
 }
 
 const clamp = (x: number, lo = 0, hi = 1) => Math.min(hi, Math.max(lo, x));
@@ -559,6 +562,8 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   const cites = new CitationList();
   const all = candidatesFor(r.hits, r.ask, docTerms, lower);
   const bestCoverage = all[0]?.coverage ?? 0;
+  // (`via`: the rule that refuses, for the trace)
+  const refuse = (via: string): Composed => ({ ...refusal(bestCoverage, topScore), via: `none:${via}` });
   const answered = (text: string, confidence: number): Composed =>
     confidence < minConfidence ? refusal(bestCoverage, topScore) : { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text) };
 
@@ -592,21 +597,22 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   const best = pick(answers, r.weights, mode === 'deep' ? 4 : 2, [], minCoverage(r.ask));
   const chosen = best;
   const bestConfidence = best.length ? extractiveConfidence(best, [r.ask], 1) : 0;
-  // (`ambiguous`: several of them could give the value, none told apart: not confident, below 0.8)
-  const passage = (ambiguous = false): Composed => {
+  // (`via`: why the passage is quoted, for the trace: the question asks for no type, no value told apart from the others, …)
+  const passage = (via: string): Composed => {
     // (a row of cells with no header to name them is a fragment, never quoted: "Category | 2005 Estimate | …")
     const best = chosen.filter((c) => !(c.unit.kind === 'row' && isFragment(c.unit) && !headerOf(c.unit)));
-    if (!best.length || bestConfidence < minConfidence) return refusal(bestCoverage, topScore);
+    if (!best.length) return refuse('no-candidate');
+    if (bestConfidence < minConfidence) return refuse('floor');
     // lines that say the question only by its names ("MY HAPPY PHARMACY PLT …" for who the pharmacy's cashier was) answer nothing of it
-    if (best.every((c) => namesOnly(c, r.ask, docTerms))) return refusal(bestCoverage, topScore);
+    if (best.every((c) => namesOnly(c, r.ask, docTerms))) return refuse('names-only');
     // table rows found by their row label alone, under columns none of which says the question's other words ("Nestlé Health
     // Science" under "Impairment of intangible assets" for what it sold): figures of another measure
-    if (best.every((c) => offColumns(c, r.ask))) return refusal(bestCoverage, topScore);
+    if (best.every((c) => offColumns(c, r.ask))) return refuse('off-columns');
     // a share quoted by a sentence without the question's key term ("what share of the volunteers were female" by shares of where
     // they worked): a share of something else
-    if (r.ask.type === 'percent' && best.some((c) => c.keyMissing)) return refusal(bestCoverage, topScore);
+    if (r.ask.type === 'percent' && best.some((c) => c.keyMissing)) return refuse('share-without-key');
     // sentences that say nothing but the question's own words ("you can relax and look around" for what else you can do) answer nothing
-    if (best.every((c) => newWords(c.unit.kind === 'row' ? quoteLabelled(c.unit) : c.unit.text, [...r.weights.keys()]) === 0)) return refusal(bestCoverage, topScore);
+    if (best.every((c) => newWords(c.unit.kind === 'row' ? quoteLabelled(c.unit) : c.unit.text, [...r.weights.keys()]) === 0)) return refuse('no-new-words');
     // (a column asked for: its header says the noun that names the kind of thing the question asks for, "which crew member …" → the
     // Crew column)
     const head = [...r.ask.kind][0];
@@ -617,18 +623,18 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
       .join(' ')}`;
     // (a passage quotes, it does not tell which of its words is the answer: its confidence stays below 0.8)
     const confidence = Math.min(PASSAGE_MAX, bestConfidence);
-    return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'passage' };
+    return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'passage', via: `passage:${via}`, quoted: best };
   };
   // two short label-value lines as good as each other, with different values ("Charges | $0.01", "Charges | $1.87"): no answer
-  if (r.ask.type && competing(answers)) return refusal(bestCoverage, topScore);
+  if (r.ask.type && competing(answers)) return refuse('competing');
   // the sentence that says the question best, key term and all, holds no answer of the asked type: the typed one is about something else
-  if (r.ask.type && answers[0] && typeMissingOnPoint(answers[0], all)) return refusal(bestCoverage, topScore);
+  if (r.ask.type && answers[0] && typeMissingOnPoint(answers[0], all)) return refuse('type-missing-on-point');
   // the search put another document far ahead of the one the answer would come from: the question is about that one
   const named = (id: string) => r.ask.names.some((t) => !!docTerms.get(id)?.names(t));
-  if (answers[0] && elsewhere(answers[0], r.hits, named, holdsNames(r.ask.names, docTerms))) return refusal(bestCoverage, topScore);
+  if (answers[0] && elsewhere(answers[0], r.hits, named, holdsNames(r.ask.names, docTerms))) return refuse('elsewhere');
   // another document answers about as well, and the best sentence says too little of the question to tell which is meant
-  if (rivalDocument(answers)) return refusal(bestCoverage, topScore);
-  if (!r.ask.type) return passage();
+  if (rivalDocument(answers)) return refuse('rival-document');
+  if (!r.ask.type) return passage('untyped');
   // a value: ONE well-formed span of the asked type, a whole sentence, a label with its value, or one cell of a table row
   const qTerms = new Set(r.weights.keys());
   const holds = (text: string) => holdsType(text, r.ask.type!, r.ask.own, qTerms, lower);
@@ -663,10 +669,10 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   const focus = focusTerms(r.ask.text);
   const focusOf = (c: Candidate) => (focus.length ? Math.min(...focus.map((t) => matchOf(t, c.terms))) : 0);
   const picked = two.length > 1 && focusOf(two[1]!) > focusOf(two[0]!) ? [two[1]!] : two.slice(0, 1);
-  if (!picked.length || namesOnly(picked[0]!, r.ask, docTerms)) return passage();
+  if (!picked.length || namesOnly(picked[0]!, r.ask, docTerms)) return passage('no-value');
   // a value comes from the sentences (or rows) that say the question best; one found elsewhere is not told apart from them
   const same = (a: Candidate, b: Candidate) => a.hit.chunk_id === b.hit.chunk_id && a.unit.start === b.unit.start;
-  if (!best.some((b) => same(b, picked[0]!))) return passage();
+  if (!best.some((b) => same(b, picked[0]!))) return passage('value-elsewhere');
   // two spans that each say part of the answer, or about as good as each other (similar scores, or nothing in the question to
   // choose), or another of the best sentences holds a value of the asked type too: they are quoted, as a passage below 0.8
   // (a value is ONE sentence or cell)
@@ -677,8 +683,8 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   // label, an address line with its postcode)
   const formed = labelValue(picked[0]!.unit.text);
   const told = (c: Candidate) => !!formed?.form && says(formed.label) && !says(labelValue(c.unit.text)?.label);
-  if (two.length > 1 && !told(two.find((c) => !same(c, picked[0]!))!) && (focusOf(two[1]!) === focusOf(two[0]!) || two[1]!.score >= AMBIGUOUS * two[0]!.score)) return passage(true);
-  if (best.some((b) => !same(b, picked[0]!) && b.typed && !told(b))) return passage(true);
+  if (two.length > 1 && !told(two.find((c) => !same(c, picked[0]!))!) && (focusOf(two[1]!) === focusOf(two[0]!) || two[1]!.score >= AMBIGUOUS * two[0]!.score)) return passage('two-values');
+  if (best.some((b) => !same(b, picked[0]!) && b.typed && !told(b))) return passage('typed-rival');
   // (confident, ≥ 0.8, only when the value's label says the question's words, the business labels of other languages included)
   // (a label printed without a colon, "IBAN DE30 …", "Tel. +49 …", whose value's form fits it, is a label too)
   const label = /^(.{1,120}?):\s/.exec(picked[0]!.unit.text)?.[1] ?? formed?.label;
@@ -687,9 +693,9 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   // place or a thing in a sentence is told by the words around it alone, as a passage is)
   const confident = label ? labelled : FORMED_TYPES.has(r.ask.type);
   const confidence = confident ? extractiveConfidence(picked, [r.ask], 1) : Math.min(PASSAGE_MAX, extractiveConfidence(picked, [r.ask], 1));
-  if (confidence < minConfidence) return passage();
+  if (confidence < minConfidence) return passage('value-low');
   const text = renderSentences(picked, cites);
-  return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'value' };
+  return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'value', via: 'value', quoted: picked };
 }
 
 /** the least share of the question the passage's first sentence must say itself, and with its chunk and document */
@@ -760,7 +766,8 @@ function composeEvidencePassage(r: Retrieval, docTerms: DocTerms, lower: Readonl
   const text = `The documents say: ${orderPicked(picked)
     .map((c) => `“${c.unit.text}” [${cites.number(c.hit)}]`)
     .join(' ')}`;
-  return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'passage' };
+  const via = !first.keyMissing ? 'evidence' : first.keyBefore ? 'evidence:key-before' : 'evidence:paraphrased';
+  return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'passage', via, quoted: picked };
 }
 
 /** a question asks for a date by its first words ("when…", "on what date…"), not by a clause of time after what it asks */
@@ -816,7 +823,7 @@ function composeAnsweringSentence(r: Retrieval, docTerms: DocTerms, lower: Reado
   if (confidence < minConfidence) return null;
   const cites = new CitationList();
   const text = `The documents say: “${first.unit.text}” [${cites.number(first.hit)}]`;
-  return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'passage' };
+  return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'passage', via: i > 0 ? 'answering:past-best' : 'answering', quoted: [first] };
 }
 
 /** A field of a record: a table row's cell under its column's header, or the value of a label line ("Invoice No: 4711"). */
@@ -963,7 +970,7 @@ function composeField(r: Retrieval, docTerms: DocTerms, lower: ReadonlySet<strin
   const cites = new CitationList();
   const n = cites.number(best.f.c.hit);
   const text = type ? `${best.f.text} [${n}]` : `The documents say: “${best.f.text}” [${n}]`;
-  return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: type ? 'value' : 'passage' };
+  return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: type ? 'value' : 'passage', via: 'field', quoted: [best.f.c] };
 }
 
 /** the asked types that tables print as figures under their measures' columns */
@@ -1094,7 +1101,7 @@ async function composeDocumentLevel(read: AnswerRequest['chunks'], aspect: Docum
   const titleUnit = headings[0] && units.indexOf(headings[0]) <= 2 ? headings[0] : first.find((x) => x.u.kind !== 'row' && wordCount(x.u.text) <= TITLE_WORDS && !/[.,;:]$/.test(x.u.text));
   const cites = new CitationList();
   const hit = (row: (typeof rows)[number]): SearchHit => ({ chunk_id: row.id, document_id: doc.id, document_name: doc.name, page: row.page, content: row.content, score: 1, metadata: { type: row.type, index: row.idx } });
-  const composed = (text: string, confidence: number, answerType: AnswerKind): Composed => ({ text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType });
+  const composed = (text: string, confidence: number, answerType: AnswerKind): Composed => ({ text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType, via: `document:${aspect}` });
   const sentences = first.filter((x) => x.u.kind === 'sentence' && x !== titleUnit && !isFragment(x.u));
   switch (aspect) {
     case 'title':
@@ -1190,8 +1197,77 @@ function result(c: Composed): AnswerResult {
   };
 }
 
-/** The offline answer to a question (see the top of this file). */
-export async function answerQuestion(req: AnswerRequest): Promise<AnswerResult> {
+/** What the trace says of one quoted candidate: where it was found, what it says of the question, how it scored. */
+function candidateSignals(c: Candidate, r: Retrieval, all: Candidate[], docTerms: DocTerms, key: string | null) {
+  const top = r.hits[0];
+  const sameText = (x: Candidate) => normText(x) === normText(c);
+  const rank = all.findIndex((x) => x.hit.chunk_id === c.hit.chunk_id && x.unit.start === c.unit.start);
+  // the best candidate that is not this one (nor the same text found again), and the best of another document
+  const next = all.find((x) => !sameText(x) && !(x.hit.chunk_id === c.hit.chunk_id && x.unit.start === c.unit.start));
+  const otherDoc = all.find((x) => x.hit.document_id !== c.hit.document_id);
+  const doc = docTerms.get(c.hit.document_id);
+  const keyPlace = !key ? 'no key' : matchOf(key, c.terms) ? 'quote' : matchOf(key, termSet(c.hit.content)) ? 'chunk' : doc?.has(key) ? 'document' : 'elsewhere';
+  const ratio = (x: Candidate | undefined) => (x && c.score ? round(x.score / c.score, 3) : null);
+  return {
+    text: c.unit.text.slice(0, 200),
+    kind: c.unit.kind,
+    cut: c.unit.cut ?? null,
+    words: wordCount(c.unit.text),
+    endsSentence: SENTENCE_END.test(c.unit.text),
+    rank,
+    hitRank: c.hitRank,
+    hitScore: round(c.hit.score, 3),
+    hitShare: top?.score ? round(c.hit.score / top.score, 3) : null,
+    topDocument: !!top && top.document_id === c.hit.document_id,
+    documentRank: r.hits.findIndex((h) => h.document_id === c.hit.document_id),
+    score: round(c.score, 3),
+    coverage: round(c.coverage, 3),
+    sentenceCoverage: round(c.sentenceCoverage, 3),
+    own: c.own,
+    ownShare: r.weights.size ? round(c.own / r.weights.size, 3) : null,
+    typed: c.typed,
+    keyMissing: c.keyMissing,
+    keyInDocument: c.keyInDocument,
+    keyBefore: c.keyBefore,
+    keyPlace,
+    // the best rival's score as a share of this one's: the best candidate of all, the next one, the best of another document
+    bestShare: ratio(all[0]),
+    nextShare: ratio(next),
+    otherDocumentShare: ratio(otherDoc),
+    near: all.filter((x) => x.score >= 0.9 * c.score).length,
+    nearDocuments: new Set(all.filter((x) => x.score >= 0.9 * c.score).map((x) => x.hit.document_id)).size,
+  };
+}
+
+/** The trace of an answer (opt-in, plugin option `trace`): the rule that gave it, the question's signals and each quoted candidate's. */
+export type AnswerTrace = ReturnType<typeof traceOf>;
+function traceOf(req: AnswerRequest, r: Retrieval, c: Composed, result: AnswerResult) {
+  const docTerms = req.terms.documents;
+  const all = req.mode === 'code' || !r.hits.length ? [] : candidatesFor(r.hits, r.ask, docTerms, req.terms.lower);
+  const evidence = [...r.ask.primary].filter((t) => !r.ask.kind.has(t));
+  const attribute = attributeAsked(r.ask.text);
+  const key = keyTerm(evidence.filter((t) => !r.ask.names.includes(t) || t === attribute), r.weights, docTerms);
+  return {
+    question: req.question,
+    // (a refusal: the rule of the extractive answer that refused, the later rules having found nothing either)
+    via: c.via ?? (c.unanswered ? 'none' : 'other'),
+    answer_type: result.answer_type,
+    confidence: result.confidence,
+    type: r.ask.type,
+    key,
+    terms: r.weights.size,
+    names: r.ask.names.length,
+    hits: r.hits.length,
+    hitDocuments: new Set(r.hits.map((h) => h.document_id)).size,
+    candidates: all.length,
+    quoted: (c.quoted ?? []).map((x) => candidateSignals(x, r, all, docTerms, key)),
+    // a refusal's best candidate
+    best: c.unanswered && all[0] ? candidateSignals(all[0], r, all, docTerms, key) : null,
+  };
+}
+
+/** The offline answer to a question (see the top of this file); `trace`, when given, receives the answer's trace. */
+export async function answerQuestion(req: AnswerRequest, trace?: (t: AnswerTrace) => void): Promise<AnswerResult> {
   const r = retrievalOf(req);
   const docTerms = req.terms.documents;
   const aspect = req.mode === 'code' ? null : documentAspect(req.question);
@@ -1204,7 +1280,9 @@ export async function answerQuestion(req: AnswerRequest): Promise<AnswerResult> 
       composed = fallback(r, docTerms, req.terms.lower, req.minConfidence) ?? composed;
     }
   }
-  return result(composed);
+  const out = result(composed);
+  trace?.(traceOf(req, r, composed, out));
+  return out;
 }
 
 /** The refusal of a question whose sources do not answer it, its confidence lower the less they cover the question. */
