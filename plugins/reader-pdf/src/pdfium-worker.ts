@@ -6,7 +6,6 @@
 import fs from 'node:fs/promises';
 import v8 from 'node:v8';
 import path from 'node:path';
-import { Session } from 'node:inspector/promises';
 import { isolatePort, packWords } from '@quire/core/isolate';
 import { round } from '@quire/text';
 import { detectRules } from '@quire/layout';
@@ -210,7 +209,8 @@ const printTiming = () =>
  * service's own --cpu-prof does not reach these processes, which are ended with SIGKILL).
  */
 const PROFILE_DIR = process.env.QUIRE_BENCH_PDF_PROFILE_DIR;
-const profiler = PROFILE_DIR ? new Session() : null;
+// the inspector module is loaded only then
+const profiler = PROFILE_DIR ? new (await import('node:inspector/promises')).Session() : null;
 async function startProfile(): Promise<void> {
   if (!profiler) return;
   await profiler.post('Profiler.enable');
