@@ -16,6 +16,12 @@ function traits(cp: number): number {
   return t;
 }
 
+/** Whether the code point `cp` is a letter or a digit (Unicode `\p{L}` or `\p{N}`). */
+export function isLetterOrDigit(cp: number): boolean {
+  if (cp < 128) return (cp >= 97 && cp <= 122) || (cp >= 65 && cp <= 90) || (cp >= 48 && cp <= 57);
+  return (traits(cp) & 1) !== 0;
+}
+
 /**
  * The runs of letters and digits (Unicode `\p{L}` and `\p{N}`, by code point) of a text, in order: the words
  * of the local embedder and of the keyword index. Scanned by character code; a character above ASCII is

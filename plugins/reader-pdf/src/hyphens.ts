@@ -5,6 +5,7 @@
  * a marker after it, and `resolveHyphenBreaks` settles every marker once all pages are read.
  */
 import { joinLines } from '@quire/layout';
+import { isLetterOrDigit } from '@quire/text';
 import type { PageResult } from './types.js';
 
 /**
@@ -46,9 +47,47 @@ const NOT_A_COMPOUND_START = new Set(
   ).split(' '),
 );
 
-const WORD = /[\p{L}\p{N}]+(?:[-\u2010][\p{L}\p{N}]+)*/gu;
 /** a marked break with the compound-or-word on each side */
 const MARKED = /([\p{L}\p{N}]+(?:[-\u2010][\p{L}\p{N}]+)*)([-\u2010])\uffff([\p{L}\p{N}]+(?:[-\u2010][\p{L}\p{N}]+)*)/gu;
+
+/** The width (1 or 2 code units) of the letter or digit at `i` of `s`, or 0 when the code point there is none. */
+function letterOrDigitAt(s: string, i: number): number {
+  const c = s.charCodeAt(i);
+  if (c < 128) return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) ? 1 : 0;
+  const cp = s.codePointAt(i)!;
+  return isLetterOrDigit(cp) ? (cp > 0xffff ? 2 : 1) : 0;
+}
+
+/**
+ * The words of a text with its hyphens as "-", as the pattern `[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*` (flags gu)
+ * matches them: runs of letters and digits, joined by single hyphens into compounds; each is given to
+ * `add`, and a compound's parts after it. Scanned by character code: a document's text has tens of thousands of words, and a
+ * match object for each was most of the time of the hyphen decisions.
+ */
+export function eachWord(s: string, add: (w: string) => void): void {
+  const n = s.length;
+  for (let i = 0; i < n; ) {
+    let w = letterOrDigitAt(s, i);
+    if (!w) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let compound = false;
+    for (;;) {
+      while (i < n && (w = letterOrDigitAt(s, i))) i += w;
+      if (i + 1 < n && s.charCodeAt(i) === 45 && letterOrDigitAt(s, i + 1)) {
+        compound = true;
+        i++;
+        continue;
+      }
+      break;
+    }
+    const word = s.slice(start, i);
+    add(word);
+    if (compound) for (const part of word.split('-')) add(part);
+  }
+}
 
 /**
  * How often each of the `needed` words (lowercase) and hyphenated compounds occurs, broken words left out.
@@ -61,12 +100,8 @@ function vocabulary(texts: string[], needed: Set<string>): Map<string, number> {
   };
   for (const t of texts) {
     // the two halves of a broken word are no evidence of themselves
-    const clean = (t.includes(BREAK) ? t.replace(MARKED, ' ') : t).toLowerCase().replace(/\u2010/g, '-');
-    for (const m of clean.matchAll(WORD)) {
-      const w = m[0];
-      add(w);
-      if (w.includes('-')) for (const part of w.split('-')) add(part);
-    }
+    const lower = (t.includes(BREAK) ? t.replace(MARKED, ' ') : t).toLowerCase();
+    eachWord(lower.includes('\u2010') ? lower.replace(/\u2010/g, '-') : lower, add);
   }
   return counts;
 }

@@ -16,7 +16,7 @@ import type { AssembledPage } from './assemble.js';
 import type { OpenResult, PageResult } from './types.js';
 
 export { uniformPixels, blankPagesNote } from './blank.js';
-export { joinBlockLines, keepHyphen, resolveHyphenBreaks } from './hyphens.js';
+export { eachWord, joinBlockLines, keepHyphen, resolveHyphenBreaks } from './hyphens.js';
 export type { PageResult } from './types.js';
 
 /** Options of the PDF reader (plugin options `reader:pdf`), with their defaults. */

@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs/promises';
 import v8 from 'node:v8';
+import path from 'node:path';
 import { isolatePort, packWords } from '@quire/core/isolate';
 import { round } from '@quire/text';
 import { detectRules } from '@quire/layout';
@@ -202,6 +203,29 @@ function tick(k: string, t0: number): number {
 }
 const printTiming = () =>
   TIMING && console.error(`[pdf worker ${process.pid}] ms ${JSON.stringify(Object.fromEntries([...TIMING].map(([k, v]) => [k, Math.round(v)])))}; heap ${(v8.getHeapStatistics().used_heap_size / 1048576).toFixed(0)} MiB; wasm ${(e.u8().length / 1048576).toFixed(0)} MiB`);
+
+/**
+ * A CPU profile of this worker per released job, written to QUIRE_BENCH_PDF_PROFILE_DIR (benchmarks: the
+ * service's own --cpu-prof does not reach these processes, which are ended with SIGKILL).
+ */
+const PROFILE_DIR = process.env.QUIRE_BENCH_PDF_PROFILE_DIR;
+// the inspector module is loaded only then
+const profiler = PROFILE_DIR ? new (await import('node:inspector/promises')).Session() : null;
+async function startProfile(): Promise<void> {
+  if (!profiler) return;
+  await profiler.post('Profiler.enable');
+  await profiler.post('Profiler.start');
+}
+async function writeProfile(jobId: string): Promise<void> {
+  if (!profiler) return;
+  const { profile } = await profiler.post('Profiler.stop');
+  await fs.writeFile(path.join(PROFILE_DIR!, `pdf-worker-${process.pid}-${Date.now()}-${jobId.slice(0, 8)}.cpuprofile`), JSON.stringify(profile));
+  await startProfile();
+}
+if (profiler) {
+  profiler.connect();
+  await startProfile();
+}
 
 /**
  * An allocation was refused at the memory cap: the document needs more than a reader may take. What was
@@ -412,6 +436,7 @@ async function handle(msg: WorkerRequest): Promise<unknown> {
     case 'release':
       await release(msg.jobId);
       printTiming();
+      await writeProfile(msg.jobId);
       return null;
   }
 }

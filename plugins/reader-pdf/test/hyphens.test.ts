@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { joinBlockLines, keepHyphen, resolveHyphenBreaks } from '@quire/plugin-reader-pdf';
+import { eachWord, joinBlockLines, keepHyphen, resolveHyphenBreaks } from '@quire/plugin-reader-pdf';
 import { pdfReader } from './make-reader.js';
 import type { PageResult } from '@quire/plugin-reader-pdf';
 
@@ -77,4 +77,30 @@ test('a PDF: compound words keep their hyphen at line breaks, hyphenated words a
   assert.ok(t.includes('We built a state-of-the-art index after long research on end-to-end systems with COVID-19 data.'), t);
   assert.ok(!t.includes('\uffff') && !parsed.blocks.some((b) => b.text.includes('\uffff')));
   for (const b of parsed.blocks) assert.equal(t.slice(b.span.start, b.span.end), b.text);
+});
+
+test('eachWord gives the words and compound parts the pattern of letters, digits and hyphens gives', () => {
+  const regexWords = (s: string) => {
+    const out: string[] = [];
+    for (const [w] of s.matchAll(/[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/gu)) {
+      out.push(w);
+      if (w.includes('-')) out.push(...w.split('-'));
+    }
+    return out;
+  };
+  const scanned = (s: string) => {
+    const out: string[] = [];
+    eachWord(s, (w) => out.push(w));
+    return out;
+  };
+  // letters and digits of several scripts and planes, hyphens, marks, surrogates alone and paired
+  const alphabet = ['a', 'Z', '7', '-', '-', ' ', '.', "'", 'é', 'ß', 'ǅ', 'Ⅻ', '٣', '中', 'ж', '\u0301', '\u00ad', '\u2010', '𝐀', '😀', '\ud800', '\udc00', '\u2028', '_'];
+  let seed = 7;
+  const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648) % n);
+  for (let k = 0; k < 3000; k++) {
+    let s = '';
+    for (let i = rand(24); i > 0; i--) s += alphabet[rand(alphabet.length)];
+    assert.deepEqual(scanned(s), regexWords(s), JSON.stringify(s));
+  }
+  assert.deepEqual(scanned('state-of-the-art end- to -end a--b -x- 𝐀𝐁-c'), regexWords('state-of-the-art end- to -end a--b -x- 𝐀𝐁-c'));
 });
