@@ -275,6 +275,9 @@ export class VectorMatrix {
   private readonly idxOff: number;
   private readonly splatOff: number;
   private nnz = 0;
+  /** `columns`: the query's nonzero dimensions, and whether the scan reads only some of them (setQuery's `mass`) */
+  private dims: number[] = [];
+  pruned = false;
   private queried = false;
   /** `columns`: the kernel's most sum of each 16 rows (i32), and the most scale of each 16 rows (an upper bound) */
   private readonly gmaxOff: number;
@@ -474,8 +477,12 @@ export class VectorMatrix {
     for (let d = 0, off = 0; d < this.dimension; d++, off += BLOCK) for (let i = 0; i < k; i++) m[to[i]! + off] = m[from[i]! + off]!;
   }
 
-  /** Loads the query (normalised); false for the zero vector. */
-  setQuery(q: ArrayLike<number>): boolean {
+  /**
+   * Loads the query (normalised); false for the zero vector. `mass` < 1 (int8 `columns` only): the scan reads
+   * only the query's heaviest dimensions (largest |q_d| first) until their squares hold that share of the
+   * query's squared norm; its sums are then partial, and `exactScore` completes a row's (see `pruned`).
+   */
+  setQuery(q: ArrayLike<number>, mass = 1): boolean {
     const d = this.dimension;
     let norm = 0;
     for (let i = 0; i < d; i++) norm += (q[i] as number) * (q[i] as number);
@@ -508,9 +515,21 @@ export class VectorMatrix {
       // (a, b) repeated four times for the kernel; an odd one out is paired with a zero
       let nnz = 0;
       const idx = this.idxOff / 4, sp = this.splatOff / 2;
-      for (let i = 0; i < d; i++) {
+      const dims: number[] = [];
+      for (let i = 0; i < d; i++) if (this.i16[i] !== 0) dims.push(i);
+      this.dims = dims;
+      let read = dims;
+      if (mass < 1) {
+        // the heaviest dimensions holding `mass` of the squared norm (in dimension order for the kernel)
+        const byWeight = [...dims].sort((a, b) => Math.abs(this.i16[b]!) - Math.abs(this.i16[a]!) || a - b);
+        let total = 0, sum = 0, m = 0;
+        for (const i of dims) total += this.i16[i]! * this.i16[i]!;
+        for (; m < byWeight.length && sum < mass * total; m++) sum += this.i16[byWeight[m]!]! ** 2;
+        if (m < dims.length) read = byWeight.slice(0, m).sort((a, b) => a - b);
+      }
+      this.pruned = read.length < dims.length;
+      for (const i of read) {
         const x = this.i16[i]!;
-        if (x === 0) continue;
         this.i32[idx + nnz] = i * BLOCK;
         for (let j = 0; j < 4; j++) this.i16[sp + (nnz >> 1) * 8 + 2 * j + (nnz & 1)] = x;
         nnz++;
@@ -534,6 +553,17 @@ export class VectorMatrix {
     if (this.precision === 'f32') return 1e-6;
     const sc = this.scales[pos]!;
     return (sc / 2) * this.qL1 + (this.qScale / 2) * this.qNonzero * 127 * sc + 1e-6;
+  }
+
+  /**
+   * The int8 score of row `pos` over all the query's nonzero dimensions (`columns`): what a scan without
+   * `mass` gives for it, when the loaded query is `pruned`.
+   */
+  exactScore(pos: number): number {
+    const m = this.i8, q = this.i16, base = this.colBase(pos);
+    let s = 0;
+    for (const d of this.dims) s += m[base + d * BLOCK]! * q[d]!;
+    return Math.fround(s) * this.scales[pos]! * this.qScale;
   }
 
   /** How many dimensions of a row the loaded query reads: its nonzero ones (`columns`) or all (`rows`); null before a query. */
