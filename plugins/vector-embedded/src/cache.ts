@@ -219,7 +219,6 @@ export class SpaceCache {
     this.alive.fill(0, w, this.n);
     // (the columns layout moves its rows dimension by dimension: one pass over each column)
     if (cols) this.matrix.compact(map, this.n);
-    this.matrix.refreshBounds(w);
     this.keywords.rebuild(map, w);
     this.n = w;
     this.dead = 0;
