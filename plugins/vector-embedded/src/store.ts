@@ -67,7 +67,7 @@ export const DEFAULTS = {
   alpha: 0.5,
   precision: 'int8' as Precision,
   layout: 'columns' as Layout,
-  pruneMass: 1,
+  pruneMass: 0.85,
   pruneCandidates: 400,
   rrfK: 60,
   busyTimeoutMs: 15_000,

@@ -12,7 +12,8 @@ import { owner, ownedCollection } from './fixtures/collection.js';
 
 // The int8 cache's two layouts: `columns` (the default, dimension-major blocks of 4,096 rows, a query reads
 // its nonzero dimensions only) and `rows` (the row scan). 9,000 chunks (three blocks) of 450 documents over
-// five users and an organization; every query × filter × alpha must give the same hits and scores.
+// five users and an organization; every query × filter × alpha must give the same hits and scores (the exact
+// scan: `pruneMass` 1).
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-layout-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
 const embedder = createLocalEmbedder();
@@ -32,7 +33,7 @@ const ALPHAS = [1, 0.5];
 /** a store through the plugin API, with the snapshots it loads logged */
 async function open(dataDir: string, layout: Layout, loads: (string | null)[] = []): Promise<EmbeddedVectorStore> {
   const logger = { debug: (o: { snapshot?: string | null }, msg: string) => msg === 'vector cache loaded' && loads.push(o.snapshot ?? null), warn: () => {}, info: () => {}, error: () => {}, child: () => logger } as unknown as Logger;
-  return (await plugin.create(pluginContext(plugin, { dataDir, logger, options: { layout, snapshotMinRows: 1000 } }))) as EmbeddedVectorStore;
+  return (await plugin.create(pluginContext(plugin, { dataDir, logger, options: { layout, snapshotMinRows: 1000, pruneMass: 1 } }))) as EmbeddedVectorStore;
 }
 
 async function answers(s: EmbeddedVectorStore): Promise<VectorHit[][]> {

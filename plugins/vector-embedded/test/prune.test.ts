@@ -10,7 +10,7 @@ import type { EmbeddedVectorStore } from '@quire/plugin-vector-embedded';
 import { createLocalEmbedder } from '@quire/plugin-embedder-local';
 import { owner, ownedCollection } from './fixtures/collection.js';
 
-// `pruneMass`: the columns scan reads only the query's heaviest dimensions, keeps `pruneCandidates` rows by
+// `pruneMass` (default 0.85; 1: the exact scan): the columns scan reads only the query's heaviest dimensions, keeps `pruneCandidates` rows by
 // those partial sums and completes their scores. 9,000 chunks of 450 documents over five users and an
 // organization, searched by a store with pruning and by the exact one over the same database.
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-prune-'));
@@ -30,9 +30,10 @@ const open = async (options: Record<string, unknown>) =>
 const ids = (hits: VectorHit[]) => hits.map((h) => h.id);
 
 test('the pruned scan reads fewer dimensions, returns only the allowed owners\' rows, and the exact top 10 where its candidates hold every allowed row', async () => {
-  const exact = await open({});
+  const exact = await open({ pruneMass: 1 });
   for (let i = 0; i < N; i += 1000) await exact.upsert(SPACE, items.slice(i, i + 1000));
-  const pruned = await open({ pruneMass: 0.8, pruneCandidates: 250 });
+  // (the default: pruneMass 0.85, 400 candidates)
+  const pruned = await open({});
   // filters allowing more rows than the candidates (1,800; ~3,000) and fewer (200: every one of them completed)
   const wide: VectorFilter[] = [{}, { userId: 'u1' }, { userId: 'u2', organizationIds: ['org1'] }];
   const few: VectorFilter[] = [{ documentIds: Array.from({ length: 10 }, (_, i) => `d${i * 41}`) }, { userId: 'u3', documentIds: ['d3', 'd8', 'd13', 'd18', 'd23', 'd28', 'd33'] }];
