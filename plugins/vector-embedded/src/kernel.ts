@@ -129,7 +129,7 @@ function i8Body(): number[] {
  *            lo = shuffle(x, y, 0 16 1 17 … 7 23); hi = shuffle(x, y, 8 24 … 15 31)   (rows' a and b side by side)
  *            a0 += dot_s(extend_low_s(lo), s); a1 += dot_s(extend_high_s(lo), s); a2, a3 likewise from hi
  *            qp += 16; kp += 8; br_if pairs (kp < kend)
- *     out[g..g+16] = f32(a0..a3); when the most of f32(a0..a3) × scl[g..g+16] (the rows' scores but for the
+ *     out[g..g+16] = a0..a3 (i32); when the most of f32(a0..a3) × scl[g..g+16] (the rows' scores but for the
  *     query's scale) is not ≤ thr: list[count++] = g; g += 16; br_if rows (g < rows)
  *   count
  * (the caller looks only at the 16 rows of the listed g: the others cannot reach its top k.)
@@ -172,7 +172,7 @@ function col8Body(): number[] {
     0x0b, 0x0b, // end pairs, block
     ...get(OUT), ...get(G), 0x41, 0x02, 0x74, 0x6a, ...set(BASE), // base = out + (g << 2)
   );
-  for (let j = 0; j < 4; j++) b.push(...get(BASE), ...get(A + j), 0xfd, 0xfa, 0x01, 0xfd, 0x0b, 0x04, j * 16); // store f32x4.convert_i32x4_s(a)
+  for (let j = 0; j < 4; j++) b.push(...get(BASE), ...get(A + j), 0xfd, 0x0b, 0x04, j * 16); // store a (i32)
   b.push(...get(SCL), ...get(G), 0x41, 0x02, 0x74, 0x6a, ...set(BASE)); // base = scl + (g << 2)
   // a = f32x4.convert_i32x4_s(a) × the rows' scales
   for (let j = 0; j < 4; j++) b.push(...get(A + j), 0xfd, 0xfa, 0x01, ...get(BASE), ...load(j * 16), 0xfd, 0xe6, 0x01, ...set(A + j));
@@ -285,8 +285,13 @@ export class VectorMatrix {
   private readonly idxOff: number;
   private readonly splatOff: number;
   private nnz = 0;
-  /** `columns`: the query's nonzero dimensions, and whether the scan reads only some of them (setQuery's `mass`) */
+  /**
+   * `columns`: the query's nonzero dimensions, whether the scan reads only some of them (setQuery's `mass`),
+   * the others, and the partial sums of the rows scanInto kept (by position)
+   */
   private dims: number[] = [];
+  private rest: number[] = [];
+  private partial = new Int32Array(0);
   pruned = false;
   private queried = false;
   /** `columns`: the kernel's list of the 16-row groups (their first row's offset from the call's first) that may reach the floor, and their count */
@@ -371,9 +376,9 @@ export class VectorMatrix {
     }
   }
 
-  /** Bytes held (linear memory with spare capacity, plus the row scales; `columns`: they are in it). */
+  /** Bytes held (linear memory with spare capacity, plus the row scales; `columns`: they are in it, plus the pruned scan's partial sums). */
   get bytes(): number {
-    return this.memory.buffer.byteLength + (this.layout === 'columns' ? 0 : this.scales.byteLength);
+    return this.memory.buffer.byteLength + (this.layout === 'columns' ? this.partial.byteLength : this.scales.byteLength);
   }
 
   /** Makes room for `rows` rows in total. */
@@ -489,7 +494,8 @@ export class VectorMatrix {
   /**
    * Loads the query (normalised); false for the zero vector. `mass` < 1 (int8 `columns` only): the scan reads
    * only the query's heaviest dimensions (largest |q_d| first) until their squares hold that share of the
-   * query's squared norm; its sums are then partial, and `exactScore` completes a row's (see `pruned`).
+   * query's squared norm; its sums are then partial, and `exactScore` completes those of the rows scanInto
+   * kept (see `pruned`).
    */
   setQuery(q: ArrayLike<number>, mass = 1): boolean {
     const d = this.dimension;
@@ -528,13 +534,18 @@ export class VectorMatrix {
       for (let i = 0; i < d; i++) if (this.i16[i] !== 0) dims.push(i);
       this.dims = dims;
       let read = dims;
+      this.rest = [];
       if (mass < 1) {
         // the heaviest dimensions holding `mass` of the squared norm (in dimension order for the kernel)
         const byWeight = [...dims].sort((a, b) => Math.abs(this.i16[b]!) - Math.abs(this.i16[a]!) || a - b);
         let total = 0, sum = 0, m = 0;
         for (const i of dims) total += this.i16[i]! * this.i16[i]!;
         for (; m < byWeight.length && sum < mass * total; m++) sum += this.i16[byWeight[m]!]! ** 2;
-        if (m < dims.length) read = byWeight.slice(0, m).sort((a, b) => a - b);
+        if (m < dims.length) {
+          read = byWeight.slice(0, m).sort((a, b) => a - b);
+          this.rest = byWeight.slice(m);
+          if (this.partial.length < this.capacity) this.partial = new Int32Array(this.capacity);
+        }
       }
       this.pruned = read.length < dims.length;
       for (const i of read) {
@@ -565,13 +576,14 @@ export class VectorMatrix {
   }
 
   /**
-   * The int8 score of row `pos` over all the query's nonzero dimensions (`columns`): what a scan without
-   * `mass` gives for it, when the loaded query is `pruned`.
+   * The int8 score of row `pos` over all the query's nonzero dimensions (`columns`, the loaded query
+   * `pruned`): what a scan without `mass` gives for it. `pos` is a row the last scanInto kept: its partial
+   * sum is completed with the dimensions the scan did not read.
    */
   exactScore(pos: number): number {
     const m = this.i8, q = this.i16, base = this.colBase(pos);
-    let s = 0;
-    for (const d of this.dims) s += m[base + d * BLOCK]! * q[d]!;
+    let s = this.partial[pos]!;
+    for (const d of this.rest) s += m[base + d * BLOCK]! * q[d]!;
     return Math.fround(s) * this.scales[pos]! * this.qScale;
   }
 
@@ -616,7 +628,11 @@ export class VectorMatrix {
       n = this.span(a, to);
       const o = this.kernel(a, n);
       const f = this.f32;
-      if (int8) {
+      if (this.layout === 'columns') {
+        // (the column kernel's sums are i32; as f32, the row kernel's)
+        const sc = this.scales, qs = this.qScale, sums = this.i32;
+        for (let i = 0; i < n; i++) visit(a + i, Math.fround(sums[o + i]!) * sc[a + i]! * qs);
+      } else if (int8) {
         const sc = this.scales, qs = this.qScale;
         for (let i = 0; i < n; i++) visit(a + i, f[o + i]! * sc[a + i]! * qs);
       } else for (let i = 0; i < n; i++) visit(a + i, f[o + i]!);
@@ -638,12 +654,13 @@ export class VectorMatrix {
       if (cols) {
         // only the 16-row groups the kernel listed (from its 16-row boundary, o - (a & 15)): in the others no
         // row scores above the floor as it was at the call (it only rises since)
-        const list = this.i32, at = this.gmaxOff / 4, first = a - (a & 15);
+        const list = this.i32, at = this.gmaxOff / 4, first = a - (a & 15), sums = this.i32, pruned = this.pruned, partial = this.partial;
         for (let i = 0; i < this.listed; i++) {
           const g = first + list[at + i]!;
           for (let p = Math.max(g, a), end = Math.min(g + 16, a + n); p < end; p++) {
-            const s = f[o + p - a]! * sc[p]! * qs;
+            const sum = sums[o + p - a]!, s = Math.fround(sum) * sc[p]! * qs;
             if (s > floor && allow(p)) {
+              if (pruned) partial[p] = sum;
               top.push(s, p);
               floor = top.floor;
             }
@@ -694,7 +711,7 @@ export class VectorMatrix {
       const off = base + this.i32[this.idxOff / 4 + k]!, x = this.i16[this.splatOff / 2 + (k >> 1) * 8 + (k & 1)]!;
       for (let r = 0; r < n; r++) acc[r]! += m[off + r]! * x;
     }
-    for (let r = 0; r < n; r++) this.f32[out + r] = acc[r]!;
+    for (let r = 0; r < n; r++) this.i32[out + r] = acc[r]!;
     let listed = 0;
     for (let g = 0; g < n; g += 16) {
       let most = -Infinity;
