@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { createLocalEmbedder } from '@quire/plugin-embedder-local';
+import { labelExpansion, questionTerms, synonymWordsOf } from '@quire/text';
 import { SpaceCache } from '../plugins/vector-embedded/src/cache.js';
 import type { Layout } from '../plugins/vector-embedded/src/kernel.js';
 import { QUERIES, fillerText } from '../plugins/vector-embedded/test/fixtures/relevance.js';
@@ -78,6 +79,29 @@ export function queryText(i: number): string {
 /** bench/search.ts's first n queries */
 export function benchQueries(n: number): string[] {
   return Array.from({ length: n }, (_, i) => queryText(i));
+}
+
+/** the chat benches' questions (bench/chat-*.ts) */
+export async function chatQuestions(): Promise<string[]> {
+  const chat: string[] = [];
+  for (const f of ['heldout', 'fresh', 'blind', 'blind2', 'blind3', 'blind4', 'blind5', 'blind6', 'blind7', 'blind8', 'blind9']) {
+    const m = (await import(`./chat-${f}.js`)) as { QUESTIONS: { q: string }[] };
+    chat.push(...m.QUESTIONS.map((q) => q.q));
+  }
+  return chat;
+}
+
+/** the chat's second searches (core/engine/src/chat/service.ts, retrieve): each question and up to 12 words of its terms' synonyms (those with any) */
+export function chatExpanded(questions: string[]): string[] {
+  return questions.map((question) => {
+    const qTerms = questionTerms(question);
+    const primary = new Set(qTerms.map((t) => t.term));
+    const lists = qTerms.map((t) => synonymWordsOf(t.term).filter((w) => !primary.has(w)));
+    const interleaved = new Set<string>();
+    for (let i = 0, longest = Math.max(0, ...lists.map((l) => l.length)); i < longest; i++) for (const l of lists) if (i < l.length) interleaved.add(l[i]!);
+    const expansion = [...new Set([...labelExpansion(question, 6), ...interleaved])].slice(0, 12);
+    return expansion.length ? `${question} ${expansion.join(' ')}` : null;
+  }).filter((q): q is string => q !== null);
 }
 
 /**

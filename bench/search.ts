@@ -8,9 +8,9 @@
  * does not use).
  *
  *   QUIRE_CORPUS=… node --expose-gc --conditions=quire-source --import tsx bench/search.ts [--sizes 100000,300000,1000000]
- *     [--queries 200] [--recall-queries 100] [--ann f16|f32|i8] [--no-ann] [--layout columns|rows] [--cache DIR] [--no-relevance] [--no-fts5]
+ *     [--queries 200] [--recall-queries 100] [--ann f16|f32|i8] [--no-ann] [--layout columns|rows] [--prune-mass 0.85] [--prune-candidates 400] [--cache DIR] [--no-relevance] [--no-fts5]
  *
- * The store measured uses the int8 `--layout` (default columns); the reference ("exact" columns, recall) is
+ * The store measured uses the int8 `--layout` (default columns) and `--prune-mass` (default the store's; 1: the exact scan); the reference ("exact" columns, recall) is
  * the exact row scan (`layout: 'rows'`, no ANN index).
  *
  * Embeddings and the written databases are kept in --cache (default <tmp>/quire-bench-search-cache): a
@@ -21,7 +21,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { EmbeddedVectorStore } from '@quire/plugin-vector-embedded';
+import { DEFAULTS, EmbeddedVectorStore } from '@quire/plugin-vector-embedded';
 import type { AnnQuantization, Fusion, Layout } from '@quire/plugin-vector-embedded';
 import { createLocalEmbedder } from '@quire/plugin-embedder-local';
 import type { VectorFilter, VectorItem } from '@quire/core';
@@ -43,6 +43,7 @@ const FTS5 = !process.argv.includes('--no-fts5');
 /** --no-ann: no graph is built or loaded (cold start and latency of the exact scan only) */
 const ANN = !process.argv.includes('--no-ann');
 const LAYOUT = arg('layout', 'columns') as Layout;
+const PRUNE = { pruneMass: Number(arg('prune-mass', String(DEFAULTS.pruneMass))), pruneCandidates: Number(arg('prune-candidates', String(DEFAULTS.pruneCandidates))) };
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-bench-search-'));
 process.on('exit', () => fs.rmSync(root, { recursive: true, force: true }));
 
@@ -75,7 +76,7 @@ async function relevance() {
     const qv = await emb.embed(QUERIES.map((q) => q.q), 'query');
     const runs: [Fusion, number][] = [['rrf', 0], ['rrf', 1], ['rrf', 0.3], ['rrf', 0.5], ['rrf', 0.7], ['relative', 0.3], ['relative', 0.5], ['relative', 0.7], ['weighted', 0.3], ['weighted', 0.5], ['weighted', 0.7]];
     for (const [fusion, alpha] of runs) {
-      const store = new EmbeddedVectorStore(dir, { fusion });
+      const store = new EmbeddedVectorStore(dir, { fusion, ...PRUNE });
       let mrr = 0, r1 = 0, r5 = 0;
       for (let i = 0; i < QUERIES.length; i++) {
         const hits = await store.search(emb.space, { text: QUERIES[i]!.q, vector: qv[i]!, topK: 10, filter: {}, alpha });
@@ -155,7 +156,7 @@ async function scale(n: number) {
   // cold start: open, load the rows (from SQLite: no cache snapshot) and the saved ANN index, answer the first search
   fs.rmSync(path.join(dir, 'cache'), { recursive: true, force: true });
   const tc = performance.now();
-  const first = new EmbeddedVectorStore(dir, { ann: ANN, annQuantization: QUANT, layout: LAYOUT });
+  const first = new EmbeddedVectorStore(dir, { ann: ANN, annQuantization: QUANT, layout: LAYOUT, ...PRUNE });
   const want = await first.search(emb.space, { text: qTexts[1]!, vector: qv[1]!, topK: 10, filter: {}, alpha: 0.5 });
   const coldS = (performance.now() - tc) / 1000;
   await first.close();
@@ -163,7 +164,7 @@ async function scale(n: number) {
   global.gc?.();
   const rss0 = process.memoryUsage().rss;
   const ts = performance.now();
-  const store = new EmbeddedVectorStore(dir, { ann: ANN, annQuantization: QUANT, layout: LAYOUT });
+  const store = new EmbeddedVectorStore(dir, { ann: ANN, annQuantization: QUANT, layout: LAYOUT, ...PRUNE });
   const got = await store.search(emb.space, { text: qTexts[1]!, vector: qv[1]!, topK: 10, filter: {}, alpha: 0.5 });
   const coldSnapS = (performance.now() - ts) / 1000;
   if (JSON.stringify(got) !== JSON.stringify(want)) throw new Error('the first search from the snapshot differs from the one from SQLite');
@@ -257,7 +258,7 @@ function fts5(n: number, texts: string[], items: VectorItem[], qTexts: string[])
 }
 
 async function main() {
-  console.log(`Quire search benchmark — ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, ${NQ} queries per mode, single thread, ANN graph ${ANN ? QUANT : 'off'}, int8 layout ${LAYOUT} (reference: the row scan)`);
+  console.log(`Quire search benchmark — ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, ${NQ} queries per mode, single thread, ANN graph ${ANN ? QUANT : 'off'}, int8 layout ${LAYOUT}, prune mass ${PRUNE.pruneMass} (${PRUNE.pruneCandidates} candidates) (reference: the row scan)`);
   if (RELEVANCE) await relevance();
   const build: (string | number)[][] = [];
   const lat: (string | number)[][] = [];

@@ -219,7 +219,6 @@ export class SpaceCache {
     this.alive.fill(0, w, this.n);
     // (the columns layout moves its rows dimension by dimension: one pass over each column)
     if (cols) this.matrix.compact(map, this.n);
-    this.matrix.refreshBounds(w);
     this.keywords.rebuild(map, w);
     this.n = w;
     this.dead = 0;
@@ -295,12 +294,18 @@ export class SpaceCache {
   /**
    * The `k` best rows for the query vector among the rows the filter allows: [{rowid, score, err}], best
    * first. Scores are cosines, approximate when the matrix is int8: the exact one is within `err`.
+   *
+   * `prune` (int8 `columns`): the scan reads only the query's heaviest dimensions holding `mass` of its
+   * squared norm and keeps the best `candidates` rows by those partial sums; their int8 scores are then
+   * completed over the other dimensions and the best `k` of them returned. The scores are those of the full
+   * scan; a row is missed only when its partial sum left it out of the candidates.
    */
-  search(query: ArrayLike<number>, k: number, filter: VectorFilter): { rowid: number; score: number; err: number }[] {
-    if (!this.live || !this.matrix.setQuery(query)) return [];
+  search(query: ArrayLike<number>, k: number, filter: VectorFilter, prune?: { mass: number; candidates: number }): { rowid: number; score: number; err: number }[] {
+    if (!this.live || !this.matrix.setQuery(query, prune?.mass)) return [];
     const c = this.compile(filter);
     if (!c) return [];
-    const top = new TopK(k);
+    const pruned = this.matrix.pruned;
+    const top = new TopK(pruned ? Math.max(k, prune!.candidates) : k);
     const allow = c.allow;
     const lists = c.lists;
     const total = lists ? lists.reduce((s, l) => s + l.length, 0) : this.n;
@@ -315,7 +320,13 @@ export class SpaceCache {
         i = j;
       }
     }
-    return top.sorted().map(({ key, score }) => ({ rowid: this.rowids[key]!, score, err: this.matrix.errorBound(key) }));
+    let best = top.sorted();
+    if (pruned) {
+      const full = new TopK(k);
+      for (const { key } of best) full.push(this.matrix.exactScore(key), key);
+      best = full.sorted();
+    }
+    return best.map(({ key, score }) => ({ rowid: this.rowids[key]!, score, err: this.matrix.errorBound(key) }));
   }
 
   /**

@@ -28,6 +28,10 @@ export default definePlugin({
     precision: z.enum(['int8', 'f32']).default(DEFAULTS.precision),
     /** how int8 rows are laid out: columns (dimension-major blocks: a query reads only its nonzero dimensions) or rows; same results */
     layout: z.enum(['columns', 'rows']).default(DEFAULTS.layout),
+    /** columns: the scan reads the query's heaviest dimensions holding this share of its squared norm, then completes its best pruneCandidates rows' scores (1: every nonzero dimension, the exact scan) */
+    pruneMass: z.number().gt(0).max(1).default(DEFAULTS.pruneMass),
+    /** rows the pruned scan keeps and completes */
+    pruneCandidates: z.number().int().min(1).max(100_000).default(DEFAULTS.pruneCandidates),
     /** the k of reciprocal rank fusion */
     rrfK: z.number().positive().default(DEFAULTS.rrfK),
     /** how long a writer waits for another process's write lock, ms */

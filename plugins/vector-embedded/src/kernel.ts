@@ -119,7 +119,7 @@ function i8Body(): number[] {
 
 /** The column kernel: a block's rows [0, rows) (rows a multiple of 16) against the query's nonzero dimensions,
  * taken in pairs (a, b) so that i32x4.dot_i16x8_s does two multiply-adds a lane, as the row kernel does:
- * (func (export "col8") (param $blk i32) (param $idx i32) (param $q i32) (param $pairs i32) (param $rows i32) (param $out i32) (param $gmax i32)
+ * (func (export "col8") (param $blk i32) (param $idx i32) (param $q i32) (param $pairs i32) (param $rows i32) (param $out i32) (param $list i32) (param $scl i32) (param $thr f32) (result i32)
  *   (local $g i32) (local $kp i32) (local $kend i32) (local $base i32) (local $qp i32)
  *   (local $x v128) (local $y v128) (local $s v128) (local $lo v128) (local $hi v128) (local $a0 … $a3 v128)
  *   g = 0; kend = idx + 8 × pairs
@@ -129,17 +129,19 @@ function i8Body(): number[] {
  *            lo = shuffle(x, y, 0 16 1 17 … 7 23); hi = shuffle(x, y, 8 24 … 15 31)   (rows' a and b side by side)
  *            a0 += dot_s(extend_low_s(lo), s); a1 += dot_s(extend_high_s(lo), s); a2, a3 likewise from hi
  *            qp += 16; kp += 8; br_if pairs (kp < kend)
- *     out[g..g+16] = f32(a0..a3); gmax[g / 16] = max of the 16 sums (i32); g += 16; br_if rows (g < rows)
- * (gmax lets the caller pass over 16 rows at once when none can reach its top k.)
+ *     out[g..g+16] = a0..a3 (i32); when the most of f32(a0..a3) × scl[g..g+16] (the rows' scores but for the
+ *     query's scale) is not ≤ thr: list[count++] = g; g += 16; br_if rows (g < rows)
+ *   count
+ * (the caller looks only at the 16 rows of the listed g: the others cannot reach its top k.)
  */
 function col8Body(): number[] {
   // parameters 0-6, then i32 locals, then v128 locals
-  const BLK = 0, IDX = 1, Q = 2, PAIRS = 3, ROWS = 4, OUT = 5, GMAX = 6;
-  const G = 7, KP = 8, KEND = 9, BASE = 10, QP = 11;
-  const X = 12, Y = 13, S = 14, LO = 15, HI = 16, A = 17;
+  const BLK = 0, IDX = 1, Q = 2, PAIRS = 3, ROWS = 4, OUT = 5, LIST = 6, SCL = 7, THR = 8;
+  const G = 9, KP = 10, KEND = 11, BASE = 12, QP = 13, CNT = 14;
+  const X = 15, Y = 16, S = 17, LO = 18, HI = 19, A = 20;
   const get = (l: number) => [0x20, l], set = (l: number) => [0x21, l], tee = (l: number) => [0x22, l];
   const load = (offset = 0) => [0xfd, 0x00, 0x04, offset];
-  const maxS = [0xfd, 0xb8, 0x01]; // i32x4.max_s
+  const maxF = [0xfd, 0xe9, 0x01]; // f32x4.max
   const shuffle = (half: number) => [0xfd, 0x0d, ...Array.from({ length: 8 }, (_, i) => [half * 8 + i, 16 + half * 8 + i]).flat()];
   const lanes = (order: number[]) => [0xfd, 0x0d, ...order.flatMap((l) => [l * 4, l * 4 + 1, l * 4 + 2, l * 4 + 3])];
   const b = [
@@ -170,15 +172,21 @@ function col8Body(): number[] {
     0x0b, 0x0b, // end pairs, block
     ...get(OUT), ...get(G), 0x41, 0x02, 0x74, 0x6a, ...set(BASE), // base = out + (g << 2)
   );
-  for (let j = 0; j < 4; j++) b.push(...get(BASE), ...get(A + j), 0xfd, 0xfa, 0x01, 0xfd, 0x0b, 0x04, j * 16); // store f32x4.convert_i32x4_s(a)
+  for (let j = 0; j < 4; j++) b.push(...get(BASE), ...get(A + j), 0xfd, 0x0b, 0x04, j * 16); // store a (i32)
+  b.push(...get(SCL), ...get(G), 0x41, 0x02, 0x74, 0x6a, ...set(BASE)); // base = scl + (g << 2)
+  // a = f32x4.convert_i32x4_s(a) × the rows' scales
+  for (let j = 0; j < 4; j++) b.push(...get(A + j), 0xfd, 0xfa, 0x01, ...get(BASE), ...load(j * 16), 0xfd, 0xe6, 0x01, ...set(A + j));
   b.push(
-    // gmax[g / 16] = the most of the 16 sums: max_s(max_s(a0, a1), max_s(a2, a3)), its lanes folded twice
-    ...get(A), ...get(A + 1), ...maxS, ...get(A + 2), ...get(A + 3), ...maxS, ...maxS, ...tee(X),
-    ...get(X), ...get(X), ...lanes([2, 3, 0, 1]), ...maxS, ...tee(X),
-    ...get(X), ...get(X), ...lanes([1, 0, 3, 2]), ...maxS, ...set(X),
-    ...get(GMAX), ...get(G), 0x41, 0x02, 0x76, 0x6a, ...get(X), 0xfd, 0x1b, 0x00, 0x36, 0x02, 0x00, // i32.store(gmax + (g >> 2), lane 0)
+    // the most of the 16 scaled sums: max(max(a0, a1), max(a2, a3)), its lanes folded twice
+    ...get(A), ...get(A + 1), ...maxF, ...get(A + 2), ...get(A + 3), ...maxF, ...maxF, ...tee(X),
+    ...get(X), ...get(X), ...lanes([2, 3, 0, 1]), ...maxF, ...tee(X),
+    ...get(X), ...get(X), ...lanes([1, 0, 3, 2]), ...maxF, ...set(X),
+    0x02, 0x40, ...get(X), 0xfd, 0x1f, 0x00, ...get(THR), 0x5f, 0x0d, 0x00, // lane 0 ≤ thr → not listed
+    ...get(LIST), ...get(CNT), 0x41, 0x02, 0x74, 0x6a, ...get(G), 0x36, 0x02, 0x00, // list[count] = g
+    ...get(CNT), 0x41, 0x01, 0x6a, ...set(CNT), // count += 1
+    0x0b,
     ...get(G), 0x41, 0x10, 0x6a, ...tee(G), ...get(ROWS), 0x49, 0x0d, 0x00, // g += 16; g < rows → again
-    0x0b, 0x0b, 0x0b,
+    0x0b, 0x0b, ...get(CNT), 0x0b,
   );
   return b;
 }
@@ -192,12 +200,12 @@ function kernelBytes(): Uint8Array {
   };
   const f32 = fn([0x02, 0x01, 0x7f, 0x02, 0x7b], f32Body()); // j: i32; a, b: v128
   const i8 = fn([0x03, 0x01, 0x7f, 0x02, 0x7b, 0x01, 0x7f], i8Body()); // j: i32; acc, r: v128; k: i32
-  const col8 = fn([0x02, 0x05, 0x7f, 0x09, 0x7b], col8Body()); // g, kp, kend, base, qp: i32; x, y, s, lo, hi, a0..a3: v128
+  const col8 = fn([0x02, 0x06, 0x7f, 0x09, 0x7b], col8Body()); // g, kp, kend, base, qp, count: i32; x, y, s, lo, hi, a0..a3: v128
   const section = (id: number, content: number[]) => [id, ...leb(content.length), ...content];
   const str = (s: string) => [s.length, ...Buffer.from(s, 'utf8')];
   return new Uint8Array([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-    ...section(1, [0x02, 0x60, 0x05, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x00, 0x60, 0x07, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x00]),
+    ...section(1, [0x02, 0x60, 0x05, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x00, 0x60, 0x09, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7d, 0x01, 0x7f]),
     ...section(2, [0x01, ...str('env'), ...str('mem'), 0x02, 0x00, 0x01]),
     ...section(3, [0x03, 0x00, 0x00, 0x01]),
     ...section(7, [0x03, ...str('scan'), 0x00, 0x00, ...str('scan8'), 0x00, 0x01, ...str('col8'), 0x00, 0x02]),
@@ -244,7 +252,7 @@ export type Precision = 'f32' | 'int8';
 export type Layout = 'rows' | 'columns';
 
 type ScanFn = (m: number, q: number, out: number, n: number, rowBytes: number) => void;
-type ColFn = (blk: number, idx: number, q: number, pairs: number, rows: number, out: number, gmax: number) => void;
+type ColFn = (blk: number, idx: number, q: number, pairs: number, rows: number, out: number, list: number, scl: number, thr: number) => number;
 
 const pad = (x: number, to: number) => Math.ceil(x / to) * to;
 
@@ -265,7 +273,9 @@ export class VectorMatrix {
   private i8!: Int8Array;
   private i16!: Int16Array;
   private i32!: Int32Array;
+  /** the int8 rows' scales (`columns`: in the kernel's memory, after the blocks, at scalesOff) */
   private scales = new Float32Array(0);
+  private scalesOff = 0;
   private qScale = 1;
   /** the loaded (unit) query's L1 norm and nonzero dimensions, for errorBound */
   private qL1 = 0;
@@ -275,10 +285,18 @@ export class VectorMatrix {
   private readonly idxOff: number;
   private readonly splatOff: number;
   private nnz = 0;
+  /**
+   * `columns`: the query's nonzero dimensions, whether the scan reads only some of them (setQuery's `mass`),
+   * the others, and the partial sums of the rows scanInto kept (by position)
+   */
+  private dims: number[] = [];
+  private rest: number[] = [];
+  private partial = new Int32Array(0);
+  pruned = false;
   private queried = false;
-  /** `columns`: the kernel's most sum of each 16 rows (i32), and the most scale of each 16 rows (an upper bound) */
+  /** `columns`: the kernel's list of the 16-row groups (their first row's offset from the call's first) that may reach the floor, and their count */
   private readonly gmaxOff: number;
-  private gscale = new Float32Array(0);
+  private listed = 0;
   private readonly matOff: number;
   /** `columns`: bytes of a block */
   private readonly blockBytes: number;
@@ -309,7 +327,7 @@ export class VectorMatrix {
     this.splatOff = this.idxOff + pad((dimension + 1) * 4, 16);
     this.gmaxOff = this.splatOff + pad(dimension * 16, 16);
     this.matOff = cols ? pad(this.gmaxOff + (BLOCK / 16) * 4, 64) : this.idxOff;
-    this.memory = new WebAssembly.Memory({ initial: Math.ceil((this.matOff + this.bytesFor(initialRows)) / PAGE) });
+    this.memory = new WebAssembly.Memory({ initial: Math.ceil((this.matOff + this.footprint(initialRows)) / PAGE) });
     const mod = simd ? simdModule() : null;
     this.simd = !!mod;
     if (mod) {
@@ -328,6 +346,11 @@ export class VectorMatrix {
     return this.layout === 'columns' ? Math.ceil(rows / BLOCK) * this.blockBytes : rows * this.rowBytes;
   }
 
+  /** bytes of the kernel's memory `rows` rows need (`columns`: whole blocks and their scales) */
+  private footprint(rows: number): number {
+    return this.layout === 'columns' ? Math.ceil(rows / BLOCK) * (this.blockBytes + BLOCK * 4) : this.bytesFor(rows);
+  }
+
   private remap() {
     const buf = this.memory.buffer;
     this.f32 = new Float32Array(buf);
@@ -335,27 +358,34 @@ export class VectorMatrix {
     this.i16 = new Int16Array(buf);
     this.i32 = new Int32Array(buf);
     const room = buf.byteLength - this.matOff;
-    this.capacity = this.layout === 'columns' ? Math.floor(room / this.blockBytes) * BLOCK : Math.floor(room / this.rowBytes);
+    if (this.layout === 'columns') {
+      // the scales follow the blocks (the kernel reads them): moved up when the memory has grown
+      const blocks = Math.floor(room / (this.blockBytes + BLOCK * 4));
+      const off = this.matOff + blocks * this.blockBytes;
+      if (this.capacity && off !== this.scalesOff) new Uint8Array(buf).copyWithin(off, this.scalesOff, this.scalesOff + this.capacity * 4);
+      this.capacity = blocks * BLOCK;
+      this.scalesOff = off;
+      this.scales = new Float32Array(buf, off, this.capacity);
+      return;
+    }
+    this.capacity = Math.floor(room / this.rowBytes);
     if (this.precision === 'int8' && this.scales.length < this.capacity) {
       const s = new Float32Array(this.capacity);
       s.set(this.scales);
       this.scales = s;
-      const g = new Float32Array(Math.ceil(this.capacity / 16));
-      g.set(this.gscale);
-      this.gscale = g;
     }
   }
 
-  /** Bytes held (linear memory with spare capacity, plus the row scales). */
+  /** Bytes held (linear memory with spare capacity, plus the row scales; `columns`: they are in it, plus the pruned scan's partial sums). */
   get bytes(): number {
-    return this.memory.buffer.byteLength + this.scales.byteLength;
+    return this.memory.buffer.byteLength + (this.layout === 'columns' ? this.partial.byteLength : this.scales.byteLength);
   }
 
   /** Makes room for `rows` rows in total. */
   reserve(rows: number): void {
     if (rows <= this.capacity) return;
     const want = Math.max(rows, Math.ceil(this.capacity * 1.5));
-    const need = this.matOff + this.bytesFor(want) - this.memory.buffer.byteLength;
+    const need = this.matOff + this.footprint(want) - this.memory.buffer.byteLength;
     this.memory.grow(Math.ceil(need / PAGE));
     this.remap();
   }
@@ -382,7 +412,6 @@ export class VectorMatrix {
     for (let i = 0; i < d; i++) maxAbs = Math.max(maxAbs, Math.abs((v[i] as number) * inv));
     const k = maxAbs > 0 ? 127 / maxAbs : 0;
     this.scales[pos] = maxAbs / 127;
-    if (this.gscale[pos >> 4]! < maxAbs / 127) this.gscale[pos >> 4] = maxAbs / 127;
     if (this.layout === 'columns') {
       const base = this.colBase(pos);
       for (let i = 0; i < d; i++) this.i8[base + i * BLOCK] = Math.round((v[i] as number) * inv * k);
@@ -417,17 +446,7 @@ export class VectorMatrix {
     this.reserve(n);
     const len = this.bytesFor(n);
     if (rows.buffer !== this.memory.buffer || rows.byteOffset !== this.matOff) new Uint8Array(this.memory.buffer, this.matOff, len).set(rows.subarray(0, len));
-    if (this.precision === 'int8') {
-      this.scales.set(scales.subarray(0, n));
-      this.refreshBounds(n);
-    }
-  }
-
-  /** Recomputes the most scale of each 16 rows of [0, n) (after a compaction they are only upper bounds). */
-  refreshBounds(n: number): void {
-    if (this.precision !== 'int8') return;
-    this.gscale.fill(0);
-    for (let i = 0; i < n; i++) if (this.gscale[i >> 4]! < this.scales[i]!) this.gscale[i >> 4] = this.scales[i]!;
+    if (this.precision === 'int8') this.scales.set(scales.subarray(0, n));
   }
 
   /** Copies row `from` over row `to` (compaction). */
@@ -438,7 +457,6 @@ export class VectorMatrix {
       return;
     }
     this.scales[to] = this.scales[from]!;
-    if (this.gscale[to >> 4]! < this.scales[to]!) this.gscale[to >> 4] = this.scales[to]!;
     if (this.layout === 'columns') {
       const s = this.colBase(from), t = this.colBase(to), m = this.i8;
       for (let i = 0; i < this.dimension * BLOCK; i += BLOCK) m[t + i] = m[s + i]!;
@@ -467,15 +485,19 @@ export class VectorMatrix {
       const w = map[r]!;
       if (w < 0 || w === r) continue;
       sc[w] = sc[r]!;
-      if (this.gscale[w >> 4]! < sc[w]!) this.gscale[w >> 4] = sc[w]!;
       from[k] = this.colBase(r);
       to[k++] = this.colBase(w);
     }
     for (let d = 0, off = 0; d < this.dimension; d++, off += BLOCK) for (let i = 0; i < k; i++) m[to[i]! + off] = m[from[i]! + off]!;
   }
 
-  /** Loads the query (normalised); false for the zero vector. */
-  setQuery(q: ArrayLike<number>): boolean {
+  /**
+   * Loads the query (normalised); false for the zero vector. `mass` < 1 (int8 `columns` only): the scan reads
+   * only the query's heaviest dimensions (largest |q_d| first) until their squares hold that share of the
+   * query's squared norm; its sums are then partial, and `exactScore` completes those of the rows scanInto
+   * kept (see `pruned`).
+   */
+  setQuery(q: ArrayLike<number>, mass = 1): boolean {
     const d = this.dimension;
     let norm = 0;
     for (let i = 0; i < d; i++) norm += (q[i] as number) * (q[i] as number);
@@ -508,9 +530,26 @@ export class VectorMatrix {
       // (a, b) repeated four times for the kernel; an odd one out is paired with a zero
       let nnz = 0;
       const idx = this.idxOff / 4, sp = this.splatOff / 2;
-      for (let i = 0; i < d; i++) {
+      const dims: number[] = [];
+      for (let i = 0; i < d; i++) if (this.i16[i] !== 0) dims.push(i);
+      this.dims = dims;
+      let read = dims;
+      this.rest = [];
+      if (mass < 1) {
+        // the heaviest dimensions holding `mass` of the squared norm (in dimension order for the kernel)
+        const byWeight = [...dims].sort((a, b) => Math.abs(this.i16[b]!) - Math.abs(this.i16[a]!) || a - b);
+        let total = 0, sum = 0, m = 0;
+        for (const i of dims) total += this.i16[i]! * this.i16[i]!;
+        for (; m < byWeight.length && sum < mass * total; m++) sum += this.i16[byWeight[m]!]! ** 2;
+        if (m < dims.length) {
+          read = byWeight.slice(0, m).sort((a, b) => a - b);
+          this.rest = byWeight.slice(m);
+          if (this.partial.length < this.capacity) this.partial = new Int32Array(this.capacity);
+        }
+      }
+      this.pruned = read.length < dims.length;
+      for (const i of read) {
         const x = this.i16[i]!;
-        if (x === 0) continue;
         this.i32[idx + nnz] = i * BLOCK;
         for (let j = 0; j < 4; j++) this.i16[sp + (nnz >> 1) * 8 + 2 * j + (nnz & 1)] = x;
         nnz++;
@@ -536,6 +575,18 @@ export class VectorMatrix {
     return (sc / 2) * this.qL1 + (this.qScale / 2) * this.qNonzero * 127 * sc + 1e-6;
   }
 
+  /**
+   * The int8 score of row `pos` over all the query's nonzero dimensions (`columns`, the loaded query
+   * `pruned`): what a scan without `mass` gives for it. `pos` is a row the last scanInto kept: its partial
+   * sum is completed with the dimensions the scan did not read.
+   */
+  exactScore(pos: number): number {
+    const m = this.i8, q = this.i16, base = this.colBase(pos);
+    let s = this.partial[pos]!;
+    for (const d of this.rest) s += m[base + d * BLOCK]! * q[d]!;
+    return Math.fround(s) * this.scales[pos]! * this.qScale;
+  }
+
   /** How many dimensions of a row the loaded query reads: its nonzero ones (`columns`) or all (`rows`); null before a query. */
   get queryDimensions(): number | null {
     return !this.queried ? null : this.layout === 'columns' ? this.nnz : this.dimension;
@@ -545,13 +596,15 @@ export class VectorMatrix {
    * Computes the raw scores of rows [a, a + n) (n ≤ OUT_ROWS; `columns`: within one block) into the out region;
    * the score of row a + i is at `out + i` of the index returned (the columns kernel starts at a 16-row boundary).
    */
-  private kernel(a: number, n: number): number {
+  private kernel(a: number, n: number, floor = -Infinity): number {
     const out = this.outOff / 4;
     if (this.layout === 'columns') {
       const start = a - (a % BLOCK);
       const g0 = (a - start) & ~15, g1 = Math.min(BLOCK, pad(a + n - start, 16));
-      if (this.colFn) this.colFn(this.matOff + (start / BLOCK) * this.blockBytes + g0, this.idxOff, this.splatOff, (this.nnz + 1) >> 1, g1 - g0, this.outOff, this.gmaxOff);
-      else this.colJs(start + g0, g1 - g0);
+      // the floor as a bound of sum × scale, lowered by a margin for the kernel's f32 rounding
+      const t = floor / this.qScale, thr = t - Math.abs(t) * 1e-5;
+      if (this.colFn) this.listed = this.colFn(this.matOff + (start / BLOCK) * this.blockBytes + g0, this.idxOff, this.splatOff, (this.nnz + 1) >> 1, g1 - g0, this.outOff, this.gmaxOff, this.scalesOff + (start + g0) * 4, thr);
+      else this.listed = this.colJs(start + g0, g1 - g0, thr);
       return out + (a - start - g0);
     }
     if (this.scanFn) this.scanFn(this.matOff + a * this.rowBytes, 0, this.outOff, n, this.rowBytes);
@@ -575,7 +628,11 @@ export class VectorMatrix {
       n = this.span(a, to);
       const o = this.kernel(a, n);
       const f = this.f32;
-      if (int8) {
+      if (this.layout === 'columns') {
+        // (the column kernel's sums are i32; as f32, the row kernel's)
+        const sc = this.scales, qs = this.qScale, sums = this.i32;
+        for (let i = 0; i < n; i++) visit(a + i, Math.fround(sums[o + i]!) * sc[a + i]! * qs);
+      } else if (int8) {
         const sc = this.scales, qs = this.qScale;
         for (let i = 0; i < n; i++) visit(a + i, f[o + i]! * sc[a + i]! * qs);
       } else for (let i = 0; i < n; i++) visit(a + i, f[o + i]!);
@@ -591,18 +648,19 @@ export class VectorMatrix {
     const cols = this.layout === 'columns';
     for (let a = from, n = 0; a < to; a += n) {
       n = this.span(a, to);
-      const o = this.kernel(a, n);
-      const f = this.f32, sc = this.scales, qs = this.qScale;
       let floor = top.floor;
+      const o = this.kernel(a, n, floor);
+      const f = this.f32, sc = this.scales, qs = this.qScale;
       if (cols) {
-        // 16 rows at a time (from the kernel's 16-row boundary, o - (a & 15)): none of them can score above
-        // their most sum × their most scale, so when that is not above the floor they are passed over
-        const gm = this.i32, gs = this.gscale, gmax = this.gmaxOff / 4, first = a - (a & 15);
-        for (let g = first; g < a + n; g += 16) {
-          if (Math.fround(Math.max(gm[gmax + ((g - first) >> 4)]!, 0)) * gs[g >> 4]! * qs <= floor) continue;
+        // only the 16-row groups the kernel listed (from its 16-row boundary, o - (a & 15)): in the others no
+        // row scores above the floor as it was at the call (it only rises since)
+        const list = this.i32, at = this.gmaxOff / 4, first = a - (a & 15), sums = this.i32, pruned = this.pruned, partial = this.partial;
+        for (let i = 0; i < this.listed; i++) {
+          const g = first + list[at + i]!;
           for (let p = Math.max(g, a), end = Math.min(g + 16, a + n); p < end; p++) {
-            const s = f[o + p - a]! * sc[p]! * qs;
+            const sum = sums[o + p - a]!, s = Math.fround(sum) * sc[p]! * qs;
             if (s > floor && allow(p)) {
+              if (pruned) partial[p] = sum;
               top.push(s, p);
               floor = top.floor;
             }
@@ -646,14 +704,20 @@ export class VectorMatrix {
   }
 
   /** the column kernel in JavaScript: rows [a, a + n) of one block, the query's nonzero dimensions only */
-  private colJs(a: number, n: number): void {
+  private colJs(a: number, n: number, thr: number): number {
     const m = this.i8, out = this.outOff / 4, base = this.colBase(a);
     const acc = new Int32Array(n);
     for (let k = 0; k < this.nnz; k++) {
       const off = base + this.i32[this.idxOff / 4 + k]!, x = this.i16[this.splatOff / 2 + (k >> 1) * 8 + (k & 1)]!;
       for (let r = 0; r < n; r++) acc[r]! += m[off + r]! * x;
     }
-    for (let r = 0; r < n; r++) this.f32[out + r] = acc[r]!;
-    for (let g = 0; g < n; g += 16) this.i32[this.gmaxOff / 4 + g / 16] = Math.max(...acc.subarray(g, g + 16));
+    for (let r = 0; r < n; r++) this.i32[out + r] = acc[r]!;
+    let listed = 0;
+    for (let g = 0; g < n; g += 16) {
+      let most = -Infinity;
+      for (let r = g; r < g + 16; r++) most = Math.max(most, Math.fround(acc[r]!) * this.scales[a + r]!);
+      if (!(most <= thr)) this.i32[this.gmaxOff / 4 + listed++] = g;
+    }
+    return listed;
   }
 }

@@ -26,6 +26,14 @@ export interface EmbeddedStoreOptions {
    * nonzero dimensions) or `rows` (row-major, every query reads every value); same scores, same results
    */
   layout?: Layout;
+  /**
+   * int8 `columns`: the scan reads only the query's heaviest dimensions holding this share of its squared
+   * norm, keeps the best `pruneCandidates` rows by those partial sums and completes their int8 scores before
+   * the exact rescoring; 1 reads every nonzero dimension (the exact scan). Filters stay exact.
+   */
+  pruneMass?: number;
+  /** how many rows the pruned scan keeps for completion (`pruneMass` < 1) */
+  pruneCandidates?: number;
   /** the k of reciprocal rank fusion */
   rrfK?: number;
   /** how long a writer waits for another process's write lock */
@@ -59,6 +67,8 @@ export const DEFAULTS = {
   alpha: 0.5,
   precision: 'int8' as Precision,
   layout: 'columns' as Layout,
+  pruneMass: 0.85,
+  pruneCandidates: 400,
   rrfK: 60,
   busyTimeoutMs: 15_000,
   simd: true,
@@ -192,6 +202,8 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
       alpha: options.alpha ?? DEFAULTS.alpha,
       precision: options.precision ?? DEFAULTS.precision,
       layout: options.layout ?? DEFAULTS.layout,
+      pruneMass: options.pruneMass ?? DEFAULTS.pruneMass,
+      pruneCandidates: options.pruneCandidates ?? DEFAULTS.pruneCandidates,
       rrfK: options.rrfK ?? DEFAULTS.rrfK,
       busyTimeoutMs: options.busyTimeoutMs ?? DEFAULTS.busyTimeoutMs,
       simd: options.simd ?? DEFAULTS.simd,
@@ -211,6 +223,8 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
     if (!(this.opts.alpha >= 0 && this.opts.alpha <= 1)) throw errors.validation('vector store embedded: alpha must be from 0 to 1', { option: 'alpha' });
     if (!['int8', 'f32'].includes(this.opts.precision)) throw errors.validation('vector store embedded: precision must be int8 or f32', { option: 'precision' });
     if (!['columns', 'rows'].includes(this.opts.layout)) throw errors.validation('vector store embedded: layout must be columns or rows', { option: 'layout' });
+    if (!(this.opts.pruneMass > 0 && this.opts.pruneMass <= 1)) throw errors.validation('vector store embedded: pruneMass must be above 0 and at most 1', { option: 'pruneMass' });
+    if (!(Number.isInteger(this.opts.pruneCandidates) && this.opts.pruneCandidates >= 1)) throw errors.validation('vector store embedded: pruneCandidates must be a positive integer', { option: 'pruneCandidates' });
     this.logger = options.logger;
     mkdirPrivateSync(dir);
     this.file = path.join(dir, 'vectors.db');
@@ -600,7 +614,8 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
     };
     if (!candidates) {
       if (this.opts.precision === 'f32') return cache.search(q, k, filter);
-      const int8 = cache.search(q, Math.max(k * 4, 200), filter);
+      const prune = this.opts.pruneMass < 1 ? { mass: this.opts.pruneMass, candidates: this.opts.pruneCandidates } : undefined;
+      const int8 = cache.search(q, Math.max(k * 4, 200), filter, prune);
       // The k best by int8 first: the k-th of their exact scores, T, is a floor of the answer's; a further
       // candidate whose exact score is below T whatever the int8 rounding (score + err < T) cannot be in
       // it and is not read (about half of the 200 for the bench's queries). The answer is that of

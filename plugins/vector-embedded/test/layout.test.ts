@@ -12,7 +12,8 @@ import { owner, ownedCollection } from './fixtures/collection.js';
 
 // The int8 cache's two layouts: `columns` (the default, dimension-major blocks of 4,096 rows, a query reads
 // its nonzero dimensions only) and `rows` (the row scan). 9,000 chunks (three blocks) of 450 documents over
-// five users and an organization; every query × filter × alpha must give the same hits and scores.
+// five users and an organization; every query × filter × alpha must give the same hits and scores (the exact
+// scan: `pruneMass` 1). Then the columns layout's pruned scan (the default `pruneMass`) against the exact one.
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-layout-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
 const embedder = createLocalEmbedder();
@@ -29,10 +30,10 @@ before(async () => {
 const FILTERS: VectorFilter[] = [{}, { userId: 'u1' }, { userId: 'u2', organizationIds: ['org1'] }, { documentIds: ['d3', 'd204', 'd449'] }];
 const ALPHAS = [1, 0.5];
 
-/** a store through the plugin API, with the snapshots it loads logged */
-async function open(dataDir: string, layout: Layout, loads: (string | null)[] = []): Promise<EmbeddedVectorStore> {
+/** a store through the plugin API (the exact scan unless `options` say), with the snapshots it loads logged */
+async function open(dataDir: string, layout: Layout, loads: (string | null)[] = [], options: Record<string, unknown> = { pruneMass: 1 }): Promise<EmbeddedVectorStore> {
   const logger = { debug: (o: { snapshot?: string | null }, msg: string) => msg === 'vector cache loaded' && loads.push(o.snapshot ?? null), warn: () => {}, info: () => {}, error: () => {}, child: () => logger } as unknown as Logger;
-  return (await plugin.create(pluginContext(plugin, { dataDir, logger, options: { layout, snapshotMinRows: 1000 } }))) as EmbeddedVectorStore;
+  return (await plugin.create(pluginContext(plugin, { dataDir, logger, options: { layout, snapshotMinRows: 1000, ...options } }))) as EmbeddedVectorStore;
 }
 
 async function answers(s: EmbeddedVectorStore): Promise<VectorHit[][]> {
@@ -122,4 +123,40 @@ test('the column kernel gives the row kernel\'s scores, in WebAssembly and in Ja
     assert.deepEqual(scores[2], scores[0]);
     assert.ok(m[1]!.queryDimensions! < (t % 3 === 0 ? D + 1 : 20));
   }
+});
+
+test('the pruned scan reads fewer dimensions, returns only the allowed owners\' rows, and the exact top 10 where its candidates hold every allowed row', async () => {
+  const dataDir = path.join(root, 'pruned');
+  const exact = await open(dataDir, 'columns');
+  for (let i = 0; i < N; i += 1000) await exact.upsert(SPACE, items.slice(i, i + 1000));
+  // (the default: pruneMass 0.85, 400 candidates)
+  const pruned = await open(dataDir, 'columns', [], {});
+  // filters allowing more rows than the candidates (1,800; ~3,000) and fewer (200: every one of them completed)
+  const wide: VectorFilter[] = [{}, { userId: 'u1' }, { userId: 'u2', organizationIds: ['org1'] }];
+  const few: VectorFilter[] = [{ documentIds: Array.from({ length: 10 }, (_, i) => `d${i * 41}`) }, { userId: 'u3', documentIds: ['d3', 'd8', 'd13', 'd18', 'd23', 'd28', 'd33'] }];
+  let found = 0, want = 0, read = 0, nonzero = 0;
+  for (const q of queries) {
+    for (const filter of [...wide, ...few]) {
+      const a = await exact.search(SPACE, { ...q, topK: 10, filter, alpha: 1 });
+      const b = await pruned.search(SPACE, { ...q, topK: 10, filter, alpha: 1 });
+      read += pruned.stats().spaces[0]!.queryDimensions!;
+      nonzero += exact.stats().spaces[0]!.queryDimensions!;
+      for (const h of b) {
+        const d = Number(h.documentId.slice(1));
+        if (filter.userId) assert.ok(owner(d) === filter.userId || (filter.organizationIds?.includes('org1') && d % 4 === 0), `${h.id} is outside ${JSON.stringify(filter)}`);
+        if (filter.documentIds) assert.ok(filter.documentIds.includes(h.documentId), `${h.id} is outside ${JSON.stringify(filter)}`);
+      }
+      if (few.includes(filter)) assert.deepEqual(b, a, `${q.text.slice(0, 40)} ${JSON.stringify(filter)}`);
+      else {
+        const top = new Set(a.map((h) => h.id));
+        found += b.filter((h) => top.has(h.id)).length;
+        want += a.length;
+      }
+    }
+  }
+  assert.ok(read < nonzero * 0.6, `read ${read} of ${nonzero} query dimensions`);
+  assert.ok(want > 0 && found / want >= 0.95, `recall@10 ${found}/${want}`);
+  await pruned.close();
+  await exact.close();
+  assert.throws(() => pluginContext(plugin, { options: { pruneMass: 0 } }), /vector-store:embedded: option "pruneMass"/);
 });
