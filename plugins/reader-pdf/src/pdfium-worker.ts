@@ -205,10 +205,10 @@ const printTiming = () =>
   TIMING && console.error(`[pdf worker ${process.pid}] ms ${JSON.stringify(Object.fromEntries([...TIMING].map(([k, v]) => [k, Math.round(v)])))}; heap ${(v8.getHeapStatistics().used_heap_size / 1048576).toFixed(0)} MiB; wasm ${(e.u8().length / 1048576).toFixed(0)} MiB`);
 
 /**
- * A CPU profile of this worker per released job, written to QUIRE_BENCH_PDF_PROFILE_DIR (benchmarks: the
+ * A CPU profile of this worker per released job, written to QUIRE_PDF_PROFILE_DIR (benchmarks: the
  * service's own --cpu-prof does not reach these processes, which are ended with SIGKILL).
  */
-const PROFILE_DIR = process.env.QUIRE_BENCH_PDF_PROFILE_DIR;
+const PROFILE_DIR = process.env.QUIRE_PDF_PROFILE_DIR;
 // the inspector module is loaded only then
 const profiler = PROFILE_DIR ? new (await import('node:inspector/promises')).Session() : null;
 async function startProfile(): Promise<void> {

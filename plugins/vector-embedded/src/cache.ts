@@ -298,17 +298,19 @@ export class SpaceCache {
    * `prune` (int8 `columns`): the scan reads only the query's heaviest dimensions holding `mass` of its
    * squared norm and keeps the best `candidates` rows by those partial sums; their int8 scores are then
    * completed over the other dimensions and the best `k` of them returned. The scores are those of the full
-   * scan; a row is missed only when its partial sum left it out of the candidates.
+   * scan; a row is missed only when its partial sum left it out of the candidates. A search over fewer than
+   * `minRows` rows (all of them, or those of the filter's lists) is not pruned.
    */
-  search(query: ArrayLike<number>, k: number, filter: VectorFilter, prune?: { mass: number; candidates: number }): { rowid: number; score: number; err: number }[] {
-    if (!this.live || !this.matrix.setQuery(query, prune?.mass)) return [];
+  search(query: ArrayLike<number>, k: number, filter: VectorFilter, prune?: { mass: number; candidates: number; minRows: number }): { rowid: number; score: number; err: number }[] {
+    if (!this.live) return [];
     const c = this.compile(filter);
     if (!c) return [];
+    const lists = c.lists;
+    const total = lists ? lists.reduce((s, l) => s + l.length, 0) : this.n;
+    if (!this.matrix.setQuery(query, prune && total >= prune.minRows ? prune.mass : 1)) return [];
     const pruned = this.matrix.pruned;
     const top = new TopK(pruned ? Math.max(k, prune!.candidates) : k);
     const allow = c.allow;
-    const lists = c.lists;
-    const total = lists ? lists.reduce((s, l) => s + l.length, 0) : this.n;
     if (!lists || total > this.n / 2) this.matrix.scanInto(0, this.n, top, allow);
     else {
       const positions = lists.length === 1 ? lists[0]! : [...new Set(lists.flat())].sort((a, b) => a - b);

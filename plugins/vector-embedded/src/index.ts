@@ -32,6 +32,8 @@ export default definePlugin({
     pruneMass: z.number().gt(0).max(1).default(DEFAULTS.pruneMass),
     /** rows the pruned scan keeps and completes */
     pruneCandidates: z.number().int().min(1).max(100_000).default(DEFAULTS.pruneCandidates),
+    /** a search over fewer rows than this (after its filter's lists) reads every dimension: the exact scan */
+    pruneMinRows: z.number().int().min(0).default(DEFAULTS.pruneMinRows),
     /** the k of reciprocal rank fusion */
     rrfK: z.number().positive().default(DEFAULTS.rrfK),
     /** how long a writer waits for another process's write lock, ms */

@@ -34,6 +34,11 @@ export interface EmbeddedStoreOptions {
   pruneMass?: number;
   /** how many rows the pruned scan keeps for completion (`pruneMass` < 1) */
   pruneCandidates?: number;
+  /**
+   * a search whose rows to scan (all rows, or those of its filter's owner and document lists) are fewer than
+   * this stays exact: the scan of a small collection costs little, and its answers do not depend on the pruning
+   */
+  pruneMinRows?: number;
   /** the k of reciprocal rank fusion */
   rrfK?: number;
   /** how long a writer waits for another process's write lock */
@@ -69,6 +74,7 @@ export const DEFAULTS = {
   layout: 'columns' as Layout,
   pruneMass: 0.85,
   pruneCandidates: 400,
+  pruneMinRows: 100_000,
   rrfK: 60,
   busyTimeoutMs: 15_000,
   simd: true,
@@ -204,6 +210,7 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
       layout: options.layout ?? DEFAULTS.layout,
       pruneMass: options.pruneMass ?? DEFAULTS.pruneMass,
       pruneCandidates: options.pruneCandidates ?? DEFAULTS.pruneCandidates,
+      pruneMinRows: options.pruneMinRows ?? DEFAULTS.pruneMinRows,
       rrfK: options.rrfK ?? DEFAULTS.rrfK,
       busyTimeoutMs: options.busyTimeoutMs ?? DEFAULTS.busyTimeoutMs,
       simd: options.simd ?? DEFAULTS.simd,
@@ -225,6 +232,7 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
     if (!['columns', 'rows'].includes(this.opts.layout)) throw errors.validation('vector store embedded: layout must be columns or rows', { option: 'layout' });
     if (!(this.opts.pruneMass > 0 && this.opts.pruneMass <= 1)) throw errors.validation('vector store embedded: pruneMass must be above 0 and at most 1', { option: 'pruneMass' });
     if (!(Number.isInteger(this.opts.pruneCandidates) && this.opts.pruneCandidates >= 1)) throw errors.validation('vector store embedded: pruneCandidates must be a positive integer', { option: 'pruneCandidates' });
+    if (!(Number.isInteger(this.opts.pruneMinRows) && this.opts.pruneMinRows >= 0)) throw errors.validation('vector store embedded: pruneMinRows must be a whole number of rows', { option: 'pruneMinRows' });
     this.logger = options.logger;
     mkdirPrivateSync(dir);
     this.file = path.join(dir, 'vectors.db');
@@ -614,7 +622,7 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
     };
     if (!candidates) {
       if (this.opts.precision === 'f32') return cache.search(q, k, filter);
-      const prune = this.opts.pruneMass < 1 ? { mass: this.opts.pruneMass, candidates: this.opts.pruneCandidates } : undefined;
+      const prune = this.opts.pruneMass < 1 ? { mass: this.opts.pruneMass, candidates: this.opts.pruneCandidates, minRows: this.opts.pruneMinRows } : undefined;
       const int8 = cache.search(q, Math.max(k * 4, 200), filter, prune);
       // The k best by int8 first: the k-th of their exact scores, T, is a floor of the answer's; a further
       // candidate whose exact score is below T whatever the int8 rounding (score + err < T) cannot be in

@@ -129,8 +129,14 @@ test('the pruned scan reads fewer dimensions, returns only the allowed owners\' 
   const dataDir = path.join(root, 'pruned');
   const exact = await open(dataDir, 'columns');
   for (let i = 0; i < N; i += 1000) await exact.upsert(SPACE, items.slice(i, i + 1000));
-  // (the default: pruneMass 0.85, 400 candidates)
-  const pruned = await open(dataDir, 'columns', [], {});
+  // (the defaults, pruneMass 0.85 and 400 candidates, on a collection under the default pruneMinRows: exact)
+  const small = await open(dataDir, 'columns', [], {});
+  for (const q of queries.slice(0, 5)) {
+    assert.deepEqual(await small.search(SPACE, { ...q, topK: 10, alpha: 1 }), await exact.search(SPACE, { ...q, topK: 10, alpha: 1 }));
+    assert.equal(small.stats().spaces[0]!.queryDimensions, exact.stats().spaces[0]!.queryDimensions, 'a collection under pruneMinRows reads every dimension');
+  }
+  await small.close();
+  const pruned = await open(dataDir, 'columns', [], { pruneMinRows: 0 });
   // filters allowing more rows than the candidates (1,800; ~3,000) and fewer (200: every one of them completed)
   const wide: VectorFilter[] = [{}, { userId: 'u1' }, { userId: 'u2', organizationIds: ['org1'] }];
   const few: VectorFilter[] = [{ documentIds: Array.from({ length: 10 }, (_, i) => `d${i * 41}`) }, { userId: 'u3', documentIds: ['d3', 'd8', 'd13', 'd18', 'd23', 'd28', 'd33'] }];
@@ -159,4 +165,5 @@ test('the pruned scan reads fewer dimensions, returns only the allowed owners\' 
   await pruned.close();
   await exact.close();
   assert.throws(() => pluginContext(plugin, { options: { pruneMass: 0 } }), /vector-store:embedded: option "pruneMass"/);
+  assert.throws(() => pluginContext(plugin, { options: { pruneMinRows: -1 } }), /vector-store:embedded: option "pruneMinRows"/);
 });
