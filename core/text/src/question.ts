@@ -587,6 +587,36 @@ export function subjectVerb(question: string): string | null {
   return terms(m[1]!)[0] ?? null;
 }
 
+/** Participles of a passive question that do not end in -ed/-en ("when was it built", "where was she born"). */
+const IRREGULAR_PARTICIPLE = /^(?:built|made|held|sold|paid|sent|spent|won|set|put|born|bought|brought|caught|fought|found|had|heard|kept|laid|led|left|lent|lost|meant|met|read|run|said|shot|shut|sat|slid|spun|split|spread|stood|struck|taught|told|thought|understood|wound|cut|hit|let|cost)$/i;
+
+/**
+ * The predicate of a question: the verb that says the relation asked about, as a term ("who invented the typewriter"
+ * → invent, "how many goals did Messi score" → score, "when was the company founded" → found), or, for a question
+ * with a copula and no participle, the noun asked for ("what is the capital of France" → capital). Null when none is
+ * found. A heuristic over the word order (no tagger): after "do/does/did" or a modal, the first lower-case content word
+ * past the subject's first word; after "is/was/…", the first participle.
+ */
+export function questionPredicate(question: string): string | null {
+  const verb = subjectVerb(question);
+  if (verb) return verb;
+  const m = question.trim().match(/^(?:what|who|whom|whose|which|when|where|why|how)\b(.*?)\b(do|does|did|can|could|will|would|should|shall|may|might|must|has|have|had|is|are|was|were)\s+(.+)$/iu);
+  if (!m) return null;
+  const tokens = m[3]!.match(/[\p{L}\p{N}'-]+/gu) ?? [];
+  const rest = tokens.filter((w) => !isStop(w.toLowerCase()));
+  if (/^(?:is|are|was|were)$/i.test(m[2]!)) {
+    const participle = rest.find((w) => /^\p{Ll}/u.test(w) && (/(?:ed|en|wn)$/.test(w) || IRREGULAR_PARTICIPLE.test(w)));
+    if (participle) return terms(participle)[0] ?? null;
+    // a copula: the noun asked for, when it follows the verb ("what is the capital of …"), else the first word after the wh-word
+    return focusTerms(question)[0] ?? terms(rest[0] ?? '')[0] ?? null;
+  }
+  // "did the harbour crew check the …": past the subject's first word, the first word in lower case that a function word
+  // or the question's end follows (a verb before its object's article or a preposition), else the first in lower case
+  const content = tokens.map((w, i) => ({ w, i })).filter(({ w }) => !isStop(w.toLowerCase())).slice(1).filter(({ w }) => /^\p{Ll}/u.test(w));
+  const verbWord = content.find(({ i }) => i === tokens.length - 1 || isStop(tokens[i + 1]!.toLowerCase())) ?? content[0];
+  return verbWord ? (terms(verbWord.w)[0] ?? null) : null;
+}
+
 /** A word written in lower case: capitalised, such a word is not a name ("Invoice", "Commission"). */
 export const LOWER_WORD = /(?<![\p{L}\p{N}])\p{Ll}+(?![\p{L}\p{N}])/gu;
 
