@@ -113,5 +113,8 @@ test('questionPredicate: the verb of the relation asked, or the noun a copula as
   assert.equal(questionPredicate('When was the company founded?'), stem('founded'));
   assert.equal(questionPredicate('Where was she born?'), stem('born'));
   assert.equal(questionPredicate('What is the capital of France?'), stem('capital'));
+  assert.equal(questionPredicate('What was the overall price of the hotel stay?'), stem('price'));
+  assert.equal(questionPredicate('In which language were the invitations written?'), 'written');
+  assert.equal(questionPredicate('Which firm employs Preston Lozano?'), stem('employs'));
   assert.equal(questionPredicate('Invoice total?'), null);
 });
