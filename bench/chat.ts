@@ -31,7 +31,8 @@
  *   on): with QUIRE_CHAT_MIN_CONFIDENCE=0 every answer is given, and the last line shows what each floor would keep.
  *        [--dump dir]   (writes each document's chunks as text to dir, to read while writing questions)
  *        [--trace]   (with --json: each question's row gets the answerer's trace, `trace`: the rule that answered, the quoted
- *                     candidates' retrieval rank and score, coverages, key term and rivals; plugin option `trace` of answerer:offline)
+ *                     candidates' retrieval rank and score, coverages, key term, rivals and whether they state the relation asked;
+ *                     plugin option `trace` of answerer:offline)
  *        [--diagnose]   (for every answer not correct: the rank, in a plain search of the knowledge base (50 hits), of the first
  *                        chunk of the question's document that holds an expected string; not for the blind sets)
  */

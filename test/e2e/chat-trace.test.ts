@@ -10,7 +10,7 @@ import type { TestServer } from '../helpers/server.js';
 /**
  * The offline answerer's trace (plugin option `trace` of answerer:offline, opt-in): each answer appends a line of JSON to the
  * file named, with the rule that answered and the quoted sentences' signals (retrieval rank and score, coverages, the key
- * term's place, the rivals' scores). The chat response itself carries none of it.
+ * term's place, the rivals' scores, whether the sentence states the relation asked). The chat response itself carries none of it.
  */
 
 const NOTES = [
@@ -58,6 +58,12 @@ describe('chat: the offline answerer traces its answers when asked to', () => {
     assert.equal(q.topDocument, true);
     assert.equal(q.keyPlace, 'quote');
     assert.ok(q.sentenceCoverage > 0 && q.sentenceCoverage <= 1, JSON.stringify(q));
+    // the relation asked (its predicate, "check", and argument), stated by the quoted line in one clause, close together
+    assert.equal(t.predicate, 'check');
+    assert.ok(t.argument && t.argument !== 'check', JSON.stringify(t));
+    assert.equal(q.relation, 'close', JSON.stringify(q));
+    assert.equal(q.sameClause, true);
+    assert.equal(none.predicate, 'design');
     assert.match(none.via, /^none/);
     assert.deepEqual(none.quoted, []);
   });

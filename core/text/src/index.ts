@@ -8,7 +8,7 @@ export { foldMarks, foldsToItself, isLetterOrDigit, letterDigitRuns } from './ru
 export { normaliseForMatch, quoteInText, numbersOf, unsupportedNumbers } from './grounding.js';
 export { parseJsonObject } from './json.js';
 export {
-  alternativesOf, words, terms, termSet, labelConcepts, labelExpansion, isFollowUp, splitSentences, unitsOf, lineNumberGutter, codeLineScore, codeLikeness, codeBlocksOf, guessLanguage, decompose, questionTerms, kindTerms, focusTerms, subjectVerb,
+  alternativesOf, words, terms, termSet, labelConcepts, labelExpansion, isFollowUp, splitSentences, unitsOf, lineNumberGutter, codeLineScore, codeLikeness, codeBlocksOf, guessLanguage, decompose, questionTerms, kindTerms, focusTerms, subjectVerb, questionPredicate,
   LOWER_WORD, hasName, holdsNames, labelValue, labelWithoutColon, isLabelLine,
   type Unit, type CodeBlock, type LabelValue, type LabelForm,
 } from './question.js';

@@ -587,6 +587,54 @@ export function subjectVerb(question: string): string | null {
   return terms(m[1]!)[0] ?? null;
 }
 
+/** Participles of a passive question that do not end in -ed/-en ("when was it built", "where was she born"). */
+const IRREGULAR_PARTICIPLE = /^(?:built|made|held|sold|paid|sent|spent|won|set|put|born|bought|brought|caught|fought|found|had|heard|kept|laid|led|left|lent|lost|meant|met|read|run|said|shot|shut|sat|slid|spun|split|spread|stood|struck|taught|told|thought|understood|wound|cut|hit|let|cost)$/i;
+
+/**
+ * The predicate of a question: the verb that says the relation asked about, as a term ("who invented the typewriter"
+ * → invent, "how many goals did Messi score" → score, "when was the company founded" → found), or, for a question
+ * with a copula and no participle, the noun asked for ("what is the capital of France" → capital). Null when none is
+ * found. A heuristic over the word order (no tagger): after "do/does/did" or a modal, the first lower-case content word
+ * past the subject's first word; after "is/was/…", the first participle.
+ */
+export function questionPredicate(question: string): string | null {
+  const verb = subjectVerb(question);
+  if (verb) return verb;
+  // ("in which city is …", "by how much does …": the preposition before the wh-word aside)
+  const q = question.trim().replace(/^(?:in|on|at|to|from|by|for|with|of|into|under|during)\s+(?=(?:what|which|whom|how|when|where)\b)/i, '');
+  const m = q.match(/^(?:what|who|whom|whose|which|when|where|why|how)\b(.*?)\b(do|does|did|can|could|will|would|should|shall|may|might|must|has|have|had|is|are|was|were)\s+(.+)$/iu);
+  if (!m) {
+    // "which firm employs …", "which department took over …": the wh-phrase is the subject, the verb follows it
+    if (!/^(?:which|what|who)\s/i.test(q)) return null;
+    // (the word after the wh-word is the noun it asks for: the verb is one of the two after it)
+    const w = q.split(/\s+/).slice(2, 4).find((x) => /^\p{Ll}[\p{L}'-]*$/u.test(x) && !AUXILIARY.test(x) && !isStop(x) && (/(?:s|ed)$/.test(x) || IRREGULAR_PARTICIPLE.test(x) || IRREGULAR_PAST.test(x)));
+    return w ? (terms(w)[0] ?? null) : null;
+  }
+  const tokens = m[3]!.match(/[\p{L}\p{N}'-]+/gu) ?? [];
+  const rest = tokens.filter((w) => !isStop(w.toLowerCase()));
+  if (/^(?:is|are|was|were)$/i.test(m[2]!)) {
+    const participle = rest.find((w) => /^\p{Ll}/u.test(w) && (/(?:ed|en|wn)$/.test(w) || IRREGULAR_PARTICIPLE.test(w)));
+    if (participle) return terms(participle)[0] ?? null;
+    // a copula: the noun asked for, the head (last word) of the phrase after the verb ("the overall price of …" → price)
+    const phrase: string[] = [];
+    for (const w of tokens) {
+      if (isStop(w.toLowerCase())) {
+        if (phrase.length) break;
+        continue;
+      }
+      phrase.push(w);
+    }
+    return terms(phrase.at(-1) ?? '')[0] ?? null;
+  }
+  // "did the harbour crew check the …": past the subject's first word, the first word in lower case that a function word
+  // or the question's end follows (a verb before its object's article or a preposition), else the first in lower case
+  const content = tokens.map((w, i) => ({ w, i })).filter(({ w }) => !isStop(w.toLowerCase())).slice(1).filter(({ w }) => /^\p{Ll}/u.test(w));
+  const verbWord = content.find(({ i }) => i === tokens.length - 1 || isStop(tokens[i + 1]!.toLowerCase())) ?? content[0];
+  return verbWord ? (terms(verbWord.w)[0] ?? null) : null;
+}
+/** Past tenses that do not end in -ed ("which department took over …"). */
+const IRREGULAR_PAST = /^(?:got|took|gave|came|went|became|began|wrote|grew|rose|fell|drove|chose|broke|spoke|knew|ran|saw|did|won)$/i;
+
 /** A word written in lower case: capitalised, such a word is not a name ("Invoice", "Commission"). */
 export const LOWER_WORD = /(?<![\p{L}\p{N}])\p{Ll}+(?![\p{L}\p{N}])/gu;
 

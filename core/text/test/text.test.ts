@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KIND_TERMS, LanguageCounts, STOP_WORDS, foldsToItself, kindWords, labelWithoutColon, letterDigitRuns, round, stem, termSet, unitsOf } from '@quire/text';
+import { KIND_TERMS, LanguageCounts, STOP_WORDS, foldsToItself, kindWords, labelWithoutColon, letterDigitRuns, questionPredicate, round, stem, termSet, unitsOf } from '@quire/text';
 
 test('stem: plurals, -ing, -ed, -ies meet; numbers and short words stay', () => {
   assert.equal(stem('invoices'), stem('invoice'));
@@ -104,4 +104,17 @@ test('a document described by its kind and language: the words of its file type,
   assert.deepEqual([...kindWords('docx')].sort(), [...termSet('word docx')].sort());
   assert.ok([...kindWords('rtf')].every((t) => KIND_TERMS.has(t)));
   assert.equal(kindWords('unknown').size, 0);
+});
+
+test('questionPredicate: the verb of the relation asked, or the noun a copula asks for', () => {
+  assert.equal(questionPredicate('Who invented the typewriter?'), stem('invented'));
+  assert.equal(questionPredicate('How many goals did Messi score in 2015?'), stem('score'));
+  assert.equal(questionPredicate('How often does the harbour crew check the mooring sinkers?'), stem('check'));
+  assert.equal(questionPredicate('When was the company founded?'), stem('founded'));
+  assert.equal(questionPredicate('Where was she born?'), stem('born'));
+  assert.equal(questionPredicate('What is the capital of France?'), stem('capital'));
+  assert.equal(questionPredicate('What was the overall price of the hotel stay?'), stem('price'));
+  assert.equal(questionPredicate('In which language were the invitations written?'), 'written');
+  assert.equal(questionPredicate('Which firm employs Preston Lozano?'), stem('employs'));
+  assert.equal(questionPredicate('Invoice total?'), null);
 });

@@ -8,7 +8,7 @@
  */
 import { NOT_FOUND_ANSWER } from '@quire/core';
 import type { AnswerChunk, AnswerDocument, AnswerRequest, AnswerResult, AnswerSource, AnswerTermStats } from '@quire/core';
-import { LOWER_WORD, alternativesOf, isLabelLine, labelValue, labelWithoutColon, codeBlocksOf, decompose, focusTerms, hasName, holdsNames, kindTerms, questionTerms, round, subjectVerb, terms, termSet, unitsOf } from '@quire/text';
+import { LOWER_WORD, alternativesOf, isLabelLine, labelValue, labelWithoutColon, codeBlocksOf, decompose, focusTerms, hasName, holdsNames, kindTerms, questionPredicate, questionTerms, round, subjectVerb, terms, termSet, unitsOf } from '@quire/text';
 import type { CodeBlock, LabelForm, Unit } from '@quire/text';
 import { amountsOf, answerTypeOf, countedWords, countsNear, holdsFullDate, asksForCompany, holdsCompany, holdsType, questionWords, totalLine } from './answer-types.js';
 import type { AnswerType } from './answer-types.js';
@@ -1197,8 +1197,65 @@ function result(c: Composed): AnswerResult {
   };
 }
 
+/** the most words between a question's predicate and its argument for a line to state the relation */
+const RELATION_WINDOW = 6;
+/** the endings that make a noun of a verb's stem ("invent" / "invention", "pay" / "payment") */
+const NOMINAL = /^(?:ion|ation|ition|ment|al|ance|ence|er|or|ure)$/;
+/** marks that end a clause: the predicate and its argument are read together only within one */
+const CLAUSE_END = /[.;:!?|()\u2013\u2014]/;
+
+/** Whether a word's term is the term `t`: the same stem, a synonym, a longer form (matchOf), or its noun form. */
+function saysTerm(t: string, word: string): boolean {
+  const w = terms(word)[0];
+  if (!w) return false;
+  if (matchOf(t, new Set([w]))) return true;
+  return t.length >= 3 && w.startsWith(t) && NOMINAL.test(w.slice(t.length));
+}
+
+/**
+ * Whether a line states the relation a question asks: its predicate (questionPredicate) and its argument (the key term,
+ * else the question's weightiest other term) close together (at most RELATION_WINDOW words apart) in one clause, as
+ * opposed to the two apart, one of them only, or neither. For the trace.
+ */
+function relationIn(text: string, predicate: string | null, argument: string | null) {
+  const tokens = text.match(/[\p{L}\p{N}'-]+|[.;:!?|()\u2013\u2014]/gu) ?? [];
+  const at: { pred: number[]; arg: number[] } = { pred: [], arg: [] };
+  const clause: number[] = [];
+  let n = 0;
+  let c = 0;
+  for (const tok of tokens) {
+    if (CLAUSE_END.test(tok) && tok.length === 1) {
+      c++;
+      continue;
+    }
+    if (predicate && saysTerm(predicate, tok)) at.pred.push(n);
+    if (argument && saysTerm(argument, tok)) at.arg.push(n);
+    clause.push(c);
+    n++;
+  }
+  let distance: number | null = null;
+  let sameClause = false;
+  for (const p of at.pred)
+    for (const a of at.arg) {
+      if (p === a) continue;
+      const d = Math.abs(p - a);
+      const same = clause[p] === clause[a];
+      if (distance === null || (same && !sameClause) || (same === sameClause && d < distance)) [distance, sameClause] = [d, same];
+    }
+  const relation = !predicate || !argument ? 'no predicate' : distance !== null ? (sameClause && distance <= RELATION_WINDOW ? 'close' : 'apart') : at.pred.length ? 'predicate only' : at.arg.length ? 'argument only' : 'neither';
+  return { relation, distance, sameClause };
+}
+
+/** The predicate and argument of a question's relation (relationIn). */
+function relationAsked(question: string, weights: Map<string, number>, key: string | null, kind: Set<string>) {
+  const predicate = questionPredicate(question);
+  const others = [...weights].filter(([t]) => t !== predicate && !kind.has(t)).sort((a, b) => b[1] - a[1]);
+  const argument = key && key !== predicate ? key : (others[0]?.[0] ?? null);
+  return { predicate, argument };
+}
+
 /** What the trace says of one quoted candidate: where it was found, what it says of the question, how it scored. */
-function candidateSignals(c: Candidate, r: Retrieval, all: Candidate[], docTerms: DocTerms, key: string | null) {
+function candidateSignals(c: Candidate, r: Retrieval, all: Candidate[], docTerms: DocTerms, key: string | null, relation: { predicate: string | null; argument: string | null }) {
   const top = r.hits[0];
   const sameText = (x: Candidate) => normText(x) === normText(c);
   const rank = all.findIndex((x) => x.hit.chunk_id === c.hit.chunk_id && x.unit.start === c.unit.start);
@@ -1236,6 +1293,8 @@ function candidateSignals(c: Candidate, r: Retrieval, all: Candidate[], docTerms
     otherDocumentShare: ratio(otherDoc),
     near: all.filter((x) => x.score >= 0.9 * c.score).length,
     nearDocuments: new Set(all.filter((x) => x.score >= 0.9 * c.score).map((x) => x.hit.document_id)).size,
+    // whether the line states the relation asked: the question's predicate and argument together in one clause
+    ...relationIn(c.unit.text, relation.predicate, relation.argument),
   };
 }
 
@@ -1247,6 +1306,7 @@ function traceOf(req: AnswerRequest, r: Retrieval, c: Composed, result: AnswerRe
   const evidence = [...r.ask.primary].filter((t) => !r.ask.kind.has(t));
   const attribute = attributeAsked(r.ask.text);
   const key = keyTerm(evidence.filter((t) => !r.ask.names.includes(t) || t === attribute), r.weights, docTerms);
+  const relation = relationAsked(r.ask.text, r.weights, key, r.ask.kind);
   return {
     question: req.question,
     // (a refusal: the rule of the extractive answer that refused, the later rules having found nothing either)
@@ -1255,14 +1315,15 @@ function traceOf(req: AnswerRequest, r: Retrieval, c: Composed, result: AnswerRe
     confidence: result.confidence,
     type: r.ask.type,
     key,
+    ...relation,
     terms: r.weights.size,
     names: r.ask.names.length,
     hits: r.hits.length,
     hitDocuments: new Set(r.hits.map((h) => h.document_id)).size,
     candidates: all.length,
-    quoted: (c.quoted ?? []).map((x) => candidateSignals(x, r, all, docTerms, key)),
+    quoted: (c.quoted ?? []).map((x) => candidateSignals(x, r, all, docTerms, key, relation)),
     // a refusal's best candidate
-    best: c.unanswered && all[0] ? candidateSignals(all[0], r, all, docTerms, key) : null,
+    best: c.unanswered && all[0] ? candidateSignals(all[0], r, all, docTerms, key, relation) : null,
   };
 }
 
