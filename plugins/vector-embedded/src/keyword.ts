@@ -311,6 +311,9 @@ export class KeywordIndex {
    * the row's score so far plus the remaining bounds could still beat the k-th. Every row that could enter
    * is scored in full, its weights added in the query's term order as float32, as the exhaustive walk does;
    * rows come in ascending position, so one entering on a tie would have to beat a lower position: none does.
+   * With `blocks`, the block bounds narrow both steps: the essential terms' cursors jump over rows their
+   * current blocks cannot lift above the k-th, and a non-essential term's block at a row can rule the row
+   * out before the term is looked up.
    */
   private pruned(qs: QueryTerm[], k: number, allow: (pos: number) => boolean, avg: number): { key: number; score: number }[] {
     if (!this.boundAvg || avg > this.boundAvg * 1.02) {
