@@ -9,6 +9,9 @@ const TF_MAX = 31; // term frequency kept in the low 5 bits of a posting (BM25 s
  */
 const TERM_SLACK = 1 + 1e-6;
 const DOC_SLACK = 1 + 1e-5;
+/** postings per block of a term's frozen list (each block has its own bound: block-max) */
+const BLOCK = 64;
+const BLOCK_BITS = 6;
 
 /** a term's BM25 contribution to a row of length `len` at average length `avg` (as it has always been computed) */
 const weight = (idf: number, tf: number, len: number, avg: number) => (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * len) / avg));
@@ -59,11 +62,20 @@ export class KeywordIndex {
    */
   private bound = new Float64Array(0);
   private boundAvg = 0;
+  /**
+   * Block-max bounds: per block of BLOCK frozen postings of a term (its postings off[s] + BLOCK·b onwards),
+   * the largest weight (without idf, raised by TERM_SLACK, float32 rounded up) at `boundAvg`, at
+   * blockMax[blockOff[s] + b]; computed with the term's bound (valid while that one is known).
+   */
+  private blockOff = new Int32Array(1);
+  private blockMax = new Float32Array(0);
+  /** false: the pruned search uses the terms' bounds only (the reference for the block bounds' figures) */
+  blocks = true;
   /** true: every search walks every posting of its terms (the reference the pruned search must match) */
   exhaustive = false;
 
   get bytes(): number {
-    return this.post.byteLength + this.bound.byteLength + this.off.byteLength + this.df.byteLength + this.lens.byteLength + this.acc.byteLength + this.touched.byteLength + this.slots.size * 40 + this.deltaCount * 8;
+    return this.post.byteLength + this.bound.byteLength + this.blockOff.byteLength + this.blockMax.byteLength + this.off.byteLength + this.df.byteLength + this.lens.byteLength + this.acc.byteLength + this.touched.byteLength + this.slots.size * 40 + this.deltaCount * 8;
   }
 
   private slot(h: number): number {
@@ -195,6 +207,10 @@ export class KeywordIndex {
   private forgetBounds(): void {
     this.bound.fill(NaN);
     this.boundAvg = 0;
+    const n = this.frozenSlots;
+    if (this.blockOff.length !== n + 1) this.blockOff = new Int32Array(n + 1);
+    for (let s = 0; s < n; s++) this.blockOff[s + 1] = this.blockOff[s]! + ((this.off[s + 1]! - this.off[s]! + BLOCK - 1) >> BLOCK_BITS);
+    if (this.blockMax.length !== this.blockOff[n]) this.blockMax = new Float32Array(this.blockOff[n]!);
   }
 
   /** Term slot `s`'s bound at average length `boundAvg`, computed from its postings when not known. */
@@ -206,10 +222,17 @@ export class KeywordIndex {
     const post = this.post, lens = this.lens, avg = this.boundAvg;
     m = 0;
     if (s < this.frozenSlots) {
-      for (let p = this.off[s]!; p < this.off[s + 1]!; p++) {
-        const v = post[p]!;
-        const w = weight(1, v & 31, lens[v >>> 5]!, avg);
-        if (w > m) m = w;
+      const from = this.off[s]!, to = this.off[s + 1]!, bo = this.blockOff[s]!;
+      for (let a = from; a < to; a += BLOCK) {
+        let bm = 0;
+        for (let p = a; p < to && p < a + BLOCK; p++) {
+          const v = post[p]!;
+          const w = weight(1, v & 31, lens[v >>> 5]!, avg);
+          if (w > bm) bm = w;
+        }
+        // float32 rounding moves a value by at most 2^-24 of it: the slack keeps it above bm
+        this.blockMax[bo + ((a - from) >> BLOCK_BITS)] = Math.fround(bm * TERM_SLACK);
+        if (bm > m) m = bm;
       }
     }
     const d = this.delta[s];
@@ -288,6 +311,9 @@ export class KeywordIndex {
    * the row's score so far plus the remaining bounds could still beat the k-th. Every row that could enter
    * is scored in full, its weights added in the query's term order as float32, as the exhaustive walk does;
    * rows come in ascending position, so one entering on a tie would have to beat a lower position: none does.
+   * With `blocks`, the block bounds narrow both steps: the essential terms' cursors jump over rows their
+   * current blocks cannot lift above the k-th, and a non-essential term's block at a row can rule the row
+   * out before the term is looked up.
    */
   private pruned(qs: QueryTerm[], k: number, allow: (pos: number) => boolean, avg: number): { key: number; score: number }[] {
     if (!this.boundAvg || avg > this.boundAvg * 1.02) {
@@ -313,15 +339,52 @@ export class KeywordIndex {
     const len = Int32Array.from(t, (i) => qs[i]!.to);
     const rest = t.map((i) => qs[i]!.d ?? null);
     for (let j = 0; j < m; j++) if (cur[j] === len[j] && rest[j]) recent(L, cur, len, rest, j);
+    // block bounds (while a term's cursor is in its frozen postings): block b of term j starts at
+    // from[j] + BLOCK·b, its bound is blockMax[bo[j] + b] · scale[j]; bo[j] -1: no frozen postings
+    const post = this.post, blockMax = this.blockMax, blocks = this.blocks;
+    const from = Int32Array.from(t, (i) => qs[i]!.from);
+    const bo = Int32Array.from(t, (i) => (qs[i]!.s < this.frozenSlots && blocks ? this.blockOff[qs[i]!.s]! : -1));
+    const scale = t.map((i) => qs[i]!.idf * stretch * TERM_SLACK);
+    const tub = Float64Array.from(t, (i) => ub[i]!); // the terms' bounds by t
     const w = new Float64Array(m); // this row's weight per term (by t), 0 when absent
     const lens = this.lens;
     const top = new RankedTopK(k);
     let theta = -Infinity; // the k-th score once k rows are kept
     let ne = 0; // the non-essential terms: t[0..ne)
+    let eb = 0, ee = -1, ene = -1; // the essential terms' block bound eb, for rows up to ee, at ne = ene
     for (;;) {
       let d = 0x7fffffff;
       for (let j = ne; j < m; j++) if (cur[j]! < len[j]!) d = Math.min(d, L[j]![cur[j]!]! >>> 5);
       if (d === 0x7fffffff) break;
+      if (blocks && theta > -Infinity) {
+        if (d > ee || ne !== ene) {
+          // the essential terms' current blocks: no row up to the first of their ends (ee) can score more
+          // than their bounds plus the non-essential terms' bounds (valid while no row past ee is met: a
+          // cursor leaving its block is past ee)
+          (eb = cum[ne]!), (ee = 0x7fffffff), (ene = ne);
+          for (let j = ne; j < m; j++) {
+            const c = cur[j]!;
+            if (c >= len[j]!) continue;
+            if (L[j] === post && bo[j]! >= 0) {
+              const b = (c - from[j]!) >> BLOCK_BITS;
+              eb += blockMax[bo[j]! + b]! * scale[j]!;
+              ee = Math.min(ee, blockLast(post, from[j]!, b, len[j]!) >>> 5);
+            } else eb += tub[j]!;
+          }
+        }
+        if (eb * DOC_SLACK <= theta) {
+          // no row up to ee can enter: every cursor passes it
+          if (ee === 0x7fffffff) break; // only recent postings left, none can enter
+          const target = (ee + 1) * 32;
+          for (let j = ne; j < m; j++) {
+            const c = cur[j]!;
+            if (c >= len[j]! || L[j] !== post || bo[j]! < 0) continue;
+            cur[j] = gallop(post, c, Math.min(from[j]! + (((c - from[j]!) >> BLOCK_BITS) + 1) * BLOCK, len[j]!), target);
+            if (cur[j] === len[j] && rest[j]) recent(L, cur, len, rest, j);
+          }
+          continue;
+        }
+      }
       let sum = 0;
       for (let j = ne; j < m; j++) {
         w[j] = 0;
@@ -339,6 +402,17 @@ export class KeywordIndex {
         if ((sum + cum[j + 1]!) * DOC_SLACK <= theta) break;
         const target = d * 32;
         let l = L[j]!, c = cur[j]!;
+        if (c < len[j]! && l === post && bo[j]! >= 0) {
+          // the block that would hold row d (the cursor moves to its start): the row is not in it, or its
+          // bound instead of the term's may show that the row cannot enter
+          const b = blockAt(post, from[j]!, c, len[j]!, target);
+          const a = from[j]! + b * BLOCK;
+          if (a < len[j]!) {
+            if (a > c) c = cur[j] = a;
+            if (post[a]! >>> 5 > d) continue;
+            if ((sum + cum[j]! + blockMax[bo[j]! + b]! * scale[j]!) * DOC_SLACK <= theta) break;
+          }
+        }
         if (c < len[j]! && l[c]! < target) {
           // the frozen part ends before row d: on to the recent postings
           if (rest[j] && l[len[j]! - 1]! < target) {
@@ -387,6 +461,32 @@ function gallop(arr: ArrayLike<number>, from: number, to: number, v: number): nu
   let step = 1, hi = from + 1;
   while (hi < to && arr[hi]! < v) (from = hi + 1), (hi += step), (step *= 2);
   return lower(arr, from, Math.min(hi, to), v);
+}
+
+/**
+ * The first block (of BLOCK postings from `from`, counting from the one holding index c) of the ascending
+ * postings post[from..len) whose last posting is at least v (galloping over the blocks' last postings);
+ * the number of blocks when none is.
+ */
+function blockAt(post: Int32Array, from: number, c: number, len: number, v: number): number {
+  const nb = (len - from + BLOCK - 1) >> BLOCK_BITS;
+  let lo = (c - from) >> BLOCK_BITS;
+  if (blockLast(post, from, lo, len) >= v) return lo;
+  let step = 1, hi = lo + 1;
+  while (hi < nb && blockLast(post, from, hi, len) < v) (lo = hi), (hi += step), (step *= 2);
+  hi = Math.min(hi, nb);
+  // block lo ends below v; block hi does not, or hi = nb
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >>> 1;
+    if (blockLast(post, from, mid, len) < v) lo = mid;
+    else hi = mid;
+  }
+  return hi;
+}
+
+/** the last posting of block b of the postings post[from..len) */
+function blockLast(post: Int32Array, from: number, b: number, len: number): number {
+  return post[Math.min(from + (b + 1) * BLOCK, len) - 1]!;
 }
 
 /** the first index in [from, to) of an ascending array whose value is at least v */

@@ -23,7 +23,8 @@ const word = () => VOCAB[Math.floor(VOCAB.length * rnd() ** 2.5)]!;
 const NEW = Array.from({ length: 40 }, (_, i) => `n${i.toString(36)}q`);
 let newWords = 0; // how many of a later row's words are drawn from NEW, out of 10
 const rowWord = () => (rnd() * 10 < newWords ? NEW[Math.floor(NEW.length * rnd() ** 2)]! : word());
-const text = () => Array.from({ length: 3 + Math.floor(rnd() * 60) }, rowWord).join(' ');
+let longer = 0; // words added to a later row's length (to make the average row length grow)
+const text = () => Array.from({ length: 3 + longer + Math.floor(rnd() * 60) }, rowWord).join(' ');
 
 async function items(from: number, count: number): Promise<VectorItem[]> {
   const docs = Array.from({ length: count }, (_, i) => ({ id: `c${from + i}`, text: text(), doc: `d${Math.floor((from + i) / 20)}`, user: `u${Math.floor((from + i) / 20) % 7}` }));
@@ -69,6 +70,13 @@ test('the pruned keyword search answers what the exhaustive walk answers: many q
     await pruned.upsert(SPACE, await items(from, 300));
     for (let d = from / 20 - 12; d < from / 20 + 15; d += 4) await pruned.deleteDocument(`d${d}`);
     await compare(pruned, exhaustive, 80, mixed);
+  }
+  // longer rows: the average length grows by less than the 2% the bounds are stretched for (kept), then by
+  // more (recomputed, the block bounds with them)
+  longer = 80;
+  for (const [from, count] of [[4000, 25], [4025, 300]] as const) {
+    await pruned.upsert(SPACE, await items(from, count));
+    await compare(pruned, exhaustive, 150, mixed);
   }
   await pruned.close();
   await exhaustive.close();
