@@ -97,3 +97,76 @@ test('among rows of equal keyword score at the cut, the earlier rows are kept, w
     await store.close();
   }
 });
+
+test('the pruned keyword search stays exact while the average row length grows under its stretched bounds', async () => {
+  // The terms' and blocks' bounds are computed at one average row length and, while the average grows by at
+  // most 2%, stretched by the growth instead of recomputed: a bound left as it was is then up to 2% low (a
+  // row of length L scores as one of length L·(1 + growth) did). To put answers within that margin: rows
+  // cut at a fixed size (most rows 250 terms, 3% 1–3 shorter), each topic word once in a row (many rows
+  // score alike, a block's best is a shorter row a fraction of a percent above the k-th score), topics common
+  // (many blocks of postings each), single and several topic queries, the keyword pool 50 or 120 rows.
+  let s = 777;
+  const rand = () => {
+    // mulberry32 (successive draws independent enough: the row's length, then its topics)
+    let t = (s = (s + 0x6d2b79f5) | 0);
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+  const TOPICS = Array.from({ length: 6 }, (_, i) => `topic${i.toString(36)}z`);
+  const FILL = Array.from({ length: 2000 }, (_, i) => `f${i.toString(36)}k`);
+  const pick = <T>(a: T[]) => a[Math.floor(a.length * rand())]!;
+  // a row of `length` terms: its topics once each, the rest filler
+  const row = (length: number, topics: string[]) => {
+    const ws = [...topics];
+    while (ws.length < length) ws.push(pick(FILL));
+    return ws.join(' ');
+  };
+  const [vector] = await embedder.embed(['keyword rows'], 'document');
+  let next = 0;
+  const itemsOf = (texts: string[]): VectorItem[] =>
+    texts.map((text) => {
+      const i = next++;
+      return { id: `b${String(i).padStart(5, '0')}`, documentId: `d${Math.floor(i / 25)}`, userId: `u${i % 3}`, organizationId: null, page: 1, text, vector: vector!, metadata: null };
+    });
+  const rows = 6000;
+  let total = 0;
+  const texts = Array.from({ length: rows }, () => {
+    const length = rand() < 0.03 ? 249 - Math.floor(rand() * 3) : 250;
+    total += length;
+    const topics = new Set(Array.from({ length: 1 + Math.floor(rand() * 2) }, () => pick(TOPICS)));
+    return row(length, [...topics]);
+  });
+  const dir = path.join(root, 'stretch');
+  const pruned = new EmbeddedVectorStore(dir, { snapshot: false });
+  const exhaustive = new EmbeddedVectorStore(dir, { snapshot: false, keywordPruning: false });
+  await pruned.upsert(SPACE, itemsOf(texts));
+  const queries = Array.from({ length: 120 }, (_, q) => {
+    const n = q < 40 ? 1 : 2 + Math.floor(rand() * 2);
+    return [...new Set(Array.from({ length: n }, () => pick(TOPICS)))].join(' ');
+  });
+  const check = async (label: string) => {
+    let differ = 0;
+    for (const [q, text] of queries.entries()) {
+      const topK = [1, 10, 16, 40][q % 4]!;
+      const args = { text, vector: new Float32Array(0), topK, filter: {}, alpha: 0 };
+      const a = (await pruned.search(SPACE, args)).map((h) => [h.id, h.score]);
+      const b = (await exhaustive.search(SPACE, args)).map((h) => [h.id, h.score]);
+      assert.equal(b.length, topK);
+      if (JSON.stringify(a) !== JSON.stringify(b)) differ++;
+    }
+    assert.equal(differ, 0, `${label}: ${differ} of ${queries.length} answers differ`);
+  };
+  // the bounds are computed here, at this average length (the rows are all frozen postings)
+  await check('at the bounds’ average length');
+  // longer rows without topics: the average grows by 1.6% (the bounds are kept, stretched by 1.016)
+  const avg = total / rows;
+  const count = 60;
+  const length = Math.round((avg * 1.016 * (rows + count) - total) / count);
+  await pruned.upsert(SPACE, itemsOf(Array.from({ length: count }, () => row(length, []))));
+  const grown = (total + count * length) / (rows + count) / avg;
+  assert.ok(grown > 1.01 && grown < 1.02, `average length grown by ${grown}`);
+  await check('average length grown by 1.6%');
+  await pruned.close();
+  await exhaustive.close();
+});
