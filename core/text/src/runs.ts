@@ -16,10 +16,16 @@ function traits(cp: number): number {
   return t;
 }
 
-/** Whether the code point `cp` is a letter or a digit (Unicode `\p{L}` or `\p{N}`). */
-export function isLetterOrDigit(cp: number): boolean {
-  if (cp < 128) return (cp >= 97 && cp <= 122) || (cp >= 65 && cp <= 90) || (cp >= 48 && cp <= 57);
-  return (traits(cp) & 1) !== 0;
+/**
+ * The width in code units (1, or 2 for a surrogate pair) of the letter or digit (Unicode `\p{L}` or `\p{N}`) that
+ * starts at index `i` of `text`, or 0 when the code point there is none (or `i` is past the end).
+ */
+export function letterOrDigitAt(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  if (c < 128) return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) ? 1 : 0;
+  if (c !== c) return 0;
+  const cp = text.codePointAt(i)!;
+  return (traits(cp) & 1) === 0 ? 0 : cp > 0xffff ? 2 : 1;
 }
 
 /**
@@ -29,24 +35,16 @@ export function isLetterOrDigit(cp: number): boolean {
  */
 export function letterDigitRuns(text: string): string[] {
   const out: string[] = [];
-  let start = -1;
-  for (let i = 0; i <= text.length; i++) {
-    const c = i < text.length ? text.charCodeAt(i) : 32;
-    let inRun: boolean;
-    let width = 1;
-    if (c < 128) inRun = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
-    else {
-      const cp = text.codePointAt(i)!;
-      if (cp > 0xffff) width = 2;
-      inRun = (traits(cp) & 1) !== 0;
+  for (let i = 0, n = text.length; i < n; ) {
+    let w = letterOrDigitAt(text, i);
+    if (!w) {
+      i++;
+      continue;
     }
-    if (inRun) {
-      if (start < 0) start = i;
-    } else if (start >= 0) {
-      out.push(text.slice(start, i));
-      start = -1;
-    }
-    i += width - 1;
+    const start = i;
+    do i += w;
+    while (i < n && (w = letterOrDigitAt(text, i)));
+    out.push(text.slice(start, i));
   }
   return out;
 }

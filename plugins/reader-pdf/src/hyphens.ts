@@ -5,7 +5,7 @@
  * a marker after it, and `resolveHyphenBreaks` settles every marker once all pages are read.
  */
 import { joinLines } from '@quire/layout';
-import { isLetterOrDigit } from '@quire/text';
+import { letterOrDigitAt } from '@quire/text';
 import type { PageResult } from './types.js';
 
 /**
@@ -49,14 +49,6 @@ const NOT_A_COMPOUND_START = new Set(
 
 /** a marked break with the compound-or-word on each side */
 const MARKED = /([\p{L}\p{N}]+(?:[-\u2010][\p{L}\p{N}]+)*)([-\u2010])\uffff([\p{L}\p{N}]+(?:[-\u2010][\p{L}\p{N}]+)*)/gu;
-
-/** The width (1 or 2 code units) of the letter or digit at `i` of `s`, or 0 when the code point there is none. */
-function letterOrDigitAt(s: string, i: number): number {
-  const c = s.charCodeAt(i);
-  if (c < 128) return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) ? 1 : 0;
-  const cp = s.codePointAt(i)!;
-  return isLetterOrDigit(cp) ? (cp > 0xffff ? 2 : 1) : 0;
-}
 
 /**
  * The words of a text with its hyphens as "-", as the pattern `[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*` (flags gu)
