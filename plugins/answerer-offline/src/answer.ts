@@ -350,6 +350,9 @@ export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lo
   return out.sort((a, b) => b.score - a.score || a.hitRank - b.hitRank || a.unit.start - b.unit.start);
 }
 
+/** Whether two candidates are the same unit of the same chunk. */
+const sameUnit = (a: Candidate, b: Candidate) => a.hit.chunk_id === b.hit.chunk_id && a.unit.start === b.unit.start;
+
 function jaccard(a: Set<string>, b: Set<string>): number {
   let inter = 0;
   for (const t of a) if (b.has(t)) inter++;
@@ -370,7 +373,7 @@ function pick(cands: Candidate[], weights: Map<string, number>, max: number, tak
     for (let i = 0; i < pool.length; i++) {
       const c = pool[i]!;
       if (c.coverage < min * 0.7 || c.score < best.score * 0.6) continue;
-      if ([...taken, ...chosen].some((x) => x.hit.chunk_id === c.hit.chunk_id && x.unit.start === c.unit.start) || [...taken, ...chosen].some((x) => jaccard(x.terms, c.terms) >= 0.6)) continue;
+      if ([...taken, ...chosen].some((x) => sameUnit(x, c)) || [...taken, ...chosen].some((x) => jaccard(x.terms, c.terms) >= 0.6)) continue;
       let gain = 0;
       for (const [t, w] of weights) if (c.terms.has(t) && !covered.has(t)) gain += w;
       if (chosen.length && (c.score < best.score * 0.75 || (gain / total < 0.1 && c.score < best.score * 0.9))) continue;
@@ -671,8 +674,7 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   const picked = two.length > 1 && focusOf(two[1]!) > focusOf(two[0]!) ? [two[1]!] : two.slice(0, 1);
   if (!picked.length || namesOnly(picked[0]!, r.ask, docTerms)) return passage('no-value');
   // a value comes from the sentences (or rows) that say the question best; one found elsewhere is not told apart from them
-  const same = (a: Candidate, b: Candidate) => a.hit.chunk_id === b.hit.chunk_id && a.unit.start === b.unit.start;
-  if (!best.some((b) => same(b, picked[0]!))) return passage('value-elsewhere');
+  if (!best.some((b) => sameUnit(b, picked[0]!))) return passage('value-elsewhere');
   // two spans that each say part of the answer, or about as good as each other (similar scores, or nothing in the question to
   // choose), or another of the best sentences holds a value of the asked type too: they are quoted, as a passage below 0.8
   // (a value is ONE sentence or cell)
@@ -683,8 +685,8 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   // label, an address line with its postcode)
   const formed = labelValue(picked[0]!.unit.text);
   const told = (c: Candidate) => !!formed?.form && says(formed.label) && !says(labelValue(c.unit.text)?.label);
-  if (two.length > 1 && !told(two.find((c) => !same(c, picked[0]!))!) && (focusOf(two[1]!) === focusOf(two[0]!) || two[1]!.score >= AMBIGUOUS * two[0]!.score)) return passage('two-values');
-  if (best.some((b) => !same(b, picked[0]!) && b.typed && !told(b))) return passage('typed-rival');
+  if (two.length > 1 && !told(two.find((c) => !sameUnit(c, picked[0]!))!) && (focusOf(two[1]!) === focusOf(two[0]!) || two[1]!.score >= AMBIGUOUS * two[0]!.score)) return passage('two-values');
+  if (best.some((b) => !sameUnit(b, picked[0]!) && b.typed && !told(b))) return passage('typed-rival');
   // (confident, ≥ 0.8, only when the value's label says the question's words, the business labels of other languages included)
   // (a label printed without a colon, "IBAN DE30 …", "Tel. +49 …", whose value's form fits it, is a label too)
   const label = /^(.{1,120}?):\s/.exec(picked[0]!.unit.text)?.[1] ?? formed?.label;
@@ -1258,9 +1260,9 @@ function relationAsked(question: string, weights: Map<string, number>, key: stri
 function candidateSignals(c: Candidate, r: Retrieval, all: Candidate[], docTerms: DocTerms, key: string | null, relation: { predicate: string | null; argument: string | null }) {
   const top = r.hits[0];
   const sameText = (x: Candidate) => normText(x) === normText(c);
-  const rank = all.findIndex((x) => x.hit.chunk_id === c.hit.chunk_id && x.unit.start === c.unit.start);
+  const rank = all.findIndex((x) => sameUnit(x, c));
   // the best candidate that is not this one (nor the same text found again), and the best of another document
-  const next = all.find((x) => !sameText(x) && !(x.hit.chunk_id === c.hit.chunk_id && x.unit.start === c.unit.start));
+  const next = all.find((x) => !sameText(x) && !sameUnit(x, c));
   const otherDoc = all.find((x) => x.hit.document_id !== c.hit.document_id);
   const doc = docTerms.get(c.hit.document_id);
   const keyPlace = !key ? 'no key' : matchOf(key, c.terms) ? 'quote' : matchOf(key, termSet(c.hit.content)) ? 'chunk' : doc?.has(key) ? 'document' : 'elsewhere';
