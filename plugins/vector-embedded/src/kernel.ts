@@ -295,7 +295,7 @@ export class VectorMatrix {
   pruned = false;
   private queried = false;
   /** `columns`: the kernel's list of the 16-row groups (their first row's offset from the call's first) that may reach the floor, and their count */
-  private readonly gmaxOff: number;
+  private readonly listOff: number;
   private listed = 0;
   private readonly matOff: number;
   /** `columns`: bytes of a block */
@@ -325,8 +325,8 @@ export class VectorMatrix {
     this.outOff = this.stride * 4; // the query region (f32 or i16) comes first
     this.idxOff = this.outOff + OUT_ROWS * 4;
     this.splatOff = this.idxOff + pad((dimension + 1) * 4, 16);
-    this.gmaxOff = this.splatOff + pad(dimension * 16, 16);
-    this.matOff = cols ? pad(this.gmaxOff + (BLOCK / 16) * 4, 64) : this.idxOff;
+    this.listOff = this.splatOff + pad(dimension * 16, 16);
+    this.matOff = cols ? pad(this.listOff + (BLOCK / 16) * 4, 64) : this.idxOff;
     this.memory = new WebAssembly.Memory({ initial: Math.ceil((this.matOff + this.footprint(initialRows)) / PAGE) });
     const mod = simd ? simdModule() : null;
     this.simd = !!mod;
@@ -603,7 +603,7 @@ export class VectorMatrix {
       const g0 = (a - start) & ~15, g1 = Math.min(BLOCK, pad(a + n - start, 16));
       // the floor as a bound of sum × scale, lowered by a margin for the kernel's f32 rounding
       const t = floor / this.qScale, thr = t - Math.abs(t) * 1e-5;
-      if (this.colFn) this.listed = this.colFn(this.matOff + (start / BLOCK) * this.blockBytes + g0, this.idxOff, this.splatOff, (this.nnz + 1) >> 1, g1 - g0, this.outOff, this.gmaxOff, this.scalesOff + (start + g0) * 4, thr);
+      if (this.colFn) this.listed = this.colFn(this.matOff + (start / BLOCK) * this.blockBytes + g0, this.idxOff, this.splatOff, (this.nnz + 1) >> 1, g1 - g0, this.outOff, this.listOff, this.scalesOff + (start + g0) * 4, thr);
       else this.listed = this.colJs(start + g0, g1 - g0, thr);
       return out + (a - start - g0);
     }
@@ -654,11 +654,12 @@ export class VectorMatrix {
       if (cols) {
         // only the 16-row groups the kernel listed (from its 16-row boundary, o - (a & 15)): in the others no
         // row scores above the floor as it was at the call (it only rises since)
-        const list = this.i32, at = this.gmaxOff / 4, first = a - (a & 15), sums = this.i32, pruned = this.pruned, partial = this.partial;
+        // (the list and the sums are both i32 views of the kernel's memory)
+        const i32 = this.i32, at = this.listOff / 4, first = a - (a & 15), pruned = this.pruned, partial = this.partial;
         for (let i = 0; i < this.listed; i++) {
-          const g = first + list[at + i]!;
+          const g = first + i32[at + i]!;
           for (let p = Math.max(g, a), end = Math.min(g + 16, a + n); p < end; p++) {
-            const sum = sums[o + p - a]!, s = Math.fround(sum) * sc[p]! * qs;
+            const sum = i32[o + p - a]!, s = Math.fround(sum) * sc[p]! * qs;
             if (s > floor && allow(p)) {
               if (pruned) partial[p] = sum;
               top.push(s, p);
@@ -716,7 +717,7 @@ export class VectorMatrix {
     for (let g = 0; g < n; g += 16) {
       let most = -Infinity;
       for (let r = g; r < g + 16; r++) most = Math.max(most, Math.fround(acc[r]!) * this.scales[a + r]!);
-      if (!(most <= thr)) this.i32[this.gmaxOff / 4 + listed++] = g;
+      if (!(most <= thr)) this.i32[this.listOff / 4 + listed++] = g;
     }
     return listed;
   }
