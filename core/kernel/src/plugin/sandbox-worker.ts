@@ -3,6 +3,7 @@
  * into a registry of its own and reads documents one at a time.
  */
 import { isolatePort } from '../util/worker.js';
+import { jsonPieces } from '../util/json-pieces.js';
 import { PluginRegistry, parseUse } from './registry.js';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -148,9 +149,9 @@ port.on('message', (m: SandboxRequest) => {
       if (m.jsonPath) {
         // written here and streamed into storage by the parent: a large document's JSON (tens of MB) never
         // crosses the IPC channel, where the parent would decode it in one go on its event loop
-        const json = JSON.stringify(doc);
+        // (in pieces: never the whole JSON as one string, see jsonPieces)
         await fs.mkdir(path.dirname(m.jsonPath), { recursive: true, mode: 0o700 });
-        await fs.writeFile(m.jsonPath, json, { mode: 0o600 });
+        await fs.writeFile(m.jsonPath, jsonPieces(doc), { mode: 0o600 });
         send({ type: 'done', id: m.id, json: { file: m.jsonPath, pages: doc.pages.length, ocrPages: doc.pages.filter((p) => p.ocr).length, ocrPending: ocrPendingOf(doc), issues: doc.issues } });
       }
       else send({ type: 'done', id: m.id, doc });
