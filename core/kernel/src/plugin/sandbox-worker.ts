@@ -3,6 +3,7 @@
  * into a registry of its own and reads documents one at a time.
  */
 import { isolatePort } from '../util/worker.js';
+import { heapTrimmer } from '../util/heap-trim.js';
 import { jsonPieces } from '../util/json-pieces.js';
 import { PluginRegistry, parseUse } from './registry.js';
 import fs from 'node:fs/promises';
@@ -102,6 +103,9 @@ function chunker(name: string, origin: { spec: string; baseDir: string }): Promi
 
 const send = (m: SandboxResponse) => port.postMessage(m);
 
+/** what a large document's read or chunks grew is given back between tasks (see heapTrimmer) */
+const trimmer = heapTrimmer();
+
 port.on('message', (m: SandboxRequest) => {
   if (m.type === 'abort') {
     running.get(m.id)?.abort(new Error('aborted'));
@@ -117,6 +121,7 @@ port.on('message', (m: SandboxRequest) => {
   current = m.id;
   const controller = new AbortController();
   running.set(m.id, controller);
+  trimmer.busy();
   void (async () => {
     try {
       if (m.type === 'chunk') {
@@ -159,6 +164,7 @@ port.on('message', (m: SandboxRequest) => {
       send({ type: 'error', id: m.id, error: serialiseError(e) });
     } finally {
       running.delete(m.id);
+      if (!running.size) trimmer.idle();
     }
   })();
 });
