@@ -103,8 +103,15 @@ function chunker(name: string, origin: { spec: string; baseDir: string }): Promi
 
 const send = (m: SandboxResponse) => port.postMessage(m);
 
-/** what a large document's read or chunks grew is given back between tasks (see heapTrimmer) */
+/**
+ * After the chunks of a large document (its JSON of TRIM_JSON_BYTES or more: about 250 pages of a PDF; the
+ * PDF reader's documents come here past 400 pages), what the isolate grew is given back once it is idle
+ * (heapTrimmer): the service goes on with the document meanwhile. Not after smaller tasks, whose next one
+ * would pay for the young generation growing again (heapTrimmer).
+ */
+const TRIM_JSON_BYTES = 4 * 1024 * 1024;
 const trimmer = heapTrimmer();
+let trimDue = false;
 
 port.on('message', (m: SandboxRequest) => {
   if (m.type === 'abort') {
@@ -126,6 +133,7 @@ port.on('message', (m: SandboxRequest) => {
     try {
       if (m.type === 'chunk') {
         const c = await chunker(m.chunker.name, m.chunker.origin);
+        if ((await fs.stat(m.path)).size >= TRIM_JSON_BYTES) trimDue = true;
         const doc = JSON.parse(await fs.readFile(m.path, 'utf8')) as ParsedDocument;
         const chunks = c.chunk(doc, m.options);
         // in parts: one message of a large document's chunks (tens of MB) is decoded in one go on the
@@ -164,7 +172,10 @@ port.on('message', (m: SandboxRequest) => {
       send({ type: 'error', id: m.id, error: serialiseError(e) });
     } finally {
       running.delete(m.id);
-      if (!running.size) trimmer.idle();
+      if (!running.size && trimDue) {
+        trimDue = false;
+        trimmer.idle();
+      }
     }
   })();
 });
