@@ -18,6 +18,8 @@ export * from './formats.js';
 export * from './plugin/sandbox.js';
 export * from './plugin/ocr-merge.js';
 export * from './util/worker.js';
+export * from './util/heap-trim.js';
+export * from './util/json-pieces.js';
 export * from './util/zip.js';
 export * from './util/abort.js';
 export * from './util/limiter.js';

@@ -6,6 +6,7 @@
  * starts loads this instead of the whole package: about 0.1 s of CPU less per isolate.
  */
 export { isolatePort, serveIsolated } from './util/worker.js';
+export { heapTrimmer } from './util/heap-trim.js';
 export { QuireError, errors, isQuireError } from './errors/index.js';
 export { GENERATED_LIMITS } from './model/generated.js';
 export { packWords } from './model/content.js';

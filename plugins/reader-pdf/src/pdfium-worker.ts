@@ -6,7 +6,7 @@
 import fs from 'node:fs/promises';
 import v8 from 'node:v8';
 import path from 'node:path';
-import { isolatePort, packWords } from '@quire/core/isolate';
+import { heapTrimmer, isolatePort, packWords } from '@quire/core/isolate';
 import { round } from '@quire/text';
 import { detectRules } from '@quire/layout';
 import type { Rule } from '@quire/layout';
@@ -127,7 +127,9 @@ async function release(jobId: string): Promise<void> {
   if (!entry) return;
   docs.delete(jobId);
   try {
-    close(await entry.doc);
+    const d = await entry.doc;
+    if (d.numPages >= TRIM_PAGES) trimDue = true;
+    close(d);
   } catch {
     // failed to open: nothing to close
   }
@@ -441,18 +443,40 @@ async function handle(msg: WorkerRequest): Promise<unknown> {
   }
 }
 
+/**
+ * After a document of TRIM_PAGES pages or more, the heap it grew is given back once no document is open and
+ * no task has come for a moment (heapTrimmer): the service's next stages for that document (its JSON, its
+ * chunks in an isolate of their own past 400 pages) run meanwhile and make the process tree's peak. Not
+ * after smaller documents: the trim costs the next document more collections while the young generation
+ * grows again (heapTrimmer), a cost a large document's parse makes small. PDFium's WebAssembly memory cannot
+ * shrink; the file's bytes and its pages in it are freed on release.
+ */
+const TRIM_PAGES = 400;
+const trimmer = heapTrimmer();
+let running = 0;
+let trimDue = false;
+
 port.on('message', (msg: WorkerRequest) => {
   if (e.aborted()) return;
-  handle(msg).then(
-    (result) => port.postMessage({ id: msg.id, ok: true, result } satisfies WorkerResponse),
-    (err: unknown) => {
-      const x = err as { name?: string; message?: string };
-      // PDFium stopped (out of memory, an abort): this instance cannot be used again, the pool starts another
-      const fatal = stopped(err) || e.aborted();
-      port.postMessage({ id: msg.id, ok: false, error: { name: x?.name ?? 'Error', message: x?.message ?? String(err) }, ...(fatal ? { fatal } : {}) } satisfies WorkerResponse);
-      if (fatal) setTimeout(() => process.exit(70), 1000).unref();
-      else e.memoryLimitHit(true);
-    },
-  );
+  trimmer.busy();
+  running++;
+  void handle(msg)
+    .then(
+      (result) => port.postMessage({ id: msg.id, ok: true, result } satisfies WorkerResponse),
+      (err: unknown) => {
+        const x = err as { name?: string; message?: string };
+        // PDFium stopped (out of memory, an abort): this instance cannot be used again, the pool starts another
+        const fatal = stopped(err) || e.aborted();
+        port.postMessage({ id: msg.id, ok: false, error: { name: x?.name ?? 'Error', message: x?.message ?? String(err) }, ...(fatal ? { fatal } : {}) } satisfies WorkerResponse);
+        if (fatal) setTimeout(() => process.exit(70), 1000).unref();
+        else e.memoryLimitHit(true);
+      },
+    )
+    .finally(() => {
+      if (--running === 0 && docs.size === 0 && trimDue) {
+        trimDue = false;
+        trimmer.idle();
+      }
+    });
 });
 port.postMessage({ ready: true });

@@ -1,10 +1,11 @@
-import { AGENTIC_KEY, ReaderSandbox, errors, isQuireError, mergeOcrPages, ocrPendingOf } from '@quire/core';
+import { AGENTIC_KEY, ReaderSandbox, errors, isQuireError, jsonPieces, mergeOcrPages, ocrPendingOf } from '@quire/core';
 import type { AgenticOcrReport, BBox, Chunk, ChunkRecord, Owned, ParsedDocument, ReadJson, PagesRead, ProgressDetail, ReadLimits, ReaderPlugin, StageContext, VectorItem } from '@quire/core';
 import type { EngineContext as Engine } from '../context.js';
 import { chunkOptions } from './parse-config.js';
 import type { ParseConfig } from './parse-config.js';
 import { round } from '@quire/text';
 import fs from 'node:fs';
+import { Readable } from 'node:stream';
 import type { EventLoopUtilization } from 'node:perf_hooks';
 
 /**
@@ -255,8 +256,10 @@ export function chunkParsed(rt: Pick<Engine, 'registry'>, doc: ParsedDocument, c
 }
 
 export async function saveParsed(rt: Pick<Engine, 'storage'>, key: string, doc: ParsedDocument): Promise<void> {
-  // word boxes (OCR's and a PDF text layer's) are kept: extraction evidence boxes cover words
-  await rt.storage.put(key, Buffer.from(JSON.stringify(doc)));
+  // word boxes (OCR's and a PDF text layer's) are kept: extraction evidence boxes cover words. Written in
+  // pieces, page by page and block by block: the JSON of a 1,000-page document is never one string (and
+  // its Buffer) on this thread, and no single step holds the event loop for the whole of it
+  await rt.storage.put(key, Readable.from(jsonPieces(doc)));
 }
 
 export async function loadParsed(rt: Pick<Engine, 'storage'>, key: string): Promise<ParsedDocument> {

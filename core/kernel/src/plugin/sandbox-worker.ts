@@ -3,6 +3,8 @@
  * into a registry of its own and reads documents one at a time.
  */
 import { isolatePort } from '../util/worker.js';
+import { heapTrimmer } from '../util/heap-trim.js';
+import { jsonPieces } from '../util/json-pieces.js';
 import { PluginRegistry, parseUse } from './registry.js';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -101,6 +103,16 @@ function chunker(name: string, origin: { spec: string; baseDir: string }): Promi
 
 const send = (m: SandboxResponse) => port.postMessage(m);
 
+/**
+ * After the chunks of a large document (its JSON of TRIM_JSON_BYTES or more: about 250 pages of a PDF; the
+ * PDF reader's documents come here past 400 pages), what the isolate grew is given back once it is idle
+ * (heapTrimmer): the service goes on with the document meanwhile. Not after smaller tasks, whose next one
+ * would pay for the young generation growing again (heapTrimmer).
+ */
+const TRIM_JSON_BYTES = 4 * 1024 * 1024;
+const trimmer = heapTrimmer();
+let trimDue = false;
+
 port.on('message', (m: SandboxRequest) => {
   if (m.type === 'abort') {
     running.get(m.id)?.abort(new Error('aborted'));
@@ -116,10 +128,12 @@ port.on('message', (m: SandboxRequest) => {
   current = m.id;
   const controller = new AbortController();
   running.set(m.id, controller);
+  trimmer.busy();
   void (async () => {
     try {
       if (m.type === 'chunk') {
         const c = await chunker(m.chunker.name, m.chunker.origin);
+        if ((await fs.stat(m.path)).size >= TRIM_JSON_BYTES) trimDue = true;
         const doc = JSON.parse(await fs.readFile(m.path, 'utf8')) as ParsedDocument;
         const chunks = c.chunk(doc, m.options);
         // in parts: one message of a large document's chunks (tens of MB) is decoded in one go on the
@@ -148,9 +162,9 @@ port.on('message', (m: SandboxRequest) => {
       if (m.jsonPath) {
         // written here and streamed into storage by the parent: a large document's JSON (tens of MB) never
         // crosses the IPC channel, where the parent would decode it in one go on its event loop
-        const json = JSON.stringify(doc);
+        // (in pieces: never the whole JSON as one string, see jsonPieces)
         await fs.mkdir(path.dirname(m.jsonPath), { recursive: true, mode: 0o700 });
-        await fs.writeFile(m.jsonPath, json, { mode: 0o600 });
+        await fs.writeFile(m.jsonPath, jsonPieces(doc), { mode: 0o600 });
         send({ type: 'done', id: m.id, json: { file: m.jsonPath, pages: doc.pages.length, ocrPages: doc.pages.filter((p) => p.ocr).length, ocrPending: ocrPendingOf(doc), issues: doc.issues } });
       }
       else send({ type: 'done', id: m.id, doc });
@@ -158,6 +172,10 @@ port.on('message', (m: SandboxRequest) => {
       send({ type: 'error', id: m.id, error: serialiseError(e) });
     } finally {
       running.delete(m.id);
+      if (!running.size && trimDue) {
+        trimDue = false;
+        trimmer.idle();
+      }
     }
   })();
 });

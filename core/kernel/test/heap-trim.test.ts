@@ -1,0 +1,36 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { heapTrimmer } from '../src/index.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** a task's worth of objects (tens of MB), dropped when it ends */
+function task(): void {
+  const held = Array.from({ length: 600_000 }, (_, i) => ({ i, s: `w${i}` }));
+  assert.equal(held.length, 600_000);
+}
+
+async function trimmed(t: ReturnType<typeof heapTrimmer>, before: number): Promise<number> {
+  for (let i = 0; i < 100 && t.trims === before; i++) await sleep(20);
+  return t.trims;
+}
+
+test('an idle isolate whose heap grew gives it back; a task that arrives first, or a heap that did not grow since, stops it', async () => {
+  const t = heapTrimmer({ idleMs: 20, growthMb: 8 });
+  task();
+  t.idle();
+  assert.equal(await trimmed(t, 0), 1);
+  // idle again, nothing allocated since: nothing to give back
+  t.idle();
+  await sleep(150);
+  assert.equal(t.trims, 1);
+  // a task comes before the timer fires: no trim
+  task();
+  t.idle();
+  t.busy();
+  await sleep(150);
+  assert.equal(t.trims, 1);
+  // idle for good
+  t.idle();
+  assert.equal(await trimmed(t, 1), 2);
+});
