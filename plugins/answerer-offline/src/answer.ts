@@ -373,7 +373,7 @@ function pick(cands: Candidate[], weights: Map<string, number>, max: number, tak
     for (let i = 0; i < pool.length; i++) {
       const c = pool[i]!;
       if (c.coverage < min * 0.7 || c.score < best.score * 0.6) continue;
-      if ([...taken, ...chosen].some((x) => sameUnit(x, c)) || [...taken, ...chosen].some((x) => jaccard(x.terms, c.terms) >= 0.6)) continue;
+      if ([...taken, ...chosen].some((x) => sameUnit(x, c) || jaccard(x.terms, c.terms) >= 0.6)) continue;
       let gain = 0;
       for (const [t, w] of weights) if (c.terms.has(t) && !covered.has(t)) gain += w;
       if (chosen.length && (c.score < best.score * 0.75 || (gain / total < 0.1 && c.score < best.score * 0.9))) continue;
@@ -1206,9 +1206,8 @@ const NOMINAL = /^(?:ion|ation|ition|ment|al|ance|ence|er|or|ure)$/;
 /** marks that end a clause: the predicate and its argument are read together only within one */
 const CLAUSE_END = /[.;:!?|()\u2013\u2014]/;
 
-/** Whether a word's term is the term `t`: the same stem, a synonym, a longer form (matchOf), or its noun form. */
-function saysTerm(t: string, word: string): boolean {
-  const w = terms(word)[0];
+/** Whether a word's term `w` is the term `t`: the same stem, a synonym, a longer form (matchOf), or its noun form. */
+function saysTerm(t: string, w: string | undefined): boolean {
   if (!w) return false;
   if (matchOf(t, new Set([w]))) return true;
   return t.length >= 3 && w.startsWith(t) && NOMINAL.test(w.slice(t.length));
@@ -1230,8 +1229,9 @@ function relationIn(text: string, predicate: string | null, argument: string | n
       c++;
       continue;
     }
-    if (predicate && saysTerm(predicate, tok)) at.pred.push(n);
-    if (argument && saysTerm(argument, tok)) at.arg.push(n);
+    const w = terms(tok)[0];
+    if (predicate && saysTerm(predicate, w)) at.pred.push(n);
+    if (argument && saysTerm(argument, w)) at.arg.push(n);
     clause.push(c);
     n++;
   }
