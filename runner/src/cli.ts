@@ -63,7 +63,21 @@ async function main(argv: string[]): Promise<number> {
   }
   for (const w of unknownVariableWarnings()) console.error(`quire-runner: warning: ${w}`);
   const tty = process.stderr.isTTY;
+  // Ctrl-C or a TERM stops the run cleanly (the files being parsed are cancelled, the scratch folder removed);
+  // a second one exits at once, and the next run on this output removes what is left
+  const stop = new AbortController();
+  const exitCode = (sig: NodeJS.Signals) => (sig === 'SIGINT' ? 130 : 143);
+  let stoppedBy: NodeJS.Signals = 'SIGINT';
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (stop.signal.aborted) process.exit(exitCode(sig));
+    stoppedBy = sig;
+    stop.abort();
+    console.error(`\nquire-runner: ${sig}: stopping (the files being parsed are cancelled; run again to resume)`);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   const summary = await runParse({
+    signal: stop.signal,
     folder: path.resolve(folder),
     out: path.resolve(values.out),
     config,
@@ -81,6 +95,10 @@ async function main(argv: string[]): Promise<number> {
   for (const u of summary.unsupported) console.log(`  unsupported: ${u}`);
   for (const i of summary.ignored) console.log(`  not read: ${i.file}: ${i.reason}`);
   for (const f of summary.failed) console.log(`  FAILED: ${f.file}: ${f.error}`);
+  if (summary.interrupted) {
+    console.error('quire-runner: interrupted: run the same command again to parse the files left');
+    return exitCode(stoppedBy);
+  }
   if (summary.failed.length) return 1;
   // a run that found entries but parsed none (and had none already done) is not a success
   const found = summary.total + summary.ignored.length;

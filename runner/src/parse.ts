@@ -18,6 +18,8 @@ export interface RunOptions {
   config: Readonly<QuireConfig>;
   parse?: unknown;
   concurrency?: number;
+  /** stops the run: no further file is started, the files being parsed are cancelled, the scratch folder removed */
+  signal?: AbortSignal;
   /** progress callback (done, total, current file) */
   onProgress?: (done: number, total: number, file: string, status: 'ok' | 'failed' | 'skipped') => void;
 }
@@ -32,6 +34,8 @@ export interface RunSummary {
   ignored: { file: string; reason: string }[];
   pages: number;
   seconds: number;
+  /** the run was stopped by its signal before every file was read (a run on the same output resumes it) */
+  interrupted?: boolean;
 }
 
 export interface Listing {
@@ -130,8 +134,11 @@ async function writeAtomic(file: string, data: string): Promise<void> {
 const PARSE_STAGES = ['parse.fetch', 'parse.read', 'parse.ocr', 'parse.chunk'];
 /** The runner's jobs belong to no account (the runner role charges nothing). */
 const RUNNER_OWNER = { user_id: 'runner', organization_id: null };
-/** Where the runner notes its scratch blob storage, so that a run after a killed one removes it. */
-const SCRATCH_NOTE = 'runner-scratch';
+/**
+ * Where each run notes its scratch blob storage (`runner-runs/<pid>`), so that a run after a killed one removes
+ * what it left. Several runs may share a data dir: each removes only what runs no longer alive left.
+ */
+const RUNS_DIR = 'runner-runs';
 
 /**
  * The config of the runner's engine: the operator's config (plugins, their options, limits) on a machine of
@@ -144,7 +151,9 @@ function runnerConfig(base: Readonly<QuireConfig>, concurrency: number, scratch:
   const { selected, options } = base.plugins;
   return {
     ...base,
-    db: {},
+    // the run's own database: jobs and queued stages of another run (or of a server) on the data dir are never
+    // taken up here, and none of this run's outlive it
+    db: { url: `sqlite://${path.join(scratch, 'runner.db').split(path.sep).map(encodeURIComponent).join('/')}` },
     queue: { ...base.queue, url: undefined, runStages: true, concurrency, fairShare: 0 },
     auth: { ...base.auth, bootstrapKey: undefined },
     plugins: {
@@ -157,26 +166,35 @@ function runnerConfig(base: Readonly<QuireConfig>, concurrency: number, scratch:
   } as QuireConfig;
 }
 
-/** The runner's jobs of an earlier run that was killed are failed (their queued stages are not run again) and removed. */
-async function dropLeftovers(rt: Engine): Promise<void> {
-  const jobs = rt.store.repo('jobs');
-  for (const job of await jobs.find({ user_id: RUNNER_OWNER.user_id, status: ['pending', 'processing'] })) await rt.pipelines.fail(job.id, 'Interrupted: an earlier run stopped');
-  await jobs.delete({ user_id: RUNNER_OWNER.user_id, status: ['completed', 'failed'] });
+/** Whether a process is alive (one of another user counts as alive). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
-/** Removes the scratch folder a killed run left (noted in the data dir). */
-async function dropOldScratch(dataDir: string): Promise<void> {
-  const old = await fsp.readFile(path.join(dataDir, SCRATCH_NOTE), 'utf8').catch(() => '');
-  if (old && path.basename(old).startsWith('quire-runner-')) await fsp.rm(old, { recursive: true, force: true });
+/** Removes the scratch folders (blobs and database) of the runs noted in the data dir whose process is gone. */
+async function dropDeadRuns(dataDir: string): Promise<void> {
+  const dir = path.join(dataDir, RUNS_DIR);
+  const names = await fsp.readdir(dir).catch(() => [] as string[]);
+  for (const name of names) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || alive(pid)) continue;
+    const scratch = await fsp.readFile(path.join(dir, name), 'utf8').catch(() => '');
+    if (scratch && path.basename(scratch).startsWith('quire-runner-')) await fsp.rm(scratch, { recursive: true, force: true });
+    await fsp.rm(path.join(dir, name), { force: true });
+  }
 }
 
-/** A scratch folder for the run's blob storage; one left by a killed run is removed. */
+/** A scratch folder for the run's blobs and database, noted under the run's pid; those of killed runs are removed. */
 async function scratchFolder(dataDir: string): Promise<string> {
-  const note = path.join(dataDir, SCRATCH_NOTE);
-  await dropOldScratch(dataDir);
+  await dropDeadRuns(dataDir);
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'quire-runner-'));
-  await fsp.mkdir(dataDir, { recursive: true });
-  await fsp.writeFile(note, dir);
+  await fsp.mkdir(path.join(dataDir, RUNS_DIR), { recursive: true });
+  await fsp.writeFile(path.join(dataDir, RUNS_DIR, String(process.pid)), dir);
   return dir;
 }
 
@@ -188,10 +206,11 @@ type Outcome = { kind: 'ok'; pages: number } | { kind: 'unsupported' } | { kind:
  * file is the operator's, not an upload, so it is read where it is instead of being copied into storage);
  * its chunks are named by the relative path (`<rel>:<index>`).
  */
-async function parseOne(q: EnginePackage, rt: Engine, file: string, rel: string, cfg: ParseConfig, out: { json: string; md: string }): Promise<Outcome> {
+async function parseOne(q: EnginePackage, rt: Engine, file: string, rel: string, cfg: ParseConfig, out: { json: string; md: string }, inFlight: Set<string>): Promise<Outcome> {
   const { jobParsedKey, loadParsed, submitJob, toMarkdown } = q;
   const t0 = Date.now();
   const jobId = randomUUID();
+  inFlight.add(jobId);
   try {
     const source: ParseSource = { source: 'local', path: file, name: path.basename(file), read_as: rel };
     const timeoutMs = rt.config.limits.parseTimeoutMs + 60_000;
@@ -217,6 +236,7 @@ async function parseOne(q: EnginePackage, rt: Engine, file: string, rel: string,
     await writeAtomic(out.json, JSON.stringify(result, null, 2));
     return { kind: 'ok', pages: output.usage.num_pages };
   } finally {
+    inFlight.delete(jobId);
     // the outputs are the result: the job and its parsed content are not kept
     await rt.pipelines.cancel(jobId).catch(() => {});
     await rt.storage.deletePrefix(`jobs/${jobId}/`).catch(() => {});
@@ -248,7 +268,7 @@ export async function runParse(opts: RunOptions): Promise<RunSummary> {
   };
   // a run with nothing to parse (no files, or the outputs of every file newer than it) loads and starts no engine
   if (files.every((f) => { try { return isDone(f); } catch { return false; } })) {
-    await dropOldScratch(opts.config.dataDir);
+    await dropDeadRuns(opts.config.dataDir);
     for (const [i, file] of files.entries()) {
       summary.skipped++;
       opts.onProgress?.(i + 1, files.length, outputsOf(file).rel, 'skipped');
@@ -262,13 +282,18 @@ export async function runParse(opts: RunOptions): Promise<RunSummary> {
   try {
     rt = await q.Engine.create(runnerConfig(opts.config, concurrency, scratch), silentLogger, 'runner');
     const engine = rt;
-    await dropLeftovers(engine);
     // a batch run loads the OCR engine's models at its first scan, not at start (a folder of text files never needs them)
     await engine.startStages(PARSE_STAGES, { warmOcr: false });
     let done = 0;
     let next = 0;
+    // a stop cancels the files being parsed (their outputs are not written: a later run parses them)
+    const inFlight = new Set<string>();
+    const stop = () => {
+      for (const id of inFlight) void engine.pipelines.cancel(id).catch(() => {});
+    };
+    opts.signal?.addEventListener('abort', stop, { once: true });
     const worker = async () => {
-      while (next < files.length) {
+      while (next < files.length && !opts.signal?.aborted) {
         const file = files[next++]!;
         const { rel, json, md } = outputsOf(file);
         let status: 'ok' | 'failed' | 'skipped' = 'ok';
@@ -277,7 +302,8 @@ export async function runParse(opts: RunOptions): Promise<RunSummary> {
             summary.skipped++;
             status = 'skipped';
           } else {
-            const r = await parseOne(q, engine, file, rel, cfg, { json, md });
+            const r = await parseOne(q, engine, file, rel, cfg, { json, md }, inFlight);
+            if (opts.signal?.aborted && r.kind !== 'ok') break;
             if (r.kind === 'ok') {
               summary.parsed++;
               summary.pages += r.pages;
@@ -290,6 +316,7 @@ export async function runParse(opts: RunOptions): Promise<RunSummary> {
             }
           }
         } catch (e) {
+          if (opts.signal?.aborted) break;
           summary.failed.push({ file: rel, error: (e as Error).message });
           status = 'failed';
         }
@@ -298,11 +325,13 @@ export async function runParse(opts: RunOptions): Promise<RunSummary> {
       }
     };
     await Promise.all(Array.from({ length: concurrency }, worker));
+    opts.signal?.removeEventListener('abort', stop);
+    if (opts.signal?.aborted && done < files.length) summary.interrupted = true;
     summary.seconds = (Date.now() - started) / 1000;
     return summary;
   } finally {
     await rt?.close().catch(() => {});
     await fsp.rm(scratch, { recursive: true, force: true }).catch(() => {});
-    await fsp.rm(path.join(opts.config.dataDir, SCRATCH_NOTE), { force: true }).catch(() => {});
+    await fsp.rm(path.join(opts.config.dataDir, RUNS_DIR, String(process.pid)), { force: true }).catch(() => {});
   }
 }
