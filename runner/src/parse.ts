@@ -135,7 +135,7 @@ const PARSE_STAGES = ['parse.fetch', 'parse.read', 'parse.ocr', 'parse.chunk'];
 /** The runner's jobs belong to no account (the runner role charges nothing). */
 const RUNNER_OWNER = { user_id: 'runner', organization_id: null };
 /**
- * Where each run notes its scratch blob storage (`runner-runs/<pid>`), so that a run after a killed one removes
+ * Where each run notes its scratch folder (`runner-runs/<pid>`: its blobs and database), so that a run after a killed one removes
  * what it left. Several runs may share a data dir: each removes only what runs no longer alive left.
  */
 const RUNS_DIR = 'runner-runs';
@@ -149,19 +149,25 @@ const RUNS_DIR = 'runner-runs';
  */
 function runnerConfig(base: Readonly<QuireConfig>, concurrency: number, scratch: string): QuireConfig {
   const { selected, options } = base.plugins;
+  // the run's own SQLite database: jobs and queued stages of another run (or of a server) on the data dir or
+  // in QUIRE_DB_URL's database are never taken up here, and none of this run's outlive it
+  const db = `sqlite://${path.join(scratch, 'runner.db').split(path.sep).map(encodeURIComponent).join('/')}`;
   return {
     ...base,
-    // the run's own database: jobs and queued stages of another run (or of a server) on the data dir are never
-    // taken up here, and none of this run's outlive it
-    db: { url: `sqlite://${path.join(scratch, 'runner.db').split(path.sep).map(encodeURIComponent).join('/')}` },
+    db: { url: db },
     queue: { ...base.queue, url: undefined, runStages: true, concurrency, fairShare: 0 },
     auth: { ...base.auth, bootstrapKey: undefined },
     plugins: {
       ...base.plugins,
-      selected: { ...selected, transport: 'inprocess', 'vector-store': 'embedded' },
+      selected: { ...selected, store: 'typeorm', transport: 'inprocess', 'vector-store': 'embedded' },
       // the PDF reader's worker processes start at the first PDF of the run (a folder may hold none), unless the
       // operator's options say otherwise
-      options: { ...options, 'reader:pdf': { prestart: false, ...(options['reader:pdf'] ?? {}) }, 'storage:disk': { ...(options['storage:disk'] ?? {}), root: scratch } },
+      options: {
+        ...options,
+        'store:typeorm': { ...(options['store:typeorm'] ?? {}), url: db },
+        'reader:pdf': { prestart: false, ...(options['reader:pdf'] ?? {}) },
+        'storage:disk': { ...(options['storage:disk'] ?? {}), root: scratch },
+      },
     },
   } as QuireConfig;
 }
