@@ -43,7 +43,9 @@ test('runs sharing a data dir keep their own scratch and jobs: a killed one leav
   // the children's temp folder is the test's own, so what a run leaves there can be seen
   const tmp = path.join(base, 'tmp');
   fs.mkdirSync(tmp);
-  const env = { ...process.env, TMPDIR: tmp, QUIRE_DATA_DIR: path.join(base, 'data') };
+  // a database named by QUIRE_DB_URL (a server's) is not the runs' either
+  const serverDb = path.join(base, 'server.db');
+  const env = { ...process.env, TMPDIR: tmp, QUIRE_DATA_DIR: path.join(base, 'data'), QUIRE_DB_URL: `sqlite://${serverDb}` };
   await makePdfs(path.join(base, 'long'), 12, 'Long');
   await makePdfs(path.join(base, 'short'), 6, 'Short');
 
@@ -72,6 +74,8 @@ test('runs sharing a data dir keep their own scratch and jobs: a killed one leav
   assert.match(next.stdout(), /failed 0/);
   assert.deepEqual(fs.readdirSync(tmp).filter((f) => f.startsWith('quire-runner-')), []);
   assert.deepEqual(fs.readdirSync(path.join(base, 'data', 'runner-runs')), []);
+  assert.ok(!fs.existsSync(serverDb), 'the runs opened the database of QUIRE_DB_URL');
+  assert.ok(!fs.existsSync(path.join(base, 'data', 'quire.db')), 'the runs opened the data dir\'s database');
 });
 
 test('a TERM stops a run cleanly: the files being parsed are cancelled, nothing is left behind, and the next run resumes', { timeout: 300_000 }, async (t) => {
