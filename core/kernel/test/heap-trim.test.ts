@@ -16,22 +16,30 @@ async function trimmed(t: ReturnType<typeof heapTrimmer>, before: number): Promi
   return t.trims;
 }
 
-test('an idle isolate whose heap grew gives it back; a task that arrives first, or a heap that did not grow since, stops it', async () => {
+test('an idle isolate whose heap grew after a large task gives it back; a task that arrives first, a heap that did not grow since, or no large task, stops it', async () => {
   const t = heapTrimmer({ idleMs: 20, growthMb: 8 });
+  // no large task said: idle does nothing, however the heap grew
   task();
   t.idle();
+  await sleep(150);
+  assert.equal(t.trims, 0);
+  t.due();
+  t.idle();
   assert.equal(await trimmed(t, 0), 1);
-  // idle again, nothing allocated since: nothing to give back
+  // idle again after a large task, nothing allocated since: nothing to give back
+  t.due();
   t.idle();
   await sleep(150);
   assert.equal(t.trims, 1);
   // a task comes before the timer fires: no trim
   task();
+  t.due();
   t.idle();
   t.busy();
   await sleep(150);
   assert.equal(t.trims, 1);
-  // idle for good
+  // idle for good, after another large task
+  t.due();
   t.idle();
   assert.equal(await trimmed(t, 1), 2);
 });

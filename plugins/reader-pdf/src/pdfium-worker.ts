@@ -128,7 +128,7 @@ async function release(jobId: string): Promise<void> {
   docs.delete(jobId);
   try {
     const d = await entry.doc;
-    if (d.numPages >= TRIM_PAGES) trimDue = true;
+    if (d.numPages >= TRIM_PAGES) trimmer.due();
     close(d);
   } catch {
     // failed to open: nothing to close
@@ -454,7 +454,6 @@ async function handle(msg: WorkerRequest): Promise<unknown> {
 const TRIM_PAGES = 400;
 const trimmer = heapTrimmer();
 let running = 0;
-let trimDue = false;
 
 port.on('message', (msg: WorkerRequest) => {
   if (e.aborted()) return;
@@ -473,10 +472,7 @@ port.on('message', (msg: WorkerRequest) => {
       },
     )
     .finally(() => {
-      if (--running === 0 && docs.size === 0 && trimDue) {
-        trimDue = false;
-        trimmer.idle();
-      }
+      if (--running === 0 && docs.size === 0) trimmer.idle();
     });
 });
 port.postMessage({ ready: true });

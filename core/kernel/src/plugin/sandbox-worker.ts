@@ -111,7 +111,6 @@ const send = (m: SandboxResponse) => port.postMessage(m);
  */
 const TRIM_JSON_BYTES = 4 * 1024 * 1024;
 const trimmer = heapTrimmer();
-let trimDue = false;
 
 port.on('message', (m: SandboxRequest) => {
   if (m.type === 'abort') {
@@ -133,7 +132,7 @@ port.on('message', (m: SandboxRequest) => {
     try {
       if (m.type === 'chunk') {
         const c = await chunker(m.chunker.name, m.chunker.origin);
-        if ((await fs.stat(m.path)).size >= TRIM_JSON_BYTES) trimDue = true;
+        if ((await fs.stat(m.path)).size >= TRIM_JSON_BYTES) trimmer.due();
         const doc = JSON.parse(await fs.readFile(m.path, 'utf8')) as ParsedDocument;
         const chunks = c.chunk(doc, m.options);
         // in parts: one message of a large document's chunks (tens of MB) is decoded in one go on the
@@ -172,10 +171,7 @@ port.on('message', (m: SandboxRequest) => {
       send({ type: 'error', id: m.id, error: serialiseError(e) });
     } finally {
       running.delete(m.id);
-      if (!running.size && trimDue) {
-        trimDue = false;
-        trimmer.idle();
-      }
+      if (!running.size) trimmer.idle();
     }
   })();
 });

@@ -7,7 +7,8 @@ import v8 from 'node:v8';
  * read a 1,000-page PDF would sit at that size while the service goes on with the document (its JSON, its
  * chunks in another isolate): the peak of the whole process tree.
  *
- * `idle()` (nothing left to do) arms a timer; `busy()` (a task arrived) disarms it. When it fires, and only
+ * `due()` says a large task ran (the caller's measure: pages, bytes); `idle()` (nothing left to do) arms a
+ * timer if one was due since the last time, and `busy()` (a task arrived) disarms it. When it fires, and only
  * if the heap has grown by `growthMb` since the last time, the heap is collected the way V8 does under
  * memory pressure (the inspector's HeapProfiler.collectGarbage: the low-memory notification, which also
  * shrinks the young generation back to its first size; a plain gc() does not).
@@ -19,7 +20,7 @@ import v8 from 'node:v8';
  * on the next one). A smaller young generation for good (--max-semi-space-size) would cost every task:
  * 8 MB made a parse worker spend 14 % more CPU on the same document, 4 MB 23 % more.
  */
-export function heapTrimmer(opts: { idleMs?: number; growthMb?: number } = {}): { busy(): void; idle(): void; readonly trims: number } {
+export function heapTrimmer(opts: { idleMs?: number; growthMb?: number } = {}): { due(): void; busy(): void; idle(): void; readonly trims: number } {
   const idleMs = opts.idleMs ?? 100;
   const growth = (opts.growthMb ?? 16) * 1024 * 1024;
   const heapSize = () => v8.getHeapStatistics().total_heap_size;
@@ -27,6 +28,7 @@ export function heapTrimmer(opts: { idleMs?: number; growthMb?: number } = {}): 
   let timer: NodeJS.Timeout | null = null;
   let session: Promise<{ post(method: string): Promise<unknown> } | null> | null = null;
   let trims = 0;
+  let due = false;
   /** counts the tasks that arrived: a trim that waited for the inspector gives way to one */
   let arrivals = 0;
   const trim = async () => {
@@ -49,12 +51,17 @@ export function heapTrimmer(opts: { idleMs?: number; growthMb?: number } = {}): 
     trims++;
   };
   return {
+    due() {
+      due = true;
+    },
     busy() {
       arrivals++;
       if (timer) clearTimeout(timer);
       timer = null;
     },
     idle() {
+      if (!due) return;
+      due = false;
       if (timer) clearTimeout(timer);
       timer = setTimeout(() => void trim(), idleMs);
       // a waiting trim never keeps the process alive
