@@ -135,8 +135,9 @@ const PARSE_STAGES = ['parse.fetch', 'parse.read', 'parse.ocr', 'parse.chunk'];
 /** The runner's jobs belong to no account (the runner role charges nothing). */
 const RUNNER_OWNER = { user_id: 'runner', organization_id: null };
 /**
- * Where each run notes its scratch folder (`runner-runs/<pid>`: its blobs and database), so that a run after a killed one removes
- * what it left. Several runs may share a data dir: each removes only what runs no longer alive left.
+ * Where each run notes its scratch folder (`runner-runs/<pid>.<random>`: its blobs and database), so that a run after a
+ * killed one removes what it left. Several runs may share a data dir (in processes of their own or in one): each removes
+ * only what runs of processes no longer alive left.
  */
 const RUNS_DIR = 'runner-runs';
 
@@ -187,7 +188,7 @@ async function dropDeadRuns(dataDir: string): Promise<void> {
   const dir = path.join(dataDir, RUNS_DIR);
   const names = await fsp.readdir(dir).catch(() => [] as string[]);
   for (const name of names) {
-    const pid = Number(name);
+    const pid = Number(name.split('.')[0]);
     if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || alive(pid)) continue;
     const scratch = await fsp.readFile(path.join(dir, name), 'utf8').catch(() => '');
     if (scratch && path.basename(scratch).startsWith('quire-runner-')) await fsp.rm(scratch, { recursive: true, force: true });
@@ -195,13 +196,14 @@ async function dropDeadRuns(dataDir: string): Promise<void> {
   }
 }
 
-/** A scratch folder for the run's blobs and database, noted under the run's pid; those of killed runs are removed. */
-async function scratchFolder(dataDir: string): Promise<string> {
+/** A scratch folder for the run's blobs and database, and its note (under the run's pid); those of killed runs are removed. */
+async function scratchFolder(dataDir: string): Promise<{ dir: string; note: string }> {
   await dropDeadRuns(dataDir);
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'quire-runner-'));
-  await fsp.mkdir(path.join(dataDir, RUNS_DIR), { recursive: true });
-  await fsp.writeFile(path.join(dataDir, RUNS_DIR, String(process.pid)), dir);
-  return dir;
+  const note = path.join(dataDir, RUNS_DIR, `${process.pid}.${randomUUID().slice(0, 8)}`);
+  await fsp.mkdir(path.dirname(note), { recursive: true });
+  await fsp.writeFile(note, dir);
+  return { dir, note };
 }
 
 type Outcome = { kind: 'ok'; pages: number } | { kind: 'unsupported' } | { kind: 'failed'; error: string };
@@ -283,7 +285,7 @@ export async function runParse(opts: RunOptions): Promise<RunSummary> {
     return summary;
   }
   const q: EnginePackage = await import('@quire/engine');
-  const scratch = await scratchFolder(opts.config.dataDir);
+  const { dir: scratch, note } = await scratchFolder(opts.config.dataDir);
   let rt: Engine | null = null;
   try {
     rt = await q.Engine.create(runnerConfig(opts.config, concurrency, scratch), silentLogger, 'runner');
@@ -338,6 +340,6 @@ export async function runParse(opts: RunOptions): Promise<RunSummary> {
   } finally {
     await rt?.close().catch(() => {});
     await fsp.rm(scratch, { recursive: true, force: true }).catch(() => {});
-    await fsp.rm(path.join(opts.config.dataDir, RUNS_DIR, String(process.pid)), { force: true }).catch(() => {});
+    await fsp.rm(note, { force: true }).catch(() => {});
   }
 }
