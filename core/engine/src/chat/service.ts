@@ -11,6 +11,7 @@ import { chunkRole, hitMetadata } from '../io/steps.js';
 import type { SearchHit } from '../search/service.js';
 import { KIND_TERMS, LOWER_WORD, LanguageCounts, codeLikeness, decompose, holdsNames, isFollowUp, kindWords, labelExpansion, parseJsonObject, questionTerms, quoteInText, round, synonymWordsOf, termSet, unsupportedNumbers } from '@quire/text';
 import { holdCredits } from '../infra/credits.js';
+import { receiptFieldAnswer } from './receipt-field.js';
 import type { CreditHold } from '../infra/credits.js';
 
 export type ChatMode = 'quick' | 'deep' | 'code';
@@ -634,6 +635,11 @@ async function answerHeld(rt: Engine, auth: AuthInfo, req: ChatRequest, kb: Coll
     if (req.onDelta) for (const p of composed.text.split(/(?<=\s)/)) if (p) await req.onDelta(p);
   } else {
     composed = { ...present(await answerer.answer(request)), answeredBy: 'offline' };
+    // a refused question for a receipt's or an invoice's total or date: the extractor's value, when it is sure of it
+    if (composed.answerType === 'none') {
+      const field = await receiptFieldAnswer(rt, request);
+      if (field) composed = { ...present(field), answeredBy: 'offline' };
+    }
     if (outcome) {
       composed.fallbackReason = outcome.fallback;
       rt.logger.warn({ reason: outcome.fallback, detail: outcome.detail, knowledge_base_id: kb.id }, 'LLM answer not used; answered by the answerer plugin');

@@ -1,0 +1,128 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { startTestServer } from '../helpers/server.js';
+import { suiteKnowledgeBase } from '../helpers/chat-kb.js';
+import type { TestServer } from '../helpers/server.js';
+
+/**
+ * Chat questions for the total or the date of one receipt, named by the shop printed at its top ("How much was the bill at
+ * Restoran Seri Melati?"): no line of the receipt says the question's words, so the answerer alone refuses; the
+ * extractor's total or date of that receipt, cited where the receipt prints it, is the answer. A question for another
+ * line (GST, change) or with a date or amount the receipt does not have is not answered with the total.
+ */
+
+const NOT_FOUND = "I could not find this in the knowledge base's sources.";
+
+/** a thermal receipt: the shop's name and address at the top, items with their amounts at the right, the total below */
+async function receipt(header: string[], date: string, items: [string, string][], total: string, tail: [string, string][]): Promise<Uint8Array> {
+  const pdf = await PDFDocument.create();
+  const font = await pdf.embedFont(StandardFonts.Courier);
+  const bold = await pdf.embedFont(StandardFonts.CourierBold);
+  const page = pdf.addPage([260, 520]);
+  let y = 490;
+  const line = (text: string, f = font) => {
+    page.drawText(text, { x: 130 - f.widthOfTextAtSize(text, 9) / 2, y, size: 9, font: f });
+    y -= 13;
+  };
+  const row = (label: string, amount: string, f = font) => {
+    page.drawText(label, { x: 14, y, size: 9, font: f });
+    page.drawText(amount, { x: 246 - f.widthOfTextAtSize(amount, 9), y, size: 9, font: f });
+    y -= 13;
+  };
+  line(header[0]!, bold);
+  for (const h of header.slice(1)) line(h);
+  y -= 8;
+  row(`Date: ${date}`, 'Time: 12:41');
+  row('Cashier: AMIRA', 'Table: 7');
+  y -= 8;
+  for (const [label, amount] of items) row(label, amount);
+  y -= 8;
+  row('TOTAL', total, bold);
+  for (const [label, amount] of tail) row(label, amount);
+  y -= 8;
+  line('THANK YOU, PLEASE COME AGAIN');
+  return pdf.save();
+}
+
+describe('chat: a receipt’s total or date from the extractor, where the answerer refuses', () => {
+  let s: TestServer;
+  const chat = suiteKnowledgeBase();
+  const { ask, cites } = chat;
+
+  before(async () => {
+    s = await startTestServer();
+    const melati = await receipt(
+      ['RESTORAN SERI MELATI', 'SRI MELATI FOOD SDN BHD (775812-K)', 'NO 14 JALAN BUNGA RAYA', '43000 KAJANG SELANGOR', 'GST REG NO: 001234567890'],
+      '14/03/2018',
+      [
+        ['NASI LEMAK AYAM 2 x 8.50', '17.00'],
+        ['TEH TARIK 2 x 2.80', '5.60'],
+        ['ROTI CANAI 1 x 1.80', '1.80'],
+        ['GST 6%', '1.46'],
+      ],
+      '25.86',
+      [
+        ['CASH', '50.00'],
+        ['CHANGE', '24.14'],
+      ],
+    );
+    const hardware = await receipt(
+      ['KEDAI PERKAKAS TEGUH JAYA', 'NO 3 JALAN PASAR', '41200 KLANG SELANGOR'],
+      '21/01/2018',
+      [
+        ['PAINT BRUSH 2 INCH 3 x 4.20', '12.60'],
+        ['MASKING TAPE 1 x 3.90', '3.90'],
+      ],
+      '16.50',
+      [
+        ['CASH', '20.00'],
+        ['CHANGE', '3.50'],
+      ],
+    );
+    await chat.open(s, 'Receipts', [
+      ['melati.pdf', melati],
+      ['teguh-jaya.pdf', hardware],
+    ]);
+  });
+
+  after(async () => {
+    await s?.close();
+  });
+
+  test('the total of the receipt the question names by its shop is a value, cited at the receipt', async () => {
+    for (const q of ['How much was the bill at Restoran Seri Melati?', 'What did the Seri Melati receipt come to in total?']) {
+      const a = await ask(q);
+      assert.equal(a.answer_type, 'value', `${q}: ${a.message}`);
+      assert.match(a.message, /25\.86/, q);
+      assert.ok(cites(a, 'melati.pdf'), `${q}: ${JSON.stringify(a.citations)}`);
+      assert.ok(a.confidence >= 0.8, `${q}: ${a.confidence}`);
+    }
+    const b = await ask('How much did the customer pay at Kedai Perkakas Teguh Jaya?');
+    assert.match(b.message, /16\.50/, b.message);
+    assert.ok(cites(b, 'teguh-jaya.pdf'), JSON.stringify(b.citations));
+  });
+
+  test('the date of the receipt is the date as it prints it; an amount in the question must be the receipt’s total', async () => {
+    const a = await ask('On what date was the purchase at Kedai Perkakas Teguh Jaya made?');
+    assert.equal(a.answer_type, 'value', a.message);
+    assert.match(a.message, /21\/01\/2018/);
+    assert.ok(cites(a, 'teguh-jaya.pdf'));
+    const other = await ask('On what date was the 99.99 purchase at Kedai Perkakas Teguh Jaya made?');
+    assert.doesNotMatch(other.message, /21\/01\/2018/, other.message);
+  });
+
+  test('another line asked for, or a date the receipt does not have, is not answered with the total', async () => {
+    const gst = await ask('How much GST was charged at Restoran Seri Melati?');
+    assert.doesNotMatch(gst.message, /25\.86/, gst.message);
+    const change = await ask('How much change did the customer get at Restoran Seri Melati?');
+    assert.doesNotMatch(change.message, /25\.86/, change.message);
+    const wrongDay = await ask('How much was paid at Restoran Seri Melati on 20 April 2019?');
+    assert.equal(wrongDay.message, NOT_FOUND, wrongDay.message);
+  });
+
+  test('a shop no receipt is from is not answered', async () => {
+    const a = await ask('How much was the bill at Restoran Bukit Bintang?');
+    assert.equal(a.message, NOT_FOUND, a.message);
+  });
+});
