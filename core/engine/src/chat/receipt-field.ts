@@ -31,6 +31,8 @@ export async function receiptFieldAnswer(rt: Engine, request: AnswerRequest): Pr
     const first = await request.chunks?.(doc.id, HEADER_CHUNKS);
     if (!first?.length || !namesInHeader(asked.names, first)) continue;
     const chunks = (await request.chunks?.(doc.id)) ?? [];
+    // (the extractor runs here, in the request: only on the few thousand characters a receipt or an invoice holds)
+    if (chunks.reduce((n, c) => n + c.content.length, 0) > MAX_RECORD_CHARS) continue;
     const parsed = await loadParsed(rt, contentKey(doc.id)).catch(() => null);
     if (!parsed) continue;
     // the field asked, and the one the question names the record by (a date for a total, an amount for a date)
@@ -61,8 +63,9 @@ const MIN_CONFIDENCE = 0.8;
 const MAX_CONFIDENCE = 0.95;
 /** the retrieved documents looked at, best first */
 const MAX_DOCUMENTS = 4;
-/** the most pages of a receipt or an invoice read (a longer document is not one) */
+/** the most pages and characters of a receipt or an invoice read (a longer document is not one) */
 const MAX_RECORD_PAGES = 4;
+const MAX_RECORD_CHARS = 20_000;
 /** the lines that name a record (the shop's name, company and address), from its first chunks (a title may be one of its own) */
 const HEADER_LINES = 8;
 const HEADER_CHUNKS = [0, 1, 2];
