@@ -1,4 +1,4 @@
-import type { AnswerChunk, AnswerRequest, AnswerResult, FieldDefinition } from '@quire/core';
+import type { AnswerChunk, AnswerRequest, AnswerResult, Chunk, FieldDefinition } from '@quire/core';
 import { scanDates, scanNumbers } from '@quire/fields';
 import { labelConcepts, round, terms, words } from '@quire/text';
 import type { EngineContext as Engine } from '../context.js';
@@ -20,7 +20,7 @@ export async function receiptFieldAnswer(rt: Engine, request: AnswerRequest): Pr
   if (!asked) return null;
   const extractor = rt.registry.tryGet('extractor');
   if (!extractor) return null;
-  const found: { value: Extracted; chunks: AnswerChunk[] }[] = [];
+  const found: { value: Extracted; documentId: string; chunks: Chunk[] }[] = [];
   const seen = new Set<string>();
   for (const hit of request.sources) {
     if (seen.has(hit.document_id) || seen.size >= MAX_DOCUMENTS) continue;
@@ -30,7 +30,7 @@ export async function receiptFieldAnswer(rt: Engine, request: AnswerRequest): Pr
     if (!doc || doc.status !== 'completed' || (doc.pages ?? 1) > MAX_RECORD_PAGES) continue;
     const first = await request.chunks?.(doc.id, HEADER_CHUNKS);
     if (!first?.length || !namesInHeader(asked.names, first)) continue;
-    const chunks = (await request.chunks?.(doc.id)) ?? [];
+    const chunks = await loadChunks(rt, doc.id);
     // (the extractor runs here, in the request: only on the few thousand characters a receipt or an invoice holds)
     if (chunks.reduce((n, c) => n + c.content.length, 0) > MAX_RECORD_CHARS) continue;
     const parsed = await loadParsed(rt, contentKey(doc.id)).catch(() => null);
@@ -38,20 +38,22 @@ export async function receiptFieldAnswer(rt: Engine, request: AnswerRequest): Pr
     // the field asked, and the one the question names the record by (a date for a total, an amount for a date)
     const fields = [FIELDS[asked.field], ...(asked.date && asked.field === 'total' ? [FIELDS.date] : []), ...(asked.amount !== null && asked.field === 'date' ? [FIELDS.total] : [])];
     // the layout rules alone (the figures above are theirs; with an LLM configured, its chat answer came first)
-    const r = await extractor.extract({ doc: parsed, chunks: await loadChunks(rt, doc.id), fields, settings: { engine: 'offline' }, signal: request.signal });
+    const r = await extractor.extract({ doc: parsed, chunks, fields, settings: { engine: 'offline' }, signal: request.signal });
     const result = (name: string) => r.fieldResults.find((f) => f.field === name);
     if (asked.date && asked.field === 'total' && result('date')?.value !== asked.date) continue;
     if (asked.amount !== null && asked.field === 'date' && Number(result('total')?.value) !== asked.amount) continue;
     const main = result(asked.field);
     if (!main || main.value === null || main.value === undefined) continue;
-    found.push({ value: { value: main.value, confidence: main.confidence, page: main.evidence?.page ?? null }, chunks });
+    found.push({ value: { value: main.value, confidence: main.confidence, page: main.evidence?.page ?? null }, documentId: doc.id, chunks });
   }
   // two records answer the question's names alike: which one it means is not known
   if (found.length !== 1) return null;
-  const { value, chunks } = found[0]!;
+  const { value, documentId, chunks } = found[0]!;
   if (value.confidence < MIN_CONFIDENCE) return null;
   const printed = printedValue(asked.field, value, chunks);
   if (!printed) return null;
+  // the cited chunk read through the request, so that the host cites its own copy
+  await request.chunks?.(documentId, [printed.chunk.index]);
   const text = `${asked.field === 'total' ? 'Total' : 'Date'}: ${printed.text} [1]`;
   return { text, citations: [{ chunk_id: printed.chunk.id }], confidence: round(Math.min(MAX_CONFIDENCE, value.confidence), 3), answer_type: 'value' };
 }
@@ -93,17 +95,15 @@ export function askedField(question: string): { field: 'total' | 'date'; names: 
   if (total === date) return null;
   // a date or an amount that says which record: taken out of the words
   const dates = scanDates(q);
-  let rest = q;
-  for (const d of [...dates].sort((a, b) => b.start - a.start)) rest = `${rest.slice(0, d.start)} ${rest.slice(d.end)}`;
-  const amounts = scanNumbers(rest).filter((n) => n.amountLike);
-  for (const n of [...amounts].sort((a, b) => b.start - a.start)) rest = `${rest.slice(0, n.start)} ${rest.slice(n.end)}`;
+  const undated = withoutSpans(q, dates);
+  const amounts = scanNumbers(undated).filter((n) => n.amountLike);
   if (dates.length > 1 || amounts.length > 1) return null;
-  const tokens = rest.split(/\s+/).filter(Boolean);
+  const tokens = withoutSpans(undated, amounts).split(/\s+/).filter(Boolean);
   const names: string[] = [];
   const plain: string[] = [];
   tokens.forEach((t, i) => {
     // (a capitalised label, "GST", "VAT", asks for that line, not the total)
-    if (i > 0 && /^[("']?[\p{Lu}\p{N}]/u.test(t) && !labelConcepts(t).some((c) => c !== 'total')) names.push(...words(t).map((w) => w.replace(/'s$/, '')));
+    if (i > 0 && /^[("']?[\p{Lu}\p{N}]/u.test(t) && !labelConcepts(t).some((c) => c !== 'total')) names.push(...nameWords(t));
     else plain.push(t);
   });
   if (!names.length) return null;
@@ -112,13 +112,23 @@ export function askedField(question: string): { field: 'total' | 'date'; names: 
   return { field: total ? 'total' : 'date', names, date: dates[0]?.iso ?? null, amount: amounts[0]?.value ?? null };
 }
 
+/** `text` with the spans left out (a space in place of each). */
+function withoutSpans(text: string, spans: readonly { start: number; end: number }[]): string {
+  let out = text;
+  for (const s of [...spans].sort((a, b) => b.start - a.start)) out = `${out.slice(0, s.start)} ${out.slice(s.end)}`;
+  return out;
+}
+
+/** The words of a name as the question and a header are compared: lower case, without a possessive "'s". */
+const nameWords = (text: string) => words(text).map((w) => w.replace(/'s$/, ''));
+
 /**
  * Whether every name word of the question is a word of the record's header (the first lines of its first chunks); letters
  * printed apart count as one word too ("D.I.Y." is diy).
  */
 function namesInHeader(names: readonly string[], chunks: readonly AnswerChunk[]): boolean {
   const lines = [...chunks].sort((a, b) => a.idx - b.idx).flatMap((c) => c.content.split('\n')).filter((l) => l.trim());
-  const ws = words(lines.slice(0, HEADER_LINES).join(' ')).map((w) => w.replace(/'s$/, ''));
+  const ws = nameWords(lines.slice(0, HEADER_LINES).join(' '));
   const header = new Set(ws);
   for (let i = 0; i < ws.length; i++) {
     let run = '';
@@ -128,8 +138,8 @@ function namesInHeader(names: readonly string[], chunks: readonly AnswerChunk[])
 }
 
 /** The value as the record prints it, and the chunk that prints it (on the extractor's page when it gives one); null when none does. */
-function printedValue(field: 'total' | 'date', v: Extracted, chunks: readonly AnswerChunk[]): { text: string; chunk: AnswerChunk } | null {
-  const ordered = [...chunks].sort((a, b) => Number(b.page === v.page) - Number(a.page === v.page) || a.idx - b.idx);
+function printedValue(field: 'total' | 'date', v: Extracted, chunks: readonly Chunk[]): { text: string; chunk: Chunk } | null {
+  const ordered = [...chunks].sort((a, b) => Number(b.page === v.page) - Number(a.page === v.page) || a.index - b.index);
   for (const chunk of ordered) {
     const hit = field === 'date' ? scanDates(chunk.content).find((d) => d.iso === v.value) : [...scanNumbers(chunk.content)].reverse().find((n) => n.value === Number(v.value) && n.amountLike);
     if (hit) return { text: chunk.content.slice(hit.start, hit.end).trim(), chunk };
