@@ -580,6 +580,17 @@ test('date: a date OCR glued to its label or split after a separator', async () 
   // an address ("JLN 1/50") and amounts stay what they are
   const c = await run(plainDoc('dd3', ['NO 1, JLN 1/50', 'TOTAL 12.30 15.00']), [DATE]);
   assert.equal(c.data.date, null);
+  // a 0 read as 6 or 8 where the printed day or month cannot be one, the separators of a ten-digit run read as 7 or 1
+  const d = await run(plainDoc('dd4', ['HARDWARE TRADING', 'Date 69/02/2018 11:40 Cashier # LST', 'Total 7.00']), [DATE]);
+  assert.equal(d.data.date, '2018-02-09');
+  const e = await run(plainDoc('dd5', ['BOOK CO', '61/03/18 12:36 Slip No.: 070058756', 'Total RM 4.00']), [DATE]);
+  assert.equal(e.data.date, '2018-03-01');
+  const f = await run(plainDoc('dd6', ['KEDAI PAPAN', 'Doc No C800010930 Date: 1770372018', 'Total 174.90']), [DATE]);
+  assert.equal(f.data.date, '2018-03-17');
+  assert.ok(f.conf.date! < 0.8, `a repaired date is read with less certainty (${f.conf.date})`);
+  // a phone number, an invoice number or a day and month both over 31 stay what they are
+  const g = await run(plainDoc('dd7', ['TEL 0176057770', 'Inv 2017032019', 'Ref 66/88/2018', 'Total 3.00']), [DATE]);
+  assert.equal(g.data.date, null);
 });
 
 test('receipt: the shop name at the top is the merchant, the "owned by" company its legal entity', async () => {
