@@ -15,7 +15,7 @@ import type { TestServer } from '../helpers/server.js';
 const NOT_FOUND = "I could not find this in the knowledge base's sources.";
 
 /** a thermal receipt: the shop's name and address at the top, items with their amounts at the right, the total below */
-async function receipt(header: string[], date: string, items: [string, string][], total: string, tail: [string, string][]): Promise<Uint8Array> {
+async function receipt(header: string[], date: string, items: [string, string][], total: string, tail: [string, string][], opts: { unlabelled?: boolean; footer?: string } = {}): Promise<Uint8Array> {
   const pdf = await PDFDocument.create();
   const font = await pdf.embedFont(StandardFonts.Courier);
   const bold = await pdf.embedFont(StandardFonts.CourierBold);
@@ -33,14 +33,18 @@ async function receipt(header: string[], date: string, items: [string, string][]
   line(header[0]!, bold);
   for (const h of header.slice(1)) line(h);
   y -= 8;
-  row(`Date: ${date}`, 'Time: 12:41');
-  row('Cashier: AMIRA', 'Table: 7');
+  if (opts.unlabelled) row(`${date} 12:41`, 'Cashier: AMIRA');
+  else {
+    row(`Date: ${date}`, 'Time: 12:41');
+    row('Cashier: AMIRA', 'Table: 7');
+  }
   y -= 8;
   for (const [label, amount] of items) row(label, amount);
   y -= 8;
   row('TOTAL', total, bold);
   for (const [label, amount] of tail) row(label, amount);
   y -= 8;
+  if (opts.footer) line(opts.footer);
   line('THANK YOU, PLEASE COME AGAIN');
   return pdf.save();
 }
@@ -80,7 +84,15 @@ describe('chat: a receipt’s total or date from the extractor, where the answer
         ['CHANGE', '3.50'],
       ],
     );
+    // the date printed with no label (the extractor is unsure of it): the only date of one receipt, one of two on the other
+    const sinar = await receipt(['KEDAI RUNCIT SINAR PAGI', 'NO 8 JALAN MAWAR', '47000 SUNGAI BULOH'], '05/02/2018', [['GULA 1KG 1 x 2.90', '2.90'], ['MINYAK 2KG 1 x 9.80', '9.80']], '12.70', [['CASH', '20.00'], ['CHANGE', '7.30']], { unlabelled: true });
+    const cahaya = await receipt(['KEDAI BUKU CAHAYA', 'NO 21 JALAN MELOR', '68000 AMPANG'], '12/02/2018', [['BUKU LATIHAN 3 x 2.50', '7.50'], ['PENSEL 2B 4 x 0.60', '2.40']], '9.90', [['CASH', '10.00'], ['CHANGE', '0.10']], {
+      unlabelled: true,
+      footer: 'EXCHANGE BY 19/02/2018 WITH RECEIPT',
+    });
     await chat.open(s, 'Receipts', [
+      ['sinar-pagi.pdf', sinar],
+      ['cahaya.pdf', cahaya],
       ['melati.pdf', melati],
       ['teguh-jaya.pdf', hardware],
     ]);
@@ -110,6 +122,17 @@ describe('chat: a receipt’s total or date from the extractor, where the answer
     assert.ok(cites(a, 'teguh-jaya.pdf'));
     const other = await ask('On what date was the 99.99 purchase at Kedai Perkakas Teguh Jaya made?');
     assert.doesNotMatch(other.message, /21\/01\/2018/, other.message);
+  });
+
+  test('a date printed with no label is the receipt’s date when it is the only date the receipt prints', async () => {
+    const a = await ask('On what date was the Sinar Pagi receipt issued?');
+    assert.equal(a.answer_type, 'value', a.message);
+    assert.match(a.message, /05\/02\/2018/);
+    assert.ok(cites(a, 'sinar-pagi.pdf'), JSON.stringify(a.citations));
+    assert.ok(a.confidence >= 0.8, `${a.confidence}`);
+    // two dates printed: which one is the receipt's is the extractor's guess, not answered as a value
+    const b = await ask('On what date was the Cahaya receipt issued?');
+    assert.doesNotMatch(b.message, /Date: 12\/02\/2018/, b.message);
   });
 
   test('another line asked for, or a date the receipt does not have, is not answered with the total', async () => {

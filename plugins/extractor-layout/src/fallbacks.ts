@@ -1,7 +1,7 @@
 /**
  * Unlabelled evidence, used only when no label names the field: values whose shape is unmistakable
  * (e-mail, IBAN, URL, BIC, phone), the currency the amounts are printed in, the company-like line at the
- * top of the first page for a vendor, the first date of the first page for a document date.
+ * top of the first page for a vendor, the first date of the document (in a line or a table cell) for a document date.
  * These score low by construction (METHOD_FACTOR 'document' / 'position').
  */
 import type { FieldDefinition } from '@quire/core';
@@ -106,7 +106,8 @@ export function fallbackCandidates(field: FieldDefinition, labels: FieldLabels, 
     return out;
   }
   if (id === 'date' && field.type === 'date') {
-    for (const u of lines) {
+    // lines and table cells in reading order (a receipt read as a table prints its date in a cell)
+    for (const u of [...scope.units].sort((a, b) => a.start - b.start)) {
       const m = datesOf(u.text, ctx)[0];
       if (!m) continue;
       out.push(finder.candidate(u, m, { start: u.start + m.start, end: u.start + m.end }, u.text.slice(m.start, m.end), 'position', 0.8, `first date of the document (page ${u.page}, no label)`));

@@ -1,5 +1,5 @@
 import type { AnswerChunk, AnswerRequest, AnswerResult, Chunk, FieldDefinition } from '@quire/core';
-import { scanDates, scanNumbers } from '@quire/fields';
+import { documentDateOrder, scanDates, scanNumbers } from '@quire/fields';
 import { labelConcepts, round, terms, words } from '@quire/text';
 import type { EngineContext as Engine } from '../context.js';
 import { contentKey, loadChunks, loadParsed } from '../io/steps.js';
@@ -44,7 +44,9 @@ export async function receiptFieldAnswer(rt: Engine, request: AnswerRequest): Pr
     if (asked.amount !== null && asked.field === 'date' && Number(result('total')?.value) !== asked.amount) continue;
     const main = result(asked.field);
     if (!main || main.value === null || main.value === undefined) continue;
-    found.push({ value: { value: main.value, confidence: main.confidence, page: main.evidence?.page ?? null }, documentId: doc.id, chunks });
+    // the only date a record prints is its date: the extractor's own confidence in a date found without a label is low
+    const confidence = asked.field === 'date' && onlyDate(parsed.text, main.value) ? Math.max(main.confidence, ONLY_DATE_CONFIDENCE) : main.confidence;
+    found.push({ value: { value: main.value, confidence, page: main.evidence?.page ?? null }, documentId: doc.id, chunks });
   }
   // two records answer the question's names alike: which one it means is not known
   if (found.length !== 1) return null;
@@ -60,9 +62,21 @@ export async function receiptFieldAnswer(rt: Engine, request: AnswerRequest): Pr
 
 type Extracted = { value: unknown; confidence: number; page: number | null };
 
+/**
+ * Whether `value` is the one calendar day the record's text prints (however often). On the 100 development receipts the
+ * extractor's date is the only day printed on 85, and right on 84 of them (OCR misread the other's day), though it gives
+ * 51 of them a confidence under 0.8 (a date found with no label, its day/month order guessed).
+ */
+export function onlyDate(text: string, value: unknown): boolean {
+  const days = new Set(scanDates(text, { order: documentDateOrder(text) }).map((d) => d.iso));
+  return days.size === 1 && days.has(String(value));
+}
+
 /** the extractor's confidence a value needs (its values at 0.8 or more are right 53 times in 54 on the development receipts) */
 const MIN_CONFIDENCE = 0.8;
 const MAX_CONFIDENCE = 0.95;
+/** the confidence of a record's date when it is the only date the record prints (see onlyDate) */
+const ONLY_DATE_CONFIDENCE = 0.8;
 /** the retrieved documents looked at, best first */
 const MAX_DOCUMENTS = 4;
 /** the most pages and characters of a receipt or an invoice read (a longer document is not one) */
