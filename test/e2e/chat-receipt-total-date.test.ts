@@ -9,13 +9,14 @@ import type { TestServer } from '../helpers/server.js';
  * Chat questions for the total or the date of one receipt, named by the shop printed at its top ("How much was the bill at
  * Restoran Seri Melati?"): no line of the receipt says the question's words, so the answerer alone refuses; the
  * extractor's total or date of that receipt, cited where the receipt prints it, is the answer. A question for another
- * line (GST, change) or with a date or amount the receipt does not have is not answered with the total.
+ * line (GST, change) or with a date or amount the receipt does not have is not answered with the total. An identifier asked
+ * by its label (the invoice number) is the named receipt's.
  */
 
 const NOT_FOUND = "I could not find this in the knowledge base's sources.";
 
 /** a thermal receipt: the shop's name and address at the top, items with their amounts at the right, the total below */
-async function receipt(header: string[], date: string, items: [string, string][], total: string, tail: [string, string][], opts: { unlabelled?: boolean; footer?: string } = {}): Promise<Uint8Array> {
+async function receipt(header: string[], date: string, items: [string, string][], total: string, tail: [string, string][], opts: { unlabelled?: boolean; footer?: string; rows?: [string, string][] } = {}): Promise<Uint8Array> {
   const pdf = await PDFDocument.create();
   const font = await pdf.embedFont(StandardFonts.Courier);
   const bold = await pdf.embedFont(StandardFonts.CourierBold);
@@ -38,6 +39,7 @@ async function receipt(header: string[], date: string, items: [string, string][]
     row(`Date: ${date}`, 'Time: 12:41');
     row('Cashier: AMIRA', 'Table: 7');
   }
+  for (const [label, value] of opts.rows ?? []) row(label, value);
   y -= 8;
   for (const [label, amount] of items) row(label, amount);
   y -= 8;
@@ -70,6 +72,7 @@ describe('chat: a receipt’s total or date from the extractor, where the answer
         ['CASH', '50.00'],
         ['CHANGE', '24.14'],
       ],
+      { rows: [['Invoice No: SM-004417', '']] },
     );
     const hardware = await receipt(
       ['KEDAI PERKAKAS TEGUH JAYA', 'NO 3 JALAN PASAR', '41200 KLANG SELANGOR'],
@@ -83,6 +86,7 @@ describe('chat: a receipt’s total or date from the extractor, where the answer
         ['CASH', '20.00'],
         ['CHANGE', '3.50'],
       ],
+      { rows: [['Invoice No: TJ-88120', '']] },
     );
     // the date printed with no label (the extractor is unsure of it): the only date of one receipt, one of two on the other
     const sinar = await receipt(['KEDAI RUNCIT SINAR PAGI', 'NO 8 JALAN MAWAR', '47000 SUNGAI BULOH'], '05/02/2018', [['GULA 1KG 1 x 2.90', '2.90'], ['MINYAK 2KG 1 x 9.80', '9.80']], '12.70', [['CASH', '20.00'], ['CHANGE', '7.30']], { unlabelled: true });
@@ -133,6 +137,17 @@ describe('chat: a receipt’s total or date from the extractor, where the answer
     // two dates printed: which one is the receipt's is the extractor's guess, not answered as a value
     const b = await ask('On what date was the Cahaya receipt issued?');
     assert.doesNotMatch(b.message, /Date: 12\/02\/2018/, b.message);
+  });
+
+  test('an identifier asked by its label is the one the named receipt prints under that label', async () => {
+    const a = await ask('What is the invoice number of the Restoran Seri Melati receipt?');
+    assert.equal(a.answer_type, 'value', a.message);
+    assert.match(a.message, /^Invoice number: SM-004417 \[1\]/, a.message);
+    assert.ok(cites(a, 'melati.pdf'), JSON.stringify(a.citations));
+    const b = await ask('What invoice number does the Teguh Jaya receipt show?');
+    assert.match(b.message, /TJ-88120/, b.message);
+    assert.doesNotMatch(b.message, /SM-004417/, b.message);
+    assert.ok(cites(b, 'teguh-jaya.pdf'), JSON.stringify(b.citations));
   });
 
   test('another line asked for, or a date the receipt does not have, is not answered with the total', async () => {

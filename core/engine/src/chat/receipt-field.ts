@@ -1,5 +1,5 @@
 import type { AnswerChunk, AnswerRequest, AnswerResult, Chunk, FieldDefinition } from '@quire/core';
-import { documentDateOrder, scanDates, scanNumbers } from '@quire/fields';
+import { conceptsOfWords, documentDateOrder, scanDates, scanNumbers } from '@quire/fields';
 import { labelConcepts, round, terms, words } from '@quire/text';
 import type { EngineContext as Engine } from '../context.js';
 import { contentKey, loadChunks, loadParsed } from '../io/steps.js';
@@ -14,10 +14,16 @@ import { contentKey, loadChunks, loadParsed } from '../io/steps.js';
  * lines: the shop's name and address), a date or an amount in the question matches the record's own, exactly one of the
  * retrieved documents is such a record, and the extractor's confidence is at least MIN_CONFIDENCE (of the values it
  * gives at 0.8 or more on the 100 development receipts, 53 of 54 are right). Null otherwise: the refusal stands.
+ *
+ * An identifier asked by its label ("What is the invoice number of the McDonald's receipt?", "What customer number does
+ * iViveLabs have at QualityHosting?") is read the same way, and its answer takes the place of the answerer's `given` one
+ * when that one does not say the value: the extractor reads a labelled identifier by its label in the record's own
+ * language, where the answerer quotes the line that shares the most words with the question.
  */
-export async function receiptFieldAnswer(rt: Engine, request: AnswerRequest): Promise<AnswerResult | null> {
+export async function receiptFieldAnswer(rt: Engine, request: AnswerRequest, given?: AnswerResult): Promise<AnswerResult | null> {
   const asked = askedField(request.question);
-  if (!asked) return null;
+  // a total or a date only where the answerer refused; an identifier also in place of another answer (see above)
+  if (!asked || (given && given.answer_type !== 'none' && (asked.field === 'total' || asked.field === 'date'))) return null;
   const extractor = rt.registry.tryGet('extractor');
   if (!extractor) return null;
   const found: { value: Extracted; documentId: string; chunks: Chunk[] }[] = [];
@@ -36,7 +42,7 @@ export async function receiptFieldAnswer(rt: Engine, request: AnswerRequest): Pr
     const parsed = await loadParsed(rt, contentKey(doc.id)).catch(() => null);
     if (!parsed) continue;
     // the field asked, and the one the question names the record by (a date for a total, an amount for a date)
-    const fields = [FIELDS[asked.field], ...(asked.date && asked.field === 'total' ? [FIELDS.date] : []), ...(asked.amount !== null && asked.field === 'date' ? [FIELDS.total] : [])];
+    const fields = [FIELDS[asked.field] ?? { name: asked.field, type: 'string' }, ...(asked.date && asked.field === 'total' ? [FIELDS.date] : []), ...(asked.amount !== null && asked.field === 'date' ? [FIELDS.total] : [])];
     // the layout rules alone (the figures above are theirs; with an LLM configured, its chat answer came first)
     const r = await extractor.extract({ doc: parsed, chunks, fields, settings: { engine: 'offline' }, signal: request.signal });
     const result = (name: string) => r.fieldResults.find((f) => f.field === name);
@@ -53,10 +59,11 @@ export async function receiptFieldAnswer(rt: Engine, request: AnswerRequest): Pr
   const { value, documentId, chunks } = found[0]!;
   if (value.confidence < MIN_CONFIDENCE) return null;
   const printed = printedValue(asked.field, value, chunks);
-  if (!printed) return null;
+  // (an answer that already says the value stands)
+  if (!printed || (given && given.answer_type !== 'none' && given.text.includes(printed.text))) return null;
   // the cited chunk read through the request, so that the host cites its own copy
   await request.chunks?.(documentId, [printed.chunk.index]);
-  const text = `${asked.field === 'total' ? 'Total' : 'Date'}: ${printed.text} [1]`;
+  const text = `${asked.label}: ${printed.text} [1]`;
   return { text, citations: [{ chunk_id: printed.chunk.id }], confidence: round(Math.min(MAX_CONFIDENCE, value.confidence), 3), answer_type: 'value' };
 }
 
@@ -86,13 +93,17 @@ const MAX_RECORD_CHARS = 20_000;
 const HEADER_LINES = 8;
 const HEADER_CHUNKS = [0, 1, 2];
 
-const FIELDS: Record<'total' | 'date', FieldDefinition> = {
+const FIELDS: Record<string, FieldDefinition> = {
   total: { name: 'total', type: 'number' },
   date: { name: 'date', type: 'date' },
 };
 
 /** what a question for a record's total may say besides the record's names (stems) */
 const TOTAL_WORDS = new Set(terms('total totals bill paid pay payment spend spent come came cost amount charged charge due receipt invoice purchase customer altogether sum meal order visit shopping'));
+/** the identifiers asked by their labels (concepts of @quire/fields) */
+const ID_FIELDS = new Set(['invoice_number', 'order_number', 'customer_number', 'vat_id', 'iban', 'bic']);
+/** what a question for a record's identifier may say besides its label and the record's names (stems) */
+const ID_WORDS = new Set(terms('what which is was the of on for at from does did do have has given printed shown stated receipt invoice bill order customer'));
 /** what a question for a record's date may say besides the record's names (stems) */
 const DATE_WORDS = new Set(terms('date dated day purchase purchased made make shop shopped shopping issue issued receipt invoice bill buy bought customer visit order ordered placed place printed'));
 
@@ -101,9 +112,11 @@ const DATE_WORDS = new Set(terms('date dated day purchase purchased made make sh
  * first word, a label such as "GST", and the question's own date or amount), as words; null when the question says
  * anything else.
  */
-export function askedField(question: string): { field: 'total' | 'date'; names: string[]; date: string | null; amount: number | null } | null {
+export function askedField(question: string): Asked | null {
   const q = question.trim();
   if (/\bhow many\b/i.test(q)) return null;
+  const id = askedIdentifier(q);
+  if (id) return id;
   const total = /\bhow much\b|\btotal\b|\bc[oa]me to\b/i.test(q);
   const date = /\bwhen\b|\bdate\b|\bwhat day\b|\bwhich day\b/i.test(q);
   if (total === date) return null;
@@ -112,18 +125,67 @@ export function askedField(question: string): { field: 'total' | 'date'; names: 
   const undated = withoutSpans(q, dates);
   const amounts = scanNumbers(undated).filter((n) => n.amountLike);
   if (dates.length > 1 || amounts.length > 1) return null;
-  const tokens = withoutSpans(undated, amounts).split(/\s+/).filter(Boolean);
+  const names = namesOf(withoutSpans(undated, amounts), total ? TOTAL_WORDS : DATE_WORDS);
+  if (!names) return null;
+  return { field: total ? 'total' : 'date', names, date: dates[0]?.iso ?? null, amount: amounts[0]?.value ?? null, label: total ? 'Total' : 'Date' };
+}
+
+/**
+ * A question for one of a record's identifiers by its label ("What is the invoice number of the McDonald's receipt?", "What
+ * customer number does iViveLabs have at QualityHosting?"): the longest run of the question's words that is a label of
+ * such a field (the extractor's lexicon: invoice, order or customer number, VAT id, IBAN, BIC, in any of its languages),
+ * the rest the record's names and words such questions use.
+ */
+function askedIdentifier(q: string): Asked | null {
+  if (!/^(what|which)\b/i.test(q)) return null;
+  const ws = words(q);
+  let hit: { id: string; at: number; n: number } | undefined;
+  for (let n = 4; n >= 1 && !hit; n--)
+    for (let i = 0; i + n <= ws.length && !hit; i++) {
+      const ids = [...new Set(conceptsOfWords(ws.slice(i, i + n)))].filter((c) => ID_FIELDS.has(c));
+      if (ids.length === 1) hit = { id: ids[0]!, at: i, n };
+    }
+  if (!hit) return null;
+  // the label's words out of the question (the words in order, whatever stands between them in the text)
+  const phrase = ws.slice(hit.at, hit.at + hit.n);
+  const re = new RegExp(phrase.map((w) => w.replace(/[^\p{L}\p{N}]/gu, '\\W*')).join('\\W+'), 'iu');
+  const m = re.exec(q);
+  if (!m) return null;
+  const names = namesOf(`${q.slice(0, m.index)} ${q.slice(m.index + m[0].length)}`, ID_WORDS);
+  if (!names) return null;
+  const label = phrase.join(' ').replace(/\b(vat|iban|bic|id|gst|po)\b/g, (w) => w.toUpperCase());
+  return { field: hit.id, names, date: null, amount: null, label: label[0]!.toUpperCase() + label.slice(1) };
+}
+
+interface Asked {
+  /** the extractor's field: 'total', 'date' or an identifier's concept ('invoice_number', …) */
+  field: string;
+  names: string[];
+  date: string | null;
+  amount: number | null;
+  /** what the answer calls the value */
+  label: string;
+}
+
+/**
+ * The question's words that begin with a capital or a digit, or a capital after their first lower-case letters ("iViveLabs"),
+ * (other than the first word and a label such as "GST") as the record's
+ * name words; null when the other words are not all `allowed` (stems) or no name is said.
+ */
+function namesOf(text: string, allowed: ReadonlySet<string>): string[] | null {
   const names: string[] = [];
   const plain: string[] = [];
-  tokens.forEach((t, i) => {
-    // (a capitalised label, "GST", "VAT", asks for that line, not the total)
-    if (i > 0 && /^[("']?[\p{Lu}\p{N}]/u.test(t) && !labelConcepts(t).some((c) => c !== 'total')) names.push(...nameWords(t));
-    else plain.push(t);
-  });
-  if (!names.length) return null;
-  const allowed = total ? TOTAL_WORDS : DATE_WORDS;
-  if (!terms(plain.join(' ')).every((t) => allowed.has(t))) return null;
-  return { field: total ? 'total' : 'date', names, date: dates[0]?.iso ?? null, amount: amounts[0]?.value ?? null };
+  text
+    .split(/\s+/)
+    .filter(Boolean)
+    .forEach((t, i) => {
+      // (a capitalised label, "GST", "VAT", asks for that line, not the total)
+      // (a name may begin in lower case: "iViveLabs", "eBay")
+      if (i > 0 && /^[("']?(?:[\p{Lu}\p{N}]|\p{Ll}+\p{Lu})/u.test(t) && !labelConcepts(t).some((c) => c !== 'total')) names.push(...nameWords(t));
+      else plain.push(t);
+    });
+  if (!names.length || !terms(plain.join(' ')).every((t) => allowed.has(t))) return null;
+  return names;
 }
 
 /** `text` with the spans left out (a space in place of each). */
@@ -152,11 +214,25 @@ function namesInHeader(names: readonly string[], chunks: readonly AnswerChunk[])
 }
 
 /** The value as the record prints it, and the chunk that prints it (on the extractor's page when it gives one); null when none does. */
-function printedValue(field: 'total' | 'date', v: Extracted, chunks: readonly Chunk[]): { text: string; chunk: Chunk } | null {
+function printedValue(field: string, v: Extracted, chunks: readonly Chunk[]): { text: string; chunk: Chunk } | null {
   const ordered = [...chunks].sort((a, b) => Number(b.page === v.page) - Number(a.page === v.page) || a.index - b.index);
   for (const chunk of ordered) {
+    if (field !== 'date' && field !== 'total') {
+      // an identifier as printed: the same letters and digits, spaces aside ("DE 232 446 240")
+      const hit = printedIdentifier(chunk.content, String(v.value));
+      if (hit) return { text: hit, chunk };
+      continue;
+    }
     const hit = field === 'date' ? scanDates(chunk.content).find((d) => d.iso === v.value) : [...scanNumbers(chunk.content)].reverse().find((n) => n.value === Number(v.value) && n.amountLike);
     if (hit) return { text: chunk.content.slice(hit.start, hit.end).trim(), chunk };
   }
   return null;
+}
+
+/** `value` as `text` prints it, a whole token (not inside a longer run of letters or digits); null when it does not. */
+function printedIdentifier(text: string, value: string): string | null {
+  const chars = [...value.replace(/\s+/g, '')];
+  if (!chars.length) return null;
+  const re = new RegExp(`(?<![\\p{L}\\p{N}])${chars.map((c) => c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join(' ?')}(?![\\p{L}\\p{N}])`, 'u');
+  return re.exec(text)?.[0] ?? null;
 }
