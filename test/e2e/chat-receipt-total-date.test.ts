@@ -117,6 +117,9 @@ describe('chat: a receipt’s total or date from the extractor, where the answer
     const b = await ask('How much did the customer pay at Kedai Perkakas Teguh Jaya?');
     assert.match(b.message, /16\.50/, b.message);
     assert.ok(cites(b, 'teguh-jaya.pdf'), JSON.stringify(b.citations));
+    const c = await ask('What is the number of the Teguh Jaya receipt?');
+    assert.equal(c.answer_type, 'value', c.message);
+    assert.match(c.message, /TJ-88120/, c.message);
   });
 
   test('the date of the receipt is the date as it prints it; an amount in the question must be the receipt’s total', async () => {
@@ -148,6 +151,9 @@ describe('chat: a receipt’s total or date from the extractor, where the answer
     assert.match(b.message, /TJ-88120/, b.message);
     assert.doesNotMatch(b.message, /SM-004417/, b.message);
     assert.ok(cites(b, 'teguh-jaya.pdf'), JSON.stringify(b.citations));
+    const c = await ask('What is the number of the Teguh Jaya receipt?');
+    assert.equal(c.answer_type, 'value', c.message);
+    assert.match(c.message, /TJ-88120/, c.message);
   });
 
   test('another line asked for, or a date the receipt does not have, is not answered with the total', async () => {

@@ -102,6 +102,8 @@ const FIELDS: Record<string, FieldDefinition> = {
 const TOTAL_WORDS = new Set(terms('total totals bill paid pay payment spend spent come came cost amount charged charge due receipt invoice purchase customer altogether sum meal order visit shopping'));
 /** the identifiers asked by their labels (concepts of @quire/fields) */
 const ID_FIELDS = new Set(['invoice_number', 'order_number', 'customer_number', 'vat_id', 'iban', 'bic']);
+/** the words that name a kind of record */
+const RECORD_WORDS = new Set(['invoice', 'order', 'receipt', 'bill']);
 /** what a question for a record's identifier may say besides its label and the record's names (stems) */
 const ID_WORDS = new Set(terms('what which is was the of on for at from does did do have has given printed shown stated receipt invoice bill order customer'));
 /** what a question for a record's date may say besides the record's names (stems) */
@@ -142,16 +144,30 @@ function askedIdentifier(q: string): Asked | null {
   let hit: { id: string; at: number; n: number } | undefined;
   for (let n = 4; n >= 1 && !hit; n--)
     for (let i = 0; i + n <= ws.length && !hit; i++) {
+      // (a record's own word alone, "invoice", is the record, not its number)
+      if (n === 1 && RECORD_WORDS.has(ws[i]!)) continue;
       const ids = [...new Set(conceptsOfWords(ws.slice(i, i + n)))].filter((c) => ID_FIELDS.has(c));
       if (ids.length === 1) hit = { id: ids[0]!, at: i, n };
     }
-  if (!hit) return null;
-  // the label's words out of the question (the words in order, whatever stands between them in the text)
-  const phrase = ws.slice(hit.at, hit.at + hit.n);
-  const re = new RegExp(phrase.map((w) => w.replace(/[^\p{L}\p{N}]/gu, '\\W*')).join('\\W+'), 'iu');
-  const m = re.exec(q);
-  if (!m) return null;
-  const names = namesOf(`${q.slice(0, m.index)} ${q.slice(m.index + m[0].length)}`, ID_WORDS);
+  let rest: string;
+  let phrase: string[];
+  if (hit) {
+    // the label's words out of the question (the words in order, whatever stands between them in the text)
+    phrase = ws.slice(hit.at, hit.at + hit.n);
+    const re = new RegExp(phrase.map((w) => w.replace(/[^\p{L}\p{N}]/gu, '\\W*')).join('\\W+'), 'iu');
+    const m = re.exec(q);
+    if (!m) return null;
+    rest = `${q.slice(0, m.index)} ${q.slice(m.index + m[0].length)}`;
+  } else {
+    // "the number of the AWS invoice": "number" and the one record word it is the number of
+    const m = /^(what|which) (is|was) the number (?:of|on) (?:the |this |that )?(.+?) (invoice|order|receipt|bill)\W*$/i.exec(q);
+    const ids = m ? [...new Set(conceptsOfWords([m[4]!.toLowerCase(), 'number']))].filter((c) => ID_FIELDS.has(c)) : [];
+    if (!m || ids.length !== 1) return null;
+    hit = { id: ids[0]!, at: 0, n: 0 };
+    phrase = [m[4]!.toLowerCase(), 'number'];
+    rest = `${m[1]} ${m[3]}`;
+  }
+  const names = namesOf(rest, ID_WORDS);
   if (!names) return null;
   const label = phrase.join(' ').replace(/\b(vat|iban|bic|id|gst|po)\b/g, (w) => w.toUpperCase());
   return { field: hit.id, names, date: null, amount: null, label: label[0]!.toUpperCase() + label.slice(1) };
