@@ -156,6 +156,14 @@ test('compact dates: year first, and day first as some tills print them, the lat
   assert.deepEqual(scanTyped('25032018 Total 41.45', 'number').map((m) => m.value), [41.45]);
 });
 
+test('a date with the time glued to it (the space lost by OCR) is read with its own year, not the hour as one', () => {
+  assert.deepEqual(scanDates('11/02/1819:21 Slip No.: 6030098553').map((d) => [d.iso, d.start, d.end]), [['2018-02-11', 0, 8]]);
+  assert.deepEqual(scanDates('11/02/201812:30').map((d) => [d.iso, d.end]), [['2018-02-11', 10]]);
+  // a four-digit year with the time after a space, and longer digit runs, as before
+  assert.equal(scanDates('11/02/2018 12:30')[0]?.iso, '2018-02-11');
+  assert.deepEqual(scanDates('11/02/18123'), []);
+});
+
 test('documentDateOrder: a "$" without cents (OCR of an S) is no sign of US dates', () => {
   assert.equal(documentDateOrder('Jalan $821/39, 47400 Petaling Jaya  10/03/2018'), undefined);
   assert.equal(documentDateOrder('Total $ 12.50  10/03/2018'), 'MDY');
