@@ -86,7 +86,7 @@ describe('chat: a receipt’s total or date from the extractor, where the answer
         ['CASH', '20.00'],
         ['CHANGE', '3.50'],
       ],
-      { rows: [['Invoice No: TJ-88120', '']] },
+      { rows: [['Invoice No: TJ-88120', ''], ['Order date: 10/01/2018', '']] },
     );
     // the date printed with no label (the extractor is unsure of it): the only date of one receipt, one of two on the other
     const sinar = await receipt(['KEDAI RUNCIT SINAR PAGI', 'NO 8 JALAN MAWAR', '47000 SUNGAI BULOH'], '05/02/2018', [['GULA 1KG 1 x 2.90', '2.90'], ['MINYAK 2KG 1 x 9.80', '9.80']], '12.70', [['CASH', '20.00'], ['CHANGE', '7.30']], { unlabelled: true });
@@ -127,6 +127,11 @@ describe('chat: a receipt’s total or date from the extractor, where the answer
     assert.equal(a.answer_type, 'value', a.message);
     assert.match(a.message, /21\/01\/2018/);
     assert.ok(cites(a, 'teguh-jaya.pdf'));
+    // a question about the order: the order date the record prints apart from its own, never the record's date
+    const order = await ask('On what date was the Teguh Jaya order placed?');
+    assert.equal(order.answer_type, 'value', order.message);
+    assert.match(order.message, /10\/01\/2018/, order.message);
+    assert.doesNotMatch(order.message, /21\/01\/2018/, order.message);
     const other = await ask('On what date was the 99.99 purchase at Kedai Perkakas Teguh Jaya made?');
     assert.doesNotMatch(other.message, /21\/01\/2018/, other.message);
   });

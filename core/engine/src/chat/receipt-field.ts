@@ -42,13 +42,15 @@ export async function receiptFieldAnswer(rt: Engine, request: AnswerRequest, giv
     const parsed = await loadParsed(rt, contentKey(doc.id)).catch(() => null);
     if (!parsed) continue;
     // the field asked, and the one the question names the record by (a date for a total, an amount for a date)
-    const fields = [FIELDS[asked.field] ?? { name: asked.field, type: 'string' }, ...(asked.date && asked.field === 'total' ? [FIELDS.date] : []), ...(asked.amount !== null && asked.field === 'date' ? [FIELDS.total] : [])];
+    const fields = [FIELDS[asked.field] ?? { name: asked.field, type: 'string' }, ...(asked.date && asked.field === 'total' ? [FIELDS.date] : []), ...(asked.amount !== null && asked.field === 'date' ? [FIELDS.total] : []), ...(asked.prefer ? [FIELDS[asked.prefer]!] : [])];
     // the layout rules alone (the figures above are theirs; with an LLM configured, its chat answer came first)
     const r = await extractor.extract({ doc: parsed, chunks, fields, settings: { engine: 'offline' }, signal: request.signal });
     const result = (name: string) => r.fieldResults.find((f) => f.field === name);
     if (asked.date && asked.field === 'total' && result('date')?.value !== asked.date) continue;
     if (asked.amount !== null && asked.field === 'date' && Number(result('total')?.value) !== asked.amount) continue;
-    const main = result(asked.field);
+    // (an invoice that prints an order date apart from its own: the order's date, when the question asks when it was ordered)
+    const preferred = asked.prefer ? result(asked.prefer) : undefined;
+    const main = preferred && preferred.value !== null && preferred.value !== undefined ? preferred : result(asked.field);
     if (!main || main.value === null || main.value === undefined) continue;
     // the only date a record prints is its date: the extractor's own confidence in a date found without a label is low
     const confidence = asked.field === 'date' && onlyDate(parsed.text, main.value) ? Math.max(main.confidence, ONLY_DATE_CONFIDENCE) : main.confidence;
@@ -98,6 +100,7 @@ const HEADER_CHUNKS = [0, 1, 2];
 const FIELDS: Record<string, FieldDefinition> = {
   total: { name: 'total', type: 'number' },
   date: { name: 'date', type: 'date' },
+  order_date: { name: 'order_date', type: 'date' },
 };
 
 /** what a question for a record's total may say besides the record's names (stems) */
@@ -131,7 +134,8 @@ export function askedField(question: string): Asked | null {
   if (dates.length > 1 || amounts.length > 1) return null;
   const names = namesOf(withoutSpans(undated, amounts), total ? TOTAL_WORDS : DATE_WORDS);
   if (!names) return null;
-  return { field: total ? 'total' : 'date', names, date: dates[0]?.iso ?? null, amount: amounts[0]?.value ?? null, label: total ? 'Total' : 'Date' };
+  const prefer = !total && /\border(?:ed)?\b/i.test(q) ? 'order_date' : undefined;
+  return { field: total ? 'total' : 'date', names, date: dates[0]?.iso ?? null, amount: amounts[0]?.value ?? null, label: total ? 'Total' : 'Date', prefer };
 }
 
 /**
@@ -183,6 +187,8 @@ interface Asked {
   amount: number | null;
   /** what the answer calls the value */
   label: string;
+  /** a field whose value, when the record prints one, answers in place of `field`'s (the order date of a question about an order) */
+  prefer?: string;
 }
 
 /**
