@@ -42,11 +42,11 @@ export async function receiptFieldAnswer(rt: Engine, request: AnswerRequest, giv
     const parsed = await loadParsed(rt, contentKey(doc.id)).catch(() => null);
     if (!parsed) continue;
     // the field asked, and the one the question names the record by (a date for a total, an amount for a date)
-    const fields = [FIELDS[asked.field] ?? { name: asked.field, type: 'string' }, ...(asked.date && asked.field === 'total' ? [FIELDS.date] : []), ...(asked.amount !== null && asked.field === 'date' ? [FIELDS.total] : []), ...(asked.prefer ? [FIELDS[asked.prefer]!] : [])];
+    const fields = [FIELDS[asked.field] ?? { name: asked.field, type: 'string' }, ...(asked.date && asked.field !== 'date' ? [FIELDS.date] : []), ...(asked.amount !== null && asked.field === 'date' ? [FIELDS.total] : []), ...(asked.prefer ? [FIELDS[asked.prefer]!] : [])];
     // the layout rules alone (the figures above are theirs; with an LLM configured, its chat answer came first)
     const r = await extractor.extract({ doc: parsed, chunks, fields, settings: { engine: 'offline' }, signal: request.signal });
     const result = (name: string) => r.fieldResults.find((f) => f.field === name);
-    if (asked.date && asked.field === 'total' && result('date')?.value !== asked.date) continue;
+    if (asked.date && asked.field !== 'date' && result('date')?.value !== asked.date) continue;
     if (asked.amount !== null && asked.field === 'date' && Number(result('total')?.value) !== asked.amount) continue;
     // (an invoice that prints an order date apart from its own: the order's date, when the question asks when it was ordered)
     const preferred = asked.prefer ? result(asked.prefer) : undefined;
@@ -144,8 +144,12 @@ export function askedField(question: string): Asked | null {
  * such a field (the extractor's lexicon: invoice, order or customer number, VAT id, IBAN, BIC, in any of its languages),
  * the rest the record's names and words such questions use.
  */
-function askedIdentifier(q: string): Asked | null {
-  if (!/^(what|which)\b/i.test(q)) return null;
+function askedIdentifier(question: string): Asked | null {
+  if (!/^(what|which)\b/i.test(question)) return null;
+  // a date that says which record ("the Gin Kee receipt of 4 January 2018"): taken out of the words
+  const dates = scanDates(question);
+  if (dates.length > 1) return null;
+  const q = withoutSpans(question, dates).replace(/\s+/g, ' ').trim();
   const ws = words(q);
   let hit: { id: string; at: number; n: number } | undefined;
   for (let n = 4; n >= 1 && !hit; n--)
@@ -176,7 +180,7 @@ function askedIdentifier(q: string): Asked | null {
   const names = namesOf(rest, ID_WORDS);
   if (!names) return null;
   const label = phrase.join(' ').replace(/\b(vat|iban|bic|id|gst|po)\b/g, (w) => w.toUpperCase());
-  return { field: hit.id, names, date: null, amount: null, label: label[0]!.toUpperCase() + label.slice(1) };
+  return { field: hit.id, names, date: dates[0]?.iso ?? null, amount: null, label: label[0]!.toUpperCase() + label.slice(1) };
 }
 
 interface Asked {
