@@ -7,8 +7,8 @@ import type { TestServer } from '../helpers/server.js';
 
 /**
  * Chat questions for the total or the date of one receipt, named by the shop printed at its top ("How much was the bill at
- * Restoran Seri Melati?"): no line of the receipt says the question's words, so the answerer alone refuses; the
- * extractor's total or date of that receipt, cited where the receipt prints it, is the answer. A question for another
+ * Restoran Seri Melati?"): no line of the receipt says the question's words, so the answerer alone refuses or quotes
+ * another line; the extractor's total or date of that receipt, cited where the receipt prints it, is the answer. A question for another
  * line (GST, change) or with a date or amount the receipt does not have is not answered with the total. An identifier asked
  * by its label (the invoice number) is the named receipt's.
  */
@@ -16,7 +16,7 @@ import type { TestServer } from '../helpers/server.js';
 const NOT_FOUND = "I could not find this in the knowledge base's sources.";
 
 /** a thermal receipt: the shop's name and address at the top, items with their amounts at the right, the total below */
-async function receipt(header: string[], date: string, items: [string, string][], total: string, tail: [string, string][], opts: { unlabelled?: boolean; footer?: string; rows?: [string, string][] } = {}): Promise<Uint8Array> {
+async function receipt(header: string[], date: string, items: [string, string][], total: string, tail: [string, string][], opts: { unlabelled?: boolean; footer?: string; rows?: [string, string][]; totalLabel?: string } = {}): Promise<Uint8Array> {
   const pdf = await PDFDocument.create();
   const font = await pdf.embedFont(StandardFonts.Courier);
   const bold = await pdf.embedFont(StandardFonts.CourierBold);
@@ -43,7 +43,7 @@ async function receipt(header: string[], date: string, items: [string, string][]
   y -= 8;
   for (const [label, amount] of items) row(label, amount);
   y -= 8;
-  row('TOTAL', total, bold);
+  row(opts.totalLabel ?? 'TOTAL', total, bold);
   for (const [label, amount] of tail) row(label, amount);
   y -= 8;
   if (opts.footer) line(opts.footer);
@@ -51,7 +51,7 @@ async function receipt(header: string[], date: string, items: [string, string][]
   return pdf.save();
 }
 
-describe('chat: a receipt’s total or date from the extractor, where the answerer refuses', () => {
+describe('chat: a receipt’s total, date or identifier from the extractor, where it is sure of it', () => {
   let s: TestServer;
   const chat = suiteKnowledgeBase();
   const { ask, cites } = chat;
@@ -94,7 +94,10 @@ describe('chat: a receipt’s total or date from the extractor, where the answer
       unlabelled: true,
       footer: 'EXCHANGE BY 19/02/2018 WITH RECEIPT',
     });
+    // the total under a weak label ("AMOUNT"), printed again as the card payment
+    const senja = await receipt(['KEDAI KOPI SENJA', 'NO 2 JALAN PERDANA', '53100 GOMBAK'], '09/03/2018', [['KOPI O 2 x 1.60', '3.20'], ['ROTI BAKAR 1 x 3.50', '3.50']], '6.70', [['VISA CARD', '6.70']], { totalLabel: 'AMOUNT' });
     await chat.open(s, 'Receipts', [
+      ['senja.pdf', senja],
       ['sinar-pagi.pdf', sinar],
       ['cahaya.pdf', cahaya],
       ['melati.pdf', melati],
@@ -131,6 +134,14 @@ describe('chat: a receipt’s total or date from the extractor, where the answer
     assert.doesNotMatch(order.message, /21\/01\/2018/, order.message);
     const other = await ask('On what date was the 99.99 purchase at Kedai Perkakas Teguh Jaya made?');
     assert.doesNotMatch(other.message, /21\/01\/2018/, other.message);
+  });
+
+  test('a total the receipt prints twice is its total, however weak its label', async () => {
+    const a = await ask('How much was the bill at Kedai Kopi Senja?');
+    assert.equal(a.answer_type, 'value', a.message);
+    assert.match(a.message, /^Total: 6\.70 \[1\]/, a.message);
+    assert.ok(cites(a, 'senja.pdf'), JSON.stringify(a.citations));
+    assert.ok(a.confidence >= 0.8, `${a.confidence}`);
   });
 
   test('a date printed with no label is the receipt’s date when it is the only date the receipt prints', async () => {

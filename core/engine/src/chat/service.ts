@@ -635,8 +635,8 @@ async function answerHeld(rt: Engine, auth: AuthInfo, req: ChatRequest, kb: Coll
     if (req.onDelta) for (const p of composed.text.split(/(?<=\s)/)) if (p) await req.onDelta(p);
   } else {
     composed = { ...present(await answerer.answer(request)), answeredBy: 'offline' };
-    // a refused question for a receipt's or an invoice's total or date, or one for its invoice number, VAT id…: the
-    // extractor's value, when it is sure of it
+    // a question for a receipt's or an invoice's total, date, invoice number, VAT id…: the extractor's value, when it is
+    // sure of it and the answer does not say it
     const field = await receiptFieldAnswer(rt, request, { text: composed.text, citations: [], confidence: composed.confidence, answer_type: composed.answerType });
     if (field) composed = { ...present(field), answeredBy: 'offline' };
     if (outcome) {
