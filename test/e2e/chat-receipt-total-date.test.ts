@@ -174,6 +174,17 @@ describe('chat: a receipt’s total, date or identifier from the extractor, wher
     assert.doesNotMatch(otherDay.message, /^Invoice number: SM-004417/, otherDay.message);
   });
 
+  test('a person asked by the role the receipt prints as a label is the name printed after it', async () => {
+    const a = await ask('Who was the cashier at Kedai Runcit Sinar Pagi?');
+    assert.equal(a.answer_type, 'value', a.message);
+    assert.match(a.message, /^Cashier: AMIRA \[1\]/, a.message);
+    assert.ok(cites(a, 'sinar-pagi.pdf'), JSON.stringify(a.citations));
+    assert.ok(a.confidence < 0.8, `where the name ends is read by rule (${a.confidence})`);
+    // a role no receipt prints as a label is not answered from it
+    const b = await ask('Who was the manager at Kedai Runcit Sinar Pagi?');
+    assert.doesNotMatch(b.message, /AMIRA/, b.message);
+  });
+
   test('another line asked for, or a date the receipt does not have, is not answered with the total', async () => {
     const gst = await ask('How much GST was charged at Restoran Seri Melati?');
     assert.doesNotMatch(gst.message, /25\.86/, gst.message);

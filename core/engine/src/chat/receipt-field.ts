@@ -20,10 +20,14 @@ import { contentKey, loadChunks, loadParsed } from '../io/steps.js';
  * that one does not say the value: such a question asks for nothing but the record's field (every other word is checked),
  * which the extractor reads by its label in the record's own language and by the record's arithmetic, where the
  * answerer quotes the line that shares the most words with the question (an item's line for "How much was the bill").
+ *
+ * A person asked by the role the record prints as a label ("Who was the cashier at SLF Cash & Carry?") is the name printed
+ * after that label (roleValue), where the answerer refused, at confidence ROLE_CONFIDENCE.
  */
 export async function receiptFieldAnswer(rt: Engine, request: AnswerRequest, given?: AnswerResult): Promise<AnswerResult | null> {
   const asked = askedField(request.question);
-  if (!asked) return null;
+  // (a person read by rule only where the answerer refused)
+  if (!asked || (asked.role && given && given.answer_type !== 'none')) return null;
   const extractor = rt.registry.tryGet('extractor');
   if (!extractor) return null;
   const found: { value: Extracted; documentId: string; chunks: Chunk[] }[] = [];
@@ -41,6 +45,16 @@ export async function receiptFieldAnswer(rt: Engine, request: AnswerRequest, giv
     if (chunks.reduce((n, c) => n + c.content.length, 0) > MAX_RECORD_CHARS) continue;
     const parsed = await loadParsed(rt, contentKey(doc.id)).catch(() => null);
     if (!parsed) continue;
+    if (asked.role) {
+      // a person printed under the role's label: read from the record's lines, its date (when asked) by the extractor
+      if (asked.date) {
+        const r = await extractor.extract({ doc: parsed, chunks, fields: [FIELDS.date!], settings: { engine: 'offline' }, signal: request.signal });
+        if (r.fieldResults[0]?.value !== asked.date) continue;
+      }
+      const person = roleValue(asked.role, chunks);
+      if (person) found.push({ value: { value: person.text, confidence: ROLE_CONFIDENCE, page: person.chunk.page ?? null }, documentId: doc.id, chunks });
+      continue;
+    }
     // the field asked, and the one the question names the record by (a date for a total, an amount for a date)
     const fields = [FIELDS[asked.field] ?? { name: asked.field, type: 'string' }, ...(asked.date && asked.field !== 'date' ? [FIELDS.date] : []), ...(asked.amount !== null && asked.field === 'date' ? [FIELDS.total] : []), ...(asked.prefer ? [FIELDS[asked.prefer]!] : [])];
     // the layout rules alone (the figures above are theirs; with an LLM configured, its chat answer came first)
@@ -61,8 +75,8 @@ export async function receiptFieldAnswer(rt: Engine, request: AnswerRequest, giv
   // two records answer the question's names alike: which one it means is not known
   if (found.length !== 1) return null;
   const { value, documentId, chunks } = found[0]!;
-  if (value.confidence < MIN_CONFIDENCE) return null;
-  const printed = printedValue(asked.field, value, chunks);
+  if (!asked.role && value.confidence < MIN_CONFIDENCE) return null;
+  const printed = asked.role ? roleValue(asked.role, chunks) : printedValue(asked.field, value, chunks);
   // (an answer that already says the value stands)
   if (!printed || (given && given.answer_type !== 'none' && given.text.includes(printed.text))) return null;
   // the cited chunk read through the request, so that the host cites its own copy
@@ -137,6 +151,8 @@ const DATE_WORDS = new Set(terms('date dated day purchase purchased made make sh
 export function askedField(question: string): Asked | null {
   const q = question.trim();
   if (/\bhow many\b/i.test(q)) return null;
+  const role = askedRole(q);
+  if (role) return role;
   const id = askedIdentifier(q);
   if (id) return id;
   const total = /\bhow much\b|\btotal\b|\bc[oa]me to\b/i.test(q);
@@ -198,6 +214,59 @@ function askedIdentifier(question: string): Asked | null {
   return { field: hit.id, names, date: dates[0]?.iso ?? null, amount: null, label: label[0]!.toUpperCase() + label.slice(1) };
 }
 
+/**
+ * "Who was the cashier at SLF Cash & Carry?", "Who was the server on the Al Mendis bill of 21 March 2018?": the role (one
+ * word, printed on the record as a label) and the record's names, a date that must be the record's, and words such
+ * questions use.
+ */
+function askedRole(question: string): Asked | null {
+  const m = /^who (?:was|is) the (\p{L}{3,}) (?:at|on|of|in|for|from) (.+?)\W*$/iu.exec(question);
+  if (!m) return null;
+  const role = m[1]!.toLowerCase();
+  if (RECORD_WORDS.has(role) || terms(role).length !== 1) return null;
+  const dates = scanDates(m[2]!);
+  if (dates.length > 1) return null;
+  const names = namesOf(`at ${withoutSpans(m[2]!, dates)}`, ROLE_WORDS);
+  if (!names) return null;
+  return { field: 'role', role, names, date: dates[0]?.iso ?? null, amount: null, label: role[0]!.toUpperCase() + role.slice(1) };
+}
+
+/** what a question for a person of a record may say besides the role and the record's names (stems) */
+const ROLE_WORDS = new Set(terms('receipt invoice bill shop store restaurant outlet branch purchase visit order'));
+/** the confidence of a person read after a role's label: the label is the question's, where the name ends is read by rule */
+const ROLE_CONFIDENCE = 0.7;
+
+/**
+ * The person a record prints after the role's label ("CASHIER : KELLY", "Cashier: Thandar", "Server: SOFYA"): the words
+ * after the label and its separator, up to the next label ("Time:"), a number or a rule, at most three words of letters;
+ * null when no line prints one, or two lines print different ones.
+ */
+export function roleValue(role: string, chunks: readonly Chunk[]): { text: string; chunk: Chunk } | null {
+  // (the separator may be a table's cell rule: "| Cashier: | AMIRA |")
+  const label = new RegExp(`(?<![\\p{L}])${role}(?![\\p{L}])[\\s:;,.'’>#=|-]*`, 'iu');
+  let found: { text: string; chunk: Chunk } | null = null;
+  for (const chunk of chunks)
+    for (const line of chunk.content.split('\n')) {
+      const m = label.exec(line);
+      if (!m) continue;
+      const ws: string[] = [];
+      for (const t of line.slice(m.index + m[0].length).split(/\s+/)) {
+        if (!t || ws.length >= 3 || !/^\p{L}[\p{L}.'’-]*$/u.test(t) || STOP_LABELS.has(t.toLowerCase().replace(/\W+$/, ''))) break;
+        ws.push(t);
+        if (/[:;]$/.test(t)) break;
+      }
+      if (ws.length && /[:;]$/.test(ws.at(-1)!)) ws.pop();
+      const text = ws.join(' ');
+      if ((text.match(/\p{L}/gu) ?? []).length < 2) continue;
+      if (found && found.text.toLowerCase() !== text.toLowerCase()) return null;
+      found ??= { text, chunk };
+    }
+  return found;
+}
+
+/** words that begin the next label on a receipt's line, not a person's name */
+const STOP_LABELS = new Set(['time', 'date', 'salesperson', 'cashier', 'server', 'ref', 'reference', 'location', 'no', 'inv', 'invoice', 'table', 'pax', 'counter', 'pos', 'terminal', 'shift', 'member', 'customer', 'doc', 'receipt', 'bill', 'station', 'till', 'tel', 'id']);
+
 interface Asked {
   /** the extractor's field: 'total', 'date' or an identifier's concept ('invoice_number', …) */
   field: string;
@@ -208,6 +277,8 @@ interface Asked {
   label: string;
   /** a field whose value, when the record prints one, answers in place of `field`'s (the order date of a question about an order) */
   prefer?: string;
+  /** a person asked by the role a record prints as a label ("cashier"); `field` is 'role' */
+  role?: string;
 }
 
 /**
