@@ -185,6 +185,17 @@ describe('chat: a receipt’s total, date or identifier from the extractor, wher
     assert.doesNotMatch(b.message, /AMIRA/, b.message);
   });
 
+  test('an amount asked by a label the receipt prints (change, cash) is the amount printed after it', async () => {
+    const a = await ask('How much change did the customer get back at Kedai Runcit Sinar Pagi?');
+    assert.equal(a.answer_type, 'value', a.message);
+    assert.match(a.message, /7\.30/, a.message);
+    assert.doesNotMatch(a.message, /12\.70/, a.message);
+    assert.ok(cites(a, 'sinar-pagi.pdf'), JSON.stringify(a.citations));
+    const b = await ask('How much cash was paid at Kedai Runcit Sinar Pagi?');
+    assert.match(b.message, /20\.00/, b.message);
+    assert.ok(cites(b, 'sinar-pagi.pdf'), JSON.stringify(b.citations));
+  });
+
   test('another line asked for, or a date the receipt does not have, is not answered with the total', async () => {
     const gst = await ask('How much GST was charged at Restoran Seri Melati?');
     assert.doesNotMatch(gst.message, /25\.86/, gst.message);

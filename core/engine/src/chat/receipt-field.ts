@@ -26,7 +26,7 @@ import { contentKey, loadChunks, loadParsed } from '../io/steps.js';
  */
 export async function receiptFieldAnswer(rt: Engine, request: AnswerRequest, given?: AnswerResult): Promise<AnswerResult | null> {
   const asked = askedField(request.question);
-  // (a person read by rule only where the answerer refused)
+  // (a person or a labelled amount read by rule only where the answerer refused)
   if (!asked || (asked.role && given && given.answer_type !== 'none')) return null;
   const extractor = rt.registry.tryGet('extractor');
   if (!extractor) return null;
@@ -51,7 +51,7 @@ export async function receiptFieldAnswer(rt: Engine, request: AnswerRequest, giv
         const r = await extractor.extract({ doc: parsed, chunks, fields: [FIELDS.date!], settings: { engine: 'offline' }, signal: request.signal });
         if (r.fieldResults[0]?.value !== asked.date) continue;
       }
-      const person = roleValue(asked.role, chunks);
+      const person = asked.field === 'role' ? roleValue(asked.role, chunks) : labelledAmount(asked.role, chunks);
       if (person) found.push({ value: { value: person.text, confidence: ROLE_CONFIDENCE, page: person.chunk.page ?? null }, documentId: doc.id, chunks });
       continue;
     }
@@ -76,7 +76,7 @@ export async function receiptFieldAnswer(rt: Engine, request: AnswerRequest, giv
   if (found.length !== 1) return null;
   const { value, documentId, chunks } = found[0]!;
   if (!asked.role && value.confidence < MIN_CONFIDENCE) return null;
-  const printed = asked.role ? roleValue(asked.role, chunks) : printedValue(asked.field, value, chunks);
+  const printed = asked.role ? (asked.field === 'role' ? roleValue(asked.role, chunks) : labelledAmount(asked.role, chunks)) : printedValue(asked.field, value, chunks);
   // (an answer that already says the value stands)
   if (!printed || (given && given.answer_type !== 'none' && given.text.includes(printed.text))) return null;
   // the cited chunk read through the request, so that the host cites its own copy
@@ -151,7 +151,7 @@ const DATE_WORDS = new Set(terms('date dated day purchase purchased made make sh
 export function askedField(question: string): Asked | null {
   const q = question.trim();
   if (/\bhow many\b/i.test(q)) return null;
-  const role = askedRole(q);
+  const role = askedRole(q) ?? askedLabelledAmount(q);
   if (role) return role;
   const id = askedIdentifier(q);
   if (id) return id;
@@ -231,6 +231,49 @@ function askedRole(question: string): Asked | null {
   return { field: 'role', role, names, date: dates[0]?.iso ?? null, amount: null, label: role[0]!.toUpperCase() + role.slice(1) };
 }
 
+/**
+ * "How much change did the customer get back at MR DIY?", "How much GST does the McDonald's Mahkota Cheras bill include?":
+ * an amount a receipt prints after one of the labels of RECEIPT_AMOUNT_LABELS, the record's names, a date that must be the
+ * record's, and words such questions use.
+ */
+function askedLabelledAmount(question: string): Asked | null {
+  const m = /^how much (\p{L}+) (?:did|does|was|were|is|has|had) (.+?)\W*$/iu.exec(question);
+  if (!m || !RECEIPT_AMOUNT_LABELS.has(m[1]!.toLowerCase())) return null;
+  const word = m[1]!.toLowerCase();
+  const dates = scanDates(m[2]!);
+  if (dates.length > 1) return null;
+  const names = namesOf(`at ${withoutSpans(m[2]!, dates)}`, AMOUNT_WORDS);
+  if (!names) return null;
+  const label = /^(gst|sst|vat)$/.test(word) ? word.toUpperCase() : word[0]!.toUpperCase() + word.slice(1);
+  return { field: 'amount', role: word, names, date: dates[0]?.iso ?? null, amount: null, label };
+}
+
+/** the labels of a receipt's amounts asked as "how much <label> …" (the total has rules of its own) */
+const RECEIPT_AMOUNT_LABELS = new Set(['change', 'cash', 'discount', 'rounding', 'gst', 'sst', 'vat', 'tax', 'tip', 'deposit']);
+/** what a question for such an amount may say besides its label and the record's names (stems) */
+const AMOUNT_WORDS = new Set(terms('customer get got give given back receive received return returned pay paid include included includ charge charged add added apply applied tender tendered bill receipt invoice purchase visit order shop'));
+
+/**
+ * The amount a record prints after `label` on the same line ("CHANGE RM 16.10", "| CASH |  | 20.00 |", "GST 6% 1.46": the
+ * first amount with cents after the label, a percentage passed over); null when no line prints one, or two lines print
+ * different ones.
+ */
+export function labelledAmount(label: string, chunks: readonly Chunk[]): { text: string; chunk: Chunk } | null {
+  const re = new RegExp(`(?<![\\p{L}])${label}(?![\\p{L}])`, 'iu');
+  let found: { text: string; chunk: Chunk; value: number } | null = null;
+  for (const chunk of chunks)
+    for (const line of chunk.content.split('\n')) {
+      const m = re.exec(line);
+      if (!m) continue;
+      const tail = line.slice(m.index + m[0].length);
+      const n = [...scanNumbers(tail)].find((x) => x.amountLike && !x.percent);
+      if (!n) continue;
+      if (found && found.value !== n.value) return null;
+      found ??= { text: tail.slice(n.start, n.end).trim(), chunk, value: n.value };
+    }
+  return found && { text: found.text, chunk: found.chunk };
+}
+
 /** what a question for a person of a record may say besides the role and the record's names (stems) */
 const ROLE_WORDS = new Set(terms('receipt invoice bill shop store restaurant outlet branch purchase visit order'));
 /** the confidence of a person read after a role's label: the label is the question's, where the name ends is read by rule */
@@ -277,7 +320,7 @@ interface Asked {
   label: string;
   /** a field whose value, when the record prints one, answers in place of `field`'s (the order date of a question about an order) */
   prefer?: string;
-  /** a person asked by the role a record prints as a label ("cashier"); `field` is 'role' */
+  /** a person asked by the role a record prints as a label ("cashier", `field` 'role'), or an amount by its label ("change", `field` 'amount') */
   role?: string;
 }
 
