@@ -27,7 +27,7 @@ import { contentKey, loadChunks, loadParsed } from '../io/steps.js';
 export async function receiptFieldAnswer(rt: Engine, request: AnswerRequest, given?: AnswerResult): Promise<AnswerResult | null> {
   const asked = askedField(request.question);
   // (a person or a labelled amount read by rule only where the answerer refused)
-  if (!asked || (asked.role && given && given.answer_type !== 'none')) return null;
+  if (!asked || (asked.labelWord && given && given.answer_type !== 'none')) return null;
   const extractor = rt.registry.tryGet('extractor');
   if (!extractor) return null;
   const found: { value: Extracted; documentId: string; chunks: Chunk[] }[] = [];
@@ -45,14 +45,14 @@ export async function receiptFieldAnswer(rt: Engine, request: AnswerRequest, giv
     if (chunks.reduce((n, c) => n + c.content.length, 0) > MAX_RECORD_CHARS) continue;
     const parsed = await loadParsed(rt, contentKey(doc.id)).catch(() => null);
     if (!parsed) continue;
-    if (asked.role) {
-      // a person printed under the role's label: read from the record's lines, its date (when asked) by the extractor
+    if (asked.labelWord) {
+      // a person or an amount printed after its label: read from the record's lines, its date (when asked) by the extractor
       if (asked.date) {
         const r = await extractor.extract({ doc: parsed, chunks, fields: [FIELDS.date!], settings: { engine: 'offline' }, signal: request.signal });
         if (r.fieldResults[0]?.value !== asked.date) continue;
       }
-      const person = asked.field === 'role' ? roleValue(asked.role, chunks) : labelledAmount(asked.role, chunks);
-      if (person) found.push({ value: { value: person.text, confidence: ROLE_CONFIDENCE, page: person.chunk.page ?? null }, documentId: doc.id, chunks });
+      const read = afterLabel(asked, chunks);
+      if (read) found.push({ value: { value: read.text, confidence: ROLE_CONFIDENCE, page: read.chunk.page ?? null }, documentId: doc.id, chunks });
       continue;
     }
     // the field asked, and the one the question names the record by (a date for a total, an amount for a date)
@@ -75,8 +75,8 @@ export async function receiptFieldAnswer(rt: Engine, request: AnswerRequest, giv
   // two records answer the question's names alike: which one it means is not known
   if (found.length !== 1) return null;
   const { value, documentId, chunks } = found[0]!;
-  if (!asked.role && value.confidence < MIN_CONFIDENCE) return null;
-  const printed = asked.role ? (asked.field === 'role' ? roleValue(asked.role, chunks) : labelledAmount(asked.role, chunks)) : printedValue(asked.field, value, chunks);
+  if (!asked.labelWord && value.confidence < MIN_CONFIDENCE) return null;
+  const printed = asked.labelWord ? afterLabel(asked, chunks) : printedValue(asked.field, value, chunks);
   // (an answer that already says the value stands)
   if (!printed || (given && given.answer_type !== 'none' && given.text.includes(printed.text))) return null;
   // the cited chunk read through the request, so that the host cites its own copy
@@ -144,9 +144,10 @@ const ID_WORDS = new Set(terms('what which is was the of on for at from does did
 const DATE_WORDS = new Set(terms('date dated day purchase purchased made make shop shopped shopping issue issued receipt invoice bill buy bought customer visit order ordered placed place printed'));
 
 /**
- * The field a question asks of a record and what names the record: the words with a capital or a digit (other than the
- * first word, a label such as "GST", and the question's own date or amount), as words; null when the question says
- * anything else.
+ * The field a question asks of a record and what names the record: a person by a role, an amount by a receipt's label, an
+ * identifier by its label, else the total or the date; the record's names are the words with a capital or a digit (other
+ * than the first word, a label such as "GST", and the question's own date or amount); null when the question says anything
+ * else.
  */
 export function askedField(question: string): Asked | null {
   const q = question.trim();
@@ -228,7 +229,7 @@ function askedRole(question: string): Asked | null {
   if (dates.length > 1) return null;
   const names = namesOf(`at ${withoutSpans(m[2]!, dates)}`, ROLE_WORDS);
   if (!names) return null;
-  return { field: 'role', role, names, date: dates[0]?.iso ?? null, amount: null, label: role[0]!.toUpperCase() + role.slice(1) };
+  return { field: 'role', labelWord: role, names, date: dates[0]?.iso ?? null, amount: null, label: role[0]!.toUpperCase() + role.slice(1) };
 }
 
 /**
@@ -245,7 +246,7 @@ function askedLabelledAmount(question: string): Asked | null {
   const names = namesOf(`at ${withoutSpans(m[2]!, dates)}`, AMOUNT_WORDS);
   if (!names) return null;
   const label = /^(gst|sst|vat)$/.test(word) ? word.toUpperCase() : word[0]!.toUpperCase() + word.slice(1);
-  return { field: 'amount', role: word, names, date: dates[0]?.iso ?? null, amount: null, label };
+  return { field: 'amount', labelWord: word, names, date: dates[0]?.iso ?? null, amount: null, label };
 }
 
 /** the labels of a receipt's amounts asked as "how much <label> …" (the total has rules of its own) */
@@ -273,6 +274,9 @@ export function labelledAmount(label: string, chunks: readonly Chunk[]): { text:
     }
   return found && { text: found.text, chunk: found.chunk };
 }
+
+/** The person or the amount a record prints after the question's label. */
+const afterLabel = (asked: Asked, chunks: readonly Chunk[]) => (asked.field === 'role' ? roleValue(asked.labelWord!, chunks) : labelledAmount(asked.labelWord!, chunks));
 
 /** what a question for a person of a record may say besides the role and the record's names (stems) */
 const ROLE_WORDS = new Set(terms('receipt invoice bill shop store restaurant outlet branch purchase visit order'));
@@ -320,8 +324,8 @@ interface Asked {
   label: string;
   /** a field whose value, when the record prints one, answers in place of `field`'s (the order date of a question about an order) */
   prefer?: string;
-  /** a person asked by the role a record prints as a label ("cashier", `field` 'role'), or an amount by its label ("change", `field` 'amount') */
-  role?: string;
+  /** the label a record prints before the value: a person's role ("cashier", `field` 'role') or an amount's ("change", `field` 'amount') */
+  labelWord?: string;
 }
 
 /**
