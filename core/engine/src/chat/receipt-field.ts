@@ -265,7 +265,8 @@ export function labelledAmount(label: string, chunks: readonly Chunk[]): { text:
   for (const chunk of chunks)
     for (const line of chunk.content.split('\n')) {
       const m = re.exec(line);
-      if (!m) continue;
+      // (a label that qualifies another amount, "Total (incl GST) 25.40", "Amount excl. VAT", is not the label of this one)
+      if (!m || QUALIFIER.test(line.slice(0, m.index))) continue;
       const tail = line.slice(m.index + m[0].length);
       const n = [...scanNumbers(tail)].find((x) => x.amountLike && !x.percent);
       if (!n) continue;
@@ -277,6 +278,9 @@ export function labelledAmount(label: string, chunks: readonly Chunk[]): { text:
 
 /** The person or the amount a record prints after the question's label. */
 const afterLabel = (asked: Asked, chunks: readonly Chunk[]) => (asked.field === 'role' ? roleValue(asked.labelWord!, chunks) : labelledAmount(asked.labelWord!, chunks));
+
+/** words before a label that make it qualify another amount ("incl. GST", "exclusive of VAT", "w/o tax") */
+const QUALIFIER = /\b(?:incl|inclusive|including|inc|excl|exclusive|excluding|exc|before|after|w\/o?|with|without|less)\.?\s*(?:of\s*)?[(\s]*$/i;
 
 /** what a question for a person of a record may say besides the role and the record's names (stems) */
 const ROLE_WORDS = new Set(terms('receipt invoice bill shop store restaurant outlet branch purchase visit order'));
