@@ -185,12 +185,16 @@ describe('chat: a receipt’s total, date or identifier from the extractor, wher
     assert.doesNotMatch(b.message, /AMIRA/, b.message);
   });
 
-  test('an amount asked by a label the receipt prints (change, cash) is the amount printed after it', async () => {
+  test('an amount or a rate asked by a label the receipt prints (change, cash, GST) is the one printed after it', async () => {
     const a = await ask('How much change did the customer get back at Kedai Runcit Sinar Pagi?');
     assert.equal(a.answer_type, 'value', a.message);
     assert.match(a.message, /7\.30/, a.message);
     assert.doesNotMatch(a.message, /12\.70/, a.message);
     assert.ok(cites(a, 'sinar-pagi.pdf'), JSON.stringify(a.citations));
+    // a tax's rate: the percentage printed after its label
+    const rate = await ask('What GST rate was charged on the Restoran Seri Melati bill?');
+    assert.match(rate.message, /6%/, rate.message);
+    assert.ok(cites(rate, 'melati.pdf'), JSON.stringify(rate.citations));
     const b = await ask('How much cash was paid at Kedai Runcit Sinar Pagi?');
     assert.match(b.message, /20\.00/, b.message);
     assert.ok(cites(b, 'sinar-pagi.pdf'), JSON.stringify(b.citations));

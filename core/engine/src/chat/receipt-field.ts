@@ -152,7 +152,7 @@ const DATE_WORDS = new Set(terms('date dated day purchase purchased made make sh
 export function askedField(question: string): Asked | null {
   const q = question.trim();
   if (/\bhow many\b/i.test(q)) return null;
-  const role = askedRole(q) ?? askedLabelledAmount(q);
+  const role = askedRole(q) ?? askedLabelledAmount(q) ?? askedRate(q);
   if (role) return role;
   const id = askedIdentifier(q);
   if (id) return id;
@@ -249,10 +249,51 @@ function askedLabelledAmount(question: string): Asked | null {
   return { field: 'amount', labelWord: word, names, date: dates[0]?.iso ?? null, amount: null, label };
 }
 
+/**
+ * "What GST rate was charged on the Sweet Forest Cafe bill?", "At what rate is VAT charged on the Coolblue purchases?": the
+ * rate a record prints after a sales tax's label (GST, VAT, BTW, TVA, USt… by the lexicon, or SST, tax), the record's names,
+ * a date that must be the record's, and words such questions use.
+ */
+function askedRate(question: string): Asked | null {
+  const m = /^what (?:is |was )?(?:the )?(\p{L}+) rate (.+?)\W*$/iu.exec(question) ?? /^at what rate (?:is|was|were) (\p{L}+) (.+?)\W*$/iu.exec(question);
+  if (!m || !isTaxLabel(m[1]!)) return null;
+  const word = m[1]!.toLowerCase();
+  const dates = scanDates(m[2]!);
+  if (dates.length > 1) return null;
+  const names = namesOf(`at ${withoutSpans(m[2]!, dates)}`, AMOUNT_WORDS);
+  if (!names) return null;
+  return { field: 'rate', labelWord: word, names, date: dates[0]?.iso ?? null, amount: null, label: `${word.toUpperCase()} rate` };
+}
+
+/** a sales tax's label: one the lexicon knows as VAT in some language (GST, BTW, TVA, USt…), or SST, tax */
+const isTaxLabel = (word: string) => /^(?:tax|sst)$/i.test(word) || labelConcepts(word).includes('vat');
+
+/**
+ * The rate a record prints after a sales tax's label on the same line ("GST 6%", "BTW 21% € 124,61"): the first percentage
+ * after the question's label, or after any label the lexicon knows as the same tax; null when no line prints one, or two
+ * lines print different ones.
+ */
+export function labelledRate(label: string, chunks: readonly Chunk[]): { text: string; chunk: Chunk } | null {
+  const vat = labelConcepts(label).includes('vat');
+  let found: { text: string; chunk: Chunk; value: number } | null = null;
+  for (const chunk of chunks)
+    for (const line of chunk.content.split('\n'))
+      for (const t of line.matchAll(/\p{L}+/gu)) {
+        if (t[0].toLowerCase() !== label && !(vat && labelConcepts(t[0]).includes('vat'))) continue;
+        const tail = line.slice(t.index! + t[0].length);
+        const n = [...scanNumbers(tail)].find((x) => x.percent);
+        if (!n) continue;
+        if (found && found.value !== n.value) return null;
+        found ??= { text: tail.slice(n.start, n.end).trim(), chunk, value: n.value };
+        break;
+      }
+  return found && { text: found.text, chunk: found.chunk };
+}
+
 /** the labels of a receipt's amounts asked as "how much <label> …" (the total has rules of its own) */
 const RECEIPT_AMOUNT_LABELS = new Set(['change', 'cash', 'discount', 'rounding', 'gst', 'sst', 'vat', 'tax', 'tip', 'deposit']);
 /** what a question for such an amount may say besides its label and the record's names (stems) */
-const AMOUNT_WORDS = new Set(terms('customer get got give given back receive received return returned pay paid include included includ charge charged add added apply applied tender tendered bill receipt invoice purchase visit order shop'));
+const AMOUNT_WORDS = new Set(terms('customer get got give given back receive received return returned pay paid include included includ charge charged add added apply applied levied tender tendered bill receipt invoice purchase purchases visit order shop'));
 
 /**
  * The amount a record prints after `label` on the same line ("CHANGE RM 16.10", "| CASH |  | 20.00 |", "GST 6% 1.46": the
@@ -277,7 +318,8 @@ export function labelledAmount(label: string, chunks: readonly Chunk[]): { text:
 }
 
 /** The person or the amount a record prints after the question's label. */
-const afterLabel = (asked: Asked, chunks: readonly Chunk[]) => (asked.field === 'role' ? roleValue(asked.labelWord!, chunks) : labelledAmount(asked.labelWord!, chunks));
+const afterLabel = (asked: Asked, chunks: readonly Chunk[]) =>
+  asked.field === 'role' ? roleValue(asked.labelWord!, chunks) : asked.field === 'rate' ? labelledRate(asked.labelWord!, chunks) : labelledAmount(asked.labelWord!, chunks);
 
 /** words before a label that make it qualify another amount ("incl. GST", "exclusive of VAT", "w/o tax") */
 const QUALIFIER = /\b(?:incl|inclusive|including|inc|excl|exclusive|excluding|exc|before|after|w\/o?|with|without|less)\.?\s*(?:of\s*)?[(\s]*$/i;
@@ -328,7 +370,7 @@ interface Asked {
   label: string;
   /** a field whose value, when the record prints one, answers in place of `field`'s (the order date of a question about an order) */
   prefer?: string;
-  /** the label a record prints before the value: a person's role ("cashier", `field` 'role') or an amount's ("change", `field` 'amount') */
+  /** the label a record prints before the value: a person's role ("cashier", `field` 'role'), an amount's ("change", `field` 'amount'), a tax's for its rate ("GST", `field` 'rate') */
   labelWord?: string;
 }
 
