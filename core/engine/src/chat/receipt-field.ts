@@ -21,8 +21,9 @@ import { contentKey, loadChunks, loadParsed } from '../io/steps.js';
  * which the extractor reads by its label in the record's own language and by the record's arithmetic, where the
  * answerer quotes the line that shares the most words with the question (an item's line for "How much was the bill").
  *
- * A person asked by the role the record prints as a label ("Who was the cashier at SLF Cash & Carry?") is the name printed
- * after that label (roleValue), where the answerer refused, at confidence ROLE_CONFIDENCE.
+ * A person asked by the role the record prints as a label ("Who was the cashier at SLF Cash & Carry?"), an amount by one of a
+ * receipt's labels ("How much change …") and a sales tax's rate by its label are read from the record's lines after that
+ * label (afterLabel), where the answerer refused, at confidence ROLE_CONFIDENCE.
  */
 export async function receiptFieldAnswer(rt: Engine, request: AnswerRequest, given?: AnswerResult): Promise<AnswerResult | null> {
   const asked = askedField(request.question);
@@ -30,7 +31,8 @@ export async function receiptFieldAnswer(rt: Engine, request: AnswerRequest, giv
   if (!asked || (asked.labelWord && given && given.answer_type !== 'none')) return null;
   const extractor = rt.registry.tryGet('extractor');
   if (!extractor) return null;
-  const found: { value: Extracted; documentId: string; chunks: Chunk[] }[] = [];
+  // (`printed`: the value as read after its label, already where the record prints it)
+  const found: { value: Extracted; documentId: string; chunks: Chunk[]; printed?: Printed }[] = [];
   const seen = new Set<string>();
   for (const hit of request.sources) {
     if (seen.has(hit.document_id) || seen.size >= MAX_DOCUMENTS) continue;
@@ -52,7 +54,7 @@ export async function receiptFieldAnswer(rt: Engine, request: AnswerRequest, giv
         if (r.fieldResults[0]?.value !== asked.date) continue;
       }
       const read = afterLabel(asked, chunks);
-      if (read) found.push({ value: { value: read.text, confidence: ROLE_CONFIDENCE, page: read.chunk.page ?? null }, documentId: doc.id, chunks });
+      if (read) found.push({ value: { value: read.text, confidence: ROLE_CONFIDENCE, page: read.chunk.page ?? null }, documentId: doc.id, chunks, printed: read });
       continue;
     }
     // the field asked, and the one the question names the record by (a date for a total, an amount for a date)
@@ -69,14 +71,14 @@ export async function receiptFieldAnswer(rt: Engine, request: AnswerRequest, giv
     // the only date a record prints is its date: the extractor's own confidence in a date found without a label is low
     // and a total the record prints more than once (the total line, the payment, the rounding) is its total
     const sure = asked.field === 'date' ? onlyDate(parsed.text, main.value) : main === result('total') && printedTwice(parsed.text, main.value);
-    const confidence = sure ? Math.max(main.confidence, ONLY_DATE_CONFIDENCE) : main.confidence;
+    const confidence = sure ? Math.max(main.confidence, SURE_CONFIDENCE) : main.confidence;
     found.push({ value: { value: main.value, confidence, page: main.evidence?.page ?? null }, documentId: doc.id, chunks });
   }
   // two records answer the question's names alike: which one it means is not known
   if (found.length !== 1) return null;
   const { value, documentId, chunks } = found[0]!;
   if (!asked.labelWord && value.confidence < MIN_CONFIDENCE) return null;
-  const printed = asked.labelWord ? afterLabel(asked, chunks) : printedValue(asked.field, value, chunks);
+  const printed = found[0]!.printed ?? printedValue(asked.field, value, chunks);
   // (an answer that already says the value stands)
   if (!printed || (given && given.answer_type !== 'none' && given.text.includes(printed.text))) return null;
   // the cited chunk read through the request, so that the host cites its own copy
@@ -86,6 +88,8 @@ export async function receiptFieldAnswer(rt: Engine, request: AnswerRequest, giv
 }
 
 type Extracted = { value: unknown; confidence: number; page: number | null };
+/** a value as a record prints it, and the chunk that prints it */
+type Printed = { text: string; chunk: Chunk };
 
 /**
  * Whether the amount `value` is printed at least twice in the record's text (as an amount: with its cents). On the 100
@@ -116,7 +120,7 @@ export function onlyDate(text: string, value: unknown, now = new Date().getUTCFu
 const MIN_CONFIDENCE = 0.8;
 const MAX_CONFIDENCE = 0.95;
 /** the confidence of a record's date when it is the only date the record prints (see onlyDate), or of a total printed twice (printedTwice) */
-const ONLY_DATE_CONFIDENCE = 0.8;
+const SURE_CONFIDENCE = 0.8;
 /** the retrieved documents looked at, best first */
 const MAX_DOCUMENTS = 4;
 /** the most pages and characters of a receipt or an invoice read (a longer document is not one) */
@@ -225,11 +229,20 @@ function askedRole(question: string): Asked | null {
   if (!m) return null;
   const role = m[1]!.toLowerCase();
   if (RECORD_WORDS.has(role) || terms(role).length !== 1) return null;
-  const dates = scanDates(m[2]!);
+  const record = namedRecord(m[2]!, ROLE_WORDS);
+  return record && { field: 'role', labelWord: role, ...record, amount: null, label: role[0]!.toUpperCase() + role.slice(1) };
+}
+
+/**
+ * The record the end of a question names ("at Restoran Wan Sheng on 14 March 2018"): its name words and the date it says,
+ * the other words all `allowed` (stems); null when it says more than one date, no name, or another word.
+ */
+function namedRecord(text: string, allowed: ReadonlySet<string>): { names: string[]; date: string | null } | null {
+  const dates = scanDates(text);
   if (dates.length > 1) return null;
-  const names = namesOf(`at ${withoutSpans(m[2]!, dates)}`, ROLE_WORDS);
-  if (!names) return null;
-  return { field: 'role', labelWord: role, names, date: dates[0]?.iso ?? null, amount: null, label: role[0]!.toUpperCase() + role.slice(1) };
+  // (the end of a question: its first word may be a name)
+  const names = namesOf(`at ${withoutSpans(text, dates)}`, allowed);
+  return names && { names, date: dates[0]?.iso ?? null };
 }
 
 /**
@@ -241,12 +254,9 @@ function askedLabelledAmount(question: string): Asked | null {
   const m = /^how much (\p{L}+) (?:did|does|was|were|is|has|had) (.+?)\W*$/iu.exec(question);
   if (!m || !RECEIPT_AMOUNT_LABELS.has(m[1]!.toLowerCase())) return null;
   const word = m[1]!.toLowerCase();
-  const dates = scanDates(m[2]!);
-  if (dates.length > 1) return null;
-  const names = namesOf(`at ${withoutSpans(m[2]!, dates)}`, AMOUNT_WORDS);
-  if (!names) return null;
+  const record = namedRecord(m[2]!, AMOUNT_WORDS);
   const label = /^(gst|sst|vat)$/.test(word) ? word.toUpperCase() : word[0]!.toUpperCase() + word.slice(1);
-  return { field: 'amount', labelWord: word, names, date: dates[0]?.iso ?? null, amount: null, label };
+  return record && { field: 'amount', labelWord: word, ...record, amount: null, label };
 }
 
 /**
@@ -258,11 +268,8 @@ function askedRate(question: string): Asked | null {
   const m = /^what (?:is |was )?(?:the )?(\p{L}+) rate (.+?)\W*$/iu.exec(question) ?? /^at what rate (?:is|was|were) (\p{L}+) (.+?)\W*$/iu.exec(question);
   if (!m || !isTaxLabel(m[1]!)) return null;
   const word = m[1]!.toLowerCase();
-  const dates = scanDates(m[2]!);
-  if (dates.length > 1) return null;
-  const names = namesOf(`at ${withoutSpans(m[2]!, dates)}`, AMOUNT_WORDS);
-  if (!names) return null;
-  return { field: 'rate', labelWord: word, names, date: dates[0]?.iso ?? null, amount: null, label: `${word.toUpperCase()} rate` };
+  const record = namedRecord(m[2]!, AMOUNT_WORDS);
+  return record && { field: 'rate', labelWord: word, ...record, amount: null, label: `${word.toUpperCase()} rate` };
 }
 
 /** a sales tax's label: one the lexicon knows as VAT in some language (GST, BTW, TVA, USt…), or SST, tax */
@@ -273,7 +280,7 @@ const isTaxLabel = (word: string) => /^(?:tax|sst)$/i.test(word) || labelConcept
  * after the question's label, or after any label the lexicon knows as the same tax; null when no line prints one, or two
  * lines print different ones.
  */
-export function labelledRate(label: string, chunks: readonly Chunk[]): { text: string; chunk: Chunk } | null {
+export function labelledRate(label: string, chunks: readonly Chunk[]): Printed | null {
   const vat = labelConcepts(label).includes('vat');
   let found: { text: string; chunk: Chunk; value: number } | null = null;
   for (const chunk of chunks)
@@ -300,7 +307,7 @@ const AMOUNT_WORDS = new Set(terms('customer get got give given back receive rec
  * first amount with cents after the label, a percentage passed over); null when no line prints one, or two lines print
  * different ones.
  */
-export function labelledAmount(label: string, chunks: readonly Chunk[]): { text: string; chunk: Chunk } | null {
+export function labelledAmount(label: string, chunks: readonly Chunk[]): Printed | null {
   const re = new RegExp(`(?<![\\p{L}])${label}(?![\\p{L}])`, 'iu');
   let found: { text: string; chunk: Chunk; value: number } | null = null;
   for (const chunk of chunks)
@@ -334,10 +341,10 @@ const ROLE_CONFIDENCE = 0.7;
  * after the label and its separator, up to the next label ("Time:"), a number or a rule, at most three words of letters;
  * null when no line prints one, or two lines print different ones.
  */
-export function roleValue(role: string, chunks: readonly Chunk[]): { text: string; chunk: Chunk } | null {
+export function roleValue(role: string, chunks: readonly Chunk[]): Printed | null {
   // (the separator may be a table's cell rule: "| Cashier: | AMIRA |")
   const label = new RegExp(`(?<![\\p{L}])${role}(?![\\p{L}])[\\s:;,.'’>#=|-]*`, 'iu');
-  let found: { text: string; chunk: Chunk } | null = null;
+  let found: Printed | null = null;
   for (const chunk of chunks)
     for (const line of chunk.content.split('\n')) {
       const m = label.exec(line);
@@ -421,7 +428,7 @@ function namesInHeader(names: readonly string[], chunks: readonly AnswerChunk[])
 }
 
 /** The value as the record prints it, and the chunk that prints it (on the extractor's page when it gives one); null when none does. */
-function printedValue(field: string, v: Extracted, chunks: readonly Chunk[]): { text: string; chunk: Chunk } | null {
+function printedValue(field: string, v: Extracted, chunks: readonly Chunk[]): Printed | null {
   const ordered = [...chunks].sort((a, b) => Number(b.page === v.page) - Number(a.page === v.page) || a.index - b.index);
   for (const chunk of ordered) {
     if (field !== 'date' && field !== 'total') {
