@@ -14,3 +14,4 @@ export {
 } from './question.js';
 export { LEXICON, type LexiconEntry } from './lexicon.js';
 export { KIND_TERMS, kindWords, LanguageCounts } from './document-kinds.js';
+export { abbreviationAsked, capitalsIn, definitionsOf, shortFormAsked, longFormEnd, type Definition, type DefinitionKind } from './abbreviations.js';
