@@ -15,3 +15,4 @@ export {
 export { LEXICON, type LexiconEntry } from './lexicon.js';
 export { KIND_TERMS, kindWords, LanguageCounts } from './document-kinds.js';
 export { abbreviationAsked, capitalsIn, definitionsOf, shortFormAsked, longFormEnd, type Definition, type DefinitionKind } from './abbreviations.js';
+export { optionGroups, type MarkedOption, type OptionGroup } from './options.js';
