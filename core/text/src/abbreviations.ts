@@ -84,6 +84,12 @@ function longFormBefore(short: string, before: string): string | null {
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
+/** The abbreviation as a word of a text: in capitals only where it is written in capitals ("na" in any case). */
+const tokenOf = (short: string) => new RegExp(`(?<![\\p{L}\\p{N}_])${escape(short)}(?![\\p{L}\\p{N}_])`, short === short.toUpperCase() ? 'gu' : 'giu');
+
+/** Whether a text prints the abbreviation as a word (in capitals when it is written so). */
+export const printsAbbreviation = (short: string, text: string): boolean => tokenOf(short).test(text);
+
 /**
  * Every definition of `short` in `text`: before its parenthesis, inside a parenthesis after it, stated after it ("X: …",
  * "X = …", "X – …", "“X” means …", "X stands for …", "X is short for …"), or in the next or the previous cell of a table's
@@ -92,8 +98,7 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 export function definitionsOf(short: string, text: string): Definition[] {
   const n = letters(short).length;
   if (n < 2 || n > 12) return [];
-  const caps = short === short.toUpperCase();
-  const token = new RegExp(`(?<![\\p{L}\\p{N}_])${escape(short)}(?![\\p{L}\\p{N}_])`, caps ? 'gu' : 'giu');
+  const token = tokenOf(short);
   const out: Definition[] = [];
   for (const m of text.matchAll(token)) {
     const at = m.index!;

@@ -14,5 +14,5 @@ export {
 } from './question.js';
 export { LEXICON, type LexiconEntry } from './lexicon.js';
 export { KIND_TERMS, kindWords, LanguageCounts } from './document-kinds.js';
-export { abbreviationAsked, capitalsIn, definitionsOf, shortFormAsked, longFormEnd, type Definition, type DefinitionKind } from './abbreviations.js';
+export { abbreviationAsked, capitalsIn, definitionsOf, printsAbbreviation, shortFormAsked, longFormEnd, type Definition, type DefinitionKind } from './abbreviations.js';
 export { optionGroups, type MarkedOption, type OptionGroup } from './options.js';

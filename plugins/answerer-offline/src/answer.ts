@@ -8,8 +8,8 @@
  */
 import { NOT_FOUND_ANSWER } from '@quire/core';
 import type { AnswerChunk, AnswerDocument, AnswerRequest, AnswerResult, AnswerSource, AnswerTermStats } from '@quire/core';
-import { LOWER_WORD, alternativesOf, isLabelLine, labelValue, labelWithoutColon, codeBlocksOf, decompose, focusTerms, hasName, holdsNames, kindTerms, questionPredicate, questionTerms, round, subjectVerb, terms, termSet, unitsOf } from '@quire/text';
-import type { CodeBlock, LabelForm, Unit } from '@quire/text';
+import { LOWER_WORD, abbreviationAsked, alternativesOf, capitalsIn, definitionsOf, optionGroups, printsAbbreviation, shortFormAsked, isLabelLine, labelValue, labelWithoutColon, codeBlocksOf, decompose, focusTerms, hasName, holdsNames, kindTerms, questionPredicate, questionTerms, round, subjectVerb, terms, termSet, unitsOf } from '@quire/text';
+import type { CodeBlock, Definition, LabelForm, Unit } from '@quire/text';
 import { amountsOf, answerTypeOf, countedWords, countsNear, holdsFullDate, asksForCompany, holdsCompany, holdsType, questionWords, totalLine } from './answer-types.js';
 import type { AnswerType } from './answer-types.js';
 import { AUTHOR_LINE, DOCUMENT_WORDS, cellAnswer, documentAspect, isFragment } from './answer-shape.js';
@@ -1124,6 +1124,109 @@ async function composeDocumentLevel(read: AnswerRequest['chunks'], aspect: Docum
   }
 }
 
+/** the confidence of the long form a document gives for the abbreviation asked about (its letters checked, one reading) */
+const DEFINED = 0.75;
+/** the documents read whole for the definition of an abbreviation their retrieved chunks print without it, and their chunks read */
+const DEFINITION_DOCUMENTS = 2;
+const DEFINITION_CHUNKS = 2000;
+const KIND_ORDER: Record<Definition['kind'], number> = { parenthesis: 0, stated: 1, cell: 2 };
+
+/**
+ * "What does MIPS stand for?", "Which tax credit is abbreviated CIM on the wage certificate?": the long form a document gives
+ * for the abbreviation (core/text abbreviations: before or inside a parenthesis, stated after it, or in the cell next to it,
+ * its letters found in the long form in order), from the retrieved chunks, else from the rest of the documents whose
+ * retrieved chunks print it without saying what it stands for (a footnote or a legend elsewhere). Null when no document
+ * defines it, or when the documents define it differently and the question does not name the one it means. The other way
+ * round ("Which abbreviation marks essay questions?"): the abbreviation a retrieved chunk defines by words the question says.
+ */
+async function composeDefinition(req: AnswerRequest, r: Retrieval, docTerms: DocTerms): Promise<Composed | null> {
+  const short = abbreviationAsked(req.question);
+  const reverse = !short && shortFormAsked(req.question);
+  if ((!short && !reverse) || !r.hits.length || DEFINED < req.minConfidence) return null;
+  const found: { d: Definition; hit: SearchHit; rank: number }[] = [];
+  if (short) {
+    r.hits.forEach((hit, rank) => {
+      for (const d of definitionsOf(short, hit.content)) found.push({ d, hit, rank });
+    });
+  } else {
+    // "Which abbreviation marks essay questions?": an abbreviation the retrieved chunks define by words the question says, all of them
+    const asked = termSet(req.question);
+    r.hits.forEach((hit, rank) => {
+      for (const t of capitalsIn(hit.content)) {
+        for (const d of definitionsOf(t, hit.content)) {
+          const said = [...termSet(d.long)];
+          if (said.length && said.every((w) => asked.has(w))) found.push({ d, hit, rank });
+        }
+      }
+    });
+  }
+  if (!found.length && short) {
+    const printing = [...new Set(r.hits.filter((h) => printsAbbreviation(short, h.content)).map((h) => h.document_id))].slice(0, DEFINITION_DOCUMENTS);
+    for (const id of printing) {
+      const doc = req.documents.find((d) => d.id === id);
+      const rows = doc ? (await req.chunks(id)).sort((a, b) => a.idx - b.idx).slice(0, DEFINITION_CHUNKS) : [];
+      for (const row of rows) {
+        for (const d of definitionsOf(short, row.content)) {
+          found.push({ d, hit: { chunk_id: row.id, document_id: id, document_name: doc!.name, page: row.page, content: row.content, score: 0, metadata: { type: row.type, index: row.idx } }, rank: r.hits.length + row.idx });
+        }
+      }
+    }
+  }
+  if (!found.length) return null;
+  // (the documents the question names best by their names, when it names some of those that define it: "in the ferry memo")
+  const naming = (id: string) => [...r.primary].filter((t) => !!docTerms.get(id)?.names(t)).length;
+  const most = Math.max(...found.map((f) => naming(f.hit.document_id)));
+  const pool = found.filter((f) => naming(f.hit.document_id) === most);
+  // (one reading: the same long form for the abbreviation asked, the same abbreviation for the words asked)
+  const fold = (x: string) => x.toLowerCase().normalize('NFD').replace(/\p{M}/gu, '').replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  if (new Set(pool.map((f) => fold(short ? f.d.long : f.d.short))).size > 1) return null;
+  const best = [...pool].sort((a, b) => KIND_ORDER[a.d.kind] - KIND_ORDER[b.d.kind] || a.rank - b.rank)[0]!;
+  const cites = new CitationList();
+  const text = short ? `${best.d.short}: ${best.d.long} [${cites.number(best.hit)}]` : `${best.d.long}: ${best.d.short} [${cites.number(best.hit)}]`;
+  return { text, citations: cites.list, confidence: DEFINED, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'value', via: `definition:${best.d.kind}${reverse ? ':short' : ''}` };
+}
+
+/** the confidence of the options a group marks, for a question about what was ticked (the group chosen by the question's words) */
+const MARKED = 0.7;
+/** a question about what was ticked, selected or chosen in a group of boxes; and one about what was not */
+const MARK_ASKED = /\b(?:tick(?:ed|s)?|check(?:ed|s)?|check-?marked|select(?:ed|s)?|chos(?:e|en)|marked|crossed)\b|\b(?:un(?:ticked|checked|selected|marked))\b/iu;
+const MARK_NOT = /\b(?:not|never|un(?:ticked|checked|selected|marked)|left\s+(?:blank|empty|open))\b/iu;
+/** the question's words that ask about the marks, not which group */
+const MARK_WORDS = new Set(terms('tick ticked ticks check checked checks checkmarked marked select selected selects chose chosen crossed unticked unchecked unselected unmarked left blank empty which what'));
+
+/**
+ * "Which breakfast drinks were ticked in the list of services?", "Which filer category does the company tick?": the options a
+ * group of checkboxes marks (core/text options: a box before or after each option, or one a line), in the retrieved chunk
+ * whose group the question's other words name best (its options, the words before them, the lines above); those not marked
+ * when the question asks what was not. Groups named equally in one chunk answer together; in two chunks, nothing is chosen.
+ */
+function composeMarked(req: AnswerRequest, r: Retrieval): Composed | null {
+  if (!MARK_ASKED.test(req.question) || !/\b(?:which|what)\b/iu.test(req.question) || MARKED < req.minConfidence) return null;
+  const negated = MARK_NOT.test(req.question);
+  const asked = [...r.primary].filter((t) => !MARK_WORDS.has(t));
+  if (!asked.length) return null;
+  let best = 0;
+  let chosen: { hit: SearchHit; groups: ReturnType<typeof optionGroups> }[] = [];
+  for (const hit of r.hits) {
+    for (const g of optionGroups(hit.content)) {
+      const said = termSet(`${g.context} ${g.prompt} ${g.options.map((o) => o.label).join(' ')}`);
+      const score = asked.filter((t) => said.has(t) || alternativesOf(t).some((y) => said.has(y))).length;
+      if (!score || score < best) continue;
+      if (score > best) chosen = [];
+      best = score;
+      const same = chosen.find((c) => c.hit.chunk_id === hit.chunk_id);
+      if (same) same.groups.push(g);
+      else chosen.push({ hit, groups: [g] });
+    }
+  }
+  if (chosen.length !== 1) return null;
+  const labels = chosen[0]!.groups.flatMap((g) => g.options.filter((o) => o.checked !== negated).map((o) => o.label));
+  if (!labels.length) return null;
+  const cites = new CitationList();
+  const text = `${negated ? 'Not ticked' : 'Ticked'}: ${labels.join('; ')} [${cites.number(chosen[0]!.hit)}]`;
+  return { text, citations: cites.list, confidence: MARKED, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'value', via: 'marked' };
+}
+
 /** Code mode: the best-supported explanatory sentence and the code block of the sources that fits best. */
 function composeCode(r: Retrieval, prose: Candidate[], cites: CitationList): Composed | null {
   const total = [...r.weights.values()].reduce((a, b) => a + b, 0) || 1;
@@ -1334,7 +1437,10 @@ export async function answerQuestion(req: AnswerRequest, trace?: (t: AnswerTrace
   const r = retrievalOf(req);
   const docTerms = req.terms.documents;
   const aspect = req.mode === 'code' ? null : documentAspect(req.question);
-  let composed = (aspect && (await composeDocumentLevel(req.chunks, aspect, req.question, req.documents, docTerms, r))) || composeExtractive(r, req.mode, docTerms, req.terms.lower, req.minConfidence);
+  // (an abbreviation asked about: the long form a document gives for it, before the rules that quote the best lines)
+  // (and the options a group of checkboxes marks, for a question about what was ticked)
+  const defined = req.mode === 'code' ? null : ((await composeDefinition(req, r, docTerms)) ?? composeMarked(req, r));
+  let composed = defined ?? ((aspect && (await composeDocumentLevel(req.chunks, aspect, req.question, req.documents, docTerms, r))) || composeExtractive(r, req.mode, docTerms, req.terms.lower, req.minConfidence));
   // where the rules above refuse (quick mode): a cited passage, the one field of a record the question names, the sentence that can
   // answer past the best ones, in this order, the first that answers
   if (req.mode !== 'code' && req.mode !== 'deep') {
