@@ -8,7 +8,7 @@
  */
 import { NOT_FOUND_ANSWER } from '@quire/core';
 import type { AnswerChunk, AnswerDocument, AnswerRequest, AnswerResult, AnswerSource, AnswerTermStats } from '@quire/core';
-import { LOWER_WORD, abbreviationAsked, alternativesOf, capitalsIn, definitionsOf, optionGroups, printsAbbreviation, shortFormAsked, isLabelLine, labelValue, labelWithoutColon, codeBlocksOf, decompose, focusTerms, hasName, holdsNames, kindTerms, questionPredicate, questionTerms, round, subjectVerb, terms, termSet, unitsOf } from '@quire/text';
+import { LOWER_WORD, abbreviationAsked, alternativesOf, capitalsIn, contactAsked, contactValues, definitionsOf, optionGroups, printsAbbreviation, shortFormAsked, isLabelLine, labelValue, labelWithoutColon, codeBlocksOf, decompose, focusTerms, hasName, holdsNames, kindTerms, questionPredicate, questionTerms, round, subjectVerb, terms, termSet, unitsOf } from '@quire/text';
 import type { CodeBlock, Definition, LabelForm, Unit } from '@quire/text';
 import { amountsOf, answerTypeOf, countedWords, countsNear, holdsFullDate, asksForCompany, holdsCompany, holdsType, questionWords, totalLine } from './answer-types.js';
 import type { AnswerType } from './answer-types.js';
@@ -1227,6 +1227,69 @@ function composeMarked(req: AnswerRequest, r: Retrieval): Composed | null {
   return { text, citations: cites.list, confidence: MARKED, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'value', via: 'marked' };
 }
 
+/** the confidence of a contact value read by its form from the document the question names */
+const CONTACT = 0.7;
+/** the documents and chunks read for a contact value */
+const CONTACT_DOCUMENTS = 2;
+const CONTACT_CHUNKS = 400;
+/** the words that ask for a contact value's form, not which one */
+const CONTACT_WORDS = new Set(terms('e-mail email mail address web website site page webpage url homepage internet phone telephone number fax hotline mobile iban bic swift code account bank give given contact contacted reach reached'));
+
+/**
+ * "What e-mail address can CCC Salzburg be reached at?", "What is the IBAN of CCC Salzburg's account?", "Which web page lists the
+ * accepted ways to pay?": the e-mail address, web address, telephone number, IBAN (its check digits holding) or BIC (after its
+ * label) of the document the question names (every name of the question in it; with none, the best retrieved one), read by
+ * its form (core/text contacts) from the document's chunks: its only such value, else the one whose line and the line above
+ * say the most of the question's other words, alone. For a website, the site all the document's addresses share. Null
+ * otherwise, or when two documents hold all the question's names.
+ */
+async function composeContact(req: AnswerRequest, r: Retrieval, docTerms: DocTerms): Promise<Composed | null> {
+  const form = contactAsked(req.question);
+  if (!form || !r.hits.length || CONTACT < req.minConfidence) return null;
+  const ranked = [...new Set(r.hits.map((h) => h.document_id))];
+  const names = r.ask.names;
+  const holding = names.length ? ranked.filter((id) => names.every((t) => !!docTerms.get(id)?.has(t))) : ranked.slice(0, 1);
+  if (holding.length !== 1) return null;
+  const id = holding[0]!;
+  const doc = req.documents.find((d) => d.id === id);
+  if (!doc) return null;
+  const rows = (await req.chunks(id)).sort((a, b) => a.idx - b.idx).slice(0, CONTACT_CHUNKS);
+  const asked = [...r.primary].filter((t) => !CONTACT_WORDS.has(t) && !names.includes(t));
+  const found = rows.flatMap((row) =>
+    contactValues(row.content, form).map((v) => {
+      const lineStart = row.content.lastIndexOf('\n', v.at - 1);
+      const context = row.content.slice(Math.max(0, row.content.lastIndexOf('\n', lineStart - 1)), row.content.indexOf('\n', v.at) === -1 ? undefined : row.content.indexOf('\n', v.at));
+      const said = termSet(context);
+      return { v, row, score: asked.filter((t) => said.has(t) || alternativesOf(t).some((y) => said.has(y))).length };
+    }),
+  );
+  if (!found.length) return null;
+  const key = (x: string) => x.toLowerCase().replace(/[\s()./-]+/g, '');
+  let best = found[0]!;
+  let value = best.v.value;
+  if (new Set(found.map((f) => key(f.v.value))).size > 1) {
+    const top = Math.max(...found.map((f) => f.score));
+    const tops = found.filter((f) => f.score === top);
+    const hosts = new Set(found.map((f) => hostOf(f.v.value)));
+    if (top > 0 && new Set(tops.map((f) => key(f.v.value))).size === 1) {
+      best = tops[0]!;
+      value = best.v.value;
+    } else if (form === 'web' && hosts.size === 1 && !/\bpage\b/iu.test(req.question)) {
+      // (a website: the site every address of the document is on, cited where it is printed alone if it is)
+      value = [...hosts][0]!;
+      best = found.find((f) => key(f.v.value) === key(value)) ?? found[0]!;
+    } else return null;
+  }
+  const hit: SearchHit = { chunk_id: best.row.id, document_id: id, document_name: doc.name, page: best.row.page, content: best.row.content, score: 0, metadata: { type: best.row.type, index: best.row.idx } };
+  const cites = new CitationList();
+  const label = { email: 'E-mail', web: 'Web', phone: 'Telephone', iban: 'IBAN', bic: 'BIC' }[form];
+  const text = `${label}: ${value} [${cites.number(hit)}]`;
+  return { text, citations: cites.list, confidence: CONTACT, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'value', via: `contact:${form}` };
+}
+
+/** the site of a web address ("https://cccsbg.at/about/uve.html" → "cccsbg.at") */
+const hostOf = (url: string) => url.replace(/^https?:\/\//iu, '').replace(/^www\./iu, '').replace(/[/?#].*$/u, '').toLowerCase();
+
 /** Code mode: the best-supported explanatory sentence and the code block of the sources that fits best. */
 function composeCode(r: Retrieval, prose: Candidate[], cites: CitationList): Composed | null {
   const total = [...r.weights.values()].reduce((a, b) => a + b, 0) || 1;
@@ -1449,6 +1512,8 @@ export async function answerQuestion(req: AnswerRequest, trace?: (t: AnswerTrace
       composed = fallback(r, docTerms, req.terms.lower, req.minConfidence) ?? composed;
     }
   }
+  // (last: a contact value or a bank identifier by its form, from the document the question names)
+  if (composed.unanswered && req.mode !== 'code') composed = (await composeContact(req, r, docTerms)) ?? composed;
   const out = result(composed);
   trace?.(traceOf(req, r, composed, out));
   return out;
