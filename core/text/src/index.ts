@@ -17,3 +17,4 @@ export { KIND_TERMS, kindWords, LanguageCounts } from './document-kinds.js';
 export { abbreviationAsked, capitalsIn, definitionsOf, printsAbbreviation, shortFormAsked, longFormEnd, type Definition, type DefinitionKind } from './abbreviations.js';
 export { optionGroups, type MarkedOption, type OptionGroup } from './options.js';
 export { contactAsked, contactValues, ibanValid, type ContactForm, type ContactValue } from './contacts.js';
+export { rowLookupAsked, cellKey, type RowLookup } from './row-lookup.js';
