@@ -18,3 +18,4 @@ export { abbreviationAsked, capitalsIn, definitionsOf, printsAbbreviation, short
 export { optionGroups, type MarkedOption, type OptionGroup } from './options.js';
 export { contactAsked, contactValues, ibanValid, type ContactForm, type ContactValue } from './contacts.js';
 export { rowLookupAsked, cellKey, type RowLookup } from './row-lookup.js';
+export { townsIn, townAsked, type AddressTown } from './addresses.js';
