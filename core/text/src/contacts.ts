@@ -11,6 +11,8 @@ export interface ContactValue {
   value: string;
   /** where the value starts in the text */
   at: number;
+  /** a telephone number's label, when it is a fax's */
+  fax?: boolean;
 }
 
 const EMAIL = /(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}(?![\w-])/giu;
@@ -57,7 +59,11 @@ export function contactValues(text: string, form: ContactForm): ContactValue[] {
         const v = m[0].trim();
         if (digits(v) < 6 || digits(v) > 15) continue;
         const before = text.slice(Math.max(0, m.index! - 40), m.index!);
-        if (PHONE_LABEL.test(before) || PHONE_SHAPE.test(v)) push(v, m.index!);
+        const label = before.match(PHONE_LABEL)?.[0];
+        if (label || PHONE_SHAPE.test(v)) {
+          push(v, m.index!);
+          if (label && /\b(?:tele)?fax\b/i.test(label)) out.at(-1)!.fax = true;
+        }
       }
       break;
     case 'iban':

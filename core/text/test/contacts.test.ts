@@ -9,6 +9,7 @@ test('contactValues: e-mail and web addresses, telephone numbers by their label 
   assert.deepEqual(values('Write to kiosk@skerra-ferries.eu, or see www.skerra-ferries.eu/timetable.', 'web'), ['www.skerra-ferries.eu/timetable']);
   assert.deepEqual(values('For the rules go to canada.ca/payments. E.g. pay online.', 'web'), ['canada.ca/payments']);
   assert.deepEqual(values('Tel. +49 6051 916 44 10 · Fax 06051 91644 29', 'phone'), ['+49 6051 916 44 10', '06051 91644 29']);
+  assert.deepEqual(contactValues('Tel. +49 6051 916 44 10 · Fax 06051 91644 29', 'phone').map((v) => !!v.fax), [false, true]);
   assert.deepEqual(values('Call (702) 939-3254 or 1-866-330-3304.', 'phone'), ['(702) 939-3254', '1-866-330-3304']);
   // figures that are no telephone numbers: an amount, a date, a count
   assert.deepEqual(values('Total 1,250,000.00 on 2020.03.30 for 9,661 cases', 'phone'), []);
