@@ -8,7 +8,8 @@ import type { TestServer } from '../helpers/server.js';
  * Chat questions for a contact detail or a bank identifier of what a document is about ("What is the IBAN of the Skerra
  * Rowing Club?"): read by its form from the document that holds every name of the question, where no sentence answers
  * better; its only such value, or the one whose line says the question's other words; a website is the site its addresses
- * share. Two values nothing tells apart: no answer.
+ * share. Two values nothing tells apart: no answer. A town ("In which town is the Skerra Rowing Club based?") is the one its
+ * postal address prints with its postcode, on the line that names what the question asks about.
  */
 
 const CLUB = [
@@ -24,8 +25,11 @@ const CLUB = [
   '',
   'Questions about training go to coach@skerra-rowing.org; everything else to the secretary.',
   'Secretary: secretary@skerra-rowing.org',
+  'Fax 071 841 22 90',
   '',
   'Rules: https://skerra-rowing.org/rules.pdf · Boat bookings: https://skerra-rowing.org/boats.html',
+  '',
+  'Skerra Rowing Club · Harbour Road 12 · 9400 Rorschach',
 ].join('\n');
 
 const FERRY = [
@@ -34,9 +38,12 @@ const FERRY = [
   'Tickets are sold on board and at the kiosk on the quay. Lost property is kept for a month.',
   '',
   'Write to office@aldholm-ferries.eu or to kiosk@aldholm-ferries.eu.',
+  '',
+  'Aldholm Ferries Ltd, Quay Street 4, 2501 Biel',
+  'Printed by Lakeside Print, 3012 CN Rotterdam',
 ].join('\n');
 
-describe('chat: a contact detail or a bank identifier by its form', () => {
+describe('chat: a contact detail, a bank identifier or a town by its form', () => {
   let s: TestServer;
   const chat = suiteKnowledgeBase();
   const { ask, cites } = chat;
@@ -61,6 +68,13 @@ describe('chat: a contact detail or a bank identifier by its form', () => {
     assert.match(b.message, /WESTGB2L/, b.message);
   });
 
+  test('a fax number answers a question for a fax number, and no other', async () => {
+    const a = await ask('What is the fax number of the Skerra Rowing Club?');
+    assert.match(a.message, /071 841 22 90/, a.message);
+    const b = await ask('What is the telephone number of the Skerra Rowing Club?');
+    assert.doesNotMatch(b.message, /071 841 22 90/, b.message);
+  });
+
   test('of several e-mail addresses, the one whose line says the question’s words; a website is the site its addresses share', async () => {
     const a = await ask('Which e-mail address answers questions about training at the Skerra Rowing Club?');
     assert.match(a.message, /coach@skerra-rowing\.org/, a.message);
@@ -73,5 +87,16 @@ describe('chat: a contact detail or a bank identifier by its form', () => {
   test('two addresses nothing in the question tells apart: neither is chosen', async () => {
     const a = await ask('What e-mail address does the Aldholm ferry office have?');
     assert.notEqual(a.answer_type, 'value', a.message);
+  });
+
+  test('the town of the postal address printed by the name the question gives', async () => {
+    const a = await ask('In which town is the Skerra Rowing Club based?');
+    assert.equal(a.answer_type, 'value', a.message);
+    assert.match(a.message, /^Rorschach \(9400\) \[1\]/, a.message);
+    assert.ok(cites(a, 'rowing-club.txt'), JSON.stringify(a.citations));
+    // two towns in one document: the one on the line of the name asked about
+    const b = await ask('Where is Aldholm Ferries Ltd located?');
+    assert.match(b.message, /Biel/, b.message);
+    assert.doesNotMatch(b.message, /Rotterdam/, b.message);
   });
 });

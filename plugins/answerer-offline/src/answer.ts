@@ -8,7 +8,7 @@
  */
 import { NOT_FOUND_ANSWER } from '@quire/core';
 import type { AnswerChunk, AnswerDocument, AnswerRequest, AnswerResult, AnswerSource, AnswerTermStats } from '@quire/core';
-import { LOWER_WORD, abbreviationAsked, alternativesOf, capitalsIn, contactAsked, contactValues, definitionsOf, optionGroups, printsAbbreviation, shortFormAsked, isLabelLine, labelValue, labelWithoutColon, codeBlocksOf, decompose, focusTerms, hasName, holdsNames, kindTerms, questionPredicate, questionTerms, round, subjectVerb, terms, termSet, unitsOf } from '@quire/text';
+import { LOWER_WORD, abbreviationAsked, alternativesOf, capitalsIn, cellKey, contactAsked, contactValues, rowLookupAsked, townAsked, townsIn, definitionsOf, optionGroups, printsAbbreviation, shortFormAsked, isLabelLine, labelValue, labelWithoutColon, codeBlocksOf, decompose, focusTerms, hasName, holdsNames, kindTerms, questionPredicate, questionTerms, round, subjectVerb, terms, termSet, unitsOf } from '@quire/text';
 import type { CodeBlock, Definition, LabelForm, Unit } from '@quire/text';
 import { amountsOf, answerTypeOf, countedWords, countsNear, holdsFullDate, asksForCompany, holdsCompany, holdsType, questionWords, totalLine } from './answer-types.js';
 import type { AnswerType } from './answer-types.js';
@@ -1124,6 +1124,29 @@ async function composeDocumentLevel(read: AnswerRequest['chunks'], aspect: Docum
   }
 }
 
+/** A chunk the answerer read itself, as a source it may cite. */
+const sourceOf = (row: AnswerChunk, doc: AnswerDocument): SearchHit => ({ chunk_id: row.id, document_id: doc.id, document_name: doc.name, page: row.page, content: row.content, score: 0, metadata: { type: row.type, index: row.idx } });
+
+/** How many of `words` (terms) a text says, itself or by a synonym. */
+function wordsSaid(words: string[], text: string): number {
+  const said = termSet(text);
+  return words.filter((t) => said.has(t) || alternativesOf(t).some((y) => said.has(y))).length;
+}
+
+/** How many of the question's terms a document's name says (its file name, its kind, its language). */
+const nameCount = (r: Retrieval, docTerms: DocTerms) => (id: string) => [...r.primary].filter((t) => !!docTerms.get(id)?.names(t)).length;
+
+/**
+ * The one retrieved document a question is about: the one that holds every name of the question (with no name in it, the
+ * best retrieved one); null when none or several do.
+ */
+function documentNamed(req: AnswerRequest, r: Retrieval, docTerms: DocTerms): AnswerDocument | null {
+  const ranked = [...new Set(r.hits.map((h) => h.document_id))];
+  const names = r.ask.names;
+  const holding = names.length ? ranked.filter((id) => names.every((t) => !!docTerms.get(id)?.has(t))) : ranked.slice(0, 1);
+  return holding.length === 1 ? (req.documents.find((d) => d.id === holding[0]) ?? null) : null;
+}
+
 /** the confidence of the long form a document gives for the abbreviation asked about (its letters checked, one reading) */
 const DEFINED = 0.75;
 /** the documents read whole for the definition of an abbreviation their retrieved chunks print without it, and their chunks read */
@@ -1167,14 +1190,14 @@ async function composeDefinition(req: AnswerRequest, r: Retrieval, docTerms: Doc
       const rows = doc ? (await req.chunks(id)).sort((a, b) => a.idx - b.idx).slice(0, DEFINITION_CHUNKS) : [];
       for (const row of rows) {
         for (const d of definitionsOf(short, row.content)) {
-          found.push({ d, hit: { chunk_id: row.id, document_id: id, document_name: doc!.name, page: row.page, content: row.content, score: 0, metadata: { type: row.type, index: row.idx } }, rank: r.hits.length + row.idx });
+          found.push({ d, hit: sourceOf(row, doc!), rank: r.hits.length + row.idx });
         }
       }
     }
   }
   if (!found.length) return null;
   // (the documents the question names best by their names, when it names some of those that define it: "in the ferry memo")
-  const naming = (id: string) => [...r.primary].filter((t) => !!docTerms.get(id)?.names(t)).length;
+  const naming = nameCount(r, docTerms);
   const most = Math.max(...found.map((f) => naming(f.hit.document_id)));
   const pool = found.filter((f) => naming(f.hit.document_id) === most);
   // (one reading: the same long form for the abbreviation asked, the same abbreviation for the words asked)
@@ -1209,8 +1232,7 @@ function composeMarked(req: AnswerRequest, r: Retrieval): Composed | null {
   let chosen: { hit: SearchHit; groups: ReturnType<typeof optionGroups> }[] = [];
   for (const hit of r.hits) {
     for (const g of optionGroups(hit.content)) {
-      const said = termSet(`${g.context} ${g.prompt} ${g.options.map((o) => o.label).join(' ')}`);
-      const score = asked.filter((t) => said.has(t) || alternativesOf(t).some((y) => said.has(y))).length;
+      const score = wordsSaid(asked, `${g.context} ${g.prompt} ${g.options.map((o) => o.label).join(' ')}`);
       if (!score || score < best) continue;
       if (score > best) chosen = [];
       best = score;
@@ -1227,10 +1249,52 @@ function composeMarked(req: AnswerRequest, r: Retrieval): Composed | null {
   return { text, citations: cites.list, confidence: MARKED, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'value', via: 'marked' };
 }
 
+/** the confidence of a cell looked up by another cell of its row, in columns the question names exactly */
+const LOOKED_UP = 0.75;
+/** the documents and chunks read for a table's rows */
+const LOOKUP_DOCUMENTS = 2;
+const LOOKUP_CHUNKS = 400;
+
+/**
+ * "On Sheet2, what is the col-4 value in the row where col-1 is 8?": the cell of the column asked, in the row whose cell in the
+ * other column named is the value given (core/text row-lookup), in every table of the retrieved documents (at most two) with
+ * both columns, on the sheet the question names (the page of the chunk that is the sheet's name). One value: the answer; none,
+ * or different ones in different tables: null.
+ */
+async function composeRowLookup(req: AnswerRequest, r: Retrieval): Promise<Composed | null> {
+  const asked = rowLookupAsked(req.question);
+  if (!asked || !r.hits.length || LOOKED_UP < req.minConfidence) return null;
+  const column = cellKey(asked.column);
+  const keyColumn = cellKey(asked.keyColumn);
+  const key = cellKey(asked.key);
+  const found: { value: string; hit: SearchHit }[] = [];
+  for (const id of [...new Set(r.hits.map((h) => h.document_id))].slice(0, LOOKUP_DOCUMENTS)) {
+    const doc = req.documents.find((d) => d.id === id);
+    if (!doc) continue;
+    const rows = (await req.chunks(id)).sort((a, b) => a.idx - b.idx).slice(0, LOOKUP_CHUNKS);
+    // (the sheet named: the pages whose chunk is that sheet's name alone)
+    const pages = asked.sheet ? new Set(rows.filter((row) => cellKey(row.content) === cellKey(asked.sheet!)).map((row) => row.page)) : null;
+    if (pages && !pages.size) continue;
+    for (const row of rows) {
+      if (pages && !pages.has(row.page)) continue;
+      for (const u of unitsOf(row.content)) {
+        if (u.kind !== 'row' || !u.cells || !u.columns) continue;
+        const a = u.columns.findIndex((c) => cellKey(c) === column);
+        const b = u.columns.findIndex((c) => cellKey(c) === keyColumn);
+        if (a < 0 || b < 0 || cellKey(u.cells[b] ?? '') !== key || !(u.cells[a] ?? '').trim()) continue;
+        found.push({ value: u.cells[a]!.trim(), hit: sourceOf(row, doc) });
+      }
+    }
+  }
+  if (!found.length || new Set(found.map((f) => cellKey(f.value))).size > 1) return null;
+  const cites = new CitationList();
+  const text = `${asked.column} (${asked.keyColumn} ${asked.key}): ${found[0]!.value} [${cites.number(found[0]!.hit)}]`;
+  return { text, citations: cites.list, confidence: LOOKED_UP, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'value', via: 'row-lookup' };
+}
+
 /** the confidence of a contact value read by its form from the document the question names */
 const CONTACT = 0.7;
-/** the documents and chunks read for a contact value */
-const CONTACT_DOCUMENTS = 2;
+/** the chunks read for a contact value or a town, of the one document the question names */
 const CONTACT_CHUNKS = 400;
 /** the words that ask for a contact value's form, not which one */
 const CONTACT_WORDS = new Set(terms('e-mail email mail address web website site page webpage url homepage internet phone telephone number fax hotline mobile iban bic swift code account bank give given contact contacted reach reached'));
@@ -1246,21 +1310,18 @@ const CONTACT_WORDS = new Set(terms('e-mail email mail address web website site 
 async function composeContact(req: AnswerRequest, r: Retrieval, docTerms: DocTerms): Promise<Composed | null> {
   const form = contactAsked(req.question);
   if (!form || !r.hits.length || CONTACT < req.minConfidence) return null;
-  const ranked = [...new Set(r.hits.map((h) => h.document_id))];
-  const names = r.ask.names;
-  const holding = names.length ? ranked.filter((id) => names.every((t) => !!docTerms.get(id)?.has(t))) : ranked.slice(0, 1);
-  if (holding.length !== 1) return null;
-  const id = holding[0]!;
-  const doc = req.documents.find((d) => d.id === id);
+  const doc = documentNamed(req, r, docTerms);
   if (!doc) return null;
-  const rows = (await req.chunks(id)).sort((a, b) => a.idx - b.idx).slice(0, CONTACT_CHUNKS);
-  const asked = [...r.primary].filter((t) => !CONTACT_WORDS.has(t) && !names.includes(t));
+  const rows = (await req.chunks(doc.id)).sort((a, b) => a.idx - b.idx).slice(0, CONTACT_CHUNKS);
+  const asked = [...r.primary].filter((t) => !CONTACT_WORDS.has(t) && !r.ask.names.includes(t));
+  // (a fax number answers only a question for a fax number, and only a fax number does)
+  const fax = /\b(?:tele)?fax\b/iu.test(req.question);
   const found = rows.flatMap((row) =>
-    contactValues(row.content, form).map((v) => {
+    contactValues(row.content, form).filter((v) => form !== 'phone' || !!v.fax === fax).map((v) => {
+      // (the value's line and the line above it)
       const lineStart = row.content.lastIndexOf('\n', v.at - 1);
-      const context = row.content.slice(Math.max(0, row.content.lastIndexOf('\n', lineStart - 1)), row.content.indexOf('\n', v.at) === -1 ? undefined : row.content.indexOf('\n', v.at));
-      const said = termSet(context);
-      return { v, row, score: asked.filter((t) => said.has(t) || alternativesOf(t).some((y) => said.has(y))).length };
+      const lineEnd = row.content.indexOf('\n', v.at);
+      return { v, row, score: wordsSaid(asked, row.content.slice(Math.max(0, row.content.lastIndexOf('\n', lineStart - 1)), lineEnd === -1 ? undefined : lineEnd)) };
     }),
   );
   if (!found.length) return null;
@@ -1280,11 +1341,52 @@ async function composeContact(req: AnswerRequest, r: Retrieval, docTerms: DocTer
       best = found.find((f) => key(f.v.value) === key(value)) ?? found[0]!;
     } else return null;
   }
-  const hit: SearchHit = { chunk_id: best.row.id, document_id: id, document_name: doc.name, page: best.row.page, content: best.row.content, score: 0, metadata: { type: best.row.type, index: best.row.idx } };
   const cites = new CitationList();
+  const hit = sourceOf(best.row, doc);
   const label = { email: 'E-mail', web: 'Web', phone: 'Telephone', iban: 'IBAN', bic: 'BIC' }[form];
   const text = `${label}: ${value} [${cites.number(hit)}]`;
   return { text, citations: cites.list, confidence: CONTACT, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'value', via: `contact:${form}` };
+}
+
+/** the confidence of a town read from the postal address printed by the name the question gives */
+const TOWN = 0.7;
+/** the question's words that ask for a town, not whose */
+const TOWN_WORDS = new Set(terms('city town municipality place located based headquartered headquarters situated registered where which what office'));
+
+/**
+ * "In which city is Coolblue located?", "Where is QualityHosting AG based?", "In which town does Robert Schneider AG have its
+ * office?": the town of the postal address (core/text addresses: printed with its postcode) whose own words (twice) and the
+ * two lines above say the most of the question's words, in the document that holds every name of the question (with no
+ * name in it, the best retrieved one). One town: the answer; two towns the question's words name alike, or two such
+ * documents: null.
+ */
+async function composeTown(req: AnswerRequest, r: Retrieval, docTerms: DocTerms): Promise<Composed | null> {
+  if (!townAsked(req.question) || !r.hits.length || TOWN < req.minConfidence) return null;
+  const doc = documentNamed(req, r, docTerms);
+  const asked = [...r.primary].filter((t) => !TOWN_WORDS.has(t));
+  if (!doc || !asked.length) return null;
+  const rows = (await req.chunks(doc.id)).sort((a, b) => a.idx - b.idx).slice(0, CONTACT_CHUNKS);
+  const says = (text: string) => wordsSaid(asked, text);
+  const found = rows.flatMap((row) =>
+    townsIn(row.content).map((t, i, all) => {
+      // (the address's own words: from the end of the town before it on its line, or the line's start, to the town; they count
+      // twice the words of the two lines above, which count only when the address starts its line)
+      const lineStart = row.content.lastIndexOf('\n', t.at - 1) + 1;
+      const own = Math.max(lineStart, i ? all[i - 1]!.end : 0);
+      let from = lineStart - 1;
+      for (let k = 0; k < 2 && from > 0; k++) from = row.content.lastIndexOf('\n', from - 1);
+      const above = own === lineStart ? says(row.content.slice(Math.max(0, from), lineStart)) : 0;
+      return { t, row, score: 2 * says(row.content.slice(own, t.end)) + above };
+    }),
+  );
+  const top = Math.max(0, ...found.map((f) => f.score));
+  const tops = found.filter((f) => f.score === top);
+  if (!top || new Set(tops.map((f) => f.t.town.toLowerCase())).size !== 1) return null;
+  const best = tops[0]!;
+  const cites = new CitationList();
+  const hit = sourceOf(best.row, doc);
+  const text = `${best.t.town} (${best.t.postcode}) [${cites.number(hit)}]`;
+  return { text, citations: cites.list, confidence: TOWN, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'value', via: 'town' };
 }
 
 /** the site of a web address ("https://cccsbg.at/about/uve.html" → "cccsbg.at") */
@@ -1502,7 +1604,8 @@ export async function answerQuestion(req: AnswerRequest, trace?: (t: AnswerTrace
   const aspect = req.mode === 'code' ? null : documentAspect(req.question);
   // (an abbreviation asked about: the long form a document gives for it, before the rules that quote the best lines)
   // (and the options a group of checkboxes marks, for a question about what was ticked)
-  const defined = req.mode === 'code' ? null : ((await composeDefinition(req, r, docTerms)) ?? composeMarked(req, r));
+  // (and a cell looked up by another cell of its row)
+  const defined = req.mode === 'code' ? null : ((await composeDefinition(req, r, docTerms)) ?? composeMarked(req, r) ?? (await composeRowLookup(req, r)));
   let composed = defined ?? ((aspect && (await composeDocumentLevel(req.chunks, aspect, req.question, req.documents, docTerms, r))) || composeExtractive(r, req.mode, docTerms, req.terms.lower, req.minConfidence));
   // where the rules above refuse (quick mode): a cited passage, the one field of a record the question names, the sentence that can
   // answer past the best ones, in this order, the first that answers
@@ -1512,8 +1615,10 @@ export async function answerQuestion(req: AnswerRequest, trace?: (t: AnswerTrace
       composed = fallback(r, docTerms, req.terms.lower, req.minConfidence) ?? composed;
     }
   }
-  // (last: a contact value or a bank identifier by its form, from the document the question names)
+  // (last: a contact value or a bank identifier by its form, or the town of a postal address, from the document the question names)
   if (composed.unanswered && req.mode !== 'code') composed = (await composeContact(req, r, docTerms)) ?? composed;
+  // (a town asked for: the one the address by the name prints, in place of a passage, which may quote several)
+  if ((composed.unanswered || composed.answerType === 'passage') && req.mode !== 'code') composed = (await composeTown(req, r, docTerms)) ?? composed;
   const out = result(composed);
   trace?.(traceOf(req, r, composed, out));
   return out;
