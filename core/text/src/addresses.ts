@@ -34,10 +34,9 @@ const COUNTRY = /^(?:nederland|netherlands|deutschland|germany|österreich|austr
 function townWords(town: string, rest: string): string | null {
   const ws = town.replace(/[.,]+$/u, '').trim().split(/\s+/);
   if (ws.some((w) => STREET.test(w))) return null;
-  while (ws.length > 1 && (COUNTRY.test(ws.at(-1)!) || (/^\s+\p{Ll}/u.test(rest) && ws.length > 1))) {
-    ws.pop();
-    rest = ' X';
-  }
+  // (a sentence goes on after the last word: that word is its start; then a country)
+  if (ws.length > 1 && /^\s+\p{Ll}/u.test(rest)) ws.pop();
+  while (ws.length > 1 && COUNTRY.test(ws.at(-1)!)) ws.pop();
   const t = ws.join(' ');
   // (a town ends its part of the line: the end of the line, a mark, a country, or the next field's digits)
   return t.length >= 3 && /^\p{Lu}\p{Ll}/u.test(t) && !NOT_TOWN.test(ws[0]!) ? t : null;

@@ -1127,6 +1127,24 @@ async function composeDocumentLevel(read: AnswerRequest['chunks'], aspect: Docum
 /** A chunk the answerer read itself, as a source it may cite. */
 const sourceOf = (row: AnswerChunk, doc: AnswerDocument): SearchHit => ({ chunk_id: row.id, document_id: doc.id, document_name: doc.name, page: row.page, content: row.content, score: 0, metadata: { type: row.type, index: row.idx } });
 
+/** A `value` answer quoting `text`, cited at one source. */
+function valueCiting(text: string, hit: SearchHit, confidence: number, via: string): Composed {
+  const cites = new CitationList();
+  const quoted = `${text} [${cites.number(hit)}]`;
+  return { text: quoted, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(quoted), answerType: 'value', via };
+}
+
+/** A document's stored chunks, read by the answerer itself, in order, at most `max`. */
+const chunksInOrder = async (req: AnswerRequest, documentId: string, max: number) => (await req.chunks(documentId)).sort((a, b) => a.idx - b.idx).slice(0, max);
+
+/** Where the line holding offset `at` starts, and where the `n` lines above it start (as far as there are lines). */
+function lineStarts(text: string, at: number, n: number): { line: number; above: number } {
+  const line = text.lastIndexOf('\n', at - 1) + 1;
+  let above = line;
+  for (let k = 0; k < n && above > 0; k++) above = text.lastIndexOf('\n', above - 2) + 1;
+  return { line, above };
+}
+
 /** How many of `words` (terms) a text says, itself or by a synonym. */
 function wordsSaid(words: string[], text: string): number {
   const said = termSet(text);
@@ -1187,7 +1205,7 @@ async function composeDefinition(req: AnswerRequest, r: Retrieval, docTerms: Doc
     const printing = [...new Set(r.hits.filter((h) => printsAbbreviation(short, h.content)).map((h) => h.document_id))].slice(0, DEFINITION_DOCUMENTS);
     for (const id of printing) {
       const doc = req.documents.find((d) => d.id === id);
-      const rows = doc ? (await req.chunks(id)).sort((a, b) => a.idx - b.idx).slice(0, DEFINITION_CHUNKS) : [];
+      const rows = doc ? await chunksInOrder(req, id, DEFINITION_CHUNKS) : [];
       for (const row of rows) {
         for (const d of definitionsOf(short, row.content)) {
           found.push({ d, hit: sourceOf(row, doc!), rank: r.hits.length + row.idx });
@@ -1204,9 +1222,7 @@ async function composeDefinition(req: AnswerRequest, r: Retrieval, docTerms: Doc
   const fold = (x: string) => x.toLowerCase().normalize('NFD').replace(/\p{M}/gu, '').replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
   if (new Set(pool.map((f) => fold(short ? f.d.long : f.d.short))).size > 1) return null;
   const best = [...pool].sort((a, b) => KIND_ORDER[a.d.kind] - KIND_ORDER[b.d.kind] || a.rank - b.rank)[0]!;
-  const cites = new CitationList();
-  const text = short ? `${best.d.short}: ${best.d.long} [${cites.number(best.hit)}]` : `${best.d.long}: ${best.d.short} [${cites.number(best.hit)}]`;
-  return { text, citations: cites.list, confidence: DEFINED, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'value', via: `definition:${best.d.kind}${reverse ? ':short' : ''}` };
+  return valueCiting(short ? `${best.d.short}: ${best.d.long}` : `${best.d.long}: ${best.d.short}`, best.hit, DEFINED, `definition:${best.d.kind}${reverse ? ':short' : ''}`);
 }
 
 /** the confidence of the options a group marks, for a question about what was ticked (the group chosen by the question's words) */
@@ -1244,9 +1260,7 @@ function composeMarked(req: AnswerRequest, r: Retrieval): Composed | null {
   if (chosen.length !== 1) return null;
   const labels = chosen[0]!.groups.flatMap((g) => g.options.filter((o) => o.checked !== negated).map((o) => o.label));
   if (!labels.length) return null;
-  const cites = new CitationList();
-  const text = `${negated ? 'Not ticked' : 'Ticked'}: ${labels.join('; ')} [${cites.number(chosen[0]!.hit)}]`;
-  return { text, citations: cites.list, confidence: MARKED, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'value', via: 'marked' };
+  return valueCiting(`${negated ? 'Not ticked' : 'Ticked'}: ${labels.join('; ')}`, chosen[0]!.hit, MARKED, 'marked');
 }
 
 /** the confidence of a cell looked up by another cell of its row, in columns the question names exactly */
@@ -1271,7 +1285,7 @@ async function composeRowLookup(req: AnswerRequest, r: Retrieval): Promise<Compo
   for (const id of [...new Set(r.hits.map((h) => h.document_id))].slice(0, LOOKUP_DOCUMENTS)) {
     const doc = req.documents.find((d) => d.id === id);
     if (!doc) continue;
-    const rows = (await req.chunks(id)).sort((a, b) => a.idx - b.idx).slice(0, LOOKUP_CHUNKS);
+    const rows = await chunksInOrder(req, id, LOOKUP_CHUNKS);
     // (the sheet named: the pages whose chunk is that sheet's name alone)
     const pages = asked.sheet ? new Set(rows.filter((row) => cellKey(row.content) === cellKey(asked.sheet!)).map((row) => row.page)) : null;
     if (pages && !pages.size) continue;
@@ -1287,9 +1301,7 @@ async function composeRowLookup(req: AnswerRequest, r: Retrieval): Promise<Compo
     }
   }
   if (!found.length || new Set(found.map((f) => cellKey(f.value))).size > 1) return null;
-  const cites = new CitationList();
-  const text = `${asked.column} (${asked.keyColumn} ${asked.key}): ${found[0]!.value} [${cites.number(found[0]!.hit)}]`;
-  return { text, citations: cites.list, confidence: LOOKED_UP, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'value', via: 'row-lookup' };
+  return valueCiting(`${asked.column} (${asked.keyColumn} ${asked.key}): ${found[0]!.value}`, found[0]!.hit, LOOKED_UP, 'row-lookup');
 }
 
 /** the confidence of a contact value read by its form from the document the question names */
@@ -1312,16 +1324,15 @@ async function composeContact(req: AnswerRequest, r: Retrieval, docTerms: DocTer
   if (!form || !r.hits.length || CONTACT < req.minConfidence) return null;
   const doc = documentNamed(req, r, docTerms);
   if (!doc) return null;
-  const rows = (await req.chunks(doc.id)).sort((a, b) => a.idx - b.idx).slice(0, CONTACT_CHUNKS);
+  const rows = await chunksInOrder(req, doc.id, CONTACT_CHUNKS);
   const asked = [...r.primary].filter((t) => !CONTACT_WORDS.has(t) && !r.ask.names.includes(t));
   // (a fax number answers only a question for a fax number, and only a fax number does)
   const fax = /\b(?:tele)?fax\b/iu.test(req.question);
   const found = rows.flatMap((row) =>
     contactValues(row.content, form).filter((v) => form !== 'phone' || !!v.fax === fax).map((v) => {
       // (the value's line and the line above it)
-      const lineStart = row.content.lastIndexOf('\n', v.at - 1);
       const lineEnd = row.content.indexOf('\n', v.at);
-      return { v, row, score: wordsSaid(asked, row.content.slice(Math.max(0, row.content.lastIndexOf('\n', lineStart - 1)), lineEnd === -1 ? undefined : lineEnd)) };
+      return { v, row, score: wordsSaid(asked, row.content.slice(lineStarts(row.content, v.at, 1).above, lineEnd === -1 ? undefined : lineEnd)) };
     }),
   );
   if (!found.length) return null;
@@ -1341,11 +1352,8 @@ async function composeContact(req: AnswerRequest, r: Retrieval, docTerms: DocTer
       best = found.find((f) => key(f.v.value) === key(value)) ?? found[0]!;
     } else return null;
   }
-  const cites = new CitationList();
-  const hit = sourceOf(best.row, doc);
   const label = { email: 'E-mail', web: 'Web', phone: 'Telephone', iban: 'IBAN', bic: 'BIC' }[form];
-  const text = `${label}: ${value} [${cites.number(hit)}]`;
-  return { text, citations: cites.list, confidence: CONTACT, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'value', via: `contact:${form}` };
+  return valueCiting(`${label}: ${value}`, sourceOf(best.row, doc), CONTACT, `contact:${form}`);
 }
 
 /** the confidence of a town read from the postal address printed by the name the question gives */
@@ -1365,17 +1373,15 @@ async function composeTown(req: AnswerRequest, r: Retrieval, docTerms: DocTerms)
   const doc = documentNamed(req, r, docTerms);
   const asked = [...r.primary].filter((t) => !TOWN_WORDS.has(t));
   if (!doc || !asked.length) return null;
-  const rows = (await req.chunks(doc.id)).sort((a, b) => a.idx - b.idx).slice(0, CONTACT_CHUNKS);
+  const rows = await chunksInOrder(req, doc.id, CONTACT_CHUNKS);
   const says = (text: string) => wordsSaid(asked, text);
   const found = rows.flatMap((row) =>
     townsIn(row.content).map((t, i, all) => {
       // (the address's own words: from the end of the town before it on its line, or the line's start, to the town; they count
       // twice the words of the two lines above, which count only when the address starts its line)
-      const lineStart = row.content.lastIndexOf('\n', t.at - 1) + 1;
-      const own = Math.max(lineStart, i ? all[i - 1]!.end : 0);
-      let from = lineStart - 1;
-      for (let k = 0; k < 2 && from > 0; k++) from = row.content.lastIndexOf('\n', from - 1);
-      const above = own === lineStart ? says(row.content.slice(Math.max(0, from), lineStart)) : 0;
+      const { line, above: from } = lineStarts(row.content, t.at, 2);
+      const own = Math.max(line, i ? all[i - 1]!.end : 0);
+      const above = own === line ? says(row.content.slice(from, line)) : 0;
       return { t, row, score: 2 * says(row.content.slice(own, t.end)) + above };
     }),
   );
@@ -1383,10 +1389,7 @@ async function composeTown(req: AnswerRequest, r: Retrieval, docTerms: DocTerms)
   const tops = found.filter((f) => f.score === top);
   if (!top || new Set(tops.map((f) => f.t.town.toLowerCase())).size !== 1) return null;
   const best = tops[0]!;
-  const cites = new CitationList();
-  const hit = sourceOf(best.row, doc);
-  const text = `${best.t.town} (${best.t.postcode}) [${cites.number(hit)}]`;
-  return { text, citations: cites.list, confidence: TOWN, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'value', via: 'town' };
+  return valueCiting(`${best.t.town} (${best.t.postcode})`, sourceOf(best.row, doc), TOWN, 'town');
 }
 
 /** the site of a web address ("https://cccsbg.at/about/uve.html" → "cccsbg.at") */
