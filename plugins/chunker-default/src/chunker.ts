@@ -46,7 +46,7 @@ interface Draft {
   start: number;
   end: number;
   heading: string;
-  table?: { content: string; page: number; bbox: BBox | null; confidence: number };
+  table?: { content: string; page: number; bbox: BBox | null; confidence: number; caption?: string };
   /** the document's furniture (furniture.ts): its content (the lines kept, less page labels) and its blocks */
   furniture?: { content: string; blocks: Block[] };
 }
@@ -99,6 +99,11 @@ function semanticDrafts(doc: ParsedDocument, blocks: Block[], opts: ChunkOptions
   const onlyChrome = blocks.every(isChrome);
   /** the open chunk; `body`: it holds more than headings */
   const st: { cur: (Draft & { body: boolean }) | null } = { cur: null };
+  /**
+   * the last block added whole to the open chunk, and where that chunk ended before it (null: the block opened the chunk, with
+   * nothing new before it): a table's caption printed above it moves into the table's chunks
+   */
+  let last: { block: Block; before: number | null } | null = null;
 
   const flush = () => {
     if (st.cur) drafts.push({ start: st.cur.start, end: st.cur.end, heading: st.cur.heading });
@@ -123,6 +128,8 @@ function semanticDrafts(doc: ParsedDocument, blocks: Block[], opts: ChunkOptions
 
   for (const block of blocks) {
     const { start, end } = block.span;
+    const previous = last;
+    last = null;
     if (isChrome(block) && !onlyChrome) {
       flush(); // running headers/footers are left out; a chunk never spans one
       continue;
@@ -138,15 +145,40 @@ function semanticDrafts(doc: ParsedDocument, blocks: Block[], opts: ChunkOptions
     }
     const table = block.type === 'table' && block.tableIndex !== undefined ? doc.tables?.[block.tableIndex] : undefined;
     if (table) {
-      flush();
-      for (const piece of splitTable(table, opts.table_output_format, max)) {
-        drafts.push({ start, end, heading: path(), table: { content: piece.content, page: table.page ?? block.page, bbox: piece.bbox ?? table.bbox ?? block.bbox, confidence: table.confidence ?? block.confidence } });
+      // the caption printed just above the table ("Table 3 - European ABCP issuance") leaves the text's chunk for the table's
+      const page = table.page ?? block.page;
+      const caption = previous && st.cur && st.cur.end === previous.block.span.end && previous.block.page === page && isTableCaption(previous.block) ? previous : null;
+      if (caption && st.cur) {
+        if (caption.before === null) st.cur = null;
+        else st.cur.end = caption.before;
       }
+      flush();
+      const title = caption ? oneLine(caption.block.text) : null;
+      splitTable(table, opts.table_output_format, max).forEach((piece, i) => {
+        const bbox = piece.bbox ?? table.bbox ?? block.bbox;
+        drafts.push({
+          start: caption ? caption.block.span.start : start, end, heading: path(),
+          table: {
+            content: title ? withCaption(piece.content, title, opts.table_output_format) : piece.content, page,
+            // (the first piece's box takes the caption in: a citation of it shows the caption with the rows)
+            bbox: caption && i === 0 ? (unionBBox([bbox, caption.block.bbox]) ?? bbox) : bbox,
+            confidence: table.confidence ?? block.confidence,
+            ...(title ? { caption: title } : {}),
+          },
+        });
+      });
       continue;
     }
     const cur = st.cur;
     if (end - start <= max && (!cur || cur.body || end - cur.start <= max)) {
-      add(start, end, true); // a whole paragraph: joins the open chunk if it fits, else starts the next one
+      // a whole paragraph: joins the open chunk if it fits, else starts the next one
+      const before = st.cur ? st.cur.end : null;
+      const count = drafts.length;
+      add(start, end, true);
+      // (remembered when it ends the open chunk whole: it joined that chunk, or opened one of its own, after the previous
+      // chunk's last sentences repeated, which that chunk keeps)
+      if (st.cur?.start === start || drafts.length > count) last = { block, before: null };
+      else if (before !== null) last = { block, before };
       continue;
     }
     // an over-long paragraph (or one that does not fit after its heading): sentences, packed
@@ -402,7 +434,7 @@ class DocIndex {
     if (d.table) {
       return {
         id, index, page: d.table.page, content: d.table.content, bbox: d.table.bbox, span: { start: d.start, end: d.end },
-        metadata: { type: 'table', confidence: confidence01(d.table.confidence), pages: [d.table.page], ...heading },
+        metadata: { type: 'table', confidence: confidence01(d.table.confidence), pages: [d.table.page], ...heading, ...(d.table.caption ? { caption: d.table.caption } : {}) },
       };
     }
     const covered = d.furniture?.blocks ?? this.blocksIn(d.start, d.end);
@@ -432,6 +464,34 @@ class DocIndex {
       },
     };
   }
+}
+
+/** the words of a caption above a table: at most this many */
+const CAPTION_WORDS = 40;
+/**
+ * A table's numbered caption, as reports and papers print it above the table: "Table 3 - European ABCP issuance", "Table 3.3:
+ * Frequency of …", "TABLE 1. Selected characteristics …", "Exhibit 4 Schools …" (English, German, French, Spanish, Dutch,
+ * Italian, Scandinavian). A sentence that names the table ("Table 8.13 illustrates …") goes on in lower case: no caption.
+ */
+const CAPTION_LABEL = /^(?:table|tabelle|tableau|tabla|tabel|tabella|tabell|tab\.|exhibit)\s*/i;
+const FIGURE_LABEL = /^(?:fig(?:ure)?s?\b|abb(?:ildung)?\b|image|photo|chart|graph|diagram|plate)/i;
+const CAPTION_NUMBER = /^(?:[A-Z]\s*)?(?:\d+|[IVXLC]+)(?:[.\-–]\d+)*[a-z]?(?:\s*[.:\-–—|](?!\d)|\s+[(A-Z\d])/u;
+
+/** Whether a block is a table's caption: a caption block, or a short paragraph that opens with a table's number. */
+function isTableCaption(b: Block): boolean {
+  const text = oneLine(b.text);
+  if (!text || text.split(' ').length > CAPTION_WORDS) return false;
+  const label = text.match(CAPTION_LABEL);
+  // (a caption block may be a figure's, printed above the table: it stays where it is)
+  if (b.type === 'caption') return !FIGURE_LABEL.test(text);
+  return ((b.type === 'paragraph' || b.type === 'key_value') && !!label && CAPTION_NUMBER.test(text.slice(label[0].length)));
+}
+
+/** A rendered table (piece) with its caption: a line above the markdown, HTML's own `<caption>`, a `caption` key of the JSON. */
+function withCaption(content: string, caption: string, format: ChunkOptions['table_output_format']): string {
+  if (format === 'html') return content.replace(/^<table>/, `<table><caption>${caption.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}</caption>`);
+  if (format === 'json') return JSON.stringify({ caption, ...(JSON.parse(content) as object) });
+  return `${caption}\n\n${content}`;
 }
 
 /** A confidence kept in 0..1, to 4 decimals. */

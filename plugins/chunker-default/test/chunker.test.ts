@@ -466,3 +466,59 @@ test('furniture: a footer longer than the chunk size is packed line by line, eac
   assert.ok(furniture.every((c) => c.page === 1));
   assert.deepEqual(chunks.slice(-furniture.length), furniture, 'after the body');
 });
+
+test("a table's numbered caption printed above it moves into the table's chunks (every format and piece); a sentence naming the table stays", () => {
+  const build = (caption: string, type: 'paragraph' | 'caption' = 'paragraph') => {
+    const b = new DocumentBuilder('doc-cap', 'report.pdf', 'pdf');
+    b.addPage({ number: 2, width: 612, height: 792, ocr: false, confidence: 1 });
+    b.addBlock({ type: 'paragraph', text: 'Issuance fell sharply after the summer. Investors stopped rolling over paper.', page: 2, bbox: box(50, 40, 500, 30), confidence: 1 });
+    b.addBlock({ type, text: caption, page: 2, bbox: box(50, 80, 300, 12), confidence: 1 });
+    b.addTable(table([['Year', 'Q1', 'Total'], ...Array.from({ length: 30 }, (_, i) => [`${1990 + i}`, `${i}.5`, `${i * 4}.0`])]));
+    return b.build();
+  };
+  const doc = build('Table 3 - European ABCP issuance');
+  const chunks = chunkDocument(doc, opts());
+  checkCommon(doc, chunks, 400);
+  const text = chunks.filter((c) => c.metadata.type === 'text');
+  const tables = chunks.filter((c) => c.metadata.type === 'table');
+  assert.equal(text.length, 1);
+  assert.equal(text[0]!.content, 'Issuance fell sharply after the summer. Investors stopped rolling over paper.', 'the caption left the text chunk');
+  assert.ok(tables.length >= 2, 'the table is split into pieces');
+  for (const t of tables) {
+    assert.ok(t.content.startsWith('Table 3 - European ABCP issuance\n\n| Year | Q1 | Total |'), t.content.slice(0, 60));
+    assert.equal(t.metadata.caption, 'Table 3 - European ABCP issuance');
+  }
+  assert.equal(tables[0]!.span.start, doc.text.indexOf('Table 3'), "the first piece's span starts at the caption");
+  assert.equal(tables[0]!.bbox!.y, 80, "the first piece's box takes the caption in");
+  const html = chunkDocument(doc, opts({ table_output_format: 'html' })).find((c) => c.metadata.type === 'table')!;
+  assert.ok(html.content.startsWith('<table><caption>Table 3 - European ABCP issuance</caption><tr>'), html.content.slice(0, 80));
+  const json = chunkDocument(doc, opts({ table_output_format: 'json', max_chunk_size: 100_000 })).find((c) => c.metadata.type === 'table')!;
+  assert.equal(JSON.parse(json.content).caption, 'Table 3 - European ABCP issuance');
+  assert.equal(JSON.parse(json.content).rows.length, 30);
+  // other captions: numbered otherwise, a caption block; not a sentence that names the table, nor a figure's caption
+  for (const [caption, type, moves] of [
+    ['Table 3.3: Frequency of substance abuse by type of substance', 'paragraph', true],
+    ['TABLE 1. Selected characteristics of householders in inadequate housing', 'paragraph', true],
+    ['Tabelle 2 Umsatz nach Regionen', 'paragraph', true],
+    ['Recommended sample sizes by design effect', 'caption', true],
+    ['Table 8.13 illustrates the development of own brand market shares:', 'paragraph', false],
+    ['Tables are listed in the appendix.', 'paragraph', false],
+    ['Figure 2: Issuance by quarter', 'caption', false],
+  ] as const) {
+    const d = build(caption, type);
+    const cs = chunkDocument(d, opts({ max_chunk_size: 100_000 }));
+    const t = cs.find((c) => c.metadata.type === 'table')!;
+    assert.equal(t.content.startsWith(`${caption}\n\n|`), moves, caption);
+    assert.equal(cs.filter((c) => c.metadata.type === 'text').some((c) => c.content.includes(caption)), !moves, caption);
+    assert.equal(cs.map((c) => c.content).join('\n').split(caption).length, 2, `${caption}: once`);
+  }
+  // a caption alone in its chunk (the text before it filled the previous one) leaves no empty chunk behind
+  const b = new DocumentBuilder('doc-cap2', 'report.pdf', 'pdf');
+  b.addPage({ number: 1, width: 612, height: 792, ocr: false, confidence: 1 });
+  b.addBlock({ type: 'paragraph', text: Array.from({ length: 3 }, (_, i) => sentence(i)).join(' '), page: 1, bbox: box(50, 40, 500, 80), confidence: 1 });
+  b.addBlock({ type: 'paragraph', text: 'Table 4 - Regional results', page: 1, bbox: box(50, 130, 300, 12), confidence: 1 });
+  b.addTable(table([['Region', 'Q1'], ['North', '10']], 1));
+  const cs = chunkDocument(b.build(), opts({ max_chunk_size: 280 }));
+  assert.deepEqual(cs.map((c) => c.metadata.type), ['text', 'table']);
+  assert.ok(cs[1]!.content.startsWith('Table 4 - Regional results\n\n| Region | Q1 |'));
+});

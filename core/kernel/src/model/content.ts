@@ -197,6 +197,8 @@ export interface Chunk {
     confidence: number;
     pages?: number[];
     heading?: string;
+    /** a table chunk: the table's caption printed above it ("Table 3 - European ABCP issuance"), also the first line of its content */
+    caption?: string;
     /** a chunk that spans pages: its box on each page, in page order (`page`/`bbox` are the first page's) */
     boxes?: { page: number; bbox: BBox }[];
     /**
