@@ -139,6 +139,8 @@ export interface Unit {
   cells?: string[];
   /** for table rows: the cells of the row that heads the columns, as printed (blank ones included) */
   columns?: string[];
+  /** for table rows: the table's caption, the chunk's line above the table ("Table 3 - European ABCP issuance"), whose words count as the row's */
+  title?: string;
   /** a sentence the chunk cuts: at its start (it begins mid-sentence), its end, or both */
   cut?: 'start' | 'end' | 'both';
 }
@@ -191,6 +193,8 @@ export function unitsOf(content: string): Unit[] {
   let titleRow = false;
   let inTable = false;
   let gap = false;
+  /** the caption of the chunk's table, once its line is read */
+  let caption: string | null = null;
   const flush = () => {
     if (buf.trim()) {
       // reference markers ("team.[66] Roberts") would hide sentence ends
@@ -223,6 +227,13 @@ export function unitsOf(content: string): Unit[] {
     const afterGap = gap;
     gap = false;
     if (line.startsWith('|')) {
+      // (the chunk's one line above its table is the table's caption, "Table 3 - European ABCP issuance": a title, not a sentence)
+      if (header === null && !units.length && buf && bufStart === 0 && afterGap) {
+        caption = clean(buf);
+        units.push({ text: caption, start: 0, kind: 'heading' });
+        buf = '';
+        prevLine = '';
+      }
       flush();
       if (/^\|?[\s:|-]+\|?$/.test(line)) continue; // separator row
       // a cell merged across columns is printed once per column: quoted once
@@ -244,7 +255,7 @@ export function unitsOf(content: string): Unit[] {
         titleRow = false;
       }
       rowsUnder = context === null ? 0 : rowsUnder + 1;
-      units.push({ text, start: lineStart, kind: 'row', cells: raw, ...(context !== null ? { context, columns } : {}) });
+      units.push({ text, start: lineStart, kind: 'row', cells: raw, ...(context !== null ? { context, columns } : {}), ...(caption ? { title: caption } : {}) });
       inTable = true;
       continue;
     }

@@ -323,8 +323,11 @@ export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lo
       const ws = wordCount(unit.text);
       // (a label with its value may be two words: "BIC: SBGSAT2SXXX")
       if (ws < 3 && !(ws === 2 && typed && isLabelLine(unit.text))) return;
-      const ts = termSet(unit.context ? `${unit.text} ${unit.context}` : unit.text);
-      const c = coverage(weights, ts, chunkTerms, doc);
+      // (a row says its header's words; its table's caption's too, "2007 | … | 633.9" under "Table 3 - European ABCP issuance", but
+      // as its chunk's, not its own: they are every row's, and tell none of them apart)
+      const own = termSet(unit.context ? `${unit.text} ${unit.context}` : unit.text);
+      const ts = unit.title ? new Set([...own, ...termSet(unit.title)]) : own;
+      const c = coverage(weights, own, chunkTerms, doc);
       if (!c.own || (primary.size && ![...primary].some((t) => matchOf(t, ts)))) return;
       // (a line of a record whose own label names the kind of thing asked for, "Operating profit | 7262" for "what operating profit…",
       // "Choose a Gundam: Dynames" for "which Gundam…", is evidence itself: its label says what its value is)
@@ -851,9 +854,10 @@ const BARE_FIGURE = /^[-+−(]?\d[\d\s.,]*\)?$/;
  * The fields of a candidate: each filled cell of a table row under its header, named by the row's label (when the question
  * says a word of the label and another of the header, "the restructuring costs of Zone EUR"), or a short label line's value.
  */
-function fieldsOf(c: Candidate, qTerms: Set<string>): Field[] {
+function fieldsOf(c: Candidate, qTerms: Set<string>, question: string): Field[] {
   const u = c.unit;
-  const says = (text: string) => [...termSet(text)].filter((t) => [...qTerms].some((q) => matchOf(q, new Set([t])) > 0));
+  // (a label or a header that is a figure, "1.4", "2008–09", is said by the question only whole: "4.0" says no "1.4")
+  const says = (text: string) => (FIGURE_CELL.test(text.trim()) && !figureIn(text.trim(), question) ? [] : [...termSet(text)].filter((t) => [...qTerms].some((q) => matchOf(q, new Set([t])) > 0)));
   if (u.kind === 'row') {
     const header = headerOf(u);
     if (!header) return [];
@@ -862,6 +866,9 @@ function fieldsOf(c: Candidate, qTerms: Set<string>): Field[] {
     const label = cells[first]?.trim() ?? '';
     const byLabel = says(label);
     if (!byLabel.length) return [];
+    // (a figure under a blank header: the header does not name the row's columns, "Actual 2003–04 to 2008–09 2008–09 to 2015–16"
+    // printed as one cell over four columns of figures)
+    if (cells.some((x, j) => j > first && x.trim() && !NO_VALUE.test(x) && !header[j]?.trim())) return [];
     return cells.flatMap((x, j) => {
       const head = header[j]?.trim() ?? '';
       if (j <= first || NO_VALUE.test(x) || !head || head === label) return [];
@@ -878,6 +885,14 @@ function fieldsOf(c: Candidate, qTerms: Set<string>): Field[] {
   return [{ c, names: termSet(m.label), label: termSet(m.label), header: new Set<string>(), value: m.value, text: u.text }];
 }
 
+/** a cell or a header that is a figure alone: "1.4", "0.95", "2008–09", "Q1 2007" is not */
+const FIGURE_CELL = /^[-+−]?\d[\d\s.,/–-]*%?$/u;
+/** Whether a question prints a figure whole (not inside a longer one: "1.4" is not in "11.4" nor in "1.45"). */
+function figureIn(figure: string, question: string): boolean {
+  const esc = figure.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s+/g, '\\s*');
+  return new RegExp(`(?<![\\d.,])${esc}(?![\\d]|[.,]\\d)`, 'u').test(question);
+}
+
 /**
  * The one cell of a table row whose column's header says the question best (the words its row's label does not say), quoted
  * with its names ("Methane (CH4) (to air): 100 000" for the threshold of methane released to air): a row of cells is quoted
@@ -885,7 +900,7 @@ function fieldsOf(c: Candidate, qTerms: Set<string>): Field[] {
  */
 function namedCell(c: Candidate, a: Ask, holds: (value: string) => boolean): string | null {
   if (c.unit.kind !== 'row') return null;
-  const fields = fieldsOf(c, new Set(a.weights.keys())).map((f) => {
+  const fields = fieldsOf(c, new Set(a.weights.keys()), a.text).map((f) => {
     // (the question's words the row's label says do not tell its columns apart: "Total" against "of which restructuring costs")
     let w = 0;
     for (const [t, x] of a.weights) if (!matchOf(t, f.label)) w += matchOf(t, f.header) * x;
@@ -943,36 +958,55 @@ function composeField(r: Retrieval, docTerms: DocTerms, lower: ReadonlySet<strin
   const about = holdsNames(r.ask.names, docTerms);
   const scored = all
     .filter((c) => !c.keyMissing && c.coverage >= MIN_COVERAGE && !elsewhere(c, r.hits, named, about))
-    .flatMap((c) => fieldsOf(c, qTerms))
-    .filter((f) => holds(f.value) && ![...questionWords(f.value)].every((w) => r.ask.own.has(w)))
+    .flatMap((c) => fieldsOf(c, qTerms, r.ask.text))
+    .filter((f) => (holds(f.value) || sharePrinted(f, type)) && ![...questionWords(f.value)].every((w) => r.ask.own.has(w)))
     // (a figure under a label of a code, "Ordernummer: 12572103", is no sum: its unit does not say so, its label says otherwise)
     .filter((f) => !(type && BARE_TYPES.has(type) && BARE_FIGURE.test(f.value) && CODE_LABEL.test(f.text.slice(0, f.text.lastIndexOf(f.value)).replace(/[\s:()]+$/, ''))))
     .filter((f) => !counted || matchOf(counted, new Set([...f.names, ...termSet(f.c.unit.context ?? '')])) > 0)
     .map((f) => {
       // (the words that name the field's document tell which document, not which field)
       // (nor do the question's names the field does not say, "the 99 Speed Mart receipt from Klang": its document or its chunk does)
+      // (a cell of a table is named by its table's caption too: "2007 (Total)" of "Table 3 - European ABCP issuance")
       const doc = docTerms.get(f.c.hit.document_id);
+      // (`own`: what the field's row and column say alone; a caption tells the tables of one document apart, not documents)
+      const names = f.c.unit.title ? new Set([...f.names, ...termSet(f.c.unit.title)]) : f.names;
       let total = 0;
       let got = 0;
+      let own = 0;
       for (const [t, w] of r.weights) {
-        const m = matchOf(t, f.names);
+        const m = matchOf(t, names);
         if (doc?.names(t) || (!m && r.ask.names.includes(t))) continue;
         total += w;
         got += m * w;
+        own += matchOf(t, f.names) * w;
       }
-      return { f, got, share: total ? got / total : 0 };
+      return { f, got, own, share: total ? got / total : 0 };
     })
     .sort((a, b) => b.got - a.got || b.f.c.score - a.f.c.score);
   const best = scored[0];
   if (!best || best.share < FIELD_NAMED) return null;
   const norm = (s: string) => s.replace(/\s+/g, '');
-  if (scored.some((x) => x.got >= FIELD_RIVAL * best.got && norm(x.f.value) !== norm(best.f.value))) return null;
+  const rival = (x: (typeof scored)[number]) => (x.f.c.hit.document_id === best.f.c.hit.document_id ? x.got >= FIELD_RIVAL * best.got : x.own >= FIELD_RIVAL * best.own);
+  if (scored.some((x) => rival(x) && norm(x.f.value) !== norm(best.f.value))) return null;
   const confidence = round(clamp(EVIDENCE_BASE + 0.3 * best.share, EVIDENCE_BASE, PASSAGE_MAX), 3);
   if (confidence < minConfidence) return null;
   const cites = new CitationList();
   const n = cites.number(best.f.c.hit);
   const text = type ? `${best.f.text} [${n}]` : `The documents say: “${best.f.text}” [${n}]`;
   return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: type ? 'value' : 'passage', via: 'field', quoted: [best.f.c] };
+}
+
+/** words of a column or a table that prints shares as bare figures ("Own brands market share", "% of Total Turnover") */
+const SHARE_WORDS = /%|\b(?:percent(?:age)?s?|per\s?cent|shares?|proportions?|rates?|ratios?|prozent|anteile?|pourcentages?|parts?)\b/iu;
+
+/**
+ * Whether a bare figure answers a question for a share because its column's header or its table's caption says the figures are
+ * shares: "Franprix (Own brands market share): 28.0" (the header is what the field's text quotes after its label).
+ */
+function sharePrinted(f: Field, type: AnswerType | null | undefined): boolean {
+  if (type !== 'percent' || !BARE_FIGURE.test(f.value)) return false;
+  const head = f.text.slice(0, f.text.lastIndexOf(f.value));
+  return SHARE_WORDS.test(head) || SHARE_WORDS.test(f.c.unit.title ?? '');
 }
 
 /** the asked types that tables print as figures under their measures' columns */
