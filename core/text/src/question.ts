@@ -139,7 +139,7 @@ export interface Unit {
   cells?: string[];
   /** for table rows: the cells of the row that heads the columns, as printed (blank ones included) */
   columns?: string[];
-  /** for table rows: the table's caption, the chunk's line above the table ("Table 3 - European ABCP issuance"), whose words count as the row's */
+  /** for table rows: the table's caption, the chunk's line above the table ("Table 3 - European ABCP issuance"), which names every row */
   title?: string;
   /** a sentence the chunk cuts: at its start (it begins mid-sentence), its end, or both */
   cut?: 'start' | 'end' | 'both';

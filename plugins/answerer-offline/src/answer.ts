@@ -966,9 +966,9 @@ function composeField(r: Retrieval, docTerms: DocTerms, lower: ReadonlySet<strin
     .map((f) => {
       // (the words that name the field's document tell which document, not which field)
       // (nor do the question's names the field does not say, "the 99 Speed Mart receipt from Klang": its document or its chunk does)
-      // (a cell of a table is named by its table's caption too: "2007 (Total)" of "Table 3 - European ABCP issuance")
+      // (a cell of a table is named by its table's caption too, "2007 (Total)" of "Table 3 - European ABCP issuance"; `own`: what
+      // its row and column say alone, since a caption tells the tables of one document apart, not documents)
       const doc = docTerms.get(f.c.hit.document_id);
-      // (`own`: what the field's row and column say alone; a caption tells the tables of one document apart, not documents)
       const names = f.c.unit.title ? new Set([...f.names, ...termSet(f.c.unit.title)]) : f.names;
       let total = 0;
       let got = 0;
