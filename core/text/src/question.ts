@@ -232,7 +232,6 @@ export function unitsOf(content: string): Unit[] {
         caption = clean(buf);
         units.push({ text: caption, start: 0, kind: 'heading' });
         buf = '';
-        prevLine = '';
       }
       flush();
       if (/^\|?[\s:|-]+\|?$/.test(line)) continue; // separator row

@@ -276,6 +276,8 @@ export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lo
   hits.forEach((hit, hitRank) => {
     const units = unitsOf(hit.content);
     const chunkTerms = termSet(hit.content);
+    // (the caption of the chunk's table, which every row of it carries)
+    const caption = termSet(units.find((u) => u.title)?.title ?? '');
     const doc = docTerms?.get(hit.document_id);
     // (a name the document writes in its own language counts: "VAT" in a Dutch invoice is "BTW")
     if (names.some((t) => !hasName(chunkTerms, t) && !hasName(doc, t))) return;
@@ -326,7 +328,7 @@ export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lo
       // (a row says its header's words; its table's caption's too, "2007 | … | 633.9" under "Table 3 - European ABCP issuance", but
       // as its chunk's, not its own: they are every row's, and tell none of them apart)
       const own = termSet(unit.context ? `${unit.text} ${unit.context}` : unit.text);
-      const ts = unit.title ? new Set([...own, ...termSet(unit.title)]) : own;
+      const ts = unit.title ? new Set([...own, ...caption]) : own;
       const c = coverage(weights, own, chunkTerms, doc);
       if (!c.own || (primary.size && ![...primary].some((t) => matchOf(t, ts)))) return;
       // (a line of a record whose own label names the kind of thing asked for, "Operating profit | 7262" for "what operating profit…",
@@ -961,7 +963,7 @@ function composeField(r: Retrieval, docTerms: DocTerms, lower: ReadonlySet<strin
     .flatMap((c) => fieldsOf(c, qTerms, r.ask.text))
     .filter((f) => (holds(f.value) || sharePrinted(f, type)) && ![...questionWords(f.value)].every((w) => r.ask.own.has(w)))
     // (a figure under a label of a code, "Ordernummer: 12572103", is no sum: its unit does not say so, its label says otherwise)
-    .filter((f) => !(type && BARE_TYPES.has(type) && BARE_FIGURE.test(f.value) && CODE_LABEL.test(f.text.slice(0, f.text.lastIndexOf(f.value)).replace(/[\s:()]+$/, ''))))
+    .filter((f) => !(type && BARE_TYPES.has(type) && BARE_FIGURE.test(f.value) && CODE_LABEL.test(namingOf(f).replace(/[\s:()]+$/, ''))))
     .filter((f) => !counted || matchOf(counted, new Set([...f.names, ...termSet(f.c.unit.context ?? '')])) > 0)
     .map((f) => {
       // (the words that name the field's document tell which document, not which field)
@@ -1001,13 +1003,15 @@ const SHARE_WORDS = /%|\b(?:percent(?:age)?s?|per\s?cent|shares?|proportions?|ra
 
 /**
  * Whether a bare figure answers a question for a share because its column's header or its table's caption says the figures are
- * shares: "Franprix (Own brands market share): 28.0" (the header is what the field's text quotes after its label).
+ * shares: "Franprix (Own brands market share): 28.0".
  */
 function sharePrinted(f: Field, type: AnswerType | null | undefined): boolean {
   if (type !== 'percent' || !BARE_FIGURE.test(f.value)) return false;
-  const head = f.text.slice(0, f.text.lastIndexOf(f.value));
-  return SHARE_WORDS.test(head) || SHARE_WORDS.test(f.c.unit.title ?? '');
+  return SHARE_WORDS.test(namingOf(f)) || SHARE_WORDS.test(f.c.unit.title ?? '');
 }
+
+/** What a field's text says before its value: the label, or the row's label and the column's header ("Franprix (Own brands market share): "). */
+const namingOf = (f: Field) => f.text.slice(0, f.text.lastIndexOf(f.value));
 
 /** the asked types that tables print as figures under their measures' columns */
 const MEASURES: ReadonlySet<AnswerType> = new Set(['money', 'amount', 'number', 'percent', 'measure']);

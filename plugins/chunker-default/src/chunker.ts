@@ -154,12 +154,12 @@ function semanticDrafts(doc: ParsedDocument, blocks: Block[], opts: ChunkOptions
       }
       flush();
       const title = caption ? oneLine(caption.block.text) : null;
-      splitTable(table, opts.table_output_format, max).forEach((piece, i) => {
+      splitTable(table, opts.table_output_format, max, title ?? undefined).forEach((piece, i) => {
         const bbox = piece.bbox ?? table.bbox ?? block.bbox;
         drafts.push({
           start: caption ? caption.block.span.start : start, end, heading: path(),
           table: {
-            content: title ? withCaption(piece.content, title, opts.table_output_format) : piece.content, page,
+            content: piece.content, page,
             // (the first piece's box takes the caption in: a citation of it shows the caption with the rows)
             bbox: caption && i === 0 ? (unionBBox([bbox, caption.block.bbox]) ?? bbox) : bbox,
             confidence: table.confidence ?? block.confidence,
@@ -275,23 +275,24 @@ function subTable(table: Table, idx: RowIndex, heads: number, a: number, b: numb
   return { ...table, rows: heads + (b - a), cells };
 }
 
-/** A table as one piece when it fits, else pieces of whole rows, each repeating the header rows. */
-export function splitTable(table: Table, format: ChunkOptions['table_output_format'], max: number): TablePiece[] {
-  const whole = renderTable(table, format);
+/** A table as one piece when it fits, else pieces of whole rows, each repeating the header rows (and the caption, if any: within `max` with it). */
+export function splitTable(table: Table, format: ChunkOptions['table_output_format'], max: number, caption?: string): TablePiece[] {
+  const render = (t: Table) => renderTable(t, format, caption);
+  const whole = render(table);
   const heads = headerRows(table);
   if (whole.length <= max || table.rows <= heads + 1) return [{ content: whole, bbox: table.bbox ?? null }];
   const idx = rowIndex(table);
-  const headOnly = renderTable(subTable(table, idx, heads, heads, heads), format).length;
+  const headOnly = render(subTable(table, idx, heads, heads, heads)).length;
   const rowLen: number[] = [];
-  for (let r = heads; r < table.rows; r++) rowLen.push(renderTable(subTable(table, idx, heads, r, r + 1), format).length - headOnly);
+  for (let r = heads; r < table.rows; r++) rowLen.push(render(subTable(table, idx, heads, r, r + 1)).length - headOnly);
   const pieces: TablePiece[] = [];
   let a = heads;
   while (a < table.rows) {
     let b = a + 1;
     let size = headOnly + rowLen[a - heads]!;
     while (b < table.rows && size + rowLen[b - heads]! <= max) size += rowLen[b++ - heads]!;
-    let content = renderTable(subTable(table, idx, heads, a, b), format);
-    while (content.length > max && b > a + 1) content = renderTable(subTable(table, idx, heads, a, --b), format);
+    let content = render(subTable(table, idx, heads, a, b));
+    while (content.length > max && b > a + 1) content = render(subTable(table, idx, heads, a, --b));
     const rowBoxes: (BBox | null | undefined)[] = [];
     for (let r = a; r < b; r++) for (const c of idx.byRow[r]!) rowBoxes.push(c.bbox);
     pieces.push({ content, bbox: unionBBox(rowBoxes) ?? table.bbox ?? null });
@@ -485,13 +486,6 @@ function isTableCaption(b: Block): boolean {
   // (a caption block may be a figure's, printed above the table: it stays where it is)
   if (b.type === 'caption') return !FIGURE_LABEL.test(text);
   return ((b.type === 'paragraph' || b.type === 'key_value') && !!label && CAPTION_NUMBER.test(text.slice(label[0].length)));
-}
-
-/** A rendered table (piece) with its caption: a line above the markdown, HTML's own `<caption>`, a `caption` key of the JSON. */
-function withCaption(content: string, caption: string, format: ChunkOptions['table_output_format']): string {
-  if (format === 'html') return content.replace(/^<table>/, `<table><caption>${caption.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}</caption>`);
-  if (format === 'json') return JSON.stringify({ caption, ...(JSON.parse(content) as object) });
-  return `${caption}\n\n${content}`;
 }
 
 /** A confidence kept in 0..1, to 4 decimals. */

@@ -41,8 +41,8 @@ export function tableToMarkdown(table: Table): string {
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-/** HTML with rowspan/colspan for merged cells and <th> for header cells. */
-export function tableToHtml(table: Table): string {
+/** HTML with rowspan/colspan for merged cells and <th> for header cells; a caption as the table's `<caption>`. */
+export function tableToHtml(table: Table, caption?: string): string {
   const byRow = new Map<number, TableCell[]>();
   for (const c of table.cells) {
     const list = byRow.get(c.row) ?? [];
@@ -60,7 +60,7 @@ export function tableToHtml(table: Table): string {
     });
     rows.push(`<tr>${tds.join('')}</tr>`);
   }
-  return `<table>${rows.join('')}</table>`;
+  return `<table>${caption ? `<caption>${esc(caption)}</caption>` : ''}${rows.join('')}</table>`;
 }
 
 /** JSON: header names and rows as objects when there is a header row, else arrays. */
@@ -73,8 +73,8 @@ export function tableToJson(table: Table): { headers: string[]; rows: (Record<st
   return { headers: unique, rows, cells: table.cells };
 }
 
-export function renderTable(table: Table, format: 'markdown' | 'html' | 'json'): string {
-  if (format === 'html') return tableToHtml(table);
-  if (format === 'json') return JSON.stringify(tableToJson(table));
-  return tableToMarkdown(table);
+export function renderTable(table: Table, format: 'markdown' | 'html' | 'json', caption?: string): string {
+  if (format === 'html') return tableToHtml(table, caption);
+  if (format === 'json') return JSON.stringify(caption ? { caption, ...tableToJson(table) } : tableToJson(table));
+  return caption ? `${caption}\n\n${tableToMarkdown(table)}` : tableToMarkdown(table);
 }
