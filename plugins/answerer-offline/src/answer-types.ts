@@ -28,7 +28,21 @@ const TYPE_NOUNS: [RegExp, AnswerType][] = [
 ];
 
 /** The type of entity a question asks for, or null when any statement may answer it ("what is…", "why…"). */
-export function answerTypeOf(question: string): AnswerType | null {
+export const answerTypeOf = (question: string): AnswerType | null => typeAsked(question).type;
+
+/**
+ * Whether a question asks for one of a kind of thing by its kind's noun alone ("which credit derivative instrument …", "in which
+ * questionnaires …"): its type is a name by default, though the answer may be a thing the documents write in common words
+ * ("credit default swaps", "pediatric questionnaires").
+ */
+export const oneOfAKindAsked = (question: string): boolean => typeAsked(question).byKind;
+
+function typeAsked(question: string): { type: AnswerType | null; byKind: boolean } {
+  const type = typeOfQuestion(question);
+  return typeof type === 'object' && type !== null ? type : { type, byKind: false };
+}
+
+function typeOfQuestion(question: string): AnswerType | null | { type: AnswerType; byKind: true } {
   const q = question.toLowerCase().replace(/[’`]/g, "'");
   // "what does MIPS stand for": the words the abbreviation is made of
   if (ABBREVIATION_ASKED.test(question)) return 'expansion';
@@ -70,7 +84,7 @@ export function answerTypeOf(question: string): AnswerType | null {
   // "what did it cost", "what was charged" (not "which web page lists the ways to pay": the noun asked for came first)
   if (/\b(?:what|which)\b/.test(q) && /\b(?:cost|costs|price|priced|charged?|paid|pay|worth|owed?)\b/.test(q)) return 'money';
   // "which processor", "which act": one of a kind is named
-  if (m && /\bwhich\b/.test(q)) return 'person';
+  if (m && /\bwhich\b/.test(q)) return { type: 'person', byKind: true };
   if (/\b(?:who|whom|whose)\b/.test(q)) return 'person';
   if (/\bwhere\b/.test(q)) return 'place';
   return null;
@@ -111,7 +125,7 @@ const WEB_ADDRESS = /\bhttps?:\/\/\S+|\bwww\.\S+|\b[\w-]+(?:\.[\w-]+)*\.(?:com|o
 const YEAR = /(?<![\p{L}\d]|\p{L}[-/])(?:1[5-9]\d{2}|20\d{2})s?(?![\p{L}\d]|[-/]\p{L})/gu;
 const MONEY = /(?:[$€£¥₹]\s?-?\d[\d.,]*|\b(?:rs\.?|inr|eur|usd|gbp|chf|aud|cad|rm|myr|sgd)\s?-?\d[\d.,]*|\d[\d.,]*\s?(?:€|eur\b|usd\b|dollars?\b|euros?\b|pounds?\b|rupees?\b))/giu;
 const DECIMAL_AMOUNT = /\b\d{1,3}(?:[.,]\d{3})*[.,]\d{2}\b/g;
-const MEASURE_UNITS = 'ft|feet|foot|inch(?:es)?|yards?|miles?|metres?|meters?|kilomet(?:re|er)s?|centimet(?:re|er)s?|millimet(?:re|er)s?|km|cm|mm|kg|lbs?|pounds?|stones?|tons?|tonnes?|grams?|kilograms?|litres?|liters?|seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|centur(?:y|ies)|percent|per\\s?cent|bytes?|kb|mb|gb|tb|pages?|words?';
+const MEASURE_UNITS = 'ft|feet|foot|inch(?:es)?|yards?|miles?|metres?|meters?|kilomet(?:re|er)s?|centimet(?:re|er)s?|millimet(?:re|er)s?|km|cm|mm|kg|lbs?|pounds?|stones?|tons?|tonnes?|grams?|kilograms?|litres?|liters?|seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|decades?|centur(?:y|ies)|percent|per\\s?cent|bytes?|kb|mb|gb|tb|pages?|words?';
 /** a span of time given by its years: "1986–1990", "from 1997 to 2004", "since 2015" (the first year captured) */
 const SPAN = /\b(?:(?:from\s+)?(1[5-9]\d{2}|20\d{2})\s*(?:[–—-]|\bto\b|\buntil\b|\btill\b)\s*(?:1[5-9]\d{2}|20\d{2}|\d{2})\b|since\s+(1[5-9]\d{2}|20\d{2})\b)/gi;
 /** a quantity with its unit: "6 ft 3 in", "1.91 m", "two hours", "a year" */
@@ -124,8 +138,10 @@ const UNIT_WORD = new RegExp(`^(?:${UNIT_WORDS})$`, 'i');
 const COUNT_OF_UNIT = new RegExp(`\\bhow\\s+many\\s+(?:${UNIT_WORDS})\\b`, 'i');
 /** whether a unit as written is the unit asked for: the same word, singular or plural */
 const sameUnit = (written: string, asked: string) => {
-  const stem = (w: string) => w.toLowerCase().replace(/[\s-]/g, '').replace(/(?:ies)$/, 'y').replace(/(?:es|s)$/, '');
-  return stem(written) === stem(asked);
+  const stem = (w: string) => w.toLowerCase().replace(/[\s-]/g, '').replace(/(?:ies)$/, 'y').replace(/(?:(?<=[sxz]|ch|sh)es|s)$/, '');
+  // (a unit as tables abbreviate it: "1199 sec" for seconds, "45 min", "3 hrs")
+  const full = (w: string) => ({ sec: 'second', min: 'minute', hr: 'hour' })[w] ?? w;
+  return full(stem(written)) === full(stem(asked));
 };
 const PERCENT = /\d\s?%|\bper\s?cent\b|\bpercentage points?\b/i;
 const NUMBER_WORDS = /\b(?:zero|none|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundreds?|thousands?|millions?|billions?|dozens?|half|twice|single|double)\b/i;
@@ -220,6 +236,27 @@ function yearOfName(before: string): boolean {
 }
 
 /** The text with the years that belong to a name ("the Excise Act, 2001", "Windows 2000") blanked. */
+/**
+ * Whether a table's cell prints the asked type with its mark, so that the type alone tells its column: a share with its "%"
+ * ("34.5%, n=1"), a sum with its currency ("€ 44,99"), a measure with its unit and not a share ("1199 sec, n=1"). A bare figure
+ * ("2.22", "48") says no type; false for any other type.
+ */
+export function printsTypeMark(cell: string, type: AnswerType, own: Set<string>, qTerms: Set<string>): boolean {
+  switch (type) {
+    case 'percent':
+      return PERCENT.test(cell);
+    case 'money':
+      return [...cell.matchAll(MONEY)].some((m) => fresh(m[0].replace(/[^\d.,]/g, ''), own));
+    case 'measure': {
+      // (a share is no measure here, though "%" follows a figure as a unit does; nor a sum, which a measure question may take)
+      const rest = without(cell, [PERCENT_VALUE, MONEY]);
+      return [...without(rest, DATE_RES).matchAll(MEASURE)].length > 0 && holdsType(rest, 'measure', own, qTerms);
+    }
+    default:
+      return false;
+  }
+}
+
 const withoutNamedYears = (text: string) => text.replace(YEAR, (y, at: number) => (yearOfName(text.slice(0, at)) ? ' ' : y));
 
 /** Whether `abbr` is made of the initials of the words right before it ("Dense Passage Retriever (" → DPR). */

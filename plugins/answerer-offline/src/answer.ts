@@ -10,7 +10,7 @@ import { NOT_FOUND_ANSWER } from '@quire/core';
 import type { AnswerChunk, AnswerDocument, AnswerRequest, AnswerResult, AnswerSource, AnswerTermStats } from '@quire/core';
 import { LOWER_WORD, abbreviationAsked, alternativesOf, capitalsIn, cellKey, contactAsked, contactValues, rowLookupAsked, townAsked, townsIn, definitionsOf, optionGroups, printsAbbreviation, shortFormAsked, isLabelLine, labelValue, labelWithoutColon, codeBlocksOf, decompose, focusTerms, hasName, holdsNames, kindTerms, questionPredicate, questionTerms, round, subjectVerb, terms, termSet, unitsOf } from '@quire/text';
 import type { CodeBlock, Definition, LabelForm, Unit } from '@quire/text';
-import { amountsOf, answerTypeOf, countedWords, countsNear, holdsFullDate, asksForCompany, holdsCompany, holdsType, questionWords, totalLine } from './answer-types.js';
+import { amountsOf, answerTypeOf, countedWords, countsNear, holdsFullDate, asksForCompany, holdsCompany, holdsType, oneOfAKindAsked, printsTypeMark, questionWords, totalLine } from './answer-types.js';
 import type { AnswerType } from './answer-types.js';
 import { AUTHOR_LINE, DOCUMENT_WORDS, cellAnswer, documentAspect, isFragment } from './answer-shape.js';
 import type { AnswerKind, DocumentAspect } from './answer-shape.js';
@@ -763,7 +763,10 @@ function composeEvidencePassage(r: Retrieval, docTerms: DocTerms, lower: Readonl
   const paraphrased = r.ask.type !== 'percent' && !first.keyInDocument && SENTENCE_END.test(first.unit.text) && first.sentenceCoverage >= EVIDENCE_PARAPHRASE && first.own >= EVIDENCE_OWN;
   // (nor does a sentence that refers back to the one before it, which says the key term: "These ducks may be contaminated by …" after
   // "Ducks are hunted …", for what hunted ducks may carry)
-  if ((r.ask.type && !first.typed) || (first.keyMissing && !paraphrased && !first.keyBefore) || (second && second.score >= EVIDENCE_MARGIN * first.score)) return null;
+  // (a question for one of a kind by its noun alone, "which credit derivative instrument …", takes a sentence that says the kind
+  // without a proper name in it: the documents may name the thing in common words, "credit default swaps … instrument")
+  const kindSaid = r.ask.type === 'person' && oneOfAKindAsked(r.ask.text) && r.ask.kind.size > 0 && [...r.ask.kind].every((t) => matchOf(t, first.terms) > 0);
+  if ((r.ask.type && !first.typed && !kindSaid) || (first.keyMissing && !paraphrased && !first.keyBefore) || (second && second.score >= EVIDENCE_MARGIN * first.score)) return null;
   if (newWords(first.unit.text, qTerms) < EVIDENCE_NEW_WORDS || namesOnly(first, r.ask, docTerms)) return null;
   const picked = [first];
   if (second && second.hit.document_id === first.hit.document_id && second.score >= EVIDENCE_SECOND * first.score) picked.push(second);
@@ -996,6 +999,65 @@ function composeField(r: Retrieval, docTerms: DocTerms, lower: ReadonlySet<strin
   const n = cites.number(best.f.c.hit);
   const text = type ? `${best.f.text} [${n}]` : `The documents say: “${best.f.text}” [${n}]`;
   return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: type ? 'value' : 'passage', via: 'field', quoted: [best.f.c] };
+}
+
+/** words that ask for a sum, a share or a measure: they name what the cell measures, not the row */
+const TYPE_ASKING = /\b(?:costs?|price[ds]?|charged?|charges|paid|pay|payable|spent|spend|worth|owed?|due|fees?|bill(?:ed)?|totals?|amounts?|sums?|percent(?:age)?s?|per\s?cent|shares?|proportions?|rates?|ratios?|long|far|tall|high|heavy|wide|deep|seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b/gi;
+
+/** the asked types a table prints with their mark in the cell: a share with "%", a sum with its currency, a measure with its unit */
+const MARKED_TYPES: ReadonlySet<AnswerType> = new Set(['percent', 'money', 'measure']);
+
+/**
+ * Where the other rules refuse: the one cell of a table row that prints the asked type with its mark, in the row the question names
+ * by its label ("What percentage is reported for the Northgate station?" → "Northgate (Punctuality): 85.0%"). The mark tells the
+ * column when the question does not name it ("percentage" for the one cell with "%"). Null when the row has no such cell or several
+ * with other values, when another row is named as well with another value, or when the question asks for a type tables print as bare
+ * figures (a count: "48" and "30.2" are both figures), or when the row named best lacks the question's key term. A value, below 0.8
+ * (the cell is chosen by its row's label and its form).
+ */
+function composeTypedCell(r: Retrieval, docTerms: DocTerms, lower: ReadonlySet<string>, minConfidence: number): Composed | null {
+  const type = r.ask.type;
+  if (!type || !MARKED_TYPES.has(type) || !r.hits.length) return null;
+  const qTerms = new Set(r.weights.keys());
+  const named = (id: string) => r.ask.names.some((t) => !!docTerms.get(id)?.names(t));
+  const about = holdsNames(r.ask.names, docTerms);
+  const norm = (s: string) => s.replace(/\s+/g, '').toLowerCase();
+  // (the words that ask for the type name the measure, not the row: "what did the game cost" is not the row "Totaal")
+  const asking = termSet((r.ask.text.match(TYPE_ASKING) ?? []).join(' '));
+  const rows = candidatesFor(r.hits, r.ask, docTerms, lower)
+    .filter((c) => c.unit.kind === 'row' && c.coverage >= MIN_TYPED_COVERAGE && !elsewhere(c, r.hits, named, about))
+    .flatMap((c) => {
+      const cells = c.unit.cells ?? c.unit.text.split(' | ');
+      const first = cells.findIndex((x) => x.trim());
+      const label = cells[first]?.trim() ?? '';
+      // (a label that is a figure, "2010", names the row only when the question prints it whole)
+      if (!label || (FIGURE_CELL.test(label) && !figureIn(label, r.ask.text))) return [];
+      // (a label that prints a value of the type is no label: the row is a run of values, "Exclusief BTW € 593,36 Subtotaal")
+      if (printsTypeMark(label, type, r.ask.own, qTerms)) return [];
+      // the question's words the label says, less the document's names (they tell which document) and words every label says
+      const doc = docTerms.get(c.hit.document_id);
+      const labelTerms = termSet(label);
+      let said = 0;
+      for (const [t, w] of r.weights) if (!doc?.names(t) && !GENERIC_LABEL.has(t) && !asking.has(t) && matchOf(t, labelTerms) > 0) said += w;
+      if (!said) return [];
+      const marked = cells.flatMap((x, j) => (j > first && printsTypeMark(x, type, r.ask.own, qTerms) ? [j] : []));
+      if (!marked.length || new Set(marked.map((j) => norm(cells[j]!))).size > 1) return [];
+      const j = marked[0]!;
+      const head = headerOf(c.unit)?.[j]?.trim();
+      const value = cells[j]!.trim();
+      return [{ c, said, value: norm(value), text: head && head !== label ? `${label} (${head}): ${value}` : `${label}: ${value}` }];
+    })
+    .sort((a, b) => b.said - a.said || b.c.score - a.c.score);
+  // (the row named best says the question's key term, in its cells or its header: "Amazon Glacier | $2.22" says not "storage", and
+  // leaves the question to no row, not to "Amazon Simple Storage Service | $0.01", named less)
+  const best = rows[0];
+  if (!best || best.c.keyMissing) return null;
+  if (rows.some((x) => x.said >= FIELD_RIVAL * best.said && x.value !== best.value)) return null;
+  const confidence = round(clamp(EVIDENCE_BASE + 0.3 * (best.c.coverage - MIN_TYPED_COVERAGE) / (1 - MIN_TYPED_COVERAGE), EVIDENCE_BASE, PASSAGE_MAX), 3);
+  if (confidence < minConfidence) return null;
+  const cites = new CitationList();
+  const text = `${best.text} [${cites.number(best.c.hit)}]`;
+  return { text, citations: cites.list, confidence, unanswered: false, promptTokens: 0, completionTokens: tokensOf(text), answerType: 'value', via: 'typed-cell', quoted: [best.c] };
 }
 
 /** words of a column or a table that prints shares as bare figures ("Own brands market share", "% of Total Turnover") */
@@ -1648,10 +1710,10 @@ export async function answerQuestion(req: AnswerRequest, trace?: (t: AnswerTrace
   // (and a cell looked up by another cell of its row)
   const defined = req.mode === 'code' ? null : ((await composeDefinition(req, r, docTerms)) ?? composeMarked(req, r) ?? (await composeRowLookup(req, r)));
   let composed = defined ?? ((aspect && (await composeDocumentLevel(req.chunks, aspect, req.question, req.documents, docTerms, r))) || composeExtractive(r, req.mode, docTerms, req.terms.lower, req.minConfidence));
-  // where the rules above refuse (quick mode): a cited passage, the one field of a record the question names, the sentence that can
-  // answer past the best ones, in this order, the first that answers
+  // where the rules above refuse (quick mode): a cited passage, the one field of a record the question names, the one cell of the
+  // asked type in the row it names, the sentence that can answer past the best ones, in this order, the first that answers
   if (req.mode !== 'code' && req.mode !== 'deep') {
-    for (const fallback of [composeEvidencePassage, composeField, composeAnsweringSentence]) {
+    for (const fallback of [composeEvidencePassage, composeField, composeTypedCell, composeAnsweringSentence]) {
       if (!composed.unanswered) break;
       composed = fallback(r, docTerms, req.terms.lower, req.minConfidence) ?? composed;
     }

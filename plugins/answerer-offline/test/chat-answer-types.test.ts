@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { answerTypeOf, holdsType, questionWords } from '../src/answer-types.js';
+import { answerTypeOf, holdsType, oneOfAKindAsked, printsTypeMark, questionWords } from '../src/answer-types.js';
 import { questionTerms } from '@quire/text';
 
 const holds = (question: string, text: string, common?: Set<string>) => {
@@ -183,9 +183,39 @@ test('"how many <unit>" asks for a quantity in that unit; a percentage is no cou
   assert.equal(holds('How many districts received exceptions?', 'State granted exceptions to 53 districts'), true);
 });
 
+test('a unit as tables abbreviate it is the unit asked for, singular or plural', () => {
+  assert.equal(holds('How many seconds did the test take?', 'Blind | 1199 sec, n=1'), true);
+  assert.equal(holds('How many minutes does the ride take?', 'Ride: 45 min'), true);
+  assert.equal(holds('How many minutes does the ride take?', 'Ride: 1 minute'), true);
+  assert.equal(holds('How many hours does the ride take?', 'Ride: 3 hrs'), true);
+  assert.equal(holds('How many inches of rain fell?', 'Rain: 2 inches'), true);
+  assert.equal(holds('How many seconds did the test take?', 'Ride: 45 min'), false);
+});
+
+test("a table's cell prints the asked type with its mark: a share its %, a sum its currency, a measure its unit", () => {
+  const marked = (question: string, cell: string) => printsTypeMark(cell, answerTypeOf(question)!, questionWords(question), new Set(questionTerms(question).map((t) => t.term)));
+  assert.equal(marked('What percentage is reported for the blind group?', '34.5%, n=1'), true);
+  assert.equal(marked('What percentage is reported for the blind group?', '34.5'), false);
+  assert.equal(marked('What did the storage cost?', '$2.22'), true);
+  assert.equal(marked('What did the storage cost?', '2.22'), false);
+  assert.equal(marked('How long did the group need?', '1416 sec, n=3'), true);
+  assert.equal(marked('How long did the group need?', '95.4%, n=3'), false);
+  assert.equal(marked('How many voters took part?', '48'), false);
+});
+
 test('"what does the <noun> X mean": an expansion, whose label value begins with the abbreviation\'s first letter', () => {
   const q = 'What does the deduction code AMD mean on the certificate?';
   assert.equal(answerTypeOf(q), 'expansion');
   assert.equal(holds(q, '16 | 2. déductions | AMD | du au'), false);
   assert.equal(holds(q, 'AMD | abattement pour mobilité durable'), true);
+});
+
+test('one of a kind asked by its noun alone is a name by default, told apart from who and from nouns of a type', () => {
+  assert.equal(answerTypeOf('Which credit derivative instrument is by far the most significant by volume?'), 'person');
+  assert.equal(oneOfAKindAsked('Which credit derivative instrument is by far the most significant by volume?'), true);
+  assert.equal(oneOfAKindAsked('In which questionnaires are pictorial response scales often used?'), true);
+  assert.equal(oneOfAKindAsked('Who founded the company?'), false);
+  assert.equal(oneOfAKindAsked('Which company built the bridge?'), false);
+  assert.equal(oneOfAKindAsked('Which city hosted the fair?'), false);
+  assert.equal(oneOfAKindAsked('What is the capital of France?'), false);
 });
