@@ -37,7 +37,8 @@ export const answerTypeOf = (question: string): AnswerType | null => typeAsked(q
  */
 export const oneOfAKindAsked = (question: string): boolean => typeAsked(question).byKind;
 
-function typeAsked(question: string): { type: AnswerType | null; byKind: boolean } {
+/** The type a question asks for, and whether it asks for one of a kind by its noun alone (both from one reading of the question). */
+export function typeAsked(question: string): { type: AnswerType | null; byKind: boolean } {
   const type = typeOfQuestion(question);
   return typeof type === 'object' && type !== null ? type : { type, byKind: false };
 }
@@ -160,6 +161,8 @@ function without(text: string, res: RegExp[]): string {
 }
 
 const fresh = (tok: string, own: Set<string>) => !own.has(tok.toLowerCase().replace(/[.,]+$/, ''));
+/** Whether a text holds a sum, by any of the forms given, whose figures the question does not give itself. */
+const holdsSum = (text: string, own: Set<string>, forms: RegExp[]) => forms.some((re) => [...text.matchAll(re)].some((m) => fresh(m[0].replace(/[^\d.,]/g, ''), own)));
 
 /**
  * Whether `text` holds an entity of type `type` that the question does not already name. `own` is
@@ -186,8 +189,7 @@ export function holdsType(text: string, type: AnswerType, own: Set<string>, qTer
     case 'percent':
       return PERCENT.test(text);
     case 'money':
-      for (const re of [MONEY, DECIMAL_AMOUNT]) for (const m of text.matchAll(re)) if (fresh(m[0].replace(/[^\d.,]/g, ''), own)) return true;
-      return false;
+      return holdsSum(text, own, [MONEY, DECIMAL_AMOUNT]);
     case 'amount':
       // a quantity that is not a date or a year ("2x faster", "by 15%")
       return plainNumber(without(text, [...DATE_RES, YEAR]), own);
@@ -235,7 +237,6 @@ function yearOfName(before: string): boolean {
   return !!w && !STOP_WORDS.has(w.toLowerCase()) && !new RegExp(`^(?:${MONTHS})$`, 'iu').test(w);
 }
 
-/** The text with the years that belong to a name ("the Excise Act, 2001", "Windows 2000") blanked. */
 /**
  * Whether a table's cell prints the asked type with its mark, so that the type alone tells its column: a share with its "%"
  * ("34.5%, n=1"), a sum with its currency ("€ 44,99"), a measure with its unit and not a share ("1199 sec, n=1"). A bare figure
@@ -246,7 +247,7 @@ export function printsTypeMark(cell: string, type: AnswerType, own: Set<string>,
     case 'percent':
       return PERCENT.test(cell);
     case 'money':
-      return [...cell.matchAll(MONEY)].some((m) => fresh(m[0].replace(/[^\d.,]/g, ''), own));
+      return holdsSum(cell, own, [MONEY]);
     case 'measure': {
       // (a share is no measure here, though "%" follows a figure as a unit does; nor a sum, which a measure question may take)
       const rest = without(cell, [PERCENT_VALUE, MONEY]);
@@ -257,6 +258,7 @@ export function printsTypeMark(cell: string, type: AnswerType, own: Set<string>,
   }
 }
 
+/** The text with the years that belong to a name ("the Excise Act, 2001", "Windows 2000") blanked. */
 const withoutNamedYears = (text: string) => text.replace(YEAR, (y, at: number) => (yearOfName(text.slice(0, at)) ? ' ' : y));
 
 /** Whether `abbr` is made of the initials of the words right before it ("Dense Passage Retriever (" → DPR). */

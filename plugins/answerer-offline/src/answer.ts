@@ -10,7 +10,7 @@ import { NOT_FOUND_ANSWER } from '@quire/core';
 import type { AnswerChunk, AnswerDocument, AnswerRequest, AnswerResult, AnswerSource, AnswerTermStats } from '@quire/core';
 import { LOWER_WORD, abbreviationAsked, alternativesOf, capitalsIn, cellKey, contactAsked, contactValues, rowLookupAsked, townAsked, townsIn, definitionsOf, optionGroups, printsAbbreviation, shortFormAsked, isLabelLine, labelValue, labelWithoutColon, codeBlocksOf, decompose, focusTerms, hasName, holdsNames, kindTerms, questionPredicate, questionTerms, round, subjectVerb, terms, termSet, unitsOf } from '@quire/text';
 import type { CodeBlock, Definition, LabelForm, Unit } from '@quire/text';
-import { amountsOf, answerTypeOf, countedWords, countsNear, holdsFullDate, asksForCompany, holdsCompany, holdsType, oneOfAKindAsked, printsTypeMark, questionWords, totalLine } from './answer-types.js';
+import { amountsOf, countedWords, countsNear, holdsFullDate, asksForCompany, holdsCompany, holdsType, printsTypeMark, questionWords, totalLine, typeAsked } from './answer-types.js';
 import type { AnswerType } from './answer-types.js';
 import { AUTHOR_LINE, DOCUMENT_WORDS, cellAnswer, documentAspect, isFragment } from './answer-shape.js';
 import type { AnswerKind, DocumentAspect } from './answer-shape.js';
@@ -62,12 +62,15 @@ export interface Ask {
   names: string[];
   /** the kind of thing asked for ("which word processor"): no evidence that a sentence answers */
   kind: Set<string>;
+  /** whether the question asks for one of a kind by its noun alone ("which credit derivative instrument …"): a name by default */
+  oneOfAKind: boolean;
 }
 
 /** What a question asks, with its terms' weights (exported for the unit tests). */
 export function ask(text: string, weights: Map<string, number>): Ask {
   const qt = questionTerms(text);
-  return { text, weights, primary: new Set(qt.map((t) => t.term)), type: answerTypeOf(text), own: questionWords(text), names: qt.filter((t) => t.entity).map((t) => t.term), kind: new Set(kindTerms(text)) };
+  const { type, byKind } = typeAsked(text);
+  return { text, weights, primary: new Set(qt.map((t) => t.term)), type, own: questionWords(text), names: qt.filter((t) => t.entity).map((t) => t.term), kind: new Set(kindTerms(text)), oneOfAKind: byKind };
 }
 
 interface Retrieval {
@@ -207,7 +210,7 @@ const isRecordLine = (u: Unit) => u.kind === 'row' || (isLabelLine(u.text) && wo
  * are labels of columns), or the words before the colon of a label with its value; null for any other unit.
  */
 function recordLabel(u: Unit): string | null {
-  if (u.kind === 'row') return u.columns ? ((u.cells ?? u.text.split(' | ')).find((c) => c.trim())?.trim() ?? null) : null;
+  if (u.kind === 'row') return u.columns ? (cellsOf(u).find((c) => c.trim())?.trim() ?? null) : null;
   return isLabelLine(u.text) && wordCount(u.text) <= LABEL_WORDS + VALUE_WORDS ? labelValue(u.text)!.label : null;
 }
 
@@ -522,6 +525,13 @@ export function elsewhere(c: Candidate, hits: SearchHit[], named: (documentId: s
   return !!top && top.document_id !== c.hit.document_id && c.hit.score < ELSEWHERE_RATIO * top.score && !named(c.hit.document_id);
 }
 
+/** `elsewhere` for a question's candidates: its names tell the documents it names, and those it is about. */
+function elsewhereFor(r: Retrieval, docTerms: DocTerms): (c: Candidate) => boolean {
+  const named = (id: string) => r.ask.names.some((t) => !!docTerms.get(id)?.names(t));
+  const about = holdsNames(r.ask.names, docTerms);
+  return (c) => elsewhere(c, r.hits, named, about);
+}
+
 /** a quoted sentence that says less than this share of the question itself leaves open which document it is about */
 const OPEN_COVERAGE = 0.5;
 /** the share of the best answer's score from which another document's answer competes with it */
@@ -638,8 +648,7 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   // the sentence that says the question best, key term and all, holds no answer of the asked type: the typed one is about something else
   if (r.ask.type && answers[0] && typeMissingOnPoint(answers[0], all)) return refuse('type-missing-on-point');
   // the search put another document far ahead of the one the answer would come from: the question is about that one
-  const named = (id: string) => r.ask.names.some((t) => !!docTerms.get(id)?.names(t));
-  if (answers[0] && elsewhere(answers[0], r.hits, named, holdsNames(r.ask.names, docTerms))) return refuse('elsewhere');
+  if (answers[0] && elsewhereFor(r, docTerms)(answers[0])) return refuse('elsewhere');
   // another document answers about as well, and the best sentence says too little of the question to tell which is meant
   if (rivalDocument(answers)) return refuse('rival-document');
   if (!r.ask.type) return passage('untyped');
@@ -765,7 +774,7 @@ function composeEvidencePassage(r: Retrieval, docTerms: DocTerms, lower: Readonl
   // "Ducks are hunted …", for what hunted ducks may carry)
   // (a question for one of a kind by its noun alone, "which credit derivative instrument …", takes a sentence that says the kind
   // without a proper name in it: the documents may name the thing in common words, "credit default swaps … instrument")
-  const kindSaid = r.ask.type === 'person' && oneOfAKindAsked(r.ask.text) && r.ask.kind.size > 0 && [...r.ask.kind].every((t) => matchOf(t, first.terms) > 0);
+  const kindSaid = r.ask.type === 'person' && r.ask.oneOfAKind && r.ask.kind.size > 0 && [...r.ask.kind].every((t) => matchOf(t, first.terms) > 0);
   if ((r.ask.type && !first.typed && !kindSaid) || (first.keyMissing && !paraphrased && !first.keyBefore) || (second && second.score >= EVIDENCE_MARGIN * first.score)) return null;
   if (newWords(first.unit.text, qTerms) < EVIDENCE_NEW_WORDS || namesOnly(first, r.ask, docTerms)) return null;
   const picked = [first];
@@ -824,8 +833,7 @@ function composeAnsweringSentence(r: Retrieval, docTerms: DocTerms, lower: Reado
   const doc = docTerms.get(first.hit.document_id);
   const subject = r.ask.names.filter((t) => !/\d/.test(t) && !doc?.names(t));
   if (i > 0 && subject.length && !subject.some((t) => matchOf(t, first.terms) > 0)) return null;
-  const named = (id: string) => r.ask.names.some((t) => !!docTerms.get(id)?.names(t));
-  if (elsewhere(first, r.hits, named, holdsNames(r.ask.names, docTerms))) return null;
+  if (elsewhereFor(r, docTerms)(first)) return null;
   // (the same sentence found again, in another chunk or as a part of a longer one, is no rival)
   const same = (c: Candidate) => normText(c).includes(normText(first)) || normText(first).includes(normText(c));
   if (all.some((c) => c !== first && can(c) && !same(c) && c.score >= ANSWERING_RIVAL * first.score)) return null;
@@ -866,9 +874,7 @@ function fieldsOf(c: Candidate, qTerms: Set<string>, question: string): Field[] 
   if (u.kind === 'row') {
     const header = headerOf(u);
     if (!header) return [];
-    const cells = u.cells ?? u.text.split(' | ');
-    const first = cells.findIndex((x) => x.trim());
-    const label = cells[first]?.trim() ?? '';
+    const { cells, first, label } = rowLabelOf(u);
     const byLabel = says(label);
     if (!byLabel.length) return [];
     // (a figure under a blank header: the header does not name the row's columns, "Actual 2003–04 to 2008–09 2008–09 to 2015–16"
@@ -879,7 +885,7 @@ function fieldsOf(c: Candidate, qTerms: Set<string>, question: string): Field[] 
       if (j <= first || NO_VALUE.test(x) || !head || head === label) return [];
       // (the header says a word of the question the label does not: the question names the column too)
       if (!says(head).some((t) => !byLabel.includes(t))) return [];
-      return [{ c, names: termSet(`${label} ${head}`), label: termSet(label), header: termSet(head), value: x.trim(), text: `${label} (${head}): ${x.trim()}` }];
+      return [{ c, names: termSet(`${label} ${head}`), label: termSet(label), header: termSet(head), value: x.trim(), text: cellQuote(label, head, x.trim()) }];
     });
   }
   const m = labelValue(u.text);
@@ -959,10 +965,9 @@ function composeField(r: Retrieval, docTerms: DocTerms, lower: ReadonlySet<strin
   // "how many data sets": the field names what it counts (its plural noun), not only the question's other words ("States offering
   // open data sites (Sept. 30, 2011): 29")
   const counted = type === 'number' ? countedHead(r.ask.text) : null;
-  const named = (id: string) => r.ask.names.some((t) => !!docTerms.get(id)?.names(t));
-  const about = holdsNames(r.ask.names, docTerms);
+  const away = elsewhereFor(r, docTerms);
   const scored = all
-    .filter((c) => !c.keyMissing && c.coverage >= MIN_COVERAGE && !elsewhere(c, r.hits, named, about))
+    .filter((c) => !c.keyMissing && c.coverage >= MIN_COVERAGE && !away(c))
     .flatMap((c) => fieldsOf(c, qTerms, r.ask.text))
     .filter((f) => (holds(f.value) || sharePrinted(f, type)) && ![...questionWords(f.value)].every((w) => r.ask.own.has(w)))
     // (a figure under a label of a code, "Ordernummer: 12572103", is no sum: its unit does not say so, its label says otherwise)
@@ -1019,17 +1024,14 @@ function composeTypedCell(r: Retrieval, docTerms: DocTerms, lower: ReadonlySet<s
   const type = r.ask.type;
   if (!type || !MARKED_TYPES.has(type) || !r.hits.length) return null;
   const qTerms = new Set(r.weights.keys());
-  const named = (id: string) => r.ask.names.some((t) => !!docTerms.get(id)?.names(t));
-  const about = holdsNames(r.ask.names, docTerms);
+  const away = elsewhereFor(r, docTerms);
   const norm = (s: string) => s.replace(/\s+/g, '').toLowerCase();
   // (the words that ask for the type name the measure, not the row: "what did the game cost" is not the row "Totaal")
   const asking = termSet((r.ask.text.match(TYPE_ASKING) ?? []).join(' '));
   const rows = candidatesFor(r.hits, r.ask, docTerms, lower)
-    .filter((c) => c.unit.kind === 'row' && c.coverage >= MIN_TYPED_COVERAGE && !elsewhere(c, r.hits, named, about))
+    .filter((c) => c.unit.kind === 'row' && c.coverage >= MIN_TYPED_COVERAGE && !away(c))
     .flatMap((c) => {
-      const cells = c.unit.cells ?? c.unit.text.split(' | ');
-      const first = cells.findIndex((x) => x.trim());
-      const label = cells[first]?.trim() ?? '';
+      const { cells, first, label } = rowLabelOf(c.unit);
       // (a label that is a figure, "2010", names the row only when the question prints it whole)
       if (!label || (FIGURE_CELL.test(label) && !figureIn(label, r.ask.text))) return [];
       // (a label that prints a value of the type is no label: the row is a run of values, "Exclusief BTW € 593,36 Subtotaal")
@@ -1045,7 +1047,7 @@ function composeTypedCell(r: Retrieval, docTerms: DocTerms, lower: ReadonlySet<s
       const j = marked[0]!;
       const head = headerOf(c.unit)?.[j]?.trim();
       const value = cells[j]!.trim();
-      return [{ c, said, value: norm(value), text: head && head !== label ? `${label} (${head}): ${value}` : `${label}: ${value}` }];
+      return [{ c, said, value: norm(value), text: cellQuote(label, head !== label ? head : undefined, value) }];
     })
     .sort((a, b) => b.said - a.said || b.c.score - a.c.score);
   // (the row named best says the question's key term, in its cells or its header: "Amazon Glacier | $2.22" says not "storage", and
@@ -1121,11 +1123,11 @@ function offColumns(c: Candidate, a: Ask): boolean {
   if (!a.type || !MEASURES.has(a.type)) return false;
   const weights = a.weights;
   const u = c.unit;
-  const cells = u.cells ?? u.text.split(' | ');
   const header = headerOf(u);
   if (!header) return false;
-  const first = cells.findIndex((x) => x.trim());
-  const label = termSet(cells[first] ?? '');
+  const row = rowLabelOf(u);
+  const { cells, first } = row;
+  const label = termSet(row.label);
   // (the label names the question's subject, "Nestlé Health Science": a label that is a measure itself, "Totaal" for what the order
   // cost altogether, is not found by its label alone)
   if (![...a.names].some((t) => !/\d/.test(t) && matchOf(t, label) > 0)) return false;
@@ -1141,10 +1143,23 @@ function offColumns(c: Candidate, a: Ask): boolean {
 /** a second span scoring at least this share of the first's is as good as it: both are quoted, as a passage */
 const AMBIGUOUS = 0.9;
 
+/** A table row's cells (as the unit gives them, else split from its text). */
+const cellsOf = (u: Unit) => u.cells ?? u.text.split(' | ');
+
+/** A table row's cells, the index of its first filled cell, and that cell trimmed: the row's label. */
+function rowLabelOf(u: Unit): { cells: string[]; first: number; label: string } {
+  const cells = cellsOf(u);
+  const first = cells.findIndex((x) => x.trim());
+  return { cells, first, label: cells[first]?.trim() ?? '' };
+}
+
+/** A cell quoted with its names: "Zone EUR (of which restructuring costs): -140", or "Amazon Glacier: $2.22" under no header. */
+const cellQuote = (label: string, head: string | undefined, value: string) => (head ? `${label} (${head}): ${value}` : `${label}: ${value}`);
+
 /** The header of a table row, a cell for each of its cells (its columns, or the header row above it); null for other units. */
 function headerOf(u: Unit): string[] | null {
   if (u.kind !== 'row') return null;
-  const cells = u.cells ?? u.text.split(' | ');
+  const cells = cellsOf(u);
   const header = u.columns && u.columns.length === cells.length ? u.columns : u.context && u.context !== u.text ? u.context.split(' | ') : null;
   return header && header.length === cells.length ? header : null;
 }
@@ -1153,14 +1168,12 @@ function headerOf(u: Unit): string[] | null {
 function quoteLabelled(u: Unit, named: (header: string, cell: string) => boolean = () => false): string {
   const header = headerOf(u);
   if (!header) return quote(u);
-  const cells = u.cells ?? u.text.split(' | ');
   // each cell under its column's header, after the row's label: "Students enrolled (2011–12): 18,300; … (2015–16): 19,950"
-  const first = cells.findIndex((c) => c.trim());
-  const label = cells[first]?.trim() ?? '';
+  const { cells, first, label } = rowLabelOf(u);
   // (only the cells under the columns the question asks for, when it asks for some: "which crew member …" → the Crew column's cell)
   const asked = cells.map((c, j) => j > first && !!c.trim() && !!header[j]?.trim() && named(header[j]!, c.trim()));
   const keep = (j: number) => !asked.some(Boolean) || asked[j];
-  const labelled = cells.flatMap((c, j) => (j > first && c.trim() && keep(j) ? [header[j]?.trim() ? `${label} (${header[j]!.trim()}): ${c.trim()}` : `${label}: ${c.trim()}`] : []));
+  const labelled = cells.flatMap((c, j) => (j > first && c.trim() && keep(j) ? [cellQuote(label, header[j]?.trim(), c.trim())] : []));
   return labelled.length ? labelled.join('; ') : quote(u);
 }
 
