@@ -65,7 +65,7 @@ function typeOfQuestion(question: string): AnswerType | null | { type: AnswerTyp
   if (/^\s*(?:(?:to|for|by|with|from|of)\s+)?(?:who|whom|whose)\b/.test(q)) return 'person';
   if (/\b(?:when|what\s+time)\b/.test(q)) return 'date';
   // "what telephone number", "what is the account number", "what is the IBAN": a code to quote, not a count
-  if (IDENTIFIER_ASKED.test(q)) return 'identifier';
+  if (IDENTIFIER_ASKED.test(q) || nounNumberAsked(q)) return 'identifier';
   // "which/what <noun>", possibly with adjectives between: the noun decides
   const m = q.replace(/\b(?:is|are|was|were|the|a|an)\s+/g, '').match(/\b(?:which|what)\s+((?:[a-z'-]+\s+){0,2}[a-z'-]+)/);
   if (m) {
@@ -93,6 +93,19 @@ function typeOfQuestion(question: string): AnswerType | null | { type: AnswerTyp
 
 /** an auxiliary verb that ends the noun phrase after "which/what" */
 const VERB_AFTER_NOUN = /^(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should|may|might|must)$/;
+
+/**
+ * "What is the contract number …", "which report no. …": the number of a thing named by the noun before it names that thing, whatever
+ * the noun (contract, report, docket, file), "the receipt number of the shop's receipt" too: a code to quote. Not "the number of …"
+ * (no noun before it: a count), not a quantity's number ("the total number", "the average number").
+ */
+const NOUN_NUMBER_ASKED = /\b(?:what|which)\s+(?:(?:is|are|was|were)\s+)?(?:(?:the|its|his|her|their|your|my|our)\s+)?(?:[a-z'-]+\s+){0,2}?([a-z'-]+)\s+(?:(?:number|code|id)\b|no\.)/;
+const QUANTITY_WORD =
+  /^(?:total|average|mean|median|maximum|minimum|max|min|exact|approximate|overall|combined|whole|entire|actual|estimated|expected|typical|net|gross|same|large|larger|largest|small|smaller|smallest|greater|greatest|higher|highest|lower|lowest|round|even|odd|prime|real|natural|final|first|last|next|previous|what|which|the|a|an)$/;
+const nounNumberAsked = (q: string) => {
+  const m = NOUN_NUMBER_ASKED.exec(q);
+  return !!m && !QUANTITY_WORD.test(m[1]!) && !VERB_AFTER_NOUN.test(m[1]!);
+};
 
 /** a number that names something (telephone, account, invoice number; a code, an IBAN), asked for with "what/which" */
 const IDENTIFIER_ASKED =

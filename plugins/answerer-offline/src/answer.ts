@@ -7,6 +7,7 @@
  * quoted text covers, whether it holds the asked-for type, and the retrieval's scores.
  */
 import { NOT_FOUND_ANSWER } from '@quire/core';
+import { documentDateOrder, scanDates } from '@quire/fields';
 import type { AnswerChunk, AnswerDocument, AnswerRequest, AnswerResult, AnswerSource, AnswerTermStats } from '@quire/core';
 import { LOWER_WORD, abbreviationAsked, alternativesOf, capitalsIn, cellKey, contactAsked, contactValues, rowLookupAsked, townAsked, townsIn, definitionsOf, optionGroups, printsAbbreviation, shortFormAsked, isLabelLine, labelValue, labelWithoutColon, codeBlocksOf, decompose, focusTerms, hasName, holdsNames, kindTerms, questionPredicate, questionTerms, round, subjectVerb, terms, termSet, unitsOf } from '@quire/text';
 import type { CodeBlock, Definition, LabelForm, Unit } from '@quire/text';
@@ -219,8 +220,13 @@ function labelNamesKind(u: Unit, kind: ReadonlySet<string>): boolean {
   const label = recordLabel(u);
   if (!label || !kind.size) return false;
   const lt = termSet(label);
+  // (a label that ends in an abbreviation of "number" says it: "Contract No.", "Rechnungs-Nr.", "Receipt #")
+  if (NUMBER_MARK.test(label)) lt.add('number');
   return [...kind].every((t) => matchOf(t, lt) > 0);
 }
+
+/** the end of a label that abbreviates "number" */
+const NUMBER_MARK = /(?:\b(?:no|nr|num|nº|n°)\.?|#)\s*:?\s*$/iu;
 
 /** Two neighbouring units quoted as one ("TOTAL AMOUNT DUE" + "$4.11", "Bill to:" + "ACME Ltd"). */
 function joinUnits(a: Unit, b: Unit): Unit {
@@ -275,10 +281,13 @@ export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lo
   // "how many <noun>": the noun counted (a word of the sentence that is it, or a synonym)
   const countFocus = a.type === 'number' ? countedWords(a.text).flatMap((w) => terms(w)) : [];
   const counted = countFocus.length ? (w: string) => { const ts = termSet(w); return countFocus.some((f) => matchOf(f, ts) > 0); } : null;
+  const dates = askedDates(a.text);
   const out: Candidate[] = [];
   hits.forEach((hit, hitRank) => {
     const units = unitsOf(hit.content);
     const chunkTerms = termSet(hit.content);
+    // (a chunk that prints the question's date in another form, "04/01/2018" for "4 January 2018", says the date's words)
+    if (dates.length && dates.every((d) => printsDate(hit.content, d.iso))) for (const d of dates) for (const t of d.words) chunkTerms.add(t);
     // (the caption of the chunk's table, which every row of it carries)
     const caption = termSet(units.find((u) => u.title)?.title ?? '');
     const doc = docTerms?.get(hit.document_id);
@@ -356,6 +365,19 @@ export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lo
     });
   });
   return out.sort((a, b) => b.score - a.score || a.hitRank - b.hitRank || a.unit.start - b.unit.start);
+}
+
+/**
+ * The dates a question prints ("the Gin Kee receipt of 4 January 2018"), each with its words as terms: a date is the same
+ * date however a document prints it ("04/01/2018", "2018-01-04"), so a passage that prints it says those words.
+ */
+function askedDates(question: string): { iso: string; words: string[] }[] {
+  return scanDates(question).map((d) => ({ iso: d.iso, words: [...termSet(question.slice(d.start, d.end))] }));
+}
+
+/** Whether a text prints the date (ISO), in any of its forms (its numeric dates read in the order the text itself uses). */
+function printsDate(text: string, iso: string): boolean {
+  return scanDates(text, { order: documentDateOrder(text) }).some((d) => d.iso === iso);
 }
 
 /** Whether two candidates are the same unit of the same chunk. */

@@ -28,6 +28,13 @@ test('question type → answer type', () => {
   assert.equal(answerTypeOf('What telephone number gives more information?'), 'identifier');
   assert.equal(answerTypeOf('What is the IBAN of the club?'), 'identifier');
   assert.equal(answerTypeOf('What number of rooms does the hotel have?'), 'number');
+  // any thing's number names it: a code to quote ("the contract number", "the receipt number of the shop's receipt"), not a count
+  assert.equal(answerTypeOf('Which contract number appears on the invoice?'), 'identifier');
+  assert.equal(answerTypeOf("What is the receipt number of the hardware shop's receipt?"), 'identifier');
+  assert.equal(answerTypeOf('What is the docket no. of the appeal?'), 'identifier');
+  assert.notEqual(answerTypeOf('What is the total number of rooms in the hotel?'), 'identifier');
+  assert.notEqual(answerTypeOf('What was the average number of guests a night?'), 'identifier');
+  assert.notEqual(answerTypeOf('In which states did no district go over the cap?'), 'identifier');
   assert.equal(answerTypeOf('What were the sales of the coffee division?'), 'amount');
   // a mark on a scale is a number
   assert.equal(answerTypeOf('What inspection score did Rotterdam get?'), 'number');

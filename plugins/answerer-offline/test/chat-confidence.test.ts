@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { answering, ask, attributeAsked, candidatesFor, elsewhere, extractiveConfidence, keyTerm, rivalDocument, typeMissingOnPoint } from '../src/answer.js';
 import type { AnswerSource as SearchHit } from '@quire/core';
-import { questionTerms } from '@quire/text';
+import { questionTerms, termSet } from '@quire/text';
 
 const hit = (content: string, document_id = 'd1'): SearchHit => ({ chunk_id: `${document_id}:${content.length}`, document_id, document_name: 'notes.txt', page: 1, content, score: 0.9, metadata: { type: 'text', index: 0 } });
 /** every term weighs 1 unless given */
@@ -135,4 +135,14 @@ test("a table's header row heads the rows below it: it is not a label quoted wit
   assert.equal(best.unit.context, 'Site | Score');
   assert.ok(best.typed);
   assert.ok(!cands.some((c) => c.unit.text.startsWith('Site | Score Rotterdam')), cands.map((c) => c.unit.text).join(' / '));
+});
+
+test('a date asked in words is found where it is printed in numbers; a date no passage prints names none', () => {
+  const receipt = (date: string, number: string) => `HARBOUR HARDWARE SDN BHD\n12 Jalan Pelabuhan, 41000 Klang\nDate: ${date}\nReceipt Number: ${number}\nTotal: 14.84`;
+  const chunks = [hit(receipt('04/01/2018', 'CS00012543'), 'd1'), hit(receipt('13/01/2018', 'CS00012610'), 'd2'), hit('Opening hours from 2 January 2018: 9 am to 6 pm.', 'd3')];
+  const docs = new Map(chunks.map((h) => [h.document_id, { has: (t: string) => termSet(h.content).has(t), names: () => false }]));
+  const from = (q: string) => new Set(candidatesFor(chunks.slice(0, 2), ask(q, weightsOf(q)), docs).map((c) => c.hit.document_id));
+  assert.deepEqual([...from('What is the receipt number of the Harbour Hardware receipt of 4 January 2018?')], ['d1']);
+  assert.deepEqual([...from('What is the receipt number of the Harbour Hardware receipt of 13 January 2018?')], ['d2']);
+  assert.deepEqual([...from('What is the receipt number of the Harbour Hardware receipt of 5 January 2018?')], []);
 });
