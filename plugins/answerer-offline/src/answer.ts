@@ -287,7 +287,10 @@ export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lo
     const units = unitsOf(hit.content);
     const chunkTerms = termSet(hit.content);
     // (a chunk that prints the question's date in another form, "04/01/2018" for "4 January 2018", says the date's words)
-    if (dates.length && dates.every((d) => printsDate(hit.content, d.iso))) for (const d of dates) for (const t of d.words) chunkTerms.add(t);
+    if (dates.length) {
+      const printed = datesPrinted(hit.content);
+      if (dates.every((d) => printed.has(d.iso))) for (const d of dates) for (const t of d.words) chunkTerms.add(t);
+    }
     // (the caption of the chunk's table, which every row of it carries)
     const caption = termSet(units.find((u) => u.title)?.title ?? '');
     const doc = docTerms?.get(hit.document_id);
@@ -375,9 +378,9 @@ function askedDates(question: string): { iso: string; words: string[] }[] {
   return scanDates(question).map((d) => ({ iso: d.iso, words: [...termSet(question.slice(d.start, d.end))] }));
 }
 
-/** Whether a text prints the date (ISO), in any of its forms (its numeric dates read in the order the text itself uses). */
-function printsDate(text: string, iso: string): boolean {
-  return scanDates(text, { order: documentDateOrder(text) }).some((d) => d.iso === iso);
+/** The days a text prints (ISO), in any of their forms (its numeric dates read in the day/month order the text itself uses). */
+function datesPrinted(text: string): Set<string> {
+  return new Set(scanDates(text, { order: documentDateOrder(text) }).map((d) => d.iso));
 }
 
 /** Whether two candidates are the same unit of the same chunk. */
