@@ -562,7 +562,7 @@ export function kindTerms(question: string): string[] {
     if (out.length >= 3) return out.slice(0, 1);
     out.push(...t);
     // (a thing's number ends the phrase: "which contract number appears on …" asks for a contract number)
-    if (out.length > 1 && /^(?:number|no\.?|code|id)$/i.test(w)) return out;
+    if (out.length > 1 && /^(?:number|code|id)$/i.test(w)) return out;
   }
   return out.slice(0, 1);
 }

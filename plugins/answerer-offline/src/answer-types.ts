@@ -107,9 +107,13 @@ const nounNumberAsked = (q: string) => {
   return !!m && !QUANTITY_WORD.test(m[1]!) && !VERB_AFTER_NOUN.test(m[1]!);
 };
 
-/** a number that names something (telephone, account, invoice number; a code, an IBAN), asked for with "what/which" */
+/**
+ * A code asked by its own name (an IBAN, a BIC, an ISBN, a postcode), or the number of a listed thing abbreviated "no" without its
+ * dot ("what is the invoice no"), which nounNumberAsked leaves to these nouns ("which states did no district …" asks for none);
+ * with "number", "code", "id" or "no." any thing's number is one (nounNumberAsked).
+ */
 const IDENTIFIER_ASKED =
-  /\b(?:what|which)\s+(?:(?:is|are|was|were)\s+)?(?:(?:the|its|his|her|their|your|my|our)\s+)?(?:[a-z'-]+\s+){0,2}?(?:(?:phone|telephone|fax|mobile|account|invoice|order|reference|customer|client|registration|serial|model|part|tax|vat|policy|booking|tracking|membership|identification|id)\s+(?:number|no\.?|code|id)|iban|bic|swift(?:\s+code)?|isbn|issn|postcode|post\s+code|zip\s+code|postal\s+code)\b/;
+  /\b(?:what|which)\s+(?:(?:is|are|was|were)\s+)?(?:(?:the|its|his|her|their|your|my|our)\s+)?(?:[a-z'-]+\s+){0,2}?(?:(?:phone|telephone|fax|mobile|account|invoice|order|reference|customer|client|registration|serial|model|part|tax|vat|policy|booking|tracking|membership|identification|id)\s+no|iban|bic|swift(?:\s+code)?|isbn|issn|postcode|post\s+code|zip\s+code|postal\s+code)\b/;
 
 const ABBREVIATION_ASKED = /\b[Ww]hat\s+(?:does|do|did)\s+(?:the\s+)?(?:\p{Ll}+\s+){0,2}["“'‘]?(\p{Lu}[\p{Lu}\d]{1,7})["”'’]?\s+(?:stand\s+for|mean|denote)\b/u;
 

@@ -65,13 +65,15 @@ export interface Ask {
   kind: Set<string>;
   /** whether the question asks for one of a kind by its noun alone ("which credit derivative instrument …"): a name by default */
   oneOfAKind: boolean;
+  /** the dates the question prints, each with its words as terms ("4 January 2018": 2018-01-04, "4", "january", "2018") */
+  dates: { iso: string; words: string[] }[];
 }
 
 /** What a question asks, with its terms' weights (exported for the unit tests). */
 export function ask(text: string, weights: Map<string, number>): Ask {
   const qt = questionTerms(text);
   const { type, byKind } = typeAsked(text);
-  return { text, weights, primary: new Set(qt.map((t) => t.term)), type, own: questionWords(text), names: qt.filter((t) => t.entity).map((t) => t.term), kind: new Set(kindTerms(text)), oneOfAKind: byKind };
+  return { text, weights, primary: new Set(qt.map((t) => t.term)), type, own: questionWords(text), names: qt.filter((t) => t.entity).map((t) => t.term), kind: new Set(kindTerms(text)), oneOfAKind: byKind, dates: askedDates(text) };
 }
 
 interface Retrieval {
@@ -281,15 +283,14 @@ export function candidatesFor(hits: SearchHit[], a: Ask, docTerms?: DocTerms, lo
   // "how many <noun>": the noun counted (a word of the sentence that is it, or a synonym)
   const countFocus = a.type === 'number' ? countedWords(a.text).flatMap((w) => terms(w)) : [];
   const counted = countFocus.length ? (w: string) => { const ts = termSet(w); return countFocus.some((f) => matchOf(f, ts) > 0); } : null;
-  const dates = askedDates(a.text);
   const out: Candidate[] = [];
   hits.forEach((hit, hitRank) => {
     const units = unitsOf(hit.content);
     const chunkTerms = termSet(hit.content);
     // (a chunk that prints the question's date in another form, "04/01/2018" for "4 January 2018", says the date's words)
-    if (dates.length) {
+    if (a.dates.length) {
       const printed = datesPrinted(hit.content);
-      if (dates.every((d) => printed.has(d.iso))) for (const d of dates) for (const t of d.words) chunkTerms.add(t);
+      if (a.dates.every((d) => printed.has(d.iso))) for (const d of a.dates) for (const t of d.words) chunkTerms.add(t);
     }
     // (the caption of the chunk's table, which every row of it carries)
     const caption = termSet(units.find((u) => u.title)?.title ?? '');
