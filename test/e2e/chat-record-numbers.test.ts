@@ -33,6 +33,21 @@ const invoice = [
   'Total: 19.45 EUR',
 ].join('\n');
 
+// (a tax invoice whose labels are printed abbreviated: "Doc No", "Amt", "Incl", "Excl")
+const taxInvoice = [
+  'SRI MURNI TRADING',
+  'No. 8, Jalan Sutera 3, 81200 Johor Bahru',
+  'TAX INVOICE',
+  'Doc No: TI-0088412',
+  'Inv Date: 02/03/2018',
+  'Cashier: Aminah',
+  'Rice 10kg 1 46.00',
+  'Cooking oil 2L 1 4.00',
+  'Total Amt Excl GST: 50.00',
+  'GST 6%: 3.00',
+  'Total Amt Incl GST: 53.00',
+].join('\n');
+
 describe("chat: a thing's number, and a record named by a date in words", () => {
   let s: TestServer;
   const chat = suiteKnowledgeBase();
@@ -44,6 +59,7 @@ describe("chat: a thing's number, and a record named by a date in words", () => 
       ['receipt-0401.txt', receipt('04/01/2018', 'CS00012543', 'Spray paint', '14.84')],
       ['receipt-1301.txt', receipt('13/01/2018', 'CS00012610', 'Work gloves', '12.72')],
       ['hosting-invoice.txt', invoice],
+      ['tax-invoice.txt', taxInvoice],
     ]);
   });
 
@@ -70,5 +86,14 @@ describe("chat: a thing's number, and a record named by a date in words", () => 
   test('a date no record prints: neither record answers', async () => {
     const a = await ask('What is the receipt number of the Harbour Hardware receipt of 5 January 2018?');
     assert.doesNotMatch(a.message, /CS00012543|CS00012610/, a.message);
+  });
+
+  test('labels printed abbreviated: "Doc No" is the document number, "Incl" the total including the tax', async () => {
+    const a = await ask('What is the document number of the Sri Murni Trading tax invoice?');
+    assert.match(a.message, /TI-0088412/, a.message);
+    assert.ok(cites(a, 'tax-invoice.txt'), JSON.stringify(a.citations));
+    const b = await ask('What is the total amount including GST on the Sri Murni Trading tax invoice?');
+    assert.match(b.message, /53\.00/, b.message);
+    assert.doesNotMatch(b.message, /50\.00/, b.message);
   });
 });

@@ -12,7 +12,7 @@ export {
   LOWER_WORD, hasName, holdsNames, labelValue, labelWithoutColon, isLabelLine,
   type Unit, type CodeBlock, type LabelValue, type LabelForm,
 } from './question.js';
-export { LEXICON, type LexiconEntry } from './lexicon.js';
+export { ABBREVIATED_WORDS, LEXICON, type LexiconEntry } from './lexicon.js';
 export { KIND_TERMS, kindWords, LanguageCounts } from './document-kinds.js';
 export { abbreviationAsked, capitalsIn, definitionsOf, printsAbbreviation, shortFormAsked, longFormEnd, type Definition, type DefinitionKind } from './abbreviations.js';
 export { optionGroups, type MarkedOption, type OptionGroup } from './options.js';

@@ -22,3 +22,11 @@ export interface LexiconEntry {
 
 /** The lexicon's entries, in file order (src/ and dist/ both sit beside lexicon/). */
 export const LEXICON: readonly LexiconEntry[] = (JSON.parse(fs.readFileSync(new URL('../lexicon/business-labels.json', import.meta.url), 'utf8')) as { concepts: LexiconEntry[] }).concepts;
+
+/**
+ * Words that business documents print abbreviated, by abbreviation ("doc" → document, "amt" → amount):
+ * core/text/lexicon/word-abbreviations.json, kept as data.
+ */
+export const ABBREVIATED_WORDS: ReadonlyMap<string, string> = new Map(
+  Object.entries((JSON.parse(fs.readFileSync(new URL('../lexicon/word-abbreviations.json', import.meta.url), 'utf8')) as { words: Record<string, string> }).words),
+);

@@ -4,7 +4,7 @@
  * multi-part questions. Pure functions; the label lexicon (lexicon/business-labels.json) is read once.
  */
 
-import { LEXICON as BUSINESS_LEXICON } from './lexicon.js';
+import { ABBREVIATED_WORDS, LEXICON as BUSINESS_LEXICON } from './lexicon.js';
 import { QUESTION_WORDS, STOP_WORDS } from './stop-words.js';
 import { stem } from './stem.js';
 import { synonymsOf } from './synonyms.js';
@@ -17,10 +17,13 @@ const ANAPHORA = new Set(['it', 'its', 'he', 'him', 'his', 'she', 'her', 'they',
 
 /**
  * The stem of a word as the chat answerer compares words: the shared stemmer, without a possessive "'s"; a noun in
- * -ie as its plural in -ies stems ("calorie" and "calories" → calory, where the stemmer makes calori and calory).
+ * -ie as its plural in -ies stems ("calorie" and "calories" → calory, where the stemmer makes calori and calory);
+ * a word that documents print abbreviated as the word it stands for ("doc" → document, "amt" → amount:
+ * lexicon/word-abbreviations.json), so that "Doc No" says the question's "document number".
  */
 const termOf = (w: string) => {
-  const word = w.endsWith("'s") ? w.slice(0, -2) : w;
+  const bare = w.endsWith("'s") ? w.slice(0, -2) : w;
+  const word = ABBREVIATED_WORDS.get(bare) ?? bare;
   return stem(/^\p{L}{3,}ie$/u.test(word) ? `${word.slice(0, -2)}y` : word);
 };
 

@@ -118,3 +118,15 @@ test('questionPredicate: the verb of the relation asked, or the noun a copula as
   assert.equal(questionPredicate('Which firm employs Preston Lozano?'), stem('employs'));
   assert.equal(questionPredicate('Invoice total?'), null);
 });
+
+test('abbreviated words: a document\'s "Doc", "Amt", "Incl" are the words they stand for, in questions and passages alike', async () => {
+  const { terms, questionTerms, ABBREVIATED_WORDS } = await import('@quire/text');
+  assert.deepEqual(terms('Doc No: CS00012543'), [...terms('document'), 'cs00012543']);
+  assert.deepEqual(terms('Total Amt Incl GST'), terms('total amount including GST'));
+  assert.deepEqual(terms('Inv Date'), terms('invoice date'));
+  // (an ambiguous abbreviation stays itself: "co" may be a company or Colorado, "reg" a registration or a till's register)
+  assert.deepEqual(terms('Co Reg'), ['co', 'reg']);
+  assert.deepEqual(questionTerms('Which doc no?').map((t) => t.term), terms('document'));
+  // every abbreviation is shorter than its word and is one word, lower-cased
+  for (const [short, long] of ABBREVIATED_WORDS) assert.ok(/^[a-z]+$/.test(short) && short.length < long.length && /^[a-z]+$/.test(long), short);
+});

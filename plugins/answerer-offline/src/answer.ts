@@ -724,7 +724,9 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   // telephone number, is told apart from the lines beside it whose labels say none of them, "UStId DE 232 446 240", or that have no
   // label, an address line with its postcode)
   const formed = labelValue(picked[0]!.unit.text);
-  const told = (c: Candidate) => !!formed?.form && says(formed.label) && !says(labelValue(c.unit.text)?.label);
+  // (or a label line whose label says every word of the question another label says, and more, against one that says a word the
+  // question does not: "Total Amt Incl GST: 53.00" for the total including GST, not "Total Amt Excl GST: 50.00")
+  const told = (c: Candidate) => (!!formed?.form && says(formed.label) && !says(labelValue(c.unit.text)?.label)) || qualifiedOtherwise(labelValue(picked[0]!.unit.text)?.label, labelValue(c.unit.text)?.label, qTerms);
   if (two.length > 1 && !told(two.find((c) => !sameUnit(c, picked[0]!))!) && (focusOf(two[1]!) === focusOf(two[0]!) || two[1]!.score >= AMBIGUOUS * two[0]!.score)) return passage('two-values');
   if (best.some((b) => !sameUnit(b, picked[0]!) && b.typed && !told(b))) return passage('typed-rival');
   // (confident, ≥ 0.8, only when the value's label says the question's words, the business labels of other languages included)
@@ -1112,6 +1114,20 @@ const GENERIC_LABEL = new Set(terms('number no nr date name amount value code id
 /** Whether a label says a word of the question, or a synonym of one, other than a word every label may say. */
 const labelSays = (label: string | undefined, qTerms: ReadonlySet<string>) =>
   !!label && [...termSet(label)].some((t) => !GENERIC_LABEL.has(t) && (qTerms.has(t) || alternativesOf(t).some((y) => qTerms.has(y))));
+
+/**
+ * Whether a rival label line is about something else than the picked one: the question's words the rival's label says are
+ * some of those the picked label says, not all, and the rival's label says a word the question does not ("Total Amt Excl GST"
+ * against "Total Amt Incl GST" for the total including GST; "Total" against "Total Amount" tells nothing: it says no other word).
+ */
+function qualifiedOtherwise(picked: string | undefined, rival: string | undefined, qTerms: ReadonlySet<string>): boolean {
+  if (!picked || !rival) return false;
+  const inQuestion = (t: string) => qTerms.has(t) || alternativesOf(t).some((y) => qTerms.has(y));
+  const p = termSet(picked);
+  const r = termSet(rival);
+  const rq = [...r].filter(inQuestion);
+  return rq.every((t) => p.has(t)) && [...p].some((t) => inQuestion(t) && !r.has(t)) && [...r].some((t) => !inQuestion(t) && !GENERIC_LABEL.has(t));
+}
 
 /** the asked types a value of each checked form answers */
 const FORM_ANSWERS: Partial<Record<LabelForm, AnswerType[]>> = {
