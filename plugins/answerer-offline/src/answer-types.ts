@@ -303,10 +303,12 @@ function spelledOut(abbr: string, toks: string[]): boolean {
 
 /**
  * A code or number that names something: digits in groups ("1-866-330-3304", "AT92 2040 4000 4096 8679",
- * "(702) 939-3254") with at least five digits in all, or a token of capitals and digits ("IBZY2087"); a year
- * alone or a short count is none.
+ * "(702) 939-3254") with at least five digits in all, a token of capitals and digits ("IBZY2087"), or capitals
+ * joined by underscores ("QIBM_DB_ZDA"); a year alone or a short count is none.
  */
 function identifier(text: string, own: Set<string>): boolean {
+  // (a name of capitals joined by underscores, a system value's or a setting's: "QIBM_DB_ZDA", "MAX_PATH")
+  for (const m of text.matchAll(/(?<![\p{L}\p{N}_])\p{Lu}[\p{Lu}\d]*(?:_[\p{Lu}\d]+)+(?![\p{L}\p{N}_])/gu)) if (m[0].split('_').some((p) => fresh(p, own))) return true;
   for (const m of text.matchAll(/[+(]?[\p{Lu}\d][\p{Lu}\d]*(?:[\s().\/-]{1,2}[\p{Lu}\d]+)*/gu)) {
     const tok = m[0].trim();
     if (!/\d/.test(tok) || !fresh(tok, own)) continue;

@@ -74,6 +74,11 @@ test('an identifier: digits in groups or a code of capitals and digits, not a ye
   assert.equal(holds(q, 'Booking ID IBZY2087'), true);
   assert.equal(holds(q, 'The office opened in 2001 with 12 staff.'), false);
   assert.equal(holds(q, 'The fee is $12,500.00 a year.'), false);
+  // (capitals joined by underscores name a system value or a setting; the question's own is not new, nor a word in capitals alone)
+  const v = 'Which function usage ID governs access through the application server?';
+  assert.equal(holds(v, '2.1.2 Toolbox application server access: QIBM_DB_ZDA'), true);
+  assert.equal(holds('What function usage ID does QIBM_DB_ZDA stand beside?', 'Access is governed by QIBM_DB_ZDA.'), false);
+  assert.equal(holds(v, 'The ACCESS to the SERVER is logged.'), false);
 });
 
 test('a name joined of several words is new unless all its parts are the question\'s', () => {
