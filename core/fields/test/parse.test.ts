@@ -159,6 +159,8 @@ test('compact dates: year first, and day first as some tills print them, the lat
 test('a date with the time glued to it (the space lost by OCR) is read with its own year, not the hour as one', () => {
   assert.deepEqual(scanDates('11/02/1819:21 Slip No.: 6030098553').map((d) => [d.iso, d.start, d.end]), [['2018-02-11', 0, 8]]);
   assert.deepEqual(scanDates('11/02/201812:30').map((d) => [d.iso, d.end]), [['2018-02-11', 10]]);
+  // (an hour of one digit glued to a four-digit year: "25/12/2018 8:13:39 PM" read as "25/12/20188:13:39 PM")
+  assert.deepEqual(scanDates('Date: 25/12/20188:13:39 PM').map((d) => [d.iso, d.end]), [['2018-12-25', 16]]);
   // a four-digit year with the time after a space, and longer digit runs, as before
   assert.equal(scanDates('11/02/2018 12:30')[0]?.iso, '2018-02-11');
   assert.deepEqual(scanDates('11/02/18123'), []);

@@ -128,7 +128,8 @@ const DATE_RES: RegExp[] = [
   new RegExp(`\\b\\d{1,2}(?:st|nd|rd|th)?\\.?\\s+(?:of\\s+)?(?:${MONTHS})\\.?,?\\s+\\d{2,4}\\b`, 'giu'),
   new RegExp(`\\b(?:${MONTHS})\\.?\\s+\\d{1,2}(?:st|nd|rd|th)?\\s*,?\\s*\\d{4}\\b`, 'giu'),
   new RegExp(`\\b(?:${MONTHS})\\.?,?\\s+\\d{4}\\b`, 'giu'),
-  /\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b/g,
+  // (a time glued to the year, as OCR reads a receipt's "25/12/2018 8:13:39 PM": "25/12/20188:13:39 PM")
+  /\b\d{1,2}[/.-]\d{1,2}[/.-](?:\d{2,4}\b|\d{4}(?=\d{1,2}:\d{2}(?!\d)))/g,
   /\b\d{4}[/.-]\d{1,2}[/.-]\d{1,2}\b/g,
   // days of the week
   WEEKDAY,

@@ -86,6 +86,11 @@ test('a name joined of several words is new unless all its parts are the questio
   assert.equal(holds('Which word processor did lawyers favour?', 'Lawyers liked the processors for their Word-Processor features.'), false);
 });
 
+test('a date with the time glued to its year, as OCR reads a receipt, is a date', () => {
+  assert.equal(holds('On what date was the modelling clay bought?', 'Date: 25/12/20188:13:39 PM'), true);
+  assert.equal(holds('On what date was the modelling clay bought?', 'Ref 25/12/201883 PM'), false);
+});
+
 test('a date of the grain asked for; a web address for where something is published; a name with a slash', () => {
   assert.equal(holds('On what day of the week does the market open?', 'Today is Wednesday, said the prince.'), true);
   assert.equal(holds('On what day of the week does the market open?', 'It was in July, 1805.'), false);

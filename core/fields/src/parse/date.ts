@@ -47,7 +47,7 @@ const RE_ISO = new RegExp(String.raw`${D}(?<y>\d{4})(?<s>[-/.])(?<m>\d{1,2})\k<s
 const RE_COMPACT = new RegExp(String.raw`${D}(?<y>(?:19|20)\d{2})(?<m>0[1-9]|1[0-2])(?<d>0[1-9]|[12]\d|3[01])(?!\d)`, 'g');
 // day first without separators, as some tills print it ("25032018"): read after every other form, at lower quality
 const RE_COMPACT_DMY = new RegExp(String.raw`${D}(?<d>0[1-9]|[12]\d|3[01])(?<m>0[1-9]|1[0-2])(?<y>(?:19|20)\d{2})(?!\d)`, 'g');
-const RE_NUMERIC = new RegExp(String.raw`(?<![\p{L}\p{N}]|\p{L}[-/.]|\p{N}[/.])(?<a>\d{1,2})(?<s>[-/.])(?<b>\d{1,2})\k<s>(?<y>\d{4}(?!:\d)|\d{2})(?:(?=\d{2}:\d{2}(?!\d))|(?![\p{N}]|[/.]\d))`, 'gu');
+const RE_NUMERIC = new RegExp(String.raw`(?<![\p{L}\p{N}]|\p{L}[-/.]|\p{N}[/.])(?<a>\d{1,2})(?<s>[-/.])(?<b>\d{1,2})\k<s>(?<y>\d{4}(?!:\d)|\d{2})(?:(?=\d{1,2}:\d{2}(?!\d))|(?![\p{N}]|[/.]\d))`, 'gu');
 const RE_DMY_TEXT = new RegExp(String.raw`${D}(?<d>\d{1,2})(?:st|nd|rd|th|er|e|\.|º)?(?:\s*(?:of|de|del)\s+|[\s\-/.]*)(?<mon>${MONTH_ALT})\.?(?:\s*(?:de|del)\s+|[\s\-/.,']*)(?<y>\d{4}|'?\d{2})(?!\d)`, 'giu');
 const RE_MDY_TEXT = new RegExp(String.raw`(?<![\p{L}])(?<mon>${MONTH_ALT})\.?\s*(?<d>\d{1,2})(?:st|nd|rd|th)?(?!\d)\s*,?\s*(?<y>\d{4})(?!\d)`, 'giu');
 
