@@ -136,6 +136,21 @@ describe('chat: a receipt’s total, date or identifier from the extractor, wher
     assert.doesNotMatch(other.message, /21\/01\/2018/, other.message);
   });
 
+  test('a date asked by a thing bought is the date of the one receipt that prints it; its price is not the total', async () => {
+    const a = await ask('On what date was the masking tape bought?');
+    assert.equal(a.answer_type, 'value', a.message);
+    assert.match(a.message, /^Date: 21\/01\/2018 \[1\]/, a.message);
+    assert.ok(cites(a, 'teguh-jaya.pdf'), JSON.stringify(a.citations));
+    const b = await ask('On what date was the roti bakar bought?');
+    assert.match(b.message, /^Date: 09\/03\/2018 \[1\]/, b.message);
+    // a thing no receipt prints names none of them
+    const c = await ask('On what date was the garden hose bought?');
+    assert.doesNotMatch(c.message, /^Date: /, c.message);
+    // the price of a thing bought is its line's, never the receipt's total
+    const d = await ask('How much did the masking tape cost?');
+    assert.doesNotMatch(d.message, /16\.50/, d.message);
+  });
+
   test('a total the receipt prints twice is its total, however weak its label', async () => {
     const a = await ask('How much was the bill at Kedai Kopi Senja?');
     assert.equal(a.answer_type, 'value', a.message);
