@@ -44,9 +44,9 @@ export async function receiptFieldAnswer(rt: Engine, request: AnswerRequest, giv
     const first = await request.chunks?.(doc.id, HEADER_CHUNKS);
     if (!first?.length || !namesInHeader(asked.names, first)) continue;
     const chunks = await loadChunks(rt, doc.id);
-    if (asked.items?.length && !printsItem(asked.items, chunks)) continue;
     // (the extractor runs here, in the request: only on the few thousand characters a receipt or an invoice holds)
     if (chunks.reduce((n, c) => n + c.content.length, 0) > MAX_RECORD_CHARS) continue;
+    if (asked.items?.length && !printsItem(asked.items, chunks)) continue;
     const parsed = await loadParsed(rt, contentKey(doc.id)).catch(() => null);
     if (!parsed) continue;
     if (asked.labelWord) {
