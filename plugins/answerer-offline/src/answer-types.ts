@@ -5,7 +5,7 @@
  * type that is not one of the question's own words. Pure functions, no I/O.
  */
 import { STOP_WORDS } from '@quire/text';
-import { alternativesOf, termSet } from '@quire/text';
+import { hasName, termSet } from '@quire/text';
 
 export type AnswerType = 'person' | 'date' | 'year' | 'weekday' | 'money' | 'amount' | 'number' | 'percent' | 'place' | 'identifier' | 'expansion' | 'web' | 'measure';
 
@@ -362,7 +362,7 @@ function properName(text: string, own: Set<string>, qTerms: Set<string>, common?
     const stems = termSet(t);
     // (a word joined of several, "WordPerfect", is the question's only when all its parts are)
     // (nor a word the question says in other words: "Rechnung" for "invoice")
-    if (own.has(lower) || stems.size === 0 || [...stems].every((x) => qTerms.has(x) || alternativesOf(x).some((y) => qTerms.has(y)))) continue;
+    if (own.has(lower) || stems.size === 0 || [...stems].every((x) => hasName(qTerms, x))) continue;
     if (month.test(lower) || /^(?:mon|tues|wednes|thurs|fri|satur|sun)day$/i.test(lower) || ORG_WORD.test(t)) continue;
     if (isCommon(lower) && (shouting || t !== t.toUpperCase())) continue;
     // a two-letter abbreviation ("QA", "US") is no name of a person or organisation by itself

@@ -726,7 +726,7 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   const formed = labelValue(picked[0]!.unit.text);
   // (or a label line whose label says every word of the question another label says, and more, against one that says a word the
   // question does not: "Total Amt Incl GST: 53.00" for the total including GST, not "Total Amt Excl GST: 50.00")
-  const told = (c: Candidate) => (!!formed?.form && says(formed.label) && !says(labelValue(c.unit.text)?.label)) || qualifiedOtherwise(labelValue(picked[0]!.unit.text)?.label, labelValue(c.unit.text)?.label, qTerms);
+  const told = (c: Candidate) => (!!formed?.form && says(formed.label) && !says(labelValue(c.unit.text)?.label)) || qualifiedOtherwise(formed?.label, labelValue(c.unit.text)?.label, qTerms);
   if (two.length > 1 && !told(two.find((c) => !sameUnit(c, picked[0]!))!) && (focusOf(two[1]!) === focusOf(two[0]!) || two[1]!.score >= AMBIGUOUS * two[0]!.score)) return passage('two-values');
   if (best.some((b) => !sameUnit(b, picked[0]!) && b.typed && !told(b))) return passage('typed-rival');
   // (confident, ≥ 0.8, only when the value's label says the question's words, the business labels of other languages included)
@@ -1113,7 +1113,7 @@ const GENERIC_LABEL = new Set(terms('number no nr date name amount value code id
 
 /** Whether a label says a word of the question, or a synonym of one, other than a word every label may say. */
 const labelSays = (label: string | undefined, qTerms: ReadonlySet<string>) =>
-  !!label && [...termSet(label)].some((t) => !GENERIC_LABEL.has(t) && (qTerms.has(t) || alternativesOf(t).some((y) => qTerms.has(y))));
+  !!label && [...termSet(label)].some((t) => !GENERIC_LABEL.has(t) && hasName(qTerms, t));
 
 /**
  * Whether a rival label line is about something else than the picked one: the question's words the rival's label says are
@@ -1122,7 +1122,7 @@ const labelSays = (label: string | undefined, qTerms: ReadonlySet<string>) =>
  */
 function qualifiedOtherwise(picked: string | undefined, rival: string | undefined, qTerms: ReadonlySet<string>): boolean {
   if (!picked || !rival) return false;
-  const inQuestion = (t: string) => qTerms.has(t) || alternativesOf(t).some((y) => qTerms.has(y));
+  const inQuestion = (t: string) => hasName(qTerms, t);
   const p = termSet(picked);
   const r = termSet(rival);
   const rq = [...r].filter(inQuestion);
@@ -1303,7 +1303,7 @@ function lineStarts(text: string, at: number, n: number): { line: number; above:
 /** How many of `words` (terms) a text says, itself or by a synonym. */
 function wordsSaid(words: string[], text: string): number {
   const said = termSet(text);
-  return words.filter((t) => said.has(t) || alternativesOf(t).some((y) => said.has(y))).length;
+  return words.filter((t) => hasName(said, t)).length;
 }
 
 /** How many of the question's terms a document's name says (its file name, its kind, its language). */

@@ -400,7 +400,7 @@ const MAX_ITEM_WORDS = 3;
 function itemWords(text: string, allowed: ReadonlySet<string>): string[] {
   const ws = text.split(/\s+/).filter(Boolean);
   if (ws.some((t, i) => i > 0 && /[\p{Lu}\p{N}]/u.test(t))) return [];
-  const items = [...new Set(terms(ws.join(' ')))].filter((t) => !allowed.has(t));
+  const items = [...new Set(terms(text))].filter((t) => !allowed.has(t));
   return items.length <= MAX_ITEM_WORDS ? items : [];
 }
 
