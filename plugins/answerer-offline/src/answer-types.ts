@@ -63,9 +63,7 @@ function typeOfQuestion(question: string): AnswerType | null | { type: AnswerTyp
   if (/\b(?:what|which)\s+year\b/.test(q)) return 'year';
   // a question that begins by asking who is not made a when-question by a clause of time ("who managed the club when he arrived")
   if (/^\s*(?:(?:to|for|by|with|from|of)\s+)?(?:who|whom|whose)\b/.test(q)) return 'person';
-  // "when" asks only as the question's first question word: after another one it opens a clause ("which items are preferable
-  // when it comes to the recall period", "from what score does it fall when …")
-  if (q.match(QUESTION_WORD)?.[0] === 'when' || /\bwhat\s+time\b/.test(q)) return 'date';
+  if (/\b(?:when|what\s+time)\b/.test(q)) return 'date';
   // "what telephone number", "what is the account number", "what is the IBAN": a code to quote, not a count
   if (IDENTIFIER_ASKED.test(q) || nounNumberAsked(q)) return 'identifier';
   // "which/what <noun>", possibly with adjectives between: the noun decides
@@ -92,8 +90,6 @@ function typeOfQuestion(question: string): AnswerType | null | { type: AnswerTyp
   if (/\bwhere\b/.test(q)) return 'place';
   return null;
 }
-
-const QUESTION_WORD = /\b(?:what|which|who|whom|whose|where|when|how|why)\b/;
 
 /** an auxiliary verb that ends the noun phrase after "which/what" */
 const VERB_AFTER_NOUN = /^(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should|may|might|must)$/;
