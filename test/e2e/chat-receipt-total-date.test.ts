@@ -151,6 +151,24 @@ describe('chat: a receipt’s total, date or identifier from the extractor, wher
     assert.doesNotMatch(d.message, /16\.50/, d.message);
   });
 
+  test('the price of a thing bought at the named shop is the amount its line prints; a quantity’s line or a thing not printed is not read', async () => {
+    for (const [q, price, file] of [
+      ['How much did the masking tape cost at Kedai Perkakas Teguh Jaya?', /3\.90/, 'teguh-jaya.pdf'],
+      ['What did the Roti Bakar cost at Kedai Kopi Senja?', /3\.50/, 'senja.pdf'],
+      ['What did Restoran Seri Melati charge for the Roti Canai?', /1\.80/, 'melati.pdf'],
+    ] as const) {
+      const a = await ask(q);
+      assert.equal(a.answer_type, 'value', `${q}: ${a.message}`);
+      assert.match(a.message, price, `${q}: ${a.message}`);
+      assert.ok(cites(a, file), `${q}: ${JSON.stringify(a.citations)}`);
+    }
+    // three brushes at 4.20, 12.60 in all: which of the two is asked is not known
+    const brush = await ask('How much did the paint brush cost at Kedai Perkakas Teguh Jaya?');
+    assert.doesNotMatch(brush.message, /^Price: /, brush.message);
+    const hose = await ask('How much did the garden hose cost at Kedai Perkakas Teguh Jaya?');
+    assert.doesNotMatch(hose.message, /^Price: |16\.50/, hose.message);
+  });
+
   test('a total the receipt prints twice is its total, however weak its label', async () => {
     const a = await ask('How much was the bill at Kedai Kopi Senja?');
     assert.equal(a.answer_type, 'value', a.message);

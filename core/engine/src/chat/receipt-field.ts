@@ -24,7 +24,8 @@ import { contentKey, loadChunks, loadParsed } from '../io/steps.js';
  *
  * A person asked by the role the record prints as a label ("Who was the cashier at SLF Cash & Carry?"), an amount by one of a
  * receipt's labels ("How much change …") and a sales tax's rate by its label are read from the record's lines after that
- * label (afterLabel), where the answerer refused, at confidence ROLE_CONFIDENCE.
+ * label (afterLabel), where the answerer refused, at confidence ROLE_CONFIDENCE; so is a thing bought's price ("What did the
+ * Mario Kart game cost in the Coolblue order?"), the amount on the line that names the thing (itemPrice).
  */
 export async function receiptFieldAnswer(rt: Engine, request: AnswerRequest, given?: AnswerResult): Promise<AnswerResult | null> {
   const asked = askedField(request.question);
@@ -42,10 +43,13 @@ export async function receiptFieldAnswer(rt: Engine, request: AnswerRequest, giv
     const doc = await rt.store.repo('documents').get(hit.document_id);
     if (!doc || doc.status !== 'completed' || (doc.pages ?? 1) > MAX_RECORD_PAGES) continue;
     const first = await request.chunks?.(doc.id, HEADER_CHUNKS);
-    if (!first?.length || !namesInHeader(asked.names, first)) continue;
+    // (a thing's price is read from the thing's own line: the record's names may be printed anywhere on it, an invoice's issuer
+    // in its footer under a logo)
+    if (!first?.length || (asked.field !== 'price' && !namesInHeader(asked.names, first))) continue;
     const chunks = await loadChunks(rt, doc.id);
     // (the extractor runs here, in the request: only on the few thousand characters a receipt or an invoice holds)
     if (chunks.reduce((n, c) => n + c.content.length, 0) > MAX_RECORD_CHARS) continue;
+    if (asked.field === 'price' && !namesInHeader(asked.names, chunks.map((c) => ({ idx: c.index, content: c.content })), Infinity)) continue;
     if (asked.items?.length && !printsItem(asked.items, chunks)) continue;
     const parsed = await loadParsed(rt, contentKey(doc.id)).catch(() => null);
     if (!parsed) continue;
@@ -158,7 +162,7 @@ const DATE_WORDS = new Set(terms('date dated day purchase purchased made make sh
 export function askedField(question: string): Asked | null {
   const q = question.trim();
   if (/\bhow many\b/i.test(q)) return null;
-  const role = askedRole(q) ?? askedLabelledAmount(q) ?? askedRate(q);
+  const role = askedRole(q) ?? askedLabelledAmount(q) ?? askedRate(q) ?? askedItemPrice(q);
   if (role) return role;
   const id = askedIdentifier(q);
   if (id) return id;
@@ -278,6 +282,61 @@ function askedRate(question: string): Asked | null {
   return record && { field: 'rate', labelWord: word, ...record, amount: null, label: `${word.toUpperCase()} rate` };
 }
 
+/**
+ * "How much did the table lamp cost at Indah Gift & Home?", "What did the Mario Kart game cost in the Coolblue order?": the price
+ * of one thing bought, named before "cost" (or "come to"), and the record named after it (or before "charge for" and after it:
+ * "What did Amazon charge for Glacier storage?") (its names, a date that must be the
+ * record's, and words such questions use). The thing is at most MAX_THING_WORDS words; none of them a word that asks for a
+ * total or a tax ("altogether", "including GST"), which say more than one line's price.
+ */
+function askedItemPrice(question: string): Asked | null {
+  const m = /^(?:how much|what) (?:did|does|do) (?:the |a |an |one |that |this )?(.+?) (?:cost|c[oa]me to) (?:at|on|in|from) (.+?)\W*$/iu.exec(question);
+  // (or the record first: "What did Amazon charge for Glacier storage?")
+  const c = m ? null : /^(?:how much|what) (?:did|does|do) (.+?) charge (?:for|on) (?:the |a |an |one |that |this )?(.+?)\W*$/iu.exec(question);
+  if (!m && !c) return null;
+  const thing = thingOf(m ? m[1]! : c![2]!);
+  const record = thing && namedRecord(m ? m[2]! : c![1]!, PRICE_RECORD_WORDS);
+  return record && { field: 'price', labelWord: 'price', thing, ...record, amount: null, label: 'Price' };
+}
+
+/** the most words of a thing whose price is asked */
+const MAX_THING_WORDS = 5;
+/** words that ask for more than one line's price, or for one of a record's labelled amounts */
+const NOT_A_THING = new Set(terms('total altogether together all including excluding incl excl gst vat tax sst bill receipt invoice order purchase'));
+/** what the record's part of a price question may say besides its names (stems) */
+const PRICE_RECORD_WORDS = new Set(terms('receipt invoice bill order purchase purchases shop store visit'));
+
+function thingOf(text: string): Thing | null {
+  const ws = text.split(/\s+/).filter(Boolean);
+  const ts = terms(text);
+  if (!ts.length || ws.length > MAX_THING_WORDS || ts.some((t) => NOT_A_THING.has(t))) return null;
+  const names = ws.filter((t) => /[\p{Lu}\p{N}]/u.test(t)).flatMap(nameWords);
+  return { names, terms: [...new Set(ts)] };
+}
+
+/**
+ * The price a record prints on the line of a thing bought: the lines that print every name word of the thing (or, when it has
+ * none, every one of its words), each with one amount (printed with its cents, not a percentage; the same amount twice, a unit price
+ * and the line's total, counts once); null when no line does, a line prints two different amounts (a quantity's unit price and
+ * total: which is asked is not known), or two lines print different ones.
+ */
+export function itemPrice(thing: Thing, chunks: readonly Chunk[]): Printed | null {
+  let found: { text: string; chunk: Chunk; value: number } | null = null;
+  for (const chunk of chunks)
+    for (const line of chunk.content.split('\n')) {
+      const ts = new Set([...terms(line), ...nameWords(line)]);
+      if (!(thing.names.length ? thing.names : thing.terms).every((t) => ts.has(t))) continue;
+      // (printed with cents: a quantity before a currency sign, "1 € 44,99", reads as an amount of 1)
+      const amounts = [...scanNumbers(line)].filter((n) => n.amountLike && !n.percent && /[.,]\d{2}$/.test(line.slice(n.start, n.end)));
+      if (!amounts.length) continue;
+      if (new Set(amounts.map((n) => n.value)).size > 1) return null;
+      const n = amounts.at(-1)!;
+      if (found && found.value !== n.value) return null;
+      found ??= { text: line.slice(n.start, n.end).trim(), chunk, value: n.value };
+    }
+  return found && { text: found.text, chunk: found.chunk };
+}
+
 /** a sales tax's label: one the lexicon knows as VAT in some language (GST, BTW, TVA, USt…), or SST, tax */
 const isTaxLabel = (word: string) => /^(?:tax|sst)$/i.test(word) || labelConcepts(word).includes('vat');
 
@@ -332,7 +391,13 @@ export function labelledAmount(label: string, chunks: readonly Chunk[]): Printed
 
 /** The person or the amount a record prints after the question's label. */
 const afterLabel = (asked: Asked, chunks: readonly Chunk[]) =>
-  asked.field === 'role' ? roleValue(asked.labelWord!, chunks) : asked.field === 'rate' ? labelledRate(asked.labelWord!, chunks) : labelledAmount(asked.labelWord!, chunks);
+  asked.field === 'role'
+    ? roleValue(asked.labelWord!, chunks)
+    : asked.field === 'rate'
+      ? labelledRate(asked.labelWord!, chunks)
+      : asked.field === 'price'
+        ? itemPrice(asked.thing!, chunks)
+        : labelledAmount(asked.labelWord!, chunks);
 
 /** words before a label that make it qualify another amount ("incl. GST", "exclusive of VAT", "w/o tax") */
 const QUALIFIER = /\b(?:incl|inclusive|including|inc|excl|exclusive|excluding|exc|before|after|w\/o?|with|without|less)\.?\s*(?:of\s*)?[(\s]*$/i;
@@ -387,6 +452,14 @@ interface Asked {
   labelWord?: string;
   /** a thing bought that names the record instead of its names ("the modelling clay"): stems one line of the record says, all of them */
   items?: string[];
+  /** the thing bought whose price is asked (`field` 'price'): its name words (capitalised or with a digit) and its stems */
+  thing?: Thing;
+}
+
+/** a thing bought as a question names it: "the Mario Kart game" → names mario, kart; terms mario, kart, game */
+interface Thing {
+  names: string[];
+  terms: string[];
 }
 
 /** the most words of a thing bought that names a record */
@@ -446,12 +519,12 @@ function withoutSpans(text: string, spans: readonly { start: number; end: number
 const nameWords = (text: string) => words(text).map((w) => w.replace(/'s$/, ''));
 
 /**
- * Whether every name word of the question is a word of the record's header (the first lines of its first chunks); letters
- * printed apart count as one word too ("D.I.Y." is diy).
+ * Whether every name word of the question is a word of the record's header (the first `headerLines` lines of its first chunks;
+ * all of its lines with Infinity); letters printed apart count as one word too ("D.I.Y." is diy).
  */
-function namesInHeader(names: readonly string[], chunks: readonly AnswerChunk[]): boolean {
+function namesInHeader(names: readonly string[], chunks: readonly Pick<AnswerChunk, 'idx' | 'content'>[], headerLines = HEADER_LINES): boolean {
   const lines = [...chunks].sort((a, b) => a.idx - b.idx).flatMap((c) => c.content.split('\n')).filter((l) => l.trim());
-  const ws = nameWords(lines.slice(0, HEADER_LINES).join(' '));
+  const ws = nameWords(lines.slice(0, headerLines).join(' '));
   const header = new Set(ws);
   for (let i = 0; i < ws.length; i++) {
     let run = '';
