@@ -284,9 +284,9 @@ function askedRate(question: string): Asked | null {
 
 /**
  * "How much did the table lamp cost at Indah Gift & Home?", "What did the Mario Kart game cost in the Coolblue order?": the price
- * of one thing bought, named before "cost" (or "come to"), and the record named after it (or before "charge for" and after it:
- * "What did Amazon charge for Glacier storage?") (its names, a date that must be the
- * record's, and words such questions use). The thing is at most MAX_THING_WORDS words; none of them a word that asks for a
+ * of one thing bought, named before "cost" (or "come to"), and the record named after it; or the record first and the thing
+ * after "charge for" ("What did Amazon charge for Glacier storage?"). The record's part says its names, a date that must be
+ * the record's, and words such questions use; the thing is at most MAX_THING_WORDS words, none of them a word that asks for a
  * total or a tax ("altogether", "including GST"), which say more than one line's price.
  */
 function askedItemPrice(question: string): Asked | null {
@@ -320,7 +320,7 @@ function thingOf(text: string): Thing | null {
  * and the line's total, counts once); null when no line does, a line prints two different amounts (a quantity's unit price and
  * total: which is asked is not known), or two lines print different ones.
  */
-export function itemPrice(thing: Thing, chunks: readonly Chunk[]): Printed | null {
+function itemPrice(thing: Thing, chunks: readonly Chunk[]): Printed | null {
   let found: { text: string; chunk: Chunk; value: number } | null = null;
   for (const chunk of chunks)
     for (const line of chunk.content.split('\n')) {
@@ -448,7 +448,7 @@ interface Asked {
   label: string;
   /** a field whose value, when the record prints one, answers in place of `field`'s (the order date of a question about an order) */
   prefer?: string;
-  /** the label a record prints before the value: a person's role ("cashier", `field` 'role'), an amount's ("change", `field` 'amount'), a tax's for its rate ("GST", `field` 'rate') */
+  /** the label a record prints before the value: a person's role ("cashier", `field` 'role'), an amount's ("change", `field` 'amount'), a tax's for its rate ("GST", `field` 'rate'); 'price' for a thing's price, read from the thing's line (`field` 'price') */
   labelWord?: string;
   /** a thing bought that names the record instead of its names ("the modelling clay"): stems one line of the record says, all of them */
   items?: string[];
