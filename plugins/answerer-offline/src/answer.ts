@@ -726,7 +726,10 @@ function composeExtractive(r: Retrieval, mode: ChatMode, docTerms: DocTerms, low
   const formed = labelValue(picked[0]!.unit.text);
   // (or a label line whose label says every word of the question another label says, and more, against one that says a word the
   // question does not: "Total Amt Incl GST: 53.00" for the total including GST, not "Total Amt Excl GST: 50.00")
-  const told = (c: Candidate) => (!!formed?.form && says(formed.label) && !says(labelValue(c.unit.text)?.label)) || qualifiedOtherwise(formed?.label, labelValue(c.unit.text)?.label, qTerms);
+  const told = (c: Candidate) => {
+    const rival = labelValue(c.unit.text)?.label;
+    return (!!formed?.form && says(formed.label) && !says(rival)) || qualifiedOtherwise(formed?.label, rival, qTerms);
+  };
   if (two.length > 1 && !told(two.find((c) => !sameUnit(c, picked[0]!))!) && (focusOf(two[1]!) === focusOf(two[0]!) || two[1]!.score >= AMBIGUOUS * two[0]!.score)) return passage('two-values');
   if (best.some((b) => !sameUnit(b, picked[0]!) && b.typed && !told(b))) return passage('typed-rival');
   // (confident, ≥ 0.8, only when the value's label says the question's words, the business labels of other languages included)

@@ -42,14 +42,17 @@ export async function receiptFieldAnswer(rt: Engine, request: AnswerRequest, giv
     // a receipt or an invoice: a short document whose first lines name it as the question does
     const doc = await rt.store.repo('documents').get(hit.document_id);
     if (!doc || doc.status !== 'completed' || (doc.pages ?? 1) > MAX_RECORD_PAGES) continue;
-    const first = await request.chunks?.(doc.id, HEADER_CHUNKS);
     // (a thing's price is read from the thing's own line: the record's names may be printed anywhere on it, an invoice's issuer
-    // in its footer under a logo)
-    if (!first?.length || (asked.field !== 'price' && !namesInHeader(asked.names, first))) continue;
+    // in its footer under a logo, so its first chunks are not read apart)
+    const price = asked.field === 'price';
+    if (!price) {
+      const first = await request.chunks?.(doc.id, HEADER_CHUNKS);
+      if (!first?.length || !namesInHeader(asked.names, first)) continue;
+    }
     const chunks = await loadChunks(rt, doc.id);
     // (the extractor runs here, in the request: only on the few thousand characters a receipt or an invoice holds)
     if (chunks.reduce((n, c) => n + c.content.length, 0) > MAX_RECORD_CHARS) continue;
-    if (asked.field === 'price' && !namesInHeader(asked.names, chunks.map((c) => ({ idx: c.index, content: c.content })), Infinity)) continue;
+    if (price && !namesInHeader(asked.names, chunks.map((c) => ({ idx: c.index, content: c.content })), Infinity)) continue;
     if (asked.items?.length && !printsItem(asked.items, chunks)) continue;
     const parsed = await loadParsed(rt, contentKey(doc.id)).catch(() => null);
     if (!parsed) continue;
@@ -389,15 +392,19 @@ export function labelledAmount(label: string, chunks: readonly Chunk[]): Printed
   return found && { text: found.text, chunk: found.chunk };
 }
 
-/** The person or the amount a record prints after the question's label. */
-const afterLabel = (asked: Asked, chunks: readonly Chunk[]) =>
-  asked.field === 'role'
-    ? roleValue(asked.labelWord!, chunks)
-    : asked.field === 'rate'
-      ? labelledRate(asked.labelWord!, chunks)
-      : asked.field === 'price'
-        ? itemPrice(asked.thing!, chunks)
-        : labelledAmount(asked.labelWord!, chunks);
+/** The value a record prints for the question's label: a person after a role, a rate after a tax, a thing's price on its line, else an amount after its label. */
+function afterLabel(asked: Asked, chunks: readonly Chunk[]): Printed | null {
+  switch (asked.field) {
+    case 'role':
+      return roleValue(asked.labelWord!, chunks);
+    case 'rate':
+      return labelledRate(asked.labelWord!, chunks);
+    case 'price':
+      return itemPrice(asked.thing!, chunks);
+    default:
+      return labelledAmount(asked.labelWord!, chunks);
+  }
+}
 
 /** words before a label that make it qualify another amount ("incl. GST", "exclusive of VAT", "w/o tax") */
 const QUALIFIER = /\b(?:incl|inclusive|including|inc|excl|exclusive|excluding|exc|before|after|w\/o?|with|without|less)\.?\s*(?:of\s*)?[(\s]*$/i;
