@@ -1,9 +1,72 @@
 import chardet from 'chardet';
+import { fix_encoding } from 'ftfy-js';
 import iconv from 'iconv-lite';
 
 export interface Decoded {
   text: string;
   encoding: string;
+  /** lines that had been decoded with the wrong encoding before they were saved (mojibake: "Â£850", "â€™") were repaired */
+  repaired?: boolean;
+}
+
+/**
+ * A character that UTF-8's lead bytes become when read as Windows-1252 or Latin-1 (Â, Ã, â, Ð, Ø, …), followed by one
+ * that its continuation bytes become (C1 controls, Latin-1 symbols, the Windows-1252 punctuation): a line without
+ * such a pair holds no mojibake of UTF-8 and is not looked at further.
+ */
+const MOJIBAKE_HINT = /[\u00c2-\u00f4][\u0080-\u00bf\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192\u02c6\u02dc\u2013\u2014\u2018-\u201e\u2020-\u2022\u2026\u2030\u2039\u203a\u20ac\u2122]/;
+
+/** a line is repaired in pieces of at most this many characters (cut after a space), and a text's repair stops after BUDGET */
+const PIECE = 1000;
+const BUDGET = 200_000;
+
+/**
+ * Repairs mojibake with ftfy's encoding fix (a port of python-ftfy: it changes a piece only when the re-decoded text is
+ * more plausible, so "SÃO PAULO" and "Âge" stay): text saved after UTF-8 had been read as Windows-1252 or Latin-1,
+ * often in pages copied from the web ("Â£850,000" → "£850,000", "2005 â†’" → "2005 →"). Only lines holding a
+ * MOJIBAKE_HINT are looked at, in pieces of PIECE characters (the fix's time grows with the square of its input's
+ * length: 8 s for one line of 100,000 characters), and at most BUDGET characters of them a text (a hostile file of
+ * nothing but such lines costs about half a second; past that it is left as decoded).
+ */
+export function repairMojibake(text: string): string {
+  if (!MOJIBAKE_HINT.test(text)) return text;
+  let budget = BUDGET;
+  const out: string[] = [];
+  for (let start = 0; start <= text.length; ) {
+    if (budget <= 0) {
+      out.push(text.slice(start));
+      break;
+    }
+    const newline = text.indexOf('\n', start);
+    const end = newline < 0 ? text.length : newline;
+    const line = text.slice(start, end);
+    if (!MOJIBAKE_HINT.test(line)) out.push(line);
+    else {
+      // pieces of at most PIECE characters, each cut after a space near its end; the rest of the line is copied
+      // unchanged once the budget is spent, so a hostile line costs no more than its BUDGET
+      for (let i = 0; i < line.length; ) {
+        if (budget <= 0) {
+          out.push(line.slice(i));
+          break;
+        }
+        let j = Math.min(line.length, i + PIECE);
+        if (j < line.length) {
+          const space = line.slice(i + PIECE / 2, j).lastIndexOf(' ');
+          if (space >= 0) j = i + PIECE / 2 + space + 1;
+        }
+        const piece = line.slice(i, j);
+        if (MOJIBAKE_HINT.test(piece)) {
+          budget -= piece.length;
+          out.push(fix_encoding(piece));
+        } else out.push(piece);
+        i = j;
+      }
+    }
+    if (newline < 0) break;
+    out.push('\n');
+    start = newline + 1;
+  }
+  return out.join('');
 }
 
 const BOMS: [number[], string][] = [
@@ -48,7 +111,7 @@ function normalise(name: string): string | null {
 
 /**
  * Decodes text bytes: a BOM wins, then valid UTF-8, then a declared charset (HTML meta), then chardet's guess,
- * then windows-1252. Line endings are normalised to \n.
+ * then windows-1252. Line endings are normalised to \n, and mojibake is repaired (`repairMojibake`).
  */
 export function decodeText(bytes: Uint8Array, declared?: string | null): Decoded {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -66,6 +129,7 @@ export function decodeText(bytes: Uint8Array, declared?: string | null): Decoded
     encoding = (fromMeta && fromMeta !== 'utf-8' ? fromMeta : null) ?? (guess ? normalise(guess) : null) ?? 'windows-1252';
     if (encoding === 'utf-8') encoding = 'windows-1252'; // not valid UTF-8, so the guess was wrong
   }
-  const text = iconv.decode(body, encoding).replace(/\r\n?/g, '\n');
-  return { text, encoding };
+  const decoded = iconv.decode(body, encoding).replace(/\r\n?/g, '\n');
+  const text = repairMojibake(decoded);
+  return text === decoded ? { text, encoding } : { text, encoding, repaired: true };
 }

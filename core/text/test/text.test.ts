@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KIND_TERMS, LanguageCounts, STOP_WORDS, foldsToItself, kindWords, labelWithoutColon, letterDigitRuns, questionPredicate, round, stem, termSet, unitsOf } from '@quire/text';
+import { decodeText, repairMojibake, KIND_TERMS, LanguageCounts, STOP_WORDS, foldsToItself, kindWords, labelWithoutColon, letterDigitRuns, questionPredicate, round, stem, termSet, unitsOf } from '@quire/text';
 
 test('stem: plurals, -ing, -ed, -ies meet; numbers and short words stay', () => {
   assert.equal(stem('invoices'), stem('invoice'));
@@ -129,4 +129,18 @@ test('abbreviated words: a document\'s "Doc", "Amt", "Incl" are the words they s
   assert.deepEqual(questionTerms('Which doc no?').map((t) => t.term), terms('document'));
   // every abbreviation is shorter than its word and is one word, lower-cased
   for (const [short, long] of ABBREVIATED_WORDS) assert.ok(/^[a-z]+$/.test(short) && short.length < long.length && /^[a-z]+$/.test(long), short);
+});
+
+test('mojibake: UTF-8 read as Windows-1252 is repaired, legitimate Latin-1 text stays, and a hostile line is repaired only up to the budget', () => {
+  assert.equal(repairMojibake('Price: Â£850,000 â€“ agreed'), 'Price: £850,000 – agreed');
+  for (const legit of ['SÃO PAULO', 'Âge moyen', 'Größe', '¿Qué?', '€ 12,50', 'plain text']) assert.equal(repairMojibake(legit), legit);
+  const decoded = decodeText(new TextEncoder().encode('caf\u00c3\u00a9 au lait\r\nsecond line'));
+  assert.deepEqual(decoded, { text: 'café au lait\nsecond line', encoding: 'utf-8', repaired: true });
+  assert.equal(decodeText(new TextEncoder().encode('café')).repaired, undefined);
+  // one line of 600,000 characters of mojibake: the first 200,000 or so are repaired, the rest copied as decoded
+  const hostile = repairMojibake('Ã©'.repeat(300_000));
+  const repaired = hostile.indexOf('Ã©');
+  assert.ok(repaired > 50_000 && repaired < 150_000, `repair stopped at ${repaired}`);
+  assert.equal(hostile.slice(0, repaired), 'é'.repeat(repaired));
+  assert.equal(hostile.length, repaired + (300_000 - repaired) * 2);
 });

@@ -23,10 +23,10 @@ function declaredCharset(bytes: Uint8Array): string | null {
 }
 
 export async function readHtml(input: HtmlRead): Promise<ParsedDocument> {
-  const { text, encoding } = decodeText(input.bytes, declaredCharset(input.bytes));
+  const { text, encoding, repaired } = decodeText(input.bytes, declaredCharset(input.bytes));
   checkAbort(input.signal);
   const builder = new DocumentBuilder(input.id, input.name, input.format);
-  builder.metadata = { encoding };
+  builder.metadata = { encoding, ...(repaired ? { encodingRepaired: true } : {}) };
   const sink = new PagedSink(builder, NOMINAL_PAGE, undefined, { pages: readLimits({ limits: input.limits }).pages, label: input.format });
   new HtmlWalker(sink, {
     onTitle: (title) => (builder.metadata.title = title),

@@ -51,9 +51,9 @@ function joinLines(lines: string[]): string {
 }
 
 export async function readTxt(input: TxtRead): Promise<ParsedDocument> {
-  const { text, encoding } = decodeText(input.bytes);
+  const { text, encoding, repaired } = decodeText(input.bytes);
   const builder = new DocumentBuilder(input.id, input.name, input.format);
-  builder.metadata = { encoding };
+  builder.metadata = { encoding, ...(repaired ? { encodingRepaired: true } : {}) };
   const sink = new PagedSink(builder, NOMINAL_PAGE, input.maxPages, { pages: readLimits({ limits: input.limits }).pages, label: input.format });
   let last: string | null = null;
   const emit = (type: 'heading' | 'paragraph' | 'list_item' | 'key_value' | 'caption', text: string, extra: { level?: number; key?: string; value?: string } = {}) => {

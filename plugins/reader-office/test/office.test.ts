@@ -173,6 +173,28 @@ test('txt: UTF-16 with BOM and UTF-8 with BOM', async () => {
   assert.equal(u8.text, 'naïve – ok');
 });
 
+test('txt and html: mojibake repaired (UTF-8 once read as Windows-1252 and saved again), good text left as it is', async () => {
+  // what a page copied from the web looks like when its UTF-8 was decoded as Windows-1252 (or Latin-1) before it was saved
+  const twice = (s: string) => Buffer.from(iconv.decode(Buffer.from(s, 'utf8'), 'windows-1252'), 'utf8');
+  const latin = (s: string) => Buffer.from(iconv.decode(Buffer.from(s, 'utf8'), 'latin1'), 'utf8');
+  const good = 'SÃO PAULO office. Âge moyen: 42 ans. Größe naïve café, ¿Qué? 10 € × 3 ± 2 °.';
+  const parsed = await read('scraped.txt', 'txt', Buffer.concat([twice('In July 1997 Norwich paid £850,000 for him; he didn’t score.\n\n'), latin('1991–92 season\n\n2005 → Cambridge United (loan)\n\n'), Buffer.from(good)]));
+  assert.equal(parsed.metadata.encodingRepaired, true);
+  assert.ok(parsed.text.includes('paid £850,000 for him; he didn’t score.'), parsed.text);
+  assert.ok(parsed.text.includes('1991–92 season'), parsed.text);
+  assert.ok(parsed.text.includes('2005 → Cambridge United (loan)'), parsed.text);
+  assert.ok(parsed.text.includes(good), 'good text is unchanged');
+  assert.ok(!/[ÂÃâ][\u0080-\u00bf€™]/.test(parsed.text), parsed.text);
+  checkSpans(parsed);
+  const clean = await read('clean.txt', 'txt', Buffer.from(good));
+  assert.equal(clean.text, good);
+  assert.equal(clean.metadata.encodingRepaired, undefined);
+  const html = await read('scraped.html', 'html', twice('<html><head><meta charset="utf-8"><title>Café – menu</title></head><body><p>Crème brûlée: €7.50</p></body></html>'));
+  assert.equal(html.metadata.title, 'Café – menu');
+  assert.ok(html.text.includes('Crème brûlée: €7.50'), html.text);
+  assert.equal(html.metadata.encodingRepaired, true);
+});
+
 test('html: readable text only, headings, lists, table with spans, definition list, charset from meta', async () => {
   const html = `<!doctype html><html><head><meta charset="iso-8859-1"><title>Caf\xe9 page</title><style>.x{color:red}</style>
   <script>var secret = "do not index me";</script></head><body>
