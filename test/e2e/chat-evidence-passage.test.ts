@@ -27,6 +27,8 @@ async function guideDocx(): Promise<Buffer> {
           new Paragraph({ text: 'Fenders', heading: HeadingLevel.HEADING_2 }),
           new Paragraph('Worn fenders are replaced before the winter storms, when boats press hardest against the piers.'),
           new Paragraph('The fender store also keeps spare chains, shackles and a pump for the slipway.'),
+          new Paragraph({ text: 'Instruments', heading: HeadingLevel.HEADING_2 }),
+          new Paragraph('Tidewatch records the height of every tide at the harbour mouth and warns the crew before a storm surge.'),
           new Paragraph({ text: 'Visitors', heading: HeadingLevel.HEADING_2 }),
           new Paragraph('While your boat is moored at the visitor pontoon, you can relax and look around the harbour.'),
           new Table({
@@ -62,6 +64,17 @@ describe('chat: a cited passage instead of a refusal', () => {
       assert.equal(a.citations.length, 1);
       assert.ok(a.confidence >= 0.6 && a.confidence < 0.8, `${q}: ${a.confidence}`);
     }
+  });
+
+  test('a question for one of a kind whose sentence names it at its start, not as a name, is answered by that sentence', async () => {
+    // ("which program …" asks for a name; "Tidewatch", the sentence's first word, is not told from any capitalised first word)
+    const a = await ask('Which program records the tide heights at the harbour mouth?');
+    assert.equal(a.answer_type, 'passage', a.message);
+    assert.equal(a.message, 'The documents say: “Tidewatch records the height of every tide at the harbour mouth and warns the crew before a storm surge.” [1]');
+    assert.ok(a.confidence >= 0.6 && a.confidence < 0.8, String(a.confidence));
+    // (a kind the documents do not speak of is still refused)
+    const none = await ask('Which satellite measures the sea ice in the Arctic?');
+    assert.equal(none.answer_type, 'none', none.message);
   });
 
   test('a row of table cells is never quoted as the answer', async () => {
