@@ -32,40 +32,31 @@ export function repairMojibake(text: string): string {
   if (!MOJIBAKE_HINT.test(text)) return text;
   let budget = BUDGET;
   const out: string[] = [];
-  for (let start = 0; start <= text.length; ) {
-    if (budget <= 0) {
-      out.push(text.slice(start));
-      break;
-    }
+  // text before `copied` is in `out`; a line is cut in pieces of at most PIECE characters, each after a space near its end, and
+  // once the budget is spent the rest of the text is copied as decoded, so a hostile line costs no more than its BUDGET
+  let copied = 0;
+  for (let start = 0; start < text.length && budget > 0; ) {
     const newline = text.indexOf('\n', start);
     const end = newline < 0 ? text.length : newline;
-    const line = text.slice(start, end);
-    if (!MOJIBAKE_HINT.test(line)) out.push(line);
-    else {
-      // pieces of at most PIECE characters, each cut after a space near its end; the rest of the line is copied
-      // unchanged once the budget is spent, so a hostile line costs no more than its BUDGET
-      for (let i = 0; i < line.length; ) {
-        if (budget <= 0) {
-          out.push(line.slice(i));
-          break;
-        }
-        let j = Math.min(line.length, i + PIECE);
-        if (j < line.length) {
-          const space = line.slice(i + PIECE / 2, j).lastIndexOf(' ');
-          if (space >= 0) j = i + PIECE / 2 + space + 1;
-        }
-        const piece = line.slice(i, j);
-        if (MOJIBAKE_HINT.test(piece)) {
-          budget -= piece.length;
-          out.push(fix_encoding(piece));
-        } else out.push(piece);
-        i = j;
+    for (let i = start; i < end && budget > 0; ) {
+      let j = Math.min(end, i + PIECE);
+      if (j < end) {
+        const space = text.slice(i + PIECE / 2, j).lastIndexOf(' ');
+        if (space >= 0) j = i + PIECE / 2 + space + 1;
       }
+      const piece = text.slice(i, j);
+      if (MOJIBAKE_HINT.test(piece)) {
+        budget -= piece.length;
+        out.push(text.slice(copied, i), fix_encoding(piece));
+        copied = j;
+      }
+      i = j;
     }
     if (newline < 0) break;
-    out.push('\n');
     start = newline + 1;
   }
+  if (copied === 0) return text;
+  out.push(text.slice(copied));
   return out.join('');
 }
 
@@ -111,9 +102,10 @@ function normalise(name: string): string | null {
 
 /**
  * Decodes text bytes: a BOM wins, then valid UTF-8, then a declared charset (HTML meta), then chardet's guess,
- * then windows-1252. Line endings are normalised to \n, and mojibake is repaired (`repairMojibake`).
+ * then windows-1252. Line endings are normalised to \n, and mojibake is repaired (`repairMojibake`) unless `repair` is
+ * false (a sample read only for its encoding and its delimiter).
  */
-export function decodeText(bytes: Uint8Array, declared?: string | null): Decoded {
+export function decodeText(bytes: Uint8Array, declared?: string | null, { repair = true }: { repair?: boolean } = {}): Decoded {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let encoding: string;
   let body = buf;
@@ -130,6 +122,6 @@ export function decodeText(bytes: Uint8Array, declared?: string | null): Decoded
     if (encoding === 'utf-8') encoding = 'windows-1252'; // not valid UTF-8, so the guess was wrong
   }
   const decoded = iconv.decode(body, encoding).replace(/\r\n?/g, '\n');
-  const text = repairMojibake(decoded);
+  const text = repair ? repairMojibake(decoded) : decoded;
   return text === decoded ? { text, encoding } : { text, encoding, repaired: true };
 }

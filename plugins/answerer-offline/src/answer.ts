@@ -1775,13 +1775,13 @@ export async function answerQuestion(req: AnswerRequest, trace?: (t: AnswerTrace
       if (!composed.unanswered) break;
       composed = fallback(r, docTerms, req.terms.lower, req.minConfidence) ?? composed;
     }
-  }
-  // (a question for one of a kind by its noun alone, "which tool …", where no sentence holds a name: the documents may name the thing
-  // in common words, "garnet, emery", or at a sentence's start, "Docling bundles …": the sentences that say the question best, quoted
-  // as for a question that asks for no type, under the same floor)
-  if (composed.unanswered && composed.via === 'none:no-candidate' && r.ask.oneOfAKind && req.mode !== 'code' && req.mode !== 'deep') {
-    const untyped = composeExtractive({ ...r, ask: { ...r.ask, type: null } }, req.mode, docTerms, req.terms.lower, req.minConfidence);
-    if (!untyped.unanswered) composed = { ...untyped, via: `kind:${untyped.via ?? 'answer'}` };
+    // (a question for one of a kind by its noun alone, "which tool …", where no sentence holds a name: the documents may name the
+    // thing in common words, "garnet, emery", or at a sentence's start, "Docling bundles …": the sentences that say the question
+    // best, quoted as for a question that asks for no type, under the same floor)
+    if (composed.unanswered && composed.via === 'none:no-candidate' && r.ask.oneOfAKind) {
+      const untyped = composeExtractive({ ...r, ask: { ...r.ask, type: null } }, req.mode, docTerms, req.terms.lower, req.minConfidence);
+      if (!untyped.unanswered) composed = { ...untyped, via: `kind:${untyped.via ?? 'answer'}` };
+    }
   }
   // (last: a contact value or a bank identifier by its form, or the town of a postal address, from the document the question names)
   if (composed.unanswered && req.mode !== 'code') composed = (await composeContact(req, r, docTerms)) ?? composed;

@@ -4,7 +4,7 @@ import type { ParsedDocument, ReadLimits } from '@quire/core';
 import { decodeText } from '@quire/text';
 import { HtmlWalker } from './html-walker.js';
 import { PagedSink } from './sink.js';
-import { NOMINAL_PAGE, checkAbort } from './util.js';
+import { NOMINAL_PAGE, checkAbort, encodingMetadata } from './util.js';
 
 export interface HtmlRead {
   bytes: Uint8Array;
@@ -23,10 +23,11 @@ function declaredCharset(bytes: Uint8Array): string | null {
 }
 
 export async function readHtml(input: HtmlRead): Promise<ParsedDocument> {
-  const { text, encoding, repaired } = decodeText(input.bytes, declaredCharset(input.bytes));
+  const decoded = decodeText(input.bytes, declaredCharset(input.bytes));
+  const { text } = decoded;
   checkAbort(input.signal);
   const builder = new DocumentBuilder(input.id, input.name, input.format);
-  builder.metadata = { encoding, ...(repaired ? { encodingRepaired: true } : {}) };
+  builder.metadata = encodingMetadata(decoded);
   const sink = new PagedSink(builder, NOMINAL_PAGE, undefined, { pages: readLimits({ limits: input.limits }).pages, label: input.format });
   new HtmlWalker(sink, {
     onTitle: (title) => (builder.metadata.title = title),

@@ -6,7 +6,7 @@ import { DocumentBuilder, readLimits } from '@quire/core';
 import type { ParsedDocument, ReadLimits } from '@quire/core';
 import { decodeText } from '@quire/text';
 import { PagedSink } from './sink.js';
-import { NOMINAL_PAGE, checkAbort, isCaption, keyValue } from './util.js';
+import { NOMINAL_PAGE, checkAbort, encodingMetadata, isCaption, keyValue } from './util.js';
 import { obviousHeading } from './doc.js';
 
 export interface TxtRead {
@@ -51,9 +51,10 @@ function joinLines(lines: string[]): string {
 }
 
 export async function readTxt(input: TxtRead): Promise<ParsedDocument> {
-  const { text, encoding, repaired } = decodeText(input.bytes);
+  const decoded = decodeText(input.bytes);
+  const { text } = decoded;
   const builder = new DocumentBuilder(input.id, input.name, input.format);
-  builder.metadata = { encoding, ...(repaired ? { encodingRepaired: true } : {}) };
+  builder.metadata = encodingMetadata(decoded);
   const sink = new PagedSink(builder, NOMINAL_PAGE, input.maxPages, { pages: readLimits({ limits: input.limits }).pages, label: input.format });
   let last: string | null = null;
   const emit = (type: 'heading' | 'paragraph' | 'list_item' | 'key_value' | 'caption', text: string, extra: { level?: number; key?: string; value?: string } = {}) => {

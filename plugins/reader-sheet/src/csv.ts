@@ -52,7 +52,7 @@ export async function readCsv(path: string, name: string, budget: CellBudget, si
     await fd.close();
   }
   const cut = sample.length === 256 * 1024 ? sample.lastIndexOf(0x0a) : -1;
-  const { text, encoding } = decodeText(cut > 0 ? sample.subarray(0, cut + 1) : sample);
+  const { text, encoding } = decodeText(cut > 0 ? sample.subarray(0, cut + 1) : sample, null, { repair: false });
   const delimiter = sniffDelimiter(text);
 
   const parser = fs
