@@ -9,7 +9,8 @@
  *   - wrong: any other answer (one that does not contain the truth, or cites only other documents);
  *   a question whose `expect` is empty is answered by no document: its refusal counts as correct, any answer as wrong
  *   (a line of its own gives these apart);
- * and the calibration: among answers with confidence ≥ 0.8, the share that is correct.
+ * and the calibration: among answers with confidence ≥ 0.8, the share that is correct; and the wall time of the chat calls
+ * (p50, p95, max; the HTTP round trip included, one question at a time).
  * Nothing is cached; the corpus is read in place. Not part of the tests.
  *
  *   node --conditions=quire-source --import tsx bench/chat.ts [--only type,type] [--verbose] [--json out.json]
@@ -255,9 +256,12 @@ async function main(): Promise<void> {
       const i = found.findIndex((h) => docs.has(docName.get(h.document_id) ?? '') && q.expect.some((e) => norm(h.content).includes(norm(e))));
       return i + 1;
     };
+    const wall: number[] = [];
     for (const q of QUESTIONS) {
       if (only && !only.has(q.type)) continue;
+      const t1 = performance.now();
       const a = await api('/api/chat', { method: 'POST', json: { message: q.q, knowledge_base_id: kb, ...(args.mode ? { mode: args.mode } : {}) } });
+      wall.push(performance.now() - t1);
       const message = String(a.message);
       const cited = [...new Set((a.citations as { document_id: string }[]).map((c) => docName.get(c.document_id) ?? c.document_id))];
       const text = norm(message);
@@ -269,6 +273,9 @@ async function main(): Promise<void> {
       if (!args.quiet && (args.verbose || verdict === 'wrong')) console.log(`${verdict.padEnd(7)} ${Number(a.confidence).toFixed(2)} [${q.type}] ${q.q}\n        expected ${JSON.stringify(q.expect)} in ${q.doc}\n        got ${message.replace(/\s+/g, ' ').slice(0, 300)}\n        cited ${cited.join(', ')}`);
     }
     print(rows);
+    // the time of each chat call, the HTTP round trip included (the questions one after another, nothing else running)
+    const at = (p: number) => [...wall].sort((x, y) => x - y)[Math.min(wall.length - 1, Math.floor(p * wall.length))]!.toFixed(0);
+    if (wall.length) console.log(`chat call wall ms: p50 ${at(0.5)}  p95 ${at(0.95)}  max ${at(1)}  (${wall.length} questions)`);
     if (args.diagnose) {
       const off = rows.filter((r) => r.rank !== undefined);
       const bucket = (r: (typeof off)[number]) => (!r.rank ? 'not in 50' : r.rank <= 5 ? 'top 5' : r.rank <= 10 ? '6-10' : '11-50');
