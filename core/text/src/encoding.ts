@@ -20,25 +20,33 @@ const MOJIBAKE_HINT = /[\u00c2-\u00f4][\u0080-\u00bf\u0152\u0153\u0160\u0161\u01
 const PIECE = 1000;
 const BUDGET = 200_000;
 
+/** what is left of a text's repair budget: one for a whole file whose parts (a CSV file's cells) are repaired one by one */
+export interface MojibakeBudget {
+  left: number;
+}
+
+/** a new budget of BUDGET characters */
+export const mojibakeBudget = (): MojibakeBudget => ({ left: BUDGET });
+
 /**
  * Repairs mojibake with ftfy's encoding fix (a port of python-ftfy: it changes a piece only when the re-decoded text is
  * more plausible, so "SÃO PAULO" and "Âge" stay): text saved after UTF-8 had been read as Windows-1252 or Latin-1,
  * often in pages copied from the web ("Â£850,000" → "£850,000", "2005 â†’" → "2005 →"). Only lines holding a
  * MOJIBAKE_HINT are looked at, in pieces of PIECE characters (the fix's time grows with the square of its input's
  * length: 8 s for one line of 100,000 characters), and at most BUDGET characters of them a text; past that it is
- * left as decoded (a 20 MB file of nothing but mojibake, in lines or in one line, decodes in 0.5–0.7 s).
+ * left as decoded (a 20 MB file of nothing but mojibake, in lines or in one line, decodes in 0.5–0.7 s). Parts of one file
+ * repaired apart (a CSV file's cells) share one `budget`.
  */
-export function repairMojibake(text: string): string {
-  if (!MOJIBAKE_HINT.test(text)) return text;
-  let budget = BUDGET;
+export function repairMojibake(text: string, budget: MojibakeBudget = mojibakeBudget()): string {
+  if (budget.left <= 0 || !MOJIBAKE_HINT.test(text)) return text;
   const out: string[] = [];
   // text before `copied` is in `out`; a line is cut in pieces of at most PIECE characters, each after a space near its end, and
   // once the budget is spent the rest of the text is copied as decoded, so a hostile line costs no more than its BUDGET
   let copied = 0;
-  for (let start = 0; start < text.length && budget > 0; ) {
+  for (let start = 0; start < text.length && budget.left > 0; ) {
     const newline = text.indexOf('\n', start);
     const end = newline < 0 ? text.length : newline;
-    for (let i = start; i < end && budget > 0; ) {
+    for (let i = start; i < end && budget.left > 0; ) {
       let j = Math.min(end, i + PIECE);
       if (j < end) {
         const space = text.slice(i + PIECE / 2, j).lastIndexOf(' ');
@@ -46,7 +54,7 @@ export function repairMojibake(text: string): string {
       }
       const piece = text.slice(i, j);
       if (MOJIBAKE_HINT.test(piece)) {
-        budget -= piece.length;
+        budget.left -= piece.length;
         out.push(text.slice(copied, i), fix_encoding(piece));
         copied = j;
       }

@@ -6,7 +6,7 @@ import type { SheetCell, SheetData } from './model.js';
 import { looksNumeric } from './model.js';
 import type { CellBudget } from './ooxml.js';
 import { takeCell } from './ooxml.js';
-import { decodeText } from '@quire/text';
+import { decodeText, mojibakeBudget, repairMojibake } from '@quire/text';
 import { checkAbort } from './util.js';
 
 // on a tie the rarer character wins: a tab or semicolon on every line is stronger evidence than a comma
@@ -40,7 +40,11 @@ export function sniffDelimiter(sample: string): string {
   return best;
 }
 
-export async function readCsv(path: string, name: string, budget: CellBudget, signal: AbortSignal | undefined): Promise<{ sheet: SheetData; encoding: string; delimiter: string }> {
+/**
+ * A CSV file, streamed: its cells decoded in the encoding found on its first 256 KB, and mojibake repaired cell by cell under
+ * one repair budget for the file (`repaired`: some cell was).
+ */
+export async function readCsv(path: string, name: string, budget: CellBudget, signal: AbortSignal | undefined): Promise<{ sheet: SheetData; encoding: string; delimiter: string; repaired: boolean }> {
   // encoding and delimiter from the first 256 KB, cut at the last newline so no character is split
   const fd = await fs.promises.open(path, 'r');
   let sample: Buffer;
@@ -62,13 +66,17 @@ export async function readCsv(path: string, name: string, budget: CellBudget, si
   const onAbort = () => parser.destroy(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
   signal?.addEventListener('abort', onAbort, { once: true });
   const cells: SheetCell[] = [];
+  const mojibake = mojibakeBudget();
+  let repaired = false;
   let r = 0;
   try {
     for await (const record of parser as AsyncIterable<string[]>) {
       if (r % 1000 === 0) checkAbort(signal);
       for (let c = 0; c < record.length; c++) {
-        const t = record[c]!;
-        if (!t) continue;
+        const decoded = record[c]!;
+        if (!decoded) continue;
+        const t = repairMojibake(decoded, mojibake);
+        if (t !== decoded) repaired = true;
         if (!takeCell(budget)) break;
         cells.push({ r, c, text: t, kind: looksNumeric(t) ? 'number' : 'text' });
       }
@@ -82,5 +90,5 @@ export async function readCsv(path: string, name: string, budget: CellBudget, si
     signal?.removeEventListener('abort', onAbort);
   }
   checkAbort(signal);
-  return { sheet: { name, cells, merges: [] }, encoding, delimiter };
+  return { sheet: { name, cells, merges: [] }, encoding, delimiter, repaired };
 }

@@ -56,7 +56,7 @@ export function createSheetReader(ctx: { options?: SheetReaderOptions; shared?: 
           if (stat.size === 0) throw errors.processing('csv could not be read: the file is empty');
           const csv = await readCsv(input.path, path.parse(input.name).name || 'Sheet1', budget, options.signal);
           sheets = [csv.sheet];
-          builder.metadata = { encoding: csv.encoding, delimiter: csv.delimiter };
+          builder.metadata = { encoding: csv.encoding, delimiter: csv.delimiter, ...(csv.repaired ? { encodingRepaired: true } : {}) };
         } else {
           const bytes = new Uint8Array(await fs.readFile(input.path));
           if (bytes.byteLength === 0) throw errors.processing(`${format} could not be read: the file is empty`);

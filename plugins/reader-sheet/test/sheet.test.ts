@@ -223,6 +223,23 @@ test('csv: semicolon-delimited latin1 file with quotes', async () => {
   assert.ok(parsed.tables[0]!.cells.filter((c) => c.row === 0).every((c) => c.header));
 });
 
+test('csv: cells saved after their UTF-8 was read as Windows-1252 (mojibake) are repaired; Latin-1 text that only looks like it is kept', async () => {
+  // a sheet exported from a tool that had decoded UTF-8 as Windows-1252: "£" became "Â£", "–" became "â€“"
+  const twice = (s: string) => iconv.decode(Buffer.from(s, 'utf8'), 'windows-1252');
+  const good = ['SÃO PAULO', 'Âge moyen', 'Größe', '¿Qué?'];
+  const csv = `Item,Price,Season,Note\n${twice('Transfer fee,"£850,000",1991–92,didn’t score')}\n${good.join(',')}\n`;
+  const parsed = await read('fees.csv', 'csv', Buffer.from(csv, 'utf8'));
+  checkSpans(parsed);
+  assert.equal(parsed.metadata.encoding, 'utf-8');
+  assert.equal(parsed.metadata.encodingRepaired, true);
+  const grid = tableGrid(parsed.tables[0]!);
+  assert.deepEqual(grid[1], ['Transfer fee', '£850,000', '1991–92', 'didn’t score']);
+  assert.deepEqual(grid[2], good, 'text that is not mojibake stays as it is');
+  const clean = await read('clean.csv', 'csv', Buffer.from(`A,B,C,D\n${good.join(',')}\n`, 'utf8'));
+  assert.equal(clean.metadata.encodingRepaired, undefined);
+  assert.deepEqual(tableGrid(clean.tables[0]!)[1], good);
+});
+
 test('broken files fail with a clear PROCESSING_ERROR', async () => {
   const wb = new ExcelJS.Workbook();
   wb.addWorksheet('A').addRow(['x']);
