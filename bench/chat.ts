@@ -273,7 +273,7 @@ async function main(): Promise<void> {
       if (!args.quiet && (args.verbose || verdict === 'wrong')) console.log(`${verdict.padEnd(7)} ${Number(a.confidence).toFixed(2)} [${q.type}] ${q.q}\n        expected ${JSON.stringify(q.expect)} in ${q.doc}\n        got ${message.replace(/\s+/g, ' ').slice(0, 300)}\n        cited ${cited.join(', ')}`);
     }
     print(rows);
-    // the time of each chat call, the HTTP round trip included (the questions one after another, nothing else running)
+    // the wall time of each chat call, the HTTP round trip included (the questions asked one after another)
     const at = (p: number) => [...wall].sort((x, y) => x - y)[Math.min(wall.length - 1, Math.floor(p * wall.length))]!.toFixed(0);
     if (wall.length) console.log(`chat call wall ms: p50 ${at(0.5)}  p95 ${at(0.95)}  max ${at(1)}  (${wall.length} questions)`);
     if (args.diagnose) {

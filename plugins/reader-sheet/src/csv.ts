@@ -75,9 +75,9 @@ export async function readCsv(path: string, name: string, budget: CellBudget, si
       for (let c = 0; c < record.length; c++) {
         const decoded = record[c]!;
         if (!decoded) continue;
+        if (!takeCell(budget)) break;
         const t = repairMojibake(decoded, mojibake);
         if (t !== decoded) repaired = true;
-        if (!takeCell(budget)) break;
         cells.push({ r, c, text: t, kind: looksNumeric(t) ? 'number' : 'text' });
       }
       if (budget.truncated) {
