@@ -68,6 +68,11 @@ export function repairMojibake(text: string, budget: MojibakeBudget = mojibakeBu
   return out.join('');
 }
 
+/** A decoded file's metadata: its encoding, and `encodingRepaired` when mojibake was repaired in it (text, HTML and CSV readers). */
+export function encodingMetadata({ encoding, repaired }: Pick<Decoded, 'encoding' | 'repaired'>): Record<string, unknown> {
+  return repaired ? { encoding, encodingRepaired: true } : { encoding };
+}
+
 const BOMS: [number[], string][] = [
   [[0xef, 0xbb, 0xbf], 'utf-8'],
   [[0xff, 0xfe, 0x00, 0x00], 'utf-32le'],

@@ -3,7 +3,7 @@ export { stem } from './stem.js';
 export { STOP_WORDS, QUESTION_WORDS } from './stop-words.js';
 export { synonymsOf, synonymWordsOf } from './synonyms.js';
 export { round } from './round.js';
-export { decodeText, repairMojibake, mojibakeBudget, type Decoded, type MojibakeBudget } from './encoding.js';
+export { decodeText, encodingMetadata, repairMojibake, mojibakeBudget, type Decoded, type MojibakeBudget } from './encoding.js';
 export { foldMarks, foldsToItself, letterOrDigitAt, letterDigitRuns } from './runs.js';
 export { normaliseForMatch, quoteInText, numbersOf, unsupportedNumbers } from './grounding.js';
 export { parseJsonObject } from './json.js';

@@ -1,10 +1,10 @@
 /** HTML files: charset from BOM / meta / detection, then the shared HTML walker (readable text only). */
 import { DocumentBuilder, readLimits } from '@quire/core';
 import type { ParsedDocument, ReadLimits } from '@quire/core';
-import { decodeText } from '@quire/text';
+import { decodeText, encodingMetadata } from '@quire/text';
 import { HtmlWalker } from './html-walker.js';
 import { PagedSink } from './sink.js';
-import { NOMINAL_PAGE, checkAbort, encodingMetadata } from './util.js';
+import { NOMINAL_PAGE, checkAbort } from './util.js';
 
 export interface HtmlRead {
   bytes: Uint8Array;

@@ -4,9 +4,9 @@
  */
 import { DocumentBuilder, readLimits } from '@quire/core';
 import type { ParsedDocument, ReadLimits } from '@quire/core';
-import { decodeText } from '@quire/text';
+import { decodeText, encodingMetadata } from '@quire/text';
 import { PagedSink } from './sink.js';
-import { NOMINAL_PAGE, checkAbort, encodingMetadata, isCaption, keyValue } from './util.js';
+import { NOMINAL_PAGE, checkAbort, isCaption, keyValue } from './util.js';
 import { obviousHeading } from './doc.js';
 
 export interface TxtRead {

@@ -1,5 +1,4 @@
 import { abortReason, errors, isQuireError } from '@quire/core';
-import type { Decoded } from '@quire/text';
 
 /** The abort helpers of @quire/core, under the names this plugin's modules import them by. */
 export { abortReason, checkAbort, raceSignal } from '@quire/core';
@@ -79,9 +78,4 @@ export function keyValue(text: string): { key: string; value: string } | null {
   // a sentence that merely contains a colon ("Also, don't forget: ...") is not a pair
   if (/[,;]/.test(key)) return null;
   return { key, value };
-}
-
-/** A decoded text file's metadata: its encoding, and whether mojibake was repaired in it. */
-export function encodingMetadata({ encoding, repaired }: Decoded): Record<string, unknown> {
-  return repaired ? { encoding, encodingRepaired: true } : { encoding };
 }

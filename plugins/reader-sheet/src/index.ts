@@ -14,6 +14,7 @@ import { readOoxml } from './ooxml.js';
 import type { CellBudget } from './ooxml.js';
 import { readLegacy } from './legacy.js';
 import { readCsv } from './csv.js';
+import { encodingMetadata } from '@quire/text';
 import { NOMINAL_PAGE, checkAbort, guard, isCfb } from './util.js';
 
 export { canonicalNumber } from './model.js';
@@ -56,7 +57,7 @@ export function createSheetReader(ctx: { options?: SheetReaderOptions; shared?: 
           if (stat.size === 0) throw errors.processing('csv could not be read: the file is empty');
           const csv = await readCsv(input.path, path.parse(input.name).name || 'Sheet1', budget, options.signal);
           sheets = [csv.sheet];
-          builder.metadata = { encoding: csv.encoding, delimiter: csv.delimiter, ...(csv.repaired ? { encodingRepaired: true } : {}) };
+          builder.metadata = { ...encodingMetadata(csv), delimiter: csv.delimiter };
         } else {
           const bytes = new Uint8Array(await fs.readFile(input.path));
           if (bytes.byteLength === 0) throw errors.processing(`${format} could not be read: the file is empty`);
