@@ -56,6 +56,8 @@ export default definePlugin({
     snapshot: z.boolean().default(DEFAULTS.snapshot),
     /** a space's in-memory cache is snapshotted (beside the database) from this many rows */
     snapshotMinRows: z.number().int().min(1).default(DEFAULTS.snapshotMinRows),
+    /** a snapshot file of this many bytes or more is checked (CRC-32) by a worker thread while it is read */
+    snapshotCheckThreadMinBytes: z.number().int().min(0).default(DEFAULTS.snapshotCheckThreadMinBytes),
     /** where the index lives (default: <data dir>/vectors) */
     dir: z.string().min(1).optional(),
   }),

@@ -7,7 +7,7 @@ import { ANN_DEFAULTS, AnnIndex, annFiles, annLoadError, annModule, removeStateF
 import type { AnnParams, AnnQuantization } from './ann.js';
 import type { Logger, VectorFilter, VectorHit, VectorItem, VectorStorePlugin } from '@quire/core';
 import { SpaceCache } from './cache.js';
-import { readSnapshot, removeSnapshot, removeSnapshots, snapshotFiles, writeSnapshot } from './snapshot.js';
+import { CHECK_THREAD_MIN_BYTES, readSnapshot, removeSnapshot, removeSnapshots, snapshotFiles, writeSnapshot } from './snapshot.js';
 import { blobTerms, queryTerms, termsBlob } from './text.js';
 import type { Layout, Precision } from './kernel.js';
 import type { CacheRow } from './cache.js';
@@ -64,6 +64,8 @@ export interface EmbeddedStoreOptions {
   snapshot?: boolean;
   /** a space's cache is snapshotted from this many rows (smaller ones load from SQLite quickly) */
   snapshotMinRows?: number;
+  /** a snapshot file of this many bytes or more is checked (CRC-32) by a second thread while it is read */
+  snapshotCheckThreadMinBytes?: number;
   logger?: Logger;
 }
 
@@ -87,6 +89,7 @@ export const DEFAULTS = {
   annExpansion: ANN_DEFAULTS.expansionSearch,
   snapshot: true,
   snapshotMinRows: 10_000,
+  snapshotCheckThreadMinBytes: CHECK_THREAD_MIN_BYTES,
 };
 const SCHEMA_VERSION = '1';
 /** tombstones kept for other processes to catch up with deletions; a cache further behind reloads */
@@ -221,6 +224,7 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
       annExpansion: options.annExpansion ?? DEFAULTS.annExpansion,
       snapshot: options.snapshot ?? DEFAULTS.snapshot,
       snapshotMinRows: options.snapshotMinRows ?? DEFAULTS.snapshotMinRows,
+      snapshotCheckThreadMinBytes: options.snapshotCheckThreadMinBytes ?? DEFAULTS.snapshotCheckThreadMinBytes,
       keywordPruning: options.keywordPruning ?? true,
     };
     if (!['f32', 'f16', 'i8'].includes(this.opts.annQuantization)) throw errors.validation('vector store embedded: annQuantization must be f32, f16 or i8', { option: 'annQuantization' });
@@ -418,7 +422,7 @@ export class EmbeddedVectorStore implements VectorStorePlugin {
       try {
         const cache = new SpaceCache(space, dim, this.opts.precision, this.opts.simd, this.opts.layout);
         // the vector rows are read straight into the matrix
-        cache.restore(readSnapshot(f.file, space, dim, this.opts.precision, cache.matrix));
+        cache.restore(readSnapshot(f.file, space, dim, this.opts.precision, cache.matrix, this.opts.snapshotCheckThreadMinBytes));
         return { cache, file: f.file };
       } catch (e) {
         this.logger?.warn({ file: f.file, error: (e as Error).message }, 'unusable vector cache snapshot: ignored');

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Logger, VectorFilter, VectorHit, VectorItem } from '@quire/core';
 import { EmbeddedVectorStore } from '@quire/plugin-vector-embedded';
+import type { EmbeddedStoreOptions } from '@quire/plugin-vector-embedded';
 import { createLocalEmbedder } from '@quire/plugin-embedder-local';
 import { fillerText } from './fixtures/relevance.js';
 import { owner, ownedCollection } from './fixtures/collection.js';
@@ -29,7 +30,7 @@ const FILTERS: VectorFilter[] = [{}, { userId: 'u1' }, { userId: 'u2', organizat
 const ALPHAS = [0.5, 1, 0];
 
 /** Every query × filter × alpha, top 10, and the loads the store logged. */
-async function answers(dir: string, snapshot: boolean): Promise<{ hits: VectorHit[][]; loads: { snapshot?: string | null }[]; warnings: string[] }> {
+async function answers(dir: string, snapshot: boolean, extra: EmbeddedStoreOptions = {}): Promise<{ hits: VectorHit[][]; loads: { snapshot?: string | null }[]; warnings: string[] }> {
   const loads: { snapshot?: string | null }[] = [];
   const warnings: string[] = [];
   const logger = {
@@ -38,7 +39,7 @@ async function answers(dir: string, snapshot: boolean): Promise<{ hits: VectorHi
     info: () => {},
     error: () => {},
   } as unknown as Logger;
-  const s = new EmbeddedVectorStore(dir, { ann: false, snapshot, snapshotMinRows: 500, logger });
+  const s = new EmbeddedVectorStore(dir, { ann: false, snapshot, snapshotMinRows: 500, logger, ...extra });
   const hits: VectorHit[][] = [];
   for (const q of queries) for (const filter of FILTERS) for (const alpha of ALPHAS) hits.push(await s.search(SPACE, { ...q, topK: 10, filter, alpha }));
   await s.close();
@@ -126,14 +127,14 @@ test('rows inserted and replaced after the snapshot are reflected; a replaced or
 });
 
 /** A snapshot damaged by `damage` (its file path) is not loaded: the cache comes from SQLite, a warning is logged, and a good snapshot is written again. */
-async function damagedIsIgnored(name: string, damage: (file: string) => void): Promise<void> {
+async function damagedIsIgnored(name: string, damage: (file: string) => void, extra: EmbeddedStoreOptions = {}): Promise<void> {
   const dir = path.join(root, name);
   await filled(dir);
   const want = await answers(dir, false);
   await answers(dir, true);
   const [snap] = snaps(dir);
   damage(path.join(dir, 'cache', snap!));
-  const got = await answers(dir, true);
+  const got = await answers(dir, true, extra);
   assert.equal(got.loads[0]!.snapshot, null, 'the damaged snapshot is not loaded');
   assert.ok(got.warnings.some((w) => /snapshot/.test(w)));
   assert.deepEqual(got.hits, want.hits);
@@ -161,6 +162,35 @@ test('one byte changed in the vector rows of a snapshot is detected', async () =
     buf[at] = buf[at]! ^ 0x01;
     fs.writeFileSync(file, buf);
   });
+});
+
+test('a snapshot checked by a second thread while it is read (large files): the same answers, and a changed byte or a cut file refused', async () => {
+  const thread: EmbeddedStoreOptions = { snapshotCheckThreadMinBytes: 0 };
+  const dir = path.join(root, 'thread');
+  await filled(dir);
+  const want = await answers(dir, false);
+  await answers(dir, true);
+  const again = await answers(dir, true, thread);
+  assert.match(String(again.loads[0]!.snapshot), /\.snap$/, 'the restart loads the snapshot');
+  assert.deepEqual(again.hits, want.hits);
+  await damagedIsIgnored('thread-one-byte', (file) => {
+    const buf = fs.readFileSync(file);
+    const at = rowsStart(buf) + 1000;
+    buf[at] = buf[at]! ^ 0x01;
+    fs.writeFileSync(file, buf);
+  }, thread);
+  // the last byte: the thread's last piece
+  await damagedIsIgnored('thread-last-byte', (file) => {
+    const buf = fs.readFileSync(file);
+    buf[buf.length - 1] = buf[buf.length - 1]! ^ 0x80;
+    fs.writeFileSync(file, buf);
+  }, thread);
+  await damagedIsIgnored('thread-truncated-sum', (file) => {
+    const size = rowsStart(fs.readFileSync(file)) + 5000;
+    fs.truncateSync(file, size);
+    const sum = JSON.parse(fs.readFileSync(`${file}.sum`, 'utf8')) as { size: number };
+    fs.writeFileSync(`${file}.sum`, JSON.stringify({ ...sum, size }));
+  }, thread);
 });
 
 test('a truncated snapshot is detected, its checksum file saying the size or not', async () => {
