@@ -16,7 +16,8 @@
  *      child process it starts);
  *   5. the scan ratio: docling__ocr_test.pdf through the service ÷ the same page by hand, rendered at its
  *      image's own resolution (`pdfimages -list`) with pdftoppm and read by the tesseract CLI (--psm 3,
- *      OMP_THREAD_LIMIT=1).
+ *      OMP_THREAD_LIMIT=1); the service's first scanned page after its start (the OCR engine not yet
+ *      loaded) is printed apart, the ratio is that of the page parsed again in the running service.
  *
  * Not part of the tests. Run one benchmark at a time: the figures are wall-clock times.
  *
@@ -241,7 +242,8 @@ interface Run {
   cold?: { pages: number; ms: number };
   book?: { pages: number; ms: number; pdftotextMs: number | null; status: string };
   big?: { pages: number; ms: number; status: string; mainHwmMb: number; treePeakMb: number; treePssMb: number; processes: number; maxChildHwmMb: number; idleHwmMb: number; children: { pid: number; hwmMb: number; cmd: string }[] };
-  scan?: { ms: number; status: string; dpi: number; renderMs: number; ocrMs: number };
+  /** ms: the page in the running service (its second scan); firstMs: the first scanned page after the start */
+  scan?: { ms: number; firstMs: number; status: string; dpi: number; renderMs: number; ocrMs: number };
 }
 
 const manifest = hasCorpus ? (JSON.parse(fs.readFileSync(path.join(corpus, 'manifest.json'), 'utf8')).files as { id: string; path: string; format: string; text_layer_chars?: number }[]) : [];
@@ -311,8 +313,9 @@ for (let r = 0; r < RUNS; r++) {
     if (doScan) {
       const dpi = imageDpi(scanFile);
       const hand = byHandOcrMs(scanFile, dpi);
-      const s = await parseThroughApi(svc.base, 'scan.pdf', fs.readFileSync(scanFile));
-      if (hand) run.scan = { ms: s.ms, status: s.status, dpi, renderMs: hand.render, ocrMs: hand.ocr };
+      const first = await parseThroughApi(svc.base, 'scan.pdf', fs.readFileSync(scanFile));
+      const s = await parseThroughApi(svc.base, 'scan-again.pdf', fs.readFileSync(scanFile));
+      if (hand) run.scan = { ms: s.ms, firstMs: first.ms, status: [...new Set([first.status, s.status])].join(','), dpi, renderMs: hand.render, ocrMs: hand.ocr };
     }
   } finally {
     await svc.stop();
@@ -397,8 +400,16 @@ if (runs[0]!.scan) {
   console.log(
     `Scanned page docling__ocr_test.pdf (image ${per[0]!.dpi} dpi; status ${[...new Set(per.map((p) => p.status))].join(',')})\n` +
       table([
-        ['by hand: pdftoppm -r ' + per[0]!.dpi + ' -gray (s)', 'tesseract --psm 3, OMP_THREAD_LIMIT=1 (s)', 'by hand total (s)', 'Quire API (s)', 'ratio API ÷ by hand'],
-        [mmm(per.map((p) => p.renderMs / 1000), 2), mmm(per.map((p) => p.ocrMs / 1000), 2), mmm(per.map((p) => (p.renderMs + p.ocrMs) / 1000), 2), mmm(per.map((p) => p.ms / 1000), 2), mmm(per.map((p) => p.ms / (p.renderMs + p.ocrMs)), 2)],
+        ['by hand: pdftoppm -r ' + per[0]!.dpi + ' -gray (s)', 'tesseract --psm 3, OMP_THREAD_LIMIT=1 (s)', 'by hand total (s)', 'Quire API (s)', 'ratio API ÷ by hand', 'first scan after start (s)', 'its ratio'],
+        [
+          mmm(per.map((p) => p.renderMs / 1000), 2),
+          mmm(per.map((p) => p.ocrMs / 1000), 2),
+          mmm(per.map((p) => (p.renderMs + p.ocrMs) / 1000), 2),
+          mmm(per.map((p) => p.ms / 1000), 2),
+          mmm(per.map((p) => p.ms / (p.renderMs + p.ocrMs)), 2),
+          mmm(per.map((p) => p.firstMs / 1000), 2),
+          mmm(per.map((p) => p.firstMs / (p.renderMs + p.ocrMs)), 2),
+        ],
       ]) +
       '\n',
   );

@@ -51,8 +51,10 @@ export default definePlugin({
     recBatch: z.number().int().min(1).max(64).default(6),
     /** recognised boxes below this confidence are left out */
     dropScore: z.number().min(0).max(1).default(0.5),
-    /** onnxruntime's CPU memory arena: a little faster, but it keeps the largest buffers each image size asked for */
-    memArena: z.boolean().default(false),
+    /** onnxruntime's CPU memory arena: buffers reused from run to run instead of mapped and faulted in again (README: Threads, memory) */
+    memArena: z.boolean().default(true),
+    /** onnxruntime's memory patterns (each input shape's allocation plan kept): more memory, no faster here */
+    memPattern: z.boolean().default(false),
     /** a box with a character read at a probability under this is read again at other widths, the most confident reading kept (0, the default: never) */
     retryBelow: z.number().min(0).max(1).default(RETRY_BELOW),
     /** the boxes of the first this many lines of an image are read again in other ways and each character voted on (0: never) */
@@ -70,6 +72,7 @@ export default definePlugin({
       recBatch: o.recBatch,
       dropScore: o.dropScore,
       memArena: o.memArena,
+      memPattern: o.memPattern,
       retryBelow: o.retryBelow,
       retryWidths: RETRY_WIDTHS,
       vote: { lines: o.voteLines, variants: VOTE_VARIANTS, tieBelow: VOTE_TIE_BELOW },
@@ -85,7 +88,7 @@ export default definePlugin({
         return { ...(await pool.recognize(imagePath, { ...options, language })), engine: 'ppocr' };
       },
       languages: () => check.languages(),
-      // the models (~430 MB) load at the first image, or here in a process that runs the ocr stage
+      // the models (~430-580 MB once images are read) load at the first image, or here in a process that runs the ocr stage
       async warm() {
         const h = await pool.warm();
         if (!h.ok) throw new Error(h.message ?? 'PP-OCR could not start');

@@ -125,7 +125,7 @@ export class PpocrPool {
   constructor(readonly cfg: PpocrConfig) {}
 
   /**
-   * Whether a thread was ever made, i.e. the heavy part (onnxruntime and the models, ~430 MB) started: at the
+   * Whether a thread was ever made, i.e. the heavy part (onnxruntime and the models, ~430-580 MB) started: at the
    * first image, or at warm(). Before that, health() only checks that the files are there.
    */
   get started(): boolean {

@@ -3,8 +3,8 @@
  * onnxruntime-node, with image decoding by @napi-rs/canvas and the rest in JavaScript (pipeline.ts).
  *
  * Memory stays bounded: one InferenceSession per model per process, made at the first recognition and
- * reused; the CPU memory arena is off by default (an arena keeps the largest buffers every input shape
- * asked for, so it grows with each new image size); each image's tensors are disposed when it is done;
+ * reused; the CPU memory arena is on by default (its buffers serve run after run: without it every run maps
+ * and faults in its large buffers again) and memory patterns off; each image's tensors are disposed when it is done;
  * at most `concurrency` images are in flight; an image is decoded at most `maxImageSide` pixels on its
  * long side, recognition batches are at most `recBatch` boxes and `MAX_REC_WIDTH` pixels wide.
  * `session.run` works on onnxruntime's own threads (`threads` of them per model), so the event loop is free
@@ -107,7 +107,7 @@ export interface PpocrConfig {
   recBatch: number;
   /** recognised boxes below this confidence are dropped (PaddleOCR's drop_score) */
   dropScore: number;
-  /** onnxruntime's CPU memory arena (faster repeated runs of one shape, memory that only grows) */
+  /** onnxruntime's CPU memory arena (buffers reused from run to run; memory kept at the largest run's need) */
   memArena: boolean;
   /** onnxruntime's graph optimisation level (default 'all') */
   graphOptimization?: 'disabled' | 'basic' | 'extended' | 'all';
