@@ -244,9 +244,7 @@ export function readSnapshot(file: string, space: string, dimension: number, pre
       if (!thread) return crc;
       const c = thread.result();
       if (c !== null) return c;
-      let x = 0;
-      for (const p of pieces) for (let o = 0; o < p.byteLength; o += PIECE) x = zlib.crc32(p.subarray(o, Math.min(p.byteLength, o + PIECE)), x);
-      return x;
+      return pieces.reduce((x, p) => zlib.crc32(p, x), 0);
     };
     const first = Buffer.alloc(12);
     read(first);

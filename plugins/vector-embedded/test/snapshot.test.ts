@@ -146,6 +146,23 @@ async function damagedIsIgnored(name: string, damage: (file: string) => void, ex
 /** where the vector rows start in a snapshot file (after the magic, the header's length and the header, 8-byte aligned) */
 const rowsStart = (buf: Buffer) => Math.ceil((12 + buf.readUInt32LE(8)) / 8) * 8;
 
+/** one bit flipped in a byte among the vector rows */
+function oneByteInRows(file: string): void {
+  const buf = fs.readFileSync(file);
+  const at = rowsStart(buf) + 1000;
+  assert.ok(at < buf.length / 2, 'the byte is among the vector rows');
+  buf[at] = buf[at]! ^ 0x01;
+  fs.writeFileSync(file, buf);
+}
+
+/** the file cut inside the rows, with a checksum file that has the new size (its CRC-32 still that of the whole file) */
+function cutWithSum(file: string): void {
+  const size = rowsStart(fs.readFileSync(file)) + 5000;
+  fs.truncateSync(file, size);
+  const sum = JSON.parse(fs.readFileSync(`${file}.sum`, 'utf8')) as { size: number };
+  fs.writeFileSync(`${file}.sum`, JSON.stringify({ ...sum, size }));
+}
+
 test('a damaged snapshot is ignored and the cache rebuilt from SQLite', async () => {
   await damagedIsIgnored('damaged', (file) => {
     const buf = fs.readFileSync(file);
@@ -155,13 +172,7 @@ test('a damaged snapshot is ignored and the cache rebuilt from SQLite', async ()
 });
 
 test('one byte changed in the vector rows of a snapshot is detected', async () => {
-  await damagedIsIgnored('one-byte', (file) => {
-    const buf = fs.readFileSync(file);
-    const at = rowsStart(buf) + 1000;
-    assert.ok(at < buf.length / 2, 'the byte is among the vector rows');
-    buf[at] = buf[at]! ^ 0x01;
-    fs.writeFileSync(file, buf);
-  });
+  await damagedIsIgnored('one-byte', oneByteInRows);
 });
 
 test('a snapshot checked by a second thread while it is read (large files): the same answers, and a changed byte or a cut file refused', async () => {
@@ -173,35 +184,19 @@ test('a snapshot checked by a second thread while it is read (large files): the 
   const again = await answers(dir, true, thread);
   assert.match(String(again.loads[0]!.snapshot), /\.snap$/, 'the restart loads the snapshot');
   assert.deepEqual(again.hits, want.hits);
-  await damagedIsIgnored('thread-one-byte', (file) => {
-    const buf = fs.readFileSync(file);
-    const at = rowsStart(buf) + 1000;
-    buf[at] = buf[at]! ^ 0x01;
-    fs.writeFileSync(file, buf);
-  }, thread);
+  await damagedIsIgnored('thread-one-byte', oneByteInRows, thread);
   // the last byte: the thread's last piece
   await damagedIsIgnored('thread-last-byte', (file) => {
     const buf = fs.readFileSync(file);
     buf[buf.length - 1] = buf[buf.length - 1]! ^ 0x80;
     fs.writeFileSync(file, buf);
   }, thread);
-  await damagedIsIgnored('thread-truncated-sum', (file) => {
-    const size = rowsStart(fs.readFileSync(file)) + 5000;
-    fs.truncateSync(file, size);
-    const sum = JSON.parse(fs.readFileSync(`${file}.sum`, 'utf8')) as { size: number };
-    fs.writeFileSync(`${file}.sum`, JSON.stringify({ ...sum, size }));
-  }, thread);
+  await damagedIsIgnored('thread-truncated-sum', cutWithSum, thread);
 });
 
 test('a truncated snapshot is detected, its checksum file saying the size or not', async () => {
   await damagedIsIgnored('truncated', (file) => fs.truncateSync(file, fs.statSync(file).size - 4096));
-  // cut inside the rows, with a checksum file that has the new size (its CRC-32 still that of the whole file)
-  await damagedIsIgnored('truncated-sum', (file) => {
-    const size = rowsStart(fs.readFileSync(file)) + 5000;
-    fs.truncateSync(file, size);
-    const sum = JSON.parse(fs.readFileSync(`${file}.sum`, 'utf8')) as { size: number };
-    fs.writeFileSync(`${file}.sum`, JSON.stringify({ ...sum, size }));
-  });
+  await damagedIsIgnored('truncated-sum', cutWithSum);
 });
 
 test('a snapshot of an older format (a SHA-256 checksum, format 2) is ignored and the space read from SQLite', async () => {
